@@ -1,0 +1,202 @@
+/*
+ * node.h - the node snapshot (schema "gpuaudit.node/v1"): plain data that
+ * describes one machine and its accelerators. Collectors fill it; analyzers
+ * read it; it serialises to JSON and reads back (--from FILE), so a snapshot
+ * recorded on a real GPU node is a test input forever after.
+ *
+ * Units are in the names (_bytes, _gts, _s). A value that was not read is
+ * absent (presence bit clear / NULL), never 0.
+ */
+#ifndef GPUAUDIT_NODE_H
+#define GPUAUDIT_NODE_H
+
+#include "gpuaudit/schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GA_NODE_SCHEMA "gpuaudit.node/v1"
+
+struct ga_os {
+	char *id;
+	char *version_id;
+	char *pretty_name;
+};
+
+struct ga_virt {
+	char *dmi_sys_vendor;
+	char *dmi_product_name;
+	char *dmi_product_version;
+	char *dmi_board_name;
+	char *dmi_bios_vendor;
+	char *dmi_bios_version;
+	char *hypervisor; /* "kvm", "vmware", ... from DMI; NULL on bare metal */
+	char *container;  /* "docker", "podman", "kubernetes", ...; NULL when none seen */
+	struct ga_obool cpu_hypervisor_flag;
+};
+
+struct ga_host {
+	char *hostname;
+	char *kernel_release;
+	char *kernel_version;
+	struct ga_os os;
+	char *boot_id;
+	struct ga_odbl uptime_s;
+	struct ga_virt virt;
+	char *cmdline;
+	struct ga_strv gpu_cmdline_flags; /* iommu=, pci=, nvidia.*, amdgpu.*, ... */
+};
+
+struct ga_numa_node {
+	struct ga_ou64 id;
+	char *cpulist;
+	struct ga_ou64 cpus;
+	struct ga_ou64 mem_total_bytes;
+};
+
+struct ga_cpu {
+	char *arch;
+	char *vendor;
+	char *model_name;
+	struct ga_ou64 family;
+	struct ga_ou64 model;
+	struct ga_ou64 sockets;
+	struct ga_ou64 cores;
+	struct ga_ou64 threads;
+	char *isa_level; /* "x86-64-v1".."x86-64-v4" */
+	struct ga_ou64 mem_total_bytes;
+	struct ga_ou64 hugepages_total;
+	struct ga_ou64 hugepage_size_bytes;
+	struct ga_numa_node *numa_nodes;
+	size_t n_numa_nodes;
+};
+
+struct ga_link {
+	struct ga_odbl cur_speed_gts;
+	struct ga_ou64 cur_width;
+	struct ga_odbl max_speed_gts;
+	struct ga_ou64 max_width;
+};
+
+/* One hop above a device: a bridge or port and its link. */
+struct ga_pci_hop {
+	char *address;
+	char *id; /* "1000:c010" */
+	struct ga_link link;
+};
+
+struct ga_pci_dev {
+	char *address; /* "0000:07:00.0" */
+	char *kind;    /* "accelerator", "nvswitch", "nic", "nvme", "display" */
+	struct ga_ou64 vendor_id;
+	struct ga_ou64 device_id;
+	struct ga_ou64 subsystem_vendor_id;
+	struct ga_ou64 subsystem_device_id;
+	struct ga_ou64 class_code; /* 0x030200 */
+	struct ga_ou64 revision;
+	char *vendor_name;
+	char *device_name;
+	char *driver;
+	struct ga_oi64 numa_node;
+	char *local_cpulist;
+	char *iommu_group;
+	struct ga_link link;
+	/* The slowest link on the way to the root complex, this device's included. */
+	struct ga_odbl path_min_speed_gts;
+	struct ga_ou64 path_min_width;
+	char *path_min_at;
+	/* Expected width: min of the max widths of both ends of each hop. */
+	struct ga_ou64 path_capable_width;
+	struct ga_odbl path_capable_speed_gts;
+	struct ga_pci_hop *upstream;
+	size_t n_upstream;
+	struct ga_strv net_interfaces; /* NICs: netdev names */
+	struct ga_strv rdma_devices;   /* NICs: mlx5_0 ... */
+	struct ga_ou64 net_speed_mbps;
+};
+
+struct ga_accel {
+	struct ga_ou64 index;
+	char *vendor; /* "nvidia", "amd", "intel", "habana", "other" */
+	char *model;
+	char *address;
+	char *driver;
+	char *driver_version;
+	struct ga_ou64 memory_bytes;
+	struct ga_oi64 numa_node;
+	char *uuid;
+	struct ga_ou64 minor;     /* NVIDIA Device Minor */
+	char *vbios_version;
+	char *gfx_target;         /* AMD: "gfx90a" from KFD */
+	struct ga_ou64 tiles;     /* Intel: GTs */
+	struct ga_obool excluded; /* NVIDIA "GPU Excluded" */
+	struct ga_strv device_nodes;   /* present: "/dev/nvidia0", "/dev/dri/renderD128" */
+	struct ga_strv missing_nodes;  /* expected but absent */
+	struct ga_strv interconnect;   /* "nvswitch", "xgmi:3", ... */
+};
+
+struct ga_driver {
+	char *name;            /* "nvidia", "amdgpu", "i915", "xe", "habanalabs" */
+	char *version;         /* the kernel module's version */
+	char *proc_version;    /* NVIDIA: from /proc/driver/nvidia/version */
+	char *module_version;  /* from /sys/module/<name>/version */
+	char *flavor;          /* NVIDIA: "proprietary" or "open" */
+	struct ga_obool loaded;
+};
+
+struct ga_runtime {
+	char *name;    /* "libcuda", "libnvidia-ml", "libamdhip64", "rocm", "libze_loader", "opencl-icd" */
+	char *version; /* from the file name or version file */
+	char *path;
+	char *target;  /* OpenCL ICD: the library the .icd file names */
+};
+
+/* Something that could not be read, and why: recorded, never fatal. */
+struct ga_gap {
+	char *path;
+	char *reason;
+};
+
+struct ga_node {
+	char *schema;
+	struct ga_host host;
+	struct ga_cpu cpu;
+	struct ga_pci_dev *pci;
+	size_t n_pci;
+	struct ga_accel *accelerators;
+	size_t n_accelerators;
+	struct ga_driver *drivers;
+	size_t n_drivers;
+	struct ga_strv modules;      /* GPU/NIC-relevant modules loaded */
+	char *modules_source;        /* "/proc/modules", "/sys/module", NULL */
+	struct ga_strv device_nodes; /* all GPU device nodes seen under /dev */
+	struct ga_runtime *runtimes;
+	size_t n_runtimes;
+	struct ga_gap *gaps;
+	size_t n_gaps;
+};
+
+extern const struct ga_schema ga_node_schema;
+
+struct ga_node *ga_node_new(void);
+void ga_node_free(struct ga_node *n);
+
+/* Collect a snapshot of the machine under the context's root. */
+int ga_node_collect(struct ga_ctx *ctx, struct ga_node **ret_node);
+
+/* Serialise (pretty or compact) and parse back. */
+int ga_node_write_json(const struct ga_node *n, struct ga_json *w);
+int ga_node_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_node **ret_node);
+int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node);
+
+
+/* PCIe speed string ("16.0 GT/s PCIe", "8 GT/s", "Unknown") to GT/s; -1 when unknown. */
+double ga_pcie_speed_parse(const char *s);
+/* Count CPUs in a cpulist ("0-3,8,10-11"); -1 on malformed input. */
+long ga_cpulist_count(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

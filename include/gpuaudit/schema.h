@@ -1,0 +1,101 @@
+/*
+ * schema.h - field descriptors that drive JSON writing, JSON reading and
+ * freeing of the plain-data model structs.
+ *
+ * Every model struct has one table of fields; one generic walker serialises
+ * it, parses it back (through jansson) and releases it. Adding a field is one
+ * line in the table, and the writer, reader and destructor cannot disagree.
+ * Optional scalars carry a presence bit: absent is written as null, never 0.
+ */
+#ifndef GPUAUDIT_SCHEMA_H
+#define GPUAUDIT_SCHEMA_H
+
+#include "gpuaudit/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ga_ou64 {
+	uint64_t v;
+	bool set;
+};
+struct ga_oi64 {
+	int64_t v;
+	bool set;
+};
+struct ga_odbl {
+	double v;
+	bool set;
+};
+struct ga_obool {
+	bool v;
+	bool set;
+};
+/* A list of strings; n entries, v NULL-terminated. */
+struct ga_strv {
+	char **v;
+	size_t n;
+};
+
+enum ga_ftype {
+	GA_F_STR,  /* char *, NULL = absent */
+	GA_F_U64,  /* struct ga_ou64 */
+	GA_F_I64,  /* struct ga_oi64 */
+	GA_F_DBL,  /* struct ga_odbl */
+	GA_F_BOOL, /* struct ga_obool */
+	GA_F_STRV, /* struct ga_strv */
+	GA_F_OBJ,  /* embedded struct described by sub */
+	GA_F_ARR,  /* pointer to array of sub structs, count at count_off (size_t) */
+};
+
+struct ga_schema;
+
+struct ga_field {
+	const char *name;
+	enum ga_ftype type;
+	size_t off;
+	const struct ga_schema *sub;
+	size_t count_off;
+};
+
+struct ga_schema {
+	const char *name;
+	size_t size;
+	const struct ga_field *fields;
+	size_t nfields;
+};
+
+#define GA_FIELD(st, member, t) {#member, t, offsetof(st, member), NULL, 0}
+#define GA_FIELD_OBJ(st, member, s) {#member, GA_F_OBJ, offsetof(st, member), &(s), 0}
+#define GA_FIELD_ARR(st, member, s) \
+	{#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member)}
+
+/* Write obj as a JSON object (all fields, absent ones as null). */
+void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *obj);
+/* The members only, inside an object the caller opened (to append members of its own). */
+void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const void *obj);
+/*
+ * Fill obj (zeroed by the caller) from a jansson object. Unknown keys are
+ * ignored (forward compatibility); a key of the wrong type is an error that
+ * names the path, e.g. "pci[3].numa_node: expected integer".
+ */
+struct json_t;
+int ga_schema_read(struct ga_ctx *ctx, const struct ga_schema *s, const struct json_t *in, void *obj);
+/* Release everything obj owns (not obj itself). */
+void ga_schema_release(const struct ga_schema *s, void *obj);
+
+int ga_strv_push(struct ga_strv *sv, const char *s);
+bool ga_strv_contains(const struct ga_strv *sv, const char *s);
+void ga_strv_release(struct ga_strv *sv);
+
+#define GA_SET(o, val) \
+	do { \
+		(o).v = (val); \
+		(o).set = true; \
+	} while (0)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

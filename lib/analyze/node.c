@@ -1,0 +1,259 @@
+/*
+ * analyze/node.c - findings about one node snapshot: degraded PCIe links,
+ * missing device nodes, kernel/user-space driver mismatches, accelerators
+ * without a usable driver, and gaps in what could be read.
+ *
+ * Pure: reads only the snapshot, so every decision is testable on recorded
+ * data (fixtures, or a snapshot read back with --from).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "gpuaudit/findings.h"
+#include "gpuaudit/node.h"
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static void fmt_speed(char *out, size_t n, const struct ga_odbl *s)
+{
+	if (s->set)
+		snprintf(out, n, "%.1f GT/s", s->v);
+	else
+		snprintf(out, n, "unknown speed");
+}
+
+/* One degraded link can sit above several devices: report it once, naming them all. */
+struct degraded {
+	const char *at;
+	uint64_t cur, cap;
+	struct ga_odbl cur_speed, cap_speed;
+	const char *kind;
+	char devices[512];
+};
+
+static void link_findings(const struct ga_node *n, struct ga_findings *out)
+{
+	struct degraded seen[64];
+	size_t nseen = 0;
+	for (size_t i = 0; i < n->n_pci; i++) {
+		const struct ga_pci_dev *pd = &n->pci[i];
+		if (streq(pd->kind, "display"))
+			continue;
+		size_t hops = pd->n_upstream + 1;
+		for (size_t h = 0; h < hops; h++) {
+			const struct ga_link *l = h == 0 ? &pd->link : &pd->upstream[h - 1].link;
+			const char *at = h == 0 ? pd->address : pd->upstream[h - 1].address;
+			const struct ga_link *p = h < pd->n_upstream ? &pd->upstream[h].link : NULL;
+			if (!l->cur_width.set || !l->max_width.set || !at)
+				continue;
+			uint64_t cap = l->max_width.v;
+			if (p && p->max_width.set && p->max_width.v < cap)
+				cap = p->max_width.v;
+			if (l->cur_width.v >= cap)
+				continue;
+			size_t k;
+			for (k = 0; k < nseen; k++)
+				if (!strcmp(seen[k].at, at))
+					break;
+			if (k == nseen) {
+				if (nseen == GA_ARRAY_SIZE(seen))
+					break;
+				struct degraded *d = &seen[nseen++];
+				memset(d, 0, sizeof(*d));
+				d->at = at;
+				d->cur = l->cur_width.v;
+				d->cap = cap;
+				d->cur_speed = l->cur_speed_gts;
+				d->cap_speed = l->max_speed_gts;
+				if (p && p->max_speed_gts.set && d->cap_speed.set && p->max_speed_gts.v < d->cap_speed.v)
+					d->cap_speed = p->max_speed_gts;
+				d->kind = pd->kind;
+			}
+			size_t len = strlen(seen[k].devices);
+			if (len + strlen(pd->address) + 2 < sizeof(seen[k].devices))
+				snprintf(seen[k].devices + len, sizeof(seen[k].devices) - len, "%s%s",
+					 len ? " " : "", pd->address);
+			break; /* the lowest degraded hop explains this device */
+		}
+
+		/* Speed: GPUs lower their link speed at idle, so only non-GPU devices are flagged. */
+		if (!streq(pd->kind, "accelerator") && pd->link.cur_speed_gts.set &&
+		    pd->path_capable_speed_gts.set && pd->path_min_speed_gts.set &&
+		    pd->path_min_speed_gts.v + 1e-9 < pd->path_capable_speed_gts.v) {
+			char cur[32], cap[32];
+			fmt_speed(cur, sizeof(cur), &pd->path_min_speed_gts);
+			fmt_speed(cap, sizeof(cap), &pd->path_capable_speed_gts);
+			struct ga_finding *f = ga_findings_add(
+				out, "GA-LINK-SLOW", GA_SEV_WARNING, pd->address,
+				"reseat the card or check the slot, riser and BIOS PCIe settings",
+				"%s link runs at %s, capable of %s", pd->kind, cur, cap);
+			ga_finding_evidence(f, "current_speed", "%s", cur);
+			ga_finding_evidence(f, "capable_speed", "%s", cap);
+		}
+	}
+	for (size_t k = 0; k < nseen; k++) {
+		const struct degraded *d = &seen[k];
+		char cur[32], cap[32];
+		fmt_speed(cur, sizeof(cur), &d->cur_speed);
+		fmt_speed(cap, sizeof(cap), &d->cap_speed);
+		struct ga_finding *f = ga_findings_add(
+			out, "GA-LINK-DEGRADED", GA_SEV_WARNING, d->at,
+			"reseat the device or riser, check the slot and BIOS bifurcation; drain the node "
+			"if transfers matter",
+			"PCIe link trained at x%llu of x%llu (%s); affects %s", (unsigned long long)d->cur,
+			(unsigned long long)d->cap, cur, d->devices);
+		ga_finding_evidence(f, "current_width", "%llu", (unsigned long long)d->cur);
+		ga_finding_evidence(f, "capable_width", "%llu", (unsigned long long)d->cap);
+		ga_finding_evidence(f, "current_speed", "%s", cur);
+		ga_finding_evidence(f, "capable_speed", "%s", cap);
+		ga_finding_evidence(f, "devices", "%s", d->devices);
+	}
+}
+
+static bool module_loaded(const struct ga_node *n, const char *m)
+{
+	return ga_strv_contains(&n->modules, m);
+}
+
+static void devnode_findings(const struct ga_node *n, struct ga_findings *out)
+{
+	/* collect distinct missing node paths with the accelerators that need them */
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		for (size_t k = 0; k < a->missing_nodes.n; k++) {
+			const char *path = a->missing_nodes.v[k];
+			bool first = true;
+			for (size_t j = 0; j < i && first; j++)
+				first = !ga_strv_contains(&n->accelerators[j].missing_nodes, path);
+			if (!first)
+				continue;
+			char users[512] = "";
+			for (size_t j = i; j < n->n_accelerators; j++) {
+				if (!ga_strv_contains(&n->accelerators[j].missing_nodes, path))
+					continue;
+				size_t len = strlen(users);
+				snprintf(users + len, sizeof(users) - len, "%s%s", len ? " " : "",
+					 n->accelerators[j].address ? n->accelerators[j].address : "?");
+			}
+			const char *decision = "create the device nodes (nvidia-modprobe, or udev) and restart "
+					       "the device plugin";
+			char why[160] = "";
+			if (!strcmp(path, "/dev/nvidia-uvm")) {
+				if (module_loaded(n, "nvidia_uvm") || !n->modules_source) {
+					decision = "run 'nvidia-modprobe -u -c=0' to create it; CUDA cannot start "
+						   "without it";
+					snprintf(why, sizeof(why), " (nvidia_uvm is loaded)");
+				} else {
+					decision = "load the module: 'modprobe nvidia_uvm' then 'nvidia-modprobe -u "
+						   "-c=0'; CUDA cannot start without it";
+					snprintf(why, sizeof(why), " (nvidia_uvm is not loaded)");
+				}
+			} else if (!strcmp(path, "/dev/kfd")) {
+				decision = "check that amdgpu loaded with KFD support (dmesg | grep kfd) and "
+					   "the udev rules for /dev/kfd";
+			} else if (ga_startswith(path, "/dev/dri/")) {
+				decision = "check udev and the container's device list; ROCm and Level Zero "
+					   "need the render node";
+			}
+			struct ga_finding *f =
+				ga_findings_add(out, "GA-DEVNODE-MISSING", GA_SEV_ERROR, path, decision,
+						"device node %s is missing%s; needed by %s", path, why, users);
+			ga_finding_evidence(f, "accelerators", "%s", users);
+		}
+	}
+}
+
+static void driver_findings(const struct ga_node *n, struct ga_findings *out)
+{
+	for (size_t i = 0; i < n->n_drivers; i++) {
+		const struct ga_driver *d = &n->drivers[i];
+		if (!streq(d->name, "nvidia"))
+			continue;
+		if (d->proc_version && d->module_version && strcmp(d->proc_version, d->module_version)) {
+			struct ga_finding *f = ga_findings_add(
+				out, "GA-DRIVER-MISMATCH", GA_SEV_ERROR, "nvidia",
+				"reboot (or unload and reload the nvidia modules) so the running module matches "
+				"the installed one",
+				"running NVIDIA kernel module %s differs from the module version %s",
+				d->proc_version, d->module_version);
+			ga_finding_evidence(f, "proc_version", "%s", d->proc_version);
+			ga_finding_evidence(f, "module_version", "%s", d->module_version);
+		}
+		if (!d->version)
+			continue;
+		for (size_t k = 0; k < n->n_runtimes; k++) {
+			const struct ga_runtime *rt = &n->runtimes[k];
+			if (!rt->version || (!streq(rt->name, "libcuda") && !streq(rt->name, "libnvidia-ml")))
+				continue;
+			if (!strcmp(rt->version, d->version))
+				continue;
+			struct ga_finding *f = ga_findings_add(
+				out, "GA-DRIVER-MISMATCH", GA_SEV_ERROR, rt->path,
+				"install the user-space driver package matching the kernel module (or reboot "
+				"into the new module); NVML reports 'Driver/library version mismatch'",
+				"%s is version %s but the NVIDIA kernel module is %s", rt->name, rt->version,
+				d->version);
+			ga_finding_evidence(f, "library_version", "%s", rt->version);
+			ga_finding_evidence(f, "kernel_version", "%s", d->version);
+		}
+	}
+}
+
+static void accel_findings(const struct ga_node *n, struct ga_findings *out)
+{
+	if (n->n_accelerators == 0) {
+		ga_findings_add(out, "GA-NO-ACCELERATOR", GA_SEV_INFO, "node",
+				"nothing to do for a CPU-only pool",
+				"no GPU or other accelerator found on the PCI bus");
+		return;
+	}
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (!a->driver) {
+			ga_findings_add(out, "GA-ACCEL-NO-DRIVER", GA_SEV_ERROR, a->address,
+					"install and load the vendor driver (check dmesg for probe errors)",
+					"%s accelerator %s has no driver bound", a->vendor ? a->vendor : "",
+					a->model ? a->model : "");
+		} else if (!strcmp(a->driver, "vfio-pci")) {
+			ga_findings_add(out, "GA-ACCEL-PASSTHROUGH", GA_SEV_INFO, a->address,
+					"expected on a hypervisor host that passes GPUs to guests",
+					"accelerator is bound to vfio-pci (device passthrough)");
+		} else if (!strcmp(a->driver, "nouveau")) {
+			ga_findings_add(out, "GA-ACCEL-WRONG-DRIVER", GA_SEV_ERROR, a->address,
+					"blacklist nouveau and install the NVIDIA driver",
+					"NVIDIA GPU is driven by nouveau, which cannot run CUDA");
+		}
+		if (a->excluded.set && a->excluded.v)
+			ga_findings_add(out, "GA-GPU-EXCLUDED", GA_SEV_ERROR, a->address,
+					"the driver excluded this GPU (NVreg_ExcludedGpus or a fault at "
+					"start); check dmesg, then reset or replace it",
+					"the NVIDIA driver reports this GPU as excluded");
+	}
+}
+
+static void gap_findings(const struct ga_node *n, struct ga_findings *out)
+{
+	for (size_t i = 0; i < n->n_gaps; i++) {
+		const struct ga_gap *g = &n->gaps[i];
+		char subject[4200];
+		snprintf(subject, sizeof(subject), "/%s", g->path ? g->path : "");
+		ga_findings_add(out, "GA-SNAPSHOT-GAP", GA_SEV_WARNING, subject,
+				"fix permissions or run as root; the values that depend on it are absent",
+				"could not read %s: %s", subject, g->reason ? g->reason : "unknown");
+	}
+}
+
+int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
+{
+	link_findings(n, out);
+	devnode_findings(n, out);
+	driver_findings(n, out);
+	accel_findings(n, out);
+	gap_findings(n, out);
+	ga_findings_sort(out);
+	return out->err;
+}

@@ -1,0 +1,427 @@
+/*
+ * accel.c - kernel modules, GPU drivers and accelerators: the vendor view
+ * that sysfs and procfs give without any vendor library (NVIDIA procfs,
+ * amdgpu sysfs and KFD topology, i915/xe sysfs), plus the device nodes a
+ * process needs to use each accelerator.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+
+static const char *const interesting_modules[] = {
+	"nvidia",   "nvidia_uvm", "nvidia_modeset", "nvidia_drm", "nvidia_peermem", "nv_peer_mem",
+	"gdrdrv",   "nouveau",    "amdgpu",         "i915",       "xe",             "habanalabs",
+	"mlx5_core", "mlx5_ib",   "ib_core",        "ib_uverbs",  "vfio_pci",
+};
+
+void ga_collect_modules(struct cl *c)
+{
+	struct ga_node *n = c->node;
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	const char *source = NULL;
+	if (cl_read(c, CL_OPT, &b, "proc/modules") == 0) {
+		source = "/proc/modules";
+		char *save = NULL;
+		for (char *line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			line[strcspn(line, " ")] = '\0';
+			for (size_t i = 0; i < GA_ARRAY_SIZE(interesting_modules); i++)
+				if (!strcmp(line, interesting_modules[i]) && !ga_strv_contains(&n->modules, line))
+					cl_strv_push(c, &n->modules, line);
+		}
+	} else if (ga_fs_is_dir(c->ctx, "sys/module")) {
+		/* No module support (or no procfs): built-in drivers still show in /sys/module. */
+		source = "/sys/module";
+		for (size_t i = 0; i < GA_ARRAY_SIZE(interesting_modules); i++) {
+			char p[128];
+			snprintf(p, sizeof(p), "sys/module/%s", interesting_modules[i]);
+			if (ga_fs_is_dir(c->ctx, p))
+				cl_strv_push(c, &n->modules, interesting_modules[i]);
+		}
+	}
+	ga_buf_release(&b);
+	if (source) {
+		n->modules_source = ga_strdup(source);
+		cl_ok(c, n->modules_source);
+	}
+}
+
+/* --- drivers ---------------------------------------------------------------- */
+
+static struct ga_driver *driver_get(struct cl *c, const char *name)
+{
+	struct ga_node *n = c->node;
+	for (size_t i = 0; i < n->n_drivers; i++)
+		if (!strcmp(n->drivers[i].name, name))
+			return &n->drivers[i];
+	struct ga_driver *d = ga_array_push((void **)&n->drivers, &n->n_drivers, sizeof(*d));
+	if (!cl_ok(c, d))
+		return NULL;
+	d->name = ga_strdup(name);
+	if (!cl_ok(c, d->name))
+		return NULL;
+	GA_SET(d->loaded, ga_strv_contains(&n->modules, name));
+	cl_attr(c, CL_OPT, &d->module_version, "sys/module/%s/version", name);
+	return d;
+}
+
+/* "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build ..." */
+static void nvidia_proc_version(struct cl *c, struct ga_driver *d)
+{
+	char *text = NULL;
+	if (cl_attr(c, CL_OPT, &text, "proc/driver/nvidia/version") < 0)
+		return;
+	const char *p = strstr(text, "Kernel Module");
+	if (!p) {
+		cl_gap(c, "proc/driver/nvidia/version", "unparsable");
+		goto out;
+	}
+	d->flavor = ga_strdup(strstr(text, "Open Kernel Module") ? "open" : "proprietary");
+	cl_ok(c, d->flavor);
+	p += strlen("Kernel Module");
+	while (*p == ' ')
+		p++;
+	if (ga_startswith(p, "for ")) { /* open module: "for x86_64" */
+		p += 4;
+		p += strcspn(p, " ");
+		while (*p == ' ')
+			p++;
+	}
+	size_t len = strcspn(p, " \t\n");
+	if (len == 0 || len > 32) {
+		cl_gap(c, "proc/driver/nvidia/version", "unparsable");
+		goto out;
+	}
+	d->proc_version = ga_strndup(p, len);
+	cl_ok(c, d->proc_version);
+out:
+	ga_free(text);
+}
+
+static void drivers(struct cl *c)
+{
+	struct ga_node *n = c->node;
+	bool nv = ga_strv_contains(&n->modules, "nvidia") || ga_fs_is_dir(c->ctx, "proc/driver/nvidia");
+	for (size_t i = 0; i < n->n_pci; i++)
+		if (n->pci[i].driver && !strcmp(n->pci[i].driver, "nvidia"))
+			nv = true;
+	if (nv) {
+		struct ga_driver *d = driver_get(c, "nvidia");
+		if (!d)
+			return;
+		nvidia_proc_version(c, d);
+		const char *v = d->proc_version ? d->proc_version : d->module_version;
+		d->version = ga_strdup(v);
+		if (v)
+			cl_ok(c, d->version);
+	}
+	static const char *const others[] = {"amdgpu", "i915", "xe", "habanalabs"};
+	for (size_t k = 0; k < GA_ARRAY_SIZE(others); k++) {
+		bool used = ga_strv_contains(&n->modules, others[k]);
+		for (size_t i = 0; i < n->n_pci && !used; i++)
+			used = n->pci[i].driver && !strcmp(n->pci[i].driver, others[k]);
+		if (!used)
+			continue;
+		struct ga_driver *d = driver_get(c, others[k]);
+		if (!d)
+			return;
+		/* An out-of-tree build (DKMS, Intel's backport) declares a version; in-tree ones
+		 * are the kernel's own. */
+		const char *v = d->module_version ? d->module_version : n->host.kernel_release;
+		d->flavor = ga_strdup(d->module_version ? "out-of-tree" : "in-tree");
+		cl_ok(c, d->flavor);
+		if (v) {
+			d->version = ga_strdup(v);
+			cl_ok(c, d->version);
+		}
+	}
+}
+
+/* --- device nodes ----------------------------------------------------------- */
+
+static void dev_nodes(struct cl *c)
+{
+	struct ga_node *n = c->node;
+	char **names = NULL;
+	if (cl_list(c, &names, NULL, "dev") < 0)
+		return;
+	for (char **p = names; *p; p++) {
+		char path[300];
+		if (ga_startswith(*p, "nvidia") || !strcmp(*p, "kfd")) {
+			if (!strcmp(*p, "nvidia-caps")) {
+				char **caps = NULL;
+				if (cl_list(c, &caps, NULL, "dev/nvidia-caps") == 0) {
+					for (char **q = caps; *q; q++) {
+						snprintf(path, sizeof(path), "/dev/nvidia-caps/%s", *q);
+						cl_strv_push(c, &n->device_nodes, path);
+					}
+					ga_strv_free(caps);
+				}
+				continue;
+			}
+			snprintf(path, sizeof(path), "/dev/%s", *p);
+			cl_strv_push(c, &n->device_nodes, path);
+		} else if (!strcmp(*p, "dri") || !strcmp(*p, "accel")) {
+			char **sub = NULL;
+			if (cl_list(c, &sub, NULL, "dev/%s", *p) == 0) {
+				for (char **q = sub; *q; q++) {
+					if (!strcmp(*q, "by-path"))
+						continue;
+					snprintf(path, sizeof(path), "/dev/%s/%s", *p, *q);
+					cl_strv_push(c, &n->device_nodes, path);
+				}
+				ga_strv_free(sub);
+			}
+		}
+	}
+	ga_strv_free(names);
+}
+
+static void expect_node(struct cl *c, struct ga_accel *a, const char *path)
+{
+	if (ga_strv_contains(&c->node->device_nodes, path))
+		cl_strv_push(c, &a->device_nodes, path);
+	else
+		cl_strv_push(c, &a->missing_nodes, path);
+}
+
+/* --- per vendor ----------------------------------------------------------- */
+
+static void nvidia(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	if (cl_read(c, pd->driver && !strcmp(pd->driver, "nvidia") ? CL_REQ : CL_OPT, &b,
+		    "proc/driver/nvidia/gpus/%s/information", pd->address) == 0) {
+		a->model = cl_kv(b.data, "Model", ':');
+		a->uuid = cl_kv(b.data, "GPU UUID", ':');
+		a->vbios_version = cl_kv(b.data, "Video BIOS", ':');
+		char *minor = cl_kv(b.data, "Device Minor", ':');
+		uint64_t m;
+		if (minor && ga_parse_u64(minor, 10, &m) == 0)
+			GA_SET(a->minor, m);
+		ga_free(minor);
+		char *ex = cl_kv(b.data, "GPU Excluded", ':');
+		if (ex)
+			GA_SET(a->excluded, !strcmp(ex, "Yes"));
+		ga_free(ex);
+	}
+	ga_buf_release(&b);
+	if (pd->driver && !strcmp(pd->driver, "nvidia")) {
+		char p[64];
+		if (a->minor.set) {
+			snprintf(p, sizeof(p), "/dev/nvidia%llu", (unsigned long long)a->minor.v);
+			expect_node(c, a, p);
+		}
+		expect_node(c, a, "/dev/nvidiactl");
+		expect_node(c, a, "/dev/nvidia-uvm");
+	}
+	size_t nvswitches = 0;
+	for (size_t i = 0; i < c->node->n_pci; i++)
+		if (!strcmp(c->node->pci[i].kind, "nvswitch"))
+			nvswitches++;
+	if (nvswitches) {
+		char h[32];
+		snprintf(h, sizeof(h), "nvswitch:%zu", nvswitches);
+		cl_strv_push(c, &a->interconnect, h);
+	}
+}
+
+static void drm_minors(struct cl *c, struct ga_accel *a, const char *phys, char **ret_card)
+{
+	char **names = NULL;
+	if (cl_list(c, &names, NULL, "%s/drm", phys) < 0)
+		return;
+	for (char **p = names; *p; p++) {
+		if (ga_startswith(*p, "renderD")) {
+			char path[300];
+			snprintf(path, sizeof(path), "/dev/dri/%s", *p);
+			expect_node(c, a, path);
+		} else if (ga_startswith(*p, "card") && !*ret_card) {
+			*ret_card = ga_strdup(*p);
+			cl_ok(c, *ret_card);
+		}
+	}
+	ga_strv_free(names);
+}
+
+/* KFD topology node of this GPU, matched on PCI location; returns its index or -1. */
+static void amd_kfd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd)
+{
+	unsigned dom, bus, dev, fn;
+	if (sscanf(pd->address, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return;
+	uint64_t loc = ((uint64_t)bus << 8) | ((uint64_t)dev << 3) | fn;
+	const char *topo = "sys/class/kfd/kfd/topology/nodes";
+	char **nodes = NULL;
+	if (cl_list(c, &nodes, NULL, "%s", topo) < 0)
+		return;
+	for (char **p = nodes; *p; p++) {
+		struct ga_buf b;
+		ga_buf_init(&b, 0);
+		if (cl_read(c, CL_OPT, &b, "%s/%s/properties", topo, *p) < 0) {
+			ga_buf_release(&b);
+			continue;
+		}
+		char *lv = cl_kv(b.data, "location_id", ' ');
+		char *dv = cl_kv(b.data, "domain", ' ');
+		char *gv = cl_kv(b.data, "gfx_target_version", ' ');
+		uint64_t l, d = 0, g;
+		bool match = lv && ga_parse_u64(lv, 10, &l) == 0 && l == loc &&
+			     (!dv || (ga_parse_u64(dv, 10, &d) == 0 && d == dom));
+		if (match && gv && ga_parse_u64(gv, 10, &g) == 0 && g > 0) {
+			char t[32];
+			snprintf(t, sizeof(t), "gfx%llu%llx%llx", (unsigned long long)(g / 10000),
+				 (unsigned long long)((g / 100) % 100), (unsigned long long)(g % 100));
+			a->gfx_target = ga_strdup(t);
+			cl_ok(c, a->gfx_target);
+		}
+		if (match) {
+			char **links = NULL;
+			size_t xgmi = 0;
+			if (cl_list(c, &links, NULL, "%s/%s/io_links", topo, *p) == 0) {
+				for (char **q = links; *q; q++) {
+					struct ga_buf lb;
+					ga_buf_init(&lb, 0);
+					if (cl_read(c, CL_OPT, &lb, "%s/%s/io_links/%s/properties", topo, *p, *q) == 0) {
+						char *ty = cl_kv(lb.data, "type", ' ');
+						if (ty && !strcmp(ty, "11"))
+							xgmi++;
+						ga_free(ty);
+					}
+					ga_buf_release(&lb);
+				}
+				ga_strv_free(links);
+			}
+			if (xgmi) {
+				char h[32];
+				snprintf(h, sizeof(h), "xgmi:%zu", xgmi);
+				cl_strv_push(c, &a->interconnect, h);
+			}
+		}
+		ga_free(lv);
+		ga_free(dv);
+		ga_free(gv);
+		ga_buf_release(&b);
+		if (match)
+			break;
+	}
+	ga_strv_free(nodes);
+}
+
+static void amd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd, const char *phys)
+{
+	cl_attr_u64(c, CL_OPT, &a->memory_bytes, "%s/mem_info_vram_total", phys);
+	cl_attr(c, CL_OPT, &a->vbios_version, "%s/vbios_version", phys);
+	char *product = NULL;
+	if (cl_attr(c, CL_OPT, &product, "%s/product_name", phys) == 0 && *product && !a->model)
+		a->model = product;
+	else
+		ga_free(product);
+	char *card = NULL;
+	drm_minors(c, a, phys, &card);
+	ga_free(card);
+	if (pd->driver && !strcmp(pd->driver, "amdgpu"))
+		expect_node(c, a, "/dev/kfd");
+	amd_kfd(c, a, pd);
+}
+
+static void intel(struct cl *c, struct ga_accel *a, const char *phys)
+{
+	char *card = NULL;
+	drm_minors(c, a, phys, &card);
+	uint64_t tiles = 0;
+	char **names = NULL;
+	if (card) {
+		/* i915 (Intel's backport) reports local memory on the DRM minor; GTs under gt/. */
+		cl_attr_u64(c, CL_OPT, &a->memory_bytes, "%s/drm/%s/lmem_total_bytes", phys, card);
+		if (cl_list(c, &names, NULL, "%s/drm/%s/gt", phys, card) == 0)
+			for (char **p = names; *p; p++)
+				tiles += ga_startswith(*p, "gt");
+		ga_strv_free(names);
+		names = NULL;
+	}
+	/* xe: device/tile<T>/physical_vram_size_bytes */
+	if (cl_list(c, &names, NULL, "%s", phys) == 0) {
+		uint64_t vram = 0, xe_tiles = 0;
+		for (char **p = names; *p; p++) {
+			if (!ga_startswith(*p, "tile"))
+				continue;
+			struct ga_ou64 v = {0};
+			xe_tiles++;
+			if (cl_attr_u64(c, CL_OPT, &v, "%s/%s/physical_vram_size_bytes", phys, *p) == 0)
+				vram += v.v;
+		}
+		if (xe_tiles && !tiles)
+			tiles = xe_tiles;
+		if (vram && !a->memory_bytes.set)
+			GA_SET(a->memory_bytes, vram);
+	}
+	ga_strv_free(names);
+	if (tiles)
+		GA_SET(a->tiles, tiles);
+	ga_free(card);
+}
+
+static const char *vendor_name(uint64_t v)
+{
+	switch (v) {
+	case 0x10de:
+		return "nvidia";
+	case 0x1002:
+		return "amd";
+	case 0x8086:
+		return "intel";
+	case 0x1da3:
+		return "habana";
+	default:
+		return "other";
+	}
+}
+
+void ga_collect_accel(struct cl *c)
+{
+	struct ga_node *n = c->node;
+	drivers(c);
+	dev_nodes(c);
+	for (size_t i = 0; i < n->n_pci && c->err == 0; i++) {
+		const struct ga_pci_dev *pd = &n->pci[i];
+		if (strcmp(pd->kind, "accelerator") != 0)
+			continue;
+		struct ga_accel *a = ga_array_push((void **)&n->accelerators, &n->n_accelerators, sizeof(*a));
+		if (!cl_ok(c, a))
+			return;
+		GA_SET(a->index, n->n_accelerators - 1);
+		a->vendor = ga_strdup(vendor_name(pd->vendor_id.v));
+		a->address = ga_strdup(pd->address);
+		cl_ok(c, a->vendor);
+		cl_ok(c, a->address);
+		if (pd->driver) {
+			a->driver = ga_strdup(pd->driver);
+			cl_ok(c, a->driver);
+			for (size_t k = 0; k < n->n_drivers; k++)
+				if (!strcmp(n->drivers[k].name, pd->driver) && n->drivers[k].version) {
+					a->driver_version = ga_strdup(n->drivers[k].version);
+					cl_ok(c, a->driver_version);
+				}
+		}
+		a->numa_node = pd->numa_node;
+		char link[300], *phys = NULL;
+		snprintf(link, sizeof(link), "sys/bus/pci/devices/%s", pd->address);
+		if (ga_fs_resolve_link(c->ctx, link, &phys) < 0)
+			phys = NULL;
+		if (pd->vendor_id.v == 0x10de)
+			nvidia(c, a, pd);
+		else if (pd->vendor_id.v == 0x1002 && phys)
+			amd(c, a, pd, phys);
+		else if (pd->vendor_id.v == 0x8086 && phys)
+			intel(c, a, phys);
+		ga_free(phys);
+		if (!a->model && pd->device_name) {
+			a->model = ga_strdup(pd->device_name);
+			cl_ok(c, a->model);
+		}
+	}
+}

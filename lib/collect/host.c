@@ -1,0 +1,144 @@
+/*
+ * host.c - host identity: name, kernel, OS, boot id, uptime, virtualization
+ * and container hints, and the kernel command-line flags that matter to GPUs.
+ */
+#include <string.h>
+
+#include "collect.h"
+
+/* Command-line keys (exact, before '=') and prefixes that change GPU behaviour. */
+static const char *const cmdline_keys[] = {
+	"iommu",          "intel_iommu",   "amd_iommu",       "pci",          "pcie_aspm",
+	"pcie_ports",     "hugepages",     "hugepagesz",      "default_hugepagesz",
+	"isolcpus",       "nohz_full",     "numa_balancing",  "init_on_alloc", "mem_encrypt",
+	"modprobe.blacklist", "rd.driver.blacklist", "module_blacklist", "nouveau.modeset",
+	"vfio-pci.ids",   "efi",           "mitigations",     "transparent_hugepage",
+};
+static const char *const cmdline_prefixes[] = {"nvidia.", "nvidia-drm.", "nvidia_drm.",
+					       "amdgpu.", "i915.",      "xe.", "vfio_pci."};
+
+static bool gpu_flag(const char *tok)
+{
+	size_t kl = strcspn(tok, "=");
+	for (size_t i = 0; i < GA_ARRAY_SIZE(cmdline_keys); i++)
+		if (strlen(cmdline_keys[i]) == kl && !strncmp(tok, cmdline_keys[i], kl))
+			return true;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(cmdline_prefixes); i++)
+		if (ga_startswith(tok, cmdline_prefixes[i]))
+			return true;
+	return false;
+}
+
+static void cmdline(struct cl *c)
+{
+	struct ga_host *h = &c->node->host;
+	if (cl_attr(c, CL_REQ, &h->cmdline, "proc/cmdline") < 0)
+		return;
+	char *copy = ga_strdup(h->cmdline);
+	if (!cl_ok(c, copy))
+		return;
+	char *save = NULL;
+	for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save))
+		if (gpu_flag(t))
+			cl_strv_push(c, &h->gpu_cmdline_flags, t);
+	ga_free(copy);
+}
+
+static void os_release(struct cl *c)
+{
+	struct ga_os *os = &c->node->host.os;
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	if (cl_read(c, CL_OPT, &b, "etc/os-release") < 0 &&
+	    cl_read(c, CL_REQ, &b, "usr/lib/os-release") < 0)
+		goto out;
+	os->id = cl_kv(b.data, "ID", '=');
+	os->version_id = cl_kv(b.data, "VERSION_ID", '=');
+	os->pretty_name = cl_kv(b.data, "PRETTY_NAME", '=');
+out:
+	ga_buf_release(&b);
+}
+
+/* DMI vendor/product strings that mean "this is a virtual machine". */
+static const struct {
+	const char *needle;
+	const char *name;
+} hypervisors[] = {
+	{"QEMU", "kvm"},           {"KVM", "kvm"},
+	{"VMware", "vmware"},      {"VirtualBox", "virtualbox"},
+	{"innotek", "virtualbox"}, {"Microsoft Corporation", "hyperv"},
+	{"Xen", "xen"},            {"Amazon EC2", "aws-nitro"},
+	{"Google Compute Engine", "gce"}, {"OpenStack", "openstack"},
+	{"Cloud Hypervisor", "cloud-hypervisor"}, {"Firecracker", "firecracker"},
+};
+
+static void virt(struct cl *c)
+{
+	struct ga_virt *v = &c->node->host.virt;
+	const char *dmi = ga_fs_is_dir(c->ctx, "sys/devices/virtual/dmi/id") ? "sys/devices/virtual/dmi/id"
+									      : "sys/class/dmi/id";
+	cl_attr(c, CL_OPT, &v->dmi_sys_vendor, "%s/sys_vendor", dmi);
+	cl_attr(c, CL_OPT, &v->dmi_product_name, "%s/product_name", dmi);
+	cl_attr(c, CL_OPT, &v->dmi_product_version, "%s/product_version", dmi);
+	cl_attr(c, CL_OPT, &v->dmi_board_name, "%s/board_name", dmi);
+	cl_attr(c, CL_OPT, &v->dmi_bios_vendor, "%s/bios_vendor", dmi);
+	cl_attr(c, CL_OPT, &v->dmi_bios_version, "%s/bios_version", dmi);
+	const char *fields[] = {v->dmi_sys_vendor, v->dmi_product_name, v->dmi_bios_vendor};
+	for (size_t i = 0; i < GA_ARRAY_SIZE(hypervisors) && !v->hypervisor; i++)
+		for (size_t k = 0; k < GA_ARRAY_SIZE(fields); k++)
+			if (fields[k] && strstr(fields[k], hypervisors[i].needle)) {
+				v->hypervisor = ga_strdup(hypervisors[i].name);
+				cl_ok(c, v->hypervisor);
+				break;
+			}
+
+	const char *container = NULL;
+	if (ga_fs_exists(c->ctx, ".dockerenv"))
+		container = "docker";
+	else if (ga_fs_exists(c->ctx, "run/.containerenv"))
+		container = "podman";
+	else if (ga_fs_exists(c->ctx, "var/run/secrets/kubernetes.io"))
+		container = "kubernetes";
+	if (!container) {
+		struct ga_buf b;
+		ga_buf_init(&b, 0);
+		if (cl_read(c, CL_OPT, &b, "proc/1/cgroup") == 0) {
+			if (strstr(b.data, "kubepods"))
+				container = "kubernetes";
+			else if (strstr(b.data, "/docker/") || strstr(b.data, "docker-"))
+				container = "docker";
+			else if (strstr(b.data, "libpod"))
+				container = "podman";
+			else if (strstr(b.data, "/lxc/"))
+				container = "lxc";
+		}
+		ga_buf_release(&b);
+	}
+	if (container) {
+		v->container = ga_strdup(container);
+		cl_ok(c, v->container);
+	}
+}
+
+void ga_collect_host(struct cl *c)
+{
+	struct ga_host *h = &c->node->host;
+	if (cl_attr(c, CL_OPT, &h->hostname, "proc/sys/kernel/hostname") < 0)
+		cl_attr(c, CL_REQ, &h->hostname, "etc/hostname");
+	cl_attr(c, CL_REQ, &h->kernel_release, "proc/sys/kernel/osrelease");
+	cl_attr(c, CL_REQ, &h->kernel_version, "proc/sys/kernel/version");
+	os_release(c);
+	cl_attr(c, CL_REQ, &h->boot_id, "proc/sys/kernel/random/boot_id");
+	char *up = NULL;
+	if (cl_attr(c, CL_REQ, &up, "proc/uptime") == 0) {
+		up[strcspn(up, " ")] = '\0';
+		double v;
+		if (ga_parse_dbl(up, &v) == 0 && v >= 0)
+			GA_SET(h->uptime_s, v);
+		else
+			cl_gap(c, "proc/uptime", "unparsable");
+	}
+	ga_free(up);
+	virt(c);
+	cmdline(c);
+}

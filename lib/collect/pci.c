@@ -1,0 +1,287 @@
+/*
+ * pci.c - the PCI functions that matter to an accelerator node (GPUs and
+ * other accelerators, NVSwitches, NICs, NVMe, display), with ids, names from
+ * pci.ids (through libpci), driver, NUMA, IOMMU group and PCIe links, and the
+ * chain of bridges up to the root port so a degraded link is found wherever
+ * it sits.
+ */
+#include <errno.h>
+#include <pci/pci.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+
+#define SYS_PCI "sys/bus/pci/devices"
+
+/* --- names through libpci ------------------------------------------------- */
+
+static jmp_buf pci_jmp;
+static bool pci_jmp_armed;
+
+static void pci_quiet(char *msg, ...)
+{
+	(void)msg;
+}
+
+static _Noreturn void pci_fatal(char *msg, ...)
+{
+	(void)msg;
+	if (pci_jmp_armed)
+		longjmp(pci_jmp, 1);
+	abort();
+}
+
+struct names {
+	struct pci_access *pa;
+};
+
+static void names_open(struct cl *c, struct names *nm)
+{
+	nm->pa = pci_alloc();
+	if (!nm->pa)
+		return;
+	nm->pa->error = pci_fatal;
+	nm->pa->warning = pci_quiet;
+	nm->pa->debug = pci_quiet;
+	if (c->ctx->pci_ids)
+		pci_set_name_list_path(nm->pa, c->ctx->pci_ids, 0);
+}
+
+static char *names_lookup(struct cl *c, struct names *nm, int flags, unsigned vendor, unsigned device)
+{
+	if (!nm->pa)
+		return NULL;
+	char buf[256];
+	char *r = NULL;
+	pci_jmp_armed = true;
+	if (setjmp(pci_jmp) == 0)
+		r = pci_lookup_name(nm->pa, buf, (int)sizeof(buf),
+				    flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, vendor, device);
+	pci_jmp_armed = false;
+	if (!r)
+		return NULL;
+	char *s = ga_strdup(r);
+	cl_ok(c, s);
+	return s;
+}
+
+static void names_close(struct names *nm)
+{
+	if (nm->pa)
+		pci_cleanup(nm->pa);
+}
+
+/* --- classification ------------------------------------------------------- */
+
+static bool is_gpu_vendor(uint64_t vendor)
+{
+	return vendor == 0x10de || vendor == 0x1002 || vendor == 0x8086 || vendor == 0x1da3;
+}
+
+static const char *classify(uint64_t vendor, uint64_t cls)
+{
+	uint64_t base = cls >> 16, sub = (cls >> 8) & 0xff;
+	if (base == 0x12 || (base == 0x0b && sub == 0x40))
+		return "accelerator";
+	if (base == 0x03)
+		return is_gpu_vendor(vendor) ? "accelerator" : "display";
+	if (vendor == 0x10de && base == 0x06 && sub == 0x80)
+		return "nvswitch";
+	if (base == 0x02)
+		return "nic";
+	if ((cls >> 8) == 0x0108)
+		return "nvme";
+	return NULL;
+}
+
+/* --- links ---------------------------------------------------------------- */
+
+static void read_link(struct cl *c, const char *dir, struct ga_link *l)
+{
+	char *s = NULL;
+	double g;
+	if (cl_attr(c, CL_OPT, &s, "%s/current_link_speed", dir) == 0 && (g = ga_pcie_speed_parse(s)) > 0)
+		GA_SET(l->cur_speed_gts, g);
+	ga_free(s);
+	s = NULL;
+	if (cl_attr(c, CL_OPT, &s, "%s/max_link_speed", dir) == 0 && (g = ga_pcie_speed_parse(s)) > 0)
+		GA_SET(l->max_speed_gts, g);
+	ga_free(s);
+	cl_attr_u64(c, CL_OPT, &l->cur_width, "%s/current_link_width", dir);
+	cl_attr_u64(c, CL_OPT, &l->max_width, "%s/max_link_width", dir);
+	/* A dead device reads LnkSta as all ones: width 63 is not a width. */
+	if (l->cur_width.set && (l->cur_width.v == 0 || l->cur_width.v > 32))
+		l->cur_width.set = false;
+}
+
+static bool is_bdf(const char *s)
+{
+	unsigned d, b, dev, f;
+	char tail;
+	return sscanf(s, "%x:%2x:%2x.%1x%c", &d, &b, &dev, &f, &tail) == 4 && strlen(s) >= 12;
+}
+
+static void upstream(struct cl *c, struct ga_pci_dev *pd, const char *physical)
+{
+	/* physical: sys/devices/pci0000:00/0000:00:01.1/0000:02:00.0/0000:07:00.0 */
+	char *path = ga_strdup(physical);
+	if (!cl_ok(c, path))
+		return;
+	char *slash;
+	while ((slash = strrchr(path, '/')) != NULL) {
+		*slash = '\0';
+		const char *base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		if (!is_bdf(base))
+			break;
+		struct ga_pci_hop *h = ga_array_push((void **)&pd->upstream, &pd->n_upstream, sizeof(*h));
+		if (!cl_ok(c, h))
+			break;
+		h->address = ga_strdup(base);
+		cl_ok(c, h->address);
+		struct ga_ou64 v = {0}, d = {0};
+		cl_attr_u64(c, CL_OPT, &v, "%s/vendor", path);
+		cl_attr_u64(c, CL_OPT, &d, "%s/device", path);
+		if (v.set && d.set) {
+			char id[16];
+			snprintf(id, sizeof(id), "%04llx:%04llx", (unsigned long long)v.v, (unsigned long long)d.v);
+			h->id = ga_strdup(id);
+			cl_ok(c, h->id);
+		}
+		read_link(c, path, &h->link);
+	}
+	ga_free(path);
+
+	/* Slowest current link on the path, and what each hop could do at best. */
+	const struct ga_link *links[65];
+	const char *at[65];
+	size_t n = 0;
+	links[n] = &pd->link;
+	at[n++] = pd->address;
+	for (size_t i = 0; i < pd->n_upstream && n < GA_ARRAY_SIZE(links); i++) {
+		links[n] = &pd->upstream[i].link;
+		at[n++] = pd->upstream[i].address;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ga_link *l = links[i], *p = i + 1 < n ? links[i + 1] : NULL;
+		if (l->cur_width.set && (!pd->path_min_width.set || l->cur_width.v < pd->path_min_width.v)) {
+			GA_SET(pd->path_min_width, l->cur_width.v);
+			ga_free(pd->path_min_at);
+			pd->path_min_at = ga_strdup(at[i]);
+			cl_ok(c, pd->path_min_at);
+		}
+		if (l->cur_speed_gts.set &&
+		    (!pd->path_min_speed_gts.set || l->cur_speed_gts.v < pd->path_min_speed_gts.v))
+			GA_SET(pd->path_min_speed_gts, l->cur_speed_gts.v);
+		if (l->max_width.set) {
+			uint64_t cap = l->max_width.v;
+			if (p && p->max_width.set && p->max_width.v < cap)
+				cap = p->max_width.v;
+			if (!pd->path_capable_width.set || cap < pd->path_capable_width.v)
+				GA_SET(pd->path_capable_width, cap);
+		}
+		if (l->max_speed_gts.set) {
+			double cap = l->max_speed_gts.v;
+			if (p && p->max_speed_gts.set && p->max_speed_gts.v < cap)
+				cap = p->max_speed_gts.v;
+			if (!pd->path_capable_speed_gts.set || cap < pd->path_capable_speed_gts.v)
+				GA_SET(pd->path_capable_speed_gts, cap);
+		}
+	}
+}
+
+/* --- NIC extras ----------------------------------------------------------- */
+
+static void class_devices(struct cl *c, const char *cls, struct ga_pci_dev *pd, struct ga_strv *out)
+{
+	char **names = NULL;
+	if (cl_list(c, &names, NULL, "sys/class/%s", cls) < 0)
+		return;
+	for (char **p = names; *p; p++) {
+		char *dev = cl_link_base(c, "sys/class/%s/%s/device", cls, *p);
+		if (dev && !strcmp(dev, pd->address)) {
+			cl_strv_push(c, out, *p);
+			if (!strcmp(cls, "net") && !pd->net_speed_mbps.set) {
+				struct ga_oi64 sp = {0};
+				cl_attr_i64(c, CL_OPT, &sp, "sys/class/net/%s/speed", *p);
+				if (sp.set && sp.v > 0)
+					GA_SET(pd->net_speed_mbps, (uint64_t)sp.v);
+			}
+		}
+		ga_free(dev);
+	}
+	ga_strv_free(names);
+}
+
+/* --- devices -------------------------------------------------------------- */
+
+static void device(struct cl *c, struct names *nm, const char *bdf)
+{
+	struct ga_ou64 cls = {0}, vendor = {0};
+	if (cl_attr_u64(c, CL_REQ, &cls, SYS_PCI "/%s/class", bdf) < 0 ||
+	    cl_attr_u64(c, CL_REQ, &vendor, SYS_PCI "/%s/vendor", bdf) < 0)
+		return;
+	const char *kind = classify(vendor.v, cls.v);
+	if (!kind)
+		return;
+	struct ga_node *n = c->node;
+	struct ga_pci_dev *pd = ga_array_push((void **)&n->pci, &n->n_pci, sizeof(*pd));
+	if (!cl_ok(c, pd))
+		return;
+	pd->address = ga_strdup(bdf);
+	pd->kind = ga_strdup(kind);
+	if (!cl_ok(c, pd->address) || !cl_ok(c, pd->kind))
+		return;
+	pd->class_code = cls;
+	pd->vendor_id = vendor;
+
+	char link[4096];
+	snprintf(link, sizeof(link), SYS_PCI "/%s", bdf);
+	char *phys = NULL;
+	int r = ga_fs_resolve_link(c->ctx, link, &phys);
+	if (r == -ENOMEM)
+		c->err = r;
+	if (r < 0) {
+		cl_gap(c, link, ga_fs_reason(r));
+		return;
+	}
+	cl_attr_u64(c, CL_REQ, &pd->device_id, "%s/device", phys);
+	cl_attr_u64(c, CL_OPT, &pd->subsystem_vendor_id, "%s/subsystem_vendor", phys);
+	cl_attr_u64(c, CL_OPT, &pd->subsystem_device_id, "%s/subsystem_device", phys);
+	cl_attr_u64(c, CL_OPT, &pd->revision, "%s/revision", phys);
+	cl_attr_i64(c, CL_OPT, &pd->numa_node, "%s/numa_node", phys);
+	cl_attr(c, CL_OPT, &pd->local_cpulist, "%s/local_cpulist", phys);
+	pd->driver = cl_link_base(c, "%s/driver", phys);
+	pd->iommu_group = cl_link_base(c, "%s/iommu_group", phys);
+	pd->vendor_name = names_lookup(c, nm, PCI_LOOKUP_VENDOR, (unsigned)vendor.v, 0);
+	if (pd->device_id.set)
+		pd->device_name = names_lookup(c, nm, PCI_LOOKUP_DEVICE, (unsigned)vendor.v,
+					       (unsigned)pd->device_id.v);
+	read_link(c, phys, &pd->link);
+	upstream(c, pd, phys);
+	if (!strcmp(kind, "nic")) {
+		class_devices(c, "net", pd, &pd->net_interfaces);
+		class_devices(c, "infiniband", pd, &pd->rdma_devices);
+	}
+	ga_free(phys);
+}
+
+void ga_collect_pci(struct cl *c)
+{
+	char **bdfs = NULL;
+	if (cl_list(c, &bdfs, NULL, SYS_PCI) < 0) {
+		if (!ga_fs_is_dir(c->ctx, SYS_PCI))
+			cl_gap(c, SYS_PCI, "missing");
+		return;
+	}
+	struct names nm = {0};
+	names_open(c, &nm);
+	for (char **p = bdfs; *p && c->err == 0; p++)
+		if (is_bdf(*p))
+			device(c, &nm, *p);
+	names_close(&nm);
+	ga_strv_free(bdfs);
+}

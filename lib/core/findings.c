@@ -1,0 +1,141 @@
+/* findings.c - the findings list shared by every command and writer. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuaudit/findings.h"
+#include "internal.h"
+
+static const char *const sev_names[] = {"info", "warning", "error", "critical"};
+
+const char *ga_severity_name(enum ga_severity s)
+{
+	return (unsigned)s < GA_ARRAY_SIZE(sev_names) ? sev_names[s] : "unknown";
+}
+
+void ga_findings_init(struct ga_findings *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+static void finding_release(struct ga_finding *fd)
+{
+	ga_free(fd->code);
+	ga_free(fd->subject);
+	ga_free(fd->message);
+	ga_free(fd->decision);
+	for (size_t i = 0; i < fd->n_evidence; i++) {
+		ga_free(fd->evidence[i].key);
+		ga_free(fd->evidence[i].value);
+	}
+	ga_free(fd->evidence);
+}
+
+void ga_findings_release(struct ga_findings *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		finding_release(&f->v[i]);
+	ga_free(f->v);
+	ga_findings_init(f);
+}
+
+struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum ga_severity sev,
+				   const char *subject, const char *decision, const char *fmt, ...)
+{
+	struct ga_buf msg;
+	ga_buf_init(&msg, 0);
+	va_list ap;
+	va_start(ap, fmt);
+	int r = ga_buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	struct ga_finding *fd = r == 0 ? ga_array_push((void **)&f->v, &f->n, sizeof(*fd)) : NULL;
+	if (!fd) {
+		ga_buf_release(&msg);
+		f->err = -ENOMEM;
+		return NULL;
+	}
+	fd->code = ga_strdup(code);
+	fd->severity = sev;
+	fd->subject = ga_strdup(subject ? subject : "node");
+	fd->decision = decision ? ga_strdup(decision) : NULL;
+	fd->message = ga_buf_detach(&msg, NULL);
+	if (!fd->code || !fd->subject || !fd->message || (decision && !fd->decision)) {
+		f->err = -ENOMEM;
+		return NULL;
+	}
+	return fd;
+}
+
+int ga_finding_evidence(struct ga_finding *fd, const char *key, const char *fmt, ...)
+{
+	if (!fd)
+		return -EINVAL;
+	struct ga_buf v;
+	ga_buf_init(&v, 0);
+	va_list ap;
+	va_start(ap, fmt);
+	int r = ga_buf_vaddf(&v, fmt, ap);
+	va_end(ap);
+	struct ga_evidence *e =
+		r == 0 ? ga_array_push((void **)&fd->evidence, &fd->n_evidence, sizeof(*e)) : NULL;
+	if (!e) {
+		ga_buf_release(&v);
+		return -ENOMEM;
+	}
+	e->key = ga_strdup(key);
+	e->value = ga_buf_detach(&v, NULL);
+	return e->key && e->value ? 0 : -ENOMEM;
+}
+
+int ga_findings_max_severity(const struct ga_findings *f)
+{
+	int m = -1;
+	for (size_t i = 0; i < f->n; i++)
+		if ((int)f->v[i].severity > m)
+			m = (int)f->v[i].severity;
+	return m;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct ga_finding *x = a, *y = b;
+	if (x->severity != y->severity)
+		return x->severity > y->severity ? -1 : 1;
+	int r = strcmp(x->code, y->code);
+	return r ? r : strcmp(x->subject, y->subject);
+}
+
+void ga_findings_sort(struct ga_findings *f)
+{
+	if (f->n > 1)
+		qsort(f->v, f->n, sizeof(*f->v), cmp_finding);
+}
+
+void ga_findings_write_json(const struct ga_findings *f, struct ga_json *w)
+{
+	ga_json_arr_begin(w);
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ga_finding *fd = &f->v[i];
+		ga_json_obj_begin(w);
+		ga_json_key(w, "code");
+		ga_json_str(w, fd->code);
+		ga_json_key(w, "severity");
+		ga_json_str(w, ga_severity_name(fd->severity));
+		ga_json_key(w, "subject");
+		ga_json_str(w, fd->subject);
+		ga_json_key(w, "message");
+		ga_json_str(w, fd->message);
+		ga_json_key(w, "evidence");
+		ga_json_obj_begin(w);
+		for (size_t k = 0; k < fd->n_evidence; k++) {
+			ga_json_key(w, fd->evidence[k].key);
+			ga_json_str(w, fd->evidence[k].value);
+		}
+		ga_json_obj_end(w);
+		ga_json_key(w, "decision");
+		ga_json_str(w, fd->decision);
+		ga_json_obj_end(w);
+	}
+	ga_json_arr_end(w);
+}

@@ -1,0 +1,315 @@
+/*
+ * node.c - the node snapshot model: field tables, lifecycle, JSON in/out,
+ * and the small value parsers shared by collectors and readers.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "gpuaudit/fs.h"
+#include "gpuaudit/node.h"
+
+#define S(st, m) GA_FIELD(st, m, GA_F_STR)
+#define U(st, m) GA_FIELD(st, m, GA_F_U64)
+#define I(st, m) GA_FIELD(st, m, GA_F_I64)
+#define D(st, m) GA_FIELD(st, m, GA_F_DBL)
+#define B(st, m) GA_FIELD(st, m, GA_F_BOOL)
+#define V(st, m) GA_FIELD(st, m, GA_F_STRV)
+#define SCHEMA(var, st, tbl) \
+	static const struct ga_schema var = {#st, sizeof(struct st), tbl, GA_ARRAY_SIZE(tbl)}
+
+static const struct ga_field os_f[] = {S(struct ga_os, id), S(struct ga_os, version_id),
+				       S(struct ga_os, pretty_name)};
+SCHEMA(os_s, ga_os, os_f);
+
+static const struct ga_field virt_f[] = {
+	S(struct ga_virt, dmi_sys_vendor),   S(struct ga_virt, dmi_product_name),
+	S(struct ga_virt, dmi_product_version), S(struct ga_virt, dmi_board_name),
+	S(struct ga_virt, dmi_bios_vendor),  S(struct ga_virt, dmi_bios_version),
+	S(struct ga_virt, hypervisor),       S(struct ga_virt, container),
+	B(struct ga_virt, cpu_hypervisor_flag),
+};
+SCHEMA(virt_s, ga_virt, virt_f);
+
+static const struct ga_field host_f[] = {
+	S(struct ga_host, hostname),
+	S(struct ga_host, kernel_release),
+	S(struct ga_host, kernel_version),
+	GA_FIELD_OBJ(struct ga_host, os, os_s),
+	S(struct ga_host, boot_id),
+	D(struct ga_host, uptime_s),
+	GA_FIELD_OBJ(struct ga_host, virt, virt_s),
+	S(struct ga_host, cmdline),
+	V(struct ga_host, gpu_cmdline_flags),
+};
+SCHEMA(host_s, ga_host, host_f);
+
+static const struct ga_field numa_f[] = {U(struct ga_numa_node, id), S(struct ga_numa_node, cpulist),
+					 U(struct ga_numa_node, cpus),
+					 U(struct ga_numa_node, mem_total_bytes)};
+SCHEMA(numa_s, ga_numa_node, numa_f);
+
+static const struct ga_field cpu_f[] = {
+	S(struct ga_cpu, arch),
+	S(struct ga_cpu, vendor),
+	S(struct ga_cpu, model_name),
+	U(struct ga_cpu, family),
+	U(struct ga_cpu, model),
+	U(struct ga_cpu, sockets),
+	U(struct ga_cpu, cores),
+	U(struct ga_cpu, threads),
+	S(struct ga_cpu, isa_level),
+	U(struct ga_cpu, mem_total_bytes),
+	U(struct ga_cpu, hugepages_total),
+	U(struct ga_cpu, hugepage_size_bytes),
+	GA_FIELD_ARR(struct ga_cpu, numa_nodes, numa_s),
+};
+SCHEMA(cpu_s, ga_cpu, cpu_f);
+
+static const struct ga_field link_f[] = {D(struct ga_link, cur_speed_gts), U(struct ga_link, cur_width),
+					 D(struct ga_link, max_speed_gts), U(struct ga_link, max_width)};
+SCHEMA(link_s, ga_link, link_f);
+
+static const struct ga_field hop_f[] = {S(struct ga_pci_hop, address), S(struct ga_pci_hop, id),
+					GA_FIELD_OBJ(struct ga_pci_hop, link, link_s)};
+SCHEMA(hop_s, ga_pci_hop, hop_f);
+
+static const struct ga_field pci_f[] = {
+	S(struct ga_pci_dev, address),
+	S(struct ga_pci_dev, kind),
+	U(struct ga_pci_dev, vendor_id),
+	U(struct ga_pci_dev, device_id),
+	U(struct ga_pci_dev, subsystem_vendor_id),
+	U(struct ga_pci_dev, subsystem_device_id),
+	U(struct ga_pci_dev, class_code),
+	U(struct ga_pci_dev, revision),
+	S(struct ga_pci_dev, vendor_name),
+	S(struct ga_pci_dev, device_name),
+	S(struct ga_pci_dev, driver),
+	I(struct ga_pci_dev, numa_node),
+	S(struct ga_pci_dev, local_cpulist),
+	S(struct ga_pci_dev, iommu_group),
+	GA_FIELD_OBJ(struct ga_pci_dev, link, link_s),
+	D(struct ga_pci_dev, path_min_speed_gts),
+	U(struct ga_pci_dev, path_min_width),
+	S(struct ga_pci_dev, path_min_at),
+	U(struct ga_pci_dev, path_capable_width),
+	D(struct ga_pci_dev, path_capable_speed_gts),
+	GA_FIELD_ARR(struct ga_pci_dev, upstream, hop_s),
+	V(struct ga_pci_dev, net_interfaces),
+	V(struct ga_pci_dev, rdma_devices),
+	U(struct ga_pci_dev, net_speed_mbps),
+};
+SCHEMA(pci_s, ga_pci_dev, pci_f);
+
+static const struct ga_field accel_f[] = {
+	U(struct ga_accel, index),
+	S(struct ga_accel, vendor),
+	S(struct ga_accel, model),
+	S(struct ga_accel, address),
+	S(struct ga_accel, driver),
+	S(struct ga_accel, driver_version),
+	U(struct ga_accel, memory_bytes),
+	I(struct ga_accel, numa_node),
+	S(struct ga_accel, uuid),
+	U(struct ga_accel, minor),
+	S(struct ga_accel, vbios_version),
+	S(struct ga_accel, gfx_target),
+	U(struct ga_accel, tiles),
+	B(struct ga_accel, excluded),
+	V(struct ga_accel, device_nodes),
+	V(struct ga_accel, missing_nodes),
+	V(struct ga_accel, interconnect),
+};
+SCHEMA(accel_s, ga_accel, accel_f);
+
+static const struct ga_field driver_f[] = {
+	S(struct ga_driver, name),           S(struct ga_driver, version),
+	S(struct ga_driver, proc_version),   S(struct ga_driver, module_version),
+	S(struct ga_driver, flavor),         B(struct ga_driver, loaded),
+};
+SCHEMA(driver_s, ga_driver, driver_f);
+
+static const struct ga_field rt_f[] = {S(struct ga_runtime, name), S(struct ga_runtime, version),
+				       S(struct ga_runtime, path), S(struct ga_runtime, target)};
+SCHEMA(rt_s, ga_runtime, rt_f);
+
+static const struct ga_field gap_f[] = {S(struct ga_gap, path), S(struct ga_gap, reason)};
+SCHEMA(gap_s, ga_gap, gap_f);
+
+static const struct ga_field node_f[] = {
+	S(struct ga_node, schema),
+	GA_FIELD_OBJ(struct ga_node, host, host_s),
+	GA_FIELD_OBJ(struct ga_node, cpu, cpu_s),
+	GA_FIELD_ARR(struct ga_node, accelerators, accel_s),
+	GA_FIELD_ARR(struct ga_node, drivers, driver_s),
+	V(struct ga_node, modules),
+	S(struct ga_node, modules_source),
+	V(struct ga_node, device_nodes),
+	GA_FIELD_ARR(struct ga_node, runtimes, rt_s),
+	GA_FIELD_ARR(struct ga_node, pci, pci_s),
+	GA_FIELD_ARR(struct ga_node, gaps, gap_s),
+};
+const struct ga_schema ga_node_schema = {"ga_node", sizeof(struct ga_node), node_f,
+					 GA_ARRAY_SIZE(node_f)};
+
+struct ga_node *ga_node_new(void)
+{
+	struct ga_node *n = ga_calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->schema = ga_strdup(GA_NODE_SCHEMA);
+	if (!n->schema) {
+		ga_free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void ga_node_free(struct ga_node *n)
+{
+	if (!n)
+		return;
+	ga_schema_release(&ga_node_schema, n);
+	ga_free(n);
+}
+
+int ga_node_write_json(const struct ga_node *n, struct ga_json *w)
+{
+	ga_schema_write(w, &ga_node_schema, n);
+	return w->err;
+}
+
+int ga_node_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_node **ret_node)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return ga_err(ctx, -EBADMSG, "invalid JSON at line %d column %d: %s", jerr.line,
+			      jerr.column, jerr.text);
+	int r = 0;
+	struct ga_node *n = NULL;
+	const json_t *schema = json_object_get(root, "schema");
+	if (!json_is_string(schema)) {
+		r = ga_err(ctx, -EBADMSG, "not a node snapshot: no \"schema\" member");
+		goto out;
+	}
+	if (strcmp(json_string_value(schema), GA_NODE_SCHEMA) != 0) {
+		r = ga_err(ctx, -EBADMSG, "unsupported schema \"%s\" (this build reads %s)",
+			   json_string_value(schema), GA_NODE_SCHEMA);
+		goto out;
+	}
+	n = ga_calloc(1, sizeof(*n));
+	if (!n) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = ga_schema_read(ctx, &ga_node_schema, root, n);
+	if (r < 0)
+		goto out;
+	*ret_node = n;
+	n = NULL;
+out:
+	ga_node_free(n);
+	json_decref(root);
+	return r;
+}
+
+int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node)
+{
+	/* --from names a file of the user's, not a path under --root. */
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	FILE *f = strcmp(file, "-") ? fopen(file, "rb") : stdin;
+	if (!f)
+		return ga_err(ctx, -errno, "%s: %s", file, strerror(errno));
+	char chunk[65536];
+	size_t got;
+	int r = 0;
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (b.len + got > ga_ctx_max_file(ctx)) {
+			r = ga_err(ctx, -EFBIG, "%s: larger than %zu bytes", file, ga_ctx_max_file(ctx));
+			break;
+		}
+		r = ga_buf_add(&b, chunk, got);
+		if (r < 0)
+			break;
+	}
+	if (r == 0 && ferror(f))
+		r = ga_err(ctx, -EIO, "%s: read error", file);
+	if (f != stdin)
+		fclose(f);
+	if (r == 0)
+		r = ga_node_from_json(ctx, b.data ? b.data : "", b.len, ret_node);
+	if (r < 0 && !*ga_ctx_errmsg(ctx))
+		ga_err(ctx, r, "%s: %s", file, strerror(-r));
+	ga_buf_release(&b);
+	return r;
+}
+
+double ga_pcie_speed_parse(const char *s)
+{
+	if (!s)
+		return -1;
+	double v;
+	char unit[16] = "";
+	/* "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s"; anything else is unknown */
+	char num[32];
+	size_t i = 0;
+	while (s[i] && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.') && i < sizeof(num) - 1) {
+		num[i] = s[i];
+		i++;
+	}
+	num[i] = '\0';
+	if (i == 0 || ga_parse_dbl(num, &v) < 0 || v <= 0 || v > 1000)
+		return -1;
+	const char *rest = s + i;
+	while (*rest == ' ')
+		rest++;
+	size_t k = 0;
+	while (rest[k] && rest[k] != ' ' && k < sizeof(unit) - 1) {
+		unit[k] = rest[k];
+		k++;
+	}
+	unit[k] = '\0';
+	if (strcmp(unit, "GT/s") != 0)
+		return -1;
+	return v;
+}
+
+long ga_cpulist_count(const char *s)
+{
+	long count = 0;
+	const char *p = s;
+	while (*p == ' ' || *p == '\n')
+		p++;
+	if (!*p)
+		return 0;
+	for (;;) {
+		char *end;
+		errno = 0;
+		long a = strtol(p, &end, 10);
+		if (end == p || a < 0 || errno)
+			return -1;
+		long b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || errno)
+				return -1;
+			p = end;
+		}
+		if (b - a + 1 > 1L << 20 || count > (1L << 20))
+			return -1;
+		count += b - a + 1;
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		while (*p == ' ' || *p == '\n')
+			p++;
+		return *p ? -1 : count;
+	}
+}

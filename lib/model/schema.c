@@ -1,0 +1,268 @@
+/*
+ * schema.c - the generic walker behind every model struct's JSON writer,
+ * JSON reader and destructor (see schema.h).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "gpuaudit/schema.h"
+
+#define AT(obj, off, type) ((type *)((char *)(obj) + (off)))
+#define CAT(obj, off, type) ((const type *)((const char *)(obj) + (off)))
+
+int ga_strv_push(struct ga_strv *sv, const char *s)
+{
+	char **nv = ga_realloc(sv->v, (sv->n + 2) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	sv->v = nv;
+	nv[sv->n] = ga_strdup(s);
+	if (!nv[sv->n]) {
+		nv[sv->n] = NULL;
+		return -ENOMEM;
+	}
+	nv[++sv->n] = NULL;
+	return 0;
+}
+
+bool ga_strv_contains(const struct ga_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return true;
+	return false;
+}
+
+void ga_strv_release(struct ga_strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		ga_free(sv->v[i]);
+	ga_free(sv->v);
+	sv->v = NULL;
+	sv->n = 0;
+}
+
+void *ga_array_push(void **arr, size_t *n, size_t elem_size)
+{
+	if (*n >= SIZE_MAX / elem_size - 1)
+		return NULL;
+	char *nv = ga_realloc(*arr, (*n + 1) * elem_size);
+	if (!nv)
+		return NULL;
+	*arr = nv;
+	char *e = nv + *n * elem_size;
+	memset(e, 0, elem_size);
+	(*n)++;
+	return e;
+}
+
+void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *obj)
+{
+	ga_json_obj_begin(w);
+	ga_schema_write_members(w, s, obj);
+	ga_json_obj_end(w);
+}
+
+void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const void *obj)
+{
+	for (size_t i = 0; i < s->nfields; i++) {
+		const struct ga_field *f = &s->fields[i];
+		ga_json_key(w, f->name);
+		switch (f->type) {
+		case GA_F_STR:
+			ga_json_str(w, *CAT(obj, f->off, char *));
+			break;
+		case GA_F_U64: {
+			const struct ga_ou64 *o = CAT(obj, f->off, struct ga_ou64);
+			if (o->set)
+				ga_json_u64(w, o->v);
+			else
+				ga_json_null(w);
+			break;
+		}
+		case GA_F_I64: {
+			const struct ga_oi64 *o = CAT(obj, f->off, struct ga_oi64);
+			if (o->set)
+				ga_json_i64(w, o->v);
+			else
+				ga_json_null(w);
+			break;
+		}
+		case GA_F_DBL: {
+			const struct ga_odbl *o = CAT(obj, f->off, struct ga_odbl);
+			if (o->set)
+				ga_json_dbl(w, o->v);
+			else
+				ga_json_null(w);
+			break;
+		}
+		case GA_F_BOOL: {
+			const struct ga_obool *o = CAT(obj, f->off, struct ga_obool);
+			if (o->set)
+				ga_json_bool(w, o->v);
+			else
+				ga_json_null(w);
+			break;
+		}
+		case GA_F_STRV: {
+			const struct ga_strv *sv = CAT(obj, f->off, struct ga_strv);
+			ga_json_arr_begin(w);
+			for (size_t k = 0; k < sv->n; k++)
+				ga_json_str(w, sv->v[k]);
+			ga_json_arr_end(w);
+			break;
+		}
+		case GA_F_OBJ:
+			ga_schema_write(w, f->sub, CAT(obj, f->off, char));
+			break;
+		case GA_F_ARR: {
+			const char *arr = *CAT(obj, f->off, char *);
+			size_t n = *CAT(obj, f->count_off, size_t);
+			ga_json_arr_begin(w);
+			for (size_t k = 0; k < n; k++)
+				ga_schema_write(w, f->sub, arr + k * f->sub->size);
+			ga_json_arr_end(w);
+			break;
+		}
+		}
+	}
+}
+
+void ga_schema_release(const struct ga_schema *s, void *obj)
+{
+	for (size_t i = 0; i < s->nfields; i++) {
+		const struct ga_field *f = &s->fields[i];
+		switch (f->type) {
+		case GA_F_STR:
+			ga_free(*AT(obj, f->off, char *));
+			*AT(obj, f->off, char *) = NULL;
+			break;
+		case GA_F_STRV:
+			ga_strv_release(AT(obj, f->off, struct ga_strv));
+			break;
+		case GA_F_OBJ:
+			ga_schema_release(f->sub, AT(obj, f->off, char));
+			break;
+		case GA_F_ARR: {
+			char *arr = *AT(obj, f->off, char *);
+			size_t n = *AT(obj, f->count_off, size_t);
+			for (size_t k = 0; k < n; k++)
+				ga_schema_release(f->sub, arr + k * f->sub->size);
+			ga_free(arr);
+			*AT(obj, f->off, char *) = NULL;
+			*AT(obj, f->count_off, size_t) = 0;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+#define MAX_ITEMS 100000
+
+static int type_err(struct ga_ctx *ctx, const char *path, const char *name, const char *want)
+{
+	return ga_err(ctx, -EBADMSG, "%s%s%s: expected %s", path, *path ? "." : "", name, want);
+}
+
+static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t *in, void *obj,
+		    const char *path, int depth);
+
+static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
+		      const char *path, int depth)
+{
+	if (json_is_null(v))
+		return 0; /* absent */
+	switch (f->type) {
+	case GA_F_STR:
+		if (!json_is_string(v))
+			return type_err(ctx, path, f->name, "string");
+		*AT(obj, f->off, char *) = ga_strndup(json_string_value(v), json_string_length(v));
+		return *AT(obj, f->off, char *) ? 0 : -ENOMEM;
+	case GA_F_U64: {
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return type_err(ctx, path, f->name, "non-negative integer");
+		GA_SET(*AT(obj, f->off, struct ga_ou64), (uint64_t)json_integer_value(v));
+		return 0;
+	}
+	case GA_F_I64:
+		if (!json_is_integer(v))
+			return type_err(ctx, path, f->name, "integer");
+		GA_SET(*AT(obj, f->off, struct ga_oi64), (int64_t)json_integer_value(v));
+		return 0;
+	case GA_F_DBL:
+		if (!json_is_number(v))
+			return type_err(ctx, path, f->name, "number");
+		GA_SET(*AT(obj, f->off, struct ga_odbl), json_number_value(v));
+		return 0;
+	case GA_F_BOOL:
+		if (!json_is_boolean(v))
+			return type_err(ctx, path, f->name, "boolean");
+		GA_SET(*AT(obj, f->off, struct ga_obool), json_is_true(v));
+		return 0;
+	case GA_F_STRV: {
+		if (!json_is_array(v) || json_array_size(v) > MAX_ITEMS)
+			return type_err(ctx, path, f->name, "array of strings");
+		struct ga_strv *sv = AT(obj, f->off, struct ga_strv);
+		for (size_t k = 0; k < json_array_size(v); k++) {
+			const json_t *e = json_array_get(v, k);
+			if (!json_is_string(e))
+				return type_err(ctx, path, f->name, "array of strings");
+			int r = ga_strv_push(sv, json_string_value(e));
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	case GA_F_OBJ: {
+		char sub[512];
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", f->name);
+		return read_obj(ctx, f->sub, v, AT(obj, f->off, char), sub, depth + 1);
+	}
+	case GA_F_ARR: {
+		if (!json_is_array(v) || json_array_size(v) > MAX_ITEMS)
+			return type_err(ctx, path, f->name, "array");
+		void **arr = AT(obj, f->off, void *);
+		size_t *n = AT(obj, f->count_off, size_t);
+		for (size_t k = 0; k < json_array_size(v); k++) {
+			char *e = ga_array_push(arr, n, f->sub->size);
+			if (!e)
+				return -ENOMEM;
+			char sub[512];
+			snprintf(sub, sizeof(sub), "%s%s%s[%zu]", path, *path ? "." : "", f->name, k);
+			int r = read_obj(ctx, f->sub, json_array_get(v, k), e, sub, depth + 1);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t *in, void *obj,
+		    const char *path, int depth)
+{
+	if (depth > 16)
+		return ga_err(ctx, -EBADMSG, "%s: nested too deeply", path);
+	if (!json_is_object(in))
+		return ga_err(ctx, -EBADMSG, "%s: expected object", *path ? path : "top level");
+	for (size_t i = 0; i < s->nfields; i++) {
+		const json_t *v = json_object_get(in, s->fields[i].name);
+		if (!v)
+			continue;
+		int r = read_field(ctx, &s->fields[i], v, obj, path, depth);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int ga_schema_read(struct ga_ctx *ctx, const struct ga_schema *s, const struct json_t *in, void *obj)
+{
+	return read_obj(ctx, s, in, obj, "", 0);
+}

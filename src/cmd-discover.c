@@ -1,0 +1,303 @@
+/*
+ * cmd-discover.c - `gpuaudit discover`: collect (or load) a node snapshot,
+ * analyse it, and print it as text or JSON.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gpuaudit/findings.h"
+#include "gpuaudit/node.h"
+
+static void human_bytes(char *out, size_t n, uint64_t b)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double v = (double)b;
+	size_t u = 0;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (v == (double)(uint64_t)v)
+		snprintf(out, n, "%llu %s", (unsigned long long)v, units[u]);
+	else
+		snprintf(out, n, "%.1f %s", v, units[u]);
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static void link_text(char *out, size_t n, const struct ga_link *l)
+{
+	char sp[16] = "?", mx[16] = "?";
+	if (l->cur_speed_gts.set)
+		snprintf(sp, sizeof(sp), "%.1f", l->cur_speed_gts.v);
+	if (l->max_speed_gts.set)
+		snprintf(mx, sizeof(mx), "%.1f", l->max_speed_gts.v);
+	if (!l->cur_width.set && !l->cur_speed_gts.set) {
+		snprintf(out, n, "-");
+		return;
+	}
+	char w[16] = "?", mw[16] = "?";
+	if (l->cur_width.set)
+		snprintf(w, sizeof(w), "%llu", (unsigned long long)l->cur_width.v);
+	if (l->max_width.set)
+		snprintf(mw, sizeof(mw), "%llu", (unsigned long long)l->max_width.v);
+	snprintf(out, n, "%s GT/s x%s (max %s x%s)", sp, w, mx, mw);
+}
+
+static void print_accels(FILE *o, const struct ga_node *n)
+{
+	fprintf(o, "accelerators: %zu\n", n->n_accelerators);
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		const struct ga_pci_dev *pd = NULL;
+		for (size_t k = 0; k < n->n_pci; k++)
+			if (a->address && n->pci[k].address && !strcmp(a->address, n->pci[k].address))
+				pd = &n->pci[k];
+		char mem[32] = "-", numa[16] = "-", lk[64] = "-", drv[96];
+		if (a->memory_bytes.set)
+			human_bytes(mem, sizeof(mem), a->memory_bytes.v);
+		if (a->numa_node.set && a->numa_node.v >= 0)
+			snprintf(numa, sizeof(numa), "%lld", (long long)a->numa_node.v);
+		if (pd)
+			link_text(lk, sizeof(lk), &pd->link);
+		snprintf(drv, sizeof(drv), "%s%s%s", or_dash(a->driver), a->driver_version ? " " : "",
+			 a->driver_version ? a->driver_version : "");
+		fprintf(o, "  [%llu] %-6s %-28s %s  driver %s  mem %s  numa %s  pcie %s",
+			(unsigned long long)(a->index.set ? a->index.v : i), or_dash(a->vendor),
+			or_dash(a->model), or_dash(a->address), drv, mem, numa, lk);
+		if (a->gfx_target)
+			fprintf(o, "  %s", a->gfx_target);
+		if (a->minor.set)
+			fprintf(o, "  minor %llu", (unsigned long long)a->minor.v);
+		for (size_t k = 0; k < a->interconnect.n; k++)
+			fprintf(o, "  %s", a->interconnect.v[k]);
+		fputc('\n', o);
+	}
+}
+
+static void print_node(FILE *o, const struct ga_node *n)
+{
+	const struct ga_cpu *c = &n->cpu;
+	fputs("node:\n", o);
+	fprintf(o, "  %-10s ", "cpu");
+	if (c->sockets.set)
+		fprintf(o, "%llu x ", (unsigned long long)c->sockets.v);
+	fprintf(o, "%s", or_dash(c->model_name));
+	if (c->cores.set)
+		fprintf(o, ", %llu cores", (unsigned long long)c->cores.v);
+	if (c->threads.set)
+		fprintf(o, ", %llu threads", (unsigned long long)c->threads.v);
+	if (c->isa_level)
+		fprintf(o, ", %s", c->isa_level);
+	fputc('\n', o);
+	fprintf(o, "  %-10s %zu node%s", "numa", c->n_numa_nodes, c->n_numa_nodes == 1 ? "" : "s");
+	for (size_t i = 0; i < c->n_numa_nodes && i < 16; i++)
+		fprintf(o, "%s%llu:%s", i ? " " : "  ", (unsigned long long)c->numa_nodes[i].id.v,
+			or_dash(c->numa_nodes[i].cpulist));
+	fputc('\n', o);
+	char mem[32] = "-", hp[32] = "-";
+	if (c->mem_total_bytes.set)
+		human_bytes(mem, sizeof(mem), c->mem_total_bytes.v);
+	if (c->hugepage_size_bytes.set)
+		human_bytes(hp, sizeof(hp), c->hugepage_size_bytes.v);
+	fprintf(o, "  %-10s %s, hugepages %llu x %s\n", "memory", mem,
+		(unsigned long long)(c->hugepages_total.set ? c->hugepages_total.v : 0), hp);
+	const struct ga_virt *v = &n->host.virt;
+	fprintf(o, "  %-10s %s %s", "platform", or_dash(v->dmi_sys_vendor), or_dash(v->dmi_product_name));
+	if (v->hypervisor)
+		fprintf(o, " (virtual machine: %s)", v->hypervisor);
+	else if (v->cpu_hypervisor_flag.set && v->cpu_hypervisor_flag.v)
+		fputs(" (virtual machine)", o);
+	if (v->container)
+		fprintf(o, " (container: %s)", v->container);
+	fputc('\n', o);
+	fprintf(o, "  %-10s", "drivers");
+	if (!n->n_drivers)
+		fputs(" -", o);
+	for (size_t i = 0; i < n->n_drivers; i++) {
+		const struct ga_driver *d = &n->drivers[i];
+		fprintf(o, "%s %s %s", i ? "," : "", d->name, or_dash(d->version));
+		if (d->flavor)
+			fprintf(o, " (%s)", d->flavor);
+	}
+	fputc('\n', o);
+	fprintf(o, "  %-10s", "modules");
+	if (!n->modules.n)
+		fprintf(o, " %s", n->modules_source ? "none of interest" : "unknown (no module list)");
+	for (size_t i = 0; i < n->modules.n; i++)
+		fprintf(o, " %s", n->modules.v[i]);
+	fputc('\n', o);
+	for (size_t i = 0; i < n->n_pci; i++) {
+		const struct ga_pci_dev *pd = &n->pci[i];
+		if (strcmp(pd->kind, "nic") != 0 && strcmp(pd->kind, "nvswitch") != 0 &&
+		    strcmp(pd->kind, "nvme") != 0)
+			continue;
+		char lk[64];
+		link_text(lk, sizeof(lk), &pd->link);
+		fprintf(o, "  %-10s %s %s", pd->kind, pd->address, or_dash(pd->device_name));
+		for (size_t k = 0; k < pd->rdma_devices.n; k++)
+			fprintf(o, " %s", pd->rdma_devices.v[k]);
+		for (size_t k = 0; k < pd->net_interfaces.n; k++)
+			fprintf(o, " %s", pd->net_interfaces.v[k]);
+		if (pd->net_speed_mbps.set)
+			fprintf(o, " %llu Mb/s", (unsigned long long)pd->net_speed_mbps.v);
+		if (pd->numa_node.set && pd->numa_node.v >= 0)
+			fprintf(o, " numa %lld", (long long)pd->numa_node.v);
+		fprintf(o, " pcie %s\n", lk);
+	}
+	fprintf(o, "  %-10s", "runtimes");
+	if (!n->n_runtimes)
+		fputs(" -", o);
+	for (size_t i = 0; i < n->n_runtimes; i++) {
+		const struct ga_runtime *rt = &n->runtimes[i];
+		fprintf(o, "%s %s %s", i ? "," : "", rt->name,
+			rt->version ? rt->version : rt->target ? rt->target : "?");
+	}
+	fputc('\n', o);
+	fprintf(o, "  %-10s", "devnodes");
+	if (!n->device_nodes.n)
+		fputs(" -", o);
+	for (size_t i = 0; i < n->device_nodes.n; i++)
+		fprintf(o, " %s", n->device_nodes.v[i]);
+	fputc('\n', o);
+	if (n->host.gpu_cmdline_flags.n) {
+		fprintf(o, "  %-10s", "cmdline");
+		for (size_t i = 0; i < n->host.gpu_cmdline_flags.n; i++)
+			fprintf(o, " %s", n->host.gpu_cmdline_flags.v[i]);
+		fputc('\n', o);
+	}
+}
+
+static void print_findings(FILE *o, const struct ga_findings *f, bool color)
+{
+	fprintf(o, "findings: %zu\n", f->n);
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ga_finding *fd = &f->v[i];
+		const char *on = "", *off = "";
+		if (color) {
+			on = fd->severity >= GA_SEV_ERROR ? "\033[31m" : fd->severity == GA_SEV_WARNING ? "\033[33m" : "";
+			off = *on ? "\033[0m" : "";
+		}
+		fprintf(o, "  %s%-8s%s %s %s: %s\n", on, ga_severity_name(fd->severity), off, fd->code,
+			fd->subject, fd->message);
+		if (fd->decision)
+			fprintf(o, "           fix: %s\n", fd->decision);
+	}
+}
+
+static void print_text(FILE *o, const struct ga_node *n, const struct ga_findings *f, bool color)
+{
+	const struct ga_host *h = &n->host;
+	fprintf(o, "host: %s  %s  kernel %s", or_dash(h->hostname), or_dash(h->os.pretty_name),
+		or_dash(h->kernel_release));
+	if (h->uptime_s.set)
+		fprintf(o, "  up %.1f h", h->uptime_s.v / 3600.0);
+	fputc('\n', o);
+	print_accels(o, n);
+	print_node(o, n);
+	print_findings(o, f, color);
+}
+
+int cmd_discover(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"root", required_argument, NULL, 'r'},  {"from", required_argument, NULL, 'f'},
+		{"json", no_argument, NULL, 'j'},        {"compact", no_argument, NULL, 'c'},
+		{"pci-ids", required_argument, NULL, 'p'}, {"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	};
+	const char *root = NULL, *from = NULL, *pci_ids = getenv("GPUAUDIT_PCI_IDS");
+	bool json = false, compact = false;
+	int verbose = 0, opt;
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+hjvr:f:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			root = optarg;
+			break;
+		case 'f':
+			from = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			compact = true;
+			break;
+		case 'p':
+			pci_ids = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			cli_usage(cli, cli_find("discover"), cli->out);
+			return EXIT_OK;
+		default:
+			if (optopt)
+				return cli_error(cli, "discover", EXIT_USAGE, "option '-%c' %s (try -h)", optopt,
+						 strchr("rfp", optopt) ? "needs an argument" : "is unknown");
+			return cli_error(cli, "discover", EXIT_USAGE, "bad option '%s' (try -h)",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_error(cli, "discover", EXIT_USAGE, "unexpected argument '%s' (try -h)", argv[optind]);
+	if (from && root)
+		return cli_error(cli, "discover", EXIT_USAGE, "--from and --root exclude each other");
+
+	struct ga_ctx *ctx = NULL;
+	int code = cli_ctx(cli, "discover", from ? NULL : root, verbose, &ctx);
+	if (code != EXIT_OK)
+		return code;
+	struct ga_node *node = NULL;
+	struct ga_findings findings;
+	ga_findings_init(&findings);
+	struct ga_buf out;
+	ga_buf_init(&out, 0);
+	int r = pci_ids ? ga_ctx_set_pci_ids(ctx, pci_ids) : 0;
+	if (r == 0)
+		r = from ? ga_node_load(ctx, from, &node) : ga_node_collect(ctx, &node);
+	if (r < 0) {
+		code = cli_error(cli, "discover", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
+				 ga_ctx_errmsg(ctx));
+		goto out;
+	}
+	r = ga_analyze_node(node, &findings);
+	if (r < 0) {
+		code = cli_error(cli, "discover", EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
+		goto out;
+	}
+	if (json) {
+		struct ga_json w;
+		ga_json_init(&w, &out, !compact);
+		/* the snapshot itself, with the findings appended; --from ignores them */
+		ga_json_obj_begin(&w);
+		ga_schema_write_members(&w, &ga_node_schema, node);
+		ga_json_key(&w, "findings");
+		ga_findings_write_json(&findings, &w);
+		ga_json_obj_end(&w);
+		r = ga_json_finish(&w);
+		if (r < 0) {
+			code = cli_error(cli, "discover", EXIT_INTERNAL, "JSON output failed: %s", strerror(-r));
+			goto out;
+		}
+		fwrite(out.data, 1, out.len, cli->out);
+	} else {
+		print_text(cli->out, node, &findings, cli->color);
+	}
+	code = ga_findings_max_severity(&findings) >= GA_SEV_ERROR ? EXIT_PROBLEMS : EXIT_OK;
+out:
+	ga_buf_release(&out);
+	ga_findings_release(&findings);
+	ga_node_free(node);
+	ga_ctx_free(ctx);
+	return code;
+}

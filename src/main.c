@@ -1,0 +1,181 @@
+/*
+ * main.c - gpuaudit's command table and dispatch. Each command lives in
+ * src/cmd-<name>.c; the library (lib/) never prints or exits, this does.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const struct command commands[] = {
+	{"discover", cmd_discover, "describe this node: accelerators, PCIe, NUMA, drivers, runtimes",
+	 "usage: gpuaudit discover [--root DIR] [--from FILE] [--json] [--compact] [-v]\n"
+	 "\n"
+	 "Collect a snapshot of the node (schema gpuaudit.node/v1) from sysfs, procfs,\n"
+	 "/dev and /etc, and report what it found: one line per accelerator, then node\n"
+	 "facts, then findings (degraded PCIe links, missing device nodes, driver and\n"
+	 "library version mismatches, files that could not be read).\n"
+	 "\n"
+	 "  --root DIR    read the machine under DIR instead of / (a fixture or a tree\n"
+	 "                made by tools/capture-node); default $GPUAUDIT_ROOT or /\n"
+	 "  --from FILE   read a snapshot written by 'discover --json' ('-' = stdin)\n"
+	 "                instead of collecting one\n"
+	 "  --json        print the snapshot and findings as JSON\n"
+	 "  --compact     with --json: one line, no indentation\n"
+	 "  --pci-ids F   pci.ids file for device names (default $GPUAUDIT_PCI_IDS or\n"
+	 "                the system's)\n"
+	 "  -v            log what could not be read (repeat for more)\n"
+	 "  -h, --help    show this help\n"
+	 "\n"
+	 "Exit status: 0 no error-level findings, 1 error-level findings, 2 usage error\n"
+	 "or unreadable input, 70 internal error.\n"},
+	{"help", cmd_help, "show help for a command",
+	 "usage: gpuaudit help [COMMAND]\n"
+	 "\n"
+	 "Show the list of commands, or the full help of COMMAND.\n"},
+	{"version", cmd_version, "print the version",
+	 "usage: gpuaudit version [--json]\n"
+	 "\n"
+	 "Print gpuaudit's version (also: gpuaudit --version).\n"},
+	{NULL, NULL, NULL, NULL},
+};
+
+const struct command *cli_find(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+void cli_usage(struct cli *cli, const struct command *c, FILE *to)
+{
+	(void)cli;
+	fputs(c->usage, to);
+}
+
+static void main_usage(FILE *to)
+{
+	fputs("usage: gpuaudit [--version] [-h] COMMAND [ARGS]\n"
+	      "\n"
+	      "Prove that GPU and accelerator nodes are what you think they are.\n"
+	      "\n"
+	      "Commands:\n",
+	      to);
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(to, "  %-10s %s\n", c->name, c->summary);
+	fputs("\n"
+	      "'gpuaudit help COMMAND' or 'gpuaudit COMMAND -h' shows a command's options.\n"
+	      "Exit status: 0 ok, 1 problems found, 2 usage or unreadable input,\n"
+	      "3 backend unavailable, 4 inconclusive, 70 internal error.\n",
+	      to);
+}
+
+int cli_error(struct cli *cli, const char *cmd, int code, const char *fmt, ...)
+{
+	fprintf(cli->err, "%s%s%s: ", cli->prog, cmd ? " " : "", cmd ? cmd : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(cli->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', cli->err);
+	return code;
+}
+
+static void log_stderr(void *udata, enum ga_log_level level, const char *msg)
+{
+	static const char *const names[] = {"error", "warning", "info", "debug"};
+	struct cli *cli = udata;
+	fprintf(cli->err, "%s: %s: %s\n", cli->prog, names[level], msg);
+}
+
+int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, struct ga_ctx **ret)
+{
+	struct ga_ctx *ctx = NULL;
+	int r = ga_ctx_new(&ctx);
+	if (r < 0)
+		return cli_error(cli, cmd, EXIT_INTERNAL, "cannot create context: %s", strerror(-r));
+	enum ga_log_level lvl = verbose >= 2 ? GA_LOG_DEBUG : verbose == 1 ? GA_LOG_INFO : GA_LOG_WARN;
+	ga_ctx_set_log(ctx, log_stderr, cli, lvl);
+	if (!root || !*root)
+		root = getenv("GPUAUDIT_ROOT");
+	if (root && *root && ga_ctx_set_root(ctx, root) < 0) {
+		int code = cli_error(cli, cmd, EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
+		ga_ctx_free(ctx);
+		return code;
+	}
+	*ret = ctx;
+	return EXIT_OK;
+}
+
+int cmd_help(struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		cli_usage(cli, cli_find("help"), cli->out);
+		return EXIT_OK;
+	}
+	if (argc > 2)
+		return cli_error(cli, "help", EXIT_USAGE, "too many arguments");
+	if (argc == 1) {
+		main_usage(cli->out);
+		return EXIT_OK;
+	}
+	const struct command *c = cli_find(argv[1]);
+	if (!c)
+		return cli_error(cli, "help", EXIT_USAGE, "unknown command '%s' (see 'gpuaudit help')", argv[1]);
+	cli_usage(cli, c, cli->out);
+	return EXIT_OK;
+}
+
+int cmd_version(struct cli *cli, int argc, char **argv)
+{
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			cli_usage(cli, cli_find("version"), cli->out);
+			return EXIT_OK;
+		}
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else
+			return cli_error(cli, "version", EXIT_USAGE, "unknown option '%s'", argv[i]);
+	}
+	if (json)
+		fprintf(cli->out, "{\"name\": \"gpuaudit\", \"version\": \"%s\"}\n", GA_VERSION);
+	else
+		fprintf(cli->out, "gpuaudit %s\n", GA_VERSION);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = {
+		.prog = "gpuaudit",
+		.out = stdout,
+		.err = stderr,
+		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+	};
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+		main_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "-V"))
+		return cmd_version(&cli, 1, argv + 1);
+	const struct command *c = cli_find(name);
+	if (!c)
+		return cli_error(&cli, NULL, EXIT_USAGE, "unknown command '%s' (see 'gpuaudit help')", name);
+	int code = c->fn(&cli, argc - 1, argv + 1);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "gpuaudit: error writing output: %s\n", strerror(errno));
+		return EXIT_INTERNAL;
+	}
+	return code;
+}
