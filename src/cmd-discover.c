@@ -241,10 +241,14 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 			cli_usage(cli, cli_find("discover"), cli->out);
 			return EXIT_OK;
 		default:
+			for (const struct option *o = opts; o->name; o++)
+				if (optopt && o->val == optopt && o->has_arg)
+					return cli_error(cli, "discover", EXIT_USAGE,
+							 "option '--%s' needs an argument (try -h)", o->name);
 			if (optopt)
-				return cli_error(cli, "discover", EXIT_USAGE, "option '-%c' %s (try -h)", optopt,
-						 strchr("rfp", optopt) ? "needs an argument" : "is unknown");
-			return cli_error(cli, "discover", EXIT_USAGE, "bad option '%s' (try -h)",
+				return cli_error(cli, "discover", EXIT_USAGE, "unknown option '-%c' (try -h)",
+						 optopt);
+			return cli_error(cli, "discover", EXIT_USAGE, "unknown option '%s' (try -h)",
 					 argv[optind - 1]);
 		}
 	}

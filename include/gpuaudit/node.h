@@ -191,6 +191,22 @@ int ga_node_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct g
 int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node);
 
 
+/*
+ * The PCIe links on the path from a device to its root port. Both ends of a link
+ * report it, so the chain device, port, [switch upstream port, port]..., root port
+ * pairs up as (device, port), (upstream port, port)...; a switch's own downstream and
+ * upstream ports are joined inside the switch, not by a link. cap_* is what the link
+ * could train at: the smaller maximum of its two ends (0 / -1 when unknown).
+ */
+struct ga_pci_link_view {
+	const char *at;          /* address of the lower (device-side) end */
+	const struct ga_link *lo; /* lower end's view */
+	const struct ga_link *hi; /* upper end's view, NULL when the chain ends */
+	uint64_t cap_width;
+	double cap_speed_gts;
+};
+size_t ga_pci_path_links(const struct ga_pci_dev *pd, struct ga_pci_link_view *out, size_t max);
+
 /* PCIe speed string ("16.0 GT/s PCIe", "8 GT/s", "Unknown") to GT/s; -1 when unknown. */
 double ga_pcie_speed_parse(const char *s);
 /* Count CPUs in a cpulist ("0-3,8,10-11"); -1 on malformed input. */

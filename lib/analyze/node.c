@@ -43,17 +43,13 @@ static void link_findings(const struct ga_node *n, struct ga_findings *out)
 		const struct ga_pci_dev *pd = &n->pci[i];
 		if (streq(pd->kind, "display"))
 			continue;
-		size_t hops = pd->n_upstream + 1;
-		for (size_t h = 0; h < hops; h++) {
-			const struct ga_link *l = h == 0 ? &pd->link : &pd->upstream[h - 1].link;
-			const char *at = h == 0 ? pd->address : pd->upstream[h - 1].address;
-			const struct ga_link *p = h < pd->n_upstream ? &pd->upstream[h].link : NULL;
-			if (!l->cur_width.set || !l->max_width.set || !at)
-				continue;
-			uint64_t cap = l->max_width.v;
-			if (p && p->max_width.set && p->max_width.v < cap)
-				cap = p->max_width.v;
-			if (l->cur_width.v >= cap)
+		struct ga_pci_link_view links[40];
+		size_t nl = ga_pci_path_links(pd, links, GA_ARRAY_SIZE(links));
+		for (size_t h = 0; h < nl; h++) {
+			const struct ga_link *l = links[h].lo;
+			const char *at = links[h].at;
+			uint64_t cap = links[h].cap_width;
+			if (!l->cur_width.set || !cap || !at || l->cur_width.v >= cap)
 				continue;
 			size_t k;
 			for (k = 0; k < nseen; k++)
@@ -68,16 +64,15 @@ static void link_findings(const struct ga_node *n, struct ga_findings *out)
 				d->cur = l->cur_width.v;
 				d->cap = cap;
 				d->cur_speed = l->cur_speed_gts;
-				d->cap_speed = l->max_speed_gts;
-				if (p && p->max_speed_gts.set && d->cap_speed.set && p->max_speed_gts.v < d->cap_speed.v)
-					d->cap_speed = p->max_speed_gts;
+				d->cap_speed.set = links[h].cap_speed_gts > 0;
+				d->cap_speed.v = links[h].cap_speed_gts;
 				d->kind = pd->kind;
 			}
 			size_t len = strlen(seen[k].devices);
 			if (len + strlen(pd->address) + 2 < sizeof(seen[k].devices))
 				snprintf(seen[k].devices + len, sizeof(seen[k].devices) - len, "%s%s",
 					 len ? " " : "", pd->address);
-			break; /* the lowest degraded hop explains this device */
+			break; /* the lowest degraded link explains this device */
 		}
 
 		/* Speed: GPUs lower their link speed at idle, so only non-GPU devices are flagged. */

@@ -185,8 +185,11 @@ char *cl_kv(const char *text, const char *key, char sep)
 			const char *q = p + kl;
 			while (q < p + ll && (*q == ' ' || *q == '\t'))
 				q++;
-			if (q < p + ll && *q == sep) {
-				char *v = ga_strndup(q + 1, ll - (size_t)(q + 1 - p));
+			/* sep ' ' means "key value": the whitespace just skipped is the separator */
+			bool found = sep == ' ' ? q > p + kl : q < p + ll && *q == sep;
+			if (found) {
+				const char *val = sep == ' ' ? q : q + 1;
+				char *v = ga_strndup(val, ll - (size_t)(val - p));
 				if (!v)
 					return NULL;
 				ga_strstrip(v);

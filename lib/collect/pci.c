@@ -155,41 +155,26 @@ static void upstream(struct cl *c, struct ga_pci_dev *pd, const char *physical)
 	}
 	ga_free(path);
 
-	/* Slowest current link on the path, and what each hop could do at best. */
-	const struct ga_link *links[65];
-	const char *at[65];
-	size_t n = 0;
-	links[n] = &pd->link;
-	at[n++] = pd->address;
-	for (size_t i = 0; i < pd->n_upstream && n < GA_ARRAY_SIZE(links); i++) {
-		links[n] = &pd->upstream[i].link;
-		at[n++] = pd->upstream[i].address;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct ga_link *l = links[i], *p = i + 1 < n ? links[i + 1] : NULL;
+	/* Slowest current link on the path, and the least any link could train at. */
+	struct ga_pci_link_view links[40];
+	size_t nl = ga_pci_path_links(pd, links, GA_ARRAY_SIZE(links));
+	for (size_t i = 0; i < nl; i++) {
+		const struct ga_link *l = links[i].lo;
 		if (l->cur_width.set && (!pd->path_min_width.set || l->cur_width.v < pd->path_min_width.v)) {
 			GA_SET(pd->path_min_width, l->cur_width.v);
 			ga_free(pd->path_min_at);
-			pd->path_min_at = ga_strdup(at[i]);
+			pd->path_min_at = ga_strdup(links[i].at);
 			cl_ok(c, pd->path_min_at);
 		}
 		if (l->cur_speed_gts.set &&
 		    (!pd->path_min_speed_gts.set || l->cur_speed_gts.v < pd->path_min_speed_gts.v))
 			GA_SET(pd->path_min_speed_gts, l->cur_speed_gts.v);
-		if (l->max_width.set) {
-			uint64_t cap = l->max_width.v;
-			if (p && p->max_width.set && p->max_width.v < cap)
-				cap = p->max_width.v;
-			if (!pd->path_capable_width.set || cap < pd->path_capable_width.v)
-				GA_SET(pd->path_capable_width, cap);
-		}
-		if (l->max_speed_gts.set) {
-			double cap = l->max_speed_gts.v;
-			if (p && p->max_speed_gts.set && p->max_speed_gts.v < cap)
-				cap = p->max_speed_gts.v;
-			if (!pd->path_capable_speed_gts.set || cap < pd->path_capable_speed_gts.v)
-				GA_SET(pd->path_capable_speed_gts, cap);
-		}
+		if (links[i].cap_width &&
+		    (!pd->path_capable_width.set || links[i].cap_width < pd->path_capable_width.v))
+			GA_SET(pd->path_capable_width, links[i].cap_width);
+		if (links[i].cap_speed_gts > 0 &&
+		    (!pd->path_capable_speed_gts.set || links[i].cap_speed_gts < pd->path_capable_speed_gts.v))
+			GA_SET(pd->path_capable_speed_gts, links[i].cap_speed_gts);
 	}
 }
 

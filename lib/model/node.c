@@ -248,6 +248,26 @@ int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node
 	return r;
 }
 
+size_t ga_pci_path_links(const struct ga_pci_dev *pd, struct ga_pci_link_view *out, size_t max)
+{
+	size_t n = 0, hops = pd->n_upstream + 1;
+	for (size_t i = 0; i < hops && n < max; i += 2) {
+		const struct ga_link *lo = i == 0 ? &pd->link : &pd->upstream[i - 1].link;
+		const struct ga_link *hi = i < pd->n_upstream ? &pd->upstream[i].link : NULL;
+		struct ga_pci_link_view *v = &out[n++];
+		v->at = i == 0 ? pd->address : pd->upstream[i - 1].address;
+		v->lo = lo;
+		v->hi = hi;
+		v->cap_width = lo->max_width.set ? lo->max_width.v : 0;
+		if (hi && hi->max_width.set && (!v->cap_width || hi->max_width.v < v->cap_width))
+			v->cap_width = hi->max_width.v;
+		v->cap_speed_gts = lo->max_speed_gts.set ? lo->max_speed_gts.v : -1;
+		if (hi && hi->max_speed_gts.set && (v->cap_speed_gts < 0 || hi->max_speed_gts.v < v->cap_speed_gts))
+			v->cap_speed_gts = hi->max_speed_gts.v;
+	}
+	return n;
+}
+
 double ga_pcie_speed_parse(const char *s)
 {
 	if (!s)

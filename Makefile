@@ -1,0 +1,69 @@
+# gpuaudit - top-level entry points. CMake does the building; this file is the
+# short list of things a person types.
+#
+#   make            build (build/gpuaudit)
+#   make demo       install what is missing, build, and describe this machine
+#   make test       install what is missing, build and run every test twice:
+#                   a normal build and an AddressSanitizer+UBSan build
+#   make fuzz       build the libFuzzer targets with clang (build-fuzz/)
+#   make bench      run the benchmarks in bench/ (installs the peer tools)
+#   make format     clang-format the C sources
+#   make install    install the binary and man pages (PREFIX=/usr/local)
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+PREFIX     ?= /usr/local
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+# Warnings are errors in CI (CI=true) and when WERROR=ON is given.
+WERROR     ?= $(if $(filter true 1,$(CI)),ON,OFF)
+
+CMAKE_COMMON = -DGA_WERROR=$(WERROR) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+
+.PHONY: all build deps demo test test-normal test-asan fuzz bench format install clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_COMMON)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: deps build
+	@echo
+	@echo '== gpuaudit discover (this machine) =='
+	@$(BUILD)/gpuaudit discover; rc=$$?; echo; echo "exit status $$rc (0 = no error-level findings)"
+
+test: deps
+	$(MAKE) test-normal
+	$(MAKE) test-asan
+
+test-normal: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan:
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGA_SANITIZE=ON $(CMAKE_COMMON)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+fuzz: deps
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DGA_FUZZ=ON -DGA_TESTS=OFF $(CMAKE_COMMON)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+bench: build
+	@scripts/install-deps --bench
+	bench/discover.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
