@@ -106,8 +106,10 @@ static void print_node(FILE *o, const struct ga_node *n)
 		human_bytes(mem, sizeof(mem), c->mem_total_bytes.v);
 	if (c->hugepage_size_bytes.set)
 		human_bytes(hp, sizeof(hp), c->hugepage_size_bytes.v);
-	fprintf(o, "  %-10s %s, hugepages %llu x %s\n", "memory", mem,
-		(unsigned long long)(c->hugepages_total.set ? c->hugepages_total.v : 0), hp);
+	fprintf(o, "  %-10s %s", "memory", mem);
+	if (c->hugepages_total.set)
+		fprintf(o, ", hugepages %llu x %s", (unsigned long long)c->hugepages_total.v, hp);
+	fputc('\n', o);
 	const struct ga_virt *v = &n->host.virt;
 	fprintf(o, "  %-10s %s %s", "platform", or_dash(v->dmi_sys_vendor), or_dash(v->dmi_product_name));
 	if (v->hypervisor)

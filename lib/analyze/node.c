@@ -236,8 +236,12 @@ static void gap_findings(const struct ga_node *n, struct ga_findings *out)
 		const struct ga_gap *g = &n->gaps[i];
 		char subject[4200];
 		snprintf(subject, sizeof(subject), "/%s", g->path ? g->path : "");
+		bool perm = g->reason && !strcmp(g->reason, "permission denied");
 		ga_findings_add(out, "GA-SNAPSHOT-GAP", GA_SEV_WARNING, subject,
-				"fix permissions or run as root; the values that depend on it are absent",
+				perm ? "run as root or grant read access; the values that depend on it "
+				       "are absent"
+				     : "the file is damaged or not what the kernel writes; the values "
+				       "that depend on it are absent",
 				"could not read %s: %s", subject, g->reason ? g->reason : "unknown");
 	}
 }

@@ -36,6 +36,7 @@ static _Noreturn void pci_fatal(char *msg, ...)
 
 struct names {
 	struct pci_access *pa;
+	int flags;
 };
 
 static void names_open(struct cl *c, struct names *nm)
@@ -46,8 +47,16 @@ static void names_open(struct cl *c, struct names *nm)
 	nm->pa->error = pci_fatal;
 	nm->pa->warning = pci_quiet;
 	nm->pa->debug = pci_quiet;
-	if (c->ctx->pci_ids)
+	/*
+	 * Names come from udev's hwdb when the system has one (an indexed lookup,
+	 * much faster than parsing pci.ids) and from pci.ids otherwise. A pci.ids
+	 * file named explicitly is used alone, so results do not depend on the host.
+	 */
+	nm->flags = PCI_LOOKUP_NO_NUMBERS;
+	if (c->ctx->pci_ids) {
 		pci_set_name_list_path(nm->pa, c->ctx->pci_ids, 0);
+		nm->flags |= PCI_LOOKUP_NO_HWDB;
+	}
 }
 
 static char *names_lookup(struct cl *c, struct names *nm, int flags, unsigned vendor, unsigned device)
@@ -58,8 +67,7 @@ static char *names_lookup(struct cl *c, struct names *nm, int flags, unsigned ve
 	char *r = NULL;
 	pci_jmp_armed = true;
 	if (setjmp(pci_jmp) == 0)
-		r = pci_lookup_name(nm->pa, buf, (int)sizeof(buf),
-				    flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, vendor, device);
+		r = pci_lookup_name(nm->pa, buf, (int)sizeof(buf), flags | nm->flags, vendor, device);
 	pci_jmp_armed = false;
 	if (!r)
 		return NULL;

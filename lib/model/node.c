@@ -3,6 +3,8 @@
  * and the small value parsers shared by collectors and readers.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -227,6 +229,7 @@ int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node
 	char chunk[65536];
 	size_t got;
 	int r = 0;
+	errno = 0;
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 		if (b.len + got > ga_ctx_max_file(ctx)) {
 			r = ga_err(ctx, -EFBIG, "%s: larger than %zu bytes", file, ga_ctx_max_file(ctx));
@@ -237,7 +240,7 @@ int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node
 			break;
 	}
 	if (r == 0 && ferror(f))
-		r = ga_err(ctx, -EIO, "%s: read error", file);
+		r = ga_err(ctx, errno ? -errno : -EIO, "%s: %s", file, errno ? strerror(errno) : "read error");
 	if (f != stdin)
 		fclose(f);
 	if (r == 0)

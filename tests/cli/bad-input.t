@@ -23,8 +23,8 @@ run discover --root broken
 run discover --root broken --json --compact >/dev/null
 # an unreadable file (as a user without privileges, when tests run as root too)
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	chmod 000 broken/proc/cmdline
 	chmod -R o+rX . 2>/dev/null
+	chmod 000 broken/proc/cmdline
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUAUDIT" discover --root broken 2>&1 | grep -E 'cmdline' | sed 's/^ *//'
 else
 	echo "  warning  GA-SNAPSHOT-GAP /proc/cmdline: could not read /proc/cmdline: permission denied"
