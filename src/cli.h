@@ -41,7 +41,7 @@ const struct command *cli_find(const char *name);
 void cli_usage(struct cli *cli, const struct command *c, FILE *to);
 /* Print "gpuaudit CMD: message" to stderr; returns code. */
 int cli_error(struct cli *cli, const char *cmd, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 /* Set up a context from --root / GPUAUDIT_ROOT, GPUAUDIT_PCI_IDS and -v. */
 int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, struct ga_ctx **ret);
 

@@ -13,7 +13,7 @@
 
 static void human_bytes(char *out, size_t n, uint64_t b)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
 	double v = (double)b;
 	size_t u = 0;
 	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
@@ -67,10 +67,10 @@ static void print_accels(FILE *o, const struct ga_node *n)
 		if (pd)
 			link_text(lk, sizeof(lk), &pd->link);
 		snprintf(drv, sizeof(drv), "%s%s%s", or_dash(a->driver), a->driver_version ? " " : "",
-			 a->driver_version ? a->driver_version : "");
+		         a->driver_version ? a->driver_version : "");
 		fprintf(o, "  [%llu] %-6s %-28s %s  driver %s  mem %s  numa %s  pcie %s",
-			(unsigned long long)(a->index.set ? a->index.v : i), or_dash(a->vendor),
-			or_dash(a->model), or_dash(a->address), drv, mem, numa, lk);
+		        (unsigned long long)(a->index.set ? a->index.v : i), or_dash(a->vendor),
+		        or_dash(a->model), or_dash(a->address), drv, mem, numa, lk);
 		if (a->gfx_target)
 			fprintf(o, "  %s", a->gfx_target);
 		if (a->minor.set)
@@ -99,7 +99,7 @@ static void print_node(FILE *o, const struct ga_node *n)
 	fprintf(o, "  %-10s %zu node%s", "numa", c->n_numa_nodes, c->n_numa_nodes == 1 ? "" : "s");
 	for (size_t i = 0; i < c->n_numa_nodes && i < 16; i++)
 		fprintf(o, "%s%llu:%s", i ? " " : "  ", (unsigned long long)c->numa_nodes[i].id.v,
-			or_dash(c->numa_nodes[i].cpulist));
+		        or_dash(c->numa_nodes[i].cpulist));
 	fputc('\n', o);
 	char mem[32] = "-", hp[32] = "-";
 	if (c->mem_total_bytes.set)
@@ -159,7 +159,9 @@ static void print_node(FILE *o, const struct ga_node *n)
 	for (size_t i = 0; i < n->n_runtimes; i++) {
 		const struct ga_runtime *rt = &n->runtimes[i];
 		fprintf(o, "%s %s %s", i ? "," : "", rt->name,
-			rt->version ? rt->version : rt->target ? rt->target : "?");
+		        rt->version  ? rt->version
+		        : rt->target ? rt->target
+		                     : "?");
 	}
 	fputc('\n', o);
 	fprintf(o, "  %-10s", "devnodes");
@@ -183,11 +185,13 @@ static void print_findings(FILE *o, const struct ga_findings *f, bool color)
 		const struct ga_finding *fd = &f->v[i];
 		const char *on = "", *off = "";
 		if (color) {
-			on = fd->severity >= GA_SEV_ERROR ? "\033[31m" : fd->severity == GA_SEV_WARNING ? "\033[33m" : "";
+			on = fd->severity >= GA_SEV_ERROR     ? "\033[31m"
+			     : fd->severity == GA_SEV_WARNING ? "\033[33m"
+			                                      : "";
 			off = *on ? "\033[0m" : "";
 		}
 		fprintf(o, "  %s%-8s%s %s %s: %s\n", on, ga_severity_name(fd->severity), off, fd->code,
-			fd->subject, fd->message);
+		        fd->subject, fd->message);
 		if (fd->decision)
 			fprintf(o, "           fix: %s\n", fd->decision);
 	}
@@ -197,7 +201,7 @@ static void print_text(FILE *o, const struct ga_node *n, const struct ga_finding
 {
 	const struct ga_host *h = &n->host;
 	fprintf(o, "host: %s  %s  kernel %s", or_dash(h->hostname), or_dash(h->os.pretty_name),
-		or_dash(h->kernel_release));
+	        or_dash(h->kernel_release));
 	if (h->uptime_s.set)
 		fprintf(o, "  up %.1f h", h->uptime_s.v / 3600.0);
 	fputc('\n', o);
@@ -209,10 +213,10 @@ static void print_text(FILE *o, const struct ga_node *n, const struct ga_finding
 int cmd_discover(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"root", required_argument, NULL, 'r'},  {"from", required_argument, NULL, 'f'},
-		{"json", no_argument, NULL, 'j'},        {"compact", no_argument, NULL, 'c'},
-		{"pci-ids", required_argument, NULL, 'p'}, {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+		{ "root", required_argument, NULL, 'r' },    { "from", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },          { "compact", no_argument, NULL, 'c' },
+		{ "pci-ids", required_argument, NULL, 'p' }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	const char *root = NULL, *from = NULL, *pci_ids = getenv("GPUAUDIT_PCI_IDS");
 	bool json = false, compact = false;
@@ -246,16 +250,17 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 			for (const struct option *o = opts; o->name; o++)
 				if (optopt && o->val == optopt && o->has_arg)
 					return cli_error(cli, "discover", EXIT_USAGE,
-							 "option '--%s' needs an argument (try -h)", o->name);
+					                 "option '--%s' needs an argument (try -h)", o->name);
 			if (optopt)
 				return cli_error(cli, "discover", EXIT_USAGE, "unknown option '-%c' (try -h)",
-						 optopt);
+				                 optopt);
 			return cli_error(cli, "discover", EXIT_USAGE, "unknown option '%s' (try -h)",
-					 argv[optind - 1]);
+			                 argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return cli_error(cli, "discover", EXIT_USAGE, "unexpected argument '%s' (try -h)", argv[optind]);
+		return cli_error(cli, "discover", EXIT_USAGE, "unexpected argument '%s' (try -h)",
+		                 argv[optind]);
 	if (from && root)
 		return cli_error(cli, "discover", EXIT_USAGE, "--from and --root exclude each other");
 
@@ -273,7 +278,7 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 		r = from ? ga_node_load(ctx, from, &node) : ga_node_collect(ctx, &node);
 	if (r < 0) {
 		code = cli_error(cli, "discover", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-				 ga_ctx_errmsg(ctx));
+		                 ga_ctx_errmsg(ctx));
 		goto out;
 	}
 	r = ga_analyze_node(node, &findings);
@@ -292,10 +297,13 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 		ga_json_obj_end(&w);
 		r = ga_json_finish(&w);
 		if (r < 0) {
-			code = cli_error(cli, "discover", EXIT_INTERNAL, "JSON output failed: %s", strerror(-r));
+			code = cli_error(cli, "discover", EXIT_INTERNAL, "JSON output failed: %s",
+			                 strerror(-r));
 			goto out;
 		}
 		fwrite(out.data, 1, out.len, cli->out);
+		if (compact)
+			fputc('\n', cli->out);
 	} else {
 		print_text(cli->out, node, &findings, cli->color);
 	}

@@ -11,36 +11,36 @@
 #include "cli.h"
 
 const struct command commands[] = {
-	{"discover", cmd_discover, "describe this node: accelerators, PCIe, NUMA, drivers, runtimes",
-	 "usage: gpuaudit discover [--root DIR] [--from FILE] [--json] [--compact] [-v]\n"
-	 "\n"
-	 "Collect a snapshot of the node (schema gpuaudit.node/v1) from sysfs, procfs,\n"
-	 "/dev and /etc, and report what it found: one line per accelerator, then node\n"
-	 "facts, then findings (degraded PCIe links, missing device nodes, driver and\n"
-	 "library version mismatches, files that could not be read).\n"
-	 "\n"
-	 "  --root DIR    read the machine under DIR instead of / (a fixture or a tree\n"
-	 "                made by tools/capture-node); default $GPUAUDIT_ROOT or /\n"
-	 "  --from FILE   read a snapshot written by 'discover --json' ('-' = stdin)\n"
-	 "                instead of collecting one\n"
-	 "  --json        print the snapshot and findings as JSON\n"
-	 "  --compact     with --json: one line, no indentation\n"
-	 "  --pci-ids F   pci.ids file for device names (default $GPUAUDIT_PCI_IDS or\n"
-	 "                the system's)\n"
-	 "  -v            log what could not be read (repeat for more)\n"
-	 "  -h, --help    show this help\n"
-	 "\n"
-	 "Exit status: 0 no error-level findings, 1 error-level findings, 2 usage error\n"
-	 "or unreadable input, 70 internal error.\n"},
-	{"help", cmd_help, "show help for a command",
-	 "usage: gpuaudit help [COMMAND]\n"
-	 "\n"
-	 "Show the list of commands, or the full help of COMMAND.\n"},
-	{"version", cmd_version, "print the version",
-	 "usage: gpuaudit version [--json]\n"
-	 "\n"
-	 "Print gpuaudit's version (also: gpuaudit --version).\n"},
-	{NULL, NULL, NULL, NULL},
+	{ "discover", cmd_discover, "describe this node: accelerators, PCIe, NUMA, drivers, runtimes",
+	  "usage: gpuaudit discover [--root DIR] [--from FILE] [--json] [--compact] [-v]\n"
+	  "\n"
+	  "Collect a snapshot of the node (schema gpuaudit.node/v1) from sysfs, procfs,\n"
+	  "/dev and /etc, and report what it found: one line per accelerator, then node\n"
+	  "facts, then findings (degraded PCIe links, missing device nodes, driver and\n"
+	  "library version mismatches, files that could not be read).\n"
+	  "\n"
+	  "  --root DIR    read the machine under DIR instead of / (a fixture or a tree\n"
+	  "                made by tools/capture-node); default $GPUAUDIT_ROOT or /\n"
+	  "  --from FILE   read a snapshot written by 'discover --json' ('-' = stdin)\n"
+	  "                instead of collecting one\n"
+	  "  --json        print the snapshot and findings as JSON\n"
+	  "  --compact     with --json: one line, no indentation\n"
+	  "  --pci-ids F   pci.ids file for device names (default $GPUAUDIT_PCI_IDS or\n"
+	  "                the system's)\n"
+	  "  -v            log what could not be read (repeat for more)\n"
+	  "  -h, --help    show this help\n"
+	  "\n"
+	  "Exit status: 0 no error-level findings, 1 error-level findings, 2 usage error\n"
+	  "or unreadable input, 70 internal error.\n" },
+	{ "help", cmd_help, "show help for a command",
+	  "usage: gpuaudit help [COMMAND]\n"
+	  "\n"
+	  "Show the list of commands, or the full help of COMMAND.\n" },
+	{ "version", cmd_version, "print the version",
+	  "usage: gpuaudit version [--json]\n"
+	  "\n"
+	  "Print gpuaudit's version (also: gpuaudit --version).\n" },
+	{ NULL, NULL, NULL, NULL },
 };
 
 const struct command *cli_find(const char *name)
@@ -87,7 +87,7 @@ int cli_error(struct cli *cli, const char *cmd, int code, const char *fmt, ...)
 
 static void log_stderr(void *udata, enum ga_log_level level, const char *msg)
 {
-	static const char *const names[] = {"error", "warning", "info", "debug"};
+	static const char *const names[] = { "error", "warning", "info", "debug" };
 	struct cli *cli = udata;
 	fprintf(cli->err, "%s: %s: %s\n", cli->prog, names[level], msg);
 }
@@ -125,7 +125,8 @@ int cmd_help(struct cli *cli, int argc, char **argv)
 	}
 	const struct command *c = cli_find(argv[1]);
 	if (!c)
-		return cli_error(cli, "help", EXIT_USAGE, "unknown command '%s' (see 'gpuaudit help')", argv[1]);
+		return cli_error(cli, "help", EXIT_USAGE, "unknown command '%s' (see 'gpuaudit help')",
+		                 argv[1]);
 	cli_usage(cli, c, cli->out);
 	return EXIT_OK;
 }

@@ -45,7 +45,7 @@ const char *ga_ctx_errmsg(const struct ga_ctx *ctx);
 /* Record an error message; returns err (a negative errno) for tail calls. */
 int ga_err(struct ga_ctx *ctx, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void ga_log(struct ga_ctx *ctx, enum ga_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 
 /*
  * Hookable allocator: every allocation in the library goes through these, so
@@ -84,7 +84,7 @@ int ga_buf_add(struct ga_buf *b, const void *p, size_t n);
 int ga_buf_adds(struct ga_buf *b, const char *s);
 int ga_buf_addc(struct ga_buf *b, char c);
 int ga_buf_addf(struct ga_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int ga_buf_vaddf(struct ga_buf *b, const char *fmt, va_list ap);
+int ga_buf_vaddf(struct ga_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #ifdef __cplusplus
 }

@@ -43,10 +43,10 @@ void ga_findings_init(struct ga_findings *f);
 void ga_findings_release(struct ga_findings *f);
 /* Add a finding; returns it for evidence, or NULL (and sets f->err) on ENOMEM. */
 struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum ga_severity sev,
-				   const char *subject, const char *decision, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+                                   const char *subject, const char *decision, const char *fmt, ...)
+        __attribute__((format(printf, 6, 7)));
 int ga_finding_evidence(struct ga_finding *fd, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 /* Highest severity present, or -1 when empty. */
 int ga_findings_max_severity(const struct ga_findings *f);
 /* Stable order: severity descending, then code, then subject. */

@@ -22,11 +22,11 @@ extern "C" {
 struct ga_json {
 	struct ga_buf *out;
 	int depth;
-	int err;       /* first error, sticky */
-	bool pretty;   /* two-space indentation, one member per line */
-	bool want_key; /* inside an object and the next token must be a key */
-	bool have_key; /* a key was written, a value must follow */
-	bool done;     /* a top-level value was completed */
+	int err;                               /* first error, sticky */
+	bool pretty;                           /* two-space indentation, one member per line */
+	bool want_key;                         /* inside an object and the next token must be a key */
+	bool have_key;                         /* a key was written, a value must follow */
+	bool done;                             /* a top-level value was completed */
 	unsigned char kind[GA_JSON_MAX_DEPTH]; /* 'o' or 'a' */
 	unsigned count[GA_JSON_MAX_DEPTH];     /* members written at each level */
 };
@@ -44,7 +44,10 @@ void ga_json_i64(struct ga_json *w, int64_t v);
 void ga_json_dbl(struct ga_json *w, double v);
 void ga_json_bool(struct ga_json *w, bool v);
 void ga_json_null(struct ga_json *w);
-/* 0 when one complete, balanced value was written; else -EINVAL/-ENOMEM/-E2BIG. */
+/*
+ * 0 when one complete, balanced value was written (pretty output gets a final
+ * newline, compact output none); else -EINVAL/-ENOMEM/-E2BIG.
+ */
 int ga_json_finish(struct ga_json *w);
 
 #ifdef __cplusplus

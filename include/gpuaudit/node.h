@@ -126,22 +126,22 @@ struct ga_accel {
 	struct ga_ou64 memory_bytes;
 	struct ga_oi64 numa_node;
 	char *uuid;
-	struct ga_ou64 minor;     /* NVIDIA Device Minor */
+	struct ga_ou64 minor; /* NVIDIA Device Minor */
 	char *vbios_version;
-	char *gfx_target;         /* AMD: "gfx90a" from KFD */
-	struct ga_ou64 tiles;     /* Intel: GTs */
-	struct ga_obool excluded; /* NVIDIA "GPU Excluded" */
-	struct ga_strv device_nodes;   /* present: "/dev/nvidia0", "/dev/dri/renderD128" */
-	struct ga_strv missing_nodes;  /* expected but absent */
-	struct ga_strv interconnect;   /* "nvswitch", "xgmi:3", ... */
+	char *gfx_target;             /* AMD: "gfx90a" from KFD */
+	struct ga_ou64 tiles;         /* Intel: GTs */
+	struct ga_obool excluded;     /* NVIDIA "GPU Excluded" */
+	struct ga_strv device_nodes;  /* present: "/dev/nvidia0", "/dev/dri/renderD128" */
+	struct ga_strv missing_nodes; /* expected but absent */
+	struct ga_strv interconnect;  /* "nvswitch", "xgmi:3", ... */
 };
 
 struct ga_driver {
-	char *name;            /* "nvidia", "amdgpu", "i915", "xe", "habanalabs" */
-	char *version;         /* the kernel module's version */
-	char *proc_version;    /* NVIDIA: from /proc/driver/nvidia/version */
-	char *module_version;  /* from /sys/module/<name>/version */
-	char *flavor;          /* NVIDIA: "proprietary" or "open" */
+	char *name;           /* "nvidia", "amdgpu", "i915", "xe", "habanalabs" */
+	char *version;        /* the kernel module's version */
+	char *proc_version;   /* NVIDIA: from /proc/driver/nvidia/version */
+	char *module_version; /* from /sys/module/<name>/version */
+	char *flavor;         /* NVIDIA: "proprietary" or "open" */
 	struct ga_obool loaded;
 };
 
@@ -149,7 +149,7 @@ struct ga_runtime {
 	char *name;    /* "libcuda", "libnvidia-ml", "libamdhip64", "rocm", "libze_loader", "opencl-icd" */
 	char *version; /* from the file name or version file */
 	char *path;
-	char *target;  /* OpenCL ICD: the library the .icd file names */
+	char *target; /* OpenCL ICD: the library the .icd file names */
 };
 
 /* Something that could not be read, and why: recorded, never fatal. */
@@ -190,7 +190,6 @@ int ga_node_write_json(const struct ga_node *n, struct ga_json *w);
 int ga_node_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_node **ret_node);
 int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node);
 
-
 /*
  * The PCIe links on the path from a device to its root port. Both ends of a link
  * report it, so the chain device, port, [switch upstream port, port]..., root port
@@ -199,7 +198,7 @@ int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node
  * could train at: the smaller maximum of its two ends (0 / -1 when unknown).
  */
 struct ga_pci_link_view {
-	const char *at;          /* address of the lower (device-side) end */
+	const char *at;           /* address of the lower (device-side) end */
 	const struct ga_link *lo; /* lower end's view */
 	const struct ga_link *hi; /* upper end's view, NULL when the chain ends */
 	uint64_t cap_width;

@@ -66,10 +66,18 @@ struct ga_schema {
 	size_t nfields;
 };
 
-#define GA_FIELD(st, member, t) {#member, t, offsetof(st, member), NULL, 0}
-#define GA_FIELD_OBJ(st, member, s) {#member, GA_F_OBJ, offsetof(st, member), &(s), 0}
-#define GA_FIELD_ARR(st, member, s) \
-	{#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member)}
+#define GA_FIELD(st, member, t)                           \
+	{                                                 \
+#member, t, offsetof(st, member), NULL, 0 \
+	}
+#define GA_FIELD_OBJ(st, member, s)                              \
+	{                                                        \
+#member, GA_F_OBJ, offsetof(st, member), &(s), 0 \
+	}
+#define GA_FIELD_ARR(st, member, s)                                                     \
+	{                                                                               \
+#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member) \
+	}
 
 /* Write obj as a JSON object (all fields, absent ones as null). */
 void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *obj);
@@ -89,9 +97,9 @@ int ga_strv_push(struct ga_strv *sv, const char *s);
 bool ga_strv_contains(const struct ga_strv *sv, const char *s);
 void ga_strv_release(struct ga_strv *sv);
 
-#define GA_SET(o, val) \
-	do { \
-		(o).v = (val); \
+#define GA_SET(o, val)          \
+	do {                    \
+		(o).v = (val);  \
 		(o).set = true; \
 	} while (0)
 

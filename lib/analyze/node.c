@@ -71,7 +71,7 @@ static void link_findings(const struct ga_node *n, struct ga_findings *out)
 			size_t len = strlen(seen[k].devices);
 			if (len + strlen(pd->address) + 2 < sizeof(seen[k].devices))
 				snprintf(seen[k].devices + len, sizeof(seen[k].devices) - len, "%s%s",
-					 len ? " " : "", pd->address);
+				         len ? " " : "", pd->address);
 			break; /* the lowest degraded link explains this device */
 		}
 
@@ -83,9 +83,9 @@ static void link_findings(const struct ga_node *n, struct ga_findings *out)
 			fmt_speed(cur, sizeof(cur), &pd->path_min_speed_gts);
 			fmt_speed(cap, sizeof(cap), &pd->path_capable_speed_gts);
 			struct ga_finding *f = ga_findings_add(
-				out, "GA-LINK-SLOW", GA_SEV_WARNING, pd->address,
-				"reseat the card or check the slot, riser and BIOS PCIe settings",
-				"%s link runs at %s, capable of %s", pd->kind, cur, cap);
+			        out, "GA-LINK-SLOW", GA_SEV_WARNING, pd->address,
+			        "reseat the card or check the slot, riser and BIOS PCIe settings",
+			        "%s link runs at %s, capable of %s", pd->kind, cur, cap);
 			ga_finding_evidence(f, "current_speed", "%s", cur);
 			ga_finding_evidence(f, "capable_speed", "%s", cap);
 		}
@@ -96,11 +96,11 @@ static void link_findings(const struct ga_node *n, struct ga_findings *out)
 		fmt_speed(cur, sizeof(cur), &d->cur_speed);
 		fmt_speed(cap, sizeof(cap), &d->cap_speed);
 		struct ga_finding *f = ga_findings_add(
-			out, "GA-LINK-DEGRADED", GA_SEV_WARNING, d->at,
-			"reseat the device or riser, check the slot and BIOS bifurcation; drain the node "
-			"if transfers matter",
-			"PCIe link trained at x%llu of x%llu (%s); affects %s", (unsigned long long)d->cur,
-			(unsigned long long)d->cap, cur, d->devices);
+		        out, "GA-LINK-DEGRADED", GA_SEV_WARNING, d->at,
+		        "reseat the device or riser, check the slot and BIOS bifurcation; drain the node "
+		        "if transfers matter",
+		        "PCIe link trained at x%llu of x%llu (%s); affects %s", (unsigned long long)d->cur,
+		        (unsigned long long)d->cap, cur, d->devices);
 		ga_finding_evidence(f, "current_width", "%llu", (unsigned long long)d->cur);
 		ga_finding_evidence(f, "capable_width", "%llu", (unsigned long long)d->cap);
 		ga_finding_evidence(f, "current_speed", "%s", cur);
@@ -132,31 +132,34 @@ static void devnode_findings(const struct ga_node *n, struct ga_findings *out)
 					continue;
 				size_t len = strlen(users);
 				snprintf(users + len, sizeof(users) - len, "%s%s", len ? " " : "",
-					 n->accelerators[j].address ? n->accelerators[j].address : "?");
+				         n->accelerators[j].address ? n->accelerators[j].address : "?");
 			}
-			const char *decision = "create the device nodes (nvidia-modprobe, or udev) and restart "
-					       "the device plugin";
+			const char *decision =
+			        "create the device nodes (nvidia-modprobe, or udev) and restart "
+			        "the device plugin";
 			char why[160] = "";
 			if (!strcmp(path, "/dev/nvidia-uvm")) {
 				if (module_loaded(n, "nvidia_uvm") || !n->modules_source) {
-					decision = "run 'nvidia-modprobe -u -c=0' to create it; CUDA cannot start "
-						   "without it";
+					decision = "run 'nvidia-modprobe -u -c=0' to create it; CUDA cannot "
+					           "start "
+					           "without it";
 					snprintf(why, sizeof(why), " (nvidia_uvm is loaded)");
 				} else {
-					decision = "load the module: 'modprobe nvidia_uvm' then 'nvidia-modprobe -u "
-						   "-c=0'; CUDA cannot start without it";
+					decision = "load the module: 'modprobe nvidia_uvm' then "
+					           "'nvidia-modprobe -u "
+					           "-c=0'; CUDA cannot start without it";
 					snprintf(why, sizeof(why), " (nvidia_uvm is not loaded)");
 				}
 			} else if (!strcmp(path, "/dev/kfd")) {
 				decision = "check that amdgpu loaded with KFD support (dmesg | grep kfd) and "
-					   "the udev rules for /dev/kfd";
+				           "the udev rules for /dev/kfd";
 			} else if (ga_startswith(path, "/dev/dri/")) {
 				decision = "check udev and the container's device list; ROCm and Level Zero "
-					   "need the render node";
+				           "need the render node";
 			}
-			struct ga_finding *f =
-				ga_findings_add(out, "GA-DEVNODE-MISSING", GA_SEV_ERROR, path, decision,
-						"device node %s is missing%s; needed by %s", path, why, users);
+			struct ga_finding *f = ga_findings_add(
+			        out, "GA-DEVNODE-MISSING", GA_SEV_ERROR, path, decision,
+			        "device node %s is missing%s; needed by %s", path, why, users);
 			ga_finding_evidence(f, "accelerators", "%s", users);
 		}
 	}
@@ -170,11 +173,12 @@ static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 			continue;
 		if (d->proc_version && d->module_version && strcmp(d->proc_version, d->module_version)) {
 			struct ga_finding *f = ga_findings_add(
-				out, "GA-DRIVER-MISMATCH", GA_SEV_ERROR, "nvidia",
-				"reboot (or unload and reload the nvidia modules) so the running module matches "
-				"the installed one",
-				"running NVIDIA kernel module %s differs from the module version %s",
-				d->proc_version, d->module_version);
+			        out, "GA-DRIVER-MISMATCH", GA_SEV_ERROR, "nvidia",
+			        "reboot (or unload and reload the nvidia modules) so the running module "
+			        "matches "
+			        "the installed one",
+			        "running NVIDIA kernel module %s differs from the module version %s",
+			        d->proc_version, d->module_version);
 			ga_finding_evidence(f, "proc_version", "%s", d->proc_version);
 			ga_finding_evidence(f, "module_version", "%s", d->module_version);
 		}
@@ -187,11 +191,11 @@ static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 			if (!strcmp(rt->version, d->version))
 				continue;
 			struct ga_finding *f = ga_findings_add(
-				out, "GA-DRIVER-MISMATCH", GA_SEV_ERROR, rt->path,
-				"install the user-space driver package matching the kernel module (or reboot "
-				"into the new module); NVML reports 'Driver/library version mismatch'",
-				"%s is version %s but the NVIDIA kernel module is %s", rt->name, rt->version,
-				d->version);
+			        out, "GA-DRIVER-MISMATCH", GA_SEV_ERROR, rt->path,
+			        "install the user-space driver package matching the kernel module (or reboot "
+			        "into the new module); NVML reports 'Driver/library version mismatch'",
+			        "%s is version %s but the NVIDIA kernel module is %s", rt->name, rt->version,
+			        d->version);
 			ga_finding_evidence(f, "library_version", "%s", rt->version);
 			ga_finding_evidence(f, "kernel_version", "%s", d->version);
 		}
@@ -202,31 +206,31 @@ static void accel_findings(const struct ga_node *n, struct ga_findings *out)
 {
 	if (n->n_accelerators == 0) {
 		ga_findings_add(out, "GA-NO-ACCELERATOR", GA_SEV_INFO, "node",
-				"nothing to do for a CPU-only pool",
-				"no GPU or other accelerator found on the PCI bus");
+		                "nothing to do for a CPU-only pool",
+		                "no GPU or other accelerator found on the PCI bus");
 		return;
 	}
 	for (size_t i = 0; i < n->n_accelerators; i++) {
 		const struct ga_accel *a = &n->accelerators[i];
 		if (!a->driver) {
 			ga_findings_add(out, "GA-ACCEL-NO-DRIVER", GA_SEV_ERROR, a->address,
-					"install and load the vendor driver (check dmesg for probe errors)",
-					"%s accelerator %s has no driver bound", a->vendor ? a->vendor : "",
-					a->model ? a->model : "");
+			                "install and load the vendor driver (check dmesg for probe errors)",
+			                "%s accelerator %s has no driver bound", a->vendor ? a->vendor : "",
+			                a->model ? a->model : "");
 		} else if (!strcmp(a->driver, "vfio-pci")) {
 			ga_findings_add(out, "GA-ACCEL-PASSTHROUGH", GA_SEV_INFO, a->address,
-					"expected on a hypervisor host that passes GPUs to guests",
-					"accelerator is bound to vfio-pci (device passthrough)");
+			                "expected on a hypervisor host that passes GPUs to guests",
+			                "accelerator is bound to vfio-pci (device passthrough)");
 		} else if (!strcmp(a->driver, "nouveau")) {
 			ga_findings_add(out, "GA-ACCEL-WRONG-DRIVER", GA_SEV_ERROR, a->address,
-					"blacklist nouveau and install the NVIDIA driver",
-					"NVIDIA GPU is driven by nouveau, which cannot run CUDA");
+			                "blacklist nouveau and install the NVIDIA driver",
+			                "NVIDIA GPU is driven by nouveau, which cannot run CUDA");
 		}
 		if (a->excluded.set && a->excluded.v)
 			ga_findings_add(out, "GA-GPU-EXCLUDED", GA_SEV_ERROR, a->address,
-					"the driver excluded this GPU (NVreg_ExcludedGpus or a fault at "
-					"start); check dmesg, then reset or replace it",
-					"the NVIDIA driver reports this GPU as excluded");
+			                "the driver excluded this GPU (NVreg_ExcludedGpus or a fault at "
+			                "start); check dmesg, then reset or replace it",
+			                "the NVIDIA driver reports this GPU as excluded");
 	}
 }
 
@@ -238,11 +242,11 @@ static void gap_findings(const struct ga_node *n, struct ga_findings *out)
 		snprintf(subject, sizeof(subject), "/%s", g->path ? g->path : "");
 		bool perm = g->reason && !strcmp(g->reason, "permission denied");
 		ga_findings_add(out, "GA-SNAPSHOT-GAP", GA_SEV_WARNING, subject,
-				perm ? "run as root or grant read access; the values that depend on it "
-				       "are absent"
-				     : "the file is damaged or not what the kernel writes; the values "
-				       "that depend on it are absent",
-				"could not read %s: %s", subject, g->reason ? g->reason : "unknown");
+		                perm ? "run as root or grant read access; the values that depend on it "
+		                       "are absent"
+		                     : "the file is damaged or not what the kernel writes; the values "
+		                       "that depend on it are absent",
+		                "could not read %s: %s", subject, g->reason ? g->reason : "unknown");
 	}
 }
 

@@ -4,6 +4,7 @@
  * amdgpu sysfs and KFD topology, i915/xe sysfs), plus the device nodes a
  * process needs to use each accelerator.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,9 @@
 #include "collect.h"
 
 static const char *const interesting_modules[] = {
-	"nvidia",   "nvidia_uvm", "nvidia_modeset", "nvidia_drm", "nvidia_peermem", "nv_peer_mem",
-	"gdrdrv",   "nouveau",    "amdgpu",         "i915",       "xe",             "habanalabs",
-	"mlx5_core", "mlx5_ib",   "ib_core",        "ib_uverbs",  "vfio_pci",
+	"nvidia",  "nvidia_uvm", "nvidia_modeset", "nvidia_drm", "nvidia_peermem", "nv_peer_mem", "gdrdrv",
+	"nouveau", "amdgpu",     "i915",           "xe",         "habanalabs",     "mlx5_core",   "mlx5_ib",
+	"ib_core", "ib_uverbs",  "vfio_pci",
 };
 
 void ga_collect_modules(struct cl *c)
@@ -28,7 +29,8 @@ void ga_collect_modules(struct cl *c)
 		for (char *line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			line[strcspn(line, " ")] = '\0';
 			for (size_t i = 0; i < GA_ARRAY_SIZE(interesting_modules); i++)
-				if (!strcmp(line, interesting_modules[i]) && !ga_strv_contains(&n->modules, line))
+				if (!strcmp(line, interesting_modules[i]) &&
+				    !ga_strv_contains(&n->modules, line))
 					cl_strv_push(c, &n->modules, line);
 		}
 	} else if (ga_fs_is_dir(c->ctx, "sys/module")) {
@@ -117,7 +119,7 @@ static void drivers(struct cl *c)
 		if (v)
 			cl_ok(c, d->version);
 	}
-	static const char *const others[] = {"amdgpu", "i915", "xe", "habanalabs"};
+	static const char *const others[] = { "amdgpu", "i915", "xe", "habanalabs" };
 	for (size_t k = 0; k < GA_ARRAY_SIZE(others); k++) {
 		bool used = ga_strv_contains(&n->modules, others[k]);
 		for (size_t i = 0; i < n->n_pci && !used; i++)
@@ -194,7 +196,7 @@ static void nvidia(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
 	if (cl_read(c, pd->driver && !strcmp(pd->driver, "nvidia") ? CL_REQ : CL_OPT, &b,
-		    "proc/driver/nvidia/gpus/%s/information", pd->address) == 0) {
+	            "proc/driver/nvidia/gpus/%s/information", pd->address) == 0) {
 		a->model = cl_kv(b.data, "Model", ':');
 		a->uuid = cl_kv(b.data, "GPU UUID", ':');
 		a->vbios_version = cl_kv(b.data, "Video BIOS", ':');
@@ -270,11 +272,11 @@ static void amd_kfd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *p
 		char *gv = cl_kv(b.data, "gfx_target_version", ' ');
 		uint64_t l, d = 0, g;
 		bool match = lv && ga_parse_u64(lv, 10, &l) == 0 && l == loc &&
-			     (!dv || (ga_parse_u64(dv, 10, &d) == 0 && d == dom));
+		             (!dv || (ga_parse_u64(dv, 10, &d) == 0 && d == dom));
 		if (match && gv && ga_parse_u64(gv, 10, &g) == 0 && g > 0) {
 			char t[32];
 			snprintf(t, sizeof(t), "gfx%llu%llx%llx", (unsigned long long)(g / 10000),
-				 (unsigned long long)((g / 100) % 100), (unsigned long long)(g % 100));
+			         (unsigned long long)((g / 100) % 100), (unsigned long long)(g % 100));
 			a->gfx_target = ga_strdup(t);
 			cl_ok(c, a->gfx_target);
 		}
@@ -285,7 +287,8 @@ static void amd_kfd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *p
 				for (char **q = links; *q; q++) {
 					struct ga_buf lb;
 					ga_buf_init(&lb, 0);
-					if (cl_read(c, CL_OPT, &lb, "%s/%s/io_links/%s/properties", topo, *p, *q) == 0) {
+					if (cl_read(c, CL_OPT, &lb, "%s/%s/io_links/%s/properties", topo, *p,
+					            *q) == 0) {
 						char *ty = cl_kv(lb.data, "type", ' ');
 						if (ty && !strcmp(ty, "11"))
 							xgmi++;
@@ -349,9 +352,10 @@ static void intel(struct cl *c, struct ga_accel *a, const char *phys)
 		for (char **p = names; *p; p++) {
 			if (!ga_startswith(*p, "tile"))
 				continue;
-			struct ga_ou64 v = {0};
+			struct ga_ou64 v = { 0 };
 			xe_tiles++;
-			if (cl_attr_u64(c, CL_OPT, &v, "%s/%s/physical_vram_size_bytes", phys, *p) == 0)
+			if (cl_attr_u64(c, CL_OPT, &v, "%s/%s/physical_vram_size_bytes", phys, *p) == 0 &&
+			    v.v <= (uint64_t)INT64_MAX - vram)
 				vram += v.v;
 		}
 		if (xe_tiles && !tiles)
@@ -410,7 +414,10 @@ void ga_collect_accel(struct cl *c)
 		a->numa_node = pd->numa_node;
 		char link[300], *phys = NULL;
 		snprintf(link, sizeof(link), "sys/bus/pci/devices/%s", pd->address);
-		if (ga_fs_resolve_link(c->ctx, link, &phys) < 0)
+		int r = ga_fs_resolve_link(c->ctx, link, &phys);
+		if (r == -ENOMEM)
+			c->err = r;
+		if (r < 0)
 			phys = NULL;
 		if (pd->vendor_id.v == 0x10de)
 			nvidia(c, a, pd);

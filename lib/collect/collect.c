@@ -26,8 +26,13 @@ void cl_gap(struct cl *c, const char *path, const char *reason)
 		return;
 	g->path = ga_strdup(path);
 	g->reason = ga_strdup(reason);
-	cl_ok(c, g->path);
-	cl_ok(c, g->reason);
+	if (!cl_ok(c, g->path) || !cl_ok(c, g->reason)) {
+		/* never leave a half-made gap that later lookups would dereference */
+		ga_free(g->path);
+		ga_free(g->reason);
+		n->n_gaps--;
+		return;
+	}
 	ga_log(c->ctx, GA_LOG_INFO, "gap: /%s: %s", path, reason);
 }
 
@@ -39,7 +44,7 @@ int cl_strv_push(struct cl *c, struct ga_strv *sv, const char *s)
 	return r;
 }
 
-static int vpath(char *p, size_t n, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static int vpath(char *p, size_t n, const char *fmt, va_list ap)
 {
 	int k = vsnprintf(p, n, fmt, ap);
 	return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
@@ -68,7 +73,8 @@ int cl_read(struct cl *c, int flags, struct ga_buf *b, const char *fmt, ...)
 	return r;
 }
 
-static int vattr(struct cl *c, int flags, char **ret, char *path, const char *fmt, va_list ap)
+__attribute__((format(printf, 5, 0))) static int vattr(struct cl *c, int flags, char **ret, char *path,
+                                                       const char *fmt, va_list ap)
 {
 	int r = vpath(path, 4096, fmt, ap);
 	if (r < 0)
@@ -194,7 +200,8 @@ char *cl_kv(const char *text, const char *key, char sep)
 					return NULL;
 				ga_strstrip(v);
 				size_t vl = strlen(v);
-				if (sep == '=' && vl >= 2 && (v[0] == '"' || v[0] == '\'') && v[vl - 1] == v[0]) {
+				if (sep == '=' && vl >= 2 && (v[0] == '"' || v[0] == '\'') &&
+				    v[vl - 1] == v[0]) {
 					memmove(v, v + 1, vl - 2);
 					v[vl - 2] = '\0';
 				}
@@ -211,7 +218,7 @@ int ga_node_collect(struct ga_ctx *ctx, struct ga_node **ret_node)
 	struct ga_node *n = ga_node_new();
 	if (!n)
 		return -ENOMEM;
-	struct cl c = {.ctx = ctx, .node = n, .err = 0};
+	struct cl c = { .ctx = ctx, .node = n, .err = 0 };
 	ga_collect_host(&c);
 	ga_collect_cpu(&c);
 	ga_collect_modules(&c);

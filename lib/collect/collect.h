@@ -28,17 +28,16 @@ int cl_strv_push(struct cl *c, struct ga_strv *sv, const char *s);
 
 /* Read a whole file / a stripped attribute; on failure record a gap as described above. */
 int cl_read(struct cl *c, int flags, struct ga_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-int cl_attr(struct cl *c, int flags, char **ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
+int cl_attr(struct cl *c, int flags, char **ret, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Attribute parsed as an integer (base 0 accepts 0x...); unparsable text is a gap. */
 int cl_attr_u64(struct cl *c, int flags, struct ga_ou64 *out, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 int cl_attr_i64(struct cl *c, int flags, struct ga_oi64 *out, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 /* Sorted directory listing; missing directory = empty list, other errors a gap. */
 int cl_list(struct cl *c, char ***ret, size_t *ret_n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 /* basename of a symlink's target, or NULL. */
 char *cl_link_base(struct cl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -15,9 +15,9 @@
  * hide "abm" from /proc/cpuinfo on CPUs that have it (seen on an AVX-512 EPYC guest
  * whose glibc reports x86-64-v4), and every CPU with AVX2+BMI2 has LZCNT.
  */
-static const char *const isa_v2[] = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"};
-static const char *const isa_v3[] = {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave"};
-static const char *const isa_v4[] = {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"};
+static const char *const isa_v2[] = { "cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3" };
+static const char *const isa_v3[] = { "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave" };
+static const char *const isa_v4[] = { "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl" };
 
 static bool has_flag(const char *flags, const char *f)
 {
@@ -164,7 +164,8 @@ static bool meminfo_value(const char *text, const char *key, uint64_t *ret)
 		mult = 1024;
 	}
 	uint64_t u;
-	bool ok = ga_parse_u64(ga_strstrip(v), 10, &u) == 0 && u <= UINT64_MAX / mult;
+	/* snapshot integers must stay within what JSON readers take (INT64_MAX) */
+	bool ok = ga_parse_u64(ga_strstrip(v), 10, &u) == 0 && u <= (uint64_t)INT64_MAX / mult;
 	if (ok)
 		*ret = u * mult;
 	ga_free(v);
@@ -214,12 +215,12 @@ static void numa(struct cl *c)
 		}
 	for (size_t i = 0; i < nid; i++) {
 		struct ga_numa_node *nn =
-			ga_array_push((void **)&cpu->numa_nodes, &cpu->n_numa_nodes, sizeof(*nn));
+		        ga_array_push((void **)&cpu->numa_nodes, &cpu->n_numa_nodes, sizeof(*nn));
 		if (!cl_ok(c, nn))
 			return;
 		GA_SET(nn->id, ids[i]);
 		if (cl_attr(c, CL_REQ, &nn->cpulist, "sys/devices/system/node/node%llu/cpulist",
-			    (unsigned long long)ids[i]) == 0) {
+		            (unsigned long long)ids[i]) == 0) {
 			long k = ga_cpulist_count(nn->cpulist);
 			if (k >= 0)
 				GA_SET(nn->cpus, (uint64_t)k);
@@ -227,7 +228,7 @@ static void numa(struct cl *c)
 		struct ga_buf b;
 		ga_buf_init(&b, 0);
 		if (cl_read(c, CL_OPT, &b, "sys/devices/system/node/node%llu/meminfo",
-			    (unsigned long long)ids[i]) == 0) {
+		            (unsigned long long)ids[i]) == 0) {
 			char key[48];
 			snprintf(key, sizeof(key), "Node %llu MemTotal", (unsigned long long)ids[i]);
 			uint64_t v;

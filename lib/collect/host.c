@@ -8,14 +8,31 @@
 
 /* Command-line keys (exact, before '=') and prefixes that change GPU behaviour. */
 static const char *const cmdline_keys[] = {
-	"iommu",          "intel_iommu",   "amd_iommu",       "pci",          "pcie_aspm",
-	"pcie_ports",     "hugepages",     "hugepagesz",      "default_hugepagesz",
-	"isolcpus",       "nohz_full",     "numa_balancing",  "init_on_alloc", "mem_encrypt",
-	"modprobe.blacklist", "rd.driver.blacklist", "module_blacklist", "nouveau.modeset",
-	"vfio-pci.ids",   "efi",           "mitigations",     "transparent_hugepage",
+	"iommu",
+	"intel_iommu",
+	"amd_iommu",
+	"pci",
+	"pcie_aspm",
+	"pcie_ports",
+	"hugepages",
+	"hugepagesz",
+	"default_hugepagesz",
+	"isolcpus",
+	"nohz_full",
+	"numa_balancing",
+	"init_on_alloc",
+	"mem_encrypt",
+	"modprobe.blacklist",
+	"rd.driver.blacklist",
+	"module_blacklist",
+	"nouveau.modeset",
+	"vfio-pci.ids",
+	"efi",
+	"mitigations",
+	"transparent_hugepage",
 };
-static const char *const cmdline_prefixes[] = {"nvidia.", "nvidia-drm.", "nvidia_drm.",
-					       "amdgpu.", "i915.",      "xe.", "vfio_pci."};
+static const char *const cmdline_prefixes[] = { "nvidia.", "nvidia-drm.", "nvidia_drm.", "amdgpu.",
+	                                        "i915.",   "xe.",         "vfio_pci." };
 
 static bool gpu_flag(const char *tok)
 {
@@ -49,8 +66,7 @@ static void os_release(struct cl *c)
 	struct ga_os *os = &c->node->host.os;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	if (cl_read(c, CL_OPT, &b, "etc/os-release") < 0 &&
-	    cl_read(c, CL_REQ, &b, "usr/lib/os-release") < 0)
+	if (cl_read(c, CL_OPT, &b, "etc/os-release") < 0 && cl_read(c, CL_REQ, &b, "usr/lib/os-release") < 0)
 		goto out;
 	os->id = cl_kv(b.data, "ID", '=');
 	os->version_id = cl_kv(b.data, "VERSION_ID", '=');
@@ -64,26 +80,32 @@ static const struct {
 	const char *needle;
 	const char *name;
 } hypervisors[] = {
-	{"QEMU", "kvm"},           {"KVM", "kvm"},
-	{"VMware", "vmware"},      {"VirtualBox", "virtualbox"},
-	{"innotek", "virtualbox"}, {"Microsoft Corporation", "hyperv"},
-	{"Xen", "xen"},            {"Amazon EC2", "aws-nitro"},
-	{"Google Compute Engine", "gce"}, {"OpenStack", "openstack"},
-	{"Cloud Hypervisor", "cloud-hypervisor"}, {"Firecracker", "firecracker"},
+	{ "QEMU", "kvm" },
+	{ "KVM", "kvm" },
+	{ "VMware", "vmware" },
+	{ "VirtualBox", "virtualbox" },
+	{ "innotek", "virtualbox" },
+	{ "Microsoft Corporation", "hyperv" },
+	{ "Xen", "xen" },
+	{ "Amazon EC2", "aws-nitro" },
+	{ "Google Compute Engine", "gce" },
+	{ "OpenStack", "openstack" },
+	{ "Cloud Hypervisor", "cloud-hypervisor" },
+	{ "Firecracker", "firecracker" },
 };
 
 static void virt(struct cl *c)
 {
 	struct ga_virt *v = &c->node->host.virt;
 	const char *dmi = ga_fs_is_dir(c->ctx, "sys/devices/virtual/dmi/id") ? "sys/devices/virtual/dmi/id"
-									      : "sys/class/dmi/id";
+	                                                                     : "sys/class/dmi/id";
 	cl_attr(c, CL_OPT, &v->dmi_sys_vendor, "%s/sys_vendor", dmi);
 	cl_attr(c, CL_OPT, &v->dmi_product_name, "%s/product_name", dmi);
 	cl_attr(c, CL_OPT, &v->dmi_product_version, "%s/product_version", dmi);
 	cl_attr(c, CL_OPT, &v->dmi_board_name, "%s/board_name", dmi);
 	cl_attr(c, CL_OPT, &v->dmi_bios_vendor, "%s/bios_vendor", dmi);
 	cl_attr(c, CL_OPT, &v->dmi_bios_version, "%s/bios_version", dmi);
-	const char *fields[] = {v->dmi_sys_vendor, v->dmi_product_name, v->dmi_bios_vendor};
+	const char *fields[] = { v->dmi_sys_vendor, v->dmi_product_name, v->dmi_bios_vendor };
 	for (size_t i = 0; i < GA_ARRAY_SIZE(hypervisors) && !v->hypervisor; i++)
 		for (size_t k = 0; k < GA_ARRAY_SIZE(fields); k++)
 			if (fields[k] && strstr(fields[k], hypervisors[i].needle)) {

@@ -26,7 +26,9 @@ static void pci_quiet(char *msg, ...)
 	(void)msg;
 }
 
-static _Noreturn void pci_fatal(char *msg, ...)
+static void pci_fatal(char *msg, ...) __attribute__((noreturn));
+
+static void pci_fatal(char *msg, ...)
 {
 	(void)msg;
 	if (pci_jmp_armed)
@@ -44,19 +46,19 @@ static void names_open(struct cl *c, struct names *nm)
 	nm->pa = pci_alloc();
 	if (!nm->pa)
 		return;
+	nm->pa->id_lookup_mode = PCI_LOOKUP_NO_HWDB;
 	nm->pa->error = pci_fatal;
 	nm->pa->warning = pci_quiet;
 	nm->pa->debug = pci_quiet;
 	/*
-	 * Names come from udev's hwdb when the system has one (an indexed lookup,
-	 * much faster than parsing pci.ids) and from pci.ids otherwise. A pci.ids
-	 * file named explicitly is used alone, so results do not depend on the host.
+	 * Names come from pci.ids only: libpci's udev-hwdb path leaks memory on every
+	 * collection when the system has no hwdb.bin (seen here with libpci 3.9), which a
+	 * long-running exporter cannot afford. A pci.ids named by the caller replaces the
+	 * system's, so test results do not depend on the host.
 	 */
-	nm->flags = PCI_LOOKUP_NO_NUMBERS;
-	if (c->ctx->pci_ids) {
+	nm->flags = PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;
+	if (c->ctx->pci_ids)
 		pci_set_name_list_path(nm->pa, c->ctx->pci_ids, 0);
-		nm->flags |= PCI_LOOKUP_NO_HWDB;
-	}
 }
 
 static char *names_lookup(struct cl *c, struct names *nm, int flags, unsigned vendor, unsigned device)
@@ -150,12 +152,13 @@ static void upstream(struct cl *c, struct ga_pci_dev *pd, const char *physical)
 			break;
 		h->address = ga_strdup(base);
 		cl_ok(c, h->address);
-		struct ga_ou64 v = {0}, d = {0};
+		struct ga_ou64 v = { 0 }, d = { 0 };
 		cl_attr_u64(c, CL_OPT, &v, "%s/vendor", path);
 		cl_attr_u64(c, CL_OPT, &d, "%s/device", path);
 		if (v.set && d.set) {
 			char id[16];
-			snprintf(id, sizeof(id), "%04llx:%04llx", (unsigned long long)v.v, (unsigned long long)d.v);
+			snprintf(id, sizeof(id), "%04llx:%04llx", (unsigned long long)v.v,
+			         (unsigned long long)d.v);
 			h->id = ga_strdup(id);
 			cl_ok(c, h->id);
 		}
@@ -180,8 +183,8 @@ static void upstream(struct cl *c, struct ga_pci_dev *pd, const char *physical)
 		if (links[i].cap_width &&
 		    (!pd->path_capable_width.set || links[i].cap_width < pd->path_capable_width.v))
 			GA_SET(pd->path_capable_width, links[i].cap_width);
-		if (links[i].cap_speed_gts > 0 &&
-		    (!pd->path_capable_speed_gts.set || links[i].cap_speed_gts < pd->path_capable_speed_gts.v))
+		if (links[i].cap_speed_gts > 0 && (!pd->path_capable_speed_gts.set ||
+		                                   links[i].cap_speed_gts < pd->path_capable_speed_gts.v))
 			GA_SET(pd->path_capable_speed_gts, links[i].cap_speed_gts);
 	}
 }
@@ -198,7 +201,7 @@ static void class_devices(struct cl *c, const char *cls, struct ga_pci_dev *pd, 
 		if (dev && !strcmp(dev, pd->address)) {
 			cl_strv_push(c, out, *p);
 			if (!strcmp(cls, "net") && !pd->net_speed_mbps.set) {
-				struct ga_oi64 sp = {0};
+				struct ga_oi64 sp = { 0 };
 				cl_attr_i64(c, CL_OPT, &sp, "sys/class/net/%s/speed", *p);
 				if (sp.set && sp.v > 0)
 					GA_SET(pd->net_speed_mbps, (uint64_t)sp.v);
@@ -213,7 +216,7 @@ static void class_devices(struct cl *c, const char *cls, struct ga_pci_dev *pd, 
 
 static void device(struct cl *c, struct names *nm, const char *bdf)
 {
-	struct ga_ou64 cls = {0}, vendor = {0};
+	struct ga_ou64 cls = { 0 }, vendor = { 0 };
 	if (cl_attr_u64(c, CL_REQ, &cls, SYS_PCI "/%s/class", bdf) < 0 ||
 	    cl_attr_u64(c, CL_REQ, &vendor, SYS_PCI "/%s/vendor", bdf) < 0)
 		return;
@@ -251,8 +254,8 @@ static void device(struct cl *c, struct names *nm, const char *bdf)
 	pd->iommu_group = cl_link_base(c, "%s/iommu_group", phys);
 	pd->vendor_name = names_lookup(c, nm, PCI_LOOKUP_VENDOR, (unsigned)vendor.v, 0);
 	if (pd->device_id.set)
-		pd->device_name = names_lookup(c, nm, PCI_LOOKUP_DEVICE, (unsigned)vendor.v,
-					       (unsigned)pd->device_id.v);
+		pd->device_name =
+		        names_lookup(c, nm, PCI_LOOKUP_DEVICE, (unsigned)vendor.v, (unsigned)pd->device_id.v);
 	read_link(c, phys, &pd->link);
 	upstream(c, pd, phys);
 	if (!strcmp(kind, "nic")) {
@@ -270,7 +273,7 @@ void ga_collect_pci(struct cl *c)
 			cl_gap(c, SYS_PCI, "missing");
 		return;
 	}
-	struct names nm = {0};
+	struct names nm = { 0 };
 	names_open(c, &nm);
 	for (char **p = bdfs; *p && c->err == 0; p++)
 		if (is_bdf(*p))

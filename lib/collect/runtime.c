@@ -13,17 +13,23 @@
 #include "collect.h"
 
 static const char *const default_dirs[] = {
-	"lib",  "usr/lib", "lib64", "usr/lib64", "lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu",
-	"lib/aarch64-linux-gnu", "usr/lib/aarch64-linux-gnu",
+	"lib",
+	"usr/lib",
+	"lib64",
+	"usr/lib64",
+	"lib/x86_64-linux-gnu",
+	"usr/lib/x86_64-linux-gnu",
+	"lib/aarch64-linux-gnu",
+	"usr/lib/aarch64-linux-gnu",
 };
 
 static const struct {
 	const char *prefix; /* file name up to and including ".so." */
 	const char *name;
 } stems[] = {
-	{"libcuda.so.", "libcuda"},         {"libnvidia-ml.so.", "libnvidia-ml"},
-	{"libamdhip64.so.", "libamdhip64"}, {"libze_loader.so.", "libze_loader"},
-	{"libOpenCL.so.", "libOpenCL"},
+	{ "libcuda.so.", "libcuda" },         { "libnvidia-ml.so.", "libnvidia-ml" },
+	{ "libamdhip64.so.", "libamdhip64" }, { "libze_loader.so.", "libze_loader" },
+	{ "libOpenCL.so.", "libOpenCL" },
 };
 
 #define MAX_DIRS 256
@@ -100,7 +106,8 @@ static void parse_conf(struct cl *c, struct dirs *d, const char *file, int depth
 			char base[4096];
 			if (pat[0] != '/') { /* relative includes are relative to the including file */
 				const char *slash = strrchr(file, '/');
-				snprintf(base, sizeof(base), "%.*s/%s", slash ? (int)(slash - file) : 0, file, pat);
+				snprintf(base, sizeof(base), "%.*s/%s", slash ? (int)(slash - file) : 0, file,
+				         pat);
 				pat = base;
 			}
 			include_glob(c, d, pat, depth);
@@ -165,7 +172,7 @@ static void scan_dir(struct cl *c, const char *dir)
 
 void ga_collect_runtimes(struct cl *c)
 {
-	struct dirs d = {.n = 0};
+	struct dirs d = { .n = 0 };
 	parse_conf(c, &d, "etc/ld.so.conf", 0);
 	for (size_t i = 0; i < GA_ARRAY_SIZE(default_dirs); i++)
 		dirs_add(c, &d, default_dirs[i]);

@@ -7,7 +7,7 @@
 #include "gpuaudit/findings.h"
 #include "internal.h"
 
-static const char *const sev_names[] = {"info", "warning", "error", "critical"};
+static const char *const sev_names[] = { "info", "warning", "error", "critical" };
 
 const char *ga_severity_name(enum ga_severity s)
 {
@@ -41,7 +41,7 @@ void ga_findings_release(struct ga_findings *f)
 }
 
 struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum ga_severity sev,
-				   const char *subject, const char *decision, const char *fmt, ...)
+                                   const char *subject, const char *decision, const char *fmt, ...)
 {
 	struct ga_buf msg;
 	ga_buf_init(&msg, 0);
@@ -61,6 +61,8 @@ struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum
 	fd->decision = decision ? ga_strdup(decision) : NULL;
 	fd->message = ga_buf_detach(&msg, NULL);
 	if (!fd->code || !fd->subject || !fd->message || (decision && !fd->decision)) {
+		finding_release(fd);
+		f->n--;
 		f->err = -ENOMEM;
 		return NULL;
 	}
@@ -78,14 +80,19 @@ int ga_finding_evidence(struct ga_finding *fd, const char *key, const char *fmt,
 	int r = ga_buf_vaddf(&v, fmt, ap);
 	va_end(ap);
 	struct ga_evidence *e =
-		r == 0 ? ga_array_push((void **)&fd->evidence, &fd->n_evidence, sizeof(*e)) : NULL;
+	        r == 0 ? ga_array_push((void **)&fd->evidence, &fd->n_evidence, sizeof(*e)) : NULL;
 	if (!e) {
 		ga_buf_release(&v);
 		return -ENOMEM;
 	}
 	e->key = ga_strdup(key);
 	e->value = ga_buf_detach(&v, NULL);
-	return e->key && e->value ? 0 : -ENOMEM;
+	if (e->key && e->value)
+		return 0;
+	ga_free(e->key);
+	ga_free(e->value);
+	fd->n_evidence--;
+	return -ENOMEM;
 }
 
 int ga_findings_max_severity(const struct ga_findings *f)

@@ -9,8 +9,8 @@ struct ga_ctx {
 	ga_log_fn log_fn;
 	void *log_udata;
 	enum ga_log_level log_max;
-	char *root;     /* as given, "/" by default */
-	int root_fd;    /* O_PATH|O_DIRECTORY */
+	char *root;  /* as given, "/" by default */
+	int root_fd; /* O_PATH|O_DIRECTORY */
 	size_t max_file;
 	char *pci_ids; /* pci.ids for names; NULL = libpci's default */
 };

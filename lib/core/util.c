@@ -31,7 +31,7 @@ int ga_parse_u64(const char *s, int base, uint64_t *ret)
 	char *end = NULL;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, base);
-	if (errno == ERANGE)
+	if (errno == ERANGE || v > INT64_MAX) /* the snapshot's JSON reader stops at INT64_MAX */
 		return -ERANGE;
 	if (end == s || *end != '\0')
 		return -EINVAL;

@@ -19,17 +19,17 @@
 #define B(st, m) GA_FIELD(st, m, GA_F_BOOL)
 #define V(st, m) GA_FIELD(st, m, GA_F_STRV)
 #define SCHEMA(var, st, tbl) \
-	static const struct ga_schema var = {#st, sizeof(struct st), tbl, GA_ARRAY_SIZE(tbl)}
+	static const struct ga_schema var = { #st, sizeof(struct st), tbl, GA_ARRAY_SIZE(tbl) }
 
-static const struct ga_field os_f[] = {S(struct ga_os, id), S(struct ga_os, version_id),
-				       S(struct ga_os, pretty_name)};
+static const struct ga_field os_f[] = { S(struct ga_os, id), S(struct ga_os, version_id),
+	                                S(struct ga_os, pretty_name) };
 SCHEMA(os_s, ga_os, os_f);
 
 static const struct ga_field virt_f[] = {
-	S(struct ga_virt, dmi_sys_vendor),   S(struct ga_virt, dmi_product_name),
+	S(struct ga_virt, dmi_sys_vendor),      S(struct ga_virt, dmi_product_name),
 	S(struct ga_virt, dmi_product_version), S(struct ga_virt, dmi_board_name),
-	S(struct ga_virt, dmi_bios_vendor),  S(struct ga_virt, dmi_bios_version),
-	S(struct ga_virt, hypervisor),       S(struct ga_virt, container),
+	S(struct ga_virt, dmi_bios_vendor),     S(struct ga_virt, dmi_bios_version),
+	S(struct ga_virt, hypervisor),          S(struct ga_virt, container),
 	B(struct ga_virt, cpu_hypervisor_flag),
 };
 SCHEMA(virt_s, ga_virt, virt_f);
@@ -47,9 +47,9 @@ static const struct ga_field host_f[] = {
 };
 SCHEMA(host_s, ga_host, host_f);
 
-static const struct ga_field numa_f[] = {U(struct ga_numa_node, id), S(struct ga_numa_node, cpulist),
-					 U(struct ga_numa_node, cpus),
-					 U(struct ga_numa_node, mem_total_bytes)};
+static const struct ga_field numa_f[] = { U(struct ga_numa_node, id), S(struct ga_numa_node, cpulist),
+	                                  U(struct ga_numa_node, cpus),
+	                                  U(struct ga_numa_node, mem_total_bytes) };
 SCHEMA(numa_s, ga_numa_node, numa_f);
 
 static const struct ga_field cpu_f[] = {
@@ -69,12 +69,12 @@ static const struct ga_field cpu_f[] = {
 };
 SCHEMA(cpu_s, ga_cpu, cpu_f);
 
-static const struct ga_field link_f[] = {D(struct ga_link, cur_speed_gts), U(struct ga_link, cur_width),
-					 D(struct ga_link, max_speed_gts), U(struct ga_link, max_width)};
+static const struct ga_field link_f[] = { D(struct ga_link, cur_speed_gts), U(struct ga_link, cur_width),
+	                                  D(struct ga_link, max_speed_gts), U(struct ga_link, max_width) };
 SCHEMA(link_s, ga_link, link_f);
 
-static const struct ga_field hop_f[] = {S(struct ga_pci_hop, address), S(struct ga_pci_hop, id),
-					GA_FIELD_OBJ(struct ga_pci_hop, link, link_s)};
+static const struct ga_field hop_f[] = { S(struct ga_pci_hop, address), S(struct ga_pci_hop, id),
+	                                 GA_FIELD_OBJ(struct ga_pci_hop, link, link_s) };
 SCHEMA(hop_s, ga_pci_hop, hop_f);
 
 static const struct ga_field pci_f[] = {
@@ -106,38 +106,29 @@ static const struct ga_field pci_f[] = {
 SCHEMA(pci_s, ga_pci_dev, pci_f);
 
 static const struct ga_field accel_f[] = {
-	U(struct ga_accel, index),
-	S(struct ga_accel, vendor),
-	S(struct ga_accel, model),
-	S(struct ga_accel, address),
-	S(struct ga_accel, driver),
-	S(struct ga_accel, driver_version),
-	U(struct ga_accel, memory_bytes),
-	I(struct ga_accel, numa_node),
-	S(struct ga_accel, uuid),
-	U(struct ga_accel, minor),
-	S(struct ga_accel, vbios_version),
-	S(struct ga_accel, gfx_target),
-	U(struct ga_accel, tiles),
-	B(struct ga_accel, excluded),
-	V(struct ga_accel, device_nodes),
-	V(struct ga_accel, missing_nodes),
+	U(struct ga_accel, index),         S(struct ga_accel, vendor),
+	S(struct ga_accel, model),         S(struct ga_accel, address),
+	S(struct ga_accel, driver),        S(struct ga_accel, driver_version),
+	U(struct ga_accel, memory_bytes),  I(struct ga_accel, numa_node),
+	S(struct ga_accel, uuid),          U(struct ga_accel, minor),
+	S(struct ga_accel, vbios_version), S(struct ga_accel, gfx_target),
+	U(struct ga_accel, tiles),         B(struct ga_accel, excluded),
+	V(struct ga_accel, device_nodes),  V(struct ga_accel, missing_nodes),
 	V(struct ga_accel, interconnect),
 };
 SCHEMA(accel_s, ga_accel, accel_f);
 
 static const struct ga_field driver_f[] = {
-	S(struct ga_driver, name),           S(struct ga_driver, version),
-	S(struct ga_driver, proc_version),   S(struct ga_driver, module_version),
-	S(struct ga_driver, flavor),         B(struct ga_driver, loaded),
+	S(struct ga_driver, name),           S(struct ga_driver, version), S(struct ga_driver, proc_version),
+	S(struct ga_driver, module_version), S(struct ga_driver, flavor),  B(struct ga_driver, loaded),
 };
 SCHEMA(driver_s, ga_driver, driver_f);
 
-static const struct ga_field rt_f[] = {S(struct ga_runtime, name), S(struct ga_runtime, version),
-				       S(struct ga_runtime, path), S(struct ga_runtime, target)};
+static const struct ga_field rt_f[] = { S(struct ga_runtime, name), S(struct ga_runtime, version),
+	                                S(struct ga_runtime, path), S(struct ga_runtime, target) };
 SCHEMA(rt_s, ga_runtime, rt_f);
 
-static const struct ga_field gap_f[] = {S(struct ga_gap, path), S(struct ga_gap, reason)};
+static const struct ga_field gap_f[] = { S(struct ga_gap, path), S(struct ga_gap, reason) };
 SCHEMA(gap_s, ga_gap, gap_f);
 
 static const struct ga_field node_f[] = {
@@ -153,8 +144,7 @@ static const struct ga_field node_f[] = {
 	GA_FIELD_ARR(struct ga_node, pci, pci_s),
 	GA_FIELD_ARR(struct ga_node, gaps, gap_s),
 };
-const struct ga_schema ga_node_schema = {"ga_node", sizeof(struct ga_node), node_f,
-					 GA_ARRAY_SIZE(node_f)};
+const struct ga_schema ga_node_schema = { "ga_node", sizeof(struct ga_node), node_f, GA_ARRAY_SIZE(node_f) };
 
 struct ga_node *ga_node_new(void)
 {
@@ -188,8 +178,8 @@ int ga_node_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct g
 	json_error_t jerr;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return ga_err(ctx, -EBADMSG, "invalid JSON at line %d column %d: %s", jerr.line,
-			      jerr.column, jerr.text);
+		return ga_err(ctx, -EBADMSG, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
+		              jerr.text);
 	int r = 0;
 	struct ga_node *n = NULL;
 	const json_t *schema = json_object_get(root, "schema");
@@ -199,7 +189,7 @@ int ga_node_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct g
 	}
 	if (strcmp(json_string_value(schema), GA_NODE_SCHEMA) != 0) {
 		r = ga_err(ctx, -EBADMSG, "unsupported schema \"%s\" (this build reads %s)",
-			   json_string_value(schema), GA_NODE_SCHEMA);
+		           json_string_value(schema), GA_NODE_SCHEMA);
 		goto out;
 	}
 	n = ga_calloc(1, sizeof(*n));
@@ -240,7 +230,8 @@ int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node
 			break;
 	}
 	if (r == 0 && ferror(f))
-		r = ga_err(ctx, errno ? -errno : -EIO, "%s: %s", file, errno ? strerror(errno) : "read error");
+		r = ga_err(ctx, errno ? -errno : -EIO, "%s: %s", file,
+		           errno ? strerror(errno) : "read error");
 	if (f != stdin)
 		fclose(f);
 	if (r == 0)
@@ -265,7 +256,8 @@ size_t ga_pci_path_links(const struct ga_pci_dev *pd, struct ga_pci_link_view *o
 		if (hi && hi->max_width.set && (!v->cap_width || hi->max_width.v < v->cap_width))
 			v->cap_width = hi->max_width.v;
 		v->cap_speed_gts = lo->max_speed_gts.set ? lo->max_speed_gts.v : -1;
-		if (hi && hi->max_speed_gts.set && (v->cap_speed_gts < 0 || hi->max_speed_gts.v < v->cap_speed_gts))
+		if (hi && hi->max_speed_gts.set &&
+		    (v->cap_speed_gts < 0 || hi->max_speed_gts.v < v->cap_speed_gts))
 			v->cap_speed_gts = hi->max_speed_gts.v;
 	}
 	return n;
@@ -324,7 +316,7 @@ long ga_cpulist_count(const char *s)
 				return -1;
 			p = end;
 		}
-		if (b - a + 1 > 1L << 20 || count > (1L << 20))
+		if (b - a >= 1L << 20 || count > (1L << 20))
 			return -1;
 		count += b - a + 1;
 		if (*p == ',') {

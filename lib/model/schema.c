@@ -170,10 +170,10 @@ static int type_err(struct ga_ctx *ctx, const char *path, const char *name, cons
 }
 
 static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t *in, void *obj,
-		    const char *path, int depth);
+                    const char *path, int depth);
 
 static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
-		      const char *path, int depth)
+                      const char *path, int depth)
 {
 	if (json_is_null(v))
 		return 0; /* absent */
@@ -245,7 +245,7 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 }
 
 static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t *in, void *obj,
-		    const char *path, int depth)
+                    const char *path, int depth)
 {
 	if (depth > 16)
 		return ga_err(ctx, -EBADMSG, "%s: nested too deeply", path);

@@ -71,6 +71,8 @@ static void after_value(struct ga_json *w)
 		w->done = true;
 }
 
+static void quoted(struct ga_json *w, const char *s, size_t n);
+
 void ga_json_key(struct ga_json *w, const char *key)
 {
 	if (w->err)
@@ -82,7 +84,7 @@ void ga_json_key(struct ga_json *w, const char *key)
 	if (w->count[w->depth - 1]++)
 		put(w, ",", 1);
 	newline(w);
-	ga_json_strn(w, key, strlen(key)); /* temporarily a value at this level */
+	quoted(w, key, strlen(key));
 	put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
 	w->have_key = true;
 }
@@ -167,9 +169,9 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void ga_json_strn(struct ga_json *w, const char *s, size_t n)
+/* A quoted, escaped string: the text of a key or of a string value. */
+static void quoted(struct ga_json *w, const char *s, size_t n)
 {
-	/* keys reach here directly; values go through before_value */
 	if (w->err)
 		return;
 	const unsigned char *p = (const unsigned char *)s;
@@ -207,16 +209,21 @@ void ga_json_strn(struct ga_json *w, const char *s, size_t n)
 	put(w, "\"", 1);
 }
 
+void ga_json_strn(struct ga_json *w, const char *s, size_t n)
+{
+	if (!before_value(w))
+		return;
+	quoted(w, s, n);
+	after_value(w);
+}
+
 void ga_json_str(struct ga_json *w, const char *s)
 {
 	if (!s) {
 		ga_json_null(w);
 		return;
 	}
-	if (!before_value(w))
-		return;
 	ga_json_strn(w, s, strlen(s));
-	after_value(w);
 }
 
 static void scalar(struct ga_json *w, const char *text)
@@ -248,6 +255,7 @@ void ga_json_dbl(struct ga_json *w, double v)
 		return;
 	}
 	char t[40];
+	v = v == 0 ? 0 : v; /* "-0" would read back as the integer 0 */
 	/* shortest form that reads back to the same double */
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(t, sizeof(t), "%.*g", prec, v);

@@ -12,6 +12,8 @@ done
 # compact output is one line and reads back too
 "$GPUAUDIT" discover --root "$FIXTURES/nodes/a10-x8/root" --json --compact >c.json
 wc -l <c.json
-"$GPUAUDIT" discover --from c.json --json | cmp -s - a10-x8.json && echo "compact: same"
+"$GPUAUDIT" discover --from c.json --json >c.again.json
+cmp -s c.again.json a10-x8.json && echo "compact: same" || echo "compact: differs"
 # stdin
-"$GPUAUDIT" discover --from - --json <a10-x8.json | cmp -s - a10-x8.json && echo "stdin: same"
+"$GPUAUDIT" discover --from - --json <a10-x8.json >stdin.json
+cmp -s stdin.json a10-x8.json && echo "stdin: same" || echo "stdin: differs"
