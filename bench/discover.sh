@@ -30,7 +30,9 @@ hyperfine --warmup 3 --runs "$runs" --export-json "$json.live" --export-markdown
 
 fixture=tests/fixtures/nodes/dgx-a100/root
 hyperfine --warmup 3 --runs "$runs" --export-json "$json.fix" --export-markdown "$json.fix.md" -N \
-	-n "gpuaudit discover --json (dgx-a100 fixture)" "$bin discover --json --root $fixture" >/dev/null
+	-n "gpuaudit discover --json (dgx-a100 fixture)" "$bin discover --json --root $fixture" \
+	-n "gpuaudit discover --json (names from the 60-line test pci.ids)" \
+	"env GPUAUDIT_PCI_IDS=tests/fixtures/pci.ids $bin discover --json" >/dev/null
 
 python3 - "$json.live" "$json.fix" "$out/discover-$host.md" "$json.live.md" "$json.fix.md" <<'PY'
 import json, statistics, sys, platform, os, datetime
