@@ -38,6 +38,7 @@ int cmd_help(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 
 const struct command *cli_find(const char *name);
+void cli_main_usage(FILE *to);
 void cli_usage(struct cli *cli, const struct command *c, FILE *to);
 /* Print "gpuaudit CMD: message" to stderr; returns code. */
 int cli_error(struct cli *cli, const char *cmd, int code, const char *fmt, ...)

@@ -57,7 +57,7 @@ void cli_usage(struct cli *cli, const struct command *c, FILE *to)
 	fputs(c->usage, to);
 }
 
-static void main_usage(FILE *to)
+void cli_main_usage(FILE *to)
 {
 	fputs("usage: gpuaudit [--version] [-h] COMMAND [ARGS]\n"
 	      "\n"
@@ -111,46 +111,6 @@ int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, str
 	return EXIT_OK;
 }
 
-int cmd_help(struct cli *cli, int argc, char **argv)
-{
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		cli_usage(cli, cli_find("help"), cli->out);
-		return EXIT_OK;
-	}
-	if (argc > 2)
-		return cli_error(cli, "help", EXIT_USAGE, "too many arguments");
-	if (argc == 1) {
-		main_usage(cli->out);
-		return EXIT_OK;
-	}
-	const struct command *c = cli_find(argv[1]);
-	if (!c)
-		return cli_error(cli, "help", EXIT_USAGE, "unknown command '%s' (see 'gpuaudit help')",
-		                 argv[1]);
-	cli_usage(cli, c, cli->out);
-	return EXIT_OK;
-}
-
-int cmd_version(struct cli *cli, int argc, char **argv)
-{
-	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			cli_usage(cli, cli_find("version"), cli->out);
-			return EXIT_OK;
-		}
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else
-			return cli_error(cli, "version", EXIT_USAGE, "unknown option '%s'", argv[i]);
-	}
-	if (json)
-		fprintf(cli->out, "{\"name\": \"gpuaudit\", \"version\": \"%s\"}\n", GA_VERSION);
-	else
-		fprintf(cli->out, "gpuaudit %s\n", GA_VERSION);
-	return EXIT_OK;
-}
-
 int main(int argc, char **argv)
 {
 	struct cli cli = {
@@ -160,12 +120,12 @@ int main(int argc, char **argv)
 		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
 	};
 	if (argc < 2) {
-		main_usage(stderr);
+		cli_main_usage(stderr);
 		return EXIT_USAGE;
 	}
 	const char *name = argv[1];
 	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
-		main_usage(stdout);
+		cli_main_usage(stdout);
 		return EXIT_OK;
 	}
 	if (!strcmp(name, "--version") || !strcmp(name, "-V"))

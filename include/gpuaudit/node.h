@@ -94,6 +94,7 @@ struct ga_pci_dev {
 	struct ga_ou64 subsystem_vendor_id;
 	struct ga_ou64 subsystem_device_id;
 	struct ga_ou64 class_code; /* 0x030200 */
+	char *class_name;          /* "3D controller" */
 	struct ga_ou64 revision;
 	char *vendor_name;
 	char *device_name;

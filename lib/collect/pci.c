@@ -253,6 +253,7 @@ static void device(struct cl *c, struct names *nm, const char *bdf)
 	pd->driver = cl_link_base(c, "%s/driver", phys);
 	pd->iommu_group = cl_link_base(c, "%s/iommu_group", phys);
 	pd->vendor_name = names_lookup(c, nm, PCI_LOOKUP_VENDOR, (unsigned)vendor.v, 0);
+	pd->class_name = names_lookup(c, nm, PCI_LOOKUP_CLASS, (unsigned)(cls.v >> 8), 0);
 	if (pd->device_id.set)
 		pd->device_name =
 		        names_lookup(c, nm, PCI_LOOKUP_DEVICE, (unsigned)vendor.v, (unsigned)pd->device_id.v);

@@ -85,6 +85,7 @@ static const struct ga_field pci_f[] = {
 	U(struct ga_pci_dev, subsystem_vendor_id),
 	U(struct ga_pci_dev, subsystem_device_id),
 	U(struct ga_pci_dev, class_code),
+	S(struct ga_pci_dev, class_name),
 	U(struct ga_pci_dev, revision),
 	S(struct ga_pci_dev, vendor_name),
 	S(struct ga_pci_dev, device_name),
