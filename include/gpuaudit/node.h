@@ -117,6 +117,182 @@ struct ga_pci_dev {
 	struct ga_ou64 net_speed_mbps;
 };
 
+
+/* --- NVML view (collected in an isolated helper process, merged by PCI address) --- */
+
+struct ga_nvml_mig_instance {
+	struct ga_ou64 gpu_instance_id;
+	struct ga_ou64 compute_instance_id;
+	char *name; /* MIG device name, e.g. "NVIDIA A100-SXM4-40GB MIG 3g.20gb" */
+	char *uuid;
+	struct ga_ou64 memory_total_bytes;
+};
+
+struct ga_nvml_mig_profile {
+	struct ga_ou64 id;
+	char *name;
+	struct ga_ou64 slice_count;
+	struct ga_ou64 instance_count;
+	struct ga_ou64 multiprocessor_count;
+	struct ga_ou64 memory_mb;
+};
+
+struct ga_nvml_link {
+	struct ga_ou64 link;
+	struct ga_obool active;
+	char *remote_bus_id;
+	char *remote_type; /* "gpu", "switch", "ibmnpu", "unknown" */
+	struct ga_ou64 version;
+};
+
+struct ga_nvml_gpu {
+	struct ga_ou64 index;
+	char *name;
+	char *uuid;
+	char *serial;
+	char *pci_bus_id; /* normalised to sysfs form: "0000:07:00.0" */
+	struct ga_ou64 pci_device_id; /* (device << 16) | vendor */
+	struct ga_ou64 minor;
+	struct ga_ou64 memory_total_bytes;
+	struct ga_ou64 memory_used_bytes;
+	struct ga_ou64 memory_free_bytes;
+	char *compute_capability; /* "9.0" */
+	struct ga_obool persistence_mode;
+	struct ga_obool mig_enabled;
+	struct ga_obool mig_pending;
+	struct ga_nvml_mig_instance *mig_instances;
+	size_t n_mig_instances;
+	struct ga_nvml_mig_profile *mig_profiles;
+	size_t n_mig_profiles;
+	struct ga_obool ecc_enabled;
+	struct ga_obool ecc_pending;
+	struct ga_ou64 ecc_corrected_volatile;
+	struct ga_ou64 ecc_uncorrected_volatile;
+	struct ga_ou64 ecc_corrected_aggregate;
+	struct ga_ou64 ecc_uncorrected_aggregate;
+	struct ga_ou64 retired_pages_sbe;
+	struct ga_ou64 retired_pages_dbe;
+	struct ga_obool retired_pages_pending;
+	struct ga_ou64 remapped_rows_correctable;
+	struct ga_ou64 remapped_rows_uncorrectable;
+	struct ga_obool remap_pending;
+	struct ga_obool remap_failure;
+	struct ga_ou64 clock_sm_mhz;
+	struct ga_ou64 clock_sm_max_mhz;
+	struct ga_ou64 clock_mem_mhz;
+	struct ga_ou64 clock_mem_max_mhz;
+	struct ga_ou64 clock_event_reasons; /* NVML bit mask */
+	struct ga_strv clock_event_names;   /* decoded: "hw_slowdown", "sw_power_cap", ... */
+	struct ga_ou64 temperature_c;
+	struct ga_ou64 power_usage_mw;
+	struct ga_ou64 power_limit_mw;
+	struct ga_ou64 utilization_gpu_pct;
+	struct ga_ou64 utilization_memory_pct;
+	struct ga_ou64 pcie_gen;
+	struct ga_ou64 pcie_gen_max;
+	struct ga_ou64 pcie_width;
+	struct ga_ou64 pcie_width_max;
+	struct ga_ou64 pcie_tx_kbps;
+	struct ga_ou64 pcie_rx_kbps;
+	struct ga_ou64 pcie_replay_count;
+	struct ga_nvml_link *nvlinks;
+	size_t n_nvlinks;
+	struct ga_strv topology; /* one entry per NVML index: "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS" */
+	char *error;             /* NVML's text when the device itself failed ("GPU is lost") */
+	struct ga_oi64 error_code;
+	struct ga_strv call_errors; /* "nvmlDeviceGetSerial: Unknown Error": unexpected per-call failures */
+};
+
+struct ga_nvml {
+	char *library;
+	char *driver_version;
+	char *cuda_driver_version; /* "12.4" */
+	char *nvml_version;
+	struct ga_ou64 device_count;
+	char *error;      /* NVML's own text: "Driver/library version mismatch", ... */
+	char *error_call; /* the call that failed or was in progress at the deadline */
+	struct ga_oi64 error_code;
+	struct ga_obool timed_out;
+	struct ga_strv missing_symbols; /* optional symbols this driver lacks */
+};
+
+/* What the helper process sends back: the system view plus the GPUs. */
+struct ga_nvml_report {
+	struct ga_nvml sys;
+	struct ga_nvml_gpu *gpus;
+	size_t n_gpus;
+};
+extern const struct ga_schema ga_nvml_report_schema;
+
+/* --- amdgpu and i915/xe sysfs depth --- */
+
+struct ga_amd_ras_block {
+	char *block; /* "umc", "gfx", "sdma", ... */
+	struct ga_ou64 ue;
+	struct ga_ou64 ce;
+	struct ga_ou64 de;
+};
+
+struct ga_amd_info {
+	struct ga_ou64 gpu_busy_pct;
+	struct ga_ou64 mem_busy_pct;
+	struct ga_ou64 vram_total_bytes;
+	struct ga_ou64 vram_used_bytes;
+	struct ga_ou64 gtt_total_bytes;
+	struct ga_ou64 gtt_used_bytes;
+	struct ga_ou64 pcie_replay_count;
+	char *unique_id;
+	char *serial_number;
+	char *product_number;
+	char *compute_partition;
+	char *memory_partition;
+	struct ga_ou64 temp_edge_mc;
+	struct ga_ou64 temp_junction_mc;
+	struct ga_ou64 temp_mem_mc;
+	struct ga_ou64 power_uw;
+	struct ga_ou64 power_cap_uw;
+	struct ga_amd_ras_block *ras;
+	size_t n_ras;
+	struct ga_ou64 bad_pages;
+	struct ga_strv unsupported; /* attributes that answered EINVAL/ENODEV/absent */
+};
+
+struct ga_intel_info {
+	struct ga_ou64 freq_cur_mhz;
+	struct ga_ou64 freq_act_mhz;
+	struct ga_ou64 freq_max_mhz;
+	struct ga_ou64 freq_min_mhz;
+	struct ga_ou64 lmem_total_bytes;
+	struct ga_ou64 lmem_avail_bytes;
+	struct ga_ou64 energy_uj;
+	struct ga_ou64 power_max_uw;
+};
+
+/* ROCm SMI view (dlopen of librocm_smi64, in the helper process). */
+struct ga_rocm_smi_gpu {
+	struct ga_ou64 index;
+	char *pci_bus_id;
+	char *name;
+	struct ga_ou64 vram_total_bytes;
+	struct ga_ou64 vram_used_bytes;
+	struct ga_ou64 busy_pct;
+	struct ga_ou64 temp_edge_mc;
+	struct ga_ou64 power_uw;
+};
+
+struct ga_rocm_smi {
+	char *library;
+	char *version;
+	struct ga_ou64 device_count;
+	char *error;
+	char *error_call;
+	struct ga_oi64 error_code;
+	struct ga_obool timed_out;
+	struct ga_rocm_smi_gpu *gpus;
+	size_t n_gpus;
+};
+extern const struct ga_schema ga_rocm_smi_schema;
+
 struct ga_accel {
 	struct ga_ou64 index;
 	char *vendor; /* "nvidia", "amd", "intel", "habana", "other" */
@@ -135,6 +311,10 @@ struct ga_accel {
 	struct ga_strv device_nodes;  /* present: "/dev/nvidia0", "/dev/dri/renderD128" */
 	struct ga_strv missing_nodes; /* expected but absent */
 	struct ga_strv interconnect;  /* "nvswitch", "xgmi:3", ... */
+	struct ga_nvml_gpu *nvml;         /* NVIDIA: NVML's view, NULL when not collected */
+	struct ga_amd_info *amd;          /* AMD: amdgpu sysfs depth */
+	struct ga_intel_info *intel;      /* Intel: i915/xe sysfs depth */
+	struct ga_rocm_smi_gpu *rocm_smi; /* AMD: ROCm SMI's view when collected */
 };
 
 struct ga_driver {
@@ -176,6 +356,8 @@ struct ga_node {
 	size_t n_runtimes;
 	struct ga_gap *gaps;
 	size_t n_gaps;
+	struct ga_nvml *nvml;         /* NULL when NVML was not attempted */
+	struct ga_rocm_smi *rocm_smi; /* NULL when ROCm SMI was not attempted */
 };
 
 extern const struct ga_schema ga_node_schema;

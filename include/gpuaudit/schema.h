@@ -47,6 +47,7 @@ enum ga_ftype {
 	GA_F_STRV, /* struct ga_strv */
 	GA_F_OBJ,  /* embedded struct described by sub */
 	GA_F_ARR,  /* pointer to array of sub structs, count at count_off (size_t) */
+	GA_F_PTR,  /* pointer to one sub struct, NULL = absent (null) */
 };
 
 struct ga_schema;
@@ -66,18 +67,13 @@ struct ga_schema {
 	size_t nfields;
 };
 
-#define GA_FIELD(st, member, t)                           \
-	{                                                 \
-#member, t, offsetof(st, member), NULL, 0 \
-	}
-#define GA_FIELD_OBJ(st, member, s)                              \
-	{                                                        \
-#member, GA_F_OBJ, offsetof(st, member), &(s), 0 \
-	}
-#define GA_FIELD_ARR(st, member, s)                                                     \
-	{                                                                               \
-#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member) \
-	}
+// clang-format off
+#define GA_FIELD(st, member, t) {#member, t, offsetof(st, member), NULL, 0}
+#define GA_FIELD_OBJ(st, member, s) {#member, GA_F_OBJ, offsetof(st, member), &(s), 0}
+#define GA_FIELD_PTR(st, member, s) {#member, GA_F_PTR, offsetof(st, member), &(s), 0}
+#define GA_FIELD_ARR(st, member, s) \
+	{#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member)}
+// clang-format on
 
 /* Write obj as a JSON object (all fields, absent ones as null). */
 void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *obj);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "analyze.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 
@@ -257,6 +258,8 @@ int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 	driver_findings(n, out);
 	accel_findings(n, out);
 	gap_findings(n, out);
+	ga_analyze_nvml(n, out);
+	ga_analyze_amd_intel(n, out);
 	ga_findings_sort(out);
 	return out->err;
 }

@@ -329,6 +329,7 @@ static void amd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd, c
 	if (pd->driver && !strcmp(pd->driver, "amdgpu"))
 		expect_node(c, a, "/dev/kfd");
 	amd_kfd(c, a, pd);
+	ga_collect_amd_depth(c, a, phys);
 }
 
 static void intel(struct cl *c, struct ga_accel *a, const char *phys)
@@ -366,6 +367,7 @@ static void intel(struct cl *c, struct ga_accel *a, const char *phys)
 	ga_strv_free(names);
 	if (tiles)
 		GA_SET(a->tiles, tiles);
+	ga_collect_intel_depth(c, a, phys, card);
 	ga_free(card);
 }
 

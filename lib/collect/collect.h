@@ -44,6 +44,11 @@ char *cl_link_base(struct cl *c, const char *fmt, ...) __attribute__((format(pri
 /* Value of "key<sep>value" lines ("Model: \t\t NVIDIA A100" or "KEY=value"). */
 char *cl_kv(const char *text, const char *key, char sep);
 
+/* Vendor depth from sysfs (lib/collect/amdgpu.c, lib/collect/intel.c). phys is the PCI device's
+ * resolved sysfs directory; card the DRM card name ("card1") or NULL. Fill a->amd / a->intel. */
+void ga_collect_amd_depth(struct cl *c, struct ga_accel *a, const char *phys);
+void ga_collect_intel_depth(struct cl *c, struct ga_accel *a, const char *phys, const char *card);
+
 void ga_collect_host(struct cl *c);
 void ga_collect_cpu(struct cl *c);
 void ga_collect_pci(struct cl *c);

@@ -118,6 +118,14 @@ void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const
 		case GA_F_OBJ:
 			ga_schema_write(w, f->sub, CAT(obj, f->off, char));
 			break;
+		case GA_F_PTR: {
+			const char *p = *CAT(obj, f->off, char *);
+			if (p)
+				ga_schema_write(w, f->sub, p);
+			else
+				ga_json_null(w);
+			break;
+		}
 		case GA_F_ARR: {
 			const char *arr = *CAT(obj, f->off, char *);
 			size_t n = *CAT(obj, f->count_off, size_t);
@@ -146,6 +154,15 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 		case GA_F_OBJ:
 			ga_schema_release(f->sub, AT(obj, f->off, char));
 			break;
+		case GA_F_PTR: {
+			char *p = *AT(obj, f->off, char *);
+			if (p) {
+				ga_schema_release(f->sub, p);
+				ga_free(p);
+				*AT(obj, f->off, char *) = NULL;
+			}
+			break;
+		}
 		case GA_F_ARR: {
 			char *arr = *AT(obj, f->off, char *);
 			size_t n = *AT(obj, f->count_off, size_t);
@@ -222,6 +239,14 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		char sub[512];
 		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", f->name);
 		return read_obj(ctx, f->sub, v, AT(obj, f->off, char), sub, depth + 1);
+	}
+	case GA_F_PTR: {
+		char sub[512];
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", f->name);
+		char **pp = AT(obj, f->off, char *);
+		if (!*pp && !(*pp = ga_calloc(1, f->sub->size)))
+			return -ENOMEM;
+		return read_obj(ctx, f->sub, v, *pp, sub, depth + 1);
 	}
 	case GA_F_ARR: {
 		if (!json_is_array(v) || json_array_size(v) > MAX_ITEMS)
