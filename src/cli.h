@@ -21,7 +21,8 @@ struct cli {
 	const char *prog;
 	FILE *out;
 	FILE *err;
-	bool color; /* stdout is a TTY and NO_COLOR is unset */
+	bool color;          /* stdout is a TTY and NO_COLOR is unset */
+	char self_exe[4096]; /* this executable, for the vendor-library helper */
 };
 
 struct command {
@@ -29,6 +30,7 @@ struct command {
 	int (*fn)(struct cli *cli, int argc, char **argv);
 	const char *summary;
 	const char *usage; /* full help text for -h and 'gpuaudit help CMD' */
+	bool hidden;       /* internal: not listed in help */
 };
 
 extern const struct command commands[];
@@ -36,6 +38,7 @@ extern const struct command commands[];
 int cmd_discover(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
+int cmd_vendor_helper(struct cli *cli, int argc, char **argv);
 
 const struct command *cli_find(const char *name);
 void cli_main_usage(FILE *to);

@@ -9,6 +9,8 @@
 
 #include "cli.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/isolate.h"
+#include "gpuaudit/node.h"
 #include "gpuaudit/node.h"
 
 static void human_bytes(char *out, size_t n, uint64_t b)
@@ -50,6 +52,96 @@ static void link_text(char *out, size_t n, const struct ga_link *l)
 	snprintf(out, n, "%s GT/s x%s (max %s x%s)", sp, w, mx, mw);
 }
 
+static void print_nvml_gpu(FILE *o, const struct ga_nvml_gpu *g)
+{
+	fputs("      nvml:", o);
+	if (g->error) {
+		fprintf(o, " error: %s\n", g->error);
+		return;
+	}
+	char mem[32] = "-", used[32] = "-";
+	if (g->memory_total_bytes.set)
+		human_bytes(mem, sizeof(mem), g->memory_total_bytes.v);
+	if (g->memory_used_bytes.set)
+		human_bytes(used, sizeof(used), g->memory_used_bytes.v);
+	fprintf(o, " cc %s  mem %s (used %s)", or_dash(g->compute_capability), mem, used);
+	if (g->temperature_c.set)
+		fprintf(o, "  %llu C", (unsigned long long)g->temperature_c.v);
+	if (g->power_usage_mw.set && g->power_limit_mw.set)
+		fprintf(o, "  %llu/%llu W", (unsigned long long)g->power_usage_mw.v / 1000,
+		        (unsigned long long)g->power_limit_mw.v / 1000);
+	if (g->clock_sm_mhz.set && g->clock_sm_max_mhz.set)
+		fprintf(o, "  sm %llu/%llu MHz", (unsigned long long)g->clock_sm_mhz.v,
+		        (unsigned long long)g->clock_sm_max_mhz.v);
+	if (g->pcie_gen.set && g->pcie_width.set)
+		fprintf(o, "  pcie gen%llu x%llu", (unsigned long long)g->pcie_gen.v,
+		        (unsigned long long)g->pcie_width.v);
+	if (g->ecc_enabled.set)
+		fprintf(o, "  ecc %s", g->ecc_enabled.v ? "on" : "off");
+	if (g->ecc_uncorrected_volatile.set && g->ecc_uncorrected_volatile.v)
+		fprintf(o, " (%llu uncorrected)", (unsigned long long)g->ecc_uncorrected_volatile.v);
+	if (g->mig_enabled.set)
+		fprintf(o, "  mig %s", g->mig_enabled.v ? "on" : "off");
+	if (g->n_mig_instances)
+		fprintf(o, " (%zu instances)", g->n_mig_instances);
+	size_t active = 0;
+	for (size_t k = 0; k < g->n_nvlinks; k++)
+		active += g->nvlinks[k].active.set && g->nvlinks[k].active.v;
+	if (g->n_nvlinks)
+		fprintf(o, "  nvlink %zu/%zu up", active, g->n_nvlinks);
+	for (size_t k = 0; k < g->clock_event_names.n; k++)
+		fprintf(o, "%s%s", k ? "," : "  clocks: ", g->clock_event_names.v[k]);
+	fputc('\n', o);
+	for (size_t k = 0; k < g->n_mig_instances; k++) {
+		const struct ga_nvml_mig_instance *mi = &g->mig_instances[k];
+		char m[32] = "-";
+		if (mi->memory_total_bytes.set)
+			human_bytes(m, sizeof(m), mi->memory_total_bytes.v);
+		fprintf(o, "      mig gi %llu ci %llu  %s  %s  %s\n",
+		        (unsigned long long)mi->gpu_instance_id.v,
+		        (unsigned long long)mi->compute_instance_id.v, or_dash(mi->name), or_dash(mi->uuid),
+		        m);
+	}
+}
+
+/* nvidia-smi topo -m style matrix, when NVML gave one, in NVML index order. */
+static const struct ga_nvml_gpu *nvml_by_index(const struct ga_node *n, uint64_t idx)
+{
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_nvml_gpu *g = n->accelerators[i].nvml;
+		if (g && g->index.set && g->index.v == idx)
+			return g;
+	}
+	return NULL;
+}
+
+static void print_topology(FILE *o, const struct ga_node *n)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++)
+		if (n->accelerators[i].nvml && n->accelerators[i].nvml->topology.n)
+			count++;
+	if (count < 2)
+		return;
+	fputs("topology (nvml):\n        ", o);
+	for (uint64_t idx = 0; idx < 1024; idx++) {
+		const struct ga_nvml_gpu *g = nvml_by_index(n, idx);
+		if (!g)
+			break;
+		fprintf(o, " GPU%-4llu", (unsigned long long)idx);
+	}
+	fputc('\n', o);
+	for (uint64_t idx = 0; idx < 1024; idx++) {
+		const struct ga_nvml_gpu *g = nvml_by_index(n, idx);
+		if (!g)
+			break;
+		fprintf(o, "  GPU%-4llu", (unsigned long long)idx);
+		for (size_t k = 0; k < g->topology.n; k++)
+			fprintf(o, " %-7s", g->topology.v[k]);
+		fputc('\n', o);
+	}
+}
+
 static void print_accels(FILE *o, const struct ga_node *n)
 {
 	fprintf(o, "accelerators: %zu\n", n->n_accelerators);
@@ -78,7 +170,10 @@ static void print_accels(FILE *o, const struct ga_node *n)
 		for (size_t k = 0; k < a->interconnect.n; k++)
 			fprintf(o, "  %s", a->interconnect.v[k]);
 		fputc('\n', o);
+		if (a->nvml)
+			print_nvml_gpu(o, a->nvml);
 	}
+	print_topology(o, n);
 }
 
 static void print_node(FILE *o, const struct ga_node *n)
@@ -129,6 +224,22 @@ static void print_node(FILE *o, const struct ga_node *n)
 			fprintf(o, " (%s)", d->flavor);
 	}
 	fputc('\n', o);
+	if (n->nvml) {
+		const struct ga_nvml *nv = n->nvml;
+		fprintf(o, "  %-10s ", "nvml");
+		if (nv->error)
+			fprintf(o, "%s%s%s%s%s\n",
+			        nv->timed_out.set && nv->timed_out.v ? "TIMED OUT: " : "error: ", nv->error,
+			        nv->error_call && !strstr(nv->error, nv->error_call) ? " (in " : "",
+			        nv->error_call && !strstr(nv->error, nv->error_call) ? nv->error_call : "",
+			        nv->error_call && !strstr(nv->error, nv->error_call) ? ")" : "");
+		else
+			fprintf(o, "driver %s, cuda %s, nvml %s, %llu GPU%s%s\n", or_dash(nv->driver_version),
+			        or_dash(nv->cuda_driver_version), or_dash(nv->nvml_version),
+			        (unsigned long long)(nv->device_count.set ? nv->device_count.v : 0),
+			        nv->device_count.set && nv->device_count.v == 1 ? "" : "s",
+			        nv->missing_symbols.n ? " (old driver: some calls unavailable)" : "");
+	}
 	fprintf(o, "  %-10s", "modules");
 	if (!n->modules.n)
 		fprintf(o, " %s", n->modules_source ? "none of interest" : "unknown (no module list)");
@@ -213,13 +324,22 @@ static void print_text(FILE *o, const struct ga_node *n, const struct ga_finding
 int cmd_discover(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },    { "from", required_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'j' },          { "compact", no_argument, NULL, 'c' },
-		{ "pci-ids", required_argument, NULL, 'p' }, { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+		{ "root", required_argument, NULL, 'r' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "compact", no_argument, NULL, 'c' },
+		{ "pci-ids", required_argument, NULL, 'p' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "vendor", no_argument, NULL, 'V' },
+		{ "no-vendor", no_argument, NULL, 'N' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *root = NULL, *from = NULL, *pci_ids = getenv("GPUAUDIT_PCI_IDS");
 	bool json = false, compact = false;
+	enum ga_vendor_mode vendor = GA_VENDOR_AUTO;
+	double timeout_s = 5;
 	int verbose = 0, opt;
 	optind = 0;
 	opterr = 0;
@@ -243,6 +363,21 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 		case 'v':
 			verbose++;
 			break;
+		case 'V':
+			vendor = GA_VENDOR_ON;
+			break;
+		case 'N':
+			vendor = GA_VENDOR_OFF;
+			break;
+		case 't': {
+			char *end = NULL;
+			timeout_s = strtod(optarg, &end);
+			if (!end || *end || !(timeout_s > 0) || timeout_s > 3600)
+				return cli_error(cli, "discover", EXIT_USAGE,
+				                 "--timeout wants seconds between 0 and 3600, not '%s'",
+				                 optarg);
+			break;
+		}
 		case 'h':
 			cli_usage(cli, cli_find("discover"), cli->out);
 			return EXIT_OK;
@@ -274,6 +409,9 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 	struct ga_buf out;
 	ga_buf_init(&out, 0);
 	int r = pci_ids ? ga_ctx_set_pci_ids(ctx, pci_ids) : 0;
+	ga_ctx_set_vendor(ctx, vendor, (int)(timeout_s * 1000));
+	if (r == 0)
+		r = ga_ctx_set_helper(ctx, cli->self_exe);
 	if (r == 0)
 		r = from ? ga_node_load(ctx, from, &node) : ga_node_collect(ctx, &node);
 	if (r < 0) {

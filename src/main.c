@@ -12,7 +12,8 @@
 
 const struct command commands[] = {
 	{ "discover", cmd_discover, "describe this node: accelerators, PCIe, NUMA, drivers, runtimes",
-	  "usage: gpuaudit discover [--root DIR] [--from FILE] [--json] [--compact] [-v]\n"
+	  "usage: gpuaudit discover [--root DIR] [--from FILE] [--json] [--compact]\n"
+	  "                         [--vendor | --no-vendor] [--timeout SEC] [-v]\n"
 	  "\n"
 	  "Collect a snapshot of the node (schema gpuaudit.node/v1) from sysfs, procfs,\n"
 	  "/dev and /etc, and report what it found: one line per accelerator, then node\n"
@@ -27,6 +28,12 @@ const struct command commands[] = {
 	  "  --compact     with --json: one line, no indentation\n"
 	  "  --pci-ids F   pci.ids file for device names (default $GPUAUDIT_PCI_IDS or\n"
 	  "                the system's)\n"
+	  "  --vendor      also query vendor libraries (NVML, ROCm SMI) under --root (for\n"
+	  "                tests with fake libraries); by default they are queried only for\n"
+	  "                the live machine, and only for GPUs sysfs shows\n"
+	  "  --no-vendor   never load vendor libraries\n"
+	  "  --timeout SEC deadline for each vendor library (default 5); a library that\n"
+	  "                hangs is killed and reported with the call it was in\n"
 	  "  -v            log what could not be read (repeat for more)\n"
 	  "  -h, --help    show this help\n"
 	  "\n"
@@ -40,7 +47,13 @@ const struct command commands[] = {
 	  "usage: gpuaudit version [--json]\n"
 	  "\n"
 	  "Print gpuaudit's version (also: gpuaudit --version).\n" },
-	{ NULL, NULL, NULL, NULL },
+	{ "__vendor-helper", cmd_vendor_helper, "internal: run one vendor library for a parent gpuaudit",
+	  "usage: gpuaudit __vendor-helper nvml|rocm-smi\n"
+	  "\n"
+	  "Internal. gpuaudit runs vendor libraries (NVML) in this helper mode so that a\n"
+	  "library that hangs on a wedged GPU can be killed at a deadline.\n",
+	  true },
+	{ NULL, NULL, NULL, NULL, false },
 };
 
 const struct command *cli_find(const char *name)
@@ -66,7 +79,8 @@ void cli_main_usage(FILE *to)
 	      "Commands:\n",
 	      to);
 	for (const struct command *c = commands; c->name; c++)
-		fprintf(to, "  %-10s %s\n", c->name, c->summary);
+		if (!c->hidden)
+			fprintf(to, "  %-10s %s\n", c->name, c->summary);
 	fputs("\n"
 	      "'gpuaudit help COMMAND' or 'gpuaudit COMMAND -h' shows a command's options.\n"
 	      "Exit status: 0 ok, 1 problems found, 2 usage or unreadable input,\n"
@@ -119,6 +133,11 @@ int main(int argc, char **argv)
 		.err = stderr,
 		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
 	};
+	ssize_t n = readlink("/proc/self/exe", cli.self_exe, sizeof(cli.self_exe) - 1);
+	if (n > 0)
+		cli.self_exe[n] = '\0';
+	else
+		snprintf(cli.self_exe, sizeof(cli.self_exe), "%s", argv[0]);
 	if (argc < 2) {
 		cli_main_usage(stderr);
 		return EXIT_USAGE;

@@ -39,6 +39,14 @@ const char *ga_ctx_root(const struct ga_ctx *ctx);
 void ga_ctx_set_max_file(struct ga_ctx *ctx, size_t max_bytes);
 size_t ga_ctx_max_file(const struct ga_ctx *ctx);
 void ga_ctx_set_log(struct ga_ctx *ctx, ga_log_fn fn, void *udata, enum ga_log_level max_level);
+/*
+ * Progress callback: vendor collectors announce each library call before making
+ * it ("nvmlInit_v2"), so a supervisor can name the call that hung.
+ */
+typedef void (*ga_progress_fn)(void *udata, const char *call);
+void ga_ctx_set_progress(struct ga_ctx *ctx, ga_progress_fn fn, void *udata);
+void ga_progress(struct ga_ctx *ctx, const char *call);
+
 /* Last error message ("" when none). Valid until the next failing call. */
 const char *ga_ctx_errmsg(const struct ga_ctx *ctx);
 

@@ -117,7 +117,6 @@ struct ga_pci_dev {
 	struct ga_ou64 net_speed_mbps;
 };
 
-
 /* --- NVML view (collected in an isolated helper process, merged by PCI address) --- */
 
 struct ga_nvml_mig_instance {
@@ -150,7 +149,7 @@ struct ga_nvml_gpu {
 	char *name;
 	char *uuid;
 	char *serial;
-	char *pci_bus_id; /* normalised to sysfs form: "0000:07:00.0" */
+	char *pci_bus_id;             /* normalised to sysfs form: "0000:07:00.0" */
 	struct ga_ou64 pci_device_id; /* (device << 16) | vendor */
 	struct ga_ou64 minor;
 	struct ga_ou64 memory_total_bytes;
@@ -197,8 +196,9 @@ struct ga_nvml_gpu {
 	struct ga_ou64 pcie_replay_count;
 	struct ga_nvml_link *nvlinks;
 	size_t n_nvlinks;
-	struct ga_strv topology; /* one entry per NVML index: "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS" */
-	char *error;             /* NVML's text when the device itself failed ("GPU is lost") */
+	struct ga_strv
+	        topology; /* one entry per NVML index: "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS" */
+	char *error;      /* NVML's text when the device itself failed ("GPU is lost") */
 	struct ga_oi64 error_code;
 	struct ga_strv call_errors; /* "nvmlDeviceGetSerial: Unknown Error": unexpected per-call failures */
 };
@@ -305,12 +305,12 @@ struct ga_accel {
 	char *uuid;
 	struct ga_ou64 minor; /* NVIDIA Device Minor */
 	char *vbios_version;
-	char *gfx_target;             /* AMD: "gfx90a" from KFD */
-	struct ga_ou64 tiles;         /* Intel: GTs */
-	struct ga_obool excluded;     /* NVIDIA "GPU Excluded" */
-	struct ga_strv device_nodes;  /* present: "/dev/nvidia0", "/dev/dri/renderD128" */
-	struct ga_strv missing_nodes; /* expected but absent */
-	struct ga_strv interconnect;  /* "nvswitch", "xgmi:3", ... */
+	char *gfx_target;                 /* AMD: "gfx90a" from KFD */
+	struct ga_ou64 tiles;             /* Intel: GTs */
+	struct ga_obool excluded;         /* NVIDIA "GPU Excluded" */
+	struct ga_strv device_nodes;      /* present: "/dev/nvidia0", "/dev/dri/renderD128" */
+	struct ga_strv missing_nodes;     /* expected but absent */
+	struct ga_strv interconnect;      /* "nvswitch", "xgmi:3", ... */
 	struct ga_nvml_gpu *nvml;         /* NVIDIA: NVML's view, NULL when not collected */
 	struct ga_amd_info *amd;          /* AMD: amdgpu sysfs depth */
 	struct ga_intel_info *intel;      /* Intel: i915/xe sysfs depth */

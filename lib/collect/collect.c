@@ -225,6 +225,8 @@ int ga_node_collect(struct ga_ctx *ctx, struct ga_node **ret_node)
 	ga_collect_pci(&c);
 	ga_collect_accel(&c);
 	ga_collect_runtimes(&c);
+	if (c.err == 0)
+		ga_collect_vendor(&c);
 	if (c.err < 0) {
 		ga_node_free(n);
 		return ga_err(ctx, c.err, "collecting the node snapshot: %s", strerror(-c.err));

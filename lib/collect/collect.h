@@ -55,5 +55,6 @@ void ga_collect_pci(struct cl *c);
 void ga_collect_modules(struct cl *c);
 void ga_collect_accel(struct cl *c);
 void ga_collect_runtimes(struct cl *c);
+void ga_collect_vendor(struct cl *c);
 
 #endif

@@ -25,6 +25,7 @@ int ga_ctx_new(struct ga_ctx **ret_ctx)
 		return e;
 	}
 	c->max_file = 16u << 20;
+	c->vendor_timeout_ms = 5000;
 	c->log_max = GA_LOG_WARN;
 	*ret_ctx = c;
 	return 0;
@@ -38,6 +39,7 @@ void ga_ctx_free(struct ga_ctx *ctx)
 		close(ctx->root_fd);
 	ga_free(ctx->root);
 	ga_free(ctx->pci_ids);
+	ga_free(ctx->helper_exe);
 	ga_free(ctx);
 }
 
@@ -116,4 +118,16 @@ void ga_log(struct ga_ctx *ctx, enum ga_log_level level, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	ctx->log_fn(ctx->log_udata, level, msg);
+}
+
+void ga_ctx_set_progress(struct ga_ctx *ctx, ga_progress_fn fn, void *udata)
+{
+	ctx->progress_fn = fn;
+	ctx->progress_udata = udata;
+}
+
+void ga_progress(struct ga_ctx *ctx, const char *call)
+{
+	if (ctx->progress_fn)
+		ctx->progress_fn(ctx->progress_udata, call);
 }

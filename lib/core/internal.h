@@ -13,6 +13,12 @@ struct ga_ctx {
 	int root_fd; /* O_PATH|O_DIRECTORY */
 	size_t max_file;
 	char *pci_ids; /* pci.ids for names; NULL = libpci's default */
+	ga_progress_fn progress_fn;
+	void *progress_udata;
+	/* vendor libraries: run in a helper process with a deadline */
+	char *helper_exe;   /* executable that implements "__vendor-helper NAME" */
+	int vendor_mode;    /* GA_VENDOR_AUTO / _ON / _OFF */
+	int vendor_timeout_ms;
 };
 
 #define GA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

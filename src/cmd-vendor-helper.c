@@ -1,0 +1,79 @@
+/*
+ * cmd-vendor-helper.c - the hidden "__vendor-helper NAME" mode: call one
+ * vendor library in this (disposable) process and print its view as JSON.
+ * The parent (lib/vendor/isolate.c) gives it a deadline and kills it if the
+ * library hangs; each call is announced on stderr first ("call nvmlInit_v2")
+ * so the parent can say which call hung.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gpuaudit/isolate.h"
+#include "gpuaudit/vendor.h"
+
+static void announce(void *udata, const char *call)
+{
+	(void)udata;
+	char line[160];
+	size_t n = 0;
+	const char *pre = "call ";
+	for (const char *p = pre; *p && n < sizeof(line) - 2; p++)
+		line[n++] = *p;
+	for (const char *p = call; *p && n < sizeof(line) - 2; p++)
+		line[n++] = *p;
+	line[n++] = '\n';
+	/* unbuffered: the line must be out before the call that may never return */
+	ssize_t w = write(STDERR_FILENO, line, n);
+	(void)w;
+}
+
+int cmd_vendor_helper(struct cli *cli, int argc, char **argv)
+{
+	if (argc != 2)
+		return cli_error(cli, "__vendor-helper", EXIT_USAGE,
+		                 "usage: gpuaudit __vendor-helper nvml|rocm-smi");
+	struct ga_ctx *ctx = NULL;
+	int code = cli_ctx(cli, "__vendor-helper", NULL, 0, &ctx);
+	if (code != EXIT_OK)
+		return code;
+	ga_ctx_set_progress(ctx, announce, NULL);
+	struct ga_buf out;
+	ga_buf_init(&out, 0);
+	int r;
+	if (!strcmp(argv[1], "nvml")) {
+		struct ga_nvml_report *rep = NULL;
+		r = ga_nvml_collect(ctx, &rep);
+		if (r == 0) {
+			struct ga_json w;
+			ga_json_init(&w, &out, false);
+			ga_schema_write(&w, &ga_nvml_report_schema, rep);
+			r = ga_json_finish(&w);
+			ga_schema_release(&ga_nvml_report_schema, rep);
+			ga_free(rep);
+		}
+	} else if (!strcmp(argv[1], "rocm-smi")) {
+		struct ga_rocm_smi *rs = NULL;
+		r = ga_rocm_smi_collect(ctx, &rs);
+		if (r == 0) {
+			struct ga_json w;
+			ga_json_init(&w, &out, false);
+			ga_schema_write(&w, &ga_rocm_smi_schema, rs);
+			r = ga_json_finish(&w);
+			ga_rocm_smi_free(rs);
+		}
+	} else {
+		ga_ctx_free(ctx);
+		return cli_error(cli, "__vendor-helper", EXIT_USAGE, "unknown vendor library '%s'", argv[1]);
+	}
+	if (r < 0) {
+		code = cli_error(cli, "__vendor-helper", EXIT_INTERNAL, "%s", strerror(-r));
+	} else {
+		fwrite(out.data, 1, out.len, cli->out);
+		fputc('\n', cli->out);
+	}
+	ga_buf_release(&out);
+	ga_ctx_free(ctx);
+	return code;
+}

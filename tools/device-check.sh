@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tools/device-check.sh - the one script to run on a machine with a real GPU
+# (the project's H200 device machine, or any NVIDIA node). It:
+#   1. builds gpuaudit there (or uses build/ if it was carried over),
+#   2. runs `discover --json` against the real driver and NVML and checks the
+#      facts that must hold on an H200: one GPU, model H200, ~141 GB of memory,
+#      compute capability 9.0, driver and CUDA versions parsed, no NVML error,
+#   3. times NVML collection in-process and through the deadline helper
+#      (bench/nvml_bench) and discover with and without vendor libraries,
+#   4. captures the machine (tools/capture-node + NVML's view) so it becomes
+#      the fixture tests/fixtures/nodes/h200-real.
+# Everything lands in $OUT (default ./device-out). Meant to finish in a few
+# minutes; each step is bounded with timeout.
+#
+#   OUT=/tmp/o tools/device-check.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+log=$OUT/device-check.log
+exec > >(tee "$log") 2>&1
+fail=0
+check() { # check NAME CONDITION-COMMAND...
+	local name=$1
+	shift
+	if "$@"; then echo "PASS $name"; else echo "FAIL $name"; fail=1; fi
+}
+
+echo "== machine"
+uname -a
+nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv 2>&1 | head -5 || true
+nvidia-smi topo -m 2>&1 | head -20 >"$OUT/nvidia-smi-topo.txt" || true
+
+echo "== build"
+if [ ! -x build/gpuaudit ]; then
+	timeout 300 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGA_TESTS=OFF >/dev/null &&
+		timeout 300 cmake --build build -j "$(nproc)" >/dev/null || { echo "FAIL build"; exit 1; }
+fi
+bin=build/gpuaudit
+"$bin" --version
+
+echo "== discover (real NVML)"
+timeout 60 "$bin" discover --json --timeout 10 >"$OUT/discover.json"
+echo "discover exit $?"
+timeout 60 "$bin" discover --timeout 10 >"$OUT/discover.txt"
+cat "$OUT/discover.txt"
+
+if command -v python3 >/dev/null; then
+	python3 - "$OUT/discover.json" <<'PY' >"$OUT/facts.txt"
+import json, sys
+d = json.load(open(sys.argv[1]))
+nv = d.get("nvml") or {}
+gpus = [a for a in d["accelerators"] if a.get("vendor") == "nvidia"]
+g = (gpus[0].get("nvml") or {}) if gpus else {}
+print("gpus", len(gpus))
+print("name", g.get("name"))
+print("memory_total_bytes", g.get("memory_total_bytes"))
+print("compute_capability", g.get("compute_capability"))
+print("driver_version", nv.get("driver_version"))
+print("cuda_driver_version", nv.get("cuda_driver_version"))
+print("nvml_error", nv.get("error"))
+print("kernel_driver", next((x.get("version") for x in d["drivers"] if x["name"] == "nvidia"), None))
+PY
+	cat "$OUT/facts.txt"
+	get() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$OUT/facts.txt"; }
+	check "one NVIDIA GPU" test "$(get gpus)" = 1
+	check "model is H200" grep -q "H200" <<<"$(get name)"
+	mem=$(get memory_total_bytes)
+	check "memory about 141 GB" test "${mem:-0}" -gt 130000000000 -a "${mem:-0}" -lt 160000000000
+	check "compute capability 9.0" test "$(get compute_capability)" = 9.0
+	check "driver version parsed" grep -Eq '^[0-9]+\.[0-9]+' <<<"$(get driver_version)"
+	check "CUDA version parsed" grep -Eq '^[0-9]+\.[0-9]+$' <<<"$(get cuda_driver_version)"
+	check "NVML without error" test "$(get nvml_error)" = None
+	check "NVML and kernel agree" test "$(get driver_version)" = "$(get kernel_driver)"
+fi
+
+echo "== timing"
+if [ -x build/nvml_bench ]; then
+	timeout 120 build/nvml_bench "$PWD/$bin" 20 | tee "$OUT/nvml-bench.txt"
+fi
+for mode in "" "--no-vendor"; do
+	start=$(date +%s%N)
+	for _ in 1 2 3 4 5 6 7 8 9 10; do timeout 30 "$bin" discover --json $mode >/dev/null; done
+	end=$(date +%s%N)
+	echo "discover --json $mode: $(((end - start) / 10000000)) ms per run (mean of 10)" | tee -a "$OUT/timing.txt"
+done
+
+echo "== capture"
+rm -rf "$OUT/h200-real"
+timeout 300 tools/capture-node "$OUT/h200-real/root" >/dev/null 2>&1
+timeout 60 "$bin" __vendor-helper nvml >"$OUT/h200-real/nvml.json" 2>/dev/null
+timeout 60 "$bin" discover --root "$OUT/h200-real/root" --json >"$OUT/h200-real/discover-capture.json"
+tar -C "$OUT" -czf "$OUT/h200-real.tar.gz" h200-real && rm -rf "$OUT/h200-real"
+ls -la "$OUT"
+echo "device-check: $([ $fail = 0 ] && echo all checks passed || echo SOME CHECKS FAILED)"
+exit $fail
