@@ -32,7 +32,8 @@ trap 'rm -f "$tmp" "$tmp".md' EXIT
 if command -v hyperfine >/dev/null; then
 	hyperfine --warmup 3 --runs "$runs" -N --export-markdown "$tmp.md" \
 		-n "discover --json (with NVML)" "$bin discover --json ${root[*]}" \
-		-n "discover --json --no-vendor" "$bin discover --json ${root[*]} --no-vendor" >/dev/null 2>&1 || true
+		-n "discover --json --no-vendor" "$bin discover --json ${root[*]} --no-vendor" \
+		-n "/bin/true (this machine's bare process start)" "/bin/true" >/dev/null 2>&1 || true
 fi
 {
 	echo "# NVML collection: $host ($(nproc) CPUs), $(date +%F)"

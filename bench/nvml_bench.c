@@ -41,8 +41,9 @@ int main(int argc, char **argv)
 	}
 	int runs = atoi(argv[2]) > 0 ? atoi(argv[2]) : 20;
 	double *in = calloc((size_t)runs, sizeof(double)), *iso = calloc((size_t)runs, sizeof(double));
+	double *nul = calloc((size_t)runs, sizeof(double));
 	struct ga_ctx *ctx = NULL;
-	if (!in || !iso || ga_ctx_new(&ctx) < 0 || ga_ctx_set_helper(ctx, argv[1]) < 0)
+	if (!in || !iso || !nul || ga_ctx_new(&ctx) < 0 || ga_ctx_set_helper(ctx, argv[1]) < 0)
 		return 70;
 	ga_ctx_set_vendor(ctx, GA_VENDOR_ON, 30000);
 	size_t gpus = 0;
@@ -70,12 +71,24 @@ int main(int argc, char **argv)
 		}
 		iso[i] = now_ms() - t0;
 		ga_schema_release(&ga_nvml_report_schema, &r2);
+
+		/* the same isolation around no library at all: spawn, start-up, pipe */
+		struct ga_nvml_report r3;
+		memset(&r3, 0, sizeof(r3));
+		t0 = now_ms();
+		if (ga_isolated_collect(ctx, "null", &ga_nvml_report_schema, &r3, &res) < 0) {
+			fprintf(stderr, "isolated null: %s\n", ga_ctx_errmsg(ctx));
+			return 3;
+		}
+		nul[i] = now_ms() - t0;
 	}
-	double mi = median(in, runs), ms = median(iso, runs);
-	printf("gpus %zu\nruns %d\ninprocess_ms %.3f\nisolated_ms %.3f\noverhead_ms %.3f\nper_gpu_ms %.3f\n",
-	       gpus, runs, mi, ms, ms - mi, gpus ? mi / (double)gpus : 0.0);
+	double mi = median(in, runs), ms = median(iso, runs), mn = median(nul, runs);
+	printf("gpus %zu\nruns %d\ninprocess_ms %.3f\nisolated_ms %.3f\noverhead_ms %.3f\n"
+	       "isolated_empty_helper_ms %.3f\nper_gpu_ms %.3f\n",
+	       gpus, runs, mi, ms, ms - mi, mn, gpus ? mi / (double)gpus : 0.0);
 	ga_ctx_free(ctx);
 	free(in);
 	free(iso);
+	free(nul);
 	return 0;
 }

@@ -2,11 +2,12 @@
  * cmd-vendor-helper.c - the hidden "__vendor-helper NAME" mode: call one
  * vendor library in this (disposable) process and print its view as JSON.
  * The parent (lib/vendor/isolate.c) gives it a deadline and kills it if the
- * library hangs; each call is announced on stderr first ("call nvmlInit_v2")
- * so the parent can say which call hung.
+ * library hangs; each call's name is written first into the progress page the
+ * parent shares as fd 3, so the parent can say which call hung.
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -15,18 +16,7 @@
 
 static void announce(void *udata, const char *call)
 {
-	(void)udata;
-	char line[160];
-	size_t n = 0;
-	const char *pre = "call ";
-	for (const char *p = pre; *p && n < sizeof(line) - 2; p++)
-		line[n++] = *p;
-	for (const char *p = call; *p && n < sizeof(line) - 2; p++)
-		line[n++] = *p;
-	line[n++] = '\n';
-	/* unbuffered: the line must be out before the call that may never return */
-	ssize_t w = write(STDERR_FILENO, line, n);
-	(void)w;
+	ga_progress_page_write(udata, call);
 }
 
 int cmd_vendor_helper(struct cli *cli, int argc, char **argv)
@@ -38,7 +28,11 @@ int cmd_vendor_helper(struct cli *cli, int argc, char **argv)
 	int code = cli_ctx(cli, "__vendor-helper", NULL, 0, &ctx);
 	if (code != EXIT_OK)
 		return code;
-	ga_ctx_set_progress(ctx, announce, NULL);
+	/* the parent's progress page, when run by the parent; standalone runs have none */
+	struct ga_progress_page *page =
+		mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, GA_PROGRESS_FD, 0);
+	if (page != MAP_FAILED)
+		ga_ctx_set_progress(ctx, announce, page);
 	struct ga_buf out;
 	ga_buf_init(&out, 0);
 	int r;
@@ -63,6 +57,9 @@ int cmd_vendor_helper(struct cli *cli, int argc, char **argv)
 			r = ga_json_finish(&w);
 			ga_rocm_smi_free(rs);
 		}
+	} else if (!strcmp(argv[1], "null")) {
+		/* no library: what the isolation itself costs (bench/nvml.sh) */
+		r = ga_buf_adds(&out, "{}");
 	} else {
 		ga_ctx_free(ctx);
 		return cli_error(cli, "__vendor-helper", EXIT_USAGE, "unknown vendor library '%s'", argv[1]);
@@ -75,5 +72,7 @@ int cmd_vendor_helper(struct cli *cli, int argc, char **argv)
 	}
 	ga_buf_release(&out);
 	ga_ctx_free(ctx);
+	if (page != MAP_FAILED)
+		munmap(page, sizeof(*page));
 	return code;
 }

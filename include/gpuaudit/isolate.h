@@ -5,8 +5,8 @@
  * leak. ga_node_collect therefore never calls one in-process: it starts the
  * context's helper executable ("EXE __vendor-helper nvml"), which calls the
  * library and prints its view as JSON, and kills it at the deadline. The
- * helper announces every library call on stderr, so a timeout names the
- * call that was in progress.
+ * helper writes the name of every library call into a shared page first, so
+ * a timeout names the call that was in progress.
  */
 #ifndef GPUAUDIT_ISOLATE_H
 #define GPUAUDIT_ISOLATE_H
@@ -45,6 +45,19 @@ struct ga_isolate_result {
  */
 int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_schema *schema, void *obj,
                         struct ga_isolate_result *res);
+
+/*
+ * The page the helper writes the current call into (fd GA_PROGRESS_FD in the helper).
+ * Two slots and an index, so the parent never reads a half-written name.
+ */
+#define GA_PROGRESS_FD 3
+struct ga_progress_page {
+	unsigned used;
+	unsigned active;
+	char slot[2][120];
+};
+void ga_progress_page_write(struct ga_progress_page *p, const char *call);
+void ga_progress_page_read(const struct ga_progress_page *p, char *out, size_t n);
 
 /* In-process collectors, for the helper side only. */
 int ga_nvml_collect(struct ga_ctx *ctx, struct ga_nvml_report **ret);

@@ -2,9 +2,12 @@
  * isolate.c - run a vendor collector in a helper process under a deadline.
  *
  * The parent spawns "EXE __vendor-helper NAME" with posix_spawn (no fork in a
- * possibly multithreaded caller), reads the JSON the helper prints on stdout
- * and the "call NAME" lines it prints on stderr before each library call, and
- * kills it with SIGKILL at the deadline. A process stuck in uninterruptible
+ * possibly multithreaded caller), reads the JSON the helper prints on stdout,
+ * and kills it with SIGKILL at the deadline. Before each library call the
+ * helper writes the call's name into a shared page (a memfd passed as fd 3):
+ * no system call per library call, and the parent reads the name of the call
+ * in progress when the deadline fires. The helper's stderr (vendor libraries
+ * print there) is drained and logged at debug level. A process stuck in uninterruptible
  * sleep inside a driver cannot be reaped until the kernel lets it go; we wait
  * a bounded time for that and report it instead of blocking.
  */
@@ -16,6 +19,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,26 +56,12 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Keep the last complete "call NAME" line of the progress stream. */
-static void progress_feed(char *pending, size_t *plen, size_t cap, const char *data, size_t n,
-                          struct ga_isolate_result *res)
-{
-	for (size_t i = 0; i < n; i++) {
-		char ch = data[i];
-		if (ch == '\n') {
-			pending[*plen] = '\0';
-			if (ga_startswith(pending, "call "))
-				snprintf(res->last_call, sizeof(res->last_call), "%s", pending + 5);
-			*plen = 0;
-		} else if (*plen + 1 < cap) {
-			pending[(*plen)++] = ch;
-		}
-	}
-}
-
 static bool reap(pid_t pid, int *status, int wait_ms)
 {
+	/* The child is usually already exiting (its pipes closed): poll quickly at
+	 * first, then back off, so a clean exit costs microseconds, not a tick. */
 	double end = now_ms() + wait_ms;
+	long nap_ns = 20 * 1000;
 	for (;;) {
 		pid_t w = waitpid(pid, status, WNOHANG);
 		if (w == pid)
@@ -80,8 +70,10 @@ static bool reap(pid_t pid, int *status, int wait_ms)
 			return true; /* not our child any more */
 		if (now_ms() >= end)
 			return false;
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		struct timespec ts = {0, nap_ns};
 		nanosleep(&ts, NULL);
+		if (nap_ns < 10 * 1000 * 1000)
+			nap_ns *= 2;
 	}
 }
 
@@ -92,7 +84,8 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 	res->exit_status = -1;
 	if (!ctx->helper_exe)
 		return ga_err(ctx, -ENOEXEC, "no helper executable to run vendor libraries in");
-	int out[2] = { -1, -1 }, prog[2] = { -1, -1 };
+	int out[2] = { -1, -1 }, prog[2] = { -1, -1 }, memfd = -1;
+	struct ga_progress_page *page = MAP_FAILED;
 	int r = 0, status = 0;
 	pid_t pid = -1;
 	struct ga_buf b;
@@ -105,11 +98,18 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 		r = ga_err(ctx, -errno, "pipe: %s", strerror(errno));
 		goto out;
 	}
+	memfd = memfd_create("gpuaudit-progress", MFD_CLOEXEC);
+	if (memfd < 0 || ftruncate(memfd, sizeof(*page)) < 0 ||
+	    (page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0)) == MAP_FAILED) {
+		r = ga_err(ctx, -errno, "progress page: %s", strerror(errno));
+		goto out;
+	}
 	if ((r = -posix_spawn_file_actions_init(&fa)) < 0)
 		goto out;
 	fa_ok = true;
 	if ((r = -posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO)) < 0 ||
 	    (r = -posix_spawn_file_actions_adddup2(&fa, prog[1], STDERR_FILENO)) < 0 ||
+	    (r = -posix_spawn_file_actions_adddup2(&fa, memfd, GA_PROGRESS_FD)) < 0 ||
 	    (r = -posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0)) < 0)
 		goto out;
 	char *argv[] = { ctx->helper_exe, (char *)"__vendor-helper", (char *)name, NULL };
@@ -123,8 +123,6 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 	close(prog[1]);
 	out[1] = prog[1] = -1;
 
-	char pending[256];
-	size_t plen = 0;
 	bool out_open = true, prog_open = true;
 	double deadline = start + ctx->vendor_timeout_ms;
 	while (out_open || prog_open) {
@@ -156,11 +154,13 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 			}
 		}
 		if (prog_open && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			ssize_t n = read(prog[0], chunk, sizeof(chunk));
-			if (n > 0)
-				progress_feed(pending, &plen, sizeof(pending), chunk, (size_t)n, res);
-			else if (n == 0 || errno != EINTR)
+			ssize_t n = read(prog[0], chunk, sizeof(chunk) - 1);
+			if (n > 0) {
+				chunk[n] = '\0';
+				ga_log(ctx, GA_LOG_DEBUG, "%s helper: %s", name, chunk);
+			} else if (n == 0 || errno != EINTR) {
 				prog_open = false;
+			}
 		}
 	}
 	if (res->timed_out || r < 0) {
@@ -176,6 +176,7 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 	}
 	pid = -1;
 	res->elapsed_ms = now_ms() - start;
+	ga_progress_page_read(page, res->last_call, sizeof(res->last_call));
 	if (WIFEXITED(status))
 		res->exit_status = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
@@ -209,6 +210,10 @@ out:
 	}
 	if (fa_ok)
 		posix_spawn_file_actions_destroy(&fa);
+	if (page != MAP_FAILED)
+		munmap(page, sizeof(*page));
+	if (memfd >= 0)
+		close(memfd);
 	for (int i = 0; i < 2; i++) {
 		if (out[i] >= 0)
 			close(out[i]);
@@ -217,4 +222,23 @@ out:
 	}
 	ga_buf_release(&b);
 	return r;
+}
+
+void ga_progress_page_write(struct ga_progress_page *p, const char *call)
+{
+	unsigned slot = (__atomic_load_n(&p->active, __ATOMIC_RELAXED) + 1) & 1;
+	size_t n = strnlen(call, sizeof(p->slot[0]) - 1);
+	memcpy(p->slot[slot], call, n);
+	p->slot[slot][n] = '\0';
+	__atomic_store_n(&p->active, slot, __ATOMIC_RELEASE); /* the other slot stays whole */
+	__atomic_store_n(&p->used, 1u, __ATOMIC_RELEASE);
+}
+
+void ga_progress_page_read(const struct ga_progress_page *p, char *out, size_t n)
+{
+	out[0] = '\0';
+	if (p == MAP_FAILED || !p || !__atomic_load_n(&p->used, __ATOMIC_ACQUIRE))
+		return;
+	unsigned slot = __atomic_load_n(&p->active, __ATOMIC_ACQUIRE) & 1;
+	snprintf(out, n, "%.*s", (int)sizeof(p->slot[0]) - 1, p->slot[slot]);
 }
