@@ -39,7 +39,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nvml_bench GPUAUDIT_EXE RUNS\n");
 		return 2;
 	}
-	int runs = atoi(argv[2]) > 0 ? atoi(argv[2]) : 20;
+	char *end = NULL;
+	long n = strtol(argv[2], &end, 10);
+	int runs = end && !*end && n > 0 && n <= 100000 ? (int)n : 20;
 	double *in = calloc((size_t)runs, sizeof(double)), *iso = calloc((size_t)runs, sizeof(double));
 	double *nul = calloc((size_t)runs, sizeof(double));
 	struct ga_ctx *ctx = NULL;
