@@ -1,0 +1,57 @@
+/*
+ * nodeclass.h - the node class: a fingerprint of what a node *is* (hardware)
+ * and what it *runs* (software stack), computed from a snapshot, so that nodes
+ * that should be interchangeable get the same id and a node that drifted gets
+ * another. Also the compile/engine cache key (TensorRT plans, Triton and
+ * torch.compile caches): the facts compiled GPU code depends on.
+ *
+ * Pure: no I/O, no context. Only identity facts take part (model, count,
+ * memory size, compute capability, interconnect, PCIe capability, MIG layout,
+ * CPU model, memory, kernel, OS, driver and CUDA/ROCm versions); never
+ * uptime, utilization, temperatures, power, clocks, serials, UUIDs, boot id,
+ * hostname, PCI addresses, free/used memory, error counters or findings.
+ * docs/class.md lists every field.
+ *
+ * Canonical JSON: compact, keys sorted, integers and strings only. A value
+ * that was not collected is omitted: absence is part of the identity.
+ */
+#ifndef GPUAUDIT_NODECLASS_H
+#define GPUAUDIT_NODECLASS_H
+
+#include "gpuaudit/node.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ga_nodeclass {
+	char *id;           /* name "-" hw_sha256[0..8] "." stack_sha256[0..8] */
+	char *name;         /* readable: "a100-sxm4-40gb-x8-nvswitch", "cpu-x86-64-v4" */
+	char *hw_sha256;    /* lowercase hex of SHA-256 over hw_json */
+	char *stack_sha256; /* lowercase hex of SHA-256 over stack_json */
+	char *hw_json;      /* canonical JSON of the hardware class */
+	char *stack_json;   /* canonical JSON of the software stack */
+	char *key;          /* "nvidia-a100-sxm4-40gb-sm80-drv550.135-cuda12.4-<hash8>" */
+	char *key_json;     /* canonical JSON the key's hash is taken over */
+};
+
+/*
+ * Compute the class of n into *out (all members set, owned by *out; release
+ * with ga_nodeclass_release). Returns 0, -ENOMEM, or -EIO when libcrypto cannot
+ * compute SHA-256; *out is untouched on failure.
+ */
+int ga_nodeclass_compute(const struct ga_node *n, struct ga_nodeclass *out);
+/* Free the members and zero *c. NULL-safe. */
+void ga_nodeclass_release(struct ga_nodeclass *c);
+
+/*
+ * Write c as one JSON object: id, name, hw_sha256, stack_sha256, hw, stack
+ * (objects), key, key_json (object). 0, -ENOMEM, or -EINVAL when c does not
+ * hold canonical JSON.
+ */
+int ga_nodeclass_write_json(const struct ga_nodeclass *c, struct ga_json *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

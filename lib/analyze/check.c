@@ -1,0 +1,635 @@
+/*
+ * analyze/check.c - one node snapshot against its policy class: which class
+ * the node belongs to, then one finding per violated pin or expectation.
+ *
+ * Pure, like the other analyzers. A value the snapshot does not hold (NVML was
+ * not queried, the module list was unreadable) is never guessed: it becomes a
+ * GA-CHECK-UNKNOWN info finding, not a pass and not a fail.
+ */
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "gpuaudit/policy.h"
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* Accelerators a class is about: those of its vendor (all when it names none). */
+static bool in_class(const struct ga_policy_class *c, const struct ga_accel *a)
+{
+	return !c->match.vendor || streq(c->match.vendor, a->vendor);
+}
+
+static size_t class_accels(const struct ga_policy_class *c, const struct ga_node *n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++)
+		k += in_class(c, &n->accelerators[i]);
+	return k;
+}
+
+static bool class_matches(const struct ga_policy_class *c, const struct ga_node *n)
+{
+	if (streq(c->match.vendor, "none"))
+		return n->n_accelerators == 0 && (!c->match.count.set || c->match.count.v == 0);
+	size_t k = class_accels(c, n);
+	if (c->match.vendor && k == 0)
+		return false;
+	if (c->match.count.set && c->match.count.v != k)
+		return false;
+	if (c->match.model) {
+		if (k == 0)
+			return false;
+		for (size_t i = 0; i < n->n_accelerators; i++) {
+			const struct ga_accel *a = &n->accelerators[i];
+			if (in_class(c, a) &&
+			    (!a->model || fnmatch(c->match.model, a->model, FNM_CASEFOLD) != 0))
+				return false;
+		}
+	}
+	return true;
+}
+
+const struct ga_policy_class *ga_policy_match(const struct ga_policy *p, const struct ga_node *n)
+{
+	for (size_t i = 0; i < p->n_classes; i++)
+		if (class_matches(&p->classes[i], n))
+			return &p->classes[i];
+	return NULL;
+}
+
+const char *ga_check_result_name(enum ga_check_result r)
+{
+	return r == GA_CHECK_PASS ? "pass" : r == GA_CHECK_FAIL ? "fail" : "unknown";
+}
+
+void ga_check_release(struct ga_check *c)
+{
+	ga_findings_release(&c->findings);
+	memset(c, 0, sizeof(*c));
+}
+
+/* --- findings --- */
+
+struct cstate {
+	const struct ga_node *n;
+	const struct ga_policy_class *cls;
+	struct ga_check *out;
+	bool nvml_unknown; /* an unknown is due to missing NVML data */
+};
+
+static void add(struct cstate *cs, const char *code, const char *subject, const char *decision,
+                const char *expected, const char *actual, const char *fmt, ...)
+        __attribute__((format(printf, 7, 8)));
+static void add(struct cstate *cs, const char *code, const char *subject, const char *decision,
+                const char *expected, const char *actual, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	bool unknown = !strcmp(code, "GA-CHECK-UNKNOWN");
+	struct ga_finding *f = ga_findings_add(&cs->out->findings, code, unknown ? GA_SEV_INFO : GA_SEV_ERROR,
+	                                       subject, decision, "%s", msg);
+	if (!f)
+		return;
+	if (cs->cls)
+		ga_finding_evidence(f, "class", "%s", cs->cls->name);
+	if (expected)
+		ga_finding_evidence(f, "expected", "%s", expected);
+	if (actual)
+		ga_finding_evidence(f, "actual", "%s", actual);
+	if (unknown)
+		cs->out->unknowns++;
+	else
+		cs->out->violations++;
+}
+
+static const char *const NEED_NVML =
+        "run where NVML answers (the live node, without --no-vendor) to decide this expectation";
+
+static void unknown(struct cstate *cs, const char *what, const char *expected, bool nvml, const char *fmt,
+                    ...) __attribute__((format(printf, 5, 6)));
+static void unknown(struct cstate *cs, const char *what, const char *expected, bool nvml, const char *fmt,
+                    ...)
+{
+	char msg[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	add(cs, "GA-CHECK-UNKNOWN", what, nvml ? NEED_NVML : "collect the missing data, then check again",
+	    expected, NULL, "not checked: %s", msg);
+	if (nvml)
+		cs->nvml_unknown = true;
+}
+
+/* --- pins --- */
+
+static const struct ga_driver *find_driver(const struct ga_node *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_drivers; i++)
+		if (streq(n->drivers[i].name, name))
+			return &n->drivers[i];
+	return NULL;
+}
+
+static const struct ga_runtime *find_runtime(const struct ga_node *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_runtimes; i++)
+		if (streq(n->runtimes[i].name, name))
+			return &n->runtimes[i];
+	return NULL;
+}
+
+static const struct ga_accel *first_accel(const struct cstate *cs)
+{
+	for (size_t i = 0; i < cs->n->n_accelerators; i++)
+		if (in_class(cs->cls, &cs->n->accelerators[i]))
+			return &cs->n->accelerators[i];
+	return NULL;
+}
+
+static bool nvml_ok(const struct ga_node *n)
+{
+	return n->nvml && !n->nvml->error;
+}
+
+static void check_range(struct cstate *cs, const char *code, const char *what, const struct ga_pin *pin,
+                        const char *actual, const char *decision)
+{
+	if (ga_vrange_match(&pin->range, actual))
+		return;
+	add(cs, code, what, decision, pin->range.text, actual, "%s %s does not satisfy the pin '%s'", what,
+	    actual, pin->range.text);
+}
+
+static void check_pins(struct cstate *cs)
+{
+	const struct ga_policy_class *c = cs->cls;
+	const struct ga_node *n = cs->n;
+
+	if (c->kernel.kind == GA_PIN_RANGE) {
+		if (!n->host.kernel_release)
+			unknown(cs, "kernel", c->kernel.range.text, false, "the kernel release was not read");
+		else
+			check_range(
+			        cs, "GA-PIN-KERNEL", "kernel", &c->kernel, n->host.kernel_release,
+			        "boot the pinned kernel (fix the bootloader default or reimage) before the "
+			        "node takes jobs");
+	}
+
+	/* driver: the kernel driver the class's accelerators are bound to */
+	const struct ga_accel *a = first_accel(cs);
+	const char *dname = a && a->driver ? a->driver : NULL;
+	const struct ga_driver *d = dname ? find_driver(n, dname) : NULL;
+	const char *dver = d && d->version ? d->version : a ? a->driver_version : NULL;
+	if (streq(dname, "nvidia") && nvml_ok(n) && n->nvml->driver_version)
+		dver = n->nvml->driver_version;
+	static const char *const drv_fix =
+	        "install the pinned driver and reboot (or reimage the node); drain it until then";
+	if (c->driver.kind == GA_PIN_RANGE) {
+		if (!dver)
+			add(cs, "GA-PIN-DRIVER", "driver", drv_fix, c->driver.range.text, "not loaded",
+			    "no accelerator driver is loaded; the pin wants '%s'", c->driver.range.text);
+		else
+			check_range(cs, "GA-PIN-DRIVER", dname ? dname : "driver", &c->driver, dver, drv_fix);
+	} else if (c->driver.kind == GA_PIN_ABSENT) {
+		for (size_t i = 0; i < n->n_drivers; i++)
+			if (!n->drivers[i].loaded.set || n->drivers[i].loaded.v)
+				add(cs, "GA-PIN-DRIVER", n->drivers[i].name,
+				    "remove the accelerator driver from this image or move the node to its "
+				    "class",
+				    "absent", n->drivers[i].version ? n->drivers[i].version : "loaded",
+				    "accelerator driver %s is loaded but the class wants none",
+				    n->drivers[i].name);
+	}
+	if (c->driver_flavor && streq(dname, "nvidia")) {
+		const char *fl = d ? d->flavor : NULL;
+		if (!fl)
+			unknown(cs, "nvidia", c->driver_flavor, false,
+			        "the kernel module flavor was not read");
+		else if (strcmp(fl, c->driver_flavor) != 0)
+			add(cs, "GA-PIN-DRIVER", "nvidia", drv_fix, c->driver_flavor, fl,
+			    "nvidia kernel modules are %s but the pin wants %s", fl, c->driver_flavor);
+	}
+
+	/* cuda: the driver's CUDA version, which only NVML reports */
+	const struct ga_runtime *libcuda = find_runtime(n, "libcuda");
+	const char *cuda = nvml_ok(n) ? n->nvml->cuda_driver_version : NULL;
+	if (c->cuda.kind == GA_PIN_RANGE) {
+		if (cuda)
+			check_range(
+			        cs, "GA-PIN-CUDA", "cuda", &c->cuda, cuda,
+			        "install a driver whose CUDA version satisfies the pin (the CUDA driver API "
+			        "version comes with the driver)");
+		else if (!libcuda && !dver)
+			add(cs, "GA-PIN-CUDA", "cuda", "install the pinned NVIDIA driver", c->cuda.range.text,
+			    "not installed", "no CUDA driver is installed; the pin wants '%s'",
+			    c->cuda.range.text);
+		else
+			unknown(cs, "cuda", c->cuda.range.text, true,
+			        "the CUDA driver version comes from NVML");
+	} else if (c->cuda.kind == GA_PIN_ABSENT && (cuda || libcuda)) {
+		add(cs, "GA-PIN-CUDA", "cuda", "remove the CUDA driver libraries from this image", "absent",
+		    cuda               ? cuda
+		    : libcuda->version ? libcuda->version
+		                       : "installed",
+		    "CUDA is installed but the class wants none");
+	}
+
+	const struct ga_runtime *rocm = find_runtime(n, "rocm");
+	static const char *const rocm_fix = "install the pinned ROCm release (or reimage the node)";
+	if (c->rocm.kind == GA_PIN_RANGE) {
+		if (!rocm || !rocm->version)
+			add(cs, "GA-PIN-ROCM", "rocm", rocm_fix, c->rocm.range.text, "not installed",
+			    "ROCm is not installed; the pin wants '%s'", c->rocm.range.text);
+		else
+			check_range(cs, "GA-PIN-ROCM", "rocm", &c->rocm, rocm->version, rocm_fix);
+	} else if (c->rocm.kind == GA_PIN_ABSENT && rocm) {
+		add(cs, "GA-PIN-ROCM", "rocm", "remove ROCm from this image", "absent",
+		    rocm->version ? rocm->version : "installed",
+		    "ROCm is installed but the class wants none");
+	}
+}
+
+/* --- expectations --- */
+
+static const struct ga_pci_dev *pci_of(const struct ga_node *n, const struct ga_accel *a)
+{
+	for (size_t i = 0; i < n->n_pci; i++)
+		if (streq(n->pci[i].address, a->address))
+			return &n->pci[i];
+	return NULL;
+}
+
+static const char *subj(const struct ga_accel *a)
+{
+	return a->address ? a->address : "accelerator";
+}
+
+static const struct ga_nvml_gpu *gpu_nvml(const struct ga_accel *a)
+{
+	return a->nvml && !a->nvml->error ? a->nvml : NULL;
+}
+
+static uint64_t speed_gen(double gts)
+{
+	static const double gens[] = { 2.5, 5, 8, 16, 32, 64, 128 };
+	uint64_t g = 0;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(gens); i++)
+		if (gts + 0.01 >= gens[i])
+			g = i + 1;
+	return g;
+}
+
+/* The MIG profile of an instance: "NVIDIA A100-SXM4-40GB MIG 3g.20gb" -> "3g.20gb". */
+static const char *mig_profile(const char *name)
+{
+	const char *p = name ? strstr(name, "MIG ") : NULL;
+	if (!p)
+		return name ? name : "?";
+	const char *q;
+	while ((q = strstr(p + 4, "MIG ")))
+		p = q;
+	return p + 4;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void join(char *out, size_t n, const char *const *v, size_t cnt)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	if (!cnt)
+		snprintf(out, n, "none");
+	for (size_t i = 0; i < cnt && len < n; i++)
+		len += (size_t)snprintf(out + len, n - len, "%s%s", i ? "," : "", v[i]);
+}
+
+static void check_mig(struct cstate *cs, const struct ga_accel *a, const struct ga_nvml_gpu *g)
+{
+	const struct ga_policy_class *c = cs->cls;
+	static const char *const fix = "set the MIG mode (nvidia-smi -i N -mig 0|1) and the instances the "
+	                               "class expects, then reset the GPU; drain it until then";
+	if (c->expect.mig != GA_MIG_UNSET) {
+		bool want = c->expect.mig == GA_MIG_ENABLED;
+		const char *ws = want ? "enabled" : "disabled";
+		if (g->mig_enabled.v != want)
+			add(cs, "GA-EXPECT-MIG", subj(a), fix, ws, g->mig_enabled.v ? "enabled" : "disabled",
+			    "MIG is %s, the class expects it %s", g->mig_enabled.v ? "enabled" : "disabled",
+			    ws);
+		else if (g->mig_pending.set && g->mig_pending.v != want)
+			add(cs, "GA-EXPECT-MIG", subj(a), fix, ws,
+			    g->mig_pending.v ? "enabled (pending disabled)" : "disabled (pending enabled)",
+			    "MIG is %s now but a change to %s is pending a GPU reset", ws,
+			    g->mig_pending.v ? "enabled" : "disabled");
+		else if (g->mig_pending.set && g->mig_pending.v != g->mig_enabled.v)
+			add(cs, "GA-EXPECT-MIG", subj(a), fix, ws, "change pending",
+			    "a MIG mode change is pending a GPU reset");
+	}
+	if (c->expect.mig_profiles_set) {
+		const char *have[64], *want[64];
+		size_t nh = 0, nw = 0;
+		for (size_t k = 0; k < g->n_mig_instances && nh < GA_ARRAY_SIZE(have); k++)
+			have[nh++] = mig_profile(g->mig_instances[k].name);
+		for (size_t k = 0; k < c->expect.mig_profiles.n && nw < GA_ARRAY_SIZE(want); k++)
+			want[nw++] = c->expect.mig_profiles.v[k];
+		qsort(have, nh, sizeof(*have), cmp_str);
+		qsort(want, nw, sizeof(*want), cmp_str);
+		bool same = nh == nw;
+		for (size_t k = 0; same && k < nh; k++)
+			same = !strcmp(have[k], want[k]);
+		if (!same) {
+			char hs[256], ws[256];
+			join(hs, sizeof(hs), have, nh);
+			join(ws, sizeof(ws), want, nw);
+			add(cs, "GA-EXPECT-MIG", subj(a), fix, ws, hs,
+			    "MIG instances are %s, the class expects %s", hs, ws);
+		}
+	}
+}
+
+/* Per-GPU NVML expectations; counts GPUs without the data for one unknown per expectation. */
+enum { NV_MIG, NV_PERSIST, NV_ECC, NV_REMAP, NV_RETIRED, NV_N };
+
+static void check_nvml_expects(struct cstate *cs)
+{
+	const struct ga_policy_class *c = cs->cls;
+	const char *const names[NV_N] = { "mig", "persistence_mode", "ecc", "no_pending_remaps",
+		                          "no_retired_pages_pending" };
+	const bool wanted[NV_N] = { c->expect.mig != GA_MIG_UNSET || c->expect.mig_profiles_set,
+		                    c->expect.persistence_mode.set, c->expect.ecc.set,
+		                    c->expect.no_pending_remaps.set && c->expect.no_pending_remaps.v,
+		                    c->expect.no_retired_pages_pending.set &&
+		                            c->expect.no_retired_pages_pending.v };
+	size_t missing[NV_N] = { 0 }, total = 0;
+	for (size_t i = 0; i < cs->n->n_accelerators; i++) {
+		const struct ga_accel *a = &cs->n->accelerators[i];
+		if (!in_class(c, a))
+			continue;
+		total++;
+		const struct ga_nvml_gpu *g = gpu_nvml(a);
+		if (wanted[NV_MIG]) {
+			if (!g || !g->mig_enabled.set)
+				missing[NV_MIG]++;
+			else
+				check_mig(cs, a, g);
+		}
+		if (wanted[NV_PERSIST]) {
+			if (!g || !g->persistence_mode.set)
+				missing[NV_PERSIST]++;
+			else if (g->persistence_mode.v != c->expect.persistence_mode.v)
+				add(cs, "GA-EXPECT-PERSISTENCE", subj(a),
+				    c->expect.persistence_mode.v ? "run nvidia-persistenced (or nvidia-smi "
+				                                   "-pm 1) so the driver stays "
+				                                   "initialised between jobs"
+				                                 : "stop nvidia-persistenced on this class",
+				    c->expect.persistence_mode.v ? "on" : "off",
+				    g->persistence_mode.v ? "on" : "off",
+				    "persistence mode is %s, the class expects %s",
+				    g->persistence_mode.v ? "on" : "off",
+				    c->expect.persistence_mode.v ? "on" : "off");
+		}
+		if (wanted[NV_ECC]) {
+			if (!g || !g->ecc_enabled.set)
+				missing[NV_ECC]++;
+			else if (g->ecc_enabled.v != c->expect.ecc.v ||
+			         (g->ecc_pending.set && g->ecc_pending.v != c->expect.ecc.v))
+				add(cs, "GA-EXPECT-ECC", subj(a),
+				    "set ECC with nvidia-smi -i N -e 0|1 and reset the GPU; drain it until "
+				    "then",
+				    c->expect.ecc.v ? "on" : "off",
+				    g->ecc_enabled.v != c->expect.ecc.v ? (g->ecc_enabled.v ? "on" : "off")
+				                                        : "change pending",
+				    "ECC is %s%s, the class expects %s", g->ecc_enabled.v ? "on" : "off",
+				    g->ecc_enabled.v == c->expect.ecc.v ? " but a change is pending a reset"
+				                                        : "",
+				    c->expect.ecc.v ? "on" : "off");
+		}
+		if (wanted[NV_REMAP]) {
+			if (!g || (!g->remap_pending.set && !g->remap_failure.set))
+				missing[NV_REMAP]++;
+			else if ((g->remap_pending.set && g->remap_pending.v) ||
+			         (g->remap_failure.set && g->remap_failure.v)) {
+				bool fail = g->remap_failure.set && g->remap_failure.v;
+				char act[96];
+				snprintf(act, sizeof(act), "%s (correctable %llu, uncorrectable %llu)",
+				         fail ? "remap failure" : "remap pending",
+				         (unsigned long long)g->remapped_rows_correctable.v,
+				         (unsigned long long)g->remapped_rows_uncorrectable.v);
+				add(cs, "GA-EXPECT-REMAP", subj(a),
+				    fail ? "drain the node and replace the GPU: it ran out of spare rows"
+				         : "drain the node and reset the GPU so the pending row remap takes "
+				           "effect",
+				    "no pending remaps", act, "row remapping %s",
+				    fail ? "failed: no spare rows left" : "is pending a GPU reset");
+			}
+		}
+		if (wanted[NV_RETIRED]) {
+			if (!g || !g->retired_pages_pending.set)
+				missing[NV_RETIRED]++;
+			else if (g->retired_pages_pending.v)
+				add(cs, "GA-EXPECT-RETIRED-PAGES", subj(a),
+				    "drain the node and reset the GPU so the pending page retirement takes "
+				    "effect",
+				    "no pending retirement", "retirement pending",
+				    "page retirement is pending a GPU reset");
+		}
+	}
+	for (int e = 0; e < NV_N; e++)
+		if (wanted[e] && missing[e]) {
+			bool nvidia = !c->match.vendor || streq(c->match.vendor, "nvidia");
+			unknown(cs, names[e], NULL, nvidia, "%zu of %zu GPUs have no %s data", missing[e],
+			        total, nvidia ? "NVML" : "vendor");
+		}
+}
+
+static bool usable(const struct ga_accel *a)
+{
+	if (!a->driver)
+		return false;
+	if (a->excluded.set && a->excluded.v)
+		return false;
+	return !(a->nvml && a->nvml->error);
+}
+
+static void check_expects(struct cstate *cs)
+{
+	const struct ga_policy_class *c = cs->cls;
+	const struct ga_node *n = cs->n;
+	char e[64], v[64];
+
+	if (c->expect.gpu_count.set) {
+		size_t k = 0, all = 0;
+		for (size_t i = 0; i < n->n_accelerators; i++)
+			if (in_class(c, &n->accelerators[i])) {
+				all++;
+				k += usable(&n->accelerators[i]);
+			}
+		if (k != c->expect.gpu_count.v) {
+			snprintf(e, sizeof(e), "%llu", (unsigned long long)c->expect.gpu_count.v);
+			snprintf(v, sizeof(v), "%zu", k);
+			add(cs, "GA-EXPECT-GPU-COUNT", "node",
+			    "drain the node: a GPU is missing, lost, excluded or has no driver; check the "
+			    "kernel "
+			    "log for Xid/AER errors, then reset, reseat or replace it",
+			    e, v, "%zu usable GPU%s (%zu on the bus), the class expects %llu", k,
+			    k == 1 ? "" : "s", all, (unsigned long long)c->expect.gpu_count.v);
+		}
+	}
+
+	size_t mem_missing = 0, pcie_missing = 0, total = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (!in_class(c, a))
+			continue;
+		total++;
+		const struct ga_nvml_gpu *g = gpu_nvml(a);
+		if (c->expect.memory_min_gib.set) {
+			struct ga_ou64 mem =
+			        g && g->memory_total_bytes.set ? g->memory_total_bytes : a->memory_bytes;
+			double gib = (double)mem.v / (1024.0 * 1024 * 1024);
+			if (!mem.set) {
+				mem_missing++;
+			} else if (gib + 1e-9 < c->expect.memory_min_gib.v) {
+				snprintf(e, sizeof(e), ">= %g GiB", c->expect.memory_min_gib.v);
+				snprintf(v, sizeof(v), "%.2f GiB", gib);
+				add(cs, "GA-EXPECT-MEMORY", subj(a),
+				    "check the GPU model against the class: a smaller SKU, or memory the "
+				    "driver "
+				    "does not expose",
+				    e, v, "%.2f GiB of GPU memory, the class expects at least %g GiB", gib,
+				    c->expect.memory_min_gib.v);
+			}
+		}
+		if (c->expect.pcie_gen_min.set || c->expect.pcie_width_min.set) {
+			const struct ga_pci_dev *pd = pci_of(n, a);
+			double gts = pd && pd->path_capable_speed_gts.set ? pd->path_capable_speed_gts.v
+			             : pd && pd->link.max_speed_gts.set   ? pd->link.max_speed_gts.v
+			                                                  : -1;
+			uint64_t gen = gts > 0                    ? speed_gen(gts)
+			               : g && g->pcie_gen_max.set ? g->pcie_gen_max.v
+			                                          : 0;
+			uint64_t width = pd && pd->path_min_width.set   ? pd->path_min_width.v
+			                 : pd && pd->link.cur_width.set ? pd->link.cur_width.v
+			                 : g && g->pcie_width.set       ? g->pcie_width.v
+			                                                : 0;
+			static const char *const fix =
+			        "reseat the GPU or its riser, check the slot and the BIOS "
+			        "bifurcation settings; drain the node if transfers matter";
+			bool miss = false;
+			if (c->expect.pcie_gen_min.set) {
+				if (!gen)
+					miss = true;
+				else if (gen < c->expect.pcie_gen_min.v) {
+					snprintf(e, sizeof(e), ">= gen%llu",
+					         (unsigned long long)c->expect.pcie_gen_min.v);
+					snprintf(v, sizeof(v), "gen%llu", (unsigned long long)gen);
+					add(cs, "GA-EXPECT-PCIE", subj(a), fix, e, v,
+					    "PCIe link can reach gen%llu only, the class expects gen%llu or "
+					    "better",
+					    (unsigned long long)gen,
+					    (unsigned long long)c->expect.pcie_gen_min.v);
+				}
+			}
+			if (c->expect.pcie_width_min.set) {
+				if (!width)
+					miss = true;
+				else if (width < c->expect.pcie_width_min.v) {
+					snprintf(e, sizeof(e), ">= x%llu",
+					         (unsigned long long)c->expect.pcie_width_min.v);
+					snprintf(v, sizeof(v), "x%llu", (unsigned long long)width);
+					add(cs, "GA-EXPECT-PCIE", subj(a), fix, e, v,
+					    "PCIe link runs at x%llu, the class expects x%llu or wider",
+					    (unsigned long long)width,
+					    (unsigned long long)c->expect.pcie_width_min.v);
+				}
+			}
+			pcie_missing += miss;
+		}
+	}
+	bool nvidia = !c->match.vendor || streq(c->match.vendor, "nvidia");
+	if (mem_missing)
+		unknown(cs, "memory_min_gib", NULL, nvidia, "%zu of %zu GPUs have no memory size%s",
+		        mem_missing, total, nvidia ? " (NVIDIA GPUs report it through NVML)" : "");
+	if (pcie_missing)
+		unknown(cs, "pcie", NULL, false, "%zu of %zu GPUs have no PCIe link data", pcie_missing,
+		        total);
+
+	check_nvml_expects(cs);
+
+	if (c->expect.modules.n) {
+		if (!n->modules_source)
+			unknown(cs, "modules", NULL, false, "the loaded-module list could not be read");
+		else
+			for (size_t i = 0; i < c->expect.modules.n; i++)
+				if (!ga_strv_contains(&n->modules, c->expect.modules.v[i]))
+					add(cs, "GA-EXPECT-MODULE", c->expect.modules.v[i],
+					    "load it (modprobe) or fix the image so it loads at boot",
+					    "loaded", "not loaded", "kernel module %s is not loaded",
+					    c->expect.modules.v[i]);
+	}
+	for (size_t i = 0; i < c->expect.device_nodes.n; i++) {
+		const char *dn = c->expect.device_nodes.v[i];
+		bool found = ga_strv_contains(&n->device_nodes, dn);
+		for (size_t k = 0; !found && k < n->n_accelerators; k++)
+			found = ga_strv_contains(&n->accelerators[k].device_nodes, dn);
+		if (!found)
+			add(cs, "GA-EXPECT-DEVNODE", dn,
+			    "create it (for NVIDIA: nvidia-modprobe -u -c=0) or add it to the container's "
+			    "devices",
+			    "present", "missing", "device node %s is missing", dn);
+	}
+}
+
+int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bool vendor_wanted,
+                  struct ga_check *out)
+{
+	struct ga_check c = { .cls = cls };
+	ga_findings_init(&c.findings);
+	struct cstate cs = { .n = n, .cls = cls, .out = &c };
+	int r = ga_analyze_node(n, &c.findings);
+	if (r < 0)
+		goto fail;
+	bool node_errors = ga_findings_max_severity(&c.findings) >= GA_SEV_ERROR;
+	if (!cls) {
+		char have[128] = "no accelerators";
+		if (n->n_accelerators)
+			snprintf(have, sizeof(have), "%zu x %s %s", n->n_accelerators,
+			         n->accelerators[0].vendor ? n->accelerators[0].vendor : "?",
+			         n->accelerators[0].model ? n->accelerators[0].model : "?");
+		add(&cs, "GA-CHECK-NO-CLASS", "node",
+		    "add a class for this hardware to the policy, or name one with --class",
+		    "a matching class", have, "no class in the policy matches this node (%s)", have);
+	} else {
+		check_pins(&cs);
+		check_expects(&cs);
+	}
+	if (c.findings.err) {
+		r = c.findings.err;
+		goto fail;
+	}
+	ga_findings_sort(&c.findings);
+	if (c.violations || node_errors)
+		c.result = GA_CHECK_FAIL;
+	else if (cs.nvml_unknown && vendor_wanted && !nvml_ok(n))
+		c.result = GA_CHECK_UNKNOWN;
+	else
+		c.result = GA_CHECK_PASS;
+	*out = c;
+	return 0;
+fail:
+	ga_findings_release(&c.findings);
+	return r;
+}

@@ -1,0 +1,538 @@
+/*
+ * cmd-check.c - `gpuaudit check`: the node against its class in a golden-image
+ * policy (docs/policy.md), printed as text, JSON, a node-problem-detector
+ * plugin line or a Slurm drain reason, optionally also written as NFD labels.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gpuaudit/findings.h"
+#include "gpuaudit/isolate.h"
+#include "gpuaudit/node.h"
+#include "gpuaudit/nodeclass.h"
+#include "gpuaudit/policy.h"
+
+#define NPD_MAX 80    /* node-problem-detector's default max_output_length */
+#define SLURM_MAX 160 /* a drain reason that still reads in `sinfo -R` */
+#define NFD_PREFIX "gpuaudit.feature.node.kubernetes.io/"
+
+enum mode { MODE_TEXT, MODE_JSON, MODE_NPD, MODE_SLURM };
+
+/* Cut s to at most max bytes on a UTF-8 boundary, ending in "..." when cut; one line. */
+static void one_line(char *s, size_t max)
+{
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	size_t len = strlen(s);
+	while (len && s[len - 1] == ' ')
+		s[--len] = '\0';
+	if (len <= max)
+		return;
+	size_t cut = max - 3;
+	while (cut && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--;
+	while (cut && s[cut - 1] == ' ')
+		cut--;
+	memcpy(s + cut, "...", 4);
+}
+
+/* The most severe non-info finding: what a one-line reason names. */
+static const struct ga_finding *worst(const struct ga_check *c)
+{
+	for (size_t i = 0; i < c->findings.n; i++)
+		if (c->findings.v[i].severity >= GA_SEV_ERROR)
+			return &c->findings.v[i];
+	return NULL;
+}
+
+static size_t count_at_least(const struct ga_check *c, enum ga_severity s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < c->findings.n; i++)
+		k += c->findings.v[i].severity >= s;
+	return k;
+}
+
+static const char *evidence(const struct ga_finding *f, const char *key)
+{
+	for (size_t i = 0; i < f->n_evidence; i++)
+		if (!strcmp(f->evidence[i].key, key))
+			return f->evidence[i].value;
+	return NULL;
+}
+
+static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check *c, bool color)
+{
+	const char *res = c->result == GA_CHECK_PASS   ? "PASS"
+	                  : c->result == GA_CHECK_FAIL ? "FAIL"
+	                                               : "UNKNOWN";
+	fprintf(o, "class %s: %s%s%s (policy %s: %zu violation%s, %zu unknown)\n",
+	        c->cls ? c->cls->name : "-",
+	        color ? (c->result == GA_CHECK_PASS ? "\033[32m" : "\033[31m") : "", res,
+	        color ? "\033[0m" : "", p->file, c->violations, c->violations == 1 ? "" : "s", c->unknowns);
+	fprintf(o, "findings: %zu\n", c->findings.n);
+	for (size_t i = 0; i < c->findings.n; i++) {
+		const struct ga_finding *fd = &c->findings.v[i];
+		fprintf(o, "  %-8s %s %s: %s\n", ga_severity_name(fd->severity), fd->code, fd->subject,
+		        fd->message);
+		const char *e = evidence(fd, "expected"), *a = evidence(fd, "actual");
+		if (e || a)
+			fprintf(o, "           expected %s, actual %s\n", e ? e : "-", a ? a : "-");
+		if (fd->decision)
+			fprintf(o, "           fix: %s\n", fd->decision);
+	}
+}
+
+static int print_json(struct cli *cli, const struct ga_policy *p, const struct ga_check *c)
+{
+	struct ga_buf b;
+	struct ga_json w;
+	ga_buf_init(&b, 0);
+	ga_json_init(&w, &b, true);
+	ga_json_obj_begin(&w);
+	ga_json_key(&w, "class");
+	ga_json_str(&w, c->cls ? c->cls->name : NULL);
+	ga_json_key(&w, "result");
+	ga_json_str(&w, ga_check_result_name(c->result));
+	ga_json_key(&w, "policy");
+	ga_json_str(&w, p->file);
+	ga_json_key(&w, "violations");
+	ga_json_u64(&w, c->violations);
+	ga_json_key(&w, "unknowns");
+	ga_json_u64(&w, c->unknowns);
+	ga_json_key(&w, "findings");
+	ga_findings_write_json(&c->findings, &w);
+	ga_json_obj_end(&w);
+	int r = ga_json_finish(&w);
+	if (r == 0)
+		fwrite(b.data, 1, b.len, cli->out);
+	ga_buf_release(&b);
+	return r;
+}
+
+static void reason(const struct ga_check *c, char *out, size_t n)
+{
+	const struct ga_finding *f = worst(c);
+	size_t more = count_at_least(c, GA_SEV_ERROR);
+	more = more ? more - 1 : 0;
+	if (f && more)
+		snprintf(out, n, "%s %s: %s (+%zu more)", f->code, f->subject, f->message, more);
+	else if (f)
+		snprintf(out, n, "%s %s: %s", f->code, f->subject, f->message);
+	else
+		snprintf(out, n, "check failed");
+}
+
+static void print_npd(FILE *o, const struct ga_check *c)
+{
+	char line[512], why[400];
+	const char *name = c->cls ? c->cls->name : "no class";
+	if (c->result == GA_CHECK_PASS) {
+		snprintf(line, sizeof(line), "gpuaudit: %s: pass", name);
+	} else if (c->result == GA_CHECK_FAIL) {
+		reason(c, why, sizeof(why));
+		snprintf(line, sizeof(line), "gpuaudit: %s: %s", name, why);
+	} else {
+		snprintf(line, sizeof(line), "gpuaudit: %s: unknown: vendor library unavailable", name);
+	}
+	one_line(line, NPD_MAX);
+	fprintf(o, "%s\n", line);
+}
+
+static void print_slurm(FILE *o, const struct ga_check *c)
+{
+	if (c->result != GA_CHECK_FAIL)
+		return;
+	char line[512], why[400];
+	reason(c, why, sizeof(why));
+	snprintf(line, sizeof(line), "gpuaudit: %s", why);
+	for (char *p = line; *p; p++)
+		if (*p == '"' || *p == '\\' || *p == '`' || *p == '$')
+			*p = '\'';
+	one_line(line, SLURM_MAX);
+	fprintf(o, "%s\n", line);
+}
+
+/* --- NFD local feature file --- */
+
+/* Label value rules: <= 63 of [A-Za-z0-9._-], alphanumeric at both ends; "" when nothing is left. */
+static void label_value(char *out, size_t n, const char *in)
+{
+	size_t len = 0;
+	bool dash = false;
+	for (const char *p = in ? in : ""; *p && len + 1 < n && len < 63; p++) {
+		unsigned char ch = (unsigned char)*p;
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		          ch == '.' || ch == '_' || ch == '-';
+		if (ok) {
+			out[len++] = (char)ch;
+			dash = false;
+		} else if (!dash && len) {
+			out[len++] = '-';
+			dash = true;
+		}
+	}
+	out[len] = '\0';
+	size_t s = 0;
+	while (out[s] && !((out[s] >= 'a' && out[s] <= 'z') || (out[s] >= 'A' && out[s] <= 'Z') ||
+	                   (out[s] >= '0' && out[s] <= '9')))
+		s++;
+	memmove(out, out + s, len - s + 1);
+	len -= s;
+	while (len && !((out[len - 1] >= 'a' && out[len - 1] <= 'z') ||
+	                (out[len - 1] >= 'A' && out[len - 1] <= 'Z') ||
+	                (out[len - 1] >= '0' && out[len - 1] <= '9')))
+		out[--len] = '\0';
+}
+
+static int add_label(struct ga_buf *b, const char *name, const char *value)
+{
+	char v[64];
+	label_value(v, sizeof(v), value);
+	if (!*v)
+		return 0;
+	return ga_buf_addf(b, NFD_PREFIX "%s=%s\n", name, v);
+}
+
+static int nfd_labels(struct ga_buf *b, const struct ga_node *n, const struct ga_check *c, long expiry_s)
+{
+	time_t t = time(NULL) + expiry_s;
+	struct tm tm;
+	char ts[32];
+	if (!gmtime_r(&t, &tm) || !strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return -EINVAL;
+	int r = ga_buf_addf(b, "# +expiry-time=%s\n# written by gpuaudit check; do not edit\n", ts);
+	const struct ga_accel *a = NULL;
+	size_t count = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *x = &n->accelerators[i];
+		if (c->cls && c->cls->match.vendor && (!x->vendor || strcmp(x->vendor, c->cls->match.vendor)))
+			continue;
+		if (!a)
+			a = x;
+		count++;
+	}
+	char num[32];
+	snprintf(num, sizeof(num), "%zu", count);
+	if (r == 0)
+		r = add_label(b, "class", c->cls ? c->cls->name : "none");
+	if (r == 0)
+		r = add_label(b, "check", ga_check_result_name(c->result));
+	if (r == 0)
+		r = add_label(b, "vendor", a ? a->vendor : "none");
+	if (r == 0)
+		r = add_label(b, "count", num);
+	if (a) {
+		if (r == 0)
+			r = add_label(b, "model", a->model);
+		if (a->nvml && a->nvml->compute_capability)
+			if (r == 0)
+				r = add_label(b, "cc", a->nvml->compute_capability);
+		if (a->gfx_target)
+			if (r == 0)
+				r = add_label(b, "gfx", a->gfx_target);
+		const char *dv = a->driver_version;
+		for (size_t i = 0; i < n->n_drivers; i++)
+			if (a->driver && n->drivers[i].name && !strcmp(a->driver, n->drivers[i].name) &&
+			    n->drivers[i].version)
+				dv = n->drivers[i].version;
+		if (dv) {
+			char major[32];
+			snprintf(major, sizeof(major), "%.*s", (int)strcspn(dv, ".-"), dv);
+			if (r == 0)
+				r = add_label(b, "driver-major", major);
+		}
+	}
+	/* the hardware/stack fingerprint (gpuaudit class): same id = same node class */
+	struct ga_nodeclass nc = { 0 };
+	if (r == 0 && ga_nodeclass_compute(n, &nc) == 0) {
+		char hw[16], stack[16];
+		snprintf(hw, sizeof(hw), "%.12s", nc.hw_sha256 ? nc.hw_sha256 : "");
+		snprintf(stack, sizeof(stack), "%.12s", nc.stack_sha256 ? nc.stack_sha256 : "");
+		r = add_label(b, "node-class", nc.name);
+		if (r == 0)
+			r = add_label(b, "hw-class", hw);
+		if (r == 0)
+			r = add_label(b, "stack-class", stack);
+		ga_nodeclass_release(&nc);
+	}
+	if (n->nvml && !n->nvml->error && n->nvml->cuda_driver_version)
+		if (r == 0)
+			r = add_label(b, "cuda", n->nvml->cuda_driver_version);
+	return r;
+}
+
+/* Write DIR/gpuaudit atomically: DIR/.gpuaudit.tmp (NFD ignores dot-files), fsync, rename. */
+static int nfd_write(const char *dir, const struct ga_buf *b, char *err, size_t errn)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(err, errn, "cannot open --nfd-dir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	int r = -1;
+	int fd = openat(dfd, ".gpuaudit.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		snprintf(err, errn, "cannot create %s/.gpuaudit.tmp: %s", dir, strerror(errno));
+		goto out;
+	}
+	size_t off = 0;
+	while (off < b->len) {
+		ssize_t w = write(fd, b->data + off, b->len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			snprintf(err, errn, "cannot write %s/.gpuaudit.tmp: %s", dir, strerror(errno));
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) < 0) {
+		snprintf(err, errn, "cannot sync %s/.gpuaudit.tmp: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		snprintf(err, errn, "cannot write %s/.gpuaudit.tmp: %s", dir, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dfd, ".gpuaudit.tmp", dfd, "gpuaudit") < 0) {
+		snprintf(err, errn, "cannot rename into %s/gpuaudit: %s", dir, strerror(errno));
+		goto fail;
+	}
+	(void)fsync(dfd);
+	r = 0;
+	goto out;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dfd, ".gpuaudit.tmp", 0);
+out:
+	close(dfd);
+	return r;
+}
+
+/* In --npd mode every outcome is one stdout line and exit 0/1/2 (NPD: anything else is Unknown too). */
+static int fail_early(struct cli *cli, enum mode mode, int code, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static int fail_early(struct cli *cli, enum mode mode, int code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cli_error(cli, "check", code, "%s", msg);
+	if (mode == MODE_NPD) {
+		char line[1100];
+		snprintf(line, sizeof(line), "gpuaudit: cannot check: %s", msg);
+		one_line(line, NPD_MAX);
+		fprintf(cli->out, "%s\n", line);
+		return 2;
+	}
+	return code;
+}
+
+int cmd_check(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'P' },
+		{ "class", required_argument, NULL, 'C' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "pci-ids", required_argument, NULL, 'p' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "vendor", no_argument, NULL, 'V' },
+		{ "no-vendor", no_argument, NULL, 'N' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "nfd-dir", required_argument, NULL, 'D' },
+		{ "nfd-expiry", required_argument, NULL, 'E' },
+		{ "npd", no_argument, NULL, 'n' },
+		{ "slurm", no_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *root = NULL, *from = NULL, *pci_ids = getenv("GPUAUDIT_PCI_IDS");
+	const char *policy_file = NULL, *class_name = NULL, *nfd_dir = NULL;
+	enum mode mode = MODE_TEXT;
+	int modes = 0;
+	enum ga_vendor_mode vendor = GA_VENDOR_AUTO;
+	double timeout_s = 5;
+	long expiry_s = 3600;
+	int verbose = 0, opt;
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+hjvr:f:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'P':
+			policy_file = optarg;
+			break;
+		case 'C':
+			class_name = optarg;
+			break;
+		case 'r':
+			root = optarg;
+			break;
+		case 'f':
+			from = optarg;
+			break;
+		case 'j':
+			mode = MODE_JSON, modes |= 1;
+			break;
+		case 'n':
+			mode = MODE_NPD, modes |= 2;
+			break;
+		case 's':
+			mode = MODE_SLURM, modes |= 4;
+			break;
+		case 'p':
+			pci_ids = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'V':
+			vendor = GA_VENDOR_ON;
+			break;
+		case 'N':
+			vendor = GA_VENDOR_OFF;
+			break;
+		case 'D':
+			nfd_dir = optarg;
+			break;
+		case 'E': {
+			char *end = NULL;
+			errno = 0;
+			expiry_s = strtol(optarg, &end, 10);
+			if (errno || !end || *end || end == optarg || expiry_s < 60 || expiry_s > 30L * 86400)
+				return cli_error(
+				        cli, "check", EXIT_USAGE,
+				        "--nfd-expiry wants seconds between 60 and 2592000, not '%s'",
+				        optarg);
+			break;
+		}
+		case 't': {
+			char *end = NULL;
+			timeout_s = strtod(optarg, &end);
+			if (!end || *end || !(timeout_s > 0) || timeout_s > 3600)
+				return cli_error(cli, "check", EXIT_USAGE,
+				                 "--timeout wants seconds between 0 and 3600, not '%s'",
+				                 optarg);
+			break;
+		}
+		case 'h':
+			cli_usage(cli, cli_find("check"), cli->out);
+			return EXIT_OK;
+		default:
+			for (const struct option *o = opts; o->name; o++)
+				if (optopt && o->val == optopt && o->has_arg)
+					return cli_error(cli, "check", EXIT_USAGE,
+					                 "option '--%s' needs an argument (try -h)", o->name);
+			if (optopt)
+				return cli_error(cli, "check", EXIT_USAGE, "unknown option '-%c' (try -h)",
+				                 optopt);
+			return cli_error(cli, "check", EXIT_USAGE, "unknown option '%s' (try -h)",
+			                 argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_error(cli, "check", EXIT_USAGE, "unexpected argument '%s' (try -h)", argv[optind]);
+	if (modes & (modes - 1))
+		return cli_error(cli, "check", EXIT_USAGE, "--json, --npd and --slurm exclude each other");
+	if (!policy_file)
+		return fail_early(cli, mode, EXIT_USAGE, "--policy FILE is required (try -h)");
+	if (from && root)
+		return cli_error(cli, "check", EXIT_USAGE, "--from and --root exclude each other");
+
+	struct ga_ctx *ctx = NULL;
+	int code = cli_ctx(cli, "check", from ? NULL : root, verbose, &ctx);
+	if (code != EXIT_OK)
+		return mode == MODE_NPD ? 2 : code;
+	struct ga_policy *policy = NULL;
+	struct ga_node *node = NULL;
+	struct ga_check chk = { 0 };
+	struct ga_buf nfd;
+	ga_buf_init(&nfd, 64 * 1024); /* NFD's limit per feature file */
+	const struct ga_policy_class *cls = NULL;
+
+	int r = ga_policy_load(ctx, policy_file, &policy);
+	if (r < 0) {
+		code = fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
+		                  ga_ctx_errmsg(ctx));
+		goto out;
+	}
+	if (class_name && !(cls = ga_policy_find_class(policy, class_name))) {
+		code = fail_early(cli, mode, EXIT_USAGE, "no class '%s' in %s", class_name, policy_file);
+		goto out;
+	}
+	r = pci_ids ? ga_ctx_set_pci_ids(ctx, pci_ids) : 0;
+	ga_ctx_set_vendor(ctx, vendor, (int)(timeout_s * 1000));
+	if (r == 0)
+		r = ga_ctx_set_helper(ctx, cli->self_exe);
+	if (r == 0)
+		r = from ? ga_node_load(ctx, from, &node) : ga_node_collect(ctx, &node);
+	if (r < 0) {
+		code = fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
+		                  ga_ctx_errmsg(ctx));
+		goto out;
+	}
+	if (!cls)
+		cls = ga_policy_match(policy, node);
+	/* the vendor libraries were wanted: forced, or the default on the live machine */
+	bool live = !from && !strcmp(ga_ctx_root(ctx), "/");
+	bool vendor_wanted = vendor == GA_VENDOR_ON || (vendor == GA_VENDOR_AUTO && live);
+	r = ga_check_node(node, cls, vendor_wanted, &chk);
+	if (r < 0) {
+		code = fail_early(cli, mode, EXIT_INTERNAL, "check failed: %s", strerror(-r));
+		goto out;
+	}
+	code = chk.result == GA_CHECK_PASS   ? EXIT_OK
+	       : chk.result == GA_CHECK_FAIL ? EXIT_PROBLEMS
+	                                     : EXIT_UNAVAILABLE;
+
+	if (nfd_dir) {
+		char err[512];
+		if (nfd_labels(&nfd, node, &chk, expiry_s) < 0) {
+			code = fail_early(cli, mode, EXIT_INTERNAL, "NFD labels exceed 64 KiB");
+			goto out;
+		}
+		if (nfd_write(nfd_dir, &nfd, err, sizeof(err)) < 0) {
+			code = fail_early(cli, mode, EXIT_USAGE, "%s", err);
+			goto out;
+		}
+	}
+
+	switch (mode) {
+	case MODE_JSON:
+		if (print_json(cli, policy, &chk) < 0)
+			code = cli_error(cli, "check", EXIT_INTERNAL, "JSON output failed");
+		break;
+	case MODE_NPD:
+		print_npd(cli->out, &chk);
+		code = code == EXIT_OK ? 0 : code == EXIT_PROBLEMS ? 1 : 2;
+		break;
+	case MODE_SLURM:
+		print_slurm(cli->out, &chk);
+		break;
+	default:
+		print_text(cli->out, policy, &chk, cli->color);
+	}
+out:
+	ga_buf_release(&nfd);
+	ga_check_release(&chk);
+	ga_node_free(node);
+	ga_policy_free(policy);
+	ga_ctx_free(ctx);
+	return code;
+}

@@ -1,0 +1,229 @@
+/* test_policy.c - policy parser (every error message), version comparison and ranges. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpuaudit/core.h"
+#include "gpuaudit/policy.h"
+
+static void test_version_cmp(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *a, *b;
+		int want;
+	} t[] = {
+		{ "550.54.15", "550.135", -1 },
+		{ "550.135", "550.54.15", 1 },
+		{ "550.54", "550.54.15", -1 },
+		{ "12.4", "12.4", 0 },
+		{ "12.10", "12.9", 1 },
+		{ "535.183.01", "535.183.1", 0 },
+		{ "5.15.0-1063-nvidia", "5.15.0-1063-nvidia", 0 },
+		{ "5.15.0-142", "5.15.0-99", 1 },
+		{ "6.4.0-47", "6.4.0", 1 },
+		{ "1.0rc1", "1.0", 1 },
+		{ "2", "10", -1 },
+		{ "99999999999999999999", "1", 1 },
+		{ "", "1", -1 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int c = ga_version_cmp(t[i].a, t[i].b);
+		c = c < 0 ? -1 : c > 0;
+		if (c != t[i].want)
+			fail_msg("%s vs %s: got %d want %d", t[i].a, t[i].b, c, t[i].want);
+	}
+}
+
+static void test_ranges(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *range, *version;
+		bool want;
+	} t[] = {
+		{ ">=550.54, <560", "550.135", true },
+		{ ">=550.54, <560", "550.54.15", true },
+		{ ">=550.54, <560", "560.28", false },
+		{ ">=550.54, <560", "535.183.01", false },
+		{ ">550.54", "550.54", false },
+		{ "<=12.4", "12.4", true },
+		{ "==12.4", "12.4", true },
+		{ "!=535.54.03", "535.54.03", false },
+		{ "580.95.05", "580.95.05", true },
+		{ "580.95.05", "580.95.5", true },
+		{ "550.*", "550.135", true },
+		{ "550.*", "555.42", false },
+		{ "6.8.0-*-nvidia", "6.8.0-1015-nvidia", true },
+		{ ">= 12.4 ,< 13", "12.8", true },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ga_vrange r;
+		char why[128];
+		assert_int_equal(ga_vrange_parse(t[i].range, &r, why, sizeof(why)), 0);
+		if (ga_vrange_match(&r, t[i].version) != t[i].want)
+			fail_msg("'%s' on %s: want %d", t[i].range, t[i].version, t[i].want);
+		assert_false(ga_vrange_match(&r, NULL));
+		ga_vrange_release(&r);
+	}
+	static const char *const bad[][2] = {
+		{ "", "empty comparator in ''" },
+		{ ">=12.4,", "empty comparator in '>=12.4,'" },
+		{ "=>550", "'=>550' does not start with >=, >, <=, <, == or !=" },
+		{ ">=55 0", "'>=55 0' is not a version (digits and letters separated by . - + _ ~)" },
+		{ ">=550.*", "a '*' pattern cannot follow an operator in '>=550.*'" },
+		{ ">=", "'>=' is not a version (digits and letters separated by . - + _ ~)" },
+		{ "1,2,3,4,5,6,7,8,9", "more than 8 comparators" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ga_vrange r;
+		char why[128];
+		assert_int_equal(ga_vrange_parse(bad[i][0], &r, why, sizeof(why)), -EINVAL);
+		assert_string_equal(why, bad[i][1]);
+	}
+}
+
+static const char *parse_err(const char *yaml)
+{
+	static char msg[1024];
+	struct ga_ctx *ctx = NULL;
+	struct ga_policy *p = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	int r = ga_policy_parse(ctx, "p.yaml", yaml, strlen(yaml), &p);
+	snprintf(msg, sizeof(msg), "%s", r < 0 ? ga_ctx_errmsg(ctx) : "ok");
+	assert_true(r == 0 || r == -EINVAL);
+	assert_true((r == 0) == (p != NULL));
+	ga_policy_free(p);
+	ga_ctx_free(ctx);
+	return msg;
+}
+
+static void test_parse_errors(void **state)
+{
+	(void)state;
+	static const char *const t[][2] = {
+		{ "",
+		  "p.yaml:1:1: expected a mapping with 'version: 1' and 'classes', got an empty document" },
+		{ "[1]", "p.yaml:1:2: expected a mapping with 'version: 1' and 'classes', got a list" },
+		{ "version: 1\n", "p.yaml:1:1: missing 'classes' (a list of node classes)" },
+		{ "classes: []\n", "p.yaml:1:1: missing 'version: 1'" },
+		{ "version: 2\nclasses: []\n",
+		  "p.yaml:1:10: version: expected 1 (the only policy format so far), got '2'" },
+		{ "version: 1\nclasses: {}\n",
+		  "p.yaml:2:1: 'classes' must be a list of classes, got a mapping" },
+		{ "version: 1\nfoo: 1\n",
+		  "p.yaml:2:1: unknown key 'foo' in the policy (expected one of: version, classes)" },
+		{ "version: 1\nclasses: [{name: a, match: {count: -1}}]\n",
+		  "p.yaml:2:36: classes[0].match.count: expected an integer from 0 to 1024, got '-1'" },
+		{ "version: 1\nclasses: [{name: a, match: {model: [x]}}]\n",
+		  "p.yaml:2:37: classes[0].match.model: expected a string, got a list" },
+		{ "version: 1\nclasses: [{name: a, pin: {driver: [1]}}]\n",
+		  "p.yaml:2:36: classes[0].pin.driver: expected a version range such as \">=550.54, <560\" "
+		  "or null, "
+		  "got a list" },
+		{ "version: 1\nclasses: [{name: a, pin: {driver_flavor: closed}}]\n",
+		  "p.yaml:2:42: classes[0].pin.driver_flavor: expected 'open' or 'proprietary', got "
+		  "'closed'" },
+		{ "version: 1\nclasses: [{name: a, expect: {memory_min_gib: lots}}]\n",
+		  "p.yaml:2:46: classes[0].expect.memory_min_gib: expected a number, got 'lots'" },
+		{ "version: 1\nclasses: [{name: a, expect: {pcie_gen_min: 9}}]\n",
+		  "p.yaml:2:44: classes[0].expect.pcie_gen_min: expected an integer from 1 to 7, got 9" },
+		{ "version: 1\nclasses: [{name: a, expect: {modules: [\"\"]}}]\n",
+		  "p.yaml:2:41: classes[0].expect.modules[0]: expected a non-empty string, got ''" },
+		{ "version: 1\nclasses: [{name: a, smoke: {x: y}}]\n",
+		  "p.yaml:2:32: classes[0].smoke.x: expected a number, got 'y'" },
+		{ "version: 1\nclasses: [{name: a, xid: {abc: ignore}}]\n",
+		  "p.yaml:2:27: classes[0].xid: expected an integer from 1 to 1000, got 'abc'" },
+		{ "version: 1\nclasses: [{name: a, artifacts: {archs: sm_80}}]\n",
+		  "p.yaml:2:40: classes[0].artifacts.archs: expected a list of strings, got 'sm_80'" },
+		{ "version: 1\nclasses: [{name: a, expect: {gpu_count: 8.5}}]\n",
+		  "p.yaml:2:41: classes[0].expect.gpu_count: expected an integer from 0 to 1024, got '8.5'" },
+		{ "version: 1\nclasses: [{name: a, expect: {gpu_count: \"8\"}}]\n",
+		  "p.yaml:2:42: classes[0].expect.gpu_count: expected an integer from 0 to 1024, got '8'" },
+		{ "version: 1\nclasses: [{name: a}, {name: a}]\n",
+		  "p.yaml:2:29: classes[1]: duplicate class name 'a' (first defined at line 2)" },
+		{ "version: 1\nclasses:\n  - name: a\n   bad\n",
+		  "p.yaml:5:5: not valid YAML: invalid scalar at the end of block sequence" },
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *got = parse_err(t[i][0]);
+		if (strncmp(got, t[i][1], strlen(t[i][1])) != 0) {
+			print_error("case %zu:\n got: %s\nwant: %s\n", i, got, t[i][1]);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+static void test_parse_fleet(void **state)
+{
+	(void)state;
+	char path[4096];
+	const char *fx = getenv("GA_FIXTURES");
+	assert_non_null(fx);
+	snprintf(path, sizeof(path), "%s/policies/fleet.yaml", fx);
+	struct ga_ctx *ctx = NULL;
+	struct ga_policy *p = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	assert_int_equal(ga_policy_load(ctx, path, &p), 0);
+	assert_int_equal(p->version, 1);
+	assert_true(p->n_classes >= 6);
+	const struct ga_policy_class *c = ga_policy_find_class(p, "a100-train");
+	assert_non_null(c);
+	assert_string_equal(c->match.vendor, "nvidia");
+	assert_int_equal(c->match.count.v, 8);
+	assert_int_equal(c->driver.kind, GA_PIN_RANGE);
+	assert_int_equal(c->driver.range.n_terms, 2);
+	assert_int_equal(c->rocm.kind, GA_PIN_ABSENT);
+	assert_int_equal(c->expect.mig, GA_MIG_DISABLED);
+	assert_true(c->expect.mig_profiles_set);
+	assert_int_equal(c->expect.mig_profiles.n, 0);
+	assert_true(c->expect.ecc.set && c->expect.ecc.v);
+	assert_int_equal(c->n_xid, 3);
+	assert_null(ga_policy_find_class(p, "nope"));
+	ga_policy_free(p);
+	/* an unreadable file */
+	assert_true(ga_policy_load(ctx, "/nonexistent/p.yaml", &p) < 0);
+	ga_ctx_free(ctx);
+}
+
+/* Every allocation failure is reported, never crashes or leaks (ASan checks the leaks). */
+static void test_parse_oom(void **state)
+{
+	(void)state;
+	const char *y = "version: 1\nclasses:\n  - name: a\n    match: {vendor: nvidia, model: \"*A100*\"}\n"
+	                "    pin: {driver: \">=550, <560\", cuda: null}\n"
+	                "    expect: {modules: [nvidia], device_nodes: [/dev/nvidiactl]}\n"
+	                "    smoke: {x: 1}\n    xid: {79: critical}\n";
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	for (long n = 0; n < 200; n++) {
+		struct ga_policy *p = NULL;
+		ga_alloc_fail_after(n);
+		int r = ga_policy_parse(ctx, "p.yaml", y, strlen(y), &p);
+		ga_alloc_fail_after(-1);
+		assert_true(r == 0 || r == -ENOMEM);
+		ga_policy_free(p);
+		if (r == 0)
+			break;
+	}
+	ga_ctx_free(ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_cmp),  cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_parse_fleet),
+		cmocka_unit_test(test_parse_oom),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
