@@ -37,8 +37,7 @@ struct ga_nodeclass {
 
 /*
  * Compute the class of n into *out (all members set, owned by *out; release
- * with ga_nodeclass_release). Returns 0, -ENOMEM, or -EIO when libcrypto cannot
- * compute SHA-256; *out is untouched on failure.
+ * with ga_nodeclass_release). Returns 0 or -ENOMEM; *out is untouched on failure.
  */
 int ga_nodeclass_compute(const struct ga_node *n, struct ga_nodeclass *out);
 /* Free the members and zero *c. NULL-safe. */
