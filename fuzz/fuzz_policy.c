@@ -14,10 +14,10 @@ static struct ga_ctx *ctx;
 static struct ga_node *node;
 
 static const char node_json[] =
-	"{\"schema\":\"gpuaudit.node/v1\",\"host\":{\"kernel_release\":\"5.15.0-1063-nvidia\","
-	"\"os\":{\"id\":\"ubuntu\",\"version_id\":\"22.04\"}},\"accelerators\":[{\"vendor\":\"nvidia\","
-	"\"model\":\"NVIDIA A100-SXM4-40GB\",\"address\":\"0000:07:00.0\",\"driver\":\"nvidia\"}],"
-	"\"drivers\":[{\"name\":\"nvidia\",\"version\":\"550.135\"}],\"modules\":[\"nvidia\"]}";
+        "{\"schema\":\"gpuaudit.node/v1\",\"host\":{\"kernel_release\":\"5.15.0-1063-nvidia\","
+        "\"os\":{\"id\":\"ubuntu\",\"version_id\":\"22.04\"}},\"accelerators\":[{\"vendor\":\"nvidia\","
+        "\"model\":\"NVIDIA A100-SXM4-40GB\",\"address\":\"0000:07:00.0\",\"driver\":\"nvidia\"}],"
+        "\"drivers\":[{\"name\":\"nvidia\",\"version\":\"550.135\"}],\"modules\":[\"nvidia\"]}";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -48,6 +48,37 @@ void cli_usage(struct cli *cli, const struct command *c, FILE *to);
 /* Print "gpuaudit CMD: message" to stderr; returns code. */
 int cli_error(struct cli *cli, const char *cmd, int code, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
+/* Options of every command that reads a node (src/snapshot-opts.c). */
+struct snap_opts {
+	const char *root;
+	const char *from;
+	const char *pci_ids;
+	int vendor; /* enum ga_vendor_mode */
+	double timeout_s;
+	int verbose;
+};
+/* getopt_long entries for them; a command adds its own and ends the table. */
+#define SNAP_LONG_OPTIONS                                                                           \
+	{ "root", required_argument, NULL, 'r' }, { "from", required_argument, NULL, 'f' },         \
+	        { "pci-ids", required_argument, NULL, 'p' }, { "verbose", no_argument, NULL, 'v' }, \
+	        { "vendor", no_argument, NULL, 'V' }, { "no-vendor", no_argument, NULL, 'N' },      \
+	{                                                                                           \
+		"timeout", required_argument, NULL, 't'                                             \
+	}
+#define SNAP_SHORT_OPTIONS "vr:f:"
+struct option;
+void snap_opts_init(struct snap_opts *o);
+/* 1: the option was one of these; 0: not ours; negative: -(exit code), message printed. */
+int snap_opt(struct cli *cli, const char *cmd, int opt, const char *arg, struct snap_opts *o);
+/* The getopt error case: a missing argument or an unknown option. Returns EXIT_USAGE. */
+int cli_bad_option(struct cli *cli, const char *cmd, const struct option *opts, char **argv);
+int snap_validate(struct cli *cli, const char *cmd, const struct snap_opts *o);
+/* Context with root, pci.ids, vendor mode, timeout and helper set; EXIT_OK or an exit code. */
+int snap_ctx(struct cli *cli, const char *cmd, const struct snap_opts *o, struct ga_ctx **ret);
+/* Collect (or load with --from) the snapshot: 0 or -errno with the message in ctx. */
+struct ga_node;
+int snap_node(struct ga_ctx *ctx, const struct snap_opts *o, struct ga_node **ret);
+
 /* Set up a context from --root / GPUAUDIT_ROOT, GPUAUDIT_PCI_IDS and -v. */
 int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, struct ga_ctx **ret);
 

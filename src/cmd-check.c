@@ -346,46 +346,38 @@ static int fail_early(struct cli *cli, enum mode mode, int code, const char *fmt
 int cmd_check(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
+		SNAP_LONG_OPTIONS,
 		{ "policy", required_argument, NULL, 'P' },
 		{ "class", required_argument, NULL, 'C' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "from", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "pci-ids", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "vendor", no_argument, NULL, 'V' },
-		{ "no-vendor", no_argument, NULL, 'N' },
-		{ "timeout", required_argument, NULL, 't' },
 		{ "nfd-dir", required_argument, NULL, 'D' },
 		{ "nfd-expiry", required_argument, NULL, 'E' },
 		{ "npd", no_argument, NULL, 'n' },
 		{ "slurm", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *root = NULL, *from = NULL, *pci_ids = getenv("GPUAUDIT_PCI_IDS");
+	struct snap_opts so;
+	snap_opts_init(&so);
 	const char *policy_file = NULL, *class_name = NULL, *nfd_dir = NULL;
 	enum mode mode = MODE_TEXT;
 	int modes = 0;
-	enum ga_vendor_mode vendor = GA_VENDOR_AUTO;
-	double timeout_s = 5;
 	long expiry_s = 3600;
-	int verbose = 0, opt;
+	int opt;
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hjvr:f:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
+		int k = snap_opt(cli, "check", opt, optarg, &so);
+		if (k < 0)
+			return -k;
+		if (k > 0)
+			continue;
 		switch (opt) {
 		case 'P':
 			policy_file = optarg;
 			break;
 		case 'C':
 			class_name = optarg;
-			break;
-		case 'r':
-			root = optarg;
-			break;
-		case 'f':
-			from = optarg;
 			break;
 		case 'j':
 			mode = MODE_JSON, modes |= 1;
@@ -395,18 +387,6 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 			break;
 		case 's':
 			mode = MODE_SLURM, modes |= 4;
-			break;
-		case 'p':
-			pci_ids = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'V':
-			vendor = GA_VENDOR_ON;
-			break;
-		case 'N':
-			vendor = GA_VENDOR_OFF;
 			break;
 		case 'D':
 			nfd_dir = optarg;
@@ -422,28 +402,11 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 				        optarg);
 			break;
 		}
-		case 't': {
-			char *end = NULL;
-			timeout_s = strtod(optarg, &end);
-			if (!end || *end || !(timeout_s > 0) || timeout_s > 3600)
-				return cli_error(cli, "check", EXIT_USAGE,
-				                 "--timeout wants seconds between 0 and 3600, not '%s'",
-				                 optarg);
-			break;
-		}
 		case 'h':
 			cli_usage(cli, cli_find("check"), cli->out);
 			return EXIT_OK;
 		default:
-			for (const struct option *o = opts; o->name; o++)
-				if (optopt && o->val == optopt && o->has_arg)
-					return cli_error(cli, "check", EXIT_USAGE,
-					                 "option '--%s' needs an argument (try -h)", o->name);
-			if (optopt)
-				return cli_error(cli, "check", EXIT_USAGE, "unknown option '-%c' (try -h)",
-				                 optopt);
-			return cli_error(cli, "check", EXIT_USAGE, "unknown option '%s' (try -h)",
-			                 argv[optind - 1]);
+			return cli_bad_option(cli, "check", opts, argv);
 		}
 	}
 	if (optind < argc)
@@ -452,11 +415,12 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		return cli_error(cli, "check", EXIT_USAGE, "--json, --npd and --slurm exclude each other");
 	if (!policy_file)
 		return fail_early(cli, mode, EXIT_USAGE, "--policy FILE is required (try -h)");
-	if (from && root)
-		return cli_error(cli, "check", EXIT_USAGE, "--from and --root exclude each other");
+	int code = snap_validate(cli, "check", &so);
+	if (code != EXIT_OK)
+		return code;
 
 	struct ga_ctx *ctx = NULL;
-	int code = cli_ctx(cli, "check", from ? NULL : root, verbose, &ctx);
+	code = snap_ctx(cli, "check", &so, &ctx);
 	if (code != EXIT_OK)
 		return mode == MODE_NPD ? 2 : code;
 	struct ga_policy *policy = NULL;
@@ -476,12 +440,7 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		code = fail_early(cli, mode, EXIT_USAGE, "no class '%s' in %s", class_name, policy_file);
 		goto out;
 	}
-	r = pci_ids ? ga_ctx_set_pci_ids(ctx, pci_ids) : 0;
-	ga_ctx_set_vendor(ctx, vendor, (int)(timeout_s * 1000));
-	if (r == 0)
-		r = ga_ctx_set_helper(ctx, cli->self_exe);
-	if (r == 0)
-		r = from ? ga_node_load(ctx, from, &node) : ga_node_collect(ctx, &node);
+	r = snap_node(ctx, &so, &node);
 	if (r < 0) {
 		code = fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
 		                  ga_ctx_errmsg(ctx));
@@ -490,8 +449,8 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	if (!cls)
 		cls = ga_policy_match(policy, node);
 	/* the vendor libraries were wanted: forced, or the default on the live machine */
-	bool live = !from && !strcmp(ga_ctx_root(ctx), "/");
-	bool vendor_wanted = vendor == GA_VENDOR_ON || (vendor == GA_VENDOR_AUTO && live);
+	bool live = !so.from && !strcmp(ga_ctx_root(ctx), "/");
+	bool vendor_wanted = so.vendor == GA_VENDOR_ON || (so.vendor == GA_VENDOR_AUTO && live);
 	r = ga_check_node(node, cls, vendor_wanted, &chk);
 	if (r < 0) {
 		code = fail_early(cli, mode, EXIT_INTERNAL, "check failed: %s", strerror(-r));

@@ -118,28 +118,26 @@ static int print_text(FILE *o, const struct ga_nodeclass *c)
 int cmd_class(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },    { "from", required_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'j' },          { "compact", no_argument, NULL, 'c' },
-		{ "key", no_argument, NULL, 'k' },           { "pci-ids", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },       { "help", no_argument, NULL, 'h' },
-		{ "vendor", no_argument, NULL, 'V' },        { "no-vendor", no_argument, NULL, 'N' },
-		{ "timeout", required_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
+		SNAP_LONG_OPTIONS,
+		{ "json", no_argument, NULL, 'j' },
+		{ "compact", no_argument, NULL, 'c' },
+		{ "key", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
-	const char *root = NULL, *from = NULL, *pci_ids = getenv("GPUAUDIT_PCI_IDS");
+	struct snap_opts so;
+	snap_opts_init(&so);
 	bool json = false, compact = false, key = false;
-	enum ga_vendor_mode vendor = GA_VENDOR_AUTO;
-	double timeout_s = 5;
-	int verbose = 0, opt;
+	int opt;
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hjvr:f:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
+		int k = snap_opt(cli, "class", opt, optarg, &so);
+		if (k < 0)
+			return -k;
+		if (k > 0)
+			continue;
 		switch (opt) {
-		case 'r':
-			root = optarg;
-			break;
-		case 'f':
-			from = optarg;
-			break;
 		case 'j':
 			json = true;
 			break;
@@ -149,64 +147,31 @@ int cmd_class(struct cli *cli, int argc, char **argv)
 		case 'k':
 			key = true;
 			break;
-		case 'p':
-			pci_ids = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'V':
-			vendor = GA_VENDOR_ON;
-			break;
-		case 'N':
-			vendor = GA_VENDOR_OFF;
-			break;
-		case 't': {
-			char *end = NULL;
-			timeout_s = strtod(optarg, &end);
-			if (!end || *end || !(timeout_s > 0) || timeout_s > 3600)
-				return cli_error(cli, "class", EXIT_USAGE,
-				                 "--timeout wants seconds between 0 and 3600, not '%s'",
-				                 optarg);
-			break;
-		}
 		case 'h':
 			cli_usage(cli, cli_find("class"), cli->out);
 			return EXIT_OK;
 		default:
-			for (const struct option *o = opts; o->name; o++)
-				if (optopt && o->val == optopt && o->has_arg)
-					return cli_error(cli, "class", EXIT_USAGE,
-					                 "option '--%s' needs an argument (try -h)", o->name);
-			if (optopt)
-				return cli_error(cli, "class", EXIT_USAGE, "unknown option '-%c' (try -h)",
-				                 optopt);
-			return cli_error(cli, "class", EXIT_USAGE, "unknown option '%s' (try -h)",
-			                 argv[optind - 1]);
+			return cli_bad_option(cli, "class", opts, argv);
 		}
 	}
 	if (optind < argc)
 		return cli_error(cli, "class", EXIT_USAGE, "unexpected argument '%s' (try -h)", argv[optind]);
-	if (from && root)
-		return cli_error(cli, "class", EXIT_USAGE, "--from and --root exclude each other");
+	int code = snap_validate(cli, "class", &so);
+	if (code != EXIT_OK)
+		return code;
 	if (json && key)
 		return cli_error(cli, "class", EXIT_USAGE,
 		                 "--json and --key exclude each other (--json includes the key)");
 
 	struct ga_ctx *ctx = NULL;
-	int code = cli_ctx(cli, "class", from ? NULL : root, verbose, &ctx);
+	code = snap_ctx(cli, "class", &so, &ctx);
 	if (code != EXIT_OK)
 		return code;
 	struct ga_node *node = NULL;
 	struct ga_nodeclass nc = { 0 };
 	struct ga_buf out;
 	ga_buf_init(&out, 0);
-	int r = pci_ids ? ga_ctx_set_pci_ids(ctx, pci_ids) : 0;
-	ga_ctx_set_vendor(ctx, vendor, (int)(timeout_s * 1000));
-	if (r == 0)
-		r = ga_ctx_set_helper(ctx, cli->self_exe);
-	if (r == 0)
-		r = from ? ga_node_load(ctx, from, &node) : ga_node_collect(ctx, &node);
+	int r = snap_node(ctx, &so, &node);
 	if (r < 0) {
 		code = cli_error(cli, "class", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
 		                 ga_ctx_errmsg(ctx));

@@ -324,83 +324,47 @@ static void print_text(FILE *o, const struct ga_node *n, const struct ga_finding
 int cmd_discover(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "from", required_argument, NULL, 'f' },
+		SNAP_LONG_OPTIONS,
 		{ "json", no_argument, NULL, 'j' },
 		{ "compact", no_argument, NULL, 'c' },
-		{ "pci-ids", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "vendor", no_argument, NULL, 'V' },
-		{ "no-vendor", no_argument, NULL, 'N' },
-		{ "timeout", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *root = NULL, *from = NULL, *pci_ids = getenv("GPUAUDIT_PCI_IDS");
+	struct snap_opts so;
+	snap_opts_init(&so);
 	bool json = false, compact = false;
-	enum ga_vendor_mode vendor = GA_VENDOR_AUTO;
-	double timeout_s = 5;
-	int verbose = 0, opt;
+	int opt;
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hjvr:f:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
+		int k = snap_opt(cli, "discover", opt, optarg, &so);
+		if (k < 0)
+			return -k;
+		if (k > 0)
+			continue;
 		switch (opt) {
-		case 'r':
-			root = optarg;
-			break;
-		case 'f':
-			from = optarg;
-			break;
 		case 'j':
 			json = true;
 			break;
 		case 'c':
 			compact = true;
 			break;
-		case 'p':
-			pci_ids = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'V':
-			vendor = GA_VENDOR_ON;
-			break;
-		case 'N':
-			vendor = GA_VENDOR_OFF;
-			break;
-		case 't': {
-			char *end = NULL;
-			timeout_s = strtod(optarg, &end);
-			if (!end || *end || !(timeout_s > 0) || timeout_s > 3600)
-				return cli_error(cli, "discover", EXIT_USAGE,
-				                 "--timeout wants seconds between 0 and 3600, not '%s'",
-				                 optarg);
-			break;
-		}
 		case 'h':
 			cli_usage(cli, cli_find("discover"), cli->out);
 			return EXIT_OK;
 		default:
-			for (const struct option *o = opts; o->name; o++)
-				if (optopt && o->val == optopt && o->has_arg)
-					return cli_error(cli, "discover", EXIT_USAGE,
-					                 "option '--%s' needs an argument (try -h)", o->name);
-			if (optopt)
-				return cli_error(cli, "discover", EXIT_USAGE, "unknown option '-%c' (try -h)",
-				                 optopt);
-			return cli_error(cli, "discover", EXIT_USAGE, "unknown option '%s' (try -h)",
-			                 argv[optind - 1]);
+			return cli_bad_option(cli, "discover", opts, argv);
 		}
 	}
 	if (optind < argc)
 		return cli_error(cli, "discover", EXIT_USAGE, "unexpected argument '%s' (try -h)",
 		                 argv[optind]);
-	if (from && root)
-		return cli_error(cli, "discover", EXIT_USAGE, "--from and --root exclude each other");
+	int code = snap_validate(cli, "discover", &so);
+	if (code != EXIT_OK)
+		return code;
 
 	struct ga_ctx *ctx = NULL;
-	int code = cli_ctx(cli, "discover", from ? NULL : root, verbose, &ctx);
+	code = snap_ctx(cli, "discover", &so, &ctx);
 	if (code != EXIT_OK)
 		return code;
 	struct ga_node *node = NULL;
@@ -408,12 +372,7 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 	ga_findings_init(&findings);
 	struct ga_buf out;
 	ga_buf_init(&out, 0);
-	int r = pci_ids ? ga_ctx_set_pci_ids(ctx, pci_ids) : 0;
-	ga_ctx_set_vendor(ctx, vendor, (int)(timeout_s * 1000));
-	if (r == 0)
-		r = ga_ctx_set_helper(ctx, cli->self_exe);
-	if (r == 0)
-		r = from ? ga_node_load(ctx, from, &node) : ga_node_collect(ctx, &node);
+	int r = snap_node(ctx, &so, &node);
 	if (r < 0) {
 		code = cli_error(cli, "discover", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
 		                 ga_ctx_errmsg(ctx));

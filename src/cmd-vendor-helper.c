@@ -30,7 +30,7 @@ int cmd_vendor_helper(struct cli *cli, int argc, char **argv)
 		return code;
 	/* the parent's progress page, when run by the parent; standalone runs have none */
 	struct ga_progress_page *page =
-		mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, GA_PROGRESS_FD, 0);
+	        mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, GA_PROGRESS_FD, 0);
 	if (page != MAP_FAILED)
 		ga_ctx_set_progress(ctx, announce, page);
 	struct ga_buf out;

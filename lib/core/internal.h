@@ -16,8 +16,8 @@ struct ga_ctx {
 	ga_progress_fn progress_fn;
 	void *progress_udata;
 	/* vendor libraries: run in a helper process with a deadline */
-	char *helper_exe;   /* executable that implements "__vendor-helper NAME" */
-	int vendor_mode;    /* GA_VENDOR_AUTO / _ON / _OFF */
+	char *helper_exe; /* executable that implements "__vendor-helper NAME" */
+	int vendor_mode;  /* GA_VENDOR_AUTO / _ON / _OFF */
 	int vendor_timeout_ms;
 };
 

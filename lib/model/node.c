@@ -106,50 +106,100 @@ static const struct ga_field pci_f[] = {
 };
 SCHEMA(pci_s, ga_pci_dev, pci_f);
 
-
 static const struct ga_field mig_inst_f[] = {
-	U(struct ga_nvml_mig_instance, gpu_instance_id), U(struct ga_nvml_mig_instance, compute_instance_id),
-	S(struct ga_nvml_mig_instance, name),            S(struct ga_nvml_mig_instance, uuid),
+	U(struct ga_nvml_mig_instance, gpu_instance_id),
+	U(struct ga_nvml_mig_instance, compute_instance_id),
+	S(struct ga_nvml_mig_instance, name),
+	S(struct ga_nvml_mig_instance, uuid),
 	U(struct ga_nvml_mig_instance, memory_total_bytes),
 };
 SCHEMA(mig_inst_s, ga_nvml_mig_instance, mig_inst_f);
 
 static const struct ga_field mig_prof_f[] = {
-	U(struct ga_nvml_mig_profile, id),          S(struct ga_nvml_mig_profile, name),
-	U(struct ga_nvml_mig_profile, slice_count), U(struct ga_nvml_mig_profile, instance_count),
-	U(struct ga_nvml_mig_profile, multiprocessor_count), U(struct ga_nvml_mig_profile, memory_mb),
+	U(struct ga_nvml_mig_profile, id),
+	S(struct ga_nvml_mig_profile, name),
+	U(struct ga_nvml_mig_profile, slice_count),
+	U(struct ga_nvml_mig_profile, instance_count),
+	U(struct ga_nvml_mig_profile, multiprocessor_count),
+	U(struct ga_nvml_mig_profile, memory_mb),
 };
 SCHEMA(mig_prof_s, ga_nvml_mig_profile, mig_prof_f);
 
 static const struct ga_field nvlink_f[] = {
-	U(struct ga_nvml_link, link), B(struct ga_nvml_link, active), S(struct ga_nvml_link, remote_bus_id),
-	S(struct ga_nvml_link, remote_type), U(struct ga_nvml_link, version),
+	U(struct ga_nvml_link, link),          B(struct ga_nvml_link, active),
+	S(struct ga_nvml_link, remote_bus_id), S(struct ga_nvml_link, remote_type),
+	U(struct ga_nvml_link, version),
 };
 SCHEMA(nvlink_s, ga_nvml_link, nvlink_f);
 
 #define G struct ga_nvml_gpu
 static const struct ga_field nvml_gpu_f[] = {
-	U(G, index), S(G, name), S(G, uuid), S(G, serial), S(G, pci_bus_id), U(G, pci_device_id), U(G, minor),
-	U(G, memory_total_bytes), U(G, memory_used_bytes), U(G, memory_free_bytes), S(G, compute_capability),
-	B(G, persistence_mode), B(G, mig_enabled), B(G, mig_pending),
-	GA_FIELD_ARR(G, mig_instances, mig_inst_s), GA_FIELD_ARR(G, mig_profiles, mig_prof_s),
-	B(G, ecc_enabled), B(G, ecc_pending), U(G, ecc_corrected_volatile), U(G, ecc_uncorrected_volatile),
-	U(G, ecc_corrected_aggregate), U(G, ecc_uncorrected_aggregate), U(G, retired_pages_sbe),
-	U(G, retired_pages_dbe), B(G, retired_pages_pending), U(G, remapped_rows_correctable),
-	U(G, remapped_rows_uncorrectable), B(G, remap_pending), B(G, remap_failure), U(G, clock_sm_mhz),
-	U(G, clock_sm_max_mhz), U(G, clock_mem_mhz), U(G, clock_mem_max_mhz), U(G, clock_event_reasons),
-	V(G, clock_event_names), U(G, temperature_c), U(G, power_usage_mw), U(G, power_limit_mw),
-	U(G, utilization_gpu_pct), U(G, utilization_memory_pct), U(G, pcie_gen), U(G, pcie_gen_max),
-	U(G, pcie_width), U(G, pcie_width_max), U(G, pcie_tx_kbps), U(G, pcie_rx_kbps), U(G, pcie_replay_count),
-	GA_FIELD_ARR(G, nvlinks, nvlink_s), V(G, topology), S(G, error), I(G, error_code), V(G, call_errors),
+	U(G, index),
+	S(G, name),
+	S(G, uuid),
+	S(G, serial),
+	S(G, pci_bus_id),
+	U(G, pci_device_id),
+	U(G, minor),
+	U(G, memory_total_bytes),
+	U(G, memory_used_bytes),
+	U(G, memory_free_bytes),
+	S(G, compute_capability),
+	B(G, persistence_mode),
+	B(G, mig_enabled),
+	B(G, mig_pending),
+	GA_FIELD_ARR(G, mig_instances, mig_inst_s),
+	GA_FIELD_ARR(G, mig_profiles, mig_prof_s),
+	B(G, ecc_enabled),
+	B(G, ecc_pending),
+	U(G, ecc_corrected_volatile),
+	U(G, ecc_uncorrected_volatile),
+	U(G, ecc_corrected_aggregate),
+	U(G, ecc_uncorrected_aggregate),
+	U(G, retired_pages_sbe),
+	U(G, retired_pages_dbe),
+	B(G, retired_pages_pending),
+	U(G, remapped_rows_correctable),
+	U(G, remapped_rows_uncorrectable),
+	B(G, remap_pending),
+	B(G, remap_failure),
+	U(G, clock_sm_mhz),
+	U(G, clock_sm_max_mhz),
+	U(G, clock_mem_mhz),
+	U(G, clock_mem_max_mhz),
+	U(G, clock_event_reasons),
+	V(G, clock_event_names),
+	U(G, temperature_c),
+	U(G, power_usage_mw),
+	U(G, power_limit_mw),
+	U(G, utilization_gpu_pct),
+	U(G, utilization_memory_pct),
+	U(G, pcie_gen),
+	U(G, pcie_gen_max),
+	U(G, pcie_width),
+	U(G, pcie_width_max),
+	U(G, pcie_tx_kbps),
+	U(G, pcie_rx_kbps),
+	U(G, pcie_replay_count),
+	GA_FIELD_ARR(G, nvlinks, nvlink_s),
+	V(G, topology),
+	S(G, error),
+	I(G, error_code),
+	V(G, call_errors),
 };
 #undef G
 SCHEMA(nvml_gpu_s, ga_nvml_gpu, nvml_gpu_f);
 
 static const struct ga_field nvml_f[] = {
-	S(struct ga_nvml, library),     S(struct ga_nvml, driver_version), S(struct ga_nvml, cuda_driver_version),
-	S(struct ga_nvml, nvml_version), U(struct ga_nvml, device_count),  S(struct ga_nvml, error),
-	S(struct ga_nvml, error_call),  I(struct ga_nvml, error_code),     B(struct ga_nvml, timed_out),
+	S(struct ga_nvml, library),
+	S(struct ga_nvml, driver_version),
+	S(struct ga_nvml, cuda_driver_version),
+	S(struct ga_nvml, nvml_version),
+	U(struct ga_nvml, device_count),
+	S(struct ga_nvml, error),
+	S(struct ga_nvml, error_call),
+	I(struct ga_nvml, error_code),
+	B(struct ga_nvml, timed_out),
 	V(struct ga_nvml, missing_symbols),
 };
 SCHEMA(nvml_s, ga_nvml, nvml_f);
@@ -158,20 +208,20 @@ static const struct ga_field nvml_report_f[] = {
 	GA_FIELD_OBJ(struct ga_nvml_report, sys, nvml_s),
 	GA_FIELD_ARR(struct ga_nvml_report, gpus, nvml_gpu_s),
 };
-const struct ga_schema ga_nvml_report_schema = {"ga_nvml_report", sizeof(struct ga_nvml_report),
-						nvml_report_f, GA_ARRAY_SIZE(nvml_report_f)};
+const struct ga_schema ga_nvml_report_schema = { "ga_nvml_report", sizeof(struct ga_nvml_report),
+	                                         nvml_report_f, GA_ARRAY_SIZE(nvml_report_f) };
 
-static const struct ga_field ras_f[] = {S(struct ga_amd_ras_block, block), U(struct ga_amd_ras_block, ue),
-					U(struct ga_amd_ras_block, ce), U(struct ga_amd_ras_block, de)};
+static const struct ga_field ras_f[] = { S(struct ga_amd_ras_block, block), U(struct ga_amd_ras_block, ue),
+	                                 U(struct ga_amd_ras_block, ce), U(struct ga_amd_ras_block, de) };
 SCHEMA(ras_s, ga_amd_ras_block, ras_f);
 
 #define A struct ga_amd_info
 static const struct ga_field amd_f[] = {
-	U(A, gpu_busy_pct), U(A, mem_busy_pct), U(A, vram_total_bytes), U(A, vram_used_bytes),
-	U(A, gtt_total_bytes), U(A, gtt_used_bytes), U(A, pcie_replay_count), S(A, unique_id),
-	S(A, serial_number), S(A, product_number), S(A, compute_partition), S(A, memory_partition),
-	U(A, temp_edge_mc), U(A, temp_junction_mc), U(A, temp_mem_mc), U(A, power_uw), U(A, power_cap_uw),
-	GA_FIELD_ARR(A, ras, ras_s), U(A, bad_pages), V(A, unsupported),
+	U(A, gpu_busy_pct),    U(A, mem_busy_pct),          U(A, vram_total_bytes),  U(A, vram_used_bytes),
+	U(A, gtt_total_bytes), U(A, gtt_used_bytes),        U(A, pcie_replay_count), S(A, unique_id),
+	S(A, serial_number),   S(A, product_number),        S(A, compute_partition), S(A, memory_partition),
+	U(A, temp_edge_mc),    U(A, temp_junction_mc),      U(A, temp_mem_mc),       U(A, power_uw),
+	U(A, power_cap_uw),    GA_FIELD_ARR(A, ras, ras_s), U(A, bad_pages),         V(A, unsupported),
 };
 #undef A
 SCHEMA(amd_s, ga_amd_info, amd_f);
@@ -185,30 +235,43 @@ static const struct ga_field intel_f[] = {
 SCHEMA(intel_s, ga_intel_info, intel_f);
 
 static const struct ga_field rsmi_gpu_f[] = {
-	U(struct ga_rocm_smi_gpu, index),         S(struct ga_rocm_smi_gpu, pci_bus_id),
-	S(struct ga_rocm_smi_gpu, name),          U(struct ga_rocm_smi_gpu, vram_total_bytes),
-	U(struct ga_rocm_smi_gpu, vram_used_bytes), U(struct ga_rocm_smi_gpu, busy_pct),
-	U(struct ga_rocm_smi_gpu, temp_edge_mc),  U(struct ga_rocm_smi_gpu, power_uw),
+	U(struct ga_rocm_smi_gpu, index),
+	S(struct ga_rocm_smi_gpu, pci_bus_id),
+	S(struct ga_rocm_smi_gpu, name),
+	U(struct ga_rocm_smi_gpu, vram_total_bytes),
+	U(struct ga_rocm_smi_gpu, vram_used_bytes),
+	U(struct ga_rocm_smi_gpu, busy_pct),
+	U(struct ga_rocm_smi_gpu, temp_edge_mc),
+	U(struct ga_rocm_smi_gpu, power_uw),
 };
 SCHEMA(rsmi_gpu_s, ga_rocm_smi_gpu, rsmi_gpu_f);
 
 static const struct ga_field rsmi_f[] = {
-	S(struct ga_rocm_smi, library),    S(struct ga_rocm_smi, version),    U(struct ga_rocm_smi, device_count),
-	S(struct ga_rocm_smi, error),      S(struct ga_rocm_smi, error_call), I(struct ga_rocm_smi, error_code),
-	B(struct ga_rocm_smi, timed_out),  GA_FIELD_ARR(struct ga_rocm_smi, gpus, rsmi_gpu_s),
+	S(struct ga_rocm_smi, library),      S(struct ga_rocm_smi, version),
+	U(struct ga_rocm_smi, device_count), S(struct ga_rocm_smi, error),
+	S(struct ga_rocm_smi, error_call),   I(struct ga_rocm_smi, error_code),
+	B(struct ga_rocm_smi, timed_out),    GA_FIELD_ARR(struct ga_rocm_smi, gpus, rsmi_gpu_s),
 };
-const struct ga_schema ga_rocm_smi_schema = {"ga_rocm_smi", sizeof(struct ga_rocm_smi), rsmi_f,
-					     GA_ARRAY_SIZE(rsmi_f)};
+const struct ga_schema ga_rocm_smi_schema = { "ga_rocm_smi", sizeof(struct ga_rocm_smi), rsmi_f,
+	                                      GA_ARRAY_SIZE(rsmi_f) };
 
 static const struct ga_field accel_f[] = {
-	U(struct ga_accel, index),         S(struct ga_accel, vendor),
-	S(struct ga_accel, model),         S(struct ga_accel, address),
-	S(struct ga_accel, driver),        S(struct ga_accel, driver_version),
-	U(struct ga_accel, memory_bytes),  I(struct ga_accel, numa_node),
-	S(struct ga_accel, uuid),          U(struct ga_accel, minor),
-	S(struct ga_accel, vbios_version), S(struct ga_accel, gfx_target),
-	U(struct ga_accel, tiles),         B(struct ga_accel, excluded),
-	V(struct ga_accel, device_nodes),  V(struct ga_accel, missing_nodes),
+	U(struct ga_accel, index),
+	S(struct ga_accel, vendor),
+	S(struct ga_accel, model),
+	S(struct ga_accel, address),
+	S(struct ga_accel, driver),
+	S(struct ga_accel, driver_version),
+	U(struct ga_accel, memory_bytes),
+	I(struct ga_accel, numa_node),
+	S(struct ga_accel, uuid),
+	U(struct ga_accel, minor),
+	S(struct ga_accel, vbios_version),
+	S(struct ga_accel, gfx_target),
+	U(struct ga_accel, tiles),
+	B(struct ga_accel, excluded),
+	V(struct ga_accel, device_nodes),
+	V(struct ga_accel, missing_nodes),
 	V(struct ga_accel, interconnect),
 	GA_FIELD_PTR(struct ga_accel, nvml, nvml_gpu_s),
 	GA_FIELD_PTR(struct ga_accel, amd, amd_s),

@@ -70,7 +70,7 @@ static bool reap(pid_t pid, int *status, int wait_ms)
 			return true; /* not our child any more */
 		if (now_ms() >= end)
 			return false;
-		struct timespec ts = {0, nap_ns};
+		struct timespec ts = { 0, nap_ns };
 		nanosleep(&ts, NULL);
 		if (nap_ns < 10 * 1000 * 1000)
 			nap_ns *= 2;
