@@ -37,6 +37,9 @@ demo: deps build
 	@echo
 	@echo '== gpuaudit discover (this machine) =='
 	@$(BUILD)/gpuaudit discover; rc=$$?; echo; echo "exit status $$rc (0 = no error-level findings)"
+	@echo
+	@echo '== gpuaudit class (this machine'"'"'s node class and compile-cache key) =='
+	@$(BUILD)/gpuaudit class
 
 test: deps
 	$(MAKE) test-normal

@@ -206,7 +206,10 @@ static void print_node(FILE *o, const struct ga_node *n)
 		fprintf(o, ", hugepages %llu x %s", (unsigned long long)c->hugepages_total.v, hp);
 	fputc('\n', o);
 	const struct ga_virt *v = &n->host.virt;
-	fprintf(o, "  %-10s %s %s", "platform", or_dash(v->dmi_sys_vendor), or_dash(v->dmi_product_name));
+	if (v->dmi_sys_vendor || v->dmi_product_name)
+		fprintf(o, "  %-10s %s %s", "platform", or_dash(v->dmi_sys_vendor), or_dash(v->dmi_product_name));
+	else
+		fprintf(o, "  %-10s no DMI data", "platform");
 	if (v->hypervisor)
 		fprintf(o, " (virtual machine: %s)", v->hypervisor);
 	else if (v->cpu_hypervisor_flag.set && v->cpu_hypervisor_flag.v)
