@@ -1,0 +1,174 @@
+/*
+ * kmsg.h - kernel-log events for `gpuaudit health`: the line parser (NVIDIA
+ * Xid/SXid, GPU lost, amdgpu resets and RAS, PCIe AER, hung tasks, OOM kills,
+ * MCE, NVRM load failures), the Xid catalogue, the readers of /dev/kmsg and of
+ * saved logs, and the health analysis that turns event groups into findings.
+ *
+ * The parser is pure and linear: it takes one line (any of /dev/kmsg records,
+ * `dmesg`, `dmesg -T`, `journalctl -k -o short|short-iso|short-monotonic`),
+ * looks at no more than GA_KLINE_MAX bytes of it and allocates nothing.
+ */
+#ifndef GPUAUDIT_KMSG_H
+#define GPUAUDIT_KMSG_H
+
+#include "gpuaudit/findings.h"
+#include "gpuaudit/node.h"
+#include "gpuaudit/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GA_KLINE_MAX 4096 /* longer lines are truncated to this */
+
+enum ga_kev_kind {
+	GA_KEV_XID = 0,
+	GA_KEV_SXID,
+	GA_KEV_GPU_LOST,
+	GA_KEV_AMDGPU_RESET,
+	GA_KEV_AMDGPU_RING_TIMEOUT,
+	GA_KEV_AMDGPU_RAS,
+	GA_KEV_AER_CORRECTED,
+	GA_KEV_AER_UNCORRECTED,
+	GA_KEV_HUNG_TASK,
+	GA_KEV_OOM_KILL,
+	GA_KEV_MCE,
+	GA_KEV_NVRM_INIT_FAILURE,
+	GA_KEV_NVRM_API_MISMATCH,
+	GA_KEV__COUNT
+};
+
+/* "xid", "aer-corrected", ...; NULL when out of range. */
+const char *ga_kev_kind_name(enum ga_kev_kind k);
+
+/* What a line's "Fatal"/"Nonfatal" token said (NVLink5 Xids, SXids, AER). */
+enum ga_kev_fatal { GA_KEV_FATAL_UNSAID = 0, GA_KEV_FATAL_YES, GA_KEV_FATAL_NO };
+
+struct ga_kevent {
+	enum ga_kev_kind kind;
+	struct ga_odbl boot_s; /* seconds since boot: kmsg usec, "[ 12.345678]" */
+	struct ga_oi64 wall_s; /* Unix time: `dmesg -T`, short-iso; NULL-time otherwise */
+	struct ga_ou64 code;   /* Xid / SXid number, amdgpu reset count */
+	char address[16];      /* sysfs form "0000:41:00.0", "" when the line names none */
+	enum ga_kev_fatal fatal;
+	enum ga_severity severity; /* from the catalogue, before any policy override */
+	const char *message;       /* the message text inside the line (prefixes stripped) */
+	size_t message_len;
+};
+
+/*
+ * State carried between lines: the multi-line "NVRM: The NVIDIA GPU <addr> ...
+ * has fallen off the bus" message names the address one line before the words.
+ */
+struct ga_kparse {
+	char pending_address[16];
+	struct ga_odbl last_boot_s; /* continuation lines (no prefix) take the previous line's time */
+	struct ga_oi64 last_wall_s;
+};
+
+/*
+ * Parse one line (no newline needed; at most GA_KLINE_MAX bytes are looked at).
+ * Returns 1 and fills *ev when the line is an event, 0 when it is not. st may
+ * be NULL. Never fails otherwise; any bytes are accepted.
+ */
+int ga_kevent_parse(struct ga_kparse *st, const char *line, size_t len, struct ga_kevent *ev);
+
+/* Normalise "PCI:0000:41:00", "0000:41:00", "41:00.0", "0000:41:00.0" to "0000:41:00.0". 0 / -EINVAL. */
+int ga_pci_addr_normalize(const char *s, size_t len, char out[16]);
+
+/* --- the Xid catalogue (../shared/reference/kernel-log-and-xid.md) --- */
+
+enum ga_xid_group {
+	GA_XID_UNKNOWN = 0,
+	GA_XID_HARDWARE,     /* drain; reset GPU or reboot; inspect if it recurs */
+	GA_XID_DRIVER_FATAL, /* drain and reboot */
+	GA_XID_HW_INSPECT,   /* hardware only: inspection */
+	GA_XID_APP,          /* check the application */
+	GA_XID_INFO,         /* record */
+	GA_XID_WARN_REBOOT,  /* drain at the next window */
+	GA_XID_EXTRA,        /* catalogue extras with their own action */
+};
+
+struct ga_xid_info {
+	uint64_t xid;
+	enum ga_xid_group group;
+	enum ga_severity severity;
+	const char *name;   /* short description, "" when the catalogue has none */
+	const char *action; /* what to do first */
+};
+
+/* Always fills *ret (unknown Xids get GA_XID_UNKNOWN, warning, "look it up"). 1 known, 0 unknown. */
+int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret);
+/* Severity and action of a non-Xid event (fatal token and SXid number considered). */
+enum ga_severity ga_kev_severity(const struct ga_kevent *ev);
+const char *ga_kev_action(const struct ga_kevent *ev);
+
+/* Policy override word to a severity: 0 and *ret set, 1 for "ignore", -EINVAL otherwise. */
+int ga_xid_override_parse(const char *action, enum ga_severity *ret);
+/* Apply CLS's xid: overrides to an Xid number: 1 keep (*sev updated), 0 ignore. cls may be NULL. */
+int ga_xid_override(const struct ga_policy_class *cls, uint64_t xid, enum ga_severity *sev);
+
+/* "2h", "30m", "90s", "1d", "1h30m", "45" (seconds) -> seconds. 0 / -EINVAL. */
+int ga_duration_parse(const char *s, double *ret_s);
+
+/* --- reading the kernel log --- */
+
+typedef int (*ga_kline_fn)(void *udata, const char *line, size_t len);
+
+struct ga_kmsg_stats {
+	uint64_t lines;       /* lines or records handed to the callback */
+	uint64_t truncated;   /* lines longer than GA_KLINE_MAX */
+	uint64_t overwritten; /* /dev/kmsg EPIPE: records lost before we read them */
+	bool device;          /* read from the kmsg character device */
+};
+
+/*
+ * Read PATH under the context's root (normally "dev/kmsg"): the character
+ * device non-blocking from the oldest record until EAGAIN, or a regular file
+ * (a captured log) line by line. A callback returning <0 stops the read with
+ * that value. -ENOENT, -EACCES/-EPERM (dmesg_restrict), -EIO, ...
+ */
+int ga_kmsg_read_root(struct ga_ctx *ctx, const char *path, ga_kline_fn fn, void *udata,
+                      struct ga_kmsg_stats *st);
+/* Read a log file given on the command line ("-" = stdin), line by line. */
+int ga_kmsg_read_file(struct ga_ctx *ctx, const char *file, ga_kline_fn fn, void *udata,
+                      struct ga_kmsg_stats *st);
+
+/*
+ * Processes in uninterruptible sleep (state 'D' in proc/<pid>/stat under the
+ * root), as "comm[pid]". *ret_names is NULL-terminated (ga_strv_free).
+ */
+int ga_proc_dstate(struct ga_ctx *ctx, char ***ret_names, size_t *ret_n);
+
+/* --- health analysis --- */
+
+struct ga_health;
+
+struct ga_health_opts {
+	double since_s; /* <= 0: the whole log */
+	/* "now" for --since; when unset the newest event's time is used */
+	struct ga_odbl now_boot_s;
+	struct ga_oi64 now_wall_s;
+	struct ga_oi64 btime;              /* boot time (proc/stat btime): wall = btime + boot_s */
+	const struct ga_policy_class *cls; /* xid overrides and the expected GPU count; may be NULL */
+};
+
+int ga_health_new(struct ga_health **ret);
+void ga_health_free(struct ga_health *h);
+/* Feed one line: 0, or -ENOMEM. Suitable as a ga_kline_fn (udata = h). */
+int ga_health_add_line(void *h, const char *line, size_t len);
+/* Events seen (before --since and overrides). */
+uint64_t ga_health_events(const struct ga_health *h);
+/*
+ * Turn event groups into findings (GA-XID-<n>, GA-KLOG-<KIND>) for node N
+ * (addresses mapped to its accelerator indexes; N may be NULL), and with a
+ * class the GPU-count expectation. Returns 0 or -ENOMEM; *ret_in_window
+ * (optional) gets the number of events inside the window after overrides.
+ */
+int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const struct ga_health_opts *o,
+                       struct ga_findings *out, uint64_t *ret_in_window);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

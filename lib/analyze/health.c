@@ -1,0 +1,410 @@
+/*
+ * health.c - kernel-log events to findings for `gpuaudit health`.
+ *
+ * Lines are parsed as they stream in (kevents.c); each event is kept as a
+ * small record (times, severity, group) and counted in a group keyed by
+ * (kind, code, device), so repeats are counters, not a last value. The window
+ * (--since) is applied afterwards, because "now" may be the newest event.
+ * Then each group with events in the window becomes one finding, with policy
+ * xid overrides applied and addresses mapped to the snapshot's GPU indexes.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/internal.h"
+#include "gpuaudit/kmsg.h"
+
+#define MAX_GROUPS 2048
+#define HASH_SLOTS 4096 /* power of two, > MAX_GROUPS */
+#define MAX_EVENTS (4u << 20)
+#define SAMPLE_MAX 240
+
+struct group {
+	enum ga_kev_kind kind;
+	struct ga_ou64 code;
+	char address[16];
+	char sample[SAMPLE_MAX + 1]; /* the latest line of the group */
+};
+
+struct event {
+	double boot_s;
+	int64_t wall_s;
+	const char *action;
+	uint32_t group;
+	uint8_t severity;
+	bool boot_set, wall_set;
+};
+
+struct ga_health {
+	struct ga_kparse st;
+	struct group *groups;
+	size_t n_groups;
+	int32_t slots[HASH_SLOTS];
+	struct event *events;
+	size_t n_events, cap_events;
+	uint64_t dropped; /* events beyond the caps */
+};
+
+int ga_health_new(struct ga_health **ret)
+{
+	struct ga_health *h = ga_calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->groups = ga_calloc(MAX_GROUPS, sizeof(*h->groups));
+	if (!h->groups) {
+		ga_free(h);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < HASH_SLOTS; i++)
+		h->slots[i] = -1;
+	*ret = h;
+	return 0;
+}
+
+void ga_health_free(struct ga_health *h)
+{
+	if (!h)
+		return;
+	ga_free(h->groups);
+	ga_free(h->events);
+	ga_free(h);
+}
+
+uint64_t ga_health_events(const struct ga_health *h)
+{
+	return h ? h->n_events + h->dropped : 0;
+}
+
+static uint32_t hash_key(const struct ga_kevent *ev)
+{
+	uint32_t x = 2166136261u;
+	x = (x ^ (uint32_t)ev->kind) * 16777619u;
+	for (int i = 0; i < 8; i++)
+		x = (x ^ (uint32_t)((ev->code.v >> (8 * i)) & 0xff)) * 16777619u;
+	for (const char *p = ev->address; *p; p++)
+		x = (x ^ (uint8_t)*p) * 16777619u;
+	return x;
+}
+
+static bool same(const struct group *g, const struct ga_kevent *ev)
+{
+	return g->kind == ev->kind && g->code.set == ev->code.set && g->code.v == ev->code.v &&
+	       !strcmp(g->address, ev->address);
+}
+
+/* The group of ev, created when new; -1 when the table is full. */
+static int32_t group_of(struct ga_health *h, const struct ga_kevent *ev)
+{
+	uint32_t i = hash_key(ev) & (HASH_SLOTS - 1);
+	for (;;) {
+		int32_t g = h->slots[i];
+		if (g < 0)
+			break;
+		if (same(&h->groups[g], ev))
+			return g;
+		i = (i + 1) & (HASH_SLOTS - 1);
+	}
+	if (h->n_groups >= MAX_GROUPS)
+		return -1;
+	struct group *g = &h->groups[h->n_groups];
+	g->kind = ev->kind;
+	g->code = ev->code;
+	memcpy(g->address, ev->address, sizeof(g->address));
+	h->slots[i] = (int32_t)h->n_groups;
+	return (int32_t)h->n_groups++;
+}
+
+static void set_sample(struct group *g, const struct ga_kevent *ev)
+{
+	size_t n = ev->message_len < SAMPLE_MAX ? ev->message_len : SAMPLE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)ev->message[i];
+		g->sample[i] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
+	}
+	g->sample[n] = '\0';
+}
+
+int ga_health_add_line(void *udata, const char *line, size_t len)
+{
+	struct ga_health *h = udata;
+	struct ga_kevent ev;
+	if (!ga_kevent_parse(&h->st, line, len, &ev))
+		return 0;
+	int32_t g = group_of(h, &ev);
+	if (g < 0 || h->n_events >= MAX_EVENTS) {
+		h->dropped++;
+		return 0;
+	}
+	if (h->n_events == h->cap_events) {
+		size_t cap = h->cap_events ? h->cap_events * 2 : 256;
+		struct event *v = ga_realloc(h->events, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		h->events = v;
+		h->cap_events = cap;
+	}
+	struct event *e = &h->events[h->n_events++];
+	e->boot_s = ev.boot_s.v;
+	e->boot_set = ev.boot_s.set;
+	e->wall_s = ev.wall_s.v;
+	e->wall_set = ev.wall_s.set;
+	e->group = (uint32_t)g;
+	e->severity = (uint8_t)ev.severity;
+	e->action = ga_kev_action(&ev);
+	set_sample(&h->groups[g], &ev);
+	return 0;
+}
+
+/* --- findings --- */
+
+struct acc {
+	uint64_t count;
+	bool boot_set, wall_set;
+	double first_boot, last_boot;
+	int64_t first_wall, last_wall;
+	int severity;
+	const char *action;
+};
+
+static const char *kind_text(enum ga_kev_kind k)
+{
+	switch (k) {
+	case GA_KEV_GPU_LOST:
+		return "GPU has fallen off the bus";
+	case GA_KEV_AMDGPU_RESET:
+		return "amdgpu GPU reset";
+	case GA_KEV_AMDGPU_RING_TIMEOUT:
+		return "amdgpu ring timeout (the GPU hung)";
+	case GA_KEV_AMDGPU_RAS:
+		return "amdgpu uncorrectable RAS error";
+	case GA_KEV_AER_CORRECTED:
+		return "PCIe AER corrected errors";
+	case GA_KEV_AER_UNCORRECTED:
+		return "PCIe AER uncorrected error";
+	case GA_KEV_HUNG_TASK:
+		return "hung task (blocked in the kernel)";
+	case GA_KEV_OOM_KILL:
+		return "OOM killer killed a process";
+	case GA_KEV_MCE:
+		return "machine check (CPU/memory hardware error)";
+	case GA_KEV_NVRM_INIT_FAILURE:
+		return "NVIDIA driver could not initialise the GPU (RmInitAdapter failed)";
+	case GA_KEV_NVRM_API_MISMATCH:
+		return "NVIDIA driver API mismatch between user space and kernel module";
+	default:
+		return ga_kev_kind_name(k);
+	}
+}
+
+static void fmt_wall(char *out, size_t n, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!gmtime_r(&tt, &tm) || !strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, n, "%lld", (long long)t);
+}
+
+static const struct ga_accel *accel_at(const struct ga_node *n, const char *addr)
+{
+	if (!n || !addr[0])
+		return NULL;
+	for (size_t i = 0; i < n->n_accelerators; i++)
+		if (n->accelerators[i].address && !strcasecmp(n->accelerators[i].address, addr))
+			return &n->accelerators[i];
+	return NULL;
+}
+
+static int emit(const struct group *g, const struct acc *a, const struct ga_node *n, struct ga_findings *out)
+{
+	char code[48], on[48] = "", what[128];
+	const struct ga_accel *ac = accel_at(n, g->address);
+	if (ac && ac->index.set)
+		snprintf(on, sizeof(on), " on GPU %llu", (unsigned long long)ac->index.v);
+	if (g->kind == GA_KEV_XID) {
+		struct ga_xid_info x;
+		ga_xid_lookup(g->code.v, &x);
+		snprintf(code, sizeof(code), "GA-XID-%llu", (unsigned long long)g->code.v);
+		if (x.name[0])
+			snprintf(what, sizeof(what), "Xid %llu (%s)", (unsigned long long)g->code.v, x.name);
+		else
+			snprintf(what, sizeof(what), "Xid %llu", (unsigned long long)g->code.v);
+	} else {
+		snprintf(code, sizeof(code), "GA-KLOG-");
+		for (const char *p = ga_kev_kind_name(g->kind); *p && strlen(code) + 1 < sizeof(code); p++) {
+			char c = *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
+			size_t l = strlen(code);
+			code[l] = c;
+			code[l + 1] = '\0';
+		}
+		if (g->kind == GA_KEV_SXID)
+			snprintf(what, sizeof(what), "NVSwitch SXid %llu", (unsigned long long)g->code.v);
+		else
+			snprintf(what, sizeof(what), "%s", kind_text(g->kind));
+	}
+	enum ga_severity sev = (enum ga_severity)a->severity;
+	const char *storm = "";
+	if (g->kind == GA_KEV_AER_CORRECTED && a->count >= 10 && sev < GA_SEV_WARNING) {
+		sev = GA_SEV_WARNING;
+		storm = " (storm)";
+	}
+	struct ga_finding *fd = ga_findings_add(
+	        out, code, sev, g->address[0] ? g->address : "node", a->action, "%s%s: %llu event%s%s", what,
+	        on, (unsigned long long)a->count, a->count == 1 ? "" : "s", storm);
+	if (!fd)
+		return -ENOMEM;
+	int r = ga_finding_evidence(fd, "kind", "%s", ga_kev_kind_name(g->kind));
+	if (r == 0 && g->code.set)
+		r = ga_finding_evidence(fd,
+		                        g->kind == GA_KEV_XID    ? "xid"
+		                        : g->kind == GA_KEV_SXID ? "sxid"
+		                                                 : "code",
+		                        "%llu", (unsigned long long)g->code.v);
+	if (r == 0 && ac && ac->index.set)
+		r = ga_finding_evidence(fd, "gpu", "%llu", (unsigned long long)ac->index.v);
+	if (r == 0)
+		r = ga_finding_evidence(fd, "count", "%llu", (unsigned long long)a->count);
+	if (r == 0 && a->boot_set)
+		r = ga_finding_evidence(fd, "first_boot_s", "%.6f", a->first_boot);
+	if (r == 0 && a->boot_set)
+		r = ga_finding_evidence(fd, "last_boot_s", "%.6f", a->last_boot);
+	char t[40];
+	if (r == 0 && a->wall_set) {
+		fmt_wall(t, sizeof(t), a->first_wall);
+		r = ga_finding_evidence(fd, "first_time", "%s", t);
+	}
+	if (r == 0 && a->wall_set) {
+		fmt_wall(t, sizeof(t), a->last_wall);
+		r = ga_finding_evidence(fd, "last_time", "%s", t);
+	}
+	if (r == 0)
+		r = ga_finding_evidence(fd, "sample", "%s", g->sample);
+	return r;
+}
+
+static int gpu_count(const struct ga_node *n, const struct ga_policy_class *c, struct ga_findings *out)
+{
+	if (!n || !c || !c->expect.gpu_count.set)
+		return 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (c->match.vendor && (!a->vendor || strcmp(a->vendor, c->match.vendor)))
+			continue;
+		if (a->excluded.set && a->excluded.v)
+			continue;
+		k++;
+	}
+	if (k == c->expect.gpu_count.v)
+		return 0;
+	struct ga_finding *fd = ga_findings_add(
+	        out, "GA-EXPECT-GPU-COUNT", GA_SEV_ERROR, "node",
+	        "drain the node: a GPU is missing, lost or excluded; reset, reseat or replace it",
+	        "%zu GPU%s visible, class %s expects %llu", k, k == 1 ? "" : "s", c->name,
+	        (unsigned long long)c->expect.gpu_count.v);
+	if (!fd)
+		return -ENOMEM;
+	int r = ga_finding_evidence(fd, "expected", "%llu", (unsigned long long)c->expect.gpu_count.v);
+	if (r == 0)
+		r = ga_finding_evidence(fd, "actual", "%zu", k);
+	return r;
+}
+
+int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const struct ga_health_opts *o,
+                       struct ga_findings *out, uint64_t *ret_in_window)
+{
+	struct ga_health_opts none = { 0 };
+	if (!o)
+		o = &none;
+	struct acc *acc = NULL;
+	uint64_t in_window = 0;
+	int r = gpu_count(n, o->cls, out);
+	if (r < 0 || !h)
+		goto out;
+
+	/* "now": the clock when the caller knows it, else the newest event */
+	bool nb_set = o->now_boot_s.set, nw_set = o->now_wall_s.set;
+	double now_boot = o->now_boot_s.v;
+	int64_t now_wall = o->now_wall_s.v;
+	for (size_t i = 0; i < h->n_events; i++) {
+		const struct event *e = &h->events[i];
+		double b = e->boot_s;
+		int64_t w = e->wall_s;
+		bool bs = e->boot_set, ws = e->wall_set;
+		if (!bs && ws && o->btime.set)
+			b = (double)(w - o->btime.v), bs = true;
+		if (!ws && bs && o->btime.set)
+			w = o->btime.v + (int64_t)b, ws = true;
+		if (!o->now_boot_s.set && bs && (!nb_set || b > now_boot))
+			now_boot = b, nb_set = true;
+		if (!o->now_wall_s.set && ws && (!nw_set || w > now_wall))
+			now_wall = w, nw_set = true;
+	}
+
+	acc = ga_calloc(h->n_groups ? h->n_groups : 1, sizeof(*acc));
+	if (!acc) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < h->n_events; i++) {
+		const struct event *e = &h->events[i];
+		double b = e->boot_s;
+		int64_t w = e->wall_s;
+		bool bs = e->boot_set, ws = e->wall_set;
+		if (!bs && ws && o->btime.set)
+			b = (double)(w - o->btime.v), bs = true;
+		if (!ws && bs && o->btime.set)
+			w = o->btime.v + (int64_t)b, ws = true;
+		if (o->since_s > 0) {
+			/* an event without any time cannot be placed: it is kept */
+			if (bs && nb_set && b < now_boot - o->since_s)
+				continue;
+			if (!bs && ws && nw_set && (double)w < (double)now_wall - o->since_s)
+				continue;
+		}
+		const struct group *g = &h->groups[e->group];
+		enum ga_severity sev = (enum ga_severity)e->severity;
+		if (g->kind == GA_KEV_XID && !ga_xid_override(o->cls, g->code.v, &sev))
+			continue;
+		struct acc *a = &acc[e->group];
+		if (!a->count || (int)sev > a->severity) {
+			a->severity = (int)sev;
+			a->action = e->action;
+		}
+		if (bs) {
+			if (!a->boot_set || b < a->first_boot)
+				a->first_boot = b;
+			if (!a->boot_set || b > a->last_boot)
+				a->last_boot = b;
+			a->boot_set = true;
+		}
+		if (ws) {
+			if (!a->wall_set || w < a->first_wall)
+				a->first_wall = w;
+			if (!a->wall_set || w > a->last_wall)
+				a->last_wall = w;
+			a->wall_set = true;
+		}
+		a->count++;
+		in_window++;
+	}
+	for (size_t g = 0; g < h->n_groups && r == 0; g++)
+		if (acc[g].count)
+			r = emit(&h->groups[g], &acc[g], n, out);
+	if (r == 0 && h->dropped) {
+		if (!ga_findings_add(out, "GA-KLOG-TRUNCATED", GA_SEV_INFO, "node", NULL,
+		                     "%llu kernel-log events were not counted (more than %u kinds or "
+		                     "%u events)",
+		                     (unsigned long long)h->dropped, MAX_GROUPS, MAX_EVENTS))
+			r = -ENOMEM;
+	}
+out:
+	ga_free(acc);
+	if (r == 0 && out->err)
+		r = out->err;
+	if (r == 0 && ret_in_window)
+		*ret_in_window = in_window;
+	return r;
+}

@@ -1,0 +1,837 @@
+/*
+ * kevents.c - the kernel-log line parser and the Xid catalogue.
+ *
+ * One line in, at most one event out. The parser strips the timestamp prefix
+ * of whichever form the line has (/dev/kmsg record, dmesg, dmesg -T, journalctl
+ * short/short-iso/short-monotonic), then looks for fixed substrings; every scan
+ * is bounded by the (truncated) line length and nothing is allocated, so it is
+ * linear in the input and safe on garbage (fuzz/fuzz_kevents.c).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpuaudit/kmsg.h"
+
+static const char *const kind_names[GA_KEV__COUNT] = {
+	[GA_KEV_XID] = "xid",
+	[GA_KEV_SXID] = "sxid",
+	[GA_KEV_GPU_LOST] = "gpu-lost",
+	[GA_KEV_AMDGPU_RESET] = "amdgpu-reset",
+	[GA_KEV_AMDGPU_RING_TIMEOUT] = "amdgpu-ring-timeout",
+	[GA_KEV_AMDGPU_RAS] = "amdgpu-ras",
+	[GA_KEV_AER_CORRECTED] = "aer-corrected",
+	[GA_KEV_AER_UNCORRECTED] = "aer-uncorrected",
+	[GA_KEV_HUNG_TASK] = "hung-task",
+	[GA_KEV_OOM_KILL] = "oom-kill",
+	[GA_KEV_MCE] = "mce",
+	[GA_KEV_NVRM_INIT_FAILURE] = "nvrm-init-failure",
+	[GA_KEV_NVRM_API_MISMATCH] = "nvrm-api-mismatch",
+};
+
+const char *ga_kev_kind_name(enum ga_kev_kind k)
+{
+	return (unsigned)k < GA_KEV__COUNT ? kind_names[k] : NULL;
+}
+
+/* --- small bounded scanners --- */
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool is_word(char c)
+{
+	return hexval(c) >= 0 || (c >= 'g' && c <= 'z') || (c >= 'G' && c <= 'Z') || c == '_';
+}
+
+static const char *find(const char *s, size_t n, const char *needle)
+{
+	return memmem(s, n, needle, strlen(needle));
+}
+
+/* Parse up to 19 decimal digits at *p (bounded by end); advances *p. */
+static bool parse_u64(const char **p, const char *end, uint64_t *ret)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	size_t k = 0;
+	while (s < end && is_digit(*s) && k < 19) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		s++, k++;
+	}
+	if (!k || (s < end && is_digit(*s)))
+		return false;
+	*p = s;
+	*ret = v;
+	return true;
+}
+
+static bool hexrun(const char *s, const char *end, size_t n)
+{
+	if ((size_t)(end - s) < n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (hexval(s[i]) < 0)
+			return false;
+	return true;
+}
+
+static unsigned hexnum(const char *s, size_t n)
+{
+	unsigned v = 0;
+	for (size_t i = 0; i < n; i++)
+		v = v * 16 + (unsigned)hexval(s[i]);
+	return v;
+}
+
+/*
+ * Match a PCI address at s: [PCI:]DDDD:BB:DD[.F] or BB:DD.F. Returns the
+ * number of bytes used (0: none) and writes the sysfs form.
+ */
+static size_t match_addr(const char *s, const char *end, char out[16])
+{
+	const char *p = s;
+	if (end - p >= 4 && !memcmp(p, "PCI:", 4))
+		p += 4;
+	unsigned dom = 0, bus, dev, fn = 0;
+	if (hexrun(p, end, 4) && end - p > 4 && p[4] == ':' && hexrun(p + 5, end, 2) && end - p > 7 &&
+	    p[7] == ':' && hexrun(p + 8, end, 2)) {
+		dom = hexnum(p, 4);
+		bus = hexnum(p + 5, 2);
+		dev = hexnum(p + 8, 2);
+		p += 10;
+	} else if (hexrun(p, end, 2) && end - p > 2 && p[2] == ':' && hexrun(p + 3, end, 2) && end - p > 5 &&
+	           p[5] == '.' && hexrun(p + 6, end, 1)) {
+		bus = hexnum(p, 2);
+		dev = hexnum(p + 3, 2);
+		p += 5;
+	} else {
+		return 0;
+	}
+	if (end - p >= 2 && p[0] == '.' && hexval(p[1]) >= 0 && hexval(p[1]) < 8) {
+		fn = (unsigned)hexval(p[1]);
+		p += 2;
+	}
+	if (p < end && is_word(*p))
+		return 0; /* part of a longer token */
+	if (dev > 0x1f)
+		return 0;
+	snprintf(out, 16, "%04x:%02x:%02x.%x", dom & 0xffff, bus, dev, fn);
+	return (size_t)(p - s);
+}
+
+int ga_pci_addr_normalize(const char *s, size_t len, char out[16])
+{
+	char tmp[16];
+	if (!s)
+		return -EINVAL;
+	size_t k = match_addr(s, s + len, tmp);
+	if (!k || k != len)
+		return -EINVAL;
+	memcpy(out, tmp, sizeof(tmp));
+	return 0;
+}
+
+/* The first PCI address in s[0..n) that starts a token. */
+static bool first_addr(const char *s, size_t n, char out[16])
+{
+	const char *end = s + n;
+	for (const char *p = s; p < end; p++) {
+		if (p > s && is_word(p[-1]))
+			continue;
+		if (hexval(*p) < 0 && *p != 'P')
+			continue;
+		if (match_addr(p, end, out))
+			return true;
+	}
+	return false;
+}
+
+/* A whole word in s[0..n). */
+static bool has_word(const char *s, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+	const char *end = s + n;
+	for (const char *p = s; p && p < end;) {
+		p = memmem(p, (size_t)(end - p), w, wl);
+		if (!p)
+			return false;
+		bool left = p == s || !is_word(p[-1]);
+		bool right = p + wl >= end || (!is_word(p[wl]) && p[wl] != '-');
+		if (left && right && !(p > s && p[-1] == '-'))
+			return true;
+		p++;
+	}
+	return false;
+}
+
+static enum ga_kev_fatal fatal_token(const char *s, size_t n)
+{
+	if (has_word(s, n, "Nonfatal") || has_word(s, n, "NonFatal") || find(s, n, "Non-fatal") ||
+	    find(s, n, "Non-Fatal") || find(s, n, "non-fatal"))
+		return GA_KEV_FATAL_NO;
+	if (has_word(s, n, "Fatal") || has_word(s, n, "FATAL"))
+		return GA_KEV_FATAL_YES;
+	return GA_KEV_FATAL_UNSAID;
+}
+
+/* --- time prefixes --- */
+
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+static int month_of(const char *s)
+{
+	static const char m[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	for (int i = 0; i < 12; i++)
+		if (!memcmp(s, m + 3 * i, 3))
+			return i + 1;
+	return 0;
+}
+
+static bool two(const char *s, unsigned *v)
+{
+	if (!is_digit(s[0]) || !is_digit(s[1]))
+		return false;
+	*v = (unsigned)(s[0] - '0') * 10 + (unsigned)(s[1] - '0');
+	return true;
+}
+
+/* "HH:MM:SS" -> seconds of day. */
+static bool hms(const char *s, const char *end, unsigned *ret)
+{
+	unsigned h, m, sec;
+	if (end - s < 8 || !two(s, &h) || s[2] != ':' || !two(s + 3, &m) || s[5] != ':' ||
+	    !two(s + 6, &sec) || h > 23 || m > 59 || sec > 60)
+		return false;
+	*ret = h * 3600 + m * 60 + sec;
+	return true;
+}
+
+/* "[Mon Jan  1 12:00:00 2024]" (dmesg -T, local time). Returns bytes used or 0. */
+static size_t dmesg_t(const char *s, const char *end, int64_t *wall)
+{
+	/* [Www Mmm dd HH:MM:SS YYYY] = 26 bytes */
+	if (end - s < 26 || s[0] != '[' || s[4] != ' ' || s[8] != ' ' || s[25] != ']')
+		return 0;
+	int mon = month_of(s + 5);
+	unsigned day, secs, yy1, yy2;
+	char d0 = s[9] == ' ' ? '0' : s[9];
+	char dd[2] = { d0, s[10] };
+	if (!mon || !two(dd, &day) || s[11] != ' ' || !hms(s + 12, end, &secs) || s[20] != ' ' ||
+	    !two(s + 21, &yy1) || !two(s + 23, &yy2) || day < 1 || day > 31)
+		return 0;
+	struct tm tm = { 0 };
+	tm.tm_year = (int)(yy1 * 100 + yy2) - 1900;
+	tm.tm_mon = mon - 1;
+	tm.tm_mday = (int)day;
+	tm.tm_hour = (int)(secs / 3600);
+	tm.tm_min = (int)(secs / 60 % 60);
+	tm.tm_sec = (int)(secs % 60);
+	tm.tm_isdst = -1;
+	time_t t = mktime(&tm);
+	if (t == (time_t)-1)
+		return 0;
+	*wall = (int64_t)t;
+	return 26;
+}
+
+/* "[ 1234.567890]" -> seconds since boot. Returns bytes used or 0. */
+static size_t bracket_boot(const char *s, const char *end, double *boot)
+{
+	const char *p = s + 1;
+	if (p >= end || s[0] != '[')
+		return 0;
+	while (p < end && *p == ' ')
+		p++;
+	uint64_t sec, frac = 0;
+	if (!parse_u64(&p, end, &sec))
+		return 0;
+	double scale = 1;
+	if (p < end && *p == '.') {
+		p++;
+		const char *f = p;
+		if (!parse_u64(&p, end, &frac) || p - f > 9)
+			return 0;
+		for (ptrdiff_t i = 0; i < p - f; i++)
+			scale *= 10;
+	}
+	if (p >= end || *p != ']')
+		return 0;
+	*boot = (double)sec + (double)frac / scale;
+	return (size_t)(p + 1 - s);
+}
+
+/* "2024-01-01T12:00:00[.ffffff][Z|+hhmm|+hh:mm]" (journalctl -o short-iso). */
+static size_t iso_time(const char *s, const char *end, int64_t *wall)
+{
+	unsigned y1, y2, mo, d, secs;
+	if (end - s < 19 || !two(s, &y1) || !two(s + 2, &y2) || s[4] != '-' || !two(s + 5, &mo) ||
+	    s[7] != '-' || !two(s + 8, &d) || s[10] != 'T' || !hms(s + 11, end, &secs) || mo < 1 || mo > 12 ||
+	    d < 1 || d > 31)
+		return 0;
+	const char *p = s + 19;
+	if (p < end && *p == '.') {
+		p++;
+		while (p < end && is_digit(*p))
+			p++;
+	}
+	int64_t off = 0;
+	if (p < end && *p == 'Z') {
+		p++;
+	} else if (p < end && (*p == '+' || *p == '-')) {
+		unsigned oh, om;
+		int sign = *p == '-' ? -1 : 1;
+		if (end - p >= 5 && two(p + 1, &oh) && two(p + 3, &om))
+			p += 5;
+		else if (end - p >= 6 && two(p + 1, &oh) && p[3] == ':' && two(p + 4, &om))
+			p += 6;
+		else
+			return 0;
+		off = sign * (int64_t)(oh * 3600 + om * 60);
+	}
+	*wall = days_from_civil((int64_t)(y1 * 100 + y2), mo, d) * 86400 + secs - off;
+	return (size_t)(p - s);
+}
+
+/* Skip "HOST kernel: " (journalctl); returns bytes used or 0. */
+static size_t journal_host(const char *s, const char *end)
+{
+	const char *p = s;
+	while (p < end && *p != ' ' && p - s < 256)
+		p++;
+	if (p == s || end - p < 9 || memcmp(p, " kernel: ", 9))
+		return 0;
+	return (size_t)(p + 9 - s);
+}
+
+/* Strip the time prefix; fill ev times; return the message start. */
+static const char *strip_prefix(const char *s, const char *end, struct ga_kevent *ev)
+{
+	const char *p = s;
+	/* /dev/kmsg: prio,seq,usec,flags;message */
+	if (p < end && is_digit(*p)) {
+		const char *q = p;
+		uint64_t prio, seq, usec;
+		if (parse_u64(&q, end, &prio) && q < end && *q == ',' && (++q, parse_u64(&q, end, &seq)) &&
+		    q < end && *q == ',' && (++q, parse_u64(&q, end, &usec)) && q < end && *q == ',') {
+			const char *semi = memchr(q, ';', (size_t)(end - q) < 64 ? (size_t)(end - q) : 64);
+			if (semi) {
+				ev->boot_s.v = (double)usec / 1e6;
+				ev->boot_s.set = true;
+				return semi + 1;
+			}
+		}
+	}
+	if (p < end && *p == '[') {
+		double boot;
+		int64_t wall;
+		size_t k = bracket_boot(p, end, &boot);
+		if (k) {
+			ev->boot_s.v = boot;
+			ev->boot_s.set = true;
+		} else if ((k = dmesg_t(p, end, &wall))) {
+			ev->wall_s.v = wall;
+			ev->wall_s.set = true;
+		}
+		if (k) {
+			p += k;
+			if (p < end && *p == ' ')
+				p++;
+			return p + journal_host(p, end); /* short-monotonic: "[ 1.2] host kernel: " */
+		}
+		return p;
+	}
+	int64_t wall;
+	size_t k = iso_time(p, end, &wall);
+	if (k && p + k < end && p[k] == ' ') {
+		size_t h = journal_host(p + k + 1, end);
+		if (h) {
+			ev->wall_s.v = wall;
+			ev->wall_s.set = true;
+			return p + k + 1 + h;
+		}
+	}
+	/* journalctl -o short: "Jan 01 12:00:00 host kernel: " (no year: time unknown) */
+	unsigned secs;
+	if (end - p > 16 && month_of(p) && p[3] == ' ' && hms(p + 7, end, &secs) && p[15] == ' ') {
+		size_t h = journal_host(p + 16, end);
+		if (h)
+			return p + 16 + h;
+	}
+	return p;
+}
+
+/* --- the parser --- */
+
+/* "NVRM: Xid (PCI:0000:41:00): 79, ..." / "SXid (PCI:...): 12028, ..." at tag. */
+static bool parse_xid(const char *tag, size_t taglen, const char *end, struct ga_kevent *ev)
+{
+	const char *p = tag + taglen;
+	const char *close = memchr(p, ')', (size_t)(end - p) < 64 ? (size_t)(end - p) : 64);
+	if (!close)
+		return false;
+	char addr[16];
+	const char *a = p;
+	while (a < close && *a == ' ')
+		a++;
+	if (match_addr(a, close, addr))
+		memcpy(ev->address, addr, sizeof(addr));
+	p = close + 1;
+	if (p < end && *p == ':')
+		p++;
+	while (p < end && *p == ' ')
+		p++;
+	uint64_t code;
+	if (!parse_u64(&p, end, &code))
+		return false;
+	ev->code.v = code;
+	ev->code.set = true;
+	ev->fatal = fatal_token(p, (size_t)(end - p));
+	return true;
+}
+
+static void set_addr_after(const char *m, const char *end, const char *key, struct ga_kevent *ev)
+{
+	const char *k = find(m, (size_t)(end - m), key);
+	char addr[16];
+	if (k) {
+		const char *p = k + strlen(key);
+		while (p < end && *p == ' ')
+			p++;
+		if (match_addr(p, end, addr)) {
+			memcpy(ev->address, addr, sizeof(addr));
+			return;
+		}
+	}
+	if (first_addr(m, (size_t)(end - m), addr))
+		memcpy(ev->address, addr, sizeof(addr));
+}
+
+static void set_first_addr(const char *m, const char *end, struct ga_kevent *ev)
+{
+	char addr[16];
+	if (first_addr(m, (size_t)(end - m), addr))
+		memcpy(ev->address, addr, sizeof(addr));
+}
+
+static bool classify(struct ga_kparse *st, const char *m, const char *end, struct ga_kevent *ev)
+{
+	size_t n = (size_t)(end - m);
+	const char *t;
+	if ((t = find(m, n, "NVRM: Xid (")))
+		return ev->kind = GA_KEV_XID, parse_xid(t, 11, end, ev);
+	if ((t = find(m, n, "SXid (")))
+		return ev->kind = GA_KEV_SXID, parse_xid(t, 6, end, ev);
+	if (find(m, n, "fallen off the bus")) {
+		ev->kind = GA_KEV_GPU_LOST;
+		set_first_addr(m, end, ev);
+		if (!ev->address[0] && st)
+			memcpy(ev->address, st->pending_address, sizeof(ev->address));
+		if (st)
+			st->pending_address[0] = '\0';
+		return true;
+	}
+	if ((t = find(m, n, "NVRM: The NVIDIA GPU "))) {
+		char addr[16];
+		if (st && match_addr(t + 21, end, addr))
+			memcpy(st->pending_address, addr, sizeof(addr));
+		return false;
+	}
+	if (find(m, n, "RmInitAdapter failed")) {
+		ev->kind = GA_KEV_NVRM_INIT_FAILURE;
+		set_first_addr(m, end, ev);
+		return true;
+	}
+	if (find(m, n, "NVRM: API mismatch"))
+		return ev->kind = GA_KEV_NVRM_API_MISMATCH, true;
+	if (find(m, n, "amdgpu")) {
+		if (find(m, n, "GPU reset begin")) {
+			ev->kind = GA_KEV_AMDGPU_RESET;
+			set_first_addr(m, end, ev);
+			return true;
+		}
+		if ((t = find(m, n, "GPU reset(")) && find(t, (size_t)(end - t), ") failed")) {
+			const char *p = t + 10;
+			uint64_t c;
+			if (parse_u64(&p, end, &c))
+				ev->code.v = c, ev->code.set = true;
+			ev->kind = GA_KEV_AMDGPU_RESET;
+			ev->fatal = GA_KEV_FATAL_YES;
+			set_first_addr(m, end, ev);
+			return true;
+		}
+		if ((t = find(m, n, "ring ")) && find(t, (size_t)(end - t), " timeout")) {
+			ev->kind = GA_KEV_AMDGPU_RING_TIMEOUT;
+			set_first_addr(m, end, ev);
+			return true;
+		}
+		if (find(m, n, "uncorrectable hardware error") ||
+		    (find(m, n, "RAS") && find(m, n, "uncorrectable"))) {
+			ev->kind = GA_KEV_AMDGPU_RAS;
+			set_first_addr(m, end, ev);
+			return true;
+		}
+	}
+	if ((t = find(m, n, "AER: "))) {
+		const char *p = t + 5;
+		size_t r = (size_t)(end - p);
+		if (find(p, r, "Corrected error received") || find(p, r, "Correctable error received") ||
+		    find(p, r, "Correctable error message received") ||
+		    find(p, r, "Multiple Corrected error received")) {
+			ev->kind = GA_KEV_AER_CORRECTED;
+			set_addr_after(p, end,
+			               find(p, r, "received from") ? "received from" : "received:", ev);
+			return true;
+		}
+		if ((find(p, r, "Uncorrected (") || find(p, r, "Uncorrectable (")) &&
+		    find(p, r, "received")) {
+			ev->kind = GA_KEV_AER_UNCORRECTED;
+			ev->fatal = find(p, r, "Non-Fatal)") ? GA_KEV_FATAL_NO : GA_KEV_FATAL_YES;
+			set_addr_after(p, end,
+			               find(p, r, "received from") ? "received from" : "received:", ev);
+			return true;
+		}
+	}
+	if (find(m, n, "blocked for more than ") && find(m, n, "task "))
+		return ev->kind = GA_KEV_HUNG_TASK, true;
+	if (find(m, n, "of memory: Killed process") || find(m, n, "Out of memory: Kill process"))
+		return ev->kind = GA_KEV_OOM_KILL, true;
+	if (find(m, n, "achine check events logged")) {
+		ev->kind = GA_KEV_MCE;
+		ev->fatal = GA_KEV_FATAL_NO;
+		return true;
+	}
+	if (find(m, n, "[Hardware Error]") && find(m, n, "Machine Check")) {
+		ev->kind = GA_KEV_MCE;
+		ev->fatal = GA_KEV_FATAL_YES;
+		return true;
+	}
+	return false;
+}
+
+int ga_kevent_parse(struct ga_kparse *st, const char *line, size_t len, struct ga_kevent *ev)
+{
+	struct ga_kevent e;
+	memset(&e, 0, sizeof(e));
+	if (!line)
+		return 0;
+	if (len > GA_KLINE_MAX)
+		len = GA_KLINE_MAX;
+	const char *end = line + len;
+	while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	const char *m = strip_prefix(line, end, &e);
+	if (st && m == line && line < end && (*line == ' ' || *line == '\t')) {
+		e.boot_s = st->last_boot_s; /* an indented continuation of the previous line */
+		e.wall_s = st->last_wall_s;
+	} else if (st && m != line) {
+		st->last_boot_s = e.boot_s;
+		st->last_wall_s = e.wall_s;
+	}
+	while (m < end && (*m == ' ' || *m == '\t'))
+		m++;
+	if (!classify(st, m, end, &e))
+		return 0;
+	e.message = m;
+	e.message_len = (size_t)(end - m);
+	e.severity = ga_kev_severity(&e);
+	*ev = e;
+	return 1;
+}
+
+/* --- the catalogue --- */
+
+#define A_HW "drain; reset GPU or reboot; inspect if it recurs"
+#define A_DRV "drain and reboot"
+#define A_INSPECT "drain; hardware inspection"
+#define A_APP "check the application"
+#define A_INFO "record"
+#define A_WARN "drain at the next window"
+
+struct xid_range {
+	uint16_t lo, hi;
+	enum ga_xid_group group;
+};
+
+static const struct xid_range xid_groups[] = {
+	{ 9, 9, GA_XID_DRIVER_FATAL },    { 12, 12, GA_XID_DRIVER_FATAL },  { 13, 13, GA_XID_APP },
+	{ 16, 16, GA_XID_DRIVER_FATAL },  { 18, 19, GA_XID_DRIVER_FATAL },  { 26, 30, GA_XID_DRIVER_FATAL },
+	{ 31, 31, GA_XID_APP },           { 32, 32, GA_XID_HARDWARE },      { 33, 36, GA_XID_DRIVER_FATAL },
+	{ 38, 38, GA_XID_HARDWARE },      { 42, 42, GA_XID_DRIVER_FATAL },  { 43, 43, GA_XID_APP },
+	{ 44, 44, GA_XID_HARDWARE },      { 45, 45, GA_XID_INFO },          { 46, 47, GA_XID_DRIVER_FATAL },
+	{ 48, 48, GA_XID_HARDWARE },      { 54, 54, GA_XID_EXTRA },         { 59, 61, GA_XID_DRIVER_FATAL },
+	{ 62, 65, GA_XID_HARDWARE },      { 68, 69, GA_XID_HARDWARE },      { 74, 74, GA_XID_HARDWARE },
+	{ 78, 78, GA_XID_DRIVER_FATAL },  { 79, 79, GA_XID_HARDWARE },      { 81, 81, GA_XID_HW_INSPECT },
+	{ 92, 92, GA_XID_INFO },          { 94, 94, GA_XID_INFO },          { 95, 95, GA_XID_HARDWARE },
+	{ 109, 109, GA_XID_EXTRA },       { 110, 110, GA_XID_HARDWARE },    { 119, 121, GA_XID_HARDWARE },
+	{ 123, 123, GA_XID_HARDWARE },    { 136, 136, GA_XID_EXTRA },       { 137, 137, GA_XID_APP },
+	{ 140, 140, GA_XID_HARDWARE },    { 143, 143, GA_XID_HW_INSPECT },  { 144, 151, GA_XID_WARN_REBOOT },
+	{ 152, 153, GA_XID_INFO },        { 154, 154, GA_XID_EXTRA },       { 155, 156, GA_XID_WARN_REBOOT },
+	{ 157, 157, GA_XID_INFO },        { 158, 158, GA_XID_WARN_REBOOT }, { 161, 162, GA_XID_INFO },
+	{ 163, 163, GA_XID_WARN_REBOOT }, { 164, 165, GA_XID_INFO },        { 166, 167, GA_XID_WARN_REBOOT },
+	{ 169, 169, GA_XID_WARN_REBOOT }, { 170, 170, GA_XID_APP },         { 172, 173, GA_XID_WARN_REBOOT },
+};
+
+static const struct {
+	uint16_t xid;
+	const char *name;
+} xid_names[] = {
+	{ 13, "graphics engine exception" },
+	{ 31, "GPU memory page fault" },
+	{ 32, "invalid or corrupted push buffer stream" },
+	{ 43, "GPU stopped processing" },
+	{ 45, "preemptive cleanup, due to previous errors" },
+	{ 48, "double-bit ECC error" },
+	{ 54, "auxiliary power is not connected" },
+	{ 61, "internal micro-controller breakpoint/warning" },
+	{ 62, "internal micro-controller halt" },
+	{ 63, "ECC page retirement or row remapping recording event" },
+	{ 64, "ECC page retirement or row remapper recording failure" },
+	{ 68, "NVDEC0 exception" },
+	{ 74, "NVLink error" },
+	{ 79, "GPU has fallen off the bus" },
+	{ 92, "high single-bit ECC error rate" },
+	{ 94, "contained ECC error" },
+	{ 95, "uncontained ECC error" },
+	{ 109, "context switch timeout" },
+	{ 119, "GSP RPC timeout" },
+	{ 120, "GSP error" },
+	{ 121, "C2C link error" },
+	{ 136, "link training failed" },
+	{ 140, "unrecovered ECC error" },
+	{ 143, "GPU initialization failure" },
+	{ 149, "NVLink5 NETIR error" },
+	{ 151, "NVLink5 key rotation" },
+	{ 154, "GPU recovery action changed" },
+};
+
+int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret)
+{
+	struct ga_xid_info x = { .xid = xid,
+		                 .group = GA_XID_UNKNOWN,
+		                 .severity = GA_SEV_WARNING,
+		                 .name = "",
+		                 .action = "look the Xid up in NVIDIA's Xid catalogue" };
+	for (size_t i = 0; i < sizeof(xid_groups) / sizeof(xid_groups[0]); i++)
+		if (xid >= xid_groups[i].lo && xid <= xid_groups[i].hi)
+			x.group = xid_groups[i].group;
+	for (size_t i = 0; i < sizeof(xid_names) / sizeof(xid_names[0]); i++)
+		if (xid == xid_names[i].xid)
+			x.name = xid_names[i].name;
+	switch (x.group) {
+	case GA_XID_HARDWARE:
+		x.severity = GA_SEV_CRITICAL, x.action = A_HW;
+		break;
+	case GA_XID_DRIVER_FATAL:
+		x.severity = GA_SEV_ERROR, x.action = A_DRV;
+		break;
+	case GA_XID_HW_INSPECT:
+		x.severity = GA_SEV_CRITICAL, x.action = A_INSPECT;
+		break;
+	case GA_XID_APP:
+		x.severity = GA_SEV_WARNING, x.action = A_APP;
+		break;
+	case GA_XID_INFO:
+		x.severity = GA_SEV_INFO, x.action = A_INFO;
+		break;
+	case GA_XID_WARN_REBOOT:
+		x.severity = GA_SEV_WARNING, x.action = A_WARN;
+		break;
+	case GA_XID_EXTRA:
+		x.severity = GA_SEV_ERROR;
+		x.action = xid == 54    ? "check the auxiliary power cables"
+		           : xid == 154 ? A_INFO " (recovery action for another Xid)"
+		                        : "reset GPU";
+		if (xid == 154)
+			x.severity = GA_SEV_INFO;
+		break;
+	case GA_XID_UNKNOWN:
+		break;
+	}
+	*ret = x;
+	return x.group != GA_XID_UNKNOWN;
+}
+
+enum ga_severity ga_kev_severity(const struct ga_kevent *ev)
+{
+	struct ga_xid_info x;
+	switch (ev->kind) {
+	case GA_KEV_XID:
+		ga_xid_lookup(ev->code.v, &x);
+		if (ev->fatal == GA_KEV_FATAL_YES && x.severity < GA_SEV_ERROR)
+			return GA_SEV_ERROR;
+		return x.severity;
+	case GA_KEV_SXID:
+		return ev->fatal == GA_KEV_FATAL_YES ? GA_SEV_ERROR : GA_SEV_WARNING;
+	case GA_KEV_GPU_LOST:
+	case GA_KEV_AMDGPU_RAS:
+		return GA_SEV_CRITICAL;
+	case GA_KEV_AMDGPU_RESET:
+		return ev->fatal == GA_KEV_FATAL_YES ? GA_SEV_CRITICAL : GA_SEV_ERROR;
+	case GA_KEV_AMDGPU_RING_TIMEOUT:
+	case GA_KEV_NVRM_INIT_FAILURE:
+	case GA_KEV_NVRM_API_MISMATCH:
+		return GA_SEV_ERROR;
+	case GA_KEV_AER_CORRECTED:
+		return GA_SEV_INFO;
+	case GA_KEV_AER_UNCORRECTED:
+		return ev->fatal == GA_KEV_FATAL_NO ? GA_SEV_ERROR : GA_SEV_CRITICAL;
+	case GA_KEV_HUNG_TASK:
+	case GA_KEV_OOM_KILL:
+		return GA_SEV_WARNING;
+	case GA_KEV_MCE:
+		return ev->fatal == GA_KEV_FATAL_NO ? GA_SEV_WARNING : GA_SEV_ERROR;
+	case GA_KEV__COUNT:
+		break;
+	}
+	return GA_SEV_WARNING;
+}
+
+const char *ga_kev_action(const struct ga_kevent *ev)
+{
+	struct ga_xid_info x;
+	switch (ev->kind) {
+	case GA_KEV_XID:
+		ga_xid_lookup(ev->code.v, &x);
+		if (ev->fatal == GA_KEV_FATAL_YES && x.group == GA_XID_WARN_REBOOT)
+			return A_DRV;
+		return x.action;
+	case GA_KEV_SXID:
+		return ev->fatal == GA_KEV_FATAL_YES ? "drain; reset the NVSwitch fabric (reboot)"
+		                                     : A_INFO "; drain if it repeats";
+	case GA_KEV_GPU_LOST:
+		return "drain; restart the bare-metal host; inspect if it recurs";
+	case GA_KEV_AMDGPU_RESET:
+		return ev->fatal == GA_KEV_FATAL_YES ? "drain and reboot"
+		                                     : "drain; check the job that hung the GPU; reboot if "
+		                                       "resets repeat";
+	case GA_KEV_AMDGPU_RING_TIMEOUT:
+		return "check the job that hung the GPU; drain if it repeats";
+	case GA_KEV_AMDGPU_RAS:
+		return A_HW;
+	case GA_KEV_AER_CORRECTED:
+		return "record; reseat or replace the card or riser if the rate stays high";
+	case GA_KEV_AER_UNCORRECTED:
+		return "drain; reboot; reseat or replace the card or riser if it recurs";
+	case GA_KEV_HUNG_TASK:
+		return "find the blocked process (often a driver call on a wedged GPU)";
+	case GA_KEV_OOM_KILL:
+		return "check the job's host memory use";
+	case GA_KEV_MCE:
+		return "inspect CPU and memory (rasdaemon, BMC event log)";
+	case GA_KEV_NVRM_INIT_FAILURE:
+		return "drain and reboot; inspect the GPU if it recurs";
+	case GA_KEV_NVRM_API_MISMATCH:
+		return "reinstall the driver so user space and kernel module match, or reboot";
+	case GA_KEV__COUNT:
+		break;
+	}
+	return A_INFO;
+}
+
+int ga_xid_override_parse(const char *action, enum ga_severity *ret)
+{
+	static const struct {
+		const char *word;
+		enum ga_severity sev;
+	} words[] = {
+		{ "info", GA_SEV_INFO },
+		{ "warning", GA_SEV_WARNING },
+		{ "error", GA_SEV_ERROR },
+		{ "critical", GA_SEV_CRITICAL },
+	};
+	if (!action)
+		return -EINVAL;
+	if (!strcmp(action, "ignore"))
+		return 1;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(action, words[i].word)) {
+			*ret = words[i].sev;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int ga_xid_override(const struct ga_policy_class *cls, uint64_t xid, enum ga_severity *sev)
+{
+	if (!cls)
+		return 1;
+	for (size_t i = 0; i < cls->n_xid; i++) {
+		if (cls->xid[i].xid != xid)
+			continue;
+		enum ga_severity s;
+		int r = ga_xid_override_parse(cls->xid[i].action, &s);
+		if (r == 1)
+			return 0;
+		if (r == 0)
+			*sev = s;
+		return 1;
+	}
+	return 1;
+}
+
+int ga_duration_parse(const char *s, double *ret_s)
+{
+	if (!s || !*s)
+		return -EINVAL;
+	const char *p = s, *end = s + strlen(s);
+	double total = 0;
+	while (p < end) {
+		uint64_t v;
+		if (!parse_u64(&p, end, &v) || v > 100000000)
+			return -EINVAL;
+		double unit = 1;
+		if (p < end) {
+			switch (*p) {
+			case 's':
+				unit = 1;
+				break;
+			case 'm':
+				unit = 60;
+				break;
+			case 'h':
+				unit = 3600;
+				break;
+			case 'd':
+				unit = 86400;
+				break;
+			case 'w':
+				unit = 7 * 86400;
+				break;
+			default:
+				return -EINVAL;
+			}
+			p++;
+		} else if (p != end || total > 0) {
+			return -EINVAL; /* "1h30" is ambiguous */
+		}
+		total += (double)v * unit;
+	}
+	if (!(total > 0))
+		return -EINVAL;
+	*ret_s = total;
+	return 0;
+}

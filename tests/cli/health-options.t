@@ -1,0 +1,24 @@
+# --since, policy overrides and GPU count, --json/--npd/--slurm, garbage, bad input.
+R=$FIXTURES/nodes/dgx-a100/root
+K=$FIXTURES/kmsg
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --since 5s
+run health --root "$R" --no-vendor --kmsg "$K/aer-storm.log" --since 2m
+run health --root "$R" --no-vendor --kmsg "$K/xid13-app.log" --since 1h
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --policy "$FIXTURES/policies/fleet.yaml"
+run health --root "$FIXTURES/nodes/a10-x8/root" --no-vendor --kmsg "$K/xid13-app.log" --policy "$FIXTURES/policies/fleet.yaml" --class a100-train
+run health --root "$R" --no-vendor --kmsg "$K/xid48-ecc.log" --json
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --npd
+run health --root "$R" --no-vendor --kmsg "$K/xid13-app.log" --npd
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --slurm
+run health --root "$R" --no-vendor --kmsg "$K/xid13-app.log" --slurm
+run health --root "$R" --no-vendor --kmsg "$K/garbage.log"
+run health --root "$R" --no-vendor --kmsg "$K/no-such.log"
+run health --root "$R" --no-vendor --kmsg "$K/no-such.log" --npd
+run health --root "$R" --no-vendor --since 2y
+run health --root "$R" --no-vendor --json --npd
+run health --root "$R" --no-vendor
+# a tree with a captured dev/kmsg and proc/stat btime: wall times appear
+mkdir -p t && cp -a "$R"/. t/ && mkdir -p t/dev t/proc
+cp "$K/kmsg-records.log" t/dev/kmsg && printf 'cpu 1 2 3\nbtime 1700000000\n' >t/proc/stat
+run health --root t --no-vendor
+cat "$K/xid79.log" | run health --root "$R" --no-vendor --kmsg -

@@ -1,0 +1,307 @@
+/* test_kevents.c - the kernel-log line parser, the Xid catalogue, policy overrides and durations. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpuaudit/kmsg.h"
+
+static int parse(struct ga_kparse *st, const char *line, struct ga_kevent *ev)
+{
+	return ga_kevent_parse(st, line, strlen(line), ev);
+}
+
+static void test_xid_dmesg(void **state)
+{
+	(void)state;
+	struct ga_kevent ev;
+	assert_int_equal(parse(NULL,
+	                       "[ 8123.456811] NVRM: Xid (PCI:0000:47:00): 79, pid=2741, name=python3, "
+	                       "GPU has fallen off the bus.",
+	                       &ev),
+	                 1);
+	assert_int_equal(ev.kind, GA_KEV_XID);
+	assert_true(ev.boot_s.set);
+	assert_true(ev.boot_s.v > 8123.45681 && ev.boot_s.v < 8123.45682);
+	assert_false(ev.wall_s.set);
+	assert_true(ev.code.set);
+	assert_int_equal(ev.code.v, 79);
+	assert_string_equal(ev.address, "0000:47:00.0");
+	assert_int_equal(ev.severity, GA_SEV_CRITICAL);
+	assert_string_equal(ga_kev_action(&ev), "drain; reset GPU or reboot; inspect if it recurs");
+	assert_true(ev.message_len > 0 && !strncmp(ev.message, "NVRM: Xid", 9));
+}
+
+static void test_forms(void **state)
+{
+	(void)state;
+	struct ga_kevent ev;
+	/* /dev/kmsg record */
+	assert_int_equal(parse(NULL, "4,1022,8123500000,-;NVRM: Xid (PCI:0000:90:00): 48, pid=1, x", &ev), 1);
+	assert_true(ev.boot_s.set);
+	assert_true(ev.boot_s.v > 8123.4999 && ev.boot_s.v < 8123.5001);
+	assert_int_equal(ev.code.v, 48);
+	assert_string_equal(ev.address, "0000:90:00.0");
+	/* short-iso */
+	assert_int_equal(parse(NULL,
+	                       "2025-06-01T08:00:00+0000 n17 kernel: NVRM: Xid (PCI:0008:01:00): 149, "
+	                       "NETIR_LINK_EVT Fatal XC0 i0 Link 08 (0x0)",
+	                       &ev),
+	                 1);
+	assert_true(ev.wall_s.set);
+	assert_int_equal(ev.wall_s.v, 1748764800);
+	assert_false(ev.boot_s.set);
+	assert_int_equal(ev.fatal, GA_KEV_FATAL_YES);
+	assert_int_equal(ev.severity, GA_SEV_ERROR);
+	assert_string_equal(ev.address, "0008:01:00.0");
+	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0008:01:00): 149, NETIR_LINK_EVT Nonfatal XC0", &ev), 1);
+	assert_int_equal(ev.fatal, GA_KEV_FATAL_NO);
+	assert_int_equal(ev.severity, GA_SEV_WARNING);
+	/* short (no year: no time) */
+	assert_int_equal(
+	        parse(NULL, "Mar 04 11:00:01 host kernel: NVRM: Xid (PCI:0000:07:00): 13, pid=1", &ev), 1);
+	assert_false(ev.wall_s.set);
+	assert_false(ev.boot_s.set);
+	assert_int_equal(ev.severity, GA_SEV_WARNING);
+	assert_string_equal(ga_kev_action(&ev), "check the application");
+	/* short-monotonic */
+	assert_int_equal(parse(NULL,
+	                       "[  12.500000] host kernel: INFO: task x:1 blocked for more than 120 seconds.",
+	                       &ev),
+	                 1);
+	assert_int_equal(ev.kind, GA_KEV_HUNG_TASK);
+	assert_true(ev.boot_s.set && ev.boot_s.v == 12.5);
+	/* dmesg -T (TZ=UTC in ctest? use the parse only for the kind) */
+	assert_int_equal(parse(NULL, "[Tue Mar  4 10:15:02 2025] NVRM: Xid (PCI:0000:0f:00): 48, x", &ev), 1);
+	assert_true(ev.wall_s.set);
+	assert_int_equal(ev.code.v, 48);
+}
+
+static void test_other_kinds(void **state)
+{
+	(void)state;
+	struct ga_kevent ev;
+	struct ga_kparse st;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(
+	        parse(&st, "[ 5100.2] nvidia-nvswitch4: SXid (PCI:0000:c8:00.0): 24007, Fatal, Link 44", &ev),
+	        1);
+	assert_int_equal(ev.kind, GA_KEV_SXID);
+	assert_int_equal(ev.code.v, 24007);
+	assert_string_equal(ev.address, "0000:c8:00.0");
+	assert_int_equal(ev.severity, GA_SEV_ERROR);
+	assert_int_equal(parse(&st, "[ 9000.5] NVRM: The NVIDIA GPU 0000:b7:00.0", &ev), 0);
+	assert_int_equal(parse(&st, "               NVRM: fallen off the bus and is not responding", &ev), 1);
+	assert_int_equal(ev.kind, GA_KEV_GPU_LOST);
+	assert_string_equal(ev.address, "0000:b7:00.0");
+	assert_true(ev.boot_s.set && ev.boot_s.v == 9000.5);
+	assert_int_equal(parse(&st, "NVRM: GPU 0000:18:00.0: GPU has fallen off the bus.", &ev), 1);
+	assert_string_equal(ev.address, "0000:18:00.0");
+	assert_int_equal(ev.severity, GA_SEV_CRITICAL);
+	assert_int_equal(parse(&st, "amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!", &ev), 1);
+	assert_int_equal(ev.kind, GA_KEV_AMDGPU_RESET);
+	assert_string_equal(ev.address, "0000:c1:00.0");
+	assert_int_equal(parse(&st, "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) succeeded!", &ev), 0);
+	assert_int_equal(parse(&st, "amdgpu 0000:c6:00.0: amdgpu: GPU reset(3) failed", &ev), 1);
+	assert_int_equal(ev.severity, GA_SEV_CRITICAL);
+	assert_int_equal(ev.code.v, 3);
+	assert_int_equal(parse(&st,
+	                       "amdgpu 0000:c1:00.0: [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring "
+	                       "gfx_0.0.0 timeout, signaled seq=1",
+	                       &ev),
+	                 1);
+	assert_int_equal(ev.kind, GA_KEV_AMDGPU_RING_TIMEOUT);
+	assert_int_equal(
+	        parse(&st,
+	              "amdgpu 0000:d6:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",
+	              &ev),
+	        1);
+	assert_int_equal(ev.kind, GA_KEV_AMDGPU_RAS);
+	assert_int_equal(parse(&st,
+	                       "amdgpu 0000:d6:00.0: amdgpu: 3 correctable hardware errors detected in total "
+	                       "in gfx block",
+	                       &ev),
+	                 0);
+	assert_int_equal(
+	        parse(&st, "pcieport 0000:16:01.0: AER: Corrected error received: 0000:17:00.0", &ev), 1);
+	assert_int_equal(ev.kind, GA_KEV_AER_CORRECTED);
+	assert_string_equal(ev.address, "0000:17:00.0");
+	assert_int_equal(ev.severity, GA_SEV_INFO);
+	assert_int_equal(
+	        parse(&st, "pcieport 0000:00:03.0: AER: Correctable error message received from 0000:31:00.1",
+	              &ev),
+	        1);
+	assert_string_equal(ev.address, "0000:31:00.1");
+	assert_int_equal(parse(&st,
+	                       "pcieport 0000:16:01.0: AER: Uncorrected (Fatal) error received: 0000:17:00.0",
+	                       &ev),
+	                 1);
+	assert_int_equal(ev.kind, GA_KEV_AER_UNCORRECTED);
+	assert_int_equal(ev.severity, GA_SEV_CRITICAL);
+	assert_int_equal(
+	        parse(&st, "pcieport 0000:00:01.0: AER: Uncorrected (Non-Fatal) error received: 0000:07:00.0",
+	              &ev),
+	        1);
+	assert_int_equal(ev.severity, GA_SEV_ERROR);
+	assert_int_equal(parse(&st, "Out of memory: Killed process 60123 (python3) total-vm:1kB", &ev), 1);
+	assert_int_equal(ev.kind, GA_KEV_OOM_KILL);
+	assert_int_equal(parse(&st, "mce: [Hardware Error]: Machine check events logged", &ev), 1);
+	assert_int_equal(ev.kind, GA_KEV_MCE);
+	assert_int_equal(ev.severity, GA_SEV_WARNING);
+	assert_int_equal(parse(&st, "mce: [Hardware Error]: CPU 12: Machine Check: 0 Bank 17: dc20", &ev), 1);
+	assert_int_equal(ev.severity, GA_SEV_ERROR);
+	assert_int_equal(parse(&st, "mce: [Hardware Error]: TSC 0 ADDR 1ffe8a7c0", &ev), 0);
+	assert_int_equal(parse(&st, "NVRM: API mismatch: the client has the version 550.90.07, but", &ev), 1);
+	assert_int_equal(ev.kind, GA_KEV_NVRM_API_MISMATCH);
+	assert_int_equal(parse(&st, "NVRM: GPU 0000:87:00.0: RmInitAdapter failed! (0x22:0x56:762)", &ev), 1);
+	assert_int_equal(ev.kind, GA_KEV_NVRM_INIT_FAILURE);
+	assert_string_equal(ev.address, "0000:87:00.0");
+	assert_int_equal(parse(&st, "nvidia 0000:17:00.0:    [ 0] RxErr                  (First)", &ev), 0);
+	assert_string_equal(ga_kev_kind_name(GA_KEV_AER_CORRECTED), "aer-corrected");
+	assert_null(ga_kev_kind_name(GA_KEV__COUNT));
+}
+
+static void test_garbage(void **state)
+{
+	(void)state;
+	struct ga_kevent ev;
+	char big[GA_KLINE_MAX + 100];
+	memset(big, 'A', sizeof(big));
+	assert_int_equal(ga_kevent_parse(NULL, big, sizeof(big), &ev), 0);
+	assert_int_equal(parse(NULL, "", &ev), 0);
+	assert_int_equal(ga_kevent_parse(NULL, NULL, 5, &ev), 0);
+	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0000:07:00): abc", &ev), 0);
+	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:", &ev), 0);
+	assert_int_equal(parse(NULL, "99999999999999999999999,1,1,-;x", &ev), 0);
+	/* a long line cut at the limit: an Xid past it is not seen */
+	memcpy(big + GA_KLINE_MAX + 2, "NVRM: Xid", 9);
+	assert_int_equal(ga_kevent_parse(NULL, big, sizeof(big), &ev), 0);
+}
+
+static void test_addr(void **state)
+{
+	(void)state;
+	char out[16];
+	assert_int_equal(ga_pci_addr_normalize("PCI:0000:41:00", 14, out), 0);
+	assert_string_equal(out, "0000:41:00.0");
+	assert_int_equal(ga_pci_addr_normalize("0000:C1:00.1", 12, out), 0);
+	assert_string_equal(out, "0000:c1:00.1");
+	assert_int_equal(ga_pci_addr_normalize("41:00.0", 7, out), 0);
+	assert_string_equal(out, "0000:41:00.0");
+	assert_int_equal(ga_pci_addr_normalize("0000:41:00.0x", 13, out), -EINVAL);
+	assert_int_equal(ga_pci_addr_normalize("zz", 2, out), -EINVAL);
+}
+
+static void test_catalogue(void **state)
+{
+	(void)state;
+	struct ga_xid_info x;
+	assert_int_equal(ga_xid_lookup(79, &x), 1);
+	assert_int_equal(x.group, GA_XID_HARDWARE);
+	assert_int_equal(x.severity, GA_SEV_CRITICAL);
+	assert_int_equal(ga_xid_lookup(28, &x), 1);
+	assert_int_equal(x.group, GA_XID_DRIVER_FATAL);
+	assert_string_equal(x.action, "drain and reboot");
+	assert_int_equal(ga_xid_lookup(31, &x), 1);
+	assert_int_equal(x.group, GA_XID_APP);
+	assert_int_equal(ga_xid_lookup(92, &x), 1);
+	assert_int_equal(x.severity, GA_SEV_INFO);
+	assert_string_equal(x.action, "record");
+	assert_int_equal(ga_xid_lookup(146, &x), 1);
+	assert_int_equal(x.group, GA_XID_WARN_REBOOT);
+	assert_int_equal(ga_xid_lookup(143, &x), 1);
+	assert_int_equal(x.group, GA_XID_HW_INSPECT);
+	assert_int_equal(ga_xid_lookup(54, &x), 1);
+	assert_string_equal(x.action, "check the auxiliary power cables");
+	assert_int_equal(ga_xid_lookup(154, &x), 1);
+	assert_int_equal(x.severity, GA_SEV_INFO);
+	assert_int_equal(ga_xid_lookup(9999, &x), 0);
+	assert_int_equal(x.group, GA_XID_UNKNOWN);
+	assert_int_equal(x.severity, GA_SEV_WARNING);
+}
+
+static void test_overrides(void **state)
+{
+	(void)state;
+	struct ga_policy_xid xids[] = { { 13, "ignore" }, { 31, "critical" }, { 79, "info" } };
+	struct ga_policy_class cls;
+	memset(&cls, 0, sizeof(cls));
+	cls.xid = xids;
+	cls.n_xid = 3;
+	enum ga_severity s = GA_SEV_WARNING;
+	assert_int_equal(ga_xid_override(&cls, 13, &s), 0);
+	assert_int_equal(ga_xid_override(&cls, 31, &s), 1);
+	assert_int_equal(s, GA_SEV_CRITICAL);
+	s = GA_SEV_CRITICAL;
+	assert_int_equal(ga_xid_override(&cls, 79, &s), 1);
+	assert_int_equal(s, GA_SEV_INFO);
+	s = GA_SEV_ERROR;
+	assert_int_equal(ga_xid_override(&cls, 48, &s), 1);
+	assert_int_equal(s, GA_SEV_ERROR);
+	assert_int_equal(ga_xid_override(NULL, 13, &s), 1);
+	assert_int_equal(ga_xid_override_parse("fatal", &s), -EINVAL);
+}
+
+static void test_duration(void **state)
+{
+	(void)state;
+	double d;
+	assert_int_equal(ga_duration_parse("2h", &d), 0);
+	assert_true(d == 7200);
+	assert_int_equal(ga_duration_parse("30m", &d), 0);
+	assert_true(d == 1800);
+	assert_int_equal(ga_duration_parse("1d", &d), 0);
+	assert_true(d == 86400);
+	assert_int_equal(ga_duration_parse("1h30m", &d), 0);
+	assert_true(d == 5400);
+	assert_int_equal(ga_duration_parse("45", &d), 0);
+	assert_true(d == 45);
+	assert_int_equal(ga_duration_parse("", &d), -EINVAL);
+	assert_int_equal(ga_duration_parse("0s", &d), -EINVAL);
+	assert_int_equal(ga_duration_parse("2x", &d), -EINVAL);
+	assert_int_equal(ga_duration_parse("1h30", &d), -EINVAL);
+	assert_int_equal(ga_duration_parse("-1h", &d), -EINVAL);
+}
+
+static void test_health_window(void **state)
+{
+	(void)state;
+	struct ga_health *h = NULL;
+	assert_int_equal(ga_health_new(&h), 0);
+	const char *lines[] = {
+		"[ 100.0] NVRM: Xid (PCI:0000:07:00): 13, pid=1",
+		"[ 7000.0] NVRM: Xid (PCI:0000:07:00): 13, pid=1",
+		"[ 7200.0] NVRM: Xid (PCI:0000:07:00): 79, pid=1",
+	};
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(ga_health_add_line(h, lines[i], strlen(lines[i])), 0);
+	assert_int_equal(ga_health_events(h), 3);
+	struct ga_findings f;
+	ga_findings_init(&f);
+	struct ga_health_opts o = { .since_s = 3600, .btime = { 1700000000, true } };
+	uint64_t in = 0;
+	assert_int_equal(ga_health_findings(h, NULL, &o, &f, &in), 0);
+	assert_int_equal(in, 2);
+	assert_int_equal(f.n, 2);
+	ga_findings_sort(&f);
+	assert_string_equal(f.v[0].code, "GA-XID-79");
+	assert_string_equal(f.v[1].code, "GA-XID-13");
+	ga_findings_release(&f);
+	ga_health_free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_xid_dmesg),     cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_other_kinds),   cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_addr),          cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_overrides),     cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_health_window),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
