@@ -207,7 +207,8 @@ static void print_node(FILE *o, const struct ga_node *n)
 	fputc('\n', o);
 	const struct ga_virt *v = &n->host.virt;
 	if (v->dmi_sys_vendor || v->dmi_product_name)
-		fprintf(o, "  %-10s %s %s", "platform", or_dash(v->dmi_sys_vendor), or_dash(v->dmi_product_name));
+		fprintf(o, "  %-10s %s %s", "platform", or_dash(v->dmi_sys_vendor),
+		        or_dash(v->dmi_product_name));
 	else
 		fprintf(o, "  %-10s no DMI data", "platform");
 	if (v->hypervisor)
