@@ -1,0 +1,153 @@
+/*
+ * sample.h - raw counters of one point in time (proc/stat, proc/pressure,
+ * proc/meminfo, proc/diskstats, sys/class/net, amdgpu busy percentages) and
+ * the rates between two such points, for `gpuaudit record`.
+ *
+ * Reading (lib/collect/sample.c) goes through the context's root-relative
+ * reader; the rate computation (lib/analyze/rates.c) is pure: two raw samples
+ * and an interval in, one rate sample out. Every value carries a presence
+ * bit: a counter that went backwards (wrap or reset), a zero interval or a
+ * device that was not there at the previous point gives null, never 0.
+ */
+#ifndef GPUAUDIT_SAMPLE_H
+#define GPUAUDIT_SAMPLE_H
+
+#include "gpuaudit/schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GA_SAMPLE_SCHEMA "gpuaudit.sample/v1"
+#define GA_SAMPLE_NAME_MAX 64
+
+/* Resources of proc/pressure/, in this order. */
+enum { GA_PSI_CPU, GA_PSI_IO, GA_PSI_MEMORY, GA_PSI_N };
+extern const char *const ga_psi_names[GA_PSI_N];
+
+/* --- raw counters ------------------------------------------------------------ */
+
+/* One "cpu" / "cpuN" line of proc/stat, in USER_HZ ticks. */
+struct ga_cpu_raw {
+	char name[GA_SAMPLE_NAME_MAX]; /* "cpu" (total) or "cpuN" */
+	uint64_t user, nice, system, idle, iowait, irq, softirq, steal;
+};
+
+/* One line ("some" or "full") of a proc/pressure file. */
+struct ga_psi_line_raw {
+	bool set;
+	double avg10; /* percent */
+	uint64_t total_us;
+};
+struct ga_psi_raw {
+	struct ga_psi_line_raw some, full;
+};
+
+struct ga_mem_raw {
+	struct ga_ou64 total_bytes, available_bytes, cached_bytes, dirty_bytes;
+};
+
+/* One proc/diskstats line. */
+struct ga_disk_raw {
+	char name[GA_SAMPLE_NAME_MAX];
+	uint64_t reads, read_sectors, read_ms, writes, write_sectors, write_ms, io_ticks_ms;
+};
+
+/* sys/class/net/<if>/statistics; a file that cannot be read is absent. */
+struct ga_net_raw {
+	char name[GA_SAMPLE_NAME_MAX];
+	struct ga_ou64 rx_bytes, tx_bytes, rx_packets, tx_packets;
+	struct ga_ou64 rx_dropped, tx_dropped, rx_errors, tx_errors;
+};
+
+/* A DRM card (sys/class/drm/cardN) and its amdgpu busy percentages. */
+struct ga_gpu_raw {
+	char card[GA_SAMPLE_NAME_MAX];
+	char address[GA_SAMPLE_NAME_MAX]; /* PCI address of device/, "" when unknown */
+	char vendor[16];                  /* device/vendor, e.g. "0x1002", "" when unknown */
+	struct ga_oi64 gpu_busy_pct, mem_busy_pct;
+};
+
+struct ga_sample_raw {
+	struct ga_cpu_raw *cpus; /* proc/stat order: "cpu" first when present */
+	size_t n_cpus;
+	struct ga_psi_raw psi[GA_PSI_N];
+	struct ga_mem_raw mem;
+	struct ga_disk_raw *disks;
+	size_t n_disks;
+	struct ga_net_raw *nets;
+	size_t n_nets;
+	struct ga_gpu_raw *gpus;
+	size_t n_gpus;
+};
+
+/*
+ * Read one point in time under the context's root. Missing or malformed
+ * files leave their part empty or absent (logged at debug level); only
+ * -ENOMEM is an error. *ret is zeroed first; release with ga_sample_raw_release.
+ */
+int ga_sample_read(struct ga_ctx *ctx, struct ga_sample_raw *ret);
+void ga_sample_raw_release(struct ga_sample_raw *s);
+
+/* --- rates between two points ------------------------------------------------ */
+
+/* Percent of the interval's ticks; user includes nice, system includes irq and softirq. */
+struct ga_cpu_rate {
+	char name[GA_SAMPLE_NAME_MAX];
+	struct ga_odbl user_pct, system_pct, iowait_pct, steal_pct, idle_pct;
+};
+
+struct ga_psi_line_rate {
+	struct ga_odbl avg10;          /* the current point's avg10 */
+	struct ga_ou64 total_delta_us; /* stall time in the interval */
+};
+struct ga_psi_rate {
+	struct ga_psi_line_rate some, full;
+};
+
+struct ga_disk_rate {
+	char name[GA_SAMPLE_NAME_MAX];
+	struct ga_odbl reads_per_s, writes_per_s, read_bytes_per_s, write_bytes_per_s;
+	struct ga_odbl await_ms; /* mean time per completed I/O; null when none completed */
+	struct ga_odbl util_pct; /* io_ticks / interval, capped at 100 */
+};
+
+struct ga_net_rate {
+	char name[GA_SAMPLE_NAME_MAX];
+	struct ga_odbl rx_bytes_per_s, tx_bytes_per_s, rx_packets_per_s, tx_packets_per_s;
+	struct ga_ou64 rx_dropped, tx_dropped, rx_errors, tx_errors; /* in the interval */
+};
+
+struct ga_sample {
+	double interval_s;
+	struct ga_cpu_rate total; /* the "cpu" line; name "" and all null when absent */
+	struct ga_cpu_rate *cores;
+	size_t n_cores;
+	struct ga_psi_rate psi[GA_PSI_N];
+	struct ga_mem_raw mem; /* the current point's values */
+	struct ga_disk_rate *disks;
+	size_t n_disks;
+	struct ga_net_rate *nets;
+	size_t n_nets;
+	struct ga_gpu_raw *gpus; /* the current point's values */
+	size_t n_gpus;
+};
+
+/*
+ * Rates from prev to cur over interval_s seconds. Devices are those of cur,
+ * matched to prev by name. Returns 0 or -ENOMEM (*ret untouched then).
+ * Release with ga_sample_release.
+ */
+int ga_sample_rates(const struct ga_sample_raw *prev, const struct ga_sample_raw *cur, double interval_s,
+                    struct ga_sample *ret);
+void ga_sample_release(struct ga_sample *s);
+
+/* Percent of delta over total; null when total is 0. Exposed for tests. */
+struct ga_odbl ga_rate_pct(uint64_t delta, uint64_t total);
+/* (cur - prev) / interval_s; null on a counter that went backwards or interval_s <= 0. */
+struct ga_odbl ga_rate_per_s(uint64_t prev, uint64_t cur, double interval_s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
