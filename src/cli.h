@@ -41,6 +41,7 @@ int cmd_class(struct cli *cli, int argc, char **argv);
 int cmd_check(struct cli *cli, int argc, char **argv);
 int cmd_health(struct cli *cli, int argc, char **argv);
 int cmd_record(struct cli *cli, int argc, char **argv);
+int cmd_triage(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 int cmd_vendor_helper(struct cli *cli, int argc, char **argv);
 

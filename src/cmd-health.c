@@ -7,12 +7,14 @@
  * node-problem-detector line or a Slurm drain reason, like `check`.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "gpuaudit/findings.h"
@@ -21,6 +23,7 @@
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/xidstate.h"
 
 #define NPD_MAX 80
 #define SLURM_MAX 160
@@ -264,6 +267,59 @@ static int add_dstate(struct ga_ctx *ctx, struct ga_findings *f)
 	return fd ? 0 : -ENOMEM;
 }
 
+/* --state FILE: read the previous state, escalate repeats, write the new state atomically. */
+static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file,
+                       const struct ga_node *node, struct ga_findings *f)
+{
+	if (!node->host.boot_id) {
+		fprintf(cli->err, "gpuaudit health: no boot id in the snapshot; --state not updated\n");
+		return EXIT_OK;
+	}
+	struct ga_buf prev;
+	ga_buf_init(&prev, 16u << 20);
+	FILE *in = fopen(file, "rb");
+	if (in) {
+		char chunk[65536];
+		size_t got;
+		int r = 0;
+		while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0 && r == 0)
+			r = ga_buf_add(&prev, chunk, got);
+		bool err = ferror(in) || r < 0;
+		fclose(in);
+		if (err) {
+			ga_buf_release(&prev);
+			return fail_early(cli, mode, EXIT_USAGE, "%s: cannot read the state file", file);
+		}
+	} else if (errno != ENOENT) {
+		int e = errno;
+		ga_buf_release(&prev);
+		return fail_early(cli, mode, EXIT_USAGE, "%s: %s", file, strerror(e));
+	}
+	char *next = NULL;
+	int r = ga_xid_state_apply(ctx, prev.data, prev.len, node->host.boot_id, f, &next);
+	ga_buf_release(&prev);
+	if (r < 0)
+		return fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s: %s", file,
+		                  ga_ctx_errmsg(ctx));
+	/* atomically: a temporary file next to it, fsync, rename */
+	char tmp[4096];
+	int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid());
+	int code = EXIT_OK;
+	int fd = n > 0 && (size_t)n < sizeof(tmp) ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+	                                          : -1;
+	size_t len = strlen(next);
+	if (fd < 0 || write(fd, next, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) < 0 ||
+	    close(fd) < 0 || rename(tmp, file) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			unlink(tmp);
+		code = fail_early(cli, mode, EXIT_USAGE, "%s: cannot write the state file: %s", file,
+		                  strerror(e));
+	}
+	ga_free(next);
+	return code;
+}
+
 int cmd_health(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -275,6 +331,7 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "npd", no_argument, NULL, 'n' },
 		{ "slurm", no_argument, NULL, 's' },
+		{ "state", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -282,6 +339,7 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 	snap_opts_init(&so);
 	so.vendor = GA_VENDOR_OFF; /* the log needs no vendor library: fast unless --vendor */
 	const char *kmsg_file = NULL, *since = NULL, *policy_file = NULL, *class_name = NULL;
+	const char *state_file = NULL;
 	enum mode mode = MODE_TEXT;
 	int modes = 0, opt;
 	optind = 0;
@@ -295,6 +353,9 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		switch (opt) {
 		case 'K':
 			kmsg_file = optarg;
+			break;
+		case 'T':
+			state_file = optarg;
 			break;
 		case 'S':
 			since = optarg;
@@ -425,6 +486,13 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 	if (r < 0) {
 		code = fail_early(cli, mode, EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
 		goto out;
+	}
+	if (state_file) {
+		int sc = apply_state(cli, ctx, mode, state_file, node, &f);
+		if (sc != EXIT_OK) {
+			code = sc;
+			goto out;
+		}
 	}
 	ga_findings_sort(&f);
 	bool bad = ga_findings_max_severity(&f) >= GA_SEV_ERROR;

@@ -1,0 +1,89 @@
+/*
+ * triage.h - the "GPUs are slow" playbook (`gpuaudit triage`): five steps in
+ * order, each with evidence and a decision. Pure: it takes the node snapshot,
+ * its findings (snapshot + kernel log) and a series of sample points reduced
+ * to what the playbook looks at, and fills a fixed-size result. No I/O, no
+ * allocation.
+ */
+#ifndef GPUAUDIT_TRIAGE_H
+#define GPUAUDIT_TRIAGE_H
+
+#include "gpuaudit/findings.h"
+#include "gpuaudit/node.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Thresholds (docs/triage.md). */
+#define GA_TRIAGE_GPU_BUSY_LOW 50.0  /* mean gpu_busy_pct below: underutilized */
+#define GA_TRIAGE_MEM_BUSY_HIGH 70.0 /* mean mem_busy_pct above with compute low: memory-bound */
+#define GA_TRIAGE_DISK_UTIL_HIGH 90.0
+#define GA_TRIAGE_IOWAIT_HIGH 20.0
+#define GA_TRIAGE_IDLE_LOW 5.0
+
+/* One sample interval, reduced: means over cards, maxima over disks, sums over NICs. */
+struct ga_triage_point {
+	struct ga_odbl gpu_busy_pct, mem_busy_pct; /* mean over cards that report it */
+	struct ga_odbl iowait_pct, idle_pct;       /* cpu.total */
+	struct ga_odbl disk_util_pct;              /* the busiest disk */
+	struct ga_odbl disk_await_ms;              /* that disk's await */
+	char disk[64];
+	struct ga_ou64 net_drops, net_errors; /* rx+tx over all interfaces in the interval */
+	char net_if[64];                      /* the first interface with drops or errors */
+};
+
+#define GA_TRIAGE_EV_MAX 10
+#define GA_TRIAGE_STEPS 5
+
+struct ga_triage_ev {
+	const char *key;
+	char value[96];
+};
+
+struct ga_triage_step {
+	int step;            /* 1..5 */
+	const char *title;   /* the question */
+	const char *verdict; /* "ok", "problem", "workload", "unknown", "skipped" */
+	struct ga_triage_ev ev[GA_TRIAGE_EV_MAX];
+	size_t n_ev;
+	char decision[320];
+};
+
+struct ga_triage {
+	struct ga_triage_step steps[GA_TRIAGE_STEPS];
+	size_t n_steps;
+	bool node_at_fault; /* step 1, 3 or 4 found a node-side problem */
+};
+
+/* The workload's process (--pid): what its status and environment say; NULL = unknown. */
+struct ga_triage_workload {
+	long pid;
+	const char *cpus_allowed;       /* Cpus_allowed_list of proc/PID/status */
+	const char *nccl_socket_ifname; /* NCCL_SOCKET_IFNAME */
+	const char *nccl_ib_hca;        /* NCCL_IB_HCA */
+	/* CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES: accelerator
+	 * indexes ("0,1"); UUIDs or MIG names are ignored (all GPUs count then) */
+	const char *visible_devices;
+};
+
+/*
+ * Run the playbook. n may be NULL (no topology checks); f may be NULL; pts
+ * may be empty; w may be NULL (no workload checks).
+ */
+void ga_triage_run(const struct ga_node *n, const struct ga_findings *f, const struct ga_triage_point *pts,
+                   size_t n_pts, const struct ga_triage_workload *w, struct ga_triage *ret);
+
+/* "0-3,8,10-11" into a bitmap of nbits bits; CPUs past nbits are ignored. Count set, or -1 if malformed. */
+int ga_triage_cpulist(const char *s, unsigned char *bits, size_t nbits);
+
+/* Is NAME one of the names LIST (NCCL syntax: comma list, "^" excludes, "=" exact, else prefix,
+ * ":port" suffixes ignored) selects among the candidates? Returns the first selector that matches
+ * none of the candidates in *missing (static buffer of the caller), or 0 when all match. */
+int ga_triage_nccl_missing(const char *list, const char *const *cands, size_t n_cands, char *missing,
+                           size_t missing_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
