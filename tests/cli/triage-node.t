@@ -15,3 +15,7 @@ run triage --root "$N/dgx-a100/root" --kmsg "$K/xid79.log" --samples "$S/compute
 run triage --root "$N/a10-x8/root" --kmsg "$K/aer-storm.log" --samples "$S/compute-bound.jsonl"
 # the MI250X fixture carries an uncorrectable RAS error: quarantine, even when busy
 run triage --root "$N/mi250x/root" --samples "$S/compute-bound.jsonl"
+# a double-bit ECC error (Xid 48) on the H100 node: stop at step 1
+run triage --root "$H100" --kmsg "$K/xid48-ecc.log" --samples "$S/compute-bound.jsonl"
+# an amdgpu ring timeout and GPU reset
+run triage --root "$N/mi250x/root" --kmsg "$K/amdgpu.log" --samples "$S/compute-bound.jsonl"
