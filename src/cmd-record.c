@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "gpuaudit/isolate.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/sample.h"
@@ -120,8 +121,10 @@ static void psi_line(struct ga_json *w, const char *key, const struct ga_psi_lin
 	ga_json_obj_end(w);
 }
 
+static void write_nvml(struct ga_json *w, const struct ga_nvml_report *nv);
+
 static void write_sample(struct ga_json *w, const struct ga_sample *s, uint64_t seq, double mono_s,
-                         const char *wall)
+                         const char *wall, const struct ga_nvml_report *nv)
 {
 	ga_json_obj_begin(w);
 	ga_json_key(w, "schema");
@@ -227,6 +230,59 @@ static void write_sample(struct ga_json *w, const struct ga_sample *s, uint64_t 
 		ga_json_obj_end(w);
 	}
 	ga_json_arr_end(w);
+	ga_json_key(w, "nvml");
+	write_nvml(w, nv);
+	ga_json_obj_end(w);
+}
+
+static void ou64_field(struct ga_json *w, const char *key, struct ga_ou64 v)
+{
+	ga_json_key(w, key);
+	if (v.set)
+		ga_json_u64(w, v.v);
+	else
+		ga_json_null(w);
+}
+
+/* NVML's view at this point (--nvml): per GPU the live counters; null when not asked for. */
+static void write_nvml(struct ga_json *w, const struct ga_nvml_report *nv)
+{
+	if (!nv) {
+		ga_json_null(w);
+		return;
+	}
+	ga_json_obj_begin(w);
+	ga_json_key(w, "error");
+	ga_json_str(w, nv->sys.error);
+	ga_json_key(w, "timed_out");
+	ga_json_bool(w, nv->sys.timed_out.set && nv->sys.timed_out.v);
+	ga_json_key(w, "gpus");
+	ga_json_arr_begin(w);
+	for (size_t i = 0; i < nv->n_gpus; i++) {
+		const struct ga_nvml_gpu *g = &nv->gpus[i];
+		ga_json_obj_begin(w);
+		ou64_field(w, "index", g->index);
+		ga_json_key(w, "address");
+		ga_json_str(w, g->pci_bus_id);
+		ga_json_key(w, "error");
+		ga_json_str(w, g->error);
+		ou64_field(w, "utilization_gpu_pct", g->utilization_gpu_pct);
+		ou64_field(w, "utilization_memory_pct", g->utilization_memory_pct);
+		ou64_field(w, "memory_used_bytes", g->memory_used_bytes);
+		ou64_field(w, "pcie_rx_kbps", g->pcie_rx_kbps);
+		ou64_field(w, "pcie_tx_kbps", g->pcie_tx_kbps);
+		ou64_field(w, "power_usage_mw", g->power_usage_mw);
+		ou64_field(w, "clock_sm_mhz", g->clock_sm_mhz);
+		ou64_field(w, "clock_mem_mhz", g->clock_mem_mhz);
+		ou64_field(w, "temperature_c", g->temperature_c);
+		ga_json_key(w, "clock_event_names");
+		ga_json_arr_begin(w);
+		for (size_t k = 0; k < g->clock_event_names.n; k++)
+			ga_json_str(w, g->clock_event_names.v[k]);
+		ga_json_arr_end(w);
+		ga_json_obj_end(w);
+	}
+	ga_json_arr_end(w);
 	ga_json_obj_end(w);
 }
 
@@ -272,9 +328,11 @@ static bool sleep_until(double t)
 
 struct rec {
 	struct cli *cli;
+	struct ga_ctx *ctx;
 	FILE *out;
 	struct ga_buf line;
 	uint64_t seq;
+	bool nvml; /* query NVML (through the deadline helper) at every point */
 };
 
 /* Rates from prev to cur, one line; 0, or an exit code. */
@@ -284,12 +342,29 @@ static int emit(struct rec *rc, const struct ga_sample_raw *prev, const struct g
 	struct ga_sample s;
 	if (ga_sample_rates(prev, cur, interval_s, &s) < 0)
 		return cli_error(rc->cli, "record", EXIT_INTERNAL, "out of memory");
+	struct ga_nvml_report nv;
+	memset(&nv, 0, sizeof(nv));
+	if (rc->nvml) {
+		struct ga_isolate_result res;
+		int e = ga_isolated_collect(rc->ctx, "nvml", &ga_nvml_report_schema, &nv, &res);
+		if (e == -ENOMEM) {
+			ga_sample_release(&s);
+			return cli_error(rc->cli, "record", EXIT_INTERNAL, "out of memory");
+		}
+		if (e < 0) { /* the sample still goes out, with NVML's failure in it */
+			ga_schema_release(&ga_nvml_report_schema, &nv);
+			memset(&nv, 0, sizeof(nv));
+			nv.sys.error = ga_strdup(ga_ctx_errmsg(rc->ctx));
+			GA_SET(nv.sys.timed_out, res.timed_out);
+		}
+	}
 	struct ga_json w;
 	ga_buf_reset(&rc->line);
 	ga_json_init(&w, &rc->line, false);
-	write_sample(&w, &s, ++rc->seq, mono_s, wall);
+	write_sample(&w, &s, ++rc->seq, mono_s, wall, rc->nvml ? &nv : NULL);
 	int r = ga_json_finish(&w);
 	ga_sample_release(&s);
+	ga_schema_release(&ga_nvml_report_schema, &nv);
 	if (r < 0)
 		return cli_error(rc->cli, "record", EXIT_INTERNAL, "JSON writer: %s", strerror(-r));
 	if (ga_buf_addc(&rc->line, '\n') < 0 ||
@@ -397,15 +472,23 @@ static int record_live(struct rec *rc, struct ga_ctx *ctx, double interval_s, lo
 int cmd_record(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'i' }, { "count", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' }, { "output", required_argument, NULL, 'o' },
-		{ "root", required_argument, NULL, 'r' },     { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "nvml", no_argument, NULL, 'N' },
+		{ "no-nvml", no_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	double interval_s = 1.0, duration_s = 0;
 	long count = 0;
 	const char *root = NULL, *output = NULL;
-	int verbose = 0, opt;
+	int verbose = 0, opt, nvml = -1; /* -1: auto (live NVIDIA driver), 0 off, 1 on */
+	double timeout_s = 5;
 	bool have_count = false, have_duration = false;
 	optind = 0;
 	opterr = 0;
@@ -445,6 +528,21 @@ int cmd_record(struct cli *cli, int argc, char **argv)
 		case 'v':
 			verbose++;
 			break;
+		case 'N':
+			nvml = 1;
+			break;
+		case 'n':
+			nvml = 0;
+			break;
+		case 't': {
+			char *end = NULL;
+			timeout_s = strtod(optarg, &end);
+			if (!end || *end || !(timeout_s > 0) || timeout_s > 3600)
+				return cli_error(cli, "record", EXIT_USAGE,
+				                 "--timeout wants seconds between 0 and 3600, not '%s'",
+				                 optarg);
+			break;
+		}
 		case 'h':
 			cli_usage(cli, cli_find("record"), cli->out);
 			return EXIT_OK;
@@ -460,10 +558,21 @@ int cmd_record(struct cli *cli, int argc, char **argv)
 
 	struct ga_ctx *ctx = NULL;
 	int code = cli_ctx(cli, "record", root, verbose, &ctx);
+	struct rec rc = { 0 };
+	ga_buf_init(&rc.line, 0);
 	if (code != EXIT_OK)
 		return code;
-	struct rec rc = { .cli = cli, .out = cli->out };
-	ga_buf_init(&rc.line, 0);
+	rc.cli = cli;
+	rc.ctx = ctx;
+	rc.out = cli->out;
+	/* NVML by default only on a live machine whose NVIDIA driver is loaded */
+	rc.nvml = nvml == 1 ||
+	          (nvml < 0 && !(root && *root) && ga_fs_exists(ctx, "proc/driver/nvidia/version"));
+	ga_ctx_set_vendor(ctx, GA_VENDOR_ON, (int)(timeout_s * 1000));
+	if (ga_ctx_set_helper(ctx, cli->self_exe) < 0) {
+		code = cli_error(cli, "record", EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
 	if (output && strcmp(output, "-") && !(rc.out = fopen(output, "w"))) {
 		code = cli_error(cli, "record", EXIT_USAGE, "cannot write %s: %s", output, strerror(errno));
 		goto out;

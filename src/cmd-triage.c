@@ -71,6 +71,15 @@ static int point_from_json(json_t *root, struct ga_triage_point *p)
 		if (b.set)
 			m += b.v, nm++;
 	}
+	/* NVIDIA GPUs: NVML's utilization, when the samples were recorded with --nvml */
+	json_array_foreach(json_object_get(json_object_get(root, "nvml"), "gpus"), i, e)
+	{
+		struct ga_odbl a = jnum(e, "utilization_gpu_pct"), b = jnum(e, "utilization_memory_pct");
+		if (a.set)
+			g += a.v, ng++;
+		if (b.set)
+			m += b.v, nm++;
+	}
 	if (ng)
 		p->gpu_busy_pct = (struct ga_odbl){ g / (double)ng, true };
 	if (nm)

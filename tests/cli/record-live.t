@@ -7,7 +7,7 @@ cat live.err
 python3 - live.jsonl <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
-want = {"schema", "seq", "time", "cpu", "pressure", "memory", "disks", "net", "accelerators"}
+want = {"schema", "seq", "time", "cpu", "pressure", "memory", "disks", "net", "accelerators", "nvml"}
 for i, l in enumerate(lines):
     o = json.loads(l)
     assert o["schema"] == "gpuaudit.sample/v1", o["schema"]
