@@ -37,6 +37,7 @@ struct klog {
 	uint64_t events, in_window;
 	double since_s;
 	struct ga_oi64 btime;
+	const char *boot_id; /* the boot the events belong to (the snapshot's), NULL when unknown */
 };
 
 /* Cut s to at most max bytes on a UTF-8 boundary, ending in "..." when cut; one line. */
@@ -137,6 +138,8 @@ static int print_json(struct cli *cli, const struct ga_findings *f, const struct
 		ga_json_i64(&w, k->btime.v);
 	else
 		ga_json_null(&w);
+	ga_json_key(&w, "boot_id");
+	ga_json_str(&w, k->boot_id);
 	ga_json_obj_end(&w);
 	ga_json_key(&w, "findings");
 	ga_findings_write_json(f, &w);
@@ -482,6 +485,7 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		}
 	}
 	kl.events = ga_health_events(h);
+	kl.boot_id = node->host.boot_id;
 	r = ga_health_findings(h, node, &ho, &f, &kl.in_window);
 	if (r < 0) {
 		code = fail_early(cli, mode, EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
