@@ -29,11 +29,11 @@ pt(double gpu, double mem, double iowait, double idle, double util, double await
 	p.idle_pct = D(idle);
 	p.disk_util_pct = D(util);
 	p.disk_await_ms = D(await);
-	strcpy(p.disk, "nvme0n1");
+	snprintf(p.disk, sizeof(p.disk), "%s", "nvme0n1");
 	p.net_drops = (struct ga_ou64){ drops, true };
 	p.net_errors = (struct ga_ou64){ 0, true };
 	if (drops)
-		strcpy(p.net_if, "eth0");
+		snprintf(p.net_if, sizeof(p.net_if), "%s", "eth0");
 	return p;
 }
 
