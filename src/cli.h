@@ -82,6 +82,14 @@ int snap_ctx(struct cli *cli, const char *cmd, const struct snap_opts *o, struct
 struct ga_node;
 int snap_node(struct ga_ctx *ctx, const struct snap_opts *o, struct ga_node **ret);
 
+/* node-problem-detector's message limit, and the shared one-line / early-failure helpers. */
+#define CLI_NPD_MAX 80
+/* Control bytes to spaces, then cut to max bytes on a UTF-8 boundary ending in "...". */
+void cli_one_line(char *s, size_t max);
+/* Print the error; in NPD mode also one "gpuaudit: NPD_WHAT: msg" line and return 2. */
+int cli_report_fail(struct cli *cli, const char *cmd, const char *npd_what, bool npd, int code,
+                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
 /* Set up a context from --root / GPUAUDIT_ROOT, GPUAUDIT_PCI_IDS and -v. */
 int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, struct ga_ctx **ret);
 

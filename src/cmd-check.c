@@ -20,30 +20,13 @@
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
 
-#define NPD_MAX 80    /* node-problem-detector's default max_output_length */
-#define SLURM_MAX 160 /* a drain reason that still reads in `sinfo -R` */
+#define NPD_MAX CLI_NPD_MAX /* node-problem-detector's default max_output_length */
+#define SLURM_MAX 160       /* a drain reason that still reads in `sinfo -R` */
 #define NFD_PREFIX "gpuaudit.feature.node.kubernetes.io/"
 
 enum mode { MODE_TEXT, MODE_JSON, MODE_NPD, MODE_SLURM };
 
-/* Cut s to at most max bytes on a UTF-8 boundary, ending in "..." when cut; one line. */
-static void one_line(char *s, size_t max)
-{
-	for (char *p = s; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = ' ';
-	size_t len = strlen(s);
-	while (len && s[len - 1] == ' ')
-		s[--len] = '\0';
-	if (len <= max)
-		return;
-	size_t cut = max - 3;
-	while (cut && ((unsigned char)s[cut] & 0xc0) == 0x80)
-		cut--;
-	while (cut && s[cut - 1] == ' ')
-		cut--;
-	memcpy(s + cut, "...", 4);
-}
+#define one_line cli_one_line
 
 /* The most severe non-info finding: what a one-line reason names. */
 static const struct ga_finding *worst(const struct ga_check *c)
@@ -323,25 +306,8 @@ out:
 }
 
 /* In --npd mode every outcome is one stdout line and exit 0/1/2 (NPD: anything else is Unknown too). */
-static int fail_early(struct cli *cli, enum mode mode, int code, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-static int fail_early(struct cli *cli, enum mode mode, int code, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cli_error(cli, "check", code, "%s", msg);
-	if (mode == MODE_NPD) {
-		char line[1100];
-		snprintf(line, sizeof(line), "gpuaudit: cannot check: %s", msg);
-		one_line(line, NPD_MAX);
-		fprintf(cli->out, "%s\n", line);
-		return 2;
-	}
-	return code;
-}
+#define fail_early(cli, mode, code, ...) \
+	cli_report_fail(cli, "check", "cannot check", (mode) == MODE_NPD, code, __VA_ARGS__)
 
 int cmd_check(struct cli *cli, int argc, char **argv)
 {

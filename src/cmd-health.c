@@ -25,7 +25,7 @@
 #include "gpuaudit/policy.h"
 #include "gpuaudit/xidstate.h"
 
-#define NPD_MAX 80
+#define NPD_MAX CLI_NPD_MAX
 #define SLURM_MAX 160
 
 enum mode { MODE_TEXT, MODE_JSON, MODE_NPD, MODE_SLURM };
@@ -40,24 +40,7 @@ struct klog {
 	const char *boot_id; /* the boot the events belong to (the snapshot's), NULL when unknown */
 };
 
-/* Cut s to at most max bytes on a UTF-8 boundary, ending in "..." when cut; one line. */
-static void one_line(char *s, size_t max)
-{
-	for (char *p = s; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = ' ';
-	size_t len = strlen(s);
-	while (len && s[len - 1] == ' ')
-		s[--len] = '\0';
-	if (len <= max)
-		return;
-	size_t cut = max - 3;
-	while (cut && ((unsigned char)s[cut] & 0xc0) == 0x80)
-		cut--;
-	while (cut && s[cut - 1] == ' ')
-		cut--;
-	memcpy(s + cut, "...", 4);
-}
+#define one_line cli_one_line
 
 static const char *evidence(const struct ga_finding *f, const char *key)
 {
@@ -188,25 +171,8 @@ static void print_slurm(FILE *o, const struct ga_findings *f, bool bad)
 	fprintf(o, "%s\n", line);
 }
 
-static int fail_early(struct cli *cli, enum mode mode, int code, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-static int fail_early(struct cli *cli, enum mode mode, int code, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cli_error(cli, "health", code, "%s", msg);
-	if (mode == MODE_NPD) {
-		char line[1100];
-		snprintf(line, sizeof(line), "gpuaudit: cannot check health: %s", msg);
-		one_line(line, NPD_MAX);
-		fprintf(cli->out, "%s\n", line);
-		return 2;
-	}
-	return code;
-}
+#define fail_early(cli, mode, code, ...) \
+	cli_report_fail(cli, "health", "cannot check health", (mode) == MODE_NPD, code, __VA_ARGS__)
 
 /* btime from proc/stat under the root; unset when absent. */
 static void read_btime(struct ga_ctx *ctx, struct ga_oi64 *ret)
