@@ -151,7 +151,7 @@ static void print_accels(FILE *o, const struct ga_node *n)
 		for (size_t k = 0; k < n->n_pci; k++)
 			if (a->address && n->pci[k].address && !strcmp(a->address, n->pci[k].address))
 				pd = &n->pci[k];
-		char mem[32] = "-", numa[16] = "-", lk[64] = "-", drv[96];
+		char mem[32] = "-", numa[24] = "-", lk[64] = "-", drv[96];
 		if (a->memory_bytes.set)
 			human_bytes(mem, sizeof(mem), a->memory_bytes.v);
 		if (a->numa_node.set && a->numa_node.v >= 0)

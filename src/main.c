@@ -225,6 +225,13 @@ const struct command commands[] = {
 	  "Exit status: 0 nothing points at the node (the workload may be the suspect),\n"
 	  "1 the node is at fault (step 1, 3 or 4), 2 usage error or unreadable input,\n"
 	  "70 internal error.\n" },
+	{ "bench", cmd_bench, "benchmarks: primitives per backend and workloads",
+	  "usage: gpuaudit bench BENCHMARK [OPTIONS]\n"
+	  "\n"
+	  "Run one benchmark; 'gpuaudit bench BENCHMARK -h' shows its options.\n"
+	  "Results print as text, or as JSON (schema gpuaudit.bench/v1) with --json.\n"
+	  "\n"
+	  "Benchmarks:\n" },
 	{ "help", cmd_help, "show help for a command",
 	  "usage: gpuaudit help [COMMAND]\n"
 	  "\n"
@@ -254,6 +261,8 @@ void cli_usage(struct cli *cli, const struct command *c, FILE *to)
 {
 	(void)cli;
 	fputs(c->usage, to);
+	if (c->fn == cmd_bench)
+		cli_bench_list(to);
 }
 
 void cli_main_usage(FILE *to)

@@ -66,7 +66,8 @@ static char *names_lookup(struct cl *c, struct names *nm, int flags, unsigned ve
 	if (!nm->pa)
 		return NULL;
 	char buf[256];
-	char *r = NULL;
+	/* volatile: assigned between setjmp and a possible longjmp from pci_fatal */
+	char *volatile r = NULL;
 	pci_jmp_armed = true;
 	if (setjmp(pci_jmp) == 0)
 		r = pci_lookup_name(nm->pa, buf, (int)sizeof(buf), flags | nm->flags, vendor, device);
