@@ -1,0 +1,114 @@
+/*
+ * explain.h - turn error logs into causes: the signature catalogue
+ * (lib/analyze/signatures.def) and a streaming matcher over it.
+ *
+ * The matcher is pure: it takes bytes, never reads files or the clock. Feed it
+ * a log in chunks of any size; it splits lines itself, keeps only the first
+ * GA_EXPLAIN_LINE_MAX bytes of each line, and stores a bounded number of
+ * matches, so a log of any size streams in constant memory. Each signature has
+ * one required literal; a single pass over the input looks for a byte pair of
+ * every literal at once (a 64 Ki-bit table), and only lines that contain a
+ * literal are given to the POSIX regex that captures the variable parts. The
+ * cost is linear in the input.
+ */
+#ifndef GPUAUDIT_EXPLAIN_H
+#define GPUAUDIT_EXPLAIN_H
+
+#include "gpuaudit/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GA_EXPLAIN_LINE_MAX 8192      /* bytes of a line that are matched; the rest is skipped */
+#define GA_EXPLAIN_TEXT_MAX 400       /* bytes of a matched line kept for the report */
+#define GA_EXPLAIN_MAX_CAPTURES 4     /* named captures per pattern */
+#define GA_EXPLAIN_VALUES_PER_CAUSE 6 /* distinct captured values kept per cause */
+
+/* One catalogue entry (signatures.def). */
+struct ga_signature {
+	const char *id;    /* stable, kebab-case: "loader-soname" */
+	const char *layer; /* "loader", "CUDA", "PyTorch", "HIP", "NCCL", ... */
+	int weight;        /* how directly it names a root cause: 100 definite .. 10 noise */
+	const char *code;  /* the library's error code when it has one: "cudaErrorInsufficientDriver (35)" */
+	const char *cause;
+	const char *fix;
+	const char *next; /* what to check next */
+};
+
+/* One pattern of a signature: a required literal and the regex that captures. */
+struct ga_sig_pattern {
+	unsigned sig;                                      /* index into the catalogue */
+	const char *literal;                               /* must occur in the line (case-sensitive) */
+	const char *regex;                                 /* POSIX ERE, run on lines with the literal */
+	const char *captures[GA_EXPLAIN_MAX_CAPTURES + 4]; /* name per group, NULL/"" = unnamed */
+};
+
+size_t ga_signature_count(void);
+const struct ga_signature *ga_signature_get(size_t i);
+size_t ga_sig_pattern_count(void);
+const struct ga_sig_pattern *ga_sig_pattern_get(size_t i);
+
+struct ga_capture_kv {
+	char key[24];
+	char value[128];
+};
+
+struct ga_explain_match {
+	uint64_t line; /* 1-based */
+	unsigned sig;
+	char text[GA_EXPLAIN_TEXT_MAX + 1]; /* the line, control bytes as spaces, cut */
+	struct ga_capture_kv cap[GA_EXPLAIN_MAX_CAPTURES];
+	size_t n_cap;
+};
+
+/* A cause: every match of one signature, aggregated. */
+struct ga_explain_cause {
+	unsigned sig;
+	uint64_t count;
+	uint64_t first_line;
+	uint64_t last_line;
+	struct ga_capture_kv values[GA_EXPLAIN_VALUES_PER_CAUSE]; /* distinct, first seen first */
+	size_t n_values;
+	int score;        /* weight, adjusted by what the node says */
+	char detail[256]; /* catalogue detail of captured values (Xid names), "" when none */
+	char *node_note;  /* what the node snapshot says about it (ga_explain_for), or NULL */
+};
+
+struct ga_explain;
+
+/* max_matches: matches kept for the report (the counts go on regardless). -ENOMEM / -EINVAL. */
+int ga_explain_new(size_t max_matches, struct ga_explain **ret);
+void ga_explain_free(struct ga_explain *ex);
+/* Any chunking; a line may span calls. 0 or -ENOMEM. */
+int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len);
+/* One complete line (no newline). */
+int ga_explain_line(struct ga_explain *ex, const char *line, size_t len);
+/* The last line when it had no newline. Call once at the end. */
+int ga_explain_finish(struct ga_explain *ex);
+
+uint64_t ga_explain_lines(const struct ga_explain *ex);
+uint64_t ga_explain_long_lines(const struct ga_explain *ex); /* lines cut at GA_EXPLAIN_LINE_MAX */
+uint64_t ga_explain_match_count(const struct ga_explain *ex);
+const struct ga_explain_match *ga_explain_matches(const struct ga_explain *ex, size_t *n);
+
+/*
+ * The causes, most likely first: score (signature weight, raised when the node
+ * confirms it), then count, then first line. Valid until the next feed.
+ */
+const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *n);
+
+/* Add what the node snapshot says to each cause and re-rank. 0 or -ENOMEM. */
+struct ga_node;
+int ga_explain_for(struct ga_explain *ex, const struct ga_node *node);
+
+/* Write {lines, matches, causes...} members into an open JSON object. */
+void ga_explain_write_json(struct ga_explain *ex, struct ga_json *w);
+
+/* Value of a captured key in a match or cause list, NULL when absent. */
+const char *ga_capture_get(const struct ga_capture_kv *kv, size_t n, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,802 @@
+/*
+ * explain.c - the log matcher behind `gpuaudit explain` and preflight.
+ *
+ * One pass over the bytes: each pattern's literal is represented by one of
+ * its byte pairs (the one least likely in ordinary log text), all pairs share
+ * a 64 Ki-bit table, and a table hit is verified with memcmp against the
+ * literals that own that pair. Only lines that contain a literal go to the
+ * POSIX regexes, which capture the variable parts. Lines are matched on their
+ * first GA_EXPLAIN_LINE_MAX bytes; a line that spans feed calls is carried in
+ * a buffer of that size. Matches kept for the report are capped; counts are not.
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuaudit/explain.h"
+#include "gpuaudit/kmsg.h"
+#include "gpuaudit/node.h"
+
+/* --- the catalogue --- */
+
+enum sig_name {
+#define SIG(name, id, layer, weight, code, cause, fix, next) SIG_##name,
+#define PAT(...)
+#include "signatures.def"
+#undef SIG
+#undef PAT
+	SIG__COUNT
+};
+
+static const struct ga_signature sigs[] = {
+#define SIG(name, id, layer, weight, code, cause, fix, next) { id, layer, weight, code, cause, fix, next },
+#define PAT(...)
+#include "signatures.def"
+#undef SIG
+#undef PAT
+};
+
+static const struct ga_sig_pattern pats[] = {
+#define SIG(...)
+#define PAT(name, literal, regex, ...) { SIG_##name, literal, regex, { __VA_ARGS__ } },
+#include "signatures.def"
+#undef SIG
+#undef PAT
+};
+
+#define N_PATS (sizeof(pats) / sizeof(pats[0]))
+
+size_t ga_signature_count(void)
+{
+	return SIG__COUNT;
+}
+
+const struct ga_signature *ga_signature_get(size_t i)
+{
+	return i < SIG__COUNT ? &sigs[i] : NULL;
+}
+
+size_t ga_sig_pattern_count(void)
+{
+	return N_PATS;
+}
+
+const struct ga_sig_pattern *ga_sig_pattern_get(size_t i)
+{
+	return i < N_PATS ? &pats[i] : NULL;
+}
+
+/* --- matcher state --- */
+
+#define MAX_GROUPS 8
+
+struct pair_entry {
+	uint16_t pair;
+	uint16_t pat;
+	uint16_t off; /* offset of the pair in the literal */
+	uint16_t lit_len;
+};
+
+struct ga_explain {
+	regex_t re[N_PATS];
+	size_t re_ok; /* how many are compiled (all of them after _new) */
+	uint8_t bitmap[65536 / 8];
+	struct pair_entry pairs[N_PATS];
+	char carry[GA_EXPLAIN_LINE_MAX + 1];
+	size_t carry_len;
+	bool carry_open;
+	char scratch[GA_EXPLAIN_LINE_MAX + 1];
+	uint64_t lines;
+	uint64_t matched;
+	struct ga_explain_match *matches;
+	size_t n_matches, max_matches;
+	struct ga_explain_cause causes[SIG__COUNT];
+	struct ga_explain_cause *ranked[SIG__COUNT];
+	struct ga_explain_cause ranked_copy[SIG__COUNT];
+};
+
+/* How common a byte is in log text: spaces, lowercase vowels and digits are everywhere. */
+static int byte_freq(unsigned char c)
+{
+	if (c == ' ')
+		return 10;
+	if (strchr("etaoinsrhl", c) && c)
+		return 8;
+	if ((c >= '0' && c <= '9') || c == '.' || c == ':')
+		return 8;
+	if (c >= 'a' && c <= 'z')
+		return 6;
+	if (strchr(",-_/[]()=", c) && c)
+		return 6;
+	if (c >= 'A' && c <= 'Z')
+		return 3;
+	return 2;
+}
+
+static uint16_t pair_at(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
+}
+
+int ga_explain_new(size_t max_matches, struct ga_explain **ret)
+{
+	struct ga_explain *ex = ga_calloc(1, sizeof(*ex));
+	if (!ex)
+		return -ENOMEM;
+	ex->max_matches = max_matches;
+	if (max_matches && !(ex->matches = ga_calloc(max_matches, sizeof(*ex->matches)))) {
+		ga_free(ex);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < N_PATS; i++) {
+		if (regcomp(&ex->re[i], pats[i].regex, REG_EXTENDED) != 0) {
+			ga_explain_free(ex);
+			return -EINVAL;
+		}
+		ex->re_ok++;
+		const unsigned char *lit = (const unsigned char *)pats[i].literal;
+		size_t n = strlen(pats[i].literal), best = 0;
+		int best_score = 1000;
+		for (size_t k = 0; k + 1 < n; k++) {
+			int s = byte_freq(lit[k]) * byte_freq(lit[k + 1]);
+			if (s < best_score)
+				best_score = s, best = k;
+		}
+		uint16_t v = pair_at(lit + best);
+		ex->pairs[i] = (struct pair_entry){ v, (uint16_t)i, (uint16_t)best, (uint16_t)n };
+		ex->bitmap[v >> 3] |= (uint8_t)(1u << (v & 7));
+	}
+	for (size_t i = 0; i < SIG__COUNT; i++)
+		ex->causes[i].sig = (unsigned)i;
+	*ret = ex;
+	return 0;
+}
+
+void ga_explain_free(struct ga_explain *ex)
+{
+	if (!ex)
+		return;
+	for (size_t i = 0; i < ex->re_ok; i++)
+		regfree(&ex->re[i]);
+	for (size_t i = 0; i < SIG__COUNT; i++)
+		ga_free(ex->causes[i].node_note);
+	ga_free(ex->matches);
+	ga_free(ex);
+}
+
+/* Copy at most n bytes into dst[cap], control bytes as spaces, cut on a UTF-8 boundary, trimmed. */
+static void clean_copy(char *dst, size_t cap, const char *src, size_t n)
+{
+	if (n >= cap) {
+		n = cap - 1;
+		while (n && ((unsigned char)src[n] & 0xC0) == 0x80)
+			n--;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)src[i];
+		dst[i] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
+	}
+	while (n && dst[n - 1] == ' ')
+		n--;
+	dst[n] = '\0';
+}
+
+const char *ga_capture_get(const struct ga_capture_kv *kv, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(kv[i].key, key))
+			return kv[i].value;
+	return NULL;
+}
+
+static void add_value(struct ga_explain_cause *c, const struct ga_capture_kv *kv)
+{
+	for (size_t i = 0; i < c->n_values; i++)
+		if (!strcmp(c->values[i].key, kv->key) && !strcmp(c->values[i].value, kv->value))
+			return;
+	if (c->n_values < GA_EXPLAIN_VALUES_PER_CAUSE)
+		c->values[c->n_values++] = *kv;
+}
+
+static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
+{
+	const struct ga_sig_pattern *p = &pats[pat];
+	struct ga_explain_match tmp,
+	        *mt = ex->n_matches < ex->max_matches ? &ex->matches[ex->n_matches++] : &tmp;
+	memset(mt, 0, sizeof(*mt));
+	mt->line = ex->lines;
+	mt->sig = p->sig;
+	clean_copy(mt->text, sizeof(mt->text), line, len);
+	for (size_t g = 1; g < MAX_GROUPS && mt->n_cap < GA_EXPLAIN_MAX_CAPTURES; g++) {
+		const char *name = p->captures[g - 1];
+		if (!name || !*name || m[g].rm_so < 0 || m[g].rm_eo < m[g].rm_so)
+			continue;
+		struct ga_capture_kv *kv = &mt->cap[mt->n_cap];
+		snprintf(kv->key, sizeof(kv->key), "%s", name);
+		size_t vl = (size_t)(m[g].rm_eo - m[g].rm_so);
+		clean_copy(kv->value, sizeof(kv->value), line + m[g].rm_so, vl);
+		if (!strcmp(name, "pci_address")) {
+			char norm[16];
+			if (ga_pci_addr_normalize(kv->value, strlen(kv->value), norm) == 0)
+				snprintf(kv->value, sizeof(kv->value), "%s", norm);
+		}
+		if (kv->value[0])
+			mt->n_cap++;
+	}
+	struct ga_explain_cause *c = &ex->causes[p->sig];
+	if (!c->count)
+		c->first_line = ex->lines;
+	c->count++;
+	c->last_line = ex->lines;
+	for (size_t i = 0; i < mt->n_cap; i++)
+		add_value(c, &mt->cap[i]);
+	ex->matched++;
+}
+
+/* Match one line (already counted in ex->lines); only its first LINE_MAX bytes. */
+static void match_line(struct ga_explain *ex, const char *line, size_t len)
+{
+	if (len > GA_EXPLAIN_LINE_MAX)
+		len = GA_EXPLAIN_LINE_MAX;
+	bool copied = false;
+	int best_w = -1;
+	size_t best = 0;
+	regmatch_t m[MAX_GROUPS], best_m[MAX_GROUPS];
+	for (size_t i = 0; i < N_PATS; i++) {
+		if (sigs[pats[i].sig].weight <= best_w)
+			continue;
+		if (!memmem(line, len, pats[i].literal, ex->pairs[i].lit_len))
+			continue;
+		if (!copied) {
+			/* regexec wants a C string: NULs in the line end it there */
+			memcpy(ex->scratch, line, len);
+			ex->scratch[len] = '\0';
+			copied = true;
+		}
+		if (regexec(&ex->re[i], ex->scratch, MAX_GROUPS, m, 0) != 0)
+			continue;
+		best_w = sigs[pats[i].sig].weight;
+		best = i;
+		memcpy(best_m, m, sizeof(m));
+	}
+	if (best_w >= 0)
+		record(ex, best, ex->scratch, strnlen(ex->scratch, len), best_m);
+}
+
+int ga_explain_line(struct ga_explain *ex, const char *line, size_t len)
+{
+	ex->lines++;
+	match_line(ex, line, len);
+	return 0;
+}
+
+static uint64_t count_nl(const char *s, const char *e)
+{
+	uint64_t n = 0;
+	while (s < e && (s = memchr(s, '\n', (size_t)(e - s))) != NULL) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+/* Complete lines: s is a line start, e[-1] == '\n'. */
+static void scan_block(struct ga_explain *ex, const char *s, const char *e)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = (size_t)(e - s);
+	const char *counted = s;
+	for (size_t i = 0; i + 1 < n; i++) {
+		uint16_t v = pair_at(u + i);
+		if (!(ex->bitmap[v >> 3] & (1u << (v & 7))))
+			continue;
+		bool hit = false;
+		for (size_t j = 0; j < N_PATS && !hit; j++) {
+			const struct pair_entry *pe = &ex->pairs[j];
+			if (pe->pair != v || i < pe->off || i - pe->off + pe->lit_len > n)
+				continue;
+			hit = !memcmp(s + i - pe->off, pats[pe->pat].literal, pe->lit_len);
+		}
+		if (!hit)
+			continue;
+		const char *at = s + i;
+		const char *ls = at;
+		while (ls > counted && ls[-1] != '\n')
+			ls--;
+		const char *le = memchr(at, '\n', (size_t)(e - at));
+		ex->lines += count_nl(counted, ls) + 1;
+		match_line(ex, ls, (size_t)(le - ls));
+		counted = le + 1;
+		i = (size_t)(le - s); /* the loop's i++ moves past the newline */
+	}
+	ex->lines += count_nl(counted, e);
+}
+
+static void carry_add(struct ga_explain *ex, const char *p, size_t n)
+{
+	size_t room = GA_EXPLAIN_LINE_MAX - ex->carry_len;
+	if (n > room)
+		n = room;
+	memcpy(ex->carry + ex->carry_len, p, n);
+	ex->carry_len += n;
+	ex->carry_open = true;
+}
+
+int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	if (!len)
+		return 0;
+	if (ex->carry_open) {
+		const char *nl = memchr(p, '\n', len);
+		carry_add(ex, p, (size_t)((nl ? nl : end) - p));
+		if (!nl)
+			return 0;
+		ga_explain_line(ex, ex->carry, ex->carry_len);
+		ex->carry_len = 0;
+		ex->carry_open = false;
+		p = nl + 1;
+	}
+	const char *last = p < end ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
+	if (last) {
+		scan_block(ex, p, last + 1);
+		p = last + 1;
+	}
+	if (p < end)
+		carry_add(ex, p, (size_t)(end - p));
+	return 0;
+}
+
+int ga_explain_finish(struct ga_explain *ex)
+{
+	if (ex->carry_open) {
+		ga_explain_line(ex, ex->carry, ex->carry_len);
+		ex->carry_len = 0;
+		ex->carry_open = false;
+	}
+	return 0;
+}
+
+uint64_t ga_explain_lines(const struct ga_explain *ex)
+{
+	return ex->lines;
+}
+
+uint64_t ga_explain_match_count(const struct ga_explain *ex)
+{
+	return ex->matched;
+}
+
+const struct ga_explain_match *ga_explain_matches(const struct ga_explain *ex, size_t *n)
+{
+	*n = ex->n_matches;
+	return ex->matches;
+}
+
+static int cause_score(const struct ga_explain_cause *c)
+{
+	return c->score ? c->score : sigs[c->sig].weight;
+}
+
+static int cmp_cause(const void *a, const void *b)
+{
+	const struct ga_explain_cause *x = *(const struct ga_explain_cause *const *)a;
+	const struct ga_explain_cause *y = *(const struct ga_explain_cause *const *)b;
+	int sx = cause_score(x), sy = cause_score(y);
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->first_line != y->first_line)
+		return x->first_line < y->first_line ? -1 : 1;
+	return x->sig < y->sig ? -1 : x->sig > y->sig;
+}
+
+/* The Xid catalogue's name and first action for each captured Xid. */
+static void xid_detail(struct ga_explain_cause *c)
+{
+	c->detail[0] = '\0';
+	if (c->sig != SIG_XID)
+		return;
+	for (size_t i = 0; i < c->n_values; i++) {
+		if (strcmp(c->values[i].key, "xid"))
+			continue;
+		char *end = NULL;
+		unsigned long long x = strtoull(c->values[i].value, &end, 10);
+		struct ga_xid_info xi;
+		if (!end || *end || !ga_xid_lookup(x, &xi))
+			continue;
+		size_t l = strlen(c->detail);
+		snprintf(c->detail + l, sizeof(c->detail) - l, "%sXid %llu: %s", l ? "; " : "", x,
+		         xi.name && *xi.name ? xi.name : "no description");
+	}
+}
+
+const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < SIG__COUNT; i++)
+		if (ex->causes[i].count) {
+			ex->causes[i].score = cause_score(&ex->causes[i]);
+			xid_detail(&ex->causes[i]);
+			ex->ranked[k++] = &ex->causes[i];
+		}
+	qsort(ex->ranked, k, sizeof(ex->ranked[0]), cmp_cause);
+	for (size_t i = 0; i < k; i++)
+		ex->ranked_copy[i] = *ex->ranked[i];
+	*n = k;
+	return ex->ranked_copy;
+}
+
+/* --- JSON --- */
+
+static void write_caps(struct ga_json *w, const struct ga_capture_kv *kv, size_t n)
+{
+	ga_json_obj_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		/* a key seen before (several values per cause) becomes an array */
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			seen |= !strcmp(kv[j].key, kv[i].key);
+		if (seen)
+			continue;
+		size_t same = 0;
+		for (size_t j = i; j < n; j++)
+			same += !strcmp(kv[j].key, kv[i].key);
+		ga_json_key(w, kv[i].key);
+		if (same == 1) {
+			ga_json_str(w, kv[i].value);
+			continue;
+		}
+		ga_json_arr_begin(w);
+		for (size_t j = i; j < n; j++)
+			if (!strcmp(kv[j].key, kv[i].key))
+				ga_json_str(w, kv[j].value);
+		ga_json_arr_end(w);
+	}
+	ga_json_obj_end(w);
+}
+
+void ga_explain_write_json(struct ga_explain *ex, struct ga_json *w)
+{
+	ga_json_key(w, "lines");
+	ga_json_u64(w, ex->lines);
+	ga_json_key(w, "match_count");
+	ga_json_u64(w, ex->matched);
+	ga_json_key(w, "causes");
+	ga_json_arr_begin(w);
+	size_t nc = 0;
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &nc);
+	for (size_t i = 0; i < nc; i++) {
+		const struct ga_signature *s = &sigs[c[i].sig];
+		ga_json_obj_begin(w);
+		ga_json_key(w, "rank");
+		ga_json_u64(w, i + 1);
+		ga_json_key(w, "id");
+		ga_json_str(w, s->id);
+		ga_json_key(w, "layer");
+		ga_json_str(w, s->layer);
+		ga_json_key(w, "score");
+		ga_json_i64(w, c[i].score);
+		ga_json_key(w, "count");
+		ga_json_u64(w, c[i].count);
+		ga_json_key(w, "first_line");
+		ga_json_u64(w, c[i].first_line);
+		ga_json_key(w, "last_line");
+		ga_json_u64(w, c[i].last_line);
+		ga_json_key(w, "error_code");
+		ga_json_str(w, s->code);
+		ga_json_key(w, "captured");
+		write_caps(w, c[i].values, c[i].n_values);
+		ga_json_key(w, "cause");
+		ga_json_str(w, s->cause);
+		ga_json_key(w, "detail");
+		ga_json_str(w, c[i].detail[0] ? c[i].detail : NULL);
+		ga_json_key(w, "node");
+		ga_json_str(w, c[i].node_note);
+		ga_json_key(w, "fix");
+		ga_json_str(w, s->fix);
+		ga_json_key(w, "next");
+		ga_json_str(w, s->next);
+		ga_json_obj_end(w);
+	}
+	ga_json_arr_end(w);
+	ga_json_key(w, "matches");
+	ga_json_arr_begin(w);
+	for (size_t i = 0; i < ex->n_matches; i++) {
+		const struct ga_explain_match *m = &ex->matches[i];
+		ga_json_obj_begin(w);
+		ga_json_key(w, "line");
+		ga_json_u64(w, m->line);
+		ga_json_key(w, "id");
+		ga_json_str(w, sigs[m->sig].id);
+		ga_json_key(w, "captured");
+		write_caps(w, m->cap, m->n_cap);
+		ga_json_key(w, "text");
+		ga_json_str(w, m->text);
+		ga_json_obj_end(w);
+	}
+	ga_json_arr_end(w);
+	ga_json_key(w, "matches_omitted");
+	ga_json_u64(w, ex->matched - ex->n_matches);
+}
+
+/* --- what the node says (--for) --- */
+
+struct facts {
+	size_t n_nvidia, n_amd, n_intel, n_accel;
+	const char *nvidia_model, *amd_model;
+	const char *nvidia_driver; /* kernel module version */
+	const char *cuda;          /* the driver's CUDA version (NVML) */
+	const char *rocm;
+	char gfx[96];  /* distinct gfx targets */
+	char ccap[96]; /* distinct compute capabilities */
+	bool nvswitch;
+};
+
+static void add_word(char *list, size_t cap, const char *w)
+{
+	if (!w || !*w)
+		return;
+	size_t wl = strlen(w);
+	for (const char *p = list; (p = strstr(p, w)) != NULL; p += wl)
+		if ((p == list || p[-1] == ' ') && (p[wl] == '\0' || p[wl] == ','))
+			return;
+	size_t l = strlen(list);
+	snprintf(list + l, cap - l, "%s%s", l ? ", " : "", w);
+}
+
+static void gather(const struct ga_node *n, struct facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		f->n_accel++;
+		if (a->vendor && !strcmp(a->vendor, "nvidia")) {
+			f->n_nvidia++;
+			if (!f->nvidia_model)
+				f->nvidia_model = a->model;
+			if (a->nvml)
+				add_word(f->ccap, sizeof(f->ccap), a->nvml->compute_capability);
+		} else if (a->vendor && !strcmp(a->vendor, "amd")) {
+			f->n_amd++;
+			if (!f->amd_model)
+				f->amd_model = a->model;
+			add_word(f->gfx, sizeof(f->gfx), a->gfx_target);
+		} else if (a->vendor && !strcmp(a->vendor, "intel")) {
+			f->n_intel++;
+		}
+	}
+	for (size_t i = 0; i < n->n_drivers; i++)
+		if (n->drivers[i].name && !strcmp(n->drivers[i].name, "nvidia"))
+			f->nvidia_driver = n->drivers[i].version;
+	if (n->nvml && !n->nvml->error) {
+		f->cuda = n->nvml->cuda_driver_version;
+		if (!f->nvidia_driver)
+			f->nvidia_driver = n->nvml->driver_version;
+	}
+	for (size_t i = 0; i < n->n_runtimes; i++)
+		if (n->runtimes[i].name && !strcmp(n->runtimes[i].name, "rocm"))
+			f->rocm = n->runtimes[i].version;
+	for (size_t i = 0; i < n->n_pci; i++)
+		if (n->pci[i].kind && !strcmp(n->pci[i].kind, "nvswitch"))
+			f->nvswitch = true;
+}
+
+/* "8 AMD GPUs (AMD INSTINCT MI250X, gfx90a, ROCm 6.4.0)" and the like. */
+static void describe_gpus(const struct facts *f, char *out, size_t cap)
+{
+	if (f->n_nvidia)
+		snprintf(out, cap, "%zu NVIDIA GPU%s (%s, driver %s%s%s)", f->n_nvidia,
+		         f->n_nvidia == 1 ? "" : "s", f->nvidia_model ? f->nvidia_model : "model unknown",
+		         f->nvidia_driver ? f->nvidia_driver : "unknown", f->cuda ? ", CUDA " : "",
+		         f->cuda ? f->cuda : "");
+	else if (f->n_amd)
+		snprintf(out, cap, "%zu AMD GPU%s (%s%s%s%s%s)", f->n_amd, f->n_amd == 1 ? "" : "s",
+		         f->amd_model ? f->amd_model : "model unknown", f->gfx[0] ? ", " : "", f->gfx,
+		         f->rocm ? ", ROCm " : "", f->rocm ? f->rocm : "");
+	else if (f->n_intel)
+		snprintf(out, cap, "%zu Intel GPU%s", f->n_intel, f->n_intel == 1 ? "" : "s");
+	else
+		snprintf(out, cap, "no accelerator");
+}
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return s && !strncmp(s, p, strlen(p));
+}
+
+static bool cuda_soname(const char *s)
+{
+	static const char *const cuda[] = { "libcuda.",   "libcudart",   "libcublas",    "libcufft",
+		                            "libcurand",  "libcusparse", "libcusolver",  "libcudnn",
+		                            "libnccl",    "libnvrtc",    "libnvJitLink", "libnvToolsExt",
+		                            "libnvidia-", "libcupti" };
+	for (size_t i = 0; i < sizeof(cuda) / sizeof(cuda[0]); i++)
+		if (has_prefix(s, cuda[i]))
+			return true;
+	return false;
+}
+
+static bool rocm_soname(const char *s)
+{
+	static const char *const rocm[] = { "libamdhip64", "librocblas",       "libhipblas", "libMIOpen",
+		                            "librccl",     "libhsa-runtime64", "libroctx",   "librocm_smi",
+		                            "libhiprtc",   "librocsolver",     "libhipfft",  "librocfft" };
+	for (size_t i = 0; i < sizeof(rocm) / sizeof(rocm[0]); i++)
+		if (has_prefix(s, rocm[i]))
+			return true;
+	return false;
+}
+
+/* A CUDA-needing error on this node: what the node has instead. +score when it explains it. */
+static int note_cuda_needed(const struct facts *f, const char *what, char *out, size_t cap)
+{
+	char gpus[256];
+	describe_gpus(f, gpus, sizeof(gpus));
+	if (!f->n_nvidia && f->n_amd) {
+		snprintf(out, cap,
+		         "%s and this node has no NVIDIA driver: it has %s; the image carries a CUDA build "
+		         "onto an AMD node",
+		         what, gpus);
+		return 10;
+	}
+	if (!f->n_nvidia && f->n_accel) {
+		snprintf(out, cap,
+		         "%s and this node has no NVIDIA GPU: it has %s; the workload is a CUDA build", what,
+		         gpus);
+		return 10;
+	}
+	if (!f->n_nvidia) {
+		snprintf(out, cap,
+		         "%s and this node has no accelerator: a CUDA build scheduled onto a CPU-only node",
+		         what);
+		return 10;
+	}
+	snprintf(out, cap, "%s; this node has %s: the driver is there, so the container does not get it",
+	         what, gpus);
+	return 0;
+}
+
+static int note_for(const struct ga_explain_cause *c, const struct facts *f, const struct ga_node *n,
+                    char *out, size_t cap)
+{
+	char gpus[256], what[192];
+	describe_gpus(f, gpus, sizeof(gpus));
+	const char *soname = ga_capture_get(c->values, c->n_values, "soname");
+	out[0] = '\0';
+	switch (c->sig) {
+	case SIG_LOADER_LIBCUDA:
+		return note_cuda_needed(f, "libcuda.so.1 missing", out, cap);
+	case SIG_LOADER_SONAME:
+		if (cuda_soname(soname)) {
+			snprintf(what, sizeof(what), "%s missing", soname);
+			if (f->n_nvidia) {
+				snprintf(out, cap,
+				         "%s; this node has %s: the CUDA runtime library is missing from the "
+				         "image or its path (install the matching nvidia-*-cu wheel or "
+				         "toolkit)",
+				         what, gpus);
+				return 0;
+			}
+			return note_cuda_needed(f, what, out, cap);
+		}
+		if (rocm_soname(soname)) {
+			if (!f->n_amd && f->n_nvidia) {
+				snprintf(out, cap,
+				         "%s missing and this node has no AMD GPU: it has %s; the image "
+				         "carries a "
+				         "ROCm build onto an NVIDIA node",
+				         soname, gpus);
+				return 10;
+			}
+			if (!f->n_amd) {
+				snprintf(out, cap, "%s missing and this node has no AMD GPU (%s)", soname,
+				         gpus);
+				return 10;
+			}
+			const char *dot = strstr(soname, ".so.");
+			if (dot && f->rocm && strncmp(dot + 4, f->rocm, strcspn(f->rocm, ".")) != 0) {
+				snprintf(
+				        out, cap,
+				        "%s is a ROCm %.*s soname and this node runs ROCm %s: the binary was "
+				        "built for another ROCm major version",
+				        soname, (int)strcspn(dot + 4, "."), dot + 4, f->rocm);
+				return 10;
+			}
+			snprintf(out, cap, "this node has %s; %s is not on the loader path", gpus, soname);
+			return 0;
+		}
+		return 0;
+	case SIG_TORCH_NO_DRIVER:
+	case SIG_CUDA_NO_DEVICE:
+	case SIG_NVML_INIT:
+	case SIG_CONTAINER_GPU:
+		return note_cuda_needed(f, "an NVIDIA GPU was needed", out, cap);
+	case SIG_CUDA_DRIVER_OLD:
+		if (!f->n_nvidia)
+			return note_cuda_needed(f, "a CUDA runtime was loaded", out, cap);
+		snprintf(out, cap, "this node's driver %s supports CUDA up to %s",
+		         f->nvidia_driver ? f->nvidia_driver : "(version unknown)",
+		         f->cuda ? f->cuda : "(unknown: no NVML in the snapshot)");
+		return 5;
+	case SIG_CUDA_NO_IMAGE:
+		if (!f->n_nvidia)
+			return note_cuda_needed(f, "a CUDA kernel was launched", out, cap);
+		snprintf(out, cap, "this node has %s, compute capability %s", gpus,
+		         f->ccap[0] ? f->ccap : "unknown (no NVML in the snapshot)");
+		return 5;
+	case SIG_HIP_NO_BINARY:
+	case SIG_HIP_NO_DEVICE:
+		if (!f->n_amd) {
+			snprintf(out, cap,
+			         "this node has no AMD GPU: it has %s; the workload is a ROCm build", gpus);
+			return 10;
+		}
+		snprintf(out, cap, "this node has %s", gpus);
+		return 5;
+	case SIG_CUDA_NOT_INIT:
+		snprintf(out, cap, "%s",
+		         f->nvswitch ? "this node has NVSwitches: nvidia-fabricmanager must run"
+		                     : "this node has no NVSwitch in the snapshot");
+		return f->nvswitch ? 5 : 0;
+	case SIG_NVML_MISMATCH:
+		if (!f->n_nvidia)
+			return note_cuda_needed(f, "NVML was used", out, cap);
+		for (size_t i = 0; i < n->n_drivers; i++) {
+			const struct ga_driver *d = &n->drivers[i];
+			if (d->name && !strcmp(d->name, "nvidia"))
+				snprintf(out, cap,
+				         "this node's nvidia kernel module is %s (module %s, /proc %s)",
+				         d->version ? d->version : "unknown",
+				         d->module_version ? d->module_version : "unknown",
+				         d->proc_version ? d->proc_version : "unknown");
+		}
+		return 0;
+	case SIG_CPU_SIGILL:
+		snprintf(out, cap, "this node's CPU: %s, %s",
+		         n->cpu.model_name ? n->cpu.model_name : "model unknown",
+		         n->cpu.isa_level ? n->cpu.isa_level : "ISA level unknown");
+		return 0;
+	case SIG_XID:
+	case SIG_AER_UNCORRECTED:
+	case SIG_AER_CORRECTED: {
+		const char *addr = ga_capture_get(c->values, c->n_values, "pci_address");
+		if (!addr)
+			return 0;
+		for (size_t i = 0; i < n->n_accelerators; i++) {
+			const struct ga_accel *a = &n->accelerators[i];
+			if (a->address && !strcmp(a->address, addr)) {
+				snprintf(out, cap, "%s is GPU [%zu] of this node (%s)", addr, i,
+				         a->model ? a->model : "model unknown");
+				return 5;
+			}
+		}
+		snprintf(out, cap, "%s is not an accelerator in this snapshot (another node's log?)", addr);
+		return -10;
+	}
+	default:
+		return 0;
+	}
+}
+
+int ga_explain_for(struct ga_explain *ex, const struct ga_node *node)
+{
+	struct facts f;
+	gather(node, &f);
+	for (size_t i = 0; i < SIG__COUNT; i++) {
+		struct ga_explain_cause *c = &ex->causes[i];
+		if (!c->count)
+			continue;
+		char note[768];
+		int adj = note_for(c, &f, node, note, sizeof(note));
+		c->score = sigs[i].weight + adj;
+		ga_free(c->node_note);
+		c->node_note = NULL;
+		if (note[0] && !(c->node_note = ga_strdup(note)))
+			return -ENOMEM;
+	}
+	return 0;
+}
