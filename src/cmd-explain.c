@@ -174,9 +174,9 @@ int cmd_explain(struct cli *cli, int argc, char **argv)
 		if (code != EXIT_OK)
 			goto out;
 	} else {
-		fprintf(cli->out, "%s: %llu lines, %llu matches\n", file,
-		        (unsigned long long)ga_explain_lines(ex),
-		        (unsigned long long)ga_explain_match_count(ex));
+		uint64_t nl = ga_explain_lines(ex), nm = ga_explain_match_count(ex);
+		fprintf(cli->out, "%s: %llu line%s, %llu match%s\n", file, (unsigned long long)nl,
+		        nl == 1 ? "" : "s", (unsigned long long)nm, nm == 1 ? "" : "es");
 		explain_print_text(cli->out, ex, "");
 	}
 	code = ga_explain_match_count(ex) ? EXIT_PROBLEMS : EXIT_OK;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,8 +251,9 @@ static void match_line(struct ga_explain *ex, const char *line, size_t len)
 		if (!memmem(line, len, pats[i].literal, ex->pairs[i].lit_len))
 			continue;
 		if (!copied) {
-			/* regexec wants a C string: NULs in the line end it there */
-			memcpy(ex->scratch, line, len);
+			/* regexec wants a C string: NULs in the line become spaces */
+			for (size_t k = 0; k < len; k++)
+				ex->scratch[k] = line[k] ? line[k] : ' ';
 			ex->scratch[len] = '\0';
 			copied = true;
 		}
@@ -262,7 +264,7 @@ static void match_line(struct ga_explain *ex, const char *line, size_t len)
 		memcpy(best_m, m, sizeof(m));
 	}
 	if (best_w >= 0)
-		record(ex, best, ex->scratch, strnlen(ex->scratch, len), best_m);
+		record(ex, best, ex->scratch, len, best_m);
 }
 
 int ga_explain_line(struct ga_explain *ex, const char *line, size_t len)
@@ -736,6 +738,15 @@ static int note_for(const struct ga_explain_cause *c, const struct facts *f, con
 			return 10;
 		}
 		snprintf(out, cap, "this node has %s", gpus);
+		const char *want = ga_capture_get(c->values, c->n_values, "gfx_arch");
+		if (want && !strstr(f->gfx, want)) {
+			size_t l = strlen(out);
+			snprintf(out + l, cap - l,
+			         "; the log names %s, a target this node does not have (a log "
+			         "from another node?)",
+			         want);
+			return 0;
+		}
 		return 5;
 	case SIG_CUDA_NOT_INIT:
 		snprintf(out, cap, "%s",
@@ -763,19 +774,30 @@ static int note_for(const struct ga_explain_cause *c, const struct facts *f, con
 	case SIG_XID:
 	case SIG_AER_UNCORRECTED:
 	case SIG_AER_CORRECTED: {
-		const char *addr = ga_capture_get(c->values, c->n_values, "pci_address");
-		if (!addr)
-			return 0;
-		for (size_t i = 0; i < n->n_accelerators; i++) {
-			const struct ga_accel *a = &n->accelerators[i];
-			if (a->address && !strcmp(a->address, addr)) {
-				snprintf(out, cap, "%s is GPU [%zu] of this node (%s)", addr, i,
-				         a->model ? a->model : "model unknown");
-				return 5;
+		int adj = -10;
+		for (size_t v = 0; v < c->n_values; v++) {
+			if (strcmp(c->values[v].key, "pci_address"))
+				continue;
+			const char *addr = c->values[v].value;
+			size_t l = strlen(out), gpu = SIZE_MAX;
+			for (size_t i = 0; i < n->n_accelerators && gpu == SIZE_MAX; i++)
+				if (n->accelerators[i].address && !strcmp(n->accelerators[i].address, addr))
+					gpu = i;
+			if (gpu != SIZE_MAX) {
+				const char *model = n->accelerators[gpu].model;
+				snprintf(out + l, cap - l, "%s%s is GPU [%zu] of this node (%s)",
+				         l ? "; " : "", addr, gpu, model ? model : "model unknown");
+				adj = 5;
+			} else {
+				snprintf(out + l, cap - l, "%s%s is not an accelerator of this node",
+				         l ? "; " : "", addr);
 			}
 		}
-		snprintf(out, cap, "%s is not an accelerator in this snapshot (another node's log?)", addr);
-		return -10;
+		if (adj < 0 && out[0]) {
+			size_t l = strlen(out);
+			snprintf(out + l, cap - l, " (a log from another node?)");
+		}
+		return out[0] ? adj : 0;
 	}
 	default:
 		return 0;
