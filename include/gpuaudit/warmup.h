@@ -1,0 +1,51 @@
+/*
+ * warmup.h - preflight's built-in warm-up: one batch of a small float32
+ * matrix product on the best backend available, checked against a float64
+ * CPU reference on random data.
+ *
+ * Backends are a tiny ops table so that the BLAS, OpenCL and CUDA backends
+ * (built elsewhere) plug in by adding a row to the registry in warmup.c; this
+ * build has the plain C "cpu" backend.
+ */
+#ifndef GPUAUDIT_WARMUP_H
+#define GPUAUDIT_WARMUP_H
+
+#include "gpuaudit/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ga_gemm_backend {
+	const char *name; /* "cpu", "cblas", "opencl", "cuda" */
+	/* 0 when usable here; else -errno and a reason in why. */
+	int (*probe)(char *why, size_t why_len);
+	/* C = A * B, n x n row-major float32. 0 or -errno with a reason. */
+	int (*sgemm)(size_t n, const float *a, const float *b, float *c, char *why, size_t why_len);
+};
+
+extern const struct ga_gemm_backend ga_gemm_cpu;
+/* The backends in order of preference, NULL-terminated. */
+extern const struct ga_gemm_backend *const ga_gemm_backends[];
+
+struct ga_warmup_result {
+	const char *backend; /* the one used; NULL when none could run */
+	size_t n;
+	bool ran;
+	bool passed;        /* every element within tolerance */
+	double max_rel_err; /* max |c - ref| / (sum_k |a_ik||b_kj|) */
+	double tolerance;   /* what passed means */
+	double cold_s;      /* first batch, including the backend's setup */
+	double warm_s[16];  /* repeats */
+	size_t n_warm;
+	char error[256];   /* why it did not run or failed */
+	char skipped[512]; /* backends passed over and why */
+};
+
+/* Run the warm-up: n x n (0 = 256), repeat warm runs (at most 16). 0, or -ENOMEM/-EINVAL. */
+int ga_warmup_gemm(size_t n, size_t repeat, uint64_t seed, struct ga_warmup_result *ret);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,142 @@
+/*
+ * warmup.c - the built-in warm-up (warmup.h): a float32 GEMM on the best
+ * available backend against a float64 reference. The error bound is relative
+ * to sum_k |a_ik||b_kj|, which float32 accumulation keeps within about
+ * n * 2^-24 whatever the summation order, so a faithful backend passes and a
+ * wrong one (garbage, transposed, stale buffers) fails by orders of magnitude.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpuaudit/warmup.h"
+
+static int cpu_probe(char *why, size_t why_len)
+{
+	(void)why;
+	(void)why_len;
+	return 0;
+}
+
+/* Plain C, i-k-j order so the inner loop streams rows of B and C. */
+static int cpu_sgemm(size_t n, const float *a, const float *b, float *c, char *why, size_t why_len)
+{
+	(void)why;
+	(void)why_len;
+	memset(c, 0, n * n * sizeof(*c));
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < n; k++) {
+			float aik = a[i * n + k];
+			const float *brow = b + k * n;
+			float *crow = c + i * n;
+			for (size_t j = 0; j < n; j++)
+				crow[j] += aik * brow[j];
+		}
+	return 0;
+}
+
+const struct ga_gemm_backend ga_gemm_cpu = { .name = "cpu", .probe = cpu_probe, .sgemm = cpu_sgemm };
+
+const struct ga_gemm_backend *const ga_gemm_backends[] = { &ga_gemm_cpu, NULL };
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* splitmix64: reproducible data for a given seed */
+static uint64_t next_u64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static double compare(size_t n, const float *a, const float *b, const float *c)
+{
+	double worst = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			double ref = 0, mag = 0;
+			for (size_t k = 0; k < n; k++) {
+				double x = (double)a[i * n + k] * (double)b[k * n + j];
+				ref += x;
+				mag += fabs(x);
+			}
+			double e = fabs((double)c[i * n + j] - ref) / (mag > 0 ? mag : 1);
+			if (!(e <= worst)) /* NaN counts as the worst */
+				worst = isnan(e) ? INFINITY : e;
+		}
+	return worst;
+}
+
+int ga_warmup_gemm(size_t n, size_t repeat, uint64_t seed, struct ga_warmup_result *ret)
+{
+	struct ga_warmup_result r;
+	memset(&r, 0, sizeof(r));
+	n = n ? n : 256;
+	if (n > 4096 || repeat > sizeof(r.warm_s) / sizeof(r.warm_s[0]))
+		return -EINVAL;
+	r.n = n;
+	r.tolerance = (double)n * 0x1p-24 * 4;
+	float *a = ga_malloc(n * n * sizeof(float)), *b = ga_malloc(n * n * sizeof(float)),
+	      *c = ga_malloc(n * n * sizeof(float));
+	int err = 0;
+	if (!a || !b || !c) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n * n; i++) {
+		a[i] = (float)((double)(next_u64(&seed) >> 11) * 0x1p-53 * 2 - 1);
+		b[i] = (float)((double)(next_u64(&seed) >> 11) * 0x1p-53 * 2 - 1);
+	}
+	const struct ga_gemm_backend *be = NULL;
+	for (size_t i = 0; ga_gemm_backends[i] && !be; i++) {
+		char why[160] = "";
+		if (ga_gemm_backends[i]->probe(why, sizeof(why)) == 0) {
+			be = ga_gemm_backends[i];
+			break;
+		}
+		size_t l = strlen(r.skipped);
+		snprintf(r.skipped + l, sizeof(r.skipped) - l, "%s%s: %s", l ? "; " : "",
+		         ga_gemm_backends[i]->name, why[0] ? why : "unavailable");
+	}
+	if (!be) {
+		snprintf(r.error, sizeof(r.error), "no backend available");
+		goto done;
+	}
+	r.backend = be->name;
+	double t = now_s();
+	if (be->sgemm(n, a, b, c, r.error, sizeof(r.error)) < 0)
+		goto done;
+	r.cold_s = now_s() - t;
+	r.ran = true;
+	r.max_rel_err = compare(n, a, b, c);
+	r.passed = r.max_rel_err <= r.tolerance;
+	if (!r.passed) {
+		snprintf(r.error, sizeof(r.error),
+		         "result differs from the float64 reference: max relative error %.3g > %.3g",
+		         r.max_rel_err, r.tolerance);
+		goto done;
+	}
+	for (size_t k = 0; k < repeat; k++) {
+		t = now_s();
+		if (be->sgemm(n, a, b, c, r.error, sizeof(r.error)) < 0) {
+			r.passed = false;
+			goto done;
+		}
+		r.warm_s[r.n_warm++] = now_s() - t;
+	}
+done:
+	*ret = r;
+out:
+	ga_free(a);
+	ga_free(b);
+	ga_free(c);
+	return err;
+}

@@ -1,0 +1,763 @@
+/*
+ * cmd-preflight.c - `gpuaudit preflight`: the per-node-class job a deployment
+ * pipeline runs before traffic arrives. Discover the node (and check it
+ * against a policy), run the warm-up command under a deadline or the built-in
+ * matrix-product warm-up, explain a failure from the captured output, and
+ * print one report (text, JSON or JUnit XML) with one exit code.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "explain-report.h"
+#include "gpuaudit/explain.h"
+#include "gpuaudit/findings.h"
+#include "gpuaudit/isolate.h"
+#include "gpuaudit/node.h"
+#include "gpuaudit/nodeclass.h"
+#include "gpuaudit/policy.h"
+#include "gpuaudit/run.h"
+#include "gpuaudit/warmup.h"
+
+#define MAX_REPEAT 16
+#define OUTPUT_LINES 12 /* lines of captured output shown in the text report */
+
+enum status { ST_PASS, ST_FAIL, ST_UNKNOWN, ST_SKIP };
+static const char *const status_name[] = { "pass", "fail", "unknown", "skip" };
+
+struct pf {
+	struct cli *cli;
+	bool times;
+	/* step 1 */
+	struct ga_node *node;
+	struct ga_nodeclass nc;
+	struct ga_findings node_findings;
+	enum status discover;
+	size_t node_errors;
+	/* check */
+	struct ga_policy *policy;
+	const struct ga_policy_class *cls;
+	struct ga_check chk;
+	bool checked;
+	enum status check;
+	/* warm-up */
+	char **cmd; /* NULL: built-in */
+	bool shell;
+	double timeout_s;
+	size_t repeat;
+	struct ga_run_result runs[1 + MAX_REPEAT];
+	size_t n_runs;
+	struct ga_warmup_result gemm;
+	enum status warmup;
+	char warmup_msg[512];
+	struct ga_explain *ex; /* on a failed command: its output explained */
+	enum status result;
+};
+
+/* --- helpers --- */
+
+static double median(double *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+}
+
+static void cmd_words(const struct pf *p, char *out, size_t n)
+{
+	size_t l = 0;
+	out[0] = '\0';
+	for (size_t i = 0; p->cmd && p->cmd[i] && l + 1 < n; i++) {
+		snprintf(out + l, n - l, "%s%s", i ? " " : "", p->cmd[i]);
+		l = strlen(out);
+	}
+}
+
+/* Warm runs' median into *ret; false when there are none. */
+static bool warm_median(const struct pf *p, double *ret)
+{
+	double v[MAX_REPEAT];
+	size_t n = 0;
+	if (p->cmd)
+		for (size_t i = 1; i < p->n_runs; i++)
+			v[n++] = p->runs[i].wall_s;
+	else
+		for (size_t i = 0; i < p->gemm.n_warm; i++)
+			v[n++] = p->gemm.warm_s[i];
+	if (!n)
+		return false;
+	*ret = median(v, n);
+	return true;
+}
+
+/* --- the steps --- */
+
+static void step_discover(struct pf *p)
+{
+	ga_findings_init(&p->node_findings);
+	if (ga_analyze_node(p->node, &p->node_findings) < 0 || p->node_findings.err) {
+		p->discover = ST_UNKNOWN;
+		return;
+	}
+	ga_findings_sort(&p->node_findings);
+	for (size_t i = 0; i < p->node_findings.n; i++)
+		p->node_errors += p->node_findings.v[i].severity >= GA_SEV_ERROR;
+	(void)ga_nodeclass_compute(p->node, &p->nc);
+	p->discover = p->node_errors ? ST_FAIL : ST_PASS;
+}
+
+static int step_check(struct pf *p, bool vendor_wanted)
+{
+	if (!p->policy) {
+		p->check = ST_SKIP;
+		return 0;
+	}
+	if (!p->cls)
+		p->cls = ga_policy_match(p->policy, p->node);
+	int r = ga_check_node(p->node, p->cls, vendor_wanted, &p->chk);
+	if (r < 0)
+		return r;
+	p->checked = true;
+	p->check = p->chk.result == GA_CHECK_PASS   ? ST_PASS
+	           : p->chk.result == GA_CHECK_FAIL ? ST_FAIL
+	                                            : ST_UNKNOWN;
+	return 0;
+}
+
+/* Feed stderr then stdout (head, then tail) of a run to a fresh matcher. */
+static int explain_run(struct pf *p, const struct ga_run_result *r)
+{
+	int e = ga_explain_new(20, &p->ex);
+	if (e < 0)
+		return e;
+	const struct ga_capture *c[2] = { &r->err, &r->out };
+	for (int i = 0; i < 2; i++) {
+		/* line numbers count in stderr, then stdout; a cut between head and tail ends a line */
+		ga_explain_feed(p->ex, c[i]->head, c[i]->head_len);
+		if (c[i]->tail_len && c[i]->head_len && c[i]->head[c[i]->head_len - 1] != '\n')
+			ga_explain_feed(p->ex, "\n", 1);
+		ga_explain_feed(p->ex, c[i]->tail, c[i]->tail_len);
+		ga_explain_finish(p->ex);
+	}
+	if (r->signaled) { /* the shell would have printed this line */
+		char line[128];
+		snprintf(line, sizeof(line), "killed by signal SIG%s: %s\n",
+		         sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "?",
+		         r->signal == SIGILL ? "Illegal instruction" : "signal");
+		ga_explain_feed(p->ex, line, strlen(line));
+	}
+	ga_explain_finish(p->ex);
+	return ga_explain_for(p->ex, p->node);
+}
+
+static int step_warmup(struct pf *p, struct ga_ctx *ctx)
+{
+	if (!p->cmd) {
+		int r = ga_warmup_gemm(256, p->repeat, 42, &p->gemm);
+		if (r < 0)
+			return r;
+		p->warmup = p->gemm.ran && p->gemm.passed ? ST_PASS : ST_FAIL;
+		if (!p->gemm.ran)
+			snprintf(p->warmup_msg, sizeof(p->warmup_msg), "%s", p->gemm.error);
+		else
+			snprintf(p->warmup_msg, sizeof(p->warmup_msg),
+			         "built-in %zux%zu float32 matrix product on %s: max relative error %.1e "
+			         "(tolerance %.1e)%s%s; %zu warm run%s",
+			         p->gemm.n, p->gemm.n, p->gemm.backend, p->gemm.max_rel_err,
+			         p->gemm.tolerance, p->gemm.passed ? "" : ": ",
+			         p->gemm.passed ? "" : p->gemm.error, p->gemm.n_warm,
+			         p->gemm.n_warm == 1 ? "" : "s");
+		return 0;
+	}
+	struct ga_run_opts o = { .argv = p->cmd, .shell = p->shell, .timeout_s = p->timeout_s };
+	for (size_t i = 0; i < 1 + p->repeat; i++) {
+		int r = ga_run(ctx, &o, &p->runs[p->n_runs]);
+		if (r < 0)
+			return r;
+		p->n_runs++;
+		if (!ga_run_ok(&p->runs[i]))
+			break;
+	}
+	const struct ga_run_result *last = &p->runs[p->n_runs - 1];
+	char words[256], how[160];
+	cmd_words(p, words, sizeof(words));
+	ga_run_describe(last, how, sizeof(how));
+	if (ga_run_ok(last)) {
+		p->warmup = ST_PASS;
+		snprintf(p->warmup_msg, sizeof(p->warmup_msg), "%s: %s; %zu warm run%s", words, how,
+		         p->n_runs - 1, p->n_runs == 2 ? "" : "s");
+		return 0;
+	}
+	p->warmup = ST_FAIL;
+	const char *which = p->n_runs == 1 ? "" : " (warm run)";
+	if (last->spawn_error == ENOENT)
+		snprintf(p->warmup_msg, sizeof(p->warmup_msg), "%s%s: command '%s' not found", words, which,
+		         p->shell ? "/bin/sh" : p->cmd[0]);
+	else if (last->timed_out)
+		snprintf(p->warmup_msg, sizeof(p->warmup_msg), "%s%s: %s after --timeout %g s", words, which,
+		         how, p->timeout_s);
+	else
+		snprintf(p->warmup_msg, sizeof(p->warmup_msg), "%s%s: %s", words, which, how);
+	bool output = last->out.total_bytes || last->err.total_bytes;
+	if (last->spawn_error || (!output && !(last->signaled && last->signal == SIGILL)))
+		return 0;
+	return explain_run(p, last);
+}
+
+/* --- text --- */
+
+static void print_findings(FILE *o, const struct ga_findings *f, enum ga_severity min)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ga_finding *fd = &f->v[i];
+		if (fd->severity < min)
+			continue;
+		fprintf(o, "         %-8s %s %s: %s\n", ga_severity_name(fd->severity), fd->code, fd->subject,
+		        fd->message);
+	}
+}
+
+/* The last OUTPUT_LINES lines that were kept of a stream. */
+static void print_output(FILE *o, const char *name, const struct ga_capture *c)
+{
+	if (!c->total_bytes)
+		return;
+	const char *s = c->tail_len ? c->tail : c->head;
+	size_t len = c->tail_len ? c->tail_len : c->head_len;
+	while (len && s[len - 1] == '\n')
+		len--;
+	size_t start = len, lines = 0;
+	while (start > 0 && lines < OUTPUT_LINES)
+		if (s[--start] == '\n' && ++lines == OUTPUT_LINES)
+			start++;
+	fprintf(o, "         %s: %llu bytes", name, (unsigned long long)c->total_bytes);
+	if (c->omitted_bytes)
+		fprintf(o, " (kept the first %zu and the last %zu)", c->head_len, c->tail_len);
+	fprintf(o, ", last lines:\n");
+	const char *p = s + start, *end = s + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = (size_t)((nl ? nl : end) - p);
+		fprintf(o, "           | %.*s\n", (int)(l > 200 ? 200 : l), p);
+		p += l + 1;
+	}
+}
+
+static void print_text(struct pf *p, FILE *o)
+{
+	fprintf(o, "preflight: %s\n",
+	        p->result == ST_PASS   ? "PASS"
+	        : p->result == ST_FAIL ? "FAIL"
+	                               : "UNKNOWN");
+	size_t nvid = p->node->n_accelerators;
+	fprintf(o, "  [%s] discover: %s, %zu accelerator%s, node class %s; %zu error finding%s\n",
+	        status_name[p->discover], p->node->host.hostname ? p->node->host.hostname : "(no hostname)",
+	        nvid, nvid == 1 ? "" : "s", p->nc.name ? p->nc.name : "unknown", p->node_errors,
+	        p->node_errors == 1 ? "" : "s");
+	print_findings(o, &p->node_findings, GA_SEV_ERROR);
+	if (p->checked) {
+		fprintf(o, "  [%s] check: class %s: %zu violation%s, %zu unknown (policy %s)\n",
+		        status_name[p->check], p->chk.cls ? p->chk.cls->name : "none", p->chk.violations,
+		        p->chk.violations == 1 ? "" : "s", p->chk.unknowns, p->policy->file);
+		print_findings(o, &p->chk.findings, GA_SEV_WARNING);
+	} else {
+		fprintf(o, "  [skip] check: no --policy\n");
+	}
+	fprintf(o, "  [%s] warm-up: %s\n", status_name[p->warmup], p->warmup_msg);
+	if (p->times) {
+		double med = 0;
+		bool ran = p->cmd ? p->n_runs && !p->runs[0].spawn_error : p->gemm.ran;
+		if (ran) {
+			fprintf(o, "         cold start %.3f s", p->cmd ? p->runs[0].wall_s : p->gemm.cold_s);
+			if (warm_median(p, &med))
+				fprintf(o, ", warm median %.3f s over %zu run%s", med,
+				        p->cmd ? p->n_runs - 1 : p->gemm.n_warm,
+				        (p->cmd ? p->n_runs - 1 : p->gemm.n_warm) == 1 ? "" : "s");
+			fputc('\n', o);
+		}
+	}
+	if (p->cmd && p->warmup == ST_FAIL && p->n_runs) {
+		const struct ga_run_result *r = &p->runs[p->n_runs - 1];
+		print_output(o, "stderr", &r->err);
+		print_output(o, "stdout", &r->out);
+	}
+	if (p->ex) {
+		fprintf(o, "  explain (the failed warm-up's stderr, then stdout):\n");
+		explain_print_text(o, p->ex, "    ");
+	}
+}
+
+/* --- JSON --- */
+
+static void json_time(struct pf *p, struct ga_json *w, const char *key, double v, bool have)
+{
+	if (key)
+		ga_json_key(w, key);
+	if (p->times && have)
+		ga_json_dbl(w, round(v * 1e6) / 1e6);
+	else
+		ga_json_null(w);
+}
+
+static void json_capture(struct ga_json *w, const char *key, const struct ga_capture *c)
+{
+	ga_json_key(w, key);
+	ga_json_obj_begin(w);
+	ga_json_key(w, "total_bytes");
+	ga_json_u64(w, c->total_bytes);
+	ga_json_key(w, "omitted_bytes");
+	ga_json_u64(w, c->omitted_bytes);
+	ga_json_key(w, "head");
+	ga_json_strn(w, c->head, c->head_len);
+	ga_json_key(w, "tail");
+	ga_json_strn(w, c->tail, c->tail_len);
+	ga_json_obj_end(w);
+}
+
+static void json_run(struct pf *p, struct ga_json *w, const struct ga_run_result *r)
+{
+	ga_json_obj_begin(w);
+	ga_json_key(w, "status");
+	ga_json_str(w, r->spawn_error ? "not-started"
+	               : r->timed_out ? "timeout"
+	               : r->signaled  ? "signal"
+	                              : "exit");
+	ga_json_key(w, "error");
+	ga_json_str(w, r->spawn_error ? strerror(r->spawn_error) : NULL);
+	ga_json_key(w, "exit_code");
+	if (r->exited)
+		ga_json_i64(w, r->exit_code);
+	else
+		ga_json_null(w);
+	ga_json_key(w, "signal");
+	ga_json_str(w, r->signaled ? sigabbrev_np(r->signal) : NULL);
+	ga_json_key(w, "killed");
+	ga_json_bool(w, r->killed);
+	json_time(p, w, "wall_s", r->wall_s, !r->spawn_error);
+	json_capture(w, "stdout", &r->out);
+	json_capture(w, "stderr", &r->err);
+	ga_json_obj_end(w);
+}
+
+static int print_json(struct pf *p)
+{
+	struct ga_buf b;
+	struct ga_json w;
+	ga_buf_init(&b, 0);
+	ga_json_init(&w, &b, true);
+	ga_json_obj_begin(&w);
+	ga_json_key(&w, "schema");
+	ga_json_str(&w, "gpuaudit.preflight/v1");
+	ga_json_key(&w, "result");
+	ga_json_str(&w, status_name[p->result]);
+	ga_json_key(&w, "discover");
+	ga_json_obj_begin(&w);
+	ga_json_key(&w, "status");
+	ga_json_str(&w, status_name[p->discover]);
+	ga_json_key(&w, "hostname");
+	ga_json_str(&w, p->node->host.hostname);
+	ga_json_key(&w, "node_class");
+	ga_json_str(&w, p->nc.id);
+	ga_json_key(&w, "accelerators");
+	ga_json_u64(&w, p->node->n_accelerators);
+	ga_json_key(&w, "findings");
+	ga_findings_write_json(&p->node_findings, &w);
+	ga_json_obj_end(&w);
+	ga_json_key(&w, "check");
+	if (p->checked) {
+		ga_json_obj_begin(&w);
+		ga_json_key(&w, "status");
+		ga_json_str(&w, status_name[p->check]);
+		ga_json_key(&w, "policy");
+		ga_json_str(&w, p->policy->file);
+		ga_json_key(&w, "class");
+		ga_json_str(&w, p->chk.cls ? p->chk.cls->name : NULL);
+		ga_json_key(&w, "violations");
+		ga_json_u64(&w, p->chk.violations);
+		ga_json_key(&w, "unknowns");
+		ga_json_u64(&w, p->chk.unknowns);
+		ga_json_key(&w, "findings");
+		ga_findings_write_json(&p->chk.findings, &w);
+		ga_json_obj_end(&w);
+	} else {
+		ga_json_null(&w);
+	}
+	ga_json_key(&w, "warmup");
+	ga_json_obj_begin(&w);
+	ga_json_key(&w, "status");
+	ga_json_str(&w, status_name[p->warmup]);
+	ga_json_key(&w, "message");
+	ga_json_str(&w, p->warmup_msg);
+	ga_json_key(&w, "kind");
+	ga_json_str(&w, p->cmd ? "command" : "builtin");
+	double med = 0;
+	bool have_med = warm_median(p, &med);
+	if (p->cmd) {
+		ga_json_key(&w, "command");
+		ga_json_arr_begin(&w);
+		for (size_t i = 0; p->cmd[i]; i++)
+			ga_json_str(&w, p->cmd[i]);
+		ga_json_arr_end(&w);
+		ga_json_key(&w, "shell");
+		ga_json_bool(&w, p->shell);
+		ga_json_key(&w, "timeout_s");
+		ga_json_dbl(&w, p->timeout_s);
+		ga_json_key(&w, "cold");
+		if (p->n_runs)
+			json_run(p, &w, &p->runs[0]);
+		else
+			ga_json_null(&w);
+		ga_json_key(&w, "warm");
+		ga_json_arr_begin(&w);
+		for (size_t i = 1; i < p->n_runs; i++)
+			json_run(p, &w, &p->runs[i]);
+		ga_json_arr_end(&w);
+	} else {
+		ga_json_key(&w, "backend");
+		ga_json_str(&w, p->gemm.backend);
+		ga_json_key(&w, "skipped_backends");
+		ga_json_str(&w, p->gemm.skipped[0] ? p->gemm.skipped : NULL);
+		ga_json_key(&w, "n");
+		ga_json_u64(&w, p->gemm.n);
+		ga_json_key(&w, "max_rel_err");
+		if (p->gemm.ran)
+			ga_json_dbl(&w, p->gemm.max_rel_err);
+		else
+			ga_json_null(&w);
+		ga_json_key(&w, "tolerance");
+		ga_json_dbl(&w, p->gemm.tolerance);
+		json_time(p, &w, "cold_s", p->gemm.cold_s, p->gemm.ran);
+		ga_json_key(&w, "warm_s");
+		ga_json_arr_begin(&w);
+		for (size_t i = 0; i < p->gemm.n_warm; i++)
+			json_time(p, &w, NULL, p->gemm.warm_s[i], true);
+		ga_json_arr_end(&w);
+	}
+	json_time(p, &w, "warm_median_s", med, have_med);
+	ga_json_obj_end(&w);
+	ga_json_key(&w, "explain");
+	if (p->ex) {
+		ga_json_obj_begin(&w);
+		ga_explain_write_json(p->ex, &w);
+		ga_json_obj_end(&w);
+	} else {
+		ga_json_null(&w);
+	}
+	ga_json_obj_end(&w);
+	int r = ga_json_finish(&w);
+	if (r == 0)
+		fwrite(b.data, 1, b.len, p->cli->out);
+	ga_buf_release(&b);
+	return r;
+}
+
+/* --- JUnit XML --- */
+
+/* XML 1.0 text: escape markup, drop control bytes, '?' for bytes that are not UTF-8. */
+static void xml_text(FILE *o, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		unsigned char c = u[i];
+		if (c < 0x80) {
+			if (c == '&')
+				fputs("&amp;", o);
+			else if (c == '<')
+				fputs("&lt;", o);
+			else if (c == '>')
+				fputs("&gt;", o);
+			else if (c == '"')
+				fputs("&quot;", o);
+			else if (c >= 0x20 || c == '\t' || c == '\n')
+				fputc(c, o);
+			else if (c == '\r')
+				fputs("&#13;", o);
+			i++;
+			continue;
+		}
+		size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+		uint32_t cp = len == 4 ? c & 0x07u : len == 3 ? c & 0x0Fu : c & 0x1Fu;
+		bool ok = len && i + len <= n;
+		for (size_t k = 1; ok && k < len; k++) {
+			ok = (u[i + k] & 0xC0) == 0x80;
+			cp = cp << 6 | (u[i + k] & 0x3Fu);
+		}
+		ok = ok && !(len == 3 && cp < 0x800) && !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) &&
+		     !(cp >= 0xD800 && cp <= 0xDFFF) && cp != 0xFFFE && cp != 0xFFFF;
+		if (ok) {
+			fwrite(u + i, 1, len, o);
+			i += len;
+		} else {
+			fputc('?', o);
+			i++;
+		}
+	}
+}
+
+static void xml_str(FILE *o, const char *s)
+{
+	xml_text(o, s, strlen(s));
+}
+
+static void junit_case(FILE *o, struct pf *p, const char *name, enum status st, const char *msg, double t,
+                       bool have_t, const struct ga_run_result *r)
+{
+	fprintf(o, "    <testcase classname=\"gpuaudit.preflight\" name=\"");
+	xml_str(o, name);
+	fputc('"', o);
+	if (p->times && have_t)
+		fprintf(o, " time=\"%.6f\"", t);
+	fprintf(o, ">\n");
+	if (st == ST_FAIL || st == ST_UNKNOWN) {
+		fprintf(o, "      <%s message=\"", st == ST_FAIL ? "failure" : "error");
+		xml_str(o, msg);
+		fprintf(o, "\" type=\"%s\">", st == ST_FAIL ? "failure" : "unknown");
+		if (p->ex && r) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&buf, &len);
+			if (m) {
+				explain_print_text(m, p->ex, "");
+				fclose(m);
+				xml_text(o, buf, len);
+				free(buf);
+			}
+		}
+		fprintf(o, "</%s>\n", st == ST_FAIL ? "failure" : "error");
+	} else if (st == ST_SKIP) {
+		fprintf(o, "      <skipped message=\"");
+		xml_str(o, msg);
+		fprintf(o, "\"/>\n");
+	}
+	if (r) {
+		const struct ga_capture *c[2] = { &r->out, &r->err };
+		const char *tag[2] = { "system-out", "system-err" };
+		for (int i = 0; i < 2; i++) {
+			if (!c[i]->total_bytes)
+				continue;
+			fprintf(o, "      <%s>", tag[i]);
+			xml_text(o, c[i]->head, c[i]->head_len);
+			if (c[i]->omitted_bytes)
+				fprintf(o, "\n[... %llu bytes omitted ...]\n",
+				        (unsigned long long)c[i]->omitted_bytes);
+			xml_text(o, c[i]->tail, c[i]->tail_len);
+			fprintf(o, "</%s>\n", tag[i]);
+		}
+	}
+	fprintf(o, "    </testcase>\n");
+}
+
+static int write_junit(struct pf *p, const char *file)
+{
+	FILE *o = strcmp(file, "-") ? fopen(file, "w") : p->cli->out;
+	if (!o)
+		return -errno;
+	size_t tests = 3 + (p->cmd && p->repeat ? 1 : 0), failures = 0, errors = 0, skipped = 0;
+	enum status st[3] = { p->discover, p->checked ? p->check : ST_SKIP, p->warmup };
+	for (int i = 0; i < 3; i++) {
+		failures += st[i] == ST_FAIL;
+		errors += st[i] == ST_UNKNOWN;
+		skipped += st[i] == ST_SKIP;
+	}
+	fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(o, "<testsuites>\n");
+	fprintf(o,
+	        "  <testsuite name=\"gpuaudit preflight\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+	        "skipped=\"%zu\">\n",
+	        tests, failures, errors, skipped);
+	char msg[512];
+	snprintf(msg, sizeof(msg), "node class %s: %zu error finding%s", p->nc.name ? p->nc.name : "unknown",
+	         p->node_errors, p->node_errors == 1 ? "" : "s");
+	junit_case(o, p, "discover", p->discover, msg, 0, false, NULL);
+	if (p->checked)
+		snprintf(msg, sizeof(msg), "class %s: %zu violations, %zu unknown",
+		         p->chk.cls ? p->chk.cls->name : "none", p->chk.violations, p->chk.unknowns);
+	else
+		snprintf(msg, sizeof(msg), "no --policy");
+	junit_case(o, p, "check", st[1], msg, 0, false, NULL);
+	const struct ga_run_result *cold = p->cmd && p->n_runs ? &p->runs[0] : NULL;
+	enum status cold_st = p->cmd && p->n_runs > 1 ? ST_PASS : p->warmup;
+	junit_case(o, p, "warm-up (cold start)", cold_st, p->warmup_msg,
+	           p->cmd ? (cold ? cold->wall_s : 0) : p->gemm.cold_s,
+	           p->cmd ? cold && !cold->spawn_error : p->gemm.ran, cold);
+	if (p->cmd && p->repeat) {
+		double med = 0;
+		bool have = warm_median(p, &med);
+		enum status ws = p->n_runs > 1 ? p->warmup : ST_SKIP;
+		junit_case(o, p, "warm-up (warm runs)", ws,
+		           ws == ST_SKIP ? "the cold start failed" : p->warmup_msg, med, have,
+		           p->n_runs > 1 ? &p->runs[p->n_runs - 1] : NULL);
+	}
+	fprintf(o, "  </testsuite>\n</testsuites>\n");
+	int r = 0;
+	if (o != p->cli->out && fclose(o) != 0)
+		r = -errno;
+	return r;
+}
+
+/* --- the command --- */
+
+int cmd_preflight(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "pci-ids", required_argument, NULL, 'p' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "vendor", no_argument, NULL, 'V' },
+		{ "no-vendor", no_argument, NULL, 'N' },
+		{ "vendor-timeout", required_argument, NULL, 't' },
+		{ "policy", required_argument, NULL, 'P' },
+		{ "class", required_argument, NULL, 'C' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "repeat", required_argument, NULL, 'R' },
+		{ "shell", no_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "junit", required_argument, NULL, 'J' },
+		{ "no-times", no_argument, NULL, 'Z' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct snap_opts so;
+	snap_opts_init(&so);
+	struct pf p;
+	memset(&p, 0, sizeof(p));
+	p.cli = cli;
+	p.times = true;
+	p.timeout_s = 600;
+	const char *policy_file = NULL, *class_name = NULL, *junit = NULL;
+	bool json = false;
+	int opt;
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
+		int k = snap_opt(cli, "preflight", opt, optarg, &so);
+		if (k < 0)
+			return -k;
+		if (k > 0)
+			continue;
+		char *end = NULL;
+		switch (opt) {
+		case 'P':
+			policy_file = optarg;
+			break;
+		case 'C':
+			class_name = optarg;
+			break;
+		case 'T':
+			p.timeout_s = strtod(optarg, &end);
+			if (!end || *end || !(p.timeout_s > 0) || p.timeout_s > 86400)
+				return cli_error(cli, "preflight", EXIT_USAGE,
+				                 "--timeout wants seconds between 0 and 86400, not '%s'",
+				                 optarg);
+			break;
+		case 'R': {
+			errno = 0;
+			long n = strtol(optarg, &end, 10);
+			if (errno || !end || *end || end == optarg || n < 0 || n > MAX_REPEAT)
+				return cli_error(cli, "preflight", EXIT_USAGE,
+				                 "--repeat wants 0 to %d, not '%s'", MAX_REPEAT, optarg);
+			p.repeat = (size_t)n;
+			break;
+		}
+		case 'S':
+			p.shell = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'J':
+			junit = optarg;
+			break;
+		case 'Z':
+			p.times = false;
+			break;
+		case 'h':
+			cli_usage(cli, cli_find("preflight"), cli->out);
+			return EXIT_OK;
+		default:
+			return cli_bad_option(cli, "preflight", opts, argv);
+		}
+	}
+	if (optind < argc)
+		p.cmd = argv + optind;
+	if (p.shell && !p.cmd)
+		return cli_error(cli, "preflight", EXIT_USAGE, "--shell needs a command after --");
+	if (class_name && !policy_file)
+		return cli_error(cli, "preflight", EXIT_USAGE, "--class needs --policy");
+	if (json && junit && !strcmp(junit, "-"))
+		return cli_error(cli, "preflight", EXIT_USAGE, "--json and --junit - both want stdout");
+	int code = snap_validate(cli, "preflight", &so);
+	if (code != EXIT_OK)
+		return code;
+	struct ga_ctx *ctx = NULL;
+	code = snap_ctx(cli, "preflight", &so, &ctx);
+	if (code != EXIT_OK)
+		return code;
+	int r = 0;
+	if (policy_file) {
+		r = ga_policy_load(ctx, policy_file, &p.policy);
+		if (r < 0) {
+			code = cli_error(cli, "preflight", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
+			                 ga_ctx_errmsg(ctx));
+			goto out;
+		}
+		if (class_name && !(p.cls = ga_policy_find_class(p.policy, class_name))) {
+			code = cli_error(cli, "preflight", EXIT_USAGE, "no class '%s' in %s", class_name,
+			                 policy_file);
+			goto out;
+		}
+	}
+	/* 1. discover (and check) */
+	r = snap_node(ctx, &so, &p.node);
+	if (r < 0) {
+		code = cli_error(cli, "preflight", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
+		                 ga_ctx_errmsg(ctx));
+		goto out;
+	}
+	step_discover(&p);
+	bool live = !so.from && !strcmp(ga_ctx_root(ctx), "/");
+	bool vendor_wanted = so.vendor == GA_VENDOR_ON || (so.vendor == GA_VENDOR_AUTO && live);
+	if (step_check(&p, vendor_wanted) < 0 || step_warmup(&p, ctx) < 0) {
+		code = cli_error(cli, "preflight", EXIT_INTERNAL, "%s",
+		                 *ga_ctx_errmsg(ctx) ? ga_ctx_errmsg(ctx) : "out of memory");
+		goto out;
+	}
+	enum status all[3] = { p.discover, p.check, p.warmup };
+	p.result = ST_PASS;
+	for (int i = 0; i < 3; i++)
+		if (all[i] == ST_FAIL || (all[i] == ST_UNKNOWN && p.result == ST_PASS))
+			p.result = all[i];
+	code = p.result == ST_PASS ? EXIT_OK : p.result == ST_FAIL ? EXIT_PROBLEMS : EXIT_UNAVAILABLE;
+
+	if (junit && (r = write_junit(&p, junit)) < 0) {
+		code = cli_error(cli, "preflight", EXIT_USAGE, "cannot write --junit %s: %s", junit,
+		                 strerror(-r));
+		goto out;
+	}
+	if (json) {
+		if (print_json(&p) < 0)
+			code = cli_error(cli, "preflight", EXIT_INTERNAL, "JSON output failed");
+	} else if (!junit || strcmp(junit, "-")) {
+		print_text(&p, cli->out);
+	}
+out:
+	for (size_t i = 0; i < p.n_runs; i++)
+		ga_run_result_release(&p.runs[i]);
+	ga_explain_free(p.ex);
+	ga_check_release(&p.chk);
+	ga_findings_release(&p.node_findings);
+	ga_nodeclass_release(&p.nc);
+	ga_node_free(p.node);
+	ga_policy_free(p.policy);
+	ga_ctx_free(ctx);
+	return code;
+}

@@ -1,0 +1,34 @@
+# preflight on fixture nodes, wall times left out (--no-times) so the report is reproducible
+CPU="--root $FIXTURES/nodes/cpu-vm/root --no-vendor --no-times"
+AMD="--root $FIXTURES/nodes/mi250x/root --no-vendor --no-times"
+# the built-in warm-up (a 256x256 float32 matrix product against a float64 reference)
+run preflight $CPU --repeat 2
+run preflight $CPU --json
+# with a policy: the node's class is checked like 'gpuaudit check' does
+run preflight --root "$FIXTURES/nodes/dgx-h100/root" --no-vendor --no-times --policy "$FIXTURES/policies/fleet.yaml" -- true
+# warm-up commands: success with warm runs, failure exit status, output beyond the buffers
+run preflight $CPU --repeat 3 -- echo ready
+run preflight $CPU --shell -- 'seq 1 200000; echo done >&2; exit 3'
+# timeout: SIGTERM to the process group at the deadline
+run preflight $CPU --timeout 1 -- sleep 10
+# a child that ignores SIGTERM is killed after the grace period
+run preflight $CPU --timeout 0.5 --shell -- 'trap "" TERM; sleep 10'
+# killed by a signal; SIGILL is explained as an ISA problem
+run preflight $CPU --shell -- 'kill -SEGV $$'
+run preflight $CPU --shell -- 'kill -ILL $$'
+# a command that does not exist
+run preflight $CPU -- no-such-warmup-command --flag
+# the hidden-CUDA case: a CUDA build on the AMD node fails to load and is explained
+cat >warmup.sh <<'SH'
+echo "loading model"
+echo "Traceback (most recent call last):" >&2
+echo '  File "/app/warmup.py", line 1, in <module>' >&2
+echo "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory" >&2
+exit 1
+SH
+run preflight $AMD -- sh warmup.sh
+# usage errors
+run preflight $CPU --repeat 99
+run preflight $CPU --shell
+run preflight $CPU --class x
+run preflight $CPU --timeout 0 -- true
