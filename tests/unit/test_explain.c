@@ -1,0 +1,334 @@
+/* test_explain.c - the signature catalogue and the streaming log matcher. */
+#include <dirent.h>
+#include <errno.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpuaudit/explain.h"
+#include "gpuaudit/node.h"
+
+static struct ga_explain *run_text(const char *text, size_t chunk, size_t max_matches)
+{
+	struct ga_explain *ex = NULL;
+	assert_int_equal(ga_explain_new(max_matches, &ex), 0);
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n; i += chunk)
+		assert_int_equal(ga_explain_feed(ex, text + i, n - i < chunk ? n - i : chunk), 0);
+	assert_int_equal(ga_explain_finish(ex), 0);
+	return ex;
+}
+
+static const char *sig_id(unsigned sig)
+{
+	return ga_signature_get(sig)->id;
+}
+
+/* Every regex compiles, has at least as many groups as capture names, and is
+ * anchored on its literal; ids are unique; every signature has a pattern. */
+static void test_catalogue(void **state)
+{
+	(void)state;
+	size_t ns = ga_signature_count(), np = ga_sig_pattern_count();
+	assert_true(ns >= 30);
+	bool has_pat[64] = { false };
+	assert_true(ns <= 64);
+	for (size_t i = 0; i < ns; i++) {
+		const struct ga_signature *s = ga_signature_get(i);
+		assert_non_null(s->cause);
+		assert_non_null(s->fix);
+		assert_non_null(s->next);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(s->id, ga_signature_get(j)->id);
+	}
+	for (size_t i = 0; i < np; i++) {
+		const struct ga_sig_pattern *p = ga_sig_pattern_get(i);
+		regex_t re;
+		assert_int_equal(regcomp(&re, p->regex, REG_EXTENDED), 0);
+		size_t names = 0;
+		while (p->captures[names])
+			names++;
+		assert_true(names <= re.re_nsub);
+		/* the regex matches the literal's own line context: literal alone must be in the line */
+		assert_null(strchr(p->literal, '\n'));
+		assert_true(strlen(p->literal) >= 2);
+		regfree(&re);
+		has_pat[p->sig] = true;
+	}
+	for (size_t i = 0; i < ns; i++)
+		assert_true(has_pat[i]);
+	assert_null(ga_signature_get(ns));
+	assert_null(ga_sig_pattern_get(np));
+}
+
+static void test_basic_lines(void **state)
+{
+	(void)state;
+	struct ga_explain *ex =
+	        run_text("noise\n"
+	                 "ImportError: libcudart.so.12: cannot open shared object file: No such "
+	                 "file or directory\n"
+	                 "more noise\n"
+	                 "[ 1.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n",
+	                 1 << 20, 10);
+	assert_int_equal(ga_explain_lines(ex), 4);
+	assert_int_equal(ga_explain_match_count(ex), 2);
+	size_t n = 0;
+	const struct ga_explain_match *m = ga_explain_matches(ex, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(m[0].line, 2);
+	assert_string_equal(sig_id(m[0].sig), "loader-soname");
+	assert_string_equal(ga_capture_get(m[0].cap, m[0].n_cap, "soname"), "libcudart.so.12");
+	assert_int_equal(m[1].line, 4);
+	assert_string_equal(sig_id(m[1].sig), "nvidia-xid");
+	assert_string_equal(ga_capture_get(m[1].cap, m[1].n_cap, "xid"), "79");
+	assert_string_equal(ga_capture_get(m[1].cap, m[1].n_cap, "pci_address"), "0000:3b:00.0");
+	/* ranking: the loader error (weight 80) before the Xid (70) */
+	size_t nc = 0;
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &nc);
+	assert_int_equal(nc, 2);
+	assert_string_equal(sig_id(c[0].sig), "loader-soname");
+	assert_string_equal(sig_id(c[1].sig), "nvidia-xid");
+	assert_string_equal(c[1].detail, "Xid 79: GPU has fallen off the bus");
+	ga_explain_free(ex);
+}
+
+/* A line matching two signatures is reported once, as the more specific one. */
+static void test_most_specific_wins(void **state)
+{
+	(void)state;
+	struct ga_explain *ex =
+	        run_text("OSError: libcuda.so.1: cannot open shared object file: No such file or directory\n"
+	                 "Failed to initialize NVML: Driver/library version mismatch\n",
+	                 1 << 20, 10);
+	size_t n = 0;
+	const struct ga_explain_match *m = ga_explain_matches(ex, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(sig_id(m[0].sig), "loader-libcuda");
+	assert_string_equal(sig_id(m[1].sig), "nvml-driver-mismatch");
+	ga_explain_free(ex);
+}
+
+/* The literal is there but the regex does not match: no match. */
+static void test_literal_without_regex(void **state)
+{
+	(void)state;
+	struct ga_explain *ex = run_text("NVRM: Xid (PCI:zzzz): abc\n0/ nodes are available\n", 1 << 20, 10);
+	assert_int_equal(ga_explain_match_count(ex), 0);
+	assert_int_equal(ga_explain_lines(ex), 2);
+	ga_explain_free(ex);
+}
+
+static char *slurp_fixture_logs(void)
+{
+	const char *fx = getenv("GA_FIXTURES");
+	char dir[1024];
+	snprintf(dir, sizeof(dir), "%s/logs", fx ? fx : "tests/fixtures");
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	size_t len = 0, cap = 1 << 16;
+	char *all = malloc(cap);
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t nl = strlen(e->d_name);
+		if (nl < 5 || strcmp(e->d_name + nl - 4, ".log"))
+			continue;
+		char path[1400];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "rb");
+		assert_non_null(f);
+		char buf[4096];
+		size_t k;
+		while ((k = fread(buf, 1, sizeof(buf), f)) > 0) {
+			while (len + k + 1 > cap)
+				all = realloc(all, cap *= 2);
+			memcpy(all + len, buf, k);
+			len += k;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	all[len] = '\0';
+	return all;
+}
+
+/* Every signature of the catalogue is hit by at least one fixture log. */
+static void test_fixtures_cover_catalogue(void **state)
+{
+	(void)state;
+	char *all = slurp_fixture_logs();
+	struct ga_explain *ex = run_text(all, 1 << 20, 0);
+	size_t nc = 0;
+	ga_explain_causes(ex, &nc);
+	if (nc != ga_signature_count()) {
+		const struct ga_explain_cause *c = ga_explain_causes(ex, &nc);
+		for (size_t i = 0; i < ga_signature_count(); i++) {
+			bool seen = false;
+			for (size_t j = 0; j < nc; j++)
+				seen |= c[j].sig == i;
+			if (!seen)
+				print_message("no fixture log matches %s\n", sig_id((unsigned)i));
+		}
+	}
+	assert_int_equal(nc, ga_signature_count());
+	ga_explain_free(ex);
+	free(all);
+}
+
+/* The result does not depend on how the input is cut into chunks. */
+static void test_chunking(void **state)
+{
+	(void)state;
+	char *all = slurp_fixture_logs();
+	struct ga_explain *whole = run_text(all, strlen(all) + 1, 1000);
+	static const size_t chunks[] = { 1, 2, 3, 7, 64, 4093 };
+	for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+		struct ga_explain *ex = run_text(all, chunks[c], 1000);
+		assert_int_equal(ga_explain_lines(ex), ga_explain_lines(whole));
+		assert_int_equal(ga_explain_match_count(ex), ga_explain_match_count(whole));
+		size_t n1 = 0, n2 = 0;
+		const struct ga_explain_match *a = ga_explain_matches(whole, &n1),
+		                              *b = ga_explain_matches(ex, &n2);
+		assert_int_equal(n1, n2);
+		for (size_t i = 0; i < n1; i++) {
+			assert_int_equal(a[i].line, b[i].line);
+			assert_int_equal(a[i].sig, b[i].sig);
+			assert_string_equal(a[i].text, b[i].text);
+			assert_int_equal(a[i].n_cap, b[i].n_cap);
+			for (size_t k = 0; k < a[i].n_cap; k++)
+				assert_string_equal(a[i].cap[k].value, b[i].cap[k].value);
+		}
+		ga_explain_free(ex);
+	}
+	ga_explain_free(whole);
+	free(all);
+}
+
+/* Only the first GA_EXPLAIN_LINE_MAX bytes of a line are matched, however it is fed. */
+static void test_long_lines(void **state)
+{
+	(void)state;
+	size_t pad_far = GA_EXPLAIN_LINE_MAX + 10, pad_near = GA_EXPLAIN_LINE_MAX - 100;
+	const char *lit = " CUDA driver is a stub library";
+	size_t n = pad_far + pad_near + 2 * strlen(lit) + 3;
+	char *s = malloc(n + 1);
+	size_t k = 0;
+	memset(s, 'a', pad_far);
+	k = pad_far;
+	k += (size_t)snprintf(s + k, n + 1 - k, "%s\n", lit);
+	memset(s + k, 'b', pad_near);
+	k += pad_near;
+	k += (size_t)snprintf(s + k, n + 1 - k, "%s\nx", lit);
+	s[k] = '\0';
+	for (size_t chunk = 1000; chunk <= 1u << 20; chunk *= 32) {
+		struct ga_explain *ex = run_text(s, chunk, 10);
+		assert_int_equal(ga_explain_lines(ex), 3);
+		size_t nm = 0;
+		const struct ga_explain_match *m = ga_explain_matches(ex, &nm);
+		assert_int_equal(nm, 1);
+		assert_int_equal(m[0].line, 2);
+		assert_int_equal(strlen(m[0].text), GA_EXPLAIN_TEXT_MAX);
+		ga_explain_free(ex);
+	}
+	free(s);
+}
+
+/* Matches kept are capped; the counts are not. */
+static void test_bounded(void **state)
+{
+	(void)state;
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(ga_buf_addf(&b, "step %d\nRuntimeError: CUDA error: unknown error\n", i), 0);
+	struct ga_explain *ex = run_text(b.data, 100, 3);
+	size_t n = 0, nc = 0;
+	ga_explain_matches(ex, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(ga_explain_match_count(ex), 50);
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &nc);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].count, 50);
+	assert_int_equal(c[0].first_line, 2);
+	assert_int_equal(c[0].last_line, 100);
+	ga_explain_free(ex);
+	ga_buf_release(&b);
+}
+
+/* --for: a CUDA library missing on an AMD node is named, and ranks first. */
+static void test_for_node(void **state)
+{
+	(void)state;
+	struct ga_explain *ex =
+	        run_text("OSError: libcudart.so.12: cannot open shared object file: No such file\n"
+	                 "/usr/lib/libstdc++.so.6: version `GLIBCXX_3.4.32' not found\n",
+	                 1 << 20, 10);
+	size_t nc = 0;
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &nc);
+	assert_int_equal(nc, 2);
+	assert_string_equal(sig_id(c[0].sig), "loader-symbol-version"); /* 85 > 80 without a node */
+	struct ga_node *n = ga_node_new();
+	assert_non_null(n);
+	n->accelerators = ga_calloc(1, sizeof(*n->accelerators));
+	n->n_accelerators = 1;
+	n->accelerators[0].vendor = ga_strdup("amd");
+	n->accelerators[0].model = ga_strdup("MI300X");
+	n->accelerators[0].gfx_target = ga_strdup("gfx942");
+	assert_int_equal(ga_explain_for(ex, n), 0);
+	c = ga_explain_causes(ex, &nc);
+	assert_string_equal(sig_id(c[0].sig), "loader-soname");
+	assert_non_null(c[0].node_note);
+	assert_non_null(strstr(c[0].node_note, "no NVIDIA driver"));
+	assert_non_null(strstr(c[0].node_note, "gfx942"));
+	assert_non_null(strstr(c[0].node_note, "CUDA build onto an AMD node"));
+	ga_node_free(n);
+	ga_explain_free(ex);
+}
+
+static void test_json(void **state)
+{
+	(void)state;
+	static const char line[] = "x\000y \001no CUDA-capable device is detected\n";
+	struct ga_explain *ex = NULL;
+	assert_int_equal(ga_explain_new(10, &ex), 0);
+	assert_int_equal(ga_explain_feed(ex, line, sizeof(line) - 1), 0);
+	assert_int_equal(ga_explain_finish(ex), 0);
+	struct ga_buf b;
+	struct ga_json w;
+	ga_buf_init(&b, 0);
+	ga_json_init(&w, &b, false);
+	ga_json_obj_begin(&w);
+	ga_explain_write_json(ex, &w);
+	ga_json_obj_end(&w);
+	assert_int_equal(ga_json_finish(&w), 0);
+	assert_non_null(strstr(b.data, "\"match_count\":1"));
+	assert_non_null(strstr(b.data, "\"id\":\"cuda-no-device\""));
+	/* NUL and control bytes of the line are spaces in the report */
+	assert_non_null(strstr(b.data, "\"text\":\"x y  no CUDA-capable device is detected\""));
+	ga_buf_release(&b);
+	ga_explain_free(ex);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_basic_lines),
+		cmocka_unit_test(test_most_specific_wins),
+		cmocka_unit_test(test_literal_without_regex),
+		cmocka_unit_test(test_fixtures_cover_catalogue),
+		cmocka_unit_test(test_chunking),
+		cmocka_unit_test(test_long_lines),
+		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_for_node),
+		cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
