@@ -80,11 +80,13 @@ struct ga_explain;
 /* max_matches: matches kept for the report (the counts go on regardless). -ENOMEM / -EINVAL. */
 int ga_explain_new(size_t max_matches, struct ga_explain **ret);
 void ga_explain_free(struct ga_explain *ex);
+/* Forget the input seen so far; the compiled catalogue is kept (cheaper than _free + _new). */
+void ga_explain_reset(struct ga_explain *ex);
 /* Any chunking; a line may span calls. 0 or -ENOMEM. */
 int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len);
 /* One complete line (no newline). */
 int ga_explain_line(struct ga_explain *ex, const char *line, size_t len);
-/* The last line when it had no newline. Call once at the end. */
+/* End the last line when it had no newline (call at the end; more feeding may follow). */
 int ga_explain_finish(struct ga_explain *ex);
 
 uint64_t ga_explain_lines(const struct ga_explain *ex);

@@ -155,6 +155,19 @@ int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 	return 0;
 }
 
+void ga_explain_reset(struct ga_explain *ex)
+{
+	ex->carry_len = 0;
+	ex->carry_open = false;
+	ex->lines = ex->matched = 0;
+	ex->n_matches = 0;
+	for (size_t i = 0; i < SIG__COUNT; i++) {
+		ga_free(ex->causes[i].node_note);
+		memset(&ex->causes[i], 0, sizeof(ex->causes[i]));
+		ex->causes[i].sig = (unsigned)i;
+	}
+}
+
 void ga_explain_free(struct ga_explain *ex)
 {
 	if (!ex)
