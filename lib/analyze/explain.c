@@ -1,10 +1,10 @@
 /*
  * explain.c - the log matcher behind `gpuaudit explain` and preflight.
  *
- * One pass over the bytes: each pattern's literal is represented by one of
- * its byte pairs (the one least likely in ordinary log text), all pairs share
- * a 64 Ki-bit table, and a table hit is verified with memcmp against the
- * literals that own that pair. Only lines that contain a literal go to the
+ * One pass over the bytes finds every line that contains a literal of the
+ * catalogue: a multi-pattern shift table over 3-byte blocks (Wu-Manber), so
+ * most of the text is stepped over several bytes at a time, and a candidate
+ * window is verified with memcmp. Only lines that contain a literal go to the
  * POSIX regexes, which capture the variable parts. Lines are matched on their
  * first GA_EXPLAIN_LINE_MAX bytes; a line that spans feed calls is carried in
  * a buffer of that size. Matches kept for the report are capped; counts are not.
@@ -73,18 +73,23 @@ const struct ga_sig_pattern *ga_sig_pattern_get(size_t i)
 
 #define MAX_GROUPS 8
 
-struct pair_entry {
-	uint16_t pair;
-	uint16_t pat;
-	uint16_t off; /* offset of the pair in the literal */
-	uint16_t lit_len;
-};
+#define WM_B 3     /* block length of the shift table */
+#define WM_BITS 15 /* hash bits of a block */
+#define WM_SIZE (1u << WM_BITS)
+
+static inline unsigned wm_hash(const unsigned char *p)
+{
+	return ((unsigned)p[0] << 10 ^ (unsigned)p[1] << 5 ^ (unsigned)p[2]) & (WM_SIZE - 1);
+}
 
 struct ga_explain {
 	regex_t re[N_PATS];
-	size_t re_ok; /* how many are compiled (all of them after _new) */
-	uint8_t bitmap[65536 / 8];
-	struct pair_entry pairs[N_PATS];
+	size_t re_ok;           /* how many are compiled (all of them after _new) */
+	size_t wm_m;            /* shortest literal: the window length */
+	uint8_t shift[WM_SIZE]; /* how far the window may move for a block at its end */
+	int16_t head[WM_SIZE];  /* literals whose window ends in a block with this hash */
+	int16_t next[N_PATS];
+	uint16_t lit_len[N_PATS];
 	char carry[GA_EXPLAIN_LINE_MAX + 1];
 	size_t carry_len;
 	bool carry_open;
@@ -98,29 +103,6 @@ struct ga_explain {
 	struct ga_explain_cause ranked_copy[SIG__COUNT];
 };
 
-/* How common a byte is in log text: spaces, lowercase vowels and digits are everywhere. */
-static int byte_freq(unsigned char c)
-{
-	if (c == ' ')
-		return 10;
-	if (strchr("etaoinsrhl", c) && c)
-		return 8;
-	if ((c >= '0' && c <= '9') || c == '.' || c == ':')
-		return 8;
-	if (c >= 'a' && c <= 'z')
-		return 6;
-	if (strchr(",-_/[]()=", c) && c)
-		return 6;
-	if (c >= 'A' && c <= 'Z')
-		return 3;
-	return 2;
-}
-
-static uint16_t pair_at(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
-}
-
 int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 {
 	struct ga_explain *ex = ga_calloc(1, sizeof(*ex));
@@ -131,23 +113,31 @@ int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 		ga_free(ex);
 		return -ENOMEM;
 	}
+	ex->wm_m = SIZE_MAX;
 	for (size_t i = 0; i < N_PATS; i++) {
 		if (regcomp(&ex->re[i], pats[i].regex, REG_EXTENDED) != 0) {
 			ga_explain_free(ex);
 			return -EINVAL;
 		}
 		ex->re_ok++;
+		ex->lit_len[i] = (uint16_t)strlen(pats[i].literal);
+		if (ex->lit_len[i] < ex->wm_m)
+			ex->wm_m = ex->lit_len[i];
+	}
+	/* Wu-Manber over the first m bytes of every literal (m >= WM_B, checked by the tests) */
+	size_t m = ex->wm_m;
+	memset(ex->shift, (int)(m - WM_B + 1), sizeof(ex->shift));
+	memset(ex->head, 0xff, sizeof(ex->head));
+	for (size_t i = 0; i < N_PATS; i++) {
 		const unsigned char *lit = (const unsigned char *)pats[i].literal;
-		size_t n = strlen(pats[i].literal), best = 0;
-		int best_score = 1000;
-		for (size_t k = 0; k + 1 < n; k++) {
-			int s = byte_freq(lit[k]) * byte_freq(lit[k + 1]);
-			if (s < best_score)
-				best_score = s, best = k;
+		for (size_t q = WM_B - 1; q < m; q++) {
+			unsigned h = wm_hash(lit + q - (WM_B - 1));
+			if (ex->shift[h] > m - 1 - q)
+				ex->shift[h] = (uint8_t)(m - 1 - q);
 		}
-		uint16_t v = pair_at(lit + best);
-		ex->pairs[i] = (struct pair_entry){ v, (uint16_t)i, (uint16_t)best, (uint16_t)n };
-		ex->bitmap[v >> 3] |= (uint8_t)(1u << (v & 7));
+		unsigned h = wm_hash(lit + m - WM_B);
+		ex->next[i] = ex->head[h];
+		ex->head[h] = (int16_t)i;
 	}
 	for (size_t i = 0; i < SIG__COUNT; i++)
 		ex->causes[i].sig = (unsigned)i;
@@ -261,7 +251,7 @@ static void match_line(struct ga_explain *ex, const char *line, size_t len)
 	for (size_t i = 0; i < N_PATS; i++) {
 		if (sigs[pats[i].sig].weight <= best_w)
 			continue;
-		if (!memmem(line, len, pats[i].literal, ex->pairs[i].lit_len))
+		if (!memmem(line, len, pats[i].literal, ex->lit_len[i]))
 			continue;
 		if (!copied) {
 			/* regexec wants a C string: NULs in the line become spaces */
@@ -287,13 +277,20 @@ int ga_explain_line(struct ga_explain *ex, const char *line, size_t len)
 	return 0;
 }
 
+/* Newlines in [s, e): eight bytes at a time (a byte is '\n' when w ^ 0x0a.. has a zero byte). */
 static uint64_t count_nl(const char *s, const char *e)
 {
 	uint64_t n = 0;
-	while (s < e && (s = memchr(s, '\n', (size_t)(e - s))) != NULL) {
-		n++;
-		s++;
+	const uint64_t ones7 = 0x7f7f7f7f7f7f7f7full, nl = 0x0a0a0a0a0a0a0a0aull;
+	for (; s + 8 <= e; s += 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		w ^= nl;
+		uint64_t t = ((w & ones7) + ones7) | w; /* high bit set in every non-zero byte */
+		n += (uint64_t)__builtin_popcountll(~t & ~ones7);
 	}
+	for (; s < e; s++)
+		n += *s == '\n';
 	return n;
 }
 
@@ -301,22 +298,25 @@ static uint64_t count_nl(const char *s, const char *e)
 static void scan_block(struct ga_explain *ex, const char *s, const char *e)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t n = (size_t)(e - s);
+	size_t n = (size_t)(e - s), m = ex->wm_m;
 	const char *counted = s;
-	for (size_t i = 0; i + 1 < n; i++) {
-		uint16_t v = pair_at(u + i);
-		if (!(ex->bitmap[v >> 3] & (1u << (v & 7))))
+	size_t pos = m - 1; /* end of the window */
+	while (pos < n) {
+		unsigned h = wm_hash(u + pos - (WM_B - 1));
+		size_t sh = ex->shift[h];
+		if (sh) {
+			pos += sh;
 			continue;
-		bool hit = false;
-		for (size_t j = 0; j < N_PATS && !hit; j++) {
-			const struct pair_entry *pe = &ex->pairs[j];
-			if (pe->pair != v || i < pe->off || i - pe->off + pe->lit_len > n)
-				continue;
-			hit = !memcmp(s + i - pe->off, pats[pe->pat].literal, pe->lit_len);
 		}
-		if (!hit)
+		size_t st = pos + 1 - m; /* window start */
+		bool hit = false;
+		for (int j = ex->head[h]; j >= 0 && !hit; j = ex->next[j])
+			hit = st + ex->lit_len[j] <= n && !memcmp(s + st, pats[j].literal, ex->lit_len[j]);
+		if (!hit) {
+			pos++;
 			continue;
-		const char *at = s + i;
+		}
+		const char *at = s + st;
 		const char *ls = at;
 		while (ls > counted && ls[-1] != '\n')
 			ls--;
@@ -324,7 +324,7 @@ static void scan_block(struct ga_explain *ex, const char *s, const char *e)
 		ex->lines += count_nl(counted, ls) + 1;
 		match_line(ex, ls, (size_t)(le - ls));
 		counted = le + 1;
-		i = (size_t)(le - s); /* the loop's i++ moves past the newline */
+		pos = (size_t)(le + 1 - s) + m - 1;
 	}
 	ex->lines += count_nl(counted, e);
 }
