@@ -409,7 +409,10 @@ static int print_json(struct pf *p)
 		ga_json_key(&w, "shell");
 		ga_json_bool(&w, p->shell);
 		ga_json_key(&w, "timeout_s");
-		ga_json_dbl(&w, p->timeout_s);
+		if (p->timeout_s == floor(p->timeout_s))
+			ga_json_u64(&w, (uint64_t)p->timeout_s);
+		else
+			ga_json_dbl(&w, p->timeout_s);
 		ga_json_key(&w, "cold");
 		if (p->n_runs)
 			json_run(p, &w, &p->runs[0]);
