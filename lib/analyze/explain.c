@@ -204,6 +204,31 @@ static void add_value(struct ga_explain_cause *c, const struct ga_capture_kv *kv
 		c->values[c->n_values++] = *kv;
 }
 
+/*
+ * A numeric error code the line states ("code=35(cudaErrorInsufficientDriver)",
+ * "Error 803: ...", "cudaGetDeviceCount returned 34"): 1 to 4 digits after one of
+ * these words, captured as error_code.
+ */
+static void error_code(const char *line, size_t len, struct ga_explain_match *mt)
+{
+	static const char *const words[] = { "code=", "Error ", "returned " };
+	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+		size_t wl = strlen(words[w]);
+		const char *p = memmem(line, len, words[w], wl);
+		if (!p)
+			continue;
+		const char *d = p + wl, *end = line + len, *q = d;
+		while (q < end && q - d < 5 && *q >= '0' && *q <= '9')
+			q++;
+		if (q == d || q - d > 4 || (q < end && *q >= '0' && *q <= '9'))
+			continue;
+		struct ga_capture_kv *kv = &mt->cap[mt->n_cap++];
+		snprintf(kv->key, sizeof(kv->key), "error_code");
+		snprintf(kv->value, sizeof(kv->value), "%.*s", (int)(q - d), d);
+		return;
+	}
+}
+
 static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
 {
 	const struct ga_sig_pattern *p = &pats[pat];
@@ -229,6 +254,8 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 		if (kv->value[0])
 			mt->n_cap++;
 	}
+	if (mt->n_cap < GA_EXPLAIN_MAX_CAPTURES)
+		error_code(line, len, mt);
 	struct ga_explain_cause *c = &ex->causes[p->sig];
 	if (!c->count)
 		c->first_line = ex->lines;
