@@ -126,6 +126,24 @@ static void test_literal_without_regex(void **state)
 	ga_explain_free(ex);
 }
 
+/* A numeric code stated in the line is captured; five digits are not a code. */
+static void test_error_code(void **state)
+{
+	(void)state;
+	struct ga_explain *ex =
+	        run_text("CUDA error at main.cu:41 code=35(cudaErrorInsufficientDriver) "
+	                 "\"cudaGetDeviceCount(&n)\": CUDA driver version is insufficient for "
+	                 "CUDA runtime version\n"
+	                 "probe returned 123456: no CUDA-capable device is detected\n",
+	                 1 << 20, 10);
+	size_t n = 0;
+	const struct ga_explain_match *m = ga_explain_matches(ex, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(ga_capture_get(m[0].cap, m[0].n_cap, "error_code"), "35");
+	assert_null(ga_capture_get(m[1].cap, m[1].n_cap, "error_code"));
+	ga_explain_free(ex);
+}
+
 static char *slurp_fixture_logs(void)
 {
 	const char *fx = getenv("GA_FIXTURES");
@@ -329,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_for_node),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_error_code),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
