@@ -58,6 +58,29 @@ struct pf {
 	enum status result;
 };
 
+/* --- a signal to preflight ends the warm-up's process group too --- */
+
+static volatile sig_atomic_t child_pgid;
+
+static void on_signal(int sig)
+{
+	if (child_pgid > 0)
+		kill(-(pid_t)child_pgid, SIGKILL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void forward_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 /* --- helpers --- */
 
 static double median(double *v, size_t n)
@@ -177,7 +200,10 @@ static int step_warmup(struct pf *p, struct ga_ctx *ctx)
 			         p->gemm.n_warm == 1 ? "" : "s");
 		return 0;
 	}
-	struct ga_run_opts o = { .argv = p->cmd, .shell = p->shell, .timeout_s = p->timeout_s };
+	struct ga_run_opts o = {
+		.argv = p->cmd, .shell = p->shell, .timeout_s = p->timeout_s, .running_pgid = &child_pgid
+	};
+	forward_signals();
 	for (size_t i = 0; i < 1 + p->repeat; i++) {
 		int r = ga_run(ctx, &o, &p->runs[p->n_runs]);
 		if (r < 0)

@@ -11,6 +11,8 @@
 #ifndef GPUAUDIT_RUN_H
 #define GPUAUDIT_RUN_H
 
+#include <signal.h>
+
 #include "gpuaudit/core.h"
 
 #ifdef __cplusplus
@@ -38,6 +40,12 @@ struct ga_run_opts {
 	double kill_grace_s; /* SIGTERM to SIGKILL; 0 = 2 s */
 	size_t head_bytes;   /* per stream; 0 = GA_RUN_HEAD_BYTES */
 	size_t tail_bytes;   /* per stream; 0 = GA_RUN_TAIL_BYTES */
+	/*
+	 * Optional: set to the child's process group while it runs, 0 otherwise, so
+	 * that a caller's SIGINT/SIGTERM handler can kill the group before exiting
+	 * (the group does not get the terminal's signals).
+	 */
+	volatile sig_atomic_t *running_pgid;
 };
 
 struct ga_run_result {

@@ -226,6 +226,8 @@ int ga_run(struct ga_ctx *ctx, const struct ga_run_opts *o, struct ga_run_result
 		r.spawn_error = se;
 		goto done;
 	}
+	if (o->running_pgid)
+		*o->running_pgid = (sig_atomic_t)pid;
 	ga_log(ctx, GA_LOG_DEBUG, "started %s as pid %d", argv[0], (int)pid);
 #ifdef SYS_pidfd_open
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -292,6 +294,8 @@ int ga_run(struct ga_ctx *ctx, const struct ga_run_opts *o, struct ga_run_result
 	}
 	/* descendants may still run (and hold the pipes): the group ends with the warm-up */
 	kill(-pid, SIGKILL);
+	if (o->running_pgid)
+		*o->running_pgid = 0;
 	pid = -1;
 	if (WIFEXITED(status)) {
 		r.exited = true;
@@ -311,6 +315,8 @@ out:
 	if (pid > 0) { /* failed while it ran: do not leave it behind */
 		kill(-pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		if (o->running_pgid)
+			*o->running_pgid = 0;
 	}
 	if (fa_ok)
 		posix_spawn_file_actions_destroy(&fa);
