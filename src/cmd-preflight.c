@@ -584,11 +584,8 @@ static void junit_case(FILE *o, struct pf *p, const char *name, enum status st, 
 	fprintf(o, "    </testcase>\n");
 }
 
-static int write_junit(struct pf *p, const char *file)
+static int write_junit(struct pf *p, FILE *o)
 {
-	FILE *o = strcmp(file, "-") ? fopen(file, "w") : p->cli->out;
-	if (!o)
-		return -errno;
 	size_t tests = 3 + (p->cmd && p->repeat ? 1 : 0), failures = 0, errors = 0, skipped = 0;
 	enum status st[3] = { p->discover, p->checked ? p->check : ST_SKIP, p->warmup };
 	for (int i = 0; i < 3; i++) {
@@ -626,10 +623,7 @@ static int write_junit(struct pf *p, const char *file)
 		           p->n_runs > 1 ? &p->runs[p->n_runs - 1] : NULL);
 	}
 	fprintf(o, "  </testsuite>\n</testsuites>\n");
-	int r = 0;
-	if (o != p->cli->out && fclose(o) != 0)
-		r = -errno;
-	return r;
+	return fflush(o) == 0 && !ferror(o) ? 0 : -EIO;
 }
 
 /* --- the command --- */
@@ -727,10 +721,21 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 	int code = snap_validate(cli, "preflight", &so);
 	if (code != EXIT_OK)
 		return code;
+	/* the JUnit file is opened first: a bad path is an error before anything runs */
+	FILE *junit_f = NULL;
+	if (junit) {
+		junit_f = strcmp(junit, "-") ? fopen(junit, "w") : cli->out;
+		if (!junit_f)
+			return cli_error(cli, "preflight", EXIT_USAGE, "cannot write --junit %s: %s", junit,
+			                 strerror(errno));
+	}
 	struct ga_ctx *ctx = NULL;
 	code = snap_ctx(cli, "preflight", &so, &ctx);
-	if (code != EXIT_OK)
+	if (code != EXIT_OK) {
+		if (junit_f && junit_f != cli->out)
+			fclose(junit_f);
 		return code;
+	}
 	int r = 0;
 	if (policy_file) {
 		r = ga_policy_load(ctx, policy_file, &p.policy);
@@ -767,11 +772,8 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 			p.result = all[i];
 	code = p.result == ST_PASS ? EXIT_OK : p.result == ST_FAIL ? EXIT_PROBLEMS : EXIT_UNAVAILABLE;
 
-	if (junit && (r = write_junit(&p, junit)) < 0) {
-		code = cli_error(cli, "preflight", EXIT_USAGE, "cannot write --junit %s: %s", junit,
-		                 strerror(-r));
-		goto out;
-	}
+	if (junit_f && write_junit(&p, junit_f) < 0)
+		code = cli_error(cli, "preflight", EXIT_INTERNAL, "writing --junit %s failed", junit);
 	if (json) {
 		if (print_json(&p) < 0)
 			code = cli_error(cli, "preflight", EXIT_INTERNAL, "JSON output failed");
@@ -779,6 +781,9 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		print_text(&p, cli->out);
 	}
 out:
+	if (junit_f && junit_f != cli->out && fclose(junit_f) != 0 && code != EXIT_INTERNAL)
+		code = cli_error(cli, "preflight", EXIT_INTERNAL, "writing --junit %s failed: %s", junit,
+		                 strerror(errno));
 	for (size_t i = 0; i < p.n_runs; i++)
 		ga_run_result_release(&p.runs[i]);
 	ga_explain_free(p.ex);

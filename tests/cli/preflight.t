@@ -32,5 +32,8 @@ run preflight $CPU --repeat 99
 run preflight $CPU --shell
 run preflight $CPU --class x
 run preflight $CPU --timeout 0 -- true
+run preflight $CPU --json --junit - -- true
+run preflight $CPU --junit /nonexistent/dir/out.xml -- true
+run preflight $CPU --policy /nonexistent/policy.yaml -- true
 # JSON of a command run with a warm run: exit, output kept, times null with --no-times
 run preflight $CPU --json --repeat 1 --timeout 30 -- printf 'a\nb'
