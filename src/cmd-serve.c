@@ -663,6 +663,10 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 			code = cli_error(cli, "serve", EXIT_INTERNAL, "rendering failed: %s", strerror(-r));
 			goto out;
 		}
+		if (!s.node) { /* the reason was printed */
+			code = EXIT_USAGE;
+			goto out;
+		}
 		enum ga_prom_format fmt = openmetrics ? GA_PROM_OPENMETRICS : GA_PROM_TEXT;
 		struct ga_buf *b = openmetrics ? &first.om : &first.text;
 		if ((r = ga_prom_render_tail(fmt, -1, b)) < 0) {
@@ -670,7 +674,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 			goto out;
 		}
 		fwrite(b->data, 1, b->len, cli->out);
-		code = s.node ? EXIT_OK : EXIT_USAGE;
+		code = EXIT_OK;
 		goto out;
 	}
 
