@@ -39,17 +39,18 @@ int ga_prom_label_escape(struct ga_buf *b, const char *s);
 
 /* --- kernel-event counters --- */
 
-#define GA_KEV_SERIES_MAX 1024 /* distinct (kind, code, device) series kept */
+#define GA_KEV_SERIES_MAX 1024 /* distinct (kind, code, device, severity) series kept */
 
 struct ga_kev_series {
 	enum ga_kev_kind kind;
 	struct ga_ou64 code;
 	char address[16];
+	enum ga_severity severity; /* the catalogue's, before any policy override */
 	uint64_t count;
 };
 
 /*
- * Counts of kernel-log events by kind, code and PCI address, accumulated over
+ * Counts of kernel-log events by kind, code, PCI address and severity, accumulated over
  * repeated reads of a log that still holds what was read before (the kmsg
  * ring buffer, a growing file). A read counts only events newer than the last
  * read's newest (by boot time; ties and untimed lines by their position), so

@@ -205,6 +205,7 @@ static int bump(struct ga_kev_counter *c, const struct ga_kevent *ev)
 		return -ENOMEM;
 	s->kind = ev->kind;
 	s->code = ev->code;
+	s->severity = ev->severity;
 	snprintf(s->address, sizeof(s->address), "%s", ev->address);
 	s->count = 1;
 	return 0;
@@ -565,15 +566,17 @@ static bool get_width_max(const struct ga_node *n, const struct ga_accel *a, dou
 	return link_width(n, a, true, v);
 }
 
-/* 1 when the slowest link on the way to the root complex is below what it could train at. */
+/*
+ * 1 when the narrowest link between the device and the root complex has fewer lanes
+ * than both its ends support. Speed is not compared: GPUs lower their link speed
+ * at idle (the same rule as the GA-LINK-DEGRADED finding).
+ */
 static bool get_degraded(const struct ga_node *n, const struct ga_accel *a, double *v)
 {
 	const struct ga_pci_dev *pd = pci_of(n, a->address);
-	if (!pd || !pd->path_min_width.set || !pd->path_capable_width.set || !pd->path_min_speed_gts.set ||
-	    !pd->path_capable_speed_gts.set)
+	if (!pd || !pd->path_min_width.set || !pd->path_capable_width.set)
 		return false;
-	*v = pd->path_min_width.v < pd->path_capable_width.v ||
-	     pd->path_min_speed_gts.v + 0.01 < pd->path_capable_speed_gts.v;
+	*v = pd->path_min_width.v < pd->path_capable_width.v;
 	return true;
 }
 
@@ -1031,7 +1034,8 @@ static void render_kev(struct pw *w, const struct ga_prom_input *in)
 		return;
 	fam(w, "gpuaudit_kernel_events_total", "counter", NULL,
 	    "Kernel-log events (Xid, SXid, GPU lost, amdgpu resets and RAS, PCIe AER, hung tasks, OOM kills, "
-	    "MCE, NVRM failures) by kind, code and device, counted once each since the exporter started.");
+	    "MCE, NVRM failures) by kind, code, device and catalogue severity, counted once each since the "
+	    "exporter started.");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct ga_kev_series *s = &c->v[i];
 		char gpu[24];
@@ -1044,6 +1048,7 @@ static void render_kev(struct pw *w, const struct ga_prom_input *in)
 		s_label(w, "pci_address", s->address);
 		const char *g = gpu_of_address(in->node, s->address, gpu, sizeof(gpu));
 		s_label(w, "gpu", g ? g : "");
+		s_label(w, "severity", ga_severity_name(s->severity));
 		s_valueu(w, s->count);
 	}
 	fam(w, "gpuaudit_kernel_events_dropped_total", "counter", NULL,
