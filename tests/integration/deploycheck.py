@@ -150,6 +150,25 @@ def main(exe):
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
+    # systemd unit: its ExecStart arguments run, and systemd-analyze accepts it
+    unit = open(os.path.join(DEPLOY, "systemd", "gpuaudit-serve.service")).read()
+    m = re.search(r"^ExecStart=(\S+) (.*)$", unit, re.M)
+    check(m and m.group(1) == "/usr/bin/gpuaudit" and m.group(2).startswith("serve "), "systemd unit runs gpuaudit serve")
+    uargs = [a for a in m.group(2).split() if not a.startswith("--listen") and a != "0.0.0.0:9747"]
+    uargs = [os.path.join(FIXTURES, "policies", "fleet.yaml") if a == "/etc/gpuaudit/policy.yaml" else a for a in uargs]
+    r = subprocess.run([exe] + uargs + ["--once", "--root", os.path.join(FIXTURES, "nodes", "cpu-vm", "root")],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "systemd ExecStart arguments run (serve --once): %s" % r.stderr.strip()[:200])
+    if shutil.which("systemd-analyze"):
+        tmpd = tempfile.mkdtemp(prefix="ga-unit-")
+        try:
+            u = os.path.join(tmpd, "gpuaudit-serve.service")
+            open(u, "w").write(unit.replace("/usr/bin/gpuaudit", exe))
+            r = subprocess.run(["systemd-analyze", "verify", "--man=no", u], capture_output=True, text=True, timeout=60)
+            check(r.returncode == 0, "systemd-analyze verify: %s" % (r.stdout + r.stderr).strip()[-300:])
+        finally:
+            shutil.rmtree(tmpd, ignore_errors=True)
+
     # Service and ServiceMonitor agree on the port name and labels
     svc = objs["Service"][0]
     sm = objs["ServiceMonitor"][0]
