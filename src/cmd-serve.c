@@ -18,6 +18,8 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -429,34 +431,36 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		/* the exporter is live when its last collection is recent enough */
 		double limit = 2 * s->interval_s + s->so.timeout_s + 10;
 		double age = s->have_pub ? now_mono() - s->last_done_mono : -1;
-		if (!s->have_pub)
-			snprintf(msg, sizeof(msg), "starting: no collection finished yet\n"), status = 503;
-		else if (age > limit)
+		if (!s->have_pub) {
+			snprintf(msg, sizeof(msg), "starting: no collection finished yet\n");
+			status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		} else if (age > limit) {
 			snprintf(msg, sizeof(msg), "stale: last collection %.0f s ago (limit %.0f s)\n", age,
-			         limit),
-			        status = 503;
-		else
+			         limit);
+			status = MHD_HTTP_SERVICE_UNAVAILABLE;
+		} else {
 			snprintf(msg, sizeof(msg), "ok\n");
+		}
 		body = strdup(msg);
 		len = body ? strlen(body) : 0;
 		type = "text/plain; charset=utf-8";
 	} else if (!s->have_pub && ep != EP_METRICS) {
-		status = 503;
+		status = MHD_HTTP_SERVICE_UNAVAILABLE;
 	} else {
 		const struct ga_buf *b = ep == EP_METRICS
 		                                 ? (fmt == GA_PROM_OPENMETRICS ? &s->pub.om : &s->pub.text)
 		                         : ep == EP_SNAPSHOT ? &s->pub.snapshot
 		                                             : &s->pub.check;
 		if (ep == EP_SNAPSHOT && b->len == 0)
-			status = 503; /* no snapshot could be taken yet */
+			status = MHD_HTTP_SERVICE_UNAVAILABLE; /* no snapshot could be taken yet */
 		else
 			body = copy_out(s, b, ep == EP_METRICS, fmt, &len);
 		if (ep == EP_METRICS)
 			type = ga_prom_content_type(fmt);
 	}
 	pthread_mutex_unlock(&s->lock);
-	if (status == 503 && !body)
-		return reply_text(c, 503, "no collection finished yet\n");
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE && !body)
+		return reply_text(c, status, "no collection finished yet\n");
 	if (!body)
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	return reply(c, status, type, body, len, true);
