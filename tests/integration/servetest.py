@@ -343,6 +343,45 @@ def t_http(exe, work):
     return 0
 
 
+def t_limits(exe, work):
+    """--max-connections and --connection-timeout: idle connections are cut, extra ones wait for a slot."""
+    root = os.path.join(FIXTURES, "nodes", "cpu-vm", "root")
+    s = Serve(exe, ["--root", root, "--interval", "1s", "--max-connections", "2", "--connection-timeout", "1"],
+              work=work)
+    try:
+        s.wait_metric("gpuaudit_collections_total", lambda v: v >= 1)
+        time.sleep(1.5)  # let the connections of wait_metric time out
+        idle = [socket.create_connection(("127.0.0.1", s.port)) for _ in range(2)]
+        time.sleep(0.3)
+        extra = socket.create_connection(("127.0.0.1", s.port))
+        extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        extra.settimeout(0.4)
+        try:
+            got = extra.recv(100)
+        except socket.timeout:
+            got = None
+        check(got is None, "a third connection waits while --max-connections 2 are held (got %r)" % (got or b"")[:40])
+        t0 = time.monotonic()
+        for c in idle:
+            c.settimeout(5)
+            try:
+                data = c.recv(100)
+            except OSError:
+                data = b""
+            check(data == b"", "an idle connection is closed by the server")
+        waited = time.monotonic() - t0
+        check(waited < 3, "idle connections closed after --connection-timeout 1 (%.1f s)" % waited)
+        extra.settimeout(3)
+        got = extra.recv(100)
+        check(got.startswith(b"HTTP/1.1 200"), "the waiting connection is served once a slot is free")
+        st, _, body = s.get("/healthz")
+        check(st == 200, "a new connection is served once the idle ones are gone")
+    finally:
+        rc = s.stop()
+    check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
+    return 0
+
+
 def t_load(exe, work):
     """Bounded load with wrk: no errors, no growth in resident memory."""
     if not shutil.which("wrk"):
@@ -375,7 +414,8 @@ def t_load(exe, work):
     return 0
 
 
-TESTS = {"promtool": t_promtool, "prometheus": t_prometheus, "hang": t_hang, "http": t_http, "load": t_load}
+TESTS = {"promtool": t_promtool, "prometheus": t_prometheus, "hang": t_hang, "http": t_http, "load": t_load,
+         "limits": t_limits}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in TESTS:
