@@ -59,6 +59,7 @@ struct serve {
 	struct ga_prom_stats stats;
 	struct ga_obool kmsg_readable;
 	bool vendor_wanted;
+	bool nfd_failed; /* the last collection could not write the NFD file */
 	/* shared with the server thread, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -215,16 +216,17 @@ static int collect_once(struct serve *s, struct rendered *out)
 		r = 0;
 	}
 
+	s->nfd_failed = false;
 	if (s->nfd_dir && n) {
 		struct ga_buf nfd;
 		char err[512];
 		ga_buf_init(&nfd, 64 * 1024);
 		if (cli_nfd_labels(&nfd, "serve", n, have_chk ? &chk : NULL, s->nfd_expiry_s) < 0) {
 			warn(s, "NFD labels exceed 64 KiB");
-			failed = true;
+			failed = s->nfd_failed = true;
 		} else if (cli_nfd_write(s->nfd_dir, &nfd, err, sizeof(err)) < 0) {
 			warn(s, "%s", err);
-			failed = true;
+			failed = s->nfd_failed = true;
 		}
 		ga_buf_release(&nfd);
 	}
@@ -667,7 +669,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 			code = cli_error(cli, "serve", EXIT_INTERNAL, "rendering failed: %s", strerror(-r));
 			goto out;
 		}
-		if (!s.node) { /* the reason was printed */
+		if (!s.node || s.nfd_failed) { /* the reason was printed */
 			code = EXIT_USAGE;
 			goto out;
 		}

@@ -270,8 +270,8 @@ const struct command commands[] = {
 	  "  -h, --help      show this help\n"
 	  "\n"
 	  "Stops cleanly on SIGTERM or SIGINT. Exit status: 0 stopped by a signal (or\n"
-	  "--once collected), 2 usage error, bad policy or (--once) no snapshot, 3\n"
-	  "cannot listen, 70 internal error.\n" },
+	  "--once collected), 2 usage error, bad policy or (--once) no snapshot or NFD\n"
+	  "file, 3 cannot listen, 70 internal error.\n" },
 	{ "bench", cmd_bench, "benchmarks: primitives per backend and workloads",
 	  "usage: gpuaudit bench BENCHMARK [OPTIONS]\n"
 	  "\n"

@@ -25,6 +25,8 @@ ls -A features.d
 grep -v expiry-time features.d/gpuaudit
 quiet serve --once --root "$FIXTURES/nodes/mi250x/root" --nfd-dir features.d --policy "$FIXTURES/policies/fleet.yaml"
 grep -v expiry-time features.d/gpuaudit
+# a directory that cannot be written: the reason, exit 2, no exposition
+run serve --once --root "$FIXTURES/nodes/cpu-vm/root" --nfd-dir missing-dir
 # --from: a saved snapshot is served as it is
 "$GPUAUDIT" discover --root "$FIXTURES/nodes/cpu-vm/root" --json >cpu-vm.json
 run serve --once --from cpu-vm.json | mask | grep -E '^(\$ |gpuaudit_(node|gpus|kernel)|\[exit)'
