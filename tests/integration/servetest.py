@@ -15,7 +15,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -172,12 +174,32 @@ def t_prometheus(exe, work):
     root = os.path.join(FIXTURES, "nodes", "dgx-a100", "root")
     want = class_id(exe, root)
     s = Serve(exe, ["--root", root, "--no-vendor", "--interval", "1s"], work=work)
+    # a second target that records the Accept header Prometheus sends
+    accepts = []
+
+    class Recorder(BaseHTTPRequestHandler):
+        def do_GET(self):
+            accepts.append(self.headers.get("Accept", ""))
+            body = b"# TYPE probe gauge\nprobe 1\n"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    rec = HTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=rec.serve_forever, daemon=True).start()
     pport = free_port()
     cfg = os.path.join(work, "prometheus.yml")
     with open(cfg, "w") as f:
         f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                 "scrape_configs:\n  - job_name: gpuaudit\n    static_configs:\n"
-                "      - targets: ['127.0.0.1:%d']\n" % s.port)
+                "      - targets: ['127.0.0.1:%d']\n"
+                "  - job_name: recorder\n    static_configs:\n"
+                "      - targets: ['127.0.0.1:%d']\n" % (s.port, rec.server_address[1]))
     plog = open(os.path.join(work, "prometheus.log"), "w")
     prom = subprocess.Popen(["prometheus", "--config.file=" + cfg, "--storage.tsdb.path=" + os.path.join(work, "tsdb"),
                              "--web.listen-address=127.0.0.1:%d" % pport, "--log.level=warn"],
@@ -211,6 +233,12 @@ def t_prometheus(exe, work):
         # the scrape negotiated OpenMetrics: counters came through with their _total names
         coll = query("gpuaudit_collections_total")
         check(coll and float(coll[0]["value"][1]) >= 1, "gpuaudit_collections_total >= 1 in Prometheus")
+        # which format did Prometheus get? replay its Accept header against serve
+        check(accepts and "application/openmetrics-text" in accepts[0],
+              "Prometheus asks for OpenMetrics first (Accept: %s)" % (accepts[0] if accepts else None))
+        st, h, body = s.get("/metrics", headers={"Accept": accepts[0]})
+        check(h.get("Content-Type", "").startswith("application/openmetrics-text") and body.endswith(b"# EOF\n"),
+              "serve answers that Accept header with OpenMetrics: Prometheus parsed the OpenMetrics exposition")
     finally:
         prom.send_signal(signal.SIGTERM)
         try:
@@ -219,6 +247,7 @@ def t_prometheus(exe, work):
             prom.kill()
             prc = prom.wait()
         plog.close()
+        rec.shutdown()
         src = s.stop()
     check(prc == 0, "prometheus stopped cleanly (exit %d)" % prc)
     check(src == 0, "gpuaudit serve stopped cleanly on SIGTERM (exit %d)" % src)
