@@ -187,6 +187,43 @@ def main(exe):
     check(job and job["restartPolicy"] == "Never" and "gpuaudit canary" in json.dumps(job["containers"]),
           "AnalysisTemplate: Job provider running gpuaudit canary")
     check(at["spec"]["metrics"][0].get("failureLimit") == 0, "AnalysisTemplate: failureLimit 0 (first failure rolls back)")
+    # run the Job's script with a stub gpuaudit: the canary's exit status is the Job's, a failed load run fails it
+    ctr = job["containers"][0]
+    script = ctr["args"][0]
+    defaults = {a["name"]: a.get("value", "") for a in at["spec"]["args"]}
+    defaults.update({"baseline-url": "http://stable.example:8000/", "candidate-url": "http://canary.example:8000/"})
+    env = {e["name"]: re.sub(r"\{\{args\.([a-z0-9-]+)\}\}", lambda m: defaults[m.group(1)], e["value"]) for e in ctr["env"]}
+    stubdir = tempfile.mkdtemp(prefix="ga-argo-")
+    try:
+        stub = os.path.join(stubdir, "gpuaudit")
+        open(stub, "w").write("""#!/bin/sh
+echo "$*" >>"$STUB_LOG"
+case "$1 $2" in
+"bench http") [ "$3" = "$FAIL_URL" ] && exit 2; echo '{"schema":"stub"}'; exit 0 ;;
+"canary --baseline") exit "$CANARY_RC" ;;
+esac
+exit 70
+""")
+        os.chmod(stub, 0o755)
+        tmpdir = os.path.join(stubdir, "tmp")
+        os.mkdir(tmpdir)
+        for canary_rc, fail_url, want in ((0, "", 0), (1, "", 1), (4, "", 4), (0, env["CANDIDATE_URL"], None)):
+            log = os.path.join(stubdir, "log")
+            open(log, "w").close()
+            e = dict(os.environ, PATH=stubdir + ":" + os.environ["PATH"], STUB_LOG=log, CANARY_RC=str(canary_rc),
+                     FAIL_URL=fail_url, **env)
+            r = subprocess.run(ctr["command"] + [script.replace("/tmp/", tmpdir + "/")], env=e, capture_output=True,
+                               text=True, timeout=20)
+            calls = open(log).read().splitlines()
+            if want is None:
+                check(r.returncode != 0 and not any(c.startswith("canary") for c in calls),
+                      "Argo Job: a failed load run fails the Job before the judge (exit %d)" % r.returncode)
+            else:
+                check(r.returncode == want and len(calls) == 3 and calls[-1].startswith("canary --baseline")
+                      and "--max-p99-increase 10" in calls[-1],
+                      "Argo Job: canary exit %d -> Job exit %d (%s)" % (canary_rc, r.returncode, calls))
+    finally:
+        shutil.rmtree(stubdir, ignore_errors=True)
 
     # Prometheus: rules, their unit tests, config
     if shutil.which("promtool"):
