@@ -108,6 +108,26 @@ def main(exe):
     check(nfd["hostPath"]["path"] == "/etc/kubernetes/node-feature-discovery/features.d",
           "NFD features.d hostPath")
 
+    # node affinity: NFD's default PCI labels select every GPU fixture, and not the CPU-only one
+    terms = dig(pod, "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms") or []
+    keys = {e["key"] for t in terms for e in t["matchExpressions"]}
+    check(keys and all(re.fullmatch(r"feature\.node\.kubernetes\.io/pci-[0-9a-f]{4}_[0-9a-f]{4}\.present", k)
+                       for k in keys), "affinity uses NFD's default pci-<class>_<vendor>.present labels")
+    for fx in sorted(os.listdir(os.path.join(FIXTURES, "nodes"))):
+        devs = os.path.join(FIXTURES, "nodes", fx, "root", "sys", "bus", "pci", "devices")
+        if not os.path.isdir(devs):
+            continue
+        labels = set()
+        for d in os.listdir(devs):
+            try:
+                cls = open(os.path.join(devs, d, "class")).read().strip()
+                ven = open(os.path.join(devs, d, "vendor")).read().strip()
+            except OSError:
+                continue
+            labels.add("feature.node.kubernetes.io/pci-%s_%s.present" % (cls[2:6], ven[2:6]))
+        selected = bool(keys & labels)
+        check(selected == (fx != "cpu-vm"), "DaemonSet affinity %s fixture %s" % ("selects" if fx != "cpu-vm" else "skips", fx))
+
     # the policy in the ConfigMap parses and matches a fixture
     cm = objs["ConfigMap"][0]
     work = tempfile.mkdtemp(prefix="ga-deploy-")
