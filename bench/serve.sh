@@ -15,6 +15,8 @@
 #                                       by the peer
 #   node-exporter defaults              what a node exporter usually runs (collects /proc
 #                                       and /sys on every scrape): memory reference
+# plus gpuaudit serve's 3-byte /healthz at one connection: the part of the latency tail
+# that is the machine (scheduling), not the exposition.
 # Targets: resident memory <= 10 MiB, p99 < 5 ms. The machine is shared (2 cores, other
 # jobs running): the figures are medians of REPS short runs, noisy; wrk shares the CPUs.
 # Writes bench/results/serve.txt.
@@ -92,6 +94,10 @@ bench_one() { # NAME PID PORT
 	done
 	echo "$name $idle $(rss_kib "$pid") $(hwm_kib "$pid") $bytes $(($(cpu_ticks "$pid") - t0)) $(getconf CLK_TCK)"
 }
+# the scheduler's share of the tail: the same server answering a 3-byte /healthz
+for r in $(seq "$reps"); do
+	wrk -t1 -c1 -d"${secs}s" --latency "http://127.0.0.1:$gport/healthz" >"$tmp/healthz.$r.wrk"
+done
 {
 	bench_one gpuaudit-serve "$gpid" "$gport"
 	bench_one node-exporter-textfile "$tpid" "$tport"
@@ -136,6 +142,11 @@ for name, r in rows.items():
     for conc, label in (("c1", "1 connection"), ("c8", "8 connections")):
         x = r[conc]
         lines.append("%-24s %-14s %9.3f %9.3f %9.0f" % (name, label, x["p50"], x["p99"], x["rps"]))
+hz = [open(os.path.join(tmp, "healthz.%d.wrk" % r)).read() for r in range(1, reps + 1)]
+lines.append("%-24s %-14s %9.3f %9.3f %9.0f" % ("gpuaudit-serve /healthz", "1 connection",
+             statistics.median(ms(re.search(r"^\s+50%\s+(\S+)", t, re.M).group(1)) for t in hz),
+             statistics.median(ms(re.search(r"^\s+99%\s+(\S+)", t, re.M).group(1)) for t in hz),
+             statistics.median(float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1)) for t in hz)))
 lines += ["", "%-24s %9s %9s %9s %8s %11s %6s" % ("server", "RSS MiB", "peak MiB", "idle MiB", "bytes", "CPU us/req",
                                                   "errors")]
 for name, r in rows.items():
