@@ -630,6 +630,26 @@ static bool get_mig(const struct ga_node *n, const struct ga_accel *a, double *v
 	(void)n;
 	return a->nvml && obool(&a->nvml->mig_enabled, v);
 }
+/* NVLinks NVML reports for the GPU, and how many of them are active. */
+static bool get_nvlinks(const struct ga_node *n, const struct ga_accel *a, double *v)
+{
+	(void)n;
+	if (!a->nvml || !a->nvml->n_nvlinks)
+		return false;
+	*v = (double)a->nvml->n_nvlinks;
+	return true;
+}
+static bool get_nvlinks_active(const struct ga_node *n, const struct ga_accel *a, double *v)
+{
+	(void)n;
+	if (!a->nvml || !a->nvml->n_nvlinks)
+		return false;
+	size_t k = 0;
+	for (size_t i = 0; i < a->nvml->n_nvlinks; i++)
+		k += a->nvml->nvlinks[i].active.set && a->nvml->nvlinks[i].active.v;
+	*v = (double)k;
+	return true;
+}
 static bool get_amd_bad_pages(const struct ga_node *n, const struct ga_accel *a, double *v)
 {
 	(void)n;
@@ -960,6 +980,11 @@ static void render_devices(struct pw *w, const struct ga_node *n)
 	dev_family(w, n, "gpuaudit_gpu_persistence_mode", NULL, "1 when NVIDIA persistence mode is on.",
 	           get_persistence);
 	dev_family(w, n, "gpuaudit_gpu_mig_enabled", NULL, "1 when MIG mode is enabled.", get_mig);
+	dev_family(w, n, "gpuaudit_gpu_nvlinks", NULL, "NVLinks NVML reports for the GPU.", get_nvlinks);
+	dev_family(w, n, "gpuaudit_gpu_nvlinks_active", NULL,
+	           "NVLinks that are active; fewer than gpuaudit_gpu_nvlinks on an NVSwitch system is a link "
+	           "down.",
+	           get_nvlinks_active);
 	dev_family(w, n, "gpuaudit_gpu_bad_pages", NULL, "amdgpu: retired (bad) VRAM pages.",
 	           get_amd_bad_pages);
 

@@ -13,6 +13,13 @@ LD_LIBRARY_PATH=$GA_FAKE_NVML_DIR FAKE_NVML_SCENARIO=$FIXTURES/../fakes/scenario
 	run serve --once --root "$FIXTURES/nodes/dgx-a100/root" --vendor | grep -E '^(\$ |gpuaudit_gpu_device_error|gpuaudit_findings|gpuaudit_vendor_library_up|\[exit)'
 # a GPU whose upstream link trained at fewer lanes: degraded 1, as the GA-LINK-DEGRADED finding says
 run serve --once --root "$FIXTURES/nodes/a10-x8/root" --no-vendor | grep -E '^(\$ |gpuaudit_gpu_pcie_link_(degraded|width)\{gpu="0"|gpuaudit_findings\{|\[exit)'
+# one NVLink of GPU 0 down: 11 of 12 active
+python3 - "$SRCDIR/tests/fakes/scenarios/healthy-8xa100.json" <<'PY' >link-down.json
+import json, sys
+d = json.load(open(sys.argv[1])); d["gpus"][0]["nvlinks"][5]["active"] = False; print(json.dumps(d))
+PY
+LD_LIBRARY_PATH=$GA_FAKE_NVML_DIR FAKE_NVML_SCENARIO=$PWD/link-down.json \
+	run serve --once --root "$FIXTURES/nodes/dgx-a100/root" --vendor | grep -E '^(\$ |gpuaudit_gpu_nvlinks(_active)?\{gpu="[01]"|\[exit)'
 # AMD: sysfs temperatures by sensor, RAS blocks, findings (OpenMetrics)
 run serve --once --openmetrics --root "$FIXTURES/nodes/mi250x/root" | mask | grep -v 'gpu="[1-7]"'
 # with a policy: the check result, the expected GPU count; kernel events from a log file

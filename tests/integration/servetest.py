@@ -234,6 +234,9 @@ def t_prometheus(exe, work):
         coll = query("gpuaudit_collections_total")
         check(coll and float(coll[0]["value"][1]) >= 1, "gpuaudit_collections_total >= 1 in Prometheus")
         # which format did Prometheus get? replay its Accept header against serve
+        deadline = time.time() + 20
+        while not accepts and time.time() < deadline:
+            time.sleep(0.2)
         check(accepts and "application/openmetrics-text" in accepts[0],
               "Prometheus asks for OpenMetrics first (Accept: %s)" % (accepts[0] if accepts else None))
         st, h, body = s.get("/metrics", headers={"Accept": accepts[0]})
