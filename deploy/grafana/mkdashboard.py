@@ -44,7 +44,7 @@ y += 8
 panel("Kernel events (Xid, AER, ...)", "timeseries", ['sum by (instance, kind, code, gpu) (increase(gpuaudit_kernel_events_total{%s}[$__rate_interval]))' % sel], legend=["{{instance}} {{kind}} {{code}} gpu {{gpu}}"], desc="Counters that only grow while gpuaudit serve runs; increase() per interval.")
 panel("ECC and row remapping", "table", ['gpuaudit_gpu_ecc_errors_volatile{%s} > 0' % sel, 'gpuaudit_gpu_remapped_rows{%s} > 0' % sel, 'gpuaudit_gpu_row_remap_pending{%s} == 1' % sel], x=12)
 y += 8
-panel("PCIe link width (current / max)", "table", ['gpuaudit_gpu_pcie_link_width{%s}' % sel, 'gpuaudit_gpu_pcie_link_max_width{%s}' % sel, 'gpuaudit_gpu_pcie_link_generation{%s}' % sel], w=12)
+panel("PCIe link width (current / max), NVLinks (total / active)", "table", ['gpuaudit_gpu_pcie_link_width{%s}' % sel, 'gpuaudit_gpu_pcie_link_max_width{%s}' % sel, 'gpuaudit_gpu_pcie_link_generation{%s}' % sel, 'gpuaudit_gpu_nvlinks{%s}' % sel, 'gpuaudit_gpu_nvlinks_active{%s}' % sel], w=12)
 panel("Vendor libraries up", "timeseries", ['gpuaudit_vendor_library_up{%s}' % sel], x=12, legend=["{{instance}} {{library}}"])
 y += 8
 # row 4: the exporter
