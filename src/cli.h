@@ -46,6 +46,7 @@ int cmd_version(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_explain(struct cli *cli, int argc, char **argv);
 int cmd_preflight(struct cli *cli, int argc, char **argv);
+int cmd_serve(struct cli *cli, int argc, char **argv);
 /* The bench subcommands with their summaries (src/cmd-bench.c). */
 void cli_bench_list(FILE *to);
 int cmd_vendor_helper(struct cli *cli, int argc, char **argv);
@@ -94,6 +95,17 @@ void cli_one_line(char *s, size_t max);
 /* Print the error; in NPD mode also one "gpuaudit: NPD_WHAT: msg" line and return 2. */
 int cli_report_fail(struct cli *cli, const char *cmd, const char *npd_what, bool npd, int code,
                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/*
+ * Node Feature Discovery labels (src/nfd.c): the feature file text for node N
+ * and check C (NULL: no policy, so no class/check labels), expiring after
+ * expiry_s; and writing it atomically as DIR/gpuaudit (0, or -1 with err set).
+ */
+struct ga_buf;
+struct ga_check;
+int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n, const struct ga_check *c,
+                   long expiry_s);
+int cli_nfd_write(const char *dir, const struct ga_buf *b, char *err, size_t errn);
 
 /* Set up a context from --root / GPUAUDIT_ROOT, GPUAUDIT_PCI_IDS and -v. */
 int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, struct ga_ctx **ret);

@@ -1,0 +1,178 @@
+/*
+ * nfd.c - the Node Feature Discovery local feature file (labels for the node's
+ * class, check result, accelerators and driver), written atomically. Shared by
+ * `check --nfd-dir` and `serve --nfd-dir`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gpuaudit/node.h"
+#include "gpuaudit/nodeclass.h"
+#include "gpuaudit/policy.h"
+
+#define NFD_PREFIX "gpuaudit.feature.node.kubernetes.io/"
+
+/* Label value rules: <= 63 of [A-Za-z0-9._-], alphanumeric at both ends; "" when nothing is left. */
+static void label_value(char *out, size_t n, const char *in)
+{
+	size_t len = 0;
+	bool dash = false;
+	for (const char *p = in ? in : ""; *p && len + 1 < n && len < 63; p++) {
+		unsigned char ch = (unsigned char)*p;
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		          ch == '.' || ch == '_' || ch == '-';
+		if (ok) {
+			out[len++] = (char)ch;
+			dash = false;
+		} else if (!dash && len) {
+			out[len++] = '-';
+			dash = true;
+		}
+	}
+	out[len] = '\0';
+	size_t s = 0;
+	while (out[s] && !((out[s] >= 'a' && out[s] <= 'z') || (out[s] >= 'A' && out[s] <= 'Z') ||
+	                   (out[s] >= '0' && out[s] <= '9')))
+		s++;
+	memmove(out, out + s, len - s + 1);
+	len -= s;
+	while (len && !((out[len - 1] >= 'a' && out[len - 1] <= 'z') ||
+	                (out[len - 1] >= 'A' && out[len - 1] <= 'Z') ||
+	                (out[len - 1] >= '0' && out[len - 1] <= '9')))
+		out[--len] = '\0';
+}
+
+static int add_label(struct ga_buf *b, const char *name, const char *value)
+{
+	char v[64];
+	label_value(v, sizeof(v), value);
+	if (!*v)
+		return 0;
+	return ga_buf_addf(b, NFD_PREFIX "%s=%s\n", name, v);
+}
+
+int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n, const struct ga_check *c,
+                   long expiry_s)
+{
+	time_t t = time(NULL) + expiry_s;
+	struct tm tm;
+	char ts[32];
+	if (!gmtime_r(&t, &tm) || !strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return -EINVAL;
+	int r = ga_buf_addf(b, "# +expiry-time=%s\n# written by gpuaudit %s; do not edit\n", ts, writer);
+	const struct ga_accel *a = NULL;
+	size_t count = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *x = &n->accelerators[i];
+		if (c && c->cls && c->cls->match.vendor &&
+		    (!x->vendor || strcmp(x->vendor, c->cls->match.vendor)))
+			continue;
+		if (!a)
+			a = x;
+		count++;
+	}
+	char num[32];
+	snprintf(num, sizeof(num), "%zu", count);
+	if (r == 0 && c)
+		r = add_label(b, "class", c->cls ? c->cls->name : "none");
+	if (r == 0 && c)
+		r = add_label(b, "check", ga_check_result_name(c->result));
+	if (r == 0)
+		r = add_label(b, "vendor", a ? a->vendor : "none");
+	if (r == 0)
+		r = add_label(b, "count", num);
+	if (a) {
+		if (r == 0)
+			r = add_label(b, "model", a->model);
+		if (a->nvml && a->nvml->compute_capability)
+			if (r == 0)
+				r = add_label(b, "cc", a->nvml->compute_capability);
+		if (a->gfx_target)
+			if (r == 0)
+				r = add_label(b, "gfx", a->gfx_target);
+		const char *dv = a->driver_version;
+		for (size_t i = 0; i < n->n_drivers; i++)
+			if (a->driver && n->drivers[i].name && !strcmp(a->driver, n->drivers[i].name) &&
+			    n->drivers[i].version)
+				dv = n->drivers[i].version;
+		if (dv) {
+			char major[32];
+			snprintf(major, sizeof(major), "%.*s", (int)strcspn(dv, ".-"), dv);
+			if (r == 0)
+				r = add_label(b, "driver-major", major);
+		}
+	}
+	/* the hardware/stack fingerprint (gpuaudit class): same id = same node class */
+	struct ga_nodeclass nc = { 0 };
+	if (r == 0 && ga_nodeclass_compute(n, &nc) == 0) {
+		char hw[16], stack[16];
+		snprintf(hw, sizeof(hw), "%.12s", nc.hw_sha256 ? nc.hw_sha256 : "");
+		snprintf(stack, sizeof(stack), "%.12s", nc.stack_sha256 ? nc.stack_sha256 : "");
+		r = add_label(b, "node-class", nc.name);
+		if (r == 0)
+			r = add_label(b, "hw-class", hw);
+		if (r == 0)
+			r = add_label(b, "stack-class", stack);
+		ga_nodeclass_release(&nc);
+	}
+	if (n->nvml && !n->nvml->error && n->nvml->cuda_driver_version)
+		if (r == 0)
+			r = add_label(b, "cuda", n->nvml->cuda_driver_version);
+	return r;
+}
+
+/* Write DIR/gpuaudit atomically: DIR/.gpuaudit.tmp (NFD ignores dot-files), fsync, rename. */
+int cli_nfd_write(const char *dir, const struct ga_buf *b, char *err, size_t errn)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(err, errn, "cannot open --nfd-dir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	int r = -1;
+	int fd = openat(dfd, ".gpuaudit.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		snprintf(err, errn, "cannot create %s/.gpuaudit.tmp: %s", dir, strerror(errno));
+		goto out;
+	}
+	size_t off = 0;
+	while (off < b->len) {
+		ssize_t w = write(fd, b->data + off, b->len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			snprintf(err, errn, "cannot write %s/.gpuaudit.tmp: %s", dir, strerror(errno));
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) < 0) {
+		snprintf(err, errn, "cannot sync %s/.gpuaudit.tmp: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		snprintf(err, errn, "cannot write %s/.gpuaudit.tmp: %s", dir, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (renameat(dfd, ".gpuaudit.tmp", dfd, "gpuaudit") < 0) {
+		snprintf(err, errn, "cannot rename into %s/gpuaudit: %s", dir, strerror(errno));
+		goto fail;
+	}
+	(void)fsync(dfd);
+	r = 0;
+	goto out;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dfd, ".gpuaudit.tmp", 0);
+out:
+	close(dfd);
+	return r;
+}

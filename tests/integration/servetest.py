@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+"""servetest.py - integration tests of `gpuaudit serve` against real servers on loopback.
+
+Usage: servetest.py TEST GPUAUDIT_BINARY. Each TEST starts its own processes on
+free loopback ports in a temporary directory and stops them; exit 0 pass, 1 fail,
+77 skipped (a peer tool is not installed). Run by the tests/integration/*.sh
+wrappers through ctest.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+import urllib.error
+import urllib.parse
+import urllib.request
+
+SRCDIR = os.environ.get("SRCDIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FIXTURES = os.path.join(SRCDIR, "tests", "fixtures")
+SCENARIOS = os.path.join(SRCDIR, "tests", "fakes", "scenarios")
+SKIP = 77
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+    print("ok:", what)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http(url, method="GET", headers=None, data=None, timeout=5):
+    """(status, headers, body bytes); HTTP errors are answers too."""
+    req = urllib.request.Request(url, method=method, headers=headers or {}, data=data)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def metric(text, name, labels=None):
+    """Value of the first sample NAME{...} whose labels include LABELS, or None."""
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        m = re.match(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$", line)
+        if not m or m.group(1) != name:
+            continue
+        got = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(3) or ""))
+        if all(got.get(k) == v for k, v in (labels or {}).items()):
+            return float(m.group(4))
+    return None
+
+
+class Serve:
+    """gpuaudit serve on a free loopback port (port 0: it picks one and says which)."""
+
+    def __init__(self, exe, args, env=None, work=None):
+        self.err_path = os.path.join(work, "serve.err")
+        self.err = open(self.err_path, "w")
+        e = dict(os.environ)
+        e.update(env or {})
+        self.p = subprocess.Popen([exe, "serve", "--listen", "127.0.0.1:0"] + args, stdout=subprocess.DEVNULL,
+                                  stderr=self.err, env=e)
+        self.port = None
+        deadline = time.time() + 20
+        while time.time() < deadline and self.p.poll() is None:
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", open(self.err_path).read())
+            if m:
+                self.port = int(m.group(1))
+                break
+            time.sleep(0.05)
+        if not self.port:
+            raise Fail("gpuaudit serve did not start: " + open(self.err_path).read())
+        self.base = "http://127.0.0.1:%d" % self.port
+
+    def get(self, path, **kw):
+        return http(self.base + path, **kw)
+
+    def metrics(self):
+        st, _, body = self.get("/metrics")
+        if st != 200:
+            raise Fail("GET /metrics answered %d" % st)
+        return body.decode()
+
+    def wait_metric(self, name, pred, timeout=20, labels=None):
+        deadline = time.time() + timeout
+        v = None
+        while time.time() < deadline:
+            v = metric(self.metrics(), name, labels)
+            if v is not None and pred(v):
+                return v
+            time.sleep(0.1)
+        raise Fail("%s%s never satisfied the condition (last %r)" % (name, labels or "", v))
+
+    def rss_kib(self):
+        for line in open("/proc/%d/status" % self.p.pid):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return None
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.p.poll() is None:
+            self.p.send_signal(sig)
+        try:
+            rc = self.p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+            raise Fail("gpuaudit serve did not stop within 15 s of the signal")
+        self.err.close()
+        return rc
+
+
+def class_id(exe, root):
+    out = subprocess.run([exe, "class", "--root", root, "--no-vendor"], capture_output=True, text=True,
+                         check=True).stdout
+    return re.search(r"^id\s+(\S+)", out, re.M).group(1)
+
+
+# --- the tests ---
+
+def t_promtool(exe, work):
+    """Every fixture and fake-NVML scenario gives an exposition promtool accepts."""
+    if not shutil.which("promtool"):
+        print("SKIP: promtool (Debian package prometheus) is not installed")
+        return SKIP
+    runs = []
+    for fx in sorted(os.listdir(os.path.join(FIXTURES, "nodes"))):
+        root = os.path.join(FIXTURES, "nodes", fx, "root")
+        if os.path.isdir(root):
+            runs.append((fx, ["--root", root, "--no-vendor"], {}))
+    fake = os.environ.get("GA_FAKE_NVML_DIR")
+    if fake:
+        for sc in sorted(os.listdir(SCENARIOS)):
+            env = {"LD_LIBRARY_PATH": fake, "FAKE_NVML_SCENARIO": os.path.join(SCENARIOS, sc)}
+            runs.append(("nvml " + sc, ["--root", os.path.join(FIXTURES, "nodes", "dgx-a100", "root"), "--vendor",
+                                        "--timeout", "1", "--policy",
+                                        os.path.join(FIXTURES, "policies", "fleet.yaml"), "--kmsg",
+                                        os.path.join(FIXTURES, "kmsg", "xid48-ecc.log")], env))
+    for name, args, env in runs:
+        e = dict(os.environ)
+        e.update(env)
+        out = subprocess.run([exe, "serve", "--once"] + args, capture_output=True, env=e)
+        check(out.returncode == 0, "%s: serve --once exits 0" % name)
+        lint = subprocess.run(["promtool", "check", "metrics"], input=out.stdout, capture_output=True)
+        check(lint.returncode == 0 and not lint.stdout.strip() and not lint.stderr.strip(),
+              "%s: promtool check metrics is silent%s" % (name, (": " + (lint.stdout + lint.stderr).decode())
+                                                           if lint.returncode or lint.stdout.strip() else ""))
+    return 0
+
+
+def t_prometheus(exe, work):
+    """A real Prometheus scrapes gpuaudit serve; up is 1 and the class-info series carries the fixture's class."""
+    if not shutil.which("prometheus"):
+        print("SKIP: prometheus (Debian package prometheus) is not installed")
+        return SKIP
+    root = os.path.join(FIXTURES, "nodes", "dgx-a100", "root")
+    want = class_id(exe, root)
+    s = Serve(exe, ["--root", root, "--no-vendor", "--interval", "1s"], work=work)
+    # a second target that records the Accept header Prometheus sends
+    accepts = []
+
+    class Recorder(BaseHTTPRequestHandler):
+        def do_GET(self):
+            accepts.append(self.headers.get("Accept", ""))
+            body = b"# TYPE probe gauge\nprobe 1\n"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    rec = HTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=rec.serve_forever, daemon=True).start()
+    pport = free_port()
+    cfg = os.path.join(work, "prometheus.yml")
+    with open(cfg, "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                "scrape_configs:\n  - job_name: gpuaudit\n    static_configs:\n"
+                "      - targets: ['127.0.0.1:%d']\n"
+                "  - job_name: recorder\n    static_configs:\n"
+                "      - targets: ['127.0.0.1:%d']\n" % (s.port, rec.server_address[1]))
+    plog = open(os.path.join(work, "prometheus.log"), "w")
+    prom = subprocess.Popen(["prometheus", "--config.file=" + cfg, "--storage.tsdb.path=" + os.path.join(work, "tsdb"),
+                             "--web.listen-address=127.0.0.1:%d" % pport, "--log.level=warn"],
+                            stdout=plog, stderr=subprocess.STDOUT, cwd=work)
+    api = "http://127.0.0.1:%d/api/v1/query?query=" % pport
+    try:
+        def query(q):
+            st, _, body = http(api + urllib.parse.quote(q), timeout=5)
+            if st != 200:
+                return []
+            return json.loads(body)["data"]["result"]
+
+        deadline = time.time() + 60
+        up = []
+        while time.time() < deadline:
+            if prom.poll() is not None:
+                raise Fail("prometheus exited: " + open(os.path.join(work, "prometheus.log")).read()[-2000:])
+            try:
+                up = query('up{job="gpuaudit"}')
+            except (urllib.error.URLError, ConnectionError, OSError):
+                up = []
+            if up and up[0]["value"][1] == "1":
+                break
+            time.sleep(0.5)
+        check(up and up[0]["value"][1] == "1", "Prometheus scraped gpuaudit serve: up == 1")
+        info = query("gpuaudit_node_class_info")
+        check(len(info) == 1 and info[0]["metric"].get("class") == want,
+              "gpuaudit_node_class_info{class=%r} in Prometheus (got %r)" % (want, [i["metric"] for i in info]))
+        gpus = query('gpuaudit_gpus{vendor="nvidia"}')
+        check(gpus and gpus[0]["value"][1] == "8", "gpuaudit_gpus{vendor=\"nvidia\"} == 8 in Prometheus")
+        # the scrape negotiated OpenMetrics: counters came through with their _total names
+        coll = query("gpuaudit_collections_total")
+        check(coll and float(coll[0]["value"][1]) >= 1, "gpuaudit_collections_total >= 1 in Prometheus")
+        # which format did Prometheus get? replay its Accept header against serve
+        deadline = time.time() + 20
+        while not accepts and time.time() < deadline:
+            time.sleep(0.2)
+        check(accepts and "application/openmetrics-text" in accepts[0],
+              "Prometheus asks for OpenMetrics first (Accept: %s)" % (accepts[0] if accepts else None))
+        st, h, body = s.get("/metrics", headers={"Accept": accepts[0]})
+        check(h.get("Content-Type", "").startswith("application/openmetrics-text") and body.endswith(b"# EOF\n"),
+              "serve answers that Accept header with OpenMetrics: Prometheus parsed the OpenMetrics exposition")
+    finally:
+        prom.send_signal(signal.SIGTERM)
+        try:
+            prc = prom.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            prom.kill()
+            prc = prom.wait()
+        plog.close()
+        rec.shutdown()
+        src = s.stop()
+    check(prc == 0, "prometheus stopped cleanly (exit %d)" % prc)
+    check(src == 0, "gpuaudit serve stopped cleanly on SIGTERM (exit %d)" % src)
+    return 0
+
+
+def t_hang(exe, work):
+    """NVML hangs in every collection: /metrics stays fast, and the staleness metrics move."""
+    fake = os.environ.get("GA_FAKE_NVML_DIR")
+    if not fake:
+        print("SKIP: GA_FAKE_NVML_DIR is not set (the fake NVML is built by tests/fakes)")
+        return SKIP
+    env = {"LD_LIBRARY_PATH": fake, "FAKE_NVML_SCENARIO": os.path.join(SCENARIOS, "init-hangs.json")}
+    root = os.path.join(FIXTURES, "nodes", "dgx-a100", "root")
+    # a 2 s deadline: a scrape that waited for the collection would take up to 2 s, far above 0.5 s
+    s = Serve(exe, ["--root", root, "--vendor", "--timeout", "2", "--interval", "1s"], env=env, work=work)
+    try:
+        st, _, body = s.get("/healthz")
+        check(st == 503 and b"starting" in body, "/healthz is 503 before the first collection ends")
+        slowest = 0.0
+        running_seen = False
+        samples = []
+        t_end = time.time() + 7.5
+        while time.time() < t_end:
+            t0 = time.monotonic()
+            st, _, body = s.get("/metrics", timeout=2)
+            slowest = max(slowest, time.monotonic() - t0)
+            if st != 200:
+                raise Fail("GET /metrics answered %d during a hung collection" % st)
+            text = body.decode()
+            running_seen |= metric(text, "gpuaudit_collection_running") == 1
+            samples.append(text)
+            time.sleep(0.05)
+        check(slowest < 0.5, "every scrape answered within 0.5 s while NVML hung (slowest %.3f s, %d scrapes)"
+              % (slowest, len(samples)))
+        check(running_seen, "gpuaudit_collection_running was 1 while the helper hung")
+        last = samples[-1]
+        errs = metric(last, "gpuaudit_collection_errors_total")
+        tmo = metric(last, "gpuaudit_vendor_library_timeouts_total")
+        check(errs is not None and errs >= 2, "gpuaudit_collection_errors_total grew (%s)" % errs)
+        check(tmo is not None and tmo >= 2, "gpuaudit_vendor_library_timeouts_total grew (%s)" % tmo)
+        check(metric(last, "gpuaudit_vendor_library_up", {"library": "nvml"}) == 0, "gpuaudit_vendor_library_up{nvml} 0")
+        check(metric(last, "gpuaudit_last_success_timestamp_seconds") is None,
+              "no successful collection: gpuaudit_last_success_timestamp_seconds absent")
+        ts = [metric(x, "gpuaudit_last_collection_timestamp_seconds") for x in samples]
+        ts = [t for t in ts if t is not None]
+        check(len(ts) > 1 and ts[-1] > ts[0], "gpuaudit_last_collection_timestamp_seconds moved (%s -> %s)"
+              % (ts[0] if ts else None, ts[-1] if ts else None))
+        dur = metric(last, "gpuaudit_collection_duration_seconds")
+        check(dur is not None and dur >= 1.9, "gpuaudit_collection_duration_seconds shows the 2 s deadline (%s)" % dur)
+        st, _, body = s.get("/healthz")
+        check(st == 200, "/healthz is 200: collections finish (at the deadline)")
+        kids = subprocess.run(["pgrep", "-P", str(s.p.pid)], capture_output=True, text=True).stdout.split()
+    finally:
+        rc = s.stop()
+    check(rc == 0, "serve stopped cleanly during a hung collection (exit %d)" % rc)
+    time.sleep(0.3)
+    left = [k for k in kids if os.path.exists("/proc/" + k)]
+    check(not left, "no vendor helper left behind (%s)" % left)
+    return 0
+
+
+def t_http(exe, work):
+    """HTTP behaviour: methods, bodies, negotiation, JSON endpoints, counters that only grow, signals."""
+    klog = os.path.join(work, "kmsg.log")
+    lines = [
+        "[  100.000001] NVRM: Xid (PCI:0000:47:00): 79, pid=1, name=a, GPU has fallen off the bus.\n",
+        "[  100.000002] NVRM: Xid (PCI:0000:47:00): 79, pid=2, name=b, GPU has fallen off the bus.\n",
+        "[  101.000000] NVRM: Xid (PCI:0000:07:00): 13, pid=3, name=c, Graphics Exception\n",
+        "[  102.000000] NVRM: Xid (PCI:0000:47:00): 79, pid=4, name=d, GPU has fallen off the bus.\n",
+    ]
+    open(klog, "w").writelines(lines[:2])
+    root = os.path.join(FIXTURES, "nodes", "dgx-a100", "root")
+    s = Serve(exe, ["--root", root, "--no-vendor", "--interval", "1s", "--kmsg", klog], work=work)
+    xid79 = {"kind": "xid", "code": "79", "gpu": "2"}
+    try:
+        s.wait_metric("gpuaudit_kernel_events_total", lambda v: v == 2, labels=xid79)
+        check(True, "two Xid 79 events counted")
+        with open(klog, "a") as f:
+            f.writelines(lines[2:])
+        s.wait_metric("gpuaudit_kernel_events_total", lambda v: v == 3, labels=xid79)
+        n0 = metric(s.metrics(), "gpuaudit_collections_total")
+        # the ring buffer "wraps": older records disappear; nothing is counted twice or lost
+        open(klog, "w").writelines(lines[3:])
+        s.wait_metric("gpuaudit_collections_total", lambda v: v >= n0 + 2)
+        text = s.metrics()
+        check(metric(text, "gpuaudit_kernel_events_total", xid79) == 3, "Xid 79 counter stays 3 after the log shrank")
+        check(metric(text, "gpuaudit_kernel_events_total", {"kind": "xid", "code": "13"}) == 1, "Xid 13 counted once")
+
+        st, h, body = s.get("/metrics", method="POST", data=b"x=1")
+        check(st == 405 and h.get("Allow") == "GET, HEAD", "POST /metrics: 405 with Allow: GET, HEAD")
+        for m in ("PUT", "DELETE", "OPTIONS"):
+            st, _, _ = s.get("/metrics", method=m)
+            check(st == 405, "%s /metrics: 405" % m)
+        st, _, _ = s.get("/metrics", headers={"Content-Length": "3"}, data=b"abc")
+        check(st == 413, "GET with a body: 413")
+        st, h, body = s.get("/metrics", method="HEAD")
+        check(st == 200 and body == b"" and int(h.get("Content-Length", "0")) > 1000, "HEAD /metrics: headers only")
+        st, _, _ = s.get("/nope")
+        check(st == 404, "unknown path: 404")
+        st, h, body = s.get("/metrics", headers={"Accept": "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"})
+        check(st == 200 and h.get("Content-Type", "").startswith("application/openmetrics-text; version=1.0.0")
+              and body.endswith(b"# EOF\n"), "Accept: OpenMetrics gives OpenMetrics ending in # EOF")
+        st, h, body = s.get("/metrics")
+        check(h.get("Content-Type") == "text/plain; version=0.0.4; charset=utf-8" and b"# EOF" not in body,
+              "no Accept: text format 0.0.4")
+        st, h, body = s.get("/v1/snapshot")
+        snap = json.loads(body)
+        check(st == 200 and snap.get("schema") == "gpuaudit.node/v1" and len(snap["accelerators"]) == 8,
+              "/v1/snapshot: the node snapshot (gpuaudit.node/v1, 8 accelerators)")
+        st, h, body = s.get("/v1/check")
+        chk = json.loads(body)
+        check(st == 200 and chk["schema"] == "gpuaudit.serve-check/v1" and chk["result"] is None
+              and isinstance(chk["findings"], list), "/v1/check without a policy: findings, result null")
+        # the snapshot reads back through discover --from
+        p = subprocess.run([exe, "class", "--from", "-"], input=json.dumps(snap).encode(),
+                           capture_output=True)
+        check(p.returncode == 0 and class_id(exe, root).encode() in p.stdout, "/v1/snapshot reads back with --from")
+    finally:
+        rc = s.stop(signal.SIGINT)
+    check(rc == 0, "SIGINT stops serve with exit 0 (got %d)" % rc)
+    check("SIGINT: shutting down" in open(s.err_path).read(), "serve says why it stops")
+    return 0
+
+
+def t_limits(exe, work):
+    """--max-connections and --connection-timeout: idle connections are cut, extra ones wait for a slot."""
+    root = os.path.join(FIXTURES, "nodes", "cpu-vm", "root")
+    s = Serve(exe, ["--root", root, "--interval", "1s", "--max-connections", "2", "--connection-timeout", "1"],
+              work=work)
+    try:
+        s.wait_metric("gpuaudit_collections_total", lambda v: v >= 1)
+        time.sleep(1.5)  # let the connections of wait_metric time out
+        idle = [socket.create_connection(("127.0.0.1", s.port)) for _ in range(2)]
+        time.sleep(0.3)
+        extra = socket.create_connection(("127.0.0.1", s.port))
+        extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        extra.settimeout(0.4)
+        try:
+            got = extra.recv(100)
+        except socket.timeout:
+            got = None
+        check(got is None, "a third connection waits while --max-connections 2 are held (got %r)" % (got or b"")[:40])
+        t0 = time.monotonic()
+        for c in idle:
+            c.settimeout(5)
+            try:
+                data = c.recv(100)
+            except OSError:
+                data = b""
+            check(data == b"", "an idle connection is closed by the server")
+        waited = time.monotonic() - t0
+        check(waited < 3, "idle connections closed after --connection-timeout 1 (%.1f s)" % waited)
+        extra.settimeout(3)
+        got = extra.recv(100)
+        check(got.startswith(b"HTTP/1.1 200"), "the waiting connection is served once a slot is free")
+        st, _, body = s.get("/healthz")
+        check(st == 200, "a new connection is served once the idle ones are gone")
+    finally:
+        rc = s.stop()
+    check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
+    return 0
+
+
+def t_load(exe, work):
+    """Bounded load with wrk: no errors, no growth in resident memory."""
+    if not shutil.which("wrk"):
+        print("SKIP: wrk is not installed")
+        return SKIP
+    root = os.path.join(FIXTURES, "nodes", "dgx-a100", "root")
+    s = Serve(exe, ["--root", root, "--no-vendor", "--interval", "1s"], work=work)
+    try:
+        s.wait_metric("gpuaudit_collections_total", lambda v: v >= 1)
+        url = s.base + "/metrics"
+        subprocess.run(["wrk", "-t1", "-c8", "-d1s", url], capture_output=True, check=True)  # warm-up
+        before = s.rss_kib()
+        out = subprocess.run(["wrk", "-t2", "-c8", "-d3s", url], capture_output=True, text=True, check=True).stdout
+        after = s.rss_kib()
+        print(out)
+        reqs = int(re.search(r"(\d+) requests in", out).group(1))
+        check(reqs > 100, "wrk completed %d requests" % reqs)
+        check("Non-2xx" not in out and "Socket errors" not in out, "no HTTP or socket errors under load")
+        sanitized = os.environ.get("GA_SANITIZE", "OFF").upper() in ("ON", "1", "TRUE")
+        if sanitized:
+            print("note: sanitizer build: resident memory is not compared (ASan keeps a quarantine)")
+        else:
+            check(after - before <= 512, "VmRSS did not grow under load (%d -> %d KiB)" % (before, after))
+            check(after <= 10 * 1024, "VmRSS <= 10 MiB under load (%d KiB)" % after)
+        st, _, _ = s.get("/healthz")
+        check(st == 200, "/healthz 200 after the load")
+    finally:
+        rc = s.stop()
+    check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
+    return 0
+
+
+TESTS = {"promtool": t_promtool, "prometheus": t_prometheus, "hang": t_hang, "http": t_http, "load": t_load,
+         "limits": t_limits}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in TESTS:
+        sys.exit("usage: servetest.py %s GPUAUDIT" % "|".join(TESTS))
+    exe = os.path.abspath(sys.argv[2])
+    work = tempfile.mkdtemp(prefix="ga-serve-")
+    try:
+        rc = TESTS[sys.argv[1]](exe, work)
+    except Fail as e:
+        print("FAIL:", e)
+        rc = 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    sys.exit(rc)
