@@ -2,7 +2,8 @@
 # short list of things a person types.
 #
 #   make            build (build/gpuaudit)
-#   make demo       install what is missing, build, and describe this machine
+#   make demo       install what is missing, build, describe this machine and
+#                   run the preflight job on it
 #   make test       install what is missing, build and run every test twice:
 #                   a normal build and an AddressSanitizer+UBSan build
 #   make fuzz       build the libFuzzer targets with clang (build-fuzz/)
@@ -40,6 +41,9 @@ demo: deps build
 	@echo
 	@echo '== gpuaudit class (this machine'"'"'s node class and compile-cache key) =='
 	@$(BUILD)/gpuaudit class
+	@echo
+	@echo '== gpuaudit preflight (discover, built-in GEMM warm-up checked against a CPU reference) =='
+	@$(BUILD)/gpuaudit preflight; rc=$$?; echo; echo "exit status $$rc (0 = every step passed)"
 
 test: deps
 	$(MAKE) test-normal
