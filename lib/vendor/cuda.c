@@ -1,0 +1,525 @@
+/*
+ * cuda.c - the NVIDIA backend: the CUDA driver API (libcuda.so.1, which the
+ * driver installs) for devices, memory and copies, and cuBLAS
+ * (libcublas.so.13, .12, .11 from the toolkit or a wheel) for GEMM through
+ * cublasGemmEx: fp32 and fp64 with strict compute, fp16 and bf16 inputs with
+ * fp32 accumulation. Row-major C = A·B is computed as the column-major
+ * C^T = B^T·A^T, so no transposes are needed.
+ *
+ * Only the driver's libcuda.so.1 is ever loaded, never the toolkit's link
+ * stub lib64/stubs/libcuda.so (it fails every call). With no driver the
+ * backend is "absent" and says whether cuBLAS itself was found, so a node
+ * with the toolkit but no driver gets a precise finding. Declarations:
+ * cuda_types.h.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "cuda_internal.h"
+#include "../bench/bench-internal.h"
+#include "gpuaudit/bench.h"
+
+#define MAX_DEVICES 16
+
+struct cuda {
+	struct ga_ctx *ctx;
+	void *lib, *blas_lib;
+	ga_cuInit_fn cuInit;
+	ga_cuDriverGetVersion_fn cuDriverGetVersion;
+	ga_cuDeviceGetCount_fn cuDeviceGetCount;
+	ga_cuDeviceGet_fn cuDeviceGet;
+	ga_cuDeviceGetName_fn cuDeviceGetName;
+	ga_cuDeviceTotalMem_v2_fn cuDeviceTotalMem_v2;
+	ga_cuDeviceGetPCIBusId_fn cuDeviceGetPCIBusId;
+	ga_cuDevicePrimaryCtxRetain_fn cuDevicePrimaryCtxRetain;
+	ga_cuDevicePrimaryCtxRelease_v2_fn cuDevicePrimaryCtxRelease_v2;
+	ga_cuCtxSetCurrent_fn cuCtxSetCurrent;
+	ga_cuCtxSynchronize_fn cuCtxSynchronize;
+	ga_cuMemAlloc_v2_fn cuMemAlloc_v2;
+	ga_cuMemFree_v2_fn cuMemFree_v2;
+	ga_cuMemAllocHost_v2_fn cuMemAllocHost_v2;
+	ga_cuMemFreeHost_fn cuMemFreeHost;
+	ga_cuMemcpyHtoDAsync_v2_fn cuMemcpyHtoDAsync_v2;
+	ga_cuMemcpyDtoHAsync_v2_fn cuMemcpyDtoHAsync_v2;
+	ga_cuMemcpyDtoDAsync_v2_fn cuMemcpyDtoDAsync_v2;
+	ga_cuMemcpyHtoD_v2_fn cuMemcpyHtoD_v2;
+	ga_cuMemcpyDtoH_v2_fn cuMemcpyDtoH_v2;
+	ga_cuGetErrorString_fn cuGetErrorString;
+	ga_cublasCreate_v2_fn cublasCreate_v2;
+	ga_cublasDestroy_v2_fn cublasDestroy_v2;
+	ga_cublasGetProperty_fn cublasGetProperty;
+	ga_cublasGemmEx_fn cublasGemmEx;
+	struct {
+		ga_CUdevice dev;
+		ga_CUcontext cx;
+		ga_cublasHandle_t blas;
+		struct ga_bench_device info;
+	} d[MAX_DEVICES];
+	size_t n_dev;
+	char version[160];
+};
+
+#define SYM(f)                               \
+	{                                    \
+#f, offsetof(struct cuda, f) \
+	}
+static const struct {
+	const char *name;
+	size_t off;
+} drv_syms[] = {
+	SYM(cuInit),
+	SYM(cuDriverGetVersion),
+	SYM(cuDeviceGetCount),
+	SYM(cuDeviceGet),
+	SYM(cuDeviceGetName),
+	SYM(cuDeviceTotalMem_v2),
+	SYM(cuDeviceGetPCIBusId),
+	SYM(cuDevicePrimaryCtxRetain),
+	SYM(cuDevicePrimaryCtxRelease_v2),
+	SYM(cuCtxSetCurrent),
+	SYM(cuCtxSynchronize),
+	SYM(cuMemAlloc_v2),
+	SYM(cuMemFree_v2),
+	SYM(cuMemAllocHost_v2),
+	SYM(cuMemFreeHost),
+	SYM(cuMemcpyHtoDAsync_v2),
+	SYM(cuMemcpyDtoHAsync_v2),
+	SYM(cuMemcpyDtoDAsync_v2),
+	SYM(cuMemcpyHtoD_v2),
+	SYM(cuMemcpyDtoH_v2),
+	SYM(cuGetErrorString),
+};
+static const struct {
+	const char *name;
+	size_t off;
+} blas_syms[] = {
+	SYM(cublasCreate_v2),
+	SYM(cublasDestroy_v2),
+	SYM(cublasGetProperty),
+	SYM(cublasGemmEx),
+};
+
+static const char *const cublas_names[] = { "libcublas.so.13", "libcublas.so.12", "libcublas.so.11", NULL };
+
+static int cufail(struct cuda *c, const char *call, ga_CUresult r)
+{
+	const char *s = NULL;
+	if (c->cuGetErrorString)
+		c->cuGetErrorString(r, &s);
+	return ga_err(c->ctx, -EIO, "%s failed: %u (%s)", call, r, s ? s : "?");
+}
+
+/* dlopen by soname, then under libdir (NULL: /usr/local/cuda/lib64). */
+static void *open_cublas(const char *libdir, char *used, size_t used_len)
+{
+	for (size_t i = 0; cublas_names[i]; i++) {
+		void *h = dlopen(cublas_names[i], RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			char path[512];
+			snprintf(path, sizeof(path), "%s/%s", libdir ? libdir : "/usr/local/cuda/lib64",
+			         cublas_names[i]);
+			h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+			if (h)
+				snprintf(used, used_len, "%s", path);
+		} else
+			snprintf(used, used_len, "%s", cublas_names[i]);
+		if (h)
+			return h;
+	}
+	return NULL;
+}
+
+static int load_syms(void *lib, void *obj, const void *table, size_t n, const char **ret_missing)
+{
+	const struct {
+		const char *name;
+		size_t off;
+	} *t = table;
+	for (size_t i = 0; i < n; i++) {
+		void *f = dlsym(lib, t[i].name);
+		if (!f) {
+			*ret_missing = t[i].name;
+			return -EIO;
+		}
+		memcpy((char *)obj + t[i].off, &f, sizeof(f));
+	}
+	return 0;
+}
+
+static void cu_close(void *state)
+{
+	struct cuda *c = state;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_dev; i++) {
+		if (c->d[i].blas) {
+			c->cuCtxSetCurrent(c->d[i].cx);
+			c->cublasDestroy_v2(c->d[i].blas);
+		}
+		if (c->d[i].cx)
+			c->cuDevicePrimaryCtxRelease_v2(c->d[i].dev);
+	}
+	if (c->blas_lib)
+		dlclose(c->blas_lib);
+	if (c->lib)
+		dlclose(c->lib);
+	ga_free(c);
+}
+
+static int cu_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void **ret_state)
+{
+	struct cuda *c = ga_calloc(1, sizeof(*c));
+	const char *missing = NULL;
+	char blas_used[600] = "";
+	int blas_ver[3] = { 0 };
+	int err;
+	ga_CUresult r;
+	if (!c)
+		return -ENOMEM;
+	c->ctx = ctx;
+	ga_progress(ctx, "dlopen libcublas");
+	c->blas_lib = open_cublas(cfg->cuda_libdir, blas_used, sizeof(blas_used));
+	if (c->blas_lib && load_syms(c->blas_lib, c, blas_syms, GA_ARRAY_SIZE(blas_syms), &missing) < 0) {
+		err = ga_err(ctx, -EIO, "%s lacks %s", blas_used, missing);
+		goto out;
+	}
+	if (c->blas_lib)
+		for (unsigned i = 0; i < 3; i++)
+			c->cublasGetProperty(GA_MAJOR_VERSION + i, &blas_ver[i]);
+	ga_progress(ctx, "dlopen libcuda.so.1");
+	c->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!c->lib) {
+		if (c->blas_lib)
+			err = ga_err(ctx, -ENOENT,
+			             "NVIDIA driver library libcuda.so.1 not found; cuBLAS %d.%d.%d is "
+			             "installed (%s) "
+			             "but cannot run without the driver",
+			             blas_ver[0], blas_ver[1], blas_ver[2], blas_used);
+		else
+			err = ga_err(ctx, -ENOENT,
+			             "NVIDIA driver library libcuda.so.1 not found (and no cuBLAS)");
+		goto out;
+	}
+	if (load_syms(c->lib, c, drv_syms, GA_ARRAY_SIZE(drv_syms), &missing) < 0) {
+		err = ga_err(ctx, -EIO, "libcuda.so.1 lacks %s", missing);
+		goto out;
+	}
+	ga_progress(ctx, "cuInit");
+	if ((r = c->cuInit(0)) != GA_CUDA_SUCCESS) {
+		err = r == GA_CUDA_ERROR_NO_DEVICE ? ga_err(ctx, -ENODEV, "cuInit: no CUDA device")
+		                                   : cufail(c, "cuInit", r);
+		goto out;
+	}
+	int n = 0, drv = 0;
+	c->cuDriverGetVersion(&drv);
+	if ((r = c->cuDeviceGetCount(&n)) != GA_CUDA_SUCCESS) {
+		err = cufail(c, "cuDeviceGetCount", r);
+		goto out;
+	}
+	if (n <= 0) {
+		err = ga_err(ctx, -ENODEV, "no CUDA device");
+		goto out;
+	}
+	if (!c->blas_lib) {
+		err = ga_err(ctx, -ENOENT, "cuBLAS not found (libcublas.so.13/12/11)");
+		goto out;
+	}
+	snprintf(c->version, sizeof(c->version), "cuBLAS %d.%d.%d, CUDA driver %d.%d", blas_ver[0],
+	         blas_ver[1], blas_ver[2], drv / 1000, (drv % 1000) / 10);
+	for (int i = 0; i < n && c->n_dev < MAX_DEVICES; i++) {
+		size_t k = c->n_dev;
+		char bus[32] = "";
+		size_t mem = 0;
+		if ((r = c->cuDeviceGet(&c->d[k].dev, i)) != GA_CUDA_SUCCESS) {
+			err = cufail(c, "cuDeviceGet", r);
+			goto out;
+		}
+		c->cuDeviceGetName(c->d[k].info.name, (int)sizeof(c->d[k].info.name) - 1, c->d[k].dev);
+		if (c->cuDeviceTotalMem_v2(&mem, c->d[k].dev) == GA_CUDA_SUCCESS)
+			c->d[k].info.mem_bytes = mem;
+		if (c->cuDeviceGetPCIBusId(bus, (int)sizeof(bus), c->d[k].dev) == GA_CUDA_SUCCESS) {
+			for (char *p = bus; *p; p++)
+				*p = (char)((*p >= 'A' && *p <= 'F') ? *p - 'A' + 'a' : *p);
+			/* "00000000:C1:00.0" -> "pci:0000:c1:00.0" */
+			const char *b = strlen(bus) > 12 ? bus + strlen(bus) - 12 : bus;
+			snprintf(c->d[k].info.key, sizeof(c->d[k].info.key), "pci:%s", b);
+		} else
+			bench_device_name_key(&c->d[k].info);
+		c->d[k].info.is_gpu = true;
+		c->d[k].info.gemm_dtypes = GA_DT_BIT(GA_DT_FP32) | GA_DT_BIT(GA_DT_FP64) |
+		                           GA_DT_BIT(GA_DT_FP16) | GA_DT_BIT(GA_DT_BF16);
+		if ((r = c->cuDevicePrimaryCtxRetain(&c->d[k].cx, c->d[k].dev)) != GA_CUDA_SUCCESS) {
+			err = cufail(c, "cuDevicePrimaryCtxRetain", r);
+			goto out;
+		}
+		c->n_dev++;
+		c->cuCtxSetCurrent(c->d[k].cx);
+		ga_cublasStatus_t s = c->cublasCreate_v2(&c->d[k].blas);
+		if (s != GA_CUBLAS_STATUS_SUCCESS) {
+			c->d[k].blas = NULL;
+			err = ga_err(ctx, -EIO, "cublasCreate failed: status %u", s);
+			goto out;
+		}
+	}
+	*ret_state = c;
+	c = NULL;
+	err = 0;
+out:
+	cu_close(c);
+	return err;
+}
+
+static const char *cu_version(void *state)
+{
+	return ((struct cuda *)state)->version;
+}
+
+static size_t cu_n_devices(void *state)
+{
+	return ((struct cuda *)state)->n_dev;
+}
+
+static const struct ga_bench_device *cu_device(void *state, size_t i)
+{
+	return &((struct cuda *)state)->d[i].info;
+}
+
+/* --- helpers shared with nccl.c --- */
+
+size_t ga_cuda_devices(struct cuda *c)
+{
+	return c->n_dev;
+}
+
+int ga_cuda_use(struct cuda *c, size_t dev)
+{
+	ga_CUresult r = c->cuCtxSetCurrent(c->d[dev].cx);
+	return r == GA_CUDA_SUCCESS ? 0 : cufail(c, "cuCtxSetCurrent", r);
+}
+
+int ga_cuda_alloc(struct cuda *c, size_t dev, size_t bytes, ga_CUdeviceptr *ret)
+{
+	int e = ga_cuda_use(c, dev);
+	if (e < 0)
+		return e;
+	ga_CUresult r = c->cuMemAlloc_v2(ret, bytes);
+	return r == GA_CUDA_SUCCESS ? 0 : cufail(c, "cuMemAlloc", r);
+}
+
+void ga_cuda_free(struct cuda *c, size_t dev, ga_CUdeviceptr p)
+{
+	if (p && ga_cuda_use(c, dev) == 0)
+		c->cuMemFree_v2(p);
+}
+
+int ga_cuda_upload(struct cuda *c, size_t dev, ga_CUdeviceptr dst, const void *src, size_t bytes)
+{
+	int e = ga_cuda_use(c, dev);
+	if (e < 0)
+		return e;
+	ga_CUresult r = c->cuMemcpyHtoD_v2(dst, src, bytes);
+	return r == GA_CUDA_SUCCESS ? 0 : cufail(c, "cuMemcpyHtoD", r);
+}
+
+int ga_cuda_download(struct cuda *c, size_t dev, void *dst, ga_CUdeviceptr src, size_t bytes)
+{
+	int e = ga_cuda_use(c, dev);
+	if (e < 0)
+		return e;
+	ga_CUresult r = c->cuMemcpyDtoH_v2(dst, src, bytes);
+	return r == GA_CUDA_SUCCESS ? 0 : cufail(c, "cuMemcpyDtoH", r);
+}
+
+int ga_cuda_sync(struct cuda *c, size_t dev)
+{
+	int e = ga_cuda_use(c, dev);
+	if (e < 0)
+		return e;
+	ga_CUresult r = c->cuCtxSynchronize();
+	return r == GA_CUDA_SUCCESS ? 0 : cufail(c, "cuCtxSynchronize", r);
+}
+
+/* --- GEMM --- */
+
+struct cu_gemm {
+	struct cuda *c;
+	size_t dev;
+	enum ga_dtype dt;
+	size_t m, n, k;
+	ga_CUdeviceptr a, b, out;
+};
+
+static void cu_gemm_free(void *job)
+{
+	struct cu_gemm *g = job;
+	if (!g)
+		return;
+	ga_cuda_free(g->c, g->dev, g->a);
+	ga_cuda_free(g->c, g->dev, g->b);
+	ga_cuda_free(g->c, g->dev, g->out);
+	ga_free(g);
+}
+
+static int cu_gemm_setup(void *state, size_t dev, enum ga_dtype dt, size_t m, size_t n, size_t k,
+                         const void *a, const void *b, void **ret_job)
+{
+	struct cuda *c = state;
+	size_t es = ga_dtype_size(dt);
+	int err;
+	if (m > 1u << 20 || n > 1u << 20 || k > 1u << 20)
+		return ga_err(c->ctx, -EINVAL, "GEMM size too large");
+	struct cu_gemm *g = ga_calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	*g = (struct cu_gemm){ .c = c, .dev = dev, .dt = dt, .m = m, .n = n, .k = k };
+	if ((err = ga_cuda_alloc(c, dev, m * k * es, &g->a)) < 0 ||
+	    (err = ga_cuda_alloc(c, dev, k * n * es, &g->b)) < 0 ||
+	    (err = ga_cuda_alloc(c, dev, m * n * es, &g->out)) < 0 ||
+	    (err = ga_cuda_upload(c, dev, g->a, a, m * k * es)) < 0 ||
+	    (err = ga_cuda_upload(c, dev, g->b, b, k * n * es)) < 0)
+		goto out;
+	*ret_job = g;
+	g = NULL;
+out:
+	cu_gemm_free(g);
+	return err;
+}
+
+static int cu_gemm_run(void *job, unsigned iters)
+{
+	struct cu_gemm *g = job;
+	struct cuda *c = g->c;
+	int e = ga_cuda_use(c, g->dev);
+	if (e < 0)
+		return e;
+	static const unsigned types[GA_DT_COUNT] = { GA_CUDA_R_32F, GA_CUDA_R_64F, GA_CUDA_R_16F,
+		                                     GA_CUDA_R_16BF };
+	float f1 = 1.0f, f0 = 0.0f;
+	double d1 = 1.0, d0 = 0.0;
+	bool dbl = g->dt == GA_DT_FP64;
+	unsigned t = types[g->dt];
+	for (unsigned i = 0; i < iters; i++) {
+		/* column-major C^T (n x m) = B^T (n x k) * A^T (k x m) */
+		ga_cublasStatus_t s = c->cublasGemmEx(
+		        c->d[g->dev].blas, GA_CUBLAS_OP_N, GA_CUBLAS_OP_N, (int)g->n, (int)g->m, (int)g->k,
+		        dbl ? (const void *)&d1 : (const void *)&f1, (const void *)(uintptr_t)g->b, t,
+		        (int)g->n, (const void *)(uintptr_t)g->a, t, (int)g->k,
+		        dbl ? (const void *)&d0 : (const void *)&f0, (void *)(uintptr_t)g->out, t, (int)g->n,
+		        dbl ? GA_CUBLAS_COMPUTE_64F : GA_CUBLAS_COMPUTE_32F, GA_CUBLAS_GEMM_DEFAULT);
+		if (s != GA_CUBLAS_STATUS_SUCCESS)
+			return ga_err(c->ctx, -EIO, "cublasGemmEx (%s) failed: status %u",
+			              ga_dtype_name(g->dt), s);
+	}
+	return ga_cuda_sync(c, g->dev);
+}
+
+static int cu_gemm_read(void *job, void *out)
+{
+	struct cu_gemm *g = job;
+	return ga_cuda_download(g->c, g->dev, out, g->out, g->m * g->n * ga_dtype_size(g->dt));
+}
+
+/* --- transfer --- */
+
+struct cu_xfer {
+	struct cuda *c;
+	size_t dev, bytes;
+	unsigned char *src, *dst; /* pinned */
+	ga_CUdeviceptr d1, d2;
+};
+
+static void cu_xfer_free(void *job)
+{
+	struct cu_xfer *x = job;
+	if (!x)
+		return;
+	ga_cuda_free(x->c, x->dev, x->d1);
+	ga_cuda_free(x->c, x->dev, x->d2);
+	if (x->src)
+		x->c->cuMemFreeHost(x->src);
+	if (x->dst)
+		x->c->cuMemFreeHost(x->dst);
+	ga_free(x);
+}
+
+static int cu_xfer_setup(void *state, size_t dev, size_t bytes, void **ret_job)
+{
+	struct cuda *c = state;
+	int err;
+	struct cu_xfer *x = ga_calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	*x = (struct cu_xfer){ .c = c, .dev = dev, .bytes = bytes };
+	if ((err = ga_cuda_alloc(c, dev, bytes, &x->d1)) < 0 ||
+	    (err = ga_cuda_alloc(c, dev, bytes, &x->d2)) < 0)
+		goto out;
+	ga_CUresult r = c->cuMemAllocHost_v2((void **)&x->src, bytes);
+	if (r == GA_CUDA_SUCCESS)
+		r = c->cuMemAllocHost_v2((void **)&x->dst, bytes);
+	if (r != GA_CUDA_SUCCESS) {
+		err = cufail(c, "cuMemAllocHost", r);
+		goto out;
+	}
+	for (size_t i = 0; i < bytes; i++)
+		x->src[i] = (unsigned char)(i * 131u + 7u);
+	*ret_job = x;
+	x = NULL;
+	err = 0;
+out:
+	cu_xfer_free(x);
+	return err;
+}
+
+static int cu_xfer_run(void *job, enum ga_xfer_dir dir, unsigned iters)
+{
+	struct cu_xfer *x = job;
+	struct cuda *c = x->c;
+	int e = ga_cuda_use(c, x->dev);
+	if (e < 0)
+		return e;
+	for (unsigned i = 0; i < iters; i++) {
+		ga_CUresult r = dir == GA_XFER_H2D   ? c->cuMemcpyHtoDAsync_v2(x->d1, x->src, x->bytes, NULL)
+		                : dir == GA_XFER_D2H ? c->cuMemcpyDtoHAsync_v2(x->dst, x->d1, x->bytes, NULL)
+		                                     : c->cuMemcpyDtoDAsync_v2(x->d2, x->d1, x->bytes, NULL);
+		if (r != GA_CUDA_SUCCESS)
+			return cufail(c, "cuMemcpyAsync", r);
+	}
+	return ga_cuda_sync(c, x->dev);
+}
+
+static int cu_xfer_verify(void *job, enum ga_xfer_dir dir)
+{
+	struct cu_xfer *x = job;
+	if (dir == GA_XFER_H2D)
+		return 0; /* read back by the D2H check */
+	if (dir == GA_XFER_D2D) {
+		memset(x->dst, 0, x->bytes);
+		int e = ga_cuda_download(x->c, x->dev, x->dst, x->d2, x->bytes);
+		if (e < 0)
+			return e;
+	}
+	if (memcmp(x->src, x->dst, x->bytes))
+		return ga_err(x->c->ctx, -EIO, "%s copy corrupted data", ga_xfer_dir_name(dir));
+	return 0;
+}
+
+const struct ga_bench_backend ga_bench_cuda = {
+	.name = "cuda",
+	.description = "NVIDIA: CUDA driver API and cuBLAS",
+	.open = cu_open,
+	.close = cu_close,
+	.version = cu_version,
+	.n_devices = cu_n_devices,
+	.device = cu_device,
+	.gemm_setup = cu_gemm_setup,
+	.gemm_run = cu_gemm_run,
+	.gemm_read = cu_gemm_read,
+	.gemm_free = cu_gemm_free,
+	.xfer_setup = cu_xfer_setup,
+	.xfer_run = cu_xfer_run,
+	.xfer_verify = cu_xfer_verify,
+	.xfer_free = cu_xfer_free,
+};
