@@ -44,6 +44,7 @@ int cmd_record(struct cli *cli, int argc, char **argv);
 int cmd_triage(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
+int cmd_smoke(struct cli *cli, int argc, char **argv);
 /* The bench subcommands with their summaries (src/cmd-bench.c). */
 void cli_bench_list(FILE *to);
 int cmd_vendor_helper(struct cli *cli, int argc, char **argv);

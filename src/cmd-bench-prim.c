@@ -471,12 +471,20 @@ static int run_prim(struct cli *cli, int argc, char **argv, const char *cmd, con
 	if ((code = bench_cli_setup(cli, cmd, &o, &ctx, list, GA_ARRAY_LEN(list))) != EXIT_OK)
 		goto out;
 	bench_cli_cpu_peak(ctx, &rep);
+	if (!strcmp(kind, "collective")) { /* NCCL runs on the CUDA backend's devices only */
+		size_t k = 0;
+		for (size_t i = 0; list[i]; i++)
+			if (list[i] == &ga_bench_cuda)
+				list[k++] = list[i];
+		list[k] = NULL;
+	}
 	int r = ga_bench_session_open(ctx, &o.cfg, list, &rep, &s);
 	if (r >= 0) {
 		if (!strcmp(kind, "gemm")) {
 			size_t def = 1024;
-			struct ga_gemm_spec spec = { o.dtypes, o.n_sizes ? o.sizes : &def,
-				                     o.n_sizes ? o.n_sizes : 1 };
+			struct ga_gemm_spec spec = { .dtypes = o.dtypes,
+				                     .sizes = o.n_sizes ? o.sizes : &def,
+				                     .n_sizes = o.n_sizes ? o.n_sizes : 1 };
 			r = ga_bench_gemm(s, &spec, &rep);
 		} else if (!strcmp(kind, "stream")) {
 			r = ga_bench_stream(s, o.elements ? o.elements : (size_t)1 << 25, &rep);

@@ -215,7 +215,7 @@ struct ga_bench_ratio {
 	char *device_key;
 	char *what;        /* "gemm fp32 256x256x256" */
 	char *fast, *slow; /* backend names */
-	double ratio;      /* fast / slow, >= 1 */
+	double ratio;      /* fast / slow of the best samples, >= 1 */
 	bool cliff;        /* ratio > GA_BENCH_CLIFF_RATIO */
 };
 
@@ -253,8 +253,11 @@ void ga_bench_session_free(struct ga_bench_session *s);
 
 struct ga_gemm_spec {
 	unsigned dtypes;     /* GA_DT_BIT set; 0 = every dtype each backend has */
+	bool quiet_missing;  /* a dtype asked for that a device lacks: no "skipped" result */
 	const size_t *sizes; /* square sizes n (M=N=K=n) */
 	size_t n_sizes;
+	const size_t *gpu_sizes; /* for GPU devices when n_gpu_sizes > 0 */
+	size_t n_gpu_sizes;
 };
 /* Run GEMM on every open backend and device. 0 or -ENOMEM; failures are results. */
 int ga_bench_gemm(struct ga_bench_session *s, const struct ga_gemm_spec *spec, struct ga_bench_report *rep);

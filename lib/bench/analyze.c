@@ -160,7 +160,8 @@ static double policy_expected(const struct ga_bench_config *cfg, const struct ga
 static int add_ratio(struct ga_bench_report *rep, const struct ga_bench_result *x,
                      const struct ga_bench_result *y)
 {
-	const struct ga_bench_result *fast = x->rate >= y->rate ? x : y, *slow = fast == x ? y : x;
+	/* best samples: on a shared machine the least disturbed run is the stable figure */
+	const struct ga_bench_result *fast = x->rate_best >= y->rate_best ? x : y, *slow = fast == x ? y : x;
 	struct ga_bench_ratio *q = ga_array_push((void **)&rep->ratios, &rep->n_ratios, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
@@ -168,7 +169,7 @@ static int add_ratio(struct ga_bench_report *rep, const struct ga_bench_result *
 	q->what = ga_strdup(x->what);
 	q->fast = ga_strdup(fast->backend);
 	q->slow = ga_strdup(slow->backend);
-	q->ratio = slow->rate > 0 ? fast->rate / slow->rate : NAN;
+	q->ratio = slow->rate_best > 0 ? fast->rate_best / slow->rate_best : NAN;
 	q->cliff = q->ratio > GA_BENCH_CLIFF_RATIO;
 	if (!q->device_key || !q->what || !q->fast || !q->slow)
 		return -ENOMEM;
@@ -245,11 +246,11 @@ int ga_bench_analyze(struct ga_bench_report *rep, const struct ga_bench_config *
 	/* Pairs of backends on the same device measuring the same thing. */
 	for (size_t i = 0; i < rep->n_results; i++) {
 		const struct ga_bench_result *x = &rep->results[i];
-		if (x->status != GA_BENCH_OK || !(x->rate > 0) || !strcmp(x->kind, "inference"))
+		if (x->status != GA_BENCH_OK || !(x->rate_best > 0) || !strcmp(x->kind, "inference"))
 			continue;
 		for (size_t j = i + 1; j < rep->n_results; j++) {
 			const struct ga_bench_result *y = &rep->results[j];
-			if (y->status != GA_BENCH_OK || !(y->rate > 0) || strcmp(x->kind, y->kind) ||
+			if (y->status != GA_BENCH_OK || !(y->rate_best > 0) || strcmp(x->kind, y->kind) ||
 			    strcmp(x->what, y->what) || strcmp(x->device_key, y->device_key) ||
 			    !strcmp(x->backend, y->backend))
 				continue;

@@ -222,7 +222,7 @@ int ga_bench_gemm(struct ga_bench_session *s, const struct ga_gemm_spec *spec, s
 				if (spec->dtypes && !(spec->dtypes & GA_DT_BIT(dt)))
 					continue;
 				if (!(dv->gemm_dtypes & GA_DT_BIT(dt))) {
-					if (!spec->dtypes)
+					if (!spec->dtypes || spec->quiet_missing)
 						continue; /* not asked for by name: not worth a line */
 					char what[64], fam[96];
 					snprintf(what, sizeof(what), "%s", ga_dtype_name((enum ga_dtype)dt));
@@ -235,8 +235,10 @@ int ga_bench_gemm(struct ga_bench_session *s, const struct ga_gemm_spec *spec, s
 						return -ENOMEM;
 					continue;
 				}
-				for (size_t z = 0; z < spec->n_sizes; z++) {
-					size_t nn = spec->sizes[z];
+				bool gpu = dv->is_gpu && spec->n_gpu_sizes;
+				size_t nz = gpu ? spec->n_gpu_sizes : spec->n_sizes;
+				for (size_t z = 0; z < nz; z++) {
+					size_t nn = gpu ? spec->gpu_sizes[z] : spec->sizes[z];
 					int r = bench_gemm_one(s, o, d, (enum ga_dtype)dt, nn, nn, nn, rep,
 					                       NULL, NULL);
 					if (r < 0)

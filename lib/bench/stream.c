@@ -25,7 +25,7 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 	                : s->cfg.reps > GA_BENCH_MAX_REPS ? GA_BENCH_MAX_REPS
 	                                                  : s->cfg.reps;
 	size_t es = dv->stream_fp64 ? 8 : 4;
-	struct ga_bench_result *res[GA_STREAM_COUNT] = { 0 };
+	size_t first = rep->n_results; /* results move when the array grows: keep indices */
 	double samples[GA_STREAM_COUNT][GA_BENCH_MAX_REPS];
 	double cold[GA_STREAM_COUNT] = { 0 };
 	void *job = NULL;
@@ -35,7 +35,7 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 		snprintf(what, sizeof(what), "%s %s n=%zu", ga_stream_op_name((enum ga_stream_op)op),
 		         es == 8 ? "fp64" : "fp32", n);
 		snprintf(fam, sizeof(fam), "stream.%s.%s", b->name, ga_stream_op_name((enum ga_stream_op)op));
-		if (!(res[op] = bench_result_add(rep, "stream", o, dev, what, fam)))
+		if (!bench_result_add(rep, "stream", o, dev, what, fam))
 			return -ENOMEM;
 	}
 	double t0 = bench_now();
@@ -64,7 +64,7 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 	}
 	if (r < 0) {
 		for (int op = 0; op < GA_STREAM_COUNT; op++)
-			if ((err = bench_result_set(res[op],
+			if ((err = bench_result_set(&rep->results[first + (size_t)op],
 			                            r == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED, "%s",
 			                            ga_ctx_errmsg(s->ctx))) < 0)
 				goto out;
@@ -77,8 +77,9 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 		double v[3];
 		if ((r = b->stream_read(job, idx[i], v)) < 0) {
 			for (int op = 0; op < GA_STREAM_COUNT; op++)
-				if ((err = bench_result_set(res[op], GA_BENCH_FAILED, "%s",
-				                            ga_ctx_errmsg(s->ctx))) < 0)
+				if ((err = bench_result_set(&rep->results[first + (size_t)op],
+				                            GA_BENCH_FAILED, "%s", ga_ctx_errmsg(s->ctx))) <
+				    0)
 					goto out;
 			goto out;
 		}
@@ -96,7 +97,7 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 	double dot_err = fabs(dot - gold_dot) / fabs(gold_dot);
 	double dot_tol = es == 8 ? 1e-8 : 1e-3;
 	for (int op = 0; op < GA_STREAM_COUNT; op++) {
-		struct ga_bench_result *x = res[op];
+		struct ga_bench_result *x = &rep->results[first + (size_t)op];
 		char name[128], cname[160];
 		if (dev)
 			snprintf(name, sizeof(name), "%s.dev%zu", x->family, dev);

@@ -21,7 +21,6 @@ typedef struct CUstream_st *ga_CUstream;
 #define GA_CUDA_SUCCESS 0
 #define GA_CUDA_ERROR_NOT_INITIALIZED 3
 #define GA_CUDA_ERROR_NO_DEVICE 100
-#define GA_CUDA_ERROR_INSUFFICIENT_DRIVER 35
 
 typedef ga_CUresult (*ga_cuInit_fn)(unsigned int);
 typedef ga_CUresult (*ga_cuDriverGetVersion_fn)(int *);

@@ -61,13 +61,36 @@ static const struct {
 	NSYM(ncclGroupEnd),   NSYM(ncclGetErrorString), NSYM(ncclAllReduce),   NSYM(ncclAllGather),
 };
 
+/* Collective results belong to NCCL across all GPUs, not to one backend's device. */
+static struct ga_bench_result *coll_result(struct ga_bench_report *rep, const struct ga_bench_open *o,
+                                           const char *what, const char *fam)
+{
+	struct ga_bench_result *r = bench_result_add(rep, "collective", o, 0, what, fam);
+	if (!r)
+		return NULL;
+	char *b = ga_strdup("nccl"), *d = ga_strdup("all GPUs"), *k = ga_strdup("node");
+	if (!b || !d || !k) {
+		ga_free(b);
+		ga_free(d);
+		ga_free(k);
+		return NULL; /* the result stays, named after the backend */
+	}
+	ga_free(r->backend);
+	ga_free(r->device);
+	ga_free(r->device_key);
+	r->backend = b;
+	r->device = d;
+	r->device_key = k;
+	return r;
+}
+
 static int skip_all(struct ga_bench_report *rep, const struct ga_bench_open *o, const char *fmt_reason)
 {
 	static const char *const ops[] = { "allreduce", "allgather" };
 	for (size_t i = 0; i < 2; i++) {
 		char fam[64];
 		snprintf(fam, sizeof(fam), "collective.nccl.%s.busbw", ops[i]);
-		struct ga_bench_result *r = bench_result_add(rep, "collective", o, 0, ops[i], fam);
+		struct ga_bench_result *r = coll_result(rep, o, ops[i], fam);
 		if (!r || bench_result_set(r, GA_BENCH_SKIPPED, "%s", fmt_reason) < 0)
 			return -ENOMEM;
 	}
@@ -122,7 +145,7 @@ static int measure(struct coll *c, const struct ga_bench_open *o, bool allreduce
 	char what[64], fam[64], name[96];
 	snprintf(what, sizeof(what), "%s %zu MiB x%zu", op, bytes >> 20, c->n);
 	snprintf(fam, sizeof(fam), "collective.nccl.%s.busbw", op);
-	struct ga_bench_result *res = bench_result_add(rep, "collective", o, 0, what, fam);
+	struct ga_bench_result *res = coll_result(rep, o, what, fam);
 	if (!res)
 		return -ENOMEM;
 	unsigned reps = c->s->cfg.reps < 1                   ? 1

@@ -148,17 +148,17 @@ static const char stream_src[] =
         "#else\n"
         "typedef float T;\n"
         "#endif\n"
-        "__kernel void init(__global T *a, __global T *b, __global T *c, T ia, T ib, T ic)\n"
+        "__kernel void st_init(__global T *a, __global T *b, __global T *c, T ia, T ib, T ic)\n"
         "{ size_t i = get_global_id(0); a[i] = ia; b[i] = ib; c[i] = ic; }\n"
-        "__kernel void copy(__global const T *a, __global T *c)\n"
+        "__kernel void st_copy(__global const T *a, __global T *c)\n"
         "{ size_t i = get_global_id(0); c[i] = a[i]; }\n"
-        "__kernel void mul(__global T *b, __global const T *c, T s)\n"
+        "__kernel void st_mul(__global T *b, __global const T *c, T s)\n"
         "{ size_t i = get_global_id(0); b[i] = s * c[i]; }\n"
-        "__kernel void add(__global const T *a, __global const T *b, __global T *c)\n"
+        "__kernel void st_add(__global const T *a, __global const T *b, __global T *c)\n"
         "{ size_t i = get_global_id(0); c[i] = a[i] + b[i]; }\n"
-        "__kernel void triad(__global T *a, __global const T *b, __global const T *c, T s)\n"
+        "__kernel void st_triad(__global T *a, __global const T *b, __global const T *c, T s)\n"
         "{ size_t i = get_global_id(0); a[i] = b[i] + s * c[i]; }\n"
-        "__kernel void dot(__global const T *a, __global const T *b, __global T *sums,\n"
+        "__kernel void st_dot(__global const T *a, __global const T *b, __global T *sums,\n"
         "                  __local T *tmp, ulong n) {\n"
         "  size_t l = get_local_id(0), ls = get_local_size(0);\n"
         "  T s = 0;\n"
@@ -554,7 +554,8 @@ static int ocl_gemm_read(void *job, void *c)
 
 /* --- stream --- */
 
-static const char *const stream_kernels[GA_STREAM_COUNT] = { "copy", "mul", "add", "triad", "dot" };
+static const char *const stream_kernels[GA_STREAM_COUNT] = { "st_copy", "st_mul", "st_add", "st_triad",
+	                                                     "st_dot" };
 
 struct ocl_stream {
 	struct ocl *o;
@@ -614,7 +615,7 @@ static int ocl_stream_setup(void *state, size_t dev, size_t n, void **ret_job)
 		err = s->host_sums || e ? clfail(o, "clCreateBuffer", e) : -ENOMEM;
 		goto out;
 	}
-	ga_cl_kernel init = o->cl.clCreateKernel(d->prog[PROG_STREAM], "init", &e);
+	ga_cl_kernel init = o->cl.clCreateKernel(d->prog[PROG_STREAM], "st_init", &e);
 	if (!init) {
 		err = clfail(o, "clCreateKernel(init)", e);
 		goto out;
