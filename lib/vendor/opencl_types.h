@@ -107,16 +107,20 @@ typedef ga_cl_int (*ga_clFinish_fn)(ga_cl_command_queue);
 
 /* CLBlast's C API (clblast_c.h). */
 enum { GA_CLBLAST_SUCCESS = 0, GA_CLBLAST_ROW_MAJOR = 101, GA_CLBLAST_TRANSPOSE_NO = 111 };
-typedef int ga_clblast_status; /* CLBlastStatusCode */
-typedef ga_clblast_status (*ga_CLBlastSgemm_fn)(int, int, int, size_t, size_t, size_t, float, ga_cl_mem,
-                                                size_t, size_t, ga_cl_mem, size_t, size_t, float, ga_cl_mem,
-                                                size_t, size_t, ga_cl_command_queue *, ga_cl_event *);
-typedef ga_clblast_status (*ga_CLBlastDgemm_fn)(int, int, int, size_t, size_t, size_t, double, ga_cl_mem,
-                                                size_t, size_t, ga_cl_mem, size_t, size_t, double, ga_cl_mem,
-                                                size_t, size_t, ga_cl_command_queue *, ga_cl_event *);
-typedef ga_clblast_status (*ga_CLBlastHgemm_fn)(int, int, int, size_t, size_t, size_t, ga_cl_half, ga_cl_mem,
-                                                size_t, size_t, ga_cl_mem, size_t, size_t, ga_cl_half,
-                                                ga_cl_mem, size_t, size_t, ga_cl_command_queue *,
-                                                ga_cl_event *);
+/* Enums as their underlying types: CLBlastStatusCode has negative codes (int), layout and
+ * transpose do not (unsigned int), which is how GCC and Clang lay them out. */
+typedef int ga_clblast_status;
+typedef ga_clblast_status (*ga_CLBlastSgemm_fn)(unsigned int, unsigned int, unsigned int, size_t, size_t,
+                                                size_t, float, ga_cl_mem, size_t, size_t, ga_cl_mem, size_t,
+                                                size_t, float, ga_cl_mem, size_t, size_t,
+                                                ga_cl_command_queue *, ga_cl_event *);
+typedef ga_clblast_status (*ga_CLBlastDgemm_fn)(unsigned int, unsigned int, unsigned int, size_t, size_t,
+                                                size_t, double, ga_cl_mem, size_t, size_t, ga_cl_mem, size_t,
+                                                size_t, double, ga_cl_mem, size_t, size_t,
+                                                ga_cl_command_queue *, ga_cl_event *);
+typedef ga_clblast_status (*ga_CLBlastHgemm_fn)(unsigned int, unsigned int, unsigned int, size_t, size_t,
+                                                size_t, ga_cl_half, ga_cl_mem, size_t, size_t, ga_cl_mem,
+                                                size_t, size_t, ga_cl_half, ga_cl_mem, size_t, size_t,
+                                                ga_cl_command_queue *, ga_cl_event *);
 
 #endif

@@ -87,18 +87,12 @@ SAME_VALUE(CL_DEVICE_PCI_DOMAIN_ID_NV, GA_CL_DEVICE_PCI_DOMAIN_ID_NV);
 #if defined(HAVE_CL) && __has_include(<clblast_c.h>)
 #include <clblast_c.h>
 #define HAVE_CLBLAST 1
-/* CLBlast's enums are int-sized; compare the parameter list with the enums spelled as int. */
-_Static_assert(sizeof(CLBlastLayout) == sizeof(int) && sizeof(CLBlastStatusCode) == sizeof(int), "enums");
 SAME_VALUE(CLBlastSuccess, GA_CLBLAST_SUCCESS);
 SAME_VALUE(CLBlastLayoutRowMajor, GA_CLBLAST_ROW_MAJOR);
 SAME_VALUE(CLBlastTransposeNo, GA_CLBLAST_TRANSPOSE_NO);
-typedef CLBlastStatusCode (*real_sgemm)(const CLBlastLayout, const CLBlastTranspose, const CLBlastTranspose,
-                                        const size_t, const size_t, const size_t, const float, const cl_mem,
-                                        const size_t, const size_t, const cl_mem, const size_t, const size_t,
-                                        const float, cl_mem, const size_t, const size_t, cl_command_queue *,
-                                        cl_event *);
-SAME_TYPE(&CLBlastSgemm, real_sgemm);
-/* Same shape as ours once each enum is its int: checked argument by argument through sizes. */
+SAME_TYPE(&CLBlastSgemm, ga_CLBlastSgemm_fn);
+SAME_TYPE(&CLBlastDgemm, ga_CLBlastDgemm_fn);
+SAME_TYPE(&CLBlastHgemm, ga_CLBlastHgemm_fn);
 _Static_assert(sizeof(ga_cl_half) == sizeof(cl_half), "cl_half");
 #endif
 
