@@ -108,7 +108,7 @@ double ga_cpu_peak_flops(const char *cpuinfo, size_t len, bool fp64, unsigned *r
 		}
 		p += l + 1;
 	}
-	if (!cores || !(mhz > 0))
+	if (!cores || !(mhz > 0) || mhz > 1e5) /* no clock, or not a plausible one */
 		return NAN;
 	/*
 	 * fp32 lanes per FMA: 16 with AVX-512 on Intel (two 512-bit FMA units
