@@ -148,10 +148,14 @@ int bench_cli_parse(struct cli *cli, const char *cmd, const char *usage, const c
 		if (k > 0)
 			continue;
 		for (size_t i = 0; i < GA_ARRAY_LEN(per_cmd); i++)
-			if (opt == per_cmd[i].opt && !strchr(extra, per_cmd[i].tag))
+			if (opt == per_cmd[i].opt && !strchr(extra, per_cmd[i].tag)) {
+				const char *name = "?";
+				for (const struct option *p = opts; p->name; p++)
+					if (p->val == opt && !strcmp(name, "?"))
+						name = p->name;
 				return cli_error(cli, cmd, EXIT_USAGE,
-				                 "option '%s' does not apply here (try -h)",
-				                 argv[optind - 1]);
+				                 "option '--%s' does not apply here (try -h)", name);
+			}
 		char *end = NULL;
 		unsigned long v;
 		switch (opt) {
@@ -444,6 +448,8 @@ static const char common_usage[] =
         "  --threads N     CPU BLAS threads (default: the library's)\n"
         "  --policy FILE   expected figures from the node class's smoke: section\n"
         "  --class NAME    the class to use (default: the one matching this node)\n"
+        "  --root DIR, --from FILE, --vendor, --no-vendor, --timeout SEC: the node\n"
+        "                  snapshot that --policy matches, as for discover\n"
         "  --json          print gpuaudit.bench/v1 JSON\n"
         "  -v              log progress to stderr (repeat for more)\n"
         "  -h, --help      show this help\n"
