@@ -90,8 +90,8 @@ done
 echo "== primitive benchmarks (issue 8)"
 # cuBLAS GEMM at 8192^3 in bf16, fp16 and fp32 (reference: ~790 TFLOP/s bf16 through
 # PyTorch on this H200), host<->device and on-device copies (reference: ~4.3 TB/s device
-# copy counting read + write; gpuaudit counts the bytes copied once), stream through
-# OpenCL when the NVIDIA ICD is present, and cuBLAS against CLBlast and the built-in
+# copy counting read + write; gpuaudit counts the bytes copied once), BabelStream
+# through CUDA (PTX kernels) and OpenCL when the NVIDIA ICD is present, and cuBLAS against CLBlast and the built-in
 # OpenCL kernel on the same GPU (the cliff ratio). Every result is verified against a
 # float64 host reference; a wrong one exits 1.
 bench() { # bench NAME SECONDS ARGS...
@@ -103,7 +103,7 @@ bench() { # bench NAME SECONDS ARGS...
 ls /etc/OpenCL/vendors 2>/dev/null | sed 's/^/OpenCL ICD: /'
 bench bench-gemm-cuda 150 bench gemm --backends cuda --dtype bf16,fp16,fp32 --sizes 8192 --reps 10
 bench bench-transfer 90 bench transfer --backends cuda,opencl --bytes 1G --reps 5
-bench bench-stream 120 bench stream --backends opencl --elements 128M --reps 5
+bench bench-stream 120 bench stream --backends cuda,opencl --elements 128M --reps 5
 bench bench-gemm-cliff 150 bench gemm --backends cuda,clblast,opencl --dtype fp32 --sizes 4096 --reps 5
 bench smoke 180 smoke --reps 5
 if command -v python3 >/dev/null; then
@@ -157,6 +157,8 @@ print(v[0] if v else 0)' "$@" 2>/dev/null || echo 0
 	check "pinned host->device >= 10 GB/s" python3 -c "import sys; sys.exit(not float('$h2d') >= 10e9)"
 	d2d=$(fig "$OUT/bench-transfer.json" cuda d2d)
 	check "device copy >= 1.5 TB/s (x2 read+write ~ the 4.3 TB/s reference order)" python3 -c "import sys; sys.exit(not float('$d2d') >= 1.5e12)"
+	triad=$(fig "$OUT/bench-stream.json" cuda triad)
+	check "CUDA stream triad >= 2.5 TB/s" python3 -c "import sys; sys.exit(not float('$triad') >= 2.5e12)"
 	check "no wrong result anywhere" sh -c "! grep -l GA-BENCH-WRONG-RESULT $OUT/bench-*.json $OUT/smoke.json"
 fi
 

@@ -23,6 +23,261 @@
 #include "gpuaudit/bench.h"
 
 #define MAX_DEVICES 16
+#define STREAM_BLOCK 256 /* threads per block; st_dot's shared array holds one per thread */
+#define DOT_BLOCKS 256
+
+/*
+ * BabelStream's kernels in PTX, written by hand (fp64; each thread handles one
+ * element, st_dot a grid-stride sum reduced per block in shared memory).
+ * The driver JIT-compiles them for the GPU at cuModuleLoadData, which is part
+ * of the stream's cold start. test_bench assembles this text with the
+ * toolkit's ptxas when one is installed.
+ */
+const char ga_cuda_stream_ptx[] = ".version 7.0\n"
+                                  ".target sm_52\n"
+                                  ".address_size 64\n"
+                                  "\n"
+                                  ".visible .entry st_init(\n"
+                                  "	.param .u64 pa,\n"
+                                  "	.param .u64 pb,\n"
+                                  "	.param .u64 pc,\n"
+                                  "	.param .f64 va,\n"
+                                  "	.param .f64 vb,\n"
+                                  "	.param .f64 vc,\n"
+                                  "	.param .u64 pn)\n"
+                                  "{\n"
+                                  "	.reg .pred %p<4>;\n"
+                                  "	.reg .b32 %r<16>;\n"
+                                  "	.reg .b64 %rd<32>;\n"
+                                  "	.reg .f64 %fd<8>;\n"
+                                  "	ld.param.u64 %rd1, [pa];\n"
+                                  "	cvta.to.global.u64 %rd1, %rd1;\n"
+                                  "	ld.param.u64 %rd2, [pb];\n"
+                                  "	cvta.to.global.u64 %rd2, %rd2;\n"
+                                  "	ld.param.u64 %rd3, [pc];\n"
+                                  "	cvta.to.global.u64 %rd3, %rd3;\n"
+                                  "	ld.param.f64 %fd1, [va];\n"
+                                  "	ld.param.f64 %fd2, [vb];\n"
+                                  "	ld.param.f64 %fd3, [vc];\n"
+                                  "	ld.param.u64 %rd9, [pn];\n"
+                                  "	mov.u32 %r1, %ctaid.x;\n"
+                                  "	mov.u32 %r2, %ntid.x;\n"
+                                  "	mov.u32 %r3, %tid.x;\n"
+                                  "	cvt.u64.u32 %rd20, %r3;\n"
+                                  "	mad.wide.u32 %rd21, %r1, %r2, %rd20;\n"
+                                  "	setp.ge.u64 %p1, %rd21, %rd9;\n"
+                                  "	@%p1 bra DONE;\n"
+                                  "	shl.b64 %rd22, %rd21, 3;\n"
+                                  "	add.s64 %rd23, %rd1, %rd22;\n"
+                                  "	st.global.f64 [%rd23], %fd1;\n"
+                                  "	add.s64 %rd24, %rd2, %rd22;\n"
+                                  "	st.global.f64 [%rd24], %fd2;\n"
+                                  "	add.s64 %rd25, %rd3, %rd22;\n"
+                                  "	st.global.f64 [%rd25], %fd3;\n"
+                                  "DONE:\n"
+                                  "	ret;\n"
+                                  "}\n"
+                                  ".visible .entry st_copy(\n"
+                                  "	.param .u64 pa,\n"
+                                  "	.param .u64 pc,\n"
+                                  "	.param .u64 pn)\n"
+                                  "{\n"
+                                  "	.reg .pred %p<4>;\n"
+                                  "	.reg .b32 %r<16>;\n"
+                                  "	.reg .b64 %rd<32>;\n"
+                                  "	.reg .f64 %fd<8>;\n"
+                                  "	ld.param.u64 %rd1, [pa];\n"
+                                  "	cvta.to.global.u64 %rd1, %rd1;\n"
+                                  "	ld.param.u64 %rd3, [pc];\n"
+                                  "	cvta.to.global.u64 %rd3, %rd3;\n"
+                                  "	ld.param.u64 %rd9, [pn];\n"
+                                  "	mov.u32 %r1, %ctaid.x;\n"
+                                  "	mov.u32 %r2, %ntid.x;\n"
+                                  "	mov.u32 %r3, %tid.x;\n"
+                                  "	cvt.u64.u32 %rd20, %r3;\n"
+                                  "	mad.wide.u32 %rd21, %r1, %r2, %rd20;\n"
+                                  "	setp.ge.u64 %p1, %rd21, %rd9;\n"
+                                  "	@%p1 bra DONE;\n"
+                                  "	shl.b64 %rd22, %rd21, 3;\n"
+                                  "	add.s64 %rd23, %rd1, %rd22;\n"
+                                  "	ld.global.f64 %fd1, [%rd23];\n"
+                                  "	add.s64 %rd25, %rd3, %rd22;\n"
+                                  "	st.global.f64 [%rd25], %fd1;\n"
+                                  "DONE:\n"
+                                  "	ret;\n"
+                                  "}\n"
+                                  ".visible .entry st_mul(\n"
+                                  "	.param .u64 pb,\n"
+                                  "	.param .u64 pc,\n"
+                                  "	.param .f64 ps,\n"
+                                  "	.param .u64 pn)\n"
+                                  "{\n"
+                                  "	.reg .pred %p<4>;\n"
+                                  "	.reg .b32 %r<16>;\n"
+                                  "	.reg .b64 %rd<32>;\n"
+                                  "	.reg .f64 %fd<8>;\n"
+                                  "	ld.param.u64 %rd2, [pb];\n"
+                                  "	cvta.to.global.u64 %rd2, %rd2;\n"
+                                  "	ld.param.u64 %rd3, [pc];\n"
+                                  "	cvta.to.global.u64 %rd3, %rd3;\n"
+                                  "	ld.param.f64 %fd5, [ps];\n"
+                                  "	ld.param.u64 %rd9, [pn];\n"
+                                  "	mov.u32 %r1, %ctaid.x;\n"
+                                  "	mov.u32 %r2, %ntid.x;\n"
+                                  "	mov.u32 %r3, %tid.x;\n"
+                                  "	cvt.u64.u32 %rd20, %r3;\n"
+                                  "	mad.wide.u32 %rd21, %r1, %r2, %rd20;\n"
+                                  "	setp.ge.u64 %p1, %rd21, %rd9;\n"
+                                  "	@%p1 bra DONE;\n"
+                                  "	shl.b64 %rd22, %rd21, 3;\n"
+                                  "	add.s64 %rd25, %rd3, %rd22;\n"
+                                  "	ld.global.f64 %fd3, [%rd25];\n"
+                                  "	mul.rn.f64 %fd2, %fd5, %fd3;\n"
+                                  "	add.s64 %rd24, %rd2, %rd22;\n"
+                                  "	st.global.f64 [%rd24], %fd2;\n"
+                                  "DONE:\n"
+                                  "	ret;\n"
+                                  "}\n"
+                                  ".visible .entry st_add(\n"
+                                  "	.param .u64 pa,\n"
+                                  "	.param .u64 pb,\n"
+                                  "	.param .u64 pc,\n"
+                                  "	.param .u64 pn)\n"
+                                  "{\n"
+                                  "	.reg .pred %p<4>;\n"
+                                  "	.reg .b32 %r<16>;\n"
+                                  "	.reg .b64 %rd<32>;\n"
+                                  "	.reg .f64 %fd<8>;\n"
+                                  "	ld.param.u64 %rd1, [pa];\n"
+                                  "	cvta.to.global.u64 %rd1, %rd1;\n"
+                                  "	ld.param.u64 %rd2, [pb];\n"
+                                  "	cvta.to.global.u64 %rd2, %rd2;\n"
+                                  "	ld.param.u64 %rd3, [pc];\n"
+                                  "	cvta.to.global.u64 %rd3, %rd3;\n"
+                                  "	ld.param.u64 %rd9, [pn];\n"
+                                  "	mov.u32 %r1, %ctaid.x;\n"
+                                  "	mov.u32 %r2, %ntid.x;\n"
+                                  "	mov.u32 %r3, %tid.x;\n"
+                                  "	cvt.u64.u32 %rd20, %r3;\n"
+                                  "	mad.wide.u32 %rd21, %r1, %r2, %rd20;\n"
+                                  "	setp.ge.u64 %p1, %rd21, %rd9;\n"
+                                  "	@%p1 bra DONE;\n"
+                                  "	shl.b64 %rd22, %rd21, 3;\n"
+                                  "	add.s64 %rd23, %rd1, %rd22;\n"
+                                  "	ld.global.f64 %fd1, [%rd23];\n"
+                                  "	add.s64 %rd24, %rd2, %rd22;\n"
+                                  "	ld.global.f64 %fd2, [%rd24];\n"
+                                  "	add.rn.f64 %fd3, %fd1, %fd2;\n"
+                                  "	add.s64 %rd25, %rd3, %rd22;\n"
+                                  "	st.global.f64 [%rd25], %fd3;\n"
+                                  "DONE:\n"
+                                  "	ret;\n"
+                                  "}\n"
+                                  ".visible .entry st_triad(\n"
+                                  "	.param .u64 pa,\n"
+                                  "	.param .u64 pb,\n"
+                                  "	.param .u64 pc,\n"
+                                  "	.param .f64 ps,\n"
+                                  "	.param .u64 pn)\n"
+                                  "{\n"
+                                  "	.reg .pred %p<4>;\n"
+                                  "	.reg .b32 %r<16>;\n"
+                                  "	.reg .b64 %rd<32>;\n"
+                                  "	.reg .f64 %fd<8>;\n"
+                                  "	ld.param.u64 %rd1, [pa];\n"
+                                  "	cvta.to.global.u64 %rd1, %rd1;\n"
+                                  "	ld.param.u64 %rd2, [pb];\n"
+                                  "	cvta.to.global.u64 %rd2, %rd2;\n"
+                                  "	ld.param.u64 %rd3, [pc];\n"
+                                  "	cvta.to.global.u64 %rd3, %rd3;\n"
+                                  "	ld.param.f64 %fd5, [ps];\n"
+                                  "	ld.param.u64 %rd9, [pn];\n"
+                                  "	mov.u32 %r1, %ctaid.x;\n"
+                                  "	mov.u32 %r2, %ntid.x;\n"
+                                  "	mov.u32 %r3, %tid.x;\n"
+                                  "	cvt.u64.u32 %rd20, %r3;\n"
+                                  "	mad.wide.u32 %rd21, %r1, %r2, %rd20;\n"
+                                  "	setp.ge.u64 %p1, %rd21, %rd9;\n"
+                                  "	@%p1 bra DONE;\n"
+                                  "	shl.b64 %rd22, %rd21, 3;\n"
+                                  "	add.s64 %rd24, %rd2, %rd22;\n"
+                                  "	ld.global.f64 %fd2, [%rd24];\n"
+                                  "	add.s64 %rd25, %rd3, %rd22;\n"
+                                  "	ld.global.f64 %fd3, [%rd25];\n"
+                                  "	fma.rn.f64 %fd1, %fd5, %fd3, %fd2;\n"
+                                  "	add.s64 %rd23, %rd1, %rd22;\n"
+                                  "	st.global.f64 [%rd23], %fd1;\n"
+                                  "DONE:\n"
+                                  "	ret;\n"
+                                  "}\n"
+                                  ".visible .entry st_dot(\n"
+                                  "	.param .u64 pa,\n"
+                                  "	.param .u64 pb,\n"
+                                  "	.param .u64 psums,\n"
+                                  "	.param .u64 pn)\n"
+                                  "{\n"
+                                  "	.reg .pred %p<4>;\n"
+                                  "	.reg .b32 %r<16>;\n"
+                                  "	.reg .b64 %rd<32>;\n"
+                                  "	.reg .f64 %fd<8>;\n"
+                                  "	.shared .align 8 .f64 sdata[256];\n"
+                                  "	ld.param.u64 %rd1, [pa];\n"
+                                  "	cvta.to.global.u64 %rd1, %rd1;\n"
+                                  "	ld.param.u64 %rd2, [pb];\n"
+                                  "	cvta.to.global.u64 %rd2, %rd2;\n"
+                                  "	ld.param.u64 %rd3, [psums];\n"
+                                  "	cvta.to.global.u64 %rd3, %rd3;\n"
+                                  "	ld.param.u64 %rd9, [pn];\n"
+                                  "	mov.u32 %r1, %ctaid.x;\n"
+                                  "	mov.u32 %r2, %ntid.x;\n"
+                                  "	mov.u32 %r3, %tid.x;\n"
+                                  "	mov.u32 %r4, %nctaid.x;\n"
+                                  "	cvt.u64.u32 %rd20, %r3;\n"
+                                  "	mad.wide.u32 %rd21, %r1, %r2, %rd20;\n"
+                                  "	mul.wide.u32 %rd26, %r4, %r2;\n"
+                                  "	mov.f64 %fd1, 0d0000000000000000;\n"
+                                  "LOOP:\n"
+                                  "	setp.ge.u64 %p1, %rd21, %rd9;\n"
+                                  "	@%p1 bra REDUCE;\n"
+                                  "	shl.b64 %rd22, %rd21, 3;\n"
+                                  "	add.s64 %rd23, %rd1, %rd22;\n"
+                                  "	ld.global.f64 %fd2, [%rd23];\n"
+                                  "	add.s64 %rd24, %rd2, %rd22;\n"
+                                  "	ld.global.f64 %fd3, [%rd24];\n"
+                                  "	fma.rn.f64 %fd1, %fd2, %fd3, %fd1;\n"
+                                  "	add.s64 %rd21, %rd21, %rd26;\n"
+                                  "	bra.uni LOOP;\n"
+                                  "REDUCE:\n"
+                                  "	mov.u32 %r5, sdata;\n"
+                                  "	shl.b32 %r6, %r3, 3;\n"
+                                  "	add.s32 %r7, %r5, %r6;\n"
+                                  "	st.shared.f64 [%r7], %fd1;\n"
+                                  "	shr.u32 %r8, %r2, 1;\n"
+                                  "STEP:\n"
+                                  "	setp.eq.u32 %p2, %r8, 0;\n"
+                                  "	@%p2 bra WRITE;\n"
+                                  "	bar.sync 0;\n"
+                                  "	setp.ge.u32 %p3, %r3, %r8;\n"
+                                  "	@%p3 bra NEXT;\n"
+                                  "	shl.b32 %r9, %r8, 3;\n"
+                                  "	add.s32 %r10, %r7, %r9;\n"
+                                  "	ld.shared.f64 %fd4, [%r10];\n"
+                                  "	ld.shared.f64 %fd5, [%r7];\n"
+                                  "	add.rn.f64 %fd6, %fd4, %fd5;\n"
+                                  "	st.shared.f64 [%r7], %fd6;\n"
+                                  "NEXT:\n"
+                                  "	shr.u32 %r8, %r8, 1;\n"
+                                  "	bra.uni STEP;\n"
+                                  "WRITE:\n"
+                                  "	setp.ne.u32 %p2, %r3, 0;\n"
+                                  "	@%p2 bra DONE;\n"
+                                  "	ld.shared.f64 %fd7, [%r5];\n"
+                                  "	mul.wide.u32 %rd27, %r1, 8;\n"
+                                  "	add.s64 %rd28, %rd3, %rd27;\n"
+                                  "	st.global.f64 [%rd28], %fd7;\n"
+                                  "DONE:\n"
+                                  "	ret;\n"
+                                  "}\n";
 
 struct cuda {
 	struct ga_ctx *ctx;
@@ -48,6 +303,10 @@ struct cuda {
 	ga_cuMemcpyHtoD_v2_fn cuMemcpyHtoD_v2;
 	ga_cuMemcpyDtoH_v2_fn cuMemcpyDtoH_v2;
 	ga_cuGetErrorString_fn cuGetErrorString;
+	ga_cuModuleLoadData_fn cuModuleLoadData;
+	ga_cuModuleUnload_fn cuModuleUnload;
+	ga_cuModuleGetFunction_fn cuModuleGetFunction;
+	ga_cuLaunchKernel_fn cuLaunchKernel;
 	ga_cublasCreate_v2_fn cublasCreate_v2;
 	ga_cublasDestroy_v2_fn cublasDestroy_v2;
 	ga_cublasGetProperty_fn cublasGetProperty;
@@ -91,6 +350,10 @@ static const struct {
 	SYM(cuMemcpyHtoD_v2),
 	SYM(cuMemcpyDtoH_v2),
 	SYM(cuGetErrorString),
+	SYM(cuModuleLoadData),
+	SYM(cuModuleUnload),
+	SYM(cuModuleGetFunction),
+	SYM(cuLaunchKernel),
 };
 static const struct {
 	const char *name;
@@ -249,6 +512,7 @@ static int cu_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void *
 		} else
 			bench_device_name_key(&c->d[k].info);
 		c->d[k].info.is_gpu = true;
+		c->d[k].info.stream_fp64 = true;
 		c->d[k].info.gemm_dtypes = GA_DT_BIT(GA_DT_FP32) | GA_DT_BIT(GA_DT_FP64) |
 		                           GA_DT_BIT(GA_DT_FP16) | GA_DT_BIT(GA_DT_BF16);
 		if ((r = c->cuDevicePrimaryCtxRetain(&c->d[k].cx, c->d[k].dev)) != GA_CUDA_SUCCESS) {
@@ -422,6 +686,128 @@ static int cu_gemm_read(void *job, void *out)
 	return ga_cuda_download(g->c, g->dev, out, g->out, g->m * g->n * ga_dtype_size(g->dt));
 }
 
+/* --- stream (BabelStream in PTX) --- */
+
+static const char *const cu_kernels[GA_STREAM_COUNT] = { "st_copy", "st_mul", "st_add", "st_triad",
+	                                                 "st_dot" };
+
+struct cu_stream {
+	struct cuda *c;
+	size_t dev, n;
+	ga_CUmodule mod;
+	ga_CUfunction f[GA_STREAM_COUNT];
+	ga_CUdeviceptr a, b, cc, sums;
+};
+
+static void cu_stream_free(void *job)
+{
+	struct cu_stream *s = job;
+	if (!s)
+		return;
+	ga_cuda_free(s->c, s->dev, s->a);
+	ga_cuda_free(s->c, s->dev, s->b);
+	ga_cuda_free(s->c, s->dev, s->cc);
+	ga_cuda_free(s->c, s->dev, s->sums);
+	if (s->mod && ga_cuda_use(s->c, s->dev) == 0)
+		s->c->cuModuleUnload(s->mod);
+	ga_free(s);
+}
+
+static int launch(struct cu_stream *s, ga_CUfunction f, unsigned blocks, void **args)
+{
+	ga_CUresult r = s->c->cuLaunchKernel(f, blocks, 1, 1, STREAM_BLOCK, 1, 1, 0, NULL, args, NULL);
+	return r == GA_CUDA_SUCCESS ? 0 : cufail(s->c, "cuLaunchKernel", r);
+}
+
+static unsigned blocks_for(size_t n)
+{
+	return (unsigned)((n + STREAM_BLOCK - 1) / STREAM_BLOCK);
+}
+
+static int cu_stream_setup(void *state, size_t dev, size_t n, void **ret_job)
+{
+	struct cuda *c = state;
+	int err;
+	ga_CUresult r;
+	if (n > (size_t)UINT32_MAX * STREAM_BLOCK)
+		return ga_err(c->ctx, -EINVAL, "stream arrays too long");
+	struct cu_stream *s = ga_calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	*s = (struct cu_stream){ .c = c, .dev = dev, .n = n };
+	if ((err = ga_cuda_use(c, dev)) < 0)
+		goto out;
+	ga_progress(c->ctx, "cuModuleLoadData");
+	if ((r = c->cuModuleLoadData(&s->mod, ga_cuda_stream_ptx)) != GA_CUDA_SUCCESS) {
+		s->mod = NULL;
+		err = cufail(c, "cuModuleLoadData (stream kernels)", r);
+		goto out;
+	}
+	for (int i = 0; i < GA_STREAM_COUNT; i++)
+		if ((r = c->cuModuleGetFunction(&s->f[i], s->mod, cu_kernels[i])) != GA_CUDA_SUCCESS) {
+			err = cufail(c, "cuModuleGetFunction", r);
+			goto out;
+		}
+	ga_CUfunction init;
+	if ((r = c->cuModuleGetFunction(&init, s->mod, "st_init")) != GA_CUDA_SUCCESS) {
+		err = cufail(c, "cuModuleGetFunction", r);
+		goto out;
+	}
+	if ((err = ga_cuda_alloc(c, dev, n * 8, &s->a)) < 0 ||
+	    (err = ga_cuda_alloc(c, dev, n * 8, &s->b)) < 0 ||
+	    (err = ga_cuda_alloc(c, dev, n * 8, &s->cc)) < 0 ||
+	    (err = ga_cuda_alloc(c, dev, DOT_BLOCKS * 8, &s->sums)) < 0)
+		goto out;
+	double va = GA_STREAM_INIT_A, vb = GA_STREAM_INIT_B, vc = GA_STREAM_INIT_C;
+	unsigned long long nn = n;
+	void *args[] = { &s->a, &s->b, &s->cc, &va, &vb, &vc, &nn };
+	if ((err = launch(s, init, blocks_for(n), args)) < 0 || (err = ga_cuda_sync(c, dev)) < 0)
+		goto out;
+	*ret_job = s;
+	s = NULL;
+out:
+	cu_stream_free(s);
+	return err;
+}
+
+static int cu_stream_run(void *job, enum ga_stream_op op, double *ret_dot)
+{
+	struct cu_stream *s = job;
+	double k = GA_STREAM_SCALAR;
+	unsigned long long n = s->n;
+	int e = ga_cuda_use(s->c, s->dev);
+	if (e < 0)
+		return e;
+	void *copy[] = { &s->a, &s->cc, &n }, *mul[] = { &s->b, &s->cc, &k, &n },
+	     *add[] = { &s->a, &s->b, &s->cc, &n }, *triad[] = { &s->a, &s->b, &s->cc, &k, &n },
+	     *dot[] = { &s->a, &s->b, &s->sums, &n };
+	void **args[GA_STREAM_COUNT] = { copy, mul, add, triad, dot };
+	if ((e = launch(s, s->f[op], op == GA_STREAM_DOT ? DOT_BLOCKS : blocks_for(s->n), args[op])) < 0)
+		return e;
+	if (op != GA_STREAM_DOT)
+		return ga_cuda_sync(s->c, s->dev);
+	double sums[DOT_BLOCKS];
+	if ((e = ga_cuda_download(s->c, s->dev, sums, s->sums, sizeof(sums))) < 0)
+		return e;
+	double t = 0;
+	for (size_t i = 0; i < DOT_BLOCKS; i++)
+		t += sums[i];
+	*ret_dot = t;
+	return 0;
+}
+
+static int cu_stream_read(void *job, size_t i, double ret_abc[3])
+{
+	struct cu_stream *s = job;
+	ga_CUdeviceptr p[3] = { s->a, s->b, s->cc };
+	for (int j = 0; j < 3; j++) {
+		int e = ga_cuda_download(s->c, s->dev, &ret_abc[j], p[j] + i * 8, 8);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
 /* --- transfer --- */
 
 struct cu_xfer {
@@ -518,6 +904,10 @@ const struct ga_bench_backend ga_bench_cuda = {
 	.gemm_run = cu_gemm_run,
 	.gemm_read = cu_gemm_read,
 	.gemm_free = cu_gemm_free,
+	.stream_setup = cu_stream_setup,
+	.stream_run = cu_stream_run,
+	.stream_read = cu_stream_read,
+	.stream_free = cu_stream_free,
 	.xfer_setup = cu_xfer_setup,
 	.xfer_run = cu_xfer_run,
 	.xfer_verify = cu_xfer_verify,

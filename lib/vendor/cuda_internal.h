@@ -14,5 +14,7 @@ void ga_cuda_free(struct cuda *c, size_t dev, ga_CUdeviceptr p);
 int ga_cuda_upload(struct cuda *c, size_t dev, ga_CUdeviceptr dst, const void *src, size_t bytes);
 int ga_cuda_download(struct cuda *c, size_t dev, void *dst, ga_CUdeviceptr src, size_t bytes);
 int ga_cuda_sync(struct cuda *c, size_t dev);
+/* The stream kernels' PTX (for the ptxas check in the tests). */
+extern const char ga_cuda_stream_ptx[];
 
 #endif

@@ -17,6 +17,8 @@ typedef int ga_CUdevice;
 typedef unsigned long long ga_CUdeviceptr;
 typedef struct CUctx_st *ga_CUcontext;
 typedef struct CUstream_st *ga_CUstream;
+typedef struct CUmod_st *ga_CUmodule;
+typedef struct CUfunc_st *ga_CUfunction;
 
 #define GA_CUDA_SUCCESS 0
 #define GA_CUDA_ERROR_NOT_INITIALIZED 3
@@ -43,6 +45,12 @@ typedef ga_CUresult (*ga_cuMemcpyDtoDAsync_v2_fn)(ga_CUdeviceptr, ga_CUdeviceptr
 typedef ga_CUresult (*ga_cuMemcpyHtoD_v2_fn)(ga_CUdeviceptr, const void *, size_t);
 typedef ga_CUresult (*ga_cuMemcpyDtoH_v2_fn)(void *, ga_CUdeviceptr, size_t);
 typedef ga_CUresult (*ga_cuGetErrorString_fn)(ga_CUresult, const char **);
+typedef ga_CUresult (*ga_cuModuleLoadData_fn)(ga_CUmodule *, const void *);
+typedef ga_CUresult (*ga_cuModuleUnload_fn)(ga_CUmodule);
+typedef ga_CUresult (*ga_cuModuleGetFunction_fn)(ga_CUfunction *, ga_CUmodule, const char *);
+typedef ga_CUresult (*ga_cuLaunchKernel_fn)(ga_CUfunction, unsigned int, unsigned int, unsigned int,
+                                            unsigned int, unsigned int, unsigned int, unsigned int,
+                                            ga_CUstream, void **, void **);
 
 /* cuBLAS */
 typedef struct cublasContext *ga_cublasHandle_t;

@@ -21,6 +21,9 @@
 
 #include "gpuaudit/bench.h"
 #include "gpuaudit/core.h"
+#include "vendor/cuda_internal.h"
+
+#include <unistd.h>
 
 static void test_dtypes(void **state)
 {
@@ -442,6 +445,29 @@ static void test_hip_no_device(void **state)
 	close_run(&r);
 }
 
+/* The CUDA stream kernels are PTX text: the toolkit's assembler must accept them. */
+static void test_cuda_ptx(void **state)
+{
+	(void)state;
+	const char *ptxas = "/usr/local/cuda/bin/ptxas";
+	if (access(ptxas, X_OK) != 0)
+		skip();
+	char dir[] = "/tmp/ga-ptx-XXXXXX", file[64], cmd[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/stream.ptx", dir);
+	FILE *f = fopen(file, "w");
+	assert_non_null(f);
+	fputs(ga_cuda_stream_ptx, f);
+	fclose(f);
+	for (size_t i = 0; i < 2; i++) {
+		static const char *const arch[] = { "sm_75", "sm_90" };
+		snprintf(cmd, sizeof(cmd), "%s -arch=%s %s -o %s/out.cubin", ptxas, arch[i], file, dir);
+		assert_int_equal(system(cmd), 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_blas_option(void **state)
 {
 	(void)state;
@@ -559,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_inference),
 		cmocka_unit_test(test_cuda_absent),
 		cmocka_unit_test(test_hip_no_device),
+		cmocka_unit_test(test_cuda_ptx),
 		cmocka_unit_test(test_blas_option),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_alloc_failures),
