@@ -13,6 +13,18 @@
 #include "bench-cli.h"
 #include "gpuaudit/fs.h"
 
+/*
+ * LeakSanitizer (ASan builds only; the symbol is otherwise unused): the
+ * OpenCL ICD loader, PoCL and its compiled kernels, CLBlast, cuBLAS and HIP keep
+ * allocations for the life of the process by design. Ours are still checked.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libOpenCL.so\nleak:libpocl\nleak:/kcache/\nleak:libclblast\nleak:libcublas\n"
+	       "leak:libamdhip64\n";
+}
+
 enum {
 	O_JSON = 256,
 	O_BACKENDS,

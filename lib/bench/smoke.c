@@ -130,8 +130,8 @@ int ga_bench_inference(struct ga_bench_session *s, struct ga_bench_report *rep)
 				continue;
 			char fam[64], name[96], cname[128];
 			snprintf(fam, sizeof(fam), "inference.%s.mlp", o->b->name);
-			struct ga_bench_result *res = bench_result_add(
-			        rep, "inference", o, d, "mlp fp32 batch 64 512-512-512-64", fam);
+			struct ga_bench_result *res =
+			        bench_result_add(rep, "inference", o, d, "mlp fp32 batch 64", fam);
 			if (!res) {
 				err = -ENOMEM;
 				break;

@@ -425,10 +425,11 @@ static void cu_close(void *state)
 		if (c->d[i].cx)
 			c->cuDevicePrimaryCtxRelease_v2(c->d[i].dev);
 	}
-	if (c->blas_lib)
-		dlclose(c->blas_lib);
-	if (c->lib)
-		dlclose(c->lib);
+	/*
+	 * libcuda and cuBLAS (C++ with a static runtime and its own exception
+	 * pool) are not made to be unloaded: the handles stay open for the
+	 * process's life; a second open only takes another reference.
+	 */
 	ga_free(c);
 }
 

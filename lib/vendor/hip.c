@@ -42,8 +42,7 @@ static void hip_close(void *state)
 	struct hip *h = state;
 	if (!h)
 		return;
-	if (h->lib)
-		dlclose(h->lib);
+	/* ROCm's C++ runtime is not made to be unloaded: the handle stays open. */
 	ga_free(h);
 }
 

@@ -279,8 +279,7 @@ out:
 		if (c.comm[d])
 			nc.ncclCommDestroy(c.comm[d]);
 	}
-	if (nc.lib)
-		dlclose(nc.lib);
+	/* NCCL (C++, with its own threads) stays loaded, like the other vendor libraries. */
 	(void)used;
 	return err;
 }

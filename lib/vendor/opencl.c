@@ -194,10 +194,12 @@ static void ocl_close(void *state)
 		if (d->cx)
 			o->cl.clReleaseContext(d->cx);
 	}
-	if (o->blast_lib)
-		dlclose(o->blast_lib);
-	if (o->cl.lib)
-		dlclose(o->cl.lib);
+	/*
+	 * The ICD loader, the drivers it loads (PoCL starts threads and keeps
+	 * compiled kernels mapped) and CLBlast (C++, with static caches) are
+	 * not made to be unloaded: the handles stay open for the process's
+	 * life, and a second open only takes another reference.
+	 */
 	ga_free(o);
 }
 
