@@ -6,6 +6,10 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,7 @@ enum {
 	O_BYTES,
 	O_NCCL,
 	O_CUDA_LIBDIR,
+	O_DEADLINE,
 	O_HELP,
 };
 
@@ -134,6 +139,7 @@ int bench_cli_parse(struct cli *cli, const char *cmd, const char *usage, const c
 		{ "class", required_argument, NULL, O_CLASS },
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "cuda-libdir", required_argument, NULL, O_CUDA_LIBDIR },
+		{ "deadline", required_argument, NULL, O_DEADLINE },
 		{ "test-corrupt-result", no_argument, NULL, O_CORRUPT },
 		{ "dtype", required_argument, NULL, O_DTYPE },
 		{ "sizes", required_argument, NULL, O_SIZES },
@@ -186,6 +192,14 @@ int bench_cli_parse(struct cli *cli, const char *cmd, const char *usage, const c
 			break;
 		case O_CUDA_LIBDIR:
 			o->cfg.cuda_libdir = optarg;
+			break;
+		case O_DEADLINE:
+			errno = 0;
+			o->deadline_s = strtod(optarg, &end);
+			if (errno || !end || *end || end == optarg ||
+			    !(o->deadline_s >= 1 && o->deadline_s <= 86400))
+				return cli_error(cli, cmd, EXIT_USAGE,
+				                 "--deadline wants seconds, 1..86400, not '%s'", optarg);
 			break;
 		case O_REPS:
 			errno = 0;
@@ -258,6 +272,61 @@ int bench_cli_parse(struct cli *cli, const char *cmd, const char *usage, const c
 	return code == EXIT_OK ? -1 : code;
 }
 
+/*
+ * The deadline. Vendor libraries run in this process (a benchmark needs the
+ * device for seconds, not the millisecond queries discover isolates), so a
+ * call that never returns on a wedged GPU is caught by a watchdog thread: at
+ * the deadline it names the step in progress and ends the process with exit 3.
+ * Every step is announced through the context's progress callback.
+ */
+static struct {
+	char call[2][160];
+	atomic_uint active;
+	const char *cmd;
+	double deadline_s;
+	FILE *err;
+} watch;
+
+static void watch_progress(void *udata, const char *call)
+{
+	(void)udata;
+	unsigned next = 1 - atomic_load(&watch.active);
+	snprintf(watch.call[next], sizeof(watch.call[next]), "%s", call);
+	atomic_store(&watch.active, next);
+}
+
+static void *watchdog(void *arg)
+{
+	(void)arg;
+	struct timespec ts = { (time_t)watch.deadline_s,
+		               (long)((watch.deadline_s - (double)(time_t)watch.deadline_s) * 1e9) };
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+	char msg[320];
+	int n = snprintf(msg, sizeof(msg), "gpuaudit %s: deadline of %g s passed during '%s'; giving up\n",
+	                 watch.cmd, watch.deadline_s, watch.call[atomic_load(&watch.active)]);
+	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1) < 0)
+		n = 0;
+	_exit(EXIT_UNAVAILABLE);
+	return NULL;
+}
+
+static void watch_start(struct ga_ctx *ctx, const char *cmd, double deadline_s)
+{
+	snprintf(watch.call[0], sizeof(watch.call[0]), "start");
+	watch.cmd = cmd;
+	watch.deadline_s = deadline_s;
+	ga_ctx_set_progress(ctx, watch_progress, NULL);
+	if (deadline_s <= 0)
+		return;
+	pthread_t t;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_create(&t, &a, watchdog, NULL);
+	pthread_attr_destroy(&a);
+}
+
 int bench_cli_setup(struct cli *cli, const char *cmd, struct bench_cli *o, struct ga_ctx **ret_ctx,
                     const struct ga_bench_backend **list, size_t max)
 {
@@ -266,6 +335,7 @@ int bench_cli_setup(struct cli *cli, const char *cmd, struct bench_cli *o, struc
 	int code = snap_ctx(cli, cmd, &o->so, &ctx);
 	if (code != EXIT_OK)
 		return code;
+	watch_start(ctx, cmd, o->deadline_s);
 	const char *filter = o->backends ? o->backends : getenv("GPUAUDIT_BACKENDS");
 	int n = ga_bench_backends_select(ctx, filter, list, max);
 	if (n < 0) {
@@ -458,6 +528,8 @@ static const char common_usage[] =
         "  --reps N        timed repetitions (default 5)\n"
         "  --seed N        random data seed (default 1)\n"
         "  --threads N     CPU BLAS threads (default: the library's)\n"
+        "  --deadline SEC  give up with exit 3 when the run takes longer, naming the step\n"
+        "                  in progress (a vendor call hung on a wedged GPU); default none\n"
         "  --policy FILE   expected figures from the node class's smoke: section\n"
         "  --class NAME    the class to use (default: the one matching this node)\n"
         "  --root DIR, --from FILE, --vendor, --no-vendor, --timeout SEC: the node\n"

@@ -250,6 +250,7 @@ const struct command commands[] = {
 	  "  --backends LIST only/without these backends (see 'gpuaudit bench gemm -h')\n"
 	  "  --blas LIB      the CPU BLAS library to dlopen\n"
 	  "  --reps N        timed repetitions (default 5)\n"
+	  "  --deadline SEC  give up with exit 3 when the run takes longer (a hung GPU)\n"
 	  "  --json          print gpuaudit.bench/v1 JSON (kind \"smoke\")\n"
 	  "  --root DIR, --from FILE, --vendor, --no-vendor, --timeout SEC: as for discover\n"
 	  "  -v              log progress to stderr\n"

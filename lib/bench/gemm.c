@@ -125,6 +125,9 @@ static int bench_gemm_one(struct ga_bench_session *s, const struct ga_bench_open
 	struct ga_bench_result *res = bench_result_add(rep, "gemm", o, dev, what, family);
 	if (!res)
 		return -ENOMEM;
+	char call[160];
+	snprintf(call, sizeof(call), "gemm %s %s", b->name, what);
+	ga_progress(s->ctx, call);
 	int err = 0;
 	size_t es = ga_dtype_size(dt);
 	void *a = ga_malloc(m * k * es), *bm = ga_malloc(k * n * es), *c = ga_malloc(m * n * es);

@@ -137,6 +137,9 @@ int ga_bench_inference(struct ga_bench_session *s, struct ga_bench_report *rep)
 				break;
 			}
 			double samples[GA_BENCH_MAX_REPS];
+			char call[96];
+			snprintf(call, sizeof(call), "inference %s", o->b->name);
+			ga_progress(s->ctx, call);
 			double t0 = bench_now();
 			int r = forward(o, d, &m, act, out);
 			double cold = bench_now() - t0;

@@ -38,6 +38,9 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 		if (!bench_result_add(rep, "stream", o, dev, what, fam))
 			return -ENOMEM;
 	}
+	char call[96];
+	snprintf(call, sizeof(call), "stream %s n=%zu", b->name, n);
+	ga_progress(s->ctx, call);
 	double t0 = bench_now();
 	int r = b->stream_setup(o->state, dev, n, &job);
 	double setup_s = bench_now() - t0;

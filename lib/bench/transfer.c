@@ -20,6 +20,9 @@ static int xfer_one(struct ga_bench_session *s, const struct ga_bench_open *o, s
 	                                                  : s->cfg.reps;
 	void *job = NULL;
 	int err = 0;
+	char call[96];
+	snprintf(call, sizeof(call), "transfer %s %zu bytes", b->name, bytes);
+	ga_progress(s->ctx, call);
 	double t0 = bench_now();
 	int r = b->xfer_setup(o->state, dev, bytes, &job);
 	double setup_s = bench_now() - t0;

@@ -148,6 +148,7 @@ static int measure(struct coll *c, const struct ga_bench_open *o, bool allreduce
 	struct ga_bench_result *res = coll_result(rep, o, what, fam);
 	if (!res)
 		return -ENOMEM;
+	ga_progress(c->s->ctx, allreduce ? "ncclAllReduce" : "ncclAllGather");
 	unsigned reps = c->s->cfg.reps < 1                   ? 1
 	                : c->s->cfg.reps > GA_BENCH_MAX_REPS ? GA_BENCH_MAX_REPS
 	                                                     : c->s->cfg.reps;
@@ -240,6 +241,7 @@ int ga_bench_collective(struct ga_bench_session *s, const char *lib, size_t byte
 		err = ga_err(s->ctx, -EINVAL, "collective buffer too small");
 		goto out;
 	}
+	ga_progress(s->ctx, "ncclCommInitAll");
 	double t0 = bench_now();
 	ga_ncclResult_t r = nc.ncclCommInitAll(c.comm, (int)c.n, NULL);
 	if (r != GA_NCCL_SUCCESS) {

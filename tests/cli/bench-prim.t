@@ -17,6 +17,9 @@ run bench gemm --class x
 run bench gemm extra
 run bench nosuch
 run smoke --size 64,128
+run bench gemm --deadline 0
+echo '== a run past --deadline stops at once and names the step in progress'
+run bench gemm --root "$root" --backends cblas --dtype fp32 --sizes 6144 --reps 50 --deadline 1
 
 echo '== gemm on OpenBLAS, fp32 and fp64'
 "$GPUAUDIT" bench gemm --root "$root" --backends cblas --sizes 64,96 --reps 2 --json | summary
