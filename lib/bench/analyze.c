@@ -192,7 +192,8 @@ int ga_bench_analyze(struct ga_bench_report *rep, const struct ga_bench_config *
 {
 	bool any_gpu = false;
 	for (size_t i = 0; i < rep->n_results; i++)
-		if (strcmp(rep->results[i].device_key, "cpu"))
+		if (ga_startswith(rep->results[i].device_key, "pci:") ||
+		    ga_startswith(rep->results[i].device_key, "name:"))
 			any_gpu = true;
 	for (size_t i = 0; i < rep->n_results; i++) {
 		struct ga_bench_result *r = &rep->results[i];
