@@ -27,6 +27,8 @@ lib=$(ls /usr/lib/*/libopenblas.so.0 2>/dev/null | head -1)
 [ -n "$lib" ] || { echo "bench: libopenblas.so.0 missing" >&2; exit 3; }
 cc -O2 -o "$tmp/gemm_direct" bench/gemm_direct.c "$lib" -Wl,-rpath,"$(dirname "$lib")"
 host=$(uname -n)
+# The backend comparison on the same CPU: OpenBLAS, CLBlast and the built-in OpenCL kernel (PoCL).
+"$bin" bench gemm --backends cblas,clblast,opencl --dtype fp32 --sizes 256,512 --reps "$reps" --json >"$tmp/cliff.json" || true
 for r in $(seq "$rounds"); do
 	"$tmp/gemm_direct" "$n" "$reps" >>"$tmp/direct.txt"
 	"$bin" bench gemm --backends cblas --dtype fp32 --sizes "$n" --reps "$reps" --json >"$tmp/ga.$r.json"
@@ -75,6 +77,19 @@ lines = [
 if peak:
     lines += [f"Theoretical fp32 peak (gpuaudit's estimate: cores x clock x FLOP/cycle): {peak/1e9:.1f} GFLOP/s;"
               f" achieved {100*mg*1e9/peak:.1f}% (gpuaudit), {100*md*1e9/peak:.1f}% (direct).", ""]
+try:
+    c = json.load(open(f"{tmp}/cliff.json"))
+    lines += ["## Backends on the same CPU (`gpuaudit bench gemm --backends cblas,clblast,opencl --dtype fp32 --sizes 256,512`)", "",
+              "| backend | what | median GFLOP/s | best GFLOP/s | cold start s |", "|---|---|---:|---:|---:|"]
+    for r in c["results"]:
+        if r["status"] == "ok":
+            lines.append(f"| {r['backend']} | {r['what']} | {r['median']/1e9:.2f} | {r['best']/1e9:.2f} | {r['cold_start_s']:.3f} |")
+    lines += ["", "| what | fast/slow | ratio of best samples | cliff (> 2x) |", "|---|---|---:|---|"]
+    for q in c["ratios"]:
+        lines.append(f"| {q['what']} | {q['fast']}/{q['slow']} | {q['ratio']:.2f} | {'yes' if q['cliff'] else 'no'} |")
+    lines.append("")
+except Exception as e:
+    lines += [f"(backend comparison unavailable: {e})", ""]
 open(dest, "w").write("\n".join(lines))
 print("\n".join(lines))
 PY
