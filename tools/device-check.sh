@@ -101,6 +101,14 @@ bench() { # bench NAME SECONDS ARGS...
 	echo "$name: exit $? ($*)"
 }
 ls /etc/OpenCL/vendors 2>/dev/null | sed 's/^/OpenCL ICD: /'
+# Only the GPU's OpenCL driver: a CPU ICD (PoCL) would run the built-in GEMM at
+# 4096^3 for minutes. ocl-icd reads OCL_ICD_VENDORS (a file or a directory).
+if [ -f /etc/OpenCL/vendors/nvidia.icd ]; then
+	export OCL_ICD_VENDORS=/etc/OpenCL/vendors/nvidia.icd
+else
+	echo "no NVIDIA OpenCL ICD: the OpenCL rows will say why"
+	export OCL_ICD_VENDORS=/nonexistent-gpuaudit-no-icd
+fi
 bench bench-gemm-cuda 150 bench gemm --backends cuda --dtype bf16,fp16,fp32 --sizes 8192 --reps 10
 bench bench-transfer 90 bench transfer --backends cuda,opencl --bytes 1G --reps 5
 bench bench-stream 120 bench stream --backends cuda,opencl --elements 128M --reps 5
@@ -159,6 +167,7 @@ print(v[0] if v else 0)' "$@" 2>/dev/null || echo 0
 	check "device copy >= 1.5 TB/s (x2 read+write ~ the 4.3 TB/s reference order)" python3 -c "import sys; sys.exit(not float('$d2d') >= 1.5e12)"
 	triad=$(fig "$OUT/bench-stream.json" cuda triad)
 	check "CUDA stream triad >= 2.5 TB/s" python3 -c "import sys; sys.exit(not float('$triad') >= 2.5e12)"
+	unset OCL_ICD_VENDORS
 	check "no wrong result anywhere" sh -c "! grep -l GA-BENCH-WRONG-RESULT $OUT/bench-*.json $OUT/smoke.json"
 fi
 
