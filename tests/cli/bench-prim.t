@@ -18,6 +18,8 @@ run bench gemm extra
 run bench nosuch
 run smoke --size 64,128
 run bench gemm --deadline 0
+echo '== --blas naming a library that is not there: the backend is absent, nothing ran'
+run bench gemm --root "$root" --backends cblas --blas libnosuchblas.so.9 --sizes 32
 echo '== a run past --deadline stops at once and names the step in progress'
 run bench gemm --root "$root" --backends cblas --dtype fp32 --sizes 6144 --reps 50 --deadline 1
 
