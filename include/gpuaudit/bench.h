@@ -118,6 +118,12 @@ struct ga_bench_backend {
 	/* Check the last copy in direction dir arrived intact (pattern compare); 0 or -EIO. */
 	int (*xfer_verify)(void *job, enum ga_xfer_dir dir);
 	void (*xfer_free)(void *job);
+	/*
+	 * Between two devices of the backend: a job whose GA_XFER_D2D copies
+	 * `bytes` from device src to device dst (peer to peer where the hardware
+	 * allows); run, verify and free with the xfer_ functions above.
+	 */
+	int (*peer_setup)(void *state, size_t src, size_t dst, size_t bytes, void **ret_job);
 };
 
 extern const struct ga_bench_backend ga_bench_cblas;

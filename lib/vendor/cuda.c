@@ -301,6 +301,7 @@ struct cuda {
 	ga_cuMemcpyDtoHAsync_v2_fn cuMemcpyDtoHAsync_v2;
 	ga_cuMemcpyDtoDAsync_v2_fn cuMemcpyDtoDAsync_v2;
 	ga_cuMemcpyHtoD_v2_fn cuMemcpyHtoD_v2;
+	ga_cuMemcpyPeerAsync_fn cuMemcpyPeerAsync;
 	ga_cuMemcpyDtoH_v2_fn cuMemcpyDtoH_v2;
 	ga_cuGetErrorString_fn cuGetErrorString;
 	ga_cuModuleLoadData_fn cuModuleLoadData;
@@ -348,6 +349,7 @@ static const struct {
 	SYM(cuMemcpyDtoHAsync_v2),
 	SYM(cuMemcpyDtoDAsync_v2),
 	SYM(cuMemcpyHtoD_v2),
+	SYM(cuMemcpyPeerAsync),
 	SYM(cuMemcpyDtoH_v2),
 	SYM(cuGetErrorString),
 	SYM(cuModuleLoadData),
@@ -814,6 +816,7 @@ static int cu_stream_read(void *job, size_t i, double ret_abc[3])
 struct cu_xfer {
 	struct cuda *c;
 	size_t dev, bytes;
+	size_t dev2;              /* where d2 lives: dev, or the peer's index */
 	unsigned char *src, *dst; /* pinned */
 	ga_CUdeviceptr d1, d2;
 };
@@ -824,7 +827,7 @@ static void cu_xfer_free(void *job)
 	if (!x)
 		return;
 	ga_cuda_free(x->c, x->dev, x->d1);
-	ga_cuda_free(x->c, x->dev, x->d2);
+	ga_cuda_free(x->c, x->dev2, x->d2);
 	if (x->src)
 		x->c->cuMemFreeHost(x->src);
 	if (x->dst)
@@ -839,7 +842,7 @@ static int cu_xfer_setup(void *state, size_t dev, size_t bytes, void **ret_job)
 	struct cu_xfer *x = ga_calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	*x = (struct cu_xfer){ .c = c, .dev = dev, .bytes = bytes };
+	*x = (struct cu_xfer){ .c = c, .dev = dev, .bytes = bytes, .dev2 = dev };
 	if ((err = ga_cuda_alloc(c, dev, bytes, &x->d1)) < 0 ||
 	    (err = ga_cuda_alloc(c, dev, bytes, &x->d2)) < 0)
 		goto out;
@@ -860,6 +863,26 @@ out:
 	return err;
 }
 
+/* Device src -> device dst: d1 on src holds the pattern, d2 lives on dst. */
+static int cu_peer_setup(void *state, size_t src, size_t dst, size_t bytes, void **ret_job)
+{
+	struct cuda *c = state;
+	struct cu_xfer *x = NULL;
+	int err = cu_xfer_setup(state, src, bytes, (void **)&x);
+	if (err < 0)
+		return err;
+	ga_cuda_free(c, src, x->d2);
+	x->d2 = 0;
+	x->dev2 = dst;
+	if ((err = ga_cuda_alloc(c, dst, bytes, &x->d2)) < 0 ||
+	    (err = ga_cuda_upload(c, src, x->d1, x->src, bytes)) < 0) {
+		cu_xfer_free(x);
+		return err;
+	}
+	*ret_job = x;
+	return 0;
+}
+
 static int cu_xfer_run(void *job, enum ga_xfer_dir dir, unsigned iters)
 {
 	struct cu_xfer *x = job;
@@ -870,6 +893,8 @@ static int cu_xfer_run(void *job, enum ga_xfer_dir dir, unsigned iters)
 	for (unsigned i = 0; i < iters; i++) {
 		ga_CUresult r = dir == GA_XFER_H2D   ? c->cuMemcpyHtoDAsync_v2(x->d1, x->src, x->bytes, NULL)
 		                : dir == GA_XFER_D2H ? c->cuMemcpyDtoHAsync_v2(x->dst, x->d1, x->bytes, NULL)
+		                : x->dev2 != x->dev  ? c->cuMemcpyPeerAsync(x->d2, c->d[x->dev2].cx, x->d1,
+		                                                            c->d[x->dev].cx, x->bytes, NULL)
 		                                     : c->cuMemcpyDtoDAsync_v2(x->d2, x->d1, x->bytes, NULL);
 		if (r != GA_CUDA_SUCCESS)
 			return cufail(c, "cuMemcpyAsync", r);
@@ -884,7 +909,7 @@ static int cu_xfer_verify(void *job, enum ga_xfer_dir dir)
 		return 0; /* read back by the D2H check */
 	if (dir == GA_XFER_D2D) {
 		memset(x->dst, 0, x->bytes);
-		int e = ga_cuda_download(x->c, x->dev, x->dst, x->d2, x->bytes);
+		int e = ga_cuda_download(x->c, x->dev2, x->dst, x->d2, x->bytes);
 		if (e < 0)
 			return e;
 	}
@@ -913,4 +938,5 @@ const struct ga_bench_backend ga_bench_cuda = {
 	.xfer_run = cu_xfer_run,
 	.xfer_verify = cu_xfer_verify,
 	.xfer_free = cu_xfer_free,
+	.peer_setup = cu_peer_setup,
 };

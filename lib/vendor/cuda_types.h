@@ -42,6 +42,8 @@ typedef ga_CUresult (*ga_cuMemFreeHost_fn)(void *);
 typedef ga_CUresult (*ga_cuMemcpyHtoDAsync_v2_fn)(ga_CUdeviceptr, const void *, size_t, ga_CUstream);
 typedef ga_CUresult (*ga_cuMemcpyDtoHAsync_v2_fn)(void *, ga_CUdeviceptr, size_t, ga_CUstream);
 typedef ga_CUresult (*ga_cuMemcpyDtoDAsync_v2_fn)(ga_CUdeviceptr, ga_CUdeviceptr, size_t, ga_CUstream);
+typedef ga_CUresult (*ga_cuMemcpyPeerAsync_fn)(ga_CUdeviceptr, ga_CUcontext, ga_CUdeviceptr, ga_CUcontext,
+                                               size_t, ga_CUstream);
 typedef ga_CUresult (*ga_cuMemcpyHtoD_v2_fn)(ga_CUdeviceptr, const void *, size_t);
 typedef ga_CUresult (*ga_cuMemcpyDtoH_v2_fn)(void *, ga_CUdeviceptr, size_t);
 typedef ga_CUresult (*ga_cuGetErrorString_fn)(ga_CUresult, const char **);

@@ -480,6 +480,150 @@ static void test_cuda_ptx(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* --- a fake two-device backend: the harness's multi-device paths (peer copies) without GPUs --- */
+
+struct fake_state {
+	struct ga_bench_device d[2];
+	struct ga_ctx *ctx;
+	bool break_peer; /* peer copies deliver wrong bytes */
+};
+struct fake_xfer {
+	struct fake_state *st;
+	size_t bytes;
+	unsigned char *host, *d1, *d2, *back;
+};
+static struct fake_state fake_st;
+
+static int fake_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void **ret)
+{
+	(void)cfg;
+	for (int i = 0; i < 2; i++) {
+		snprintf(fake_st.d[i].name, sizeof(fake_st.d[i].name), "Fake GPU %d", i);
+		snprintf(fake_st.d[i].key, sizeof(fake_st.d[i].key), "pci:0000:0%d:00.0", i + 1);
+		fake_st.d[i].is_gpu = true;
+	}
+	fake_st.ctx = ctx;
+	*ret = &fake_st;
+	return 0;
+}
+static void fake_close(void *st)
+{
+	(void)st;
+}
+static const char *fake_version(void *st)
+{
+	(void)st;
+	return "fake 1.0";
+}
+static size_t fake_n(void *st)
+{
+	(void)st;
+	return 2;
+}
+static const struct ga_bench_device *fake_dev(void *st, size_t i)
+{
+	return &((struct fake_state *)st)->d[i];
+}
+static void fake_xfer_free(void *job)
+{
+	struct fake_xfer *x = job;
+	free(x->host);
+	free(x->d1);
+	free(x->d2);
+	free(x->back);
+	free(x);
+}
+static int fake_xfer_setup(void *st, size_t dev, size_t bytes, void **ret)
+{
+	(void)dev;
+	struct fake_xfer *x = calloc(1, sizeof(*x));
+	x->st = st;
+	x->bytes = bytes;
+	x->host = malloc(bytes);
+	x->d1 = malloc(bytes);
+	x->d2 = malloc(bytes);
+	x->back = malloc(bytes);
+	for (size_t i = 0; i < bytes; i++)
+		x->host[i] = (unsigned char)(i * 7);
+	*ret = x;
+	return 0;
+}
+static int fake_peer_setup(void *st, size_t src, size_t dst, size_t bytes, void **ret)
+{
+	assert_true(src != dst && src < 2 && dst < 2);
+	int r = fake_xfer_setup(st, src, bytes, ret);
+	struct fake_xfer *x = *ret;
+	memcpy(x->d1, x->host, bytes);
+	return r;
+}
+static int fake_xfer_run(void *job, enum ga_xfer_dir dir, unsigned iters)
+{
+	struct fake_xfer *x = job;
+	for (unsigned i = 0; i < iters; i++) {
+		if (dir == GA_XFER_H2D)
+			memcpy(x->d1, x->host, x->bytes);
+		else if (dir == GA_XFER_D2H)
+			memcpy(x->back, x->d1, x->bytes);
+		else
+			memcpy(x->d2, x->d1, x->bytes);
+	}
+	if (dir == GA_XFER_D2D && x->st->break_peer)
+		x->d2[x->bytes / 2] ^= 1;
+	return 0;
+}
+static int fake_xfer_verify(void *job, enum ga_xfer_dir dir)
+{
+	struct fake_xfer *x = job;
+	const unsigned char *got = dir == GA_XFER_D2H ? x->back : dir == GA_XFER_D2D ? x->d2 : x->d1;
+	return memcmp(got, x->host, x->bytes)
+	               ? ga_err(x->st->ctx, -EIO, "%s copy corrupted data", ga_xfer_dir_name(dir))
+	               : 0;
+}
+static const struct ga_bench_backend fake_backend = {
+	.name = "fake",
+	.open = fake_open,
+	.close = fake_close,
+	.version = fake_version,
+	.n_devices = fake_n,
+	.device = fake_dev,
+	.xfer_setup = fake_xfer_setup,
+	.xfer_run = fake_xfer_run,
+	.xfer_verify = fake_xfer_verify,
+	.xfer_free = fake_xfer_free,
+	.peer_setup = fake_peer_setup,
+};
+
+static void test_transfer_peers(void **state)
+{
+	(void)state;
+	struct run r;
+	fake_st.break_peer = false;
+	assert_int_equal(open_run(&r, "transfer", &fake_backend, false), 0);
+	assert_int_equal(ga_bench_transfer(r.s, 64 << 10, &r.rep), 0);
+	/* three directions on each of two devices, then 0->1 and 1->0 */
+	assert_all_ok(&r.rep, 8);
+	assert_string_equal(r.rep.results[6].what, "p2p 0->1 64 KiB");
+	assert_string_equal(r.rep.results[6].family, "transfer.fake.p2p");
+	assert_string_equal(r.rep.results[6].metrics[0].name, "transfer.fake.p2p.0to1");
+	assert_string_equal(r.rep.results[7].metrics[0].name, "transfer.fake.p2p.1to0");
+	assert_string_equal(r.rep.results[3].metrics[0].name, "transfer.fake.h2d.dev1");
+	assert_int_equal(ga_bench_analyze(&r.rep, &r.cfg, 0), 0);
+	assert_int_equal(r.rep.n_ratios, 0); /* one backend: nothing to compare */
+	close_run(&r);
+
+	/* a peer copy that delivers wrong bytes fails, the others stay ok */
+	fake_st.break_peer = true;
+	assert_int_equal(open_run(&r, "transfer", &fake_backend, false), 0);
+	assert_int_equal(ga_bench_transfer(r.s, 64 << 10, &r.rep), 0);
+	assert_int_equal(r.rep.n_results, 8);
+	assert_int_equal(r.rep.results[0].status, GA_BENCH_OK);
+	assert_int_equal(r.rep.results[2].status, GA_BENCH_FAILED); /* d2d on the device uses the same copy */
+	assert_int_equal(r.rep.results[6].status, GA_BENCH_FAILED);
+	assert_non_null(strstr(r.rep.results[6].reason, "corrupted"));
+	fake_st.break_peer = false;
+	close_run(&r);
+}
+
 static void test_blas_option(void **state)
 {
 	(void)state;
@@ -594,6 +738,7 @@ int main(void)
 		cmocka_unit_test(test_stream_cblas),
 		cmocka_unit_test(test_stream_opencl),
 		cmocka_unit_test(test_transfer_opencl),
+		cmocka_unit_test(test_transfer_peers),
 		cmocka_unit_test(test_inference),
 		cmocka_unit_test(test_cuda_absent),
 		cmocka_unit_test(test_hip_no_device),

@@ -119,6 +119,7 @@ SAME_TYPE(&cuMemcpyHtoDAsync_v2, ga_cuMemcpyHtoDAsync_v2_fn);
 SAME_TYPE(&cuMemcpyDtoHAsync_v2, ga_cuMemcpyDtoHAsync_v2_fn);
 SAME_TYPE(&cuMemcpyDtoDAsync_v2, ga_cuMemcpyDtoDAsync_v2_fn);
 SAME_TYPE(&cuMemcpyHtoD_v2, ga_cuMemcpyHtoD_v2_fn);
+SAME_TYPE(&cuMemcpyPeerAsync, ga_cuMemcpyPeerAsync_fn);
 SAME_TYPE(&cuMemcpyDtoH_v2, ga_cuMemcpyDtoH_v2_fn);
 SAME_TYPE(&cuGetErrorString, ga_cuGetErrorString_fn);
 SAME_TYPE(&cuModuleLoadData, ga_cuModuleLoadData_fn);
