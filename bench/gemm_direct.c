@@ -36,7 +36,8 @@ int main(int argc, char **argv)
 	if (n < 1 || n > 16384 || reps < 1 || reps > 1000)
 		return 2;
 	size_t nn = (size_t)n * (size_t)n;
-	float *a = malloc(nn * sizeof(float)), *b = malloc(nn * sizeof(float)), *c = malloc(nn * sizeof(float));
+	float *a = malloc(nn * sizeof(float)), *b = malloc(nn * sizeof(float)),
+	      *c = malloc(nn * sizeof(float));
 	double *gf = malloc((size_t)reps * sizeof(double));
 	if (!a || !b || !c || !gf)
 		return 1;
