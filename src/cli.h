@@ -47,6 +47,7 @@ int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_explain(struct cli *cli, int argc, char **argv);
 int cmd_preflight(struct cli *cli, int argc, char **argv);
 int cmd_serve(struct cli *cli, int argc, char **argv);
+int cmd_smoke(struct cli *cli, int argc, char **argv);
 /* The bench subcommands with their summaries (src/cmd-bench.c). */
 void cli_bench_list(FILE *to);
 int cmd_vendor_helper(struct cli *cli, int argc, char **argv);

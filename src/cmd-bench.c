@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "bench-cli.h"
 #include "cli.h"
 
 static const struct bench_sub {
@@ -13,6 +14,10 @@ static const struct bench_sub {
 	const char *summary;
 } subs[] = {
 	/* Entries are added by the files that implement them; keep alphabetical. */
+	{ "collective", cmd_bench_collective, "all-reduce/all-gather across local GPUs (NCCL), algbw/busbw" },
+	{ "gemm", cmd_bench_gemm, "matrix multiply per backend and dtype, FLOP/s, checked results" },
+	{ "stream", cmd_bench_stream, "BabelStream copy/mul/add/triad/dot memory bandwidth" },
+	{ "transfer", cmd_bench_transfer, "pinned host<->device and on-device copy bandwidth" },
 	{ NULL, NULL, NULL },
 };
 

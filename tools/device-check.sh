@@ -7,7 +7,9 @@
 #      compute capability 9.0, driver and CUDA versions parsed, no NVML error,
 #   3. times NVML collection in-process and through the deadline helper
 #      (bench/nvml_bench) and discover with and without vendor libraries,
-#   4. captures the machine (tools/capture-node + NVML's view) so it becomes
+#   4. runs the primitive benchmarks (cuBLAS GEMM, transfers, OpenCL stream and
+#      the cuBLAS/CLBlast/OpenCL cliff ratio) and the smoke suite,
+#   5. captures the machine (tools/capture-node + NVML's view) so it becomes
 #      the fixture tests/fixtures/nodes/h200-real.
 # Everything lands in $OUT (default ./device-out). Meant to finish in a few
 # minutes; each step is bounded with timeout.
@@ -84,6 +86,90 @@ for mode in "" "--no-vendor"; do
 	end=$(date +%s%N)
 	echo "discover --json $mode: $(((end - start) / 10000000)) ms per run (mean of 10)" | tee -a "$OUT/timing.txt"
 done
+
+echo "== primitive benchmarks (issue 8)"
+# cuBLAS GEMM at 8192^3 in bf16, fp16 and fp32 (reference: ~790 TFLOP/s bf16 through
+# PyTorch on this H200), host<->device and on-device copies (reference: ~4.3 TB/s device
+# copy counting read + write; gpuaudit counts the bytes copied once), BabelStream
+# through CUDA (PTX kernels) and OpenCL when the NVIDIA ICD is present, and cuBLAS against CLBlast and the built-in
+# OpenCL kernel on the same GPU (the cliff ratio). Every result is verified against a
+# float64 host reference; a wrong one exits 1.
+bench() { # bench NAME SECONDS ARGS...
+	local name=$1 secs=$2
+	shift 2
+	timeout "$secs" "$bin" "$@" --json >"$OUT/$name.json" 2>"$OUT/$name.err"
+	echo "$name: exit $? ($*)"
+}
+ls /etc/OpenCL/vendors 2>/dev/null | sed 's/^/OpenCL ICD: /'
+# Only the GPU's OpenCL driver: a CPU ICD (PoCL) would run the built-in GEMM at
+# 4096^3 for minutes. ocl-icd reads OCL_ICD_VENDORS (a file or a directory).
+if [ -f /etc/OpenCL/vendors/nvidia.icd ]; then
+	export OCL_ICD_VENDORS=/etc/OpenCL/vendors/nvidia.icd
+else
+	echo "no NVIDIA OpenCL ICD: the OpenCL rows will say why"
+	export OCL_ICD_VENDORS=/nonexistent-gpuaudit-no-icd
+fi
+bench bench-gemm-cuda 150 bench gemm --backends cuda --dtype bf16,fp16,fp32 --sizes 8192 --reps 10
+bench bench-transfer 90 bench transfer --backends cuda,opencl --bytes 1G --reps 5
+bench bench-stream 120 bench stream --backends cuda,opencl --elements 128M --reps 5
+bench bench-gemm-cliff 150 bench gemm --backends cuda,clblast,opencl --dtype fp32 --sizes 4096 --reps 5
+bench smoke 180 smoke --reps 5
+if command -v python3 >/dev/null; then
+	python3 - "$OUT" <<'PY' | tee "$OUT/bench-summary.txt"
+import json, os, sys
+out = sys.argv[1]
+def load(name):
+    try:
+        return json.load(open(os.path.join(out, name + ".json")))
+    except Exception as e:
+        print(f"{name}: no JSON ({e})")
+        return None
+for name in ("bench-gemm-cuda", "bench-transfer", "bench-stream", "bench-gemm-cliff", "smoke"):
+    d = load(name)
+    if not d:
+        continue
+    for b in d["backends"]:
+        print(f"{name}: backend {b['name']} {b['status']} {b['version'] or b['reason'] or ''}")
+    for r in d["results"]:
+        rate = r["median"]
+        unit = r["unit"] or ""
+        if unit == "flop/s" and rate:
+            fig = f"{rate/1e12:.1f} TFLOP/s (best {r['best']/1e12:.1f})"
+        elif unit == "byte/s" and rate:
+            fig = f"{rate/1e9:.1f} GB/s (best {r['best']/1e9:.1f})"
+        elif unit == "s" and rate:
+            fig = f"{rate*1e3:.2f} ms"
+        else:
+            fig = "-"
+        pct = f" {r['percent_of_expected']:.0f}% of {r['expected_source']}" if r["percent_of_expected"] else ""
+        cold = f" cold {r['cold_start_s']:.2f}s" if r["cold_start_s"] else ""
+        print(f"{name}: {r['backend']} {r['what']}: {r['status']} {fig}{pct}{cold}"
+              f"{' rel_err %.1e' % r['rel_err'] if r['rel_err'] is not None else ''}"
+              f"{' (' + r['reason'] + ')' if r['reason'] else ''}")
+    for q in d["ratios"]:
+        print(f"{name}: ratio {q['what']} {q['fast']}/{q['slow']} = {q['ratio']:.2f}x{' CLIFF' if q['cliff'] else ''}")
+    for f in d["findings"]:
+        if f["severity"] in ("error", "critical"):
+            print(f"{name}: finding {f['code']} {f['subject']}: {f['message']}")
+PY
+	fig() { # fig FILE BACKEND WHAT-PREFIX -> median
+		python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+v=[r["median"] for r in d["results"] if r["backend"]==sys.argv[2] and r["what"].startswith(sys.argv[3]) and r["status"]=="ok"]
+print(v[0] if v else 0)' "$@" 2>/dev/null || echo 0
+	}
+	bf16=$(fig "$OUT/bench-gemm-cuda.json" cuda bf16)
+	check "cuBLAS bf16 8192^3 runs, verified, >= 400 TFLOP/s" python3 -c "import sys; sys.exit(not float('$bf16') >= 400e12)"
+	check "cuBLAS fp32 8192^3 runs and is verified" python3 -c "import sys; sys.exit(not float('$(fig "$OUT/bench-gemm-cuda.json" cuda fp32)') > 0)"
+	h2d=$(fig "$OUT/bench-transfer.json" cuda h2d)
+	check "pinned host->device >= 10 GB/s" python3 -c "import sys; sys.exit(not float('$h2d') >= 10e9)"
+	d2d=$(fig "$OUT/bench-transfer.json" cuda d2d)
+	check "device copy >= 1.5 TB/s (x2 read+write ~ the 4.3 TB/s reference order)" python3 -c "import sys; sys.exit(not float('$d2d') >= 1.5e12)"
+	triad=$(fig "$OUT/bench-stream.json" cuda triad)
+	check "CUDA stream triad >= 2.5 TB/s" python3 -c "import sys; sys.exit(not float('$triad') >= 2.5e12)"
+	unset OCL_ICD_VENDORS
+	check "no wrong result anywhere" sh -c "! grep -l GA-BENCH-WRONG-RESULT $OUT/bench-*.json $OUT/smoke.json"
+fi
 
 echo "== capture"
 rm -rf "$OUT/h200-real"

@@ -1,0 +1,74 @@
+/*
+ * registry.c - the compute backends the benchmarks know, in preference order,
+ * and the GPUAUDIT_BACKENDS-style filter over them. No constructors: the
+ * table is the registration.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "gpuaudit/bench.h"
+
+const struct ga_bench_backend *const ga_bench_backends[] = {
+	&ga_bench_cuda, &ga_bench_hip, &ga_bench_clblast, &ga_bench_opencl, &ga_bench_cblas, NULL,
+};
+
+static const struct ga_bench_backend *find(const char *name, size_t len)
+{
+	for (size_t i = 0; ga_bench_backends[i]; i++)
+		if (strlen(ga_bench_backends[i]->name) == len &&
+		    !strncmp(ga_bench_backends[i]->name, name, len))
+			return ga_bench_backends[i];
+	return NULL;
+}
+
+int ga_bench_backends_select(struct ga_ctx *ctx, const char *filter, const struct ga_bench_backend **out,
+                             size_t max)
+{
+	size_t total = 0;
+	while (ga_bench_backends[total])
+		total++;
+	bool keep[16] = { 0 }, any_plus = false;
+	if (total > GA_ARRAY_SIZE(keep))
+		return ga_err(ctx, -EINVAL, "too many backends");
+	for (size_t i = 0; i < total; i++)
+		keep[i] = true;
+	bool plus[16] = { 0 };
+	const char *p = filter ? filter : "";
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		bool minus = len && p[0] == '-';
+		const char *name = minus ? p + 1 : p;
+		size_t nlen = minus ? len - 1 : len;
+		if (nlen) {
+			const struct ga_bench_backend *b = find(name, nlen);
+			if (!b)
+				return ga_err(
+				        ctx, -EINVAL,
+				        "unknown backend '%.*s' (known: cuda, hip, clblast, opencl, cblas)",
+				        (int)nlen, name);
+			for (size_t i = 0; i < total; i++)
+				if (ga_bench_backends[i] == b) {
+					if (minus)
+						keep[i] = false;
+					else
+						plus[i] = any_plus = true;
+				}
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < total; i++) {
+		if (!keep[i] || (any_plus && !plus[i]))
+			continue;
+		if (n < max)
+			out[n] = ga_bench_backends[i];
+		n++;
+	}
+	if (n < max)
+		out[n] = NULL;
+	return (int)n;
+}

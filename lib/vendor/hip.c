@@ -1,0 +1,387 @@
+/*
+ * hip.c - the AMD backend: libamdhip64 (ROCm's HIP runtime, .so.6/.so.5)
+ * for devices, memory and copies, and rocBLAS (librocblas.so.4/.3/.0) for
+ * GEMM through rocblas_gemm_ex (fp32, fp64, and fp16/bf16 inputs with fp32
+ * compute), row-major through the column-major C^T = B^T·A^T like cuda.c.
+ * Loaded with dlopen; the declarations below are our own (no ROCm header is
+ * installed on the build machines to check them against: they follow ROCm
+ * 5/6's hip_runtime_api.h and rocblas-types.h).
+ *
+ * With no AMD GPU the runtime answers hipErrorNoDevice and the backend
+ * reports "no-device" cleanly (tested against Debian's libamdhip64-5). The
+ * GEMM and copy paths have not run on AMD hardware yet. Without rocBLAS the
+ * backend still opens for transfers, and GEMM results say rocBLAS is missing.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "../bench/bench-internal.h"
+#include "gpuaudit/bench.h"
+
+#define MAX_DEVICES 16
+#define HIP_ERROR_NO_DEVICE 100
+enum { HIP_H2D = 1, HIP_D2H = 2, HIP_D2D = 3 };                   /* hipMemcpyKind */
+enum { ROCBLAS_OP_NONE = 111, ROCBLAS_ALGO_STANDARD = 0 };        /* rocblas_operation, rocblas_gemm_algo */
+enum { RB_F16 = 150, RB_F32 = 151, RB_F64 = 152, RB_BF16 = 168 }; /* rocblas_datatype */
+typedef struct _rocblas_handle *rocblas_handle;
+typedef struct ihipStream_t *hipStream_t;
+
+/* hipDeviceProp_t is large and versioned; only the name at its start is read. */
+struct hip {
+	struct ga_ctx *ctx;
+	void *lib;
+	int (*hipGetDeviceCount)(int *);
+	const char *(*hipGetErrorString)(int);
+	int (*hipRuntimeGetVersion)(int *);
+	int (*hipDeviceGetName)(char *, int, int);
+	int (*hipDeviceGetPCIBusId)(char *, int, int);
+	int (*hipDeviceTotalMem)(size_t *, int);
+	int (*hipSetDevice)(int);
+	int (*hipMalloc)(void **, size_t);
+	int (*hipFree)(void *);
+	int (*hipHostMalloc)(void **, size_t, unsigned int);
+	int (*hipHostFree)(void *);
+	int (*hipMemcpy)(void *, const void *, size_t, int);
+	int (*hipMemcpyAsync)(void *, const void *, size_t, int, hipStream_t);
+	int (*hipDeviceSynchronize)(void);
+	void *blas_lib;
+	int (*rocblas_create_handle)(rocblas_handle *);
+	int (*rocblas_destroy_handle)(rocblas_handle);
+	int (*rocblas_gemm_ex)(rocblas_handle, int, int, int32_t, int32_t, int32_t, const void *,
+	                       const void *, int, int32_t, const void *, int, int32_t, const void *,
+	                       const void *, int, int32_t, void *, int, int32_t, int, int, int32_t, uint32_t);
+	rocblas_handle blas[MAX_DEVICES];
+	struct ga_bench_device d[MAX_DEVICES];
+	size_t n_dev;
+	char version[96];
+};
+
+static const char *const hip_libs[] = { "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL };
+static const char *const rocblas_libs[] = { "librocblas.so.4", "librocblas.so.3", "librocblas.so.0", NULL };
+
+static int hipfail(struct hip *h, const char *call, int r)
+{
+	return ga_err(h->ctx, -EIO, "%s failed: %d (%s)", call, r, h->hipGetErrorString(r));
+}
+
+static void hip_close(void *state)
+{
+	struct hip *h = state;
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n_dev; i++)
+		if (h->blas[i] && h->hipSetDevice((int)i) == 0)
+			h->rocblas_destroy_handle(h->blas[i]);
+	/* ROCm's C++ runtime is not made to be unloaded: the handle stays open. */
+	ga_free(h);
+}
+
+static int hip_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void **ret_state)
+{
+	(void)cfg;
+	struct hip *h = ga_calloc(1, sizeof(*h));
+	const char *used = NULL;
+	int err, n = 0, v = 0;
+	if (!h)
+		return -ENOMEM;
+	h->ctx = ctx;
+	for (size_t i = 0; hip_libs[i] && !h->lib; i++) {
+		ga_progress(ctx, hip_libs[i]);
+		if ((h->lib = dlopen(hip_libs[i], RTLD_NOW | RTLD_LOCAL)))
+			used = hip_libs[i];
+	}
+	if (!h->lib) {
+		err = ga_err(ctx, -ENOENT, "HIP runtime not found (libamdhip64.so.6/.so.5)");
+		goto out;
+	}
+	*(void **)&h->hipGetDeviceCount = dlsym(h->lib, "hipGetDeviceCount");
+	*(void **)&h->hipGetErrorString = dlsym(h->lib, "hipGetErrorString");
+	*(void **)&h->hipRuntimeGetVersion = dlsym(h->lib, "hipRuntimeGetVersion");
+	*(void **)&h->hipDeviceGetName = dlsym(h->lib, "hipDeviceGetName");
+	*(void **)&h->hipDeviceGetPCIBusId = dlsym(h->lib, "hipDeviceGetPCIBusId");
+	*(void **)&h->hipDeviceTotalMem = dlsym(h->lib, "hipDeviceTotalMem");
+	*(void **)&h->hipSetDevice = dlsym(h->lib, "hipSetDevice");
+	*(void **)&h->hipMalloc = dlsym(h->lib, "hipMalloc");
+	*(void **)&h->hipFree = dlsym(h->lib, "hipFree");
+	*(void **)&h->hipHostMalloc = dlsym(h->lib, "hipHostMalloc");
+	*(void **)&h->hipHostFree = dlsym(h->lib, "hipHostFree");
+	*(void **)&h->hipMemcpy = dlsym(h->lib, "hipMemcpy");
+	*(void **)&h->hipMemcpyAsync = dlsym(h->lib, "hipMemcpyAsync");
+	*(void **)&h->hipDeviceSynchronize = dlsym(h->lib, "hipDeviceSynchronize");
+	if (!h->hipGetDeviceCount || !h->hipGetErrorString || !h->hipSetDevice || !h->hipMalloc ||
+	    !h->hipFree || !h->hipHostMalloc || !h->hipHostFree || !h->hipMemcpy || !h->hipMemcpyAsync ||
+	    !h->hipDeviceSynchronize) {
+		err = ga_err(ctx, -EIO,
+		             "%s lacks part of the HIP API (hipGetDeviceCount, hipMalloc, hipMemcpy...)",
+		             used);
+		goto out;
+	}
+	if (h->hipRuntimeGetVersion)
+		h->hipRuntimeGetVersion(&v);
+	snprintf(h->version, sizeof(h->version), "HIP runtime %d.%d.%d (%s)", v / 10000000,
+	         (v / 100000) % 100, v % 100000, used);
+	ga_progress(ctx, "hipGetDeviceCount");
+	int r = h->hipGetDeviceCount(&n);
+	if (r == HIP_ERROR_NO_DEVICE || (r == 0 && n <= 0)) {
+		err = ga_err(ctx, -ENODEV, "%s: no AMD GPU (hipGetDeviceCount: %s)", h->version,
+		             h->hipGetErrorString(r));
+		goto out;
+	}
+	if (r != 0) {
+		err = ga_err(ctx, -EIO, "hipGetDeviceCount failed: %d (%s)", r, h->hipGetErrorString(r));
+		goto out;
+	}
+	for (int i = 0; i < n && h->n_dev < MAX_DEVICES; i++) {
+		struct ga_bench_device *d = &h->d[h->n_dev++];
+		char bus[32] = "";
+		snprintf(d->name, sizeof(d->name), "HIP device %d", i);
+		if (h->hipDeviceGetName)
+			h->hipDeviceGetName(d->name, (int)sizeof(d->name) - 1, i);
+		if (h->hipDeviceGetPCIBusId && h->hipDeviceGetPCIBusId(bus, (int)sizeof(bus), i) == 0) {
+			for (char *p = bus; *p; p++)
+				*p = (char)((*p >= 'A' && *p <= 'F') ? *p - 'A' + 'a' : *p);
+			snprintf(d->key, sizeof(d->key), "pci:%s",
+			         strlen(bus) > 12 ? bus + strlen(bus) - 12 : bus);
+		} else
+			bench_device_name_key(d);
+		d->is_gpu = true;
+		size_t mem = 0;
+		if (h->hipDeviceTotalMem && h->hipDeviceTotalMem(&mem, i) == 0)
+			d->mem_bytes = mem;
+	}
+	/* rocBLAS: optional; without it the devices still serve transfers */
+	for (size_t i = 0; rocblas_libs[i] && !h->blas_lib; i++)
+		h->blas_lib = dlopen(rocblas_libs[i], RTLD_NOW | RTLD_LOCAL);
+	if (h->blas_lib) {
+		*(void **)&h->rocblas_create_handle = dlsym(h->blas_lib, "rocblas_create_handle");
+		*(void **)&h->rocblas_destroy_handle = dlsym(h->blas_lib, "rocblas_destroy_handle");
+		*(void **)&h->rocblas_gemm_ex = dlsym(h->blas_lib, "rocblas_gemm_ex");
+	}
+	for (size_t i = 0;
+	     h->rocblas_create_handle && h->rocblas_destroy_handle && h->rocblas_gemm_ex && i < h->n_dev;
+	     i++) {
+		if (h->hipSetDevice((int)i) != 0 || h->rocblas_create_handle(&h->blas[i]) != 0) {
+			h->blas[i] = NULL;
+			continue;
+		}
+		h->d[i].gemm_dtypes = GA_DT_BIT(GA_DT_FP32) | GA_DT_BIT(GA_DT_FP64) | GA_DT_BIT(GA_DT_FP16) |
+		                      GA_DT_BIT(GA_DT_BF16);
+	}
+	if (!h->blas[0])
+		snprintf(h->version + strlen(h->version), sizeof(h->version) - strlen(h->version),
+		         ", no rocBLAS");
+	*ret_state = h;
+	h = NULL;
+	err = 0;
+out:
+	hip_close(h);
+	return err;
+}
+
+static const char *hip_version(void *state)
+{
+	return ((struct hip *)state)->version;
+}
+
+static size_t hip_n_devices(void *state)
+{
+	return ((struct hip *)state)->n_dev;
+}
+
+static const struct ga_bench_device *hip_device(void *state, size_t i)
+{
+	return &((struct hip *)state)->d[i];
+}
+
+/* --- GEMM (rocBLAS) --- */
+
+struct hip_gemm {
+	struct hip *h;
+	size_t dev, m, n, k;
+	enum ga_dtype dt;
+	void *a, *b, *c;
+};
+
+static void hip_gemm_free(void *job)
+{
+	struct hip_gemm *g = job;
+	if (!g)
+		return;
+	if (g->h->hipSetDevice((int)g->dev) == 0) {
+		if (g->a)
+			g->h->hipFree(g->a);
+		if (g->b)
+			g->h->hipFree(g->b);
+		if (g->c)
+			g->h->hipFree(g->c);
+	}
+	ga_free(g);
+}
+
+static int hip_gemm_setup(void *state, size_t dev, enum ga_dtype dt, size_t m, size_t n, size_t k,
+                          const void *a, const void *b, void **ret_job)
+{
+	struct hip *h = state;
+	size_t es = ga_dtype_size(dt);
+	int r, err;
+	if (!h->blas[dev])
+		return ga_err(h->ctx, -ENOTSUP, "rocBLAS not found (librocblas.so.4/.3/.0)");
+	if (m > 1u << 20 || n > 1u << 20 || k > 1u << 20)
+		return ga_err(h->ctx, -EINVAL, "GEMM size too large");
+	struct hip_gemm *g = ga_calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	*g = (struct hip_gemm){ .h = h, .dev = dev, .m = m, .n = n, .k = k, .dt = dt };
+	if ((r = h->hipSetDevice((int)dev)) != 0 || (r = h->hipMalloc(&g->a, m * k * es)) != 0 ||
+	    (r = h->hipMalloc(&g->b, k * n * es)) != 0 || (r = h->hipMalloc(&g->c, m * n * es)) != 0 ||
+	    (r = h->hipMemcpy(g->a, a, m * k * es, HIP_H2D)) != 0 ||
+	    (r = h->hipMemcpy(g->b, b, k * n * es, HIP_H2D)) != 0) {
+		err = hipfail(h, "hipMalloc/hipMemcpy", r);
+		goto out;
+	}
+	*ret_job = g;
+	g = NULL;
+	err = 0;
+out:
+	hip_gemm_free(g);
+	return err;
+}
+
+static int hip_gemm_run(void *job, unsigned iters)
+{
+	struct hip_gemm *g = job;
+	struct hip *h = g->h;
+	static const int types[GA_DT_COUNT] = { RB_F32, RB_F64, RB_F16, RB_BF16 };
+	float f1 = 1.0f, f0 = 0.0f;
+	double d1 = 1.0, d0 = 0.0;
+	bool dbl = g->dt == GA_DT_FP64;
+	int t = types[g->dt], r;
+	if ((r = h->hipSetDevice((int)g->dev)) != 0)
+		return hipfail(h, "hipSetDevice", r);
+	for (unsigned i = 0; i < iters; i++) {
+		/* column-major C^T (n x m) = B^T (n x k) * A^T (k x m); D = C in place */
+		int s = h->rocblas_gemm_ex(
+		        h->blas[g->dev], ROCBLAS_OP_NONE, ROCBLAS_OP_NONE, (int32_t)g->n, (int32_t)g->m,
+		        (int32_t)g->k, dbl ? (const void *)&d1 : (const void *)&f1, g->b, t, (int32_t)g->n,
+		        g->a, t, (int32_t)g->k, dbl ? (const void *)&d0 : (const void *)&f0, g->c, t,
+		        (int32_t)g->n, g->c, t, (int32_t)g->n, dbl ? RB_F64 : RB_F32, ROCBLAS_ALGO_STANDARD,
+		        0, 0);
+		if (s != 0)
+			return ga_err(h->ctx, -EIO, "rocblas_gemm_ex (%s) failed: status %d",
+			              ga_dtype_name(g->dt), s);
+	}
+	r = h->hipDeviceSynchronize();
+	return r == 0 ? 0 : hipfail(h, "hipDeviceSynchronize", r);
+}
+
+static int hip_gemm_read(void *job, void *c)
+{
+	struct hip_gemm *g = job;
+	int r = g->h->hipSetDevice((int)g->dev);
+	if (r == 0)
+		r = g->h->hipMemcpy(c, g->c, g->m * g->n * ga_dtype_size(g->dt), HIP_D2H);
+	return r == 0 ? 0 : hipfail(g->h, "hipMemcpy", r);
+}
+
+/* --- transfer --- */
+
+struct hip_xfer {
+	struct hip *h;
+	size_t dev, bytes;
+	unsigned char *src, *dst; /* pinned (hipHostMalloc) */
+	void *d1, *d2;
+};
+
+static void hip_xfer_free(void *job)
+{
+	struct hip_xfer *x = job;
+	if (!x)
+		return;
+	if (x->h->hipSetDevice((int)x->dev) == 0) {
+		if (x->d1)
+			x->h->hipFree(x->d1);
+		if (x->d2)
+			x->h->hipFree(x->d2);
+	}
+	if (x->src)
+		x->h->hipHostFree(x->src);
+	if (x->dst)
+		x->h->hipHostFree(x->dst);
+	ga_free(x);
+}
+
+static int hip_xfer_setup(void *state, size_t dev, size_t bytes, void **ret_job)
+{
+	struct hip *h = state;
+	int r, err;
+	struct hip_xfer *x = ga_calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	*x = (struct hip_xfer){ .h = h, .dev = dev, .bytes = bytes };
+	if ((r = h->hipSetDevice((int)dev)) != 0 || (r = h->hipMalloc(&x->d1, bytes)) != 0 ||
+	    (r = h->hipMalloc(&x->d2, bytes)) != 0 ||
+	    (r = h->hipHostMalloc((void **)&x->src, bytes, 0)) != 0 ||
+	    (r = h->hipHostMalloc((void **)&x->dst, bytes, 0)) != 0) {
+		err = hipfail(h, "hipMalloc/hipHostMalloc", r);
+		goto out;
+	}
+	for (size_t i = 0; i < bytes; i++)
+		x->src[i] = (unsigned char)(i * 131u + 7u);
+	*ret_job = x;
+	x = NULL;
+	err = 0;
+out:
+	hip_xfer_free(x);
+	return err;
+}
+
+static int hip_xfer_run(void *job, enum ga_xfer_dir dir, unsigned iters)
+{
+	struct hip_xfer *x = job;
+	struct hip *h = x->h;
+	int r = h->hipSetDevice((int)x->dev);
+	for (unsigned i = 0; r == 0 && i < iters; i++)
+		r = dir == GA_XFER_H2D   ? h->hipMemcpyAsync(x->d1, x->src, x->bytes, HIP_H2D, NULL)
+		    : dir == GA_XFER_D2H ? h->hipMemcpyAsync(x->dst, x->d1, x->bytes, HIP_D2H, NULL)
+		                         : h->hipMemcpyAsync(x->d2, x->d1, x->bytes, HIP_D2D, NULL);
+	if (r == 0)
+		r = h->hipDeviceSynchronize();
+	return r == 0 ? 0 : hipfail(h, "hipMemcpyAsync", r);
+}
+
+static int hip_xfer_verify(void *job, enum ga_xfer_dir dir)
+{
+	struct hip_xfer *x = job;
+	if (dir == GA_XFER_H2D)
+		return 0; /* read back by the D2H check */
+	if (dir == GA_XFER_D2D) {
+		memset(x->dst, 0, x->bytes);
+		int r = x->h->hipMemcpy(x->dst, x->d2, x->bytes, HIP_D2H);
+		if (r != 0)
+			return hipfail(x->h, "hipMemcpy", r);
+	}
+	if (memcmp(x->src, x->dst, x->bytes))
+		return ga_err(x->h->ctx, -EIO, "%s copy corrupted data", ga_xfer_dir_name(dir));
+	return 0;
+}
+
+const struct ga_bench_backend ga_bench_hip = {
+	.name = "hip",
+	.description = "AMD: HIP runtime and rocBLAS",
+	.open = hip_open,
+	.close = hip_close,
+	.version = hip_version,
+	.n_devices = hip_n_devices,
+	.device = hip_device,
+	.gemm_setup = hip_gemm_setup,
+	.gemm_run = hip_gemm_run,
+	.gemm_read = hip_gemm_read,
+	.gemm_free = hip_gemm_free,
+	.xfer_setup = hip_xfer_setup,
+	.xfer_run = hip_xfer_run,
+	.xfer_verify = hip_xfer_verify,
+	.xfer_free = hip_xfer_free,
+};
