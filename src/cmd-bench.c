@@ -13,6 +13,8 @@ static const struct bench_sub {
 	const char *summary;
 } subs[] = {
 	/* Entries are added by the files that implement them; keep alphabetical. */
+	{ "exec", cmd_bench_exec, "run a command N times: cold start, wall/CPU/RSS percentiles" },
+	{ "http", cmd_bench_http, "open-loop HTTP load: latency percentiles, errors, cold start" },
 	{ NULL, NULL, NULL },
 };
 

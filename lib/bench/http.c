@@ -1,0 +1,317 @@
+/*
+ * http.c - open-loop HTTP load for `gpuaudit bench http` through libcurl's
+ * multi interface.
+ *
+ * Request i is due at start + i/rate (or after exponential gaps with
+ * --poisson). Its latency counts from that intended time, so a server stall
+ * that holds back the following requests shows in every one of them
+ * (coordinated omission, as wrk2 corrects it); the uncorrected latency (from
+ * the actual send) and the generator's lag (actual - intended send) are kept
+ * apart. At most `connections` requests are in flight; requests due while all
+ * are busy wait in the generator and are sent late, their wait counted.
+ * A closed-loop mode (next request when one finishes) exists to show what a
+ * closed-loop tool would report.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpuaudit/bench.h"
+#include "gpuaudit/stats.h"
+
+#define MAX_REQUESTS 100000000ULL
+#define HIST_HIGHEST_NS (3600LL * 1000 * 1000 * 1000)
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct slot {
+	CURL *easy;
+	bool busy;
+	uint64_t index;
+	int64_t intended_ns;
+	int64_t sent_ns;
+};
+
+static size_t discard(char *p, size_t size, size_t n, void *udata)
+{
+	(void)p;
+	(void)udata;
+	return size * n;
+}
+
+static int setup_easy(struct ga_ctx *ctx, const struct ga_http_opts *o, struct curl_slist *headers, CURL *e)
+{
+	long tmo_ms = (long)((o->timeout_s > 0 ? o->timeout_s : 30.0) * 1000);
+	CURLcode rc = CURLE_OK;
+#define SET(opt, val)                                       \
+	do {                                                \
+		if (rc == CURLE_OK)                         \
+			rc = curl_easy_setopt(e, opt, val); \
+	} while (0)
+	SET(CURLOPT_URL, o->url);
+	SET(CURLOPT_NOSIGNAL, 1L);
+	SET(CURLOPT_WRITEFUNCTION, discard);
+	SET(CURLOPT_TIMEOUT_MS, tmo_ms);
+	SET(CURLOPT_TCP_NODELAY, 1L);
+	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	if (o->http2)
+		SET(CURLOPT_HTTP_VERSION, !strncmp(o->url, "https:", 6)
+		                                  ? (long)CURL_HTTP_VERSION_2TLS
+		                                  : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+	else
+		SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	if (o->http2)
+		SET(CURLOPT_PIPEWAIT, 1L);
+	if (headers)
+		SET(CURLOPT_HTTPHEADER, headers);
+	if (o->body) {
+		SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->body_len);
+		SET(CURLOPT_POSTFIELDS, o->body);
+	}
+	if (o->method)
+		SET(CURLOPT_CUSTOMREQUEST, o->method);
+#undef SET
+	if (rc != CURLE_OK)
+		return ga_err(ctx, -EINVAL, "libcurl: %s", curl_easy_strerror(rc));
+	return 0;
+}
+
+void ga_http_result_release(struct ga_http_result *r)
+{
+	if (!r)
+		return;
+	ga_hist_release(&r->latency);
+	ga_hist_release(&r->service);
+	ga_hist_release(&r->lag);
+	ga_free(r->cold_latency_s);
+	memset(r, 0, sizeof(*r));
+}
+
+static void finish_one(struct ga_http_result *r, const struct ga_http_opts *o, struct slot *s, CURLcode code,
+                       int64_t start_ns)
+{
+	long status = 0;
+	curl_off_t total_us = 0;
+	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(s->easy, CURLINFO_TOTAL_TIME_T, &total_us);
+	int64_t service_ns = (int64_t)total_us * 1000;
+	int64_t done_ns = s->sent_ns + service_ns;
+	int64_t latency_ns = done_ns - s->intended_ns;
+	if (latency_ns < 0)
+		latency_ns = 0;
+	r->completed++;
+	if (code == CURLE_OK) {
+		int cls = status >= 100 && status < 600 ? (int)(status / 100) : 0;
+		r->status_counts[cls]++;
+		if (cls == 2 || cls == 3) {
+			r->ok++;
+			if (r->first_ok_s < 0)
+				r->first_ok_s = (double)(done_ns - start_ns) * 1e-9;
+		} else {
+			r->errors++;
+		}
+		if (!r->http_version) {
+			long v = 0;
+			curl_easy_getinfo(s->easy, CURLINFO_HTTP_VERSION, &v);
+			r->http_version = v == CURL_HTTP_VERSION_1_0   ? 10
+			                  : v == CURL_HTTP_VERSION_1_1 ? 11
+			                  : v == CURL_HTTP_VERSION_2_0 ? 20
+			                                               : 0;
+		}
+	} else {
+		r->errors++;
+		r->status_counts[0]++;
+		if (code == CURLE_OPERATION_TIMEDOUT)
+			r->timeouts++;
+		else
+			r->transport_errors++;
+	}
+	/* Latencies of failed requests count too: a timeout is a very slow answer. */
+	ga_hist_record(&r->latency, latency_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : latency_ns);
+	ga_hist_record(&r->service, service_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : service_ns);
+	if (s->index < r->n_cold)
+		r->cold_latency_s[s->index] = (double)latency_ns * 1e-9;
+	(void)o;
+	s->busy = false;
+}
+
+int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http_result *ret)
+{
+	struct ga_http_result r;
+	memset(&r, 0, sizeof(r));
+	struct slot *slots = NULL;
+	struct curl_slist *headers = NULL;
+	CURLM *multi = NULL;
+	int err = 0;
+	if (!o->url || !(o->rate > 0) || !(o->duration_s > 0) || o->connections < 1 || o->connections > 10000)
+		return ga_err(ctx, -EINVAL, "bad load options");
+	double want = o->rate * o->duration_s;
+	if (want > (double)MAX_REQUESTS)
+		return ga_err(ctx, -EINVAL, "rate x duration is more than %llu requests",
+		              (unsigned long long)MAX_REQUESTS);
+	uint64_t total = (uint64_t)ceil(want - 1e-9);
+	if (total == 0)
+		total = 1;
+	r.first_ok_s = -1;
+	if ((err = ga_hist_init(&r.latency, 1, HIST_HIGHEST_NS, 3)) < 0 ||
+	    (err = ga_hist_init(&r.service, 1, HIST_HIGHEST_NS, 3)) < 0 ||
+	    (err = ga_hist_init(&r.lag, 1, HIST_HIGHEST_NS, 3)) < 0)
+		goto out;
+	r.n_cold = o->cold_requests ? o->cold_requests : 10;
+	if (r.n_cold > total)
+		r.n_cold = total;
+	r.cold_latency_s = ga_calloc(r.n_cold, sizeof(double));
+	slots = ga_calloc((size_t)o->connections, sizeof(*slots));
+	if (!r.cold_latency_s || !slots) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < r.n_cold; i++)
+		r.cold_latency_s[i] = NAN;
+	for (size_t i = 0; i < o->n_headers; i++) {
+		struct curl_slist *n = curl_slist_append(headers, o->headers[i]);
+		if (!n) {
+			err = -ENOMEM;
+			goto out;
+		}
+		headers = n;
+	}
+	multi = curl_multi_init();
+	if (!multi) {
+		err = ga_err(ctx, -ENOMEM, "libcurl: cannot create a multi handle");
+		goto out;
+	}
+	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o->connections);
+	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)o->connections);
+	if (o->http2)
+		curl_multi_setopt(multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	for (int i = 0; i < o->connections; i++) {
+		slots[i].easy = curl_easy_init();
+		if (!slots[i].easy) {
+			err = ga_err(ctx, -ENOMEM, "libcurl: cannot create a handle");
+			goto out;
+		}
+		if ((err = setup_easy(ctx, o, headers, slots[i].easy)) < 0)
+			goto out;
+		curl_easy_setopt(slots[i].easy, CURLOPT_PRIVATE, &slots[i]);
+	}
+
+	struct ga_rng rng;
+	ga_rng_seed(&rng, o->seed);
+	double gap_ns = 1e9 / o->rate;
+	int64_t start = now_ns();
+	double next_due = 0; /* ns after start */
+	uint64_t next = 0;
+	int in_flight = 0;
+	int64_t tmo_ns = (int64_t)((o->timeout_s > 0 ? o->timeout_s : 30.0) * 1e9);
+	/* Give up on requests not sent by the end of the schedule plus one timeout. */
+	int64_t hard_end = start + (int64_t)(o->duration_s * 1e9) + tmo_ns;
+	for (;;) {
+		int64_t t = now_ns();
+		if (next < total && t > hard_end) {
+			r.not_sent = total - next;
+			r.errors += r.not_sent;
+			total = next;
+		}
+		/* Send everything that is due, while a connection is free. */
+		for (int i = 0; i < o->connections && next < total; i++) {
+			struct slot *s = &slots[i];
+			if (s->busy)
+				continue;
+			int64_t intended;
+			if (o->closed_loop) {
+				intended = t;
+			} else {
+				intended = start + (int64_t)next_due;
+				if (intended > t)
+					break;
+			}
+			s->busy = true;
+			s->index = next;
+			s->intended_ns = intended;
+			s->sent_ns = t;
+			ga_hist_record(&r.lag, t - intended);
+			CURLMcode mc = curl_multi_add_handle(multi, s->easy);
+			if (mc != CURLM_OK) {
+				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+				goto out;
+			}
+			in_flight++;
+			r.sent++;
+			next++;
+			next_due += o->poisson ? ga_rng_exponential(&rng, 1.0) * gap_ns : gap_ns;
+		}
+		if (next >= total && in_flight == 0)
+			break;
+		int running = 0;
+		CURLMcode mc = curl_multi_perform(multi, &running);
+		if (mc != CURLM_OK) {
+			err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+			goto out;
+		}
+		CURLMsg *msg;
+		int left;
+		while ((msg = curl_multi_info_read(multi, &left))) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			struct slot *s = NULL;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+			CURLcode code = msg->data.result;
+			curl_multi_remove_handle(multi, msg->easy_handle);
+			finish_one(&r, o, s, code, start);
+			in_flight--;
+		}
+		/* Sleep until the next request is due or the transfers need us. */
+		int wait_ms = 100;
+		bool have_free = in_flight < o->connections;
+		if (next < total && have_free) {
+			if (o->closed_loop) {
+				wait_ms = 0;
+			} else {
+				int64_t until = start + (int64_t)next_due - now_ns();
+				wait_ms = until <= 0 ? 0 : (int)(until / 1000000);
+			}
+		}
+		if (wait_ms > 0 || in_flight > 0) {
+			mc = curl_multi_poll(multi, NULL, 0, wait_ms, NULL);
+			if (mc != CURLM_OK) {
+				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+				goto out;
+			}
+		}
+		/* Sub-millisecond gaps: sleep precisely rather than to the next millisecond. */
+		if (next < total && have_free && !o->closed_loop) {
+			int64_t until = start + (int64_t)next_due - now_ns();
+			if (until > 0 && until < 1000000) {
+				struct timespec ts = { 0, (long)until };
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	r.elapsed_s = (double)(now_ns() - start) * 1e-9;
+	*ret = r;
+	memset(&r, 0, sizeof(r));
+out:
+	if (slots) {
+		for (int i = 0; i < o->connections; i++) {
+			if (slots[i].easy) {
+				if (multi && slots[i].busy)
+					curl_multi_remove_handle(multi, slots[i].easy);
+				curl_easy_cleanup(slots[i].easy);
+			}
+		}
+	}
+	if (multi)
+		curl_multi_cleanup(multi);
+	curl_slist_free_all(headers);
+	ga_free(slots);
+	ga_http_result_release(&r);
+	return err;
+}
