@@ -177,7 +177,8 @@ static void print_text(FILE *o, const struct ga_canary_report *r, const struct g
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct ga_canary_metric *m = &r->metrics[i];
 		if (m->missing) {
-			fprintf(o, "%-24s only in the %s\n", m->name, m->n_base ? "baseline" : "one result");
+			fprintf(o, "%-24s only in the %s\n", m->name,
+			        m->in_baseline ? "baseline" : "candidate");
 			continue;
 		}
 		bench_fmt(a, sizeof(a), m->base_median, m->unit);
@@ -391,6 +392,12 @@ int cmd_canary(struct cli *cli, int argc, char **argv)
 	if ((code = load(cli, ctx, "baseline", base_path, &base)) != EXIT_OK ||
 	    (code = load(cli, ctx, "candidate", cand_path, &cand)) != EXIT_OK)
 		goto out;
+	if (plot_path && plot_metric &&
+	    (!ga_bench_result_metric(base, plot_metric) || !ga_bench_result_metric(cand, plot_metric))) {
+		code = cli_error(cli, cmd, EXIT_USAGE, "--plot-metric: %s is not in both results",
+		                 plot_metric);
+		goto out;
+	}
 	int err = ga_canary_judge(ctx, base, cand, &o, &r);
 	if (err < 0) {
 		code = cli_error(cli, cmd, err == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",

@@ -49,6 +49,7 @@ struct ga_canary_metric {
 	char *unit;
 	bool higher_better;
 	bool missing; /* in one of the results only */
+	bool in_baseline;
 	size_t n_base, n_cand;
 	double base_median, cand_median;
 	double median_change; /* cand/base - 1 */

@@ -154,7 +154,8 @@ int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_result *base,
                     struct ga_canary_report **ret)
 {
 	if (strcmp(base->kind, cand->kind))
-		return ga_err(ctx, -EINVAL, "the baseline is a %s result, the candidate a %s result",
+		return ga_err(ctx, -EINVAL,
+		              "results of different benchmarks: baseline kind %s, candidate kind %s",
 		              base->kind, cand->kind);
 	int err = -ENOMEM;
 	struct ga_canary_report *r = ga_calloc(1, sizeof(*r));
@@ -168,6 +169,7 @@ int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_result *base,
 		struct ga_canary_metric *cm;
 		if ((err = add_metric(r, bm, &cm)) < 0)
 			goto out;
+		cm->in_baseline = true;
 		if (!cmm || cmm->higher_better != bm->higher_better || strcmp(cmm->unit, bm->unit)) {
 			cm->missing = true;
 			cm->cls = GA_CLASS_NODATA;
@@ -212,8 +214,8 @@ int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_result *base,
 		if (m->missing) {
 			r->checks_nodata++;
 			unsure = true;
-			err = reason(r, "%s: only in the %s", m->name,
-			             ga_bench_result_metric(base, m->name) ? "baseline" : "candidate");
+			err = reason(r, "%s: only in the %s, or with a different unit or direction", m->name,
+			             m->in_baseline ? "baseline" : "candidate");
 			continue;
 		}
 		if (m->cls == GA_CLASS_NODATA) {
