@@ -87,7 +87,8 @@ struct ga_boot_ci {
  * the distribution of the empirical quantile function at a Beta(k, n-k+1)
  * variable; drawing that instead of n values gives the same bootstrap
  * distribution in O(1) per resample. Inputs are sorted. 0, -EINVAL (empty
- * arm, resamples < 100, confidence outside (0, 1), a quantile <= 0) or -ENOMEM.
+ * arm, resamples < 100, confidence outside (0, 1), a baseline value <= 0
+ * or a negative candidate value) or -ENOMEM.
  */
 int ga_stats_boot_ratio(const double *x_sorted, size_t m, const double *y_sorted, size_t n, double pct,
                         double confidence, int resamples, uint64_t seed, struct ga_boot_ci *ret);

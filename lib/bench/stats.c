@@ -373,10 +373,8 @@ static int check_boot(const double *x, size_t m, const double *y, size_t n, doub
 	if (m == 0 || n == 0 || resamples < 100 || !(confidence > 0 && confidence < 1) ||
 	    !(pct >= 0 && pct <= 100))
 		return -EINVAL;
-	if (!(ga_stats_percentile(x, m, pct) > 0) || !(ga_stats_percentile(y, n, pct) > 0))
-		return -EINVAL;
-	/* Every possible resample quantile must be > 0 for the ratio. */
-	if (!(x[0] > 0))
+	/* Every possible resample quantile of the denominator must be > 0 for the ratio. */
+	if (!(x[0] > 0) || !(y[0] >= 0))
 		return -EINVAL;
 	return 0;
 }
