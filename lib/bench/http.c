@@ -11,12 +11,19 @@
  * are busy wait in the generator and are sent late, their wait counted.
  * A closed-loop mode (next request when one finishes) exists to show what a
  * closed-loop tool would report.
+ *
+ * The loop is event driven (epoll and curl_multi_socket_action): curl learns
+ * which socket is ready instead of polling every transfer, and a timerfd armed
+ * at the next due time wakes the generator without a sleep's granularity.
  */
 #include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpuaudit/bench.h"
 #include "gpuaudit/stats.h"
@@ -142,6 +149,50 @@ static void finish_one(struct ga_http_result *r, const struct ga_http_opts *o, s
 	s->busy = false;
 }
 
+struct loop {
+	int epfd;
+	int64_t curl_deadline_ns; /* -1: no curl timer */
+};
+
+static int on_socket(CURL *e, curl_socket_t fd, int what, void *udata, void *sockp)
+{
+	(void)e;
+	struct loop *l = udata;
+	if (what == CURL_POLL_REMOVE) {
+		epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+		return 0;
+	}
+	struct epoll_event ev = { .events = (what & CURL_POLL_IN ? EPOLLIN : 0u) |
+		                            (what & CURL_POLL_OUT ? EPOLLOUT : 0u),
+		                  .data.fd = fd };
+	if (epoll_ctl(l->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 && errno == ENOENT)
+		epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev);
+	(void)sockp;
+	return 0;
+}
+
+static int on_timer(CURLM *m, long timeout_ms, void *udata)
+{
+	(void)m;
+	struct loop *l = udata;
+	l->curl_deadline_ns = timeout_ms < 0 ? -1 : now_ns() + (int64_t)timeout_ms * 1000000;
+	return 0;
+}
+
+/* Arm the timerfd at an absolute CLOCK_MONOTONIC time (ns), or disarm it (< 0). */
+static void arm(int tfd, int64_t at_ns)
+{
+	struct itimerspec its;
+	memset(&its, 0, sizeof(its));
+	if (at_ns >= 0) {
+		if (at_ns == 0)
+			at_ns = 1;
+		its.it_value.tv_sec = at_ns / 1000000000;
+		its.it_value.tv_nsec = at_ns % 1000000000;
+	}
+	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
 int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http_result *ret)
 {
 	struct ga_http_result r;
@@ -149,6 +200,8 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 	struct slot *slots = NULL;
 	struct curl_slist *headers = NULL;
 	CURLM *multi = NULL;
+	struct loop lp = { .epfd = -1, .curl_deadline_ns = -1 };
+	int tfd = -1;
 	int err = 0;
 	if (!o->url || !(o->rate > 0) || !(o->duration_s > 0) || o->connections < 1 || o->connections > 10000)
 		return ga_err(ctx, -EINVAL, "bad load options");
@@ -188,6 +241,21 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 		err = ga_err(ctx, -ENOMEM, "libcurl: cannot create a multi handle");
 		goto out;
 	}
+	lp.epfd = epoll_create1(EPOLL_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (lp.epfd < 0 || tfd < 0) {
+		err = ga_err(ctx, -errno, "epoll/timerfd: %s", strerror(errno));
+		goto out;
+	}
+	struct epoll_event tev = { .events = EPOLLIN, .data.fd = tfd };
+	if (epoll_ctl(lp.epfd, EPOLL_CTL_ADD, tfd, &tev) < 0) {
+		err = ga_err(ctx, -errno, "epoll: %s", strerror(errno));
+		goto out;
+	}
+	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, &lp);
+	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(multi, CURLMOPT_TIMERDATA, &lp);
 	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o->connections);
 	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)o->connections);
 	if (o->http2)
@@ -215,6 +283,9 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 	int64_t hard_end = start + (int64_t)(o->duration_s * 1e9) + tmo_ns;
 	for (;;) {
 		int64_t t = now_ns();
+		/* A closed loop sends for the duration, as fast as answers come back. */
+		if (o->closed_loop && next < total && t > start + (int64_t)(o->duration_s * 1e9))
+			total = next;
 		if (next < total && t > hard_end) {
 			r.not_sent = total - next;
 			r.errors += r.not_sent;
@@ -250,11 +321,55 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 		}
 		if (next >= total && in_flight == 0)
 			break;
-		int running = 0;
-		CURLMcode mc = curl_multi_perform(multi, &running);
-		if (mc != CURLM_OK) {
-			err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+		/* Wait for sockets, curl's timer or the next due request (timerfd). */
+		bool have_free = in_flight < o->connections;
+		int64_t due = -1;
+		if (next < total && have_free)
+			due = o->closed_loop ? now_ns() : start + (int64_t)next_due;
+		int64_t wake = lp.curl_deadline_ns;
+		if (due >= 0 && (wake < 0 || due < wake))
+			wake = due;
+		int wait_ms;
+		int64_t tnow = now_ns();
+		if (wake < 0)
+			wait_ms = 1000;
+		else if (wake <= tnow)
+			wait_ms = 0;
+		else
+			wait_ms = -1; /* the timerfd wakes us, precisely */
+		if (wait_ms == -1)
+			arm(tfd, wake);
+		struct epoll_event evs[64];
+		int nev = epoll_wait(lp.epfd, evs, 64, wait_ms);
+		if (nev < 0 && errno != EINTR) {
+			err = ga_err(ctx, -errno, "epoll_wait: %s", strerror(errno));
 			goto out;
+		}
+		int running = 0;
+		for (int k = 0; k < nev; k++) {
+			if (evs[k].data.fd == tfd) {
+				uint64_t ticks;
+				if (read(tfd, &ticks, sizeof(ticks)) < 0) {
+					/* EAGAIN: already drained */
+				}
+				continue;
+			}
+			int flags = (evs[k].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+			            (evs[k].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+			            (evs[k].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+			CURLMcode mc = curl_multi_socket_action(multi, evs[k].data.fd, flags, &running);
+			if (mc != CURLM_OK) {
+				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+				goto out;
+			}
+		}
+		if (lp.curl_deadline_ns >= 0 && lp.curl_deadline_ns <= now_ns()) {
+			lp.curl_deadline_ns = -1;
+			CURLMcode mc = curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+			if (mc != CURLM_OK) {
+				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+				goto out;
+			}
 		}
 		CURLMsg *msg;
 		int left;
@@ -267,32 +382,6 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 			curl_multi_remove_handle(multi, msg->easy_handle);
 			finish_one(&r, o, s, code, start);
 			in_flight--;
-		}
-		/* Sleep until the next request is due or the transfers need us. */
-		int wait_ms = 100;
-		bool have_free = in_flight < o->connections;
-		if (next < total && have_free) {
-			if (o->closed_loop) {
-				wait_ms = 0;
-			} else {
-				int64_t until = start + (int64_t)next_due - now_ns();
-				wait_ms = until <= 0 ? 0 : (int)(until / 1000000);
-			}
-		}
-		if (wait_ms > 0 || in_flight > 0) {
-			mc = curl_multi_poll(multi, NULL, 0, wait_ms, NULL);
-			if (mc != CURLM_OK) {
-				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
-				goto out;
-			}
-		}
-		/* Sub-millisecond gaps: sleep precisely rather than to the next millisecond. */
-		if (next < total && have_free && !o->closed_loop) {
-			int64_t until = start + (int64_t)next_due - now_ns();
-			if (until > 0 && until < 1000000) {
-				struct timespec ts = { 0, (long)until };
-				nanosleep(&ts, NULL);
-			}
 		}
 	}
 	r.elapsed_s = (double)(now_ns() - start) * 1e-9;
@@ -312,6 +401,10 @@ out:
 		curl_multi_cleanup(multi);
 	curl_slist_free_all(headers);
 	ga_free(slots);
+	if (lp.epfd >= 0)
+		close(lp.epfd);
+	if (tfd >= 0)
+		close(tfd);
 	ga_http_result_release(&r);
 	return err;
 }
