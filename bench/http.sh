@@ -58,6 +58,7 @@ curl -fs "$url" >/dev/null
 
 {
 	echo "# bench/http.sh on $(uname -n), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "# load average before: $(cut -d" " -f1-3 /proc/loadavg) (shared machine)"
 	echo "# nginx $(/usr/sbin/nginx -v 2>&1 | sed 's/.*\///'), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2), 256-byte static file, loopback"
 	for round in 1 2 3; do
 		/usr/bin/time -f '%U %S' -o "$tmp/wrk.time" wrk -t1 -c8 -d4s --latency "$url" >"$tmp/wrk.out"
@@ -85,9 +86,9 @@ print(f"round {rnd}: wrk {rps:.0f} resp/s, {total / wcpu:.0f} resp per CPU s, "
       f"per-core ratio {gtot / gcpu / (total / wcpu):.2f}")
 PY
 	done
-	for rate in 1000 5000 10000; do
+	for rate in 1000 2000 5000; do
 		/usr/bin/time -f '%U %S' -o "$tmp/ga.time" "$ga" bench http "$url" --rate $rate \
-			--duration 3 --connections 8 -o "$tmp/ol.json" >/dev/null
+			--duration 3 --connections 16 -o "$tmp/ol.json" >/dev/null
 		"$PY" - "$tmp" "$rate" <<'PY'
 import json, sys
 tmp, rate = sys.argv[1], float(sys.argv[2])

@@ -202,6 +202,28 @@ static void note_sample_size(FILE *o, const char *what, size_t n, const double *
 
 /* ------------------------------------------------------------------ exec */
 
+/*
+ * Our own peak RSS (VmHWM) in bytes, or -1. Linux charges the memory of the
+ * spawning process to the child until it execs, so a child's ru_maxrss is
+ * never below roughly this figure: reported as the floor of the measurement.
+ */
+static int64_t own_hwm_bytes(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1;
+	char line[256];
+	long long kib = -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6)) {
+			char *end = NULL;
+			kib = strtoll(line + 6, &end, 10);
+			break;
+		}
+	fclose(f);
+	return kib < 0 ? -1 : (int64_t)kib * 1024;
+}
+
 static void json_run(struct ga_json *w, const struct ga_exec_run *r)
 {
 	ga_json_obj_begin(w);
@@ -251,6 +273,7 @@ struct exec_summary {
 	size_t failures;
 	bool slow_first;
 	double cold_factor;
+	int64_t rss_floor_bytes;
 };
 
 static void write_exec_json(struct ga_json *w, char *const *argv, bool shell, long warmup,
@@ -296,6 +319,11 @@ static void write_exec_json(struct ga_json *w, char *const *argv, bool shell, lo
 	ga_json_i64(w, s->outliers);
 	ga_json_key(w, "slow_first_run");
 	ga_json_bool(w, s->slow_first);
+	ga_json_key(w, "rss_floor_bytes");
+	if (s->rss_floor_bytes >= 0)
+		ga_json_i64(w, s->rss_floor_bytes);
+	else
+		ga_json_null(w);
 	ga_json_obj_end(w);
 	ga_json_key(w, "metrics");
 	ga_json_arr_begin(w);
@@ -366,6 +394,14 @@ static void print_exec_text(FILE *o, char *const *argv, long warmup, const struc
 		        "warning: the first run took %.1fx the warm median: a cold start (page cache, "
 		        "JIT, lazy loading); measure it on purpose or add --warmup\n",
 		        s->cold_factor);
+	if (s->rss_floor_bytes > 0 && s->n &&
+	    ga_stats_median(s->rss, s->n) <= 1.05 * (double)s->rss_floor_bytes) {
+		bench_fmt(b, sizeof(b), (double)s->rss_floor_bytes, "byte");
+		fprintf(o,
+		        "note: peak RSS is at the measurement floor (%s, this process's own: Linux "
+		        "charges it to the child until exec); the command used at most that\n",
+		        b);
+	}
 	static const double need[] = { 90, 95, 99 };
 	note_sample_size(o, "runs", s->n, need, 3);
 }
@@ -468,6 +504,7 @@ int cmd_bench_exec(struct cli *cli, int argc, char **argv)
 	if (!runs || !s.wall || !s.cpu || !s.rss || !s.wall_sorted ||
 	    ga_hist_init(&h, 1, 3600LL * 1000 * 1000 * 1000, 3) < 0)
 		goto out;
+	s.rss_floor_bytes = own_hwm_bytes();
 	long total = 1 + warmup + runs_n;
 	for (long i = 0; i < total; i++) {
 		struct ga_exec_run r;
