@@ -53,7 +53,11 @@ static int get_i64(const json_t *o, const char *key, int64_t lo, int64_t hi, int
 	return 0;
 }
 
-static int read_hist(struct ga_ctx *ctx, const char *name, const json_t *h, struct ga_metric *m)
+/* Counters all histograms of one result may hold together (32 MiB). */
+#define MAX_HIST_COUNTERS (4 << 20)
+
+static int read_hist(struct ga_ctx *ctx, const char *name, const json_t *h, struct ga_metric *m,
+                     size_t *counters)
 {
 	int64_t lowest, highest, digits;
 	if (!json_is_object(h) || get_i64(h, "lowest_discernible", 1, INT64_MAX / 4, &lowest) < 0 ||
@@ -81,6 +85,9 @@ static int read_hist(struct ga_ctx *ctx, const char *name, const json_t *h, stru
 		return err == -ENOMEM ? err
 		                      : ga_err(ctx, -EINVAL, "metric %s: invalid histogram range", name);
 	}
+	*counters += (size_t)m->hist->counts_len;
+	if (*counters > MAX_HIST_COUNTERS)
+		return ga_err(ctx, -EINVAL, "metric %s: the histograms are too large together", name);
 	m->hist_scale = json_number_value(scale);
 	size_t i;
 	const json_t *b;
@@ -105,7 +112,7 @@ static int read_hist(struct ga_ctx *ctx, const char *name, const json_t *h, stru
 	return 0;
 }
 
-static int read_metric(struct ga_ctx *ctx, size_t idx, const json_t *o, struct ga_metric *m)
+static int read_metric(struct ga_ctx *ctx, size_t idx, const json_t *o, struct ga_metric *m, size_t *counters)
 {
 	if (!json_is_object(o))
 		return ga_err(ctx, -EINVAL, "metrics[%zu] must be an object", idx);
@@ -150,7 +157,7 @@ static int read_metric(struct ga_ctx *ctx, size_t idx, const json_t *o, struct g
 		}
 		m->n_samples = n;
 	} else if (hist && !json_is_null(hist)) {
-		return read_hist(ctx, nm, hist, m);
+		return read_hist(ctx, nm, hist, m, counters);
 	} else {
 		return ga_err(ctx, -EINVAL, "metric %s: neither samples nor histogram", nm);
 	}
@@ -189,14 +196,14 @@ int ga_bench_result_from_json(struct ga_ctx *ctx, const char *text, size_t len, 
 		err = -ENOMEM;
 		goto out;
 	}
-	size_t total = 0;
+	size_t total = 0, counters = 0;
 	for (size_t i = 0; i < json_array_size(metrics); i++) {
 		struct ga_metric *m = ga_array_push((void **)&r->metrics, &r->n_metrics, sizeof(*m));
 		if (!m) {
 			err = -ENOMEM;
 			goto out;
 		}
-		err = read_metric(ctx, i, json_array_get(metrics, i), m);
+		err = read_metric(ctx, i, json_array_get(metrics, i), m, &counters);
 		if (err < 0)
 			goto out;
 		for (size_t j = 0; j + 1 < r->n_metrics; j++)
