@@ -7,7 +7,8 @@
 #  2. the latency percentiles both report in that closed loop;
 #  3. open-loop runs at fixed rates: achieved rate, generator lag, corrected and
 #     uncorrected latency;
-#  4. the histogram's record cost (bench/hist_bench.c).
+#  4. an HTTP/2 run (h2c, prior knowledge) on a second nginx listener;
+#  5. the histogram's record cost (bench/hist_bench.c).
 # Results go to bench/results/http.txt. The machine is shared (2 cores, other
 # jobs running): figures are noisy; nginx, the generator and the other jobs
 # share the same cores.
@@ -46,6 +47,10 @@ http {
     scgi_temp_path $tmp/scgi;
     server {
         listen 127.0.0.1:$port;
+        root $tmp/www;
+    }
+    server {
+        listen 127.0.0.1:$((port + 1)) http2;
         root $tmp/www;
     }
 }
@@ -102,6 +107,16 @@ print(f"open loop {rate:.0f}/s: achieved {g['achieved_rate_per_s']:.0f}/s "
       f"uncorrected p50 {U['p50'] * 1e3:.3f} ms p99 {U['p99'] * 1e3:.3f} ms")
 PY
 	done
+	"$ga" bench http "http://127.0.0.1:$((port + 1))/small.txt" --http2 --rate 500 --duration 2 \
+		--connections 8 -o "$tmp/h2.json" >/dev/null || true
+	"$PY" - "$tmp" <<'PY'
+import json, sys
+g = json.load(open(f"{sys.argv[1]}/h2.json"))
+L = g["latency_s"]
+print(f"HTTP/2 (h2c prior knowledge) 500/s: version {g['http_version']}, {g['ok']} ok of {g['requests']}, "
+      f"connection per request: {g['h2_connection_per_request']}, "
+      f"latency p50 {L['p50'] * 1e3:.3f} ms p99 {L['p99'] * 1e3:.3f} ms")
+PY
 	cc -O2 -std=c11 -D_GNU_SOURCE -I"$src/include" "$src/bench/hist_bench.c" "$build/libgpuaudit.a" \
 		$(pkg-config --libs jansson libpci libfyaml libmd libelf libarchive libmicrohttpd libcurl) \
 		-lm -ldl -lpthread -o "$tmp/hist_bench"

@@ -642,6 +642,10 @@ static void write_http_json(struct ga_json *w, const struct ga_http_opts *o, con
 	ga_json_u64(w, r->transport_errors);
 	ga_json_key(w, "not_sent");
 	ga_json_u64(w, r->not_sent);
+	ga_json_key(w, "h2_connection_per_request");
+	ga_json_bool(w, r->h2_no_reuse);
+	ga_json_key(w, "first_error");
+	ga_json_str(w, r->first_error[0] ? r->first_error : NULL);
 	ga_json_key(w, "status_classes");
 	ga_json_obj_begin(w);
 	static const char *const cls[] = { "none", "1xx", "2xx", "3xx", "4xx", "5xx" };
@@ -698,6 +702,11 @@ static void print_http_text(FILE *o, const struct ga_http_opts *op, const struct
 	        requests ? 100.0 * (double)r->errors / (double)requests : 0.0,
 	        (unsigned long long)r->timeouts, (unsigned long long)r->transport_errors,
 	        (unsigned long long)r->not_sent);
+	if (r->first_error[0])
+		fprintf(o, "first transport error: %s\n", r->first_error);
+	if (r->h2_no_reuse)
+		fprintf(o, "note: this libcurl (before 8.0) cannot reuse HTTP/2 prior-knowledge "
+		           "connections (curl issue 10634): one connection per request\n");
 	fprintf(o, "status:");
 	static const char *const cls[] = { "none", "1xx", "2xx", "3xx", "4xx", "5xx" };
 	for (int i = 1; i < 6; i++)

@@ -130,7 +130,9 @@ struct ga_http_result {
 	double first_ok_s;      /* time from start to the first successful response; <0 none */
 	double *cold_latency_s; /* latencies of the first cold_requests requests (by schedule) */
 	size_t n_cold;
-	int http_version; /* of the first response: 10, 11, 20; 0 unknown */
+	int http_version;      /* of the first response: 10, 11, 20; 0 unknown */
+	char first_error[160]; /* libcurl's message for the first transport error, or "" */
+	bool h2_no_reuse;      /* HTTP/2 without TLS on libcurl < 8.0: a connection per request */
 };
 /* 0 or -errno with a message in ctx; the result is filled even when requests failed. */
 int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *opts, struct ga_http_result *ret);

@@ -19,6 +19,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
@@ -53,6 +54,12 @@ static size_t discard(char *p, size_t size, size_t n, void *udata)
 	return size * n;
 }
 
+static bool h2c_no_reuse(const struct ga_http_opts *o)
+{
+	return o->http2 && strncmp(o->url, "https:", 6) &&
+	       curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
+}
+
 static int setup_easy(struct ga_ctx *ctx, const struct ga_http_opts *o, struct curl_slist *headers, CURL *e)
 {
 	long tmo_ms = (long)((o->timeout_s > 0 ? o->timeout_s : 30.0) * 1000);
@@ -76,6 +83,14 @@ static int setup_easy(struct ga_ctx *ctx, const struct ga_http_opts *o, struct c
 		SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	if (o->http2)
 		SET(CURLOPT_PIPEWAIT, 1L);
+	if (h2c_no_reuse(o)) {
+		/*
+		 * libcurl before 8.0 fails every transfer on a reused HTTP/2
+		 * prior-knowledge connection ("Error in the HTTP2 framing layer",
+		 * curl issue 10634, fixed in 8.0): a connection per request there.
+		 */
+		SET(CURLOPT_FORBID_REUSE, 1L);
+	}
 	if (headers)
 		SET(CURLOPT_HTTPHEADER, headers);
 	if (o->body) {
@@ -139,6 +154,8 @@ static void finish_one(struct ga_http_result *r, const struct ga_http_opts *o, s
 			r->timeouts++;
 		else
 			r->transport_errors++;
+		if (!r->first_error[0])
+			snprintf(r->first_error, sizeof(r->first_error), "%s", curl_easy_strerror(code));
 	}
 	/* Latencies of failed requests count too: a timeout is a very slow answer. */
 	ga_hist_record(&r->latency, latency_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : latency_ns);
@@ -213,6 +230,7 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 	if (total == 0)
 		total = 1;
 	r.first_ok_s = -1;
+	r.h2_no_reuse = h2c_no_reuse(o);
 	if ((err = ga_hist_init(&r.latency, 1, HIST_HIGHEST_NS, 3)) < 0 ||
 	    (err = ga_hist_init(&r.service, 1, HIST_HIGHEST_NS, 3)) < 0 ||
 	    (err = ga_hist_init(&r.lag, 1, HIST_HIGHEST_NS, 3)) < 0)
