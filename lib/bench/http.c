@@ -81,7 +81,7 @@ static int setup_easy(struct ga_ctx *ctx, const struct ga_http_opts *o, struct c
 		                                  : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
 	else
 		SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-	if (o->http2)
+	if (o->http2 && !h2c_no_reuse(o))
 		SET(CURLOPT_PIPEWAIT, 1L);
 	if (h2c_no_reuse(o)) {
 		/*
@@ -276,8 +276,9 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 	curl_multi_setopt(multi, CURLMOPT_TIMERDATA, &lp);
 	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o->connections);
 	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)o->connections);
-	if (o->http2)
-		curl_multi_setopt(multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	/* Multiplexing onto a busy h2c connection hits the same libcurl < 8.0 bug. */
+	curl_multi_setopt(multi, CURLMOPT_PIPELINING,
+	                  o->http2 && !h2c_no_reuse(o) ? (long)CURLPIPE_MULTIPLEX : (long)CURLPIPE_NOTHING);
 	for (int i = 0; i < o->connections; i++) {
 		slots[i].easy = curl_easy_init();
 		if (!slots[i].easy) {
