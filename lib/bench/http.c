@@ -19,6 +19,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -75,6 +76,8 @@ static int setup_easy(struct ga_ctx *ctx, const struct ga_http_opts *o, struct c
 	SET(CURLOPT_TIMEOUT_MS, tmo_ms);
 	SET(CURLOPT_TCP_NODELAY, 1L);
 	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	/* The target named, not a proxy from the environment (and no getenv per request). */
+	SET(CURLOPT_PROXY, "");
 	if (o->http2)
 		SET(CURLOPT_HTTP_VERSION, !strncmp(o->url, "https:", 6)
 		                                  ? (long)CURL_HTTP_VERSION_2TLS
@@ -167,6 +170,7 @@ static void finish_one(struct ga_http_result *r, const struct ga_http_opts *o, s
 }
 
 struct loop {
+	CURLM *multi;
 	int epfd;
 	int64_t curl_deadline_ns; /* -1: no curl timer */
 };
@@ -175,16 +179,23 @@ static int on_socket(CURL *e, curl_socket_t fd, int what, void *udata, void *soc
 {
 	(void)e;
 	struct loop *l = udata;
+	/* sockp remembers the events registered (plus a marker bit), so that
+	 * unchanged interest costs no epoll_ctl. */
+	uintptr_t had = (uintptr_t)sockp;
 	if (what == CURL_POLL_REMOVE) {
-		epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+		if (had)
+			epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
 		return 0;
 	}
-	struct epoll_event ev = { .events = (what & CURL_POLL_IN ? EPOLLIN : 0u) |
-		                            (what & CURL_POLL_OUT ? EPOLLOUT : 0u),
-		                  .data.fd = fd };
-	if (epoll_ctl(l->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 && errno == ENOENT)
-		epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev);
-	(void)sockp;
+	uint32_t events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+	uintptr_t want = (uintptr_t)events | 0x10000u;
+	if (had == want)
+		return 0;
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+	if (epoll_ctl(l->epfd, had ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev) < 0 &&
+	    epoll_ctl(l->epfd, had ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev) < 0)
+		return -1;
+	curl_multi_assign(l->multi, fd, (void *)want);
 	return 0;
 }
 
@@ -270,6 +281,7 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 		err = ga_err(ctx, -errno, "epoll: %s", strerror(errno));
 		goto out;
 	}
+	lp.multi = multi;
 	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
 	curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, &lp);
 	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
