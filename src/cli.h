@@ -48,6 +48,10 @@ int cmd_explain(struct cli *cli, int argc, char **argv);
 int cmd_preflight(struct cli *cli, int argc, char **argv);
 int cmd_serve(struct cli *cli, int argc, char **argv);
 int cmd_smoke(struct cli *cli, int argc, char **argv);
+/* Workload benchmarks (src/cmd-bench-load.c) and the canary judge (src/cmd-canary.c). */
+int cmd_bench_exec(struct cli *cli, int argc, char **argv);
+int cmd_bench_http(struct cli *cli, int argc, char **argv);
+int cmd_canary(struct cli *cli, int argc, char **argv);
 /* The bench subcommands with their summaries (src/cmd-bench.c). */
 void cli_bench_list(FILE *to);
 int cmd_vendor_helper(struct cli *cli, int argc, char **argv);

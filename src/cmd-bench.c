@@ -15,7 +15,9 @@ static const struct bench_sub {
 } subs[] = {
 	/* Entries are added by the files that implement them; keep alphabetical. */
 	{ "collective", cmd_bench_collective, "all-reduce/all-gather across local GPUs (NCCL), algbw/busbw" },
+	{ "exec", cmd_bench_exec, "run a command N times: cold start, wall/CPU/RSS percentiles" },
 	{ "gemm", cmd_bench_gemm, "matrix multiply per backend and dtype, FLOP/s, checked results" },
+	{ "http", cmd_bench_http, "open-loop HTTP load: latency percentiles, errors, cold start" },
 	{ "stream", cmd_bench_stream, "BabelStream copy/mul/add/triad/dot memory bandwidth" },
 	{ "transfer", cmd_bench_transfer, "pinned host<->device and on-device copy bandwidth" },
 	{ NULL, NULL, NULL },

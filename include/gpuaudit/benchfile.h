@@ -1,0 +1,144 @@
+/*
+ * benchfile.h - benchmark result files (schema gpuaudit.bench/v1) and the workload
+ * runners behind `gpuaudit bench exec` and `gpuaudit bench http`.
+ *
+ * Every result is a JSON object with "schema": "gpuaudit.bench/v1", "kind"
+ * ("exec", "http", "gemm", ...) and "metrics": an array of
+ *   {"name", "unit", "better": "higher"|"lower", "samples": [...], "median", "min"}
+ * where a metric may carry a "histogram" instead of samples (http latencies).
+ * An http result also has "requests" and "errors" for the error-rate test.
+ * The reader accepts any kind, so canary judges results of every bench.
+ */
+#ifndef GPUAUDIT_BENCHFILE_H
+#define GPUAUDIT_BENCHFILE_H
+
+#include <sys/types.h>
+
+#include "gpuaudit/core.h"
+#include "gpuaudit/hist.h"
+#include "gpuaudit/json.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GA_BENCH_SCHEMA "gpuaudit.bench/v1"
+/* Most values a metric may hold (samples, or histogram counts once expanded). */
+#define GA_BENCH_MAX_VALUES 20000000
+#define GA_BENCH_MAX_METRICS 1024
+
+struct ga_metric {
+	char *name;
+	char *unit;
+	bool higher_better;
+	double *samples; /* in unit; NULL when the metric has a histogram */
+	size_t n_samples;
+	struct ga_hist *hist; /* counts of integer values; value * hist_scale is in unit */
+	double hist_scale;
+};
+
+struct ga_bench_file {
+	char *kind;
+	struct ga_metric *metrics;
+	size_t n_metrics;
+	bool has_requests; /* requests/errors present (http) */
+	uint64_t requests;
+	uint64_t errors;
+};
+
+/*
+ * Read a result. Unknown members are ignored; a wrong schema, a missing or
+ * mistyped field, a metric without samples or histogram, a negative or
+ * non-finite sample, or more than GA_BENCH_MAX_VALUES values fail with
+ * -EINVAL and a message in ctx. *ret untouched on failure.
+ */
+int ga_bench_file_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_bench_file **ret);
+void ga_bench_file_free(struct ga_bench_file *r);
+const struct ga_metric *ga_bench_file_metric(const struct ga_bench_file *r, const char *name);
+/*
+ * The metric's values, sorted, in its unit (a histogram gives each count its
+ * bucket's highest equivalent value, so percentiles agree with the
+ * histogram's). *ret is ga_malloc'ed. 0 or -ENOMEM.
+ */
+int ga_metric_values(const struct ga_metric *m, double **ret, size_t *ret_n);
+/* Number of values without expanding. */
+size_t ga_metric_count(const struct ga_metric *m);
+
+/* Write one metric object: name, unit, better, samples or histogram, median, min. */
+void ga_metric_write_json(struct ga_json *w, const char *name, const char *unit, bool higher_better,
+                          const double *samples, size_t n, const struct ga_hist *hist, double hist_scale);
+/* The histogram object alone (non-empty buckets as [value, count]). */
+void ga_hist_write_json(struct ga_json *w, const struct ga_hist *h, double value_scale);
+
+/* ---- bench exec: run a command N times. ---- */
+struct ga_exec_opts {
+	char *const *argv;   /* the command; argv[0] looked up in PATH */
+	const char *prepare; /* shell command run before every run, or NULL */
+	bool shell;          /* run argv[0] with /bin/sh -c */
+	double timeout_s;    /* per run; 0 = none */
+	bool show_output;    /* keep the child stdout and stderr (default: /dev/null) */
+};
+struct ga_exec_run {
+	double wall_s;
+	double user_s;
+	double sys_s;
+	int64_t max_rss_bytes;
+	int status; /* exit status 0..255, or -1 when killed by a signal */
+	int signal; /* the signal, or 0 */
+	bool timed_out;
+};
+/*
+ * One run: posix_spawn (no shell unless opts->shell), wait4 for rusage, SIGKILL
+ * at the timeout (the process group). 0, or -errno when it could not be started
+ * (ENOENT: no such command), with a message in ctx.
+ */
+int ga_exec_once(struct ga_ctx *ctx, const struct ga_exec_opts *opts, struct ga_exec_run *ret);
+/* Run the prepare command through /bin/sh; 0 when it exited 0, else -ECHILD with a message. */
+int ga_exec_prepare(struct ga_ctx *ctx, const struct ga_exec_opts *opts);
+
+/* ---- bench http: open-loop load through libcurl's multi interface. ---- */
+struct ga_http_opts {
+	const char *url;
+	double rate;        /* requests per second (> 0) */
+	double duration_s;  /* schedule length */
+	int connections;    /* most requests in flight (and keep-alive connections) */
+	const char *method; /* NULL: GET, or POST with a body */
+	const char *const *headers;
+	size_t n_headers;
+	const char *body; /* request body or NULL */
+	size_t body_len;
+	bool poisson;         /* exponential inter-arrival times instead of a fixed gap */
+	bool http2;           /* negotiate HTTP/2 (h2c prior knowledge for http://) */
+	bool closed_loop;     /* send the next request when one completes (for comparison) */
+	double timeout_s;     /* per request; 0 = 30 s */
+	uint64_t seed;        /* Poisson arrivals */
+	size_t cold_requests; /* how many first requests count as cold start (default 10) */
+};
+struct ga_http_result {
+	struct ga_hist latency; /* ns, from the intended send time (coordinated-omission safe) */
+	struct ga_hist service; /* ns, from the actual send time (uncorrected) */
+	struct ga_hist lag;     /* ns, how late the generator sent each request */
+	uint64_t sent;
+	uint64_t completed; /* finished, any status */
+	uint64_t ok;        /* 2xx and 3xx */
+	uint64_t errors;    /* transport errors + timeouts + 4xx/5xx */
+	uint64_t timeouts;
+	uint64_t transport_errors;
+	uint64_t status_counts[6]; /* [1]..[5]: 1xx..5xx, [0]: no status */
+	uint64_t not_sent;         /* due requests not sent before the end (connection limit) */
+	double elapsed_s;
+	double first_ok_s;      /* time from start to the first successful response; <0 none */
+	double *cold_latency_s; /* latencies of the first cold_requests requests (by schedule) */
+	size_t n_cold;
+	int http_version;      /* of the first response: 10, 11, 20; 0 unknown */
+	char first_error[160]; /* libcurl's message for the first transport error, or "" */
+	bool h2_no_reuse;      /* HTTP/2 without TLS on libcurl < 8.0: a connection per request */
+};
+/* 0 or -errno with a message in ctx; the result is filled even when requests failed. */
+int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *opts, struct ga_http_result *ret);
+void ga_http_result_release(struct ga_http_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,97 @@
+/*
+ * canary.h - judge a candidate benchmark result against a baseline (no I/O).
+ *
+ * Per metric, matched by name: a Mann-Whitney U test on the bulk (classified
+ * Pass/High/Low/NoData at the confidence, with an allowed relative effect, as
+ * Kayenta's judge does) and, for lower-is-better metrics, a bootstrap
+ * confidence interval of the tail-percentile ratio (MWU can miss a pure tail
+ * regression). For http results the error rates are compared with a
+ * two-proportion test. Absolute limits (p99 increase, error rate) apply on
+ * top. Every failed check means ROLLBACK; otherwise missing data or an
+ * interval that straddles a limit means INCONCLUSIVE; else PASS. The score is
+ * Kayenta's: 100 * passed checks / decided checks.
+ */
+#ifndef GPUAUDIT_CANARY_H
+#define GPUAUDIT_CANARY_H
+
+#include "gpuaudit/benchfile.h"
+#include "gpuaudit/stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ga_canary_class { GA_CLASS_PASS, GA_CLASS_HIGH, GA_CLASS_LOW, GA_CLASS_NODATA };
+enum ga_canary_tail {
+	GA_TAIL_NA,           /* higher-is-better metric, or --no-tail */
+	GA_TAIL_PASS,         /* the CI's upper bound is under the limit */
+	GA_TAIL_REGRESSION,   /* the CI's lower bound is over the limit */
+	GA_TAIL_INCONCLUSIVE, /* the CI straddles the limit */
+	GA_TAIL_NODATA,       /* too few values for the percentile */
+};
+enum ga_canary_verdict { GA_VERDICT_PASS, GA_VERDICT_ROLLBACK, GA_VERDICT_INCONCLUSIVE };
+
+struct ga_canary_opts {
+	double confidence;        /* of every test, default 0.98 (Kayenta's) */
+	double allowed_effect;    /* relative median change tolerated, default 0.05 */
+	double max_tail_increase; /* relative tail-percentile increase tolerated, default 0.10 */
+	double max_error_rate;    /* absolute limit on the candidate's error rate; < 0: none */
+	double tail_pct;          /* default 99 */
+	bool no_tail;
+	int resamples;   /* default 2000 */
+	uint64_t seed;   /* default 1 */
+	size_t min_bulk; /* values per arm for the MWU class, default 5 */
+};
+void ga_canary_opts_init(struct ga_canary_opts *o);
+
+struct ga_canary_metric {
+	char *name;
+	char *unit;
+	bool higher_better;
+	bool missing; /* in one of the results only */
+	bool in_baseline;
+	size_t n_base, n_cand;
+	double base_median, cand_median;
+	double median_change; /* cand/base - 1 */
+	struct ga_mwu mwu;
+	enum ga_canary_class cls;
+	bool worse; /* cls is a change in the bad direction */
+	enum ga_canary_tail tail;
+	size_t tail_needed; /* values per arm the tail check needs */
+	double base_tail, cand_tail;
+	struct ga_boot_ci tail_ci;
+};
+
+struct ga_canary_report {
+	char *kind;
+	struct ga_canary_metric *metrics;
+	size_t n_metrics;
+	bool errors_checked;
+	uint64_t base_requests, base_errors, cand_requests, cand_errors;
+	struct ga_prop_test errors;
+	double cand_error_upper; /* one-sided upper bound of the candidate's rate */
+	enum ga_canary_class errors_cls;
+	bool error_slo_broken;
+	int checks_pass, checks_fail, checks_nodata;
+	double score; /* NAN when no check decided */
+	enum ga_canary_verdict verdict;
+	char **reasons; /* why the verdict, one sentence each */
+	size_t n_reasons;
+};
+
+/*
+ * 0, -EINVAL (different kinds, with a message) or -ENOMEM. The report is
+ * deterministic for given inputs and options (seeded bootstrap).
+ */
+int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_file *base,
+                    const struct ga_bench_file *cand, const struct ga_canary_opts *opts,
+                    struct ga_canary_report **ret);
+void ga_canary_report_free(struct ga_canary_report *r);
+const char *ga_canary_class_name(enum ga_canary_class c);
+const char *ga_canary_tail_name(enum ga_canary_tail t);
+const char *ga_canary_verdict_name(enum ga_canary_verdict v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,318 @@
+/*
+ * canary.c - the canary judge (canary.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuaudit/canary.h"
+
+void ga_canary_opts_init(struct ga_canary_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->confidence = 0.98;
+	o->allowed_effect = 0.05;
+	o->max_tail_increase = 0.10;
+	o->max_error_rate = -1;
+	o->tail_pct = 99;
+	o->resamples = 2000;
+	o->seed = 1;
+	o->min_bulk = 5;
+}
+
+const char *ga_canary_class_name(enum ga_canary_class c)
+{
+	static const char *const n[] = { "Pass", "High", "Low", "NoData" };
+	return n[c];
+}
+
+const char *ga_canary_tail_name(enum ga_canary_tail t)
+{
+	static const char *const n[] = { "n/a", "Pass", "Regression", "Inconclusive", "NoData" };
+	return n[t];
+}
+
+const char *ga_canary_verdict_name(enum ga_canary_verdict v)
+{
+	static const char *const n[] = { "PASS", "ROLLBACK", "INCONCLUSIVE" };
+	return n[v];
+}
+
+void ga_canary_report_free(struct ga_canary_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		ga_free(r->metrics[i].name);
+		ga_free(r->metrics[i].unit);
+	}
+	for (size_t i = 0; i < r->n_reasons; i++)
+		ga_free(r->reasons[i]);
+	ga_free(r->reasons);
+	ga_free(r->metrics);
+	ga_free(r->kind);
+	ga_free(r);
+}
+
+static int reason(struct ga_canary_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int reason(struct ga_canary_report *r, const char *fmt, ...)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 4096);
+	va_list ap;
+	va_start(ap, fmt);
+	int err = ga_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	char **slot = err ? NULL : ga_array_push((void **)&r->reasons, &r->n_reasons, sizeof(char *));
+	if (!slot) {
+		ga_buf_release(&b);
+		return -ENOMEM;
+	}
+	*slot = ga_buf_detach(&b, NULL);
+	return 0;
+}
+
+static double pct_conf(double c)
+{
+	return c * 100;
+}
+
+/* Judge one metric present in both results. */
+static int judge_metric(const struct ga_metric *bm, const struct ga_metric *cm,
+                        const struct ga_canary_opts *o, struct ga_canary_metric *out)
+{
+	double *x = NULL, *y = NULL;
+	size_t m = 0, n = 0;
+	int err = ga_metric_values(bm, &x, &m);
+	if (err == 0)
+		err = ga_metric_values(cm, &y, &n);
+	if (err < 0)
+		goto out;
+	out->n_base = m;
+	out->n_cand = n;
+	out->base_median = ga_stats_median(x, m);
+	out->cand_median = ga_stats_median(y, n);
+	out->median_change = out->base_median > 0 ? out->cand_median / out->base_median - 1 : NAN;
+	out->cls = GA_CLASS_NODATA;
+	if (m >= o->min_bulk && n >= o->min_bulk) {
+		/* x = candidate, y = baseline: "greater" means the candidate is higher. */
+		err = ga_stats_mwu(y, n, x, m, true, &out->mwu);
+		if (err < 0)
+			goto out;
+		out->cls = GA_CLASS_PASS;
+		double alpha = 1 - o->confidence;
+		bool big = !isfinite(out->median_change) || fabs(out->median_change) > o->allowed_effect;
+		if (out->mwu.p_two_sided < alpha && big)
+			out->cls = out->mwu.w > (double)m * (double)n / 2 ? GA_CLASS_HIGH : GA_CLASS_LOW;
+	}
+	out->worse = (out->cls == GA_CLASS_HIGH && !out->higher_better) ||
+	             (out->cls == GA_CLASS_LOW && out->higher_better);
+	out->tail = GA_TAIL_NA;
+	if (!out->higher_better && !o->no_tail) {
+		/* The bootstrap of a percentile needs about 10 values beyond it per arm. */
+		out->tail_needed = (size_t)ceil(10.0 / (1 - o->tail_pct / 100) - 1e-9);
+		out->base_tail = ga_stats_percentile(x, m, o->tail_pct);
+		out->cand_tail = ga_stats_percentile(y, n, o->tail_pct);
+		if (m < out->tail_needed || n < out->tail_needed || !(x[0] > 0) || !(out->base_tail > 0)) {
+			out->tail = GA_TAIL_NODATA;
+		} else {
+			err = ga_stats_boot_ratio(x, m, y, n, o->tail_pct, o->confidence, o->resamples,
+			                          o->seed, &out->tail_ci);
+			if (err < 0)
+				goto out;
+			double limit = 1 + o->max_tail_increase;
+			out->tail = out->tail_ci.lo > limit   ? GA_TAIL_REGRESSION
+			            : out->tail_ci.hi < limit ? GA_TAIL_PASS
+			                                      : GA_TAIL_INCONCLUSIVE;
+		}
+	}
+out:
+	ga_free(x);
+	ga_free(y);
+	return err;
+}
+
+static int add_metric(struct ga_canary_report *r, const struct ga_metric *src, struct ga_canary_metric **ret)
+{
+	struct ga_canary_metric *cm = ga_array_push((void **)&r->metrics, &r->n_metrics, sizeof(*cm));
+	if (!cm)
+		return -ENOMEM;
+	cm->name = ga_strdup(src->name);
+	cm->unit = ga_strdup(src->unit);
+	cm->higher_better = src->higher_better;
+	cm->base_median = cm->cand_median = cm->median_change = NAN;
+	cm->base_tail = cm->cand_tail = NAN;
+	if (!cm->name || !cm->unit)
+		return -ENOMEM;
+	*ret = cm;
+	return 0;
+}
+
+int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_file *base,
+                    const struct ga_bench_file *cand, const struct ga_canary_opts *o,
+                    struct ga_canary_report **ret)
+{
+	if (strcmp(base->kind, cand->kind))
+		return ga_err(ctx, -EINVAL,
+		              "results of different benchmarks: baseline kind %s, candidate kind %s",
+		              base->kind, cand->kind);
+	int err = -ENOMEM;
+	struct ga_canary_report *r = ga_calloc(1, sizeof(*r));
+	if (!r || !(r->kind = ga_strdup(base->kind)))
+		goto out;
+	double lim = 100 * o->max_tail_increase, cp = pct_conf(o->confidence);
+	/* Baseline metrics in order, then the candidate's new ones. */
+	for (size_t i = 0; i < base->n_metrics; i++) {
+		const struct ga_metric *bm = &base->metrics[i];
+		const struct ga_metric *cmm = ga_bench_file_metric(cand, bm->name);
+		struct ga_canary_metric *cm;
+		if ((err = add_metric(r, bm, &cm)) < 0)
+			goto out;
+		cm->in_baseline = true;
+		if (!cmm || cmm->higher_better != bm->higher_better || strcmp(cmm->unit, bm->unit)) {
+			cm->missing = true;
+			cm->cls = GA_CLASS_NODATA;
+			cm->tail = bm->higher_better || o->no_tail ? GA_TAIL_NA : GA_TAIL_NODATA;
+			continue;
+		}
+		if ((err = judge_metric(bm, cmm, o, cm)) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < cand->n_metrics; i++) {
+		if (ga_bench_file_metric(base, cand->metrics[i].name))
+			continue;
+		struct ga_canary_metric *cm;
+		if ((err = add_metric(r, &cand->metrics[i], &cm)) < 0)
+			goto out;
+		cm->missing = true;
+		cm->cls = GA_CLASS_NODATA;
+		cm->tail = GA_TAIL_NA;
+	}
+	/* Error rates. */
+	r->errors_cls = GA_CLASS_NODATA;
+	if (base->has_requests && cand->has_requests && base->requests && cand->requests) {
+		r->errors_checked = true;
+		r->base_requests = base->requests;
+		r->base_errors = base->errors;
+		r->cand_requests = cand->requests;
+		r->cand_errors = cand->errors;
+		if ((err = ga_stats_two_prop(base->errors, base->requests, cand->errors, cand->requests,
+		                             &r->errors)) < 0)
+			goto out;
+		r->cand_error_upper = ga_stats_rate_upper(cand->errors, cand->requests, o->confidence);
+		r->errors_cls = r->errors.p_greater < 1 - o->confidence ? GA_CLASS_HIGH : GA_CLASS_PASS;
+		if (o->max_error_rate >= 0 && r->errors.rate2 > o->max_error_rate)
+			r->error_slo_broken = true;
+	}
+
+	/* Checks, score, verdict and reasons. */
+	bool fail = false, unsure = false;
+	err = 0;
+	for (size_t i = 0; i < r->n_metrics && !err; i++) {
+		const struct ga_canary_metric *m = &r->metrics[i];
+		if (m->missing) {
+			r->checks_nodata++;
+			unsure = true;
+			err = reason(r, "%s: only in the %s, or with a different unit or direction", m->name,
+			             m->in_baseline ? "baseline" : "candidate");
+			continue;
+		}
+		if (m->cls == GA_CLASS_NODATA) {
+			r->checks_nodata++;
+			unsure = true;
+			err = reason(
+			        r,
+			        "%s: too few values for the Mann-Whitney test (%zu and %zu, need %zu each)",
+			        m->name, m->n_base, m->n_cand, o->min_bulk);
+		} else if (m->worse) {
+			r->checks_fail++;
+			fail = true;
+			err = reason(
+			        r,
+			        "%s: median %+.1f%% (%s is better), Mann-Whitney p = %.2g < %.2g and more "
+			        "than the allowed %.0f%% change",
+			        m->name, 100 * m->median_change, m->higher_better ? "higher" : "lower",
+			        m->mwu.p_two_sided, 1 - o->confidence, 100 * o->allowed_effect);
+		} else {
+			r->checks_pass++;
+		}
+		if (err)
+			break;
+		switch (m->tail) {
+		case GA_TAIL_NA:
+			break;
+		case GA_TAIL_PASS:
+			r->checks_pass++;
+			break;
+		case GA_TAIL_REGRESSION:
+			r->checks_fail++;
+			fail = true;
+			err = reason(
+			        r,
+			        "%s: p%g is %.2fx the baseline's (%.0f%% CI %.2f-%.2f), above the allowed "
+			        "+%.0f%%",
+			        m->name, o->tail_pct, m->tail_ci.ratio, cp, m->tail_ci.lo, m->tail_ci.hi,
+			        lim);
+			break;
+		case GA_TAIL_INCONCLUSIVE:
+			r->checks_nodata++;
+			unsure = true;
+			err = reason(
+			        r,
+			        "%s: p%g ratio %.2f, %.0f%% CI %.2f-%.2f includes the +%.0f%% limit: more "
+			        "values needed to decide",
+			        m->name, o->tail_pct, m->tail_ci.ratio, cp, m->tail_ci.lo, m->tail_ci.hi,
+			        lim);
+			break;
+		case GA_TAIL_NODATA:
+			r->checks_nodata++;
+			unsure = true;
+			err = reason(
+			        r,
+			        "%s: p%g needs at least %zu values per arm to judge the tail, have %zu and "
+			        "%zu (or --no-tail to judge the bulk only)",
+			        m->name, o->tail_pct, m->tail_needed, m->n_base, m->n_cand);
+			break;
+		}
+	}
+	if (!err && r->errors_checked) {
+		if (r->errors_cls == GA_CLASS_HIGH) {
+			r->checks_fail++;
+			fail = true;
+			err = reason(r,
+			             "error rate %.3g%% vs %.3g%% in the baseline (two-proportion z = %.2f, "
+			             "p = %.2g)",
+			             100 * r->errors.rate2, 100 * r->errors.rate1, r->errors.z,
+			             r->errors.p_greater);
+		} else {
+			r->checks_pass++;
+		}
+		if (!err && r->error_slo_broken) {
+			r->checks_fail++;
+			fail = true;
+			err = reason(r, "error rate %.3g%% is above the limit %.3g%%", 100 * r->errors.rate2,
+			             100 * o->max_error_rate);
+		}
+	}
+	if (err)
+		goto out;
+	int decided = r->checks_pass + r->checks_fail;
+	r->score = decided ? 100.0 * r->checks_pass / decided : NAN;
+	if (fail) {
+		r->score = 0; /* every check is critical: one failure forces 0, as in Kayenta */
+		r->verdict = GA_VERDICT_ROLLBACK;
+	} else if (unsure || decided == 0) {
+		r->verdict = GA_VERDICT_INCONCLUSIVE;
+		if (decided == 0 && (err = reason(r, "no check could be decided")) < 0)
+			goto out;
+	} else {
+		r->verdict = GA_VERDICT_PASS;
+	}
+	*ret = r;
+	r = NULL;
+	err = 0;
+out:
+	ga_canary_report_free(r);
+	return err;
+}

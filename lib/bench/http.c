@@ -1,0 +1,441 @@
+/*
+ * http.c - open-loop HTTP load for `gpuaudit bench http` through libcurl's
+ * multi interface.
+ *
+ * Request i is due at start + i/rate (or after exponential gaps with
+ * --poisson). Its latency counts from that intended time, so a server stall
+ * that holds back the following requests shows in every one of them
+ * (coordinated omission, as wrk2 corrects it); the uncorrected latency (from
+ * the actual send) and the generator's lag (actual - intended send) are kept
+ * apart. At most `connections` requests are in flight; requests due while all
+ * are busy wait in the generator and are sent late, their wait counted.
+ * A closed-loop mode (next request when one finishes) exists to show what a
+ * closed-loop tool would report.
+ *
+ * The loop is event driven (epoll and curl_multi_socket_action): curl learns
+ * which socket is ready instead of polling every transfer, and a timerfd armed
+ * at the next due time wakes the generator without a sleep's granularity.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpuaudit/benchfile.h"
+#include "gpuaudit/stats.h"
+
+#define MAX_REQUESTS 100000000ULL
+#define HIST_HIGHEST_NS (3600LL * 1000 * 1000 * 1000)
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct slot {
+	CURL *easy;
+	bool busy;
+	uint64_t index;
+	int64_t intended_ns;
+	int64_t sent_ns;
+};
+
+static size_t discard(char *p, size_t size, size_t n, void *udata)
+{
+	(void)p;
+	(void)udata;
+	return size * n;
+}
+
+static bool h2c_no_reuse(const struct ga_http_opts *o)
+{
+	return o->http2 && strncmp(o->url, "https:", 6) &&
+	       curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
+}
+
+static int setup_easy(struct ga_ctx *ctx, const struct ga_http_opts *o, struct curl_slist *headers, CURL *e)
+{
+	long tmo_ms = (long)((o->timeout_s > 0 ? o->timeout_s : 30.0) * 1000);
+	CURLcode rc = CURLE_OK;
+#define SET(opt, val)                                       \
+	do {                                                \
+		if (rc == CURLE_OK)                         \
+			rc = curl_easy_setopt(e, opt, val); \
+	} while (0)
+	SET(CURLOPT_URL, o->url);
+	SET(CURLOPT_NOSIGNAL, 1L);
+	SET(CURLOPT_WRITEFUNCTION, discard);
+	SET(CURLOPT_TIMEOUT_MS, tmo_ms);
+	SET(CURLOPT_TCP_NODELAY, 1L);
+	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	/* The target named, not a proxy from the environment (and no getenv per request). */
+	SET(CURLOPT_PROXY, "");
+	if (o->http2)
+		SET(CURLOPT_HTTP_VERSION, !strncmp(o->url, "https:", 6)
+		                                  ? (long)CURL_HTTP_VERSION_2TLS
+		                                  : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+	else
+		SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	if (o->http2 && !h2c_no_reuse(o))
+		SET(CURLOPT_PIPEWAIT, 1L);
+	if (h2c_no_reuse(o)) {
+		/*
+		 * libcurl before 8.0 fails every transfer on a reused HTTP/2
+		 * prior-knowledge connection ("Error in the HTTP2 framing layer",
+		 * curl issue 10634, fixed in 8.0): a connection per request there.
+		 */
+		SET(CURLOPT_FORBID_REUSE, 1L);
+	}
+	if (headers)
+		SET(CURLOPT_HTTPHEADER, headers);
+	if (o->body) {
+		SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->body_len);
+		SET(CURLOPT_POSTFIELDS, o->body);
+	}
+	if (o->method)
+		SET(CURLOPT_CUSTOMREQUEST, o->method);
+#undef SET
+	if (rc != CURLE_OK)
+		return ga_err(ctx, -EINVAL, "libcurl: %s", curl_easy_strerror(rc));
+	return 0;
+}
+
+void ga_http_result_release(struct ga_http_result *r)
+{
+	if (!r)
+		return;
+	ga_hist_release(&r->latency);
+	ga_hist_release(&r->service);
+	ga_hist_release(&r->lag);
+	ga_free(r->cold_latency_s);
+	memset(r, 0, sizeof(*r));
+}
+
+static void finish_one(struct ga_http_result *r, const struct ga_http_opts *o, struct slot *s, CURLcode code,
+                       int64_t start_ns)
+{
+	long status = 0;
+	curl_off_t total_us = 0;
+	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(s->easy, CURLINFO_TOTAL_TIME_T, &total_us);
+	int64_t service_ns = (int64_t)total_us * 1000;
+	int64_t done_ns = s->sent_ns + service_ns;
+	int64_t latency_ns = done_ns - s->intended_ns;
+	if (latency_ns < 0)
+		latency_ns = 0;
+	r->completed++;
+	if (code == CURLE_OK) {
+		int cls = status >= 100 && status < 600 ? (int)(status / 100) : 0;
+		r->status_counts[cls]++;
+		if (cls == 2 || cls == 3) {
+			r->ok++;
+			if (r->first_ok_s < 0)
+				r->first_ok_s = (double)(done_ns - start_ns) * 1e-9;
+		} else {
+			r->errors++;
+		}
+		if (!r->http_version) {
+			long v = 0;
+			curl_easy_getinfo(s->easy, CURLINFO_HTTP_VERSION, &v);
+			r->http_version = v == CURL_HTTP_VERSION_1_0   ? 10
+			                  : v == CURL_HTTP_VERSION_1_1 ? 11
+			                  : v == CURL_HTTP_VERSION_2_0 ? 20
+			                                               : 0;
+		}
+	} else {
+		r->errors++;
+		r->status_counts[0]++;
+		if (code == CURLE_OPERATION_TIMEDOUT)
+			r->timeouts++;
+		else
+			r->transport_errors++;
+		if (!r->first_error[0])
+			snprintf(r->first_error, sizeof(r->first_error), "%s", curl_easy_strerror(code));
+	}
+	/* Latencies of failed requests count too: a timeout is a very slow answer. */
+	ga_hist_record(&r->latency, latency_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : latency_ns);
+	ga_hist_record(&r->service, service_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : service_ns);
+	if (s->index < r->n_cold)
+		r->cold_latency_s[s->index] = (double)latency_ns * 1e-9;
+	(void)o;
+	s->busy = false;
+}
+
+struct loop {
+	CURLM *multi;
+	int epfd;
+	int64_t curl_deadline_ns; /* -1: no curl timer */
+};
+
+static int on_socket(CURL *e, curl_socket_t fd, int what, void *udata, void *sockp)
+{
+	(void)e;
+	struct loop *l = udata;
+	/* sockp remembers the events registered (plus a marker bit), so that
+	 * unchanged interest costs no epoll_ctl. */
+	uintptr_t had = (uintptr_t)sockp;
+	if (what == CURL_POLL_REMOVE) {
+		if (had)
+			epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+		return 0;
+	}
+	uint32_t events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+	uintptr_t want = (uintptr_t)events | 0x10000u;
+	if (had == want)
+		return 0;
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+	if (epoll_ctl(l->epfd, had ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev) < 0 &&
+	    epoll_ctl(l->epfd, had ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev) < 0)
+		return -1;
+	curl_multi_assign(l->multi, fd, (void *)want);
+	return 0;
+}
+
+static int on_timer(CURLM *m, long timeout_ms, void *udata)
+{
+	(void)m;
+	struct loop *l = udata;
+	l->curl_deadline_ns = timeout_ms < 0 ? -1 : now_ns() + (int64_t)timeout_ms * 1000000;
+	return 0;
+}
+
+/* Arm the timerfd at an absolute CLOCK_MONOTONIC time (ns), or disarm it (< 0). */
+static void arm(int tfd, int64_t at_ns)
+{
+	struct itimerspec its;
+	memset(&its, 0, sizeof(its));
+	if (at_ns >= 0) {
+		if (at_ns == 0)
+			at_ns = 1;
+		its.it_value.tv_sec = at_ns / 1000000000;
+		its.it_value.tv_nsec = at_ns % 1000000000;
+	}
+	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http_result *ret)
+{
+	struct ga_http_result r;
+	memset(&r, 0, sizeof(r));
+	struct slot *slots = NULL;
+	struct curl_slist *headers = NULL;
+	CURLM *multi = NULL;
+	struct loop lp = { .epfd = -1, .curl_deadline_ns = -1 };
+	int tfd = -1;
+	int err = 0;
+	if (!o->url || !(o->rate > 0) || !(o->duration_s > 0) || o->connections < 1 || o->connections > 10000)
+		return ga_err(ctx, -EINVAL, "bad load options");
+	double want = o->rate * o->duration_s;
+	if (want > (double)MAX_REQUESTS)
+		return ga_err(ctx, -EINVAL, "rate x duration is more than %llu requests",
+		              (unsigned long long)MAX_REQUESTS);
+	uint64_t total = (uint64_t)ceil(want - 1e-9);
+	if (total == 0)
+		total = 1;
+	r.first_ok_s = -1;
+	r.h2_no_reuse = h2c_no_reuse(o);
+	if ((err = ga_hist_init(&r.latency, 1, HIST_HIGHEST_NS, 3)) < 0 ||
+	    (err = ga_hist_init(&r.service, 1, HIST_HIGHEST_NS, 3)) < 0 ||
+	    (err = ga_hist_init(&r.lag, 1, HIST_HIGHEST_NS, 3)) < 0)
+		goto out;
+	r.n_cold = o->cold_requests ? o->cold_requests : 10;
+	if (r.n_cold > total)
+		r.n_cold = total;
+	r.cold_latency_s = ga_calloc(r.n_cold, sizeof(double));
+	slots = ga_calloc((size_t)o->connections, sizeof(*slots));
+	if (!r.cold_latency_s || !slots) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < r.n_cold; i++)
+		r.cold_latency_s[i] = NAN;
+	for (size_t i = 0; i < o->n_headers; i++) {
+		struct curl_slist *n = curl_slist_append(headers, o->headers[i]);
+		if (!n) {
+			err = -ENOMEM;
+			goto out;
+		}
+		headers = n;
+	}
+	multi = curl_multi_init();
+	if (!multi) {
+		err = ga_err(ctx, -ENOMEM, "libcurl: cannot create a multi handle");
+		goto out;
+	}
+	lp.epfd = epoll_create1(EPOLL_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (lp.epfd < 0 || tfd < 0) {
+		err = ga_err(ctx, -errno, "epoll/timerfd: %s", strerror(errno));
+		goto out;
+	}
+	struct epoll_event tev = { .events = EPOLLIN, .data.fd = tfd };
+	if (epoll_ctl(lp.epfd, EPOLL_CTL_ADD, tfd, &tev) < 0) {
+		err = ga_err(ctx, -errno, "epoll: %s", strerror(errno));
+		goto out;
+	}
+	lp.multi = multi;
+	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, &lp);
+	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(multi, CURLMOPT_TIMERDATA, &lp);
+	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o->connections);
+	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)o->connections);
+	/* Multiplexing onto a busy h2c connection hits the same libcurl < 8.0 bug. */
+	curl_multi_setopt(multi, CURLMOPT_PIPELINING,
+	                  o->http2 && !h2c_no_reuse(o) ? (long)CURLPIPE_MULTIPLEX : (long)CURLPIPE_NOTHING);
+	for (int i = 0; i < o->connections; i++) {
+		slots[i].easy = curl_easy_init();
+		if (!slots[i].easy) {
+			err = ga_err(ctx, -ENOMEM, "libcurl: cannot create a handle");
+			goto out;
+		}
+		if ((err = setup_easy(ctx, o, headers, slots[i].easy)) < 0)
+			goto out;
+		curl_easy_setopt(slots[i].easy, CURLOPT_PRIVATE, &slots[i]);
+	}
+
+	struct ga_rng rng;
+	ga_rng_seed(&rng, o->seed);
+	double gap_ns = 1e9 / o->rate;
+	int64_t start = now_ns();
+	double next_due = 0; /* ns after start */
+	uint64_t next = 0;
+	int in_flight = 0;
+	int64_t tmo_ns = (int64_t)((o->timeout_s > 0 ? o->timeout_s : 30.0) * 1e9);
+	/* Give up on requests not sent by the end of the schedule plus one timeout. */
+	int64_t hard_end = start + (int64_t)(o->duration_s * 1e9) + tmo_ns;
+	for (;;) {
+		int64_t t = now_ns();
+		/* A closed loop sends for the duration, as fast as answers come back. */
+		if (o->closed_loop && next < total && t > start + (int64_t)(o->duration_s * 1e9))
+			total = next;
+		if (next < total && t > hard_end) {
+			r.not_sent = total - next;
+			r.errors += r.not_sent;
+			total = next;
+		}
+		/* Send everything that is due, while a connection is free. */
+		for (int i = 0; i < o->connections && next < total; i++) {
+			struct slot *s = &slots[i];
+			if (s->busy)
+				continue;
+			int64_t intended;
+			if (o->closed_loop) {
+				intended = t;
+			} else {
+				intended = start + (int64_t)next_due;
+				if (intended > t)
+					break;
+			}
+			s->busy = true;
+			s->index = next;
+			s->intended_ns = intended;
+			s->sent_ns = t;
+			ga_hist_record(&r.lag, t - intended);
+			CURLMcode mc = curl_multi_add_handle(multi, s->easy);
+			if (mc != CURLM_OK) {
+				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+				goto out;
+			}
+			in_flight++;
+			r.sent++;
+			next++;
+			next_due += o->poisson ? ga_rng_exponential(&rng, 1.0) * gap_ns : gap_ns;
+		}
+		if (next >= total && in_flight == 0)
+			break;
+		/* Wait for sockets, curl's timer or the next due request (timerfd). */
+		bool have_free = in_flight < o->connections;
+		int64_t due = -1;
+		if (next < total && have_free)
+			due = o->closed_loop ? now_ns() : start + (int64_t)next_due;
+		int64_t wake = lp.curl_deadline_ns;
+		if (due >= 0 && (wake < 0 || due < wake))
+			wake = due;
+		int wait_ms;
+		int64_t tnow = now_ns();
+		if (wake < 0)
+			wait_ms = 1000;
+		else if (wake <= tnow)
+			wait_ms = 0;
+		else
+			wait_ms = -1; /* the timerfd wakes us, precisely */
+		if (wait_ms == -1)
+			arm(tfd, wake);
+		struct epoll_event evs[64];
+		int nev = epoll_wait(lp.epfd, evs, 64, wait_ms);
+		if (nev < 0 && errno != EINTR) {
+			err = ga_err(ctx, -errno, "epoll_wait: %s", strerror(errno));
+			goto out;
+		}
+		int running = 0;
+		for (int k = 0; k < nev; k++) {
+			if (evs[k].data.fd == tfd) {
+				uint64_t ticks;
+				if (read(tfd, &ticks, sizeof(ticks)) < 0) {
+					/* EAGAIN: already drained */
+				}
+				continue;
+			}
+			int flags = (evs[k].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+			            (evs[k].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+			            (evs[k].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+			CURLMcode mc = curl_multi_socket_action(multi, evs[k].data.fd, flags, &running);
+			if (mc != CURLM_OK) {
+				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+				goto out;
+			}
+		}
+		if (lp.curl_deadline_ns >= 0 && lp.curl_deadline_ns <= now_ns()) {
+			lp.curl_deadline_ns = -1;
+			CURLMcode mc = curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+			if (mc != CURLM_OK) {
+				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+				goto out;
+			}
+		}
+		CURLMsg *msg;
+		int left;
+		while ((msg = curl_multi_info_read(multi, &left))) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			struct slot *s = NULL;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+			CURLcode code = msg->data.result;
+			curl_multi_remove_handle(multi, msg->easy_handle);
+			finish_one(&r, o, s, code, start);
+			in_flight--;
+		}
+	}
+	r.elapsed_s = (double)(now_ns() - start) * 1e-9;
+	*ret = r;
+	memset(&r, 0, sizeof(r));
+out:
+	if (slots) {
+		for (int i = 0; i < o->connections; i++) {
+			if (slots[i].easy) {
+				if (multi && slots[i].busy)
+					curl_multi_remove_handle(multi, slots[i].easy);
+				curl_easy_cleanup(slots[i].easy);
+			}
+		}
+	}
+	if (multi)
+		curl_multi_cleanup(multi);
+	curl_slist_free_all(headers);
+	ga_free(slots);
+	if (lp.epfd >= 0)
+		close(lp.epfd);
+	if (tfd >= 0)
+		close(tfd);
+	ga_http_result_release(&r);
+	return err;
+}

@@ -1,0 +1,29 @@
+# canary on committed synthetic results (tests/fixtures/bench/make-fixtures.py):
+# deterministic, the bootstrap is seeded.
+B=$FIXTURES/bench
+W=$PWD
+cd "$B"
+# an independent run of the same program (5000 runs each): PASS
+run canary --baseline exec-base.json --candidate exec-same.json
+# the very same result: PASS
+run canary --baseline exec-base.json --candidate exec-base.json
+# a planted tail regression: the slowest 5% are 20% slower, the median is unchanged.
+# Mann-Whitney sees nothing (bulk Pass); the p99 bootstrap does: ROLLBACK
+run canary --baseline exec-base.json --candidate exec-tail.json
+# the same with a generous p99 limit: the CI (1.16-1.24) now straddles 1.20: INCONCLUSIVE
+run canary --baseline exec-base.json --candidate exec-tail.json --max-p99-increase 20
+# every run 10% slower: the bulk test fails
+run canary --baseline exec-base.json --candidate exec-slow.json
+# 50 runs per side: too few for p99: INCONCLUSIVE; --no-tail judges the bulk only
+run canary --baseline exec-50-base.json --candidate exec-50-cand.json
+run canary --baseline exec-50-base.json --candidate exec-50-cand.json --no-tail
+# http results with histograms and error counts
+run canary --baseline http-base.json --candidate http-same.json
+run canary --baseline http-base.json --candidate http-errors.json
+run canary --baseline http-base.json --candidate http-same.json --max-error-rate 0.1
+# gemm-kind results (throughput, higher is better)
+run canary --baseline gemm-base.json --candidate gemm-same.json
+run canary --baseline gemm-base.json --candidate gemm-slow.json --json
+# a plot of baseline vs candidate is an SVG document
+quiet canary --baseline exec-base.json --candidate exec-tail.json --plot "$W/c.svg"
+"${PY:-/usr/bin/python3}" -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); print(r.tag, len(r.findall("{http://www.w3.org/2000/svg}polyline")), "polylines")' "$W/c.svg"
