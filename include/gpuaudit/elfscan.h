@@ -270,6 +270,18 @@ int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned 
                    struct ga_elf_info **ret);
 
 /*
+ * The same for a file mapped read-only at offset 0 (buf, len) whose
+ * descriptor is fd: the bulk scans of sections that may hold device code
+ * read the file with pread() into a 1 MiB scratch buffer instead of touching
+ * the mapping; headers and container entries are still read from buf. On a
+ * VM, first touches of a fresh mapping cost several times a kernel copy per
+ * byte (docs/performance.md), so this is the fast path for files on disk.
+ * fd < 0: like ga_elf_inspect. The fd's offset is not used or changed.
+ */
+int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
+                      struct ga_elf_info **ret);
+
+/*
  * Census of a raw blob that is not ELF (a .fatbin file, an offload bundle
  * file, a CCOB .hipfb): scans the whole buffer as one region. Returns 0 and
  * *ret with elf_class 0 (possibly with no containers), or -ENOMEM.

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/internal.h"
 #include "elfscan_int.h"
@@ -774,96 +775,259 @@ static int add_dlopen_name(struct ga_elf_info *info, const char *name, size_t n)
 	return 0;
 }
 
-/* Library names around each ".so" in [a, b) (tokens may extend to [lo, hi)). */
-static int scan_strings(struct dc_scan *s, size_t lo, size_t a, size_t b, size_t hi)
+static inline uint8_t wb(const struct win *w, size_t off)
 {
-	const uint8_t *buf = s->buf;
-	size_t p = a;
-	size_t lim = b + 2 < hi ? b + 2 : hi;
-	while (p < lim) {
-		const uint8_t *h = memmem(buf + p, lim - p, ".so", 3);
-		if (!h)
-			break;
-		size_t at = (size_t)(h - buf);
-		p = at + 1;
-		/* extend left over token characters (bounded) */
-		size_t st = at;
-		while (st > lo && at - st < 128 && tokc(buf[st - 1]))
-			st--;
-		/* right: ".so" then ".<digits>" groups */
-		size_t en = at + 3;
-		while (en + 1 < hi && buf[en] == '.' && buf[en + 1] >= '0' && buf[en + 1] <= '9') {
+	return w->p[off - w->base];
+}
+
+/*
+ * A ".so" at offset at: take the library name around it ("libcuda.so.1" in
+ * "failed to load libcuda.so.1: %s"), tokens bounded by [lo, hi) (inside the
+ * window), and keep it when the vendor table knows it.
+ */
+static int so_hit(struct dc_scan *s, const struct win *w, size_t lo, size_t at, size_t hi)
+{
+	if (lo < w->base)
+		lo = w->base;
+	if (hi > w->lim)
+		hi = w->lim;
+	/* extend left over token characters (bounded) */
+	size_t st = at;
+	while (st > lo && at - st < 128 && tokc(wb(w, st - 1)))
+		st--;
+	/* right: ".so" then ".<digits>" groups */
+	size_t en = at + 3;
+	while (en + 1 < hi && wb(w, en) == '.' && wb(w, en + 1) >= '0' && wb(w, en + 1) <= '9') {
+		en++;
+		while (en < hi && en - at < 32 && wb(w, en) >= '0' && wb(w, en) <= '9')
 			en++;
-			while (en < hi && en - at < 32 && buf[en] >= '0' && buf[en] <= '9')
-				en++;
-		}
-		if (en < hi && tokc(buf[en]) && buf[en] != '.')
-			continue; /* ".so" inside a longer word (".sort", ".som") */
-		/* the name starts at the last "lib" before ".so" */
-		size_t ls = SIZE_MAX;
-		for (size_t q = st; q + 3 <= at; q++)
-			if (buf[q] == 'l' && buf[q + 1] == 'i' && buf[q + 2] == 'b')
-				ls = q;
-		if (ls == SIZE_MAX || ls + 3 >= at)
-			continue;
-		char name[192];
-		size_t n = en - ls;
-		if (n >= sizeof(name))
-			continue;
-		memcpy(name, buf + ls, n);
-		name[n] = '\0';
-		if (!ga_vendor_lib_find(name, NULL))
-			continue;
-		if (!strcmp(name, "libcuda.so.1"))
-			s->info->static_cudart_markers |= GA_CUDART_LIBCUDA_STRING;
-		int r = add_dlopen_name(s->info, name, n);
-		if (r < 0)
-			return r;
 	}
-	return 0;
+	if (en < hi && tokc(wb(w, en)) && wb(w, en) != '.')
+		return 0; /* ".so" inside a longer word (".sort", ".som") */
+	/* the name starts at the last "lib" before ".so" */
+	size_t ls = SIZE_MAX;
+	for (size_t q = st; q + 3 <= at; q++)
+		if (wb(w, q) == 'l' && wb(w, q + 1) == 'i' && wb(w, q + 2) == 'b')
+			ls = q;
+	if (ls == SIZE_MAX || ls + 3 >= at)
+		return 0;
+	char name[192];
+	size_t n = en - ls;
+	if (n >= sizeof(name))
+		return 0;
+	memcpy(name, w->p + (ls - w->base), n);
+	name[n] = '\0';
+	if (!ga_vendor_lib_find(name, NULL))
+		return 0;
+	if (!strcmp(name, "libcuda.so.1"))
+		s->info->static_cudart_markers |= GA_CUDART_LIBCUDA_STRING;
+	return add_dlopen_name(s->info, name, n);
 }
 
 /* ---- section scan -------------------------------------------------------- */
 
-/* Find fatbin containers on 8-byte boundaries in [start, end); string scan the gaps. */
+/*
+ * Candidates in the 16 bytes at buf[q] (q 8-aligned, q + 18 <= end): bit 0 /
+ * bit 8 of *magic for a fatbin magic at q / q + 8, bit i of the result for a
+ * ".so" starting at q + i. SSE2 where available (every x86-64), else scalar.
+ */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define dc_prefetch(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *magic)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	unsigned mm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi32(v, _mm_set1_epi32((int)DC_FATBIN_MAGIC)));
+	*magic = mm & 0x0101u;
+	if (!strings)
+		return 0;
+	__m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+	__m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 2));
+	__m128i d = _mm_cmpeq_epi8(v, _mm_set1_epi8('.'));
+	__m128i t =
+	        _mm_and_si128(_mm_cmpeq_epi8(v1, _mm_set1_epi8('s')), _mm_cmpeq_epi8(v2, _mm_set1_epi8('o')));
+	return (unsigned)_mm_movemask_epi8(_mm_and_si128(d, t));
+}
+#else
+#define dc_prefetch(p) __builtin_prefetch(p)
+static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *magic)
+{
+	*magic =
+	        (dc_le32(p) == DC_FATBIN_MAGIC ? 1u : 0u) | (dc_le32(p + 8) == DC_FATBIN_MAGIC ? 0x100u : 0u);
+	unsigned m = 0;
+	if (strings)
+		for (unsigned i = 0; i < 16; i++)
+			if (p[i] == '.' && p[i + 1] == 's' && p[i + 2] == 'o')
+				m |= 1u << i;
+	return m;
+}
+#endif
+
+#define WIN_BYTES (64u << 10) /* pread window */
+#define PEEK_BYTES 1024u
+#define WIN_BEFORE 256 /* context kept before a window (names straddling it) */
+#define WIN_AFTER 64   /* and after */
+
+/*
+ * Make w cover at least [q - WIN_BEFORE, min(q + WIN_BYTES + WIN_AFTER, end))
+ * clipped to [start, end). Without an fd the mapping covers everything.
+ */
+static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end)
+{
+	if (s->fd < 0) {
+		w->p = s->buf;
+		w->base = 0;
+		w->lim = end;
+		return 0;
+	}
+	size_t lo = q - start > WIN_BEFORE ? q - WIN_BEFORE : start;
+	size_t hi = end - q > WIN_BYTES + WIN_AFTER ? q + WIN_BYTES + WIN_AFTER : end;
+	size_t n = hi - lo, got = 0;
+	while (got < n) {
+		ssize_t r = pread(s->fd, s->scratch + got, n - got, (off_t)(lo + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			/* the file changed under us, or cannot be read: use the mapping */
+			s->fd = -1;
+			return fill_window(s, w, start, q, end);
+		}
+		got += (size_t)r;
+	}
+	w->p = s->scratch;
+	w->base = lo;
+	w->lim = hi;
+	return 0;
+}
+
+const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[64])
+{
+	if (s->fd < 0)
+		return s->buf + off;
+	if (off >= s->w.base && off < s->w.lim && n <= s->w.lim - off)
+		return s->w.p + (off - s->w.base);
+	if (off >= s->peek_base && off < s->peek_lim && n <= s->peek_lim - off)
+		return s->peek + (off - s->peek_base);
+	/* a dense chain (containers of a few KiB, as in cuFFT): move the scan window along */
+	if (s->w.lim && off >= s->w.lim && off - s->w.lim < WIN_BYTES / 2 && off < s->region_end &&
+	    n <= s->region_end - off) {
+		fill_window(s, &s->w, off, off, s->region_end);
+		return ga_dc_peek(s, off, n, tmp);
+	}
+	/* read ahead: a container header and its first entry header in one call */
+	size_t want = s->len - off < PEEK_BYTES ? s->len - off : PEEK_BYTES;
+	if (want < n)
+		want = n;
+	size_t got = 0;
+	while (got < want) {
+		ssize_t r = pread(s->fd, s->peek + got, want - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	(void)tmp;
+	if (got < n)
+		return NULL;
+	s->peek_base = off;
+	s->peek_lim = off + got;
+	return s->peek;
+}
+
+/*
+ * One pass over [start, end): fatbin containers on 8-byte boundaries (their
+ * payloads are skipped, never read), and when strings is set, library names
+ * in the bytes between them.
+ */
 static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool strings)
 {
-	const uint8_t *buf = s->buf;
-	size_t p = (start + 7) & ~(size_t)7;
-	size_t gap = start;
 	struct ga_elf_info *info = s->info;
-	while (p + 16 <= end && !s->err) {
-		/* hot loop: one 32-bit compare per 8 bytes */
-		size_t chunk_end = end - 16;
-		size_t q = p;
-		while (q <= chunk_end && dc_le32(buf + q) != DC_FATBIN_MAGIC)
-			q += 8;
-		if (q > chunk_end)
+	size_t gap = start; /* start of the bytes not inside a container */
+	size_t q = (start + 7) & ~(size_t)7;
+	int r = 0;
+	struct win *w = &s->w;
+	memset(w, 0, sizeof(*w));
+	s->region_end = end;
+	if (q > end)
+		q = end;
+	if (strings) {
+		/* ".so" in the unaligned head (a few bytes, read from the mapping) */
+		struct win mw = { s->buf, 0, end };
+		for (size_t i = start; i < q && i + 3 <= end && r == 0; i++)
+			if (s->buf[i] == '.' && s->buf[i + 1] == 's' && s->buf[i + 2] == 'o')
+				r = so_hit(s, &mw, start, i, end);
+	}
+	while (r == 0 && !s->err && q < end) {
+		if (q < w->base || q >= w->lim || (w->lim < end && q + 66 > w->lim)) {
+			fill_window(s, w, start, q, end);
+		}
+		size_t stop = w->lim < end ? w->lim - WIN_AFTER : end; /* where this window's scan ends */
+		unsigned magic = 0, so = 0;
+		/* fast path: 64-byte blocks with nothing in them */
+		while (q + 66 <= w->lim && q < stop) {
+			unsigned m0, m1, m2, m3;
+			const uint8_t *c = w->p + (q - w->base);
+			if (q + 1024 < w->lim)
+				dc_prefetch(c + 1024);
+			unsigned a = chunk_marks(c, strings, &m0) | chunk_marks(c + 16, strings, &m1) |
+			             chunk_marks(c + 32, strings, &m2) | chunk_marks(c + 48, strings, &m3);
+			if (a | m0 | m1 | m2 | m3)
+				break;
+			q += 64;
+		}
+		if (q >= stop && w->lim < end)
+			continue; /* next window */
+		if (q >= end)
 			break;
-		uint64_t used = ga_dc_fatbin(s, q, end);
-		if (!used) {
-			p = q + 8;
+		if (q + 18 <= w->lim) {
+			so = chunk_marks(w->p + (q - w->base), strings, &magic);
+		} else if (w->lim < end) {
+			continue; /* next window */
+		} else {
+			/* tail of the region: scalar */
+			for (size_t i = q; i < end && i - q < 16; i++) {
+				if (strings && i + 3 <= end && wb(w, i) == '.' && wb(w, i + 1) == 's' &&
+				    wb(w, i + 2) == 'o')
+					so |= 1u << (i - q);
+				if ((i - q) % 8 == 0 && i + 4 <= end &&
+				    dc_le32(w->p + (i - w->base)) == DC_FATBIN_MAGIC)
+					magic |= 1u << (i - q);
+			}
+		}
+		if (!(magic | so)) {
+			q += 16;
 			continue;
 		}
-		if (strings && q > gap) {
-			int r = scan_strings(s, start, gap, q, end);
-			if (r < 0)
-				return r;
+		size_t next = q + 16;
+		for (unsigned i = 0; i < 16 && r == 0; i++) {
+			if (magic & (1u << i)) {
+				/* container headers are read from the mapping: only their pages are touched */
+				uint64_t used = ga_dc_fatbin(s, q + i, end);
+				if (used) {
+					info->bytes_scanned += q + i - gap;
+					info->bytes_skipped += used;
+					gap = (size_t)(q + i + used);
+					next = (gap + 7) & ~(size_t)7;
+					/* walk the chain: containers usually follow each other */
+					while (next + 16 <= end && (used = ga_dc_fatbin(s, next, end)) != 0) {
+						info->bytes_scanned += next - gap;
+						info->bytes_skipped += used;
+						gap = (size_t)(next + used);
+						next = (gap + 7) & ~(size_t)7;
+					}
+					break;
+				}
+			}
+			if (so & (1u << i))
+				r = so_hit(s, w, start, q + i, end);
 		}
-		info->bytes_scanned += q - gap;
-		info->bytes_skipped += used;
-		gap = (size_t)(q + used);
-		p = (gap + 7) & ~(size_t)7;
+		q = next;
 	}
-	if (gap < end) {
+	if (gap < end)
 		info->bytes_scanned += end - gap;
-		if (strings) {
-			int r = scan_strings(s, start, gap, end, end);
-			if (r < 0)
-				return r;
-		}
-	}
-	return s->err;
+	memset(w, 0, sizeof(*w));
+	return r < 0 ? r : s->err;
 }
 
 /* HIP bundles (plain and CCOB) anywhere in [start, end). */
@@ -1048,7 +1212,13 @@ static int scan_sections(struct scan_state *st, const struct elf *e, char ***sec
 			r = s->err;
 		} else {
 			bool devsect = !strcmp(name, ".nv_fatbin") || !strcmp(name, "__nv_relfatbin");
+			uint64_t scanned0 = s->info->bytes_scanned;
+			size_t n0 = s->info->n_containers;
 			r = scan_fatbins(s, a, b, !devsect);
+			ga_log(s->ctx, GA_LOG_DEBUG,
+			       "section %s: %zu bytes, %zu fatbin containers, %llu bytes scanned", name,
+			       b - a, s->info->n_containers - n0,
+			       (unsigned long long)(s->info->bytes_scanned - scanned0));
 		}
 		if (r < 0)
 			return r;
@@ -1126,14 +1296,17 @@ static void finish(struct ga_elf_info *info)
 	        ((m & GA_CUDART_FATBIN_SEGMENT) && (m & GA_CUDART_LIBCUDA_STRING) && !needs_cudart);
 }
 
-int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned flags,
-                   struct ga_elf_info **ret)
+int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
+                      struct ga_elf_info **ret)
 {
 	struct info_block *blk = ga_calloc(1, sizeof(*blk));
 	if (!blk)
 		return ga_err(ctx, -ENOMEM, "out of memory");
 	struct ga_elf_info *info = &blk->info;
 	struct elf e = { .buf = buf, .len = len };
+	struct scan_state st = {
+		.s = { .ctx = ctx, .info = info, .buf = buf, .len = len, .flags = flags, .fd = -1 }
+	};
 	int r = read_ehdr(ctx, &e, info);
 	if (r < 0)
 		goto out;
@@ -1147,9 +1320,13 @@ int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned 
 	if (read_all_notes(&e, info) < 0)
 		goto out;
 	if (!(flags & GA_ELF_NO_DEVICE_CODE)) {
-		struct scan_state st = {
-			.s = { .ctx = ctx, .info = info, .buf = buf, .len = len, .flags = flags }
-		};
+		if (fd >= 0) {
+			st.s.scratch = ga_malloc(WIN_BYTES + WIN_BEFORE + WIN_AFTER + PEEK_BYTES);
+			if (!st.s.scratch)
+				goto out;
+			st.s.fd = fd;
+			st.s.peek = st.s.scratch + WIN_BYTES + WIN_BEFORE + WIN_AFTER;
+		}
 		if (scan_sections(&st, &e, &blk->secnames, &blk->n_secnames) < 0)
 			goto out;
 		scan_symbols(&e, info);
@@ -1161,8 +1338,15 @@ int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned 
 out:
 	if (r == -ENOMEM)
 		ga_err(ctx, r, "out of memory inspecting ELF");
+	ga_free(st.s.scratch);
 	ga_elf_info_free(info);
 	return r;
+}
+
+int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned flags,
+                   struct ga_elf_info **ret)
+{
+	return ga_elf_inspect_fd(ctx, -1, buf, len, flags, ret);
 }
 
 int ga_devcode_inspect_blob(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned flags,
