@@ -936,28 +936,20 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 }
 
 /*
- * One pass over [start, end): fatbin containers on 8-byte boundaries (their
- * payloads are skipped, never read), and when strings is set, library names
- * in the bytes between them.
+ * One pass over [start, end): fatbin containers at 8-byte steps from the
+ * section start (real sections are aligned; sections added by objcopy need
+ * not be), their payloads skipped, never read; and when strings is set,
+ * library names in the bytes between containers.
  */
 static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool strings)
 {
 	struct ga_elf_info *info = s->info;
 	size_t gap = start; /* start of the bytes not inside a container */
-	size_t q = (start + 7) & ~(size_t)7;
+	size_t q = start;   /* containers are 8-aligned relative to the section */
 	int r = 0;
 	struct win *w = &s->w;
 	memset(w, 0, sizeof(*w));
 	s->region_end = end;
-	if (q > end)
-		q = end;
-	if (strings) {
-		/* ".so" in the unaligned head (a few bytes, read from the mapping) */
-		struct win mw = { s->buf, 0, end };
-		for (size_t i = start; i < q && i + 3 <= end && r == 0; i++)
-			if (s->buf[i] == '.' && s->buf[i + 1] == 's' && s->buf[i + 2] == 'o')
-				r = so_hit(s, &mw, start, i, end);
-	}
 	while (r == 0 && !s->err && q < end) {
 		if (q < w->base || q >= w->lim || (w->lim < end && q + 66 > w->lim)) {
 			fill_window(s, w, start, q, end);
@@ -1008,13 +1000,13 @@ static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool string
 					info->bytes_scanned += q + i - gap;
 					info->bytes_skipped += used;
 					gap = (size_t)(q + i + used);
-					next = (gap + 7) & ~(size_t)7;
+					next = start + ((gap - start + 7) & ~(size_t)7);
 					/* walk the chain: containers usually follow each other */
 					while (next + 16 <= end && (used = ga_dc_fatbin(s, next, end)) != 0) {
 						info->bytes_scanned += next - gap;
 						info->bytes_skipped += used;
 						gap = (size_t)(next + used);
-						next = (gap + 7) & ~(size_t)7;
+						next = start + ((gap - start + 7) & ~(size_t)7);
 					}
 					break;
 				}

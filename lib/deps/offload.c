@@ -358,7 +358,7 @@ uint64_t ga_dc_ccob(struct dc_scan *s, size_t off, size_t end)
 /* ---- LLVM offload binary ------------------------------------------------- */
 
 #define OB_HDR 32
-#define OB_ENTRY 48
+#define OB_ENTRY 40
 #define OB_MAX_ENTRIES 1024
 #define OB_MAX_STRINGS 256
 
