@@ -827,9 +827,9 @@ static int so_hit(struct dc_scan *s, const struct win *w, size_t lo, size_t at, 
 /* ---- section scan -------------------------------------------------------- */
 
 /*
- * Candidates in the 16 bytes at buf[q] (q 8-aligned, q + 18 <= end): bit 0 /
- * bit 8 of *magic for a fatbin magic at q / q + 8, bit i of the result for a
- * ".so" starting at q + i. SSE2 where available (every x86-64), else scalar.
+ * Candidates in the 16 bytes at p (p + 18 bytes readable): bit i (i = 0, 4,
+ * 8, 12) of *magic for a fatbin magic at p + i, bit i of the result for a
+ * ".so" starting at p + i. SSE2 where available (every x86-64), else scalar.
  */
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -838,7 +838,7 @@ static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *mag
 {
 	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
 	unsigned mm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi32(v, _mm_set1_epi32((int)DC_FATBIN_MAGIC)));
-	*magic = mm & 0x0101u;
+	*magic = mm & 0x1111u;
 	if (!strings)
 		return 0;
 	__m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
@@ -936,16 +936,17 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 }
 
 /*
- * One pass over [start, end): fatbin containers at 8-byte steps from the
- * section start (real sections are aligned; sections added by objcopy need
- * not be), their payloads skipped, never read; and when strings is set,
+ * One pass over [start, end): fatbin containers at 4-byte steps from the
+ * section start (containers are 8-aligned in the file, but cuFFT's .ldata
+ * starts at 4 mod 8, and sections added by objcopy may start anywhere),
+ * their payloads skipped, never read; and when strings is set,
  * library names in the bytes between containers.
  */
 static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool strings)
 {
 	struct ga_elf_info *info = s->info;
 	size_t gap = start; /* start of the bytes not inside a container */
-	size_t q = start;   /* containers are 8-aligned relative to the section */
+	size_t q = start;   /* 4-byte steps from the section start */
 	int r = 0;
 	struct win *w = &s->w;
 	memset(w, 0, sizeof(*w));
@@ -982,7 +983,7 @@ static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool string
 				if (strings && i + 3 <= end && wb(w, i) == '.' && wb(w, i + 1) == 's' &&
 				    wb(w, i + 2) == 'o')
 					so |= 1u << (i - q);
-				if ((i - q) % 8 == 0 && i + 4 <= end &&
+				if ((i - q) % 4 == 0 && i + 4 <= end &&
 				    dc_le32(w->p + (i - w->base)) == DC_FATBIN_MAGIC)
 					magic |= 1u << (i - q);
 			}
@@ -1000,13 +1001,13 @@ static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool string
 					info->bytes_scanned += q + i - gap;
 					info->bytes_skipped += used;
 					gap = (size_t)(q + i + used);
-					next = start + ((gap - start + 7) & ~(size_t)7);
+					next = start + ((gap - start + 3) & ~(size_t)3);
 					/* walk the chain: containers usually follow each other */
 					while (next + 16 <= end && (used = ga_dc_fatbin(s, next, end)) != 0) {
 						info->bytes_scanned += next - gap;
 						info->bytes_skipped += used;
 						gap = (size_t)(next + used);
-						next = start + ((gap - start + 7) & ~(size_t)7);
+						next = start + ((gap - start + 3) & ~(size_t)3);
 					}
 					break;
 				}
