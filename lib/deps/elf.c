@@ -863,7 +863,7 @@ static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *mag
 }
 #endif
 
-#define WIN_BYTES (64u << 10) /* pread window */
+#define WIN_BYTES (256u << 10) /* pread window */
 #define PEEK_BYTES 1024u
 #define WIN_BEFORE 256 /* context kept before a window (names straddling it) */
 #define WIN_AFTER 64   /* and after */
