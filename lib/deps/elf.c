@@ -995,8 +995,14 @@ static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool string
 		size_t next = q + 16;
 		for (unsigned i = 0; i < 16 && r == 0; i++) {
 			if (magic & (1u << i)) {
-				/* container headers are read from the mapping: only their pages are touched */
+				/* container headers are read with ga_dc_peek: only their bytes are touched */
+				size_t wbase = w->base, wlim = w->lim;
 				uint64_t used = ga_dc_fatbin(s, q + i, end);
+				if (!used && (w->base != wbase || w->lim != wlim)) {
+					/* a failed container moved the window: rescan after its magic */
+					next = q + i + 4;
+					break;
+				}
 				if (used) {
 					info->bytes_scanned += q + i - gap;
 					info->bytes_skipped += used;

@@ -585,6 +585,33 @@ static int inspect_copy(const uint8_t *src, size_t len, unsigned flags)
 	return r;
 }
 
+/* The same through ga_elf_inspect_fd: a temporary file, pread windows, and the
+ * census must equal the buffer-only one. */
+static int inspect_fd_copy(const uint8_t *src, size_t len)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/mutant", tmpdir);
+	FILE *f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(src, 1, len, f), len);
+	fclose(f);
+	int fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	struct ga_elf_info *a = NULL, *b = NULL;
+	int r = ga_elf_inspect_fd(ctx, fd, src, len, 0, &a);
+	close(fd);
+	assert_int_equal(ga_elf_inspect(ctx, src, len, 0, &b), r);
+	if (r == 0) {
+		assert_int_equal(a->n_containers, b->n_containers);
+		assert_int_equal(a->n_images, b->n_images);
+		assert_int_equal(a->n_bad_containers, b->n_bad_containers);
+		assert_int_equal(a->n_dlopen_names, b->n_dlopen_names);
+	}
+	ga_elf_info_free(a);
+	ga_elf_info_free(b);
+	return r;
+}
+
 static void test_truncations(void **state)
 {
 	(void)state;
@@ -760,6 +787,8 @@ static void test_mutations(void **state)
 			}
 			int r = inspect_copy(b, len, iter & 1 ? GA_ELF_NO_DECOMPRESS : 0);
 			assert_true(r == 0 || r == -ENOEXEC);
+			if (iter % 4 == 0)
+				assert_int_equal(inspect_fd_copy(b, len), r);
 		}
 		free(b);
 		free(orig);
