@@ -874,7 +874,7 @@ static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *mag
  */
 static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end)
 {
-	if (s->fd < 0) {
+	if (s->fd < 0 || !s->scratch) {
 		w->p = s->buf;
 		w->base = 0;
 		w->lim = end;
@@ -902,7 +902,7 @@ static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q,
 
 const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[64])
 {
-	if (s->fd < 0)
+	if (s->fd < 0 || !s->peek)
 		return s->buf + off;
 	if (off >= s->w.base && off < s->w.lim && n <= s->w.lim - off)
 		return s->w.p + (off - s->w.base);
@@ -1295,6 +1295,19 @@ static void finish(struct ga_elf_info *info)
 	        ((m & GA_CUDART_FATBIN_SEGMENT) && (m & GA_CUDART_LIBCUDA_STRING) && !needs_cudart);
 }
 
+/* A scan over the buffer only (fd -1: no pread) until ga_elf_inspect_fd says otherwise. */
+static void scan_init(struct scan_state *st, struct ga_ctx *ctx, struct ga_elf_info *info, const uint8_t *buf,
+                      size_t len, unsigned flags)
+{
+	memset(st, 0, sizeof(*st));
+	st->s.ctx = ctx;
+	st->s.info = info;
+	st->s.buf = buf;
+	st->s.len = len;
+	st->s.flags = flags;
+	st->s.fd = -1;
+}
+
 int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
                       struct ga_elf_info **ret)
 {
@@ -1303,9 +1316,8 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 		return ga_err(ctx, -ENOMEM, "out of memory");
 	struct ga_elf_info *info = &blk->info;
 	struct elf e = { .buf = buf, .len = len };
-	struct scan_state st = {
-		.s = { .ctx = ctx, .info = info, .buf = buf, .len = len, .flags = flags, .fd = -1 }
-	};
+	struct scan_state st;
+	scan_init(&st, ctx, info, buf, len, flags);
 	int r = read_ehdr(ctx, &e, info);
 	if (r < 0)
 		goto out;
@@ -1357,12 +1369,9 @@ int ga_devcode_inspect_blob(struct ga_ctx *ctx, const uint8_t *buf, size_t len, 
 	struct ga_elf_info *info = &blk->info;
 	int r = 0;
 	if (!(flags & GA_ELF_NO_DEVICE_CODE) && len) {
-		struct scan_state st = { .s = { .ctx = ctx,
-			                        .info = info,
-			                        .buf = buf,
-			                        .len = len,
-			                        .flags = flags,
-			                        .section = "" } };
+		struct scan_state st;
+		scan_init(&st, ctx, info, buf, len, flags);
+		st.s.section = "";
 		if (len >= 4 && dc_le32(buf) == DC_OFFLOAD_MAGIC)
 			r = scan_offload(&st.s, 0, len);
 		else if (len >= 4 &&
