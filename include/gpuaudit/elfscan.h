@@ -253,7 +253,7 @@ enum {
 #define GA_DEVCODE_MAX_IMAGES 1000000
 #define GA_DEVCODE_MAX_BUNDLE_ENTRIES 4096
 #define GA_DEVCODE_MAX_ID_LEN 1024
-#define GA_DEVCODE_MAX_INFLATE (64u << 20) /* bytes of one CCOB bundle decompressed */
+#define GA_DEVCODE_MAX_INFLATE (1u << 20) /* bytes of a CCOB bundle's head inflated to read its ids */
 
 /* True when buf starts with the ELF magic. */
 bool ga_elf_probe(const uint8_t *buf, size_t len);

@@ -635,11 +635,15 @@ static int read_notes(const struct elf *e, struct ga_elf_info *info, uint64_t of
 static int read_all_notes(const struct elf *e, struct ga_elf_info *info)
 {
 	bool any = false;
+	uint64_t budget = e->len; /* note sections overlap only in hostile files */
 	for (uint32_t i = 0; i < e->shnum; i++) {
 		struct shdr s;
 		if (!get_shdr(e, i, &s) || s.type != SHT_NOTE || !sect_range(e, &s))
 			continue;
 		any = true;
+		if (s.size > budget)
+			break;
+		budget -= s.size;
 		int r = read_notes(e, info, s.offset, s.size, s.addralign);
 		if (r < 0)
 			return r;
@@ -670,6 +674,8 @@ static int isa_level(uint32_t bits)
 struct scan_state {
 	struct dc_scan s;
 	size_t cap_containers, cap_images;
+	char ***secnames; /* where section names are kept (the info block) */
+	size_t *n_secnames;
 	/* names of the sections that held device code (owned, freed with the info) */
 };
 
@@ -686,6 +692,19 @@ static bool grow(void **arr, size_t n, size_t *cap, size_t elem)
 	*arr = p;
 	*cap = nc;
 	return true;
+}
+
+/* Keep a copy of a section's name for its containers (each section is visited once). */
+static const char *intern_section(char ***names, size_t *n, const char *name)
+{
+	char *d = ga_strndup(name, strnlen(name, 256));
+	char **slot = d ? ga_array_push((void **)names, n, sizeof(char *)) : NULL;
+	if (!slot) {
+		ga_free(d);
+		return NULL;
+	}
+	*slot = d;
+	return d;
 }
 
 struct ga_devcode_container *ga_dc_add_container(struct dc_scan *s, enum ga_devcode_format fmt, size_t off)
@@ -706,6 +725,14 @@ struct ga_devcode_container *ga_dc_add_container(struct dc_scan *s, enum ga_devc
 	struct ga_devcode_container *c = &info->containers[info->n_containers++];
 	memset(c, 0, sizeof(*c));
 	c->format = fmt;
+	if (!s->section && s->section_raw && st->secnames) {
+		s->section = intern_section(st->secnames, st->n_secnames, s->section_raw);
+		if (!s->section) {
+			info->n_containers--;
+			s->err = -ENOMEM;
+			return NULL;
+		}
+	}
 	c->section = s->section ? s->section : "";
 	c->offset = off;
 	c->first_image = (uint32_t)info->n_images;
@@ -1117,22 +1144,6 @@ static bool skip_section(const char *name)
 	return false;
 }
 
-static const char *intern_section(struct ga_elf_info *info, char ***names, size_t *n, const char *name)
-{
-	(void)info;
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*names)[i], name))
-			return (*names)[i];
-	char *d = ga_strndup(name, strnlen(name, 256));
-	char **slot = d ? ga_array_push((void **)names, n, sizeof(char *)) : NULL;
-	if (!slot) {
-		ga_free(d);
-		return NULL;
-	}
-	*slot = d;
-	return d;
-}
-
 /* Symbols whose names mark a static CUDA runtime (prefiltered by a string-table search). */
 static void scan_symbols(const struct elf *e, struct ga_elf_info *info)
 {
@@ -1165,8 +1176,9 @@ static void scan_symbols(const struct elf *e, struct ga_elf_info *info)
 	}
 }
 
-static int scan_sections(struct scan_state *st, const struct elf *e, char ***secnames, size_t *n_secnames)
+static int scan_sections(struct scan_state *st, const struct elf *e)
 {
+	uint64_t budget = e->len;
 	struct dc_scan *s = &st->s;
 	struct shdr shstr;
 	bool have_shstr = get_shdr(e, e->shstrndx, &shstr) && sect_range(e, &shstr);
@@ -1184,9 +1196,16 @@ static int scan_sections(struct scan_state *st, const struct elf *e, char ***sec
 		bool bundle_sect = has_prefix(name, DC_BUNDLE_MAGIC);
 		if (!offload && (sh.type != SHT_PROGBITS || (sh.flags & SHF_EXECINSTR) || skip_section(name)))
 			continue;
-		s->section = intern_section(s->info, secnames, n_secnames, name);
-		if (!s->section)
-			return -ENOMEM;
+		/* the name is copied when the section's first container is found */
+		s->section = NULL;
+		s->section_raw = name;
+		/* sections do not overlap in real files: scanning more bytes than the
+		 * file holds means overlapping (hostile) sections; stop there */
+		if (sh.size > budget) {
+			s->info->devcode_truncated = true;
+			break;
+		}
+		budget -= sh.size;
 		size_t a = (size_t)sh.offset, b = (size_t)(sh.offset + sh.size);
 		int r;
 		if (offload) {
@@ -1223,6 +1242,7 @@ static int scan_sections(struct scan_state *st, const struct elf *e, char ***sec
 			return r;
 	}
 	s->section = NULL;
+	s->section_raw = NULL;
 	return s->err;
 }
 
@@ -1338,7 +1358,9 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 			st.s.fd = fd;
 			st.s.peek = st.s.scratch + WIN_BYTES + WIN_BEFORE + WIN_AFTER;
 		}
-		if (scan_sections(&st, &e, &blk->secnames, &blk->n_secnames) < 0)
+		st.secnames = &blk->secnames;
+		st.n_secnames = &blk->n_secnames;
+		if (scan_sections(&st, &e) < 0)
 			goto out;
 		scan_symbols(&e, info);
 	}

@@ -28,9 +28,10 @@ struct dc_scan {
 	const uint8_t *buf; /* the whole file */
 	size_t len;
 	unsigned flags;
-	const char *section; /* name of the section being scanned, owned by info */
-	int err;             /* first -ENOMEM; parsers stop adding once set */
-	int fd;              /* >= 0: bulk scans pread from it into scratch (ga_elf_inspect_fd) */
+	const char *section;     /* name of the section being scanned, owned by info (NULL: not copied yet) */
+	const char *section_raw; /* the same in the file's string table */
+	int err;                 /* first -ENOMEM; parsers stop adding once set */
+	int fd;                  /* >= 0: bulk scans pread from it into scratch (ga_elf_inspect_fd) */
 	uint8_t *scratch;
 	struct win w;  /* current window of the bulk scan */
 	uint8_t *peek; /* read-ahead of ga_dc_peek: file bytes [peek_base, peek_lim) */

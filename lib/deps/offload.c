@@ -283,7 +283,7 @@ long ga_decompress_prefix(int method, const uint8_t *in, size_t in_len, uint8_t 
 /* ---- CCOB ---------------------------------------------------------------- */
 
 /* Bytes of a CCOB bundle decompressed to read its header (entry table and ids). */
-#define CCOB_PREFIX (1u << 20)
+#define CCOB_PREFIX GA_DEVCODE_MAX_INFLATE
 
 uint64_t ga_dc_ccob(struct dc_scan *s, size_t off, size_t end)
 {

@@ -729,6 +729,30 @@ static void test_corruptions(void **state)
 	put64(b + oo + 32 + 16, UINT64_MAX); /* string count */
 	assert_int_equal(inspect_copy(b, len, 0), 0);
 
+	/* every section covering the whole file (overlapping sections): the scan stops
+	 * once it has read as many bytes as the file holds */
+	memcpy(b, orig, len);
+	{
+		uint64_t shoff = 0;
+		for (int k = 7; k >= 0; k--)
+			shoff = (shoff << 8) | b[40 + k];
+		unsigned shnum = (unsigned)(b[60] | (b[61] << 8));
+		for (unsigned k = 1; k < shnum; k++) {
+			uint8_t *sh = b + shoff + 64 * k;
+			if (k != (unsigned)(b[62] | (b[63] << 8))) { /* keep .shstrtab */
+				sh[4] = 1;                           /* SHT_PROGBITS */
+				memset(sh + 5, 0, 3);
+				memset(sh + 8, 0, 8); /* flags */
+				put64(sh + 24, 0);
+				put64(sh + 32, len);
+			}
+		}
+	}
+	assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &info), 0);
+	assert_true(info->devcode_truncated);
+	assert_true(info->bytes_scanned + info->bytes_skipped <= 2 * len);
+	ga_elf_info_free(info);
+
 	/* .note.dlopen with non-JSON payload: ignored */
 	size_t no = find_bytes(orig, len, "[{\"feature\"", 11);
 	memcpy(b, orig, len);
