@@ -844,6 +844,11 @@ static int so_hit(struct dc_scan *s, const struct win *w, size_t lo, size_t at, 
 		return 0;
 	memcpy(name, w->p + (ls - w->base), n);
 	name[n] = '\0';
+	/* the same name again (tables of strings repeat): nothing new to learn */
+	if (n == s->last_name_len && !memcmp(s->last_name, name, n))
+		return 0;
+	memcpy(s->last_name, name, n + 1);
+	s->last_name_len = n;
 	if (!ga_vendor_lib_find(name, NULL))
 		return 0;
 	if (!strcmp(name, "libcuda.so.1"))
