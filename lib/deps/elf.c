@@ -1357,11 +1357,15 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 		goto out;
 	if (!(flags & GA_ELF_NO_DEVICE_CODE)) {
 		if (fd >= 0) {
-			st.s.scratch = ga_malloc(WIN_BYTES + WIN_BEFORE + WIN_AFTER + PEEK_BYTES);
+			/* a window never exceeds the file: small files get small buffers */
+			size_t win = WIN_BYTES + WIN_BEFORE + WIN_AFTER;
+			if (len < win)
+				win = len;
+			st.s.scratch = ga_malloc(win + PEEK_BYTES);
 			if (!st.s.scratch)
 				goto out;
 			st.s.fd = fd;
-			st.s.peek = st.s.scratch + WIN_BYTES + WIN_BEFORE + WIN_AFTER;
+			st.s.peek = st.s.scratch + win;
 		}
 		st.secnames = &blk->secnames;
 		st.n_secnames = &blk->n_secnames;
