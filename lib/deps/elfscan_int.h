@@ -1,0 +1,100 @@
+/*
+ * elfscan_int.h - shared inside the ELF / device-code census (elf.c,
+ * fatbin.c, offload.c): the scan state and the container parsers, each of
+ * which validates one container at a given offset and appends what it finds.
+ */
+#ifndef GA_ELFSCAN_INT_H
+#define GA_ELFSCAN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gpuaudit/elfscan.h"
+
+/*
+ * The bytes of the file at offsets [base, lim): the mapping itself, or a
+ * scratch copy read with pread (see ga_elf_inspect_fd).
+ */
+struct win {
+	const uint8_t *p;
+	size_t base, lim;
+};
+
+struct dc_scan {
+	struct ga_ctx *ctx;
+	struct ga_elf_info *info;
+	const uint8_t *buf; /* the whole file */
+	size_t len;
+	unsigned flags;
+	const char *section;     /* name of the section being scanned, owned by info (NULL: not copied yet) */
+	const char *section_raw; /* the same in the file's string table */
+	int err;                 /* first -ENOMEM; parsers stop adding once set */
+	int fd;                  /* >= 0: bulk scans pread from it into scratch (ga_elf_inspect_fd) */
+	uint8_t *scratch;
+	struct win w;  /* current window of the bulk scan */
+	uint8_t *peek; /* read-ahead of ga_dc_peek: file bytes [peek_base, peek_lim) */
+	size_t peek_base, peek_lim;
+	size_t region_end;   /* end of the region being scanned (windows stop there) */
+	char last_name[192]; /* the last library name looked up (string scan) */
+	size_t last_name_len;
+};
+
+/* little-endian loads from an unaligned buffer */
+static inline uint16_t dc_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t dc_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t dc_le64(const uint8_t *p)
+{
+	return (uint64_t)dc_le32(p) | ((uint64_t)dc_le32(p + 4) << 32);
+}
+
+/* off + n <= len without overflow */
+static inline bool dc_range_ok(uint64_t off, uint64_t n, uint64_t len)
+{
+	return off <= len && n <= len - off;
+}
+
+#define DC_FATBIN_MAGIC 0xBA55ED50u
+#define DC_OFFLOAD_MAGIC 0xAD10FF10u /* bytes 10 FF 10 AD */
+#define DC_BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
+#define DC_BUNDLE_MAGIC_LEN 24
+#define DC_CCOB_MAGIC "CCOB"
+
+/*
+ * n (<= 64) bytes of the file at off (the caller has range-checked them):
+ * from the mapping, the scan window, or pread into tmp. NULL when a pread
+ * fails (the caller treats the container as unreadable).
+ */
+const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[64]);
+
+/*
+ * Container parsers: validate the container starting at buf[off] (which must
+ * lie inside [off, end)) and record it. Return its size in bytes (> 0) when
+ * it was recorded, 0 when the bytes are not a valid container (the caller
+ * then keeps searching; n_bad_containers counts it when the magic matched).
+ */
+uint64_t ga_dc_fatbin(struct dc_scan *s, size_t off, size_t end);
+uint64_t ga_dc_bundle(struct dc_scan *s, size_t off, size_t end);
+uint64_t ga_dc_ccob(struct dc_scan *s, size_t off, size_t end);
+uint64_t ga_dc_offload(struct dc_scan *s, size_t off, size_t end);
+
+/* Append a container / an image (NULL on ENOMEM or cap, s->err / truncation set). */
+struct ga_devcode_container *ga_dc_add_container(struct dc_scan *s, enum ga_devcode_format fmt, size_t off);
+struct ga_devcode_image *ga_dc_add_image(struct dc_scan *s);
+/* Drop the last container and its images (a container that failed half-way). */
+void ga_dc_drop_last_container(struct dc_scan *s);
+
+/* Parse a bundle entry id into image->arch/kind ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"). */
+void ga_dc_bundle_id_target(const char *id, size_t id_len, struct ga_devcode_image *img);
+
+/* AMDGPU processor name from e_flags & 0xff, NULL when unknown. */
+const char *ga_dc_amdgpu_mach(unsigned mach);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * fatbin.c - CUDA fatbin containers: validate a container header, walk its
+ * entry headers (honouring each header_size) and record kind, SM, a/f,
+ * PTX ISA and compression of every entry without touching the payloads.
+ * Layout: gpu-code-formats.md (reference), docs/deps-formats.md.
+ */
+#include <stdio.h>
+
+#include "../core/internal.h"
+#include "elfscan_int.h"
+
+#define FATBIN_HDR 16
+#define ENTRY_MIN 0x40 /* every field the census reads lies in the first 64 bytes */
+#define ENTRY_MAX 4096 /* observed 64..128; larger is corruption */
+
+#define FB_KIND_PTX 1
+#define FB_KIND_CUBIN 2
+#define FB_KIND_OLD_CUBIN 4
+#define FB_KIND_LTOIR 8
+
+#define FB_FLAG_DEBUG 0x2ull
+#define FB_FLAG_LZ4 0x2000ull
+#define FB_FLAG_ZSTD 0x8000ull
+#define FB_FLAG_ARCH_SPECIFIC 0x100000ull
+#define FB_FLAG_FAMILY 0x200000ull
+
+static const char *const format_names[GA_DEVCODE_FORMAT_N] = {
+	[GA_DEVCODE_CUDA_FATBIN] = "cuda-fatbin",
+	[GA_DEVCODE_HIP_BUNDLE] = "hip-bundle",
+	[GA_DEVCODE_HIP_CCOB] = "hip-ccob",
+	[GA_DEVCODE_LLVM_OFFLOAD] = "llvm-offload",
+};
+
+const char *ga_devcode_format_name(enum ga_devcode_format f)
+{
+	return (unsigned)f < GA_DEVCODE_FORMAT_N ? format_names[f] : "unknown";
+}
+
+static const char *const kind_names[GA_CODE_KIND_N] = {
+	[GA_CODE_UNKNOWN] = "unknown",
+	[GA_CODE_CUBIN] = "cubin",
+	[GA_CODE_PTX] = "ptx",
+	[GA_CODE_LTOIR] = "ltoir",
+	[GA_CODE_CODE_OBJECT] = "code-object",
+	[GA_CODE_HOST] = "host",
+	[GA_CODE_SPIRV] = "spirv",
+	[GA_CODE_BITCODE] = "bitcode",
+	[GA_CODE_FATBIN] = "fatbin",
+};
+
+const char *ga_devcode_kind_name(enum ga_devcode_kind k)
+{
+	return (unsigned)k < GA_CODE_KIND_N ? kind_names[k] : "unknown";
+}
+
+const char *ga_devcode_compression_name(enum ga_devcode_compression c)
+{
+	switch (c) {
+	case GA_COMP_NONE:
+		return "none";
+	case GA_COMP_LZ4:
+		return "lz4";
+	case GA_COMP_ZSTD:
+		return "zstd";
+	case GA_COMP_ZLIB:
+		return "zlib";
+	default:
+		return "other";
+	}
+}
+
+int ga_ptx_isa_min_cuda(unsigned isa_major, unsigned isa_minor)
+{
+	static const struct {
+		unsigned maj, min;
+		int cuda;
+	} t[] = {
+		{ 7, 0, 11000 }, { 7, 1, 11010 }, { 7, 2, 11020 }, { 7, 3, 11030 }, { 7, 4, 11040 },
+		{ 7, 5, 11050 }, { 7, 6, 11060 }, { 7, 7, 11070 }, { 7, 8, 11080 }, { 8, 0, 12000 },
+		{ 8, 1, 12010 }, { 8, 2, 12020 }, { 8, 3, 12030 }, { 8, 4, 12040 }, { 8, 5, 12050 },
+		{ 8, 6, 12070 }, { 8, 7, 12080 }, { 8, 8, 12090 }, { 9, 0, 13000 }, { 9, 1, 13010 },
+	};
+	for (size_t i = 0; i < GA_ARRAY_SIZE(t); i++)
+		if (t[i].maj == isa_major && t[i].min == isa_minor)
+			return t[i].cuda;
+	return -1;
+}
+
+static void set_cuda_arch(struct ga_devcode_image *img, const char *prefix)
+{
+	snprintf(img->arch, sizeof(img->arch), "%s_%u%s", prefix, img->sm,
+	         img->arch_specific ? "a"
+	         : img->family      ? "f"
+	                            : "");
+}
+
+uint64_t ga_dc_fatbin(struct dc_scan *s, size_t off, size_t end)
+{
+	uint8_t tmp[64];
+	if (!dc_range_ok(off, FATBIN_HDR, end))
+		return 0;
+	const uint8_t *h = ga_dc_peek(s, off, FATBIN_HDR, tmp);
+	if (!h || dc_le32(h) != DC_FATBIN_MAGIC)
+		return 0;
+	uint16_t version = dc_le16(h + 4), hsize = dc_le16(h + 6);
+	uint64_t fat_size = dc_le64(h + 8);
+	if (version != 1 || hsize < FATBIN_HDR || hsize > 256 || !dc_range_ok(off, hsize, end) ||
+	    !dc_range_ok(off + hsize, fat_size, end)) {
+		s->info->n_bad_containers++;
+		return 0;
+	}
+	struct ga_devcode_container *c = ga_dc_add_container(s, GA_DEVCODE_CUDA_FATBIN, off);
+	if (!c)
+		return 0;
+	c->version = version;
+	c->size = hsize + fat_size;
+	size_t p = off + hsize, cend = (size_t)(off + hsize + fat_size);
+	while (p < cend) {
+		if (!dc_range_ok(p, ENTRY_MIN, cend))
+			goto bad;
+		const uint8_t *e = ga_dc_peek(s, p, ENTRY_MIN, tmp);
+		if (!e)
+			goto bad;
+		uint16_t kind = dc_le16(e);
+		uint32_t ehs = dc_le32(e + 4);
+		uint64_t psize = dc_le64(e + 8);
+		if (ehs < ENTRY_MIN || ehs > ENTRY_MAX || !dc_range_ok(p, ehs, cend) ||
+		    !dc_range_ok(p + ehs, psize, cend))
+			goto bad;
+		if (kind != FB_KIND_PTX && kind != FB_KIND_CUBIN && kind != FB_KIND_OLD_CUBIN &&
+		    kind != FB_KIND_LTOIR)
+			goto bad;
+		struct ga_devcode_image *img = ga_dc_add_image(s);
+		if (!img)
+			return s->err ? 0 : c->size; /* cap: keep what was read */
+		uint64_t flags = dc_le64(e + 0x28);
+		img->kind = kind == FB_KIND_PTX     ? GA_CODE_PTX
+		            : kind == FB_KIND_LTOIR ? GA_CODE_LTOIR
+		                                    : GA_CODE_CUBIN;
+		img->code_version_minor = dc_le16(e + 0x18);
+		img->code_version_major = dc_le16(e + 0x1A);
+		uint32_t sm = dc_le32(e + 0x1C);
+		img->sm = sm > 0xffff ? 0 : (uint16_t)sm;
+		img->cuda_flags = flags;
+		img->arch_specific = (flags & FB_FLAG_ARCH_SPECIFIC) != 0;
+		img->family = (flags & FB_FLAG_FAMILY) != 0;
+		img->debug = (flags & FB_FLAG_DEBUG) != 0;
+		uint32_t csize = dc_le32(e + 0x10);
+		if (flags & FB_FLAG_ZSTD)
+			img->compression = GA_COMP_ZSTD;
+		else if (flags & FB_FLAG_LZ4)
+			img->compression = GA_COMP_LZ4;
+		else if (csize)
+			img->compression = GA_COMP_OTHER;
+		if (img->compression != GA_COMP_NONE)
+			img->uncompressed_size = dc_le64(e + 0x38);
+		if (img->kind == GA_CODE_PTX) {
+			img->ptx_isa_major = img->code_version_major;
+			img->ptx_isa_minor = img->code_version_minor;
+			set_cuda_arch(img, "compute");
+		} else if (img->kind == GA_CODE_LTOIR) {
+			set_cuda_arch(img, "lto");
+		} else {
+			set_cuda_arch(img, "sm");
+		}
+		img->offset = p + ehs;
+		img->size = csize && csize <= psize ? csize : psize;
+		p = (size_t)(p + ehs + psize);
+	}
+	return c->size;
+bad:
+	ga_dc_drop_last_container(s);
+	s->info->n_bad_containers++;
+	return 0;
+}
