@@ -49,6 +49,7 @@ struct pf {
 	bool shell;
 	double timeout_s;
 	size_t repeat;
+	const char *gemm_backend; /* --warmup-backend; NULL = best available */
 	struct ga_run_result runs[1 + MAX_REPEAT];
 	size_t n_runs;
 	struct ga_warmup_result gemm;
@@ -184,7 +185,7 @@ static int explain_run(struct pf *p, const struct ga_run_result *r)
 static int step_warmup(struct pf *p, struct ga_ctx *ctx)
 {
 	if (!p->cmd) {
-		int r = ga_warmup_gemm(256, p->repeat, 42, &p->gemm);
+		int r = ga_warmup_gemm(p->gemm_backend, 256, p->repeat, 42, &p->gemm);
 		if (r < 0)
 			return r;
 		p->warmup = p->gemm.ran && p->gemm.passed ? ST_PASS : ST_FAIL;
@@ -646,6 +647,7 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "junit", required_argument, NULL, 'J' },
 		{ "no-times", no_argument, NULL, 'Z' },
+		{ "warmup-backend", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -703,6 +705,19 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		case 'Z':
 			p.times = false;
 			break;
+		case 'B': {
+			bool known = !strcmp(optarg, "auto");
+			for (size_t i = 0; ga_gemm_backends[i]; i++)
+				known |= !strcmp(ga_gemm_backends[i]->name, optarg);
+			if (!known)
+				return cli_error(
+				        cli, "preflight", EXIT_USAGE,
+				        "--warmup-backend wants auto, cuda, hip, opencl, cblas or cpu, not "
+				        "'%s'",
+				        optarg);
+			p.gemm_backend = optarg;
+			break;
+		}
 		case 'h':
 			cli_usage(cli, cli_find("preflight"), cli->out);
 			return EXIT_OK;

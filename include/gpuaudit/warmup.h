@@ -3,9 +3,9 @@
  * matrix product on the best backend available, checked against a float64
  * CPU reference on random data.
  *
- * Backends are a tiny ops table so that the BLAS, OpenCL and CUDA backends
- * (built elsewhere) plug in by adding a row to the registry in warmup.c; this
- * build has the plain C "cpu" backend.
+ * Backends are a tiny ops table in order of preference: the GPU backends of
+ * `gpuaudit bench` (CUDA + cuBLAS, HIP + rocBLAS, OpenCL's built-in kernel on a
+ * GPU device), then CPU BLAS, then a plain C loop that always runs.
  */
 #ifndef GPUAUDIT_WARMUP_H
 #define GPUAUDIT_WARMUP_H
@@ -16,12 +16,16 @@
 extern "C" {
 #endif
 
+struct ga_bench_backend;
 struct ga_gemm_backend {
-	const char *name; /* "cpu", "cblas", "opencl", "cuda" */
+	const char *name; /* "cpu", "cblas", "opencl", "cuda", "hip" */
 	/* 0 when usable here; else -errno and a reason in why. */
-	int (*probe)(char *why, size_t why_len);
+	int (*probe)(const struct ga_gemm_backend *self, char *why, size_t why_len);
 	/* C = A * B, n x n row-major float32. 0 or -errno with a reason. */
-	int (*sgemm)(size_t n, const float *a, const float *b, float *c, char *why, size_t why_len);
+	int (*sgemm)(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b, float *c,
+	             char *why, size_t why_len);
+	const struct ga_bench_backend *bench; /* the bench backend behind it, NULL for "cpu" */
+	bool gpu_only;                        /* use only a GPU device of that backend */
 };
 
 extern const struct ga_gemm_backend ga_gemm_cpu;
@@ -42,8 +46,12 @@ struct ga_warmup_result {
 	char skipped[512]; /* backends passed over and why */
 };
 
-/* Run the warm-up: n x n (0 = 256), repeat warm runs (at most 16). 0, or -ENOMEM/-EINVAL. */
-int ga_warmup_gemm(size_t n, size_t repeat, uint64_t seed, struct ga_warmup_result *ret);
+/*
+ * Run the warm-up: n x n (0 = 256), repeat warm runs (at most 16), on the
+ * backend named (NULL or "auto": the first usable one in preference order).
+ * 0, or -ENOMEM/-EINVAL (an unknown backend name, n or repeat out of range).
+ */
+int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, struct ga_warmup_result *ret);
 
 #ifdef __cplusplus
 }

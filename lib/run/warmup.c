@@ -11,18 +11,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "gpuaudit/bench.h"
 #include "gpuaudit/warmup.h"
 
-static int cpu_probe(char *why, size_t why_len)
+static int cpu_probe(const struct ga_gemm_backend *self, char *why, size_t why_len)
 {
+	(void)self;
 	(void)why;
 	(void)why_len;
 	return 0;
 }
 
 /* Plain C, i-k-j order so the inner loop streams rows of B and C. */
-static int cpu_sgemm(size_t n, const float *a, const float *b, float *c, char *why, size_t why_len)
+static int cpu_sgemm(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b, float *c,
+                     char *why, size_t why_len)
 {
+	(void)self;
 	(void)why;
 	(void)why_len;
 	memset(c, 0, n * n * sizeof(*c));
@@ -39,7 +43,75 @@ static int cpu_sgemm(size_t n, const float *a, const float *b, float *c, char *w
 
 const struct ga_gemm_backend ga_gemm_cpu = { .name = "cpu", .probe = cpu_probe, .sgemm = cpu_sgemm };
 
-const struct ga_gemm_backend *const ga_gemm_backends[] = { &ga_gemm_cpu, NULL };
+/*
+ * A bench backend (include/gpuaudit/bench.h) as a warm-up backend: open it,
+ * take its first GPU (or, for CPU BLAS, its only device), run one float32
+ * GEMM, close. With a, b, c NULL it only checks that such a device exists.
+ */
+static int bench_gemm(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b, float *c,
+                      char *why, size_t why_len)
+{
+	const struct ga_bench_backend *be = self->bench;
+	struct ga_ctx *ctx = NULL;
+	void *st = NULL, *job = NULL;
+	int r = ga_ctx_new(&ctx);
+	if (r < 0) {
+		snprintf(why, why_len, "%s", strerror(-r));
+		return r;
+	}
+	struct ga_bench_config cfg;
+	ga_bench_config_init(&cfg);
+	r = be->open(ctx, &cfg, &st);
+	if (r < 0) {
+		snprintf(why, why_len, "%s", ga_ctx_errmsg(ctx)[0] ? ga_ctx_errmsg(ctx) : strerror(-r));
+		goto out;
+	}
+	size_t dev = SIZE_MAX, nd = be->n_devices(st);
+	for (size_t i = 0; i < nd && dev == SIZE_MAX; i++) {
+		const struct ga_bench_device *d = be->device(st, i);
+		if (d && (d->is_gpu || !self->gpu_only) && (d->gemm_dtypes & GA_DT_BIT(GA_DT_FP32)))
+			dev = i;
+	}
+	if (dev == SIZE_MAX || !be->gemm_setup) {
+		snprintf(why, why_len, "%s",
+		         self->gpu_only ? "no GPU device" : "no device with float32 GEMM");
+		r = -ENODEV;
+		goto out;
+	}
+	if (!a)
+		goto out;
+	r = be->gemm_setup(st, dev, GA_DT_FP32, n, n, n, a, b, &job);
+	if (r >= 0)
+		r = be->gemm_run(job, 1);
+	if (r >= 0)
+		r = be->gemm_read(job, c);
+	if (r < 0)
+		snprintf(why, why_len, "%s", ga_ctx_errmsg(ctx)[0] ? ga_ctx_errmsg(ctx) : strerror(-r));
+out:
+	if (job)
+		be->gemm_free(job);
+	if (st)
+		be->close(st);
+	ga_ctx_free(ctx);
+	return r < 0 ? r : 0;
+}
+
+static int bench_probe(const struct ga_gemm_backend *self, char *why, size_t why_len)
+{
+	return bench_gemm(self, 0, NULL, NULL, NULL, why, why_len);
+}
+
+#define BENCH_ROW(nm, be, gpu)                                                                       \
+	{                                                                                            \
+		.name = nm, .probe = bench_probe, .sgemm = bench_gemm, .bench = &be, .gpu_only = gpu \
+	}
+static const struct ga_gemm_backend gemm_cuda = BENCH_ROW("cuda", ga_bench_cuda, true);
+static const struct ga_gemm_backend gemm_hip = BENCH_ROW("hip", ga_bench_hip, true);
+static const struct ga_gemm_backend gemm_opencl = BENCH_ROW("opencl", ga_bench_opencl, true);
+static const struct ga_gemm_backend gemm_cblas = BENCH_ROW("cblas", ga_bench_cblas, false);
+
+const struct ga_gemm_backend *const ga_gemm_backends[] = { &gemm_cuda,  &gemm_hip,    &gemm_opencl,
+	                                                   &gemm_cblas, &ga_gemm_cpu, NULL };
 
 static double now_s(void)
 {
@@ -75,13 +147,22 @@ static double compare(size_t n, const float *a, const float *b, const float *c)
 	return worst;
 }
 
-int ga_warmup_gemm(size_t n, size_t repeat, uint64_t seed, struct ga_warmup_result *ret)
+int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, struct ga_warmup_result *ret)
 {
 	struct ga_warmup_result r;
 	memset(&r, 0, sizeof(r));
 	n = n ? n : 256;
 	if (n > 4096 || repeat > sizeof(r.warm_s) / sizeof(r.warm_s[0]))
 		return -EINVAL;
+	if (backend && !strcmp(backend, "auto"))
+		backend = NULL;
+	if (backend) {
+		bool known = false;
+		for (size_t i = 0; ga_gemm_backends[i]; i++)
+			known |= !strcmp(ga_gemm_backends[i]->name, backend);
+		if (!known)
+			return -EINVAL;
+	}
 	r.n = n;
 	r.tolerance = (double)n * 0x1p-24 * 4;
 	float *a = ga_malloc(n * n * sizeof(float)), *b = ga_malloc(n * n * sizeof(float)),
@@ -98,7 +179,9 @@ int ga_warmup_gemm(size_t n, size_t repeat, uint64_t seed, struct ga_warmup_resu
 	const struct ga_gemm_backend *be = NULL;
 	for (size_t i = 0; ga_gemm_backends[i] && !be; i++) {
 		char why[160] = "";
-		if (ga_gemm_backends[i]->probe(why, sizeof(why)) == 0) {
+		if (backend && strcmp(backend, ga_gemm_backends[i]->name))
+			continue;
+		if (ga_gemm_backends[i]->probe(ga_gemm_backends[i], why, sizeof(why)) == 0) {
 			be = ga_gemm_backends[i];
 			break;
 		}
@@ -112,7 +195,7 @@ int ga_warmup_gemm(size_t n, size_t repeat, uint64_t seed, struct ga_warmup_resu
 	}
 	r.backend = be->name;
 	double t = now_s();
-	if (be->sgemm(n, a, b, c, r.error, sizeof(r.error)) < 0)
+	if (be->sgemm(be, n, a, b, c, r.error, sizeof(r.error)) < 0)
 		goto done;
 	r.cold_s = now_s() - t;
 	r.ran = true;
@@ -126,7 +209,7 @@ int ga_warmup_gemm(size_t n, size_t repeat, uint64_t seed, struct ga_warmup_resu
 	}
 	for (size_t k = 0; k < repeat; k++) {
 		t = now_s();
-		if (be->sgemm(n, a, b, c, r.error, sizeof(r.error)) < 0) {
+		if (be->sgemm(be, n, a, b, c, r.error, sizeof(r.error)) < 0) {
 			r.passed = false;
 			goto done;
 		}

@@ -1,6 +1,6 @@
 # JUnit XML: well-formed (python3 xml.etree), one testcase per step, failures carry the explanation
 AMD="--root $FIXTURES/nodes/mi250x/root --no-vendor --no-times"
-CPU="--root $FIXTURES/nodes/cpu-vm/root --no-vendor --no-times"
+CPU="--root $FIXTURES/nodes/cpu-vm/root --no-vendor --no-times --warmup-backend cpu"
 summary() {
 	python3 - "$1" <<'PY'
 import sys, xml.etree.ElementTree as ET

@@ -1,6 +1,6 @@
 # a SIGTERM to preflight (a CI job's timeout) ends the warm-up's process group too:
 # the group does not get the terminal's signals, so preflight forwards them
-CPU="--root $FIXTURES/nodes/cpu-vm/root --no-vendor --no-times"
+CPU="--root $FIXTURES/nodes/cpu-vm/root --no-vendor --no-times --warmup-backend cpu"
 "$GPUAUDIT" preflight $CPU --shell -- 'echo $$ >child.pid; sleep 30 & sleep 30' >/dev/null 2>&1 &
 gp=$!
 for i in $(seq 1 100); do [ -s child.pid ] && break; sleep 0.1; done

@@ -1,5 +1,5 @@
 # preflight on fixture nodes, wall times left out (--no-times) so the report is reproducible
-CPU="--root $FIXTURES/nodes/cpu-vm/root --no-vendor --no-times"
+CPU="--root $FIXTURES/nodes/cpu-vm/root --no-vendor --no-times --warmup-backend cpu"
 AMD="--root $FIXTURES/nodes/mi250x/root --no-vendor --no-times"
 # the built-in warm-up (a 256x256 float32 matrix product against a float64 reference)
 run preflight $CPU --repeat 2
@@ -37,3 +37,10 @@ run preflight $CPU --junit /nonexistent/dir/out.xml -- true
 run preflight $CPU --policy /nonexistent/policy.yaml -- true
 # JSON of a command run with a warm run: exit, output kept, times null with --no-times
 run preflight $CPU --json --repeat 1 --timeout 30 -- printf 'a\nb'
+# the warm-up on CPU BLAS (OpenBLAS, installed by make test) and on the best backend
+# here: results vary with the host, so only the exit status is pinned
+quiet preflight --root "$FIXTURES/nodes/cpu-vm/root" --no-vendor --warmup-backend cblas
+quiet preflight --root "$FIXTURES/nodes/cpu-vm/root" --no-vendor
+"$GPUAUDIT" preflight --root "$FIXTURES/nodes/cpu-vm/root" --no-vendor --warmup-backend cblas --json |
+	python3 -c 'import json,sys; w=json.load(sys.stdin)["warmup"]; print(w["status"], w["backend"], w["max_rel_err"] < w["tolerance"])'
+run preflight $CPU --warmup-backend nosuch

@@ -182,21 +182,21 @@ static void test_gemm(void **state)
 {
 	(void)state;
 	struct ga_warmup_result w;
-	assert_int_equal(ga_warmup_gemm(64, 3, 7, &w), 0);
+	assert_int_equal(ga_warmup_gemm("cpu", 64, 3, 7, &w), 0);
 	assert_true(w.ran);
 	assert_true(w.passed);
 	assert_string_equal(w.backend, "cpu");
 	assert_int_equal(w.n, 64);
 	assert_int_equal(w.n_warm, 3);
 	assert_true(w.max_rel_err > 0 && w.max_rel_err < w.tolerance);
-	assert_int_equal(ga_warmup_gemm(64, 17, 7, &w), -EINVAL);
+	assert_int_equal(ga_warmup_gemm("cpu", 64, 17, 7, &w), -EINVAL);
 
 	/* the plain C backend agrees with a hand-computed product */
 	float a[4] = { 1, 2, 3, 4 }, b[4] = { 5, 6, 7, 8 }, c[4];
 	char why[64];
-	assert_int_equal(ga_gemm_cpu.sgemm(2, a, b, c, why, sizeof(why)), 0);
+	assert_int_equal(ga_gemm_cpu.sgemm(&ga_gemm_cpu, 2, a, b, c, why, sizeof(why)), 0);
 	assert_true(c[0] == 19 && c[1] == 22 && c[2] == 43 && c[3] == 50);
-	assert_ptr_equal(ga_gemm_backends[0], &ga_gemm_cpu);
+	assert_int_equal(ga_warmup_gemm("nosuch", 64, 0, 7, &w), -EINVAL);
 }
 
 int main(void)
