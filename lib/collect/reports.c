@@ -187,8 +187,21 @@ static void sp_end(struct splitter *s)
 	sp_reset(s);
 }
 
+static void sp_append(struct splitter *s, const char *p, size_t n)
+{
+	if (s->oversize || !n)
+		return;
+	if (s->doc.len + n > s->max) {
+		s->oversize = true;
+		ga_buf_reset(&s->doc);
+	} else if (ga_buf_add(&s->doc, p, n) < 0) {
+		s->err = -ENOMEM;
+	}
+}
+
 static void sp_feed(struct splitter *s, const char *p, size_t len)
 {
+	size_t seg = 0; /* the first byte of an open document not yet appended */
 	for (size_t i = 0; i < len && !s->err; i++) {
 		char c = p[i];
 		bool bol = s->bol;
@@ -198,6 +211,7 @@ static void sp_feed(struct splitter *s, const char *p, size_t len)
 				s->open = true;
 				s->start_line = s->line;
 				s->garbage = false;
+				seg = i;
 			} else {
 				if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && !s->garbage) {
 					skip(s, s->line, "text outside a JSON document");
@@ -215,15 +229,7 @@ static void sp_feed(struct splitter *s, const char *p, size_t len)
 			sp_reset(s);
 			s->open = true;
 			s->start_line = s->line;
-		}
-		if (!s->oversize) {
-			if (s->doc.len + 1 > s->max) {
-				s->oversize = true;
-				ga_buf_reset(&s->doc);
-			} else if (ga_buf_addc(&s->doc, c) < 0) {
-				s->err = -ENOMEM;
-				return;
-			}
+			seg = i;
 		}
 		if (c == '\n')
 			s->line++;
@@ -240,11 +246,15 @@ static void sp_feed(struct splitter *s, const char *p, size_t len)
 			s->in_str = true;
 		} else if (c == '{' || c == '[') {
 			s->depth++;
-		} else if (c == '}' || c == ']') {
-			if (--s->depth <= 0)
+		} else if ((c == '}' || c == ']') && --s->depth <= 0) {
+			sp_append(s, p + seg, i + 1 - seg);
+			if (!s->err)
 				sp_end(s);
+			seg = i + 1;
 		}
 	}
+	if (s->open && !s->err)
+		sp_append(s, p + seg, len - seg);
 }
 
 /* End of input: an open document was truncated. */
@@ -276,6 +286,11 @@ static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, const char *name,
 	int r = 0;
 	if (!a || !chunk) {
 		r = -ENOMEM;
+		goto out;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+		skip(&s, 0, "empty");
 		goto out;
 	}
 	archive_read_support_filter_all(a);
