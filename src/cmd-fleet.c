@@ -66,7 +66,7 @@ static void text_class(FILE *o, const struct ga_fleet_class *k)
 	        u(&k->gpus), u(&k->gpus) == 1 ? "" : "s");
 	if (u(&k->gpus) < u(&k->expected_gpus))
 		fprintf(o, " (FEWER than the pool's %llu)", u(&k->expected_gpus));
-	fprintf(o, ", pool %s\n", dash(k->pool));
+	fprintf(o, ", pool %s\n", k->pool ? k->pool : "none (no policy class matches)");
 	int wd = 6, wc = 4, wr = 4, wk = 6, wo = 2;
 	for (size_t i = 0; i < k->n_stacks; i++) {
 		const struct ga_fleet_stack *s = &k->stacks[i];
@@ -196,11 +196,12 @@ static void print_markdown(FILE *o, const struct ga_fleet_report *r, const struc
 		const struct ga_fleet_class *k = &r->classes[i];
 		fprintf(o, "\n## ");
 		md(o, k->id);
-		fprintf(o, "\n\n%llu nodes, %llu GPUs", u(&k->nodes), u(&k->gpus));
+		fprintf(o, "\n\n%llu node%s, %llu GPU%s", u(&k->nodes), u(&k->nodes) == 1 ? "" : "s",
+		        u(&k->gpus), u(&k->gpus) == 1 ? "" : "s");
 		if (u(&k->gpus) < u(&k->expected_gpus))
 			fprintf(o, " (**fewer** than the pool's %llu)", u(&k->expected_gpus));
 		fprintf(o, ", pool ");
-		md(o, k->pool);
+		md(o, k->pool ? k->pool : "none (no policy class matches)");
 		fprintf(o, ".\n\n| Nodes | Stack | Driver | CUDA | ROCm | Kernel | OS | Degraded links | "
 		           "Failing | Status |\n|---:|---|---|---|---|---|---|---:|---:|---|\n");
 		for (size_t s = 0; s < k->n_stacks; s++) {

@@ -67,7 +67,7 @@ struct ga_fleet_class {
 	char *id;   /* `gpuaudit class` name "-" hw_sha256[0..8] */
 	char *name; /* "a100-sxm4-40gb-x8-nvswitch" */
 	char *hw_sha256;
-	char *pool; /* policy class; without a policy the id of the pool's majority class */
+	char *pool; /* policy class (NULL: none matches); without a policy the pool's majority class id */
 	struct ga_ou64 gpus;
 	struct ga_ou64 expected_gpus; /* policy gpu_count, else the pool majority's */
 	struct ga_ou64 nodes;

@@ -908,8 +908,9 @@ int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret)
 		rc->id = ga_strdup(k->id);
 		rc->name = ga_strdup(k->name);
 		rc->hw_sha256 = ga_strdup(k->hw_sha256);
-		rc->pool = ga_strdup(k->pool ? k->pool : mk->id);
-		if (!rc->id || !rc->name || !rc->hw_sha256 || !rc->pool)
+		/* with a policy, a class no policy class matches has no pool */
+		rc->pool = k->pool ? ga_strdup(k->pool) : f->o.policy ? NULL : ga_strdup(mk->id);
+		if (!rc->id || !rc->name || !rc->hw_sha256 || (!rc->pool && (k->pool || !f->o.policy)))
 			r = -ENOMEM;
 		GA_SET(rc->gpus, k->gpus);
 		GA_SET(rc->expected_gpus, k->policy_gpus.set ? k->policy_gpus.v : mk->gpus);
