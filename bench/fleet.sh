@@ -79,16 +79,17 @@ measure "gpuaudit fleet - (JSON lines, $nodes)" "$nodes" "$(size "$tmp/big.jsonl
 grep -o '"nodes": [0-9]*' "$tmp/out" | head -1
 measure "gpuaudit fleet DIR (10k files, 10% gzip)" 10000 "$(size "$tmp/dir")" "$bin" fleet --json "$tmp/dir"
 grep -o '"nodes": [0-9]*' "$tmp/out" | head -1
+command -v jq >/dev/null || echo "bench: jq missing: the peer rows are left out" >&2
 jqprog='[.host.hostname, .host.kernel_release, ([.drivers[]?.version] | join(","))] | @tsv'
-measure "peer: jq per line | sort | uniq -c (10k)" 10000 "$(size "$tmp/10k.jsonl")" sh -c "jq -r '$jqprog' <'$tmp/10k.jsonl' | cut -f2- | sort | uniq -c"
-measure "peer: jq per line | sort | uniq -c ($nodes)" "$nodes" "$(size "$tmp/big.jsonl")" sh -c "jq -r '$jqprog' <'$tmp/big.jsonl' | cut -f2- | sort | uniq -c"
+command -v jq >/dev/null && measure "peer: jq per line | sort | uniq -c (10k)" 10000 "$(size "$tmp/10k.jsonl")" sh -c "jq -r '$jqprog' <'$tmp/10k.jsonl' | cut -f2- | sort | uniq -c"
+command -v jq >/dev/null && measure "peer: jq per line | sort | uniq -c ($nodes)" "$nodes" "$(size "$tmp/big.jsonl")" sh -c "jq -r '$jqprog' <'$tmp/big.jsonl' | cut -f2- | sort | uniq -c"
 mkdir -p bench/results
 {
 	echo "# bench/fleet.sh $nodes on $(uname -n) ($(nproc) CPUs, shared with other jobs: noisy), $(date -u +%Y-%m-%d)"
-	echo "# gpuaudit $("$bin" --version 2>/dev/null | head -1); jq $(jq --version)"
+	echo "# $("$bin" --version 2>/dev/null | head -1); $(jq --version 2>/dev/null || echo "no jq")"
 	echo "# peak MiB: /usr/bin/time -v maximum RSS (for the peer: of the sh -c pipeline's largest process)"
-	header="label                                          nodes     MiB   wall s  nodes/s   cpu s nodes/cpu-s peak MiB"
-echo "$header"
+	echo "# cpu s: user + system time (the peer: the whole pipeline); wall depends on the machine's load"
+	echo "$header"
 	printf '%s\n' "${results[@]}"
 } >bench/results/fleet.txt
 echo "wrote bench/results/fleet.txt"
