@@ -314,6 +314,19 @@ static void test_reader(void **state)
 	assert_string_equal(r->drift[0].detail, "GA-X");
 	ga_fleet_report_free(r);
 	ga_fleet_free(f);
+
+	/* a document over the context's cap is skipped, the next one is read */
+	ga_ctx_set_max_file(ctx, one.len);
+	ga_buf_reset(&b);
+	ga_buf_addf(&b, "[%s]\n%s\n", one.data, one.data);
+	assert_int_equal(ga_fleet_new(&o, &f), 0);
+	assert_int_equal(ga_reports_read_buffer(ctx, f, "in", b.data, b.len), 0);
+	assert_int_equal(ga_fleet_report(f, &r), 0);
+	assert_int_equal(r->nodes.v, 1);
+	assert_int_equal(r->skipped.v, 1);
+	assert_non_null(strstr(r->skipped_reports[0].reason, "larger than"));
+	ga_fleet_report_free(r);
+	ga_fleet_free(f);
 	ga_ctx_free(ctx);
 	ga_buf_release(&b);
 	ga_buf_release(&one);
