@@ -394,7 +394,7 @@ static void print_csv(FILE *o, const struct ga_fleet_report *r, const struct ga_
 		csv(o, e->class_id, false);
 		fputs(",,,", o);
 		csv(o, e->stack_sha256, false);
-		fputs(",,,,,,,,,", o);
+		fputs(",,,,,,,,,,", o);
 		csv(o, e->host, false);
 		csv(o, e->source, false);
 		csv(o, rs, false);
@@ -415,7 +415,7 @@ static void print_csv(FILE *o, const struct ga_fleet_report *r, const struct ga_
 		csv(o, c->class_id, false);
 		fputs(",,,", o);
 		csv(o, c->stack_sha256, false);
-		fputs(",,,,,,,,,", o);
+		fputs(",,,,,,,,,,", o);
 		csv(o, c->host, false);
 		fputs(",,", o);
 		csv(o, c->detail, false);

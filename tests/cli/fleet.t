@@ -43,6 +43,14 @@ run fleet --diff a.json --max-drift 0 $(good B)
 "$GPUAUDIT" fleet --json --max-drift 1000 A/00 A/01 >old01.json
 run fleet --markdown --diff old01.json --max-drift 1000 B/00 B/01
 run fleet --json --diff old01.json --max-drift 1 B/00
+# CSV: every record (stack, check, drift, skipped, change) has the header's 23 fields
+"$GPUAUDIT" fleet --csv --diff old01.json --max-drift 1000 B/00 B/01 B/checks A/bad >all.csv 2>/dev/null
+python3 - all.csv <<'PY'
+import collections, csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+widths = collections.Counter((r[0], len(r)) for r in rows[1:])
+print("csv header %d fields; %s" % (len(rows[0]), ", ".join("%s x%d: %d fields" % (k, n, w) for (k, w), n in sorted(widths.items()))))
+PY
 # usage and unreadable input
 run fleet
 run fleet --json --csv A/00
