@@ -295,6 +295,7 @@ static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, const char *name,
 	}
 	archive_read_support_filter_all(a);
 	archive_read_support_format_raw(a);
+	archive_read_support_format_empty(a); /* 0 bytes (an empty pipe) is EOF, not an error */
 	struct archive_entry *e;
 	if (archive_read_open_fd(a, fd, CHUNK) != ARCHIVE_OK) {
 		skip(&s, 0, "cannot read: %s", archive_error_string(a));
