@@ -39,6 +39,7 @@ int cmd_discover(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);
 int cmd_class(struct cli *cli, int argc, char **argv);
 int cmd_check(struct cli *cli, int argc, char **argv);
+int cmd_fleet(struct cli *cli, int argc, char **argv);
 int cmd_health(struct cli *cli, int argc, char **argv);
 int cmd_record(struct cli *cli, int argc, char **argv);
 int cmd_triage(struct cli *cli, int argc, char **argv);

@@ -1,0 +1,203 @@
+/*
+ * fleet.h - many nodes at once: the compatibility matrix as it really is
+ * (hardware classes, and within each the software stacks present with their
+ * node counts) and drift (nodes whose stack differs from their pool's pins or
+ * majority, nodes with fewer GPUs than their pool, degraded links, failing
+ * checks).
+ *
+ * The aggregator is fed one report at a time and keeps only counters per
+ * class and per (class, stack) cell, plus for each cell a bounded sample of
+ * its nodes (the max_drift smallest host names). Memory therefore grows with
+ * the number of distinct classes and stacks, never with the number of nodes,
+ * and the result does not depend on the order the reports arrive in.
+ *
+ * Classes are `gpuaudit class` (nodeclass.h): the hardware id and the stack
+ * hash. A pool is what a node is compared with: with a policy, the policy
+ * class it matches (policy.h, the pins are checked by ga_check_node); without
+ * one, all hardware classes that differ only in accelerator counts, whose
+ * reference is the class and the stack most of its nodes have.
+ *
+ * The report (struct ga_fleet_report) is plain data with a schema table: it
+ * serialises to JSON ("schema": "gpuaudit.fleet/v1") and reads back, which is
+ * what `gpuaudit fleet --diff OLD.json` compares against.
+ */
+#ifndef GPUAUDIT_FLEET_H
+#define GPUAUDIT_FLEET_H
+
+#include "gpuaudit/node.h"
+#include "gpuaudit/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GA_FLEET_SCHEMA "gpuaudit.fleet/v1"
+#define GA_FLEET_MAX_DRIFT_DEFAULT 100
+#define GA_FLEET_MAX_SKIPPED 100 /* skipped reports listed; the rest are counted */
+
+/* Why a node is in the drift list (bits; names by ga_fleet_reason_name). */
+enum ga_fleet_reason {
+	GA_FLEET_STACK = 1 << 0,    /* "stack": off the pool's majority stack, or a pin violated */
+	GA_FLEET_GPUS = 1 << 1,     /* "gpus": fewer accelerators than the pool */
+	GA_FLEET_LINK = 1 << 2,     /* "link": a degraded PCIe link (GA-LINK-DEGRADED) */
+	GA_FLEET_CHECK = 1 << 3,    /* "check": a failing check or an error-level finding */
+	GA_FLEET_NO_CLASS = 1 << 4, /* "no-class": no policy class matches the node */
+};
+#define GA_FLEET_N_REASONS 5
+const char *ga_fleet_reason_name(unsigned bit);
+
+/* --- the report: plain data, JSON in and out through a schema table --- */
+
+struct ga_fleet_stack {
+	char *stack_sha256;
+	char *driver; /* "nvidia 550.135 proprietary", several joined by ", "; NULL = none */
+	char *cuda;
+	char *rocm;
+	char *kernel;
+	char *os; /* "ubuntu 22.04" */
+	struct ga_ou64 nodes;
+	struct ga_ou64 links_degraded; /* nodes with a degraded link */
+	struct ga_ou64 failing;        /* nodes with a failing check or no policy class */
+	struct ga_obool majority;      /* without a policy: the pool's majority stack */
+	struct ga_obool drift;         /* off the majority, or pins violated */
+	char *drift_detail;            /* what differs: "driver nvidia 550.90.07 (pool: ...)" */
+};
+
+struct ga_fleet_class {
+	char *id;   /* `gpuaudit class` name "-" hw_sha256[0..8] */
+	char *name; /* "a100-sxm4-40gb-x8-nvswitch" */
+	char *hw_sha256;
+	char *pool; /* policy class (NULL: none matches); without a policy the pool's majority class id */
+	struct ga_ou64 gpus;
+	struct ga_ou64 expected_gpus; /* policy gpu_count, else the pool majority's */
+	struct ga_ou64 nodes;
+	struct ga_fleet_stack *stacks; /* most nodes first */
+	size_t n_stacks;
+};
+
+struct ga_fleet_drift {
+	char *host;
+	char *source;       /* file (and line) the report came from */
+	char *class_id;     /* NULL for a check report */
+	char *stack_sha256; /* NULL for a check report */
+	struct ga_strv reasons;
+	char *detail;
+};
+
+struct ga_fleet_skip {
+	char *source;
+	char *reason;
+};
+
+/* Check reports (`gpuaudit check --json`) per policy class. */
+struct ga_fleet_checks {
+	char *class; /* NULL: no class matched */
+	struct ga_ou64 pass;
+	struct ga_ou64 fail;
+	struct ga_ou64 unknown;
+};
+
+struct ga_fleet_report {
+	char *schema;
+	char *policy;           /* file, NULL without */
+	struct ga_ou64 reports; /* documents read, skipped ones included */
+	struct ga_ou64 nodes;   /* node snapshots aggregated */
+	struct ga_ou64 check_reports;
+	struct ga_ou64 skipped;         /* malformed, truncated or unknown documents */
+	struct ga_ou64 drift_nodes;     /* all drifting nodes and failing check reports */
+	struct ga_fleet_class *classes; /* by name, then hw hash */
+	size_t n_classes;
+	struct ga_fleet_checks *checks;
+	size_t n_checks;
+	struct ga_fleet_drift *drift; /* by host then source; at most max_drift */
+	size_t n_drift;
+	struct ga_fleet_skip *skipped_reports; /* in reading order; at most GA_FLEET_MAX_SKIPPED */
+	size_t n_skipped_reports;
+};
+
+extern const struct ga_schema ga_fleet_report_schema;
+
+void ga_fleet_report_free(struct ga_fleet_report *r);
+/* The report's members into an object the caller opened (so it can append its own). */
+void ga_fleet_report_write_members(const struct ga_fleet_report *r, struct ga_json *w);
+/* Parse a report written by --json. -EBADMSG with the reason in ctx, or -ENOMEM. */
+int ga_fleet_report_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_fleet_report **ret);
+
+/* --- the aggregator --- */
+
+struct ga_fleet_opts {
+	const struct ga_policy *policy; /* NULL: drift against each pool's majority */
+	size_t max_drift;               /* drift entries listed (the rest counted); 0 = none */
+};
+
+struct ga_fleet;
+
+int ga_fleet_new(const struct ga_fleet_opts *o, struct ga_fleet **ret);
+void ga_fleet_free(struct ga_fleet *f);
+
+/* Aggregate one node snapshot. source names it in the drift list. 0 or -ENOMEM. */
+int ga_fleet_add_node(struct ga_fleet *f, const struct ga_node *n, const char *source);
+/*
+ * Aggregate one check report: the node's name (its host, or the file's), its
+ * policy class (NULL: none matched), the result ("pass", "fail", "unknown")
+ * and what failed (codes, for the drift list). 0, -EINVAL (bad result), -ENOMEM.
+ */
+int ga_fleet_add_check(struct ga_fleet *f, const char *source, const char *name, const char *cls,
+                       const char *result, const char *detail);
+/* Record a document that could not be used. 0 or -ENOMEM. */
+int ga_fleet_add_skipped(struct ga_fleet *f, const char *source, const char *reason);
+
+/* The report so far (the fleet can take more reports afterwards). 0 or -ENOMEM. */
+int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret);
+
+/* --- what changed between two reports --- */
+
+struct ga_fleet_change {
+	char *kind; /* "class-added", "class-removed", "class-nodes", "stack-added", "stack-removed",
+	               "stack-nodes", "drift-added", "drift-resolved", "drift-changed" */
+	char *class_id;
+	char *stack_sha256;
+	char *host;
+	struct ga_ou64 old_nodes;
+	struct ga_ou64 new_nodes;
+	char *detail;
+};
+
+struct ga_fleet_diff {
+	struct ga_ou64 old_nodes;
+	struct ga_ou64 new_nodes;
+	struct ga_ou64 old_drift_nodes;
+	struct ga_ou64 new_drift_nodes;
+	/* false when a drift list was cut at max_drift: hosts past the cut are not compared */
+	struct ga_obool drift_complete;
+	struct ga_fleet_change *changes;
+	size_t n_changes;
+};
+
+extern const struct ga_schema ga_fleet_diff_schema;
+
+int ga_fleet_diff(const struct ga_fleet_report *old, const struct ga_fleet_report *cur,
+                  struct ga_fleet_diff **ret);
+void ga_fleet_diff_free(struct ga_fleet_diff *d);
+
+/* --- reading reports (lib/collect/reports.c) --- */
+
+/*
+ * Read the reports in PATH into the fleet: a file (one JSON document, several
+ * concatenated, or JSON lines; gzip-, zstd-, xz-... compressed or not), a
+ * directory (its *.json, *.jsonl, *.ndjson files, compressed or not,
+ * recursively, in name order) or "-" (stdin). Decompression streams; each
+ * document is capped at the context's max file size. A malformed, truncated,
+ * oversized or unknown document is recorded with ga_fleet_add_skipped and
+ * reading goes on. Returns 0, -ENOMEM, or -errno when PATH itself cannot be
+ * opened or read (message in ctx; what was read so far stays in the fleet).
+ */
+int ga_reports_read_path(struct ga_ctx *ctx, struct ga_fleet *f, const char *path);
+/* The same for a buffer (already decompressed); name is the source prefix. */
+int ga_reports_read_buffer(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, const void *buf,
+                           size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,447 @@
+/*
+ * collect/reports.c - reading node reports for `gpuaudit fleet`: files,
+ * directories and stdin, each holding one JSON document, several concatenated
+ * ones or JSON lines, compressed or not.
+ *
+ * Everything streams: libarchive's raw format with every filter decompresses
+ * in 64 KiB chunks, and a splitter cuts the stream into documents by tracking
+ * nesting outside strings, so only one document (capped at the context's max
+ * file size) is ever held. A document is a node snapshot (schema
+ * gpuaudit.node/v1, read by the model's own schema reader) or a check report
+ * (`gpuaudit check --json`); anything else, and anything malformed, truncated
+ * or oversized, is handed to ga_fleet_add_skipped with the reason, and
+ * reading goes on.
+ *
+ * JSON lines are resynchronised at line starts: an object that opens at the
+ * start of a line while another is still open means the earlier one was cut
+ * off (gpuaudit writes nested objects indented, so this never splits a good
+ * pretty-printed document).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <jansson.h>
+
+#include "../core/internal.h"
+#include "gpuaudit/fleet.h"
+
+#define CHUNK (64 * 1024)
+#define MAX_DIR_DEPTH 8 /* directory recursion */
+
+struct splitter {
+	struct ga_ctx *ctx;
+	struct ga_fleet *f;
+	const char *name; /* source prefix: the path, or "stdin" */
+	struct ga_buf doc;
+	size_t max;
+	unsigned long line;       /* current line, from 1 */
+	unsigned long start_line; /* where the open document began */
+	int depth;
+	bool open, in_str, esc, bol, garbage, oversize;
+	int err; /* -ENOMEM, sticky */
+};
+
+static void sp_init(struct splitter *s, struct ga_ctx *ctx, struct ga_fleet *f, const char *name)
+{
+	memset(s, 0, sizeof(*s));
+	s->ctx = ctx;
+	s->f = f;
+	s->name = name;
+	s->max = ga_ctx_max_file(ctx);
+	ga_buf_init(&s->doc, 0);
+	s->line = 1;
+	s->bol = true;
+}
+
+static void source_of(const struct splitter *s, unsigned long line, char *out, size_t n)
+{
+	if (line <= 1)
+		snprintf(out, n, "%s", s->name);
+	else
+		snprintf(out, n, "%s:%lu", s->name, line);
+}
+
+static void skip(struct splitter *s, unsigned long line, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void skip(struct splitter *s, unsigned long line, const char *fmt, ...)
+{
+	char src[4200], why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	source_of(s, line, src, sizeof(src));
+	ga_log(s->ctx, GA_LOG_INFO, "%s: skipped: %s", src, why);
+	if (ga_fleet_add_skipped(s->f, src, why) < 0)
+		s->err = -ENOMEM;
+}
+
+/* A check report names no host: use the file's name without its extensions. */
+static void name_from_source(const struct splitter *s, unsigned long line, char *out, size_t n)
+{
+	if (line > 1 || !strcmp(s->name, "stdin")) {
+		source_of(s, line, out, n);
+		return;
+	}
+	const char *base = strrchr(s->name, '/');
+	base = base ? base + 1 : s->name;
+	snprintf(out, n, "%s", base);
+	char *dot = strchr(out, '.');
+	if (dot && dot != out)
+		*dot = '\0';
+}
+
+static void check_report(struct splitter *s, json_t *root, const char *src)
+{
+	const char *result = json_string_value(json_object_get(root, "result"));
+	const json_t *cls = json_object_get(root, "class");
+	const json_t *findings = json_object_get(root, "findings");
+	if (!json_is_array(findings) || (cls && !json_is_null(cls) && !json_is_string(cls))) {
+		skip(s, s->start_line, "check report: 'class' must be a string and 'findings' an array");
+		return;
+	}
+	/* the codes of what failed, for the drift list */
+	struct ga_buf codes;
+	ga_buf_init(&codes, 512);
+	for (size_t i = 0; i < json_array_size(findings); i++) {
+		const json_t *fd = json_array_get(findings, i);
+		const char *sev = json_string_value(json_object_get(fd, "severity"));
+		const char *code = json_string_value(json_object_get(fd, "code"));
+		if (!code || !sev || (strcmp(sev, "error") && strcmp(sev, "critical")))
+			continue;
+		if (codes.data && strstr(codes.data, code))
+			continue;
+		if (ga_buf_addf(&codes, "%s%s", codes.len ? " " : "", code) < 0)
+			break; /* the cap: enough codes to say what failed */
+	}
+	char name[4200];
+	const char *host = json_string_value(json_object_get(root, "host"));
+	if (host && *host)
+		snprintf(name, sizeof(name), "%s", host);
+	else
+		name_from_source(s, s->start_line, name, sizeof(name));
+	int r = ga_fleet_add_check(s->f, src, name, json_string_value(cls), result, codes.data);
+	ga_buf_release(&codes);
+	if (r == -EINVAL)
+		skip(s, s->start_line, "check report: result '%s' is not pass, fail or unknown", result);
+	else if (r < 0)
+		s->err = r;
+}
+
+/* One complete document: parse it, tell what it is, hand it on. */
+static void document(struct splitter *s)
+{
+	char src[4200];
+	source_of(s, s->start_line, src, sizeof(src));
+	json_error_t jerr;
+	json_t *root = json_loadb(s->doc.data ? s->doc.data : "", s->doc.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		skip(s, s->start_line, "invalid JSON at line %d column %d: %s",
+		     jerr.line + (int)s->start_line - 1, jerr.column, jerr.text);
+		return;
+	}
+	const json_t *schema = json_object_get(root, "schema");
+	if (json_is_string(schema) && !strcmp(json_string_value(schema), GA_NODE_SCHEMA)) {
+		struct ga_node *n = ga_calloc(1, sizeof(*n));
+		int r = n ? ga_schema_read(s->ctx, &ga_node_schema, root, n) : -ENOMEM;
+		if (r == -ENOMEM)
+			s->err = r;
+		else if (r < 0)
+			skip(s, s->start_line, "node snapshot: %s", ga_ctx_errmsg(s->ctx));
+		else if ((r = ga_fleet_add_node(s->f, n, src)) == -ENOMEM)
+			s->err = r;
+		else if (r < 0)
+			skip(s, s->start_line, "node snapshot: cannot classify it");
+		ga_node_free(n);
+	} else if (schema) {
+		skip(s, s->start_line, "schema %s is neither %s nor a check report",
+		     json_is_string(schema) ? json_string_value(schema) : "(not a string)", GA_NODE_SCHEMA);
+	} else if (json_is_string(json_object_get(root, "result")) && json_object_get(root, "findings")) {
+		check_report(s, root, src);
+	} else {
+		skip(s, s->start_line, "neither a node snapshot (%s) nor a check report", GA_NODE_SCHEMA);
+	}
+	json_decref(root);
+}
+
+static void sp_reset(struct splitter *s)
+{
+	ga_buf_reset(&s->doc);
+	s->open = s->in_str = s->esc = s->oversize = false;
+	s->depth = 0;
+}
+
+static void sp_end(struct splitter *s)
+{
+	if (s->oversize)
+		skip(s, s->start_line, "document larger than %zu bytes", s->max);
+	else
+		document(s);
+	sp_reset(s);
+}
+
+static void sp_append(struct splitter *s, const char *p, size_t n)
+{
+	if (s->oversize || !n)
+		return;
+	if (s->doc.len + n > s->max) {
+		s->oversize = true;
+		ga_buf_reset(&s->doc);
+	} else if (ga_buf_add(&s->doc, p, n) < 0) {
+		s->err = -ENOMEM;
+	}
+}
+
+static void sp_feed(struct splitter *s, const char *p, size_t len)
+{
+	size_t seg = 0; /* the first byte of an open document not yet appended */
+	for (size_t i = 0; i < len && !s->err; i++) {
+		char c = p[i];
+		bool bol = s->bol;
+		s->bol = c == '\n';
+		if (!s->open) {
+			if (c == '{' || c == '[') {
+				s->open = true;
+				s->start_line = s->line;
+				s->garbage = false;
+				seg = i;
+			} else {
+				if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && !s->garbage) {
+					skip(s, s->line, "text outside a JSON document");
+					s->garbage = true; /* once per run of garbage */
+				}
+				if (c == '\n') {
+					s->line++;
+					s->garbage = false;
+				}
+				continue;
+			}
+		} else if (bol && c == '{') {
+			/* a new JSON line while the last one is open: the last one was cut off */
+			skip(s, s->start_line, "truncated: the document has no end before line %lu", s->line);
+			sp_reset(s);
+			s->open = true;
+			s->start_line = s->line;
+			seg = i;
+		}
+		if (c == '\n')
+			s->line++;
+		if (s->in_str) {
+			if (s->esc)
+				s->esc = false;
+			else if (c == '\\')
+				s->esc = true;
+			else if (c == '"' || c == '\n') /* no raw newline in a JSON string: resync */
+				s->in_str = false;
+			continue;
+		}
+		if (c == '"') {
+			s->in_str = true;
+		} else if (c == '{' || c == '[') {
+			s->depth++;
+		} else if ((c == '}' || c == ']') && --s->depth <= 0) {
+			sp_append(s, p + seg, i + 1 - seg);
+			if (!s->err)
+				sp_end(s);
+			seg = i + 1;
+		}
+	}
+	if (s->open && !s->err)
+		sp_append(s, p + seg, len - seg);
+}
+
+/* End of input: an open document was truncated. */
+static void sp_finish(struct splitter *s)
+{
+	if (s->open && !s->err)
+		skip(s, s->start_line, "truncated: the input ends inside the document");
+	sp_reset(s);
+	ga_buf_release(&s->doc);
+}
+
+int ga_reports_read_buffer(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, const void *buf,
+                           size_t len)
+{
+	struct splitter s;
+	sp_init(&s, ctx, f, name);
+	sp_feed(&s, buf, len);
+	sp_finish(&s);
+	return s.err;
+}
+
+/* One file or stdin (fd), decompressed as it is read. */
+static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, int fd)
+{
+	struct archive *a = archive_read_new();
+	char *chunk = ga_malloc(CHUNK);
+	struct splitter s;
+	sp_init(&s, ctx, f, name);
+	int r = 0;
+	if (!a || !chunk) {
+		r = -ENOMEM;
+		goto out;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+		skip(&s, 0, "empty");
+		goto out;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_raw(a);
+	archive_read_support_format_empty(a); /* 0 bytes (an empty pipe) is EOF, not an error */
+	struct archive_entry *e;
+	if (archive_read_open_fd(a, fd, CHUNK) != ARCHIVE_OK) {
+		skip(&s, 0, "cannot read: %s", archive_error_string(a));
+		goto out;
+	}
+	int h = archive_read_next_header(a, &e);
+	if (h == ARCHIVE_EOF) {
+		skip(&s, 0, "empty");
+		goto out;
+	}
+	if (h != ARCHIVE_OK && h != ARCHIVE_WARN) {
+		skip(&s, 0, "cannot read: %s", archive_error_string(a));
+		goto out;
+	}
+	la_ssize_t got;
+	size_t total = 0;
+	while ((got = archive_read_data(a, chunk, CHUNK)) > 0 && !s.err) {
+		sp_feed(&s, chunk, (size_t)got);
+		total += (size_t)got;
+	}
+	if (got < 0 && !s.err) {
+		/* a truncated or corrupt compressed stream: what came out is still used */
+		char why[300];
+		snprintf(why, sizeof(why), "%s", archive_error_string(a) ? archive_error_string(a) : "error");
+		sp_finish(&s);
+		sp_init(&s, ctx, f, name);
+		skip(&s, 0, "cannot decompress after %zu bytes: %s", total, why);
+	} else if (total == 0 && !s.err) {
+		skip(&s, 0, "empty");
+	}
+out:
+	sp_finish(&s);
+	if (s.err)
+		r = s.err;
+	if (a)
+		archive_read_free(a);
+	ga_free(chunk);
+	return r;
+}
+
+static bool report_name(const char *n)
+{
+	static const char *const ext[] = { ".json", ".jsonl", ".ndjson" };
+	static const char *const comp[] = { "", ".gz", ".zst", ".zstd", ".xz", ".bz2", ".lz4" };
+	size_t nl = strlen(n);
+	for (size_t i = 0; i < GA_ARRAY_SIZE(ext); i++)
+		for (size_t k = 0; k < GA_ARRAY_SIZE(comp); k++) {
+			size_t el = strlen(ext[i]), cl = strlen(comp[k]);
+			if (nl > el + cl && !memcmp(n + nl - cl - el, ext[i], el) &&
+			    !strcmp(n + nl - cl, comp[k]))
+				return true;
+		}
+	return false;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, int depth, bool named);
+
+static int read_dir(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, int dfd, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
+	}
+	char **names = NULL;
+	size_t n = 0;
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue; /* hidden files, ".", ".." and editors' temporaries */
+		char **slot = ga_array_push((void **)&names, &n, sizeof(*slot));
+		if (!slot || !(*slot = ga_strdup(de->d_name))) {
+			if (slot)
+				n--;
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
+	for (size_t i = 0; i < n && r != -ENOMEM; i++) {
+		struct ga_buf p;
+		ga_buf_init(&p, 4096);
+		if (ga_buf_addf(&p, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", names[i]) < 0) {
+			ga_buf_release(&p);
+			continue; /* longer than PATH_MAX: cannot be opened anyway */
+		}
+		struct stat st;
+		if (fstatat(dirfd(d), names[i], &st, 0) < 0)
+			st.st_mode = 0;
+		if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && report_name(names[i]))) {
+			int k = read_any(ctx, f, p.data, depth + 1, false);
+			if (k < 0 && (k == -ENOMEM || !r))
+				r = k;
+		}
+		ga_buf_release(&p);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		ga_free(names[i]);
+	ga_free(names);
+	closedir(d);
+	return r;
+}
+
+static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, int depth, bool named)
+{
+	if (!strcmp(path, "-") && named)
+		return read_stream(ctx, f, "stdin", STDIN_FILENO);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return ga_err(ctx, -e, "%s: %s", path, strerror(e));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (depth >= MAX_DIR_DEPTH) {
+			close(fd);
+			return ga_err(ctx, -ELOOP, "%s: directories nested deeper than %d", path,
+			              MAX_DIR_DEPTH);
+		}
+		return read_dir(ctx, f, path, fd, depth);
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		close(fd);
+		return ga_err(ctx, -EINVAL, "%s: not a file or directory", path);
+	}
+	/* back to blocking reads (O_NONBLOCK only kept a FIFO's open from waiting) */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	int r = read_stream(ctx, f, path, fd);
+	close(fd);
+	return r;
+}
+
+int ga_reports_read_path(struct ga_ctx *ctx, struct ga_fleet *f, const char *path)
+{
+	return read_any(ctx, f, path, 0, true);
+}
