@@ -42,6 +42,7 @@ int cmd_check(struct cli *cli, int argc, char **argv);
 int cmd_health(struct cli *cli, int argc, char **argv);
 int cmd_record(struct cli *cli, int argc, char **argv);
 int cmd_triage(struct cli *cli, int argc, char **argv);
+int cmd_deps(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 /* The bench subcommands with their summaries (src/cmd-bench.c). */
