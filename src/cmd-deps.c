@@ -154,6 +154,15 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 		        target_from ? target_from : "", target_from ? ")" : "");
 	else
 		fprintf(o, "target: none (only target-free checks; use --target, --for or --for-class)\n");
+	if (t && t->policy_class) {
+		fprintf(o, "policy: class %s, backends", t->policy_class);
+		for (size_t i = 0; i < t->allowed_backends.n; i++)
+			fprintf(o, " %s", t->allowed_backends.v[i]);
+		fprintf(o, ", archs");
+		for (size_t i = 0; i < t->required_archs.n; i++)
+			fprintf(o, " %s", t->required_archs.v[i]);
+		fputc('\n', o);
+	}
 	fprintf(o, "scanned: %llu files, %llu bytes, %zu ELF, %zu packages, %zu trees\n",
 	        (unsigned long long)inv->files_seen, (unsigned long long)inv->bytes_seen, elf, inv->n_pkgs,
 	        inv->n_trees);
@@ -200,7 +209,9 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	for (size_t i = 0; i < fs->n; i++)
 		sev[fs->v[i].severity & 3]++;
 	fprintf(o, "\nresult: %s (%zu errors, %zu warnings)\n",
-	        sev[GA_SEV_ERROR] + sev[GA_SEV_CRITICAL] ? "FAIL" : "PASS",
+	        sev[GA_SEV_ERROR] + sev[GA_SEV_CRITICAL] ? "FAIL"
+	        : inv->n_gaps                            ? "INCOMPLETE"
+	                                                 : "PASS",
 	        sev[GA_SEV_ERROR] + sev[GA_SEV_CRITICAL], sev[GA_SEV_WARNING]);
 	free(ix.v);
 	free(ix.printed);
@@ -248,8 +259,6 @@ static void write_sarif(struct ga_json *w, const struct ga_findings *fs)
 	ga_json_str(w, "gpuaudit");
 	ga_json_key(w, "version");
 	ga_json_str(w, GA_VERSION);
-	ga_json_key(w, "informationUri");
-	ga_json_str(w, "https://github.com/gpuaudit/gpuaudit/blob/main/docs/deps.md");
 	ga_json_key(w, "rules");
 	ga_json_arr_begin(w);
 	for (size_t i = 0; i < fs->n; i++) {
@@ -289,7 +298,7 @@ static void write_sarif(struct ga_json *w, const struct ga_findings *fs)
 		ga_json_key(w, "text");
 		struct ga_buf m;
 		ga_buf_init(&m, 0);
-		ga_buf_addf(&m, "%s: %s%s%s", subj, f->message, f->decision ? " Fix: " : "",
+		ga_buf_addf(&m, "%s: %s%s%s", subj, f->message, f->decision ? ". Fix: " : "",
 		            f->decision ? f->decision : "");
 		ga_json_str(w, m.data ? m.data : "");
 		ga_buf_release(&m);
@@ -503,7 +512,7 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		}
 		if ((code = target_from_class(cli, c, &t, target_spec || for_file)) != EXIT_OK)
 			goto out;
-		if (!target_from)
+		if (!target_from && !target_spec)
 			target_from = policy_file;
 	}
 	if (mode == MODE_TEXT && isatty(STDERR_FILENO)) {

@@ -112,12 +112,13 @@ static int file_signals(struct ga_deps_file *f)
 }
 
 /* The distribution or requirement name: up to the first space, ';', '[', '(', or comparison. */
-static void req_name(const char *req, char *out, size_t n)
+static void req_name(const char *req, char *out, size_t n, bool python)
 {
 	size_t k = 0;
 	while (req[k] && !strchr(" ;[(<>=!~,\t", req[k]) && k + 1 < n) {
 		out[k] = (char)(req[k] >= 'A' && req[k] <= 'Z' ? req[k] + 32 : req[k]);
-		if (out[k] == '_' || out[k] == '.')
+		/* PEP 503 normalisation for Python names; conda names ("__cuda") are kept */
+		if (python && (out[k] == '_' || out[k] == '.'))
 			out[k] = '-';
 		k++;
 	}
@@ -206,7 +207,7 @@ static int pkg_signals(struct ga_deps_pkg *p)
 	int r = 0, ver;
 	char name[128], what[300];
 	if (p->name) {
-		req_name(p->name, name, sizeof(name));
+		req_name(p->name, name, sizeof(name), !strcmp(p->kind, "python"));
 		enum ga_dep_backend b = dist_backend(name, &ver);
 		if (!strcmp(p->kind, "conda") && conda_cuda_name(name))
 			b = GA_DEP_CUDA;
@@ -245,7 +246,7 @@ static int pkg_signals(struct ga_deps_pkg *p)
 		const char *semi = strchr(req, ';');
 		if (semi && strstr(semi, "extra"))
 			continue;
-		req_name(req, name, sizeof(name));
+		req_name(req, name, sizeof(name), !strcmp(p->kind, "python"));
 		enum ga_dep_backend b = dist_backend(name, &ver);
 		if (!strcmp(p->kind, "conda") && conda_cuda_name(name)) {
 			b = GA_DEP_CUDA;
