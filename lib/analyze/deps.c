@@ -491,10 +491,10 @@ int ga_cc_for_model(const char *model)
 	for (size_t i = 0; i < GA_ARRAY_SIZE(tab); i++) {
 		const char *p = strstr(model, tab[i].needle);
 		size_t n = strlen(tab[i].needle);
-		/* whole token: "A10" must not match "A100" */
+		/* whole token: "A10" must not match "A100"; "L40S" is an L40 part; RTX 4090 is an "RTX 40" */
+		bool rtx = !strncmp(tab[i].needle, "RTX", 3);
 		if (p && (p == model || p[-1] == ' ' || p[-1] == '-') &&
-		    (!p[n] || p[n] == ' ' || p[n] == '-' ||
-		     (n > 3 && p[n] >= '0' && p[n] <= '9' && !strncmp(tab[i].needle, "RTX", 3))))
+		    (rtx || !(p[n] >= '0' && p[n] <= '9')))
 			return tab[i].cc;
 	}
 	return -1;
@@ -816,6 +816,14 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 			if (first_bad == SIZE_MAX)
 				first_bad = c;
 		}
+	}
+	/* Nothing but arch-specific containers, none for this arch: nothing in the file can run. */
+	if (!total && dispatch_only) {
+		total = failing = dispatch_only;
+		dispatch_only = 0;
+		for (size_t c = 0; c < e->n_containers && first_bad == SIZE_MAX; c++)
+			if (e->containers[c].format == GA_DEVCODE_CUDA_FATBIN)
+				first_bad = c;
 	}
 	if (!failing)
 		return 0;
