@@ -228,8 +228,11 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 		}
 		*n = (struct nest_src){ .s = s, .outer = a, .shown = shown, .head = head, .head_len = hl };
 		if (archive_read_open(in, n, NULL, nest_read, NULL) != ARCHIVE_OK) {
-			r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s",
-			                    archive_error_string(in));
+			/* a compressed file that is not an archive (a .gz man page): not ours */
+			if (hl >= 8 &&
+			    (!memcmp(head, "!<arch>\n", 8) || (hl >= 263 && !memcmp(head + 257, "ustar", 5))))
+				r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s",
+				                    archive_error_string(in));
 			goto nest_out;
 		}
 		long t = (long)tree;
@@ -615,8 +618,13 @@ int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_fo
 	if (!a)
 		return -ENOMEM;
 	int r = 0;
+	/* gzip/bzip2/xz/zstd around something that is not an archive (a .gz man page, a .mod): not ours */
+	bool container = (len >= 4 && !memcmp(buf, "PK", 2)) || (len >= 8 && !memcmp(buf, "!<arch>\n", 8)) ||
+	                 (len >= 263 && !memcmp(buf + 257, "ustar", 5));
 	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
-		r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s", archive_error_string(a));
+		if (container)
+			r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s",
+			                    archive_error_string(a));
 		goto out;
 	}
 	long tree = into_tree;
