@@ -579,6 +579,87 @@ static void test_pymeta(void **state)
 	ga_deps_pkg_release(&bad);
 }
 
+/* Judge one real file from the system (skipped when absent): returns the findings' codes joined. */
+static bool judge_real(const char *path, const char *target, struct ga_findings *f,
+                       struct ga_deps_inventory *inv)
+{
+	FILE *probe = fopen(path, "rb");
+	if (!probe)
+		return false;
+	fclose(probe);
+	struct ga_ctx *ctx = NULL;
+	struct ga_deps_opts o;
+	struct ga_deps_target t;
+	char err[100];
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	ga_deps_opts_init(&o);
+	ga_deps_inventory_init(inv);
+	assert_int_equal(ga_deps_scan(ctx, &o, path, inv), 0);
+	assert_int_equal(ga_deps_signals(inv), 0);
+	assert_int_equal(ga_deps_target_parse(target, &t, err, sizeof(err)), 0);
+	ga_findings_init(f);
+	assert_int_equal(ga_deps_judge(inv, &t, f), 0);
+	ga_deps_target_release(&t);
+	ga_ctx_free(ctx);
+	return true;
+}
+
+static bool has_signal(const struct ga_deps_inventory *inv, const char *what)
+{
+	for (size_t i = 0; i < inv->n_files; i++)
+		for (size_t k = 0; k < inv->files[i].n_signals; k++)
+			if (!strcmp(inv->files[i].signals[k].what, what))
+				return true;
+	return false;
+}
+
+/*
+ * The real CUDA 13 toolkit: cuDNN ops carries sm_90a but no plain sm_90 cubin
+ * (gpu-code-formats.md), so an H100 runs it and an sm_89 part only through
+ * the other cubins or PTX; an sm_80-only target is fine (sm_80 cubins).
+ */
+static void test_real_cuda_toolkit(void **state)
+{
+	(void)state;
+	struct ga_findings f;
+	struct ga_deps_inventory inv;
+	if (!judge_real("/usr/local/cuda/lib64/libcudnn_ops.so.9", "cuda:13.0,sm_90", &f, &inv))
+		skip();
+	assert_true(has_signal(&inv, "sm_90a cubin"));
+	assert_false(has_signal(&inv, "sm_90 cubin"));
+	const struct ga_finding *fd = find(&f, "GA-DEPS-NO-KERNEL-IMAGE");
+	assert_true(!fd || fd->severity < GA_SEV_ERROR);
+	assert_null(find(&f, "GA-DEPS-WRONG-VENDOR"));
+	ga_findings_release(&f);
+	ga_deps_inventory_release(&inv);
+	/* on an AMD node the CUDA libraries it NEEDs are the wrong vendor */
+	assert_true(judge_real("/usr/local/cuda/lib64/libcudnn_ops.so.9", "rocm:6.2,gfx942", &f, &inv));
+	assert_non_null(find(&f, "GA-DEPS-WRONG-VENDOR"));
+	ga_findings_release(&f);
+	ga_deps_inventory_release(&inv);
+}
+
+/* Debian's librocrand1 5.3.3: bundles for gfx803..gfx90a (xnack+ and -), none for gfx942. */
+static void test_real_rocrand(void **state)
+{
+	(void)state;
+	struct ga_findings f;
+	struct ga_deps_inventory inv;
+	if (!judge_real("/usr/lib/x86_64-linux-gnu/librocrand.so.1", "rocm:5.3,gfx90a:xnack-", &f, &inv))
+		skip();
+	assert_true(has_signal(&inv, "gfx90a:xnack- code-object"));
+	assert_true(has_signal(&inv, "gfx90a:xnack+ code-object"));
+	assert_null(find(&f, "GA-DEPS-NO-GFX-CODE"));
+	ga_findings_release(&f);
+	ga_deps_inventory_release(&inv);
+	assert_true(judge_real("/usr/lib/x86_64-linux-gnu/librocrand.so.1", "rocm:5.3,gfx942", &f, &inv));
+	const struct ga_finding *fd = find(&f, "GA-DEPS-NO-GFX-CODE");
+	assert_non_null(fd);
+	assert_int_equal(fd->severity, GA_SEV_ERROR);
+	ga_findings_release(&f);
+	ga_deps_inventory_release(&inv);
+}
+
 /* Every allocation in signals and judge may fail: -ENOMEM or success, never a crash or leak. */
 static void test_oom(void **state)
 {
@@ -627,6 +708,8 @@ int main(void)
 		cmocka_unit_test(test_target_from_node),
 		cmocka_unit_test(test_pymeta),
 		cmocka_unit_test(test_oom),
+		cmocka_unit_test(test_real_cuda_toolkit),
+		cmocka_unit_test(test_real_rocrand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
