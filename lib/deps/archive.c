@@ -168,12 +168,18 @@ static const char *tree_kind(const char *name, int format)
 	return "tar";
 }
 
-/* Read the rest of the current member into b (after the head already read). */
+/*
+ * Read the rest of the current member into b (after the head already read):
+ * straight into the buffer while it has room (it is sized from the header),
+ * through a block when it must grow.
+ */
 static int read_rest(struct deps_scan *s, struct archive *a, const char *shown, struct ga_buf *b)
 {
 	uint8_t block[STREAM_BLOCK];
 	for (;;) {
-		la_ssize_t got = archive_read_data(a, block, sizeof(block));
+		size_t room = b->cap > b->len + 1 ? b->cap - b->len - 1 : 0;
+		la_ssize_t got = archive_read_data(a, room ? (void *)(b->data + b->len) : block,
+		                                   room ? room : sizeof(block));
 		if (got == 0)
 			return 0;
 		if (got < 0)
@@ -182,7 +188,12 @@ static int read_rest(struct deps_scan *s, struct archive *a, const char *shown, 
 			               ?: 1;
 		if (!charge(s, shown, (uint64_t)got))
 			return 1;
-		int r = ga_buf_add(b, block, (size_t)got);
+		int r = 0;
+		if (room) {
+			b->len += (size_t)got;
+			b->data[b->len] = '\0';
+		} else
+			r = ga_buf_add(b, block, (size_t)got);
 		if (r == -E2BIG)
 			return ga_deps_add_gap(s->inv, shown,
 			                       "member inflates to more than %llu bytes "
@@ -195,7 +206,7 @@ static int read_rest(struct deps_scan *s, struct archive *a, const char *shown, 
 }
 
 static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, const char *shown, const char *tp,
-                       unsigned depth, bool outer_is_pkg)
+                       unsigned depth, bool outer_is_pkg, int64_t size_hint)
 {
 	uint8_t head[PEEK_BYTES];
 	size_t hl = 0;
@@ -257,6 +268,10 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	}
 	struct ga_buf b;
 	ga_buf_init(&b, s->o->max_member_bytes > SIZE_MAX - 1 ? 0 : (size_t)s->o->max_member_bytes);
+	/* the header's size (already checked against the cap) sizes the buffer: one allocation, no copies */
+	if (size_hint > (int64_t)hl && (uint64_t)size_hint <= s->o->max_member_bytes &&
+	    (uint64_t)size_hint < SIZE_MAX - 1 && (b.data = ga_malloc((size_t)size_hint + 1)))
+		b.cap = (size_t)size_hint + 1;
 	int r = ga_buf_add(&b, head, hl);
 	if (r == -E2BIG) {
 		r = ga_deps_add_gap(s->inv, shown,
@@ -384,7 +399,8 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 		bool pkg_inner =
 		        inner_into_tree && (ends_with(tp, ".tar.zst") || !strncmp(tp, "data.tar", 8) ||
 		                            !strncmp(tp, "control.tar", 11));
-		if ((r = scan_member(s, a, tree, shown.data, tp, depth, pkg_inner)) < 0)
+		int64_t hint = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
+		if ((r = scan_member(s, a, tree, shown.data, tp, depth, pkg_inner, hint)) < 0)
 			break;
 	}
 	ga_free(tp);
