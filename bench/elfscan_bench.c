@@ -2,7 +2,9 @@
  * elfscan_bench.c - drives ga_elf_inspect over files (mmapped, like the deps
  * walk) for bench/elfscan.sh and for eyeballing a census:
  *   elfscan_bench [-n] [-v] FILE...
- * -n: GA_ELF_NO_DEVICE_CODE; -v: one line per container/image kind.
+ * -n: GA_ELF_NO_DEVICE_CODE; -v: one line per container/image kind;
+ * -m: scan through the mapping only (ga_elf_inspect), not pread (the default);
+ * -d: debug log (per-section scan statistics) on stderr.
  * Prints totals (files, containers, images, bytes) and the wall time.
  */
 #include <fcntl.h>
@@ -80,19 +82,32 @@ static void census(const char *path, const struct ga_elf_info *info)
 		printf("  x86-64 isa level %d\n", info->x86_isa_level);
 }
 
+static void log_stderr(void *udata, enum ga_log_level level, const char *msg)
+{
+	(void)udata;
+	(void)level;
+	fprintf(stderr, "%s\n", msg);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned flags = 0;
-	int verbose = 0, i = 1;
+	int verbose = 0, debug = 0, use_fd = 1, i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-n"))
 			flags |= GA_ELF_NO_DEVICE_CODE;
 		else if (!strcmp(argv[i], "-v"))
 			verbose = 1;
+		else if (!strcmp(argv[i], "-m"))
+			use_fd = 0;
+		else if (!strcmp(argv[i], "-d"))
+			debug = 1;
 	}
 	struct ga_ctx *ctx = NULL;
 	if (ga_ctx_new(&ctx) < 0)
 		return 70;
+	if (debug)
+		ga_ctx_set_log(ctx, log_stderr, NULL, GA_LOG_DEBUG);
 	size_t files = 0, elves = 0, containers = 0, images = 0;
 	unsigned long long bytes = 0, skipped = 0, scanned = 0;
 	double t0 = now_s();
@@ -107,12 +122,13 @@ int main(int argc, char **argv)
 		files++;
 		size_t len = (size_t)st.st_size;
 		void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		close(fd);
-		if (m == MAP_FAILED)
+		if (m == MAP_FAILED) {
+			close(fd);
 			continue;
+		}
 		bytes += len;
 		struct ga_elf_info *info = NULL;
-		int r = ga_elf_probe(m, len) ? ga_elf_inspect(ctx, m, len, flags, &info)
+		int r = ga_elf_probe(m, len) ? ga_elf_inspect_fd(ctx, use_fd ? fd : -1, m, len, flags, &info)
 		                             : ga_devcode_inspect_blob(ctx, m, len, flags, &info);
 		if (r == 0) {
 			elves += info->elf_class != 0;
@@ -127,6 +143,7 @@ int main(int argc, char **argv)
 			printf("%s: %s\n", argv[i], ga_ctx_errmsg(ctx));
 		}
 		munmap(m, len);
+		close(fd);
 	}
 	double t = now_s() - t0;
 	printf("files %zu elf %zu containers %zu images %zu bytes %llu scanned %llu skipped %llu seconds "

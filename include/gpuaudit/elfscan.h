@@ -253,7 +253,7 @@ enum {
 #define GA_DEVCODE_MAX_IMAGES 1000000
 #define GA_DEVCODE_MAX_BUNDLE_ENTRIES 4096
 #define GA_DEVCODE_MAX_ID_LEN 1024
-#define GA_DEVCODE_MAX_INFLATE (64u << 20) /* bytes of one CCOB bundle decompressed */
+#define GA_DEVCODE_MAX_INFLATE (1u << 20) /* bytes of a CCOB bundle's head inflated to read its ids */
 
 /* True when buf starts with the ELF magic. */
 bool ga_elf_probe(const uint8_t *buf, size_t len);
@@ -268,6 +268,18 @@ bool ga_elf_probe(const uint8_t *buf, size_t len);
  */
 int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned flags,
                    struct ga_elf_info **ret);
+
+/*
+ * The same for a file mapped read-only at offset 0 (buf, len) whose
+ * descriptor is fd: the bulk scans of sections that may hold device code
+ * read the file with pread() into a 1 MiB scratch buffer instead of touching
+ * the mapping; headers and container entries are still read from buf. On a
+ * VM, first touches of a fresh mapping cost several times a kernel copy per
+ * byte (docs/performance.md), so this is the fast path for files on disk.
+ * fd < 0: like ga_elf_inspect. The fd's offset is not used or changed.
+ */
+int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
+                      struct ga_elf_info **ret);
 
 /*
  * Census of a raw blob that is not ELF (a .fatbin file, an offload bundle

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/internal.h"
 #include "elfscan_int.h"
@@ -634,11 +635,15 @@ static int read_notes(const struct elf *e, struct ga_elf_info *info, uint64_t of
 static int read_all_notes(const struct elf *e, struct ga_elf_info *info)
 {
 	bool any = false;
+	uint64_t budget = e->len; /* note sections overlap only in hostile files */
 	for (uint32_t i = 0; i < e->shnum; i++) {
 		struct shdr s;
 		if (!get_shdr(e, i, &s) || s.type != SHT_NOTE || !sect_range(e, &s))
 			continue;
 		any = true;
+		if (s.size > budget)
+			break;
+		budget -= s.size;
 		int r = read_notes(e, info, s.offset, s.size, s.addralign);
 		if (r < 0)
 			return r;
@@ -669,6 +674,8 @@ static int isa_level(uint32_t bits)
 struct scan_state {
 	struct dc_scan s;
 	size_t cap_containers, cap_images;
+	char ***secnames; /* where section names are kept (the info block) */
+	size_t *n_secnames;
 	/* names of the sections that held device code (owned, freed with the info) */
 };
 
@@ -685,6 +692,19 @@ static bool grow(void **arr, size_t n, size_t *cap, size_t elem)
 	*arr = p;
 	*cap = nc;
 	return true;
+}
+
+/* Keep a copy of a section's name for its containers (each section is visited once). */
+static const char *intern_section(char ***names, size_t *n, const char *name)
+{
+	char *d = ga_strndup(name, strnlen(name, 256));
+	char **slot = d ? ga_array_push((void **)names, n, sizeof(char *)) : NULL;
+	if (!slot) {
+		ga_free(d);
+		return NULL;
+	}
+	*slot = d;
+	return d;
 }
 
 struct ga_devcode_container *ga_dc_add_container(struct dc_scan *s, enum ga_devcode_format fmt, size_t off)
@@ -705,6 +725,14 @@ struct ga_devcode_container *ga_dc_add_container(struct dc_scan *s, enum ga_devc
 	struct ga_devcode_container *c = &info->containers[info->n_containers++];
 	memset(c, 0, sizeof(*c));
 	c->format = fmt;
+	if (!s->section && s->section_raw && st->secnames) {
+		s->section = intern_section(st->secnames, st->n_secnames, s->section_raw);
+		if (!s->section) {
+			info->n_containers--;
+			s->err = -ENOMEM;
+			return NULL;
+		}
+	}
 	c->section = s->section ? s->section : "";
 	c->offset = off;
 	c->first_image = (uint32_t)info->n_images;
@@ -774,96 +802,258 @@ static int add_dlopen_name(struct ga_elf_info *info, const char *name, size_t n)
 	return 0;
 }
 
-/* Library names around each ".so" in [a, b) (tokens may extend to [lo, hi)). */
-static int scan_strings(struct dc_scan *s, size_t lo, size_t a, size_t b, size_t hi)
+static inline uint8_t wb(const struct win *w, size_t off)
 {
-	const uint8_t *buf = s->buf;
-	size_t p = a;
-	size_t lim = b + 2 < hi ? b + 2 : hi;
-	while (p < lim) {
-		const uint8_t *h = memmem(buf + p, lim - p, ".so", 3);
-		if (!h)
-			break;
-		size_t at = (size_t)(h - buf);
-		p = at + 1;
-		/* extend left over token characters (bounded) */
-		size_t st = at;
-		while (st > lo && at - st < 128 && tokc(buf[st - 1]))
-			st--;
-		/* right: ".so" then ".<digits>" groups */
-		size_t en = at + 3;
-		while (en + 1 < hi && buf[en] == '.' && buf[en + 1] >= '0' && buf[en + 1] <= '9') {
+	return w->p[off - w->base];
+}
+
+/*
+ * A ".so" at offset at: take the library name around it ("libcuda.so.1" in
+ * "failed to load libcuda.so.1: %s"), tokens bounded by [lo, hi) (inside the
+ * window), and keep it when the vendor table knows it.
+ */
+static int so_hit(struct dc_scan *s, const struct win *w, size_t lo, size_t at, size_t hi)
+{
+	if (lo < w->base)
+		lo = w->base;
+	if (hi > w->lim)
+		hi = w->lim;
+	/* extend left over token characters (bounded) */
+	size_t st = at;
+	while (st > lo && at - st < 128 && tokc(wb(w, st - 1)))
+		st--;
+	/* right: ".so" then ".<digits>" groups */
+	size_t en = at + 3;
+	while (en + 1 < hi && wb(w, en) == '.' && wb(w, en + 1) >= '0' && wb(w, en + 1) <= '9') {
+		en++;
+		while (en < hi && en - at < 32 && wb(w, en) >= '0' && wb(w, en) <= '9')
 			en++;
-			while (en < hi && en - at < 32 && buf[en] >= '0' && buf[en] <= '9')
-				en++;
-		}
-		if (en < hi && tokc(buf[en]) && buf[en] != '.')
-			continue; /* ".so" inside a longer word (".sort", ".som") */
-		/* the name starts at the last "lib" before ".so" */
-		size_t ls = SIZE_MAX;
-		for (size_t q = st; q + 3 <= at; q++)
-			if (buf[q] == 'l' && buf[q + 1] == 'i' && buf[q + 2] == 'b')
-				ls = q;
-		if (ls == SIZE_MAX || ls + 3 >= at)
-			continue;
-		char name[192];
-		size_t n = en - ls;
-		if (n >= sizeof(name))
-			continue;
-		memcpy(name, buf + ls, n);
-		name[n] = '\0';
-		if (!ga_vendor_lib_find(name, NULL))
-			continue;
-		if (!strcmp(name, "libcuda.so.1"))
-			s->info->static_cudart_markers |= GA_CUDART_LIBCUDA_STRING;
-		int r = add_dlopen_name(s->info, name, n);
-		if (r < 0)
-			return r;
 	}
-	return 0;
+	if (en < hi && tokc(wb(w, en)) && wb(w, en) != '.')
+		return 0; /* ".so" inside a longer word (".sort", ".som") */
+	/* the name starts at the last "lib" before ".so" */
+	size_t ls = SIZE_MAX;
+	for (size_t q = st; q + 3 <= at; q++)
+		if (wb(w, q) == 'l' && wb(w, q + 1) == 'i' && wb(w, q + 2) == 'b')
+			ls = q;
+	if (ls == SIZE_MAX || ls + 3 >= at)
+		return 0;
+	char name[192];
+	size_t n = en - ls;
+	if (n >= sizeof(name))
+		return 0;
+	memcpy(name, w->p + (ls - w->base), n);
+	name[n] = '\0';
+	if (!ga_vendor_lib_find(name, NULL))
+		return 0;
+	if (!strcmp(name, "libcuda.so.1"))
+		s->info->static_cudart_markers |= GA_CUDART_LIBCUDA_STRING;
+	return add_dlopen_name(s->info, name, n);
 }
 
 /* ---- section scan -------------------------------------------------------- */
 
-/* Find fatbin containers on 8-byte boundaries in [start, end); string scan the gaps. */
+/*
+ * Candidates in the 16 bytes at p (p + 18 bytes readable): bit i (i = 0, 4,
+ * 8, 12) of *magic for a fatbin magic at p + i, bit i of the result for a
+ * ".so" starting at p + i. SSE2 where available (every x86-64), else scalar.
+ */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define dc_prefetch(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *magic)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	unsigned mm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi32(v, _mm_set1_epi32((int)DC_FATBIN_MAGIC)));
+	*magic = mm & 0x1111u;
+	if (!strings)
+		return 0;
+	__m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+	__m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 2));
+	__m128i d = _mm_cmpeq_epi8(v, _mm_set1_epi8('.'));
+	__m128i t =
+	        _mm_and_si128(_mm_cmpeq_epi8(v1, _mm_set1_epi8('s')), _mm_cmpeq_epi8(v2, _mm_set1_epi8('o')));
+	return (unsigned)_mm_movemask_epi8(_mm_and_si128(d, t));
+}
+#else
+#define dc_prefetch(p) __builtin_prefetch(p)
+static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *magic)
+{
+	*magic =
+	        (dc_le32(p) == DC_FATBIN_MAGIC ? 1u : 0u) | (dc_le32(p + 8) == DC_FATBIN_MAGIC ? 0x100u : 0u);
+	unsigned m = 0;
+	if (strings)
+		for (unsigned i = 0; i < 16; i++)
+			if (p[i] == '.' && p[i + 1] == 's' && p[i + 2] == 'o')
+				m |= 1u << i;
+	return m;
+}
+#endif
+
+#define WIN_BYTES (256u << 10) /* pread window */
+#define PEEK_BYTES 1024u
+#define WIN_BEFORE 256 /* context kept before a window (names straddling it) */
+#define WIN_AFTER 64   /* and after */
+
+/*
+ * Make w cover at least [q - WIN_BEFORE, min(q + WIN_BYTES + WIN_AFTER, end))
+ * clipped to [start, end). Without an fd the mapping covers everything.
+ */
+static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end)
+{
+	if (s->fd < 0 || !s->scratch) {
+		w->p = s->buf;
+		w->base = 0;
+		w->lim = end;
+		return 0;
+	}
+	size_t lo = q - start > WIN_BEFORE ? q - WIN_BEFORE : start;
+	size_t hi = end - q > WIN_BYTES + WIN_AFTER ? q + WIN_BYTES + WIN_AFTER : end;
+	size_t n = hi - lo, got = 0;
+	while (got < n) {
+		ssize_t r = pread(s->fd, s->scratch + got, n - got, (off_t)(lo + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			/* the file changed under us, or cannot be read: use the mapping */
+			s->fd = -1;
+			return fill_window(s, w, start, q, end);
+		}
+		got += (size_t)r;
+	}
+	w->p = s->scratch;
+	w->base = lo;
+	w->lim = hi;
+	return 0;
+}
+
+const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[64])
+{
+	if (s->fd < 0 || !s->peek)
+		return s->buf + off;
+	if (off >= s->w.base && off < s->w.lim && n <= s->w.lim - off)
+		return s->w.p + (off - s->w.base);
+	if (off >= s->peek_base && off < s->peek_lim && n <= s->peek_lim - off)
+		return s->peek + (off - s->peek_base);
+	/* a dense chain (containers of a few KiB, as in cuFFT): move the scan window along */
+	if (s->w.lim && off >= s->w.lim && off - s->w.lim < WIN_BYTES / 2 && off < s->region_end &&
+	    n <= s->region_end - off) {
+		fill_window(s, &s->w, off, off, s->region_end);
+		return ga_dc_peek(s, off, n, tmp);
+	}
+	/* read ahead: a container header and its first entry header in one call */
+	size_t want = s->len - off < PEEK_BYTES ? s->len - off : PEEK_BYTES;
+	if (want < n)
+		want = n;
+	size_t got = 0;
+	while (got < want) {
+		ssize_t r = pread(s->fd, s->peek + got, want - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	(void)tmp;
+	if (got < n)
+		return NULL;
+	s->peek_base = off;
+	s->peek_lim = off + got;
+	return s->peek;
+}
+
+/*
+ * One pass over [start, end): fatbin containers at 4-byte steps from the
+ * section start (containers are 8-aligned in the file, but cuFFT's .ldata
+ * starts at 4 mod 8, and sections added by objcopy may start anywhere),
+ * their payloads skipped, never read; and when strings is set,
+ * library names in the bytes between containers.
+ */
 static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool strings)
 {
-	const uint8_t *buf = s->buf;
-	size_t p = (start + 7) & ~(size_t)7;
-	size_t gap = start;
 	struct ga_elf_info *info = s->info;
-	while (p + 16 <= end && !s->err) {
-		/* hot loop: one 32-bit compare per 8 bytes */
-		size_t chunk_end = end - 16;
-		size_t q = p;
-		while (q <= chunk_end && dc_le32(buf + q) != DC_FATBIN_MAGIC)
-			q += 8;
-		if (q > chunk_end)
+	size_t gap = start; /* start of the bytes not inside a container */
+	size_t q = start;   /* 4-byte steps from the section start */
+	int r = 0;
+	struct win *w = &s->w;
+	memset(w, 0, sizeof(*w));
+	s->region_end = end;
+	while (r == 0 && !s->err && q < end) {
+		if (q < w->base || q >= w->lim || (w->lim < end && q + 66 > w->lim)) {
+			fill_window(s, w, start, q, end);
+		}
+		size_t stop = w->lim < end ? w->lim - WIN_AFTER : end; /* where this window's scan ends */
+		unsigned magic = 0, so = 0;
+		/* fast path: 64-byte blocks with nothing in them */
+		while (q + 66 <= w->lim && q < stop) {
+			unsigned m0, m1, m2, m3;
+			const uint8_t *c = w->p + (q - w->base);
+			if (q + 1024 < w->lim)
+				dc_prefetch(c + 1024);
+			unsigned a = chunk_marks(c, strings, &m0) | chunk_marks(c + 16, strings, &m1) |
+			             chunk_marks(c + 32, strings, &m2) | chunk_marks(c + 48, strings, &m3);
+			if (a | m0 | m1 | m2 | m3)
+				break;
+			q += 64;
+		}
+		if (q >= stop && w->lim < end)
+			continue; /* next window */
+		if (q >= end)
 			break;
-		uint64_t used = ga_dc_fatbin(s, q, end);
-		if (!used) {
-			p = q + 8;
+		if (q + 18 <= w->lim) {
+			so = chunk_marks(w->p + (q - w->base), strings, &magic);
+		} else if (w->lim < end) {
+			continue; /* next window */
+		} else {
+			/* tail of the region: scalar */
+			for (size_t i = q; i < end && i - q < 16; i++) {
+				if (strings && i + 3 <= end && wb(w, i) == '.' && wb(w, i + 1) == 's' &&
+				    wb(w, i + 2) == 'o')
+					so |= 1u << (i - q);
+				if ((i - q) % 4 == 0 && i + 4 <= end &&
+				    dc_le32(w->p + (i - w->base)) == DC_FATBIN_MAGIC)
+					magic |= 1u << (i - q);
+			}
+		}
+		if (!(magic | so)) {
+			q += 16;
 			continue;
 		}
-		if (strings && q > gap) {
-			int r = scan_strings(s, start, gap, q, end);
-			if (r < 0)
-				return r;
+		size_t next = q + 16;
+		for (unsigned i = 0; i < 16 && r == 0; i++) {
+			if (magic & (1u << i)) {
+				/* container headers are read with ga_dc_peek: only their bytes are touched */
+				size_t wbase = w->base, wlim = w->lim;
+				uint64_t used = ga_dc_fatbin(s, q + i, end);
+				if (!used && (w->base != wbase || w->lim != wlim)) {
+					/* a failed container moved the window: rescan after its magic */
+					next = q + i + 4;
+					break;
+				}
+				if (used) {
+					info->bytes_scanned += q + i - gap;
+					info->bytes_skipped += used;
+					gap = (size_t)(q + i + used);
+					next = start + ((gap - start + 3) & ~(size_t)3);
+					/* walk the chain: containers usually follow each other */
+					while (next + 16 <= end && (used = ga_dc_fatbin(s, next, end)) != 0) {
+						info->bytes_scanned += next - gap;
+						info->bytes_skipped += used;
+						gap = (size_t)(next + used);
+						next = start + ((gap - start + 3) & ~(size_t)3);
+					}
+					break;
+				}
+			}
+			if (so & (1u << i))
+				r = so_hit(s, w, start, q + i, end);
 		}
-		info->bytes_scanned += q - gap;
-		info->bytes_skipped += used;
-		gap = (size_t)(q + used);
-		p = (gap + 7) & ~(size_t)7;
+		q = next;
 	}
-	if (gap < end) {
+	if (gap < end)
 		info->bytes_scanned += end - gap;
-		if (strings) {
-			int r = scan_strings(s, start, gap, end, end);
-			if (r < 0)
-				return r;
-		}
-	}
-	return s->err;
+	memset(w, 0, sizeof(*w));
+	return r < 0 ? r : s->err;
 }
 
 /* HIP bundles (plain and CCOB) anywhere in [start, end). */
@@ -954,22 +1144,6 @@ static bool skip_section(const char *name)
 	return false;
 }
 
-static const char *intern_section(struct ga_elf_info *info, char ***names, size_t *n, const char *name)
-{
-	(void)info;
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*names)[i], name))
-			return (*names)[i];
-	char *d = ga_strndup(name, strnlen(name, 256));
-	char **slot = d ? ga_array_push((void **)names, n, sizeof(char *)) : NULL;
-	if (!slot) {
-		ga_free(d);
-		return NULL;
-	}
-	*slot = d;
-	return d;
-}
-
 /* Symbols whose names mark a static CUDA runtime (prefiltered by a string-table search). */
 static void scan_symbols(const struct elf *e, struct ga_elf_info *info)
 {
@@ -1002,8 +1176,9 @@ static void scan_symbols(const struct elf *e, struct ga_elf_info *info)
 	}
 }
 
-static int scan_sections(struct scan_state *st, const struct elf *e, char ***secnames, size_t *n_secnames)
+static int scan_sections(struct scan_state *st, const struct elf *e)
 {
+	uint64_t budget = e->len;
 	struct dc_scan *s = &st->s;
 	struct shdr shstr;
 	bool have_shstr = get_shdr(e, e->shstrndx, &shstr) && sect_range(e, &shstr);
@@ -1021,9 +1196,16 @@ static int scan_sections(struct scan_state *st, const struct elf *e, char ***sec
 		bool bundle_sect = has_prefix(name, DC_BUNDLE_MAGIC);
 		if (!offload && (sh.type != SHT_PROGBITS || (sh.flags & SHF_EXECINSTR) || skip_section(name)))
 			continue;
-		s->section = intern_section(s->info, secnames, n_secnames, name);
-		if (!s->section)
-			return -ENOMEM;
+		/* the name is copied when the section's first container is found */
+		s->section = NULL;
+		s->section_raw = name;
+		/* sections do not overlap in real files: scanning more bytes than the
+		 * file holds means overlapping (hostile) sections; stop there */
+		if (sh.size > budget) {
+			s->info->devcode_truncated = true;
+			break;
+		}
+		budget -= sh.size;
 		size_t a = (size_t)sh.offset, b = (size_t)(sh.offset + sh.size);
 		int r;
 		if (offload) {
@@ -1048,12 +1230,19 @@ static int scan_sections(struct scan_state *st, const struct elf *e, char ***sec
 			r = s->err;
 		} else {
 			bool devsect = !strcmp(name, ".nv_fatbin") || !strcmp(name, "__nv_relfatbin");
+			uint64_t scanned0 = s->info->bytes_scanned;
+			size_t n0 = s->info->n_containers;
 			r = scan_fatbins(s, a, b, !devsect);
+			ga_log(s->ctx, GA_LOG_DEBUG,
+			       "section %s: %zu bytes, %zu fatbin containers, %llu bytes scanned", name,
+			       b - a, s->info->n_containers - n0,
+			       (unsigned long long)(s->info->bytes_scanned - scanned0));
 		}
 		if (r < 0)
 			return r;
 	}
 	s->section = NULL;
+	s->section_raw = NULL;
 	return s->err;
 }
 
@@ -1126,14 +1315,29 @@ static void finish(struct ga_elf_info *info)
 	        ((m & GA_CUDART_FATBIN_SEGMENT) && (m & GA_CUDART_LIBCUDA_STRING) && !needs_cudart);
 }
 
-int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned flags,
-                   struct ga_elf_info **ret)
+/* A scan over the buffer only (fd -1: no pread) until ga_elf_inspect_fd says otherwise. */
+static void scan_init(struct scan_state *st, struct ga_ctx *ctx, struct ga_elf_info *info, const uint8_t *buf,
+                      size_t len, unsigned flags)
+{
+	memset(st, 0, sizeof(*st));
+	st->s.ctx = ctx;
+	st->s.info = info;
+	st->s.buf = buf;
+	st->s.len = len;
+	st->s.flags = flags;
+	st->s.fd = -1;
+}
+
+int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
+                      struct ga_elf_info **ret)
 {
 	struct info_block *blk = ga_calloc(1, sizeof(*blk));
 	if (!blk)
 		return ga_err(ctx, -ENOMEM, "out of memory");
 	struct ga_elf_info *info = &blk->info;
 	struct elf e = { .buf = buf, .len = len };
+	struct scan_state st;
+	scan_init(&st, ctx, info, buf, len, flags);
 	int r = read_ehdr(ctx, &e, info);
 	if (r < 0)
 		goto out;
@@ -1147,10 +1351,16 @@ int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned 
 	if (read_all_notes(&e, info) < 0)
 		goto out;
 	if (!(flags & GA_ELF_NO_DEVICE_CODE)) {
-		struct scan_state st = {
-			.s = { .ctx = ctx, .info = info, .buf = buf, .len = len, .flags = flags }
-		};
-		if (scan_sections(&st, &e, &blk->secnames, &blk->n_secnames) < 0)
+		if (fd >= 0) {
+			st.s.scratch = ga_malloc(WIN_BYTES + WIN_BEFORE + WIN_AFTER + PEEK_BYTES);
+			if (!st.s.scratch)
+				goto out;
+			st.s.fd = fd;
+			st.s.peek = st.s.scratch + WIN_BYTES + WIN_BEFORE + WIN_AFTER;
+		}
+		st.secnames = &blk->secnames;
+		st.n_secnames = &blk->n_secnames;
+		if (scan_sections(&st, &e) < 0)
 			goto out;
 		scan_symbols(&e, info);
 	}
@@ -1161,8 +1371,15 @@ int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned 
 out:
 	if (r == -ENOMEM)
 		ga_err(ctx, r, "out of memory inspecting ELF");
+	ga_free(st.s.scratch);
 	ga_elf_info_free(info);
 	return r;
+}
+
+int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned flags,
+                   struct ga_elf_info **ret)
+{
+	return ga_elf_inspect_fd(ctx, -1, buf, len, flags, ret);
 }
 
 int ga_devcode_inspect_blob(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned flags,
@@ -1174,12 +1391,9 @@ int ga_devcode_inspect_blob(struct ga_ctx *ctx, const uint8_t *buf, size_t len, 
 	struct ga_elf_info *info = &blk->info;
 	int r = 0;
 	if (!(flags & GA_ELF_NO_DEVICE_CODE) && len) {
-		struct scan_state st = { .s = { .ctx = ctx,
-			                        .info = info,
-			                        .buf = buf,
-			                        .len = len,
-			                        .flags = flags,
-			                        .section = "" } };
+		struct scan_state st;
+		scan_init(&st, ctx, info, buf, len, flags);
+		st.s.section = "";
 		if (len >= 4 && dc_le32(buf) == DC_OFFLOAD_MAGIC)
 			r = scan_offload(&st.s, 0, len);
 		else if (len >= 4 &&

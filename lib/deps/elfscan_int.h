@@ -13,14 +13,30 @@
 
 #include "gpuaudit/elfscan.h"
 
+/*
+ * The bytes of the file at offsets [base, lim): the mapping itself, or a
+ * scratch copy read with pread (see ga_elf_inspect_fd).
+ */
+struct win {
+	const uint8_t *p;
+	size_t base, lim;
+};
+
 struct dc_scan {
 	struct ga_ctx *ctx;
 	struct ga_elf_info *info;
 	const uint8_t *buf; /* the whole file */
 	size_t len;
 	unsigned flags;
-	const char *section; /* name of the section being scanned, owned by info */
-	int err;             /* first -ENOMEM; parsers stop adding once set */
+	const char *section;     /* name of the section being scanned, owned by info (NULL: not copied yet) */
+	const char *section_raw; /* the same in the file's string table */
+	int err;                 /* first -ENOMEM; parsers stop adding once set */
+	int fd;                  /* >= 0: bulk scans pread from it into scratch (ga_elf_inspect_fd) */
+	uint8_t *scratch;
+	struct win w;  /* current window of the bulk scan */
+	uint8_t *peek; /* read-ahead of ga_dc_peek: file bytes [peek_base, peek_lim) */
+	size_t peek_base, peek_lim;
+	size_t region_end; /* end of the region being scanned (windows stop there) */
 };
 
 /* little-endian loads from an unaligned buffer */
@@ -48,6 +64,13 @@ static inline bool dc_range_ok(uint64_t off, uint64_t n, uint64_t len)
 #define DC_BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
 #define DC_BUNDLE_MAGIC_LEN 24
 #define DC_CCOB_MAGIC "CCOB"
+
+/*
+ * n (<= 64) bytes of the file at off (the caller has range-checked them):
+ * from the mapping, the scan window, or pread into tmp. NULL when a pread
+ * fails (the caller treats the container as unreadable).
+ */
+const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[64]);
 
 /*
  * Container parsers: validate the container starting at buf[off] (which must

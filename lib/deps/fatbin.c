@@ -96,8 +96,11 @@ static void set_cuda_arch(struct ga_devcode_image *img, const char *prefix)
 
 uint64_t ga_dc_fatbin(struct dc_scan *s, size_t off, size_t end)
 {
-	const uint8_t *h = s->buf + off;
-	if (!dc_range_ok(off, FATBIN_HDR, end) || dc_le32(h) != DC_FATBIN_MAGIC)
+	uint8_t tmp[64];
+	if (!dc_range_ok(off, FATBIN_HDR, end))
+		return 0;
+	const uint8_t *h = ga_dc_peek(s, off, FATBIN_HDR, tmp);
+	if (!h || dc_le32(h) != DC_FATBIN_MAGIC)
 		return 0;
 	uint16_t version = dc_le16(h + 4), hsize = dc_le16(h + 6);
 	uint64_t fat_size = dc_le64(h + 8);
@@ -115,7 +118,9 @@ uint64_t ga_dc_fatbin(struct dc_scan *s, size_t off, size_t end)
 	while (p < cend) {
 		if (!dc_range_ok(p, ENTRY_MIN, cend))
 			goto bad;
-		const uint8_t *e = s->buf + p;
+		const uint8_t *e = ga_dc_peek(s, p, ENTRY_MIN, tmp);
+		if (!e)
+			goto bad;
 		uint16_t kind = dc_le16(e);
 		uint32_t ehs = dc_le32(e + 4);
 		uint64_t psize = dc_le64(e + 8);

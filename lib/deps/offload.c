@@ -283,7 +283,7 @@ long ga_decompress_prefix(int method, const uint8_t *in, size_t in_len, uint8_t 
 /* ---- CCOB ---------------------------------------------------------------- */
 
 /* Bytes of a CCOB bundle decompressed to read its header (entry table and ids). */
-#define CCOB_PREFIX (1u << 20)
+#define CCOB_PREFIX GA_DEVCODE_MAX_INFLATE
 
 uint64_t ga_dc_ccob(struct dc_scan *s, size_t off, size_t end)
 {
@@ -358,7 +358,7 @@ uint64_t ga_dc_ccob(struct dc_scan *s, size_t off, size_t end)
 /* ---- LLVM offload binary ------------------------------------------------- */
 
 #define OB_HDR 32
-#define OB_ENTRY 48
+#define OB_ENTRY 40
 #define OB_MAX_ENTRIES 1024
 #define OB_MAX_STRINGS 256
 

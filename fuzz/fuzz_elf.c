@@ -1,0 +1,41 @@
+/*
+ * fuzz_elf.c - ga_elf_inspect on arbitrary bytes, with and without the
+ * device-code scan: never reads outside the input (ASan), fails only with
+ * -ENOEXEC, and what it reports satisfies elfscan_check; RPATH/RUNPATH
+ * values expand without error.
+ */
+#include <errno.h>
+
+#include "elfscan_check.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ga_ctx *ctx = NULL;
+	if (ga_ctx_new(&ctx) < 0)
+		return 0;
+	for (unsigned flags = 0; flags < 2; flags++) {
+		struct ga_elf_info *info = NULL;
+		int r = ga_elf_inspect(ctx, data, size, flags ? GA_ELF_NO_DEVICE_CODE : 0, &info);
+		FUZZ_CHECK(r == 0 || r == -ENOEXEC);
+		FUZZ_CHECK((r == 0) == (info != NULL));
+		if (!info)
+			continue;
+		elfscan_check(info, size);
+		if (flags)
+			FUZZ_CHECK(info->n_containers == 0 && info->n_dlopen_names == 0);
+		const char *paths[2] = { info->rpath, info->runpath };
+		for (int k = 0; k < 2; k++) {
+			char **d = NULL;
+			size_t n = 0;
+			if (!paths[k])
+				continue;
+			FUZZ_CHECK(ga_elf_expand_origin(paths[k], "/pkg/lib", NULL, NULL, &d, &n) == 0);
+			for (size_t i = 0; i < n; i++)
+				FUZZ_CHECK(d[i][0] != '\0');
+			ga_elf_strv_free(d, n);
+		}
+		ga_elf_info_free(info);
+	}
+	ga_ctx_free(ctx);
+	return 0;
+}
