@@ -429,8 +429,18 @@ int deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const cha
 	return 0;
 }
 
+/* fd >= 0: buf maps that file at offset 0 (the ELF census then reads it with pread, see elfscan.h). */
+static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
+                       const uint8_t *buf, size_t len, unsigned depth);
+
 int deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
                   size_t len, unsigned depth)
+{
+	return scan_buf_fd(s, -1, tree, shown, tp, buf, len, depth);
+}
+
+static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
+                       const uint8_t *buf, size_t len, unsigned depth)
 {
 	enum deps_magic m = deps_sniff(buf, len);
 	int r;
@@ -438,7 +448,7 @@ int deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const cha
 		if (s->o->progress)
 			s->o->progress(s->o->progress_udata, s->inv, shown);
 		struct ga_elf_info *info = NULL;
-		r = m == MAGIC_ELF ? ga_elf_inspect(s->ctx, buf, len, s->o->elf_flags, &info)
+		r = m == MAGIC_ELF ? ga_elf_inspect_fd(s->ctx, fd, buf, len, s->o->elf_flags, &info)
 		                   : ga_devcode_inspect_blob(s->ctx, buf, len, s->o->elf_flags, &info);
 		if (r == -ENOMEM)
 			return r;
@@ -500,7 +510,7 @@ static int scan_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, 
 	void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return ga_deps_add_gap(s->inv, shown, "cannot map: %s", strerror(errno));
-	int r = deps_scan_buf(s, tree, shown, tp, map, (size_t)size, 0);
+	int r = scan_buf_fd(s, fd, tree, shown, tp, map, (size_t)size, 0);
 	munmap(map, (size_t)size);
 	return r;
 }
