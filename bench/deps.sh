@@ -26,10 +26,13 @@ done
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time missing" >&2; exit 3; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# a private copy: rebuilding during the run must not change what is measured
+cp "$bin" "$tmp/gpuaudit"
+bin=$tmp/gpuaudit
 
 # the files cat reads: every regular file the census opens (symlinks are not read)
 find "$cuda" -type f -print0 >"$tmp/cuda.files"
-cuda_bytes=$(find "$cuda" -type f -printf '%s\n' | awk '{s += $1} END {print s}')
+cuda_bytes=$(find "$cuda" -type f -printf '%s\n' | awk '{s += $1} END {printf "%d\n", s}')
 
 # a wheel of ~100 MB: the biggest CUDA libraries under 110 MB, deflated
 python3 - "$cuda" "$tmp/big-1.0-cp311-cp311-linux_x86_64.whl" <<'PY'

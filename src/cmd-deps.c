@@ -558,8 +558,10 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 			ga_buf_addc(&out, '\n');
 		fwrite(out.data, 1, out.len, cli->out);
 	}
+	/* a PATH that cannot be read first; then errors; then anything left unread (a cap, damaged input) */
 	code = unreadable                                      ? EXIT_USAGE
 	       : ga_findings_max_severity(&fs) >= GA_SEV_ERROR ? EXIT_PROBLEMS
+	       : inv.n_gaps                                    ? EXIT_USAGE
 	                                                       : EXIT_OK;
 out:
 	ga_buf_release(&out);

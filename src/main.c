@@ -260,8 +260,9 @@ const struct command commands[] = {
 	  "A progress line is written to stderr when it is a terminal.\n"
 	  "\n"
 	  "Exit status: 0 no error-level findings, 1 error-level findings (wrong vendor,\n"
-	  "CUDA too new, no kernel image, policy violations...), 2 usage error or a PATH\n"
-	  "that cannot be read, 70 internal error.\n" },
+	  "CUDA too new, no kernel image, policy violations...), 2 usage error, a PATH\n"
+	  "that cannot be read, or a scan left incomplete (a cap hit, damaged input),\n"
+	  "70 internal error.\n" },
 	{ "bench", cmd_bench, "benchmarks: primitives per backend and workloads",
 	  "usage: gpuaudit bench BENCHMARK [OPTIONS]\n"
 	  "\n"

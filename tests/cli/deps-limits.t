@@ -15,3 +15,4 @@ run deps --max-member-bytes 0 tree
 run deps --json --sarif tree
 run deps --for-class h100-train tree
 run deps
+run deps -h

@@ -19,3 +19,5 @@ run deps --target rocm:6.2,gfx90a:xnack- rocmthing-1.0+rocm6.2-cp311-cp311-linux
 run deps --target rocm:6.2,gfx942 rocmthing-1.0+rocm6.2-cp311-cp311-linux_x86_64.whl | bytes
 # ROCm 7 does not provide the ROCm 6 HIP runtime the library NEEDs
 run deps --target rocm:7.0,gfx90a rocmthing-1.0+rocm6.2-cp311-cp311-linux_x86_64.whl | bytes
+# --no-device-code: dynamic linking only, so no kernel-image verdicts
+run deps --no-device-code --target cuda:13.0,sm_90 torch-2.5.1+cu126-cp311-cp311-linux_x86_64.whl | bytes
