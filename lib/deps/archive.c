@@ -254,7 +254,7 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 				goto nest_out;
 			}
 		}
-		r = walk_entries(s, in, (size_t)t, shown, depth, NULL, false);
+		r = walk_entries(s, in, (size_t)t, shown, depth + 1, NULL, false);
 		if (r >= 0 && n->capped)
 			r = ga_deps_add_gap(
 			        s->inv, shown,
@@ -266,12 +266,24 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 		ga_free(n);
 		return r;
 	}
-	struct ga_buf b;
-	ga_buf_init(&b, s->o->max_member_bytes > SIZE_MAX - 1 ? 0 : (size_t)s->o->max_member_bytes);
+	struct ga_buf local, *bp = &local;
+	size_t cap_bytes = s->o->max_member_bytes > SIZE_MAX - 1 ? 0 : (size_t)s->o->max_member_bytes;
+	if (depth < DEPS_MEMBER_BUFS) {
+		bp = &s->member[depth];
+		bp->max = cap_bytes;
+		ga_buf_reset(bp);
+	} else
+		ga_buf_init(bp, cap_bytes);
+	struct ga_buf b = *bp; /* worked on as a copy, stored back at out: */
 	/* the header's size (already checked against the cap) sizes the buffer: one allocation, no copies */
 	if (size_hint > (int64_t)hl && (uint64_t)size_hint <= s->o->max_member_bytes &&
-	    (uint64_t)size_hint < SIZE_MAX - 1 && (b.data = ga_malloc((size_t)size_hint + 1)))
-		b.cap = (size_t)size_hint + 1;
+	    (uint64_t)size_hint < SIZE_MAX - 1 && (size_t)size_hint + 1 > b.cap) {
+		char *d = ga_realloc(b.data, (size_t)size_hint + 1);
+		if (d) {
+			b.data = d;
+			b.cap = (size_t)size_hint + 1;
+		}
+	}
 	int r = ga_buf_add(&b, head, hl);
 	if (r == -E2BIG) {
 		r = ga_deps_add_gap(s->inv, shown,
@@ -293,7 +305,10 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	else
 		r = deps_scan_buf(s, tree, shown, tp, (const uint8_t *)b.data, b.len, depth);
 out:
-	ga_buf_release(&b);
+	if (bp == &local)
+		ga_buf_release(&b);
+	else
+		*bp = b;
 	return r;
 }
 

@@ -482,12 +482,20 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 	return 0;
 }
 
+void deps_scan_release(struct deps_scan *s)
+{
+	for (size_t i = 0; i < DEPS_MEMBER_BUFS; i++)
+		ga_buf_release(&s->member[i]);
+}
+
 int ga_deps_scan_buffer(struct ga_ctx *ctx, const struct ga_deps_opts *o, struct ga_deps_inventory *inv,
                         size_t tree, const char *shown_path, const char *tree_path, const uint8_t *buf,
                         size_t len)
 {
 	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv };
-	return deps_scan_buf(&s, tree, shown_path, tree_path, buf, len, 0);
+	int r = deps_scan_buf(&s, tree, shown_path, tree_path, buf, len, 0);
+	deps_scan_release(&s);
+	return r;
 }
 
 /* ---- files and directories on disk ---- */
@@ -639,10 +647,10 @@ out:
 	return r;
 }
 
-int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *path,
-                 struct ga_deps_inventory *inv)
+static int scan_path(struct deps_scan *sp, const char *path)
 {
-	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv };
+	struct ga_ctx *ctx = sp->ctx;
+	struct ga_deps_inventory *inv = sp->inv;
 	struct stat st;
 	int r = 0;
 	if (stat(path, &st) < 0)
@@ -651,7 +659,7 @@ int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *p
 		char oci[PATH_MAX];
 		if ((size_t)snprintf(oci, sizeof(oci), "%s/oci-layout", path) < sizeof(oci) &&
 		    access(oci, F_OK) == 0)
-			return deps_oci_dir(&s, path, path);
+			return deps_oci_dir(sp, path, path);
 		char *real = realpath(path, NULL);
 		if (!real)
 			return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
@@ -663,7 +671,7 @@ int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *p
 		}
 		long tree = ga_deps_add_tree(inv, path, "dir");
 		/* Tree paths are absolute (without the leading '/'), so system directories line up. */
-		r = tree < 0 ? -ENOMEM : scan_dir(&s, dfd, (size_t)tree, path, real + 1, 0);
+		r = tree < 0 ? -ENOMEM : scan_dir(sp, dfd, (size_t)tree, path, real + 1, 0);
 		if (tree < 0)
 			close(dfd);
 		free(real);
@@ -691,7 +699,7 @@ int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *p
 			close(fd);
 			return r;
 		}
-		r = deps_archive_mem(&s, path, path, map, (size_t)fst.st_size, -1, 1);
+		r = deps_archive_mem(sp, path, path, map, (size_t)fst.st_size, -1, 1);
 		munmap(map, (size_t)fst.st_size);
 		close(fd);
 		return r;
@@ -702,7 +710,16 @@ int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *p
 		return -ENOMEM;
 	}
 	const char *b = base_name(path);
-	r = scan_fd(&s, fd, (size_t)tree, path, b, (uint64_t)fst.st_size);
+	r = scan_fd(sp, fd, (size_t)tree, path, b, (uint64_t)fst.st_size);
 	close(fd);
+	return r;
+}
+
+int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *path,
+                 struct ga_deps_inventory *inv)
+{
+	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv };
+	int r = scan_path(&s, path);
+	deps_scan_release(&s);
 	return r;
 }

@@ -7,12 +7,20 @@
 struct archive;
 
 /* One scan: options, the inventory it fills, and a sticky stop flag (total cap hit). */
+#define DEPS_MEMBER_BUFS 16
+
 struct deps_scan {
 	struct ga_ctx *ctx;
 	const struct ga_deps_opts *o;
 	struct ga_deps_inventory *inv;
 	bool stopped;
+	/*
+	 * One member buffer per nesting depth, reused from member to member: a fresh
+	 * allocation per member would fault its pages in again (costly on a VM).
+	 */
+	struct ga_buf member[DEPS_MEMBER_BUFS];
 };
+void deps_scan_release(struct deps_scan *s);
 
 /* A set of strings (open addressing), for whiteouts and layer shadowing. */
 struct strset {
