@@ -7,6 +7,8 @@ cd art
 run deps --max-member-bytes 1M bomb.zip | bytes
 run deps --max-total-bytes 64K bomb.zip | bytes
 run deps --target cuda:12.4,sm_80 tree | bytes
+# ten archives deep: the walk stops at the nesting cap (8) and says so
+run deps deep.tar.gz | bytes
 # a symlink loop as the argument, a FIFO as the argument, a missing path: exit 2, others still scanned
 run deps tree/loop tree/fifo missing.whl tree/lib/libkern80.so | bytes
 run deps --target vulkan:1 tree
