@@ -153,6 +153,29 @@ static la_ssize_t nest_read(struct archive *a, void *cd, const void **ret)
 static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, const char *prefix,
                         unsigned depth, struct layer_filter *lf, bool inner_into_tree);
 
+/*
+ * Archive members whose name says they are source, text, images or JVM/Python
+ * bytecode are not even peeked at: in a compressed archive the peek inflates
+ * the member's start, which for a jar of small classes is the whole jar.
+ * Files on disk are always sniffed (a 512-byte pread costs nothing).
+ */
+static bool boring_member(const char *tp)
+{
+	static const char *const ext[] = { ".class", ".py",    ".pyc", ".pyi",  ".txt", ".md",         ".rst",
+		                           ".html",  ".htm",   ".css", ".js",   ".ts",  ".png",        ".jpg",
+		                           ".jpeg",  ".gif",   ".svg", ".ico",  ".xml", ".properties", ".h",
+		                           ".hpp",   ".c",     ".cc",  ".cpp",  ".cu",  ".cuh",        ".mo",
+		                           ".po",    ".typed", ".csv", ".yaml", ".yml", ".toml",       ".cfg",
+		                           ".ini",   ".pem",   ".MF",  ".SF",   NULL };
+	const char *dot = strrchr(tp, '.'), *slash = strrchr(tp, '/');
+	if (!dot || (slash && dot < slash))
+		return false;
+	for (size_t i = 0; ext[i]; i++)
+		if (!strcmp(dot, ext[i]))
+			return true;
+	return false;
+}
+
 static const char *tree_kind(const char *name, int format)
 {
 	if (ends_with(name, ".whl"))
@@ -223,7 +246,7 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 		return 0;
 	enum deps_magic m = deps_sniff(head, hl);
 	bool meta = deps_is_meta_path(tp);
-	if (m == MAGIC_NONE && !meta)
+	if ((m == MAGIC_NONE && !meta) || deps_skip_static_lib(s, head, hl))
 		return 0; /* libarchive skips the rest at the next header */
 	if (m == MAGIC_ARCHIVE) {
 		if (depth >= s->o->max_nesting)
@@ -411,6 +434,8 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 				continue;
 			}
 		}
+		if (boring_member(tp))
+			continue;
 		bool pkg_inner =
 		        inner_into_tree && (ends_with(tp, ".tar.zst") || !strncmp(tp, "data.tar", 8) ||
 		                            !strncmp(tp, "control.tar", 11));

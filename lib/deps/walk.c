@@ -236,6 +236,12 @@ enum deps_magic deps_sniff(const uint8_t *b, size_t len)
 	return MAGIC_NONE;
 }
 
+bool deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len)
+{
+	return (s->o->elf_flags & GA_ELF_NO_DEVICE_CODE) && len >= 8 && !memcmp(buf, "!<arch>\n", 8) &&
+	       !(len >= 21 && !memcmp(buf + 8, "debian-binary", 13));
+}
+
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -513,7 +519,8 @@ static int scan_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, 
 	ssize_t got = pread(fd, head, sizeof(head), 0);
 	if (got < 0)
 		return ga_deps_add_gap(s->inv, shown, "cannot read: %s", strerror(errno));
-	if (deps_sniff(head, (size_t)got) == MAGIC_NONE && !deps_is_meta_path(tp))
+	if ((deps_sniff(head, (size_t)got) == MAGIC_NONE && !deps_is_meta_path(tp)) ||
+	    deps_skip_static_lib(s, head, (size_t)got))
 		return 0;
 	void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)

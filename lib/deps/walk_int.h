@@ -35,6 +35,11 @@ bool strset_has_n(const struct strset *s, const char *str, size_t n);
 /* What a buffer's first bytes say it is. */
 enum deps_magic { MAGIC_NONE = 0, MAGIC_ELF, MAGIC_DEVCODE, MAGIC_ZIP, MAGIC_ARCHIVE };
 enum deps_magic deps_sniff(const uint8_t *buf, size_t len);
+/*
+ * A static library (ar, not a .deb): its members are relocatable objects with
+ * no dynamic section, so a NEEDED-only listing (GA_ELF_NO_DEVICE_CODE) skips it.
+ */
+bool deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len);
 /* Metadata files the walk reads by name (METADATA, RECORD, conda json). */
 bool deps_is_meta_path(const char *tree_path);
 
