@@ -4,11 +4,11 @@
 #
 #   bench/elfscan.sh [RUNS] [DIR]      default 10 runs, /usr/local/cuda/lib64
 #
-# Commands (hyperfine -N, 2 warm-ups): `cat FILES` (stdout to /dev/null), the
+# Commands (hyperfine -N, 2 warm-ups): `xargs -a LIST cat` (stdout to /dev/null), the
 # census through pread windows (elfscan_bench, the default), the census through
 # the mapping only (elfscan_bench -m), and the NEEDED/RPATH-only listing
 # (elfscan_bench -n). Target from issue 5: census <= 0.5x cat. Also records the
-# census totals and the peak RSS. Writes bench/results/elfscan-<host>.md.
+# census totals and the peak RSS. Writes bench/results/elfscan-<dir basename>-<host>.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
@@ -23,24 +23,26 @@ bin=$tmp/elfscan_bench
 # shellcheck disable=SC2046
 cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -o "$bin" bench/elfscan_bench.c "$build/libgpuaudit.a" \
 	$(pkg-config --libs jansson libpci libfyaml libmd libelf libarchive libmicrohttpd libcurl) -lpthread -ldl -lm
-# regular files only, no names with spaces (hyperfine -N splits on them)
+# regular files only, no names with spaces (xargs would split them)
 find "$dir/" -type f ! -name '* *' | sort >"$tmp/files"
-files=$(tr '\n' ' ' <"$tmp/files")
-bytes=$(xargs -a "$tmp/files" cat | wc -c)
-"$bin" $files >"$tmp/census.txt"
-/usr/bin/time -f '%M' -o "$tmp/rss" "$bin" $files >/dev/null
+list=$tmp/files
+bytes=$(xargs -a "$list" cat | wc -c)
+"$bin" "@$list" >"$tmp/census.txt"
+/usr/bin/time -f '%M' -o "$tmp/rss" "$bin" "@$list" >/dev/null
+# both sides get the list the same way: cat through one xargs (one cat process for
+# a list that fits ARG_MAX), the census through @LIST
 hyperfine -N --warmup 2 --runs "$runs" --export-json "$tmp/r.json" --export-markdown "$tmp/r.md" \
-	-n "cat FILES" "cat $files" \
-	-n "census (pread windows)" "$bin $files" \
-	-n "census (mapping only)" "$bin -m $files" \
-	-n "NEEDED/RPATH only (-n)" "$bin -n $files" >/dev/null
+	-n "cat FILES (xargs)" "xargs -a $list cat" \
+	-n "census (pread windows)" "$bin @$list" \
+	-n "census (mapping only)" "$bin -m @$list" \
+	-n "NEEDED/RPATH only (-n)" "$bin -n @$list" >/dev/null
 mkdir -p bench/results
-python3 - "$tmp/r.json" "$tmp/r.md" "bench/results/elfscan-$(uname -n).md" "$runs" "$dir" "$bytes" \
+python3 - "$tmp/r.json" "$tmp/r.md" "bench/results/elfscan-$(basename "$dir")-$(uname -n).md" "$runs" "$dir" "$bytes" \
 	"$(cat "$tmp/census.txt")" "$(cat "$tmp/rss")" "$(wc -l <"$tmp/files")" <<'PY'
 import json, sys, os, datetime, platform
 res = json.load(open(sys.argv[1]))["results"]
 runs, d, nbytes, census, rss, nfiles = sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7], sys.argv[8], sys.argv[9]
-cat = next(r for r in res if r["command"] == "cat FILES")
+cat = next(r for r in res if r["command"].startswith("cat FILES"))
 lines = [f"# ELF census benchmark: {platform.node()} ({os.cpu_count()} CPUs), {datetime.date.today()}", "",
          f"`bench/elfscan.sh {runs} {d}`: {nfiles} files, {nbytes / 1e9:.2f} GB, warm cache; medians,",
          "user+sys CPU in ms (means), ratio = median / median of cat.", "",

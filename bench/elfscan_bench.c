@@ -1,7 +1,7 @@
 /*
  * elfscan_bench.c - drives ga_elf_inspect over files (mmapped, like the deps
  * walk) for bench/elfscan.sh and for eyeballing a census:
- *   elfscan_bench [-n] [-v] FILE...
+ *   elfscan_bench [-n] [-v] [-m] [-d] FILE... | @LIST (one path a line)
  * -n: GA_ELF_NO_DEVICE_CODE; -v: one line per container/image kind;
  * -m: scan through the mapping only (ga_elf_inspect), not pread (the default);
  * -d: debug log (per-section scan statistics) on stderr.
@@ -111,8 +111,35 @@ int main(int argc, char **argv)
 	size_t files = 0, elves = 0, containers = 0, images = 0;
 	unsigned long long bytes = 0, skipped = 0, scanned = 0;
 	double t0 = now_s();
+	char **paths = NULL;
+	size_t n_paths = 0, cap_paths = 0;
 	for (; i < argc; i++) {
-		int fd = open(argv[i], O_RDONLY | O_CLOEXEC);
+		FILE *lf = argv[i][0] == '@' ? fopen(argv[i] + 1, "r") : NULL;
+		char line[4096];
+		for (;;) {
+			const char *pth = argv[i];
+			if (lf) {
+				if (!fgets(line, sizeof(line), lf))
+					break;
+				line[strcspn(line, "\n")] = '\0';
+				pth = line;
+			}
+			if (n_paths == cap_paths) {
+				cap_paths = cap_paths ? cap_paths * 2 : 256;
+				paths = realloc(paths, cap_paths * sizeof(*paths));
+				if (!paths)
+					return 70;
+			}
+			paths[n_paths++] = strdup(pth);
+			if (!lf)
+				break;
+		}
+		if (lf)
+			fclose(lf);
+	}
+	for (size_t k = 0; k < n_paths; k++) {
+		const char *path = paths[k];
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
 			if (fd >= 0)
@@ -137,10 +164,10 @@ int main(int argc, char **argv)
 			skipped += info->bytes_skipped;
 			scanned += info->bytes_scanned;
 			if (verbose)
-				census(argv[i], info);
+				census(path, info);
 			ga_elf_info_free(info);
 		} else if (verbose) {
-			printf("%s: %s\n", argv[i], ga_ctx_errmsg(ctx));
+			printf("%s: %s\n", path, ga_ctx_errmsg(ctx));
 		}
 		munmap(m, len);
 		close(fd);
@@ -149,6 +176,9 @@ int main(int argc, char **argv)
 	printf("files %zu elf %zu containers %zu images %zu bytes %llu scanned %llu skipped %llu seconds "
 	       "%.3f\n",
 	       files, elves, containers, images, bytes, scanned, skipped, t);
+	for (size_t k = 0; k < n_paths; k++)
+		free(paths[k]);
+	free(paths);
 	ga_ctx_free(ctx);
 	return 0;
 }

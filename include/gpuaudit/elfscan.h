@@ -142,7 +142,7 @@ struct ga_devcode_image {
 	uint64_t cuda_flags; /* fatbin entry flags as stored (0 for non-CUDA) */
 	enum ga_devcode_compression compression;
 	bool debug;                 /* CUDA flag 0x2 (-G) */
-	uint64_t offset;            /* file offset of the payload (within the scanned buffer) */
+	uint64_t offset;            /* file offset of the payload; of the CCOB container for CCOB images */
 	uint64_t size;              /* payload bytes as stored */
 	uint64_t uncompressed_size; /* 0 when unknown or not compressed */
 	char *bundle_id;            /* offload bundle entry id as stored, NULL for CUDA */
@@ -203,7 +203,8 @@ struct ga_elf_info {
 	char *device_arch;
 	enum ga_dep_backend device_backend;
 
-	/* dynamic linking (from PT_DYNAMIC, as the loader sees it) */
+	/* dynamic linking, from PT_DYNAMIC as the loader sees it (the .dynamic
+	 * section when there are no usable program headers) */
 	char *interp;  /* PT_INTERP, NULL when absent */
 	char *soname;  /* NULL when absent */
 	char **needed; /* DT_NEEDED in order */
@@ -211,7 +212,7 @@ struct ga_elf_info {
 	char *rpath;   /* DT_RPATH raw (unexpanded), NULL when absent */
 	char *runpath; /* DT_RUNPATH raw, NULL when absent */
 
-	/* soft dependencies: vendor-table library names in string data, sorted, unique */
+	/* soft dependencies: vendor-table library names in string data, sorted, unique (<= 256) */
 	char **dlopen_names;
 	size_t n_dlopen_names;
 	struct ga_note_dlopen *note_dlopen;
@@ -230,7 +231,8 @@ struct ga_elf_info {
 	struct ga_devcode_image *images;
 	size_t n_images;
 	size_t n_by_format[GA_DEVCODE_FORMAT_N]; /* containers per format */
-	/* A cap was hit or a container was malformed: the census is incomplete. */
+	/* A cap was hit (counts, or sections adding up to more bytes than the
+	 * file: overlapping, hostile): the census is incomplete. */
 	bool devcode_truncated;
 	size_t n_bad_containers; /* headers with the magic that failed validation */
 

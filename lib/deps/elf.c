@@ -844,6 +844,11 @@ static int so_hit(struct dc_scan *s, const struct win *w, size_t lo, size_t at, 
 		return 0;
 	memcpy(name, w->p + (ls - w->base), n);
 	name[n] = '\0';
+	/* the same name again (tables of strings repeat): nothing new to learn */
+	if (n == s->last_name_len && !memcmp(s->last_name, name, n))
+		return 0;
+	memcpy(s->last_name, name, n + 1);
+	s->last_name_len = n;
 	if (!ga_vendor_lib_find(name, NULL))
 		return 0;
 	if (!strcmp(name, "libcuda.so.1"))
@@ -1352,11 +1357,15 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 		goto out;
 	if (!(flags & GA_ELF_NO_DEVICE_CODE)) {
 		if (fd >= 0) {
-			st.s.scratch = ga_malloc(WIN_BYTES + WIN_BEFORE + WIN_AFTER + PEEK_BYTES);
+			/* a window never exceeds the file: small files get small buffers */
+			size_t win = WIN_BYTES + WIN_BEFORE + WIN_AFTER;
+			if (len < win)
+				win = len;
+			st.s.scratch = ga_malloc(win + PEEK_BYTES);
 			if (!st.s.scratch)
 				goto out;
 			st.s.fd = fd;
-			st.s.peek = st.s.scratch + WIN_BYTES + WIN_BEFORE + WIN_AFTER;
+			st.s.peek = st.s.scratch + win;
 		}
 		st.secnames = &blk->secnames;
 		st.n_secnames = &blk->n_secnames;

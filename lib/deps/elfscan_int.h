@@ -36,7 +36,9 @@ struct dc_scan {
 	struct win w;  /* current window of the bulk scan */
 	uint8_t *peek; /* read-ahead of ga_dc_peek: file bytes [peek_base, peek_lim) */
 	size_t peek_base, peek_lim;
-	size_t region_end; /* end of the region being scanned (windows stop there) */
+	size_t region_end;   /* end of the region being scanned (windows stop there) */
+	char last_name[192]; /* the last library name looked up (string scan) */
+	size_t last_name_len;
 };
 
 /* little-endian loads from an unaligned buffer */

@@ -585,6 +585,117 @@ static int inspect_copy(const uint8_t *src, size_t len, unsigned flags)
 	return r;
 }
 
+/* ---- both classes, both byte orders: a minimal ELF written here ----------------------- */
+
+struct wr {
+	uint8_t *b;
+	bool be, is64;
+};
+
+static void wput(const struct wr *w, size_t off, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		w->b[off + (size_t)(w->be ? n - 1 - i : i)] = (uint8_t)(v >> (8 * i));
+}
+
+static void waddr(const struct wr *w, size_t off, uint64_t v)
+{
+	wput(w, off, v, w->is64 ? 8 : 4);
+}
+
+/*
+ * ELF header, PT_LOAD over the whole file at vaddr 0x10000, PT_DYNAMIC, a
+ * string table and a dynamic section; no section headers (the loader's view).
+ */
+static size_t build_minimal(uint8_t *b, bool is64, bool be, uint16_t machine)
+{
+	struct wr w = { b, be, is64 };
+	const size_t eh = is64 ? 64 : 52, ph = is64 ? 56 : 32, dyn = is64 ? 16 : 8;
+	static const char strs[] = "\0libfoo.so.1\0libcudart.so.11.0\0$ORIGIN/../lib\0libbe.so.2";
+	const size_t str_off = eh + 2 * ph, dyn_off = (str_off + sizeof(strs) + 7) & ~(size_t)7;
+	const size_t len = dyn_off + 7 * dyn;
+	const uint64_t base = 0x10000;
+	memset(b, 0, len);
+	memcpy(b, "\177ELF", 4);
+	b[4] = is64 ? 2 : 1;
+	b[5] = be ? 2 : 1;
+	b[6] = 1;
+	wput(&w, 16, 3, 2); /* ET_DYN */
+	wput(&w, 18, machine, 2);
+	wput(&w, 20, 1, 4);
+	waddr(&w, is64 ? 32 : 28, eh); /* e_phoff */
+	wput(&w, is64 ? 52 : 40, eh, 2);
+	wput(&w, is64 ? 54 : 42, ph, 2);
+	wput(&w, is64 ? 56 : 44, 2, 2); /* e_phnum */
+	wput(&w, is64 ? 58 : 46, is64 ? 64 : 40, 2);
+	for (int i = 0; i < 2; i++) {
+		size_t p = eh + (size_t)i * ph;
+		uint64_t off = i ? dyn_off : 0, sz = i ? 7 * dyn : len;
+		wput(&w, p, i ? 2 : 1, 4); /* PT_DYNAMIC / PT_LOAD */
+		if (is64) {
+			wput(&w, p + 8, off, 8);
+			wput(&w, p + 16, base + off, 8);
+			wput(&w, p + 32, sz, 8);
+			wput(&w, p + 40, sz, 8);
+		} else {
+			wput(&w, p + 4, off, 4);
+			wput(&w, p + 8, base + off, 4);
+			wput(&w, p + 16, sz, 4);
+			wput(&w, p + 20, sz, 4);
+		}
+	}
+	memcpy(b + str_off, strs, sizeof(strs));
+	const uint64_t dt[7][2] = {
+		{ 1, 1 },              /* DT_NEEDED libfoo.so.1 */
+		{ 1, 13 },             /* DT_NEEDED libcudart.so.11.0 */
+		{ 14, 46 },            /* DT_SONAME libbe.so.2 */
+		{ 29, 31 },            /* DT_RUNPATH $ORIGIN/../lib */
+		{ 5, base + str_off }, /* DT_STRTAB (a virtual address) */
+		{ 10, sizeof(strs) },  /* DT_STRSZ */
+		{ 0, 0 },
+	};
+	for (int i = 0; i < 7; i++) {
+		waddr(&w, dyn_off + (size_t)i * dyn, dt[i][0]);
+		waddr(&w, dyn_off + (size_t)i * dyn + dyn / 2, dt[i][1]);
+	}
+	return len;
+}
+
+static void test_classes_and_byte_orders(void **state)
+{
+	(void)state;
+	static const struct {
+		bool is64, be;
+		uint16_t machine;
+		const char *name;
+	} cases[] = {
+		{ false, false, 3, "i386" },
+		{ false, true, 20, "ppc" },
+		{ true, true, 21, "ppc64" },
+		{ true, false, 183, "aarch64" },
+	};
+	for (size_t i = 0; i < GA_ARRAY_SIZE_T(cases); i++) {
+		uint8_t *b = calloc(1, 512);
+		assert_non_null(b);
+		size_t len = build_minimal(b, cases[i].is64, cases[i].be, cases[i].machine);
+		struct ga_elf_info *info = NULL;
+		assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &info), 0);
+		assert_int_equal(info->elf_class, cases[i].is64 ? 64 : 32);
+		assert_int_equal(info->big_endian, cases[i].be);
+		assert_string_equal(info->machine_name, cases[i].name);
+		assert_int_equal(info->n_needed, 2);
+		assert_string_equal(info->needed[0], "libfoo.so.1");
+		assert_string_equal(info->needed[1], "libcudart.so.11.0");
+		assert_string_equal(info->soname, "libbe.so.2");
+		assert_string_equal(info->runpath, "$ORIGIN/../lib");
+		ga_elf_info_free(info);
+		/* every truncation of it */
+		for (size_t n = 0; n < len; n++)
+			assert_true(inspect_copy(b, n, 0) == 0 || n < (cases[i].is64 ? 64u : 52u));
+		free(b);
+	}
+}
+
 /* The same through ga_elf_inspect_fd: a temporary file, pread windows, and the
  * census must equal the buffer-only one. */
 static int inspect_fd_copy(const uint8_t *src, size_t len)
@@ -891,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_ccob),
 		cmocka_unit_test(test_blobs),
 		cmocka_unit_test(test_device_objects),
+		cmocka_unit_test(test_classes_and_byte_orders),
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_truncations),
 		cmocka_unit_test(test_corruptions),
