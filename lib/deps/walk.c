@@ -26,6 +26,7 @@
 #include "walk_int.h"
 
 #define MAX_DIR_DEPTH 256
+#define SMALL_FILE_BYTES (1u << 20)
 
 const char *ga_dep_strength_name(enum ga_dep_strength s)
 {
@@ -492,6 +493,7 @@ void deps_scan_release(struct deps_scan *s)
 {
 	for (size_t i = 0; i < DEPS_MEMBER_BUFS; i++)
 		ga_buf_release(&s->member[i]);
+	ga_buf_release(&s->small);
 }
 
 int ga_deps_scan_buffer(struct ga_ctx *ctx, const struct ga_deps_opts *o, struct ga_deps_inventory *inv,
@@ -522,6 +524,32 @@ static int scan_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, 
 	if ((deps_sniff(head, (size_t)got) == MAGIC_NONE && !deps_is_meta_path(tp)) ||
 	    deps_skip_static_lib(s, head, (size_t)got))
 		return 0;
+	/*
+	 * Small files are read into one reused buffer: mapping each one costs page
+	 * faults on a fresh mapping (expensive on a VM) for a file read once.
+	 */
+	if (size <= SMALL_FILE_BYTES) {
+		ga_buf_reset(&s->small);
+		if (ga_buf_add(&s->small, head, (size_t)got) < 0)
+			return -ENOMEM;
+		while (s->small.len < (size_t)size) {
+			if (s->small.cap < (size_t)size + 1) {
+				char *d = ga_realloc(s->small.data, (size_t)size + 1);
+				if (!d)
+					return -ENOMEM;
+				s->small.data = d;
+				s->small.cap = (size_t)size + 1;
+			}
+			ssize_t k = pread(fd, s->small.data + s->small.len, (size_t)size - s->small.len,
+			                  (off_t)s->small.len);
+			if (k < 0)
+				return ga_deps_add_gap(s->inv, shown, "cannot read: %s", strerror(errno));
+			if (k == 0)
+				break; /* truncated since fstat: scan what is there */
+			s->small.len += (size_t)k;
+		}
+		return scan_buf_fd(s, -1, tree, shown, tp, (const uint8_t *)s->small.data, s->small.len, 0);
+	}
 	void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return ga_deps_add_gap(s->inv, shown, "cannot map: %s", strerror(errno));

@@ -19,6 +19,7 @@ struct deps_scan {
 	 * allocation per member would fault its pages in again (costly on a VM).
 	 */
 	struct ga_buf member[DEPS_MEMBER_BUFS];
+	struct ga_buf small; /* small files on disk are pread into it instead of mapped */
 };
 void deps_scan_release(struct deps_scan *s);
 
