@@ -43,6 +43,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv);
 int cmd_health(struct cli *cli, int argc, char **argv);
 int cmd_record(struct cli *cli, int argc, char **argv);
 int cmd_triage(struct cli *cli, int argc, char **argv);
+int cmd_deps(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_explain(struct cli *cli, int argc, char **argv);

@@ -54,7 +54,17 @@ static int root_open(struct ga_ctx *ctx, const char *path, int flags)
 		memset(&how, 0, sizeof(how));
 		how.flags = (uint64_t)flags;
 		how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-		long fd = syscall(SYS_openat2, ctx->root_fd, p, &how, sizeof(how));
+		long fd;
+		/*
+		 * With RESOLVE_IN_ROOT the kernel answers EAGAIN when a rename or mount
+		 * anywhere on the system raced with resolving a ".." (sysfs's device
+		 * links are full of them): a retry is what openat2(2) asks for. Seen
+		 * as spurious "read error" gaps while other processes renamed files.
+		 */
+		int tries = 0;
+		do
+			fd = syscall(SYS_openat2, ctx->root_fd, p, &how, sizeof(how));
+		while (fd < 0 && (errno == EAGAIN || errno == EINTR) && ++tries < 64);
 		if (fd >= 0) {
 			have_openat2 = 1;
 			return (int)fd;

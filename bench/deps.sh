@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# bench/deps.sh - `gpuaudit deps` against its peers, side by side in one run, warm cache:
+#
+#   1. full census of the CUDA toolkit's library directory vs `cat FILES >/dev/null`
+#      (target: at most 0.5x the time of reading every byte)
+#   2. `--no-device-code` on /usr/lib vs `scanelf -R -n /usr/lib` (target: within 1.5x)
+#   3. a ~100 MB wheel built from big .so files vs `bsdtar -xOf WHEEL >/dev/null`
+#      (target: at least 70% of bsdtar's throughput)
+#   4. peak RSS of each gpuaudit run (/usr/bin/time)
+#
+#   bench/deps.sh [RUNS]       default 3 runs per command (hyperfine, 1 warmup)
+#
+# Env: CUDA_LIB (default /usr/local/cuda/lib64/), USR_LIB (default /usr/lib),
+# GPUAUDIT (default build/gpuaudit). Writes bench/results/deps.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+bin=$(realpath "${GPUAUDIT:-build/gpuaudit}")
+cuda=${CUDA_LIB:-/usr/local/cuda/lib64/}
+usrlib=${USR_LIB:-/usr/lib}
+for t in hyperfine scanelf bsdtar python3; do
+	command -v $t >/dev/null || { echo "bench: $t missing (scripts/install-deps --bench)" >&2; exit 3; }
+done
+[ -x "$bin" ] || { echo "bench: $bin missing (build first)" >&2; exit 3; }
+[ -d "$cuda" ] || { echo "bench: $cuda missing (CUDA toolkit)" >&2; exit 3; }
+[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time missing" >&2; exit 3; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# a private copy: rebuilding during the run must not change what is measured
+cp "$bin" "$tmp/gpuaudit"
+bin=$tmp/gpuaudit
+
+# the files cat reads: every regular file the census opens (symlinks are not read)
+find "$cuda" -type f -print0 >"$tmp/cuda.files"
+cuda_bytes=$(find "$cuda" -type f -printf '%s\n' | awk '{s += $1} END {printf "%d\n", s}')
+
+# a wheel of ~100 MB: the biggest CUDA libraries under 110 MB, deflated
+python3 - "$cuda" "$tmp/big-1.0-cp311-cp311-linux_x86_64.whl" <<'PY'
+import os, sys, zipfile
+d, out = sys.argv[1], sys.argv[2]
+files = sorted((os.path.getsize(os.path.join(d, f)), f) for f in os.listdir(d)
+               if os.path.isfile(os.path.join(d, f)) and not os.path.islink(os.path.join(d, f)) and ".so" in f)
+total, pick = 0, []
+for size, f in sorted(files, reverse=True):
+    if size < 60 << 20 and total + size <= 110 << 20:
+        pick.append(f)
+        total += size
+with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+    for f in pick:
+        z.write(os.path.join(d, f), "big/lib/" + f)
+    z.writestr("big-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: big\nVersion: 1.0\n")
+    z.writestr("big-1.0.dist-info/RECORD", "")
+print("wheel:", len(pick), "libraries,", total >> 20, "MiB inflated,", os.path.getsize(out) >> 20, "MiB on disk")
+PY
+wheel="$tmp/big-1.0-cp311-cp311-linux_x86_64.whl"
+wheel_inflated=$(bsdtar -xOf "$wheel" | wc -c)
+
+# exit 1 (findings) is a result, not a failure: -i
+hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/census.json" \
+	-n "gpuaudit deps --json CUDA_LIB (full census)" "$bin deps --json --compact $cuda" \
+	-n "cat FILES >/dev/null" "bash -c 'xargs -0 cat <$tmp/cuda.files >/dev/null'" >/dev/null
+hyperfine -N -i --warmup 0 --runs "$runs" --export-json "$tmp/needed.json" \
+	-n "gpuaudit deps --no-device-code --json USR_LIB" "$bin deps --no-device-code --json --compact $usrlib" \
+	-n "scanelf -R -n USR_LIB" "bash -c 'scanelf -R -n $usrlib >/dev/null 2>&1'" >/dev/null
+hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/wheel.json" \
+	-n "gpuaudit deps --json WHEEL" "$bin deps --json --compact $wheel" \
+	-n "bsdtar -xOf WHEEL >/dev/null" "bash -c 'bsdtar -xOf $wheel >/dev/null'" >/dev/null
+
+rss() { /usr/bin/time -f %M "$@" >/dev/null 2>"$tmp/rss" || true; tail -1 "$tmp/rss"; }
+rss_census=$(rss "$bin" deps --json --compact "$cuda")
+rss_needed=$(rss "$bin" deps --no-device-code --json --compact "$usrlib")
+rss_wheel=$(rss "$bin" deps --json --compact "$wheel")
+rss_bsdtar=$(rss bsdtar -xOf "$wheel")
+rss_scanelf=$(rss scanelf -R -n "$usrlib")
+
+mkdir -p bench/results
+python3 - "$tmp" "$runs" "$cuda_bytes" "$wheel_inflated" "$rss_census" "$rss_needed" "$rss_wheel" \
+	"$rss_bsdtar" "$rss_scanelf" "$cuda" "$usrlib" <<'PY' | tee bench/results/deps.txt
+import json, os, sys, datetime, platform
+tmp, runs, cuda_bytes, wheel_bytes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rss = dict(zip(["census", "needed", "wheel", "bsdtar", "scanelf"], sys.argv[5:10]))
+cuda, usrlib = sys.argv[10], sys.argv[11]
+def load(name):
+    return [(r["command"], r["median"], r["user"] + r["system"]) for r in json.load(open(f"{tmp}/{name}.json"))["results"]]
+load_avg = os.getloadavg()
+print(f"# gpuaudit deps benchmark: {platform.node()} ({os.cpu_count()} CPUs), {datetime.date.today()}")
+print(f"# bench/deps.sh {runs}; hyperfine medians, warm cache; load average at the end "
+      f"{load_avg[0]:.1f} {load_avg[1]:.1f} {load_avg[2]:.1f} (shared machine: expect noise)")
+print()
+c = load("census")
+print(f"census of {cuda} ({cuda_bytes / 2**30:.2f} GiB)")
+for cmd, med, cpu in c:
+    print(f"  {cmd:48s} median {med:7.3f} s   cpu {cpu:7.3f} s")
+print(f"  ratio gpuaudit / cat: {c[0][1] / c[1][1]:.2f}x wall, {c[0][2] / max(c[1][2], 1e-9):.2f}x cpu (target <= 0.5x)")
+print(f"  peak RSS gpuaudit: {rss['census']} KiB")
+print()
+n = load("needed")
+print(f"NEEDED/RPATH listing of {usrlib}")
+for cmd, med, cpu in n:
+    print(f"  {cmd:48s} median {med:7.3f} s   cpu {cpu:7.3f} s")
+print(f"  ratio gpuaudit / scanelf: {n[0][1] / n[1][1]:.2f}x wall, {n[0][2] / max(n[1][2], 1e-9):.2f}x cpu (target <= 1.5x)")
+print(f"  peak RSS gpuaudit: {rss['needed']} KiB, scanelf: {rss['scanelf']} KiB")
+print()
+w = load("wheel")
+print(f"wheel ({wheel_bytes / 2**20:.0f} MiB inflated)")
+for cmd, med, cpu in w:
+    print(f"  {cmd:48s} median {med:7.3f} s   {wheel_bytes / med / 2**20:7.1f} MiB/s")
+print(f"  gpuaudit throughput / bsdtar's: {w[1][1] / w[0][1] * 100:.0f}% (target >= 70%)")
+print(f"  peak RSS gpuaudit: {rss['wheel']} KiB, bsdtar: {rss['bsdtar']} KiB")
+PY

@@ -1,0 +1,203 @@
+/*
+ * deps.h - the artifact inventory (what a wheel, image, package or directory
+ * holds that ties it to a GPU vendor), the walk that fills it, and the pure
+ * verdicts that judge it against a target node.
+ *
+ * Collect (impure): ga_deps_scan walks files, directories and archives
+ * (libarchive, never extracted to disk), inspects every ELF file through
+ * elfscan.h and reads Python (*.dist-info) and conda metadata. Analyze (pure):
+ * ga_deps_signals derives backend signals per file and per package;
+ * ga_deps_judge compares them with a ga_deps_target and emits findings with
+ * stable GA-DEPS-* codes (docs/deps.md).
+ */
+#ifndef GPUAUDIT_DEPS_H
+#define GPUAUDIT_DEPS_H
+
+#include "gpuaudit/elfscan.h"
+#include "gpuaudit/findings.h"
+#include "gpuaudit/schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GA_DEPS_SCHEMA "gpuaudit.deps/v1"
+
+/* Defaults of the zip-bomb caps (configurable per scan). */
+#define GA_DEPS_MAX_MEMBER_BYTES (4ull << 30) /* one archive member, inflated */
+#define GA_DEPS_MAX_TOTAL_BYTES (64ull << 30) /* all archive members of one scan, inflated */
+#define GA_DEPS_MAX_NESTING 8                 /* archives inside archives */
+#define GA_DEPS_MAX_META_BYTES (16u << 20)    /* one metadata file (METADATA, RECORD, json) */
+
+enum ga_dep_strength {
+	GA_STRENGTH_HARD = 0, /* DT_NEEDED: the loader needs it before any code runs */
+	GA_STRENGTH_SOFT,     /* dlopen (library name in the string data, .note.dlopen) */
+	GA_STRENGTH_EMBEDDED, /* device code or a statically linked runtime inside the file */
+	GA_STRENGTH_DECLARED, /* package metadata (Requires-Dist, local version, conda depends) */
+	GA_STRENGTH_N
+};
+/* "hard", "soft", "embedded", "declared". */
+const char *ga_dep_strength_name(enum ga_dep_strength s);
+
+struct ga_dep_signal {
+	enum ga_dep_backend backend;
+	enum ga_dep_strength strength;
+	char *what; /* "libcudart.so.12", "sm_90a cubin", "Requires-Dist: nvidia-cublas-cu12", "+cu126" */
+	/* Runtime version it pins, 1000*major + 10*minor (12060 = 12.6); -1 when it does not tell. */
+	int runtime_version;
+};
+
+/* One file found (on disk or as an archive member). */
+struct ga_deps_file {
+	char *path;      /* as shown: "dist/x.whl!/torch/lib/libtorch.so" */
+	char *tree_path; /* path inside its tree, no leading '/': "torch/lib/libtorch.so" */
+	size_t tree;     /* index into ga_deps_inventory.trees */
+	uint64_t size_bytes;
+	struct ga_elf_info *elf; /* NULL when not ELF and not a device-code blob */
+	char *link;              /* a symbolic link: its target as stored; NULL otherwise */
+	long pkg;                /* index into ga_deps_inventory.pkgs, -1 when no package owns it */
+	struct ga_dep_signal *signals;
+	size_t n_signals;
+};
+
+/* A Python distribution (*.dist-info) or a conda package (conda-meta, info/index.json). */
+struct ga_deps_pkg {
+	char *kind; /* "python", "conda" */
+	char *name;
+	char *version;       /* as written: "2.5.1+cu126" */
+	char *local_version; /* the part after '+': "cu126", "rocm6.2", "cpu"; NULL when none */
+	char *meta_path;     /* the metadata file, as shown */
+	char *meta_dir;      /* tree path of the *.dist-info directory or the conda json file */
+	size_t tree;
+	bool owns_tree;          /* a conda package archive: every file of its tree is its own */
+	char *tree_dir;          /* where its file list is relative to ("" = tree root) */
+	struct ga_strv requires; /* Requires-Dist / depends entries, as written */
+	struct ga_strv files;    /* RECORD / conda "files", relative to tree_dir */
+	struct ga_dep_signal *signals;
+	size_t n_signals;
+};
+
+/* A tree: a scanned argument, an archive, or an image's merged layers. */
+struct ga_deps_tree {
+	char *name; /* the argument, or "outer!/inner.whl" */
+	char *kind; /* "dir", "file", "zip", "wheel", "tar", "conda", "deb", "oci", "docker" */
+};
+
+struct ga_deps_gap {
+	char *path;
+	char *reason;
+};
+
+struct ga_deps_inventory {
+	struct ga_deps_tree *trees;
+	size_t n_trees;
+	struct ga_deps_file *files;
+	size_t n_files;
+	struct ga_deps_pkg *pkgs;
+	size_t n_pkgs;
+	struct ga_deps_gap *gaps;
+	size_t n_gaps;
+	uint64_t files_seen;     /* regular files and members looked at */
+	uint64_t bytes_seen;     /* their sizes */
+	uint64_t bytes_inflated; /* archive member bytes decompressed or skipped */
+	bool truncated;          /* a cap stopped part of the scan (see gaps) */
+};
+
+struct ga_deps_opts {
+	unsigned elf_flags; /* GA_ELF_* (GA_ELF_NO_DEVICE_CODE for --no-device-code) */
+	uint64_t max_member_bytes;
+	uint64_t max_total_bytes;
+	unsigned max_nesting;
+	/* Called for each file before it is inspected (progress line); may be NULL. */
+	void (*progress)(void *udata, const struct ga_deps_inventory *inv, const char *path);
+	void *progress_udata;
+};
+
+void ga_deps_opts_init(struct ga_deps_opts *o);
+void ga_deps_inventory_init(struct ga_deps_inventory *inv);
+void ga_deps_inventory_release(struct ga_deps_inventory *inv);
+
+/*
+ * Scan PATH (file, directory, archive, OCI layout directory) into inv. What
+ * cannot be read is recorded in inv->gaps and the scan goes on. Returns 0,
+ * -ENOENT etc. when PATH itself cannot be opened (message in ctx), -ENOMEM.
+ */
+int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *path,
+                 struct ga_deps_inventory *inv);
+
+/*
+ * Inspect one in-memory file (an ELF, a device-code blob, a metadata file) as
+ * if found at tree_path in tree `tree`; archives in memory are walked too.
+ * Used by the walk and by tests. Returns 0 or -ENOMEM.
+ */
+int ga_deps_scan_buffer(struct ga_ctx *ctx, const struct ga_deps_opts *o, struct ga_deps_inventory *inv,
+                        size_t tree, const char *shown_path, const char *tree_path, const uint8_t *buf,
+                        size_t len);
+/* Add a tree; returns its index or -ENOMEM. */
+long ga_deps_add_tree(struct ga_deps_inventory *inv, const char *name, const char *kind);
+int ga_deps_add_gap(struct ga_deps_inventory *inv, const char *path, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* ---- metadata parsers (lib/deps/pymeta.c): pure, bounded ---- */
+
+/* Parse a *.dist-info/METADATA text into pkg (name, version, local_version, requires). -EINVAL when no Name. */
+int ga_pymeta_parse_metadata(const char *text, size_t len, struct ga_deps_pkg *pkg);
+/* Parse a RECORD (CSV: path,hash,size) into pkg->files. */
+int ga_pymeta_parse_record(const char *text, size_t len, struct ga_deps_pkg *pkg);
+/* Parse a conda-meta/<pkg>.json or info/index.json: name, version, build, depends, files. */
+int ga_pymeta_parse_conda(const char *text, size_t len, struct ga_deps_pkg *pkg);
+void ga_deps_pkg_release(struct ga_deps_pkg *pkg);
+
+/* ---- signals and verdicts (lib/analyze/deps.c): pure ---- */
+
+/* Fill the signals of every file and package; then assign files to packages. Returns 0 or -ENOMEM. */
+int ga_deps_signals(struct ga_deps_inventory *inv);
+
+enum ga_deps_target_kind {
+	GA_TARGET_NONE = 0,
+	GA_TARGET_CUDA,
+	GA_TARGET_ROCM,
+	GA_TARGET_LEVEL_ZERO,
+	GA_TARGET_CPU
+};
+
+struct ga_deps_target {
+	enum ga_deps_target_kind kind;
+	char *name;        /* for messages: "cuda:12.4,sm_90", "dgx-h100 (snapshot)" */
+	int cuda_version;  /* highest CUDA the driver runs, 1000*maj+10*min; -1 unknown */
+	int sm;            /* compute capability as 10*major+minor (90 = 9.0); -1 unknown */
+	int rocm_major;    /* -1 unknown */
+	char gfx[64];      /* "gfx942", "gfx90a:xnack-"; "" unknown */
+	int cpu_isa_level; /* 1..4; 0 unknown */
+	/* policy artifacts: rules (NULL / empty: not checked) */
+	struct ga_strv allowed_backends; /* "cuda", "rocm" (or "hip"), "level-zero" (or "sycl"), "cpu", ... */
+	struct ga_strv required_archs;   /* "sm_90", "gfx942" */
+	char *policy_class;
+};
+
+void ga_deps_target_release(struct ga_deps_target *t);
+/* "cuda:12.4,sm_90", "rocm:6.2,gfx942", "cpu", "cuda:13.0,sm_100" ... -EINVAL with errbuf. */
+int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbuf, size_t errlen);
+/* From a node snapshot: vendor of the accelerators, CC / gfx, driver's highest CUDA, ROCm, CPU ISA. */
+int ga_deps_target_from_node(const struct ga_node *n, struct ga_deps_target *t);
+/* Highest CUDA a driver version supports ("550.54.15" -> 12040); -1 unknown. */
+int ga_cuda_for_driver(const char *driver_version);
+/* Compute capability of a product name ("NVIDIA H100 80GB HBM3" -> 90); -1 unknown. */
+int ga_cc_for_model(const char *model);
+
+/*
+ * Judge the inventory against target t (kind NONE: only the target-free checks:
+ * driver libraries bundled, NEEDED unresolved inside the tree). Findings are
+ * appended to out. Returns 0 or -ENOMEM.
+ */
+int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                  struct ga_findings *out);
+
+/* Write the inventory, target and findings as one gpuaudit.deps/v1 object. */
+void ga_deps_write_json(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                        const struct ga_findings *f, struct ga_json *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

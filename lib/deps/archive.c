@@ -1,0 +1,696 @@
+/*
+ * archive.c - archives read through libarchive, never extracted to disk:
+ * zip and wheels (ZIP64 included: a zip in memory is read through its central
+ * directory), tar plain or gzip/bzip2/xz/zstd compressed, conda packages
+ * (.conda: a zip holding info-*.tar.zst and pkg-*.tar.zst; legacy .tar.bz2),
+ * Debian .deb (ar holding control.tar.* and data.tar.*), nested archives, and
+ * container images: OCI image layouts (a directory or an uncompressed tar with
+ * oci-layout + index.json) and `docker save` tarballs (manifest.json).
+ *
+ * Image layers are applied in order with whiteouts honoured. The walk visits
+ * them top layer first: a path is visible in a lower layer unless an upper
+ * layer already provided it (or a parent of it as a non-directory), deleted it
+ * (.wh.NAME) or made a parent opaque (.wh..wh..opq). That gives the same
+ * result as unpacking bottom-up, without storing any file content.
+ *
+ * Members are looked at through their first 512 bytes; only ELF files,
+ * device-code blobs, metadata files and zips are read whole (a zip needs its
+ * central directory); other nested archives are streamed from the outer one.
+ * Zip bombs: every member's inflated size is capped (max_member_bytes), and
+ * so is the sum over the scan (max_total_bytes), counting skipped members too.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "walk_int.h"
+
+#define PEEK_BYTES 512
+#define STREAM_BLOCK (64 * 1024)
+#define IMAGE_JSON_MAX (4u << 20)
+#define IMAGE_MAX_LAYERS 512
+
+struct layer_filter {
+	struct strset hidden;      /* paths provided or deleted by upper layers */
+	struct strset opaque;      /* directories an upper layer made opaque */
+	struct strset pend_hidden; /* this layer's whiteouts: apply below it */
+	struct strset pend_opaque;
+};
+
+static void filter_release(struct layer_filter *f)
+{
+	strset_release(&f->hidden);
+	strset_release(&f->opaque);
+	strset_release(&f->pend_hidden);
+	strset_release(&f->pend_opaque);
+}
+
+static bool filter_hidden(const struct layer_filter *f, const char *p)
+{
+	if (strset_has(&f->hidden, p))
+		return true;
+	for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
+		size_t n = (size_t)(s - p);
+		if (strset_has_n(&f->hidden, p, n) || strset_has_n(&f->opaque, p, n))
+			return true;
+	}
+	return false;
+}
+
+static int filter_merge(struct layer_filter *f)
+{
+	for (size_t i = 0; i < f->pend_hidden.cap; i++)
+		if (f->pend_hidden.slot[i] && strset_add(&f->hidden, f->pend_hidden.slot[i]) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; i < f->pend_opaque.cap; i++)
+		if (f->pend_opaque.slot[i] && strset_add(&f->opaque, f->pend_opaque.slot[i]) < 0)
+			return -ENOMEM;
+	strset_release(&f->pend_hidden);
+	strset_release(&f->pend_opaque);
+	return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static struct archive *new_reader(void)
+{
+	struct archive *a = archive_read_new();
+	if (!a)
+		return NULL;
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_zstd(a);
+	archive_read_support_format_tar(a);
+	archive_read_support_format_gnutar(a);
+	archive_read_support_format_zip(a);
+	archive_read_support_format_ar(a);
+	return a;
+}
+
+/* Count inflated bytes against the scan's total cap; false once it is exceeded. */
+static bool charge(struct deps_scan *s, const char *shown, uint64_t n)
+{
+	s->inv->bytes_inflated += n;
+	if (s->inv->bytes_inflated > s->o->max_total_bytes && !s->stopped) {
+		s->stopped = true;
+		s->inv->truncated = true;
+		ga_deps_add_gap(
+		        s->inv, shown,
+		        "archives inflate to more than %llu bytes in total (--max-total-bytes): scan stopped",
+		        (unsigned long long)s->o->max_total_bytes);
+	}
+	return !s->stopped;
+}
+
+/* Stream source for an archive nested in another: the peeked head, then the outer member's data. */
+struct nest_src {
+	struct deps_scan *s;
+	struct archive *outer;
+	const char *shown;
+	const uint8_t *head;
+	size_t head_len;
+	bool head_done;
+	bool capped;
+	uint64_t read_bytes;
+	uint8_t block[STREAM_BLOCK];
+};
+
+static la_ssize_t nest_read(struct archive *a, void *cd, const void **ret)
+{
+	(void)a;
+	struct nest_src *n = cd;
+	if (!n->head_done) {
+		n->head_done = true;
+		if (n->head_len) {
+			*ret = n->head;
+			return (la_ssize_t)n->head_len;
+		}
+	}
+	la_ssize_t got = archive_read_data(n->outer, n->block, sizeof(n->block));
+	if (got <= 0)
+		return got < 0 ? -1 : 0;
+	n->read_bytes += (uint64_t)got;
+	if (n->read_bytes > n->s->o->max_member_bytes) {
+		n->capped = true;
+		return -1;
+	}
+	if (!charge(n->s, n->shown, (uint64_t)got))
+		return -1;
+	*ret = n->block;
+	return got;
+}
+
+static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, const char *prefix,
+                        unsigned depth, struct layer_filter *lf, bool inner_into_tree);
+
+/*
+ * Archive members whose name says they are source, text, images or JVM/Python
+ * bytecode are not even peeked at: in a compressed archive the peek inflates
+ * the member's start, which for a jar of small classes is the whole jar.
+ * Files on disk are always sniffed (a 512-byte pread costs nothing).
+ */
+static bool boring_member(const char *tp)
+{
+	static const char *const ext[] = { ".class", ".py",    ".pyc", ".pyi",  ".txt", ".md",         ".rst",
+		                           ".html",  ".htm",   ".css", ".js",   ".ts",  ".png",        ".jpg",
+		                           ".jpeg",  ".gif",   ".svg", ".ico",  ".xml", ".properties", ".h",
+		                           ".hpp",   ".c",     ".cc",  ".cpp",  ".cu",  ".cuh",        ".mo",
+		                           ".po",    ".typed", ".csv", ".yaml", ".yml", ".toml",       ".cfg",
+		                           ".ini",   ".pem",   ".MF",  ".SF",   NULL };
+	const char *dot = strrchr(tp, '.'), *slash = strrchr(tp, '/');
+	if (!dot || (slash && dot < slash))
+		return false;
+	for (size_t i = 0; ext[i]; i++)
+		if (!strcmp(dot, ext[i]))
+			return true;
+	return false;
+}
+
+static const char *tree_kind(const char *name, int format)
+{
+	if (ends_with(name, ".whl"))
+		return "wheel";
+	if (ends_with(name, ".conda"))
+		return "conda";
+	if (ends_with(name, ".deb"))
+		return "deb";
+	if ((format & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP)
+		return "zip";
+	if ((format & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_AR)
+		return "ar";
+	return "tar";
+}
+
+/*
+ * Read the rest of the current member into b (after the head already read):
+ * straight into the buffer while it has room (it is sized from the header),
+ * through a block when it must grow.
+ */
+static int read_rest(struct deps_scan *s, struct archive *a, const char *shown, struct ga_buf *b)
+{
+	uint8_t block[STREAM_BLOCK];
+	for (;;) {
+		size_t room = b->cap > b->len + 1 ? b->cap - b->len - 1 : 0;
+		la_ssize_t got = archive_read_data(a, room ? (void *)(b->data + b->len) : block,
+		                                   room ? room : sizeof(block));
+		if (got == 0)
+			return 0;
+		if (got < 0)
+			return ga_deps_add_gap(s->inv, shown, "cannot read member: %s",
+			                       archive_error_string(a))
+			               ?: 1;
+		if (!charge(s, shown, (uint64_t)got))
+			return 1;
+		int r = 0;
+		if (room) {
+			b->len += (size_t)got;
+			b->data[b->len] = '\0';
+		} else
+			r = ga_buf_add(b, block, (size_t)got);
+		if (r == -E2BIG)
+			return ga_deps_add_gap(s->inv, shown,
+			                       "member inflates to more than %llu bytes "
+			                       "(--max-member-bytes): not read",
+			                       (unsigned long long)s->o->max_member_bytes)
+			               ?: 1;
+		if (r < 0)
+			return r;
+	}
+}
+
+static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, const char *shown, const char *tp,
+                       unsigned depth, bool outer_is_pkg, int64_t size_hint)
+{
+	uint8_t head[PEEK_BYTES];
+	size_t hl = 0;
+	while (hl < sizeof(head)) {
+		la_ssize_t got = archive_read_data(a, head + hl, sizeof(head) - hl);
+		if (got < 0)
+			return ga_deps_add_gap(s->inv, shown, "cannot read member: %s",
+			                       archive_error_string(a));
+		if (got == 0)
+			break;
+		hl += (size_t)got;
+	}
+	if (!charge(s, shown, hl))
+		return 0;
+	enum deps_magic m = deps_sniff(head, hl);
+	bool meta = deps_is_meta_path(tp);
+	if ((m == MAGIC_NONE && !meta) || deps_skip_static_lib(s, head, hl))
+		return 0; /* libarchive skips the rest at the next header */
+	if (m == MAGIC_ARCHIVE) {
+		if (depth >= s->o->max_nesting)
+			return ga_deps_add_gap(s->inv, shown,
+			                       "archive nested deeper than %u levels: not opened",
+			                       s->o->max_nesting);
+		struct nest_src *n = ga_calloc(1, sizeof(*n));
+		struct archive *in = new_reader();
+		int r = 0;
+		if (!n || !in) {
+			r = -ENOMEM;
+			goto nest_out;
+		}
+		*n = (struct nest_src){ .s = s, .outer = a, .shown = shown, .head = head, .head_len = hl };
+		if (archive_read_open(in, n, NULL, nest_read, NULL) != ARCHIVE_OK) {
+			/* a compressed file that is not an archive (a .gz man page): not ours */
+			if (hl >= 8 &&
+			    (!memcmp(head, "!<arch>\n", 8) || (hl >= 263 && !memcmp(head + 257, "ustar", 5))))
+				r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s",
+				                    archive_error_string(in));
+			goto nest_out;
+		}
+		long t = (long)tree;
+		if (!outer_is_pkg) {
+			t = ga_deps_add_tree(s->inv, shown, tree_kind(tp, 0));
+			if (t < 0) {
+				r = -ENOMEM;
+				goto nest_out;
+			}
+		}
+		r = walk_entries(s, in, (size_t)t, shown, depth + 1, NULL, false);
+		if (r >= 0 && n->capped)
+			r = ga_deps_add_gap(
+			        s->inv, shown,
+			        "member inflates to more than %llu bytes (--max-member-bytes): rest not read",
+			        (unsigned long long)s->o->max_member_bytes);
+	nest_out:
+		if (in)
+			archive_read_free(in);
+		ga_free(n);
+		return r;
+	}
+	struct ga_buf local, *bp = &local;
+	size_t cap_bytes = s->o->max_member_bytes > SIZE_MAX - 1 ? 0 : (size_t)s->o->max_member_bytes;
+	if (depth < DEPS_MEMBER_BUFS) {
+		bp = &s->member[depth];
+		bp->max = cap_bytes;
+		ga_buf_reset(bp);
+	} else
+		ga_buf_init(bp, cap_bytes);
+	struct ga_buf b = *bp; /* worked on as a copy, stored back at out: */
+	/* the header's size (already checked against the cap) sizes the buffer: one allocation, no copies */
+	if (size_hint > (int64_t)hl && (uint64_t)size_hint <= s->o->max_member_bytes &&
+	    (uint64_t)size_hint < SIZE_MAX - 1 && (size_t)size_hint + 1 > b.cap) {
+		char *d = ga_realloc(b.data, (size_t)size_hint + 1);
+		if (d) {
+			b.data = d;
+			b.cap = (size_t)size_hint + 1;
+		}
+	}
+	int r = ga_buf_add(&b, head, hl);
+	if (r == -E2BIG) {
+		r = ga_deps_add_gap(s->inv, shown,
+		                    "member inflates to more than %llu bytes (--max-member-bytes): not read",
+		                    (unsigned long long)s->o->max_member_bytes);
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	r = read_rest(s, a, shown, &b);
+	if (r != 0) {
+		r = r < 0 ? r : 0;
+		goto out;
+	}
+	if (m == MAGIC_ZIP && !outer_is_pkg && depth < s->o->max_nesting)
+		r = deps_archive_mem(s, shown, tp, (const uint8_t *)b.data, b.len, -1, depth + 1);
+	else if (m == MAGIC_ZIP)
+		r = deps_archive_mem(s, shown, tp, (const uint8_t *)b.data, b.len, (long)tree, depth + 1);
+	else
+		r = deps_scan_buf(s, tree, shown, tp, (const uint8_t *)b.data, b.len, depth);
+out:
+	if (bp == &local)
+		ga_buf_release(&b);
+	else
+		*bp = b;
+	return r;
+}
+
+static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, const char *prefix,
+                        unsigned depth, struct layer_filter *lf, bool inner_into_tree)
+{
+	struct ga_buf shown;
+	ga_buf_init(&shown, 0);
+	char *tp = NULL;
+	int r = 0, retries = 0;
+	bool first = true;
+	while (!s->stopped) {
+		struct archive_entry *e;
+		int h = archive_read_next_header(a, &e);
+		if (h == ARCHIVE_EOF)
+			break;
+		if (h == ARCHIVE_RETRY && ++retries < 16)
+			continue;
+		if (h < ARCHIVE_WARN) {
+			r = ga_deps_add_gap(s->inv, prefix, "archive damaged: %s",
+			                    archive_error_string(a) ? archive_error_string(a)
+			                                            : "unreadable header");
+			break;
+		}
+		if (first) {
+			first = false;
+			if (!strcmp(s->inv->trees[tree].kind, "tar") &&
+			    (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR) {
+				char *k = ga_strdup(tree_kind(s->inv->trees[tree].name, archive_format(a)));
+				if (k) {
+					ga_free(s->inv->trees[tree].kind);
+					s->inv->trees[tree].kind = k;
+				}
+			}
+		}
+		const char *name = archive_entry_pathname(e);
+		if (!name)
+			continue;
+		ga_free(tp);
+		if (!(tp = deps_norm_path(name))) {
+			r = -ENOMEM;
+			break;
+		}
+		if (!tp[0])
+			continue;
+		ga_buf_reset(&shown);
+		if (ga_buf_addf(&shown, "%s!/%s", prefix, tp) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		mode_t type = archive_entry_filetype(e);
+		if (lf) {
+			const char *b = strrchr(tp, '/');
+			const char *base = b ? b + 1 : tp;
+			size_t dirlen = b ? (size_t)(b - tp) : 0;
+			if (!strncmp(base, ".wh.", 4)) {
+				char *x = NULL;
+				if (!strcmp(base, ".wh..wh..opq"))
+					x = ga_strndup(tp, dirlen);
+				else if ((x = ga_malloc(strlen(tp))))
+					snprintf(x, strlen(tp), "%.*s%s%s", (int)dirlen, tp,
+					         dirlen ? "/" : "", base + 4);
+				if (!x || strset_add(!strcmp(base, ".wh..wh..opq") ? &lf->pend_opaque
+				                                                   : &lf->pend_hidden,
+				                     x) < 0) {
+					ga_free(x);
+					r = -ENOMEM;
+					break;
+				}
+				ga_free(x);
+				continue;
+			}
+			if (filter_hidden(lf, tp))
+				continue;
+			if (type != AE_IFDIR && strset_add(&lf->hidden, tp) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+		}
+		const char *hard = archive_entry_hardlink(e);
+		if (type == AE_IFLNK || hard) {
+			const char *target = hard ? hard : archive_entry_symlink(e);
+			if ((r = deps_add_link(s, tree, shown.data, tp, target)) < 0)
+				break;
+			continue;
+		}
+		if (type != AE_IFREG)
+			continue;
+		s->inv->files_seen++;
+		if (archive_entry_size_is_set(e)) {
+			uint64_t sz = (uint64_t)archive_entry_size(e);
+			s->inv->bytes_seen += sz;
+			if (sz > s->o->max_member_bytes) {
+				if ((r = ga_deps_add_gap(s->inv, shown.data,
+				                         "member is %llu bytes, more than --max-member-bytes "
+				                         "%llu: not read",
+				                         (unsigned long long)sz,
+				                         (unsigned long long)s->o->max_member_bytes)) < 0)
+					break;
+				continue;
+			}
+		}
+		if (boring_member(tp))
+			continue;
+		bool pkg_inner =
+		        inner_into_tree && (ends_with(tp, ".tar.zst") || !strncmp(tp, "data.tar", 8) ||
+		                            !strncmp(tp, "control.tar", 11));
+		int64_t hint = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
+		if ((r = scan_member(s, a, tree, shown.data, tp, depth, pkg_inner, hint)) < 0)
+			break;
+	}
+	ga_free(tp);
+	ga_buf_release(&shown);
+	return r;
+}
+
+/* ---- images ---- */
+
+/* Read one small member of a tar in memory (or file of a directory) into out. 0, 1 absent, <0. */
+static int image_read(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir, const char *name,
+                      struct ga_buf *out)
+{
+	ga_buf_reset(out);
+	if (dir) {
+		char path[4096];
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+			return 1;
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			return 1;
+		char block[8192];
+		size_t got;
+		int r = 0;
+		while ((got = fread(block, 1, sizeof(block), f)) > 0)
+			if ((r = ga_buf_add(out, block, got)) < 0)
+				break;
+		fclose(f);
+		return r;
+	}
+	struct archive *a = new_reader();
+	if (!a)
+		return -ENOMEM;
+	int r = 1;
+	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK)
+		goto out;
+	struct archive_entry *e;
+	while (archive_read_next_header(a, &e) >= ARCHIVE_WARN) {
+		char *n = archive_entry_pathname(e) ? deps_norm_path(archive_entry_pathname(e)) : NULL;
+		bool hit = n && !strcmp(n, name);
+		ga_free(n);
+		if (!hit)
+			continue;
+		r = read_rest(s, a, name, out);
+		r = r < 0 ? r : r > 0 ? 1 : 0;
+		break;
+	}
+out:
+	archive_read_free(a);
+	return r;
+}
+
+/* "sha256:abc" -> "blobs/sha256/abc" */
+static int digest_path(const char *digest, char *out, size_t n)
+{
+	const char *c = digest ? strchr(digest, ':') : NULL;
+	if (!c || strchr(c + 1, '/') || strstr(digest, ".."))
+		return -EINVAL;
+	return (size_t)snprintf(out, n, "blobs/%.*s/%s", (int)(c - digest), digest, c + 1) < n ? 0 : -EINVAL;
+}
+
+static json_t *load_json(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir,
+                         const char *name)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, IMAGE_JSON_MAX);
+	json_t *j = NULL;
+	if (image_read(s, buf, len, dir, name, &b) == 0)
+		j = json_loadb(b.data, b.len, 0, NULL);
+	ga_buf_release(&b);
+	return j;
+}
+
+/* Collect layer member names of the image, bottom first. 0, 1 when not an image, <0. */
+static int image_layers(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir,
+                        struct ga_strv *layers, const char **ret_kind)
+{
+	int r = 1;
+	json_t *m = NULL, *idx = NULL, *man = NULL;
+	if (!dir && (m = load_json(s, buf, len, dir, "manifest.json")) && json_is_array(m) &&
+	    json_array_size(m) > 0) {
+		json_t *ls = json_object_get(json_array_get(m, 0), "Layers");
+		if (json_is_array(ls)) {
+			*ret_kind = "docker";
+			r = 0;
+			for (size_t i = 0; i < json_array_size(ls) && i < IMAGE_MAX_LAYERS && r == 0; i++)
+				if (json_is_string(json_array_get(ls, i)))
+					r = ga_strv_push(layers, json_string_value(json_array_get(ls, i)));
+			goto out;
+		}
+	}
+	idx = load_json(s, buf, len, dir, "index.json");
+	for (int hop = 0; idx && hop < 3; hop++) {
+		json_t *ms = json_object_get(idx, "manifests");
+		json_t *pick = NULL;
+		for (size_t i = 0; json_is_array(ms) && i < json_array_size(ms); i++) {
+			json_t *p = json_object_get(json_array_get(ms, i), "platform");
+			const char *arch = json_string_value(json_object_get(p, "architecture"));
+			if (!pick || (arch && !strcmp(arch, "amd64")))
+				pick = json_array_get(ms, i);
+			if (arch && !strcmp(arch, "amd64"))
+				break;
+		}
+		char path[512];
+		if (!pick ||
+		    digest_path(json_string_value(json_object_get(pick, "digest")), path, sizeof(path)) < 0)
+			break;
+		man = load_json(s, buf, len, dir, path);
+		if (!man)
+			break;
+		json_t *ls = json_object_get(man, "layers");
+		if (json_is_array(ls)) {
+			*ret_kind = "oci";
+			r = 0;
+			for (size_t i = 0; i < json_array_size(ls) && i < IMAGE_MAX_LAYERS && r == 0; i++) {
+				if (digest_path(json_string_value(
+				                        json_object_get(json_array_get(ls, i), "digest")),
+				                path, sizeof(path)) == 0)
+					r = ga_strv_push(layers, path);
+			}
+			goto out;
+		}
+		json_decref(idx); /* a nested index: follow it */
+		idx = man;
+		man = NULL;
+	}
+out:
+	json_decref(m);
+	json_decref(idx);
+	json_decref(man);
+	return r;
+}
+
+static int image_layer(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir,
+                       const char *layer, size_t tree, const char *shown, struct layer_filter *lf,
+                       unsigned depth)
+{
+	struct archive *outer = NULL, *in = new_reader();
+	struct nest_src *n = NULL;
+	int r = 0;
+	if (!in)
+		return -ENOMEM;
+	if (dir) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, layer);
+		if (archive_read_open_filename(in, path, STREAM_BLOCK) != ARCHIVE_OK) {
+			r = ga_deps_add_gap(s->inv, path, "layer not readable: %s", archive_error_string(in));
+			goto out;
+		}
+	} else {
+		outer = new_reader();
+		n = ga_calloc(1, sizeof(*n));
+		if (!outer || !n) {
+			r = -ENOMEM;
+			goto out;
+		}
+		bool found = false;
+		struct archive_entry *e;
+		if (archive_read_open_memory(outer, buf, len) == ARCHIVE_OK)
+			while (!found && archive_read_next_header(outer, &e) >= ARCHIVE_WARN) {
+				char *nm = archive_entry_pathname(e)
+				                   ? deps_norm_path(archive_entry_pathname(e))
+				                   : NULL;
+				found = nm && !strcmp(nm, layer);
+				ga_free(nm);
+			}
+		if (!found) {
+			r = ga_deps_add_gap(s->inv, shown, "layer %s named by the manifest is missing",
+			                    layer);
+			goto out;
+		}
+		*n = (struct nest_src){ .s = s, .outer = outer, .shown = shown, .head_done = true };
+		if (archive_read_open(in, n, NULL, nest_read, NULL) != ARCHIVE_OK) {
+			r = ga_deps_add_gap(s->inv, shown, "layer %s not readable: %s", layer,
+			                    archive_error_string(in));
+			goto out;
+		}
+	}
+	r = walk_entries(s, in, tree, shown, depth, lf, false);
+	if (r == 0)
+		r = filter_merge(lf);
+out:
+	archive_read_free(in);
+	if (outer)
+		archive_read_free(outer);
+	ga_free(n);
+	return r;
+}
+
+static int image_scan(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir, const char *shown,
+                      unsigned depth)
+{
+	struct ga_strv layers = { 0 };
+	struct layer_filter lf = { 0 };
+	const char *kind = "oci";
+	int r = image_layers(s, buf, len, dir, &layers, &kind);
+	if (r != 0)
+		goto out;
+	long tree = ga_deps_add_tree(s->inv, shown, kind);
+	if (tree < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = layers.n; i-- > 0 && !s->stopped && r == 0;)
+		r = image_layer(s, buf, len, dir, layers.v[i], (size_t)tree, shown, &lf, depth);
+out:
+	ga_strv_release(&layers);
+	filter_release(&lf);
+	return r;
+}
+
+int deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown)
+{
+	int r = image_scan(s, NULL, 0, dir, shown, 1);
+	if (r == 1)
+		return ga_err(s->ctx, -EINVAL, "%s: oci-layout present but no image manifest with layers",
+		              dir);
+	return r;
+}
+
+int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
+                     size_t len, long into_tree, unsigned depth)
+{
+	/* An uncompressed tar may be a container image: try its manifests first. */
+	if (into_tree < 0 && len >= 263 && !memcmp(buf + 257, "ustar", 5)) {
+		int r = image_scan(s, buf, len, NULL, shown, depth);
+		if (r <= 0)
+			return r;
+	}
+	struct archive *a = new_reader();
+	if (!a)
+		return -ENOMEM;
+	int r = 0;
+	/* gzip/bzip2/xz/zstd around something that is not an archive (a .gz man page, a .mod): not ours */
+	bool container = (len >= 4 && !memcmp(buf, "PK", 2)) || (len >= 8 && !memcmp(buf, "!<arch>\n", 8)) ||
+	                 (len >= 263 && !memcmp(buf + 257, "ustar", 5));
+	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
+		if (container)
+			r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s",
+			                    archive_error_string(a));
+		goto out;
+	}
+	long tree = into_tree;
+	if (tree < 0 && (tree = ga_deps_add_tree(s->inv, shown, tree_kind(name_for_kind, 0))) < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	bool pkg = ends_with(name_for_kind, ".conda") || ends_with(name_for_kind, ".deb");
+	r = walk_entries(s, a, (size_t)tree, shown, depth, NULL, pkg);
+out:
+	archive_read_free(a);
+	return r;
+}

@@ -1,0 +1,760 @@
+/*
+ * walk.c - the artifact walk: files and directories on disk (mmapped, never
+ * read through a pipe), and the dispatch of every file or archive member to
+ * the ELF inspector, the metadata parsers or the archive reader.
+ *
+ * Directories are walked recursively in name order; symbolic links are
+ * recorded (the loader simulation resolves sonames through them) but a
+ * symlinked directory is followed only when it is the argument itself.
+ * FIFOs, sockets and devices are skipped after lstat, and regular files are
+ * opened O_NONBLOCK|O_NOFOLLOW and checked again with fstat, so a file swapped
+ * for a FIFO cannot block the scan. What cannot be read becomes a gap.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/internal.h"
+#include "walk_int.h"
+
+#define MAX_DIR_DEPTH 256
+#define SMALL_FILE_BYTES (1u << 20)
+
+const char *ga_dep_strength_name(enum ga_dep_strength s)
+{
+	static const char *const names[] = { "hard", "soft", "embedded", "declared" };
+	return (unsigned)s < GA_STRENGTH_N ? names[s] : "unknown";
+}
+
+void ga_deps_opts_init(struct ga_deps_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_member_bytes = GA_DEPS_MAX_MEMBER_BYTES;
+	o->max_total_bytes = GA_DEPS_MAX_TOTAL_BYTES;
+	o->max_nesting = GA_DEPS_MAX_NESTING;
+}
+
+void ga_deps_inventory_init(struct ga_deps_inventory *inv)
+{
+	memset(inv, 0, sizeof(*inv));
+}
+
+static void signals_free(struct ga_dep_signal *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ga_free(v[i].what);
+	ga_free(v);
+}
+
+void ga_deps_pkg_release(struct ga_deps_pkg *p)
+{
+	if (!p)
+		return;
+	ga_free(p->kind);
+	ga_free(p->name);
+	ga_free(p->version);
+	ga_free(p->local_version);
+	ga_free(p->meta_path);
+	ga_free(p->meta_dir);
+	ga_free(p->tree_dir);
+	ga_strv_release(&p->requires);
+	ga_strv_release(&p->files);
+	signals_free(p->signals, p->n_signals);
+	memset(p, 0, sizeof(*p));
+}
+
+void ga_deps_inventory_release(struct ga_deps_inventory *inv)
+{
+	for (size_t i = 0; i < inv->n_trees; i++) {
+		ga_free(inv->trees[i].name);
+		ga_free(inv->trees[i].kind);
+	}
+	for (size_t i = 0; i < inv->n_files; i++) {
+		struct ga_deps_file *f = &inv->files[i];
+		ga_free(f->path);
+		ga_free(f->tree_path);
+		ga_free(f->link);
+		ga_elf_info_free(f->elf);
+		signals_free(f->signals, f->n_signals);
+	}
+	for (size_t i = 0; i < inv->n_pkgs; i++)
+		ga_deps_pkg_release(&inv->pkgs[i]);
+	for (size_t i = 0; i < inv->n_gaps; i++) {
+		ga_free(inv->gaps[i].path);
+		ga_free(inv->gaps[i].reason);
+	}
+	ga_free(inv->trees);
+	ga_free(inv->files);
+	ga_free(inv->pkgs);
+	ga_free(inv->gaps);
+	memset(inv, 0, sizeof(*inv));
+}
+
+long ga_deps_add_tree(struct ga_deps_inventory *inv, const char *name, const char *kind)
+{
+	char *n = ga_strdup(name), *k = ga_strdup(kind);
+	struct ga_deps_tree *t =
+	        n && k ? ga_array_push((void **)&inv->trees, &inv->n_trees, sizeof(*t)) : NULL;
+	if (!t) {
+		ga_free(n);
+		ga_free(k);
+		return -ENOMEM;
+	}
+	t->name = n;
+	t->kind = k;
+	return (long)(inv->n_trees - 1);
+}
+
+int ga_deps_add_gap(struct ga_deps_inventory *inv, const char *path, const char *fmt, ...)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 4096);
+	va_list ap;
+	va_start(ap, fmt);
+	int r = ga_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	char *p = ga_strdup(path);
+	struct ga_deps_gap *g =
+	        r == 0 && p ? ga_array_push((void **)&inv->gaps, &inv->n_gaps, sizeof(*g)) : NULL;
+	if (!g) {
+		ga_free(p);
+		ga_buf_release(&b);
+		return -ENOMEM;
+	}
+	g->path = p;
+	g->reason = ga_buf_detach(&b, NULL);
+	return 0;
+}
+
+/* ---- string set ---- */
+
+static uint64_t hash_n(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+void strset_release(struct strset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		ga_free(s->slot[i]);
+	ga_free(s->slot);
+	memset(s, 0, sizeof(*s));
+}
+
+bool strset_has_n(const struct strset *s, const char *str, size_t n)
+{
+	if (!s->n)
+		return false;
+	for (size_t i = hash_n(str, n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		const char *e = s->slot[i];
+		if (!e)
+			return false;
+		if (!strncmp(e, str, n) && e[n] == '\0')
+			return true;
+	}
+}
+
+bool strset_has(const struct strset *s, const char *str)
+{
+	return strset_has_n(s, str, strlen(str));
+}
+
+int strset_add(struct strset *s, const char *str)
+{
+	if (strset_has(s, str))
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		char **ns = ga_calloc(nc, sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->slot[i])
+				continue;
+			size_t j = hash_n(s->slot[i], strlen(s->slot[i])) & (nc - 1);
+			while (ns[j])
+				j = (j + 1) & (nc - 1);
+			ns[j] = s->slot[i];
+		}
+		ga_free(s->slot);
+		s->slot = ns;
+		s->cap = nc;
+	}
+	char *d = ga_strdup(str);
+	if (!d)
+		return -ENOMEM;
+	size_t j = hash_n(str, strlen(str)) & (s->cap - 1);
+	while (s->slot[j])
+		j = (j + 1) & (s->cap - 1);
+	s->slot[j] = d;
+	s->n++;
+	return 0;
+}
+
+/* ---- classification ---- */
+
+enum deps_magic deps_sniff(const uint8_t *b, size_t len)
+{
+	if (len >= 4 && !memcmp(b,
+	                        "\x7f"
+	                        "ELF",
+	                        4))
+		return MAGIC_ELF;
+	if (len >= 4 && !memcmp(b, "\x50\xed\x55\xba", 4))
+		return MAGIC_DEVCODE;
+	if (len >= 24 && !memcmp(b, "__CLANG_OFFLOAD_BUNDLE__", 24))
+		return MAGIC_DEVCODE;
+	if (len >= 8 && !memcmp(b, "CCOB", 4))
+		return MAGIC_DEVCODE;
+	if (len >= 4 && (!memcmp(b, "PK\3\4", 4) || !memcmp(b, "PK\5\6", 4)))
+		return MAGIC_ZIP;
+	if (len >= 3 && !memcmp(b, "\x1f\x8b\x08", 3))
+		return MAGIC_ARCHIVE;
+	if (len >= 4 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9')
+		return MAGIC_ARCHIVE;
+	if (len >= 6 && !memcmp(b,
+	                        "\xfd"
+	                        "7zXZ\0",
+	                        6))
+		return MAGIC_ARCHIVE;
+	if (len >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4))
+		return MAGIC_ARCHIVE;
+	if (len >= 8 && !memcmp(b, "!<arch>\n", 8))
+		return MAGIC_ARCHIVE;
+	if (len >= 263 && !memcmp(b + 257, "ustar", 5))
+		return MAGIC_ARCHIVE;
+	return MAGIC_NONE;
+}
+
+bool deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len)
+{
+	return (s->o->elf_flags & GA_ELF_NO_DEVICE_CODE) && len >= 8 && !memcmp(buf, "!<arch>\n", 8) &&
+	       !(len >= 21 && !memcmp(buf + 8, "debian-binary", 13));
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* The parent directory's name of tree_path ends with suffix ("x/y.dist-info/METADATA", ".dist-info"). */
+static bool parent_is(const char *tree_path, const char *suffix)
+{
+	const char *slash = strrchr(tree_path, '/');
+	if (!slash)
+		return false;
+	const char *start = tree_path;
+	for (const char *p = tree_path; p < slash; p++)
+		if (*p == '/')
+			start = p + 1;
+	size_t plen = (size_t)(slash - start), k = strlen(suffix);
+	return plen >= k && !memcmp(slash - k, suffix, k);
+}
+
+static bool parent_eq(const char *tree_path, const char *name)
+{
+	const char *slash = strrchr(tree_path, '/');
+	if (!slash)
+		return false;
+	size_t k = strlen(name), plen = (size_t)(slash - tree_path);
+	return plen >= k && !memcmp(slash - k, name, k) && (plen == k || slash[-(long)k - 1] == '/');
+}
+
+bool deps_is_meta_path(const char *tp)
+{
+	const char *b = base_name(tp);
+	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && parent_is(tp, ".dist-info"))
+		return true;
+	if (ends_with(b, ".json") && parent_eq(tp, "conda-meta"))
+		return true;
+	return !strcmp(tp, "info/index.json");
+}
+
+char *deps_norm_path(const char *p)
+{
+	size_t n = strlen(p);
+	char *out = ga_malloc(n + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	const char *s = p;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		const char *e = s;
+		while (*e && *e != '/')
+			e++;
+		size_t k = (size_t)(e - s);
+		if (k == 0 || (k == 1 && s[0] == '.')) {
+			/* skip */
+		} else if (k == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			if (o)
+				out[o++] = '/';
+			memcpy(out + o, s, k);
+			o += k;
+		}
+		s = e;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static char *dir_of(const char *tp)
+{
+	const char *s = strrchr(tp, '/');
+	return s ? ga_strndup(tp, (size_t)(s - tp)) : ga_strdup("");
+}
+
+static struct ga_deps_pkg *pkg_for_meta(struct ga_deps_inventory *inv, size_t tree, const char *meta_dir,
+                                        const char *kind)
+{
+	for (size_t i = 0; i < inv->n_pkgs; i++)
+		if (inv->pkgs[i].tree == tree && !strcmp(inv->pkgs[i].meta_dir, meta_dir))
+			return &inv->pkgs[i];
+	char *md = ga_strdup(meta_dir), *k = ga_strdup(kind);
+	struct ga_deps_pkg *p = md && k ? ga_array_push((void **)&inv->pkgs, &inv->n_pkgs, sizeof(*p)) : NULL;
+	if (!p) {
+		ga_free(md);
+		ga_free(k);
+		return NULL;
+	}
+	p->meta_dir = md;
+	p->kind = k;
+	p->tree = tree;
+	return p;
+}
+
+static int scan_meta(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
+                     size_t len)
+{
+	struct ga_deps_inventory *inv = s->inv;
+	const char *b = base_name(tp);
+	bool dist = parent_is(tp, ".dist-info");
+	char *meta_dir = dist ? dir_of(tp) : ga_strdup(tp);
+	if (!meta_dir)
+		return -ENOMEM;
+	int r = 0;
+	struct ga_deps_pkg *p = pkg_for_meta(inv, tree, meta_dir, dist ? "python" : "conda");
+	if (!p) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!p->tree_dir) {
+		/* dist-info: files are relative to its parent (site-packages); conda-meta: to the prefix */
+		char *d = dir_of(meta_dir);
+		if (!d) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (!dist && !strcmp(tp, "info/index.json")) {
+			ga_free(d);
+			d = ga_strdup("");
+			p->owns_tree = true;
+		} else if (!dist) {
+			char *dd = dir_of(d); /* conda-meta's parent */
+			ga_free(d);
+			d = dd;
+		}
+		p->tree_dir = d;
+		if (!p->tree_dir) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	if (!strcmp(b, "RECORD"))
+		r = ga_pymeta_parse_record((const char *)buf, len, p);
+	else if (dist) {
+		r = ga_pymeta_parse_metadata((const char *)buf, len, p);
+		if (r == 0 && !p->meta_path && !(p->meta_path = ga_strdup(shown)))
+			r = -ENOMEM;
+	} else {
+		r = ga_pymeta_parse_conda((const char *)buf, len, p);
+		if (r == 0 && !p->meta_path && !(p->meta_path = ga_strdup(shown)))
+			r = -ENOMEM;
+	}
+	if (r == -EINVAL) {
+		r = ga_deps_add_gap(inv, shown, "metadata not understood");
+	}
+out:
+	ga_free(meta_dir);
+	return r;
+}
+
+static struct ga_deps_file *add_file(struct deps_scan *s, size_t tree, const char *shown, const char *tp,
+                                     uint64_t size)
+{
+	char *a = ga_strdup(shown), *b = ga_strdup(tp);
+	struct ga_deps_file *f =
+	        a && b ? ga_array_push((void **)&s->inv->files, &s->inv->n_files, sizeof(*f)) : NULL;
+	if (!f) {
+		ga_free(a);
+		ga_free(b);
+		return NULL;
+	}
+	f->path = a;
+	f->tree_path = b;
+	f->tree = tree;
+	f->size_bytes = size;
+	f->pkg = -1;
+	return f;
+}
+
+int deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const char *target)
+{
+	char *t = ga_strdup(target ? target : "");
+	if (!t)
+		return -ENOMEM;
+	struct ga_deps_file *f = add_file(s, tree, shown, tp, 0);
+	if (!f) {
+		ga_free(t);
+		return -ENOMEM;
+	}
+	f->link = t;
+	return 0;
+}
+
+/* fd >= 0: buf maps that file at offset 0 (the ELF census then reads it with pread, see elfscan.h). */
+static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
+                       const uint8_t *buf, size_t len, unsigned depth);
+
+int deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
+                  size_t len, unsigned depth)
+{
+	return scan_buf_fd(s, -1, tree, shown, tp, buf, len, depth);
+}
+
+static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
+                       const uint8_t *buf, size_t len, unsigned depth)
+{
+	enum deps_magic m = deps_sniff(buf, len);
+	int r;
+	if (m == MAGIC_ELF || m == MAGIC_DEVCODE) {
+		if (s->o->progress)
+			s->o->progress(s->o->progress_udata, s->inv, shown);
+		struct ga_elf_info *info = NULL;
+		r = m == MAGIC_ELF ? ga_elf_inspect_fd(s->ctx, fd, buf, len, s->o->elf_flags, &info)
+		                   : ga_devcode_inspect_blob(s->ctx, buf, len, s->o->elf_flags, &info);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			return ga_deps_add_gap(s->inv, shown, "%s", ga_ctx_errmsg(s->ctx));
+		if (m == MAGIC_DEVCODE && info->n_containers == 0) {
+			ga_elf_info_free(info);
+			return 0;
+		}
+		struct ga_deps_file *f = add_file(s, tree, shown, tp, len);
+		if (!f) {
+			ga_elf_info_free(info);
+			return -ENOMEM;
+		}
+		f->elf = info;
+		return 0;
+	}
+	if ((m == MAGIC_ZIP || m == MAGIC_ARCHIVE)) {
+		if (depth >= s->o->max_nesting)
+			return ga_deps_add_gap(s->inv, shown,
+			                       "archive nested deeper than %u levels: not opened",
+			                       s->o->max_nesting);
+		return deps_archive_mem(s, shown, tp, buf, len, -1, depth + 1);
+	}
+	if (deps_is_meta_path(tp)) {
+		if (len > GA_DEPS_MAX_META_BYTES)
+			return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
+			                       GA_DEPS_MAX_META_BYTES);
+		return scan_meta(s, tree, shown, tp, buf, len);
+	}
+	return 0;
+}
+
+void deps_scan_release(struct deps_scan *s)
+{
+	for (size_t i = 0; i < DEPS_MEMBER_BUFS; i++)
+		ga_buf_release(&s->member[i]);
+	ga_buf_release(&s->small);
+}
+
+int ga_deps_scan_buffer(struct ga_ctx *ctx, const struct ga_deps_opts *o, struct ga_deps_inventory *inv,
+                        size_t tree, const char *shown_path, const char *tree_path, const uint8_t *buf,
+                        size_t len)
+{
+	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv };
+	int r = deps_scan_buf(&s, tree, shown_path, tree_path, buf, len, 0);
+	deps_scan_release(&s);
+	return r;
+}
+
+/* ---- files and directories on disk ---- */
+
+static int scan_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp, uint64_t size)
+{
+	s->inv->files_seen++;
+	s->inv->bytes_seen += size;
+	if (size == 0)
+		return 0;
+	if (size > SIZE_MAX)
+		return ga_deps_add_gap(s->inv, shown, "file too large to map");
+	/* Peek first: most files are neither ELF, archives nor metadata. */
+	uint8_t head[512];
+	ssize_t got = pread(fd, head, sizeof(head), 0);
+	if (got < 0)
+		return ga_deps_add_gap(s->inv, shown, "cannot read: %s", strerror(errno));
+	if ((deps_sniff(head, (size_t)got) == MAGIC_NONE && !deps_is_meta_path(tp)) ||
+	    deps_skip_static_lib(s, head, (size_t)got))
+		return 0;
+	/*
+	 * Small files are read into one reused buffer: mapping each one costs page
+	 * faults on a fresh mapping (expensive on a VM) for a file read once.
+	 */
+	if (size <= SMALL_FILE_BYTES) {
+		ga_buf_reset(&s->small);
+		if (ga_buf_add(&s->small, head, (size_t)got) < 0)
+			return -ENOMEM;
+		while (s->small.len < (size_t)size) {
+			if (s->small.cap < (size_t)size + 1) {
+				char *d = ga_realloc(s->small.data, (size_t)size + 1);
+				if (!d)
+					return -ENOMEM;
+				s->small.data = d;
+				s->small.cap = (size_t)size + 1;
+			}
+			ssize_t k = pread(fd, s->small.data + s->small.len, (size_t)size - s->small.len,
+			                  (off_t)s->small.len);
+			if (k < 0)
+				return ga_deps_add_gap(s->inv, shown, "cannot read: %s", strerror(errno));
+			if (k == 0)
+				break; /* truncated since fstat: scan what is there */
+			s->small.len += (size_t)k;
+		}
+		return scan_buf_fd(s, -1, tree, shown, tp, (const uint8_t *)s->small.data, s->small.len, 0);
+	}
+	void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return ga_deps_add_gap(s->inv, shown, "cannot map: %s", strerror(errno));
+	int r = scan_buf_fd(s, fd, tree, shown, tp, map, (size_t)size, 0);
+	munmap(map, (size_t)size);
+	return r;
+}
+
+static int open_regular(struct deps_scan *s, int dirfd, const char *name, const char *shown, int *ret_fd,
+                        struct stat *st)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return ga_deps_add_gap(s->inv, shown, "cannot open: %s", strerror(errno)) ?: 1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return 1; /* swapped for something else since lstat: skip silently */
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int join(struct ga_buf *b, const char *a, const char *c)
+{
+	ga_buf_reset(b);
+	if (ga_buf_adds(b, a) < 0)
+		return -ENOMEM;
+	if (b->len && b->data[b->len - 1] != '/' && ga_buf_addc(b, '/') < 0)
+		return -ENOMEM;
+	return ga_buf_adds(b, c) < 0 ? -ENOMEM : 0;
+}
+
+static int scan_dir(struct deps_scan *s, int dfd, size_t tree, const char *shown, const char *tp,
+                    unsigned depth)
+{
+	int r = 0;
+	char **names = NULL;
+	size_t n = 0;
+	struct ga_buf sp, tpp;
+	ga_buf_init(&sp, 0);
+	ga_buf_init(&tpp, 0);
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return ga_deps_add_gap(s->inv, shown, "cannot list: %s", strerror(errno));
+	}
+	if (depth > MAX_DIR_DEPTH) {
+		r = ga_deps_add_gap(s->inv, shown, "directories nested deeper than %d levels: not walked",
+		                    MAX_DIR_DEPTH);
+		goto out;
+	}
+	struct dirent *e;
+	errno = 0;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char **slot = ga_array_push((void **)&names, &n, sizeof(*slot));
+		if (!slot || !(*slot = ga_strdup(e->d_name))) {
+			if (slot)
+				n--;
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n && !s->stopped; i++) {
+		if (join(&sp, shown, names[i]) < 0 ||
+		    (tp[0] ? join(&tpp, tp, names[i]) : join(&tpp, "", names[i])) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		struct stat st;
+		if (fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if ((r = ga_deps_add_gap(s->inv, sp.data, "cannot stat: %s", strerror(errno))) < 0)
+				goto out;
+			continue;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t k = readlinkat(dirfd(d), names[i], target, sizeof(target) - 1);
+			target[k < 0 ? 0 : k] = '\0';
+			if ((r = deps_add_link(s, tree, sp.data, tpp.data, target)) < 0)
+				goto out;
+		} else if (S_ISDIR(st.st_mode)) {
+			int cfd = openat(dirfd(d), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd < 0) {
+				if ((r = ga_deps_add_gap(s->inv, sp.data, "cannot open directory: %s",
+				                         strerror(errno))) < 0)
+					goto out;
+				continue;
+			}
+			char *sp_copy = ga_strdup(sp.data), *tp_copy = ga_strdup(tpp.data);
+			r = sp_copy && tp_copy ? scan_dir(s, cfd, tree, sp_copy, tp_copy, depth + 1)
+			                       : -ENOMEM;
+			if (!sp_copy || !tp_copy)
+				close(cfd);
+			ga_free(sp_copy);
+			ga_free(tp_copy);
+			if (r < 0)
+				goto out;
+		} else if (S_ISREG(st.st_mode)) {
+			int fd = -1;
+			struct stat fst;
+			r = open_regular(s, dirfd(d), names[i], sp.data, &fd, &fst);
+			if (r < 0)
+				goto out;
+			if (r > 0) {
+				r = 0;
+				continue;
+			}
+			r = scan_fd(s, fd, tree, sp.data, tpp.data, (uint64_t)fst.st_size);
+			close(fd);
+			if (r < 0)
+				goto out;
+		}
+		/* FIFOs, sockets, devices: skipped without opening them */
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		ga_free(names[i]);
+	ga_free(names);
+	ga_buf_release(&sp);
+	ga_buf_release(&tpp);
+	closedir(d);
+	return r;
+}
+
+static int scan_path(struct deps_scan *sp, const char *path)
+{
+	struct ga_ctx *ctx = sp->ctx;
+	struct ga_deps_inventory *inv = sp->inv;
+	struct stat st;
+	int r = 0;
+	if (stat(path, &st) < 0)
+		return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		char oci[PATH_MAX];
+		if ((size_t)snprintf(oci, sizeof(oci), "%s/oci-layout", path) < sizeof(oci) &&
+		    access(oci, F_OK) == 0)
+			return deps_oci_dir(sp, path, path);
+		char *real = realpath(path, NULL);
+		if (!real)
+			return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
+		int dfd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0) {
+			r = ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
+			free(real);
+			return r;
+		}
+		long tree = ga_deps_add_tree(inv, path, "dir");
+		/* Tree paths are absolute (without the leading '/'), so system directories line up. */
+		r = tree < 0 ? -ENOMEM : scan_dir(sp, dfd, (size_t)tree, path, real + 1, 0);
+		if (tree < 0)
+			close(dfd);
+		free(real);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode))
+		return ga_err(ctx, -EINVAL, "%s: not a regular file or directory", path);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
+	struct stat fst;
+	if (fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode)) {
+		close(fd);
+		return ga_err(ctx, -EINVAL, "%s: not a regular file", path);
+	}
+	uint8_t head[512];
+	ssize_t got = pread(fd, head, sizeof(head), 0);
+	enum deps_magic m = got > 0 ? deps_sniff(head, (size_t)got) : MAGIC_NONE;
+	if (m == MAGIC_ZIP || m == MAGIC_ARCHIVE) {
+		inv->files_seen++;
+		inv->bytes_seen += (uint64_t)fst.st_size;
+		void *map = mmap(NULL, (size_t)fst.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			r = ga_err(ctx, -errno, "%s: cannot map: %s", path, strerror(errno));
+			close(fd);
+			return r;
+		}
+		r = deps_archive_mem(sp, path, path, map, (size_t)fst.st_size, -1, 1);
+		munmap(map, (size_t)fst.st_size);
+		close(fd);
+		return r;
+	}
+	long tree = ga_deps_add_tree(inv, path, "file");
+	if (tree < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	const char *b = base_name(path);
+	r = scan_fd(sp, fd, (size_t)tree, path, b, (uint64_t)fst.st_size);
+	close(fd);
+	return r;
+}
+
+int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *path,
+                 struct ga_deps_inventory *inv)
+{
+	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv };
+	int r = scan_path(&s, path);
+	deps_scan_release(&s);
+	return r;
+}

@@ -1,0 +1,62 @@
+/* walk_int.h - shared between the directory walk (walk.c) and the archive reader (archive.c). */
+#ifndef GA_DEPS_WALK_INT_H
+#define GA_DEPS_WALK_INT_H
+
+#include "gpuaudit/deps.h"
+
+struct archive;
+
+/* One scan: options, the inventory it fills, and a sticky stop flag (total cap hit). */
+#define DEPS_MEMBER_BUFS 16
+
+struct deps_scan {
+	struct ga_ctx *ctx;
+	const struct ga_deps_opts *o;
+	struct ga_deps_inventory *inv;
+	bool stopped;
+	/*
+	 * One member buffer per nesting depth, reused from member to member: a fresh
+	 * allocation per member would fault its pages in again (costly on a VM).
+	 */
+	struct ga_buf member[DEPS_MEMBER_BUFS];
+	struct ga_buf small; /* small files on disk are pread into it instead of mapped */
+};
+void deps_scan_release(struct deps_scan *s);
+
+/* A set of strings (open addressing), for whiteouts and layer shadowing. */
+struct strset {
+	char **slot;
+	size_t cap, n;
+};
+void strset_release(struct strset *s);
+int strset_add(struct strset *s, const char *str);
+bool strset_has(const struct strset *s, const char *str);
+bool strset_has_n(const struct strset *s, const char *str, size_t n);
+
+/* What a buffer's first bytes say it is. */
+enum deps_magic { MAGIC_NONE = 0, MAGIC_ELF, MAGIC_DEVCODE, MAGIC_ZIP, MAGIC_ARCHIVE };
+enum deps_magic deps_sniff(const uint8_t *buf, size_t len);
+/*
+ * A static library (ar, not a .deb): its members are relocatable objects with
+ * no dynamic section, so a NEEDED-only listing (GA_ELF_NO_DEVICE_CODE) skips it.
+ */
+bool deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len);
+/* Metadata files the walk reads by name (METADATA, RECORD, conda json). */
+bool deps_is_meta_path(const char *tree_path);
+
+int deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
+                  const uint8_t *buf, size_t len, unsigned depth);
+/* Record a symlink found in a tree (the loader simulation resolves names through it). */
+int deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
+                  const char *target);
+
+/* archive.c: walk an archive held in memory as a new tree (or into tree when into_tree >= 0). */
+int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
+                     size_t len, long into_tree, unsigned depth);
+/* archive.c: an OCI image layout directory (oci-layout + index.json + blobs/). */
+int deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown);
+
+/* Lexically normalise an archive member or path: drop "./", leading '/', "." and ".." (never above the root). */
+char *deps_norm_path(const char *p);
+
+#endif

@@ -1,0 +1,20 @@
+# gpuaudit deps over every archive kind, read without extracting: conda (.conda with
+# zstd tars, legacy .tar.bz2), .deb, a wheel nested in a tar.gz, an OCI layout directory
+# and a `docker save` tarball whose upper layer deletes a file (.wh.) and makes a
+# directory opaque (.wh..wh..opq). Built now by tests/fixtures/deps/mkartifacts.py.
+python3 "$FIXTURES/deps/mkartifacts.py" art
+bytes() { sed -E 's/, [0-9]+ bytes,/, N bytes,/'; }
+cd art
+run deps --target cuda:13.0,sm_90,x86-64-v3 pkgx-1.0-cuda126_0.conda pkgy-2.0-h0_0.tar.bz2 libfoo_1.0_amd64.deb bundle.tar.gz | bytes
+# the images: libold.so is deleted and opt/plugins/libp.so hidden by the opaque directory
+run deps --target cuda:13.0,sm_90,x86-64-v3 image-oci image-docker.tar | bytes
+# the JSON inventory: trees, packages and files, sizes left out (they depend on the compiler)
+"$GPUAUDIT" deps --json image-oci pkgx-1.0-cuda126_0.conda libfoo_1.0_amd64.deb bundle.tar.gz | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["schema"], d["target"])
+for t in d["trees"]: print("tree", t["kind"], t["name"])
+for p in d["packages"]: print("package", p["kind"], p["name"], p["version"], p["local_version"], [s["backend"] + "/" + s["strength"] + "/" + s["what"] + "/" + str(s["runtime_version"]) for s in p["signals"]])
+for f in d["files"]: print("file", f["path"], f["package"], f["elf"]["soname"], f["elf"]["needed"], f["elf"]["x86_isa_level"], [(i["format"], i["kind"], i["arch"], i["count"]) for i in f["elf"]["device_code"]["images"]])
+print("findings", [(f["code"], f["subject"]) for f in d["findings"]])
+'

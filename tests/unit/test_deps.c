@@ -1,0 +1,715 @@
+/*
+ * test_deps.c - deps signals and verdicts on hand-built inventories: the
+ * cubin/PTX a/f rules container by container, gfx target ids, wrong vendor,
+ * CUDA too new, driver libraries bundled, the loader simulation, ISA level,
+ * policy rules; target parsing; metadata parsers; allocation failures.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpuaudit/core.h"
+#include "gpuaudit/deps.h"
+#include "gpuaudit/node.h"
+
+/* ---- building inventories ---- */
+
+#define MAX_IMG 8
+
+/* A hand-built ELF description (the inventory does not own it: files are detached before release). */
+struct fake_elf {
+	struct ga_elf_info info;
+	struct ga_devcode_container c[MAX_IMG];
+	struct ga_devcode_image im[MAX_IMG];
+	char *needed[8];
+};
+
+static void fake_init(struct fake_elf *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->info.elf_class = 64;
+	e->info.machine = 62;
+	e->info.type_name = "dyn";
+	e->info.containers = e->c;
+	e->info.images = e->im;
+	e->info.needed = e->needed;
+}
+
+static void add_needed(struct fake_elf *e, const char *n)
+{
+	e->needed[e->info.n_needed++] = (char *)n;
+}
+
+/* One container per call; images given as "sm_90a", "compute_80@8.5", "lto_90", "gfx90a:xnack-", "spirv". */
+static void add_container(struct fake_elf *e, enum ga_devcode_format fmt, const char *const *arch, size_t n)
+{
+	struct ga_devcode_container *c = &e->c[e->info.n_containers];
+	c->format = fmt;
+	c->section = ".nv_fatbin";
+	c->offset = 0x1000 * (e->info.n_containers + 1);
+	c->first_image = (uint32_t)e->info.n_images;
+	c->n_images = (uint32_t)n;
+	c->ids_known = true;
+	e->info.n_by_format[fmt]++;
+	for (size_t i = 0; i < n; i++) {
+		struct ga_devcode_image *im = &e->im[e->info.n_images++];
+		im->container = (uint32_t)e->info.n_containers;
+		const char *a = arch[i];
+		snprintf(im->arch, sizeof(im->arch), "%.*s", (int)strcspn(a, "@"), a);
+		if (!strncmp(a, "sm_", 3) || !strncmp(a, "compute_", 8) || !strncmp(a, "lto_", 4)) {
+			const char *d = strchr(a, '_') + 1;
+			char *end;
+			im->sm = (uint16_t)strtoul(d, &end, 10);
+			im->arch_specific = *end == 'a';
+			im->family = *end == 'f';
+			im->kind = a[0] == 's' ? GA_CODE_CUBIN : a[0] == 'c' ? GA_CODE_PTX : GA_CODE_LTOIR;
+			const char *at = strchr(a, '@');
+			if (at) {
+				im->ptx_isa_major = (uint16_t)strtoul(at + 1, &end, 10);
+				im->ptx_isa_minor = (uint16_t)strtoul(end + 1, NULL, 10);
+			}
+		} else if (!strcmp(a, "spirv")) {
+			im->kind = GA_CODE_SPIRV;
+		} else if (!strncmp(a, "host", 4)) {
+			im->kind = GA_CODE_HOST;
+		} else {
+			im->kind = GA_CODE_CODE_OBJECT;
+		}
+	}
+	e->info.n_containers++;
+}
+
+static size_t add_file(struct ga_deps_inventory *inv, const char *tree_path, struct fake_elf *e)
+{
+	if (!inv->n_trees)
+		assert_int_equal(ga_deps_add_tree(inv, "art.whl", "wheel"), 0);
+	struct ga_deps_file *f = ga_array_push((void **)&inv->files, &inv->n_files, sizeof(*f));
+	assert_non_null(f);
+	f->tree_path = ga_strdup(tree_path);
+	size_t n = strlen(tree_path) + 16;
+	f->path = ga_malloc(n);
+	snprintf(f->path, n, "art.whl!/%s", tree_path);
+	f->pkg = -1;
+	if (e)
+		f->elf = &e->info;
+	else
+		f->link = ga_strdup("x");
+	return inv->n_files - 1;
+}
+
+static void release(struct ga_deps_inventory *inv)
+{
+	for (size_t i = 0; i < inv->n_files; i++)
+		inv->files[i].elf = NULL; /* not owned */
+	ga_deps_inventory_release(inv);
+}
+
+/* Judge a single fake file against a target spec; returns the findings (caller releases). */
+static void judge_one(struct fake_elf *e, const char *tree_path, const char *target, struct ga_findings *out)
+{
+	struct ga_deps_inventory inv;
+	struct ga_deps_target t;
+	char err[200];
+	ga_deps_inventory_init(&inv);
+	add_file(&inv, tree_path, e);
+	assert_int_equal(ga_deps_target_parse(target, &t, err, sizeof(err)), 0);
+	ga_findings_init(out);
+	assert_int_equal(ga_deps_signals(&inv), 0);
+	assert_int_equal(ga_deps_judge(&inv, &t, out), 0);
+	ga_deps_target_release(&t);
+	release(&inv);
+}
+
+static const struct ga_finding *find(const struct ga_findings *f, const char *code)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].code, code))
+			return &f->v[i];
+	return NULL;
+}
+
+/* ---- CUDA: one container, one verdict ---- */
+
+struct cuda_case {
+	const char *images; /* space-separated */
+	const char *target;
+	int want; /* 0 runs, 209, 222 */
+};
+
+static void test_cuda_rules(void **state)
+{
+	(void)state;
+	static const struct cuda_case cases[] = {
+		/* cubin: same major, minor >= */
+		{ "sm_80", "cuda:12.4,sm_80", 0 },
+		{ "sm_80", "cuda:12.4,sm_86", 0 },
+		{ "sm_86", "cuda:12.4,sm_89", 0 },
+		{ "sm_86", "cuda:12.4,sm_80", 209 },
+		{ "sm_80", "cuda:12.4,sm_90", 209 },
+		{ "sm_90", "cuda:13.0,sm_100", 209 },
+		/* 'a' runs only on exactly that CC: cuDNN's sm_90a on an H100, not on a B200 */
+		{ "sm_90a", "cuda:12.4,sm_90", 0 },
+		{ "sm_90a", "cuda:13.0,sm_100", 209 },
+		{ "sm_100a", "cuda:13.0,sm_103", 209 },
+		/* 'f' runs within the family with minor >= */
+		{ "sm_100f", "cuda:13.0,sm_103", 0 },
+		{ "sm_100f", "cuda:13.0,sm_100", 0 },
+		{ "sm_103f", "cuda:13.0,sm_100", 209 },
+		{ "sm_100f", "cuda:13.0,sm_120", 209 },
+		/* Tegra parts run only their own cubins */
+		{ "sm_80", "cuda:12.4,sm_87", 209 },
+		{ "sm_87", "cuda:12.4,sm_87", 0 },
+		{ "sm_87", "cuda:12.4,sm_89", 209 },
+		/* PTX: any CC >= its own, if the driver knows its ISA */
+		{ "compute_80@8.0", "cuda:12.4,sm_90", 0 },
+		{ "compute_80@8.4", "cuda:12.4,sm_90", 0 },
+		{ "compute_80@8.5", "cuda:12.4,sm_90", 222 },
+		{ "compute_120@9.0", "cuda:12.9,sm_120", 222 },
+		{ "compute_120@9.0", "cuda:13.0,sm_120", 0 },
+		{ "compute_90@8.0", "cuda:12.4,sm_80", 209 },
+		{ "compute_90a@8.0", "cuda:12.4,sm_90", 209 }, /* a/f PTX is not portable */
+		/* a cubin that runs wins over PTX that is too new */
+		{ "sm_90 compute_90@9.1", "cuda:12.4,sm_90", 0 },
+		{ "sm_80 compute_80@9.1", "cuda:12.4,sm_90", 222 },
+		{ "sm_80 compute_80@8.0", "cuda:12.4,sm_90", 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_elf e;
+		fake_init(&e);
+		char buf[128], *save = NULL;
+		const char *arch[MAX_IMG];
+		size_t n = 0;
+		snprintf(buf, sizeof(buf), "%s", cases[i].images);
+		for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+			arch[n++] = tok;
+		add_container(&e, GA_DEVCODE_CUDA_FATBIN, arch, n);
+		struct ga_findings f;
+		judge_one(&e, "pkg/libk.so", cases[i].target, &f);
+		const struct ga_finding *fd = find(&f, "GA-DEPS-NO-KERNEL-IMAGE");
+		if (cases[i].want == 0 && fd)
+			fail_msg("case %zu (%s on %s): unexpected %s", i, cases[i].images, cases[i].target,
+			         fd->message);
+		if (cases[i].want != 0) {
+			if (!fd)
+				fail_msg("case %zu (%s on %s): no finding", i, cases[i].images,
+				         cases[i].target);
+			assert_int_equal(fd->severity, GA_SEV_ERROR);
+			const char *want = cases[i].want == 209 ? "(cudaError 209)" : "(cudaError 222)";
+			if (!strstr(fd->message, want))
+				fail_msg("case %zu: '%s' lacks %s", i, fd->message, want);
+		}
+		ga_findings_release(&f);
+	}
+}
+
+static void test_cuda_containers(void **state)
+{
+	(void)state;
+	struct fake_elf e;
+	fake_init(&e);
+	static const char *const c1[] = { "sm_80", "sm_90" };
+	static const char *const c2[] = { "sm_80" };
+	static const char *const c3[] = { "lto_90" };  /* not a kernel image: ignored */
+	static const char *const c4[] = { "sm_100a" }; /* arch-specific: a dispatching library's */
+	add_container(&e, GA_DEVCODE_CUDA_FATBIN, c1, 2);
+	add_container(&e, GA_DEVCODE_CUDA_FATBIN, c2, 1);
+	add_container(&e, GA_DEVCODE_CUDA_FATBIN, c3, 1);
+	add_container(&e, GA_DEVCODE_CUDA_FATBIN, c4, 1);
+	struct ga_findings f;
+	judge_one(&e, "lib/libmix.so", "cuda:13.0,sm_90", &f);
+	const struct ga_finding *fd = find(&f, "GA-DEPS-NO-KERNEL-IMAGE");
+	assert_non_null(fd);
+	/* one of two judged containers fails: the file may still work, a warning */
+	assert_int_equal(fd->severity, GA_SEV_WARNING);
+	assert_non_null(strstr(fd->message, "1 of 2 CUDA fatbin containers"));
+	assert_string_equal(fd->subject, "art.whl!/lib/libmix.so");
+	ga_findings_release(&f);
+	/* on sm_80 every judged container runs */
+	judge_one(&e, "lib/libmix.so", "cuda:13.0,sm_80", &f);
+	assert_null(find(&f, "GA-DEPS-NO-KERNEL-IMAGE"));
+	ga_findings_release(&f);
+}
+
+static void test_gfx_rules(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *image, *target;
+		bool loads;
+	} cases[] = {
+		{ "gfx90a:xnack-", "rocm:6.2,gfx90a", true },
+		{ "gfx90a:xnack-", "rocm:6.2,gfx90a:xnack-", true },
+		{ "gfx90a:xnack+", "rocm:6.2,gfx90a:xnack-", false },
+		{ "gfx90a", "rocm:6.2,gfx90a:xnack+", true },
+		{ "gfx942:sramecc+:xnack-", "rocm:6.2,gfx942:sramecc-", false },
+		{ "gfx942:sramecc+:xnack-", "rocm:6.2,gfx942:sramecc+", true },
+		{ "gfx942", "rocm:6.2,gfx90a", false },
+		{ "gfx9-4-generic", "rocm:6.2,gfx942", true },
+		{ "gfx9-4-generic", "rocm:6.2,gfx90a", false },
+		{ "gfx11-generic", "rocm:6.2,gfx1100", true },
+		{ "spirv", "rocm:7.0,gfx1201", true },
+		{ "gfx1030", "rocm:6.2,gfx1031", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_elf e;
+		fake_init(&e);
+		const char *arch[2] = { "host-x86_64-unknown-linux", cases[i].image };
+		add_container(&e, GA_DEVCODE_HIP_BUNDLE, arch, 2);
+		struct ga_findings f;
+		judge_one(&e, "lib/libh.so", cases[i].target, &f);
+		const struct ga_finding *fd = find(&f, "GA-DEPS-NO-GFX-CODE");
+		if (cases[i].loads == (fd != NULL))
+			fail_msg("case %zu (%s on %s): %s", i, cases[i].image, cases[i].target,
+			         fd ? fd->message : "no finding");
+		if (fd)
+			assert_non_null(strstr(fd->message,
+			                       "hipErrorNoBinaryForGpu: Unable to find code object for all "
+			                       "current devices!"));
+		ga_findings_release(&f);
+	}
+	/* a compressed bundle whose ids could not be read is not judged */
+	struct fake_elf e;
+	fake_init(&e);
+	const char *arch[1] = { "gfx803" };
+	add_container(&e, GA_DEVCODE_HIP_CCOB, arch, 1);
+	e.c[0].ids_known = false;
+	struct ga_findings f;
+	judge_one(&e, "lib/libh.so", "rocm:6.2,gfx942", &f);
+	assert_null(find(&f, "GA-DEPS-NO-GFX-CODE"));
+	ga_findings_release(&f);
+}
+
+/* ---- vendor, runtime, driver libraries, loader, ISA ---- */
+
+static void test_wrong_vendor(void **state)
+{
+	(void)state;
+	struct fake_elf e;
+	fake_init(&e);
+	add_needed(&e, "libcudart.so.12");
+	add_needed(&e, "libOpenCL.so.1");
+	add_needed(&e, "libc.so.6");
+	struct ga_findings f;
+	judge_one(&e, "hidden/_native.so", "rocm:6.2,gfx942", &f);
+	const struct ga_finding *fd = find(&f, "GA-DEPS-WRONG-VENDOR");
+	assert_non_null(fd);
+	assert_int_equal(fd->severity, GA_SEV_ERROR);
+	assert_non_null(strstr(fd->message,
+	                       "\"libcudart.so.12: cannot open shared object file: No such file or "
+	                       "directory\""));
+	assert_int_equal(f.n, 1); /* OpenCL is vendor-neutral; libc is everywhere */
+	ga_findings_release(&f);
+
+	/* the same on its own vendor: no wrong vendor, and CUDA 12 on a 12.4 driver is fine */
+	judge_one(&e, "hidden/_native.so", "cuda:12.4,sm_90", &f);
+	assert_null(find(&f, "GA-DEPS-WRONG-VENDOR"));
+	assert_null(find(&f, "GA-DEPS-CUDA-TOO-NEW"));
+	/* but the runtime is not in the tree: the loader would not find it */
+	fd = find(&f, "GA-DEPS-UNRESOLVED-NEEDED");
+	assert_non_null(fd);
+	assert_int_equal(fd->severity, GA_SEV_ERROR);
+	ga_findings_release(&f);
+
+	/* CUDA 11.8 driver: the 12 runtime is too new (35) */
+	judge_one(&e, "hidden/_native.so", "cuda:11.8,sm_80", &f);
+	fd = find(&f, "GA-DEPS-CUDA-TOO-NEW");
+	assert_non_null(fd);
+	assert_non_null(
+	        strstr(fd->message, "\"CUDA driver version is insufficient for CUDA runtime version\""));
+	ga_findings_release(&f);
+
+	/* a dlopen-only CUDA dependency on a CPU node: dead weight, a warning */
+	struct fake_elf s;
+	fake_init(&s);
+	char *dl[1] = { "libcuda.so.1" };
+	s.info.dlopen_names = dl;
+	s.info.n_dlopen_names = 1;
+	judge_one(&s, "plugin/libep.so", "cpu", &f);
+	fd = find(&f, "GA-DEPS-WRONG-VENDOR");
+	assert_non_null(fd);
+	assert_int_equal(fd->severity, GA_SEV_WARNING);
+	ga_findings_release(&f);
+}
+
+static void test_driver_bundled_and_isa(void **state)
+{
+	(void)state;
+	struct fake_elf e;
+	fake_init(&e);
+	e.info.soname = "libcuda.so.1";
+	e.info.x86_isa_level = 4;
+	struct ga_findings f;
+	judge_one(&e, "usr/lib/x86_64-linux-gnu/libcuda.so.1", "cuda:12.4,sm_90,x86-64-v3", &f);
+	const struct ga_finding *fd = find(&f, "GA-DEPS-DRIVER-LIB-BUNDLED");
+	assert_non_null(fd);
+	assert_int_equal(fd->severity, GA_SEV_ERROR);
+	fd = find(&f, "GA-DEPS-ISA-LEVEL");
+	assert_non_null(fd);
+	assert_non_null(strstr(fd->message, "Illegal instruction"));
+	ga_findings_release(&f);
+	/* the toolkit's stub: a warning naming error 34 */
+	judge_one(&e, "usr/local/cuda/lib64/stubs/libcuda.so", "cuda:12.4,sm_90,x86-64-v4", &f);
+	fd = find(&f, "GA-DEPS-DRIVER-LIB-BUNDLED");
+	assert_non_null(fd);
+	assert_int_equal(fd->severity, GA_SEV_WARNING);
+	assert_non_null(strstr(fd->message, "(cudaError 34)"));
+	assert_null(find(&f, "GA-DEPS-ISA-LEVEL"));
+	ga_findings_release(&f);
+}
+
+static void test_loader_sim(void **state)
+{
+	(void)state;
+	struct ga_deps_inventory inv;
+	ga_deps_inventory_init(&inv);
+	struct fake_elf e;
+	fake_init(&e);
+	add_needed(&e, "libcublas.so.12");
+	add_needed(&e, "libfoo.so.1");
+	add_needed(&e, "libbar.so.2");
+	add_needed(&e, "libstdc++.so.6");
+	e.info.rpath = "$ORIGIN/../../nvidia/cublas/lib:$ORIGIN";
+	add_file(&inv, "torch/lib/libtorch_cuda.so", &e);
+	add_file(&inv, "nvidia/cublas/lib/libcublas.so.12", NULL); /* a link is enough */
+	add_file(&inv, "torch/lib/libfoo.so.1", NULL);
+	add_file(&inv, "other/libbar.so.2", NULL); /* in the tree but not on the path */
+	struct ga_deps_target t;
+	char err[100];
+	assert_int_equal(ga_deps_target_parse("cuda:12.4,sm_90", &t, err, sizeof(err)), 0);
+	struct ga_findings f;
+	ga_findings_init(&f);
+	assert_int_equal(ga_deps_signals(&inv), 0);
+	assert_int_equal(ga_deps_judge(&inv, &t, &f), 0);
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.v[0].code, "GA-DEPS-UNRESOLVED-NEEDED");
+	assert_non_null(strstr(f.v[0].message, "NEEDs libbar.so.2"));
+	assert_int_equal(f.v[0].severity, GA_SEV_WARNING); /* not a vendor library */
+	ga_findings_release(&f);
+	/* RUNPATH replaces RPATH: $ORIGIN alone no longer reaches nvidia/ */
+	e.info.runpath = "$ORIGIN";
+	ga_findings_init(&f);
+	assert_int_equal(ga_deps_judge(&inv, &t, &f), 0);
+	assert_int_equal(f.n, 2);
+	assert_non_null(find(&f, "GA-DEPS-UNRESOLVED-NEEDED"));
+	ga_findings_release(&f);
+	ga_deps_target_release(&t);
+	release(&inv);
+}
+
+static void test_policy_rules(void **state)
+{
+	(void)state;
+	struct fake_elf e;
+	fake_init(&e);
+	add_needed(&e, "libamdhip64.so.6");
+	const char *arch[2] = { "host-x86_64-unknown-linux", "gfx90a:xnack-" };
+	add_container(&e, GA_DEVCODE_HIP_BUNDLE, arch, 2);
+	struct ga_deps_inventory inv;
+	ga_deps_inventory_init(&inv);
+	add_file(&inv, "x/_hip.so", &e);
+	struct ga_deps_target t;
+	char err[100];
+	assert_int_equal(ga_deps_target_parse("rocm:6.2,gfx90a", &t, err, sizeof(err)), 0);
+	ga_strv_push(&t.allowed_backends, "cuda");
+	ga_strv_push(&t.required_archs, "gfx90a");
+	ga_strv_push(&t.required_archs, "gfx942");
+	t.policy_class = ga_strdup("c1");
+	struct ga_findings f;
+	ga_findings_init(&f);
+	assert_int_equal(ga_deps_signals(&inv), 0);
+	assert_int_equal(ga_deps_judge(&inv, &t, &f), 0);
+	const struct ga_finding *fd = find(&f, "GA-DEPS-POLICY-BACKEND");
+	assert_non_null(fd);
+	assert_non_null(strstr(fd->message, "class c1 allows only: cuda"));
+	fd = find(&f, "GA-DEPS-POLICY-ARCH");
+	assert_non_null(fd);
+	assert_non_null(strstr(fd->message, "gfx942"));
+	assert_null(find(&f, "GA-DEPS-NO-GFX-CODE"));
+	ga_findings_release(&f);
+	ga_deps_target_release(&t);
+	release(&inv);
+}
+
+/* ---- targets ---- */
+
+static void test_targets(void **state)
+{
+	(void)state;
+	struct ga_deps_target t;
+	char err[200];
+	assert_int_equal(ga_deps_target_parse("cuda:12.4,sm_90", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.kind, GA_TARGET_CUDA);
+	assert_int_equal(t.cuda_version, 12040);
+	assert_int_equal(t.sm, 90);
+	ga_deps_target_release(&t);
+	assert_int_equal(ga_deps_target_parse("rocm:6.2,gfx942:xnack-", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.kind, GA_TARGET_ROCM);
+	assert_int_equal(t.rocm_major, 6);
+	assert_string_equal(t.gfx, "gfx942:xnack-");
+	ga_deps_target_release(&t);
+	assert_int_equal(ga_deps_target_parse("cpu:x86-64-v2", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.kind, GA_TARGET_CPU);
+	assert_int_equal(t.cpu_isa_level, 2);
+	ga_deps_target_release(&t);
+	static const char *const bad[] = { "tpu",        "cuda:sm_9",     "cuda:12.4,gfx90a",
+		                           "rocm:sm_90", "cpu:x86-64-v5", "cuda:12.4,sm_90,banana" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (ga_deps_target_parse(bad[i], &t, err, sizeof(err)) != -EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+		assert_true(err[0] != '\0');
+	}
+	assert_int_equal(ga_cuda_for_driver("550.54.15"), 12040);
+	assert_int_equal(ga_cuda_for_driver("580.95.05"), 13000);
+	assert_int_equal(ga_cuda_for_driver("535.183.01"), 12020);
+	assert_int_equal(ga_cuda_for_driver("470.256.02"), 11040);
+	assert_int_equal(ga_cuda_for_driver("440.33"), -1);
+	assert_int_equal(ga_cuda_for_driver("x"), -1);
+	assert_int_equal(ga_cc_for_model("NVIDIA H100 80GB HBM3"), 90);
+	assert_int_equal(ga_cc_for_model("NVIDIA A100-SXM4-40GB"), 80);
+	assert_int_equal(ga_cc_for_model("NVIDIA A10"), 86);
+	assert_int_equal(ga_cc_for_model("NVIDIA L40S"), 89);
+	assert_int_equal(ga_cc_for_model("NVIDIA GeForce RTX 4090"), 89);
+	assert_int_equal(ga_cc_for_model("NVIDIA GH200 480GB"), 90);
+	assert_int_equal(ga_cc_for_model("Tesla T4"), 75);
+	assert_int_equal(ga_cc_for_model("Some Future GPU"), -1);
+}
+
+static void test_target_from_node(void **state)
+{
+	(void)state;
+	const char *fx = getenv("GA_FIXTURES");
+	assert_non_null(fx);
+	static const struct {
+		const char *node;
+		enum ga_deps_target_kind kind;
+		const char *name;
+	} cases[] = {
+		{ "mi250x", GA_TARGET_ROCM, "rocm:6,gfx90a,x86-64-v3" },
+		{ "dgx-h100", GA_TARGET_CUDA, "cuda:13.0,sm_90,x86-64-v4" },
+		{ "cpu-vm", GA_TARGET_CPU, "cpu:x86-64-v4" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ga_ctx *ctx = NULL;
+		struct ga_node *n = NULL;
+		char root[4096];
+		snprintf(root, sizeof(root), "%s/nodes/%s/root", fx, cases[i].node);
+		assert_int_equal(ga_ctx_new(&ctx), 0);
+		assert_int_equal(ga_ctx_set_root(ctx, root), 0);
+		assert_int_equal(ga_node_collect(ctx, &n), 0);
+		struct ga_deps_target t;
+		assert_int_equal(ga_deps_target_from_node(n, &t), 0);
+		assert_int_equal(t.kind, cases[i].kind);
+		assert_string_equal(t.name, cases[i].name);
+		ga_deps_target_release(&t);
+		ga_node_free(n);
+		ga_ctx_free(ctx);
+	}
+}
+
+/* ---- metadata ---- */
+
+static void test_pymeta(void **state)
+{
+	(void)state;
+	static const char meta[] =
+	        "Metadata-Version: 2.1\r\nName: torch\r\nVersion: 2.5.1+cu126\r\n"
+	        "Summary: Tensors\r\n   and more\r\n"
+	        "Requires-Dist: nvidia-cublas-cu12==12.4.5.8; platform_system == \"Linux\"\r\n"
+	        "Requires-Dist: nvidia_cudnn_cu12 ==9.1.0.70\r\n"
+	        "requires-dist: sympy\r\n"
+	        "Requires-Dist: opt-einsum>=3.3; extra == \"opt-einsum\"\r\n"
+	        "\r\nRequires-Dist: not-a-header\r\n";
+	struct ga_deps_pkg p = { 0 };
+	p.kind = ga_strdup("python");
+	assert_int_equal(ga_pymeta_parse_metadata(meta, sizeof(meta) - 1, &p), 0);
+	assert_string_equal(p.name, "torch");
+	assert_string_equal(p.version, "2.5.1+cu126");
+	assert_string_equal(p.local_version, "cu126");
+	assert_int_equal(p.requires.n, 4);
+	assert_string_equal(p.requires.v[2], "sympy");
+	static const char rec[] = "torch/__init__.py,sha256=abc,12\n\"torch/odd,name.so\",sha256=x,3\n"
+	                          "\"q\"\"uote.so\",,\n../../bin/torchrun,sha256=y,9\n";
+	assert_int_equal(ga_pymeta_parse_record(rec, sizeof(rec) - 1, &p), 0);
+	assert_int_equal(p.files.n, 4);
+	assert_string_equal(p.files.v[1], "torch/odd,name.so");
+	assert_string_equal(p.files.v[2], "q\"uote.so");
+
+	struct ga_deps_inventory inv;
+	ga_deps_inventory_init(&inv);
+	assert_int_equal(ga_deps_add_tree(&inv, "t", "dir"), 0);
+	struct ga_deps_pkg *slot = ga_array_push((void **)&inv.pkgs, &inv.n_pkgs, sizeof(*slot));
+	*slot = p;
+	struct ga_deps_pkg *c = ga_array_push((void **)&inv.pkgs, &inv.n_pkgs, sizeof(*c));
+	c->kind = ga_strdup("conda");
+	static const char cj[] =
+	        "{\"name\":\"pytorch\",\"version\":\"2.5.1\",\"build\":\"cuda126_py311h1\","
+	        "\"depends\":[\"__cuda >=12.6\",\"cuda-version >=12.6,<13\",\"python >=3.11\"],"
+	        "\"files\":[\"lib/libtorch.so\"]}";
+	assert_int_equal(ga_pymeta_parse_conda(cj, sizeof(cj) - 1, c), 0);
+	assert_string_equal(c->local_version, "cuda126_py311h1");
+	assert_int_equal(c->files.n, 1);
+	assert_int_equal(ga_deps_signals(&inv), 0);
+	/* python: +cu126 (12.6), nvidia-cublas-cu12 and nvidia_cudnn_cu12 (12); the extra is skipped */
+	const struct ga_deps_pkg *tp = &inv.pkgs[0];
+	assert_int_equal(tp->n_signals, 3);
+	assert_string_equal(tp->signals[0].what, "+cu126");
+	assert_int_equal(tp->signals[0].runtime_version, 12060);
+	assert_int_equal(tp->signals[1].runtime_version, 12000);
+	assert_int_equal(tp->signals[2].strength, GA_STRENGTH_DECLARED);
+	/* conda: the build string and __cuda / cuda-version */
+	const struct ga_deps_pkg *cp = &inv.pkgs[1];
+	assert_int_equal(cp->n_signals, 3);
+	assert_int_equal(cp->signals[0].runtime_version, 12060);
+	assert_string_equal(cp->signals[1].what, "depends __cuda >=12.6");
+	assert_int_equal(cp->signals[1].runtime_version, 12060);
+	ga_deps_inventory_release(&inv);
+
+	struct ga_deps_pkg bad = { 0 };
+	assert_int_equal(ga_pymeta_parse_metadata("Version: 1\n", 11, &bad), -EINVAL);
+	assert_int_equal(ga_pymeta_parse_conda("[1,2]", 5, &bad), -EINVAL);
+	assert_int_equal(ga_pymeta_parse_conda("{\"name\":", 8, &bad), -EINVAL);
+	ga_deps_pkg_release(&bad);
+}
+
+/* Judge one real file from the system (skipped when absent): returns the findings' codes joined. */
+static bool judge_real(const char *path, const char *target, struct ga_findings *f,
+                       struct ga_deps_inventory *inv)
+{
+	FILE *probe = fopen(path, "rb");
+	if (!probe)
+		return false;
+	fclose(probe);
+	struct ga_ctx *ctx = NULL;
+	struct ga_deps_opts o;
+	struct ga_deps_target t;
+	char err[100];
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	ga_deps_opts_init(&o);
+	ga_deps_inventory_init(inv);
+	assert_int_equal(ga_deps_scan(ctx, &o, path, inv), 0);
+	assert_int_equal(ga_deps_signals(inv), 0);
+	assert_int_equal(ga_deps_target_parse(target, &t, err, sizeof(err)), 0);
+	ga_findings_init(f);
+	assert_int_equal(ga_deps_judge(inv, &t, f), 0);
+	ga_deps_target_release(&t);
+	ga_ctx_free(ctx);
+	return true;
+}
+
+static bool has_signal(const struct ga_deps_inventory *inv, const char *what)
+{
+	for (size_t i = 0; i < inv->n_files; i++)
+		for (size_t k = 0; k < inv->files[i].n_signals; k++)
+			if (!strcmp(inv->files[i].signals[k].what, what))
+				return true;
+	return false;
+}
+
+/*
+ * The real CUDA 13 toolkit: cuDNN ops carries sm_90a but no plain sm_90 cubin
+ * (gpu-code-formats.md), so an H100 runs it and an sm_89 part only through
+ * the other cubins or PTX; an sm_80-only target is fine (sm_80 cubins).
+ */
+static void test_real_cuda_toolkit(void **state)
+{
+	(void)state;
+	struct ga_findings f;
+	struct ga_deps_inventory inv;
+	if (!judge_real("/usr/local/cuda/lib64/libcudnn_ops.so.9", "cuda:13.0,sm_90", &f, &inv))
+		skip();
+	assert_true(has_signal(&inv, "sm_90a cubin"));
+	assert_false(has_signal(&inv, "sm_90 cubin"));
+	const struct ga_finding *fd = find(&f, "GA-DEPS-NO-KERNEL-IMAGE");
+	assert_true(!fd || fd->severity < GA_SEV_ERROR);
+	assert_null(find(&f, "GA-DEPS-WRONG-VENDOR"));
+	ga_findings_release(&f);
+	ga_deps_inventory_release(&inv);
+	/* on an AMD node the CUDA libraries it NEEDs are the wrong vendor */
+	assert_true(judge_real("/usr/local/cuda/lib64/libcudnn_ops.so.9", "rocm:6.2,gfx942", &f, &inv));
+	assert_non_null(find(&f, "GA-DEPS-WRONG-VENDOR"));
+	ga_findings_release(&f);
+	ga_deps_inventory_release(&inv);
+}
+
+/* Debian's librocrand1 5.3.3: bundles for gfx803..gfx90a (xnack+ and -), none for gfx942. */
+static void test_real_rocrand(void **state)
+{
+	(void)state;
+	struct ga_findings f;
+	struct ga_deps_inventory inv;
+	if (!judge_real("/usr/lib/x86_64-linux-gnu/librocrand.so.1", "rocm:5.3,gfx90a:xnack-", &f, &inv))
+		skip();
+	assert_true(has_signal(&inv, "gfx90a:xnack- code-object"));
+	assert_true(has_signal(&inv, "gfx90a:xnack+ code-object"));
+	assert_null(find(&f, "GA-DEPS-NO-GFX-CODE"));
+	ga_findings_release(&f);
+	ga_deps_inventory_release(&inv);
+	assert_true(judge_real("/usr/lib/x86_64-linux-gnu/librocrand.so.1", "rocm:5.3,gfx942", &f, &inv));
+	const struct ga_finding *fd = find(&f, "GA-DEPS-NO-GFX-CODE");
+	assert_non_null(fd);
+	assert_int_equal(fd->severity, GA_SEV_ERROR);
+	ga_findings_release(&f);
+	ga_deps_inventory_release(&inv);
+}
+
+/* Every allocation in signals and judge may fail: -ENOMEM or success, never a crash or leak. */
+static void test_oom(void **state)
+{
+	(void)state;
+	for (long k = 0; k < 400; k++) {
+		struct fake_elf e;
+		fake_init(&e);
+		add_needed(&e, "libcudart.so.12");
+		add_needed(&e, "libmissing.so.3");
+		e.info.rpath = "$ORIGIN/../lib";
+		const char *arch[2] = { "sm_80", "compute_80@9.1" };
+		add_container(&e, GA_DEVCODE_CUDA_FATBIN, arch, 2);
+		struct ga_deps_inventory inv;
+		ga_deps_inventory_init(&inv);
+		add_file(&inv, "a/b/libx.so", &e);
+		struct ga_deps_target t;
+		char err[100];
+		assert_int_equal(ga_deps_target_parse("cuda:11.8,sm_90,x86-64-v1", &t, err, sizeof(err)), 0);
+		struct ga_findings f;
+		ga_findings_init(&f);
+		ga_alloc_fail_after(k);
+		int r = ga_deps_signals(&inv);
+		if (r == 0)
+			r = ga_deps_judge(&inv, &t, &f);
+		ga_alloc_fail_after(-1);
+		assert_true(r == 0 || r == -ENOMEM);
+		ga_findings_release(&f);
+		ga_deps_target_release(&t);
+		release(&inv);
+		if (r == 0 && k > 0)
+			break;
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cuda_rules),
+		cmocka_unit_test(test_cuda_containers),
+		cmocka_unit_test(test_gfx_rules),
+		cmocka_unit_test(test_wrong_vendor),
+		cmocka_unit_test(test_driver_bundled_and_isa),
+		cmocka_unit_test(test_loader_sim),
+		cmocka_unit_test(test_policy_rules),
+		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_target_from_node),
+		cmocka_unit_test(test_pymeta),
+		cmocka_unit_test(test_oom),
+		cmocka_unit_test(test_real_cuda_toolkit),
+		cmocka_unit_test(test_real_rocrand),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
