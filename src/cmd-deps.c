@@ -375,15 +375,7 @@ static int target_from_class(struct cli *cli, const struct ga_policy_class *c, s
 		if (t->name)
 			snprintf(t->name, n, "class %s", c->name);
 	}
-	for (size_t i = 0; i < c->artifact_backends.n; i++)
-		if (ga_strv_push(&t->allowed_backends, c->artifact_backends.v[i]) < 0)
-			return EXIT_INTERNAL;
-	for (size_t i = 0; i < c->artifact_archs.n; i++)
-		if (ga_strv_push(&t->required_archs, c->artifact_archs.v[i]) < 0)
-			return EXIT_INTERNAL;
-	ga_free(t->policy_class);
-	t->policy_class = ga_strdup(c->name);
-	return t->policy_class ? EXIT_OK : EXIT_INTERNAL;
+	return ga_deps_target_add_class_rules(t, c) < 0 ? EXIT_INTERNAL : EXIT_OK;
 }
 
 int cmd_deps(struct cli *cli, int argc, char **argv)

@@ -21,9 +21,11 @@
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/run.h"
+#include "gpuaudit/deps.h"
 #include "gpuaudit/warmup.h"
 
 #define MAX_REPEAT 16
+#define MAX_SCAN 32
 #define OUTPUT_LINES 12 /* lines of captured output shown in the text report */
 
 enum status { ST_PASS, ST_FAIL, ST_UNKNOWN, ST_SKIP };
@@ -44,6 +46,16 @@ struct pf {
 	struct ga_check chk;
 	bool checked;
 	enum status check;
+	/* scan (--scan PATH...): the deps audit of what the workload will load */
+	const char *scan_paths[MAX_SCAN];
+	size_t n_scan;
+	struct ga_deps_inventory inv;
+	struct ga_deps_target tgt;
+	struct ga_findings scan_findings;
+	bool scanned;
+	enum status scan;
+	size_t scan_errors;
+	char scan_msg[512];
 	/* warm-up */
 	char **cmd; /* NULL: built-in */
 	bool shell;
@@ -153,6 +165,50 @@ static int step_check(struct pf *p, bool vendor_wanted)
 	p->check = p->chk.result == GA_CHECK_PASS   ? ST_PASS
 	           : p->chk.result == GA_CHECK_FAIL ? ST_FAIL
 	                                            : ST_UNKNOWN;
+	return 0;
+}
+
+/*
+ * 2. The deps audit of the paths the workload will load, judged against this
+ * node (and the policy class's artifacts: rules). A path that cannot be read
+ * makes the step unknown; an error-level verdict fails it.
+ */
+static int step_scan(struct pf *p, struct ga_ctx *ctx)
+{
+	if (!p->n_scan) {
+		p->scan = ST_SKIP;
+		return 0;
+	}
+	p->scanned = true;
+	struct ga_deps_opts o;
+	ga_deps_opts_init(&o);
+	ga_deps_inventory_init(&p->inv);
+	int r = 0;
+	for (size_t i = 0; i < p->n_scan; i++) {
+		r = ga_deps_scan(ctx, &o, p->scan_paths[i], &p->inv);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			p->scan = ST_UNKNOWN;
+			snprintf(p->scan_msg, sizeof(p->scan_msg), "cannot scan %s: %s", p->scan_paths[i],
+			         ga_ctx_errmsg(ctx));
+			return 0;
+		}
+	}
+	if ((r = ga_deps_signals(&p->inv)) < 0 || (r = ga_deps_target_from_node(p->node, &p->tgt)) < 0)
+		return r;
+	if (p->cls && (r = ga_deps_target_add_class_rules(&p->tgt, p->cls)) < 0)
+		return r;
+	if ((r = ga_deps_judge(&p->inv, &p->tgt, &p->scan_findings)) < 0)
+		return r;
+	for (size_t i = 0; i < p->scan_findings.n; i++)
+		p->scan_errors += p->scan_findings.v[i].severity >= GA_SEV_ERROR;
+	p->scan = p->scan_errors ? ST_FAIL : ST_PASS;
+	snprintf(p->scan_msg, sizeof(p->scan_msg),
+	         "%zu path%s, %llu file%s, %zu package%s against %s: %zu error finding%s", p->n_scan,
+	         p->n_scan == 1 ? "" : "s", (unsigned long long)p->inv.files_seen,
+	         p->inv.files_seen == 1 ? "" : "s", p->inv.n_pkgs, p->inv.n_pkgs == 1 ? "" : "s",
+	         p->tgt.name ? p->tgt.name : "this node", p->scan_errors, p->scan_errors == 1 ? "" : "s");
 	return 0;
 }
 
@@ -298,6 +354,12 @@ static void print_text(struct pf *p, FILE *o)
 	} else {
 		fprintf(o, "  [skip] check: no --policy\n");
 	}
+	if (p->scanned) {
+		fprintf(o, "  [%s] scan: %s\n", status_name[p->scan], p->scan_msg);
+		print_findings(o, &p->scan_findings, GA_SEV_WARNING);
+	} else {
+		fprintf(o, "  [skip] scan: no --scan\n");
+	}
 	fprintf(o, "  [%s] warm-up: %s\n", status_name[p->warmup], p->warmup_msg);
 	if (p->times) {
 		double med = 0;
@@ -413,6 +475,30 @@ static int print_json(struct pf *p)
 		ga_json_u64(&w, p->chk.unknowns);
 		ga_json_key(&w, "findings");
 		ga_findings_write_json(&p->chk.findings, &w);
+		ga_json_obj_end(&w);
+	} else {
+		ga_json_null(&w);
+	}
+	ga_json_key(&w, "scan");
+	if (p->scanned) {
+		ga_json_obj_begin(&w);
+		ga_json_key(&w, "status");
+		ga_json_str(&w, status_name[p->scan]);
+		ga_json_key(&w, "message");
+		ga_json_str(&w, p->scan_msg);
+		ga_json_key(&w, "paths");
+		ga_json_arr_begin(&w);
+		for (size_t i = 0; i < p->n_scan; i++)
+			ga_json_str(&w, p->scan_paths[i]);
+		ga_json_arr_end(&w);
+		ga_json_key(&w, "target");
+		ga_json_str(&w, p->tgt.name);
+		ga_json_key(&w, "files");
+		ga_json_u64(&w, p->inv.files_seen);
+		ga_json_key(&w, "packages");
+		ga_json_u64(&w, p->inv.n_pkgs);
+		ga_json_key(&w, "findings");
+		ga_findings_write_json(&p->scan_findings, &w);
 		ga_json_obj_end(&w);
 	} else {
 		ga_json_null(&w);
@@ -587,9 +673,10 @@ static void junit_case(FILE *o, struct pf *p, const char *name, enum status st, 
 
 static int write_junit(struct pf *p, FILE *o)
 {
-	size_t tests = 3 + (p->cmd && p->repeat ? 1 : 0), failures = 0, errors = 0, skipped = 0;
-	enum status st[3] = { p->discover, p->checked ? p->check : ST_SKIP, p->warmup };
-	for (int i = 0; i < 3; i++) {
+	size_t tests = 4 + (p->cmd && p->repeat ? 1 : 0), failures = 0, errors = 0, skipped = 0;
+	enum status st[4] = { p->discover, p->checked ? p->check : ST_SKIP, p->warmup,
+		              p->scanned ? p->scan : ST_SKIP };
+	for (int i = 0; i < 4; i++) {
 		failures += st[i] == ST_FAIL;
 		errors += st[i] == ST_UNKNOWN;
 		skipped += st[i] == ST_SKIP;
@@ -610,6 +697,7 @@ static int write_junit(struct pf *p, FILE *o)
 	else
 		snprintf(msg, sizeof(msg), "no --policy");
 	junit_case(o, p, "check", st[1], msg, 0, false, NULL);
+	junit_case(o, p, "scan", st[3], p->scanned ? p->scan_msg : "no --scan", 0, false, NULL);
 	const struct ga_run_result *cold = p->cmd && p->n_runs ? &p->runs[0] : NULL;
 	enum status cold_st = p->cmd && p->n_runs > 1 ? ST_PASS : p->warmup;
 	junit_case(o, p, "warm-up (cold start)", cold_st, p->warmup_msg,
@@ -648,6 +736,7 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		{ "junit", required_argument, NULL, 'J' },
 		{ "no-times", no_argument, NULL, 'Z' },
 		{ "warmup-backend", required_argument, NULL, 'B' },
+		{ "scan", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -704,6 +793,12 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 			break;
 		case 'Z':
 			p.times = false;
+			break;
+		case 'A':
+			if (p.n_scan == MAX_SCAN)
+				return cli_error(cli, "preflight", EXIT_USAGE, "at most %d --scan paths",
+				                 MAX_SCAN);
+			p.scan_paths[p.n_scan++] = optarg;
 			break;
 		case 'B': {
 			bool known = !strcmp(optarg, "auto");
@@ -775,14 +870,14 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 	step_discover(&p);
 	bool live = !so.from && !strcmp(ga_ctx_root(ctx), "/");
 	bool vendor_wanted = so.vendor == GA_VENDOR_ON || (so.vendor == GA_VENDOR_AUTO && live);
-	if (step_check(&p, vendor_wanted) < 0 || step_warmup(&p, ctx) < 0) {
+	if (step_check(&p, vendor_wanted) < 0 || step_scan(&p, ctx) < 0 || step_warmup(&p, ctx) < 0) {
 		code = cli_error(cli, "preflight", EXIT_INTERNAL, "%s",
 		                 *ga_ctx_errmsg(ctx) ? ga_ctx_errmsg(ctx) : "out of memory");
 		goto out;
 	}
-	enum status all[3] = { p.discover, p.check, p.warmup };
+	enum status all[4] = { p.discover, p.check, p.scan, p.warmup };
 	p.result = ST_PASS;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (all[i] == ST_FAIL || (all[i] == ST_UNKNOWN && p.result == ST_PASS))
 			p.result = all[i];
 	code = p.result == ST_PASS ? EXIT_OK : p.result == ST_FAIL ? EXIT_PROBLEMS : EXIT_UNAVAILABLE;
@@ -804,6 +899,10 @@ out:
 	ga_explain_free(p.ex);
 	ga_check_release(&p.chk);
 	ga_findings_release(&p.node_findings);
+	if (p.scanned)
+		ga_deps_inventory_release(&p.inv);
+	ga_deps_target_release(&p.tgt);
+	ga_findings_release(&p.scan_findings);
 	ga_nodeclass_release(&p.nc);
 	ga_node_free(p.node);
 	ga_policy_free(p.policy);

@@ -180,6 +180,12 @@ void ga_deps_target_release(struct ga_deps_target *t);
 int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbuf, size_t errlen);
 /* From a node snapshot: vendor of the accelerators, CC / gfx, driver's highest CUDA, ROCm, CPU ISA. */
 int ga_deps_target_from_node(const struct ga_node *n, struct ga_deps_target *t);
+struct ga_policy_class;
+/*
+ * Add a policy class's artifacts: rules (allowed backends, required archs) to
+ * t and name the class in it. Returns 0 or -ENOMEM.
+ */
+int ga_deps_target_add_class_rules(struct ga_deps_target *t, const struct ga_policy_class *c);
 /* Highest CUDA a driver version supports ("550.54.15" -> 12040); -1 unknown. */
 int ga_cuda_for_driver(const char *driver_version);
 /* Compute capability of a product name ("NVIDIA H100 80GB HBM3" -> 90); -1 unknown. */

@@ -22,6 +22,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/deps.h"
+#include "gpuaudit/policy.h"
 #include "gpuaudit/node.h"
 
 #define MAX_ARCH_SIGNALS 64
@@ -498,6 +499,19 @@ int ga_cc_for_model(const char *model)
 			return tab[i].cc;
 	}
 	return -1;
+}
+
+int ga_deps_target_add_class_rules(struct ga_deps_target *t, const struct ga_policy_class *c)
+{
+	for (size_t i = 0; i < c->artifact_backends.n; i++)
+		if (ga_strv_push(&t->allowed_backends, c->artifact_backends.v[i]) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; i < c->artifact_archs.n; i++)
+		if (ga_strv_push(&t->required_archs, c->artifact_archs.v[i]) < 0)
+			return -ENOMEM;
+	ga_free(t->policy_class);
+	t->policy_class = ga_strdup(c->name);
+	return t->policy_class ? 0 : -ENOMEM;
 }
 
 int ga_deps_target_from_node(const struct ga_node *n, struct ga_deps_target *t)

@@ -1,0 +1,1 @@
+int fake_libamdhip64(void) { return 1; }

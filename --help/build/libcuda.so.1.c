@@ -1,0 +1,1 @@
+int fake_libcuda(void) { return 1; }

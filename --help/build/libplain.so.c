@@ -1,0 +1,1 @@
+int plain(void) { return 42; }
