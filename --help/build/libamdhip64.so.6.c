@@ -1,1 +1,0 @@
-int fake_libamdhip64(void) { return 1; }

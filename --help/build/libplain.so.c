@@ -1,1 +1,0 @@
-int plain(void) { return 42; }
