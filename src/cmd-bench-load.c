@@ -125,6 +125,30 @@ struct out_opts {
 	const char *output, *hdr, *plot;
 };
 
+/* The output options exec and http share; false when opt is not one of them. */
+static bool out_opt(struct out_opts *oo, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_JSON:
+		oo->json = true;
+		return true;
+	case OPT_COMPACT:
+		oo->compact = true;
+		return true;
+	case 'o':
+		oo->output = arg;
+		return true;
+	case OPT_HDR:
+		oo->hdr = arg;
+		return true;
+	case OPT_PLOT:
+		oo->plot = arg;
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int parse_count(const char *s, long lo, long hi, long *ret)
 {
 	char *end = NULL;
@@ -431,6 +455,8 @@ int cmd_bench_exec(struct cli *cli, int argc, char **argv)
 	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
+		if (out_opt(&oo, opt, optarg))
+			continue;
 		switch (opt) {
 		case OPT_RUNS:
 			if (parse_count(optarg, 1, MAX_RUNS, &runs_n) < 0)
@@ -455,21 +481,6 @@ int cmd_bench_exec(struct cli *cli, int argc, char **argv)
 			break;
 		case OPT_SHOW:
 			eo.show_output = true;
-			break;
-		case OPT_JSON:
-			oo.json = true;
-			break;
-		case OPT_COMPACT:
-			oo.compact = true;
-			break;
-		case 'o':
-			oo.output = optarg;
-			break;
-		case OPT_HDR:
-			oo.hdr = optarg;
-			break;
-		case OPT_PLOT:
-			oo.plot = optarg;
 			break;
 		case 'h':
 			fputs(exec_usage, cli->out);
@@ -772,6 +783,8 @@ int cmd_bench_http(struct cli *cli, int argc, char **argv)
 	ga_buf_init(&pretty, 0);
 	ga_buf_init(&compact, 0);
 	while ((opt = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		if (out_opt(&oo, opt, optarg))
+			continue;
 		switch (opt) {
 		case OPT_RATE:
 			if (bench_parse_double(optarg, 1e-3, 1e7, &ho.rate) < 0) {
@@ -833,21 +846,6 @@ int cmd_bench_http(struct cli *cli, int argc, char **argv)
 				goto out;
 			}
 			ho.seed = (uint64_t)v;
-			break;
-		case OPT_JSON:
-			oo.json = true;
-			break;
-		case OPT_COMPACT:
-			oo.compact = true;
-			break;
-		case 'o':
-			oo.output = optarg;
-			break;
-		case OPT_HDR:
-			oo.hdr = optarg;
-			break;
-		case OPT_PLOT:
-			oo.plot = optarg;
 			break;
 		case 'h':
 			fputs(http_usage, cli->out);
