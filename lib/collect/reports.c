@@ -26,9 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive.h>
 #include <jansson.h>
 
+#include "../core/archive_dl.h"
 #include "../core/internal.h"
 #include "gpuaudit/fleet.h"
 

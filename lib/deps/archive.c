@@ -19,14 +19,13 @@
  * Zip bombs: every member's inflated size is capped (max_member_bytes), and
  * so is the sum over the scan (max_total_bytes), counting skipped members too.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/archive_dl.h"
 #include "../core/internal.h"
 #include "walk_int.h"
 
