@@ -83,9 +83,8 @@ struct ga_canary_report {
  * 0, -EINVAL (different kinds, with a message) or -ENOMEM. The report is
  * deterministic for given inputs and options (seeded bootstrap).
  */
-int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_file *base,
-                    const struct ga_bench_file *cand, const struct ga_canary_opts *opts,
-                    struct ga_canary_report **ret);
+int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_file *base, const struct ga_bench_file *cand,
+                    const struct ga_canary_opts *opts, struct ga_canary_report **ret);
 void ga_canary_report_free(struct ga_canary_report *r);
 const char *ga_canary_class_name(enum ga_canary_class c);
 const char *ga_canary_tail_name(enum ga_canary_tail t);

@@ -149,9 +149,8 @@ static int add_metric(struct ga_canary_report *r, const struct ga_metric *src, s
 	return 0;
 }
 
-int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_file *base,
-                    const struct ga_bench_file *cand, const struct ga_canary_opts *o,
-                    struct ga_canary_report **ret)
+int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_file *base, const struct ga_bench_file *cand,
+                    const struct ga_canary_opts *o, struct ga_canary_report **ret)
 {
 	if (strcmp(base->kind, cand->kind))
 		return ga_err(ctx, -EINVAL,

@@ -23,8 +23,8 @@
 static struct ga_ctx *ctx;
 
 /* A result with one metric of the given samples. */
-static struct ga_bench_file *result(const char *kind, const char *name, const char *unit,
-                                      const char *better, const double *v, size_t n, const char *extra)
+static struct ga_bench_file *result(const char *kind, const char *name, const char *unit, const char *better,
+                                    const double *v, size_t n, const char *extra)
 {
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
