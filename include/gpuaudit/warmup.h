@@ -19,9 +19,12 @@ extern "C" {
 struct ga_bench_backend;
 struct ga_gemm_backend {
 	const char *name; /* "cpu", "cblas", "opencl", "cuda", "hip" */
-	/* 0 when usable here; else -errno and a reason in why. */
-	int (*probe)(const struct ga_gemm_backend *self, char *why, size_t why_len);
-	/* C = A * B, n x n row-major float32. 0 or -errno with a reason. */
+	/*
+	 * C = A * B, n x n row-major float32, including the backend's setup. 0, or
+	 * -ENOENT (library absent), -ENODEV (no suitable device), -ENOTSUP (cannot
+	 * do it): the warm-up tries the next backend; any other -errno is a failure.
+	 * The reason goes to why.
+	 */
 	int (*sgemm)(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b, float *c,
 	             char *why, size_t why_len);
 	const struct ga_bench_backend *bench; /* the bench backend behind it, NULL for "cpu" */

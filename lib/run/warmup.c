@@ -14,14 +14,6 @@
 #include "gpuaudit/bench.h"
 #include "gpuaudit/warmup.h"
 
-static int cpu_probe(const struct ga_gemm_backend *self, char *why, size_t why_len)
-{
-	(void)self;
-	(void)why;
-	(void)why_len;
-	return 0;
-}
-
 /* Plain C, i-k-j order so the inner loop streams rows of B and C. */
 static int cpu_sgemm(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b, float *c,
                      char *why, size_t why_len)
@@ -41,7 +33,7 @@ static int cpu_sgemm(const struct ga_gemm_backend *self, size_t n, const float *
 	return 0;
 }
 
-const struct ga_gemm_backend ga_gemm_cpu = { .name = "cpu", .probe = cpu_probe, .sgemm = cpu_sgemm };
+const struct ga_gemm_backend ga_gemm_cpu = { .name = "cpu", .sgemm = cpu_sgemm };
 
 /*
  * A bench backend (include/gpuaudit/bench.h) as a warm-up backend: open it,
@@ -63,7 +55,9 @@ static int bench_gemm(const struct ga_gemm_backend *self, size_t n, const float 
 	ga_bench_config_init(&cfg);
 	r = be->open(ctx, &cfg, &st);
 	if (r < 0) {
+		/* a backend that cannot even open (absent, no device, library broken) is passed over */
 		snprintf(why, why_len, "%s", ga_ctx_errmsg(ctx)[0] ? ga_ctx_errmsg(ctx) : strerror(-r));
+		r = r == -ENOMEM ? r : -ENOENT;
 		goto out;
 	}
 	size_t dev = SIZE_MAX, nd = be->n_devices(st);
@@ -78,8 +72,6 @@ static int bench_gemm(const struct ga_gemm_backend *self, size_t n, const float 
 		r = -ENODEV;
 		goto out;
 	}
-	if (!a)
-		goto out;
 	r = be->gemm_setup(st, dev, GA_DT_FP32, n, n, n, a, b, &job);
 	if (r >= 0)
 		r = be->gemm_run(job, 1);
@@ -96,14 +88,9 @@ out:
 	return r < 0 ? r : 0;
 }
 
-static int bench_probe(const struct ga_gemm_backend *self, char *why, size_t why_len)
-{
-	return bench_gemm(self, 0, NULL, NULL, NULL, why, why_len);
-}
-
-#define BENCH_ROW(nm, be, gpu)                                                                       \
-	{                                                                                            \
-		.name = nm, .probe = bench_probe, .sgemm = bench_gemm, .bench = &be, .gpu_only = gpu \
+#define BENCH_ROW(nm, be, gpu)                                                 \
+	{                                                                      \
+		.name = nm, .sgemm = bench_gemm, .bench = &be, .gpu_only = gpu \
 	}
 static const struct ga_gemm_backend gemm_cuda = BENCH_ROW("cuda", ga_bench_cuda, true);
 static const struct ga_gemm_backend gemm_hip = BENCH_ROW("hip", ga_bench_hip, true);
@@ -176,27 +163,40 @@ int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, 
 		a[i] = (float)((double)(next_u64(&seed) >> 11) * 0x1p-53 * 2 - 1);
 		b[i] = (float)((double)(next_u64(&seed) >> 11) * 0x1p-53 * 2 - 1);
 	}
+	/*
+	 * The first backend whose first batch runs is the one used: one attempt
+	 * per backend, no separate probe that would open it twice. A backend that
+	 * is absent (-ENOENT), has no suitable device (-ENODEV) or cannot do it
+	 * (-ENOTSUP) is passed over with its reason; any other failure is the
+	 * warm-up's failure.
+	 */
 	const struct ga_gemm_backend *be = NULL;
+	double t = 0;
 	for (size_t i = 0; ga_gemm_backends[i] && !be; i++) {
+		const struct ga_gemm_backend *cand = ga_gemm_backends[i];
 		char why[160] = "";
-		if (backend && strcmp(backend, ga_gemm_backends[i]->name))
+		if (backend && strcmp(backend, cand->name))
 			continue;
-		if (ga_gemm_backends[i]->probe(ga_gemm_backends[i], why, sizeof(why)) == 0) {
-			be = ga_gemm_backends[i];
+		t = now_s();
+		int e = cand->sgemm(cand, n, a, b, c, why, sizeof(why));
+		if (e == 0) {
+			be = cand;
 			break;
 		}
+		if (e != -ENOENT && e != -ENODEV && e != -ENOTSUP) {
+			r.backend = cand->name;
+			snprintf(r.error, sizeof(r.error), "%s", why[0] ? why : strerror(-e));
+			goto done;
+		}
 		size_t l = strlen(r.skipped);
-		snprintf(r.skipped + l, sizeof(r.skipped) - l, "%s%s: %s", l ? "; " : "",
-		         ga_gemm_backends[i]->name, why[0] ? why : "unavailable");
+		snprintf(r.skipped + l, sizeof(r.skipped) - l, "%s%s: %s", l ? "; " : "", cand->name,
+		         why[0] ? why : "unavailable");
 	}
 	if (!be) {
 		snprintf(r.error, sizeof(r.error), "no backend available");
 		goto done;
 	}
 	r.backend = be->name;
-	double t = now_s();
-	if (be->sgemm(be, n, a, b, c, r.error, sizeof(r.error)) < 0)
-		goto done;
 	r.cold_s = now_s() - t;
 	r.ran = true;
 	r.max_rel_err = compare(n, a, b, c);
