@@ -17,19 +17,28 @@ extern "C" {
 #endif
 
 struct ga_bench_backend;
+struct ga_gemm_session;
 struct ga_gemm_backend {
 	const char *name; /* "cpu", "cblas", "opencl", "cuda", "hip" */
 	/*
-	 * C = A * B, n x n row-major float32, including the backend's setup. 0, or
-	 * -ENOENT (library absent), -ENODEV (no suitable device), -ENOTSUP (cannot
-	 * do it): the warm-up tries the next backend; any other -errno is a failure.
-	 * The reason goes to why.
+	 * Prepare C = A * B, n x n row-major float32: load the library, pick the
+	 * device, upload A and B. a and b must outlive the session. 0, or -ENOENT
+	 * (library absent), -ENODEV (no suitable device), -ENOTSUP (cannot do it):
+	 * the warm-up tries the next backend; any other -errno is a failure. The
+	 * reason goes to why.
 	 */
-	int (*sgemm)(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b, float *c,
-	             char *why, size_t why_len);
-	const struct ga_bench_backend *bench; /* the bench backend behind it, NULL for "cpu" */
-	bool gpu_only;                        /* use only a GPU device of that backend */
+	int (*open)(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b,
+	            struct ga_gemm_session **sess, char *why, size_t why_len);
+	/* One product into c (n x n); what is set up stays set up. */
+	int (*run)(struct ga_gemm_session *sess, float *c, char *why, size_t why_len);
+	void (*close)(struct ga_gemm_session *sess); /* NULL is fine */
+	const struct ga_bench_backend *bench;        /* the bench backend behind it, NULL for "cpu" */
+	bool gpu_only;                               /* use only a GPU device of that backend */
 };
+
+/* open, one run, close: the whole cold path in one call. */
+int ga_gemm_once(const struct ga_gemm_backend *be, size_t n, const float *a, const float *b, float *c,
+                 char *why, size_t why_len);
 
 extern const struct ga_gemm_backend ga_gemm_cpu;
 /* The backends in order of preference, NULL-terminated. */
@@ -43,7 +52,7 @@ struct ga_warmup_result {
 	double max_rel_err; /* max |c - ref| / (sum_k |a_ik||b_kj|) */
 	double tolerance;   /* what passed means */
 	double cold_s;      /* first batch, including the backend's setup */
-	double warm_s[16];  /* repeats */
+	double warm_s[16];  /* repeats on the same open session: product + read back only */
 	size_t n_warm;
 	char error[256];   /* why it did not run or failed */
 	char skipped[512]; /* backends passed over and why */

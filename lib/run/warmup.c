@@ -14,13 +14,56 @@
 #include "gpuaudit/bench.h"
 #include "gpuaudit/warmup.h"
 
-/* Plain C, i-k-j order so the inner loop streams rows of B and C. */
-static int cpu_sgemm(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b, float *c,
-                     char *why, size_t why_len)
+struct ga_gemm_session {
+	size_t n;
+	const float *a, *b;
+	/* a bench backend's open state; NULL for the plain C loop */
+	const struct ga_bench_backend *be;
+	struct ga_ctx *ctx;
+	void *st, *job;
+};
+
+static void sess_why(struct ga_gemm_session *s, int r, char *why, size_t why_len)
+{
+	snprintf(why, why_len, "%s",
+	         s->ctx && ga_ctx_errmsg(s->ctx)[0] ? ga_ctx_errmsg(s->ctx) : strerror(-r));
+}
+
+static void gemm_close(struct ga_gemm_session *s)
+{
+	if (!s)
+		return;
+	if (s->job)
+		s->be->gemm_free(s->job);
+	if (s->st)
+		s->be->close(s->st);
+	ga_ctx_free(s->ctx);
+	ga_free(s);
+}
+
+static int cpu_open(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b,
+                    struct ga_gemm_session **sess, char *why, size_t why_len)
 {
 	(void)self;
+	struct ga_gemm_session *s = ga_calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(why, why_len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	s->n = n;
+	s->a = a;
+	s->b = b;
+	*sess = s;
+	return 0;
+}
+
+/* Plain C, i-k-j order so the inner loop streams rows of B and C. */
+static int cpu_run(struct ga_gemm_session *s, float *c, char *why, size_t why_len)
+{
 	(void)why;
 	(void)why_len;
+	size_t n = s->n;
+	const float *a = s->a, *b = s->b;
 	memset(c, 0, n * n * sizeof(*c));
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < n; k++) {
@@ -33,36 +76,45 @@ static int cpu_sgemm(const struct ga_gemm_backend *self, size_t n, const float *
 	return 0;
 }
 
-const struct ga_gemm_backend ga_gemm_cpu = { .name = "cpu", .sgemm = cpu_sgemm };
+const struct ga_gemm_backend ga_gemm_cpu = {
+	.name = "cpu", .open = cpu_open, .run = cpu_run, .close = gemm_close
+};
 
 /*
  * A bench backend (include/gpuaudit/bench.h) as a warm-up backend: open it,
- * take its first GPU (or, for CPU BLAS, its only device), run one float32
- * GEMM, close. With a, b, c NULL it only checks that such a device exists.
+ * take its first GPU (or, for CPU BLAS, its only device) and set up one
+ * float32 GEMM with A and B uploaded; each run multiplies and reads C back.
  */
-static int bench_gemm(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b, float *c,
-                      char *why, size_t why_len)
+static int bench_open(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b,
+                      struct ga_gemm_session **sess, char *why, size_t why_len)
 {
 	const struct ga_bench_backend *be = self->bench;
-	struct ga_ctx *ctx = NULL;
-	void *st = NULL, *job = NULL;
-	int r = ga_ctx_new(&ctx);
+	struct ga_gemm_session *s = ga_calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(why, why_len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	s->n = n;
+	s->a = a;
+	s->b = b;
+	s->be = be;
+	int r = ga_ctx_new(&s->ctx);
 	if (r < 0) {
-		snprintf(why, why_len, "%s", strerror(-r));
-		return r;
+		sess_why(s, r, why, why_len);
+		goto out;
 	}
 	struct ga_bench_config cfg;
 	ga_bench_config_init(&cfg);
-	r = be->open(ctx, &cfg, &st);
+	r = be->open(s->ctx, &cfg, &s->st);
 	if (r < 0) {
 		/* a backend that cannot even open (absent, no device, library broken) is passed over */
-		snprintf(why, why_len, "%s", ga_ctx_errmsg(ctx)[0] ? ga_ctx_errmsg(ctx) : strerror(-r));
+		sess_why(s, r, why, why_len);
 		r = r == -ENOMEM ? r : -ENOENT;
 		goto out;
 	}
-	size_t dev = SIZE_MAX, nd = be->n_devices(st);
+	size_t dev = SIZE_MAX, nd = be->n_devices(s->st);
 	for (size_t i = 0; i < nd && dev == SIZE_MAX; i++) {
-		const struct ga_bench_device *d = be->device(st, i);
+		const struct ga_bench_device *d = be->device(s->st, i);
 		if (d && (d->is_gpu || !self->gpu_only) && (d->gemm_dtypes & GA_DT_BIT(GA_DT_FP32)))
 			dev = i;
 	}
@@ -72,25 +124,46 @@ static int bench_gemm(const struct ga_gemm_backend *self, size_t n, const float 
 		r = -ENODEV;
 		goto out;
 	}
-	r = be->gemm_setup(st, dev, GA_DT_FP32, n, n, n, a, b, &job);
-	if (r >= 0)
-		r = be->gemm_run(job, 1);
-	if (r >= 0)
-		r = be->gemm_read(job, c);
+	r = be->gemm_setup(s->st, dev, GA_DT_FP32, n, n, n, a, b, &s->job);
 	if (r < 0)
-		snprintf(why, why_len, "%s", ga_ctx_errmsg(ctx)[0] ? ga_ctx_errmsg(ctx) : strerror(-r));
+		sess_why(s, r, why, why_len);
 out:
-	if (job)
-		be->gemm_free(job);
-	if (st)
-		be->close(st);
-	ga_ctx_free(ctx);
-	return r < 0 ? r : 0;
+	if (r < 0) {
+		gemm_close(s);
+		return r;
+	}
+	*sess = s;
+	return 0;
 }
 
-#define BENCH_ROW(nm, be, gpu)                                                 \
-	{                                                                      \
-		.name = nm, .sgemm = bench_gemm, .bench = &be, .gpu_only = gpu \
+static int bench_run(struct ga_gemm_session *s, float *c, char *why, size_t why_len)
+{
+	int r = s->be->gemm_run(s->job, 1);
+	if (r >= 0)
+		r = s->be->gemm_read(s->job, c);
+	if (r < 0) {
+		sess_why(s, r, why, why_len);
+		return r;
+	}
+	return 0;
+}
+
+int ga_gemm_once(const struct ga_gemm_backend *be, size_t n, const float *a, const float *b, float *c,
+                 char *why, size_t why_len)
+{
+	struct ga_gemm_session *s = NULL;
+	int r = be->open(be, n, a, b, &s, why, why_len);
+	if (r < 0)
+		return r;
+	r = be->run(s, c, why, why_len);
+	be->close(s);
+	return r;
+}
+
+#define BENCH_ROW(nm, be, gpu)                                                                       \
+	{                                                                                            \
+		.name = nm, .open = bench_open, .run = bench_run, .close = gemm_close, .bench = &be, \
+		.gpu_only = gpu                                                                      \
 	}
 static const struct ga_gemm_backend gemm_cuda = BENCH_ROW("cuda", ga_bench_cuda, true);
 static const struct ga_gemm_backend gemm_hip = BENCH_ROW("hip", ga_bench_hip, true);
@@ -171,6 +244,7 @@ int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, 
 	 * warm-up's failure.
 	 */
 	const struct ga_gemm_backend *be = NULL;
+	struct ga_gemm_session *sess = NULL;
 	double t = 0;
 	for (size_t i = 0; ga_gemm_backends[i] && !be; i++) {
 		const struct ga_gemm_backend *cand = ga_gemm_backends[i];
@@ -178,10 +252,15 @@ int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, 
 		if (backend && strcmp(backend, cand->name))
 			continue;
 		t = now_s();
-		int e = cand->sgemm(cand, n, a, b, c, why, sizeof(why));
+		int e = cand->open(cand, n, a, b, &sess, why, sizeof(why));
 		if (e == 0) {
-			be = cand;
-			break;
+			e = cand->run(sess, c, why, sizeof(why));
+			if (e == 0) {
+				be = cand;
+				break;
+			}
+			cand->close(sess);
+			sess = NULL;
 		}
 		if (e != -ENOENT && e != -ENODEV && e != -ENOTSUP) {
 			r.backend = cand->name;
@@ -207,15 +286,29 @@ int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, 
 		         r.max_rel_err, r.tolerance);
 		goto done;
 	}
+	/* warm runs: the same session, so only the product and the read-back are timed */
 	for (size_t k = 0; k < repeat; k++) {
 		t = now_s();
-		if (be->sgemm(be, n, a, b, c, r.error, sizeof(r.error)) < 0) {
+		if (be->run(sess, c, r.error, sizeof(r.error)) < 0) {
 			r.passed = false;
 			goto done;
 		}
 		r.warm_s[r.n_warm++] = now_s() - t;
 	}
+	if (repeat) {
+		/* the last warm product must still be right (stale or overwritten buffers) */
+		double e = compare(n, a, b, c);
+		r.max_rel_err = e > r.max_rel_err || isnan(e) ? e : r.max_rel_err;
+		r.passed = r.max_rel_err <= r.tolerance;
+		if (!r.passed)
+			snprintf(r.error, sizeof(r.error),
+			         "a warm run's result differs from the float64 reference: max relative error "
+			         "%.3g > %.3g",
+			         r.max_rel_err, r.tolerance);
+	}
 done:
+	if (be)
+		be->close(sess);
 	*ret = r;
 out:
 	ga_free(a);

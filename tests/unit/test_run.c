@@ -194,9 +194,21 @@ static void test_gemm(void **state)
 	/* the plain C backend agrees with a hand-computed product */
 	float a[4] = { 1, 2, 3, 4 }, b[4] = { 5, 6, 7, 8 }, c[4];
 	char why[64];
-	assert_int_equal(ga_gemm_cpu.sgemm(&ga_gemm_cpu, 2, a, b, c, why, sizeof(why)), 0);
+	assert_int_equal(ga_gemm_once(&ga_gemm_cpu, 2, a, b, c, why, sizeof(why)), 0);
 	assert_true(c[0] == 19 && c[1] == 22 && c[2] == 43 && c[3] == 50);
 	assert_int_equal(ga_warmup_gemm("nosuch", 64, 0, 7, &w), -EINVAL);
+
+	/* a bench backend keeps its session open across warm runs, and the last warm product is checked */
+	assert_int_equal(ga_warmup_gemm("cblas", 64, 4, 7, &w), 0);
+	if (w.ran) {
+		assert_string_equal(w.backend, "cblas");
+		assert_true(w.passed);
+		assert_int_equal(w.n_warm, 4);
+		assert_true(w.max_rel_err < w.tolerance);
+	} else {
+		/* no CPU BLAS on this machine: the reason is given, nothing ran */
+		assert_non_null(strstr(w.skipped, "cblas"));
+	}
 }
 
 int main(void)
