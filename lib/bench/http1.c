@@ -141,8 +141,12 @@ static int on_headers_complete(http_parser *p)
 	r->headers_done = true;
 	r->status = p->status_code;
 	r->version = p->http_major == 1 && p->http_minor == 0 ? 10 : 11;
-	/* 1: the response has no body (a HEAD request's). */
-	return r->head ? 1 : 0;
+	/*
+	 * 1: the response has no body: a HEAD request's, and 204 and 304 whatever
+	 * their Content-Length says (RFC 9112 section 6.3; http_parser 2.9 would
+	 * wait for a 304's Content-Length bytes)
+	 */
+	return r->head || p->status_code == 204 || p->status_code == 304 ? 1 : 0;
 }
 
 static int on_body(http_parser *p, const char *at, size_t n)
