@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "http-run.h"
+#include "http1.h"
 #include "gpuaudit/benchfile.h"
 #include "gpuaudit/stats.h"
 
@@ -537,14 +538,20 @@ out:
 	return err;
 }
 
-/* The native engine applies: plain http://, HTTP/1.1, no credentials in the URL. */
-static bool native_fits(const struct ga_http_opts *o)
+/*
+ * The native engine applies: plain http://, HTTP/1.1, a URL it can split
+ * (no credentials; libcurl takes what http_parser would refuse, such as an
+ * empty port).
+ */
+static bool native_fits(struct ga_ctx *ctx, const struct ga_http_opts *o)
 {
 	if (strncmp(o->url, "http://", 7) || o->http2)
 		return false;
-	const char *auth_end = o->url + 7 + strcspn(o->url + 7, "/?#");
-	const char *at = memchr(o->url + 7, '@', (size_t)(auth_end - (o->url + 7)));
-	return at == NULL;
+	struct h1_url u;
+	if (h1_url_split(ctx, o->url, &u) < 0)
+		return false;
+	h1_url_release(&u);
+	return true;
 }
 
 int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http_result *ret)
@@ -554,8 +561,8 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 	int err = 0;
 	if (!o->url || !(o->rate > 0) || !(o->duration_s > 0) || o->connections < 1 || o->connections > 10000)
 		return ga_err(ctx, -EINVAL, "bad load options");
-	bool native =
-	        o->engine == GA_HTTP_ENGINE_NATIVE || (o->engine == GA_HTTP_ENGINE_AUTO && native_fits(o));
+	bool native = o->engine == GA_HTTP_ENGINE_NATIVE ||
+	              (o->engine == GA_HTTP_ENGINE_AUTO && native_fits(ctx, o));
 	if (o->engine == GA_HTTP_ENGINE_NATIVE && (strncmp(o->url, "http://", 7) || o->http2))
 		return ga_err(ctx, -EINVAL,
 		              "the native engine speaks HTTP/1.1 on http:// only "
