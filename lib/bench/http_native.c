@@ -297,7 +297,7 @@ static void check_timeouts(struct engine *e, int64_t now)
 	e->next_tmo_check = next;
 }
 
-static int resolve(struct ga_ctx *ctx, struct engine *e, struct addrinfo **ret)
+static int resolve(struct engine *e, struct addrinfo **ret)
 {
 	struct addrinfo hints;
 	memset(&hints, 0, sizeof(hints));
@@ -313,7 +313,6 @@ static int resolve(struct ga_ctx *ctx, struct engine *e, struct addrinfo **ret)
 	/* As with libcurl: every request fails with the reason, the run goes on. */
 	snprintf(e->addr_error, sizeof(e->addr_error), "could not resolve host %s: %s", e->url->host,
 	         rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
-	(void)ctx;
 	return 0;
 }
 
@@ -341,7 +340,7 @@ int bench_http_run_native(struct ga_ctx *ctx, const struct ga_http_opts *o, stru
 	e.req = req.data;
 	e.req_len = req.len;
 	e.head = o->method && !strcmp(o->method, "HEAD");
-	if ((err = resolve(ctx, &e, &ai)) < 0)
+	if ((err = resolve(&e, &ai)) < 0)
 		goto out;
 	e.addr = ai;
 	e.conns = ga_calloc((size_t)o->connections, sizeof(*e.conns));
