@@ -58,6 +58,7 @@ struct conn {
 	size_t sent_bytes;
 	uint64_t index;
 	int64_t intended_ns, sent_ns, deadline_ns;
+	const struct addrinfo *trying; /* the address being connected to */
 	struct h1_resp resp;
 };
 
@@ -65,7 +66,12 @@ struct engine {
 	const struct ga_http_opts *o;
 	struct ga_http_result *r;
 	int epfd;
-	const struct addrinfo *addr; /* NULL: the name did not resolve (every request fails) */
+	/*
+	 * The address connections go to: the first getaddrinfo gave, or the
+	 * first that accepted a connection; NULL: the name did not resolve (every
+	 * request fails)
+	 */
+	const struct addrinfo *addr;
 	char addr_error[160];
 	const char *req;
 	size_t req_len;
@@ -162,11 +168,49 @@ static void do_send(struct engine *e, struct conn *c)
 	}
 }
 
+static void conn_connect(struct engine *e, struct conn *c, const struct addrinfo *a);
+
+/* Connecting failed: try the name's next address, or fail the request. */
 static void connect_failed(struct engine *e, struct conn *c, int errnum)
 {
+	if (c->trying && c->trying->ai_next) {
+		conn_close(c);
+		conn_connect(e, c, c->trying->ai_next);
+		return;
+	}
 	char msg[160];
 	snprintf(msg, sizeof(msg), "connect to %s port %s: %s", e->url->host, e->url->port, strerror(errnum));
 	fail(e, c, BENCH_HTTP_TRANSPORT, msg);
+}
+
+static void connected(struct engine *e, struct conn *c)
+{
+	e->addr = c->trying; /* later connections go straight there */
+	do_send(e, c);
+}
+
+static void conn_connect(struct engine *e, struct conn *c, const struct addrinfo *a)
+{
+	c->trying = a;
+	c->fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		connect_failed(e, c, errno);
+		return;
+	}
+	int one = 1;
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(c->fd, a->ai_addr, a->ai_addrlen) == 0) {
+		connected(e, c);
+		return;
+	}
+	if (errno != EINPROGRESS) {
+		connect_failed(e, c, errno);
+		return;
+	}
+	c->state = C_CONNECTING;
+	int err = want_events(e, c, EPOLLOUT);
+	if (err < 0)
+		connect_failed(e, c, -err);
 }
 
 /* Send c's request: on its connection, or on a new one. */
@@ -182,26 +226,7 @@ static void conn_start(struct engine *e, struct conn *c)
 		fail(e, c, BENCH_HTTP_TRANSPORT, e->addr_error);
 		return;
 	}
-	const struct addrinfo *a = e->addr;
-	c->fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (c->fd < 0) {
-		connect_failed(e, c, errno);
-		return;
-	}
-	int one = 1;
-	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(c->fd, a->ai_addr, a->ai_addrlen) == 0) {
-		do_send(e, c);
-		return;
-	}
-	if (errno != EINPROGRESS) {
-		connect_failed(e, c, errno);
-		return;
-	}
-	c->state = C_CONNECTING;
-	int err = want_events(e, c, EPOLLOUT);
-	if (err < 0)
-		connect_failed(e, c, -err);
+	conn_connect(e, c, e->addr);
 }
 
 static void response_done(struct engine *e, struct conn *c, bool extra_bytes)
@@ -264,7 +289,7 @@ static void on_event(struct engine *e, struct conn *c, uint32_t events)
 		}
 		if (!(events & EPOLLOUT))
 			return;
-		do_send(e, c);
+		connected(e, c);
 		return;
 	}
 	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
