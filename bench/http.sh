@@ -4,6 +4,8 @@
 #  1. closed-loop maximum rate, 8 connections, 4 s, 3 rounds each: responses/s,
 #     CPU seconds of the load generator (user + system, /usr/bin/time), and so
 #     responses per CPU second ("per core"); the median round is reported;
+#     gpuaudit runs its default engine (native HTTP/1.1), then once more with
+#     --engine curl after a fourth wrk run, for reference;
 #  2. the latency percentiles both report in that closed loop;
 #  3. open-loop runs at fixed rates: achieved rate, generator lag, corrected and
 #     uncorrected latency;
@@ -65,10 +67,12 @@ curl -fs "$url" >/dev/null
 	echo "# bench/http.sh on $(uname -n), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "# load average before: $(cut -d" " -f1-3 /proc/loadavg) (shared machine)"
 	echo "# nginx $(/usr/sbin/nginx -v 2>&1 | sed 's/.*\///'), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2), 256-byte static file, loopback"
-	for round in 1 2 3; do
+	for round in 1 2 3 curl; do
+		engine=native
+		[ "$round" = curl ] && engine=curl
 		/usr/bin/time -f '%U %S' -o "$tmp/wrk.time" wrk -t1 -c8 -d4s --latency "$url" >"$tmp/wrk.out"
 		/usr/bin/time -f '%U %S' -o "$tmp/ga.time" "$ga" bench http "$url" --closed-loop \
-			--connections 8 --rate 1e6 --duration 4 -o "$tmp/ga.json" >/dev/null
+			--connections 8 --rate 1e6 --duration 4 --engine $engine -o "$tmp/ga.json" >/dev/null
 		"$PY" - "$tmp" "$round" <<'PY'
 import json, re, sys
 tmp, rnd = sys.argv[1], sys.argv[2]
@@ -86,11 +90,18 @@ gtot = g["requests"]
 L = g["latency_s"]
 print(f"round {rnd}: wrk {rps:.0f} resp/s, {total / wcpu:.0f} resp per CPU s, "
       f"p50 {lat['50'] * 1e3:.3f} ms p90 {lat['90'] * 1e3:.3f} ms p99 {lat['99'] * 1e3:.3f} ms | "
-      f"gpuaudit {grps:.0f} resp/s, {gtot / gcpu:.0f} resp per CPU s, errors {g['errors']}, "
+      f"gpuaudit ({g['engine']}) {grps:.0f} resp/s, {gtot / gcpu:.0f} resp per CPU s, errors {g['errors']}, "
       f"p50 {L['p50'] * 1e3:.3f} ms p90 {L['p90'] * 1e3:.3f} ms p99 {L['p99'] * 1e3:.3f} ms | "
       f"per-core ratio {gtot / gcpu / (total / wcpu):.2f}")
 PY
-	done
+	done | tee "$tmp/rounds.txt"
+	"$PY" - "$tmp/rounds.txt" <<'PY'
+import re, statistics, sys
+r = [float(m.group(1)) for line in open(sys.argv[1])
+     if line.startswith("round ") and not line.startswith("round curl")
+     for m in [re.search(r"per-core ratio ([\d.]+)", line)] if m]
+print(f"median per-core ratio (native engine, {len(r)} rounds): {statistics.median(r):.2f}")
+PY
 	for rate in 1000 2000 5000; do
 		/usr/bin/time -f '%U %S' -o "$tmp/ga.time" "$ga" bench http "$url" --rate $rate \
 			--duration 3 --connections 16 -o "$tmp/ol.json" >/dev/null
@@ -119,6 +130,7 @@ print(f"HTTP/2 (h2c prior knowledge) 500/s: version {g['http_version']}, {g['ok'
 PY
 	cc -O2 -std=c11 -D_GNU_SOURCE -I"$src/include" "$src/bench/hist_bench.c" "$build/libgpuaudit.a" \
 		$(pkg-config --libs jansson libpci libfyaml libmd libelf libarchive libmicrohttpd libcurl) \
-		-lm -ldl -lpthread -o "$tmp/hist_bench"
+		-l:libhttp_parser.a -lm -ldl -lpthread -o "$tmp/hist_bench"
 	"$tmp/hist_bench"
+	echo "# load average after: $(cut -d" " -f1-3 /proc/loadavg)"
 } | tee "$out"

@@ -63,8 +63,8 @@ static const char http_usage[] =
         "usage: gpuaudit bench http URL --rate R --duration D [--connections C]\n"
         "                           [--method M] [--header H]... [--body-file F]\n"
         "                           [--poisson] [--http2] [--closed-loop] [--timeout S]\n"
-        "                           [--seed N] [--json [--compact]] [-o FILE]\n"
-        "                           [--export-hdr FILE] [--plot FILE.svg]\n"
+        "                           [--seed N] [--engine native|curl] [--json [--compact]]\n"
+        "                           [-o FILE] [--export-hdr FILE] [--plot FILE.svg]\n"
         "\n"
         "Open-loop load on one URL: request i is due at start + i/R and its latency\n"
         "counts from that intended time, so a stall of the server shows in every request\n"
@@ -72,7 +72,8 @@ static const char http_usage[] =
         "the actual send) and the generator's own lag are reported too, and the time to\n"
         "the first successful response and the first requests' latencies as cold start.\n"
         "Status codes, errors, timeouts and the error rate are counted. Only the URL you\n"
-        "name is contacted, through libcurl (keep-alive; HTTP/1.1, or HTTP/2).\n"
+        "name is contacted, over keep-alive connections: plain http:// with HTTP/1.1\n"
+        "through gpuaudit's own client, https:// and HTTP/2 through libcurl.\n"
         "\n"
         "  --rate R         requests per second (required)\n"
         "  --duration D     length of the schedule: 10, 10s, 500ms, 2m (required)\n"
@@ -90,6 +91,10 @@ static const char http_usage[] =
         "                   closed-loop tools such as wrk measure; for comparison)\n"
         "  --timeout S      per-request timeout (default 30s)\n"
         "  --seed N         seed of the Poisson arrivals (default 1)\n"
+        "  --engine E       native (default for http:// with HTTP/1.1: epoll, one\n"
+        "                   prepared request written with one send, http_parser) or\n"
+        "                   curl (libcurl's multi interface; always for https:// and\n"
+        "                   --http2); the JSON says which ran\n"
         "  --json, --compact, -o FILE, --export-hdr FILE, --plot FILE.svg\n"
         "                   as for bench exec (the histogram of the corrected latency)\n"
         "  -h, --help       show this help\n"
@@ -118,6 +123,7 @@ enum {
 	OPT_HTTP2,
 	OPT_CLOSED,
 	OPT_SEED,
+	OPT_ENGINE,
 };
 
 struct out_opts {
@@ -655,6 +661,10 @@ static void write_http_json(struct ga_json *w, const struct ga_http_opts *o, con
 	ga_json_u64(w, r->not_sent);
 	ga_json_key(w, "h2_connection_per_request");
 	ga_json_bool(w, r->h2_no_reuse);
+	ga_json_key(w, "engine");
+	ga_json_str(w, r->engine);
+	ga_json_key(w, "retries");
+	ga_json_u64(w, r->retries);
 	ga_json_key(w, "first_error");
 	ga_json_str(w, r->first_error[0] ? r->first_error : NULL);
 	ga_json_key(w, "status_classes");
@@ -693,7 +703,7 @@ static void print_http_text(FILE *o, const struct ga_http_opts *op, const struct
 {
 	char b[64];
 	uint64_t requests = r->sent + r->not_sent;
-	fprintf(o, "target: %s %s, %g/s for %gs (%s), %d connection%s, HTTP/%s\n",
+	fprintf(o, "target: %s %s, %g/s for %gs (%s), %d connection%s, HTTP/%s (%s)\n",
 	        op->method ? op->method
 	        : op->body ? "POST"
 	                   : "GET",
@@ -705,7 +715,8 @@ static void print_http_text(FILE *o, const struct ga_http_opts *op, const struct
 	        r->http_version == 20   ? "2"
 	        : r->http_version == 10 ? "1.0"
 	        : r->http_version == 11 ? "1.1"
-	                                : "?");
+	                                : "?",
+	        r->engine ? r->engine : "?");
 	fprintf(o,
 	        "requests: %llu, ok %llu, errors %llu (%.2f%%): timeouts %llu, transport %llu, "
 	        "not sent %llu\n",
@@ -715,6 +726,9 @@ static void print_http_text(FILE *o, const struct ga_http_opts *op, const struct
 	        (unsigned long long)r->not_sent);
 	if (r->first_error[0])
 		fprintf(o, "first transport error: %s\n", r->first_error);
+	if (r->retries)
+		fprintf(o, "sent again on a new connection (a reused one closed first): %llu\n",
+		        (unsigned long long)r->retries);
 	if (r->h2_no_reuse)
 		fprintf(o, "note: this libcurl (before 8.0) cannot reuse HTTP/2 prior-knowledge "
 		           "connections (curl issue 10634): one connection per request\n");
@@ -758,6 +772,7 @@ int cmd_bench_http(struct cli *cli, int argc, char **argv)
 		{ "closed-loop", no_argument, NULL, OPT_CLOSED },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "engine", required_argument, NULL, OPT_ENGINE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "output", required_argument, NULL, 'o' },
@@ -847,6 +862,16 @@ int cmd_bench_http(struct cli *cli, int argc, char **argv)
 			}
 			ho.seed = (uint64_t)v;
 			break;
+		case OPT_ENGINE:
+			if (!strcmp(optarg, "native")) {
+				ho.engine = GA_HTTP_ENGINE_NATIVE;
+			} else if (!strcmp(optarg, "curl") || !strcmp(optarg, "libcurl")) {
+				ho.engine = GA_HTTP_ENGINE_CURL;
+			} else {
+				code = cli_error(cli, cmd, EXIT_USAGE, "--engine: native or curl");
+				goto out;
+			}
+			break;
 		case 'h':
 			fputs(http_usage, cli->out);
 			code = EXIT_OK;
@@ -875,6 +900,12 @@ int cmd_bench_http(struct cli *cli, int argc, char **argv)
 	}
 	if (oo.compact && !oo.json) {
 		code = cli_error(cli, cmd, EXIT_USAGE, "--compact needs --json");
+		goto out;
+	}
+	if (ho.engine == GA_HTTP_ENGINE_NATIVE && (strncmp(ho.url, "http://", 7) || ho.http2)) {
+		code = cli_error(
+		        cli, cmd, EXIT_USAGE,
+		        "--engine native: HTTP/1.1 on http:// only (https:// and --http2 need curl)");
 		goto out;
 	}
 	if (body_file) {

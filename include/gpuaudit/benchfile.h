@@ -97,6 +97,12 @@ int ga_exec_once(struct ga_ctx *ctx, const struct ga_exec_opts *opts, struct ga_
 int ga_exec_prepare(struct ga_ctx *ctx, const struct ga_exec_opts *opts);
 
 /* ---- bench http: open-loop load through libcurl's multi interface. ---- */
+/* Which client sends the requests (docs/bench-workloads.md). */
+enum ga_http_engine {
+	GA_HTTP_ENGINE_AUTO = 0, /* native for http:// HTTP/1.1, libcurl otherwise */
+	GA_HTTP_ENGINE_CURL,     /* libcurl's multi interface (HTTP/1.1, HTTP/2, TLS) */
+	GA_HTTP_ENGINE_NATIVE,   /* in-tree HTTP/1.1 over plain TCP (epoll, http_parser) */
+};
 struct ga_http_opts {
 	const char *url;
 	double rate;        /* requests per second (> 0) */
@@ -113,6 +119,7 @@ struct ga_http_opts {
 	double timeout_s;     /* per request; 0 = 30 s */
 	uint64_t seed;        /* Poisson arrivals */
 	size_t cold_requests; /* how many first requests count as cold start (default 10) */
+	enum ga_http_engine engine;
 };
 struct ga_http_result {
 	struct ga_hist latency; /* ns, from the intended send time (coordinated-omission safe) */
@@ -131,8 +138,15 @@ struct ga_http_result {
 	double *cold_latency_s; /* latencies of the first cold_requests requests (by schedule) */
 	size_t n_cold;
 	int http_version;      /* of the first response: 10, 11, 20; 0 unknown */
-	char first_error[160]; /* libcurl's message for the first transport error, or "" */
+	char first_error[160]; /* the first transport error (the engine's message), or "" */
 	bool h2_no_reuse;      /* HTTP/2 without TLS on libcurl < 8.0: a connection per request */
+	const char *engine;    /* "native" or "libcurl" (static) */
+	/*
+	 * Requests sent again on a new connection because a reused keep-alive
+	 * connection failed before any byte of the response (native engine; libcurl
+	 * does the same without saying)
+	 */
+	uint64_t retries;
 };
 /* 0 or -errno with a message in ctx; the result is filled even when requests failed. */
 int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *opts, struct ga_http_result *ret);

@@ -1,6 +1,8 @@
 /*
- * http.c - open-loop HTTP load for `gpuaudit bench http` through libcurl's
- * multi interface.
+ * http.c - open-loop HTTP load for `gpuaudit bench http`: the schedule, the
+ * recording of results, and the libcurl engine (multi interface). Plain
+ * http:// with HTTP/1.1 goes to the native engine (http_native.c) unless
+ * libcurl is asked for.
  *
  * Request i is due at start + i/rate (or after exponential gaps with
  * --poisson). Its latency counts from that intended time, so a server stall
@@ -37,11 +39,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http-run.h"
+#include "http1.h"
 #include "gpuaudit/benchfile.h"
 #include "gpuaudit/stats.h"
 
 #define MAX_REQUESTS 100000000ULL
-#define HIST_HIGHEST_NS (3600LL * 1000 * 1000 * 1000)
+#define HIST_HIGHEST_NS BENCH_HTTP_HIST_HIGHEST_NS
 
 static struct {
 	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
@@ -133,12 +137,13 @@ static void cu_load(void)
 #define curl_slist_append cu.slist_append
 #define curl_slist_free_all cu.slist_free_all
 
-static int64_t now_ns(void)
+int64_t bench_http_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+#define now_ns bench_http_now_ns
 
 struct slot {
 	CURL *easy;
@@ -219,21 +224,19 @@ void ga_http_result_release(struct ga_http_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void finish_one(struct ga_http_result *r, const struct ga_http_opts *o, struct slot *s, CURLcode code,
-                       int64_t start_ns)
+void bench_http_record(struct ga_http_result *r, uint64_t index, int64_t intended_ns, int64_t sent_ns,
+                       int64_t done_ns, int64_t start_ns, enum bench_http_outcome outcome, int status,
+                       int version, const char *errmsg)
 {
-	long status = 0;
-	curl_off_t total_us = 0;
-	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(s->easy, CURLINFO_TOTAL_TIME_T, &total_us);
-	int64_t service_ns = (int64_t)total_us * 1000;
-	int64_t done_ns = s->sent_ns + service_ns;
-	int64_t latency_ns = done_ns - s->intended_ns;
+	int64_t service_ns = done_ns - sent_ns;
+	int64_t latency_ns = done_ns - intended_ns;
+	if (service_ns < 0)
+		service_ns = 0;
 	if (latency_ns < 0)
 		latency_ns = 0;
 	r->completed++;
-	if (code == CURLE_OK) {
-		int cls = status >= 100 && status < 600 ? (int)(status / 100) : 0;
+	if (outcome == BENCH_HTTP_RESPONSE) {
+		int cls = status >= 100 && status < 600 ? status / 100 : 0;
 		r->status_counts[cls]++;
 		if (cls == 2 || cls == 3) {
 			r->ok++;
@@ -242,30 +245,43 @@ static void finish_one(struct ga_http_result *r, const struct ga_http_opts *o, s
 		} else {
 			r->errors++;
 		}
-		if (!r->http_version) {
-			long v = 0;
-			curl_easy_getinfo(s->easy, CURLINFO_HTTP_VERSION, &v);
-			r->http_version = v == CURL_HTTP_VERSION_1_0   ? 10
-			                  : v == CURL_HTTP_VERSION_1_1 ? 11
-			                  : v == CURL_HTTP_VERSION_2_0 ? 20
-			                                               : 0;
-		}
+		if (!r->http_version)
+			r->http_version = version;
 	} else {
 		r->errors++;
 		r->status_counts[0]++;
-		if (code == CURLE_OPERATION_TIMEDOUT)
+		if (outcome == BENCH_HTTP_TIMEOUT)
 			r->timeouts++;
 		else
 			r->transport_errors++;
-		if (!r->first_error[0])
-			snprintf(r->first_error, sizeof(r->first_error), "%s", curl_easy_strerror(code));
+		if (!r->first_error[0] && errmsg)
+			snprintf(r->first_error, sizeof(r->first_error), "%s", errmsg);
 	}
 	/* Latencies of failed requests count too: a timeout is a very slow answer. */
 	ga_hist_record(&r->latency, latency_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : latency_ns);
 	ga_hist_record(&r->service, service_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : service_ns);
-	if (s->index < r->n_cold)
-		r->cold_latency_s[s->index] = (double)latency_ns * 1e-9;
-	(void)o;
+	if (index < r->n_cold)
+		r->cold_latency_s[index] = (double)latency_ns * 1e-9;
+}
+
+static void finish_one(struct ga_http_result *r, struct slot *s, CURLcode code, int64_t start_ns)
+{
+	long status = 0;
+	curl_off_t total_us = 0;
+	long v = 0;
+	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(s->easy, CURLINFO_TOTAL_TIME_T, &total_us);
+	curl_easy_getinfo(s->easy, CURLINFO_HTTP_VERSION, &v);
+	int version = v == CURL_HTTP_VERSION_1_0   ? 10
+	              : v == CURL_HTTP_VERSION_1_1 ? 11
+	              : v == CURL_HTTP_VERSION_2_0 ? 20
+	                                           : 0;
+	enum bench_http_outcome outcome = code == CURLE_OK                   ? BENCH_HTTP_RESPONSE
+	                                  : code == CURLE_OPERATION_TIMEDOUT ? BENCH_HTTP_TIMEOUT
+	                                                                     : BENCH_HTTP_TRANSPORT;
+	bench_http_record(r, s->index, s->intended_ns, s->sent_ns, s->sent_ns + (int64_t)total_us * 1000,
+	                  start_ns, outcome, (int)status, version,
+	                  code == CURLE_OK ? NULL : curl_easy_strerror(code));
 	s->busy = false;
 }
 
@@ -307,8 +323,7 @@ static int on_timer(CURLM *m, long timeout_ms, void *udata)
 	return 0;
 }
 
-/* Arm the timerfd at an absolute CLOCK_MONOTONIC time (ns), or disarm it (< 0). */
-static void arm(int tfd, int64_t at_ns)
+void bench_http_arm(int tfd, int64_t at_ns)
 {
 	struct itimerspec its;
 	memset(&its, 0, sizeof(its));
@@ -320,46 +335,28 @@ static void arm(int tfd, int64_t at_ns)
 	}
 	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
+#define arm bench_http_arm
 
-int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http_result *ret)
+static int curl_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct bench_http_plan *plan,
+                    struct ga_http_result *r)
 {
-	struct ga_http_result r;
-	memset(&r, 0, sizeof(r));
 	struct slot *slots = NULL;
 	struct curl_slist *headers = NULL;
 	CURLM *multi = NULL;
 	struct loop lp = { .epfd = -1, .curl_deadline_ns = -1 };
 	int tfd = -1;
 	int err = 0;
-	if (!o->url || !(o->rate > 0) || !(o->duration_s > 0) || o->connections < 1 || o->connections > 10000)
-		return ga_err(ctx, -EINVAL, "bad load options");
+	uint64_t total = plan->total;
 	pthread_once(&cu_once, cu_load);
 	if (!cu.easy_init)
 		return ga_err(ctx, -ENOENT, "%s", cu_error);
-	double want = o->rate * o->duration_s;
-	if (want > (double)MAX_REQUESTS)
-		return ga_err(ctx, -EINVAL, "rate x duration is more than %llu requests",
-		              (unsigned long long)MAX_REQUESTS);
-	uint64_t total = (uint64_t)ceil(want - 1e-9);
-	if (total == 0)
-		total = 1;
-	r.first_ok_s = -1;
-	r.h2_no_reuse = h2c_no_reuse(o);
-	if ((err = ga_hist_init(&r.latency, 1, HIST_HIGHEST_NS, 3)) < 0 ||
-	    (err = ga_hist_init(&r.service, 1, HIST_HIGHEST_NS, 3)) < 0 ||
-	    (err = ga_hist_init(&r.lag, 1, HIST_HIGHEST_NS, 3)) < 0)
-		goto out;
-	r.n_cold = o->cold_requests ? o->cold_requests : 10;
-	if (r.n_cold > total)
-		r.n_cold = total;
-	r.cold_latency_s = ga_calloc(r.n_cold, sizeof(double));
+	r->engine = "libcurl";
+	r->h2_no_reuse = h2c_no_reuse(o);
 	slots = ga_calloc((size_t)o->connections, sizeof(*slots));
-	if (!r.cold_latency_s || !slots) {
+	if (!slots) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < r.n_cold; i++)
-		r.cold_latency_s[i] = NAN;
 	for (size_t i = 0; i < o->n_headers; i++) {
 		struct curl_slist *n = curl_slist_append(headers, o->headers[i]);
 		if (!n) {
@@ -407,12 +404,13 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 
 	struct ga_rng rng;
 	ga_rng_seed(&rng, o->seed);
-	double gap_ns = 1e9 / o->rate;
+	double gap_ns = plan->gap_ns;
 	int64_t start = now_ns();
+	plan->start_ns = start;
 	double next_due = 0; /* ns after start */
 	uint64_t next = 0;
 	int in_flight = 0;
-	int64_t tmo_ns = (int64_t)((o->timeout_s > 0 ? o->timeout_s : 30.0) * 1e9);
+	int64_t tmo_ns = plan->tmo_ns;
 	/* Give up on requests not sent by the end of the schedule plus one timeout. */
 	int64_t hard_end = start + (int64_t)(o->duration_s * 1e9) + tmo_ns;
 	for (;;) {
@@ -421,8 +419,8 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 		if (o->closed_loop && next < total && t > start + (int64_t)(o->duration_s * 1e9))
 			total = next;
 		if (next < total && t > hard_end) {
-			r.not_sent = total - next;
-			r.errors += r.not_sent;
+			r->not_sent = total - next;
+			r->errors += r->not_sent;
 			total = next;
 		}
 		/* Send everything that is due, while a connection is free. */
@@ -442,14 +440,14 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 			s->index = next;
 			s->intended_ns = intended;
 			s->sent_ns = t;
-			ga_hist_record(&r.lag, t - intended);
+			ga_hist_record(&r->lag, t - intended);
 			CURLMcode mc = curl_multi_add_handle(multi, s->easy);
 			if (mc != CURLM_OK) {
 				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
 				goto out;
 			}
 			in_flight++;
-			r.sent++;
+			r->sent++;
 			next++;
 			next_due += o->poisson ? ga_rng_exponential(&rng, 1.0) * gap_ns : gap_ns;
 		}
@@ -514,13 +512,11 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
 			CURLcode code = msg->data.result;
 			curl_multi_remove_handle(multi, msg->easy_handle);
-			finish_one(&r, o, s, code, start);
+			finish_one(r, s, code, start);
 			in_flight--;
 		}
 	}
-	r.elapsed_s = (double)(now_ns() - start) * 1e-9;
-	*ret = r;
-	memset(&r, 0, sizeof(r));
+	r->elapsed_s = (double)(now_ns() - start) * 1e-9;
 out:
 	if (slots) {
 		for (int i = 0; i < o->connections; i++) {
@@ -539,6 +535,70 @@ out:
 		close(lp.epfd);
 	if (tfd >= 0)
 		close(tfd);
+	return err;
+}
+
+/*
+ * The native engine applies: plain http://, HTTP/1.1, a URL it can split
+ * (no credentials; libcurl takes what http_parser would refuse, such as an
+ * empty port).
+ */
+static bool native_fits(struct ga_ctx *ctx, const struct ga_http_opts *o)
+{
+	if (strncmp(o->url, "http://", 7) || o->http2)
+		return false;
+	struct h1_url u;
+	if (h1_url_split(ctx, o->url, &u) < 0)
+		return false;
+	h1_url_release(&u);
+	return true;
+}
+
+int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http_result *ret)
+{
+	struct ga_http_result r;
+	memset(&r, 0, sizeof(r));
+	int err = 0;
+	if (!o->url || !(o->rate > 0) || !(o->duration_s > 0) || o->connections < 1 || o->connections > 10000)
+		return ga_err(ctx, -EINVAL, "bad load options");
+	bool native = o->engine == GA_HTTP_ENGINE_NATIVE ||
+	              (o->engine == GA_HTTP_ENGINE_AUTO && native_fits(ctx, o));
+	if (o->engine == GA_HTTP_ENGINE_NATIVE && (strncmp(o->url, "http://", 7) || o->http2))
+		return ga_err(ctx, -EINVAL,
+		              "the native engine speaks HTTP/1.1 on http:// only "
+		              "(libcurl does https:// and HTTP/2)");
+	double want = o->rate * o->duration_s;
+	if (want > (double)MAX_REQUESTS)
+		return ga_err(ctx, -EINVAL, "rate x duration is more than %llu requests",
+		              (unsigned long long)MAX_REQUESTS);
+	struct bench_http_plan plan = {
+		.total = (uint64_t)ceil(want - 1e-9),
+		.tmo_ns = (int64_t)((o->timeout_s > 0 ? o->timeout_s : 30.0) * 1e9),
+		.gap_ns = 1e9 / o->rate,
+	};
+	if (plan.total == 0)
+		plan.total = 1;
+	r.first_ok_s = -1;
+	if ((err = ga_hist_init(&r.latency, 1, HIST_HIGHEST_NS, 3)) < 0 ||
+	    (err = ga_hist_init(&r.service, 1, HIST_HIGHEST_NS, 3)) < 0 ||
+	    (err = ga_hist_init(&r.lag, 1, HIST_HIGHEST_NS, 3)) < 0)
+		goto out;
+	r.n_cold = o->cold_requests ? o->cold_requests : 10;
+	if (r.n_cold > plan.total)
+		r.n_cold = plan.total;
+	r.cold_latency_s = ga_calloc(r.n_cold, sizeof(double));
+	if (!r.cold_latency_s) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < r.n_cold; i++)
+		r.cold_latency_s[i] = NAN;
+	err = native ? bench_http_run_native(ctx, o, &plan, &r) : curl_run(ctx, o, &plan, &r);
+	if (err < 0)
+		goto out;
+	*ret = r;
+	memset(&r, 0, sizeof(r));
+out:
 	ga_http_result_release(&r);
 	return err;
 }

@@ -34,7 +34,7 @@ kill $SERVER; wait $SERVER 2>/dev/null
 server stall2 --stall-after 100 --stall-s 0.5
 q bench http "http://127.0.0.1:$PORT/" --rate 200 --duration 3 --connections 1 --closed-loop -o closed.json
 kill $SERVER; wait $SERVER 2>/dev/null
-facts open.json 'r["kind"], r["requests"], r["ok"], r["errors"], r["arrivals"], r["http_version"]' \
+facts open.json 'r["kind"], r["requests"], r["ok"], r["errors"], r["arrivals"], r["http_version"], r["engine"]' \
 	'r["latency_s"]["p99.9"] > 0.3' 'r["latency_s"]["p90"] > 0.02' \
 	'r["uncorrected_latency_s"]["p90"] < r["latency_s"]["p90"]' \
 	'r["generator_lag_s"]["max"] > 0.3' \
