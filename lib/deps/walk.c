@@ -492,7 +492,7 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 void deps_scan_release(struct deps_scan *s)
 {
 	for (size_t i = 0; i < DEPS_MEMBER_BUFS; i++)
-		ga_buf_release(&s->member[i]);
+		deps_membuf_release(&s->member[i]);
 	ga_buf_release(&s->small);
 }
 

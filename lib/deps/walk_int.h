@@ -6,6 +6,21 @@
 
 struct archive;
 
+/*
+ * An inflated archive member, contiguous (the ELF census needs the section
+ * headers at the end together with the sections): an anonymous mapping asked
+ * for transparent huge pages and populated in one call when it grows, so
+ * that inflating into it costs no page fault per 4 KiB page (expensive on a
+ * VM). Reused from member to member and archive to archive.
+ */
+struct deps_membuf {
+	uint8_t *data;
+	size_t len, cap; /* cap: the mapping's length; data[len] is kept '\0' */
+};
+/* Make room for need bytes plus a terminating NUL: 0 or -ENOMEM. */
+int deps_membuf_reserve(struct deps_membuf *m, size_t need);
+void deps_membuf_release(struct deps_membuf *m);
+
 /* One scan: options, the inventory it fills, and a sticky stop flag (total cap hit). */
 #define DEPS_MEMBER_BUFS 16
 
@@ -18,7 +33,7 @@ struct deps_scan {
 	 * One member buffer per nesting depth, reused from member to member: a fresh
 	 * allocation per member would fault its pages in again (costly on a VM).
 	 */
-	struct ga_buf member[DEPS_MEMBER_BUFS];
+	struct deps_membuf member[DEPS_MEMBER_BUFS];
 	struct ga_buf small; /* small files on disk are pread into it instead of mapped */
 };
 void deps_scan_release(struct deps_scan *s);
