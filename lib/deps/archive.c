@@ -713,11 +713,54 @@ int deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown)
 	return r;
 }
 
+/* A member name found only in container images: blobs/, oci-layout, index.json, manifest.json, repositories, <64 hex>... */
+static bool image_member_name(const char *name)
+{
+	char *n = deps_norm_path(name);
+	if (!n)
+		return false;
+	size_t first = strcspn(n, "/");
+	bool hex = first >= 64;
+	for (size_t i = 0; i < 64 && hex; i++)
+		hex = (n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f');
+	bool yes = hex || (first == 5 && !strncmp(n, "blobs", 5)) || !strcmp(n, "oci-layout") ||
+	           !strcmp(n, "index.json") || !strcmp(n, "manifest.json") || !strcmp(n, "repositories");
+	ga_free(n);
+	return yes;
+}
+
+/* A gzip/bzip2/xz/zstd stream whose first member is named as an image's. */
+static bool compressed_image(const uint8_t *buf, size_t len)
+{
+	if (len < 6 || !(!memcmp(buf, "\x1f\x8b", 2) || !memcmp(buf, "BZh", 3) ||
+	                 !memcmp(buf,
+	                         "\xfd"
+	                         "7zXZ",
+	                         5) ||
+	                 !memcmp(buf, "\x28\xb5\x2f\xfd", 4)))
+		return false;
+	struct archive *a = new_reader();
+	if (!a)
+		return false;
+	struct archive_entry *e;
+	bool yes = archive_read_open_memory(a, buf, len) == ARCHIVE_OK &&
+	           archive_read_next_header(a, &e) >= ARCHIVE_WARN &&
+	           (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR &&
+	           archive_entry_pathname(e) && image_member_name(archive_entry_pathname(e));
+	archive_read_free(a);
+	return yes;
+}
+
 int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
                      size_t len, long into_tree, unsigned depth)
 {
-	/* An uncompressed tar may be a container image: try its manifests first. */
-	if (into_tree < 0 && len >= 263 && !memcmp(buf + 257, "ustar", 5)) {
+	/*
+	 * An uncompressed tar may be a container image, and so may a compressed
+	 * one whose first member is an image's (`docker save | gzip`): try the
+	 * manifests first. A compressed image is read in passes over the stream
+	 * (manifests, then one per layer), never inflated whole into memory.
+	 */
+	if (into_tree < 0 && ((len >= 263 && !memcmp(buf + 257, "ustar", 5)) || compressed_image(buf, len))) {
 		int r = image_scan(s, buf, len, NULL, shown, depth);
 		if (r <= 0)
 			return r;
