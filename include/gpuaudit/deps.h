@@ -77,10 +77,19 @@ struct ga_deps_pkg {
 	size_t n_signals;
 };
 
+/* A loader configuration file found in a tree (etc/ld.so.conf, etc/ld.so.conf.d/NAME.conf). */
+struct ga_deps_ldconf {
+	char *path; /* tree path */
+	char *text;
+};
+
 /* A tree: a scanned argument, an archive, or an image's merged layers. */
 struct ga_deps_tree {
-	char *name; /* the argument, or "outer!/inner.whl" */
-	char *kind; /* "dir", "file", "zip", "wheel", "tar", "conda", "deb", "oci", "docker" */
+	char *name;            /* the argument, or "outer!/inner.whl" */
+	char *kind;            /* "dir", "file", "zip", "wheel", "tar", "conda", "deb", "oci", "docker" */
+	char *ld_library_path; /* an image config's Env LD_LIBRARY_PATH; NULL when none */
+	struct ga_deps_ldconf *ldconf; /* the tree's ld.so.conf files (the loader's configured dirs) */
+	size_t n_ldconf;
 };
 
 struct ga_deps_gap {
@@ -173,6 +182,8 @@ struct ga_deps_target {
 	struct ga_strv allowed_backends; /* "cuda", "rocm" (or "hip"), "level-zero" (or "sycl"), "cpu", ... */
 	struct ga_strv required_archs;   /* "sm_90", "gfx942" */
 	char *policy_class;
+	/* directories the target's environment puts on LD_LIBRARY_PATH (':' separated); NULL none */
+	char *ld_library_path;
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);

@@ -568,14 +568,18 @@ static json_t *load_json(struct deps_scan *s, const uint8_t *buf, size_t len, co
 
 /* Collect layer member names of the image, bottom first. 0, 1 when not an image, <0. */
 static int image_layers(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir,
-                        struct ga_strv *layers, const char **ret_kind)
+                        struct ga_strv *layers, const char **ret_kind, char *config, size_t config_len)
 {
+	config[0] = '\0';
 	int r = 1;
 	json_t *m = NULL, *idx = NULL, *man = NULL;
 	if (!dir && (m = load_json(s, buf, len, dir, "manifest.json")) && json_is_array(m) &&
 	    json_array_size(m) > 0) {
 		json_t *ls = json_object_get(json_array_get(m, 0), "Layers");
 		if (json_is_array(ls)) {
+			const char *c = json_string_value(json_object_get(json_array_get(m, 0), "Config"));
+			if (c && strlen(c) < config_len)
+				memcpy(config, c, strlen(c) + 1);
 			*ret_kind = "docker";
 			r = 0;
 			for (size_t i = 0; i < json_array_size(ls) && i < IMAGE_MAX_LAYERS && r == 0; i++)
@@ -605,6 +609,11 @@ static int image_layers(struct deps_scan *s, const uint8_t *buf, size_t len, con
 			break;
 		json_t *ls = json_object_get(man, "layers");
 		if (json_is_array(ls)) {
+			if (digest_path(json_string_value(
+			                        json_object_get(json_object_get(man, "config"), "digest")),
+			                path, sizeof(path)) == 0 &&
+			    strlen(path) < config_len)
+				memcpy(config, path, strlen(path) + 1);
 			*ret_kind = "oci";
 			r = 0;
 			for (size_t i = 0; i < json_array_size(ls) && i < IMAGE_MAX_LAYERS && r == 0; i++) {
@@ -682,13 +691,37 @@ out:
 	return r;
 }
 
+/* The image config's Env LD_LIBRARY_PATH (what the loader searches in a container of the image). */
+static int image_env(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir, const char *config,
+                     size_t tree)
+{
+	json_t *c = load_json(s, buf, len, dir, config);
+	json_t *env = json_object_get(json_object_get(c, "config"), "Env");
+	int r = 0;
+	for (size_t i = 0; json_is_array(env) && i < json_array_size(env); i++) {
+		const char *v = json_string_value(json_array_get(env, i));
+		if (v && !strncmp(v, "LD_LIBRARY_PATH=", 16)) {
+			char *d = ga_strdup(v + 16);
+			if (!d) {
+				r = -ENOMEM;
+				break;
+			}
+			ga_free(s->inv->trees[tree].ld_library_path);
+			s->inv->trees[tree].ld_library_path = d;
+		}
+	}
+	json_decref(c);
+	return r;
+}
+
 static int image_scan(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir, const char *shown,
                       unsigned depth)
 {
 	struct ga_strv layers = { 0 };
 	struct layer_filter lf = { 0 };
 	const char *kind = "oci";
-	int r = image_layers(s, buf, len, dir, &layers, &kind);
+	char config[512];
+	int r = image_layers(s, buf, len, dir, &layers, &kind, config, sizeof(config));
 	if (r != 0)
 		goto out;
 	long tree = ga_deps_add_tree(s->inv, shown, kind);
@@ -696,6 +729,8 @@ static int image_scan(struct deps_scan *s, const uint8_t *buf, size_t len, const
 		r = -ENOMEM;
 		goto out;
 	}
+	if (config[0] && (r = image_env(s, buf, len, dir, config, (size_t)tree)) < 0)
+		goto out;
 	for (size_t i = layers.n; i-- > 0 && !s->stopped && r == 0;)
 		r = image_layer(s, buf, len, dir, layers.v[i], (size_t)tree, shown, &lf, depth);
 out:

@@ -76,6 +76,12 @@ void ga_deps_inventory_release(struct ga_deps_inventory *inv)
 	for (size_t i = 0; i < inv->n_trees; i++) {
 		ga_free(inv->trees[i].name);
 		ga_free(inv->trees[i].kind);
+		ga_free(inv->trees[i].ld_library_path);
+		for (size_t k = 0; k < inv->trees[i].n_ldconf; k++) {
+			ga_free(inv->trees[i].ldconf[k].path);
+			ga_free(inv->trees[i].ldconf[k].text);
+		}
+		ga_free(inv->trees[i].ldconf);
 	}
 	for (size_t i = 0; i < inv->n_files; i++) {
 		struct ga_deps_file *f = &inv->files[i];
@@ -278,9 +284,36 @@ static bool parent_eq(const char *tree_path, const char *name)
 	return plen >= k && !memcmp(slash - k, name, k) && (plen == k || slash[-(long)k - 1] == '/');
 }
 
+/* The loader's configuration: etc/ld.so.conf and etc/ld.so.conf.d/NAME.conf at the tree's root. */
+static bool ldconf_path(const char *tp)
+{
+	return !strcmp(tp, "etc/ld.so.conf") || (!strncmp(tp, "etc/ld.so.conf.d/", 17) &&
+	                                         !strchr(tp + 17, '/') && ends_with(tp + 17, ".conf"));
+}
+
+static int add_ldconf(struct deps_scan *s, size_t tree, const char *tp, const uint8_t *buf, size_t len)
+{
+	struct ga_deps_tree *t = &s->inv->trees[tree];
+	for (size_t i = 0; i < t->n_ldconf; i++)
+		if (!strcmp(t->ldconf[i].path, tp))
+			return 0; /* an upper layer's copy came first */
+	char *p = ga_strdup(tp), *text = ga_strndup((const char *)buf, len);
+	struct ga_deps_ldconf *c =
+	        p && text ? ga_array_push((void **)&t->ldconf, &t->n_ldconf, sizeof(*c)) : NULL;
+	if (!c) {
+		ga_free(p);
+		ga_free(text);
+		return -ENOMEM;
+	}
+	*c = (struct ga_deps_ldconf){ p, text };
+	return 0;
+}
+
 bool deps_is_meta_path(const char *tp)
 {
 	const char *b = base_name(tp);
+	if (ldconf_path(tp))
+		return true;
 	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && parent_is(tp, ".dist-info"))
 		return true;
 	if (ends_with(b, ".json") && parent_eq(tp, "conda-meta"))
@@ -484,6 +517,8 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 		if (len > GA_DEPS_MAX_META_BYTES)
 			return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
 			                       GA_DEPS_MAX_META_BYTES);
+		if (ldconf_path(tp))
+			return add_ldconf(s, tree, tp, buf, len);
 		return scan_meta(s, tree, shown, tp, buf, len);
 	}
 	return 0;
