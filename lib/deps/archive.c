@@ -4,8 +4,10 @@
  * directory), tar plain or gzip/bzip2/xz/zstd compressed, conda packages
  * (.conda: a zip holding info-*.tar.zst and pkg-*.tar.zst; legacy .tar.bz2),
  * Debian .deb (ar holding control.tar.* and data.tar.*), nested archives, and
- * container images: OCI image layouts (a directory or an uncompressed tar with
- * oci-layout + index.json) and `docker save` tarballs (manifest.json).
+ * container images: OCI image layouts (a directory or a tar with oci-layout +
+ * index.json) and `docker save` tarballs (manifest.json), the tar plain or
+ * compressed, layers plain, gzip or zstd. The image config's Env
+ * LD_LIBRARY_PATH is kept for the loader simulation.
  *
  * Image layers are applied in order with whiteouts honoured. The walk visits
  * them top layer first: a path is visible in a lower layer unless an upper
