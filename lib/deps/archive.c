@@ -826,3 +826,26 @@ out:
 	archive_read_free(a);
 	return r;
 }
+
+int deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind, unsigned depth)
+{
+	struct archive *a = new_reader();
+	if (!a)
+		return -ENOMEM;
+	int r = 0;
+	/* read() into libarchive's block rather than mapped: the archive's pages stay out of our RSS */
+	if (archive_read_open_fd(a, fd, 1u << 20) != ARCHIVE_OK) {
+		r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s", archive_error_string(a));
+		goto out;
+	}
+	long tree = ga_deps_add_tree(s->inv, shown, tree_kind(name_for_kind, 0));
+	if (tree < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	bool pkg = ends_with(name_for_kind, ".conda") || ends_with(name_for_kind, ".deb");
+	r = walk_entries(s, a, (size_t)tree, shown, depth, NULL, pkg);
+out:
+	archive_read_free(a);
+	return r;
+}

@@ -760,7 +760,14 @@ static int scan_path(struct deps_scan *sp, const char *path)
 	uint8_t head[512];
 	ssize_t got = pread(fd, head, sizeof(head), 0);
 	enum deps_magic m = got > 0 ? deps_sniff(head, (size_t)got) : MAGIC_NONE;
-	if (m == MAGIC_ZIP || m == MAGIC_ARCHIVE) {
+	if (m == MAGIC_ZIP) { /* wheels, .conda, jars: streamed, not mapped */
+		inv->files_seen++;
+		inv->bytes_seen += (uint64_t)fst.st_size;
+		r = deps_archive_fd(sp, fd, path, path, 1);
+		close(fd);
+		return r;
+	}
+	if (m == MAGIC_ARCHIVE) {
 		inv->files_seen++;
 		inv->bytes_seen += (uint64_t)fst.st_size;
 		void *map = mmap(NULL, (size_t)fst.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -68,6 +68,12 @@ int deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const cha
 /* archive.c: walk an archive held in memory as a new tree (or into tree when into_tree >= 0). */
 int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
                      size_t len, long into_tree, unsigned depth);
+/*
+ * archive.c: walk a zip on disk (fd, a regular file) as a new tree, read through
+ * libarchive's seekable zip reader (central directory) rather than mapped.
+ */
+int deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
+                    unsigned depth);
 /* archive.c: an OCI image layout directory (oci-layout + index.json + blobs/). */
 int deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown);
 
