@@ -204,13 +204,75 @@ static bool conda_cuda_name(const char *n)
 	return !strncmp(n, "cuda-", 5);
 }
 
+/*
+ * Backend a Debian package name means (Ubuntu/Debian and the vendors' apt
+ * repositories), with the CUDA version that names like cuda-cudart-12-4 pin.
+ */
+static enum ga_dep_backend deb_backend(const char *n, int *ret_version)
+{
+	static const char *const cuda[] = {
+		"cuda-",       "libcuda",     "libcudnn",    "libcublas", "libcufft",
+		"libcurand",   "libcusparse", "libcusolver", "libnccl",   "libnvidia-",
+		"nvidia-",     "libnvinfer",  "tensorrt",    "libnpp",    "libnvjitlink",
+		"libcutensor", "libnvrtc",    "libnvjpeg",   NULL
+	};
+	static const char *const rocm[] = { "rocm",
+		                            "hip-",
+		                            "hipcc",
+		                            "libamdhip64",
+		                            "rocblas",
+		                            "hipblas",
+		                            "miopen",
+		                            "rccl",
+		                            "rocrand",
+		                            "hiprand",
+		                            "rocfft",
+		                            "hipfft",
+		                            "librocblas",
+		                            "libhipblas",
+		                            "librccl",
+		                            "librocrand",
+		                            "libhsa-runtime64",
+		                            "hsa-rocr",
+		                            "libhsakmt",
+		                            "librocm-smi",
+		                            "rocsolver",
+		                            "rocsparse",
+		                            NULL };
+	static const char *const lz[] = { "intel-level-zero-gpu", "level-zero", "libze1",
+		                          "libze-intel-gpu",      "libze-dev",  NULL };
+	static const char *const versioned[] = { "cuda-cudart-",    "cuda-runtime-", "cuda-toolkit-",
+		                                 "cuda-libraries-", "cuda-nvrtc-",   NULL };
+	*ret_version = -1;
+	if (!strncmp(n, "cuda-keyring", 12) || !strncmp(n, "cuda-compat", 11))
+		return GA_DEP_NONE; /* the repository key; the forward-compatibility driver */
+	for (size_t i = 0; versioned[i]; i++) {
+		size_t k = strlen(versioned[i]);
+		int maj, min, end = 0;
+		if (!strncmp(n, versioned[i], k) && sscanf(n + k, "%d-%d%n", &maj, &min, &end) == 2 &&
+		    !n[k + (size_t)end] && maj >= 7 && maj <= 99 && min >= 0 && min <= 9)
+			*ret_version = maj * 1000 + min * 10;
+	}
+	for (size_t i = 0; cuda[i]; i++)
+		if (!strncmp(n, cuda[i], strlen(cuda[i])))
+			return GA_DEP_CUDA;
+	for (size_t i = 0; rocm[i]; i++)
+		if (!strncmp(n, rocm[i], strlen(rocm[i])))
+			return GA_DEP_ROCM;
+	for (size_t i = 0; lz[i]; i++)
+		if (!strncmp(n, lz[i], strlen(lz[i])))
+			return GA_DEP_LEVEL_ZERO;
+	return GA_DEP_NONE;
+}
+
 static int pkg_signals(struct ga_deps_pkg *p)
 {
 	int r = 0, ver;
 	char name[128], what[300];
 	if (p->name) {
 		req_name(p->name, name, sizeof(name), !strcmp(p->kind, "python"));
-		enum ga_dep_backend b = dist_backend(name, &ver);
+		enum ga_dep_backend b =
+		        !strcmp(p->kind, "deb") ? deb_backend(name, &ver) : dist_backend(name, &ver);
 		if (!strcmp(p->kind, "conda") && conda_cuda_name(name))
 			b = GA_DEP_CUDA;
 		if (b != GA_DEP_NONE) {
@@ -249,7 +311,8 @@ static int pkg_signals(struct ga_deps_pkg *p)
 		if (semi && strstr(semi, "extra"))
 			continue;
 		req_name(req, name, sizeof(name), !strcmp(p->kind, "python"));
-		enum ga_dep_backend b = dist_backend(name, &ver);
+		enum ga_dep_backend b =
+		        !strcmp(p->kind, "deb") ? deb_backend(name, &ver) : dist_backend(name, &ver);
 		if (!strcmp(p->kind, "conda") && conda_cuda_name(name)) {
 			b = GA_DEP_CUDA;
 			const char *v = req + strlen(name);
@@ -261,7 +324,10 @@ static int pkg_signals(struct ga_deps_pkg *p)
 		}
 		if (b == GA_DEP_NONE)
 			continue;
-		snprintf(what, sizeof(what), "%s %s", !strcmp(p->kind, "conda") ? "depends" : "Requires-Dist",
+		snprintf(what, sizeof(what), "%s %s",
+		         !strcmp(p->kind, "conda") ? "depends"
+		         : !strcmp(p->kind, "deb") ? "Depends"
+		                                   : "Requires-Dist",
 		         req);
 		r = add_signal(&p->signals, &p->n_signals, b, GA_STRENGTH_DECLARED, what, ver);
 	}

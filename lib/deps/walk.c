@@ -309,10 +309,16 @@ static int add_ldconf(struct deps_scan *s, size_t tree, const char *tp, const ui
 	return 0;
 }
 
+/* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
+static bool deb_meta_path(const char *tp)
+{
+	return !strcmp(tp, "control") || !strcmp(tp, "var/lib/dpkg/status");
+}
+
 bool deps_is_meta_path(const char *tp)
 {
 	const char *b = base_name(tp);
-	if (ldconf_path(tp))
+	if (ldconf_path(tp) || deb_meta_path(tp))
 		return true;
 	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && parent_is(tp, ".dist-info"))
 		return true;
@@ -436,6 +442,68 @@ out:
 	return r;
 }
 
+/*
+ * A .deb's control file (the package owns its tree) or dpkg's status (one
+ * package per installed stanza, owning no files: the file lists under
+ * var/lib/dpkg/info are not read).
+ */
+static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
+                    size_t len)
+{
+	bool status = strcmp(tp, "control") != 0;
+	if (!status && strcmp(s->inv->trees[tree].kind, "deb"))
+		return 0; /* a file named control elsewhere */
+	size_t off = 0, bad = 0;
+	int r = 0;
+	struct ga_buf key;
+	ga_buf_init(&key, 0);
+	while (off < len && r == 0) {
+		struct ga_deps_pkg tmp = { 0 };
+		size_t used = 0;
+		bool installed = true;
+		r = ga_pymeta_parse_deb_control((const char *)buf + off, len - off, &tmp, &used, &installed);
+		off += used ? used : len - off;
+		if (r == 1 || r == -EINVAL || (r == 0 && !installed)) {
+			bad += r == -EINVAL;
+			r = r == 1 ? 1 : 0;
+			ga_deps_pkg_release(&tmp);
+			continue;
+		}
+		if (r < 0) {
+			ga_deps_pkg_release(&tmp);
+			break;
+		}
+		ga_buf_reset(&key);
+		struct ga_deps_pkg *p = NULL;
+		if (ga_buf_addf(&key, status ? "%s#%s" : "%s", tp, tmp.name) < 0 ||
+		    !(p = pkg_for_meta(s->inv, tree, key.data, "deb"))) {
+			ga_deps_pkg_release(&tmp);
+			r = -ENOMEM;
+			break;
+		}
+		if (!p->name) { /* the first copy wins (an upper layer's) */
+			p->name = tmp.name;
+			p->version = tmp.version;
+			p->requires = tmp.requires;
+			tmp.name = tmp.version = NULL;
+			tmp.requires = (struct ga_strv){ 0 };
+			p->owns_tree = !status;
+			/* one status file, many packages: "…/status#NAME" names each (findings group by it) */
+			ga_buf_reset(&key);
+			if (!(p->tree_dir = ga_strdup("")) ||
+			    ga_buf_addf(&key, status ? "%s#%s" : "%s", shown, p->name) < 0 ||
+			    !(p->meta_path = ga_strdup(key.data)))
+				r = -ENOMEM;
+		}
+		ga_deps_pkg_release(&tmp);
+	}
+	ga_buf_release(&key);
+	if (r >= 0 && bad)
+		r = ga_deps_add_gap(s->inv, shown, "metadata not understood (%zu stanzas without Package)",
+		                    bad);
+	return r < 0 ? r : 0;
+}
+
 static struct ga_deps_file *add_file(struct deps_scan *s, size_t tree, const char *shown, const char *tp,
                                      uint64_t size)
 {
@@ -519,6 +587,8 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 			                       GA_DEPS_MAX_META_BYTES);
 		if (ldconf_path(tp))
 			return add_ldconf(s, tree, tp, buf, len);
+		if (deb_meta_path(tp))
+			return scan_deb(s, tree, shown, tp, buf, len);
 		return scan_meta(s, tree, shown, tp, buf, len);
 	}
 	return 0;
