@@ -37,6 +37,7 @@
 #define IMAGE_JSON_MAX (4u << 20)
 #define IMAGE_MAX_LAYERS 512
 #define HUGE_PAGE (2u << 20)
+#define POPULATE_STEP (8u << 20)
 
 int deps_membuf_reserve(struct deps_membuf *m, size_t need)
 {
@@ -55,16 +56,27 @@ int deps_membuf_reserve(struct deps_membuf *m, size_t need)
 		p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
-	/*
-	 * Huge pages where the kernel offers them (THP "madvise" mode), and every
-	 * page populated now in one call: faulting 4 KiB at a time while inflating
-	 * cost more than the inflating on a VM. Both are hints: errors ignored.
-	 */
+	/* huge pages where the kernel offers them (THP "madvise" mode); a hint: errors ignored */
 	(void)madvise((uint8_t *)p + m->cap, cap - m->cap, MADV_HUGEPAGE);
-	(void)madvise((uint8_t *)p + m->cap, cap - m->cap, MADV_POPULATE_WRITE);
 	m->data = p;
 	m->cap = cap;
 	return 0;
+}
+
+/*
+ * Populate the buffer up to upto (in whole huge pages) in one call, ahead of
+ * the data: faulting 4 KiB at a time while inflating cost more than the
+ * inflating on a VM. Step by step as data arrives, never from the header's
+ * size alone, so a member whose header lies commits no memory it does not
+ * fill. A hint: errors ignored.
+ */
+static void membuf_populate(struct deps_membuf *m, size_t upto)
+{
+	if (upto <= m->populated)
+		return;
+	size_t end = upto > m->cap - HUGE_PAGE ? m->cap : (upto + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+	(void)madvise(m->data + m->populated, end - m->populated, MADV_POPULATE_WRITE);
+	m->populated = end;
 }
 
 void deps_membuf_release(struct deps_membuf *m)
@@ -280,6 +292,9 @@ static int read_member(struct deps_scan *s, struct archive *a, const char *shown
 				return r;
 		}
 		size_t room = b->cap - b->len - 1;
+		if (room > POPULATE_STEP)
+			room = POPULATE_STEP;
+		membuf_populate(b, b->len + room + 1);
 		la_ssize_t got = archive_read_data(a, b->data + b->len, room);
 		if (got == 0)
 			return 0;
@@ -368,8 +383,11 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	                      ? (size_t)size_hint
 	                      : hl + STREAM_BLOCK;
 	int r = deps_membuf_reserve(b, want);
+	if (r < 0 && want > hl + STREAM_BLOCK) /* a size the address space refuses: grow as data comes */
+		r = deps_membuf_reserve(b, hl + STREAM_BLOCK);
 	if (r < 0)
 		goto out;
+	membuf_populate(b, hl + 1);
 	memcpy(b->data, head, hl);
 	b->len = hl;
 	b->data[b->len] = '\0';

@@ -9,13 +9,14 @@ struct archive;
 /*
  * An inflated archive member, contiguous (the ELF census needs the section
  * headers at the end together with the sections): an anonymous mapping asked
- * for transparent huge pages and populated in one call when it grows, so
- * that inflating into it costs no page fault per 4 KiB page (expensive on a
- * VM). Reused from member to member and archive to archive.
+ * for transparent huge pages and populated a few MiB at a time ahead of the
+ * data, so that inflating into it costs no page fault per 4 KiB page
+ * (expensive on a VM). Reused from member to member and archive to archive.
  */
 struct deps_membuf {
 	uint8_t *data;
-	size_t len, cap; /* cap: the mapping's length; data[len] is kept '\0' */
+	size_t len, cap;  /* cap: the mapping's length; data[len] is kept '\0' */
+	size_t populated; /* bytes from the start faulted in already */
 };
 /* Make room for need bytes plus a terminating NUL: 0 or -ENOMEM. */
 int deps_membuf_reserve(struct deps_membuf *m, size_t need);
