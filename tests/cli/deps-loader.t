@@ -17,3 +17,5 @@ run deps dst.tar | bytes
 # libG.so's gone.conf was deleted by the upper layer; libT.so needs --ld-library-path
 run deps image.tar | bytes
 run deps --ld-library-path /opt/third/lib:/opt/none image.tar | bytes
+# the same as an OCI layout: the config (and its Env) found through the manifest
+run deps --ld-library-path /opt/third/lib image-oci | bytes
