@@ -104,7 +104,8 @@ print()
 w = load("wheel")
 print(f"wheel ({wheel_bytes / 2**20:.0f} MiB inflated)")
 for cmd, med, cpu in w:
-    print(f"  {cmd:48s} median {med:7.3f} s   {wheel_bytes / med / 2**20:7.1f} MiB/s")
-print(f"  gpuaudit throughput / bsdtar's: {w[1][1] / w[0][1] * 100:.0f}% (target >= 70%)")
+    print(f"  {cmd:48s} median {med:7.3f} s   {wheel_bytes / med / 2**20:7.1f} MiB/s   cpu {cpu:7.3f} s")
+print(f"  gpuaudit throughput / bsdtar's: {w[1][1] / w[0][1] * 100:.0f}% wall, "
+      f"{w[1][2] / max(w[0][2], 1e-9) * 100:.0f}% cpu (target >= 70%)")
 print(f"  peak RSS gpuaudit: {rss['wheel']} KiB, bsdtar: {rss['bsdtar']} KiB")
 PY

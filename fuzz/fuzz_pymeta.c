@@ -1,8 +1,9 @@
 /*
  * fuzz_pymeta.c - the package metadata parsers on arbitrary bytes: the first
- * byte picks METADATA, RECORD or conda JSON; what is accepted then goes
+ * byte picks METADATA, RECORD, conda JSON or Debian control stanzas (parsed
+ * one after the other as dpkg's status is); what is accepted then goes
  * through the signal derivation (local versions, requirement names, conda
- * depends) and the verdicts against a CPU target.
+ * depends, Debian names) and the verdicts against a CPU target.
  */
 #include <errno.h>
 #include <string.h>
@@ -22,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *text = (const char *)data + 1;
 	size_t len = size - 1;
 	int r;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		p->kind = ga_strdup("python");
 		r = ga_pymeta_parse_metadata(text, len, p);
@@ -31,6 +32,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p->kind = ga_strdup("python");
 		r = ga_pymeta_parse_record(text, len, p);
 		break;
+	case 3: {
+		p->kind = ga_strdup("deb");
+		size_t off = 0;
+		bool installed;
+		do {
+			size_t used = 0;
+			ga_deps_pkg_release(p);
+			memset(p, 0, sizeof(*p));
+			p->kind = ga_strdup("deb");
+			r = ga_pymeta_parse_deb_control(text + off, len - off, p, &used, &installed);
+			FUZZ_CHECK(used <= len - off);
+			off += used;
+			if (used == 0)
+				break;
+		} while (r == -EINVAL || (r == 0 && off < len && data[0] >= 128));
+		if (r == 1)
+			r = 0;
+		break;
+	}
 	default:
 		p->kind = ga_strdup("conda");
 		r = ga_pymeta_parse_conda(text, len, p);

@@ -392,12 +392,14 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		{ "no-device-code", no_argument, NULL, 'n' },
 		{ "max-member-bytes", required_argument, NULL, 'm' },
 		{ "max-total-bytes", required_argument, NULL, 'M' },
+		{ "ld-library-path", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ga_deps_opts o;
 	ga_deps_opts_init(&o);
-	const char *target_spec = NULL, *for_file = NULL, *class_name = NULL, *policy_file = NULL;
+	const char *target_spec = NULL, *for_file = NULL, *class_name = NULL, *policy_file = NULL,
+	           *ld_path = NULL;
 	enum mode mode = MODE_TEXT;
 	int modes = 0, verbose = 0, opt;
 	bool compact = false;
@@ -425,6 +427,9 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 			break;
 		case 'P':
 			policy_file = optarg;
+			break;
+		case 'L':
+			ld_path = optarg;
 			break;
 		case 'n':
 			o.elf_flags |= GA_ELF_NO_DEVICE_CODE;
@@ -506,6 +511,10 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 			goto out;
 		if (!target_from && !target_spec)
 			target_from = policy_file;
+	}
+	if (ld_path && !(t.ld_library_path = ga_strdup(ld_path))) {
+		code = cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
+		goto out;
 	}
 	if (mode == MODE_TEXT && isatty(STDERR_FILENO)) {
 		o.progress = progress_cb;

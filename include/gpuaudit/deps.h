@@ -60,9 +60,9 @@ struct ga_deps_file {
 	size_t n_signals;
 };
 
-/* A Python distribution (*.dist-info) or a conda package (conda-meta, info/index.json). */
+/* A Python distribution (*.dist-info), a conda package (conda-meta, info/index.json) or a Debian package. */
 struct ga_deps_pkg {
-	char *kind; /* "python", "conda" */
+	char *kind; /* "python", "conda", "deb" */
 	char *name;
 	char *version;       /* as written: "2.5.1+cu126" */
 	char *local_version; /* the part after '+': "cu126", "rocm6.2", "cpu"; NULL when none */
@@ -77,10 +77,19 @@ struct ga_deps_pkg {
 	size_t n_signals;
 };
 
+/* A loader configuration file found in a tree (etc/ld.so.conf, etc/ld.so.conf.d/NAME.conf). */
+struct ga_deps_ldconf {
+	char *path; /* tree path */
+	char *text;
+};
+
 /* A tree: a scanned argument, an archive, or an image's merged layers. */
 struct ga_deps_tree {
-	char *name; /* the argument, or "outer!/inner.whl" */
-	char *kind; /* "dir", "file", "zip", "wheel", "tar", "conda", "deb", "oci", "docker" */
+	char *name;            /* the argument, or "outer!/inner.whl" */
+	char *kind;            /* "dir", "file", "zip", "wheel", "tar", "conda", "deb", "oci", "docker" */
+	char *ld_library_path; /* an image config's Env LD_LIBRARY_PATH; NULL when none */
+	struct ga_deps_ldconf *ldconf; /* the tree's ld.so.conf files (the loader's configured dirs) */
+	size_t n_ldconf;
 };
 
 struct ga_deps_gap {
@@ -146,6 +155,16 @@ int ga_pymeta_parse_metadata(const char *text, size_t len, struct ga_deps_pkg *p
 int ga_pymeta_parse_record(const char *text, size_t len, struct ga_deps_pkg *pkg);
 /* Parse a conda-meta/<pkg>.json or info/index.json: name, version, build, depends, files. */
 int ga_pymeta_parse_conda(const char *text, size_t len, struct ga_deps_pkg *pkg);
+/*
+ * Parse one Debian control stanza at text (a .deb's control file, or the next
+ * stanza of dpkg's var/lib/dpkg/status): Package, Version, Depends and
+ * Pre-Depends (alternatives split at '|'), and Status (installed is false for
+ * "deinstall ok config-files" and the like). *consumed: bytes used (parse on
+ * from there). Returns 0, 1 at the end (no stanza left), -EINVAL when the
+ * stanza has no Package, -ENOMEM.
+ */
+int ga_pymeta_parse_deb_control(const char *text, size_t len, struct ga_deps_pkg *pkg, size_t *consumed,
+                                bool *installed);
 void ga_deps_pkg_release(struct ga_deps_pkg *pkg);
 
 /* ---- signals and verdicts (lib/analyze/deps.c): pure ---- */
@@ -173,6 +192,8 @@ struct ga_deps_target {
 	struct ga_strv allowed_backends; /* "cuda", "rocm" (or "hip"), "level-zero" (or "sycl"), "cpu", ... */
 	struct ga_strv required_archs;   /* "sm_90", "gfx942" */
 	char *policy_class;
+	/* directories the target's environment puts on LD_LIBRARY_PATH (':' separated); NULL none */
+	char *ld_library_path;
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);

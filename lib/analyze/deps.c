@@ -16,6 +16,7 @@
  * the policy's artifacts: rules.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,13 +204,75 @@ static bool conda_cuda_name(const char *n)
 	return !strncmp(n, "cuda-", 5);
 }
 
+/*
+ * Backend a Debian package name means (Ubuntu/Debian and the vendors' apt
+ * repositories), with the CUDA version that names like cuda-cudart-12-4 pin.
+ */
+static enum ga_dep_backend deb_backend(const char *n, int *ret_version)
+{
+	static const char *const cuda[] = {
+		"cuda-",       "libcuda",     "libcudnn",    "libcublas", "libcufft",
+		"libcurand",   "libcusparse", "libcusolver", "libnccl",   "libnvidia-",
+		"nvidia-",     "libnvinfer",  "tensorrt",    "libnpp",    "libnvjitlink",
+		"libcutensor", "libnvrtc",    "libnvjpeg",   NULL
+	};
+	static const char *const rocm[] = { "rocm",
+		                            "hip-",
+		                            "hipcc",
+		                            "libamdhip64",
+		                            "rocblas",
+		                            "hipblas",
+		                            "miopen",
+		                            "rccl",
+		                            "rocrand",
+		                            "hiprand",
+		                            "rocfft",
+		                            "hipfft",
+		                            "librocblas",
+		                            "libhipblas",
+		                            "librccl",
+		                            "librocrand",
+		                            "libhsa-runtime64",
+		                            "hsa-rocr",
+		                            "libhsakmt",
+		                            "librocm-smi",
+		                            "rocsolver",
+		                            "rocsparse",
+		                            NULL };
+	static const char *const lz[] = { "intel-level-zero-gpu", "level-zero", "libze1",
+		                          "libze-intel-gpu",      "libze-dev",  NULL };
+	static const char *const versioned[] = { "cuda-cudart-",    "cuda-runtime-", "cuda-toolkit-",
+		                                 "cuda-libraries-", "cuda-nvrtc-",   NULL };
+	*ret_version = -1;
+	if (!strncmp(n, "cuda-keyring", 12) || !strncmp(n, "cuda-compat", 11))
+		return GA_DEP_NONE; /* the repository key; the forward-compatibility driver */
+	for (size_t i = 0; versioned[i]; i++) {
+		size_t k = strlen(versioned[i]);
+		int maj, min, end = 0;
+		if (!strncmp(n, versioned[i], k) && sscanf(n + k, "%d-%d%n", &maj, &min, &end) == 2 &&
+		    !n[k + (size_t)end] && maj >= 7 && maj <= 99 && min >= 0 && min <= 9)
+			*ret_version = maj * 1000 + min * 10;
+	}
+	for (size_t i = 0; cuda[i]; i++)
+		if (!strncmp(n, cuda[i], strlen(cuda[i])))
+			return GA_DEP_CUDA;
+	for (size_t i = 0; rocm[i]; i++)
+		if (!strncmp(n, rocm[i], strlen(rocm[i])))
+			return GA_DEP_ROCM;
+	for (size_t i = 0; lz[i]; i++)
+		if (!strncmp(n, lz[i], strlen(lz[i])))
+			return GA_DEP_LEVEL_ZERO;
+	return GA_DEP_NONE;
+}
+
 static int pkg_signals(struct ga_deps_pkg *p)
 {
 	int r = 0, ver;
 	char name[128], what[300];
 	if (p->name) {
 		req_name(p->name, name, sizeof(name), !strcmp(p->kind, "python"));
-		enum ga_dep_backend b = dist_backend(name, &ver);
+		enum ga_dep_backend b =
+		        !strcmp(p->kind, "deb") ? deb_backend(name, &ver) : dist_backend(name, &ver);
 		if (!strcmp(p->kind, "conda") && conda_cuda_name(name))
 			b = GA_DEP_CUDA;
 		if (b != GA_DEP_NONE) {
@@ -248,7 +311,8 @@ static int pkg_signals(struct ga_deps_pkg *p)
 		if (semi && strstr(semi, "extra"))
 			continue;
 		req_name(req, name, sizeof(name), !strcmp(p->kind, "python"));
-		enum ga_dep_backend b = dist_backend(name, &ver);
+		enum ga_dep_backend b =
+		        !strcmp(p->kind, "deb") ? deb_backend(name, &ver) : dist_backend(name, &ver);
 		if (!strcmp(p->kind, "conda") && conda_cuda_name(name)) {
 			b = GA_DEP_CUDA;
 			const char *v = req + strlen(name);
@@ -260,7 +324,10 @@ static int pkg_signals(struct ga_deps_pkg *p)
 		}
 		if (b == GA_DEP_NONE)
 			continue;
-		snprintf(what, sizeof(what), "%s %s", !strcmp(p->kind, "conda") ? "depends" : "Requires-Dist",
+		snprintf(what, sizeof(what), "%s %s",
+		         !strcmp(p->kind, "conda") ? "depends"
+		         : !strcmp(p->kind, "deb") ? "Depends"
+		                                   : "Requires-Dist",
 		         req);
 		r = add_signal(&p->signals, &p->n_signals, b, GA_STRENGTH_DECLARED, what, ver);
 	}
@@ -365,6 +432,7 @@ void ga_deps_target_release(struct ga_deps_target *t)
 {
 	ga_free(t->name);
 	ga_free(t->policy_class);
+	ga_free(t->ld_library_path);
 	ga_strv_release(&t->allowed_backends);
 	ga_strv_release(&t->required_archs);
 	memset(t, 0, sizeof(*t));
@@ -1050,29 +1118,81 @@ static bool base_lib(const char *n)
 	return false;
 }
 
+/*
+ * The loader simulation (glibc ld.so's search order, docs/deps.md): a NEEDED
+ * name of object X is looked for in X's DT_RPATH (only when X has no
+ * DT_RUNPATH) and then the DT_RPATHs of the objects that load X, up the
+ * chain; LD_LIBRARY_PATH (the target's and the image config's); X's own
+ * DT_RUNPATH (never inherited); the directories the tree's etc/ld.so.conf
+ * configures (with its include globs); the default and multiarch system
+ * directories. $ORIGIN, $LIB and $PLATFORM are expanded per object.
+ */
+struct edge {
+	size_t loaded, loader; /* file indexes */
+};
+
 struct tree_index {
 	struct file_key *keys; /* every file and link, sorted */
 	size_t n;
+	const struct ga_deps_inventory *inv;
+	const struct ga_deps_target *t;
+	struct ga_strv *conf; /* per tree: ld.so.conf directories */
+	bool *conf_done;
+	struct edge *edges; /* who loads whom, sorted by loaded; built on first need */
+	size_t n_edges;
+	bool edges_done;
 };
 
-static bool tree_has(const struct tree_index *ix, size_t tree, const char *path)
+static long lookup(const struct tree_index *ix, size_t tree, const char *path)
 {
 	struct file_key want = { tree, path, 0 };
-	return bsearch(&want, ix->keys, ix->n, sizeof(*ix->keys), cmp_key) != NULL;
+	const struct file_key *k = bsearch(&want, ix->keys, ix->n, sizeof(*ix->keys), cmp_key);
+	return k ? (long)k->index : -1;
 }
 
-static bool resolve_in(const struct tree_index *ix, size_t tree, char **dirs, size_t n, const char *name)
+/* The file a path names, through symlinks in the tree (8 hops at most); -1 none. */
+static long follow(const struct tree_index *ix, size_t tree, const char *path)
+{
+	long i = lookup(ix, tree, path);
+	for (int hop = 0; i >= 0 && ix->inv->files[i].link && hop < 8; hop++) {
+		const struct ga_deps_file *f = &ix->inv->files[i];
+		char *dir = ga_strdup(f->tree_path);
+		if (!dir)
+			return -1;
+		char *sl = strrchr(dir, '/');
+		if (sl)
+			*sl = '\0';
+		else
+			dir[0] = '\0';
+		char *next = norm_join(f->link[0] == '/' ? "" : dir, f->link);
+		ga_free(dir);
+		if (!next)
+			return -1;
+		i = lookup(ix, tree, next);
+		ga_free(next);
+	}
+	return i;
+}
+
+/* The entry (file or link) name is found as in dirs; -1 none. */
+static long find_in(const struct tree_index *ix, size_t tree, char *const *dirs, size_t n, const char *name)
 {
 	char path[4096];
 	for (size_t i = 0; i < n; i++) {
 		const char *d = dirs[i];
 		while (*d == '/')
 			d++;
+		long k;
 		if ((size_t)snprintf(path, sizeof(path), "%s%s%s", d, *d ? "/" : "", name) < sizeof(path) &&
-		    tree_has(ix, tree, path))
-			return true;
+		    (k = lookup(ix, tree, path)) >= 0)
+			return k;
 	}
-	return false;
+	return -1;
+}
+
+static bool resolve_in(const struct tree_index *ix, size_t tree, char **dirs, size_t n, const char *name)
+{
+	return find_in(ix, tree, dirs, n, name) >= 0;
 }
 
 static const char *const system_dirs[] = { "lib",
@@ -1084,6 +1204,253 @@ static const char *const system_dirs[] = { "lib",
 	                                   "lib/aarch64-linux-gnu",
 	                                   "usr/lib/aarch64-linux-gnu",
 	                                   "usr/local/lib" };
+
+/* Split a LD_LIBRARY_PATH-style list (':' or ';') into normalised tree directories. */
+static int split_dirs(const char *list, struct ga_strv *out)
+{
+	while (list && *list) {
+		size_t k = strcspn(list, ":;");
+		if (k) {
+			char *e = ga_strndup(list, k);
+			char *d = e ? norm_join("", e) : NULL;
+			ga_free(e);
+			if (!d || ga_strv_push(out, d) < 0) {
+				ga_free(d);
+				return -ENOMEM;
+			}
+			ga_free(d);
+		}
+		list += k;
+		if (*list)
+			list++;
+	}
+	return 0;
+}
+
+/* One ld.so.conf file: directories, and include globs (relative ones to the file's directory). */
+static int conf_file(const struct ga_deps_tree *tr, const char *path, struct ga_strv *out, unsigned depth)
+{
+	const struct ga_deps_ldconf *c = NULL;
+	for (size_t i = 0; i < tr->n_ldconf && !c; i++)
+		if (!strcmp(tr->ldconf[i].path, path))
+			c = &tr->ldconf[i];
+	if (!c || depth > 8)
+		return 0;
+	int r = 0;
+	for (const char *line = c->text; line && *line && r == 0;) {
+		size_t k = strcspn(line, "\n");
+		char *l = ga_strndup(line, k);
+		line += k + (line[k] == '\n');
+		if (!l)
+			return -ENOMEM;
+		char *hash = strchr(l, '#');
+		if (hash)
+			*hash = '\0';
+		char *save = NULL, *w = strtok_r(l, " \t\r,:", &save);
+		if (w && !strcmp(w, "include")) {
+			while (r == 0 && (w = strtok_r(NULL, " \t\r", &save))) {
+				char dir[4096], pat[4096];
+				snprintf(dir, sizeof(dir), "%s", path);
+				char *sl = strrchr(dir, '/');
+				if (sl)
+					*sl = '\0';
+				else
+					dir[0] = '\0';
+				if ((size_t)snprintf(pat, sizeof(pat), "%s%s%s", w[0] == '/' ? "" : dir,
+				                     w[0] == '/' || !dir[0] ? "" : "/",
+				                     w + (w[0] == '/')) >= sizeof(pat))
+					continue;
+				for (size_t i = 0; i < tr->n_ldconf && r == 0; i++)
+					if (fnmatch(pat, tr->ldconf[i].path, FNM_PATHNAME) == 0)
+						r = conf_file(tr, tr->ldconf[i].path, out, depth + 1);
+			}
+		} else if (w && strcmp(w, "hwcap")) {
+			for (; w && r == 0; w = strtok_r(NULL, " \t\r,:", &save)) {
+				char *eq = strchr(w, '='); /* legacy "DIR=TYPE" */
+				if (eq)
+					*eq = '\0';
+				if (w[0] == '/')
+					r = split_dirs(w, out);
+			}
+		}
+		ga_free(l);
+	}
+	return r;
+}
+
+static const struct ga_strv *conf_dirs(struct tree_index *ix, size_t tree)
+{
+	if (!ix->conf_done[tree]) {
+		ix->conf_done[tree] = true;
+		if (conf_file(&ix->inv->trees[tree], "etc/ld.so.conf", &ix->conf[tree], 0) < 0)
+			ga_strv_release(&ix->conf[tree]); /* out of memory: search without it */
+	}
+	return &ix->conf[tree];
+}
+
+/* The directory of f as $ORIGIN ("/opt/app"), and RPATH/RUNPATH list expanded for f's machine. */
+static int expand_for(const struct ga_deps_file *f, const char *list, char ***dirs, size_t *n)
+{
+	char origin[4096];
+	snprintf(origin, sizeof(origin), "/%s", f->tree_path);
+	char *slash = strrchr(origin, '/');
+	if (slash == origin)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	const char *lib = NULL, *platform = NULL;
+	if (f->elf->machine == 183) { /* EM_AARCH64 */
+		lib = "lib/aarch64-linux-gnu";
+		platform = "aarch64";
+	} else if (f->elf->machine == 3) { /* EM_386 */
+		lib = "lib/i386-linux-gnu";
+		platform = "i686";
+	}
+	*dirs = NULL;
+	*n = 0;
+	return list ? ga_elf_expand_origin(list, origin, lib, platform, dirs, n) : 0;
+}
+
+/* Where the loader finds name for f without inherited RPATHs: the entry's index, -1 none, -ENOMEM as -2. */
+static long own_search(struct tree_index *ix, const struct ga_deps_file *f, const char *name)
+{
+	const struct ga_elf_info *e = f->elf;
+	char **dirs = NULL;
+	size_t n = 0;
+	long k = -1;
+	/* RPATH (ignored when RUNPATH is present), LD_LIBRARY_PATH, RUNPATH, ld.so.conf, defaults */
+	if (expand_for(f, e->runpath ? NULL : e->rpath, &dirs, &n) < 0)
+		return -2;
+	k = find_in(ix, f->tree, dirs, n, name);
+	ga_elf_strv_free(dirs, n);
+	struct ga_strv ld = { 0 };
+	if (k < 0 && (split_dirs(ix->t ? ix->t->ld_library_path : NULL, &ld) < 0 ||
+	              split_dirs(ix->inv->trees[f->tree].ld_library_path, &ld) < 0)) {
+		ga_strv_release(&ld);
+		return -2;
+	}
+	if (k < 0)
+		k = find_in(ix, f->tree, ld.v, ld.n, name);
+	ga_strv_release(&ld);
+	if (k < 0 && e->runpath) {
+		if (expand_for(f, e->runpath, &dirs, &n) < 0)
+			return -2;
+		k = find_in(ix, f->tree, dirs, n, name);
+		ga_elf_strv_free(dirs, n);
+	}
+	if (k < 0) {
+		const struct ga_strv *c = conf_dirs(ix, f->tree);
+		k = find_in(ix, f->tree, c->v, c->n, name);
+	}
+	if (k < 0)
+		k = find_in(ix, f->tree, (char *const *)system_dirs, GA_ARRAY_SIZE(system_dirs), name);
+	/* A host directory stands for a configured library directory (ld.so.conf): its own dir counts. */
+	if (k < 0 && !strcmp(ix->inv->trees[f->tree].kind, "dir")) {
+		char own[4096];
+		snprintf(own, sizeof(own), "%s", f->tree_path);
+		char *sl = strrchr(own, '/');
+		if (sl)
+			*sl = '\0';
+		else
+			own[0] = '\0';
+		char *d[1] = { own };
+		k = find_in(ix, f->tree, d, 1, name);
+	}
+	return k;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	if (x->loaded != y->loaded)
+		return x->loaded < y->loaded ? -1 : 1;
+	return x->loader < y->loader ? -1 : x->loader > y->loader;
+}
+
+static int build_edges(struct tree_index *ix)
+{
+	ix->edges_done = true;
+	const struct ga_deps_inventory *inv = ix->inv;
+	for (size_t i = 0; i < inv->n_files; i++) {
+		const struct ga_deps_file *f = &inv->files[i];
+		if (!f->elf || !f->elf->n_needed)
+			continue;
+		for (size_t k = 0; k < f->elf->n_needed; k++) {
+			if (strchr(f->elf->needed[k], '/'))
+				continue;
+			long hit = own_search(ix, f, f->elf->needed[k]);
+			if (hit == -2)
+				return -ENOMEM;
+			if (hit >= 0)
+				hit = follow(ix, f->tree, inv->files[hit].tree_path);
+			if (hit < 0 || !inv->files[hit].elf || (size_t)hit == i)
+				continue;
+			struct edge *e = ga_array_push((void **)&ix->edges, &ix->n_edges, sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			*e = (struct edge){ (size_t)hit, i };
+		}
+	}
+	if (ix->n_edges)
+		qsort(ix->edges, ix->n_edges, sizeof(*ix->edges), cmp_edge);
+	return 0;
+}
+
+/*
+ * name found through the DT_RPATH of an object that loads f, directly or up
+ * the chain (f has no DT_RUNPATH): 1, 0 not found, -ENOMEM.
+ */
+static int inherited(struct tree_index *ix, size_t fi, const char *name)
+{
+	if (!ix->edges_done && build_edges(ix) < 0)
+		return -ENOMEM;
+	const struct ga_deps_inventory *inv = ix->inv;
+	size_t *queue = ga_calloc(inv->n_files, sizeof(*queue));
+	bool *seen = ga_calloc(inv->n_files, sizeof(*seen));
+	int r = 0;
+	if (!queue || !seen) {
+		r = -ENOMEM;
+		goto out;
+	}
+	size_t head = 0, tail = 0;
+	queue[tail++] = fi;
+	seen[fi] = true;
+	while (head < tail && r == 0) {
+		size_t cur = queue[head++];
+		struct edge want = { cur, 0 };
+		size_t lo = 0, hi = ix->n_edges;
+		while (lo < hi) { /* first edge of cur */
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp_edge(&ix->edges[mid], &want) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < ix->n_edges && ix->edges[k].loaded == cur && r == 0; k++) {
+			size_t a = ix->edges[k].loader;
+			if (seen[a])
+				continue;
+			seen[a] = true;
+			queue[tail++] = a;
+			const struct ga_deps_file *af = &inv->files[a];
+			if (!af->elf->rpath || af->elf->runpath)
+				continue; /* RPATH is ignored where RUNPATH is present; the chain goes on */
+			char **dirs;
+			size_t n;
+			if (expand_for(af, af->elf->rpath, &dirs, &n) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			if (resolve_in(ix, inv->files[fi].tree, dirs, n, name))
+				r = 1;
+			ga_elf_strv_free(dirs, n);
+		}
+	}
+out:
+	ga_free(queue);
+	ga_free(seen);
+	return r;
+}
 
 static bool target_provides(const struct ga_deps_target *t, const char *name)
 {
@@ -1101,45 +1468,28 @@ static bool target_provides(const struct ga_deps_target *t, const char *name)
 	return false;
 }
 
-static int unresolved(const struct ga_deps_inventory *inv, const struct tree_index *ix,
-                      const struct ga_deps_file *f, const struct ga_deps_target *t, struct ga_findings *out)
+static int unresolved(const struct ga_deps_inventory *inv, struct tree_index *ix, size_t fi,
+                      const struct ga_deps_target *t, struct ga_findings *out)
 {
+	const struct ga_deps_file *f = &inv->files[fi];
 	const struct ga_elf_info *e = f->elf;
 	if (!e->n_needed)
 		return 0;
-	char origin[4096];
-	snprintf(origin, sizeof(origin), "/%s", f->tree_path);
-	char *slash = strrchr(origin, '/');
-	if (slash == origin)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	char **dirs = NULL;
-	size_t n_dirs = 0;
 	const char *list = e->runpath ? e->runpath : e->rpath;
-	if (list && ga_elf_expand_origin(list, origin, NULL, NULL, &dirs, &n_dirs) < 0)
-		return -ENOMEM;
-	bool host_dir = !strcmp(inv->trees[f->tree].kind, "dir");
 	int r = 0;
 	for (size_t i = 0; i < e->n_needed && r == 0; i++) {
 		const char *nd = e->needed[i];
 		if (strchr(nd, '/') || base_lib(nd))
 			continue;
-		if (resolve_in(ix, f->tree, dirs, n_dirs, nd))
+		long k = own_search(ix, f, nd);
+		if (k == -2)
+			return -ENOMEM;
+		if (k >= 0 || target_provides(t, nd))
 			continue;
-		bool found = false;
-		char path[4096];
-		for (size_t k = 0; k < GA_ARRAY_SIZE(system_dirs) && !found; k++)
-			found = (size_t)snprintf(path, sizeof(path), "%s/%s", system_dirs[k], nd) <
-			                sizeof(path) &&
-			        tree_has(ix, f->tree, path);
-		/* A host directory stands for a configured library directory (ld.so.conf): its own dir counts. */
-		if (!found && host_dir) {
-			char *own[1] = { origin };
-			found = resolve_in(ix, f->tree, own, 1, nd);
+		if (!e->runpath && (r = inherited(ix, fi, nd)) != 0) {
+			r = r < 0 ? r : 0;
+			continue;
 		}
-		if (found || target_provides(t, nd))
-			continue;
 		const struct ga_vendor_lib *l = ga_vendor_lib_find(nd, NULL);
 		enum ga_dep_backend tb = target_backend(t);
 		if (l && gpu_backend(l->backend) && tb != GA_DEP_NONE && l->backend != tb)
@@ -1170,7 +1520,6 @@ static int unresolved(const struct ga_deps_inventory *inv, const struct tree_ind
 		if (f->pkg >= 0)
 			ga_finding_evidence(fd, "package", "%s", pkg_label(inv, f, pk, sizeof(pk)));
 	}
-	ga_elf_strv_free(dirs, n_dirs);
 	return r;
 }
 
@@ -1237,10 +1586,14 @@ static bool has_format(const struct ga_elf_info *e, bool cuda)
 int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
                   struct ga_findings *out)
 {
-	struct tree_index ix = { 0 };
+	struct tree_index ix = { .inv = inv, .t = t };
 	int r = 0;
-	if (inv->n_files && !(ix.keys = ga_calloc(inv->n_files, sizeof(*ix.keys))))
-		return -ENOMEM;
+	if ((inv->n_files && !(ix.keys = ga_calloc(inv->n_files, sizeof(*ix.keys)))) ||
+	    (inv->n_trees && (!(ix.conf = ga_calloc(inv->n_trees, sizeof(*ix.conf))) ||
+	                      !(ix.conf_done = ga_calloc(inv->n_trees, sizeof(*ix.conf_done)))))) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < inv->n_files; i++)
 		ix.keys[ix.n++] = (struct file_key){ inv->files[i].tree, inv->files[i].tree_path, i };
 	if (ix.n)
@@ -1252,7 +1605,7 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 			continue;
 		r = driver_bundled(f, out);
 		if (r == 0 && f->elf->type_name && strcmp(f->elf->type_name, "rel"))
-			r = unresolved(inv, &ix, f, t, out);
+			r = unresolved(inv, &ix, i, t, out);
 		if (!have)
 			continue;
 		if (r == 0)
@@ -1288,7 +1641,13 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		if (r == 0)
 			r = policy_backends(subject, p->signals, p->n_signals, t, out);
 	}
+out:
 	ga_free(ix.keys);
+	for (size_t i = 0; ix.conf && i < inv->n_trees; i++)
+		ga_strv_release(&ix.conf[i]);
+	ga_free(ix.conf);
+	ga_free(ix.conf_done);
+	ga_free(ix.edges);
 	if (r == 0 && out->err)
 		r = out->err;
 	return r;

@@ -4,8 +4,10 @@
  * directory), tar plain or gzip/bzip2/xz/zstd compressed, conda packages
  * (.conda: a zip holding info-*.tar.zst and pkg-*.tar.zst; legacy .tar.bz2),
  * Debian .deb (ar holding control.tar.* and data.tar.*), nested archives, and
- * container images: OCI image layouts (a directory or an uncompressed tar with
- * oci-layout + index.json) and `docker save` tarballs (manifest.json).
+ * container images: OCI image layouts (a directory or a tar with oci-layout +
+ * index.json) and `docker save` tarballs (manifest.json), the tar plain or
+ * compressed, layers plain, gzip or zstd. The image config's Env
+ * LD_LIBRARY_PATH is kept for the loader simulation.
  *
  * Image layers are applied in order with whiteouts honoured. The walk visits
  * them top layer first: a path is visible in a lower layer unless an upper
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../core/archive_dl.h"
 #include "../core/internal.h"
@@ -33,6 +36,55 @@
 #define STREAM_BLOCK (64 * 1024)
 #define IMAGE_JSON_MAX (4u << 20)
 #define IMAGE_MAX_LAYERS 512
+#define HUGE_PAGE (2u << 20)
+#define POPULATE_STEP (8u << 20)
+
+int deps_membuf_reserve(struct deps_membuf *m, size_t need)
+{
+	if (need < SIZE_MAX - HUGE_PAGE && need + 1 <= m->cap)
+		return 0;
+	if (need >= SIZE_MAX - 2 * HUGE_PAGE)
+		return -ENOMEM;
+	/* whole huge pages, at least doubling: a member of unknown size grows in few steps */
+	size_t cap = (need + 1 + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+	if (m->cap && cap < 2 * m->cap && m->cap < SIZE_MAX / 4)
+		cap = 2 * m->cap;
+	void *p;
+	if (m->data)
+		p = mremap(m->data, m->cap, cap, MREMAP_MAYMOVE);
+	else
+		p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	/* huge pages where the kernel offers them (THP "madvise" mode); a hint: errors ignored */
+	(void)madvise((uint8_t *)p + m->cap, cap - m->cap, MADV_HUGEPAGE);
+	m->data = p;
+	m->cap = cap;
+	return 0;
+}
+
+/*
+ * Populate the buffer up to upto (in whole huge pages) in one call, ahead of
+ * the data: faulting 4 KiB at a time while inflating cost more than the
+ * inflating on a VM. Step by step as data arrives, never from the header's
+ * size alone, so a member whose header lies commits no memory it does not
+ * fill. A hint: errors ignored.
+ */
+static void membuf_populate(struct deps_membuf *m, size_t upto)
+{
+	if (upto <= m->populated)
+		return;
+	size_t end = upto > m->cap - HUGE_PAGE ? m->cap : (upto + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+	(void)madvise(m->data + m->populated, end - m->populated, MADV_POPULATE_WRITE);
+	m->populated = end;
+}
+
+void deps_membuf_release(struct deps_membuf *m)
+{
+	if (m->data)
+		munmap(m->data, m->cap);
+	*m = (struct deps_membuf){ 0 };
+}
 
 struct layer_filter {
 	struct strset hidden;      /* paths provided or deleted by upper layers */
@@ -227,6 +279,42 @@ static int read_rest(struct deps_scan *s, struct archive *a, const char *shown, 
 	}
 }
 
+/*
+ * Read the rest of the current member into b, straight into the buffer (no
+ * intermediate copy): 0, 1 when not read whole (gap recorded), <0.
+ */
+static int read_member(struct deps_scan *s, struct archive *a, const char *shown, struct deps_membuf *b)
+{
+	for (;;) {
+		if (b->len + 1 >= b->cap) {
+			int r = deps_membuf_reserve(b, b->len + STREAM_BLOCK);
+			if (r < 0)
+				return r;
+		}
+		size_t room = b->cap - b->len - 1;
+		if (room > POPULATE_STEP)
+			room = POPULATE_STEP;
+		membuf_populate(b, b->len + room + 1);
+		la_ssize_t got = archive_read_data(a, b->data + b->len, room);
+		if (got == 0)
+			return 0;
+		if (got < 0)
+			return ga_deps_add_gap(s->inv, shown, "cannot read member: %s",
+			                       archive_error_string(a))
+			               ?: 1;
+		if (!charge(s, shown, (uint64_t)got))
+			return 1;
+		b->len += (size_t)got;
+		b->data[b->len] = '\0';
+		if (b->len > s->o->max_member_bytes)
+			break;
+	}
+	return ga_deps_add_gap(s->inv, shown,
+	                       "member inflates to more than %llu bytes (--max-member-bytes): not read",
+	                       (unsigned long long)s->o->max_member_bytes)
+	               ?: 1;
+}
+
 static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, const char *shown, const char *tp,
                        unsigned depth, bool outer_is_pkg, int64_t size_hint)
 {
@@ -288,49 +376,34 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 		ga_free(n);
 		return r;
 	}
-	struct ga_buf local, *bp = &local;
-	size_t cap_bytes = s->o->max_member_bytes > SIZE_MAX - 1 ? 0 : (size_t)s->o->max_member_bytes;
-	if (depth < DEPS_MEMBER_BUFS) {
-		bp = &s->member[depth];
-		bp->max = cap_bytes;
-		ga_buf_reset(bp);
-	} else
-		ga_buf_init(bp, cap_bytes);
-	struct ga_buf b = *bp; /* worked on as a copy, stored back at out: */
-	/* the header's size (already checked against the cap) sizes the buffer: one allocation, no copies */
-	if (size_hint > (int64_t)hl && (uint64_t)size_hint <= s->o->max_member_bytes &&
-	    (uint64_t)size_hint < SIZE_MAX - 1 && (size_t)size_hint + 1 > b.cap) {
-		char *d = ga_realloc(b.data, (size_t)size_hint + 1);
-		if (d) {
-			b.data = d;
-			b.cap = (size_t)size_hint + 1;
-		}
-	}
-	int r = ga_buf_add(&b, head, hl);
-	if (r == -E2BIG) {
-		r = ga_deps_add_gap(s->inv, shown,
-		                    "member inflates to more than %llu bytes (--max-member-bytes): not read",
-		                    (unsigned long long)s->o->max_member_bytes);
-		goto out;
-	}
+	struct deps_membuf local = { 0 }, *b = depth < DEPS_MEMBER_BUFS ? &s->member[depth] : &local;
+	b->len = 0;
+	/* the header's size (already checked against the cap) sizes the buffer: one mapping, no copies */
+	size_t want = size_hint > (int64_t)hl && (uint64_t)size_hint <= s->o->max_member_bytes
+	                      ? (size_t)size_hint
+	                      : hl + STREAM_BLOCK;
+	int r = deps_membuf_reserve(b, want);
+	if (r < 0 && want > hl + STREAM_BLOCK) /* a size the address space refuses: grow as data comes */
+		r = deps_membuf_reserve(b, hl + STREAM_BLOCK);
 	if (r < 0)
 		goto out;
-	r = read_rest(s, a, shown, &b);
+	membuf_populate(b, hl + 1);
+	memcpy(b->data, head, hl);
+	b->len = hl;
+	b->data[b->len] = '\0';
+	r = read_member(s, a, shown, b);
 	if (r != 0) {
 		r = r < 0 ? r : 0;
 		goto out;
 	}
 	if (m == MAGIC_ZIP && !outer_is_pkg && depth < s->o->max_nesting)
-		r = deps_archive_mem(s, shown, tp, (const uint8_t *)b.data, b.len, -1, depth + 1);
+		r = deps_archive_mem(s, shown, tp, b->data, b->len, -1, depth + 1);
 	else if (m == MAGIC_ZIP)
-		r = deps_archive_mem(s, shown, tp, (const uint8_t *)b.data, b.len, (long)tree, depth + 1);
+		r = deps_archive_mem(s, shown, tp, b->data, b->len, (long)tree, depth + 1);
 	else
-		r = deps_scan_buf(s, tree, shown, tp, (const uint8_t *)b.data, b.len, depth);
+		r = deps_scan_buf(s, tree, shown, tp, b->data, b->len, depth);
 out:
-	if (bp == &local)
-		ga_buf_release(&b);
-	else
-		*bp = b;
+	deps_membuf_release(&local);
 	return r;
 }
 
@@ -515,14 +588,18 @@ static json_t *load_json(struct deps_scan *s, const uint8_t *buf, size_t len, co
 
 /* Collect layer member names of the image, bottom first. 0, 1 when not an image, <0. */
 static int image_layers(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir,
-                        struct ga_strv *layers, const char **ret_kind)
+                        struct ga_strv *layers, const char **ret_kind, char *config, size_t config_len)
 {
+	config[0] = '\0';
 	int r = 1;
 	json_t *m = NULL, *idx = NULL, *man = NULL;
 	if (!dir && (m = load_json(s, buf, len, dir, "manifest.json")) && json_is_array(m) &&
 	    json_array_size(m) > 0) {
 		json_t *ls = json_object_get(json_array_get(m, 0), "Layers");
 		if (json_is_array(ls)) {
+			const char *c = json_string_value(json_object_get(json_array_get(m, 0), "Config"));
+			if (c && strlen(c) < config_len)
+				memcpy(config, c, strlen(c) + 1);
 			*ret_kind = "docker";
 			r = 0;
 			for (size_t i = 0; i < json_array_size(ls) && i < IMAGE_MAX_LAYERS && r == 0; i++)
@@ -552,6 +629,11 @@ static int image_layers(struct deps_scan *s, const uint8_t *buf, size_t len, con
 			break;
 		json_t *ls = json_object_get(man, "layers");
 		if (json_is_array(ls)) {
+			if (digest_path(json_string_value(
+			                        json_object_get(json_object_get(man, "config"), "digest")),
+			                path, sizeof(path)) == 0 &&
+			    strlen(path) < config_len)
+				memcpy(config, path, strlen(path) + 1);
 			*ret_kind = "oci";
 			r = 0;
 			for (size_t i = 0; i < json_array_size(ls) && i < IMAGE_MAX_LAYERS && r == 0; i++) {
@@ -629,13 +711,37 @@ out:
 	return r;
 }
 
+/* The image config's Env LD_LIBRARY_PATH (what the loader searches in a container of the image). */
+static int image_env(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir, const char *config,
+                     size_t tree)
+{
+	json_t *c = load_json(s, buf, len, dir, config);
+	json_t *env = json_object_get(json_object_get(c, "config"), "Env");
+	int r = 0;
+	for (size_t i = 0; json_is_array(env) && i < json_array_size(env); i++) {
+		const char *v = json_string_value(json_array_get(env, i));
+		if (v && !strncmp(v, "LD_LIBRARY_PATH=", 16)) {
+			char *d = ga_strdup(v + 16);
+			if (!d) {
+				r = -ENOMEM;
+				break;
+			}
+			ga_free(s->inv->trees[tree].ld_library_path);
+			s->inv->trees[tree].ld_library_path = d;
+		}
+	}
+	json_decref(c);
+	return r;
+}
+
 static int image_scan(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir, const char *shown,
                       unsigned depth)
 {
 	struct ga_strv layers = { 0 };
 	struct layer_filter lf = { 0 };
 	const char *kind = "oci";
-	int r = image_layers(s, buf, len, dir, &layers, &kind);
+	char config[512];
+	int r = image_layers(s, buf, len, dir, &layers, &kind, config, sizeof(config));
 	if (r != 0)
 		goto out;
 	long tree = ga_deps_add_tree(s->inv, shown, kind);
@@ -643,6 +749,8 @@ static int image_scan(struct deps_scan *s, const uint8_t *buf, size_t len, const
 		r = -ENOMEM;
 		goto out;
 	}
+	if (config[0] && (r = image_env(s, buf, len, dir, config, (size_t)tree)) < 0)
+		goto out;
 	for (size_t i = layers.n; i-- > 0 && !s->stopped && r == 0;)
 		r = image_layer(s, buf, len, dir, layers.v[i], (size_t)tree, shown, &lf, depth);
 out:
@@ -660,11 +768,54 @@ int deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown)
 	return r;
 }
 
+/* A member name found only in container images: blobs/, oci-layout, index.json, manifest.json, repositories, <64 hex>... */
+static bool image_member_name(const char *name)
+{
+	char *n = deps_norm_path(name);
+	if (!n)
+		return false;
+	size_t first = strcspn(n, "/");
+	bool hex = first >= 64;
+	for (size_t i = 0; i < 64 && hex; i++)
+		hex = (n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f');
+	bool yes = hex || (first == 5 && !strncmp(n, "blobs", 5)) || !strcmp(n, "oci-layout") ||
+	           !strcmp(n, "index.json") || !strcmp(n, "manifest.json") || !strcmp(n, "repositories");
+	ga_free(n);
+	return yes;
+}
+
+/* A gzip/bzip2/xz/zstd stream whose first member is named as an image's. */
+static bool compressed_image(const uint8_t *buf, size_t len)
+{
+	if (len < 6 || !(!memcmp(buf, "\x1f\x8b", 2) || !memcmp(buf, "BZh", 3) ||
+	                 !memcmp(buf,
+	                         "\xfd"
+	                         "7zXZ",
+	                         5) ||
+	                 !memcmp(buf, "\x28\xb5\x2f\xfd", 4)))
+		return false;
+	struct archive *a = new_reader();
+	if (!a)
+		return false;
+	struct archive_entry *e;
+	bool yes = archive_read_open_memory(a, buf, len) == ARCHIVE_OK &&
+	           archive_read_next_header(a, &e) >= ARCHIVE_WARN &&
+	           (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR &&
+	           archive_entry_pathname(e) && image_member_name(archive_entry_pathname(e));
+	archive_read_free(a);
+	return yes;
+}
+
 int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
                      size_t len, long into_tree, unsigned depth)
 {
-	/* An uncompressed tar may be a container image: try its manifests first. */
-	if (into_tree < 0 && len >= 263 && !memcmp(buf + 257, "ustar", 5)) {
+	/*
+	 * An uncompressed tar may be a container image, and so may a compressed
+	 * one whose first member is an image's (`docker save | gzip`): try the
+	 * manifests first. A compressed image is read in passes over the stream
+	 * (manifests, then one per layer), never inflated whole into memory.
+	 */
+	if (into_tree < 0 && ((len >= 263 && !memcmp(buf + 257, "ustar", 5)) || compressed_image(buf, len))) {
 		int r = image_scan(s, buf, len, NULL, shown, depth);
 		if (r <= 0)
 			return r;
@@ -684,6 +835,29 @@ int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_fo
 	}
 	long tree = into_tree;
 	if (tree < 0 && (tree = ga_deps_add_tree(s->inv, shown, tree_kind(name_for_kind, 0))) < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	bool pkg = ends_with(name_for_kind, ".conda") || ends_with(name_for_kind, ".deb");
+	r = walk_entries(s, a, (size_t)tree, shown, depth, NULL, pkg);
+out:
+	archive_read_free(a);
+	return r;
+}
+
+int deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind, unsigned depth)
+{
+	struct archive *a = new_reader();
+	if (!a)
+		return -ENOMEM;
+	int r = 0;
+	/* read() into libarchive's block rather than mapped: the archive's pages stay out of our RSS */
+	if (archive_read_open_fd(a, fd, 1u << 20) != ARCHIVE_OK) {
+		r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s", archive_error_string(a));
+		goto out;
+	}
+	long tree = ga_deps_add_tree(s->inv, shown, tree_kind(name_for_kind, 0));
+	if (tree < 0) {
 		r = -ENOMEM;
 		goto out;
 	}

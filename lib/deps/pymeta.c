@@ -4,13 +4,15 @@
  * Requires-Dist), RECORD (CSV: path,hash,size; a path with a comma or quote
  * is quoted CSV-style), and conda's JSON (conda-meta/<pkg>.json of an
  * installed environment, info/index.json of a package archive): name,
- * version, build, depends, constrains, files.
+ * version, build, depends, constrains, files; and Debian control stanzas (a
+ * .deb's control file, dpkg's status): Package, Version, Depends, Status.
  *
  * Pure parsers over bounded buffers; what they keep is what the signals need.
  */
 #include <errno.h>
 #include <jansson.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/internal.h"
 #include "gpuaudit/deps.h"
@@ -167,4 +169,98 @@ int ga_pymeta_parse_conda(const char *text, size_t len, struct ga_deps_pkg *p)
 out:
 	json_decref(j);
 	return r;
+}
+
+/* ---- Debian control (a .deb's control file, a stanza of dpkg's status) ---- */
+
+/* Case-insensitive field name match at line start, followed by ':'; the value after it. */
+static const char *deb_field(const char *line, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	if (n <= k || line[k] != ':' || strncasecmp(line, name, k))
+		return NULL;
+	return line + k + 1;
+}
+
+/* Add each dependency of a Depends value: split at ',' and '|', trimmed. */
+static int deb_depends(struct ga_deps_pkg *p, const char *v, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t e = i;
+		while (e < n && v[e] != ',' && v[e] != '|')
+			e++;
+		size_t a = i, b = e;
+		while (a < b && (v[a] == ' ' || v[a] == '\t' || v[a] == '\n'))
+			a++;
+		while (b > a && (v[b - 1] == ' ' || v[b - 1] == '\t' || v[b - 1] == '\n'))
+			b--;
+		if (b > a) {
+			if (p->requires.n >= MAX_REQUIRES)
+				return 0;
+			char *d = ga_strndup(v + a, b - a);
+			if (!d)
+				return -ENOMEM;
+			for (char *c = d; *c; c++) /* folded lines */
+				if (*c == '\n' || *c == '\t')
+					*c = ' ';
+			int r = ga_strv_push(&p->requires, d);
+			ga_free(d);
+			if (r < 0)
+				return -ENOMEM;
+		}
+		i = e + 1;
+	}
+	return 0;
+}
+
+int ga_pymeta_parse_deb_control(const char *text, size_t len, struct ga_deps_pkg *p, size_t *consumed,
+                                bool *installed)
+{
+	size_t i = 0;
+	*installed = true;
+	while (i < len && (text[i] == '\n' || text[i] == '\r'))
+		i++; /* blank lines between stanzas */
+	if (i >= len) {
+		*consumed = len;
+		return 1;
+	}
+	int r = 0;
+	/* a field's value runs on over continuation lines (starting with a space or tab) */
+	while (i < len && text[i] != '\n' && r == 0) {
+		size_t e = i;
+		while (e < len && text[e] != '\n')
+			e++;
+		size_t ve = e;
+		while (ve + 1 < len && (text[ve + 1] == ' ' || text[ve + 1] == '\t')) {
+			ve++;
+			while (ve < len && text[ve] != '\n')
+				ve++;
+		}
+		const char *line = text + i, *v;
+		size_t n = e - i;
+		const char *vend = text + ve;
+		if ((v = deb_field(line, n, "Package")) || (v = deb_field(line, n, "Version"))) {
+			while (v < vend && (*v == ' ' || *v == '\t'))
+				v++;
+			size_t k = (size_t)(text + e - v);
+			while (k && (v[k - 1] == ' ' || v[k - 1] == '\r'))
+				k--;
+			if (k)
+				r = set_str(deb_field(line, n, "Package") ? &p->name : &p->version, v, k);
+		} else if ((v = deb_field(line, n, "Depends")) || (v = deb_field(line, n, "Pre-Depends"))) {
+			r = deb_depends(p, v, (size_t)(vend - v));
+		} else if ((v = deb_field(line, n, "Status"))) {
+			/* "install ok installed"; "deinstall ok config-files" is not installed */
+			const char *last = vend;
+			while (last > v && last[-1] != ' ')
+				last--;
+			*installed = (size_t)(vend - last) == 9 && !strncmp(last, "installed", 9);
+		}
+		i = ve < len ? ve + 1 : len;
+	}
+	*consumed = i;
+	if (r < 0)
+		return r;
+	return p->name ? 0 : -EINVAL;
 }

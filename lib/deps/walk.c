@@ -76,6 +76,12 @@ void ga_deps_inventory_release(struct ga_deps_inventory *inv)
 	for (size_t i = 0; i < inv->n_trees; i++) {
 		ga_free(inv->trees[i].name);
 		ga_free(inv->trees[i].kind);
+		ga_free(inv->trees[i].ld_library_path);
+		for (size_t k = 0; k < inv->trees[i].n_ldconf; k++) {
+			ga_free(inv->trees[i].ldconf[k].path);
+			ga_free(inv->trees[i].ldconf[k].text);
+		}
+		ga_free(inv->trees[i].ldconf);
 	}
 	for (size_t i = 0; i < inv->n_files; i++) {
 		struct ga_deps_file *f = &inv->files[i];
@@ -278,9 +284,42 @@ static bool parent_eq(const char *tree_path, const char *name)
 	return plen >= k && !memcmp(slash - k, name, k) && (plen == k || slash[-(long)k - 1] == '/');
 }
 
+/* The loader's configuration: etc/ld.so.conf and etc/ld.so.conf.d/NAME.conf at the tree's root. */
+static bool ldconf_path(const char *tp)
+{
+	return !strcmp(tp, "etc/ld.so.conf") || (!strncmp(tp, "etc/ld.so.conf.d/", 17) &&
+	                                         !strchr(tp + 17, '/') && ends_with(tp + 17, ".conf"));
+}
+
+static int add_ldconf(struct deps_scan *s, size_t tree, const char *tp, const uint8_t *buf, size_t len)
+{
+	struct ga_deps_tree *t = &s->inv->trees[tree];
+	for (size_t i = 0; i < t->n_ldconf; i++)
+		if (!strcmp(t->ldconf[i].path, tp))
+			return 0; /* an upper layer's copy came first */
+	char *p = ga_strdup(tp), *text = ga_strndup((const char *)buf, len);
+	struct ga_deps_ldconf *c =
+	        p && text ? ga_array_push((void **)&t->ldconf, &t->n_ldconf, sizeof(*c)) : NULL;
+	if (!c) {
+		ga_free(p);
+		ga_free(text);
+		return -ENOMEM;
+	}
+	*c = (struct ga_deps_ldconf){ p, text };
+	return 0;
+}
+
+/* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
+static bool deb_meta_path(const char *tp)
+{
+	return !strcmp(tp, "control") || !strcmp(tp, "var/lib/dpkg/status");
+}
+
 bool deps_is_meta_path(const char *tp)
 {
 	const char *b = base_name(tp);
+	if (ldconf_path(tp) || deb_meta_path(tp))
+		return true;
 	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && parent_is(tp, ".dist-info"))
 		return true;
 	if (ends_with(b, ".json") && parent_eq(tp, "conda-meta"))
@@ -403,6 +442,68 @@ out:
 	return r;
 }
 
+/*
+ * A .deb's control file (the package owns its tree) or dpkg's status (one
+ * package per installed stanza, owning no files: the file lists under
+ * var/lib/dpkg/info are not read).
+ */
+static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
+                    size_t len)
+{
+	bool status = strcmp(tp, "control") != 0;
+	if (!status && strcmp(s->inv->trees[tree].kind, "deb"))
+		return 0; /* a file named control elsewhere */
+	size_t off = 0, bad = 0;
+	int r = 0;
+	struct ga_buf key;
+	ga_buf_init(&key, 0);
+	while (off < len && r == 0) {
+		struct ga_deps_pkg tmp = { 0 };
+		size_t used = 0;
+		bool installed = true;
+		r = ga_pymeta_parse_deb_control((const char *)buf + off, len - off, &tmp, &used, &installed);
+		off += used ? used : len - off;
+		if (r == 1 || r == -EINVAL || (r == 0 && !installed)) {
+			bad += r == -EINVAL;
+			r = r == 1 ? 1 : 0;
+			ga_deps_pkg_release(&tmp);
+			continue;
+		}
+		if (r < 0) {
+			ga_deps_pkg_release(&tmp);
+			break;
+		}
+		ga_buf_reset(&key);
+		struct ga_deps_pkg *p = NULL;
+		if (ga_buf_addf(&key, status ? "%s#%s" : "%s", tp, tmp.name) < 0 ||
+		    !(p = pkg_for_meta(s->inv, tree, key.data, "deb"))) {
+			ga_deps_pkg_release(&tmp);
+			r = -ENOMEM;
+			break;
+		}
+		if (!p->name) { /* the first copy wins (an upper layer's) */
+			p->name = tmp.name;
+			p->version = tmp.version;
+			p->requires = tmp.requires;
+			tmp.name = tmp.version = NULL;
+			tmp.requires = (struct ga_strv){ 0 };
+			p->owns_tree = !status;
+			/* one status file, many packages: "…/status#NAME" names each (findings group by it) */
+			ga_buf_reset(&key);
+			if (!(p->tree_dir = ga_strdup("")) ||
+			    ga_buf_addf(&key, status ? "%s#%s" : "%s", shown, p->name) < 0 ||
+			    !(p->meta_path = ga_strdup(key.data)))
+				r = -ENOMEM;
+		}
+		ga_deps_pkg_release(&tmp);
+	}
+	ga_buf_release(&key);
+	if (r >= 0 && bad)
+		r = ga_deps_add_gap(s->inv, shown, "metadata not understood (%zu stanzas without Package)",
+		                    bad);
+	return r < 0 ? r : 0;
+}
+
 static struct ga_deps_file *add_file(struct deps_scan *s, size_t tree, const char *shown, const char *tp,
                                      uint64_t size)
 {
@@ -484,6 +585,10 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 		if (len > GA_DEPS_MAX_META_BYTES)
 			return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
 			                       GA_DEPS_MAX_META_BYTES);
+		if (ldconf_path(tp))
+			return add_ldconf(s, tree, tp, buf, len);
+		if (deb_meta_path(tp))
+			return scan_deb(s, tree, shown, tp, buf, len);
 		return scan_meta(s, tree, shown, tp, buf, len);
 	}
 	return 0;
@@ -492,7 +597,7 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 void deps_scan_release(struct deps_scan *s)
 {
 	for (size_t i = 0; i < DEPS_MEMBER_BUFS; i++)
-		ga_buf_release(&s->member[i]);
+		deps_membuf_release(&s->member[i]);
 	ga_buf_release(&s->small);
 }
 
@@ -725,7 +830,14 @@ static int scan_path(struct deps_scan *sp, const char *path)
 	uint8_t head[512];
 	ssize_t got = pread(fd, head, sizeof(head), 0);
 	enum deps_magic m = got > 0 ? deps_sniff(head, (size_t)got) : MAGIC_NONE;
-	if (m == MAGIC_ZIP || m == MAGIC_ARCHIVE) {
+	if (m == MAGIC_ZIP) { /* wheels, .conda, jars: streamed, not mapped */
+		inv->files_seen++;
+		inv->bytes_seen += (uint64_t)fst.st_size;
+		r = deps_archive_fd(sp, fd, path, path, 1);
+		close(fd);
+		return r;
+	}
+	if (m == MAGIC_ARCHIVE) {
 		inv->files_seen++;
 		inv->bytes_seen += (uint64_t)fst.st_size;
 		void *map = mmap(NULL, (size_t)fst.st_size, PROT_READ, MAP_PRIVATE, fd, 0);

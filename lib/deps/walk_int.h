@@ -6,6 +6,22 @@
 
 struct archive;
 
+/*
+ * An inflated archive member, contiguous (the ELF census needs the section
+ * headers at the end together with the sections): an anonymous mapping asked
+ * for transparent huge pages and populated a few MiB at a time ahead of the
+ * data, so that inflating into it costs no page fault per 4 KiB page
+ * (expensive on a VM). Reused from member to member and archive to archive.
+ */
+struct deps_membuf {
+	uint8_t *data;
+	size_t len, cap;  /* cap: the mapping's length; data[len] is kept '\0' */
+	size_t populated; /* bytes from the start faulted in already */
+};
+/* Make room for need bytes plus a terminating NUL: 0 or -ENOMEM. */
+int deps_membuf_reserve(struct deps_membuf *m, size_t need);
+void deps_membuf_release(struct deps_membuf *m);
+
 /* One scan: options, the inventory it fills, and a sticky stop flag (total cap hit). */
 #define DEPS_MEMBER_BUFS 16
 
@@ -18,7 +34,7 @@ struct deps_scan {
 	 * One member buffer per nesting depth, reused from member to member: a fresh
 	 * allocation per member would fault its pages in again (costly on a VM).
 	 */
-	struct ga_buf member[DEPS_MEMBER_BUFS];
+	struct deps_membuf member[DEPS_MEMBER_BUFS];
 	struct ga_buf small; /* small files on disk are pread into it instead of mapped */
 };
 void deps_scan_release(struct deps_scan *s);
@@ -53,6 +69,12 @@ int deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const cha
 /* archive.c: walk an archive held in memory as a new tree (or into tree when into_tree >= 0). */
 int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
                      size_t len, long into_tree, unsigned depth);
+/*
+ * archive.c: walk a zip on disk (fd, a regular file) as a new tree, read through
+ * libarchive's seekable zip reader (central directory) rather than mapped.
+ */
+int deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
+                    unsigned depth);
 /* archive.c: an OCI image layout directory (oci-layout + index.json + blobs/). */
 int deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown);
 

@@ -579,6 +579,76 @@ static void test_pymeta(void **state)
 	ga_deps_pkg_release(&bad);
 }
 
+/* Debian control stanzas: continuation lines, alternatives, Status, names that pin a CUDA version. */
+static void test_deb_control(void **state)
+{
+	(void)state;
+	static const char status[] = "Package: cuda-cudart-12-4\n"
+	                             "Status: install ok installed\n"
+	                             "Version: 12.4.127-1\n"
+	                             "Depends: libc6 (>= 2.17),\n"
+	                             " nvidia-driver-550 | libnvidia-compute-550\n"
+	                             "Description: runtime\n"
+	                             " more text: Depends: rocm-core\n"
+	                             "\n\n"
+	                             "Package: old\n"
+	                             "Status: deinstall ok config-files\n"
+	                             "\n"
+	                             "Version: 1\n"
+	                             "\n"
+	                             "package: hip-runtime-amd\n"
+	                             "Pre-Depends: rocm-core";
+	struct ga_deps_inventory inv;
+	ga_deps_inventory_init(&inv);
+	assert_true(ga_deps_add_tree(&inv, "t", "dir") == 0);
+	size_t off = 0, used = 0, len = sizeof(status) - 1;
+	bool installed = false;
+	struct ga_deps_pkg *p = ga_array_push((void **)&inv.pkgs, &inv.n_pkgs, sizeof(*p));
+	assert_non_null(p);
+	p->kind = ga_strdup("deb");
+	p->tree_dir = ga_strdup("");
+	assert_int_equal(ga_pymeta_parse_deb_control(status, len, p, &used, &installed), 0);
+	assert_true(installed);
+	assert_string_equal(p->name, "cuda-cudart-12-4");
+	assert_string_equal(p->version, "12.4.127-1");
+	assert_int_equal(p->requires.n, 3); /* the Description's continuation is not a Depends */
+	assert_string_equal(p->requires.v[0], "libc6 (>= 2.17)");
+	assert_string_equal(p->requires.v[1], "nvidia-driver-550");
+	assert_string_equal(p->requires.v[2], "libnvidia-compute-550");
+	off += used;
+	struct ga_deps_pkg old = { 0 };
+	assert_int_equal(ga_pymeta_parse_deb_control(status + off, len - off, &old, &used, &installed), 0);
+	assert_false(installed);
+	off += used;
+	ga_deps_pkg_release(&old);
+	assert_int_equal(ga_pymeta_parse_deb_control(status + off, len - off, &old, &used, &installed),
+	                 -EINVAL);
+	off += used;
+	ga_deps_pkg_release(&old);
+	struct ga_deps_pkg *h = ga_array_push((void **)&inv.pkgs, &inv.n_pkgs, sizeof(*h));
+	assert_non_null(h);
+	p = &inv.pkgs[0];
+	h->kind = ga_strdup("deb");
+	h->tree_dir = ga_strdup("");
+	assert_int_equal(ga_pymeta_parse_deb_control(status + off, len - off, h, &used, &installed), 0);
+	assert_string_equal(h->name, "hip-runtime-amd"); /* field names are case-insensitive */
+	assert_int_equal(h->requires.n, 1);
+	off += used;
+	assert_int_equal(off, len);
+	assert_int_equal(ga_pymeta_parse_deb_control(status + off, 0, &old, &used, &installed), 1);
+	assert_int_equal(ga_deps_signals(&inv), 0);
+	/* cuda-cudart-12-4 pins CUDA 12.4; the driver packages are CUDA too; libc6 is nothing */
+	assert_int_equal(p->n_signals, 3);
+	assert_string_equal(p->signals[0].what, "package cuda-cudart-12-4");
+	assert_int_equal(p->signals[0].backend, GA_DEP_CUDA);
+	assert_int_equal(p->signals[0].runtime_version, 12040);
+	assert_string_equal(p->signals[1].what, "Depends nvidia-driver-550");
+	assert_int_equal(p->signals[1].runtime_version, -1);
+	assert_int_equal(h->n_signals, 2);
+	assert_int_equal(h->signals[0].backend, GA_DEP_ROCM);
+	ga_deps_inventory_release(&inv);
+}
+
 /* Judge one real file from the system (skipped when absent): returns the findings' codes joined. */
 static bool judge_real(const char *path, const char *target, struct ga_findings *f,
                        struct ga_deps_inventory *inv)
@@ -707,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_target_from_node),
 		cmocka_unit_test(test_pymeta),
+		cmocka_unit_test(test_deb_control),
 		cmocka_unit_test(test_oom),
 		cmocka_unit_test(test_real_cuda_toolkit),
 		cmocka_unit_test(test_real_rocrand),
