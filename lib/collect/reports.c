@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,11 +136,37 @@ static void check_report(struct splitter *s, json_t *root, const char *src)
 		s->err = r;
 }
 
+/*
+ * The fast path for what nearly every document is, a well-formed node
+ * snapshot: no jansson tree (ga_schema_read_fast). True when the document was
+ * handled; false sends it to the slow path, which reads it as before and gives
+ * any error message.
+ */
+static bool fast_node(struct splitter *s, const char *src)
+{
+	struct ga_node *n = ga_calloc(1, sizeof(*n));
+	int r = n ? ga_schema_read_fast(&ga_node_schema, s->doc.data ? s->doc.data : "", s->doc.len, n)
+	          : -ENOMEM;
+	bool done = true;
+	if (r == -ENOMEM)
+		s->err = r;
+	else if (r != 0 || !n->schema || strcmp(n->schema, GA_NODE_SCHEMA))
+		done = false; /* not sure, or not a node snapshot */
+	else if ((r = ga_fleet_add_node(s->f, n, src)) == -ENOMEM)
+		s->err = r;
+	else if (r < 0)
+		skip(s, s->start_line, "node snapshot: cannot classify it");
+	ga_node_free(n);
+	return done;
+}
+
 /* One complete document: parse it, tell what it is, hand it on. */
 static void document(struct splitter *s)
 {
 	char src[4200];
 	source_of(s, s->start_line, src, sizeof(src));
+	if (fast_node(s, src))
+		return;
 	json_error_t jerr;
 	json_t *root = json_loadb(s->doc.data ? s->doc.data : "", s->doc.len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
@@ -199,59 +226,97 @@ static void sp_append(struct splitter *s, const char *p, size_t n)
 	}
 }
 
-static void sp_feed(struct splitter *s, const char *p, size_t len)
+/*
+ * One byte, by the reference rules (errors go to s->err). *seg is the
+ * first byte of the open document not yet appended.
+ */
+static inline void sp_byte(struct splitter *s, const char *p, size_t i, size_t *seg)
 {
-	size_t seg = 0; /* the first byte of an open document not yet appended */
-	for (size_t i = 0; i < len && !s->err; i++) {
-		char c = p[i];
-		bool bol = s->bol;
-		s->bol = c == '\n';
-		if (!s->open) {
-			if (c == '{' || c == '[') {
-				s->open = true;
-				s->start_line = s->line;
-				s->garbage = false;
-				seg = i;
-			} else {
-				if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && !s->garbage) {
-					skip(s, s->line, "text outside a JSON document");
-					s->garbage = true; /* once per run of garbage */
-				}
-				if (c == '\n') {
-					s->line++;
-					s->garbage = false;
-				}
-				continue;
-			}
-		} else if (bol && c == '{') {
-			/* a new JSON line while the last one is open: the last one was cut off */
-			skip(s, s->start_line, "truncated: the document has no end before line %lu", s->line);
-			sp_reset(s);
+	char c = p[i];
+	bool bol = s->bol;
+	s->bol = c == '\n';
+	if (!s->open) {
+		if (c == '{' || c == '[') {
 			s->open = true;
 			s->start_line = s->line;
-			seg = i;
+			s->garbage = false;
+			*seg = i;
+		} else {
+			if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && !s->garbage) {
+				skip(s, s->line, "text outside a JSON document");
+				s->garbage = true; /* once per run of garbage */
+			}
+			if (c == '\n') {
+				s->line++;
+				s->garbage = false;
+			}
+			return;
 		}
-		if (c == '\n')
-			s->line++;
-		if (s->in_str) {
-			if (s->esc)
-				s->esc = false;
-			else if (c == '\\')
-				s->esc = true;
-			else if (c == '"' || c == '\n') /* no raw newline in a JSON string: resync */
-				s->in_str = false;
-			continue;
+	} else if (bol && c == '{') {
+		/* a new JSON line while the last one is open: the last one was cut off */
+		skip(s, s->start_line, "truncated: the document has no end before line %lu", s->line);
+		sp_reset(s);
+		s->open = true;
+		s->start_line = s->line;
+		*seg = i;
+	}
+	if (c == '\n')
+		s->line++;
+	if (s->in_str) {
+		if (s->esc)
+			s->esc = false;
+		else if (c == '\\')
+			s->esc = true;
+		else if (c == '"' || c == '\n') /* no raw newline in a JSON string: resync */
+			s->in_str = false;
+		return;
+	}
+	if (c == '"') {
+		s->in_str = true;
+	} else if (c == '{' || c == '[') {
+		s->depth++;
+	} else if ((c == '}' || c == ']') && --s->depth <= 0) {
+		sp_append(s, p + *seg, i + 1 - *seg);
+		if (!s->err)
+			sp_end(s);
+		*seg = i + 1;
+	}
+}
+
+/* Bytes sp_byte does nothing with: inside a string (STR) or between tokens (TOK). */
+#define SP_STR 1
+#define SP_TOK 2
+static unsigned char sp_class[256];
+
+static void sp_class_init(void)
+{
+	for (int c = 0; c < 256; c++)
+		sp_class[c] = SP_STR | SP_TOK;
+	sp_class['"'] = sp_class['\n'] = 0;
+	sp_class['\\'] &= (unsigned char)~SP_STR;
+	sp_class['{'] &= (unsigned char)~SP_TOK;
+	sp_class['['] &= (unsigned char)~SP_TOK;
+	sp_class['}'] &= (unsigned char)~SP_TOK;
+	sp_class[']'] &= (unsigned char)~SP_TOK;
+}
+
+static void sp_feed(struct splitter *s, const char *p, size_t len)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, sp_class_init);
+	size_t seg = 0;
+	size_t i = 0;
+	while (i < len && !s->err) {
+		if (s->open && !s->bol && !s->esc) {
+			/* runs of bytes that change nothing: the bulk of a document */
+			unsigned char m = s->in_str ? SP_STR : SP_TOK;
+			while (i < len && (sp_class[(unsigned char)p[i]] & m))
+				i++;
+			if (i == len)
+				break;
 		}
-		if (c == '"') {
-			s->in_str = true;
-		} else if (c == '{' || c == '[') {
-			s->depth++;
-		} else if ((c == '}' || c == ']') && --s->depth <= 0) {
-			sp_append(s, p + seg, i + 1 - seg);
-			if (!s->err)
-				sp_end(s);
-			seg = i + 1;
-		}
+		sp_byte(s, p, i, &seg);
+		i++;
 	}
 	if (s->open && !s->err)
 		sp_append(s, p + seg, len - seg);
