@@ -36,7 +36,10 @@
 #define CHUNK (64 * 1024)
 #define MAX_DIR_DEPTH 8 /* directory recursion */
 
+struct pool;
+
 struct splitter {
+	struct pool *pool; /* NULL: documents are parsed and aggregated as they come */
 	struct ga_ctx *ctx;
 	struct ga_fleet *f;
 	const char *name; /* source prefix: the path, or "stdin" */
@@ -49,9 +52,11 @@ struct splitter {
 	int err; /* -ENOMEM, sticky */
 };
 
-static void sp_init(struct splitter *s, struct ga_ctx *ctx, struct ga_fleet *f, const char *name)
+static void sp_init(struct splitter *s, struct pool *pool, struct ga_ctx *ctx, struct ga_fleet *f,
+                    const char *name)
 {
 	memset(s, 0, sizeof(*s));
+	s->pool = pool;
 	s->ctx = ctx;
 	s->f = f;
 	s->name = name;
@@ -69,12 +74,15 @@ static void source_of(const struct splitter *s, unsigned long line, char *out, s
 		snprintf(out, n, "%s:%lu", s->name, line);
 }
 
+static void pool_drain(struct splitter *s);
 static void skip(struct splitter *s, unsigned long line, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 static void skip(struct splitter *s, unsigned long line, const char *fmt, ...)
 {
 	char src[4200], why[512];
 	va_list ap;
+	if (s->pool)
+		pool_drain(s); /* the documents before it first: skipped ones are listed in order */
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
@@ -138,35 +146,45 @@ static void check_report(struct splitter *s, json_t *root, const char *src)
 
 /*
  * The fast path for what nearly every document is, a well-formed node
- * snapshot: no jansson tree (ga_schema_read_fast). True when the document was
- * handled; false sends it to the slow path, which reads it as before and gives
- * any error message.
+ * snapshot: no jansson tree (ga_schema_read_fast). *ret is the snapshot, or
+ * NULL for the slow path (not sure, or not a node snapshot). 0 or -ENOMEM.
+ * Safe in any thread.
  */
-static bool fast_node(struct splitter *s, const char *src)
+static int parse_fast(const struct ga_buf *doc, struct ga_node **ret)
 {
+	*ret = NULL;
 	struct ga_node *n = ga_calloc(1, sizeof(*n));
-	int r = n ? ga_schema_read_fast(&ga_node_schema, s->doc.data ? s->doc.data : "", s->doc.len, n)
-	          : -ENOMEM;
-	bool done = true;
-	if (r == -ENOMEM)
+	if (!n)
+		return -ENOMEM;
+	int r = ga_schema_read_fast(&ga_node_schema, doc->data ? doc->data : "", doc->len, n);
+	if (r == 0 && n->schema && !strcmp(n->schema, GA_NODE_SCHEMA)) {
+		*ret = n;
+		return 0;
+	}
+	ga_node_free(n);
+	return r < 0 ? r : 0;
+}
+
+static void document_slow(struct splitter *s, const char *src);
+
+/* A document parse_fast has seen (n, r): aggregate it, or read it the slow way. */
+static void document_parsed(struct splitter *s, struct ga_node *n, int r)
+{
+	char src[4200];
+	source_of(s, s->start_line, src, sizeof(src));
+	if (r < 0)
 		s->err = r;
-	else if (r != 0 || !n->schema || strcmp(n->schema, GA_NODE_SCHEMA))
-		done = false; /* not sure, or not a node snapshot */
+	else if (!n)
+		document_slow(s, src);
 	else if ((r = ga_fleet_add_node(s->f, n, src)) == -ENOMEM)
 		s->err = r;
 	else if (r < 0)
 		skip(s, s->start_line, "node snapshot: cannot classify it");
-	ga_node_free(n);
-	return done;
 }
 
-/* One complete document: parse it, tell what it is, hand it on. */
-static void document(struct splitter *s)
+/* The reference reading: a jansson tree; every error message comes from here. */
+static void document_slow(struct splitter *s, const char *src)
 {
-	char src[4200];
-	source_of(s, s->start_line, src, sizeof(src));
-	if (fast_node(s, src))
-		return;
 	json_error_t jerr;
 	json_t *root = json_loadb(s->doc.data ? s->doc.data : "", s->doc.len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
@@ -196,6 +214,230 @@ static void document(struct splitter *s)
 		skip(s, s->start_line, "neither a node snapshot (%s) nor a check report", GA_NODE_SCHEMA);
 	}
 	json_decref(root);
+}
+
+/*
+ * --- parsing in threads ---
+ * The splitter (in the caller's thread) packs documents into batches; worker
+ * threads parse a batch at a time (parse_fast); the caller's thread then
+ * aggregates the batches in the order they were packed, and every other
+ * effect (a skipped report) waits until the documents before it are
+ * aggregated. The report is therefore the same as without threads. Memory
+ * stays flat: at most n_ring batches of at most BATCH_DOCS documents.
+ */
+
+#define BATCH_DOCS 16
+#define BATCH_BYTES (512 * 1024)
+
+enum { J_FREE, J_READY, J_DONE };
+
+struct jdoc {
+	size_t off, len;    /* in the batch's text */
+	char *name;         /* the source prefix of the splitter it came from */
+	unsigned long line; /* where it began */
+	struct ga_node *node;
+	int r;
+};
+
+struct job {
+	struct ga_buf text;
+	struct jdoc docs[BATCH_DOCS];
+	size_t n_docs;
+	int state;
+};
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	struct job *ring;
+	size_t n_ring;
+	unsigned long long head, tail, take; /* oldest not aggregated; the one filling; next to parse */
+	bool stop;
+	pthread_t *threads;
+	size_t n_threads;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->stop && p->take == p->tail)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->take == p->tail)
+			break; /* stopped, and nothing left */
+		struct job *j = &p->ring[p->take++ % p->n_ring];
+		pthread_mutex_unlock(&p->mu);
+		for (size_t i = 0; i < j->n_docs; i++) {
+			struct jdoc *d = &j->docs[i];
+			struct ga_buf view = { .data = j->text.data + d->off, .len = d->len };
+			d->r = parse_fast(&view, &d->node);
+		}
+		pthread_mutex_lock(&p->mu);
+		j->state = J_DONE;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static void job_clear(struct job *j)
+{
+	for (size_t i = 0; i < j->n_docs; i++) {
+		ga_free(j->docs[i].name);
+		ga_node_free(j->docs[i].node);
+	}
+	memset(j->docs, 0, sizeof(j->docs));
+	j->n_docs = 0;
+	ga_buf_reset(&j->text);
+}
+
+static void pool_free(struct pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (size_t i = 0; i < p->n_threads; i++)
+		pthread_join(p->threads[i], NULL);
+	for (size_t i = 0; i < p->n_ring && p->ring; i++) {
+		job_clear(&p->ring[i]);
+		ga_buf_release(&p->ring[i].text);
+	}
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->mu);
+	ga_free(p->threads);
+	ga_free(p->ring);
+	ga_free(p);
+}
+
+/* jobs threads (NULL when fewer than 2, or none could start: the caller's thread parses). */
+static struct pool *pool_new(unsigned jobs)
+{
+	if (jobs < 2)
+		return NULL;
+	if (jobs > 64)
+		jobs = 64;
+	struct pool *p = ga_calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->n_ring = 2 * (size_t)jobs + 2;
+	p->ring = ga_calloc(p->n_ring, sizeof(*p->ring));
+	p->threads = ga_calloc(jobs, sizeof(*p->threads));
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	for (size_t i = 0; i < p->n_ring && p->ring; i++)
+		ga_buf_init(&p->ring[i].text, 0);
+	while (p->ring && p->threads && p->n_threads < jobs &&
+	       pthread_create(&p->threads[p->n_threads], NULL, worker, p) == 0)
+		p->n_threads++;
+	if (p->n_threads == 0) {
+		pool_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Aggregate the oldest batch, waiting for it if need be. */
+static void pool_commit_one(struct splitter *s)
+{
+	struct pool *p = s->pool;
+	struct job *j = &p->ring[p->head % p->n_ring];
+	pthread_mutex_lock(&p->mu);
+	while (j->state != J_DONE)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	for (size_t i = 0; i < j->n_docs && !s->err; i++) {
+		const struct jdoc *d = &j->docs[i];
+		/* as the splitter it came from, without the pool (skip() must not drain from here) */
+		struct splitter t = *s;
+		t.pool = NULL;
+		t.name = d->name;
+		t.start_line = d->line;
+		t.doc = (struct ga_buf){ .data = j->text.data + d->off, .len = d->len };
+		document_parsed(&t, d->node, d->r);
+		s->err = t.err;
+	}
+	job_clear(j);
+	pthread_mutex_lock(&p->mu);
+	j->state = J_FREE;
+	p->head++;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Hand the batch being filled to the workers. */
+static void pool_publish(struct pool *p)
+{
+	/* head and tail move in the caller's thread only */
+	if (p->tail - p->head == p->n_ring)
+		return; /* every slot is out: there is no batch being filled */
+	struct job *j = &p->ring[p->tail % p->n_ring];
+	if (!j->n_docs)
+		return;
+	pthread_mutex_lock(&p->mu);
+	j->state = J_READY;
+	p->tail++;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Aggregate every document handed to the pool so far. */
+static void pool_drain(struct splitter *s)
+{
+	pool_publish(s->pool);
+	while (s->pool->head < s->pool->tail)
+		pool_commit_one(s);
+}
+
+/* Add the splitter's document to the batch being filled. */
+static void pool_submit(struct splitter *s)
+{
+	struct pool *p = s->pool;
+	/* a free slot for the batch being filled; aggregate what is done on the way */
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		bool full = p->tail - p->head == p->n_ring;
+		bool ready = p->head < p->tail && p->ring[p->head % p->n_ring].state == J_DONE;
+		pthread_mutex_unlock(&p->mu);
+		if (!full && !ready)
+			break;
+		pool_commit_one(s);
+		if (s->err)
+			return;
+	}
+	struct job *j = &p->ring[p->tail % p->n_ring];
+	struct jdoc *d = &j->docs[j->n_docs];
+	d->off = j->text.len;
+	d->len = s->doc.len;
+	d->line = s->start_line;
+	d->node = NULL;
+	d->r = 0;
+	if (!(d->name = ga_strdup(s->name)) ||
+	    (s->doc.len && ga_buf_add(&j->text, s->doc.data, s->doc.len) < 0)) {
+		ga_free(d->name);
+		d->name = NULL;
+		s->err = -ENOMEM;
+		return;
+	}
+	if (++j->n_docs == BATCH_DOCS || j->text.len >= BATCH_BYTES)
+		pool_publish(p);
+}
+
+/* One complete document: parse it, tell what it is, hand it on. */
+static void document(struct splitter *s)
+{
+	if (s->pool) {
+		pool_submit(s);
+		return;
+	}
+	struct ga_node *n;
+	int r = parse_fast(&s->doc, &n);
+	document_parsed(s, n, r);
+	ga_node_free(n);
 }
 
 static void sp_reset(struct splitter *s)
@@ -331,23 +573,37 @@ static void sp_finish(struct splitter *s)
 	ga_buf_release(&s->doc);
 }
 
+/* The end of a read: every document still with the workers aggregated, the threads gone. */
+static int pool_end(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, int r)
+{
+	if (!pool)
+		return r;
+	struct splitter s;
+	sp_init(&s, pool, ctx, f, "");
+	pool_drain(&s);
+	pool_free(pool);
+	ga_buf_release(&s.doc);
+	return s.err == -ENOMEM ? s.err : r;
+}
+
 int ga_reports_read_buffer(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, const void *buf,
                            size_t len)
 {
+	struct pool *pool = pool_new(ga_fleet_jobs(f));
 	struct splitter s;
-	sp_init(&s, ctx, f, name);
+	sp_init(&s, pool, ctx, f, name);
 	sp_feed(&s, buf, len);
 	sp_finish(&s);
-	return s.err;
+	return pool_end(ctx, f, pool, s.err);
 }
 
 /* One file or stdin (fd), decompressed as it is read. */
-static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, int fd)
+static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *name, int fd)
 {
 	struct archive *a = archive_read_new();
 	char *chunk = ga_malloc(CHUNK);
 	struct splitter s;
-	sp_init(&s, ctx, f, name);
+	sp_init(&s, pool, ctx, f, name);
 	int r = 0;
 	if (!a || !chunk) {
 		r = -ENOMEM;
@@ -386,7 +642,7 @@ static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, const char *name,
 		char why[300];
 		snprintf(why, sizeof(why), "%s", archive_error_string(a) ? archive_error_string(a) : "error");
 		sp_finish(&s);
-		sp_init(&s, ctx, f, name);
+		sp_init(&s, pool, ctx, f, name);
 		skip(&s, 0, "cannot decompress after %zu bytes: %s", total, why);
 	} else if (total == 0 && !s.err) {
 		skip(&s, 0, "empty");
@@ -421,9 +677,11 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, int depth, bool named);
+static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *path, int depth,
+                    bool named);
 
-static int read_dir(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, int dfd, int depth)
+static int read_dir(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *path, int dfd,
+                    int depth)
 {
 	DIR *d = fdopendir(dfd);
 	if (!d) {
@@ -458,7 +716,7 @@ static int read_dir(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, in
 		if (fstatat(dirfd(d), names[i], &st, 0) < 0)
 			st.st_mode = 0;
 		if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && report_name(names[i]))) {
-			int k = read_any(ctx, f, p.data, depth + 1, false);
+			int k = read_any(ctx, f, pool, p.data, depth + 1, false);
 			if (k < 0 && (k == -ENOMEM || !r))
 				r = k;
 		}
@@ -472,10 +730,11 @@ out:
 	return r;
 }
 
-static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, int depth, bool named)
+static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *path, int depth,
+                    bool named)
 {
 	if (!strcmp(path, "-") && named)
-		return read_stream(ctx, f, "stdin", STDIN_FILENO);
+		return read_stream(ctx, f, pool, "stdin", STDIN_FILENO);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
@@ -491,7 +750,7 @@ static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, in
 			return ga_err(ctx, -ELOOP, "%s: directories nested deeper than %d", path,
 			              MAX_DIR_DEPTH);
 		}
-		return read_dir(ctx, f, path, fd, depth);
+		return read_dir(ctx, f, pool, path, fd, depth);
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
 		close(fd);
@@ -501,12 +760,14 @@ static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, in
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	int r = read_stream(ctx, f, path, fd);
+	int r = read_stream(ctx, f, pool, path, fd);
 	close(fd);
 	return r;
 }
 
 int ga_reports_read_path(struct ga_ctx *ctx, struct ga_fleet *f, const char *path)
 {
-	return read_any(ctx, f, path, 0, true);
+	struct pool *pool = pool_new(ga_fleet_jobs(f));
+	int r = read_any(ctx, f, pool, path, 0, true);
+	return pool_end(ctx, f, pool, r);
 }

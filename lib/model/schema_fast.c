@@ -22,7 +22,7 @@
  * fuzz/fuzz_schema_fast.c checks exactly this against the slow path.
  */
 #include <errno.h>
-#include <locale.h>
+#include <langinfo.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -503,8 +503,8 @@ int ga_schema_read_fast(const struct ga_schema *s, const char *text, size_t len,
 	yajl_handle h = NULL;
 	int r = 1;
 	bool ascii;
-	const struct lconv *lc = localeconv();
-	if (!lc || !lc->decimal_point || strcmp(lc->decimal_point, "."))
+	const char *radix = nl_langinfo(RADIXCHAR); /* localeconv() is not thread-safe */
+	if (!radix || strcmp(radix, "."))
 		goto out; /* strtod would not read "1.5" the way jansson does */
 	if (!plain_text(text, len, &ascii) || (!ascii && !utf8_strict((const unsigned char *)text, len)))
 		goto out;
