@@ -476,9 +476,14 @@ static bool utf8_strict(const unsigned char *p, size_t len)
 /* What yajl and jansson read differently: a "\u" escape, non-ASCII bytes, \v or \f. */
 static bool plain_text(const char *text, size_t len, bool *ascii)
 {
-	for (const char *p = text; (p = memchr(p, '\\', (size_t)(text + len - p))); p += 2)
-		if (p + 1 < text + len && p[1] == 'u')
+	for (size_t k = 0; k < len;) {
+		const char *p = memchr(text + k, '\\', len - k);
+		if (!p)
+			break;
+		k = (size_t)(p - text) + 2; /* past the escaped character */
+		if (k <= len && p[1] == 'u')
 			return false;
+	}
 	uint64_t high = 0, vf = 0;
 	size_t i = 0;
 	for (; i + 8 <= len; i += 8) {
