@@ -26,6 +26,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <jansson.h>
 
@@ -542,6 +545,44 @@ static void sp_class_init(void)
 	sp_class[']'] &= (unsigned char)~SP_TOK;
 }
 
+/* The first i at or after from that sp_byte must see (class m), or len. */
+static inline size_t sp_run(const char *p, size_t i, size_t len, unsigned char m)
+{
+#ifdef __SSE2__
+	/* 16 bytes at a time: '"' and '\n' end both runs, '\\' a string, brackets the rest */
+	const __m128i quote = _mm_set1_epi8('"'), nl = _mm_set1_epi8('\n');
+	if (m == SP_STR) {
+		const __m128i bs = _mm_set1_epi8('\\');
+		for (; i + 16 <= len; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			__m128i hit =
+			        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, nl)),
+			                     _mm_cmpeq_epi8(v, bs));
+			unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+			if (mask)
+				return i + (size_t)__builtin_ctz(mask);
+		}
+	} else {
+		/* c | 0x20 is '{' for '[' and '{' only, '}' for ']' and '}' only */
+		const __m128i b20 = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'),
+		              close = _mm_set1_epi8('}');
+		for (; i + 16 <= len; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			__m128i w = _mm_or_si128(v, b20);
+			__m128i hit =
+			        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, nl)),
+			                     _mm_or_si128(_mm_cmpeq_epi8(w, open), _mm_cmpeq_epi8(w, close)));
+			unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+			if (mask)
+				return i + (size_t)__builtin_ctz(mask);
+		}
+	}
+#endif
+	while (i < len && (sp_class[(unsigned char)p[i]] & m))
+		i++;
+	return i;
+}
+
 static void sp_feed(struct splitter *s, const char *p, size_t len)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -551,9 +592,7 @@ static void sp_feed(struct splitter *s, const char *p, size_t len)
 	while (i < len && !s->err) {
 		if (s->open && !s->bol && !s->esc) {
 			/* runs of bytes that change nothing: the bulk of a document */
-			unsigned char m = s->in_str ? SP_STR : SP_TOK;
-			while (i < len && (sp_class[(unsigned char)p[i]] & m))
-				i++;
+			i = sp_run(p, i, len, s->in_str ? SP_STR : SP_TOK);
 			if (i == len)
 				break;
 		}

@@ -165,14 +165,25 @@ static int cb_number(void *ctx, const char *s, size_t len)
 		d = strtod(text, &end);
 		if (errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL))
 			return 0; /* jansson: "real number overflow" */
+		if (end != text + len)
+			return 0;
 	} else {
-		i = strtoll(text, &end, 10);
-		if (errno == ERANGE)
-			return 0; /* jansson: "too big integer" */
+		/* yajl checked the grammar (-?digits); strtoll's result, without its cost */
+		bool neg = text[0] == '-';
+		uint64_t u = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+		for (size_t k = neg; k < len; k++) {
+			unsigned dg = (unsigned)(text[k] - '0');
+			if (dg > 9)
+				return 0;
+			if (u > (lim - dg) / 10)
+				return 0; /* jansson: "too big integer" */
+			u = u * 10 + dg;
+		}
+		if (len == (size_t)neg)
+			return 0;
+		i = neg ? (long long)(0 - u) : (long long)u;
 		d = (double)i;
 	}
-	if (end != text + len)
-		return 0;
 	bool skip;
 	const struct ga_field *fd = target(st, &skip);
 	if (skip) {

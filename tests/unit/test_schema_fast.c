@@ -134,6 +134,11 @@ static void test_accepted(void **state)
 	         "\"kernel_release\":\"caf\xc3\xa9 \xe2\x82\xac "
 	         "\xf0\x9f\x98\x80\"},\"cpu\":{\"sockets\":-0,\"cores\":0}}",
 	         "\"uptime_s\":12");
+	/* integers at the ends of int64 */
+	accepted("{\"schema\":\"gpuaudit.node/v1\",\"cpu\":{\"mem_total_bytes\":9223372036854775807},"
+	         "\"pci\":[{\"numa_node\":-9223372036854775808},{\"numa_node\":-1}],\"x\":-"
+	         "9223372036854775808}",
+	         "\"numa_node\":-9223372036854775808");
 	/* members in any order, pretty or not */
 	accepted("{ \"cpu\" : { \"numa_nodes\" : [ { \"id\" : 1 } , { \"cpus\" : 4 , \"id\" : 0 } ] } ,\n"
 	         "\t\"schema\" : \"gpuaudit.node/v1\" , \"modules\" : [ \"nvidia\" , \"amdgpu\" ] }\r\n",
@@ -172,6 +177,9 @@ static void test_declined(void **state)
 	DECLINED("{\"x\":1,\"x\":1}", false);
 	/* numbers jansson rejects */
 	DECLINED("{\"x\":99999999999999999999}", false);
+	DECLINED("{\"x\":9223372036854775808}", false);
+	DECLINED("{\"x\":-9223372036854775809}", false);
+	DECLINED("{\"cpu\":{\"mem_total_bytes\":18446744073709551615}}", false);
 	DECLINED("{\"x\":1e400}", false);
 	/* wrong types: the slow path names them */
 	DECLINED("{\"cpu\":{\"sockets\":-1}}", false);
