@@ -264,8 +264,10 @@ static const struct ga_field *field_of(struct frame *f, const unsigned char *s, 
 	for (size_t k = 0; k < nf; k++) {
 		size_t i = f->hint + k < nf ? f->hint + k : f->hint + k - nf;
 		const char *name = f->s->fields[i].name;
-		if (name[0] == (len ? (char)s[0] : '\0') && !strncmp(name, (const char *)s, len) &&
-		    name[len] == '\0') {
+		size_t m = 0; /* s holds no NUL (no \u escape gets here): this stops at name's end */
+		while (m < len && name[m] == (char)s[m])
+			m++;
+		if (m == len && name[len] == '\0') {
 			f->hint = i + 1 < nf ? i + 1 : 0;
 			*idx = i;
 			return &f->s->fields[i];
