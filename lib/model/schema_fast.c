@@ -73,7 +73,9 @@ struct state {
 	struct frame fr[MAX_DEPTH];
 	int n; /* frames in use */
 	bool started;
-	int err; /* -ENOMEM */
+	yajl_handle h;
+	size_t root_end; /* just past the top-level object's '}' */
+	int err;         /* -ENOMEM */
 	struct key *keys;
 	size_t n_keys, cap_keys;
 	struct ga_buf key_text;
@@ -391,7 +393,8 @@ static int cb_end_map(void *ctx)
 	if (f->keys0 < st->n_keys)
 		st->key_text.len = st->keys[f->keys0].off;
 	st->n_keys = f->keys0;
-	st->n--;
+	if (--st->n == 0)
+		st->root_end = yajl_get_bytes_consumed(st->h);
 	value_done(st);
 	return 1;
 }
@@ -514,6 +517,20 @@ static bool plain_text(const char *text, size_t len, bool *ascii)
 	return !vf;
 }
 
+/*
+ * After the top-level object only white space: yajl takes an unterminated
+ * string after it ('{}"x') for the end of a chunk, not for garbage.
+ */
+static bool trailer_ok(const char *text, size_t len, size_t end)
+{
+	if (end == 0 || end > len || text[end - 1] != '}')
+		return false;
+	for (size_t i = end; i < len; i++)
+		if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
+			return false;
+	return true;
+}
+
 int ga_schema_read_fast(const struct ga_schema *s, const char *text, size_t len, void *obj)
 {
 	struct state st = { .root_s = s, .root = obj };
@@ -526,13 +543,14 @@ int ga_schema_read_fast(const struct ga_schema *s, const char *text, size_t len,
 		goto out; /* strtod would not read "1.5" the way jansson does */
 	if (!plain_text(text, len, &ascii) || (!ascii && !utf8_strict((const unsigned char *)text, len)))
 		goto out;
-	h = yajl_alloc(&callbacks, NULL, &st);
+	h = st.h = yajl_alloc(&callbacks, NULL, &st);
 	if (!h) {
 		r = -ENOMEM;
 		goto out;
 	}
 	if (yajl_parse(h, (const unsigned char *)text, len) == yajl_status_ok &&
-	    yajl_complete_parse(h) == yajl_status_ok && st.started && st.n == 0)
+	    yajl_complete_parse(h) == yajl_status_ok && st.started && st.n == 0 &&
+	    trailer_ok(text, len, st.root_end))
 		r = 0;
 	else if (st.err)
 		r = st.err;

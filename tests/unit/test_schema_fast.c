@@ -194,6 +194,8 @@ static void test_declined(void **state)
 	/* not one object */
 	DECLINED("[]", false);
 	DECLINED("{} {}", false);
+	DECLINED("{}\":[:", false); /* an open string after the object: yajl waits for more */
+	DECLINED("{} \"x", false);
 	DECLINED("{\"host\":{}", false);
 	DECLINED("{\"a\":01}", false);
 	DECLINED("{\"a\":tru}", false);
