@@ -6,11 +6,16 @@
  * Everything streams: libarchive's raw format with every filter decompresses
  * in 64 KiB chunks, and a splitter cuts the stream into documents by tracking
  * nesting outside strings, so only one document (capped at the context's max
- * file size) is ever held. A document is a node snapshot (schema
- * gpuaudit.node/v1, read by the model's own schema reader) or a check report
- * (`gpuaudit check --json`); anything else, and anything malformed, truncated
- * or oversized, is handed to ga_fleet_add_skipped with the reason, and
- * reading goes on.
+ * file size) is held at a time, or with threads a bounded number of batches.
+ * A document is a node snapshot (schema
+ * gpuaudit.node/v1: ga_schema_read_fast, or the model's reference reader when
+ * the fast one declines) or a check report (`gpuaudit check --json`);
+ * anything else, and anything malformed, truncated or oversized, is handed to
+ * ga_fleet_add_skipped with the reason, and reading goes on. With
+ * ga_fleet_opts.jobs > 1, worker threads parse while this thread splits and
+ * aggregates, in reading order (see "parsing in threads" below). A regular
+ * file that starts as JSON is read directly, anything else through
+ * libarchive.
  *
  * JSON lines are resynchronised at line starts: an object that opens at the
  * start of a line while another is still open means the earlier one was cut
