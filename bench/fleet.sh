@@ -71,12 +71,16 @@ measure() {
 	echo "${results[-1]}"
 }
 size() { du -bs "$1" | cut -f1; }
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 header="label                                          nodes     MiB   wall s  nodes/s   cpu s nodes/cpu-s peak MiB"
 echo "$header"
 measure "gpuaudit fleet - (JSON lines, 10k)" 10000 "$(size "$tmp/10k.jsonl")" sh -c "'$bin' fleet --json - <'$tmp/10k.jsonl'"
 grep -o '"nodes": [0-9]*' "$tmp/out" | head -1
 measure "gpuaudit fleet - (JSON lines, $nodes)" "$nodes" "$(size "$tmp/big.jsonl")" sh -c "'$bin' fleet --json - <'$tmp/big.jsonl'"
 grep -o '"nodes": [0-9]*' "$tmp/out" | head -1
+cp "$tmp/out" "$tmp/out-jobs"
+measure "gpuaudit fleet --jobs 1 - (JSON lines, $nodes)" "$nodes" "$(size "$tmp/big.jsonl")" sh -c "'$bin' fleet --jobs 1 --json - <'$tmp/big.jsonl'"
+cmp -s "$tmp/out" "$tmp/out-jobs" && echo "--jobs 1 and the default: the same report" || echo "bench: --jobs 1 and the default differ" >&2
 measure "gpuaudit fleet DIR (10k files, 10% gzip)" 10000 "$(size "$tmp/dir")" "$bin" fleet --json "$tmp/dir"
 grep -o '"nodes": [0-9]*' "$tmp/out" | head -1
 command -v jq >/dev/null || echo "bench: jq missing: the peer rows are left out" >&2
@@ -86,10 +90,11 @@ command -v jq >/dev/null && measure "peer: jq per line | sort | uniq -c ($nodes)
 mkdir -p bench/results
 {
 	echo "# bench/fleet.sh $nodes on $(uname -n) ($(nproc) CPUs, shared with other jobs: noisy), $(date -u +%Y-%m-%d)"
-	echo "# $("$bin" --version 2>/dev/null | head -1); $(jq --version 2>/dev/null || echo "no jq")"
+	echo "# $("$bin" --version 2>/dev/null | head -1); $(jq --version 2>/dev/null || echo "no jq"); load average before: $load0"
 	echo "# peak MiB: /usr/bin/time -v maximum RSS (for the peer: of the sh -c pipeline's largest process)"
 	echo "# cpu s: user + system time (the peer: the whole pipeline); wall depends on the machine's load"
 	echo "$header"
 	printf '%s\n' "${results[@]}"
+	echo "# load average after: $(cut -d" " -f1-3 /proc/loadavg)"
 } >bench/results/fleet.txt
 echo "wrote bench/results/fleet.txt"

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "gpuaudit/fleet.h"
@@ -481,20 +482,18 @@ static int load_old(struct ga_ctx *ctx, const char *file, struct ga_fleet_report
 int cmd_fleet(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'P' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "markdown", no_argument, NULL, 'm' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "diff", required_argument, NULL, 'd' },
-		{ "max-drift", required_argument, NULL, 'M' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "policy", required_argument, NULL, 'P' }, { "json", no_argument, NULL, 'j' },
+		{ "markdown", no_argument, NULL, 'm' },     { "csv", no_argument, NULL, 'c' },
+		{ "diff", required_argument, NULL, 'd' },   { "max-drift", required_argument, NULL, 'M' },
+		{ "jobs", required_argument, NULL, 'J' },   { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	const char *policy_file = NULL, *old_file = NULL;
 	enum fmt fmt = FMT_TEXT;
 	int fmts = 0, verbose = 0, opt;
 	size_t max_drift = GA_FLEET_MAX_DRIFT_DEFAULT;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned)cpus;
 	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+hjv", opts, NULL)) != -1) {
@@ -523,6 +522,16 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 				                 "--max-drift wants a count between 0 and 10000000, not '%s'",
 				                 optarg);
 			max_drift = (size_t)v;
+			break;
+		}
+		case 'J': {
+			char *end = NULL;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (errno || !end || *end || end == optarg || optarg[0] == '-' || v < 1 || v > 64)
+				return cli_error(cli, "fleet", EXIT_USAGE,
+				                 "--jobs wants a count between 1 and 64, not '%s'", optarg);
+			jobs = (unsigned)v;
 			break;
 		}
 		case 'v':
@@ -566,7 +575,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		                 ga_ctx_errmsg(ctx));
 		goto out;
 	}
-	struct ga_fleet_opts fo = { .policy = policy, .max_drift = max_drift };
+	struct ga_fleet_opts fo = { .policy = policy, .max_drift = max_drift, .jobs = jobs };
 	if (ga_fleet_new(&fo, &fleet) < 0) {
 		code = cli_error(cli, "fleet", EXIT_INTERNAL, "out of memory");
 		goto out;

@@ -109,7 +109,8 @@ const struct command commands[] = {
 	  "unknown, 70 internal error.\n" },
 	{ "fleet", cmd_fleet, "many nodes: the compatibility matrix and drift",
 	  "usage: gpuaudit fleet [--policy FILE] [--json | --markdown | --csv]\n"
-	  "                      [--diff OLD.json] [--max-drift N] [-v] REPORT... | DIR | -\n"
+	  "                      [--diff OLD.json] [--max-drift N] [--jobs N] [-v]\n"
+	  "                      REPORT... | DIR | -\n"
 	  "\n"
 	  "Read node snapshots ('discover --json', schema gpuaudit.node/v1) and check\n"
 	  "reports ('check --json') from many nodes and print the compatibility matrix\n"
@@ -135,6 +136,8 @@ const struct command commands[] = {
 	  "                drift added and resolved\n"
 	  "  --max-drift N list at most N drifting nodes, the first by host name; the\n"
 	  "                rest are counted (default 100)\n"
+	  "  --jobs N      threads that parse reports (default: the CPUs online, at\n"
+	  "                most 64; 1: none); the report is the same for every N\n"
 	  "  -v            log every skipped report as it is read\n"
 	  "  -h, --help    show this help\n"
 	  "\n"

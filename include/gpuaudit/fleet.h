@@ -128,12 +128,20 @@ int ga_fleet_report_from_json(struct ga_ctx *ctx, const char *text, size_t len, 
 struct ga_fleet_opts {
 	const struct ga_policy *policy; /* NULL: drift against each pool's majority */
 	size_t max_drift;               /* drift entries listed (the rest counted); 0 = none */
+	/*
+	 * Threads that parse documents for ga_reports_read_*; 0 or 1: none, the
+	 * caller's thread does all. The documents are still aggregated one at a
+	 * time in reading order, so the report does not depend on it.
+	 */
+	unsigned jobs;
 };
 
 struct ga_fleet;
 
 int ga_fleet_new(const struct ga_fleet_opts *o, struct ga_fleet **ret);
 void ga_fleet_free(struct ga_fleet *f);
+/* The opts' jobs. */
+unsigned ga_fleet_jobs(const struct ga_fleet *f);
 
 /* Aggregate one node snapshot. source names it in the drift list. 0 or -ENOMEM. */
 int ga_fleet_add_node(struct ga_fleet *f, const struct ga_node *n, const char *source);

@@ -86,6 +86,16 @@ void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const
  */
 struct json_t;
 int ga_schema_read(struct ga_ctx *ctx, const struct ga_schema *s, const struct json_t *in, void *obj);
+/*
+ * The fast path of json_loadb(text, JSON_REJECT_DUPLICATES) + ga_schema_read
+ * (lib/model/schema_fast.c): an event parse straight into obj (zeroed by the
+ * caller), no tree. It accepts only what the slow path accepts and fills obj
+ * exactly as it would; on anything else (invalid JSON, a wrong type, and a few
+ * valid but rare forms such as "\u" escapes) it leaves obj zeroed and returns
+ * 1: take the slow path, which gives the error message. 0 (obj filled), 1, or
+ * -ENOMEM.
+ */
+int ga_schema_read_fast(const struct ga_schema *s, const char *text, size_t len, void *obj);
 /* Release everything obj owns (not obj itself). */
 void ga_schema_release(const struct ga_schema *s, void *obj);
 

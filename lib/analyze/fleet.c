@@ -316,6 +316,11 @@ int ga_fleet_new(const struct ga_fleet_opts *o, struct ga_fleet **ret)
 	return 0;
 }
 
+unsigned ga_fleet_jobs(const struct ga_fleet *f)
+{
+	return f->o.jobs;
+}
+
 void ga_fleet_free(struct ga_fleet *f)
 {
 	if (!f)

@@ -6,11 +6,16 @@
  * Everything streams: libarchive's raw format with every filter decompresses
  * in 64 KiB chunks, and a splitter cuts the stream into documents by tracking
  * nesting outside strings, so only one document (capped at the context's max
- * file size) is ever held. A document is a node snapshot (schema
- * gpuaudit.node/v1, read by the model's own schema reader) or a check report
- * (`gpuaudit check --json`); anything else, and anything malformed, truncated
- * or oversized, is handed to ga_fleet_add_skipped with the reason, and
- * reading goes on.
+ * file size) is held at a time, or with threads a bounded number of batches.
+ * A document is a node snapshot (schema
+ * gpuaudit.node/v1: ga_schema_read_fast, or the model's reference reader when
+ * the fast one declines) or a check report (`gpuaudit check --json`);
+ * anything else, and anything malformed, truncated or oversized, is handed to
+ * ga_fleet_add_skipped with the reason, and reading goes on. With
+ * ga_fleet_opts.jobs > 1, worker threads parse while this thread splits and
+ * aggregates, in reading order (see "parsing in threads" below). A regular
+ * file that starts as JSON is read directly, anything else through
+ * libarchive.
  *
  * JSON lines are resynchronised at line starts: an object that opens at the
  * start of a line while another is still open means the earlier one was cut
@@ -20,11 +25,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <jansson.h>
 
@@ -35,7 +44,10 @@
 #define CHUNK (64 * 1024)
 #define MAX_DIR_DEPTH 8 /* directory recursion */
 
+struct pool;
+
 struct splitter {
+	struct pool *pool; /* NULL: documents are parsed and aggregated as they come */
 	struct ga_ctx *ctx;
 	struct ga_fleet *f;
 	const char *name; /* source prefix: the path, or "stdin" */
@@ -48,9 +60,11 @@ struct splitter {
 	int err; /* -ENOMEM, sticky */
 };
 
-static void sp_init(struct splitter *s, struct ga_ctx *ctx, struct ga_fleet *f, const char *name)
+static void sp_init(struct splitter *s, struct pool *pool, struct ga_ctx *ctx, struct ga_fleet *f,
+                    const char *name)
 {
 	memset(s, 0, sizeof(*s));
+	s->pool = pool;
 	s->ctx = ctx;
 	s->f = f;
 	s->name = name;
@@ -68,12 +82,15 @@ static void source_of(const struct splitter *s, unsigned long line, char *out, s
 		snprintf(out, n, "%s:%lu", s->name, line);
 }
 
+static void pool_drain(struct splitter *s);
 static void skip(struct splitter *s, unsigned long line, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 static void skip(struct splitter *s, unsigned long line, const char *fmt, ...)
 {
 	char src[4200], why[512];
 	va_list ap;
+	if (s->pool)
+		pool_drain(s); /* the documents before it first: skipped ones are listed in order */
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
@@ -135,11 +152,47 @@ static void check_report(struct splitter *s, json_t *root, const char *src)
 		s->err = r;
 }
 
-/* One complete document: parse it, tell what it is, hand it on. */
-static void document(struct splitter *s)
+/*
+ * The fast path for what nearly every document is, a well-formed node
+ * snapshot: no jansson tree (ga_schema_read_fast). *ret is the snapshot, or
+ * NULL for the slow path (not sure, or not a node snapshot). 0 or -ENOMEM.
+ * Safe in any thread.
+ */
+static int parse_fast(const struct ga_buf *doc, struct ga_node **ret)
+{
+	*ret = NULL;
+	struct ga_node *n = ga_calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	int r = ga_schema_read_fast(&ga_node_schema, doc->data ? doc->data : "", doc->len, n);
+	if (r == 0 && n->schema && !strcmp(n->schema, GA_NODE_SCHEMA)) {
+		*ret = n;
+		return 0;
+	}
+	ga_node_free(n);
+	return r < 0 ? r : 0;
+}
+
+static void document_slow(struct splitter *s, const char *src);
+
+/* A document parse_fast has seen (n, r): aggregate it, or read it the slow way. */
+static void document_parsed(struct splitter *s, struct ga_node *n, int r)
 {
 	char src[4200];
 	source_of(s, s->start_line, src, sizeof(src));
+	if (r < 0)
+		s->err = r;
+	else if (!n)
+		document_slow(s, src);
+	else if ((r = ga_fleet_add_node(s->f, n, src)) == -ENOMEM)
+		s->err = r;
+	else if (r < 0)
+		skip(s, s->start_line, "node snapshot: cannot classify it");
+}
+
+/* The reference reading: a jansson tree; every error message comes from here. */
+static void document_slow(struct splitter *s, const char *src)
+{
 	json_error_t jerr;
 	json_t *root = json_loadb(s->doc.data ? s->doc.data : "", s->doc.len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
@@ -171,6 +224,230 @@ static void document(struct splitter *s)
 	json_decref(root);
 }
 
+/*
+ * --- parsing in threads ---
+ * The splitter (in the caller's thread) packs documents into batches; worker
+ * threads parse a batch at a time (parse_fast); the caller's thread then
+ * aggregates the batches in the order they were packed, and every other
+ * effect (a skipped report) waits until the documents before it are
+ * aggregated. The report is therefore the same as without threads. Memory
+ * stays flat: at most n_ring batches of at most BATCH_DOCS documents.
+ */
+
+#define BATCH_DOCS 16
+#define BATCH_BYTES (512 * 1024)
+
+enum { J_FREE, J_READY, J_DONE };
+
+struct jdoc {
+	size_t off, len;    /* in the batch's text */
+	char *name;         /* the source prefix of the splitter it came from */
+	unsigned long line; /* where it began */
+	struct ga_node *node;
+	int r;
+};
+
+struct job {
+	struct ga_buf text;
+	struct jdoc docs[BATCH_DOCS];
+	size_t n_docs;
+	int state;
+};
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	struct job *ring;
+	size_t n_ring;
+	unsigned long long head, tail, take; /* oldest not aggregated; the one filling; next to parse */
+	bool stop;
+	pthread_t *threads;
+	size_t n_threads;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->stop && p->take == p->tail)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->take == p->tail)
+			break; /* stopped, and nothing left */
+		struct job *j = &p->ring[p->take++ % p->n_ring];
+		pthread_mutex_unlock(&p->mu);
+		for (size_t i = 0; i < j->n_docs; i++) {
+			struct jdoc *d = &j->docs[i];
+			struct ga_buf view = { .data = j->text.data + d->off, .len = d->len };
+			d->r = parse_fast(&view, &d->node);
+		}
+		pthread_mutex_lock(&p->mu);
+		j->state = J_DONE;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static void job_clear(struct job *j)
+{
+	for (size_t i = 0; i < j->n_docs; i++) {
+		ga_free(j->docs[i].name);
+		ga_node_free(j->docs[i].node);
+	}
+	memset(j->docs, 0, sizeof(j->docs));
+	j->n_docs = 0;
+	ga_buf_reset(&j->text);
+}
+
+static void pool_free(struct pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (size_t i = 0; i < p->n_threads; i++)
+		pthread_join(p->threads[i], NULL);
+	for (size_t i = 0; i < p->n_ring && p->ring; i++) {
+		job_clear(&p->ring[i]);
+		ga_buf_release(&p->ring[i].text);
+	}
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->mu);
+	ga_free(p->threads);
+	ga_free(p->ring);
+	ga_free(p);
+}
+
+/* jobs threads (NULL when fewer than 2, or none could start: the caller's thread parses). */
+static struct pool *pool_new(unsigned jobs)
+{
+	if (jobs < 2)
+		return NULL;
+	if (jobs > 64)
+		jobs = 64;
+	struct pool *p = ga_calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->n_ring = 2 * (size_t)jobs + 2;
+	p->ring = ga_calloc(p->n_ring, sizeof(*p->ring));
+	p->threads = ga_calloc(jobs, sizeof(*p->threads));
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	for (size_t i = 0; i < p->n_ring && p->ring; i++)
+		ga_buf_init(&p->ring[i].text, 0);
+	while (p->ring && p->threads && p->n_threads < jobs &&
+	       pthread_create(&p->threads[p->n_threads], NULL, worker, p) == 0)
+		p->n_threads++;
+	if (p->n_threads == 0) {
+		pool_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Aggregate the oldest batch, waiting for it if need be. */
+static void pool_commit_one(struct splitter *s)
+{
+	struct pool *p = s->pool;
+	struct job *j = &p->ring[p->head % p->n_ring];
+	pthread_mutex_lock(&p->mu);
+	while (j->state != J_DONE)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	for (size_t i = 0; i < j->n_docs && !s->err; i++) {
+		const struct jdoc *d = &j->docs[i];
+		/* as the splitter it came from, without the pool (skip() must not drain from here) */
+		struct splitter t = *s;
+		t.pool = NULL;
+		t.name = d->name;
+		t.start_line = d->line;
+		t.doc = (struct ga_buf){ .data = j->text.data + d->off, .len = d->len };
+		document_parsed(&t, d->node, d->r);
+		s->err = t.err;
+	}
+	job_clear(j);
+	pthread_mutex_lock(&p->mu);
+	j->state = J_FREE;
+	p->head++;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Hand the batch being filled to the workers. */
+static void pool_publish(struct pool *p)
+{
+	/* head and tail move in the caller's thread only */
+	if (p->tail - p->head == p->n_ring)
+		return; /* every slot is out: there is no batch being filled */
+	struct job *j = &p->ring[p->tail % p->n_ring];
+	if (!j->n_docs)
+		return;
+	pthread_mutex_lock(&p->mu);
+	j->state = J_READY;
+	p->tail++;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Aggregate every document handed to the pool so far. */
+static void pool_drain(struct splitter *s)
+{
+	pool_publish(s->pool);
+	while (s->pool->head < s->pool->tail)
+		pool_commit_one(s);
+}
+
+/* Add the splitter's document to the batch being filled. */
+static void pool_submit(struct splitter *s)
+{
+	struct pool *p = s->pool;
+	/* a free slot for the batch being filled; aggregate what is done on the way */
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		bool full = p->tail - p->head == p->n_ring;
+		bool ready = p->head < p->tail && p->ring[p->head % p->n_ring].state == J_DONE;
+		pthread_mutex_unlock(&p->mu);
+		if (!full && !ready)
+			break;
+		pool_commit_one(s);
+		if (s->err)
+			return;
+	}
+	struct job *j = &p->ring[p->tail % p->n_ring];
+	struct jdoc *d = &j->docs[j->n_docs];
+	d->off = j->text.len;
+	d->len = s->doc.len;
+	d->line = s->start_line;
+	d->node = NULL;
+	d->r = 0;
+	if (!(d->name = ga_strdup(s->name)) ||
+	    (s->doc.len && ga_buf_add(&j->text, s->doc.data, s->doc.len) < 0)) {
+		ga_free(d->name);
+		d->name = NULL;
+		s->err = -ENOMEM;
+		return;
+	}
+	if (++j->n_docs == BATCH_DOCS || j->text.len >= BATCH_BYTES)
+		pool_publish(p);
+}
+
+/* One complete document: parse it, tell what it is, hand it on. */
+static void document(struct splitter *s)
+{
+	if (s->pool) {
+		pool_submit(s);
+		return;
+	}
+	struct ga_node *n;
+	int r = parse_fast(&s->doc, &n);
+	document_parsed(s, n, r);
+	ga_node_free(n);
+}
+
 static void sp_reset(struct splitter *s)
 {
 	ga_buf_reset(&s->doc);
@@ -199,59 +476,133 @@ static void sp_append(struct splitter *s, const char *p, size_t n)
 	}
 }
 
-static void sp_feed(struct splitter *s, const char *p, size_t len)
+/*
+ * One byte, by the reference rules (errors go to s->err). *seg is the
+ * first byte of the open document not yet appended.
+ */
+static inline void sp_byte(struct splitter *s, const char *p, size_t i, size_t *seg)
 {
-	size_t seg = 0; /* the first byte of an open document not yet appended */
-	for (size_t i = 0; i < len && !s->err; i++) {
-		char c = p[i];
-		bool bol = s->bol;
-		s->bol = c == '\n';
-		if (!s->open) {
-			if (c == '{' || c == '[') {
-				s->open = true;
-				s->start_line = s->line;
-				s->garbage = false;
-				seg = i;
-			} else {
-				if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && !s->garbage) {
-					skip(s, s->line, "text outside a JSON document");
-					s->garbage = true; /* once per run of garbage */
-				}
-				if (c == '\n') {
-					s->line++;
-					s->garbage = false;
-				}
-				continue;
-			}
-		} else if (bol && c == '{') {
-			/* a new JSON line while the last one is open: the last one was cut off */
-			skip(s, s->start_line, "truncated: the document has no end before line %lu", s->line);
-			sp_reset(s);
+	char c = p[i];
+	bool bol = s->bol;
+	s->bol = c == '\n';
+	if (!s->open) {
+		if (c == '{' || c == '[') {
 			s->open = true;
 			s->start_line = s->line;
-			seg = i;
+			s->garbage = false;
+			*seg = i;
+		} else {
+			if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && !s->garbage) {
+				skip(s, s->line, "text outside a JSON document");
+				s->garbage = true; /* once per run of garbage */
+			}
+			if (c == '\n') {
+				s->line++;
+				s->garbage = false;
+			}
+			return;
 		}
-		if (c == '\n')
-			s->line++;
-		if (s->in_str) {
-			if (s->esc)
-				s->esc = false;
-			else if (c == '\\')
-				s->esc = true;
-			else if (c == '"' || c == '\n') /* no raw newline in a JSON string: resync */
-				s->in_str = false;
-			continue;
+	} else if (bol && c == '{') {
+		/* a new JSON line while the last one is open: the last one was cut off */
+		skip(s, s->start_line, "truncated: the document has no end before line %lu", s->line);
+		sp_reset(s);
+		s->open = true;
+		s->start_line = s->line;
+		*seg = i;
+	}
+	if (c == '\n')
+		s->line++;
+	if (s->in_str) {
+		if (s->esc)
+			s->esc = false;
+		else if (c == '\\')
+			s->esc = true;
+		else if (c == '"' || c == '\n') /* no raw newline in a JSON string: resync */
+			s->in_str = false;
+		return;
+	}
+	if (c == '"') {
+		s->in_str = true;
+	} else if (c == '{' || c == '[') {
+		s->depth++;
+	} else if ((c == '}' || c == ']') && --s->depth <= 0) {
+		sp_append(s, p + *seg, i + 1 - *seg);
+		if (!s->err)
+			sp_end(s);
+		*seg = i + 1;
+	}
+}
+
+/* Bytes sp_byte does nothing with: inside a string (STR) or between tokens (TOK). */
+#define SP_STR 1
+#define SP_TOK 2
+static unsigned char sp_class[256];
+
+static void sp_class_init(void)
+{
+	for (int c = 0; c < 256; c++)
+		sp_class[c] = SP_STR | SP_TOK;
+	sp_class['"'] = sp_class['\n'] = 0;
+	sp_class['\\'] &= (unsigned char)~SP_STR;
+	sp_class['{'] &= (unsigned char)~SP_TOK;
+	sp_class['['] &= (unsigned char)~SP_TOK;
+	sp_class['}'] &= (unsigned char)~SP_TOK;
+	sp_class[']'] &= (unsigned char)~SP_TOK;
+}
+
+/* The first i at or after from that sp_byte must see (class m), or len. */
+static inline size_t sp_run(const char *p, size_t i, size_t len, unsigned char m)
+{
+#ifdef __SSE2__
+	/* 16 bytes at a time: '"' and '\n' end both runs, '\\' a string, brackets the rest */
+	const __m128i quote = _mm_set1_epi8('"'), nl = _mm_set1_epi8('\n');
+	if (m == SP_STR) {
+		const __m128i bs = _mm_set1_epi8('\\');
+		for (; i + 16 <= len; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			__m128i hit =
+			        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, nl)),
+			                     _mm_cmpeq_epi8(v, bs));
+			unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+			if (mask)
+				return i + (size_t)__builtin_ctz(mask);
 		}
-		if (c == '"') {
-			s->in_str = true;
-		} else if (c == '{' || c == '[') {
-			s->depth++;
-		} else if ((c == '}' || c == ']') && --s->depth <= 0) {
-			sp_append(s, p + seg, i + 1 - seg);
-			if (!s->err)
-				sp_end(s);
-			seg = i + 1;
+	} else {
+		/* c | 0x20 is '{' for '[' and '{' only, '}' for ']' and '}' only */
+		const __m128i b20 = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'),
+		              close = _mm_set1_epi8('}');
+		for (; i + 16 <= len; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			__m128i w = _mm_or_si128(v, b20);
+			__m128i hit =
+			        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, nl)),
+			                     _mm_or_si128(_mm_cmpeq_epi8(w, open), _mm_cmpeq_epi8(w, close)));
+			unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+			if (mask)
+				return i + (size_t)__builtin_ctz(mask);
 		}
+	}
+#endif
+	while (i < len && (sp_class[(unsigned char)p[i]] & m))
+		i++;
+	return i;
+}
+
+static void sp_feed(struct splitter *s, const char *p, size_t len)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, sp_class_init);
+	size_t seg = 0;
+	size_t i = 0;
+	while (i < len && !s->err) {
+		if (s->open && !s->bol && !s->esc) {
+			/* runs of bytes that change nothing: the bulk of a document */
+			i = sp_run(p, i, len, s->in_str ? SP_STR : SP_TOK);
+			if (i == len)
+				break;
+		}
+		sp_byte(s, p, i, &seg);
+		i++;
 	}
 	if (s->open && !s->err)
 		sp_append(s, p + seg, len - seg);
@@ -266,31 +617,77 @@ static void sp_finish(struct splitter *s)
 	ga_buf_release(&s->doc);
 }
 
+/* The end of a read: every document still with the workers aggregated, the threads gone. */
+static int pool_end(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, int r)
+{
+	if (!pool)
+		return r;
+	struct splitter s;
+	sp_init(&s, pool, ctx, f, "");
+	pool_drain(&s);
+	pool_free(pool);
+	ga_buf_release(&s.doc);
+	return s.err == -ENOMEM ? s.err : r;
+}
+
 int ga_reports_read_buffer(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, const void *buf,
                            size_t len)
 {
+	struct pool *pool = pool_new(ga_fleet_jobs(f));
 	struct splitter s;
-	sp_init(&s, ctx, f, name);
+	sp_init(&s, pool, ctx, f, name);
 	sp_feed(&s, buf, len);
 	sp_finish(&s);
-	return s.err;
+	return pool_end(ctx, f, pool, s.err);
 }
 
-/* One file or stdin (fd), decompressed as it is read. */
-static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, int fd)
+/* One file or stdin (fd), decompressed as it is read when it is compressed. */
+static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *name, int fd)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a = NULL;
 	char *chunk = ga_malloc(CHUNK);
 	struct splitter s;
-	sp_init(&s, ctx, f, name);
+	sp_init(&s, pool, ctx, f, name);
 	int r = 0;
-	if (!a || !chunk) {
+	if (!chunk) {
 		r = -ENOMEM;
 		goto out;
 	}
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+	bool reg = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (reg && st.st_size == 0) {
 		skip(&s, 0, "empty");
+		goto out;
+	}
+	/*
+	 * A regular file that starts as JSON does (no compression format starts
+	 * with a bracket or white space) is read as it is: libarchive's setup per
+	 * file cost more than parsing a node's report.
+	 */
+	unsigned char c0;
+	if (reg && pread(fd, &c0, 1, 0) == 1 && memchr("{[ \t\r\n", c0, 6)) {
+		ssize_t got;
+		size_t total = 0;
+		while ((got = read(fd, chunk, CHUNK)) != 0 && !s.err) {
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0)
+				break;
+			sp_feed(&s, chunk, (size_t)got);
+			total += (size_t)got;
+		}
+		if (got < 0 && !s.err) {
+			int e = errno;
+			sp_finish(&s);
+			sp_init(&s, pool, ctx, f, name);
+			skip(&s, 0, "cannot read after %zu bytes: %s", total, strerror(e));
+		} else if (total == 0 && !s.err) {
+			skip(&s, 0, "empty");
+		}
+		goto out;
+	}
+	if (!(a = archive_read_new())) {
+		r = -ENOMEM;
 		goto out;
 	}
 	archive_read_support_filter_all(a);
@@ -321,7 +718,7 @@ static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, const char *name,
 		char why[300];
 		snprintf(why, sizeof(why), "%s", archive_error_string(a) ? archive_error_string(a) : "error");
 		sp_finish(&s);
-		sp_init(&s, ctx, f, name);
+		sp_init(&s, pool, ctx, f, name);
 		skip(&s, 0, "cannot decompress after %zu bytes: %s", total, why);
 	} else if (total == 0 && !s.err) {
 		skip(&s, 0, "empty");
@@ -356,9 +753,11 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, int depth, bool named);
+static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *path, int depth,
+                    bool named);
 
-static int read_dir(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, int dfd, int depth)
+static int read_dir(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *path, int dfd,
+                    int depth)
 {
 	DIR *d = fdopendir(dfd);
 	if (!d) {
@@ -393,7 +792,7 @@ static int read_dir(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, in
 		if (fstatat(dirfd(d), names[i], &st, 0) < 0)
 			st.st_mode = 0;
 		if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && report_name(names[i]))) {
-			int k = read_any(ctx, f, p.data, depth + 1, false);
+			int k = read_any(ctx, f, pool, p.data, depth + 1, false);
 			if (k < 0 && (k == -ENOMEM || !r))
 				r = k;
 		}
@@ -407,10 +806,11 @@ out:
 	return r;
 }
 
-static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, int depth, bool named)
+static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *path, int depth,
+                    bool named)
 {
 	if (!strcmp(path, "-") && named)
-		return read_stream(ctx, f, "stdin", STDIN_FILENO);
+		return read_stream(ctx, f, pool, "stdin", STDIN_FILENO);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
@@ -426,7 +826,7 @@ static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, in
 			return ga_err(ctx, -ELOOP, "%s: directories nested deeper than %d", path,
 			              MAX_DIR_DEPTH);
 		}
-		return read_dir(ctx, f, path, fd, depth);
+		return read_dir(ctx, f, pool, path, fd, depth);
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
 		close(fd);
@@ -436,12 +836,14 @@ static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, const char *path, in
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	int r = read_stream(ctx, f, path, fd);
+	int r = read_stream(ctx, f, pool, path, fd);
 	close(fd);
 	return r;
 }
 
 int ga_reports_read_path(struct ga_ctx *ctx, struct ga_fleet *f, const char *path)
 {
-	return read_any(ctx, f, path, 0, true);
+	struct pool *pool = pool_new(ga_fleet_jobs(f));
+	int r = read_any(ctx, f, pool, path, 0, true);
+	return pool_end(ctx, f, pool, r);
 }
