@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@
 #define SHT_NOTE 7
 #define SHT_NOBITS 8
 #define SHT_DYNSYM 11
+#define SHF_WRITE 0x1
 #define SHF_EXECINSTR 0x4
 #define SHN_UNDEF 0
 #define SHN_LORESERVE 0xff00
@@ -865,7 +867,6 @@ static int so_hit(struct dc_scan *s, const struct win *w, size_t lo, size_t at, 
  */
 #if defined(__SSE2__)
 #include <emmintrin.h>
-#define dc_prefetch(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *magic)
 {
 	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
@@ -881,7 +882,6 @@ static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *mag
 	return (unsigned)_mm_movemask_epi8(_mm_and_si128(d, t));
 }
 #else
-#define dc_prefetch(p) __builtin_prefetch(p)
 static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *magic)
 {
 	*magic =
@@ -895,16 +895,110 @@ static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *mag
 }
 #endif
 
-#define WIN_BYTES (256u << 10) /* pread window */
-#define PEEK_BYTES 1024u
+/*
+ * How many of the nb 64-byte blocks at p (p + 64 * nb + 2 bytes readable)
+ * hold no candidate (chunk_marks), counted from the first.
+ */
+static size_t clean_blocks_base(const uint8_t *p, size_t nb, bool strings)
+{
+	size_t i;
+	for (i = 0; i < nb; i++, p += 64) {
+		unsigned m0, m1, m2, m3;
+		unsigned a = chunk_marks(p, strings, &m0) | chunk_marks(p + 16, strings, &m1) |
+		             chunk_marks(p + 32, strings, &m2) | chunk_marks(p + 48, strings, &m3);
+		if (a | m0 | m1 | m2 | m3)
+			break;
+	}
+	return i;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+/* The same test, 32 bytes a step (CPUs with AVX2; chosen at run time). */
+__attribute__((target("avx2"))) static size_t clean_blocks_avx2(const uint8_t *p, size_t nb, bool strings)
+{
+	const __m256i mag = _mm256_set1_epi32((int)DC_FATBIN_MAGIC);
+	const __m256i dot = _mm256_set1_epi8('.'), ess = _mm256_set1_epi8('s'), oh = _mm256_set1_epi8('o');
+	size_t i;
+	if (!strings) {
+		for (i = 0; i < nb; i++, p += 64) {
+			__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+			__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+			__m256i m = _mm256_or_si256(_mm256_cmpeq_epi32(a, mag), _mm256_cmpeq_epi32(b, mag));
+			if (!_mm256_testz_si256(m, m))
+				break;
+		}
+		return i;
+	}
+	for (i = 0; i < nb; i++, p += 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+		__m256i m = _mm256_or_si256(_mm256_cmpeq_epi32(a, mag), _mm256_cmpeq_epi32(b, mag));
+		__m256i a1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 1));
+		__m256i a2 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2));
+		__m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 33));
+		__m256i b2 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 34));
+		__m256i ta = _mm256_and_si256(
+		        _mm256_cmpeq_epi8(a, dot),
+		        _mm256_and_si256(_mm256_cmpeq_epi8(a1, ess), _mm256_cmpeq_epi8(a2, oh)));
+		__m256i tb = _mm256_and_si256(
+		        _mm256_cmpeq_epi8(b, dot),
+		        _mm256_and_si256(_mm256_cmpeq_epi8(b1, ess), _mm256_cmpeq_epi8(b2, oh)));
+		m = _mm256_or_si256(m, _mm256_or_si256(ta, tb));
+		if (!_mm256_testz_si256(m, m))
+			break;
+	}
+	return i;
+}
+
+static bool cpu_avx2(void)
+{
+	/* 0: not probed yet, 1: no, 2: yes (a benign race: every thread stores the same) */
+	static int have;
+	int k = __atomic_load_n(&have, __ATOMIC_RELAXED);
+	if (!k) {
+		__builtin_cpu_init();
+		k = __builtin_cpu_supports("avx2") ? 2 : 1;
+		__atomic_store_n(&have, k, __ATOMIC_RELAXED);
+	}
+	return k == 2;
+}
+
+/* AVX2 when the CPU has it, unless GA_ELFSCAN_NO_SIMD is set (tests compare both paths). */
+static bool use_avx2(void)
+{
+	return cpu_avx2() && !getenv("GA_ELFSCAN_NO_SIMD");
+}
+
+static size_t clean_blocks(const struct dc_scan *s, const uint8_t *p, size_t nb, bool strings)
+{
+	return s->simd ? clean_blocks_avx2(p, nb, strings) : clean_blocks_base(p, nb, strings);
+}
+#else
+static bool use_avx2(void)
+{
+	return false;
+}
+
+static size_t clean_blocks(const struct dc_scan *s, const uint8_t *p, size_t nb, bool strings)
+{
+	(void)s;
+	return clean_blocks_base(p, nb, strings);
+}
+#endif
+
+#define WIN_BYTES (256u << 10) /* largest pread window */
+#define WIN_MIN (32u << 10)    /* first window of a section, and after a container ran past one */
+#define PEEK_BYTES 4096u
 #define WIN_BEFORE 256 /* context kept before a window (names straddling it) */
 #define WIN_AFTER 64   /* and after */
 
 /*
- * Make w cover at least [q - WIN_BEFORE, min(q + WIN_BYTES + WIN_AFTER, end))
- * clipped to [start, end). Without an fd the mapping covers everything.
+ * Make w cover at least [q - WIN_BEFORE, min(q + ahead + WIN_AFTER, end))
+ * clipped to [start, end) (ahead <= WIN_BYTES). Without an fd the mapping
+ * covers everything.
  */
-static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end)
+static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end, size_t ahead)
 {
 	if (s->fd < 0 || !s->scratch) {
 		w->p = s->buf;
@@ -913,7 +1007,7 @@ static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q,
 		return 0;
 	}
 	size_t lo = q - start > WIN_BEFORE ? q - WIN_BEFORE : start;
-	size_t hi = end - q > WIN_BYTES + WIN_AFTER ? q + WIN_BYTES + WIN_AFTER : end;
+	size_t hi = end - q > ahead + WIN_AFTER ? q + ahead + WIN_AFTER : end;
 	size_t n = hi - lo, got = 0;
 	while (got < n) {
 		ssize_t r = pread(s->fd, s->scratch + got, n - got, (off_t)(lo + got));
@@ -922,7 +1016,7 @@ static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q,
 		if (r <= 0) {
 			/* the file changed under us, or cannot be read: use the mapping */
 			s->fd = -1;
-			return fill_window(s, w, start, q, end);
+			return fill_window(s, w, start, q, end, ahead);
 		}
 		got += (size_t)r;
 	}
@@ -943,7 +1037,7 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 	/* a dense chain (containers of a few KiB, as in cuFFT): move the scan window along */
 	if (s->w.lim && off >= s->w.lim && off - s->w.lim < WIN_BYTES / 2 && off < s->region_end &&
 	    n <= s->region_end - off) {
-		fill_window(s, &s->w, off, off, s->region_end);
+		fill_window(s, &s->w, off, off, s->region_end, WIN_BYTES);
 		return ga_dc_peek(s, off, n, tmp);
 	}
 	/* read ahead: a container header and its first entry header in one call */
@@ -983,23 +1077,24 @@ static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool string
 	struct win *w = &s->w;
 	memset(w, 0, sizeof(*w));
 	s->region_end = end;
+	s->win_next = WIN_MIN;
 	while (r == 0 && !s->err && q < end) {
 		if (q < w->base || q >= w->lim || (w->lim < end && q + 66 > w->lim)) {
-			fill_window(s, w, start, q, end);
+			/*
+			 * Windows grow while they hold no container: a container that
+			 * runs past its window means the bytes after its header were
+			 * read for nothing, so the next window starts small again
+			 * (.cask_resource: containers of ~200 KiB between gaps).
+			 */
+			fill_window(s, w, start, q, end, s->win_next);
+			s->win_next = s->win_next >= WIN_BYTES / 2 ? WIN_BYTES : s->win_next * 2;
 		}
 		size_t stop = w->lim < end ? w->lim - WIN_AFTER : end; /* where this window's scan ends */
 		unsigned magic = 0, so = 0;
-		/* fast path: 64-byte blocks with nothing in them */
-		while (q + 66 <= w->lim && q < stop) {
-			unsigned m0, m1, m2, m3;
-			const uint8_t *c = w->p + (q - w->base);
-			if (q + 1024 < w->lim)
-				dc_prefetch(c + 1024);
-			unsigned a = chunk_marks(c, strings, &m0) | chunk_marks(c + 16, strings, &m1) |
-			             chunk_marks(c + 32, strings, &m2) | chunk_marks(c + 48, strings, &m3);
-			if (a | m0 | m1 | m2 | m3)
-				break;
-			q += 64;
+		/* fast path: 64-byte blocks with nothing in them (each block reads 66 bytes) */
+		if (q + 66 <= w->lim && q < stop) {
+			size_t nb = (w->lim - 66 - q) / 64 + 1, ns = (stop - q + 63) / 64;
+			q += 64 * clean_blocks(s, w->p + (q - w->base), nb < ns ? nb : ns, strings);
 		}
 		if (q >= stop && w->lim < end)
 			continue; /* next window */
@@ -1047,6 +1142,8 @@ static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool string
 						gap = (size_t)(next + used);
 						next = start + ((gap - start + 3) & ~(size_t)3);
 					}
+					if (gap > w->lim)
+						s->win_next = WIN_MIN;
 					break;
 				}
 			}
@@ -1237,7 +1334,8 @@ static int scan_sections(struct scan_state *st, const struct elf *e)
 			bool devsect = !strcmp(name, ".nv_fatbin") || !strcmp(name, "__nv_relfatbin");
 			uint64_t scanned0 = s->info->bytes_scanned;
 			size_t n0 = s->info->n_containers;
-			r = scan_fatbins(s, a, b, !devsect);
+			/* library names are string literals: read-only data, never writable sections */
+			r = scan_fatbins(s, a, b, !devsect && !(sh.flags & SHF_WRITE));
 			ga_log(s->ctx, GA_LOG_DEBUG,
 			       "section %s: %zu bytes, %zu fatbin containers, %llu bytes scanned", name,
 			       b - a, s->info->n_containers - n0,
@@ -1281,8 +1379,15 @@ void ga_elf_info_free(struct ga_elf_info *info)
 		ga_free(nd->json);
 	}
 	ga_free(info->note_dlopen);
-	for (size_t i = 0; i < info->n_images; i++)
-		ga_free(info->images[i].bundle_id);
+	/* only offload images carry ids: walk the containers, not the (much longer) image array */
+	for (size_t c = 0; c < info->n_containers; c++) {
+		const struct ga_devcode_container *ct = &info->containers[c];
+		if (ct->format == GA_DEVCODE_CUDA_FATBIN)
+			continue;
+		for (size_t i = ct->first_image; i < info->n_images && i - ct->first_image < ct->n_images;
+		     i++)
+			ga_free(info->images[i].bundle_id);
+	}
 	ga_free(info->images);
 	ga_free(info->containers);
 	ga_elf_strv_free(blk->secnames, blk->n_secnames);
@@ -1320,6 +1425,46 @@ static void finish(struct ga_elf_info *info)
 	        ((m & GA_CUDART_FATBIN_SEGMENT) && (m & GA_CUDART_LIBCUDA_STRING) && !needs_cudart);
 }
 
+/*
+ * The pread buffer (window + read-ahead) is kept per thread between calls: a
+ * fresh one is a fresh mapping, and the first touch of each of its pages is a
+ * page fault, which costs tens of microseconds in VMs (65 faults a file).
+ */
+#define SCRATCH_WIN (WIN_BYTES + WIN_BEFORE + WIN_AFTER)
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static bool scratch_key_ok;
+
+static void scratch_dtor(void *p)
+{
+	ga_free(p);
+}
+
+static void scratch_key_init(void)
+{
+	scratch_key_ok = pthread_key_create(&scratch_key, scratch_dtor) == 0;
+}
+
+static uint8_t *scratch_get(void)
+{
+	pthread_once(&scratch_once, scratch_key_init);
+	uint8_t *p = scratch_key_ok ? pthread_getspecific(scratch_key) : NULL;
+	if (p) {
+		pthread_setspecific(scratch_key, NULL);
+		return p;
+	}
+	return ga_malloc(SCRATCH_WIN + PEEK_BYTES);
+}
+
+static void scratch_put(uint8_t *p)
+{
+	if (!p)
+		return;
+	if (scratch_key_ok && !pthread_getspecific(scratch_key) && pthread_setspecific(scratch_key, p) == 0)
+		return;
+	ga_free(p);
+}
+
 /* A scan over the buffer only (fd -1: no pread) until ga_elf_inspect_fd says otherwise. */
 static void scan_init(struct scan_state *st, struct ga_ctx *ctx, struct ga_elf_info *info, const uint8_t *buf,
                       size_t len, unsigned flags)
@@ -1331,6 +1476,7 @@ static void scan_init(struct scan_state *st, struct ga_ctx *ctx, struct ga_elf_i
 	st->s.len = len;
 	st->s.flags = flags;
 	st->s.fd = -1;
+	st->s.simd = !(flags & GA_ELF_NO_DEVICE_CODE) && use_avx2();
 }
 
 int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
@@ -1357,15 +1503,11 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 		goto out;
 	if (!(flags & GA_ELF_NO_DEVICE_CODE)) {
 		if (fd >= 0) {
-			/* a window never exceeds the file: small files get small buffers */
-			size_t win = WIN_BYTES + WIN_BEFORE + WIN_AFTER;
-			if (len < win)
-				win = len;
-			st.s.scratch = ga_malloc(win + PEEK_BYTES);
+			st.s.scratch = scratch_get();
 			if (!st.s.scratch)
 				goto out;
 			st.s.fd = fd;
-			st.s.peek = st.s.scratch + win;
+			st.s.peek = st.s.scratch + SCRATCH_WIN;
 		}
 		st.secnames = &blk->secnames;
 		st.n_secnames = &blk->n_secnames;
@@ -1380,7 +1522,7 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 out:
 	if (r == -ENOMEM)
 		ga_err(ctx, r, "out of memory inspecting ELF");
-	ga_free(st.s.scratch);
+	scratch_put(st.s.scratch);
 	ga_elf_info_free(info);
 	return r;
 }
