@@ -990,8 +990,9 @@ static size_t clean_blocks(const struct dc_scan *s, const uint8_t *p, size_t nb,
 #define WIN_BYTES (256u << 10) /* largest pread window */
 #define WIN_MIN (32u << 10)    /* first window of a section, and after a container ran past one */
 #define PEEK_BYTES 4096u
-#define WIN_BEFORE 256 /* context kept before a window (names straddling it) */
-#define WIN_AFTER 64   /* and after */
+#define DENSE_BYTES (64u << 10) /* a header this close after the window: move the window */
+#define WIN_BEFORE 256          /* context kept before a window (names straddling it) */
+#define WIN_AFTER 64            /* and after */
 
 /*
  * Make w cover at least [q - WIN_BEFORE, min(q + ahead + WIN_AFTER, end))
@@ -1035,7 +1036,7 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 	if (off >= s->peek_base && off < s->peek_lim && n <= s->peek_lim - off)
 		return s->peek + (off - s->peek_base);
 	/* a dense chain (containers of a few KiB, as in cuFFT): move the scan window along */
-	if (s->w.lim && off >= s->w.lim && off - s->w.lim < WIN_BYTES / 2 && off < s->region_end &&
+	if (s->w.lim && off >= s->w.lim && off - s->w.lim < DENSE_BYTES && off < s->region_end &&
 	    n <= s->region_end - off) {
 		fill_window(s, &s->w, off, off, s->region_end, WIN_BYTES);
 		return ga_dc_peek(s, off, n, tmp);
@@ -1059,6 +1060,34 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 	s->peek_base = off;
 	s->peek_lim = off + got;
 	return s->peek;
+}
+
+#define CHAIN_SLACK 64u
+
+/*
+ * A chain of containers that ended at next (no container starts there): the
+ * offset of a container magic a few bytes further, when the bytes before it
+ * hold nothing the scan looks at (no magic at next, no ".so"), else 0. The
+ * scan then reads no window for a few bytes of padding (.cask_resource keeps
+ * 8 bytes between its containers). next is 4-aligned from the section start.
+ */
+static size_t chain_slack(struct dc_scan *s, size_t next, size_t end, bool strings)
+{
+	uint8_t tmp[64];
+	if (next >= end || end - next < 8)
+		return 0;
+	size_t n = end - next < CHAIN_SLACK ? end - next : CHAIN_SLACK;
+	const uint8_t *b = ga_dc_peek(s, next, n, tmp);
+	if (!b || dc_le32(b) == DC_FATBIN_MAGIC)
+		return 0;
+	for (size_t k = 4; k + 4 <= n; k += 4) {
+		for (size_t j = k - 4; strings && j < k; j++)
+			if (b[j] == '.' && b[j + 1] == 's' && b[j + 2] == 'o')
+				return 0;
+		if (dc_le32(b + k) == DC_FATBIN_MAGIC)
+			return next + k;
+	}
+	return 0;
 }
 
 /*
@@ -1136,10 +1165,25 @@ static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool string
 					gap = (size_t)(q + i + used);
 					next = start + ((gap - start + 3) & ~(size_t)3);
 					/* walk the chain: containers usually follow each other */
-					while (next + 16 <= end && (used = ga_dc_fatbin(s, next, end)) != 0) {
-						info->bytes_scanned += next - gap;
+					for (;;) {
+						while (next + 16 <= end &&
+						       (used = ga_dc_fatbin(s, next, end)) != 0) {
+							info->bytes_scanned += next - gap;
+							info->bytes_skipped += used;
+							gap = (size_t)(next + used);
+							next = start + ((gap - start + 3) & ~(size_t)3);
+						}
+						size_t at = chain_slack(s, next, end, strings);
+						if (!at)
+							break;
+						if (!(used = ga_dc_fatbin(s, at, end))) {
+							next = at +
+							       4; /* counted as bad once, as the scan would */
+							break;
+						}
+						info->bytes_scanned += at - gap;
 						info->bytes_skipped += used;
-						gap = (size_t)(next + used);
+						gap = (size_t)(at + used);
 						next = start + ((gap - start + 3) & ~(size_t)3);
 					}
 					if (gap > w->lim)

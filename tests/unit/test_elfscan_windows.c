@@ -4,7 +4,8 @@
  * containers and library names placed across window boundaries (32, 96, 224,
  * 480 KiB from a section start: windows start at 32 KiB and double up to
  * 256 KiB), a chain of containers 8 bytes apart (the .cask_resource layout),
- * a container larger than any window, a damaged header between containers,
+ * a library name in a 24-byte gap of such a chain, a container larger than
+ * any window, a damaged header between containers,
  * and a writable section whose strings are not searched for library names.
  * Every census (mapping only, pread windows, with and without the SIMD scan)
  * must find exactly what was placed.
@@ -57,21 +58,24 @@ static size_t put_fatbin(uint8_t *p, unsigned sm, size_t payload)
 }
 
 struct placed {
-	size_t off; /* from the section start */
+	size_t off; /* from the section start; 0: gap bytes after the previous one */
 	unsigned sm;
 	size_t payload;
+	size_t gap;
+	const char *gap_text; /* written into that gap */
 };
 
 /* .rodata: containers, counted by the test */
 static const struct placed rodata_fatbins[] = {
-	{ (32u << 10) - 40, 80, 1000 }, /* header straddles the first window's end */
-	{ 100u << 10, 86, 40u << 10 },  /* a chain 8 bytes apart */
-	{ 0, 87, 50u << 10 },           /* 0: right after the previous one + 8 */
-	{ 0, 89, 30u << 10 },
-	{ 300u << 10, 90, 300u << 10 },        /* larger than any window */
-	{ 0, 100, 2000 },                      /* 8 bytes after it */
-	{ (700u << 10) + 4, 120, 64 },         /* 4 mod 8 */
-	{ RODATA_LEN - 16 - 64 - 96, 75, 96 }, /* the last bytes of the section */
+	{ (32u << 10) - 40, 80, 1000, 0, NULL }, /* header straddles the first window's end */
+	{ 100u << 10, 86, 40u << 10, 0, NULL },  /* a chain 8 bytes apart */
+	{ 0, 87, 50u << 10, 8, NULL },           /* 8 bytes after the previous one */
+	{ 0, 89, 30u << 10, 8, NULL },
+	{ 0, 61, 1000, 24, "\0libcurand.so.10\0" },     /* a name in a short gap */
+	{ 300u << 10, 90, 300u << 10, 0, NULL },        /* larger than any window */
+	{ 0, 100, 2000, 8, NULL },                      /* 8 bytes after it */
+	{ (700u << 10) + 4, 120, 64, 0, NULL },         /* 4 mod 8 */
+	{ RODATA_LEN - 16 - 64 - 96, 75, 96, 0, NULL }, /* the last bytes of the section */
 };
 
 /* library names across window ends (the names are placed in the gaps) */
@@ -113,7 +117,10 @@ static size_t build(uint8_t *b)
 	}
 	size_t next = 0;
 	for (size_t i = 0; i < sizeof(rodata_fatbins) / sizeof(rodata_fatbins[0]); i++) {
-		size_t at = rodata_fatbins[i].off ? rodata_fatbins[i].off : next + 8;
+		size_t at = rodata_fatbins[i].off ? rodata_fatbins[i].off : next + rodata_fatbins[i].gap;
+		if (rodata_fatbins[i].gap_text)
+			memcpy(ro + next, rodata_fatbins[i].gap_text,
+			       2 + strlen(rodata_fatbins[i].gap_text + 1));
 		next = at + put_fatbin(ro + at, rodata_fatbins[i].sm, rodata_fatbins[i].payload);
 	}
 	/* a damaged header (version 2) in a gap: counted as bad, not as a container */
@@ -122,7 +129,7 @@ static size_t build(uint8_t *b)
 	/* .ldata (writable): a container is found, a library name is not looked for */
 	uint8_t *ld = b + ldata_off;
 	memset(ld, 0x22, LDATA_LEN);
-	memcpy(ld + 1000, "\0libcurand.so.10\0", 17);
+	memcpy(ld + 1000, "\0libcusparse.so.12\0", 19);
 	put_fatbin(ld + (64u << 10) - 24, 52, 5000);
 	memcpy(b + shstr_off, shstr, sizeof(shstr));
 	const struct {
@@ -154,7 +161,7 @@ static void check_census(const struct ga_elf_info *info)
 	assert_int_equal(info->n_bad_containers, 1);
 	size_t next = 0;
 	for (size_t i = 0; i < n_ro; i++) {
-		size_t at = rodata_fatbins[i].off ? rodata_fatbins[i].off : next + 8;
+		size_t at = rodata_fatbins[i].off ? rodata_fatbins[i].off : next + rodata_fatbins[i].gap;
 		next = at + 80 + rodata_fatbins[i].payload;
 		assert_int_equal(info->containers[i].offset, RODATA_OFF + at);
 		assert_string_equal(info->containers[i].section, ".rodata");
@@ -166,9 +173,9 @@ static void check_census(const struct ga_elf_info *info)
 	assert_int_equal(info->containers[n_ro].offset, RODATA_OFF + RODATA_LEN + (64u << 10) - 24);
 	assert_string_equal(info->images[n_ro].arch, "sm_52");
 	static const char *const names[] = { "libcublas.so.13", "libcuda.so.1", "libcufft.so.12",
-		                             "libnvidia-ml.so.1" };
-	assert_int_equal(info->n_dlopen_names, 4);
-	for (size_t i = 0; i < 4; i++)
+		                             "libcurand.so.10", "libnvidia-ml.so.1" };
+	assert_int_equal(info->n_dlopen_names, 5);
+	for (size_t i = 0; i < 5; i++)
 		assert_string_equal(info->dlopen_names[i], names[i]);
 }
 
