@@ -21,6 +21,7 @@ dirs=("$@")
 build=${BUILD:-build}
 [ -f "$build/libgpuaudit.a" ] || { echo "check: $build/libgpuaudit.a missing (build first)" >&2; exit 3; }
 tmp=$(mktemp -d)
+# shellcheck disable=SC2317 # called through the trap
 cleanup() {
 	git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true
 	rm -rf "$tmp"
@@ -29,7 +30,6 @@ trap cleanup EXIT
 git worktree add --detach "$tmp/base" "$base_rev" >/dev/null 2>&1
 cmake -S "$tmp/base" -B "$tmp/base/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$tmp/base/build" --target gpuaudit -j2 >/dev/null
-# shellcheck disable=SC2046
 libs=$(pkg-config --libs jansson libpci libfyaml libmd libelf libarchive libmicrohttpd libcurl)
 # shellcheck disable=SC2086
 cc -O2 -std=c11 -D_GNU_SOURCE -I"$tmp/base/include" -o "$tmp/old" bench/elfscan_bench.c \
