@@ -8,9 +8,10 @@
  * any window, a damaged header between containers,
  * and a writable section whose strings are not searched for library names.
  * Every census (mapping only, pread windows, with and without the SIMD scan)
- * must find exactly what was placed.
+ * must find exactly what was placed; threads inspecting at once agree.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,6 +241,73 @@ static void test_windows(void **state)
 	free(b);
 }
 
+struct worker {
+	const uint8_t *b;
+	size_t len;
+	int fd;
+	const struct ga_elf_info *want;
+	int mismatches;
+};
+
+static void *work(void *arg)
+{
+	struct worker *wk = arg;
+	struct ga_ctx *c = NULL;
+	if (ga_ctx_new(&c) < 0) {
+		wk->mismatches = -1;
+		return NULL;
+	}
+	for (int i = 0; i < 20; i++) {
+		struct ga_elf_info *info = NULL;
+		if (ga_elf_inspect_fd(c, wk->fd, wk->b, wk->len, 0, &info) < 0) {
+			wk->mismatches++;
+			continue;
+		}
+		if (info->n_containers != wk->want->n_containers ||
+		    info->bytes_scanned != wk->want->bytes_scanned ||
+		    info->n_dlopen_names != wk->want->n_dlopen_names)
+			wk->mismatches++;
+		for (size_t k = 0; k < info->n_containers && k < wk->want->n_containers; k++)
+			if (info->containers[k].offset != wk->want->containers[k].offset)
+				wk->mismatches++;
+		ga_elf_info_free(info);
+	}
+	ga_ctx_free(c);
+	return NULL;
+}
+
+/* Threads inspecting at once each use their own read buffer. */
+static void test_threads(void **state)
+{
+	(void)state;
+	uint8_t *b = malloc(RODATA_OFF + RODATA_LEN + LDATA_LEN + 4096);
+	assert_non_null(b);
+	size_t len = build(b);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/threads.so", tmpdir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	fclose(f);
+	struct ga_elf_info *want = NULL;
+	assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &want), 0);
+	struct worker wk[3];
+	pthread_t t[3];
+	for (int i = 0; i < 3; i++) {
+		wk[i] = (struct worker){ b, len, open(path, O_RDONLY), want, 0 };
+		assert_true(wk[i].fd >= 0);
+		assert_int_equal(pthread_create(&t[i], NULL, work, &wk[i]), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(wk[i].mismatches, 0);
+		close(wk[i].fd);
+	}
+	ga_elf_info_free(want);
+	unlink(path);
+	free(b);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -262,6 +330,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
