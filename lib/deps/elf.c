@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../core/internal.h"
@@ -681,6 +682,26 @@ struct scan_state {
 	/* names of the sections that held device code (owned, freed with the info) */
 };
 
+/*
+ * Map the pages of a freshly grown array in one call: large arrays are new
+ * anonymous mappings whose pages otherwise fault one by one as records are
+ * appended (expensive in VMs). Advice only: failures are ignored.
+ */
+static void prefault(uint8_t *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t pg = 4096;
+	if (n < (64u << 10))
+		return;
+	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), b = ((uintptr_t)p + n) & ~(pg - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 static bool grow(void **arr, size_t n, size_t *cap, size_t elem)
 {
 	if (n < *cap)
@@ -693,6 +714,7 @@ static bool grow(void **arr, size_t n, size_t *cap, size_t elem)
 		return false;
 	*arr = p;
 	*cap = nc;
+	prefault((uint8_t *)p + n * elem, (nc - n) * elem);
 	return true;
 }
 
