@@ -1,8 +1,10 @@
 /*
  * elfscan_bench.c - drives ga_elf_inspect over files (mmapped, like the deps
  * walk) for bench/elfscan.sh and for eyeballing a census:
- *   elfscan_bench [-n] [-v] [-m] [-d] FILE... | @LIST (one path a line)
+ *   elfscan_bench [-n] [-v] [-j] [-m] [-d] FILE... | @LIST (one path a line)
  * -n: GA_ELF_NO_DEVICE_CODE; -v: one line per container/image kind;
+ * -j: everything the census records, one line per container and image
+ *     (bench/elfscan_check.sh diffs it between two builds);
  * -m: scan through the mapping only (ga_elf_inspect), not pread (the default);
  * -d: debug log (per-section scan statistics) on stderr.
  * Prints totals (files, containers, images, bytes) and the wall time.
@@ -82,6 +84,40 @@ static void census(const char *path, const struct ga_elf_info *info)
 		printf("  x86-64 isa level %d\n", info->x86_isa_level);
 }
 
+/* Every field of the census, in a stable text form (no timing, no pointers). */
+static void dump(const char *path, const struct ga_elf_info *info)
+{
+	printf("file %s class %d machine %u containers %zu images %zu bad %zu truncated %d markers %u "
+	       "static-cudart %d scanned %llu skipped %llu\n",
+	       path, info->elf_class, info->machine, info->n_containers, info->n_images,
+	       info->n_bad_containers, info->devcode_truncated, info->static_cudart_markers,
+	       info->static_cudart, (unsigned long long)info->bytes_scanned,
+	       (unsigned long long)info->bytes_skipped);
+	for (size_t i = 0; i < info->n_containers; i++) {
+		const struct ga_devcode_container *c = &info->containers[i];
+		printf(" c %s %s off %llu size %llu v %u first %u n %u comp %d usize %llu ids %d\n",
+		       ga_devcode_format_name(c->format), c->section, (unsigned long long)c->offset,
+		       (unsigned long long)c->size, c->version, c->first_image, c->n_images,
+		       (int)c->compression, (unsigned long long)c->uncompressed_size, c->ids_known);
+	}
+	for (size_t i = 0; i < info->n_images; i++) {
+		const struct ga_devcode_image *im = &info->images[i];
+		printf(" i %u %s %s sm %u a %d f %d isa %u.%u cv %u.%u flags %llx comp %d dbg %d off %llu "
+		       "size %llu usize %llu id %s\n",
+		       im->container, ga_devcode_kind_name(im->kind), im->arch, im->sm, im->arch_specific,
+		       im->family, im->ptx_isa_major, im->ptx_isa_minor, im->code_version_major,
+		       im->code_version_minor, (unsigned long long)im->cuda_flags, (int)im->compression,
+		       im->debug, (unsigned long long)im->offset, (unsigned long long)im->size,
+		       (unsigned long long)im->uncompressed_size, im->bundle_id ? im->bundle_id : "-");
+	}
+	for (size_t i = 0; i < info->n_needed; i++)
+		printf(" needed %s\n", info->needed[i]);
+	for (size_t i = 0; i < info->n_dlopen_names; i++)
+		printf(" dlopen %s\n", info->dlopen_names[i]);
+	for (size_t i = 0; i < info->n_note_dlopen; i++)
+		printf(" note-dlopen %s\n", info->note_dlopen[i].json);
+}
+
 static void log_stderr(void *udata, enum ga_log_level level, const char *msg)
 {
 	(void)udata;
@@ -92,12 +128,14 @@ static void log_stderr(void *udata, enum ga_log_level level, const char *msg)
 int main(int argc, char **argv)
 {
 	unsigned flags = 0;
-	int verbose = 0, debug = 0, use_fd = 1, i = 1;
+	int verbose = 0, debug = 0, use_fd = 1, i = 1, full = 0;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-n"))
 			flags |= GA_ELF_NO_DEVICE_CODE;
 		else if (!strcmp(argv[i], "-v"))
 			verbose = 1;
+		else if (!strcmp(argv[i], "-j"))
+			full = 1;
 		else if (!strcmp(argv[i], "-m"))
 			use_fd = 0;
 		else if (!strcmp(argv[i], "-d"))
@@ -165,8 +203,10 @@ int main(int argc, char **argv)
 			scanned += info->bytes_scanned;
 			if (verbose)
 				census(path, info);
+			if (full)
+				dump(path, info);
 			ga_elf_info_free(info);
-		} else if (verbose) {
+		} else if (verbose || full) {
 			printf("%s: %s\n", path, ga_ctx_errmsg(ctx));
 		}
 		munmap(m, len);

@@ -47,4 +47,27 @@ static inline void elfscan_check(const struct ga_elf_info *info, size_t size)
 	FUZZ_CHECK((info->x86_isa_level == 0) == ((info->x86_isa_needed & 0xf) == 0));
 }
 
+/* Two censuses of the same bytes (the mapping and the pread path, SIMD or not) agree. */
+static inline void elfscan_same(const struct ga_elf_info *a, const struct ga_elf_info *b)
+{
+	FUZZ_CHECK(a->n_containers == b->n_containers && a->n_images == b->n_images);
+	FUZZ_CHECK(a->n_bad_containers == b->n_bad_containers);
+	FUZZ_CHECK(a->devcode_truncated == b->devcode_truncated);
+	FUZZ_CHECK(a->static_cudart_markers == b->static_cudart_markers);
+	FUZZ_CHECK(a->bytes_scanned == b->bytes_scanned && a->bytes_skipped == b->bytes_skipped);
+	for (size_t i = 0; i < a->n_containers; i++) {
+		const struct ga_devcode_container *x = &a->containers[i], *y = &b->containers[i];
+		FUZZ_CHECK(x->format == y->format && x->offset == y->offset && x->size == y->size);
+		FUZZ_CHECK(x->n_images == y->n_images && !strcmp(x->section, y->section));
+	}
+	for (size_t i = 0; i < a->n_images; i++) {
+		const struct ga_devcode_image *x = &a->images[i], *y = &b->images[i];
+		FUZZ_CHECK(x->kind == y->kind && x->offset == y->offset && x->size == y->size);
+		FUZZ_CHECK(!strcmp(x->arch, y->arch) && x->cuda_flags == y->cuda_flags);
+	}
+	FUZZ_CHECK(a->n_dlopen_names == b->n_dlopen_names);
+	for (size_t i = 0; i < a->n_dlopen_names; i++)
+		FUZZ_CHECK(!strcmp(a->dlopen_names[i], b->dlopen_names[i]));
+}
+
 #endif

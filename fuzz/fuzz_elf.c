@@ -2,11 +2,45 @@
  * fuzz_elf.c - ga_elf_inspect on arbitrary bytes, with and without the
  * device-code scan: never reads outside the input (ASan), fails only with
  * -ENOEXEC, and what it reports satisfies elfscan_check; RPATH/RUNPATH
- * values expand without error.
+ * values expand without error. The census through pread windows
+ * (ga_elf_inspect_fd on a memfd holding the bytes) and the one without the
+ * SIMD scan (GA_ELFSCAN_NO_SIMD) equal the buffer-only census.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "elfscan_check.h"
+
+static void other_paths(struct ga_ctx *ctx, const uint8_t *data, size_t size, const struct ga_elf_info *ref)
+{
+	struct ga_elf_info *info = NULL;
+	int fd = memfd_create("fuzz_elf", MFD_CLOEXEC);
+	if (fd >= 0) {
+		size_t done = 0;
+		while (done < size) {
+			ssize_t w = write(fd, data + done, size - done);
+			if (w <= 0)
+				break;
+			done += (size_t)w;
+		}
+		if (done == size) {
+			FUZZ_CHECK(ga_elf_inspect_fd(ctx, fd, data, size, 0, &info) == 0);
+			elfscan_same(ref, info);
+			ga_elf_info_free(info);
+		}
+		close(fd);
+	}
+	setenv("GA_ELFSCAN_NO_SIMD", "1", 1);
+	info = NULL;
+	FUZZ_CHECK(ga_elf_inspect(ctx, data, size, 0, &info) == 0);
+	unsetenv("GA_ELFSCAN_NO_SIMD");
+	elfscan_same(ref, info);
+	ga_elf_info_free(info);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,6 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!info)
 			continue;
 		elfscan_check(info, size);
+		if (!flags)
+			other_paths(ctx, data, size, info);
 		if (flags)
 			FUZZ_CHECK(info->n_containers == 0 && info->n_dlopen_names == 0);
 		const char *paths[2] = { info->rpath, info->runpath };

@@ -212,7 +212,9 @@ struct ga_elf_info {
 	char *rpath;   /* DT_RPATH raw (unexpanded), NULL when absent */
 	char *runpath; /* DT_RUNPATH raw, NULL when absent */
 
-	/* soft dependencies: vendor-table library names in string data, sorted, unique (<= 256) */
+	/* soft dependencies: vendor-table library names in the read-only data sections
+	 * (string literals; writable sections are searched for containers only),
+	 * sorted, unique (<= 256) */
 	char **dlopen_names;
 	size_t n_dlopen_names;
 	struct ga_note_dlopen *note_dlopen;
@@ -274,11 +276,16 @@ int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned 
 /*
  * The same for a file mapped read-only at offset 0 (buf, len) whose
  * descriptor is fd: the bulk scans of sections that may hold device code
- * read the file with pread() into a 1 MiB scratch buffer instead of touching
- * the mapping; headers and container entries are still read from buf. On a
- * VM, first touches of a fresh mapping cost several times a kernel copy per
- * byte (docs/performance.md), so this is the fast path for files on disk.
+ * read the file with pread() into windows of 32 KiB to 256 KiB, and
+ * container and entry headers with 4 KiB read-ahead, instead of touching the
+ * mapping (ELF headers, the dynamic section and notes are still read from
+ * buf). On a VM, first touches of a fresh mapping cost several times a
+ * kernel copy per byte (docs/performance.md), so this is the fast path for
+ * files on disk. The read buffer (~260 KiB) is kept per thread between
+ * calls and freed when the thread exits. The result equals ga_elf_inspect's.
  * fd < 0: like ga_elf_inspect. The fd's offset is not used or changed.
+ * Environment: GA_ELFSCAN_NO_SIMD set selects the SSE2/scalar scan instead of
+ * AVX2 (same result; for tests and comparisons).
  */
 int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
                       struct ga_elf_info **ret);

@@ -12,8 +12,10 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../core/internal.h"
@@ -34,6 +36,7 @@
 #define SHT_NOTE 7
 #define SHT_NOBITS 8
 #define SHT_DYNSYM 11
+#define SHF_WRITE 0x1
 #define SHF_EXECINSTR 0x4
 #define SHN_UNDEF 0
 #define SHN_LORESERVE 0xff00
@@ -679,6 +682,26 @@ struct scan_state {
 	/* names of the sections that held device code (owned, freed with the info) */
 };
 
+/*
+ * Map the pages of a freshly grown array in one call: large arrays are new
+ * anonymous mappings whose pages otherwise fault one by one as records are
+ * appended (expensive in VMs). Advice only: failures are ignored.
+ */
+static void prefault(uint8_t *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t pg = 4096;
+	if (n < (64u << 10))
+		return;
+	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1), b = ((uintptr_t)p + n) & ~(pg - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 static bool grow(void **arr, size_t n, size_t *cap, size_t elem)
 {
 	if (n < *cap)
@@ -691,6 +714,7 @@ static bool grow(void **arr, size_t n, size_t *cap, size_t elem)
 		return false;
 	*arr = p;
 	*cap = nc;
+	prefault((uint8_t *)p + n * elem, (nc - n) * elem);
 	return true;
 }
 
@@ -865,7 +889,6 @@ static int so_hit(struct dc_scan *s, const struct win *w, size_t lo, size_t at, 
  */
 #if defined(__SSE2__)
 #include <emmintrin.h>
-#define dc_prefetch(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *magic)
 {
 	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
@@ -881,7 +904,6 @@ static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *mag
 	return (unsigned)_mm_movemask_epi8(_mm_and_si128(d, t));
 }
 #else
-#define dc_prefetch(p) __builtin_prefetch(p)
 static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *magic)
 {
 	*magic =
@@ -895,16 +917,111 @@ static inline unsigned chunk_marks(const uint8_t *p, bool strings, unsigned *mag
 }
 #endif
 
-#define WIN_BYTES (256u << 10) /* pread window */
-#define PEEK_BYTES 1024u
-#define WIN_BEFORE 256 /* context kept before a window (names straddling it) */
-#define WIN_AFTER 64   /* and after */
+/*
+ * How many of the nb 64-byte blocks at p (p + 64 * nb + 2 bytes readable)
+ * hold no candidate (chunk_marks), counted from the first.
+ */
+static size_t clean_blocks_base(const uint8_t *p, size_t nb, bool strings)
+{
+	size_t i;
+	for (i = 0; i < nb; i++, p += 64) {
+		unsigned m0, m1, m2, m3;
+		unsigned a = chunk_marks(p, strings, &m0) | chunk_marks(p + 16, strings, &m1) |
+		             chunk_marks(p + 32, strings, &m2) | chunk_marks(p + 48, strings, &m3);
+		if (a | m0 | m1 | m2 | m3)
+			break;
+	}
+	return i;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+/* The same test, 32 bytes a step (CPUs with AVX2; chosen at run time). */
+__attribute__((target("avx2"))) static size_t clean_blocks_avx2(const uint8_t *p, size_t nb, bool strings)
+{
+	const __m256i mag = _mm256_set1_epi32((int)DC_FATBIN_MAGIC);
+	const __m256i dot = _mm256_set1_epi8('.'), ess = _mm256_set1_epi8('s'), oh = _mm256_set1_epi8('o');
+	size_t i;
+	if (!strings) {
+		for (i = 0; i < nb; i++, p += 64) {
+			__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+			__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+			__m256i m = _mm256_or_si256(_mm256_cmpeq_epi32(a, mag), _mm256_cmpeq_epi32(b, mag));
+			if (!_mm256_testz_si256(m, m))
+				break;
+		}
+		return i;
+	}
+	for (i = 0; i < nb; i++, p += 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+		__m256i m = _mm256_or_si256(_mm256_cmpeq_epi32(a, mag), _mm256_cmpeq_epi32(b, mag));
+		__m256i a1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 1));
+		__m256i a2 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 2));
+		__m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 33));
+		__m256i b2 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 34));
+		__m256i ta = _mm256_and_si256(
+		        _mm256_cmpeq_epi8(a, dot),
+		        _mm256_and_si256(_mm256_cmpeq_epi8(a1, ess), _mm256_cmpeq_epi8(a2, oh)));
+		__m256i tb = _mm256_and_si256(
+		        _mm256_cmpeq_epi8(b, dot),
+		        _mm256_and_si256(_mm256_cmpeq_epi8(b1, ess), _mm256_cmpeq_epi8(b2, oh)));
+		m = _mm256_or_si256(m, _mm256_or_si256(ta, tb));
+		if (!_mm256_testz_si256(m, m))
+			break;
+	}
+	return i;
+}
+
+static bool cpu_avx2(void)
+{
+	/* 0: not probed yet, 1: no, 2: yes (a benign race: every thread stores the same) */
+	static int have;
+	int k = __atomic_load_n(&have, __ATOMIC_RELAXED);
+	if (!k) {
+		__builtin_cpu_init();
+		k = __builtin_cpu_supports("avx2") ? 2 : 1;
+		__atomic_store_n(&have, k, __ATOMIC_RELAXED);
+	}
+	return k == 2;
+}
+
+/* AVX2 when the CPU has it, unless GA_ELFSCAN_NO_SIMD is set (tests compare both paths). */
+static bool use_avx2(void)
+{
+	return cpu_avx2() && !getenv("GA_ELFSCAN_NO_SIMD");
+}
+
+static size_t clean_blocks(const struct dc_scan *s, const uint8_t *p, size_t nb, bool strings)
+{
+	return s->simd ? clean_blocks_avx2(p, nb, strings) : clean_blocks_base(p, nb, strings);
+}
+#else
+static bool use_avx2(void)
+{
+	return false;
+}
+
+static size_t clean_blocks(const struct dc_scan *s, const uint8_t *p, size_t nb, bool strings)
+{
+	(void)s;
+	return clean_blocks_base(p, nb, strings);
+}
+#endif
+
+#define WIN_BYTES (256u << 10) /* largest pread window */
+#define WIN_MIN (32u << 10)    /* first window of a section, and after a container ran past one */
+#define PEEK_BYTES 4096u
+#define DENSE_BYTES (64u << 10) /* a header this close after the window: move the window */
+#define WIN_BEFORE 256          /* context kept before a window (names straddling it) */
+#define WIN_AFTER 64            /* and after */
 
 /*
- * Make w cover at least [q - WIN_BEFORE, min(q + WIN_BYTES + WIN_AFTER, end))
- * clipped to [start, end). Without an fd the mapping covers everything.
+ * Make w cover at least [q - WIN_BEFORE, min(q + ahead + WIN_AFTER, end))
+ * clipped to [start, end) (ahead <= WIN_BYTES). Without an fd the mapping
+ * covers everything.
  */
-static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end)
+static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end, size_t ahead)
 {
 	if (s->fd < 0 || !s->scratch) {
 		w->p = s->buf;
@@ -913,7 +1030,7 @@ static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q,
 		return 0;
 	}
 	size_t lo = q - start > WIN_BEFORE ? q - WIN_BEFORE : start;
-	size_t hi = end - q > WIN_BYTES + WIN_AFTER ? q + WIN_BYTES + WIN_AFTER : end;
+	size_t hi = end - q > ahead + WIN_AFTER ? q + ahead + WIN_AFTER : end;
 	size_t n = hi - lo, got = 0;
 	while (got < n) {
 		ssize_t r = pread(s->fd, s->scratch + got, n - got, (off_t)(lo + got));
@@ -922,7 +1039,7 @@ static int fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q,
 		if (r <= 0) {
 			/* the file changed under us, or cannot be read: use the mapping */
 			s->fd = -1;
-			return fill_window(s, w, start, q, end);
+			return fill_window(s, w, start, q, end, ahead);
 		}
 		got += (size_t)r;
 	}
@@ -941,9 +1058,9 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 	if (off >= s->peek_base && off < s->peek_lim && n <= s->peek_lim - off)
 		return s->peek + (off - s->peek_base);
 	/* a dense chain (containers of a few KiB, as in cuFFT): move the scan window along */
-	if (s->w.lim && off >= s->w.lim && off - s->w.lim < WIN_BYTES / 2 && off < s->region_end &&
+	if (s->w.lim && off >= s->w.lim && off - s->w.lim < DENSE_BYTES && off < s->region_end &&
 	    n <= s->region_end - off) {
-		fill_window(s, &s->w, off, off, s->region_end);
+		fill_window(s, &s->w, off, off, s->region_end, WIN_BYTES);
 		return ga_dc_peek(s, off, n, tmp);
 	}
 	/* read ahead: a container header and its first entry header in one call */
@@ -967,6 +1084,34 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 	return s->peek;
 }
 
+#define CHAIN_SLACK 64u
+
+/*
+ * A chain of containers that ended at next (no container starts there): the
+ * offset of a container magic a few bytes further, when the bytes before it
+ * hold nothing the scan looks at (no magic at next, no ".so"), else 0. The
+ * scan then reads no window for a few bytes of padding (.cask_resource keeps
+ * 8 bytes between its containers). next is 4-aligned from the section start.
+ */
+static size_t chain_slack(struct dc_scan *s, size_t next, size_t end, bool strings)
+{
+	uint8_t tmp[64];
+	if (next >= end || end - next < 8)
+		return 0;
+	size_t n = end - next < CHAIN_SLACK ? end - next : CHAIN_SLACK;
+	const uint8_t *b = ga_dc_peek(s, next, n, tmp);
+	if (!b || dc_le32(b) == DC_FATBIN_MAGIC)
+		return 0;
+	for (size_t k = 4; k + 4 <= n; k += 4) {
+		for (size_t j = k - 4; strings && j < k; j++)
+			if (b[j] == '.' && b[j + 1] == 's' && b[j + 2] == 'o')
+				return 0;
+		if (dc_le32(b + k) == DC_FATBIN_MAGIC)
+			return next + k;
+	}
+	return 0;
+}
+
 /*
  * One pass over [start, end): fatbin containers at 4-byte steps from the
  * section start (containers are 8-aligned in the file, but cuFFT's .ldata
@@ -983,23 +1128,24 @@ static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool string
 	struct win *w = &s->w;
 	memset(w, 0, sizeof(*w));
 	s->region_end = end;
+	s->win_next = WIN_MIN;
 	while (r == 0 && !s->err && q < end) {
 		if (q < w->base || q >= w->lim || (w->lim < end && q + 66 > w->lim)) {
-			fill_window(s, w, start, q, end);
+			/*
+			 * Windows grow while they hold no container: a container that
+			 * runs past its window means the bytes after its header were
+			 * read for nothing, so the next window starts small again
+			 * (.cask_resource: containers of ~200 KiB between gaps).
+			 */
+			fill_window(s, w, start, q, end, s->win_next);
+			s->win_next = s->win_next >= WIN_BYTES / 2 ? WIN_BYTES : s->win_next * 2;
 		}
 		size_t stop = w->lim < end ? w->lim - WIN_AFTER : end; /* where this window's scan ends */
 		unsigned magic = 0, so = 0;
-		/* fast path: 64-byte blocks with nothing in them */
-		while (q + 66 <= w->lim && q < stop) {
-			unsigned m0, m1, m2, m3;
-			const uint8_t *c = w->p + (q - w->base);
-			if (q + 1024 < w->lim)
-				dc_prefetch(c + 1024);
-			unsigned a = chunk_marks(c, strings, &m0) | chunk_marks(c + 16, strings, &m1) |
-			             chunk_marks(c + 32, strings, &m2) | chunk_marks(c + 48, strings, &m3);
-			if (a | m0 | m1 | m2 | m3)
-				break;
-			q += 64;
+		/* fast path: 64-byte blocks with nothing in them (each block reads 66 bytes) */
+		if (q + 66 <= w->lim && q < stop) {
+			size_t nb = (w->lim - 66 - q) / 64 + 1, ns = (stop - q + 63) / 64;
+			q += 64 * clean_blocks(s, w->p + (q - w->base), nb < ns ? nb : ns, strings);
 		}
 		if (q >= stop && w->lim < end)
 			continue; /* next window */
@@ -1041,12 +1187,29 @@ static int scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool string
 					gap = (size_t)(q + i + used);
 					next = start + ((gap - start + 3) & ~(size_t)3);
 					/* walk the chain: containers usually follow each other */
-					while (next + 16 <= end && (used = ga_dc_fatbin(s, next, end)) != 0) {
-						info->bytes_scanned += next - gap;
+					for (;;) {
+						while (next + 16 <= end &&
+						       (used = ga_dc_fatbin(s, next, end)) != 0) {
+							info->bytes_scanned += next - gap;
+							info->bytes_skipped += used;
+							gap = (size_t)(next + used);
+							next = start + ((gap - start + 3) & ~(size_t)3);
+						}
+						size_t at = chain_slack(s, next, end, strings);
+						if (!at)
+							break;
+						if (!(used = ga_dc_fatbin(s, at, end))) {
+							next = at +
+							       4; /* counted as bad once, as the scan would */
+							break;
+						}
+						info->bytes_scanned += at - gap;
 						info->bytes_skipped += used;
-						gap = (size_t)(next + used);
+						gap = (size_t)(at + used);
 						next = start + ((gap - start + 3) & ~(size_t)3);
 					}
+					if (gap > w->lim)
+						s->win_next = WIN_MIN;
 					break;
 				}
 			}
@@ -1237,7 +1400,8 @@ static int scan_sections(struct scan_state *st, const struct elf *e)
 			bool devsect = !strcmp(name, ".nv_fatbin") || !strcmp(name, "__nv_relfatbin");
 			uint64_t scanned0 = s->info->bytes_scanned;
 			size_t n0 = s->info->n_containers;
-			r = scan_fatbins(s, a, b, !devsect);
+			/* library names are string literals: read-only data, never writable sections */
+			r = scan_fatbins(s, a, b, !devsect && !(sh.flags & SHF_WRITE));
 			ga_log(s->ctx, GA_LOG_DEBUG,
 			       "section %s: %zu bytes, %zu fatbin containers, %llu bytes scanned", name,
 			       b - a, s->info->n_containers - n0,
@@ -1281,8 +1445,15 @@ void ga_elf_info_free(struct ga_elf_info *info)
 		ga_free(nd->json);
 	}
 	ga_free(info->note_dlopen);
-	for (size_t i = 0; i < info->n_images; i++)
-		ga_free(info->images[i].bundle_id);
+	/* only offload images carry ids: walk the containers, not the (much longer) image array */
+	for (size_t c = 0; c < info->n_containers; c++) {
+		const struct ga_devcode_container *ct = &info->containers[c];
+		if (ct->format == GA_DEVCODE_CUDA_FATBIN)
+			continue;
+		for (size_t i = ct->first_image; i < info->n_images && i - ct->first_image < ct->n_images;
+		     i++)
+			ga_free(info->images[i].bundle_id);
+	}
 	ga_free(info->images);
 	ga_free(info->containers);
 	ga_elf_strv_free(blk->secnames, blk->n_secnames);
@@ -1320,6 +1491,46 @@ static void finish(struct ga_elf_info *info)
 	        ((m & GA_CUDART_FATBIN_SEGMENT) && (m & GA_CUDART_LIBCUDA_STRING) && !needs_cudart);
 }
 
+/*
+ * The pread buffer (window + read-ahead) is kept per thread between calls: a
+ * fresh one is a fresh mapping, and the first touch of each of its pages is a
+ * page fault, which costs tens of microseconds in VMs (65 faults a file).
+ */
+#define SCRATCH_WIN (WIN_BYTES + WIN_BEFORE + WIN_AFTER)
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static bool scratch_key_ok;
+
+static void scratch_dtor(void *p)
+{
+	ga_free(p);
+}
+
+static void scratch_key_init(void)
+{
+	scratch_key_ok = pthread_key_create(&scratch_key, scratch_dtor) == 0;
+}
+
+static uint8_t *scratch_get(void)
+{
+	pthread_once(&scratch_once, scratch_key_init);
+	uint8_t *p = scratch_key_ok ? pthread_getspecific(scratch_key) : NULL;
+	if (p) {
+		pthread_setspecific(scratch_key, NULL);
+		return p;
+	}
+	return ga_malloc(SCRATCH_WIN + PEEK_BYTES);
+}
+
+static void scratch_put(uint8_t *p)
+{
+	if (!p)
+		return;
+	if (scratch_key_ok && !pthread_getspecific(scratch_key) && pthread_setspecific(scratch_key, p) == 0)
+		return;
+	ga_free(p);
+}
+
 /* A scan over the buffer only (fd -1: no pread) until ga_elf_inspect_fd says otherwise. */
 static void scan_init(struct scan_state *st, struct ga_ctx *ctx, struct ga_elf_info *info, const uint8_t *buf,
                       size_t len, unsigned flags)
@@ -1331,6 +1542,7 @@ static void scan_init(struct scan_state *st, struct ga_ctx *ctx, struct ga_elf_i
 	st->s.len = len;
 	st->s.flags = flags;
 	st->s.fd = -1;
+	st->s.simd = !(flags & GA_ELF_NO_DEVICE_CODE) && use_avx2();
 }
 
 int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
@@ -1357,15 +1569,11 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 		goto out;
 	if (!(flags & GA_ELF_NO_DEVICE_CODE)) {
 		if (fd >= 0) {
-			/* a window never exceeds the file: small files get small buffers */
-			size_t win = WIN_BYTES + WIN_BEFORE + WIN_AFTER;
-			if (len < win)
-				win = len;
-			st.s.scratch = ga_malloc(win + PEEK_BYTES);
+			st.s.scratch = scratch_get();
 			if (!st.s.scratch)
 				goto out;
 			st.s.fd = fd;
-			st.s.peek = st.s.scratch + win;
+			st.s.peek = st.s.scratch + SCRATCH_WIN;
 		}
 		st.secnames = &blk->secnames;
 		st.n_secnames = &blk->n_secnames;
@@ -1380,7 +1588,7 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 out:
 	if (r == -ENOMEM)
 		ga_err(ctx, r, "out of memory inspecting ELF");
-	ga_free(st.s.scratch);
+	scratch_put(st.s.scratch);
 	ga_elf_info_free(info);
 	return r;
 }

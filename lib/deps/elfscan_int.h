@@ -37,6 +37,8 @@ struct dc_scan {
 	uint8_t *peek; /* read-ahead of ga_dc_peek: file bytes [peek_base, peek_lim) */
 	size_t peek_base, peek_lim;
 	size_t region_end;   /* end of the region being scanned (windows stop there) */
+	size_t win_next;     /* bytes the next window of the bulk scan reads after its start */
+	bool simd;           /* the bulk scan uses AVX2 */
 	char last_name[192]; /* the last library name looked up (string scan) */
 	size_t last_name_len;
 };

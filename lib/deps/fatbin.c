@@ -4,7 +4,6 @@
  * PTX ISA and compression of every entry without touching the payloads.
  * Layout: gpu-code-formats.md (reference), docs/deps-formats.md.
  */
-#include <stdio.h>
 
 #include "../core/internal.h"
 #include "elfscan_int.h"
@@ -86,12 +85,27 @@ int ga_ptx_isa_min_cuda(unsigned isa_major, unsigned isa_minor)
 	return -1;
 }
 
+/* "<prefix>_<sm>[a|f]" (prefix at most 7 characters: fits img->arch); formatted by
+ * hand: one per entry, tens of thousands per library directory */
 static void set_cuda_arch(struct ga_devcode_image *img, const char *prefix)
 {
-	snprintf(img->arch, sizeof(img->arch), "%s_%u%s", prefix, img->sm,
-	         img->arch_specific ? "a"
-	         : img->family      ? "f"
-	                            : "");
+	char digits[8];
+	size_t nd = 0, n = 0;
+	unsigned v = img->sm;
+	do {
+		digits[nd++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && nd < sizeof(digits));
+	while (*prefix && n < 8)
+		img->arch[n++] = *prefix++;
+	img->arch[n++] = '_';
+	while (nd)
+		img->arch[n++] = digits[--nd];
+	if (img->arch_specific)
+		img->arch[n++] = 'a';
+	else if (img->family)
+		img->arch[n++] = 'f';
+	img->arch[n] = '\0';
 }
 
 uint64_t ga_dc_fatbin(struct dc_scan *s, size_t off, size_t end)
