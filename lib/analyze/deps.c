@@ -1687,6 +1687,46 @@ static void write_strs(struct ga_json *w, char *const *v, size_t n)
 	ga_json_arr_end(w);
 }
 
+struct img_key {
+	const struct ga_devcode_image *im;
+	enum ga_devcode_format fmt;
+	size_t first, count;
+};
+
+static int img_key_cmp(const struct img_key *x, const struct img_key *y)
+{
+	if (x->fmt != y->fmt)
+		return x->fmt < y->fmt ? -1 : 1;
+	if (x->im->kind != y->im->kind)
+		return x->im->kind < y->im->kind ? -1 : 1;
+	int c = strcmp(x->im->arch, y->im->arch);
+	if (c)
+		return c;
+	if (x->im->ptx_isa_major != y->im->ptx_isa_major)
+		return x->im->ptx_isa_major < y->im->ptx_isa_major ? -1 : 1;
+	if (x->im->ptx_isa_minor != y->im->ptx_isa_minor)
+		return x->im->ptx_isa_minor < y->im->ptx_isa_minor ? -1 : 1;
+	return 0;
+}
+
+static bool img_key_eq(const struct img_key *x, const struct img_key *y)
+{
+	return img_key_cmp(x, y) == 0;
+}
+
+static int cmp_img_key(const void *a, const void *b)
+{
+	const struct img_key *x = a, *y = b;
+	int c = img_key_cmp(x, y);
+	return c ? c : (x->first > y->first) - (x->first < y->first);
+}
+
+static int cmp_img_first(const void *a, const void *b)
+{
+	const struct img_key *x = a, *y = b;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
 static void write_devcode(struct ga_json *w, const struct ga_elf_info *e)
 {
 	ga_json_obj_begin(w);
@@ -1701,31 +1741,41 @@ static void write_devcode(struct ga_json *w, const struct ga_elf_info *e)
 	ga_json_bool(w, e->devcode_truncated);
 	ga_json_key(w, "bad_containers");
 	ga_json_u64(w, e->n_bad_containers);
-	/* distinct (format, kind, arch, ptx isa) with counts: cuFFT alone has ~24k containers */
+	/*
+	 * distinct (format, kind, arch, ptx isa) with counts, in the order of first
+	 * appearance: cuFFT alone has ~24k images, so they are grouped by sorting
+	 * (n log n) rather than by comparing each with all the others.
+	 */
 	ga_json_key(w, "images");
 	ga_json_arr_begin(w);
+	struct img_key *keys = e->n_images ? ga_malloc(e->n_images * sizeof(*keys)) : NULL;
+	if (e->n_images && !keys) {
+		ga_json_arr_end(w);
+		ga_json_obj_end(w);
+		if (!w->err)
+			w->err = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < e->n_images; i++)
+		keys[i] = (struct img_key){ .im = &e->images[i],
+			                    .fmt = e->containers[e->images[i].container].format,
+			                    .first = i,
+			                    .count = 1 };
+	qsort(keys, e->n_images, sizeof(*keys), cmp_img_key);
+	/* collapse runs of equal keys into their first element (the lowest index, as the sort breaks ties by it) */
+	size_t ng = 0;
 	for (size_t i = 0; i < e->n_images; i++) {
-		const struct ga_devcode_image *im = &e->images[i];
-		enum ga_devcode_format fmt = e->containers[im->container].format;
-		bool seen = false;
-		size_t count = 0;
-		for (size_t k = 0; k < e->n_images; k++) {
-			const struct ga_devcode_image *o = &e->images[k];
-			bool same = o->kind == im->kind && !strcmp(o->arch, im->arch) &&
-			            e->containers[o->container].format == fmt &&
-			            o->ptx_isa_major == im->ptx_isa_major &&
-			            o->ptx_isa_minor == im->ptx_isa_minor;
-			if (same && k < i) {
-				seen = true;
-				break;
-			}
-			count += same;
-		}
-		if (seen)
-			continue;
+		if (ng && img_key_eq(&keys[ng - 1], &keys[i]))
+			keys[ng - 1].count++;
+		else
+			keys[ng++] = keys[i];
+	}
+	qsort(keys, ng, sizeof(*keys), cmp_img_first);
+	for (size_t g = 0; g < ng; g++) {
+		const struct ga_devcode_image *im = keys[g].im;
 		ga_json_obj_begin(w);
 		ga_json_key(w, "format");
-		ga_json_str(w, ga_devcode_format_name(fmt));
+		ga_json_str(w, ga_devcode_format_name(keys[g].fmt));
 		ga_json_key(w, "kind");
 		ga_json_str(w, ga_devcode_kind_name(im->kind));
 		ga_json_key(w, "arch");
@@ -1738,9 +1788,10 @@ static void write_devcode(struct ga_json *w, const struct ga_elf_info *e)
 		} else
 			ga_json_null(w);
 		ga_json_key(w, "count");
-		ga_json_u64(w, count);
+		ga_json_u64(w, keys[g].count);
 		ga_json_obj_end(w);
 	}
+	ga_free(keys);
 	ga_json_arr_end(w);
 	ga_json_obj_end(w);
 }
