@@ -88,6 +88,8 @@ static int file_signals(struct ga_deps_file *f)
 		r = add_signal(&f->signals, &f->n_signals, e->device_backend, GA_STRENGTH_EMBEDDED, w, -1);
 	}
 	size_t distinct = 0;
+	const struct ga_devcode_image *last = NULL;
+	enum ga_dep_backend last_b = GA_DEP_NONE;
 	for (size_t i = 0; i < e->n_images && r == 0 && distinct < MAX_ARCH_SIGNALS; i++) {
 		const struct ga_devcode_image *im = &e->images[i];
 		if (im->kind == GA_CODE_HOST || !im->arch[0])
@@ -104,6 +106,11 @@ static int file_signals(struct ga_deps_file *f)
 			else
 				continue;
 		}
+		/* images come in runs of the same arch (cuFFT: 24k images, a few archs): skip repeats cheaply */
+		if (last && last->kind == im->kind && last_b == b && !strcmp(last->arch, im->arch))
+			continue;
+		last = im;
+		last_b = b;
 		char w[96];
 		snprintf(w, sizeof(w), "%s %s", im->arch, ga_devcode_kind_name(im->kind));
 		size_t before = f->n_signals;
