@@ -14,6 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -698,12 +700,155 @@ static int join(struct ga_buf *b, const char *a, const char *c)
 	return ga_buf_adds(b, c) < 0 ? -ENOMEM : 0;
 }
 
+/*
+ * ---- the census of a directory's large shared libraries, on every CPU ----
+ *
+ * A CUDA library directory is a few dozen files of 10 MB to 1 GB, and the
+ * census of each is independent. Before walking a directory, the large
+ * shared libraries in it (a name with ".so", at least PAR_MIN_BYTES; sized with
+ * one fstatat each, only for such names) are censused by a few threads; the
+ * walk then takes each result in its turn, so the inventory, its order and
+ * every message are what the one-thread walk gives. A file that a worker
+ * could not open, map or recognise is left to the walk, which then reports it
+ * as it always did.
+ */
+#define PAR_MIN_BYTES (4u << 20)
+#define PAR_MAX_THREADS 8
+
+struct pre {
+	size_t idx; /* into the directory's entries */
+	bool done;  /* the census ran: err and info or msg are set */
+	int err;
+	uint64_t size;
+	struct ga_elf_info *info;
+	char msg[256];
+};
+
+struct pre_job {
+	const struct deps_scan *s;
+	int dfd;
+	const struct dent *names;
+	struct pre *v;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void pre_one(const struct pre_job *j, struct pre *p)
+{
+	int fd = openat(j->dfd, j->names[p->idx].name,
+	                O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return;
+	struct stat st;
+	uint8_t head[512];
+	ssize_t got;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < PAR_MIN_BYTES ||
+	    (uint64_t)st.st_size > SIZE_MAX || (got = pread(fd, head, sizeof(head), 0)) < 0 ||
+	    deps_sniff(head, (size_t)got) != MAGIC_ELF) {
+		close(fd);
+		return;
+	}
+	size_t size = (size_t)st.st_size;
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	struct ga_ctx *ctx = NULL;
+	if (map != MAP_FAILED && ga_ctx_new(&ctx) == 0) {
+		p->err = ga_elf_inspect_fd(ctx, fd, map, size, j->s->o->elf_flags, &p->info);
+		if (p->err < 0)
+			snprintf(p->msg, sizeof(p->msg), "%s", ga_ctx_errmsg(ctx));
+		p->size = size;
+		p->done = true;
+	}
+	ga_ctx_free(ctx);
+	if (map != MAP_FAILED)
+		munmap(map, size);
+	close(fd);
+}
+
+static void *pre_worker(void *arg)
+{
+	struct pre_job *j = arg;
+	size_t i;
+	while ((i = atomic_fetch_add(&j->next, 1)) < j->n)
+		pre_one(j, &j->v[i]);
+	return NULL;
+}
+
+static unsigned par_threads(void)
+{
+	const char *e = getenv("GPUAUDIT_DEPS_THREADS"); /* 1: the one-thread walk (tests, measurements) */
+	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > PAR_MAX_THREADS ? PAR_MAX_THREADS : (unsigned)n;
+}
+
+/* The census of the directory's large libraries, or nothing (*ret_v NULL) when it is not worth it. */
+static void pre_census(const struct deps_scan *s, int dfd, const struct dent *names, size_t n,
+                       struct pre **ret_v, size_t *ret_n)
+{
+	*ret_v = NULL;
+	*ret_n = 0;
+	unsigned threads = par_threads();
+	if (threads < 2)
+		return;
+	struct pre *v = NULL;
+	size_t nv = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if ((names[i].type != DT_REG && names[i].type != DT_UNKNOWN) ||
+		    !strstr(names[i].name, ".so") ||
+		    fstatat(dfd, names[i].name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+		    (uint64_t)st.st_size < PAR_MIN_BYTES)
+			continue;
+		struct pre *p = ga_array_push((void **)&v, &nv, sizeof(*p));
+		if (!p)
+			break; /* out of memory: the walk does the rest */
+		memset(p, 0, sizeof(*p));
+		p->idx = i;
+	}
+	if (nv < 2) {
+		ga_free(v);
+		return;
+	}
+	struct pre_job j = { .s = s, .dfd = dfd, .names = names, .v = v, .n = nv };
+	atomic_init(&j.next, 0);
+	pthread_t tid[PAR_MAX_THREADS];
+	unsigned started = 0;
+	while (started + 1 < threads && started + 1 < nv &&
+	       pthread_create(&tid[started], NULL, pre_worker, &j) == 0)
+		started++;
+	pre_worker(&j);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	*ret_v = v;
+	*ret_n = nv;
+}
+
+/* The walk's turn for a file the workers censused: what scan_fd and scan_buf_fd do with their result. */
+static int pre_take(struct deps_scan *s, struct pre *p, size_t tree, const char *shown, const char *tp)
+{
+	s->inv->files_seen++;
+	s->inv->bytes_seen += p->size;
+	if (s->o->progress)
+		s->o->progress(s->o->progress_udata, s->inv, shown);
+	if (p->err == -ENOMEM)
+		return p->err;
+	if (p->err < 0)
+		return ga_deps_add_gap(s->inv, shown, "%s", p->msg);
+	struct ga_deps_file *f = add_file(s, tree, shown, tp, p->size);
+	if (!f)
+		return -ENOMEM;
+	f->elf = p->info;
+	p->info = NULL;
+	return 0;
+}
+
 static int scan_dir(struct deps_scan *s, int dfd, size_t tree, const char *shown, const char *tp,
                     unsigned depth)
 {
 	int r = 0;
 	struct dent *names = NULL;
 	size_t n = 0;
+	struct pre *pre = NULL;
+	size_t n_pre = 0, k_pre = 0;
 	struct ga_buf sp, tpp;
 	ga_buf_init(&sp, 0);
 	ga_buf_init(&tpp, 0);
@@ -733,6 +878,7 @@ static int scan_dir(struct deps_scan *s, int dfd, size_t tree, const char *shown
 		}
 	}
 	qsort(names, n, sizeof(*names), cmp_dent);
+	pre_census(s, dirfd(d), names, n, &pre, &n_pre);
 	for (size_t i = 0; i < n && !s->stopped; i++) {
 		if (join(&sp, shown, names[i].name) < 0 ||
 		    (tp[0] ? join(&tpp, tp, names[i].name) : join(&tpp, "", names[i].name)) < 0) {
@@ -791,6 +937,13 @@ static int scan_dir(struct deps_scan *s, int dfd, size_t tree, const char *shown
 			if (r < 0)
 				goto out;
 		} else if (S_ISREG(st.st_mode)) {
+			while (k_pre < n_pre && pre[k_pre].idx < i)
+				k_pre++;
+			if (k_pre < n_pre && pre[k_pre].idx == i && pre[k_pre].done) {
+				if ((r = pre_take(s, &pre[k_pre], tree, sp.data, tpp.data)) < 0)
+					goto out;
+				continue;
+			}
 			int fd = -1;
 			struct stat fst;
 			r = open_regular(s, dirfd(d), names[i].name, sp.data, &fd, &fst);
@@ -808,6 +961,9 @@ static int scan_dir(struct deps_scan *s, int dfd, size_t tree, const char *shown
 		/* FIFOs, sockets, devices: skipped without opening them */
 	}
 out:
+	for (size_t i = 0; i < n_pre; i++)
+		ga_elf_info_free(pre[i].info);
+	ga_free(pre);
 	for (size_t i = 0; i < n; i++)
 		ga_free(names[i].name);
 	ga_free(names);
