@@ -729,6 +729,8 @@ struct pre_job {
 	int dfd;
 	const struct dent *names;
 	struct pre *v;
+	const size_t *
+	        order; /* indices into v, largest file first, so no thread is left with the largest at the end */
 	size_t n;
 	atomic_size_t next;
 };
@@ -769,8 +771,16 @@ static void *pre_worker(void *arg)
 	struct pre_job *j = arg;
 	size_t i;
 	while ((i = atomic_fetch_add(&j->next, 1)) < j->n)
-		pre_one(j, &j->v[i]);
+		pre_one(j, &j->v[j->order[i]]);
 	return NULL;
+}
+
+static _Thread_local const struct pre *pre_sort_v; /* qsort has no context argument */
+
+static int cmp_pre_size(const void *a, const void *b)
+{
+	uint64_t x = pre_sort_v[*(const size_t *)a].size, y = pre_sort_v[*(const size_t *)b].size;
+	return (x < y) - (x > y);
 }
 
 static unsigned par_threads(void)
@@ -803,12 +813,18 @@ static void pre_census(const struct deps_scan *s, int dfd, const struct dent *na
 			break; /* out of memory: the walk does the rest */
 		memset(p, 0, sizeof(*p));
 		p->idx = i;
+		p->size = (uint64_t)st.st_size; /* for the order; the census sets what it read */
 	}
-	if (nv < 2) {
+	size_t *order = nv >= 2 ? ga_malloc(nv * sizeof(*order)) : NULL;
+	if (!order) {
 		ga_free(v);
 		return;
 	}
-	struct pre_job j = { .s = s, .dfd = dfd, .names = names, .v = v, .n = nv };
+	for (size_t i = 0; i < nv; i++)
+		order[i] = i;
+	pre_sort_v = v;
+	qsort(order, nv, sizeof(*order), cmp_pre_size);
+	struct pre_job j = { .s = s, .dfd = dfd, .names = names, .v = v, .order = order, .n = nv };
 	atomic_init(&j.next, 0);
 	pthread_t tid[PAR_MAX_THREADS];
 	unsigned started = 0;
@@ -818,6 +834,7 @@ static void pre_census(const struct deps_scan *s, int dfd, const struct dent *na
 	pre_worker(&j);
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
+	ga_free(order);
 	*ret_v = v;
 	*ret_n = nv;
 }
