@@ -1768,7 +1768,8 @@ static void write_devcode(struct ga_json *w, const struct ga_elf_info *e)
 			                    .fmt = e->containers[e->images[i].container].format,
 			                    .first = i,
 			                    .count = 1 };
-	qsort(keys, e->n_images, sizeof(*keys), cmp_img_key);
+	if (e->n_images) /* qsort's base must not be NULL, even for 0 elements */
+		qsort(keys, e->n_images, sizeof(*keys), cmp_img_key);
 	/* collapse runs of equal keys into their first element (the lowest index, as the sort breaks ties by it) */
 	size_t ng = 0;
 	for (size_t i = 0; i < e->n_images; i++) {
@@ -1777,7 +1778,8 @@ static void write_devcode(struct ga_json *w, const struct ga_elf_info *e)
 		else
 			keys[ng++] = keys[i];
 	}
-	qsort(keys, ng, sizeof(*keys), cmp_img_first);
+	if (ng)
+		qsort(keys, ng, sizeof(*keys), cmp_img_first);
 	for (size_t g = 0; g < ng; g++) {
 		const struct ga_devcode_image *im = keys[g].im;
 		ga_json_obj_begin(w);

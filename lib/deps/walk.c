@@ -894,7 +894,8 @@ static int scan_dir(struct deps_scan *s, int dfd, size_t tree, const char *shown
 			goto out;
 		}
 	}
-	qsort(names, n, sizeof(*names), cmp_dent);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_dent);
 	pre_census(s, dirfd(d), names, n, &pre, &n_pre);
 	for (size_t i = 0; i < n && !s->stopped; i++) {
 		if (join(&sp, shown, names[i].name) < 0 ||
