@@ -2,7 +2,8 @@
 # bench/deps.sh - `gpuaudit deps` against its peers, side by side in one run, warm cache:
 #
 #   1. full census of the CUDA toolkit's library directory vs `cat FILES >/dev/null`
-#      (target: at most 0.5x the time of reading every byte)
+#      (target: at most 0.5x the time of reading every byte), and the same census
+#      with GPUAUDIT_DEPS_THREADS=1 (one thread), for the single-core cost
 #   2. `--no-device-code` on /usr/lib vs `scanelf -R -n /usr/lib` (target: within 1.5x)
 #   3. a ~100 MB wheel built from big .so files vs `bsdtar -xOf WHEEL >/dev/null`
 #      (target: at least 70% of bsdtar's throughput)
@@ -58,7 +59,9 @@ wheel_inflated=$(bsdtar -xOf "$wheel" | wc -c)
 # exit 1 (findings) is a result, not a failure: -i
 hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/census.json" \
 	-n "gpuaudit deps --json CUDA_LIB (full census)" "$bin deps --json --compact $cuda" \
-	-n "cat FILES >/dev/null" "bash -c 'xargs -0 cat <$tmp/cuda.files >/dev/null'" >/dev/null
+	-n "cat FILES >/dev/null" "bash -c 'xargs -0 cat <$tmp/cuda.files >/dev/null'" \
+	-n "same census, one thread (GPUAUDIT_DEPS_THREADS=1)" \
+	"env GPUAUDIT_DEPS_THREADS=1 $bin deps --json --compact $cuda" >/dev/null
 hyperfine -N -i --warmup 0 --runs "$runs" --export-json "$tmp/needed.json" \
 	-n "gpuaudit deps --no-device-code --json USR_LIB" "$bin deps --no-device-code --json --compact $usrlib" \
 	-n "scanelf -R -n USR_LIB" "bash -c 'scanelf -R -n $usrlib >/dev/null 2>&1'" >/dev/null
@@ -92,6 +95,7 @@ print(f"census of {cuda} ({cuda_bytes / 2**30:.2f} GiB)")
 for cmd, med, cpu in c:
     print(f"  {cmd:48s} median {med:7.3f} s   cpu {cpu:7.3f} s")
 print(f"  ratio gpuaudit / cat: {c[0][1] / c[1][1]:.2f}x wall, {c[0][2] / max(c[1][2], 1e-9):.2f}x cpu (target <= 0.5x)")
+print(f"  one thread / cat: {c[2][1] / c[1][1]:.2f}x wall, {c[2][2] / max(c[1][2], 1e-9):.2f}x cpu")
 print(f"  peak RSS gpuaudit: {rss['census']} KiB")
 print()
 n = load("needed")

@@ -29,6 +29,8 @@
 
 #define MAX_DIR_DEPTH 256
 #define SMALL_FILE_BYTES (1u << 20)
+/* a regular file of the walk: never a link, never blocking on a FIFO swapped in */
+#define REG_OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
 
 const char *ga_dep_strength_name(enum ga_dep_strength s)
 {
@@ -668,7 +670,7 @@ static int scan_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, 
 static int open_regular(struct deps_scan *s, int dirfd, const char *name, const char *shown, int *ret_fd,
                         struct stat *st)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	int fd = openat(dirfd, name, REG_OPEN_FLAGS);
 	if (fd < 0)
 		return ga_deps_add_gap(s->inv, shown, "cannot open: %s", strerror(errno)) ?: 1;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
@@ -724,21 +726,25 @@ struct pre {
 	char msg[256];
 };
 
+/* a large library's place in the work list: largest first */
+struct pre_order {
+	uint64_t size;
+	size_t i; /* into the candidates */
+};
+
 struct pre_job {
 	const struct deps_scan *s;
 	int dfd;
 	const struct dent *names;
 	struct pre *v;
-	const size_t *
-	        order; /* indices into v, largest file first, so no thread is left with the largest at the end */
+	const struct pre_order *order; /* largest first: no thread is left with the largest at the end */
 	size_t n;
 	atomic_size_t next;
 };
 
 static void pre_one(const struct pre_job *j, struct pre *p)
 {
-	int fd = openat(j->dfd, j->names[p->idx].name,
-	                O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	int fd = openat(j->dfd, j->names[p->idx].name, REG_OPEN_FLAGS);
 	if (fd < 0)
 		return;
 	struct stat st;
@@ -771,16 +777,14 @@ static void *pre_worker(void *arg)
 	struct pre_job *j = arg;
 	size_t i;
 	while ((i = atomic_fetch_add(&j->next, 1)) < j->n)
-		pre_one(j, &j->v[j->order[i]]);
+		pre_one(j, &j->v[j->order[i].i]);
 	return NULL;
 }
 
-static _Thread_local const struct pre *pre_sort_v; /* qsort has no context argument */
-
-static int cmp_pre_size(const void *a, const void *b)
+static int cmp_pre_order(const void *a, const void *b)
 {
-	uint64_t x = pre_sort_v[*(const size_t *)a].size, y = pre_sort_v[*(const size_t *)b].size;
-	return (x < y) - (x > y);
+	const struct pre_order *x = a, *y = b;
+	return (x->size < y->size) - (x->size > y->size);
 }
 
 static unsigned par_threads(void)
@@ -815,15 +819,14 @@ static void pre_census(const struct deps_scan *s, int dfd, const struct dent *na
 		p->idx = i;
 		p->size = (uint64_t)st.st_size; /* for the order; the census sets what it read */
 	}
-	size_t *order = nv >= 2 ? ga_malloc(nv * sizeof(*order)) : NULL;
+	struct pre_order *order = nv >= 2 ? ga_malloc(nv * sizeof(*order)) : NULL;
 	if (!order) {
 		ga_free(v);
 		return;
 	}
 	for (size_t i = 0; i < nv; i++)
-		order[i] = i;
-	pre_sort_v = v;
-	qsort(order, nv, sizeof(*order), cmp_pre_size);
+		order[i] = (struct pre_order){ v[i].size, i };
+	qsort(order, nv, sizeof(*order), cmp_pre_order);
 	struct pre_job j = { .s = s, .dfd = dfd, .names = names, .v = v, .order = order, .n = nv };
 	atomic_init(&j.next, 0);
 	pthread_t tid[PAR_MAX_THREADS];

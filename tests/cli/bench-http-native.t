@@ -4,22 +4,7 @@
 # the close, 204 and HEAD without a body, answers split into one-byte TCP writes, 5xx,
 # and bytes that are not HTTP. Some cases run with --engine curl too: both engines
 # must count the same.
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-q() {
-	echo "\$ gpuaudit $*" | sed "s/:$PORT\//:PORT\//g"
-	timeout 60 "$GPUAUDIT" "$@" >/dev/null 2>&1
-	echo "[exit $?]"
-}
-server() { # server NAME ARGS...: start one, wait for its port, set $PORT
-	local pf=$PWD/$1.port
-	shift
-	"$PY" "$SRCDIR/tests/cli/http-test-server.py" --port-file "$pf" "$@" &
-	SERVER=$!
-	for _ in $(seq 100); do [ -f "$pf" ] && break; sleep 0.1; done
-	PORT=$(cat "$pf")
-}
-stop() { kill $SERVER; wait $SERVER 2>/dev/null; }
+. "$SRCDIR/tests/cli/http-test-lib.sh"
 facts() {
 	"$PY" - "$@" <<'PY'
 import json, sys

@@ -1,21 +1,6 @@
 # bench http against a loopback test server (tests/cli/http-test-server.py).
 # Latencies depend on the host, so the checks print facts with wide margins.
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-# q ARGS...: like quiet, with the server's random port shown as PORT
-q() {
-	echo "\$ gpuaudit $*" | sed "s/:$PORT\//:PORT\//g"
-	timeout 60 "$GPUAUDIT" "$@" >/dev/null 2>&1
-	echo "[exit $?]"
-}
-server() { # server NAME ARGS...: start one, wait for its port, set $PORT
-	local pf=$PWD/$1.port
-	shift
-	"$PY" "$SRCDIR/tests/cli/http-test-server.py" --port-file "$pf" "$@" &
-	SERVER=$!
-	for _ in $(seq 100); do [ -f "$pf" ] && break; sleep 0.1; done
-	PORT=$(cat "$pf")
-}
+. "$SRCDIR/tests/cli/http-test-lib.sh"
 facts() { # facts FILE PYTHON-EXPRESSIONS...: print each expression's value on the result
 	"$PY" - "$@" <<'PY'
 import json, sys
@@ -29,11 +14,11 @@ PY
 # the 100 requests due during the stall all wait, so p99.9 (and p90) show it.
 server stall --stall-after 100 --stall-s 0.5
 q bench http "http://127.0.0.1:$PORT/" --rate 200 --duration 3 --connections 1 -o open.json
-kill $SERVER; wait $SERVER 2>/dev/null
+stop
 # The same with a closed loop (what wrk or ab measure): the stall is one slow sample.
 server stall2 --stall-after 100 --stall-s 0.5
 q bench http "http://127.0.0.1:$PORT/" --rate 200 --duration 3 --connections 1 --closed-loop -o closed.json
-kill $SERVER; wait $SERVER 2>/dev/null
+stop
 facts open.json 'r["kind"], r["requests"], r["ok"], r["errors"], r["arrivals"], r["http_version"], r["engine"]' \
 	'r["latency_s"]["p99.9"] > 0.3' 'r["latency_s"]["p90"] > 0.02' \
 	'r["uncorrected_latency_s"]["p90"] < r["latency_s"]["p90"]' \
@@ -56,7 +41,7 @@ q bench http "http://127.0.0.1:$PORT/" --rate 20 --duration 0.2 --http2 -o h2.js
 facts h2.json 'r["requests"], r["transport_errors"] == r["requests"]'
 # export and plot
 q bench http "http://127.0.0.1:$PORT/" --rate 100 --duration 0.5 --export-hdr h.txt --plot h.svg
-kill $SERVER; wait $SERVER 2>/dev/null
+stop
 head -2 h.txt
 tail -3 h.txt | cut -c1-9
 "$PY" -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); print(r.tag)' h.svg
@@ -64,7 +49,7 @@ tail -3 h.txt | cut -c1-9
 # Timeouts: a server stalling 3 s at its 2nd request, 0.5 s per-request timeout.
 server slow --stall-after 2 --stall-s 3
 q bench http "http://127.0.0.1:$PORT/" --rate 10 --duration 0.5 --connections 2 --timeout 0.5 -o t.json
-kill $SERVER; wait $SERVER 2>/dev/null
+stop
 facts t.json 'r["timeouts"] >= 1, r["errors"] >= r["timeouts"]'
 # Nothing listening: transport errors, no successful response.
 q bench http "http://127.0.0.1:$PORT/" --rate 20 --duration 0.25 -o refused.json
