@@ -41,20 +41,26 @@ static void gemm_close(struct ga_gemm_session *s)
 	ga_free(s);
 }
 
-static int cpu_open(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b,
-                    struct ga_gemm_session **sess, char *why, size_t why_len)
+/* A session holding n, A and B; NULL (why set) when out of memory. */
+static struct ga_gemm_session *sess_new(size_t n, const float *a, const float *b, char *why, size_t why_len)
 {
-	(void)self;
 	struct ga_gemm_session *s = ga_calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(why, why_len, "%s", strerror(ENOMEM));
-		return -ENOMEM;
+		return NULL;
 	}
 	s->n = n;
 	s->a = a;
 	s->b = b;
-	*sess = s;
-	return 0;
+	return s;
+}
+
+static int cpu_open(const struct ga_gemm_backend *self, size_t n, const float *a, const float *b,
+                    struct ga_gemm_session **sess, char *why, size_t why_len)
+{
+	(void)self;
+	*sess = sess_new(n, a, b, why, why_len);
+	return *sess ? 0 : -ENOMEM;
 }
 
 /* Plain C, i-k-j order so the inner loop streams rows of B and C. */
@@ -89,14 +95,9 @@ static int bench_open(const struct ga_gemm_backend *self, size_t n, const float 
                       struct ga_gemm_session **sess, char *why, size_t why_len)
 {
 	const struct ga_bench_backend *be = self->bench;
-	struct ga_gemm_session *s = ga_calloc(1, sizeof(*s));
-	if (!s) {
-		snprintf(why, why_len, "%s", strerror(ENOMEM));
+	struct ga_gemm_session *s = sess_new(n, a, b, why, why_len);
+	if (!s)
 		return -ENOMEM;
-	}
-	s->n = n;
-	s->a = a;
-	s->b = b;
 	s->be = be;
 	int r = ga_ctx_new(&s->ctx);
 	if (r < 0) {
