@@ -2,6 +2,7 @@
 #ifndef GA_CLI_H
 #define GA_CLI_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -116,5 +117,37 @@ int cli_nfd_write(const char *dir, const struct ga_buf *b, char *err, size_t err
 
 /* Set up a context from --root / GPUAUDIT_ROOT, GPUAUDIT_PCI_IDS and -v. */
 int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, struct ga_ctx **ret);
+
+/*
+ * Shared option loop (src/cli-parse.c). A handler gets each option but -h and
+ * returns CLI_NEXT (taken), CLI_UNKNOWN (not its option: a usage error) or an
+ * exit code to stop with. cli_parse returns CLI_NEXT when the options are
+ * done (optind indexes the first operand) or the exit code to return, having
+ * printed usage for -h/--help (EXIT_OK) or the error.
+ */
+#define CLI_NEXT (-1)
+#define CLI_UNKNOWN (-2)
+typedef int (*cli_opt_fn)(struct cli *cli, const char *cmd, int opt, const char *arg, void *st);
+int cli_parse(struct cli *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+              const struct option *opts, cli_opt_fn fn, void *st);
+/* CLI_NEXT when no operand is left, else the usage error's exit code. */
+int cli_no_operands(struct cli *cli, const char *cmd, int argc, char **argv);
+/* A decimal integer in [min, max] for option what ("--x wants UNIT between ..."): CLI_NEXT or EXIT_USAGE. */
+int cli_parse_long(struct cli *cli, const char *cmd, const char *what, const char *unit, const char *arg,
+                   long min, long max, long *ret);
+/* The exit code for a library error: out of memory is ours, anything else is the input's. */
+static inline int cli_exit_for(int r)
+{
+	return r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+}
+/*
+ * Load --policy FILE and pick the class: --class NAME when given (a name the
+ * policy lacks is an error), else the class node matches (none when node is
+ * NULL). 0, or -errno with the message in ctx; *pol is the caller's to free.
+ */
+struct ga_policy;
+struct ga_policy_class;
+int cli_policy(struct ga_ctx *ctx, const char *file, const char *class_name, const struct ga_node *node,
+               struct ga_policy **pol, const struct ga_policy_class **cls);
 
 #endif

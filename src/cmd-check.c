@@ -148,6 +148,47 @@ static void print_slurm(FILE *o, const struct ga_check *c)
 #define fail_early(cli, mode, code, ...) \
 	cli_report_fail(cli, "check", "cannot check", (mode) == MODE_NPD, code, __VA_ARGS__)
 
+struct check_opts {
+	struct snap_opts so;
+	const char *policy_file, *class_name, *nfd_dir;
+	enum mode mode;
+	int modes;
+	long expiry_s;
+};
+
+static int check_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct check_opts *o = st;
+	int k = snap_opt(cli, cmd, opt, arg, &o->so);
+	if (k)
+		return k < 0 ? -k : CLI_NEXT;
+	switch (opt) {
+	case 'P':
+		o->policy_file = arg;
+		return CLI_NEXT;
+	case 'C':
+		o->class_name = arg;
+		return CLI_NEXT;
+	case 'j':
+		o->mode = MODE_JSON, o->modes |= 1;
+		return CLI_NEXT;
+	case 'n':
+		o->mode = MODE_NPD, o->modes |= 2;
+		return CLI_NEXT;
+	case 's':
+		o->mode = MODE_SLURM, o->modes |= 4;
+		return CLI_NEXT;
+	case 'D':
+		o->nfd_dir = arg;
+		return CLI_NEXT;
+	case 'E':
+		return cli_parse_long(cli, cmd, "--nfd-expiry", "seconds", arg, 60, 30L * 86400,
+		                      &o->expiry_s);
+	default:
+		return CLI_UNKNOWN;
+	}
+}
+
 int cmd_check(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -162,65 +203,22 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		{ "slurm", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct snap_opts so;
-	snap_opts_init(&so);
-	const char *policy_file = NULL, *class_name = NULL, *nfd_dir = NULL;
-	enum mode mode = MODE_TEXT;
-	int modes = 0;
-	long expiry_s = 3600;
-	int opt;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
-		int k = snap_opt(cli, "check", opt, optarg, &so);
-		if (k < 0)
-			return -k;
-		if (k > 0)
-			continue;
-		switch (opt) {
-		case 'P':
-			policy_file = optarg;
-			break;
-		case 'C':
-			class_name = optarg;
-			break;
-		case 'j':
-			mode = MODE_JSON, modes |= 1;
-			break;
-		case 'n':
-			mode = MODE_NPD, modes |= 2;
-			break;
-		case 's':
-			mode = MODE_SLURM, modes |= 4;
-			break;
-		case 'D':
-			nfd_dir = optarg;
-			break;
-		case 'E': {
-			char *end = NULL;
-			errno = 0;
-			expiry_s = strtol(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || expiry_s < 60 || expiry_s > 30L * 86400)
-				return cli_error(
-				        cli, "check", EXIT_USAGE,
-				        "--nfd-expiry wants seconds between 60 and 2592000, not '%s'",
-				        optarg);
-			break;
-		}
-		case 'h':
-			cli_usage(cli, cli_find("check"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "check", opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_error(cli, "check", EXIT_USAGE, "unexpected argument '%s' (try -h)", argv[optind]);
-	if (modes & (modes - 1))
+	struct check_opts o = { .mode = MODE_TEXT, .expiry_s = 3600 };
+	snap_opts_init(&o.so);
+	int code = cli_parse(cli, "check", argc, argv, "j" SNAP_SHORT_OPTIONS, opts, check_opt, &o);
+	if (code == CLI_NEXT)
+		code = cli_no_operands(cli, "check", argc, argv);
+	if (code != CLI_NEXT)
+		return code;
+	struct snap_opts so = o.so;
+	const char *policy_file = o.policy_file, *class_name = o.class_name, *nfd_dir = o.nfd_dir;
+	enum mode mode = o.mode;
+	long expiry_s = o.expiry_s;
+	if (o.modes & (o.modes - 1))
 		return cli_error(cli, "check", EXIT_USAGE, "--json, --npd and --slurm exclude each other");
 	if (!policy_file)
 		return fail_early(cli, mode, EXIT_USAGE, "--policy FILE is required (try -h)");
-	int code = snap_validate(cli, "check", &so);
+	code = snap_validate(cli, "check", &so);
 	if (code != EXIT_OK)
 		return code;
 
@@ -235,24 +233,13 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 	ga_buf_init(&nfd, 64 * 1024); /* NFD's limit per feature file */
 	const struct ga_policy_class *cls = NULL;
 
-	int r = ga_policy_load(ctx, policy_file, &policy);
+	int r = snap_node(ctx, &so, &node);
+	if (r == 0)
+		r = cli_policy(ctx, policy_file, class_name, node, &policy, &cls);
 	if (r < 0) {
-		code = fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                  ga_ctx_errmsg(ctx));
+		code = fail_early(cli, mode, cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
 		goto out;
 	}
-	if (class_name && !(cls = ga_policy_find_class(policy, class_name))) {
-		code = fail_early(cli, mode, EXIT_USAGE, "no class '%s' in %s", class_name, policy_file);
-		goto out;
-	}
-	r = snap_node(ctx, &so, &node);
-	if (r < 0) {
-		code = fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                  ga_ctx_errmsg(ctx));
-		goto out;
-	}
-	if (!cls)
-		cls = ga_policy_match(policy, node);
 	/* the vendor libraries were wanted: forced, or the default on the live machine */
 	bool live = !so.from && !strcmp(ga_ctx_root(ctx), "/");
 	bool vendor_wanted = so.vendor == GA_VENDOR_ON || (so.vendor == GA_VENDOR_AUTO && live);

@@ -52,6 +52,11 @@ int ga_findings_max_severity(const struct ga_findings *f);
 /* Stable order: severity descending, then code, then subject. */
 void ga_findings_sort(struct ga_findings *f);
 void ga_findings_write_json(const struct ga_findings *f, struct ga_json *w);
+/* The schema of one finding (lib/model/findings.c); a model embeds a struct ga_findings member
+ * as GA_FIELD_FINDINGS(struct x, findings): the same JSON array, read back by the same table. */
+struct ga_schema;
+extern const struct ga_schema ga_finding_schema;
+#define GA_FIELD_FINDINGS(st, member) GA_FIELD_VEC(st, member, ga_finding_schema)
 
 /* Analyzer for discover: pure, reads only the snapshot. */
 struct ga_node;

@@ -48,6 +48,14 @@ enum ga_ftype {
 	GA_F_OBJ,  /* embedded struct described by sub */
 	GA_F_ARR,  /* pointer to array of sub structs, count at count_off (size_t) */
 	GA_F_PTR,  /* pointer to one sub struct, NULL = absent (null) */
+	GA_F_ENUM, /* int (an enum), written as names[value]; always present */
+	GA_F_KV,   /* pointer to array of struct ga_kv, count at count_off: a JSON object of strings */
+};
+
+/* One member of a GA_F_KV object (struct ga_evidence has the same layout). */
+struct ga_kv {
+	char *key;
+	char *value;
 };
 
 struct ga_schema;
@@ -58,6 +66,8 @@ struct ga_field {
 	size_t off;
 	const struct ga_schema *sub;
 	size_t count_off;
+	const char *const *names; /* GA_F_ENUM: the value's name, indexed by value */
+	size_t nnames;
 };
 
 struct ga_schema {
@@ -73,6 +83,13 @@ struct ga_schema {
 #define GA_FIELD_PTR(st, member, s) {#member, GA_F_PTR, offsetof(st, member), &(s), 0}
 #define GA_FIELD_ARR(st, member, s) \
 	{#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member)}
+#define GA_FIELD_ENUM(st, member, tbl) \
+	{#member, GA_F_ENUM, offsetof(st, member), NULL, 0, (tbl), sizeof(tbl) / sizeof((tbl)[0])}
+#define GA_FIELD_KV(st, member) \
+	{#member, GA_F_KV, offsetof(st, member), NULL, offsetof(st, n_##member)}
+/* An array kept as {v, n} (struct ga_findings and its kind), written as the JSON array member. */
+#define GA_FIELD_VEC(st, member, s) \
+	{#member, GA_F_ARR, offsetof(st, member.v), &(s), offsetof(st, member.n)}
 // clang-format on
 
 /* Write obj as a JSON object (all fields, absent ones as null). */

@@ -118,31 +118,3 @@ void ga_findings_sort(struct ga_findings *f)
 	if (f->n > 1)
 		qsort(f->v, f->n, sizeof(*f->v), cmp_finding);
 }
-
-void ga_findings_write_json(const struct ga_findings *f, struct ga_json *w)
-{
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < f->n; i++) {
-		const struct ga_finding *fd = &f->v[i];
-		ga_json_obj_begin(w);
-		ga_json_key(w, "code");
-		ga_json_str(w, fd->code);
-		ga_json_key(w, "severity");
-		ga_json_str(w, ga_severity_name(fd->severity));
-		ga_json_key(w, "subject");
-		ga_json_str(w, fd->subject);
-		ga_json_key(w, "message");
-		ga_json_str(w, fd->message);
-		ga_json_key(w, "evidence");
-		ga_json_obj_begin(w);
-		for (size_t k = 0; k < fd->n_evidence; k++) {
-			ga_json_key(w, fd->evidence[k].key);
-			ga_json_str(w, fd->evidence[k].value);
-		}
-		ga_json_obj_end(w);
-		ga_json_key(w, "decision");
-		ga_json_str(w, fd->decision);
-		ga_json_obj_end(w);
-	}
-	ga_json_arr_end(w);
-}

@@ -13,52 +13,6 @@
 #define AT(obj, off, type) ((type *)((char *)(obj) + (off)))
 #define CAT(obj, off, type) ((const type *)((const char *)(obj) + (off)))
 
-int ga_strv_push(struct ga_strv *sv, const char *s)
-{
-	char **nv = ga_realloc(sv->v, (sv->n + 2) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	sv->v = nv;
-	nv[sv->n] = ga_strdup(s);
-	if (!nv[sv->n]) {
-		nv[sv->n] = NULL;
-		return -ENOMEM;
-	}
-	nv[++sv->n] = NULL;
-	return 0;
-}
-
-bool ga_strv_contains(const struct ga_strv *sv, const char *s)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		if (!strcmp(sv->v[i], s))
-			return true;
-	return false;
-}
-
-void ga_strv_release(struct ga_strv *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		ga_free(sv->v[i]);
-	ga_free(sv->v);
-	sv->v = NULL;
-	sv->n = 0;
-}
-
-void *ga_array_push(void **arr, size_t *n, size_t elem_size)
-{
-	if (*n >= SIZE_MAX / elem_size - 1)
-		return NULL;
-	char *nv = ga_realloc(*arr, (*n + 1) * elem_size);
-	if (!nv)
-		return NULL;
-	*arr = nv;
-	char *e = nv + *n * elem_size;
-	memset(e, 0, elem_size);
-	(*n)++;
-	return e;
-}
-
 void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *obj)
 {
 	ga_json_obj_begin(w);
@@ -126,6 +80,22 @@ void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const
 				ga_json_null(w);
 			break;
 		}
+		case GA_F_ENUM: {
+			int v = *CAT(obj, f->off, int);
+			ga_json_str(w, v >= 0 && (size_t)v < f->nnames ? f->names[v] : NULL);
+			break;
+		}
+		case GA_F_KV: {
+			const struct ga_kv *kv = *CAT(obj, f->off, struct ga_kv *);
+			size_t n = *CAT(obj, f->count_off, size_t);
+			ga_json_obj_begin(w);
+			for (size_t k = 0; k < n; k++) {
+				ga_json_key(w, kv[k].key);
+				ga_json_str(w, kv[k].value);
+			}
+			ga_json_obj_end(w);
+			break;
+		}
 		case GA_F_ARR: {
 			const char *arr = *CAT(obj, f->off, char *);
 			size_t n = *CAT(obj, f->count_off, size_t);
@@ -170,6 +140,18 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 				ga_schema_release(f->sub, arr + k * f->sub->size);
 			ga_free(arr);
 			*AT(obj, f->off, char *) = NULL;
+			*AT(obj, f->count_off, size_t) = 0;
+			break;
+		}
+		case GA_F_KV: {
+			struct ga_kv *kv = *AT(obj, f->off, struct ga_kv *);
+			size_t n = *AT(obj, f->count_off, size_t);
+			for (size_t k = 0; k < n; k++) {
+				ga_free(kv[k].key);
+				ga_free(kv[k].value);
+			}
+			ga_free(kv);
+			*AT(obj, f->off, struct ga_kv *) = NULL;
 			*AT(obj, f->count_off, size_t) = 0;
 			break;
 		}
@@ -232,6 +214,43 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 			int r = ga_strv_push(sv, json_string_value(e));
 			if (r < 0)
 				return r;
+		}
+		return 0;
+	}
+	case GA_F_ENUM: {
+		if (json_is_string(v))
+			for (size_t k = 0; k < f->nnames; k++)
+				if (f->names[k] && !strcmp(f->names[k], json_string_value(v))) {
+					*AT(obj, f->off, int) = (int)k;
+					return 0;
+				}
+		char want[256];
+		size_t at = 0;
+		for (size_t k = 0; k < f->nnames && at < sizeof(want); k++) {
+			int m = snprintf(want + at, sizeof(want) - at, "%s%s", k ? ", " : "one of ",
+			                 f->names[k] ? f->names[k] : "?");
+			at += m > 0 ? (size_t)m : 0;
+		}
+		return type_err(ctx, path, f->name, want);
+	}
+	case GA_F_KV: {
+		if (!json_is_object(v) || json_object_size(v) > MAX_ITEMS)
+			return type_err(ctx, path, f->name, "object of strings");
+		void **arr = AT(obj, f->off, void *);
+		size_t *n = AT(obj, f->count_off, size_t);
+		const char *key;
+		const json_t *val;
+		json_object_foreach((json_t *)v, key, val)
+		{
+			if (!json_is_string(val))
+				return type_err(ctx, path, f->name, "object of strings");
+			struct ga_kv *e = ga_array_push(arr, n, sizeof(struct ga_kv));
+			if (!e)
+				return -ENOMEM;
+			e->key = ga_strdup(key);
+			e->value = ga_strndup(json_string_value(val), json_string_length(val));
+			if (!e->key || !e->value)
+				return -ENOMEM;
 		}
 		return 0;
 	}

@@ -1,0 +1,85 @@
+/*
+ * doc.c - reading, writing and freeing a versioned document through its
+ * model's schema table, and the registry of models (model.h).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "gpuaudit/fleet.h"
+#include "gpuaudit/model.h"
+#include "gpuaudit/node.h"
+
+const struct ga_model ga_models[] = {
+	{ GA_NODE_SCHEMA, &ga_node_schema, "node snapshot: discover --json, serve /v1/snapshot" },
+	{ GA_FLEET_SCHEMA, &ga_fleet_report_schema, "fleet report: fleet --json" },
+	{ NULL, NULL, NULL },
+};
+
+const struct ga_model *ga_model_find(const char *id)
+{
+	for (const struct ga_model *m = ga_models; m->id; m++)
+		if (!strcmp(m->id, id))
+			return m;
+	return NULL;
+}
+
+static int load(struct ga_ctx *ctx, const char *text, size_t len, json_t **ret, const char **id)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return ga_err(ctx, -EBADMSG, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
+		              jerr.text);
+	const json_t *schema = json_object_get(root, "schema");
+	if (!json_is_string(schema)) {
+		json_decref(root);
+		return ga_err(ctx, -EBADMSG, "not a gpuaudit document: no \"schema\" member");
+	}
+	*id = json_string_value(schema);
+	*ret = root;
+	return 0;
+}
+
+int ga_model_detect(struct ga_ctx *ctx, const char *text, size_t len, const struct ga_model **ret)
+{
+	json_t *root = NULL;
+	const char *id = NULL;
+	int r = load(ctx, text, len, &root, &id);
+	if (r < 0)
+		return r;
+	*ret = ga_model_find(id);
+	if (!*ret)
+		r = ga_err(ctx, -ENOENT, "unknown schema \"%s\"", id);
+	json_decref(root);
+	return r;
+}
+
+int ga_model_read(struct ga_ctx *ctx, const struct ga_model *m, const char *text, size_t len, void *obj)
+{
+	json_t *root = NULL;
+	const char *id = NULL;
+	int r = load(ctx, text, len, &root, &id);
+	if (r < 0)
+		return r;
+	if (strcmp(id, m->id) != 0)
+		r = ga_err(ctx, -EBADMSG, "unsupported schema \"%s\" (this build reads %s here)", id, m->id);
+	else
+		r = ga_schema_read(ctx, m->schema, root, obj);
+	json_decref(root);
+	return r;
+}
+
+int ga_model_write(const struct ga_model *m, const void *obj, struct ga_buf *out, bool pretty)
+{
+	struct ga_json w;
+	ga_json_init(&w, out, pretty);
+	ga_schema_write(&w, m->schema, obj);
+	return ga_json_finish(&w);
+}
+
+void ga_model_release(const struct ga_model *m, void *obj)
+{
+	ga_schema_release(m->schema, obj);
+}
