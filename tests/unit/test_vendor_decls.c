@@ -1,5 +1,5 @@
 /*
- * test_vendor_decls.c - our own declarations of vendor APIs (lib/vendor/
+ * test_vendor_decls.c - our own declarations of vendor APIs (lib/dl/
  * opencl_types.h, cuda_types.h) compiled next to the real headers when they
  * are installed: every function type and constant must match, or this file
  * does not compile. OpenCL and CLBlast headers come from Debian
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "vendor/cuda_types.h"
-#include "vendor/opencl_types.h"
+#include "dl/cuda_types.h"
+#include "dl/opencl_types.h"
 
 #define SAME_TYPE(real, ours) _Static_assert(__builtin_types_compatible_p(__typeof__(real), ours), #real)
 #define SAME_VALUE(real, ours) _Static_assert((long long)(real) == (long long)(ours), #real)

@@ -1,8 +1,8 @@
 /*
- * hip.c - the AMD backend: libamdhip64 (ROCm's HIP runtime, .so.6/.so.5)
+ * backend-hip.c - the AMD backend: libamdhip64 (ROCm's HIP runtime, .so.6/.so.5)
  * for devices, memory and copies, and rocBLAS (librocblas.so.4/.3/.0) for
  * GEMM through rocblas_gemm_ex (fp32, fp64, and fp16/bf16 inputs with fp32
- * compute), row-major through the column-major C^T = B^T·A^T like cuda.c.
+ * compute), row-major through the column-major C^T = B^T·A^T like backend-cuda.c.
  * Loaded with dlopen; the declarations below are our own (no ROCm header is
  * installed on the build machines to check them against: they follow ROCm
  * 5/6's hip_runtime_api.h and rocblas-types.h).
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
-#include "../bench/bench-internal.h"
+#include "bench-internal.h"
 #include "gpuaudit/bench.h"
 
 #define MAX_DEVICES 16

@@ -1,7 +1,7 @@
 /*
  * nvml.c - NVIDIA's view through NVML, loaded with dlopen.
  *
- * No NVIDIA header or library is needed to build: lib/vendor/nvml_types.h
+ * No NVIDIA header or library is needed to build: lib/dl/nvml_types.h
  * declares the subset we call. Symbols resolve through a table with versioned
  * fallbacks (nvmlInit_v2, then nvmlInit); optional symbols may be missing on
  * old drivers and are then reported, not fatal. Every call is announced
@@ -18,7 +18,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/isolate.h"
-#include "nvml_types.h"
+#include "../dl/nvml_types.h"
 
 struct nvml {
 	void *lib;

@@ -1,5 +1,5 @@
 /*
- * cuda.c - the NVIDIA backend: the CUDA driver API (libcuda.so.1, which the
+ * backend-cuda.c - the NVIDIA backend: the CUDA driver API (libcuda.so.1, which the
  * driver installs) for devices, memory and copies, and cuBLAS
  * (libcublas.so.13, .12, .11 from the toolkit or a wheel) for GEMM through
  * cublasGemmEx: fp32 and fp64 with strict compute, fp16 and bf16 inputs with
@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "../core/internal.h"
-#include "cuda_internal.h"
-#include "../bench/bench-internal.h"
+#include "backend-cuda.h"
+#include "bench-internal.h"
 #include "gpuaudit/bench.h"
 
 #define MAX_DEVICES 16
@@ -554,7 +554,7 @@ static const struct ga_bench_device *cu_device(void *state, size_t i)
 	return &((struct cuda *)state)->d[i].info;
 }
 
-/* --- helpers shared with nccl.c --- */
+/* --- helpers shared with backend-nccl.c --- */
 
 size_t ga_cuda_devices(struct cuda *c)
 {

@@ -1,7 +1,7 @@
 /*
- * nccl.c - collectives across the local GPUs through NCCL (libnccl.so.2),
+ * backend-nccl.c - collectives across the local GPUs through NCCL (libnccl.so.2),
  * loaded with dlopen, one process driving every device (ncclCommInitAll).
- * Buffers live in the CUDA backend's contexts (cuda.c). All-reduce (sum of
+ * Buffers live in the CUDA backend's contexts (backend-cuda.c). All-reduce (sum of
  * fp32) and all-gather, each warmed up once (the cold start includes
  * communicator setup), timed `reps` times with every device synchronised,
  * and checked: after the all-reduce every element equals n(n+1)/2 when rank r
@@ -18,9 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../bench/bench-internal.h"
+#include "bench-internal.h"
 #include "../core/internal.h"
-#include "cuda_internal.h"
+#include "backend-cuda.h"
 
 #define MAX_RANKS 16
 
