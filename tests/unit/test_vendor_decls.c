@@ -5,8 +5,10 @@
  * does not compile. OpenCL and CLBlast headers come from Debian
  * (opencl-c-headers, libclblast-dev); the CUDA toolkit's cuda.h, cublas_api.h
  * and nccl.h are used when tests/CMakeLists.txt found /usr/local/cuda/include
- * (GA_HAVE_CUDA_HEADERS). The run-time test only reports which sets were
- * checked, and skips when none was.
+ * (GA_HAVE_CUDA_HEADERS). HIP, rocBLAS and ROCm SMI are checked in
+ * test_vendor_decls_amd.c: HIP's vector types clash with CUDA's in one
+ * translation unit. The run-time test only reports which sets were checked,
+ * and skips when none was.
  */
 #include <setjmp.h>
 #include <stdarg.h>
