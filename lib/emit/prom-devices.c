@@ -360,12 +360,12 @@ static bool intel_clk_max(const struct ga_accel *a, double *v)
 	return true;
 }
 
-void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
+/* Identity, memory, utilization, temperature, power and energy. */
+static void render_identity(struct ga_pw *w, const struct ga_node *n)
 {
 	ga_pw_family(w, "gpuaudit_gpu_info", "info", NULL,
 	             "One series per accelerator: vendor, model, UUID, driver and compute capability or gfx "
-	             "target "
-	             "(value 1).");
+	             "target (value 1).");
 	for (size_t i = 0; i < n->n_accelerators; i++) {
 		const struct ga_accel *a = &n->accelerators[i];
 		ga_pw_begin(w);
@@ -410,6 +410,11 @@ void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
 		dev_labels(w, &n->accelerators[i], i);
 		ga_pw_value(w, v);
 	}
+}
+
+/* Clock frequencies and NVML clock event (throttle) reasons. */
+static void render_clocks(struct ga_pw *w, const struct ga_node *n)
+{
 	static const struct sub clocks[] = {
 		{ "sm", nv_clk_sm },
 		{ "memory", nv_clk_mem },
@@ -449,7 +454,11 @@ void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
 		dev_labels(w, a, i);
 		ga_pw_valueu(w, a->nvml->clock_event_reasons.v);
 	}
+}
 
+/* The PCIe link: generation, width, degradation, replays. */
+static void render_pcie(struct ga_pw *w, const struct ga_node *n)
+{
 	dev_family(w, n, "gpuaudit_gpu_pcie_link_generation", NULL, "PCIe generation the link runs at now.",
 	           get_gen);
 	dev_family(w, n, "gpuaudit_gpu_pcie_link_max_generation", NULL,
@@ -472,7 +481,11 @@ void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
 		dev_labels(w, &n->accelerators[i], i);
 		ga_pw_value(w, v);
 	}
+}
 
+/* Device memory health: ECC, retired pages, remapped rows. */
+static void render_memory_health(struct ga_pw *w, const struct ga_node *n)
+{
 	static const struct sub ecc[] = {
 		{ "corrected", nv_ecc_c_agg },
 		{ "uncorrected", nv_ecc_u_agg },
@@ -505,6 +518,11 @@ void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
 	           get_remap_pending);
 	dev_family(w, n, "gpuaudit_gpu_row_remap_failed", NULL,
 	           "1 when a row remap failed (replace the GPU).", get_remap_failure);
+}
+
+/* Modes, NVLinks and AMD's bad pages and RAS counts. */
+static void render_modes(struct ga_pw *w, const struct ga_node *n)
+{
 	dev_family(w, n, "gpuaudit_gpu_persistence_mode", NULL, "1 when NVIDIA persistence mode is on.",
 	           get_persistence);
 	dev_family(w, n, "gpuaudit_gpu_mig_enabled", NULL, "1 when MIG mode is enabled.", get_mig);
@@ -538,7 +556,11 @@ void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
 			}
 		}
 	}
+}
 
+/* Devices the vendor library or the device nodes say are broken. */
+static void render_errors(struct ga_pw *w, const struct ga_node *n)
+{
 	ga_pw_family(w, "gpuaudit_gpu_device_error", "gauge", NULL,
 	             "1 when the vendor library reported the device itself failed (\"GPU is lost\"), with "
 	             "its text.");
@@ -560,4 +582,14 @@ void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
 		dev_labels(w, a, i);
 		ga_pw_valueu(w, a->missing_nodes.n);
 	}
+}
+
+void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
+{
+	render_identity(w, n);
+	render_clocks(w, n);
+	render_pcie(w, n);
+	render_memory_health(w, n);
+	render_modes(w, n);
+	render_errors(w, n);
 }

@@ -19,6 +19,43 @@
 
 /* --- node-level families --- */
 
+/* The vendor libraries (NVML, ROCm SMI): whether they answered, and NVML's versions and count. */
+static void render_vendor_libs(struct ga_pw *w, const struct ga_node *n)
+{
+	ga_pw_family(w, "gpuaudit_vendor_library_up", "gauge", NULL,
+	             "1 when the vendor library (NVML, ROCm SMI) answered in the last collection, 0 when it "
+	             "failed or "
+	             "timed out; absent when not attempted.");
+	if (n->nvml) {
+		ga_pw_begin(w);
+		ga_pw_label(w, "library", "nvml");
+		ga_pw_value(w, n->nvml->error || (n->nvml->timed_out.set && n->nvml->timed_out.v) ? 0 : 1);
+	}
+	if (n->rocm_smi) {
+		ga_pw_begin(w);
+		ga_pw_label(w, "library", "rocm_smi");
+		ga_pw_value(w, n->rocm_smi->error || (n->rocm_smi->timed_out.set && n->rocm_smi->timed_out.v)
+		                       ? 0
+		                       : 1);
+	}
+	if (n->nvml && !n->nvml->error && (n->nvml->driver_version || n->nvml->cuda_driver_version)) {
+		ga_pw_family(w, "gpuaudit_nvml_info", "info", NULL,
+		             "NVML's driver, CUDA driver API and NVML versions (value 1).");
+		ga_pw_begin(w);
+		ga_pw_label(w, "driver_version", n->nvml->driver_version ? n->nvml->driver_version : "");
+		ga_pw_label(w, "cuda_version",
+		            n->nvml->cuda_driver_version ? n->nvml->cuda_driver_version : "");
+		ga_pw_label(w, "nvml_version", n->nvml->nvml_version ? n->nvml->nvml_version : "");
+		ga_pw_value(w, 1);
+	}
+	if (n->nvml && n->nvml->device_count.set) {
+		ga_pw_family(w, "gpuaudit_nvml_devices", "gauge", NULL,
+		             "GPUs NVML counts (nvmlDeviceGetCount).");
+		ga_pw_begin(w);
+		ga_pw_valueu(w, n->nvml->device_count.v);
+	}
+}
+
 static void render_node(struct ga_pw *w, const struct ga_prom_input *in)
 {
 	const struct ga_node *n = in->node;
@@ -90,40 +127,7 @@ static void render_node(struct ga_pw *w, const struct ga_prom_input *in)
 			ga_pw_valueu(w, exp->v);
 		}
 	}
-
-	/* vendor libraries */
-	ga_pw_family(w, "gpuaudit_vendor_library_up", "gauge", NULL,
-	             "1 when the vendor library (NVML, ROCm SMI) answered in the last collection, 0 when it "
-	             "failed or "
-	             "timed out; absent when not attempted.");
-	if (n->nvml) {
-		ga_pw_begin(w);
-		ga_pw_label(w, "library", "nvml");
-		ga_pw_value(w, n->nvml->error || (n->nvml->timed_out.set && n->nvml->timed_out.v) ? 0 : 1);
-	}
-	if (n->rocm_smi) {
-		ga_pw_begin(w);
-		ga_pw_label(w, "library", "rocm_smi");
-		ga_pw_value(w, n->rocm_smi->error || (n->rocm_smi->timed_out.set && n->rocm_smi->timed_out.v)
-		                       ? 0
-		                       : 1);
-	}
-	if (n->nvml && !n->nvml->error && (n->nvml->driver_version || n->nvml->cuda_driver_version)) {
-		ga_pw_family(w, "gpuaudit_nvml_info", "info", NULL,
-		             "NVML's driver, CUDA driver API and NVML versions (value 1).");
-		ga_pw_begin(w);
-		ga_pw_label(w, "driver_version", n->nvml->driver_version ? n->nvml->driver_version : "");
-		ga_pw_label(w, "cuda_version",
-		            n->nvml->cuda_driver_version ? n->nvml->cuda_driver_version : "");
-		ga_pw_label(w, "nvml_version", n->nvml->nvml_version ? n->nvml->nvml_version : "");
-		ga_pw_value(w, 1);
-	}
-	if (n->nvml && n->nvml->device_count.set) {
-		ga_pw_family(w, "gpuaudit_nvml_devices", "gauge", NULL,
-		             "GPUs NVML counts (nvmlDeviceGetCount).");
-		ga_pw_begin(w);
-		ga_pw_valueu(w, n->nvml->device_count.v);
-	}
+	render_vendor_libs(w, n);
 }
 
 static const char *gpu_of_address(const struct ga_node *n, const char *addr, char *buf, size_t len)
