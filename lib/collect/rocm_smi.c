@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../dl/dl.h"
 #include "../dl/rocm_smi_types.h"
 #include "gpuaudit/vendor.h"
 
@@ -38,13 +39,9 @@ struct rsmi_fns {
 };
 
 // clang-format off
-#define SYM(field, name, req) { name, offsetof(struct rsmi_fns, field), req }
+#define SYM(field, name, req) { { name }, offsetof(struct rsmi_fns, field), req }
 // clang-format on
-static const struct {
-	const char *name;
-	size_t off;
-	bool required;
-} symbols[] = {
+static const struct ga_dl_sym symbols[] = {
 	SYM(init, "rsmi_init", true),
 	SYM(shut_down, "rsmi_shut_down", true),
 	SYM(num_monitor_devices, "rsmi_num_monitor_devices", true),
@@ -199,17 +196,13 @@ int ga_rocm_smi_collect_from(struct ga_ctx *ctx, const char *const *sonames, str
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < GA_ARRAY_SIZE(symbols); i++) {
-		void *p = dlsym(h, symbols[i].name);
-		if (!p && symbols[i].required) {
-			char text[128];
-			memset(&f, 0, sizeof(f)); /* publish nothing from a partial table */
-			snprintf(text, sizeof(text), "missing symbol: %s", symbols[i].name);
-			err = set_error(r, NULL, "dlsym", 0, text);
-			goto out;
-		}
-		/* POSIX guarantees that a data pointer from dlsym converts to a function pointer. */
-		memcpy((char *)&f + symbols[i].off, &p, sizeof(p));
+	size_t bound = ga_dl_bind(h, symbols, GA_ARRAY_SIZE(symbols), &f);
+	if (bound < GA_ARRAY_SIZE(symbols)) {
+		char text[128];
+		memset(&f, 0, sizeof(f)); /* publish nothing from a partial table */
+		snprintf(text, sizeof(text), "missing symbol: %s", symbols[bound].names[0]);
+		err = set_error(r, NULL, "dlsym", 0, text);
+		goto out;
 	}
 	ga_rsmi_version_t v;
 	memset(&v, 0, sizeof(v));
