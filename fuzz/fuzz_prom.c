@@ -1,7 +1,7 @@
 /*
  * fuzz_prom.c - the Prometheus writer's input-facing parts on arbitrary bytes:
- * the Accept-header negotiation (first line), label-value escaping (each
- * line as a hostname and a model) and the kernel-event counter (each line as
+ * serve's Accept-header negotiation (first line), label-value escaping (each
+ * line as a hostname and a model) and the kernel-event counter (lib/analyze; each line as
  * a log line, read twice: the second read must count nothing new). The
  * exposition must stay line-structured: no raw newline inside a sample, every
  * line a comment or a gpuaudit_ sample, and escaping must round-trip.
@@ -10,6 +10,7 @@
 
 #include "fuzz.h"
 #include "gpuaudit/prom.h"
+#include "serve-accept.h"
 
 /* Undo ga_prom_label_escape; -1 on a bad escape. */
 static int unescape(const char *s, size_t n, char *out)

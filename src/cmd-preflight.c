@@ -801,10 +801,7 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 			p.scan_paths[p.n_scan++] = optarg;
 			break;
 		case 'B': {
-			bool known = !strcmp(optarg, "auto");
-			for (size_t i = 0; ga_gemm_backends[i]; i++)
-				known |= !strcmp(ga_gemm_backends[i]->name, optarg);
-			if (!known)
+			if (!ga_warmup_backend_known(optarg))
 				return cli_error(
 				        cli, "preflight", EXIT_USAGE,
 				        "--warmup-backend wants auto, cuda, hip, opencl, cblas or cpu, not "

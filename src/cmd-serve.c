@@ -34,6 +34,7 @@
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/prom.h"
+#include "serve-accept.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9747"
 #define MAX_BODY (8u << 20) /* cap on any one rendering */

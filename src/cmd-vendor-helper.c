@@ -1,7 +1,7 @@
 /*
  * cmd-vendor-helper.c - the hidden "__vendor-helper NAME" mode: call one
  * vendor library in this (disposable) process and print its view as JSON.
- * The parent (lib/vendor/isolate.c) gives it a deadline and kills it if the
+ * The parent (lib/collect/isolate.c) gives it a deadline and kills it if the
  * library hangs; each call's name is written first into the progress page the
  * parent shares as fd 3, so the parent can say which call hung.
  */

@@ -131,8 +131,30 @@ extern const struct ga_bench_backend ga_bench_opencl;
 extern const struct ga_bench_backend ga_bench_clblast;
 extern const struct ga_bench_backend ga_bench_cuda;
 extern const struct ga_bench_backend ga_bench_hip;
-/* NULL-terminated, in preference order. */
-extern const struct ga_bench_backend *const ga_bench_backends[];
+/*
+ * What a backend of the registry can do. GEMM/STREAM/TRANSFER/PEER say which
+ * of the ops above it fills; WARMUP: preflight's warm-up may use it (its GEMM
+ * on a GPU device); CPU: its device is the host CPU and counts for the warm-up.
+ */
+enum ga_bench_cap {
+	GA_BENCH_CAP_GEMM = 1u << 0,
+	GA_BENCH_CAP_STREAM = 1u << 1,
+	GA_BENCH_CAP_TRANSFER = 1u << 2,
+	GA_BENCH_CAP_PEER = 1u << 3,
+	GA_BENCH_CAP_WARMUP = 1u << 4,
+	GA_BENCH_CAP_CPU = 1u << 5,
+};
+struct ga_bench_entry {
+	const struct ga_bench_backend *backend; /* NULL ends the registry */
+	unsigned caps;                          /* enum ga_bench_cap bits */
+};
+/*
+ * The one registry of compute backends, in preference order (bench, smoke and
+ * the warm-up all walk it), ended by an entry with a NULL backend.
+ */
+extern const struct ga_bench_entry ga_bench_registry[];
+/* The registry entry of a backend, NULL when it is not registered. */
+const struct ga_bench_entry *ga_bench_entry_of(const struct ga_bench_backend *be);
 
 /*
  * Apply a filter like GPUAUDIT_BACKENDS: comma-separated names; "-name"

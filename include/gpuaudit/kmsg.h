@@ -168,6 +168,62 @@ uint64_t ga_health_events(const struct ga_health *h);
 int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const struct ga_health_opts *o,
                        struct ga_findings *out, uint64_t *ret_in_window);
 
+/*
+ * --- kernel-event counters (lib/analyze/kev_counter.c) ---
+ * They accumulate events across repeated reads of the same kernel log so
+ * that an exposed counter (prom.h) only ever grows within a process.
+ */
+
+#define GA_KEV_SERIES_MAX 1024 /* distinct (kind, code, device, severity) series kept */
+
+struct ga_kev_series {
+	enum ga_kev_kind kind;
+	struct ga_ou64 code;
+	char address[16];
+	enum ga_severity severity; /* the catalogue's, before any policy override */
+	uint64_t count;
+};
+
+/*
+ * Counts of kernel-log events by kind, code, PCI address and severity, accumulated over
+ * repeated reads of a log that still holds what was read before (the kmsg
+ * ring buffer, a growing file). A read counts only events newer than the last
+ * read's newest (by boot time; ties and untimed lines by their position), so
+ * each event is counted once. A new boot id starts the high-water mark over
+ * but keeps the counts. Events past GA_KEV_SERIES_MAX series go to `dropped`.
+ */
+struct ga_kev_counter {
+	struct ga_kev_series *v;
+	size_t n;
+	uint64_t dropped;
+	uint64_t reads;
+	char *boot_id;
+	/* high-water mark of what was counted */
+	bool mark_set;
+	double mark_boot_s;
+	uint64_t at_mark;      /* events counted whose time is exactly mark_boot_s */
+	uint64_t untimed_seen; /* events without a time counted so far */
+	/* the read in progress */
+	bool in_read;
+	bool read_max_set;
+	double read_max_s;
+	uint64_t read_at_max;
+	uint64_t read_at_mark;
+	uint64_t read_untimed;
+	struct ga_kparse parse;
+};
+
+void ga_kev_counter_init(struct ga_kev_counter *c);
+void ga_kev_counter_release(struct ga_kev_counter *c);
+/* Start a read of the log of boot BOOT_ID (NULL: unknown, same as before). 0 / -ENOMEM. */
+int ga_kev_counter_begin(struct ga_kev_counter *c, const char *boot_id);
+/* Feed one line (a ga_kline_fn, udata = the counter). 0 / -ENOMEM. */
+int ga_kev_counter_line(void *c, const char *line, size_t len);
+/* Feed one parsed event: 1 counted, 0 already counted before. */
+int ga_kev_counter_add(struct ga_kev_counter *c, const struct ga_kevent *ev);
+/* Finish the read: move the high-water mark. */
+void ga_kev_counter_end(struct ga_kev_counter *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,9 +3,10 @@
  * matrix product on the best backend available, checked against a float64
  * CPU reference on random data.
  *
- * Backends are a tiny ops table in order of preference: the GPU backends of
- * `gpuaudit bench` (CUDA + cuBLAS, HIP + rocBLAS, OpenCL's built-in kernel on a
- * GPU device), then CPU BLAS, then a plain C loop that always runs.
+ * Backends are a tiny ops table in order of preference: the entries of the
+ * bench registry (ga_bench_registry in bench.h) marked GA_BENCH_CAP_WARMUP, in
+ * the registry's order (CUDA + cuBLAS, HIP + rocBLAS, OpenCL's built-in kernel
+ * on a GPU device, CPU BLAS), then a plain C loop that always runs.
  */
 #ifndef GPUAUDIT_WARMUP_H
 #define GPUAUDIT_WARMUP_H
@@ -41,8 +42,10 @@ int ga_gemm_once(const struct ga_gemm_backend *be, size_t n, const float *a, con
                  char *why, size_t why_len);
 
 extern const struct ga_gemm_backend ga_gemm_cpu;
-/* The backends in order of preference, NULL-terminated. */
-extern const struct ga_gemm_backend *const ga_gemm_backends[];
+/* At most this many warm-up backends (the registry's plus "cpu"). */
+#define GA_WARMUP_MAX_BACKENDS 16
+/* name is "auto", "cpu" or a registry backend the warm-up may use. */
+bool ga_warmup_backend_known(const char *name);
 
 struct ga_warmup_result {
 	const char *backend; /* the one used; NULL when none could run */

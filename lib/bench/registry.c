@@ -1,7 +1,8 @@
 /*
- * registry.c - the compute backends the benchmarks know, in preference order,
- * and the GPUAUDIT_BACKENDS-style filter over them. No constructors: the
- * table is the registration.
+ * registry.c - the compute backends the benchmarks and the warm-up know, in
+ * preference order, with what each can do (capability bits), and the
+ * GPUAUDIT_BACKENDS-style filter over them. No constructors: the table is the
+ * registration, and the only list of backends in the library.
  */
 #include <errno.h>
 #include <string.h>
@@ -9,16 +10,36 @@
 #include "../core/internal.h"
 #include "gpuaudit/bench.h"
 
-const struct ga_bench_backend *const ga_bench_backends[] = {
-	&ga_bench_cuda, &ga_bench_hip, &ga_bench_clblast, &ga_bench_opencl, &ga_bench_cblas, NULL,
+#define GEMM GA_BENCH_CAP_GEMM
+#define STREAM GA_BENCH_CAP_STREAM
+#define XFER GA_BENCH_CAP_TRANSFER
+#define PEER GA_BENCH_CAP_PEER
+#define WARMUP GA_BENCH_CAP_WARMUP
+#define CPU GA_BENCH_CAP_CPU
+const struct ga_bench_entry ga_bench_registry[] = {
+	{ &ga_bench_cuda, GEMM | STREAM | XFER | PEER | WARMUP },
+	{ &ga_bench_hip, GEMM | XFER | WARMUP },
+	/* the same OpenCL devices as "opencl": the warm-up uses the built-in kernel there */
+	{ &ga_bench_clblast, GEMM },
+	{ &ga_bench_opencl, GEMM | STREAM | XFER | WARMUP },
+	{ &ga_bench_cblas, GEMM | STREAM | WARMUP | CPU },
+	{ NULL, 0 },
 };
+
+const struct ga_bench_entry *ga_bench_entry_of(const struct ga_bench_backend *be)
+{
+	for (size_t i = 0; ga_bench_registry[i].backend; i++)
+		if (ga_bench_registry[i].backend == be)
+			return &ga_bench_registry[i];
+	return NULL;
+}
 
 static const struct ga_bench_backend *find(const char *name, size_t len)
 {
-	for (size_t i = 0; ga_bench_backends[i]; i++)
-		if (strlen(ga_bench_backends[i]->name) == len &&
-		    !strncmp(ga_bench_backends[i]->name, name, len))
-			return ga_bench_backends[i];
+	for (size_t i = 0; ga_bench_registry[i].backend; i++)
+		if (strlen(ga_bench_registry[i].backend->name) == len &&
+		    !strncmp(ga_bench_registry[i].backend->name, name, len))
+			return ga_bench_registry[i].backend;
 	return NULL;
 }
 
@@ -26,7 +47,7 @@ int ga_bench_backends_select(struct ga_ctx *ctx, const char *filter, const struc
                              size_t max)
 {
 	size_t total = 0;
-	while (ga_bench_backends[total])
+	while (ga_bench_registry[total].backend)
 		total++;
 	bool keep[16] = { 0 }, any_plus = false;
 	if (total > GA_ARRAY_SIZE(keep))
@@ -49,7 +70,7 @@ int ga_bench_backends_select(struct ga_ctx *ctx, const char *filter, const struc
 				        "unknown backend '%.*s' (known: cuda, hip, clblast, opencl, cblas)",
 				        (int)nlen, name);
 			for (size_t i = 0; i < total; i++)
-				if (ga_bench_backends[i] == b) {
+				if (ga_bench_registry[i].backend == b) {
 					if (minus)
 						keep[i] = false;
 					else
@@ -65,7 +86,7 @@ int ga_bench_backends_select(struct ga_ctx *ctx, const char *filter, const struc
 		if (!keep[i] || (any_plus && !plus[i]))
 			continue;
 		if (n < max)
-			out[n] = ga_bench_backends[i];
+			out[n] = ga_bench_registry[i].backend;
 		n++;
 	}
 	if (n < max)

@@ -17,13 +17,13 @@ static const char *const interesting_modules[] = {
 	"ib_core", "ib_uverbs",  "vfio_pci",
 };
 
-void ga_collect_modules(struct cl *c)
+void ga_collect_modules(struct ga_col *c)
 {
 	struct ga_node *n = c->node;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
 	const char *source = NULL;
-	if (cl_read(c, CL_OPT, &b, "proc/modules") == 0) {
+	if (ga_col_read(c, GA_COL_OPT, &b, "proc/modules") == 0) {
 		source = "/proc/modules";
 		char *save = NULL;
 		for (char *line = strtok_r(b.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -31,7 +31,7 @@ void ga_collect_modules(struct cl *c)
 			for (size_t i = 0; i < GA_ARRAY_SIZE(interesting_modules); i++)
 				if (!strcmp(line, interesting_modules[i]) &&
 				    !ga_strv_contains(&n->modules, line))
-					cl_strv_push(c, &n->modules, line);
+					ga_col_strv_push(c, &n->modules, line);
 		}
 	} else if (ga_fs_is_dir(c->ctx, "sys/module")) {
 		/* No module support (or no procfs): built-in drivers still show in /sys/module. */
@@ -40,48 +40,48 @@ void ga_collect_modules(struct cl *c)
 			char p[128];
 			snprintf(p, sizeof(p), "sys/module/%s", interesting_modules[i]);
 			if (ga_fs_is_dir(c->ctx, p))
-				cl_strv_push(c, &n->modules, interesting_modules[i]);
+				ga_col_strv_push(c, &n->modules, interesting_modules[i]);
 		}
 	}
 	ga_buf_release(&b);
 	if (source) {
 		n->modules_source = ga_strdup(source);
-		cl_ok(c, n->modules_source);
+		ga_col_ok(c, n->modules_source);
 	}
 }
 
 /* --- drivers ---------------------------------------------------------------- */
 
-static struct ga_driver *driver_get(struct cl *c, const char *name)
+static struct ga_driver *driver_get(struct ga_col *c, const char *name)
 {
 	struct ga_node *n = c->node;
 	for (size_t i = 0; i < n->n_drivers; i++)
 		if (!strcmp(n->drivers[i].name, name))
 			return &n->drivers[i];
 	struct ga_driver *d = ga_array_push((void **)&n->drivers, &n->n_drivers, sizeof(*d));
-	if (!cl_ok(c, d))
+	if (!ga_col_ok(c, d))
 		return NULL;
 	d->name = ga_strdup(name);
-	if (!cl_ok(c, d->name))
+	if (!ga_col_ok(c, d->name))
 		return NULL;
 	GA_SET(d->loaded, ga_strv_contains(&n->modules, name));
-	cl_attr(c, CL_OPT, &d->module_version, "sys/module/%s/version", name);
+	ga_col_attr(c, GA_COL_OPT, &d->module_version, "sys/module/%s/version", name);
 	return d;
 }
 
 /* "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build ..." */
-static void nvidia_proc_version(struct cl *c, struct ga_driver *d)
+static void nvidia_proc_version(struct ga_col *c, struct ga_driver *d)
 {
 	char *text = NULL;
-	if (cl_attr(c, CL_OPT, &text, "proc/driver/nvidia/version") < 0)
+	if (ga_col_attr(c, GA_COL_OPT, &text, "proc/driver/nvidia/version") < 0)
 		return;
 	const char *p = strstr(text, "Kernel Module");
 	if (!p) {
-		cl_gap(c, "proc/driver/nvidia/version", "unparsable");
+		ga_col_gap(c, "proc/driver/nvidia/version", "unparsable");
 		goto out;
 	}
 	d->flavor = ga_strdup(strstr(text, "Open Kernel Module") ? "open" : "proprietary");
-	cl_ok(c, d->flavor);
+	ga_col_ok(c, d->flavor);
 	p += strlen("Kernel Module");
 	while (*p == ' ')
 		p++;
@@ -93,16 +93,16 @@ static void nvidia_proc_version(struct cl *c, struct ga_driver *d)
 	}
 	size_t len = strcspn(p, " \t\n");
 	if (len == 0 || len > 32) {
-		cl_gap(c, "proc/driver/nvidia/version", "unparsable");
+		ga_col_gap(c, "proc/driver/nvidia/version", "unparsable");
 		goto out;
 	}
 	d->proc_version = ga_strndup(p, len);
-	cl_ok(c, d->proc_version);
+	ga_col_ok(c, d->proc_version);
 out:
 	ga_free(text);
 }
 
-static void drivers(struct cl *c)
+static void drivers(struct ga_col *c)
 {
 	struct ga_node *n = c->node;
 	bool nv = ga_strv_contains(&n->modules, "nvidia") || ga_fs_is_dir(c->ctx, "proc/driver/nvidia");
@@ -117,7 +117,7 @@ static void drivers(struct cl *c)
 		const char *v = d->proc_version ? d->proc_version : d->module_version;
 		d->version = ga_strdup(v);
 		if (v)
-			cl_ok(c, d->version);
+			ga_col_ok(c, d->version);
 	}
 	static const char *const others[] = { "amdgpu", "i915", "xe", "habanalabs" };
 	for (size_t k = 0; k < GA_ARRAY_SIZE(others); k++) {
@@ -133,46 +133,46 @@ static void drivers(struct cl *c)
 		 * are the kernel's own. */
 		const char *v = d->module_version ? d->module_version : n->host.kernel_release;
 		d->flavor = ga_strdup(d->module_version ? "out-of-tree" : "in-tree");
-		cl_ok(c, d->flavor);
+		ga_col_ok(c, d->flavor);
 		if (v) {
 			d->version = ga_strdup(v);
-			cl_ok(c, d->version);
+			ga_col_ok(c, d->version);
 		}
 	}
 }
 
 /* --- device nodes ----------------------------------------------------------- */
 
-static void dev_nodes(struct cl *c)
+static void dev_nodes(struct ga_col *c)
 {
 	struct ga_node *n = c->node;
 	char **names = NULL;
-	if (cl_list(c, &names, NULL, "dev") < 0)
+	if (ga_col_list(c, &names, NULL, "dev") < 0)
 		return;
 	for (char **p = names; *p; p++) {
 		char path[300];
 		if (ga_startswith(*p, "nvidia") || !strcmp(*p, "kfd")) {
 			if (!strcmp(*p, "nvidia-caps")) {
 				char **caps = NULL;
-				if (cl_list(c, &caps, NULL, "dev/nvidia-caps") == 0) {
+				if (ga_col_list(c, &caps, NULL, "dev/nvidia-caps") == 0) {
 					for (char **q = caps; *q; q++) {
 						snprintf(path, sizeof(path), "/dev/nvidia-caps/%s", *q);
-						cl_strv_push(c, &n->device_nodes, path);
+						ga_col_strv_push(c, &n->device_nodes, path);
 					}
 					ga_strv_free(caps);
 				}
 				continue;
 			}
 			snprintf(path, sizeof(path), "/dev/%s", *p);
-			cl_strv_push(c, &n->device_nodes, path);
+			ga_col_strv_push(c, &n->device_nodes, path);
 		} else if (!strcmp(*p, "dri") || !strcmp(*p, "accel")) {
 			char **sub = NULL;
-			if (cl_list(c, &sub, NULL, "dev/%s", *p) == 0) {
+			if (ga_col_list(c, &sub, NULL, "dev/%s", *p) == 0) {
 				for (char **q = sub; *q; q++) {
 					if (!strcmp(*q, "by-path"))
 						continue;
 					snprintf(path, sizeof(path), "/dev/%s/%s", *p, *q);
-					cl_strv_push(c, &n->device_nodes, path);
+					ga_col_strv_push(c, &n->device_nodes, path);
 				}
 				ga_strv_free(sub);
 			}
@@ -181,31 +181,31 @@ static void dev_nodes(struct cl *c)
 	ga_strv_free(names);
 }
 
-static void expect_node(struct cl *c, struct ga_accel *a, const char *path)
+static void expect_node(struct ga_col *c, struct ga_accel *a, const char *path)
 {
 	if (ga_strv_contains(&c->node->device_nodes, path))
-		cl_strv_push(c, &a->device_nodes, path);
+		ga_col_strv_push(c, &a->device_nodes, path);
 	else
-		cl_strv_push(c, &a->missing_nodes, path);
+		ga_col_strv_push(c, &a->missing_nodes, path);
 }
 
 /* --- per vendor ----------------------------------------------------------- */
 
-static void nvidia(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd)
+static void nvidia(struct ga_col *c, struct ga_accel *a, const struct ga_pci_dev *pd)
 {
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	if (cl_read(c, pd->driver && !strcmp(pd->driver, "nvidia") ? CL_REQ : CL_OPT, &b,
-	            "proc/driver/nvidia/gpus/%s/information", pd->address) == 0) {
-		a->model = cl_kv(b.data, "Model", ':');
-		a->uuid = cl_kv(b.data, "GPU UUID", ':');
-		a->vbios_version = cl_kv(b.data, "Video BIOS", ':');
-		char *minor = cl_kv(b.data, "Device Minor", ':');
+	if (ga_col_read(c, pd->driver && !strcmp(pd->driver, "nvidia") ? GA_COL_REQ : GA_COL_OPT, &b,
+	                "proc/driver/nvidia/gpus/%s/information", pd->address) == 0) {
+		a->model = ga_col_kv(b.data, "Model", ':');
+		a->uuid = ga_col_kv(b.data, "GPU UUID", ':');
+		a->vbios_version = ga_col_kv(b.data, "Video BIOS", ':');
+		char *minor = ga_col_kv(b.data, "Device Minor", ':');
 		uint64_t m;
 		if (minor && ga_parse_u64(minor, 10, &m) == 0)
 			GA_SET(a->minor, m);
 		ga_free(minor);
-		char *ex = cl_kv(b.data, "GPU Excluded", ':');
+		char *ex = ga_col_kv(b.data, "GPU Excluded", ':');
 		if (ex)
 			GA_SET(a->excluded, !strcmp(ex, "Yes"));
 		ga_free(ex);
@@ -227,14 +227,14 @@ static void nvidia(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd
 	if (nvswitches) {
 		char h[32];
 		snprintf(h, sizeof(h), "nvswitch:%zu", nvswitches);
-		cl_strv_push(c, &a->interconnect, h);
+		ga_col_strv_push(c, &a->interconnect, h);
 	}
 }
 
-static void drm_minors(struct cl *c, struct ga_accel *a, const char *phys, char **ret_card)
+static void drm_minors(struct ga_col *c, struct ga_accel *a, const char *phys, char **ret_card)
 {
 	char **names = NULL;
-	if (cl_list(c, &names, NULL, "%s/drm", phys) < 0)
+	if (ga_col_list(c, &names, NULL, "%s/drm", phys) < 0)
 		return;
 	for (char **p = names; *p; p++) {
 		if (ga_startswith(*p, "renderD")) {
@@ -243,14 +243,14 @@ static void drm_minors(struct cl *c, struct ga_accel *a, const char *phys, char 
 			expect_node(c, a, path);
 		} else if (ga_startswith(*p, "card") && !*ret_card) {
 			*ret_card = ga_strdup(*p);
-			cl_ok(c, *ret_card);
+			ga_col_ok(c, *ret_card);
 		}
 	}
 	ga_strv_free(names);
 }
 
 /* KFD topology node of this GPU, matched on PCI location; returns its index or -1. */
-static void amd_kfd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd)
+static void amd_kfd(struct ga_col *c, struct ga_accel *a, const struct ga_pci_dev *pd)
 {
 	unsigned dom, bus, dev, fn;
 	if (sscanf(pd->address, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
@@ -258,18 +258,18 @@ static void amd_kfd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *p
 	uint64_t loc = ((uint64_t)bus << 8) | ((uint64_t)dev << 3) | fn;
 	const char *topo = "sys/class/kfd/kfd/topology/nodes";
 	char **nodes = NULL;
-	if (cl_list(c, &nodes, NULL, "%s", topo) < 0)
+	if (ga_col_list(c, &nodes, NULL, "%s", topo) < 0)
 		return;
 	for (char **p = nodes; *p; p++) {
 		struct ga_buf b;
 		ga_buf_init(&b, 0);
-		if (cl_read(c, CL_OPT, &b, "%s/%s/properties", topo, *p) < 0) {
+		if (ga_col_read(c, GA_COL_OPT, &b, "%s/%s/properties", topo, *p) < 0) {
 			ga_buf_release(&b);
 			continue;
 		}
-		char *lv = cl_kv(b.data, "location_id", ' ');
-		char *dv = cl_kv(b.data, "domain", ' ');
-		char *gv = cl_kv(b.data, "gfx_target_version", ' ');
+		char *lv = ga_col_kv(b.data, "location_id", ' ');
+		char *dv = ga_col_kv(b.data, "domain", ' ');
+		char *gv = ga_col_kv(b.data, "gfx_target_version", ' ');
 		uint64_t l, d = 0, g;
 		bool match = lv && ga_parse_u64(lv, 10, &l) == 0 && l == loc &&
 		             (!dv || (ga_parse_u64(dv, 10, &d) == 0 && d == dom));
@@ -278,18 +278,18 @@ static void amd_kfd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *p
 			snprintf(t, sizeof(t), "gfx%llu%llx%llx", (unsigned long long)(g / 10000),
 			         (unsigned long long)((g / 100) % 100), (unsigned long long)(g % 100));
 			a->gfx_target = ga_strdup(t);
-			cl_ok(c, a->gfx_target);
+			ga_col_ok(c, a->gfx_target);
 		}
 		if (match) {
 			char **links = NULL;
 			size_t xgmi = 0;
-			if (cl_list(c, &links, NULL, "%s/%s/io_links", topo, *p) == 0) {
+			if (ga_col_list(c, &links, NULL, "%s/%s/io_links", topo, *p) == 0) {
 				for (char **q = links; *q; q++) {
 					struct ga_buf lb;
 					ga_buf_init(&lb, 0);
-					if (cl_read(c, CL_OPT, &lb, "%s/%s/io_links/%s/properties", topo, *p,
-					            *q) == 0) {
-						char *ty = cl_kv(lb.data, "type", ' ');
+					if (ga_col_read(c, GA_COL_OPT, &lb, "%s/%s/io_links/%s/properties",
+					                topo, *p, *q) == 0) {
+						char *ty = ga_col_kv(lb.data, "type", ' ');
 						if (ty && !strcmp(ty, "11"))
 							xgmi++;
 						ga_free(ty);
@@ -301,7 +301,7 @@ static void amd_kfd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *p
 			if (xgmi) {
 				char h[32];
 				snprintf(h, sizeof(h), "xgmi:%zu", xgmi);
-				cl_strv_push(c, &a->interconnect, h);
+				ga_col_strv_push(c, &a->interconnect, h);
 			}
 		}
 		ga_free(lv);
@@ -314,12 +314,12 @@ static void amd_kfd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *p
 	ga_strv_free(nodes);
 }
 
-static void amd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd, const char *phys)
+static void amd(struct ga_col *c, struct ga_accel *a, const struct ga_pci_dev *pd, const char *phys)
 {
-	cl_attr_u64(c, CL_OPT, &a->memory_bytes, "%s/mem_info_vram_total", phys);
-	cl_attr(c, CL_OPT, &a->vbios_version, "%s/vbios_version", phys);
+	ga_col_attr_u64(c, GA_COL_OPT, &a->memory_bytes, "%s/mem_info_vram_total", phys);
+	ga_col_attr(c, GA_COL_OPT, &a->vbios_version, "%s/vbios_version", phys);
 	char *product = NULL;
-	if (cl_attr(c, CL_OPT, &product, "%s/product_name", phys) == 0 && *product && !a->model)
+	if (ga_col_attr(c, GA_COL_OPT, &product, "%s/product_name", phys) == 0 && *product && !a->model)
 		a->model = product;
 	else
 		ga_free(product);
@@ -332,7 +332,7 @@ static void amd(struct cl *c, struct ga_accel *a, const struct ga_pci_dev *pd, c
 	ga_collect_amd_depth(c, a, phys);
 }
 
-static void intel(struct cl *c, struct ga_accel *a, const char *phys)
+static void intel(struct ga_col *c, struct ga_accel *a, const char *phys)
 {
 	char *card = NULL;
 	drm_minors(c, a, phys, &card);
@@ -340,22 +340,23 @@ static void intel(struct cl *c, struct ga_accel *a, const char *phys)
 	char **names = NULL;
 	if (card) {
 		/* i915 (Intel's backport) reports local memory on the DRM minor; GTs under gt/. */
-		cl_attr_u64(c, CL_OPT, &a->memory_bytes, "%s/drm/%s/lmem_total_bytes", phys, card);
-		if (cl_list(c, &names, NULL, "%s/drm/%s/gt", phys, card) == 0)
+		ga_col_attr_u64(c, GA_COL_OPT, &a->memory_bytes, "%s/drm/%s/lmem_total_bytes", phys, card);
+		if (ga_col_list(c, &names, NULL, "%s/drm/%s/gt", phys, card) == 0)
 			for (char **p = names; *p; p++)
 				tiles += ga_startswith(*p, "gt");
 		ga_strv_free(names);
 		names = NULL;
 	}
 	/* xe: device/tile<T>/physical_vram_size_bytes */
-	if (cl_list(c, &names, NULL, "%s", phys) == 0) {
+	if (ga_col_list(c, &names, NULL, "%s", phys) == 0) {
 		uint64_t vram = 0, xe_tiles = 0;
 		for (char **p = names; *p; p++) {
 			if (!ga_startswith(*p, "tile"))
 				continue;
 			struct ga_ou64 v = { 0 };
 			xe_tiles++;
-			if (cl_attr_u64(c, CL_OPT, &v, "%s/%s/physical_vram_size_bytes", phys, *p) == 0 &&
+			if (ga_col_attr_u64(c, GA_COL_OPT, &v, "%s/%s/physical_vram_size_bytes", phys, *p) ==
+			            0 &&
 			    v.v <= (uint64_t)INT64_MAX - vram)
 				vram += v.v;
 		}
@@ -387,7 +388,7 @@ static const char *vendor_name(uint64_t v)
 	}
 }
 
-void ga_collect_accel(struct cl *c)
+void ga_collect_accel(struct ga_col *c)
 {
 	struct ga_node *n = c->node;
 	drivers(c);
@@ -397,20 +398,20 @@ void ga_collect_accel(struct cl *c)
 		if (strcmp(pd->kind, "accelerator") != 0)
 			continue;
 		struct ga_accel *a = ga_array_push((void **)&n->accelerators, &n->n_accelerators, sizeof(*a));
-		if (!cl_ok(c, a))
+		if (!ga_col_ok(c, a))
 			return;
 		GA_SET(a->index, n->n_accelerators - 1);
 		a->vendor = ga_strdup(vendor_name(pd->vendor_id.v));
 		a->address = ga_strdup(pd->address);
-		cl_ok(c, a->vendor);
-		cl_ok(c, a->address);
+		ga_col_ok(c, a->vendor);
+		ga_col_ok(c, a->address);
 		if (pd->driver) {
 			a->driver = ga_strdup(pd->driver);
-			cl_ok(c, a->driver);
+			ga_col_ok(c, a->driver);
 			for (size_t k = 0; k < n->n_drivers; k++)
 				if (!strcmp(n->drivers[k].name, pd->driver) && n->drivers[k].version) {
 					a->driver_version = ga_strdup(n->drivers[k].version);
-					cl_ok(c, a->driver_version);
+					ga_col_ok(c, a->driver_version);
 				}
 		}
 		a->numa_node = pd->numa_node;
@@ -430,7 +431,7 @@ void ga_collect_accel(struct cl *c)
 		ga_free(phys);
 		if (!a->model && pd->device_name) {
 			a->model = ga_strdup(pd->device_name);
-			cl_ok(c, a->model);
+			ga_col_ok(c, a->model);
 		}
 	}
 }

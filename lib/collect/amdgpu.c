@@ -23,7 +23,7 @@ static bool unsupported_err(int r)
  * Read phys/rel into *ret. Absence is silent; unsupported is recorded under
  * rel; any other failure is a gap. Returns 0 or the negative errno.
  */
-static int amd_read(struct cl *c, struct ga_amd_info *ai, const char *phys, const char *rel, bool whole,
+static int amd_read(struct ga_col *c, struct ga_amd_info *ai, const char *phys, const char *rel, bool whole,
                     char **ret)
 {
 	char path[4096];
@@ -39,7 +39,7 @@ static int amd_read(struct cl *c, struct ga_amd_info *ai, const char *phys, cons
 			*ret = ga_buf_detach(&b, NULL);
 			if (!*ret)
 				*ret = ga_strdup("");
-			if (!cl_ok(c, *ret))
+			if (!ga_col_ok(c, *ret))
 				r = -ENOMEM;
 		}
 		ga_buf_release(&b);
@@ -51,13 +51,13 @@ static int amd_read(struct cl *c, struct ga_amd_info *ai, const char *phys, cons
 	if (r == -ENOMEM)
 		c->err = r;
 	else if (unsupported_err(r))
-		cl_strv_push(c, &ai->unsupported, rel);
+		ga_col_strv_push(c, &ai->unsupported, rel);
 	else
-		cl_gap(c, path, ga_fs_reason(r));
+		ga_col_gap(c, path, ga_fs_reason(r));
 	return r;
 }
 
-static void amd_u64(struct cl *c, struct ga_amd_info *ai, const char *phys, const char *rel,
+static void amd_u64(struct ga_col *c, struct ga_amd_info *ai, const char *phys, const char *rel,
                     struct ga_ou64 *out)
 {
 	char *s = NULL;
@@ -69,12 +69,12 @@ static void amd_u64(struct cl *c, struct ga_amd_info *ai, const char *phys, cons
 	} else {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", phys, rel);
-		cl_gap(c, path, "unparsable");
+		ga_col_gap(c, path, "unparsable");
 	}
 	ga_free(s);
 }
 
-static void amd_str(struct cl *c, struct ga_amd_info *ai, const char *phys, const char *rel, char **out)
+static void amd_str(struct ga_col *c, struct ga_amd_info *ai, const char *phys, const char *rel, char **out)
 {
 	char *s = NULL;
 	if (amd_read(c, ai, phys, rel, false, &s) < 0)
@@ -86,15 +86,15 @@ static void amd_str(struct cl *c, struct ga_amd_info *ai, const char *phys, cons
 }
 
 /* hwmon/hwmonN (N is global, not per GPU): the one whose name reads "amdgpu". */
-static void amd_hwmon(struct cl *c, struct ga_amd_info *ai, const char *phys)
+static void amd_hwmon(struct ga_col *c, struct ga_amd_info *ai, const char *phys)
 {
 	char **names = NULL;
-	if (cl_list(c, &names, NULL, "%s/hwmon", phys) < 0)
+	if (ga_col_list(c, &names, NULL, "%s/hwmon", phys) < 0)
 		return;
 	for (char **p = names; *p && c->err == 0; p++) {
 		char dir[4096], *name = NULL;
 		snprintf(dir, sizeof(dir), "%s/hwmon/%s", phys, *p);
-		if (!ga_startswith(*p, "hwmon") || cl_attr(c, CL_OPT, &name, "%s/name", dir) < 0)
+		if (!ga_startswith(*p, "hwmon") || ga_col_attr(c, GA_COL_OPT, &name, "%s/name", dir) < 0)
 			continue;
 		bool ours = !strcmp(name, "amdgpu");
 		ga_free(name);
@@ -144,7 +144,7 @@ static void parse_err_count(const char *text, struct ga_amd_ras_block *b, bool *
 	};
 	*ok = true;
 	for (size_t i = 0; i < GA_ARRAY_SIZE(keys); i++) {
-		char *v = cl_kv(text, keys[i].key, ':');
+		char *v = ga_col_kv(text, keys[i].key, ':');
 		if (!v)
 			continue;
 		uint64_t n;
@@ -158,10 +158,10 @@ static void parse_err_count(const char *text, struct ga_amd_ras_block *b, bool *
 		*ok = false;
 }
 
-static void amd_ras(struct cl *c, struct ga_amd_info *ai, const char *phys)
+static void amd_ras(struct ga_col *c, struct ga_amd_info *ai, const char *phys)
 {
 	char **names = NULL;
-	if (cl_list(c, &names, NULL, "%s/ras", phys) < 0)
+	if (ga_col_list(c, &names, NULL, "%s/ras", phys) < 0)
 		return;
 	for (char **p = names; *p && c->err == 0; p++) {
 		size_t len = strlen(*p);
@@ -180,14 +180,14 @@ static void amd_ras(struct cl *c, struct ga_amd_info *ai, const char *phys)
 		if (!ok) {
 			char path[4096];
 			snprintf(path, sizeof(path), "%s/%s", phys, rel);
-			cl_gap(c, path, "unparsable");
+			ga_col_gap(c, path, "unparsable");
 			continue;
 		}
 		blk.block = ga_strndup(*p, len - sl);
-		if (!cl_ok(c, blk.block))
+		if (!ga_col_ok(c, blk.block))
 			break;
 		struct ga_amd_ras_block *b = ga_array_push((void **)&ai->ras, &ai->n_ras, sizeof(*b));
-		if (!cl_ok(c, b)) {
+		if (!ga_col_ok(c, b)) {
 			ga_free(blk.block);
 			break;
 		}
@@ -208,12 +208,12 @@ static void amd_ras(struct cl *c, struct ga_amd_info *ai, const char *phys)
 	ga_free(pages);
 }
 
-void ga_collect_amd_depth(struct cl *c, struct ga_accel *a, const char *phys)
+void ga_collect_amd_depth(struct ga_col *c, struct ga_accel *a, const char *phys)
 {
 	if (!ga_fs_is_dir(c->ctx, phys))
 		return;
 	struct ga_amd_info *ai = ga_calloc(1, sizeof(*ai));
-	if (!cl_ok(c, ai))
+	if (!ga_col_ok(c, ai))
 		return;
 	a->amd = ai;
 	static const struct {

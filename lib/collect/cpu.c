@@ -69,16 +69,16 @@ static void idset_add(struct idset *s, uint64_t v)
 		s->v[s->n++] = v;
 }
 
-static void cpuinfo(struct cl *c)
+static void cpuinfo(struct ga_col *c)
 {
 	struct ga_cpu *cpu = &c->node->cpu;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
 	struct idset *sockets = ga_calloc(1, sizeof(*sockets));
 	struct idset *cores = ga_calloc(1, sizeof(*cores));
-	if (!cl_ok(c, sockets) || !cl_ok(c, cores))
+	if (!ga_col_ok(c, sockets) || !ga_col_ok(c, cores))
 		goto out;
-	if (cl_read(c, CL_REQ, &b, "proc/cpuinfo") < 0)
+	if (ga_col_read(c, GA_COL_REQ, &b, "proc/cpuinfo") < 0)
 		goto out;
 
 	uint64_t threads = 0;
@@ -100,17 +100,17 @@ static void cpuinfo(struct cl *c)
 			phys = -1;
 		} else if (!strcmp(key, "vendor_id") && !cpu->vendor) {
 			cpu->vendor = ga_strdup(val);
-			cl_ok(c, cpu->vendor);
+			ga_col_ok(c, cpu->vendor);
 		} else if (!strcmp(key, "model name") && !cpu->model_name) {
 			cpu->model_name = ga_strdup(val);
-			cl_ok(c, cpu->model_name);
+			ga_col_ok(c, cpu->model_name);
 		} else if (!strcmp(key, "cpu family") && !cpu->family.set && !ga_parse_u64(val, 10, &u)) {
 			GA_SET(cpu->family, u);
 		} else if (!strcmp(key, "model") && !cpu->model.set && !ga_parse_u64(val, 10, &u)) {
 			GA_SET(cpu->model, u);
 		} else if ((!strcmp(key, "flags") || !strcmp(key, "Features")) && !flags) {
 			flags = ga_strdup(val);
-			cl_ok(c, flags);
+			ga_col_ok(c, flags);
 		} else if (!strcmp(key, "CPU implementer")) {
 			arm = true;
 		} else if (!strcmp(key, "physical id") && !ga_parse_u64(val, 10, &u)) {
@@ -126,7 +126,7 @@ static void cpuinfo(struct cl *c)
 	if (threads)
 		GA_SET(cpu->threads, threads);
 	else
-		cl_gap(c, "proc/cpuinfo", "unparsable");
+		ga_col_gap(c, "proc/cpuinfo", "unparsable");
 	if (topo && sockets->n && cores->n) {
 		GA_SET(cpu->sockets, sockets->n);
 		GA_SET(cpu->cores, cores->n);
@@ -134,13 +134,13 @@ static void cpuinfo(struct cl *c)
 	const char *arch = arm ? "aarch64" : flags && has_flag(flags, "lm") ? "x86_64" : NULL;
 	if (arch) {
 		cpu->arch = ga_strdup(arch);
-		cl_ok(c, cpu->arch);
+		ga_col_ok(c, cpu->arch);
 	}
 	if (flags) {
 		const char *lvl = isa_level(flags);
 		if (lvl) {
 			cpu->isa_level = ga_strdup(lvl);
-			cl_ok(c, cpu->isa_level);
+			ga_col_ok(c, cpu->isa_level);
 		}
 		GA_SET(c->node->host.virt.cpu_hypervisor_flag, has_flag(flags, "hypervisor"));
 	}
@@ -154,7 +154,7 @@ out:
 /* "MemTotal:       24684092 kB" -> bytes. */
 static bool meminfo_value(const char *text, const char *key, uint64_t *ret)
 {
-	char *v = cl_kv(text, key, ':');
+	char *v = ga_col_kv(text, key, ':');
 	if (!v)
 		return false;
 	uint64_t mult = 1;
@@ -172,17 +172,17 @@ static bool meminfo_value(const char *text, const char *key, uint64_t *ret)
 	return ok;
 }
 
-static void meminfo(struct cl *c)
+static void meminfo(struct ga_col *c)
 {
 	struct ga_cpu *cpu = &c->node->cpu;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	if (cl_read(c, CL_REQ, &b, "proc/meminfo") == 0) {
+	if (ga_col_read(c, GA_COL_REQ, &b, "proc/meminfo") == 0) {
 		uint64_t v;
 		if (meminfo_value(b.data, "MemTotal", &v))
 			GA_SET(cpu->mem_total_bytes, v);
 		else
-			cl_gap(c, "proc/meminfo", "unparsable");
+			ga_col_gap(c, "proc/meminfo", "unparsable");
 		if (meminfo_value(b.data, "HugePages_Total", &v))
 			GA_SET(cpu->hugepages_total, v);
 		if (meminfo_value(b.data, "Hugepagesize", &v))
@@ -191,12 +191,12 @@ static void meminfo(struct cl *c)
 	ga_buf_release(&b);
 }
 
-static void numa(struct cl *c)
+static void numa(struct ga_col *c)
 {
 	struct ga_cpu *cpu = &c->node->cpu;
 	char **names = NULL;
 	size_t n = 0;
-	if (cl_list(c, &names, &n, "sys/devices/system/node") < 0)
+	if (ga_col_list(c, &names, &n, "sys/devices/system/node") < 0)
 		return;
 	/* node0, node1, ... node10: sort numerically */
 	uint64_t ids[1024];
@@ -216,19 +216,19 @@ static void numa(struct cl *c)
 	for (size_t i = 0; i < nid; i++) {
 		struct ga_numa_node *nn =
 		        ga_array_push((void **)&cpu->numa_nodes, &cpu->n_numa_nodes, sizeof(*nn));
-		if (!cl_ok(c, nn))
+		if (!ga_col_ok(c, nn))
 			return;
 		GA_SET(nn->id, ids[i]);
-		if (cl_attr(c, CL_REQ, &nn->cpulist, "sys/devices/system/node/node%llu/cpulist",
-		            (unsigned long long)ids[i]) == 0) {
+		if (ga_col_attr(c, GA_COL_REQ, &nn->cpulist, "sys/devices/system/node/node%llu/cpulist",
+		                (unsigned long long)ids[i]) == 0) {
 			long k = ga_cpulist_count(nn->cpulist);
 			if (k >= 0)
 				GA_SET(nn->cpus, (uint64_t)k);
 		}
 		struct ga_buf b;
 		ga_buf_init(&b, 0);
-		if (cl_read(c, CL_OPT, &b, "sys/devices/system/node/node%llu/meminfo",
-		            (unsigned long long)ids[i]) == 0) {
+		if (ga_col_read(c, GA_COL_OPT, &b, "sys/devices/system/node/node%llu/meminfo",
+		                (unsigned long long)ids[i]) == 0) {
 			char key[48];
 			snprintf(key, sizeof(key), "Node %llu MemTotal", (unsigned long long)ids[i]);
 			uint64_t v;
@@ -239,7 +239,7 @@ static void numa(struct cl *c)
 	}
 }
 
-void ga_collect_cpu(struct cl *c)
+void ga_collect_cpu(struct ga_col *c)
 {
 	cpuinfo(c);
 	meminfo(c);

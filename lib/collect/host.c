@@ -46,31 +46,32 @@ static bool gpu_flag(const char *tok)
 	return false;
 }
 
-static void cmdline(struct cl *c)
+static void cmdline(struct ga_col *c)
 {
 	struct ga_host *h = &c->node->host;
-	if (cl_attr(c, CL_REQ, &h->cmdline, "proc/cmdline") < 0)
+	if (ga_col_attr(c, GA_COL_REQ, &h->cmdline, "proc/cmdline") < 0)
 		return;
 	char *copy = ga_strdup(h->cmdline);
-	if (!cl_ok(c, copy))
+	if (!ga_col_ok(c, copy))
 		return;
 	char *save = NULL;
 	for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save))
 		if (gpu_flag(t))
-			cl_strv_push(c, &h->gpu_cmdline_flags, t);
+			ga_col_strv_push(c, &h->gpu_cmdline_flags, t);
 	ga_free(copy);
 }
 
-static void os_release(struct cl *c)
+static void os_release(struct ga_col *c)
 {
 	struct ga_os *os = &c->node->host.os;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	if (cl_read(c, CL_OPT, &b, "etc/os-release") < 0 && cl_read(c, CL_REQ, &b, "usr/lib/os-release") < 0)
+	if (ga_col_read(c, GA_COL_OPT, &b, "etc/os-release") < 0 &&
+	    ga_col_read(c, GA_COL_REQ, &b, "usr/lib/os-release") < 0)
 		goto out;
-	os->id = cl_kv(b.data, "ID", '=');
-	os->version_id = cl_kv(b.data, "VERSION_ID", '=');
-	os->pretty_name = cl_kv(b.data, "PRETTY_NAME", '=');
+	os->id = ga_col_kv(b.data, "ID", '=');
+	os->version_id = ga_col_kv(b.data, "VERSION_ID", '=');
+	os->pretty_name = ga_col_kv(b.data, "PRETTY_NAME", '=');
 out:
 	ga_buf_release(&b);
 }
@@ -94,23 +95,23 @@ static const struct {
 	{ "Firecracker", "firecracker" },
 };
 
-static void virt(struct cl *c)
+static void virt(struct ga_col *c)
 {
 	struct ga_virt *v = &c->node->host.virt;
 	const char *dmi = ga_fs_is_dir(c->ctx, "sys/devices/virtual/dmi/id") ? "sys/devices/virtual/dmi/id"
 	                                                                     : "sys/class/dmi/id";
-	cl_attr(c, CL_OPT, &v->dmi_sys_vendor, "%s/sys_vendor", dmi);
-	cl_attr(c, CL_OPT, &v->dmi_product_name, "%s/product_name", dmi);
-	cl_attr(c, CL_OPT, &v->dmi_product_version, "%s/product_version", dmi);
-	cl_attr(c, CL_OPT, &v->dmi_board_name, "%s/board_name", dmi);
-	cl_attr(c, CL_OPT, &v->dmi_bios_vendor, "%s/bios_vendor", dmi);
-	cl_attr(c, CL_OPT, &v->dmi_bios_version, "%s/bios_version", dmi);
+	ga_col_attr(c, GA_COL_OPT, &v->dmi_sys_vendor, "%s/sys_vendor", dmi);
+	ga_col_attr(c, GA_COL_OPT, &v->dmi_product_name, "%s/product_name", dmi);
+	ga_col_attr(c, GA_COL_OPT, &v->dmi_product_version, "%s/product_version", dmi);
+	ga_col_attr(c, GA_COL_OPT, &v->dmi_board_name, "%s/board_name", dmi);
+	ga_col_attr(c, GA_COL_OPT, &v->dmi_bios_vendor, "%s/bios_vendor", dmi);
+	ga_col_attr(c, GA_COL_OPT, &v->dmi_bios_version, "%s/bios_version", dmi);
 	const char *fields[] = { v->dmi_sys_vendor, v->dmi_product_name, v->dmi_bios_vendor };
 	for (size_t i = 0; i < GA_ARRAY_SIZE(hypervisors) && !v->hypervisor; i++)
 		for (size_t k = 0; k < GA_ARRAY_SIZE(fields); k++)
 			if (fields[k] && strstr(fields[k], hypervisors[i].needle)) {
 				v->hypervisor = ga_strdup(hypervisors[i].name);
-				cl_ok(c, v->hypervisor);
+				ga_col_ok(c, v->hypervisor);
 				break;
 			}
 
@@ -124,7 +125,7 @@ static void virt(struct cl *c)
 	if (!container) {
 		struct ga_buf b;
 		ga_buf_init(&b, 0);
-		if (cl_read(c, CL_OPT, &b, "proc/1/cgroup") == 0) {
+		if (ga_col_read(c, GA_COL_OPT, &b, "proc/1/cgroup") == 0) {
 			if (strstr(b.data, "kubepods"))
 				container = "kubernetes";
 			else if (strstr(b.data, "/docker/") || strstr(b.data, "docker-"))
@@ -138,27 +139,27 @@ static void virt(struct cl *c)
 	}
 	if (container) {
 		v->container = ga_strdup(container);
-		cl_ok(c, v->container);
+		ga_col_ok(c, v->container);
 	}
 }
 
-void ga_collect_host(struct cl *c)
+void ga_collect_host(struct ga_col *c)
 {
 	struct ga_host *h = &c->node->host;
-	if (cl_attr(c, CL_OPT, &h->hostname, "proc/sys/kernel/hostname") < 0)
-		cl_attr(c, CL_REQ, &h->hostname, "etc/hostname");
-	cl_attr(c, CL_REQ, &h->kernel_release, "proc/sys/kernel/osrelease");
-	cl_attr(c, CL_REQ, &h->kernel_version, "proc/sys/kernel/version");
+	if (ga_col_attr(c, GA_COL_OPT, &h->hostname, "proc/sys/kernel/hostname") < 0)
+		ga_col_attr(c, GA_COL_REQ, &h->hostname, "etc/hostname");
+	ga_col_attr(c, GA_COL_REQ, &h->kernel_release, "proc/sys/kernel/osrelease");
+	ga_col_attr(c, GA_COL_REQ, &h->kernel_version, "proc/sys/kernel/version");
 	os_release(c);
-	cl_attr(c, CL_REQ, &h->boot_id, "proc/sys/kernel/random/boot_id");
+	ga_col_attr(c, GA_COL_REQ, &h->boot_id, "proc/sys/kernel/random/boot_id");
 	char *up = NULL;
-	if (cl_attr(c, CL_REQ, &up, "proc/uptime") == 0) {
+	if (ga_col_attr(c, GA_COL_REQ, &up, "proc/uptime") == 0) {
 		up[strcspn(up, " ")] = '\0';
 		double v;
 		if (ga_parse_dbl(up, &v) == 0 && v >= 0)
 			GA_SET(h->uptime_s, v);
 		else
-			cl_gap(c, "proc/uptime", "unparsable");
+			ga_col_gap(c, "proc/uptime", "unparsable");
 	}
 	ga_free(up);
 	virt(c);

@@ -15,10 +15,10 @@
 
 #include "collect.h"
 
-static int intel_u64(struct cl *c, struct ga_ou64 *out, const char *fmt, ...)
+static int intel_u64(struct ga_col *c, struct ga_ou64 *out, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
-static int intel_u64(struct cl *c, struct ga_ou64 *out, const char *fmt, ...)
+static int intel_u64(struct ga_col *c, struct ga_ou64 *out, const char *fmt, ...)
 {
 	char path[4096], *s = NULL;
 	va_list ap;
@@ -32,7 +32,7 @@ static int intel_u64(struct cl *c, struct ga_ou64 *out, const char *fmt, ...)
 		if (r == -ENOMEM)
 			c->err = r;
 		else if (r != -ENOENT && r != -EINVAL && r != -ENODEV && r != -EOPNOTSUPP && r != -ENODATA)
-			cl_gap(c, path, ga_fs_reason(r));
+			ga_col_gap(c, path, ga_fs_reason(r));
 		return r;
 	}
 	uint64_t v;
@@ -40,20 +40,20 @@ static int intel_u64(struct cl *c, struct ga_ou64 *out, const char *fmt, ...)
 	if (r == 0)
 		GA_SET(*out, v);
 	else
-		cl_gap(c, path, "unparsable");
+		ga_col_gap(c, path, "unparsable");
 	ga_free(s);
 	return r;
 }
 
-static void intel_hwmon(struct cl *c, struct ga_intel_info *ii, const char *phys)
+static void intel_hwmon(struct ga_col *c, struct ga_intel_info *ii, const char *phys)
 {
 	char **names = NULL;
-	if (cl_list(c, &names, NULL, "%s/hwmon", phys) < 0)
+	if (ga_col_list(c, &names, NULL, "%s/hwmon", phys) < 0)
 		return;
 	for (char **p = names; *p && c->err == 0; p++) {
 		char *name = NULL;
 		if (!ga_startswith(*p, "hwmon") ||
-		    cl_attr(c, CL_OPT, &name, "%s/hwmon/%s/name", phys, *p) < 0)
+		    ga_col_attr(c, GA_COL_OPT, &name, "%s/hwmon/%s/name", phys, *p) < 0)
 			continue;
 		bool ours = !strcmp(name, "i915") || !strcmp(name, "xe");
 		ga_free(name);
@@ -67,12 +67,12 @@ static void intel_hwmon(struct cl *c, struct ga_intel_info *ii, const char *phys
 	ga_strv_free(names);
 }
 
-void ga_collect_intel_depth(struct cl *c, struct ga_accel *a, const char *phys, const char *card)
+void ga_collect_intel_depth(struct ga_col *c, struct ga_accel *a, const char *phys, const char *card)
 {
 	if (!ga_fs_is_dir(c->ctx, phys))
 		return;
 	struct ga_intel_info *ii = ga_calloc(1, sizeof(*ii));
-	if (!cl_ok(c, ii))
+	if (!ga_col_ok(c, ii))
 		return;
 	a->intel = ii;
 	if (card) {
@@ -94,7 +94,7 @@ void ga_collect_intel_depth(struct cl *c, struct ga_accel *a, const char *phys, 
 		intel_u64(c, &ii->freq_min_mhz, "%s/tile0/gt0/freq0/min_freq", phys);
 	if (!ii->lmem_total_bytes.set) {
 		char **names = NULL;
-		if (cl_list(c, &names, NULL, "%s", phys) == 0) {
+		if (ga_col_list(c, &names, NULL, "%s", phys) == 0) {
 			uint64_t total = 0;
 			bool any = false;
 			for (char **p = names; *p && c->err == 0; p++) {

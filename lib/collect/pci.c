@@ -41,7 +41,7 @@ struct names {
 	int flags;
 };
 
-static void names_open(struct cl *c, struct names *nm)
+static void names_open(struct ga_col *c, struct names *nm)
 {
 	nm->pa = pci_alloc();
 	if (!nm->pa)
@@ -61,7 +61,7 @@ static void names_open(struct cl *c, struct names *nm)
 		pci_set_name_list_path(nm->pa, c->ctx->pci_ids, 0);
 }
 
-static char *names_lookup(struct cl *c, struct names *nm, int flags, unsigned vendor, unsigned device)
+static char *names_lookup(struct ga_col *c, struct names *nm, int flags, unsigned vendor, unsigned device)
 {
 	if (!nm->pa)
 		return NULL;
@@ -75,7 +75,7 @@ static char *names_lookup(struct cl *c, struct names *nm, int flags, unsigned ve
 	if (!r)
 		return NULL;
 	char *s = ga_strdup(r);
-	cl_ok(c, s);
+	ga_col_ok(c, s);
 	return s;
 }
 
@@ -110,19 +110,20 @@ static const char *classify(uint64_t vendor, uint64_t cls)
 
 /* --- links ---------------------------------------------------------------- */
 
-static void read_link(struct cl *c, const char *dir, struct ga_link *l)
+static void read_link(struct ga_col *c, const char *dir, struct ga_link *l)
 {
 	char *s = NULL;
 	double g;
-	if (cl_attr(c, CL_OPT, &s, "%s/current_link_speed", dir) == 0 && (g = ga_pcie_speed_parse(s)) > 0)
+	if (ga_col_attr(c, GA_COL_OPT, &s, "%s/current_link_speed", dir) == 0 &&
+	    (g = ga_pcie_speed_parse(s)) > 0)
 		GA_SET(l->cur_speed_gts, g);
 	ga_free(s);
 	s = NULL;
-	if (cl_attr(c, CL_OPT, &s, "%s/max_link_speed", dir) == 0 && (g = ga_pcie_speed_parse(s)) > 0)
+	if (ga_col_attr(c, GA_COL_OPT, &s, "%s/max_link_speed", dir) == 0 && (g = ga_pcie_speed_parse(s)) > 0)
 		GA_SET(l->max_speed_gts, g);
 	ga_free(s);
-	cl_attr_u64(c, CL_OPT, &l->cur_width, "%s/current_link_width", dir);
-	cl_attr_u64(c, CL_OPT, &l->max_width, "%s/max_link_width", dir);
+	ga_col_attr_u64(c, GA_COL_OPT, &l->cur_width, "%s/current_link_width", dir);
+	ga_col_attr_u64(c, GA_COL_OPT, &l->max_width, "%s/max_link_width", dir);
 	/* A dead device reads LnkSta as all ones: width 63 is not a width. */
 	if (l->cur_width.set && (l->cur_width.v == 0 || l->cur_width.v > 32))
 		l->cur_width.set = false;
@@ -135,11 +136,11 @@ static bool is_bdf(const char *s)
 	return sscanf(s, "%x:%2x:%2x.%1x%c", &d, &b, &dev, &f, &tail) == 4 && strlen(s) >= 12;
 }
 
-static void upstream(struct cl *c, struct ga_pci_dev *pd, const char *physical)
+static void upstream(struct ga_col *c, struct ga_pci_dev *pd, const char *physical)
 {
 	/* physical: sys/devices/pci0000:00/0000:00:01.1/0000:02:00.0/0000:07:00.0 */
 	char *path = ga_strdup(physical);
-	if (!cl_ok(c, path))
+	if (!ga_col_ok(c, path))
 		return;
 	char *slash;
 	while ((slash = strrchr(path, '/')) != NULL) {
@@ -149,19 +150,19 @@ static void upstream(struct cl *c, struct ga_pci_dev *pd, const char *physical)
 		if (!is_bdf(base))
 			break;
 		struct ga_pci_hop *h = ga_array_push((void **)&pd->upstream, &pd->n_upstream, sizeof(*h));
-		if (!cl_ok(c, h))
+		if (!ga_col_ok(c, h))
 			break;
 		h->address = ga_strdup(base);
-		cl_ok(c, h->address);
+		ga_col_ok(c, h->address);
 		struct ga_ou64 v = { 0 }, d = { 0 };
-		cl_attr_u64(c, CL_OPT, &v, "%s/vendor", path);
-		cl_attr_u64(c, CL_OPT, &d, "%s/device", path);
+		ga_col_attr_u64(c, GA_COL_OPT, &v, "%s/vendor", path);
+		ga_col_attr_u64(c, GA_COL_OPT, &d, "%s/device", path);
 		if (v.set && d.set) {
 			char id[16];
 			snprintf(id, sizeof(id), "%04llx:%04llx", (unsigned long long)v.v,
 			         (unsigned long long)d.v);
 			h->id = ga_strdup(id);
-			cl_ok(c, h->id);
+			ga_col_ok(c, h->id);
 		}
 		read_link(c, path, &h->link);
 	}
@@ -176,7 +177,7 @@ static void upstream(struct cl *c, struct ga_pci_dev *pd, const char *physical)
 			GA_SET(pd->path_min_width, l->cur_width.v);
 			ga_free(pd->path_min_at);
 			pd->path_min_at = ga_strdup(links[i].at);
-			cl_ok(c, pd->path_min_at);
+			ga_col_ok(c, pd->path_min_at);
 		}
 		if (l->cur_speed_gts.set &&
 		    (!pd->path_min_speed_gts.set || l->cur_speed_gts.v < pd->path_min_speed_gts.v))
@@ -192,18 +193,18 @@ static void upstream(struct cl *c, struct ga_pci_dev *pd, const char *physical)
 
 /* --- NIC extras ----------------------------------------------------------- */
 
-static void class_devices(struct cl *c, const char *cls, struct ga_pci_dev *pd, struct ga_strv *out)
+static void class_devices(struct ga_col *c, const char *cls, struct ga_pci_dev *pd, struct ga_strv *out)
 {
 	char **names = NULL;
-	if (cl_list(c, &names, NULL, "sys/class/%s", cls) < 0)
+	if (ga_col_list(c, &names, NULL, "sys/class/%s", cls) < 0)
 		return;
 	for (char **p = names; *p; p++) {
-		char *dev = cl_link_base(c, "sys/class/%s/%s/device", cls, *p);
+		char *dev = ga_col_link_base(c, "sys/class/%s/%s/device", cls, *p);
 		if (dev && !strcmp(dev, pd->address)) {
-			cl_strv_push(c, out, *p);
+			ga_col_strv_push(c, out, *p);
 			if (!strcmp(cls, "net") && !pd->net_speed_mbps.set) {
 				struct ga_oi64 sp = { 0 };
-				cl_attr_i64(c, CL_OPT, &sp, "sys/class/net/%s/speed", *p);
+				ga_col_attr_i64(c, GA_COL_OPT, &sp, "sys/class/net/%s/speed", *p);
 				if (sp.set && sp.v > 0)
 					GA_SET(pd->net_speed_mbps, (uint64_t)sp.v);
 			}
@@ -215,22 +216,22 @@ static void class_devices(struct cl *c, const char *cls, struct ga_pci_dev *pd, 
 
 /* --- devices -------------------------------------------------------------- */
 
-static void device(struct cl *c, struct names *nm, const char *bdf)
+static void device(struct ga_col *c, struct names *nm, const char *bdf)
 {
 	struct ga_ou64 cls = { 0 }, vendor = { 0 };
-	if (cl_attr_u64(c, CL_REQ, &cls, SYS_PCI "/%s/class", bdf) < 0 ||
-	    cl_attr_u64(c, CL_REQ, &vendor, SYS_PCI "/%s/vendor", bdf) < 0)
+	if (ga_col_attr_u64(c, GA_COL_REQ, &cls, SYS_PCI "/%s/class", bdf) < 0 ||
+	    ga_col_attr_u64(c, GA_COL_REQ, &vendor, SYS_PCI "/%s/vendor", bdf) < 0)
 		return;
 	const char *kind = classify(vendor.v, cls.v);
 	if (!kind)
 		return;
 	struct ga_node *n = c->node;
 	struct ga_pci_dev *pd = ga_array_push((void **)&n->pci, &n->n_pci, sizeof(*pd));
-	if (!cl_ok(c, pd))
+	if (!ga_col_ok(c, pd))
 		return;
 	pd->address = ga_strdup(bdf);
 	pd->kind = ga_strdup(kind);
-	if (!cl_ok(c, pd->address) || !cl_ok(c, pd->kind))
+	if (!ga_col_ok(c, pd->address) || !ga_col_ok(c, pd->kind))
 		return;
 	pd->class_code = cls;
 	pd->vendor_id = vendor;
@@ -242,17 +243,17 @@ static void device(struct cl *c, struct names *nm, const char *bdf)
 	if (r == -ENOMEM)
 		c->err = r;
 	if (r < 0) {
-		cl_gap(c, link, ga_fs_reason(r));
+		ga_col_gap(c, link, ga_fs_reason(r));
 		return;
 	}
-	cl_attr_u64(c, CL_REQ, &pd->device_id, "%s/device", phys);
-	cl_attr_u64(c, CL_OPT, &pd->subsystem_vendor_id, "%s/subsystem_vendor", phys);
-	cl_attr_u64(c, CL_OPT, &pd->subsystem_device_id, "%s/subsystem_device", phys);
-	cl_attr_u64(c, CL_OPT, &pd->revision, "%s/revision", phys);
-	cl_attr_i64(c, CL_OPT, &pd->numa_node, "%s/numa_node", phys);
-	cl_attr(c, CL_OPT, &pd->local_cpulist, "%s/local_cpulist", phys);
-	pd->driver = cl_link_base(c, "%s/driver", phys);
-	pd->iommu_group = cl_link_base(c, "%s/iommu_group", phys);
+	ga_col_attr_u64(c, GA_COL_REQ, &pd->device_id, "%s/device", phys);
+	ga_col_attr_u64(c, GA_COL_OPT, &pd->subsystem_vendor_id, "%s/subsystem_vendor", phys);
+	ga_col_attr_u64(c, GA_COL_OPT, &pd->subsystem_device_id, "%s/subsystem_device", phys);
+	ga_col_attr_u64(c, GA_COL_OPT, &pd->revision, "%s/revision", phys);
+	ga_col_attr_i64(c, GA_COL_OPT, &pd->numa_node, "%s/numa_node", phys);
+	ga_col_attr(c, GA_COL_OPT, &pd->local_cpulist, "%s/local_cpulist", phys);
+	pd->driver = ga_col_link_base(c, "%s/driver", phys);
+	pd->iommu_group = ga_col_link_base(c, "%s/iommu_group", phys);
 	pd->vendor_name = names_lookup(c, nm, PCI_LOOKUP_VENDOR, (unsigned)vendor.v, 0);
 	pd->class_name = names_lookup(c, nm, PCI_LOOKUP_CLASS, (unsigned)(cls.v >> 8), 0);
 	if (pd->device_id.set)
@@ -267,12 +268,12 @@ static void device(struct cl *c, struct names *nm, const char *bdf)
 	ga_free(phys);
 }
 
-void ga_collect_pci(struct cl *c)
+void ga_collect_pci(struct ga_col *c)
 {
 	char **bdfs = NULL;
-	if (cl_list(c, &bdfs, NULL, SYS_PCI) < 0) {
+	if (ga_col_list(c, &bdfs, NULL, SYS_PCI) < 0) {
 		if (!ga_fs_is_dir(c->ctx, SYS_PCI))
-			cl_gap(c, SYS_PCI, "missing");
+			ga_col_gap(c, SYS_PCI, "missing");
 		return;
 	}
 	struct names nm = { 0 };

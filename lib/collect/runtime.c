@@ -40,10 +40,10 @@ struct dirs {
 	size_t n;
 };
 
-static void dirs_add(struct cl *c, struct dirs *d, const char *dir)
+static void dirs_add(struct ga_col *c, struct dirs *d, const char *dir)
 {
 	char *norm = ga_path_normalize(dir);
-	if (!cl_ok(c, norm))
+	if (!ga_col_ok(c, norm))
 		return;
 	for (size_t i = 0; i < d->n; i++)
 		if (!strcmp(d->v[i], norm)) {
@@ -56,13 +56,13 @@ static void dirs_add(struct cl *c, struct dirs *d, const char *dir)
 		ga_free(norm);
 }
 
-static void parse_conf(struct cl *c, struct dirs *d, const char *file, int depth);
+static void parse_conf(struct ga_col *c, struct dirs *d, const char *file, int depth);
 
-static void include_glob(struct cl *c, struct dirs *d, const char *pattern, int depth)
+static void include_glob(struct ga_col *c, struct dirs *d, const char *pattern, int depth)
 {
 	/* "include /etc/ld.so.conf.d/NAME.conf" patterns: glob on the last component only */
 	char *copy = ga_strdup(pattern);
-	if (!cl_ok(c, copy))
+	if (!ga_col_ok(c, copy))
 		return;
 	char *slash = strrchr(copy, '/');
 	const char *dir = slash ? copy : ".";
@@ -70,7 +70,7 @@ static void include_glob(struct cl *c, struct dirs *d, const char *pattern, int 
 	if (slash)
 		*slash = '\0';
 	char **names = NULL;
-	if (cl_list(c, &names, NULL, "%s", *dir ? dir : "/") == 0) {
+	if (ga_col_list(c, &names, NULL, "%s", *dir ? dir : "/") == 0) {
 		for (char **p = names; *p; p++) {
 			if (fnmatch(pat, *p, 0) != 0)
 				continue;
@@ -83,15 +83,15 @@ static void include_glob(struct cl *c, struct dirs *d, const char *pattern, int 
 	ga_free(copy);
 }
 
-static void parse_conf(struct cl *c, struct dirs *d, const char *file, int depth)
+static void parse_conf(struct ga_col *c, struct dirs *d, const char *file, int depth)
 {
 	if (depth > MAX_CONF_DEPTH) {
-		cl_gap(c, file, "include nesting too deep");
+		ga_col_gap(c, file, "include nesting too deep");
 		return;
 	}
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	if (cl_read(c, CL_OPT, &b, "%s", file) < 0) {
+	if (ga_col_read(c, GA_COL_OPT, &b, "%s", file) < 0) {
 		ga_buf_release(&b);
 		return;
 	}
@@ -125,27 +125,27 @@ static int cmp_rt(const void *a, const void *b)
 	return r ? r : strcmp(x->path ? x->path : "", y->path ? y->path : "");
 }
 
-static struct ga_runtime *rt_add(struct cl *c, const char *name, const char *version, const char *path)
+static struct ga_runtime *rt_add(struct ga_col *c, const char *name, const char *version, const char *path)
 {
 	struct ga_node *n = c->node;
 	struct ga_runtime *rt = ga_array_push((void **)&n->runtimes, &n->n_runtimes, sizeof(*rt));
-	if (!cl_ok(c, rt))
+	if (!ga_col_ok(c, rt))
 		return NULL;
 	rt->name = ga_strdup(name);
 	rt->path = ga_strdup(path);
-	cl_ok(c, rt->name);
-	cl_ok(c, rt->path);
+	ga_col_ok(c, rt->name);
+	ga_col_ok(c, rt->path);
 	if (version) {
 		rt->version = ga_strdup(version);
-		cl_ok(c, rt->version);
+		ga_col_ok(c, rt->version);
 	}
 	return rt;
 }
 
-static void scan_dir(struct cl *c, const char *dir)
+static void scan_dir(struct ga_col *c, const char *dir)
 {
 	char **names = NULL;
-	if (cl_list(c, &names, NULL, "%s", dir) < 0)
+	if (ga_col_list(c, &names, NULL, "%s", dir) < 0)
 		return;
 	for (size_t s = 0; s < GA_ARRAY_SIZE(stems); s++) {
 		/* Most specific version in this directory: libcuda.so.550.135 over libcuda.so.1 */
@@ -170,7 +170,7 @@ static void scan_dir(struct cl *c, const char *dir)
 	ga_strv_free(names);
 }
 
-void ga_collect_runtimes(struct cl *c)
+void ga_collect_runtimes(struct ga_col *c)
 {
 	struct dirs d = { .n = 0 };
 	parse_conf(c, &d, "etc/ld.so.conf", 0);
@@ -208,12 +208,12 @@ void ga_collect_runtimes(struct cl *c)
 		ga_free(d.v[i]);
 
 	char *rocm = NULL;
-	if (cl_attr(c, CL_OPT, &rocm, "opt/rocm/.info/version") == 0 && *rocm)
+	if (ga_col_attr(c, GA_COL_OPT, &rocm, "opt/rocm/.info/version") == 0 && *rocm)
 		rt_add(c, "rocm", rocm, "/opt/rocm/.info/version");
 	ga_free(rocm);
 
 	char **icds = NULL;
-	if (cl_list(c, &icds, NULL, "etc/OpenCL/vendors") == 0) {
+	if (ga_col_list(c, &icds, NULL, "etc/OpenCL/vendors") == 0) {
 		for (char **p = icds; *p; p++) {
 			if (fnmatch("*.icd", *p, 0) != 0)
 				continue;
@@ -221,7 +221,7 @@ void ga_collect_runtimes(struct cl *c)
 			snprintf(path, sizeof(path), "/etc/OpenCL/vendors/%s", *p);
 			struct ga_runtime *rt = rt_add(c, "opencl-icd", NULL, path);
 			if (rt)
-				cl_attr(c, CL_REQ, &rt->target, "etc/OpenCL/vendors/%s", *p);
+				ga_col_attr(c, GA_COL_REQ, &rt->target, "etc/OpenCL/vendors/%s", *p);
 		}
 		ga_strv_free(icds);
 	}

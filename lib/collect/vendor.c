@@ -11,7 +11,7 @@
 #include "collect.h"
 #include "gpuaudit/isolate.h"
 
-static bool want(struct cl *c, const char *vendor, const char *driver)
+static bool want(struct ga_col *c, const char *vendor, const char *driver)
 {
 	if (c->ctx->vendor_mode == GA_VENDOR_OFF)
 		return false;
@@ -114,7 +114,7 @@ int ga_node_merge_nvml(struct ga_node *n, struct ga_nvml_report *rep)
 	return 0;
 }
 
-static void nvml(struct cl *c)
+static void nvml(struct ga_col *c)
 {
 	struct ga_nvml_report rep;
 	memset(&rep, 0, sizeof(rep));
@@ -131,7 +131,7 @@ static void nvml(struct cl *c)
 		GA_SET(rep.sys.timed_out, res.timed_out); /* error_code stays NVML's alone: absent here */
 		rep.sys.error = ga_strdup(ga_ctx_errmsg(c->ctx));
 		rep.sys.error_call = ga_strdup(res.last_call[0] ? res.last_call : "helper");
-		if (!cl_ok(c, rep.sys.error) || !cl_ok(c, rep.sys.error_call))
+		if (!ga_col_ok(c, rep.sys.error) || !ga_col_ok(c, rep.sys.error_call))
 			goto out;
 		ga_log(c->ctx, GA_LOG_INFO, "NVML: %s", rep.sys.error);
 	}
@@ -141,10 +141,10 @@ out:
 	ga_schema_release(&ga_nvml_report_schema, &rep);
 }
 
-static void rocm_smi(struct cl *c)
+static void rocm_smi(struct ga_col *c)
 {
 	struct ga_rocm_smi *rs = ga_calloc(1, sizeof(*rs));
-	if (!cl_ok(c, rs))
+	if (!ga_col_ok(c, rs))
 		return;
 	struct ga_isolate_result res;
 	int r = ga_isolated_collect(c->ctx, "rocm-smi", &ga_rocm_smi_schema, rs, &res);
@@ -156,8 +156,8 @@ static void rocm_smi(struct cl *c)
 		GA_SET(rs->timed_out, res.timed_out);
 		rs->error = ga_strdup(ga_ctx_errmsg(c->ctx));
 		rs->error_call = ga_strdup(res.last_call[0] ? res.last_call : "helper");
-		cl_ok(c, rs->error);
-		cl_ok(c, rs->error_call);
+		ga_col_ok(c, rs->error);
+		ga_col_ok(c, rs->error_call);
 	}
 	/* ROCm SMI's GPUs join the sysfs entries with the same PCI address */
 	struct ga_node *n = c->node;
@@ -168,7 +168,7 @@ static void rocm_smi(struct cl *c)
 			if (a->rocm_smi || !a->address || !g->pci_bus_id || strcmp(a->address, g->pci_bus_id))
 				continue;
 			a->rocm_smi = ga_malloc(sizeof(*a->rocm_smi));
-			if (!cl_ok(c, a->rocm_smi))
+			if (!ga_col_ok(c, a->rocm_smi))
 				break;
 			*a->rocm_smi = *g;
 			memset(g, 0, sizeof(*g));
@@ -186,7 +186,7 @@ static void rocm_smi(struct cl *c)
 	n->rocm_smi = rs;
 }
 
-void ga_collect_vendor(struct cl *c)
+void ga_collect_vendor(struct ga_col *c)
 {
 	if (want(c, "nvidia", "nvidia"))
 		nvml(c);

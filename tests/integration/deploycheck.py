@@ -46,7 +46,7 @@ def documented_metrics():
 
 
 def code_metrics():
-    text = open(os.path.join(SRCDIR, "lib", "out", "prom.c")).read()
+    text = "".join(open(f).read() for f in sorted(glob.glob(os.path.join(SRCDIR, "lib", "emit", "prom*.c"))))
     return set(re.findall(r'"(gpuaudit_[a-z_]+)"', text))
 
 
@@ -63,7 +63,7 @@ def k8s_docs():
 
 def main(exe):
     docs, code = documented_metrics(), code_metrics()
-    check(code <= docs, "docs/metrics.md documents every family in lib/out/prom.c (missing: %s)"
+    check(code <= docs, "docs/metrics.md documents every family in lib/emit/prom*.c (missing: %s)"
           % sorted(code - docs))
     check(docs <= code, "docs/metrics.md lists no family the code does not write (extra: %s)" % sorted(docs - code))
 

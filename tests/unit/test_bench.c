@@ -21,7 +21,7 @@
 
 #include "gpuaudit/bench.h"
 #include "gpuaudit/core.h"
-#include "vendor/cuda_internal.h"
+#include "bench/backend-cuda.h"
 
 #include <unistd.h>
 

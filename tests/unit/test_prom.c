@@ -1,4 +1,4 @@
-/* test_prom.c - Prometheus exposition: label escaping, Accept negotiation, kernel-event counters, rendering. */
+/* test_prom.c - Prometheus exposition (lib/emit): label escaping, serve's Accept negotiation (src/serve-accept.c), the kernel-event counter it exposes (lib/analyze/kev_counter.c), rendering. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/prom.h"
+#include "serve-accept.h"
 
 static void test_escape(void **state)
 {

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "gpuaudit/bench.h"
 #include "gpuaudit/run.h"
 #include "gpuaudit/warmup.h"
 
@@ -211,6 +212,38 @@ static void test_gemm(void **state)
 	}
 }
 
+/* The warm-up asks the one backend registry; its capability bits match the ops each backend fills. */
+static void test_registry(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	for (const struct ga_bench_entry *e = ga_bench_registry; e->backend; e++, n++) {
+		const struct ga_bench_backend *b = e->backend;
+		assert_ptr_equal(ga_bench_entry_of(b), e);
+		assert_int_equal(!!(e->caps & GA_BENCH_CAP_GEMM), b->gemm_setup != NULL);
+		assert_int_equal(!!(e->caps & GA_BENCH_CAP_STREAM), b->stream_setup != NULL);
+		assert_int_equal(!!(e->caps & GA_BENCH_CAP_TRANSFER), b->xfer_setup != NULL);
+		assert_int_equal(!!(e->caps & GA_BENCH_CAP_PEER), b->peer_setup != NULL);
+		/* the warm-up is a GEMM */
+		if (e->caps & GA_BENCH_CAP_WARMUP)
+			assert_true(e->caps & GA_BENCH_CAP_GEMM);
+		assert_int_equal(ga_warmup_backend_known(b->name), !!(e->caps & GA_BENCH_CAP_WARMUP));
+	}
+	assert_int_equal(n, 5);
+	assert_null(ga_bench_entry_of(NULL));
+	assert_true(ga_warmup_backend_known("auto"));
+	assert_true(ga_warmup_backend_known("cpu"));
+	assert_false(ga_warmup_backend_known("clblast"));
+	assert_false(ga_warmup_backend_known("nosuch"));
+	/* the warm-up order is the registry's: cuda, hip, opencl, cblas (then cpu) */
+	const char *want[] = { "cuda", "hip", "opencl", "cblas" };
+	size_t k = 0;
+	for (const struct ga_bench_entry *e = ga_bench_registry; e->backend; e++)
+		if (e->caps & GA_BENCH_CAP_WARMUP)
+			assert_string_equal(e->backend->name, want[k++]);
+	assert_int_equal(k, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_background_child),
 		cmocka_unit_test(test_capture_bounds),
 		cmocka_unit_test(test_gemm),
+		cmocka_unit_test(test_registry),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

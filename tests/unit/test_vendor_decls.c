@@ -1,12 +1,14 @@
 /*
- * test_vendor_decls.c - our own declarations of vendor APIs (lib/vendor/
+ * test_vendor_decls.c - our own declarations of vendor APIs (lib/dl/
  * opencl_types.h, cuda_types.h) compiled next to the real headers when they
  * are installed: every function type and constant must match, or this file
  * does not compile. OpenCL and CLBlast headers come from Debian
  * (opencl-c-headers, libclblast-dev); the CUDA toolkit's cuda.h, cublas_api.h
  * and nccl.h are used when tests/CMakeLists.txt found /usr/local/cuda/include
- * (GA_HAVE_CUDA_HEADERS). The run-time test only reports which sets were
- * checked, and skips when none was.
+ * (GA_HAVE_CUDA_HEADERS). HIP, rocBLAS and ROCm SMI are checked in
+ * test_vendor_decls_amd.c: HIP's vector types clash with CUDA's in one
+ * translation unit. The run-time test only reports which sets were checked,
+ * and skips when none was.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "vendor/cuda_types.h"
-#include "vendor/opencl_types.h"
+#include "dl/cuda_types.h"
+#include "dl/opencl_types.h"
 
 #define SAME_TYPE(real, ours) _Static_assert(__builtin_types_compatible_p(__typeof__(real), ours), #real)
 #define SAME_VALUE(real, ours) _Static_assert((long long)(real) == (long long)(ours), #real)

@@ -1,11 +1,11 @@
 /*
- * hip.c - the AMD backend: libamdhip64 (ROCm's HIP runtime, .so.6/.so.5)
+ * backend-hip.c - the AMD backend: libamdhip64 (ROCm's HIP runtime, .so.6/.so.5)
  * for devices, memory and copies, and rocBLAS (librocblas.so.4/.3/.0) for
  * GEMM through rocblas_gemm_ex (fp32, fp64, and fp16/bf16 inputs with fp32
- * compute), row-major through the column-major C^T = B^T·A^T like cuda.c.
- * Loaded with dlopen; the declarations below are our own (no ROCm header is
- * installed on the build machines to check them against: they follow ROCm
- * 5/6's hip_runtime_api.h and rocblas-types.h).
+ * compute), row-major through the column-major C^T = B^T·A^T like backend-cuda.c.
+ * Loaded with dlopen; the declarations are our own (lib/dl/hip_types.h,
+ * following ROCm 5/6's hip_runtime_api.h and rocblas-types.h; test_vendor_decls
+ * checks HIP's against Debian's libamdhip64-dev).
  *
  * With no AMD GPU the runtime answers hipErrorNoDevice and the backend
  * reports "no-device" cleanly (tested against Debian's libamdhip64-5). The
@@ -18,42 +18,34 @@
 #include <string.h>
 
 #include "../core/internal.h"
-#include "../bench/bench-internal.h"
+#include "../dl/hip_types.h"
+#include "bench-internal.h"
 #include "gpuaudit/bench.h"
 
 #define MAX_DEVICES 16
-#define HIP_ERROR_NO_DEVICE 100
-enum { HIP_H2D = 1, HIP_D2H = 2, HIP_D2D = 3 };                   /* hipMemcpyKind */
-enum { ROCBLAS_OP_NONE = 111, ROCBLAS_ALGO_STANDARD = 0 };        /* rocblas_operation, rocblas_gemm_algo */
-enum { RB_F16 = 150, RB_F32 = 151, RB_F64 = 152, RB_BF16 = 168 }; /* rocblas_datatype */
-typedef struct _rocblas_handle *rocblas_handle;
-typedef struct ihipStream_t *hipStream_t;
-
 /* hipDeviceProp_t is large and versioned; only the name at its start is read. */
 struct hip {
 	struct ga_ctx *ctx;
 	void *lib;
-	int (*hipGetDeviceCount)(int *);
-	const char *(*hipGetErrorString)(int);
-	int (*hipRuntimeGetVersion)(int *);
-	int (*hipDeviceGetName)(char *, int, int);
-	int (*hipDeviceGetPCIBusId)(char *, int, int);
-	int (*hipDeviceTotalMem)(size_t *, int);
-	int (*hipSetDevice)(int);
-	int (*hipMalloc)(void **, size_t);
-	int (*hipFree)(void *);
-	int (*hipHostMalloc)(void **, size_t, unsigned int);
-	int (*hipHostFree)(void *);
-	int (*hipMemcpy)(void *, const void *, size_t, int);
-	int (*hipMemcpyAsync)(void *, const void *, size_t, int, hipStream_t);
-	int (*hipDeviceSynchronize)(void);
+	ga_hipGetDeviceCount_fn hipGetDeviceCount;
+	ga_hipGetErrorString_fn hipGetErrorString;
+	ga_hipRuntimeGetVersion_fn hipRuntimeGetVersion;
+	ga_hipDeviceGetName_fn hipDeviceGetName;
+	ga_hipDeviceGetPCIBusId_fn hipDeviceGetPCIBusId;
+	ga_hipDeviceTotalMem_fn hipDeviceTotalMem;
+	ga_hipSetDevice_fn hipSetDevice;
+	ga_hipMalloc_fn hipMalloc;
+	ga_hipFree_fn hipFree;
+	ga_hipHostMalloc_fn hipHostMalloc;
+	ga_hipHostFree_fn hipHostFree;
+	ga_hipMemcpy_fn hipMemcpy;
+	ga_hipMemcpyAsync_fn hipMemcpyAsync;
+	ga_hipDeviceSynchronize_fn hipDeviceSynchronize;
 	void *blas_lib;
-	int (*rocblas_create_handle)(rocblas_handle *);
-	int (*rocblas_destroy_handle)(rocblas_handle);
-	int (*rocblas_gemm_ex)(rocblas_handle, int, int, int32_t, int32_t, int32_t, const void *,
-	                       const void *, int, int32_t, const void *, int, int32_t, const void *,
-	                       const void *, int, int32_t, void *, int, int32_t, int, int, int32_t, uint32_t);
-	rocblas_handle blas[MAX_DEVICES];
+	ga_rocblas_create_handle_fn rocblas_create_handle;
+	ga_rocblas_destroy_handle_fn rocblas_destroy_handle;
+	ga_rocblas_gemm_ex_fn rocblas_gemm_ex;
+	ga_rocblas_handle blas[MAX_DEVICES];
 	struct ga_bench_device d[MAX_DEVICES];
 	size_t n_dev;
 	char version[96];
@@ -62,9 +54,9 @@ struct hip {
 static const char *const hip_libs[] = { "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL };
 static const char *const rocblas_libs[] = { "librocblas.so.4", "librocblas.so.3", "librocblas.so.0", NULL };
 
-static int hipfail(struct hip *h, const char *call, int r)
+static int hipfail(struct hip *h, const char *call, ga_hipError_t r)
 {
-	return ga_err(h->ctx, -EIO, "%s failed: %d (%s)", call, r, h->hipGetErrorString(r));
+	return ga_err(h->ctx, -EIO, "%s failed: %u (%s)", call, r, h->hipGetErrorString(r));
 }
 
 static void hip_close(void *state)
@@ -124,14 +116,14 @@ static int hip_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void 
 	snprintf(h->version, sizeof(h->version), "HIP runtime %d.%d.%d (%s)", v / 10000000,
 	         (v / 100000) % 100, v % 100000, used);
 	ga_progress(ctx, "hipGetDeviceCount");
-	int r = h->hipGetDeviceCount(&n);
-	if (r == HIP_ERROR_NO_DEVICE || (r == 0 && n <= 0)) {
+	ga_hipError_t r = h->hipGetDeviceCount(&n);
+	if (r == GA_HIP_ERROR_NO_DEVICE || (r == 0 && n <= 0)) {
 		err = ga_err(ctx, -ENODEV, "%s: no AMD GPU (hipGetDeviceCount: %s)", h->version,
 		             h->hipGetErrorString(r));
 		goto out;
 	}
 	if (r != 0) {
-		err = ga_err(ctx, -EIO, "hipGetDeviceCount failed: %d (%s)", r, h->hipGetErrorString(r));
+		err = ga_err(ctx, -EIO, "hipGetDeviceCount failed: %u (%s)", r, h->hipGetErrorString(r));
 		goto out;
 	}
 	for (int i = 0; i < n && h->n_dev < MAX_DEVICES; i++) {
@@ -226,7 +218,8 @@ static int hip_gemm_setup(void *state, size_t dev, enum ga_dtype dt, size_t m, s
 {
 	struct hip *h = state;
 	size_t es = ga_dtype_size(dt);
-	int r, err;
+	ga_hipError_t r;
+	int err;
 	if (!h->blas[dev])
 		return ga_err(h->ctx, -ENOTSUP, "rocBLAS not found (librocblas.so.4/.3/.0)");
 	if (m > 1u << 20 || n > 1u << 20 || k > 1u << 20)
@@ -237,8 +230,8 @@ static int hip_gemm_setup(void *state, size_t dev, enum ga_dtype dt, size_t m, s
 	*g = (struct hip_gemm){ .h = h, .dev = dev, .m = m, .n = n, .k = k, .dt = dt };
 	if ((r = h->hipSetDevice((int)dev)) != 0 || (r = h->hipMalloc(&g->a, m * k * es)) != 0 ||
 	    (r = h->hipMalloc(&g->b, k * n * es)) != 0 || (r = h->hipMalloc(&g->c, m * n * es)) != 0 ||
-	    (r = h->hipMemcpy(g->a, a, m * k * es, HIP_H2D)) != 0 ||
-	    (r = h->hipMemcpy(g->b, b, k * n * es, HIP_H2D)) != 0) {
+	    (r = h->hipMemcpy(g->a, a, m * k * es, GA_HIP_MEMCPY_H2D)) != 0 ||
+	    (r = h->hipMemcpy(g->b, b, k * n * es, GA_HIP_MEMCPY_H2D)) != 0) {
 		err = hipfail(h, "hipMalloc/hipMemcpy", r);
 		goto out;
 	}
@@ -254,23 +247,28 @@ static int hip_gemm_run(void *job, unsigned iters)
 {
 	struct hip_gemm *g = job;
 	struct hip *h = g->h;
-	static const int types[GA_DT_COUNT] = { RB_F32, RB_F64, RB_F16, RB_BF16 };
+	static const ga_rocblas_datatype types[GA_DT_COUNT] = { GA_ROCBLAS_DATATYPE_F32_R,
+		                                                GA_ROCBLAS_DATATYPE_F64_R,
+		                                                GA_ROCBLAS_DATATYPE_F16_R,
+		                                                GA_ROCBLAS_DATATYPE_BF16_R };
 	float f1 = 1.0f, f0 = 0.0f;
 	double d1 = 1.0, d0 = 0.0;
 	bool dbl = g->dt == GA_DT_FP64;
-	int t = types[g->dt], r;
+	ga_rocblas_datatype t = types[g->dt];
+	ga_hipError_t r;
 	if ((r = h->hipSetDevice((int)g->dev)) != 0)
 		return hipfail(h, "hipSetDevice", r);
 	for (unsigned i = 0; i < iters; i++) {
 		/* column-major C^T (n x m) = B^T (n x k) * A^T (k x m); D = C in place */
-		int s = h->rocblas_gemm_ex(
-		        h->blas[g->dev], ROCBLAS_OP_NONE, ROCBLAS_OP_NONE, (int32_t)g->n, (int32_t)g->m,
+		ga_rocblas_status s = h->rocblas_gemm_ex(
+		        h->blas[g->dev], GA_ROCBLAS_OP_NONE, GA_ROCBLAS_OP_NONE, (int32_t)g->n, (int32_t)g->m,
 		        (int32_t)g->k, dbl ? (const void *)&d1 : (const void *)&f1, g->b, t, (int32_t)g->n,
 		        g->a, t, (int32_t)g->k, dbl ? (const void *)&d0 : (const void *)&f0, g->c, t,
-		        (int32_t)g->n, g->c, t, (int32_t)g->n, dbl ? RB_F64 : RB_F32, ROCBLAS_ALGO_STANDARD,
-		        0, 0);
+		        (int32_t)g->n, g->c, t, (int32_t)g->n,
+		        dbl ? GA_ROCBLAS_DATATYPE_F64_R : GA_ROCBLAS_DATATYPE_F32_R,
+		        GA_ROCBLAS_GEMM_ALGO_STANDARD, 0, 0);
 		if (s != 0)
-			return ga_err(h->ctx, -EIO, "rocblas_gemm_ex (%s) failed: status %d",
+			return ga_err(h->ctx, -EIO, "rocblas_gemm_ex (%s) failed: status %u",
 			              ga_dtype_name(g->dt), s);
 	}
 	r = h->hipDeviceSynchronize();
@@ -280,9 +278,9 @@ static int hip_gemm_run(void *job, unsigned iters)
 static int hip_gemm_read(void *job, void *c)
 {
 	struct hip_gemm *g = job;
-	int r = g->h->hipSetDevice((int)g->dev);
+	ga_hipError_t r = g->h->hipSetDevice((int)g->dev);
 	if (r == 0)
-		r = g->h->hipMemcpy(c, g->c, g->m * g->n * ga_dtype_size(g->dt), HIP_D2H);
+		r = g->h->hipMemcpy(c, g->c, g->m * g->n * ga_dtype_size(g->dt), GA_HIP_MEMCPY_D2H);
 	return r == 0 ? 0 : hipfail(g->h, "hipMemcpy", r);
 }
 
@@ -316,7 +314,8 @@ static void hip_xfer_free(void *job)
 static int hip_xfer_setup(void *state, size_t dev, size_t bytes, void **ret_job)
 {
 	struct hip *h = state;
-	int r, err;
+	ga_hipError_t r;
+	int err;
 	struct hip_xfer *x = ga_calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
@@ -342,11 +341,11 @@ static int hip_xfer_run(void *job, enum ga_xfer_dir dir, unsigned iters)
 {
 	struct hip_xfer *x = job;
 	struct hip *h = x->h;
-	int r = h->hipSetDevice((int)x->dev);
+	ga_hipError_t r = h->hipSetDevice((int)x->dev);
 	for (unsigned i = 0; r == 0 && i < iters; i++)
-		r = dir == GA_XFER_H2D   ? h->hipMemcpyAsync(x->d1, x->src, x->bytes, HIP_H2D, NULL)
-		    : dir == GA_XFER_D2H ? h->hipMemcpyAsync(x->dst, x->d1, x->bytes, HIP_D2H, NULL)
-		                         : h->hipMemcpyAsync(x->d2, x->d1, x->bytes, HIP_D2D, NULL);
+		r = dir == GA_XFER_H2D   ? h->hipMemcpyAsync(x->d1, x->src, x->bytes, GA_HIP_MEMCPY_H2D, NULL)
+		    : dir == GA_XFER_D2H ? h->hipMemcpyAsync(x->dst, x->d1, x->bytes, GA_HIP_MEMCPY_D2H, NULL)
+		                         : h->hipMemcpyAsync(x->d2, x->d1, x->bytes, GA_HIP_MEMCPY_D2D, NULL);
 	if (r == 0)
 		r = h->hipDeviceSynchronize();
 	return r == 0 ? 0 : hipfail(h, "hipMemcpyAsync", r);
@@ -359,7 +358,7 @@ static int hip_xfer_verify(void *job, enum ga_xfer_dir dir)
 		return 0; /* read back by the D2H check */
 	if (dir == GA_XFER_D2D) {
 		memset(x->dst, 0, x->bytes);
-		int r = x->h->hipMemcpy(x->dst, x->d2, x->bytes, HIP_D2H);
+		ga_hipError_t r = x->h->hipMemcpy(x->dst, x->d2, x->bytes, GA_HIP_MEMCPY_D2H);
 		if (r != 0)
 			return hipfail(x->h, "hipMemcpy", r);
 	}

@@ -1,5 +1,5 @@
 /*
- * cuda.c - the NVIDIA backend: the CUDA driver API (libcuda.so.1, which the
+ * backend-cuda.c - the NVIDIA backend: the CUDA driver API (libcuda.so.1, which the
  * driver installs) for devices, memory and copies, and cuBLAS
  * (libcublas.so.13, .12, .11 from the toolkit or a wheel) for GEMM through
  * cublasGemmEx: fp32 and fp64 with strict compute, fp16 and bf16 inputs with
@@ -18,8 +18,9 @@
 #include <string.h>
 
 #include "../core/internal.h"
-#include "cuda_internal.h"
-#include "../bench/bench-internal.h"
+#include "../dl/dl.h"
+#include "backend-cuda.h"
+#include "bench-internal.h"
 #include "gpuaudit/bench.h"
 
 #define MAX_DEVICES 16
@@ -322,14 +323,8 @@ struct cuda {
 	char version[160];
 };
 
-#define SYM(f)                               \
-	{                                    \
-#f, offsetof(struct cuda, f) \
-	}
-static const struct {
-	const char *name;
-	size_t off;
-} drv_syms[] = {
+#define SYM(f) GA_DL_SYM(struct cuda, f)
+static const struct ga_dl_sym drv_syms[] = {
 	SYM(cuInit),
 	SYM(cuDriverGetVersion),
 	SYM(cuDeviceGetCount),
@@ -357,10 +352,7 @@ static const struct {
 	SYM(cuModuleGetFunction),
 	SYM(cuLaunchKernel),
 };
-static const struct {
-	const char *name;
-	size_t off;
-} blas_syms[] = {
+static const struct ga_dl_sym blas_syms[] = {
 	SYM(cublasCreate_v2),
 	SYM(cublasDestroy_v2),
 	SYM(cublasGetProperty),
@@ -397,21 +389,14 @@ static void *open_cublas(const char *libdir, char *used, size_t used_len)
 	return NULL;
 }
 
-static int load_syms(void *lib, void *obj, const void *table, size_t n, const char **ret_missing)
+/* Bind table t from lib into c; 0, or -EIO with the first missing name in *ret_missing. */
+static int load_syms(void *lib, struct cuda *c, const struct ga_dl_sym *t, size_t n, const char **ret_missing)
 {
-	const struct {
-		const char *name;
-		size_t off;
-	} *t = table;
-	for (size_t i = 0; i < n; i++) {
-		void *f = dlsym(lib, t[i].name);
-		if (!f) {
-			*ret_missing = t[i].name;
-			return -EIO;
-		}
-		memcpy((char *)obj + t[i].off, &f, sizeof(f));
-	}
-	return 0;
+	size_t bound = ga_dl_bind(lib, t, n, c);
+	if (bound == n)
+		return 0;
+	*ret_missing = t[bound].names[0];
+	return -EIO;
 }
 
 static void cu_close(void *state)
@@ -554,7 +539,7 @@ static const struct ga_bench_device *cu_device(void *state, size_t i)
 	return &((struct cuda *)state)->d[i].info;
 }
 
-/* --- helpers shared with nccl.c --- */
+/* --- helpers shared with backend-nccl.c --- */
 
 size_t ga_cuda_devices(struct cuda *c)
 {

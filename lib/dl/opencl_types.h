@@ -1,6 +1,6 @@
 /*
  * opencl_types.h - the subset of the OpenCL 1.2 API and CLBlast's C API that
- * lib/vendor/opencl.c calls, declared here so no vendor header is needed to
+ * lib/bench/backend-opencl.c calls, declared here so no vendor header is needed to
  * build. Names carry a GA prefix so tests/unit/test_vendor_decls.c can compile
  * them next to the real CL/cl.h and clblast_c.h and compare every signature
  * and constant. Handles use the same struct tags as the real headers.

@@ -1,9 +1,10 @@
 /*
  * rocm_smi.c - ROCm SMI's view of the AMD GPUs, through dlopen of librocm_smi64.
  *
- * No ROCm header is needed at build time: the few declarations below follow
- * rocm_smi.h (checked against Debian's librocm-smi-dev 5.2.3; the calls used
- * here are unchanged through ROCm 6.x). Symbols are resolved from a table;
+ * No ROCm header is needed at build time: our declarations of the few calls
+ * (lib/dl/rocm_smi_types.h) follow rocm_smi.h, and test_vendor_decls checks
+ * them against Debian's librocm-smi-dev 5.2.3 (the calls used here are
+ * unchanged through ROCm 6.x). Symbols are resolved from a table;
  * nothing is called unless every required symbol resolved, and the library is
  * closed on every path. Failures become error/error_call/error_code in the
  * result, never a return code: only running out of memory is an error.
@@ -15,50 +16,32 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../dl/dl.h"
+#include "../dl/rocm_smi_types.h"
 #include "gpuaudit/vendor.h"
-
-/* --- our declarations of the rocm_smi.h subset ----------------------------- */
-
-typedef int rsmi_status_t; /* enum in the header; RSMI_STATUS_UNKNOWN_ERROR = 0xFFFFFFFF */
-enum {
-	RSMI_STATUS_SUCCESS = 0,
-	RSMI_MEM_TYPE_VRAM = 0,
-	RSMI_TEMP_TYPE_EDGE = 0,
-	RSMI_TEMP_CURRENT = 0,
-};
-typedef struct {
-	uint32_t major;
-	uint32_t minor;
-	uint32_t patch;
-	const char *build;
-} rsmi_version_t;
 
 /* Enumerating more than this many devices means the library is confused. */
 #define RSMI_MAX_DEVICES 256
 
 struct rsmi_fns {
-	rsmi_status_t (*init)(uint64_t flags);
-	rsmi_status_t (*shut_down)(void);
-	rsmi_status_t (*num_monitor_devices)(uint32_t *n);
-	rsmi_status_t (*status_string)(rsmi_status_t s, const char **text);
-	rsmi_status_t (*version_get)(rsmi_version_t *v);
-	rsmi_status_t (*dev_pci_id_get)(uint32_t dv, uint64_t *bdfid);
-	rsmi_status_t (*dev_name_get)(uint32_t dv, char *name, size_t len);
-	rsmi_status_t (*dev_memory_total_get)(uint32_t dv, int mem_type, uint64_t *total);
-	rsmi_status_t (*dev_memory_usage_get)(uint32_t dv, int mem_type, uint64_t *used);
-	rsmi_status_t (*dev_busy_percent_get)(uint32_t dv, uint32_t *pct);
-	rsmi_status_t (*dev_temp_metric_get)(uint32_t dv, uint32_t sensor, int metric, int64_t *mc);
-	rsmi_status_t (*dev_power_ave_get)(uint32_t dv, uint32_t sensor, uint64_t *uw);
+	ga_rsmi_init_fn init;
+	ga_rsmi_shut_down_fn shut_down;
+	ga_rsmi_num_monitor_devices_fn num_monitor_devices;
+	ga_rsmi_status_string_fn status_string;
+	ga_rsmi_version_get_fn version_get;
+	ga_rsmi_dev_pci_id_get_fn dev_pci_id_get;
+	ga_rsmi_dev_name_get_fn dev_name_get;
+	ga_rsmi_dev_memory_total_get_fn dev_memory_total_get;
+	ga_rsmi_dev_memory_usage_get_fn dev_memory_usage_get;
+	ga_rsmi_dev_busy_percent_get_fn dev_busy_percent_get;
+	ga_rsmi_dev_temp_metric_get_fn dev_temp_metric_get;
+	ga_rsmi_dev_power_ave_get_fn dev_power_ave_get;
 };
 
 // clang-format off
-#define SYM(field, name, req) { name, offsetof(struct rsmi_fns, field), req }
+#define SYM(field, name, req) { { name }, offsetof(struct rsmi_fns, field), req }
 // clang-format on
-static const struct {
-	const char *name;
-	size_t off;
-	bool required;
-} symbols[] = {
+static const struct ga_dl_sym symbols[] = {
 	SYM(init, "rsmi_init", true),
 	SYM(shut_down, "rsmi_shut_down", true),
 	SYM(num_monitor_devices, "rsmi_num_monitor_devices", true),
@@ -91,23 +74,25 @@ void ga_rocm_smi_free(struct ga_rocm_smi *r)
 }
 
 /* Record the failure of call with the library's text for status (or our own text). */
-static int set_error(struct ga_rocm_smi *r, const struct rsmi_fns *f, const char *call, rsmi_status_t st,
+static int set_error(struct ga_rocm_smi *r, const struct rsmi_fns *f, const char *call, ga_rsmi_status_t st,
                      const char *text)
 {
 	const char *lib_text = NULL;
 	char fallback[64];
 	bool from_library = !text && f;
-	if (!text && f && f->status_string && f->status_string(st, &lib_text) == RSMI_STATUS_SUCCESS &&
+	if (!text && f && f->status_string && f->status_string(st, &lib_text) == GA_RSMI_STATUS_SUCCESS &&
 	    lib_text && *lib_text)
 		text = lib_text;
+	/* the status as the C int it always was reported as (RSMI_STATUS_UNKNOWN_ERROR: -1) */
+	int code = (int)st;
 	if (!text) {
-		snprintf(fallback, sizeof(fallback), "%s failed with status %d", call, st);
+		snprintf(fallback, sizeof(fallback), "%s failed with status %d", call, code);
 		text = fallback;
 	}
 	r->error = ga_strdup(text);
 	r->error_call = ga_strdup(call);
 	if (from_library)
-		GA_SET(r->error_code, st);
+		GA_SET(r->error_code, code);
 	return r->error && r->error_call ? 0 : -ENOMEM;
 }
 
@@ -115,7 +100,7 @@ static int fill_gpu(const struct rsmi_fns *f, uint32_t i, struct ga_rocm_smi_gpu
 {
 	GA_SET(g->index, i);
 	uint64_t u;
-	if (f->dev_pci_id_get && f->dev_pci_id_get(i, &u) == RSMI_STATUS_SUCCESS) {
+	if (f->dev_pci_id_get && f->dev_pci_id_get(i, &u) == GA_RSMI_STATUS_SUCCESS) {
 		char bdf[32];
 		if (ga_rocm_smi_bdf(u, bdf, sizeof(bdf)) == 0) {
 			g->pci_bus_id = ga_strdup(bdf);
@@ -124,7 +109,7 @@ static int fill_gpu(const struct rsmi_fns *f, uint32_t i, struct ga_rocm_smi_gpu
 		}
 	}
 	char name[256] = "";
-	if (f->dev_name_get && f->dev_name_get(i, name, sizeof(name)) == RSMI_STATUS_SUCCESS) {
+	if (f->dev_name_get && f->dev_name_get(i, name, sizeof(name)) == GA_RSMI_STATUS_SUCCESS) {
 		name[sizeof(name) - 1] = '\0';
 		if (*name) {
 			g->name = ga_strdup(name);
@@ -133,20 +118,22 @@ static int fill_gpu(const struct rsmi_fns *f, uint32_t i, struct ga_rocm_smi_gpu
 		}
 	}
 	if (f->dev_memory_total_get &&
-	    f->dev_memory_total_get(i, RSMI_MEM_TYPE_VRAM, &u) == RSMI_STATUS_SUCCESS)
+	    f->dev_memory_total_get(i, GA_RSMI_MEM_TYPE_VRAM, &u) == GA_RSMI_STATUS_SUCCESS)
 		GA_SET(g->vram_total_bytes, u);
 	if (f->dev_memory_usage_get &&
-	    f->dev_memory_usage_get(i, RSMI_MEM_TYPE_VRAM, &u) == RSMI_STATUS_SUCCESS)
+	    f->dev_memory_usage_get(i, GA_RSMI_MEM_TYPE_VRAM, &u) == GA_RSMI_STATUS_SUCCESS)
 		GA_SET(g->vram_used_bytes, u);
 	uint32_t pct;
-	if (f->dev_busy_percent_get && f->dev_busy_percent_get(i, &pct) == RSMI_STATUS_SUCCESS && pct <= 100)
+	if (f->dev_busy_percent_get && f->dev_busy_percent_get(i, &pct) == GA_RSMI_STATUS_SUCCESS &&
+	    pct <= 100)
 		GA_SET(g->busy_pct, pct);
 	int64_t mc;
 	if (f->dev_temp_metric_get &&
-	    f->dev_temp_metric_get(i, RSMI_TEMP_TYPE_EDGE, RSMI_TEMP_CURRENT, &mc) == RSMI_STATUS_SUCCESS &&
+	    f->dev_temp_metric_get(i, GA_RSMI_TEMP_TYPE_EDGE, GA_RSMI_TEMP_CURRENT, &mc) ==
+	            GA_RSMI_STATUS_SUCCESS &&
 	    mc >= 0)
 		GA_SET(g->temp_edge_mc, (uint64_t)mc);
-	if (f->dev_power_ave_get && f->dev_power_ave_get(i, 0, &u) == RSMI_STATUS_SUCCESS)
+	if (f->dev_power_ave_get && f->dev_power_ave_get(i, 0, &u) == GA_RSMI_STATUS_SUCCESS)
 		GA_SET(g->power_uw, u);
 	return 0;
 }
@@ -155,8 +142,8 @@ static int fill_gpu(const struct rsmi_fns *f, uint32_t i, struct ga_rocm_smi_gpu
 static int enumerate(const struct rsmi_fns *f, struct ga_rocm_smi *r)
 {
 	uint32_t n = 0;
-	rsmi_status_t st = f->num_monitor_devices(&n);
-	if (st != RSMI_STATUS_SUCCESS)
+	ga_rsmi_status_t st = f->num_monitor_devices(&n);
+	if (st != GA_RSMI_STATUS_SUCCESS)
 		return set_error(r, f, "rsmi_num_monitor_devices", st, NULL);
 	GA_SET(r->device_count, n);
 	if (n > RSMI_MAX_DEVICES)
@@ -209,21 +196,17 @@ int ga_rocm_smi_collect_from(struct ga_ctx *ctx, const char *const *sonames, str
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < GA_ARRAY_SIZE(symbols); i++) {
-		void *p = dlsym(h, symbols[i].name);
-		if (!p && symbols[i].required) {
-			char text[128];
-			memset(&f, 0, sizeof(f)); /* publish nothing from a partial table */
-			snprintf(text, sizeof(text), "missing symbol: %s", symbols[i].name);
-			err = set_error(r, NULL, "dlsym", 0, text);
-			goto out;
-		}
-		/* POSIX guarantees that a data pointer from dlsym converts to a function pointer. */
-		memcpy((char *)&f + symbols[i].off, &p, sizeof(p));
+	size_t bound = ga_dl_bind(h, symbols, GA_ARRAY_SIZE(symbols), &f);
+	if (bound < GA_ARRAY_SIZE(symbols)) {
+		char text[128];
+		memset(&f, 0, sizeof(f)); /* publish nothing from a partial table */
+		snprintf(text, sizeof(text), "missing symbol: %s", symbols[bound].names[0]);
+		err = set_error(r, NULL, "dlsym", 0, text);
+		goto out;
 	}
-	rsmi_version_t v;
+	ga_rsmi_version_t v;
 	memset(&v, 0, sizeof(v));
-	if (f.version_get && f.version_get(&v) == RSMI_STATUS_SUCCESS) {
+	if (f.version_get && f.version_get(&v) == GA_RSMI_STATUS_SUCCESS) {
 		char text[64];
 		snprintf(text, sizeof(text), "%u.%u.%u", v.major, v.minor, v.patch);
 		r->version = ga_strdup(text);
@@ -232,8 +215,8 @@ int ga_rocm_smi_collect_from(struct ga_ctx *ctx, const char *const *sonames, str
 			goto out;
 		}
 	}
-	rsmi_status_t st = f.init(0);
-	if (st != RSMI_STATUS_SUCCESS) {
+	ga_rsmi_status_t st = f.init(0);
+	if (st != GA_RSMI_STATUS_SUCCESS) {
 		err = set_error(r, &f, "rsmi_init", st, NULL);
 		goto out;
 	}
@@ -242,7 +225,7 @@ int ga_rocm_smi_collect_from(struct ga_ctx *ctx, const char *const *sonames, str
 out:
 	if (inited) {
 		st = f.shut_down();
-		if (st != RSMI_STATUS_SUCCESS && err == 0 && !r->error)
+		if (st != GA_RSMI_STATUS_SUCCESS && err == 0 && !r->error)
 			err = set_error(r, &f, "rsmi_shut_down", st, NULL);
 	}
 	if (h)

@@ -1,5 +1,5 @@
 /*
- * opencl.c - two backends over the OpenCL ICD loader (libOpenCL.so.1, any
+ * backend-opencl.c - two backends over the OpenCL ICD loader (libOpenCL.so.1, any
  * vendor: PoCL on a CPU, NVIDIA's, AMD's, Intel's):
  *
  *   opencl   the portable path: a straightforward tiled GEMM kernel built in
@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "../core/internal.h"
-#include "../bench/bench-internal.h"
+#include "bench-internal.h"
 #include "gpuaudit/bench.h"
-#include "opencl_types.h"
+#include "../dl/opencl_types.h"
 
 #define MAX_DEVICES 16
 #define GEMM_TS 16

@@ -1,5 +1,5 @@
 /*
- * cblas.c - the CPU backend: GEMM through a CBLAS library loaded with dlopen
+ * backend-cblas.c - the CPU backend: GEMM through a CBLAS library loaded with dlopen
  * (OpenBLAS, BLIS, MKL or the reference libcblas: the first found, or the
  * one named with --blas), and BabelStream's kernels as plain loops over host
  * memory. No BLAS header is needed: the few declarations are below.

@@ -1,7 +1,7 @@
 /*
  * nvml.c - NVIDIA's view through NVML, loaded with dlopen.
  *
- * No NVIDIA header or library is needed to build: lib/vendor/nvml_types.h
+ * No NVIDIA header or library is needed to build: lib/dl/nvml_types.h
  * declares the subset we call. Symbols resolve through a table with versioned
  * fallbacks (nvmlInit_v2, then nvmlInit); optional symbols may be missing on
  * old drivers and are then reported, not fatal. Every call is announced
@@ -18,7 +18,8 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/isolate.h"
-#include "nvml_types.h"
+#include "../dl/dl.h"
+#include "../dl/nvml_types.h"
 
 struct nvml {
 	void *lib;
@@ -75,19 +76,13 @@ struct nvml {
 	nvmlReturn_t (*nvmlDeviceGetTopologyCommonAncestor)(nvmlDevice_t, nvmlDevice_t, int *);
 };
 
-#define SYM(field, req, ...)                       \
-	{                                          \
-		offsetof(struct nvml, field), req, \
-		{                                  \
-#field, __VA_ARGS__        \
-		}                                  \
+/* preferred name first; older fallbacks after */
+#define SYM(field, req, ...)                                               \
+	{                                                                  \
+		{ #field, __VA_ARGS__ }, offsetof(struct nvml, field), req \
 	}
 
-static const struct {
-	size_t off;
-	bool required;
-	const char *names[3]; /* preferred first; older fallbacks after */
-} syms[] = {
+static const struct ga_dl_sym syms[] = {
 	SYM(nvmlInit_v2, true, "nvmlInit"),
 	SYM(nvmlShutdown, true, NULL),
 	SYM(nvmlErrorString, true, NULL),
@@ -590,18 +585,18 @@ static int topology(struct nvml *m, nvmlDevice_t *devs, unsigned n)
 static int resolve(struct nvml *m, const char *path)
 {
 	struct ga_nvml *sys = &m->rep->sys;
-	for (size_t i = 0; i < GA_ARRAY_SIZE(syms); i++) {
-		void *p = NULL;
-		for (size_t k = 0; k < 3 && syms[i].names[k] && !p; k++)
-			p = dlsym(m->lib, syms[i].names[k]);
-		if (!p && syms[i].required) {
-			char msg[256];
-			snprintf(msg, sizeof(msg), "%s lacks the required symbol %s", path, syms[i].names[0]);
-			return sys_error(m, "dlsym", NVML_ERROR_FUNCTION_NOT_FOUND, msg) < 0 ? -ENOMEM : 1;
-		}
+	size_t bound = ga_dl_bind(m->lib, syms, GA_ARRAY_SIZE(syms), m);
+	/* the optional symbols the library lacks, up to where the binding stopped */
+	for (size_t i = 0; i < bound; i++) {
+		void *p;
+		memcpy(&p, (char *)m + syms[i].off, sizeof(p));
 		if (!p && ga_strv_push(&sys->missing_symbols, syms[i].names[0]) < 0)
 			return -ENOMEM;
-		memcpy((char *)m + syms[i].off, &p, sizeof(p));
+	}
+	if (bound < GA_ARRAY_SIZE(syms)) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "%s lacks the required symbol %s", path, syms[bound].names[0]);
+		return sys_error(m, "dlsym", NVML_ERROR_FUNCTION_NOT_FOUND, msg) < 0 ? -ENOMEM : 1;
 	}
 	return 0;
 }

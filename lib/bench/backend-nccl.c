@@ -1,7 +1,7 @@
 /*
- * nccl.c - collectives across the local GPUs through NCCL (libnccl.so.2),
+ * backend-nccl.c - collectives across the local GPUs through NCCL (libnccl.so.2),
  * loaded with dlopen, one process driving every device (ncclCommInitAll).
- * Buffers live in the CUDA backend's contexts (cuda.c). All-reduce (sum of
+ * Buffers live in the CUDA backend's contexts (backend-cuda.c). All-reduce (sum of
  * fp32) and all-gather, each warmed up once (the cold start includes
  * communicator setup), timed `reps` times with every device synchronised,
  * and checked: after the all-reduce every element equals n(n+1)/2 when rank r
@@ -18,9 +18,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../bench/bench-internal.h"
+#include "bench-internal.h"
 #include "../core/internal.h"
-#include "cuda_internal.h"
+#include "../dl/dl.h"
+#include "backend-cuda.h"
 
 #define MAX_RANKS 16
 
@@ -49,14 +50,8 @@ struct nccl {
 	ga_ncclAllGather_fn ncclAllGather;
 };
 
-#define NSYM(f)                              \
-	{                                    \
-#f, offsetof(struct nccl, f) \
-	}
-static const struct {
-	const char *name;
-	size_t off;
-} nccl_syms[] = {
+#define NSYM(f) GA_DL_SYM(struct nccl, f)
+static const struct ga_dl_sym nccl_syms[] = {
 	NSYM(ncclGetVersion), NSYM(ncclCommInitAll),    NSYM(ncclCommDestroy), NSYM(ncclGroupStart),
 	NSYM(ncclGroupEnd),   NSYM(ncclGetErrorString), NSYM(ncclAllReduce),   NSYM(ncclAllGather),
 };
@@ -226,15 +221,12 @@ int ga_bench_collective(struct ga_bench_session *s, const char *lib, size_t byte
 			used = names[i];
 	if (!nc.lib)
 		return skip_all(rep, cuo, "NCCL not found (libnccl.so.2)");
-	for (size_t i = 0; i < GA_ARRAY_SIZE(nccl_syms); i++) {
-		void *f = dlsym(nc.lib, nccl_syms[i].name);
-		if (!f) {
-			char why[160];
-			snprintf(why, sizeof(why), "%s lacks %s", used, nccl_syms[i].name);
-			err = skip_all(rep, cuo, why);
-			goto out;
-		}
-		memcpy((char *)&nc + nccl_syms[i].off, &f, sizeof(f));
+	size_t bound = ga_dl_bind(nc.lib, nccl_syms, GA_ARRAY_SIZE(nccl_syms), &nc);
+	if (bound < GA_ARRAY_SIZE(nccl_syms)) {
+		char why[160];
+		snprintf(why, sizeof(why), "%s lacks %s", used, nccl_syms[bound].names[0]);
+		err = skip_all(rep, cuo, why);
+		goto out;
 	}
 	c.count = bytes / sizeof(float) / c.n * c.n;
 	if (c.count < 4 * c.n) {

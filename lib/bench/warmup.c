@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/internal.h"
 #include "gpuaudit/bench.h"
 #include "gpuaudit/warmup.h"
 
@@ -161,18 +162,40 @@ int ga_gemm_once(const struct ga_gemm_backend *be, size_t n, const float *a, con
 	return r;
 }
 
-#define BENCH_ROW(nm, be, gpu)                                                                       \
-	{                                                                                            \
-		.name = nm, .open = bench_open, .run = bench_run, .close = gemm_close, .bench = &be, \
-		.gpu_only = gpu                                                                      \
+/*
+ * The warm-up's backends: every registry entry with GA_BENCH_CAP_WARMUP, in
+ * the registry's order (GPU devices only unless the entry is GA_BENCH_CAP_CPU),
+ * then the plain C loop. Writes at most max rows; returns how many.
+ */
+static size_t warmup_rows(struct ga_gemm_backend *rows, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; ga_bench_registry[i].backend && n + 1 < max; i++) {
+		const struct ga_bench_entry *e = &ga_bench_registry[i];
+		if (!(e->caps & GA_BENCH_CAP_WARMUP))
+			continue;
+		rows[n++] = (struct ga_gemm_backend){ .name = e->backend->name,
+			                              .open = bench_open,
+			                              .run = bench_run,
+			                              .close = gemm_close,
+			                              .bench = e->backend,
+			                              .gpu_only = !(e->caps & GA_BENCH_CAP_CPU) };
 	}
-static const struct ga_gemm_backend gemm_cuda = BENCH_ROW("cuda", ga_bench_cuda, true);
-static const struct ga_gemm_backend gemm_hip = BENCH_ROW("hip", ga_bench_hip, true);
-static const struct ga_gemm_backend gemm_opencl = BENCH_ROW("opencl", ga_bench_opencl, true);
-static const struct ga_gemm_backend gemm_cblas = BENCH_ROW("cblas", ga_bench_cblas, false);
+	if (n < max)
+		rows[n++] = ga_gemm_cpu;
+	return n;
+}
 
-const struct ga_gemm_backend *const ga_gemm_backends[] = { &gemm_cuda,  &gemm_hip,    &gemm_opencl,
-	                                                   &gemm_cblas, &ga_gemm_cpu, NULL };
+bool ga_warmup_backend_known(const char *name)
+{
+	if (!strcmp(name, "auto") || !strcmp(name, ga_gemm_cpu.name))
+		return true;
+	for (size_t i = 0; ga_bench_registry[i].backend; i++)
+		if ((ga_bench_registry[i].caps & GA_BENCH_CAP_WARMUP) &&
+		    !strcmp(ga_bench_registry[i].backend->name, name))
+			return true;
+	return false;
+}
 
 static double now_s(void)
 {
@@ -215,15 +238,12 @@ int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, 
 	n = n ? n : 256;
 	if (n > 4096 || repeat > sizeof(r.warm_s) / sizeof(r.warm_s[0]))
 		return -EINVAL;
+	if (backend && !ga_warmup_backend_known(backend))
+		return -EINVAL;
 	if (backend && !strcmp(backend, "auto"))
 		backend = NULL;
-	if (backend) {
-		bool known = false;
-		for (size_t i = 0; ga_gemm_backends[i]; i++)
-			known |= !strcmp(ga_gemm_backends[i]->name, backend);
-		if (!known)
-			return -EINVAL;
-	}
+	struct ga_gemm_backend rows[GA_WARMUP_MAX_BACKENDS];
+	size_t n_rows = warmup_rows(rows, GA_ARRAY_SIZE(rows));
 	r.n = n;
 	r.tolerance = (double)n * 0x1p-24 * 4;
 	float *a = ga_malloc(n * n * sizeof(float)), *b = ga_malloc(n * n * sizeof(float)),
@@ -247,8 +267,8 @@ int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, 
 	const struct ga_gemm_backend *be = NULL;
 	struct ga_gemm_session *sess = NULL;
 	double t = 0;
-	for (size_t i = 0; ga_gemm_backends[i] && !be; i++) {
-		const struct ga_gemm_backend *cand = ga_gemm_backends[i];
+	for (size_t i = 0; i < n_rows && !be; i++) {
+		const struct ga_gemm_backend *cand = &rows[i];
 		char why[160] = "";
 		if (backend && strcmp(backend, cand->name))
 			continue;

@@ -1,8 +1,8 @@
-/* cuda_internal.h - what nccl.c needs from the CUDA backend's state (lib/vendor/cuda.c). */
-#ifndef GA_CUDA_INTERNAL_H
-#define GA_CUDA_INTERNAL_H
+/* backend-cuda.h - what backend-nccl.c needs from the CUDA backend's state (lib/bench/backend-cuda.c). */
+#ifndef GA_BENCH_BACKEND_CUDA_H
+#define GA_BENCH_BACKEND_CUDA_H
 
-#include "cuda_types.h"
+#include "../dl/cuda_types.h"
 #include "gpuaudit/core.h"
 
 struct cuda;
