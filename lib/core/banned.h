@@ -10,8 +10,11 @@
  * The system headers that declare them come first: after the poison a
  * declaration is an error too, and a header first read later that named one
  * of them (in a declaration, an inline function or a macro defined after this
- * point) would fail to compile. Macros defined before the poison, such as
- * glibc's _FORTIFY_SOURCE wrappers, may still expand to them.
+ * point) would fail to compile. Macros defined before the poison may still
+ * expand to them. With _FORTIFY_SOURCE and clang, glibc makes some of them
+ * macros (sprintf, strcpy ...), and poisoning a macro is a warning (an error
+ * in CI): they are #undef'd first, which unfortifies only calls that cannot
+ * be written any more.
  */
 #ifndef GA_BANNED_H
 #define GA_BANNED_H
@@ -20,6 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#undef sprintf
+#undef vsprintf
+#undef strcpy
+#undef strcat
+#undef gets
+#undef atoi
+#undef atol
+#undef atof
 #pragma GCC poison sprintf vsprintf strcpy strcat gets atoi atol atof
 
 #endif
