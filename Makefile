@@ -4,8 +4,9 @@
 #   make            build (build/gpuaudit)
 #   make demo       install what is missing, build, describe this machine and
 #                   run the preflight job on it
-#   make test       install what is missing, build and run every test twice:
-#                   a normal build and an AddressSanitizer+UBSan build
+#   make test       install what is missing, build, lint, and run every test
+#                   twice: a normal build and an AddressSanitizer+UBSan build
+#   make lint       clang-format --dry-run and the clang-tidy checks (tools/lint)
 #   make fuzz       build the libFuzzer targets with clang (build-fuzz/)
 #   make bench      run the benchmarks in bench/ (installs the peer tools)
 #   make format     clang-format the C sources
@@ -21,7 +22,7 @@ WERROR     ?= $(if $(filter true 1,$(CI)),ON,OFF)
 
 CMAKE_COMMON = -DGA_WERROR=$(WERROR) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 
-.PHONY: all build deps demo test test-normal test-asan fuzz bench format install clean
+.PHONY: all build deps demo test test-normal test-asan lint fuzz bench format install clean
 
 all: build
 
@@ -46,8 +47,13 @@ demo: deps build
 	@$(BUILD)/gpuaudit preflight; rc=$$?; echo; echo "exit status $$rc (0 = every step passed)"
 
 test: deps
+	$(MAKE) lint
 	$(MAKE) test-normal
 	$(MAKE) test-asan
+
+# clang-tidy reads the build's compile_commands.json.
+lint: build
+	tools/lint $(BUILD)
 
 test-normal: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

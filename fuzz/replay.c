@@ -2,7 +2,8 @@
  * replay.c - run a libFuzzer target over files without libFuzzer, so CI can
  * replay the seed corpora (and any crashers added to them) with gcc under
  * ctest. Each argument is a file or a directory; a directory contributes
- * every regular file in it, in sorted order.
+ * every regular file in it, in sorted order. A missing or empty directory is
+ * an error, so a corpus lost in a move cannot pass as "replayed 0 inputs".
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -136,7 +137,13 @@ int main(int argc, char **argv)
 		}
 		int r;
 		if (S_ISDIR(st.st_mode)) {
+			size_t before = count;
 			r = replay_dir(argv[i], &count);
+			if (r == 0 && count == before) {
+				fprintf(stderr, "replay: %s: no inputs (an empty corpus replays nothing)\n",
+				        argv[i]);
+				return 1;
+			}
 		} else {
 			r = replay_file(argv[i]);
 			if (r == 0)

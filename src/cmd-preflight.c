@@ -673,7 +673,7 @@ static void junit_case(FILE *o, struct pf *p, const char *name, enum status st, 
 
 static int write_junit(struct pf *p, FILE *o)
 {
-	size_t tests = 4 + (p->cmd && p->repeat ? 1 : 0), failures = 0, errors = 0, skipped = 0;
+	size_t tests = 4 + (p->cmd && p->repeat ? 1u : 0u), failures = 0, errors = 0, skipped = 0;
 	enum status st[4] = { p->discover, p->checked ? p->check : ST_SKIP, p->warmup,
 		              p->scanned ? p->scan : ST_SKIP };
 	for (int i = 0; i < 4; i++) {

@@ -79,7 +79,7 @@ int snap_ctx(struct cli *cli, const char *cmd, const struct snap_opts *o, struct
 	if (code != EXIT_OK)
 		return code;
 	int r = o->pci_ids ? ga_ctx_set_pci_ids(ctx, o->pci_ids) : 0;
-	ga_ctx_set_vendor(ctx, o->vendor, (int)(o->timeout_s * 1000));
+	ga_ctx_set_vendor(ctx, (enum ga_vendor_mode)o->vendor, (int)(o->timeout_s * 1000));
 	if (r == 0)
 		r = ga_ctx_set_helper(ctx, cli->self_exe);
 	if (r < 0) {

@@ -67,6 +67,13 @@ char *ga_strndup(const char *s, size_t n);
 void ga_free(void *p);
 /* Fail the allocation after `countdown` more successes; -1 disables. */
 void ga_alloc_fail_after(long countdown);
+/*
+ * How many allocations have failed in this thread (injected or real). jansson
+ * and yajl allocate through ga_malloc too (docs/dependencies.md), but jansson
+ * 2.14 reports a failed allocation as a syntax error or not at all: a caller
+ * of json_loadb compares this before and after to answer -ENOMEM.
+ */
+unsigned long ga_alloc_failures(void);
 
 /* Append a zeroed element to a growable array, return it (NULL on ENOMEM; array unchanged). */
 void *ga_array_push(void **arr, size_t *n, size_t elem_size);

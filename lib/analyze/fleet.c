@@ -368,9 +368,10 @@ static char *dup_or_null(const char *s)
 /* The family key: the hardware class JSON without accelerator counts. */
 static int family_key(const char *hw_json, char **ret)
 {
+	unsigned long oom = ga_alloc_failures();
 	json_t *hw = json_loads(hw_json, 0, NULL);
 	if (!hw)
-		return -EINVAL;
+		return ga_alloc_failures() != oom ? -ENOMEM : -EINVAL;
 	json_t *acc = json_object_get(hw, "accelerators");
 	for (size_t i = 0; json_is_array(acc) && i < json_array_size(acc); i++)
 		json_object_del(json_array_get(acc, i), "count");
@@ -466,9 +467,10 @@ out:
 /* The stack's components for the matrix columns, from its canonical JSON. */
 static int stack_columns(struct cell *c, const char *stack_json)
 {
+	unsigned long oom = ga_alloc_failures();
 	json_t *st = json_loads(stack_json, 0, NULL);
 	if (!st)
-		return -EINVAL;
+		return ga_alloc_failures() != oom ? -ENOMEM : -EINVAL;
 	struct ga_buf b;
 	ga_buf_init(&b, 4096);
 	int r = 0;
@@ -1050,7 +1052,10 @@ void ga_fleet_report_write_members(const struct ga_fleet_report *r, struct ga_js
 int ga_fleet_report_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_fleet_report **ret)
 {
 	json_error_t jerr;
+	unsigned long oom = ga_alloc_failures();
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root && ga_alloc_failures() != oom)
+		return ga_err(ctx, -ENOMEM, "out of memory");
 	if (!root)
 		return ga_err(ctx, -EBADMSG, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
 		              jerr.text);

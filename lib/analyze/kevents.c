@@ -312,7 +312,7 @@ static size_t iso_time(const char *s, const char *end, int64_t *wall)
 			return 0;
 		off = sign * (int64_t)(oh * 3600 + om * 60);
 	}
-	*wall = days_from_civil((int64_t)(y1 * 100 + y2), mo, d) * 86400 + secs - off;
+	*wall = days_from_civil((int64_t)y1 * 100 + y2, mo, d) * 86400 + secs - off;
 	return (size_t)(p - s);
 }
 

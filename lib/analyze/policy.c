@@ -15,6 +15,7 @@
 
 #include <libfyaml.h>
 
+#include "../core/file.h"
 #include "../core/internal.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/policy.h"
@@ -908,29 +909,16 @@ out:
 
 int ga_policy_load(struct ga_ctx *ctx, const char *file, struct ga_policy **ret)
 {
+	/* The analyzer never opens a file: core reads it, the parser gets the text. */
 	struct ga_buf b;
-	ga_buf_init(&b, GA_POLICY_MAX_FILE + 1);
-	FILE *f = strcmp(file, "-") ? fopen(file, "re") : stdin;
-	int r = 0;
-	if (!f)
-		return ga_err(ctx, -errno, "cannot read policy %s: %s", file, strerror(errno));
-	char chunk[8192];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		r = ga_buf_add(&b, chunk, n);
-		if (r < 0)
-			break;
-	}
-	if (r == 0 && ferror(f))
-		r = ga_err(ctx, -EIO, "cannot read policy %s: %s", file, strerror(errno ? errno : EIO));
-	else if (r == -E2BIG)
+	ga_buf_init(&b, 0);
+	int r = ga_file_read(ctx, file, GA_POLICY_MAX_FILE, &b);
+	if (r == -EFBIG)
 		r = ga_err(ctx, -EINVAL, "%s: larger than %u bytes", file, GA_POLICY_MAX_FILE);
 	else if (r < 0)
 		r = ga_err(ctx, r, "cannot read policy %s: %s", file, strerror(-r));
-	if (f != stdin)
-		fclose(f);
-	if (r == 0)
-		r = ga_policy_parse(ctx, file, b.data ? b.data : "", b.len, ret);
+	else
+		r = ga_policy_parse(ctx, file, b.data, b.len, ret);
 	ga_buf_release(&b);
 	return r;
 }

@@ -39,7 +39,7 @@ static int kmsg_open(struct ga_ctx *ctx, const char *path)
 #ifdef HAVE_OPENAT2
 	struct open_how how;
 	memset(&how, 0, sizeof(how));
-	how.flags = (uint64_t)flags;
+	how.flags = (uint64_t)(unsigned int)flags;
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
 	long fd = syscall(SYS_openat2, ctx->root_fd, path, &how, sizeof(how));
 	if (fd >= 0)

@@ -107,7 +107,7 @@ static void end(struct ga_json *w, char kind)
 {
 	if (w->err)
 		return;
-	if (w->depth == 0 || w->kind[w->depth - 1] != kind || w->have_key) {
+	if (w->depth == 0 || w->kind[w->depth - 1] != (unsigned char)kind || w->have_key) {
 		w->err = -EINVAL;
 		return;
 	}

@@ -71,7 +71,7 @@ struct elf {
 
 static uint16_t rd16(const struct elf *e, const uint8_t *p)
 {
-	return e->be ? (uint16_t)((p[0] << 8) | p[1]) : dc_le16(p);
+	return (uint16_t)(e->be ? (p[0] << 8) | p[1] : dc_le16(p));
 }
 static uint32_t rd32(const struct elf *e, const uint8_t *p)
 {

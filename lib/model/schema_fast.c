@@ -20,10 +20,16 @@
  *   * nesting deeper than 64 or objects with more than 256 keys (bounds for
  *     the duplicate check; jansson has none this small).
  * fuzz/fuzz_schema_fast.c checks exactly this against the slow path.
+ *
+ * yajl allocates through the library allocator (ga_malloc), so fault
+ * injection reaches it; see "yajl's allocations" below for why a failed one
+ * jumps back here instead of returning NULL to yajl.
  */
 #include <errno.h>
 #include <langinfo.h>
 #include <math.h>
+#include <setjmp.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +73,14 @@ struct key {
 	size_t off;
 };
 
+/* A block yajl allocated: the links of the list of live blocks, then yajl's bytes. */
+union yblock {
+	struct {
+		union yblock *prev, *next;
+	} link;
+	max_align_t align;
+};
+
 struct state {
 	const struct ga_schema *root_s;
 	void *root;
@@ -79,6 +93,8 @@ struct state {
 	struct key *keys;
 	size_t n_keys, cap_keys;
 	struct ga_buf key_text;
+	union yblock *blocks; /* every block yajl holds */
+	jmp_buf oom;          /* where a failed yajl allocation lands */
 };
 
 static struct frame *top(struct state *st)
@@ -531,11 +547,109 @@ static bool trailer_ok(const char *text, size_t len, size_t end)
 	return true;
 }
 
+/*
+ * yajl's allocations. yajl does not check what its allocator returns
+ * (yajl_buf.c, yajl_lex.c and yajl_bytestack.h write through the pointer), so
+ * a failed allocation must never return to it: the hook longjmps back to
+ * parse() instead. yajl's handle is then half-built and yajl_free cannot be
+ * trusted with it, so every block yajl holds is on a list and parse() frees
+ * the list. Only yajl's own code runs between the jump and its target (the
+ * callbacks allocate with ga_malloc and report failure through st->err).
+ */
+static void yblock_link(struct state *st, union yblock *b)
+{
+	b->link.prev = NULL;
+	b->link.next = st->blocks;
+	if (st->blocks)
+		st->blocks->link.prev = b;
+	st->blocks = b;
+}
+
+static void yblock_unlink(struct state *st, union yblock *b)
+{
+	if (b->link.prev)
+		b->link.prev->link.next = b->link.next;
+	else
+		st->blocks = b->link.next;
+	if (b->link.next)
+		b->link.next->link.prev = b->link.prev;
+}
+
+static void *yajl_malloc_hook(void *ctx, size_t n)
+{
+	struct state *st = ctx;
+	union yblock *b = n <= SIZE_MAX - sizeof(*b) ? ga_malloc(sizeof(*b) + n) : NULL;
+	if (!b)
+		longjmp(st->oom, 1);
+	yblock_link(st, b);
+	return b + 1;
+}
+
+static void *yajl_realloc_hook(void *ctx, void *p, size_t n)
+{
+	struct state *st = ctx;
+	if (!p)
+		return yajl_malloc_hook(ctx, n);
+	union yblock *old = (union yblock *)p - 1;
+	if (n > SIZE_MAX - sizeof(*old))
+		longjmp(st->oom, 1);
+	yblock_unlink(st, old);
+	union yblock *b = ga_realloc(old, sizeof(*b) + n);
+	if (!b) {
+		yblock_link(st, old); /* still allocated: freed with the rest */
+		longjmp(st->oom, 1);
+	}
+	yblock_link(st, b);
+	return b + 1;
+}
+
+static void yajl_free_hook(void *ctx, void *p)
+{
+	if (!p)
+		return;
+	union yblock *b = (union yblock *)p - 1;
+	yblock_unlink(ctx, b);
+	ga_free(b);
+}
+
+static void yblocks_free(struct state *st)
+{
+	while (st->blocks) {
+		union yblock *b = st->blocks;
+		st->blocks = b->link.next;
+		ga_free(b);
+	}
+}
+
+/* One yajl parse of the whole text: 0, 1 (take the slow path) or -ENOMEM. */
+static int parse(struct state *st, const char *text, size_t len)
+{
+	if (setjmp(st->oom)) {
+		st->h = NULL;
+		yblocks_free(st);
+		return -ENOMEM;
+	}
+	yajl_alloc_funcs afs = { yajl_malloc_hook, yajl_realloc_hook, yajl_free_hook, st };
+	int r = 1;
+	st->h = yajl_alloc(&callbacks, &afs, st);
+	if (!st->h)
+		return -ENOMEM;
+	if (yajl_parse(st->h, (const unsigned char *)text, len) == yajl_status_ok &&
+	    yajl_complete_parse(st->h) == yajl_status_ok && st->started && st->n == 0 &&
+	    trailer_ok(text, len, st->root_end))
+		r = 0;
+	else if (st->err)
+		r = st->err;
+	yajl_free(st->h);
+	st->h = NULL;
+	yblocks_free(st); /* none left: yajl_free returned them all */
+	return r;
+}
+
 int ga_schema_read_fast(const struct ga_schema *s, const char *text, size_t len, void *obj)
 {
 	struct state st = { .root_s = s, .root = obj };
 	ga_buf_init(&st.key_text, 0);
-	yajl_handle h = NULL;
 	int r = 1;
 	bool ascii;
 	const char *radix = nl_langinfo(RADIXCHAR); /* localeconv() is not thread-safe */
@@ -543,20 +657,8 @@ int ga_schema_read_fast(const struct ga_schema *s, const char *text, size_t len,
 		goto out; /* strtod would not read "1.5" the way jansson does */
 	if (!plain_text(text, len, &ascii) || (!ascii && !utf8_strict((const unsigned char *)text, len)))
 		goto out;
-	h = st.h = yajl_alloc(&callbacks, NULL, &st);
-	if (!h) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (yajl_parse(h, (const unsigned char *)text, len) == yajl_status_ok &&
-	    yajl_complete_parse(h) == yajl_status_ok && st.started && st.n == 0 &&
-	    trailer_ok(text, len, st.root_end))
-		r = 0;
-	else if (st.err)
-		r = st.err;
+	r = parse(&st, text, len);
 out:
-	if (h)
-		yajl_free(h);
 	ga_free(st.keys);
 	ga_buf_release(&st.key_text);
 	if (r != 0) {

@@ -241,7 +241,7 @@ int ga_run(struct ga_ctx *ctx, const struct ga_run_opts *o, struct ga_run_result
 	int status = 0;
 	for (;;) {
 		double t = now_s();
-		if (!reaped && deadline && !r.timed_out && t >= deadline) {
+		if (!reaped && deadline > 0 && !r.timed_out && t >= deadline) {
 			kill(-pid, SIGTERM);
 			r.timed_out = true;
 			kill_at = t + grace;
@@ -265,7 +265,7 @@ int ga_run(struct ga_ctx *ctx, const struct ga_run_opts *o, struct ga_run_result
 			break;
 		/* how long to wait: until the next event we must act on */
 		double until = 0.1;
-		if (!reaped && deadline && !r.timed_out)
+		if (!reaped && deadline > 0 && !r.timed_out)
 			until = deadline - t < until ? deadline - t : until;
 		if (!reaped && r.timed_out && !r.killed)
 			until = kill_at - t < until ? kill_at - t : until;

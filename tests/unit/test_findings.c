@@ -63,10 +63,13 @@ static void test_sort(void **state)
 	ga_findings_add(&f, "GA-C", GA_SEV_CRITICAL, "x", NULL, "6");
 	ga_findings_sort(&f);
 	const char *order = "645231";
+	/* the count first: a sort that lost or duplicated findings must not pass */
+	assert_int_equal(f.n, strlen(order));
 	for (size_t i = 0; i < f.n; i++)
 		assert_int_equal(f.v[i].message[0], order[i]);
 	ga_findings_release(&f);
 	ga_findings_sort(&f); /* empty: no-op */
+	assert_int_equal(f.n, 0);
 }
 
 static char *to_json(const struct ga_findings *f, bool pretty)

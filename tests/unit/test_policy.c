@@ -1,5 +1,6 @@
 /* test_policy.c - policy parser (every error message), version comparison and ranges. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -195,6 +197,43 @@ static void test_parse_fleet(void **state)
 	ga_ctx_free(ctx);
 }
 
+/*
+ * ga_policy_load reads the file through lib/core/file.c and hands the text to
+ * ga_policy_parse (the analyzer opens no file): the messages name the file.
+ */
+static void test_load_errors(void **state)
+{
+	(void)state;
+	struct ga_ctx *ctx = NULL;
+	struct ga_policy *p = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	assert_int_equal(ga_policy_load(ctx, "/nonexistent/p.yaml", &p), -ENOENT);
+	assert_string_equal(ga_ctx_errmsg(ctx),
+	                    "cannot read policy /nonexistent/p.yaml: No such file or directory");
+	assert_int_equal(ga_policy_load(ctx, "/", &p), -EISDIR);
+	assert_string_equal(ga_ctx_errmsg(ctx), "cannot read policy /: Is a directory");
+	char path[] = "/tmp/test_policy.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	static char big[GA_POLICY_MAX_FILE + 1];
+	memset(big, '#', sizeof(big));
+	assert_int_equal(write(fd, big, sizeof(big)), (ssize_t)sizeof(big));
+	close(fd);
+	assert_int_equal(ga_policy_load(ctx, path, &p), -EINVAL);
+	assert_non_null(strstr(ga_ctx_errmsg(ctx), ": larger than 1048576 bytes"));
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	const char *yaml = "version: 1\nclasses: []\n";
+	assert_int_equal(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
+	close(fd);
+	assert_int_equal(ga_policy_load(ctx, path, &p), 0);
+	assert_string_equal(p->file, path);
+	assert_int_equal(p->n_classes, 0);
+	ga_policy_free(p);
+	unlink(path);
+	ga_ctx_free(ctx);
+}
+
 /* Every allocation failure is reported, never crashes or leaks (ASan checks the leaks). */
 static void test_parse_oom(void **state)
 {
@@ -223,7 +262,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_version_cmp),  cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_parse_fleet),
-		cmocka_unit_test(test_parse_oom),
+		cmocka_unit_test(test_parse_oom),    cmocka_unit_test(test_load_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
