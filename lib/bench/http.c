@@ -137,12 +137,6 @@ static void cu_load(void)
 #define curl_slist_append cu.slist_append
 #define curl_slist_free_all cu.slist_free_all
 
-int64_t bench_http_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 #define now_ns bench_http_now_ns
 
 struct slot {
@@ -213,57 +207,6 @@ static int setup_easy(struct ga_ctx *ctx, const struct ga_http_opts *o, struct c
 	return 0;
 }
 
-void ga_http_result_release(struct ga_http_result *r)
-{
-	if (!r)
-		return;
-	ga_hist_release(&r->latency);
-	ga_hist_release(&r->service);
-	ga_hist_release(&r->lag);
-	ga_free(r->cold_latency_s);
-	memset(r, 0, sizeof(*r));
-}
-
-void bench_http_record(struct ga_http_result *r, uint64_t index, int64_t intended_ns, int64_t sent_ns,
-                       int64_t done_ns, int64_t start_ns, enum bench_http_outcome outcome, int status,
-                       int version, const char *errmsg)
-{
-	int64_t service_ns = done_ns - sent_ns;
-	int64_t latency_ns = done_ns - intended_ns;
-	if (service_ns < 0)
-		service_ns = 0;
-	if (latency_ns < 0)
-		latency_ns = 0;
-	r->completed++;
-	if (outcome == BENCH_HTTP_RESPONSE) {
-		int cls = status >= 100 && status < 600 ? status / 100 : 0;
-		r->status_counts[cls]++;
-		if (cls == 2 || cls == 3) {
-			r->ok++;
-			if (r->first_ok_s < 0)
-				r->first_ok_s = (double)(done_ns - start_ns) * 1e-9;
-		} else {
-			r->errors++;
-		}
-		if (!r->http_version)
-			r->http_version = version;
-	} else {
-		r->errors++;
-		r->status_counts[0]++;
-		if (outcome == BENCH_HTTP_TIMEOUT)
-			r->timeouts++;
-		else
-			r->transport_errors++;
-		if (!r->first_error[0] && errmsg)
-			snprintf(r->first_error, sizeof(r->first_error), "%s", errmsg);
-	}
-	/* Latencies of failed requests count too: a timeout is a very slow answer. */
-	ga_hist_record(&r->latency, latency_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : latency_ns);
-	ga_hist_record(&r->service, service_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : service_ns);
-	if (index < r->n_cold)
-		r->cold_latency_s[index] = (double)latency_ns * 1e-9;
-}
-
 static void finish_one(struct ga_http_result *r, struct slot *s, CURLcode code, int64_t start_ns)
 {
 	long status = 0;
@@ -323,18 +266,6 @@ static int on_timer(CURLM *m, long timeout_ms, void *udata)
 	return 0;
 }
 
-void bench_http_arm(int tfd, int64_t at_ns)
-{
-	struct itimerspec its;
-	memset(&its, 0, sizeof(its));
-	if (at_ns >= 0) {
-		if (at_ns == 0)
-			at_ns = 1;
-		its.it_value.tv_sec = at_ns / 1000000000;
-		its.it_value.tv_nsec = at_ns % 1000000000;
-	}
-	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
-}
 #define arm bench_http_arm
 
 static int curl_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct bench_http_plan *plan,
