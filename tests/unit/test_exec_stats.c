@@ -1,8 +1,9 @@
 /*
  * test_exec_stats.c - the statistics of `bench exec` (lib/bench/exec-stats.c):
  * medians from sorted copies (the RSS median was once taken from the runs in
- * run order), failures, outliers, the slow first run, the RSS floor, and one
- * real benchmark of /bin/true.
+ * run order), failures, outliers, the slow first run, the RSS floor, one
+ * real benchmark of /bin/true; and the exec and http documents
+ * (lib/bench/load-json.c) read back by canary's reader.
  */
 #include <errno.h>
 #include <math.h>
@@ -135,6 +136,78 @@ static void test_bench_run_true(void **state)
 	ga_ctx_free(ctx);
 }
 
+/* What bench exec writes, canary reads: the three metrics with their samples. */
+static void test_exec_json_reads_back(void **state)
+{
+	(void)state;
+	struct ga_exec_run runs[] = { run(0.3, 1000), run(0.1, 3000), run(0.2, 2000) };
+	char *argv[] = { "x", NULL };
+	struct ga_exec_bench b = { .argv = argv, .cold = run(0.5, 1000) };
+	b.runs = runs;
+	assert_int_equal(ga_hist_init(&b.wall_hist, 1, 3600LL * 1000 * 1000 * 1000, 3), 0);
+	assert_int_equal(ga_exec_summarize(&b.cold, runs, 3, -1, &b.summary), 0);
+	struct ga_buf out;
+	ga_buf_init(&out, 0);
+	assert_int_equal(ga_exec_bench_json(&b, &out, true), 0);
+	assert_non_null(strstr(out.data, "\"rss_floor_bytes\": null"));
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	struct ga_bench_file *f = NULL;
+	assert_int_equal(ga_bench_file_from_json(ctx, out.data, out.len, &f), 0);
+	assert_string_equal(f->kind, "exec");
+	assert_int_equal(f->n_metrics, 3);
+	const struct ga_metric *rss = ga_bench_file_metric(f, "exec.peak_rss");
+	assert_non_null(rss);
+	assert_int_equal(rss->n_samples, 3);
+	assert_float_equal(rss->samples[1], 3000, 0); /* run order */
+	assert_false(f->has_requests);
+	ga_bench_file_free(f);
+	ga_ctx_free(ctx);
+	ga_buf_release(&out);
+	ga_exec_summary_release(&b.summary);
+	ga_hist_release(&b.wall_hist);
+}
+
+/* What bench http writes, canary reads: the latency histogram and the error counts. */
+static void test_http_json_reads_back(void **state)
+{
+	(void)state;
+	struct ga_http_result r = { .sent = 9, .not_sent = 1, .ok = 7, .errors = 3, .completed = 9 };
+	r.engine = "native";
+	r.first_ok_s = -1;
+	r.elapsed_s = 1;
+	struct ga_hist *hs[] = { &r.latency, &r.service, &r.lag };
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(ga_hist_init(hs[i], 1, 3600LL * 1000 * 1000 * 1000, 3), 0);
+	for (int64_t v = 1; v <= 9; v++)
+		ga_hist_record(&r.latency, v * 1000000);
+	struct ga_http_opts o = {
+		.url = "http://127.0.0.1:1/", .rate = 10, .duration_s = 1, .connections = 1
+	};
+	assert_string_equal(ga_http_method(&o), "GET");
+	struct ga_buf out;
+	ga_buf_init(&out, 0);
+	assert_int_equal(ga_http_result_json(&o, &r, &out, false), 0);
+	assert_non_null(strstr(out.data, "\"requests\":10,\"errors\":3,\"error_rate\":0.3,"));
+	assert_non_null(strstr(out.data, "\"first_ok_s\":null"));
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	struct ga_bench_file *f = NULL;
+	assert_int_equal(ga_bench_file_from_json(ctx, out.data, out.len, &f), 0);
+	assert_string_equal(f->kind, "http");
+	assert_true(f->has_requests);
+	assert_int_equal(f->requests, 10);
+	assert_int_equal(f->errors, 3);
+	const struct ga_metric *m = ga_bench_file_metric(f, "http.latency");
+	assert_non_null(m);
+	assert_non_null(m->hist);
+	assert_int_equal(ga_metric_count(m), 9);
+	ga_bench_file_free(f);
+	ga_ctx_free(ctx);
+	ga_buf_release(&out);
+	ga_http_result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +215,8 @@ int main(void)
 		cmocka_unit_test(test_wall_stats),
 		cmocka_unit_test(test_fail_text),
 		cmocka_unit_test(test_bench_run_true),
+		cmocka_unit_test(test_exec_json_reads_back),
+		cmocka_unit_test(test_http_json_reads_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
