@@ -51,7 +51,7 @@ int cmd_explain(struct cli *cli, int argc, char **argv);
 int cmd_preflight(struct cli *cli, int argc, char **argv);
 int cmd_serve(struct cli *cli, int argc, char **argv);
 int cmd_smoke(struct cli *cli, int argc, char **argv);
-/* Workload benchmarks (src/cmd-bench-load.c) and the canary judge (src/cmd-canary.c). */
+/* Workload benchmarks (src/cmd-bench-exec.c, src/cmd-bench-http.c) and the canary judge (src/cmd-canary.c). */
 int cmd_bench_exec(struct cli *cli, int argc, char **argv);
 int cmd_bench_http(struct cli *cli, int argc, char **argv);
 int cmd_canary(struct cli *cli, int argc, char **argv);

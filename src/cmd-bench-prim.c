@@ -125,6 +125,123 @@ static int parse_dtypes(const char *s, unsigned *ret)
 	return 0;
 }
 
+/* --reps, --threads, --seed, --deadline: CLI_NEXT, an exit code, or CLI_UNKNOWN. */
+static int prim_number_opt(struct cli *cli, const char *cmd, int opt, const char *arg, struct bench_cli *o)
+{
+	char *end = NULL;
+	unsigned long v;
+	errno = 0;
+	switch (opt) {
+	case O_DEADLINE:
+		o->deadline_s = strtod(arg, &end);
+		if (errno || !end || *end || end == arg || !(o->deadline_s >= 1 && o->deadline_s <= 86400))
+			return cli_error(cli, cmd, EXIT_USAGE, "--deadline wants seconds, 1..86400, not '%s'",
+			                 arg);
+		return CLI_NEXT;
+	case O_REPS:
+		v = strtoul(arg, &end, 10);
+		if (errno || !end || *end || end == arg || v < 1 || v > GA_BENCH_MAX_REPS)
+			return cli_error(cli, cmd, EXIT_USAGE, "--reps wants 1..%d, not '%s'",
+			                 GA_BENCH_MAX_REPS, arg);
+		o->cfg.reps = (unsigned)v;
+		return CLI_NEXT;
+	case O_THREADS:
+		v = strtoul(arg, &end, 10);
+		if (errno || !end || *end || end == arg || v < 1 || v > 4096)
+			return cli_error(cli, cmd, EXIT_USAGE, "--threads wants 1..4096, not '%s'", arg);
+		o->cfg.threads = (int)v;
+		return CLI_NEXT;
+	case O_SEED:
+		o->cfg.seed = strtoull(arg, &end, 10);
+		if (errno || !end || *end || end == arg)
+			return cli_error(cli, cmd, EXIT_USAGE, "--seed wants a number, not '%s'", arg);
+		return CLI_NEXT;
+	default:
+		return CLI_UNKNOWN;
+	}
+}
+
+/* The per-command options (--dtype, --sizes, --elements, --bytes, --nccl). */
+static int prim_cmd_opt(struct cli *cli, const char *cmd, int opt, const char *arg, struct bench_cli *o)
+{
+	switch (opt) {
+	case O_DTYPE:
+		if (parse_dtypes(arg, &o->dtypes) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--dtype wants a list of fp32, fp64, fp16, bf16 or all, not '%s'",
+			                 arg);
+		return CLI_NEXT;
+	case O_SIZES:
+		if (parse_sizes(arg, o) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--sizes wants N[,N...] or MIN:MAX (1..65536), not '%s'", arg);
+		return CLI_NEXT;
+	case O_ELEMENTS:
+		if (parse_size(arg, &o->elements) < 0 || o->elements < 1024 || o->elements > (1ull << 32))
+			return cli_error(cli, cmd, EXIT_USAGE, "--elements wants 1K..4G, not '%s'", arg);
+		return CLI_NEXT;
+	case O_BYTES:
+		if (parse_size(arg, &o->bytes) < 0 || o->bytes < 4096 || o->bytes > (1ull << 36))
+			return cli_error(cli, cmd, EXIT_USAGE, "--bytes wants 4K..64G, not '%s'", arg);
+		return CLI_NEXT;
+	case O_NCCL:
+		o->nccl_lib = arg;
+		return CLI_NEXT;
+	default:
+		return prim_number_opt(cli, cmd, opt, arg, o);
+	}
+}
+
+static int prim_opt(struct cli *cli, const char *cmd, int opt, const char *arg, struct bench_cli *o)
+{
+	switch (opt) {
+	case O_JSON:
+		o->json = true;
+		return CLI_NEXT;
+	case O_BACKENDS:
+		o->backends = arg;
+		return CLI_NEXT;
+	case O_BLAS:
+		o->cfg.blas_lib = arg;
+		return CLI_NEXT;
+	case O_CUDA_LIBDIR:
+		o->cfg.cuda_libdir = arg;
+		return CLI_NEXT;
+	case O_POLICY:
+		o->policy_file = arg;
+		return CLI_NEXT;
+	case O_CLASS:
+		o->class_name = arg;
+		return CLI_NEXT;
+	case O_CORRUPT:
+		o->cfg.corrupt_result = true;
+		return CLI_NEXT;
+	default:
+		return prim_cmd_opt(cli, cmd, opt, arg, o);
+	}
+}
+
+/* An option of another primitive (say --dtype to stream): the usage error, else CLI_NEXT. */
+static int not_here(struct cli *cli, const char *cmd, const char *extra, int opt, const struct option *opts)
+{
+	static const struct {
+		int opt;
+		char tag;
+	} per_cmd[] = {
+		{ O_DTYPE, 'd' }, { O_SIZES, 's' }, { O_ELEMENTS, 'e' }, { O_BYTES, 'b' }, { O_NCCL, 'n' }
+	};
+	for (size_t i = 0; i < GA_ARRAY_LEN(per_cmd); i++)
+		if (opt == per_cmd[i].opt && !strchr(extra, per_cmd[i].tag)) {
+			const char *name = "?";
+			for (const struct option *p = opts; p->name; p++)
+				if (p->val == opt && !strcmp(name, "?"))
+					name = p->name;
+			return cli_error(cli, cmd, EXIT_USAGE, "option '--%s' does not apply here (try -h)",
+			                 name);
+		}
+	return CLI_NEXT;
+}
+
 int bench_cli_parse(struct cli *cli, const char *cmd, const char *usage, const char *extra, int argc,
                     char **argv, struct bench_cli *o)
 {
@@ -150,12 +267,6 @@ int bench_cli_parse(struct cli *cli, const char *cmd, const char *usage, const c
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct {
-		int opt;
-		char tag;
-	} per_cmd[] = {
-		{ O_DTYPE, 'd' }, { O_SIZES, 's' }, { O_ELEMENTS, 'e' }, { O_BYTES, 'b' }, { O_NCCL, 'n' }
-	};
 	int opt;
 	optind = 0;
 	opterr = 0;
@@ -165,104 +276,17 @@ int bench_cli_parse(struct cli *cli, const char *cmd, const char *usage, const c
 			return -k;
 		if (k > 0)
 			continue;
-		for (size_t i = 0; i < GA_ARRAY_LEN(per_cmd); i++)
-			if (opt == per_cmd[i].opt && !strchr(extra, per_cmd[i].tag)) {
-				const char *name = "?";
-				for (const struct option *p = opts; p->name; p++)
-					if (p->val == opt && !strcmp(name, "?"))
-						name = p->name;
-				return cli_error(cli, cmd, EXIT_USAGE,
-				                 "option '--%s' does not apply here (try -h)", name);
-			}
-		char *end = NULL;
-		unsigned long v;
-		switch (opt) {
-		case 'h':
-		case O_HELP:
+		if ((k = not_here(cli, cmd, extra, opt, opts)) != CLI_NEXT)
+			return k;
+		if (opt == 'h' || opt == O_HELP) {
 			fputs(usage, cli->out);
 			return EXIT_OK;
-		case O_JSON:
-			o->json = true;
-			break;
-		case O_BACKENDS:
-			o->backends = optarg;
-			break;
-		case O_BLAS:
-			o->cfg.blas_lib = optarg;
-			break;
-		case O_CUDA_LIBDIR:
-			o->cfg.cuda_libdir = optarg;
-			break;
-		case O_DEADLINE:
-			errno = 0;
-			o->deadline_s = strtod(optarg, &end);
-			if (errno || !end || *end || end == optarg ||
-			    !(o->deadline_s >= 1 && o->deadline_s <= 86400))
-				return cli_error(cli, cmd, EXIT_USAGE,
-				                 "--deadline wants seconds, 1..86400, not '%s'", optarg);
-			break;
-		case O_REPS:
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || v < 1 || v > GA_BENCH_MAX_REPS)
-				return cli_error(cli, cmd, EXIT_USAGE, "--reps wants 1..%d, not '%s'",
-				                 GA_BENCH_MAX_REPS, optarg);
-			o->cfg.reps = (unsigned)v;
-			break;
-		case O_THREADS:
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || v < 1 || v > 4096)
-				return cli_error(cli, cmd, EXIT_USAGE, "--threads wants 1..4096, not '%s'",
-				                 optarg);
-			o->cfg.threads = (int)v;
-			break;
-		case O_SEED:
-			errno = 0;
-			o->cfg.seed = strtoull(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg)
-				return cli_error(cli, cmd, EXIT_USAGE, "--seed wants a number, not '%s'",
-				                 optarg);
-			break;
-		case O_POLICY:
-			o->policy_file = optarg;
-			break;
-		case O_CLASS:
-			o->class_name = optarg;
-			break;
-		case O_CORRUPT:
-			o->cfg.corrupt_result = true;
-			break;
-		case O_DTYPE:
-			if (parse_dtypes(optarg, &o->dtypes) < 0)
-				return cli_error(
-				        cli, cmd, EXIT_USAGE,
-				        "--dtype wants a list of fp32, fp64, fp16, bf16 or all, not '%s'",
-				        optarg);
-			break;
-		case O_SIZES:
-			if (parse_sizes(optarg, o) < 0)
-				return cli_error(cli, cmd, EXIT_USAGE,
-				                 "--sizes wants N[,N...] or MIN:MAX (1..65536), not '%s'",
-				                 optarg);
-			break;
-		case O_ELEMENTS:
-			if (parse_size(optarg, &o->elements) < 0 || o->elements < 1024 ||
-			    o->elements > (1ull << 32))
-				return cli_error(cli, cmd, EXIT_USAGE, "--elements wants 1K..4G, not '%s'",
-				                 optarg);
-			break;
-		case O_BYTES:
-			if (parse_size(optarg, &o->bytes) < 0 || o->bytes < 4096 || o->bytes > (1ull << 36))
-				return cli_error(cli, cmd, EXIT_USAGE, "--bytes wants 4K..64G, not '%s'",
-				                 optarg);
-			break;
-		case O_NCCL:
-			o->nccl_lib = optarg;
-			break;
-		default:
-			return cli_bad_option(cli, cmd, opts, argv);
 		}
+		k = prim_opt(cli, cmd, opt, optarg, o);
+		if (k == CLI_UNKNOWN)
+			return cli_bad_option(cli, cmd, opts, argv);
+		if (k != CLI_NEXT)
+			return k;
 	}
 	if (optind < argc)
 		return cli_error(cli, cmd, EXIT_USAGE, "unexpected argument '%s' (try -h)", argv[optind]);
@@ -346,8 +370,7 @@ int bench_cli_setup(struct cli *cli, const char *cmd, struct bench_cli *o, struc
 		const struct ga_policy_class *cls = NULL;
 		int r = ga_policy_load(ctx, o->policy_file, &o->policy);
 		if (r < 0) {
-			code = cli_error(cli, cmd, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-			                 ga_ctx_errmsg(ctx));
+			code = cli_error(cli, cmd, cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
 			goto out;
 		}
 		if (o->class_name) {
@@ -358,8 +381,7 @@ int bench_cli_setup(struct cli *cli, const char *cmd, struct bench_cli *o, struc
 			}
 		} else {
 			if ((r = snap_node(ctx, &o->so, &node)) < 0) {
-				code = cli_error(cli, cmd, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-				                 ga_ctx_errmsg(ctx));
+				code = cli_error(cli, cmd, cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
 				goto out;
 			}
 			cls = ga_policy_match(o->policy, node);
@@ -587,7 +609,7 @@ static int run_prim(struct cli *cli, int argc, char **argv, const char *cmd, con
 	if (r >= 0)
 		r = ga_bench_analyze(&rep, &o.cfg, o.cfg.n_expect ? 0.95 : 0);
 	if (r < 0) {
-		code = cli_error(cli, cmd, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
+		code = cli_error(cli, cmd, cli_exit_for(r), "%s",
 		                 r == -ENOMEM ? "out of memory" : ga_ctx_errmsg(ctx));
 		goto out;
 	}

@@ -1,7 +1,7 @@
 /*
  * cmd-bench.c - `gpuaudit bench SUBCOMMAND ...`: dispatch to the benchmark
  * subcommands. Primitive benchmarks (gemm, stream, transfer, collective) live in
- * src/cmd-bench-prim.c, workload benchmarks (exec, http) in src/cmd-bench-load.c.
+ * src/cmd-bench-prim.c, workload benchmarks in src/cmd-bench-exec.c and src/cmd-bench-http.c.
  */
 #include <string.h>
 

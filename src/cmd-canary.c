@@ -12,7 +12,7 @@
 #include "bench-report.h"
 #include "cli.h"
 #include "gpuaudit/canary.h"
-#include "gpuaudit/json.h"
+#include "gpuaudit/model.h"
 
 #define MAX_RESULT_BYTES (512u << 20)
 
@@ -45,125 +45,9 @@ static int load(struct cli *cli, struct ga_ctx *ctx, const char *what, const cha
 	err = ga_bench_file_from_json(ctx, text, n, ret);
 	free(text);
 	if (err < 0)
-		return cli_error(cli, "canary", err == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s %s: %s",
-		                 what, path, ga_ctx_errmsg(ctx));
+		return cli_error(cli, "canary", cli_exit_for(err), "%s %s: %s", what, path,
+		                 ga_ctx_errmsg(ctx));
 	return EXIT_OK;
-}
-
-static void json_num_or_null(struct ga_json *w, const char *key, double v)
-{
-	ga_json_key(w, key);
-	ga_json_dbl(w, v);
-}
-
-static void write_json(struct ga_json *w, const struct ga_canary_report *r, const struct ga_canary_opts *o,
-                       const char *base, const char *cand)
-{
-	ga_json_obj_begin(w);
-	ga_json_key(w, "schema");
-	ga_json_str(w, "gpuaudit.canary/v1");
-	ga_json_key(w, "kind");
-	ga_json_str(w, r->kind);
-	ga_json_key(w, "baseline");
-	ga_json_str(w, base);
-	ga_json_key(w, "candidate");
-	ga_json_str(w, cand);
-	ga_json_key(w, "verdict");
-	ga_json_str(w, ga_canary_verdict_name(r->verdict));
-	json_num_or_null(w, "score", r->score);
-	ga_json_key(w, "reasons");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < r->n_reasons; i++)
-		ga_json_str(w, r->reasons[i]);
-	ga_json_arr_end(w);
-	ga_json_key(w, "options");
-	ga_json_obj_begin(w);
-	json_num_or_null(w, "confidence", o->confidence);
-	json_num_or_null(w, "allowed_effect", o->allowed_effect);
-	json_num_or_null(w, "tail_percentile", o->no_tail ? NAN : o->tail_pct);
-	json_num_or_null(w, "max_tail_increase", o->max_tail_increase);
-	json_num_or_null(w, "max_error_rate", o->max_error_rate >= 0 ? o->max_error_rate : NAN);
-	ga_json_key(w, "resamples");
-	ga_json_i64(w, o->resamples);
-	ga_json_key(w, "seed");
-	ga_json_u64(w, o->seed);
-	ga_json_obj_end(w);
-	ga_json_key(w, "checks");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "pass");
-	ga_json_i64(w, r->checks_pass);
-	ga_json_key(w, "fail");
-	ga_json_i64(w, r->checks_fail);
-	ga_json_key(w, "nodata");
-	ga_json_i64(w, r->checks_nodata);
-	ga_json_obj_end(w);
-	ga_json_key(w, "metrics");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < r->n_metrics; i++) {
-		const struct ga_canary_metric *m = &r->metrics[i];
-		ga_json_obj_begin(w);
-		ga_json_key(w, "name");
-		ga_json_str(w, m->name);
-		ga_json_key(w, "unit");
-		ga_json_str(w, m->unit);
-		ga_json_key(w, "better");
-		ga_json_str(w, m->higher_better ? "higher" : "lower");
-		ga_json_key(w, "missing");
-		ga_json_bool(w, m->missing);
-		ga_json_key(w, "n_baseline");
-		ga_json_u64(w, m->n_base);
-		ga_json_key(w, "n_candidate");
-		ga_json_u64(w, m->n_cand);
-		json_num_or_null(w, "baseline_median", m->base_median);
-		json_num_or_null(w, "candidate_median", m->cand_median);
-		json_num_or_null(w, "median_change", m->median_change);
-		bool tested = m->cls != GA_CLASS_NODATA;
-		json_num_or_null(w, "mwu_p", tested ? m->mwu.p_two_sided : NAN);
-		json_num_or_null(w, "mwu_auc", tested ? m->mwu.auc : NAN);
-		ga_json_key(w, "mwu_exact");
-		if (tested)
-			ga_json_bool(w, m->mwu.exact);
-		else
-			ga_json_null(w);
-		ga_json_key(w, "class");
-		ga_json_str(w, ga_canary_class_name(m->cls));
-		ga_json_key(w, "worse");
-		ga_json_bool(w, m->worse);
-		ga_json_key(w, "tail");
-		ga_json_str(w, ga_canary_tail_name(m->tail));
-		bool boot = m->tail == GA_TAIL_PASS || m->tail == GA_TAIL_REGRESSION ||
-		            m->tail == GA_TAIL_INCONCLUSIVE;
-		json_num_or_null(w, "baseline_tail", m->tail != GA_TAIL_NA ? m->base_tail : NAN);
-		json_num_or_null(w, "candidate_tail", m->tail != GA_TAIL_NA ? m->cand_tail : NAN);
-		json_num_or_null(w, "tail_ratio", boot ? m->tail_ci.ratio : NAN);
-		json_num_or_null(w, "tail_ratio_lo", boot ? m->tail_ci.lo : NAN);
-		json_num_or_null(w, "tail_ratio_hi", boot ? m->tail_ci.hi : NAN);
-		ga_json_obj_end(w);
-	}
-	ga_json_arr_end(w);
-	ga_json_key(w, "errors");
-	if (r->errors_checked) {
-		ga_json_obj_begin(w);
-		ga_json_key(w, "baseline_requests");
-		ga_json_u64(w, r->base_requests);
-		ga_json_key(w, "baseline_errors");
-		ga_json_u64(w, r->base_errors);
-		ga_json_key(w, "candidate_requests");
-		ga_json_u64(w, r->cand_requests);
-		ga_json_key(w, "candidate_errors");
-		ga_json_u64(w, r->cand_errors);
-		json_num_or_null(w, "z", r->errors.z);
-		json_num_or_null(w, "p", r->errors.p_greater);
-		json_num_or_null(w, "candidate_rate_upper", r->cand_error_upper);
-		ga_json_key(w, "class");
-		ga_json_str(w, ga_canary_class_name(r->errors_cls));
-		ga_json_key(w, "limit_broken");
-		ga_json_bool(w, r->error_slo_broken);
-		ga_json_obj_end(w);
-	} else {
-		ga_json_null(w);
-	}
-	ga_json_obj_end(w);
 }
 
 static void print_text(FILE *o, const struct ga_canary_report *r, const struct ga_canary_opts *op,
@@ -279,6 +163,135 @@ static int parse_fraction(const char *s, double *ret)
 	return 0;
 }
 
+struct canary_args {
+	const char *base_path, *cand_path, *plot_path, *plot_metric;
+	bool json, compact;
+	struct ga_canary_opts o;
+};
+
+/* The options that are percentages or counts; CLI_UNKNOWN for the others. */
+static int canary_number_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
+                             struct ga_canary_opts *o)
+{
+	double v;
+	switch (opt) {
+	case OPT_P99:
+		if (bench_parse_double(arg, 0, 10000, &v) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE, "--max-p99-increase: a percentage >= 0");
+		o->max_tail_increase = v / 100;
+		return CLI_NEXT;
+	case OPT_ERR:
+		if (bench_parse_double(arg, 0, 100, &v) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE, "--max-error-rate: a percentage 0..100");
+		o->max_error_rate = v / 100;
+		return CLI_NEXT;
+	case OPT_CONF:
+		if (parse_fraction(arg, &o->confidence) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--confidence: between 0.5 and 1 (or 50 and 100)");
+		return CLI_NEXT;
+	case OPT_EFFECT:
+		if (bench_parse_double(arg, 0, 1000, &v) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE, "--allowed-effect: a percentage >= 0");
+		o->allowed_effect = v / 100;
+		return CLI_NEXT;
+	case OPT_TAILP:
+		if (bench_parse_double(arg, 50, 99.999, &o->tail_pct) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE, "--tail-percentile: 50 to 99.999");
+		return CLI_NEXT;
+	case OPT_RESAMPLES:
+		if (bench_parse_double(arg, 100, 1000000, &v) < 0 || v != floor(v))
+			return cli_error(cli, cmd, EXIT_USAGE, "--resamples: 100 to 1000000");
+		o->resamples = (int)v;
+		return CLI_NEXT;
+	case OPT_SEED:
+		if (bench_parse_double(arg, 0, 9007199254740992.0, &v) < 0 || v != floor(v))
+			return cli_error(cli, cmd, EXIT_USAGE, "--seed: a non-negative integer");
+		o->seed = (uint64_t)v;
+		return CLI_NEXT;
+	default:
+		return CLI_UNKNOWN;
+	}
+}
+
+static int canary_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct canary_args *a = st;
+	switch (opt) {
+	case OPT_BASE:
+		a->base_path = arg;
+		return CLI_NEXT;
+	case OPT_CAND:
+		a->cand_path = arg;
+		return CLI_NEXT;
+	case OPT_NOTAIL:
+		a->o.no_tail = true;
+		return CLI_NEXT;
+	case OPT_JSON:
+		a->json = true;
+		return CLI_NEXT;
+	case OPT_COMPACT:
+		a->compact = true;
+		return CLI_NEXT;
+	case OPT_PLOT:
+		a->plot_path = arg;
+		return CLI_NEXT;
+	case OPT_PLOT_METRIC:
+		a->plot_metric = arg;
+		return CLI_NEXT;
+	default:
+		return canary_number_opt(cli, cmd, opt, arg, &a->o);
+	}
+}
+
+/* The verdict as gpuaudit.canary/v1 on stdout, through the model. EXIT_OK or EXIT_INTERNAL. */
+static int write_doc(struct cli *cli, const struct canary_args *a, const struct ga_canary_report *r)
+{
+	struct ga_canary_doc d = { 0 };
+	struct ga_buf out;
+	ga_buf_init(&out, 0);
+	int err = ga_canary_doc_init(&d, r, &a->o, a->base_path, a->cand_path);
+	if (err == 0)
+		err = ga_model_write(ga_model_find(GA_CANARY_SCHEMA), &d, &out, !a->compact);
+	if (err == 0) {
+		fwrite(out.data, 1, out.len, cli->out);
+		if (a->compact)
+			fputc('\n', cli->out);
+	}
+	ga_canary_doc_release(&d);
+	ga_buf_release(&out);
+	return err < 0 ? cli_error(cli, "canary", EXIT_INTERNAL, "JSON output failed") : EXIT_OK;
+}
+
+/* Judge, print and plot: the exit code. */
+static int canary_run(struct cli *cli, struct ga_ctx *ctx, const struct canary_args *a,
+                      const struct ga_bench_file *base, const struct ga_bench_file *cand)
+{
+	const char *cmd = "canary";
+	struct ga_canary_report *r = NULL;
+	int code = EXIT_OK;
+	int err = ga_canary_judge(ctx, base, cand, &a->o, &r);
+	if (err < 0)
+		return cli_error(cli, cmd, cli_exit_for(err), "%s",
+		                 err == -ENOMEM ? "out of memory" : ga_ctx_errmsg(ctx));
+	if (a->json)
+		code = write_doc(cli, a, r);
+	else
+		print_text(cli->out, r, &a->o, a->base_path, a->cand_path);
+	if (code == EXIT_OK && a->plot_path) {
+		if (base->n_metrics == 0)
+			code = cli_error(cli, cmd, EXIT_USAGE, "--plot: the baseline has no metrics");
+		else
+			code = plot(cli, a->plot_path, a->plot_metric, base, cand);
+	}
+	if (code == EXIT_OK)
+		code = r->verdict == GA_VERDICT_PASS       ? EXIT_OK
+		       : r->verdict == GA_VERDICT_ROLLBACK ? EXIT_PROBLEMS
+		                                           : EXIT_INCONCLUSIVE;
+	ga_canary_report_free(r);
+	return code;
+}
+
 int cmd_canary(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -299,139 +312,33 @@ int cmd_canary(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cmd = "canary", *base_path = NULL, *cand_path = NULL, *plot_path = NULL,
-	           *plot_metric = NULL;
-	bool json = false, compact = false;
-	struct ga_canary_opts o;
-	ga_canary_opts_init(&o);
-	double v;
-	int opt;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_BASE:
-			base_path = optarg;
-			break;
-		case OPT_CAND:
-			cand_path = optarg;
-			break;
-		case OPT_P99:
-			if (bench_parse_double(optarg, 0, 10000, &v) < 0)
-				return cli_error(cli, cmd, EXIT_USAGE,
-				                 "--max-p99-increase: a percentage >= 0");
-			o.max_tail_increase = v / 100;
-			break;
-		case OPT_ERR:
-			if (bench_parse_double(optarg, 0, 100, &v) < 0)
-				return cli_error(cli, cmd, EXIT_USAGE,
-				                 "--max-error-rate: a percentage 0..100");
-			o.max_error_rate = v / 100;
-			break;
-		case OPT_CONF:
-			if (parse_fraction(optarg, &o.confidence) < 0)
-				return cli_error(cli, cmd, EXIT_USAGE,
-				                 "--confidence: between 0.5 and 1 (or 50 and 100)");
-			break;
-		case OPT_EFFECT:
-			if (bench_parse_double(optarg, 0, 1000, &v) < 0)
-				return cli_error(cli, cmd, EXIT_USAGE, "--allowed-effect: a percentage >= 0");
-			o.allowed_effect = v / 100;
-			break;
-		case OPT_TAILP:
-			if (bench_parse_double(optarg, 50, 99.999, &o.tail_pct) < 0)
-				return cli_error(cli, cmd, EXIT_USAGE, "--tail-percentile: 50 to 99.999");
-			break;
-		case OPT_NOTAIL:
-			o.no_tail = true;
-			break;
-		case OPT_RESAMPLES:
-			if (bench_parse_double(optarg, 100, 1000000, &v) < 0 || v != floor(v))
-				return cli_error(cli, cmd, EXIT_USAGE, "--resamples: 100 to 1000000");
-			o.resamples = (int)v;
-			break;
-		case OPT_SEED:
-			if (bench_parse_double(optarg, 0, 9007199254740992.0, &v) < 0 || v != floor(v))
-				return cli_error(cli, cmd, EXIT_USAGE, "--seed: a non-negative integer");
-			o.seed = (uint64_t)v;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_COMPACT:
-			compact = true;
-			break;
-		case OPT_PLOT:
-			plot_path = optarg;
-			break;
-		case OPT_PLOT_METRIC:
-			plot_metric = optarg;
-			break;
-		case 'h':
-			cli_usage(cli, cli_find("canary"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, cmd, opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_error(cli, cmd, EXIT_USAGE, "unexpected argument '%s' (try -h)", argv[optind]);
-	if (!base_path || !cand_path)
+	const char *cmd = "canary";
+	struct canary_args a = { 0 };
+	ga_canary_opts_init(&a.o);
+	int code = cli_parse(cli, cmd, argc, argv, "", opts, canary_opt, &a);
+	if (code != CLI_NEXT || (code = cli_no_operands(cli, cmd, argc, argv)) != CLI_NEXT)
+		return code;
+	if (!a.base_path || !a.cand_path)
 		return cli_error(cli, cmd, EXIT_USAGE, "--baseline and --candidate are required (try -h)");
-	if (compact && !json)
+	if (a.compact && !a.json)
 		return cli_error(cli, cmd, EXIT_USAGE, "--compact needs --json");
 
 	struct ga_ctx *ctx = NULL;
 	struct ga_bench_file *base = NULL, *cand = NULL;
-	struct ga_canary_report *r = NULL;
-	struct ga_buf out;
-	ga_buf_init(&out, 0);
-	int code = EXIT_INTERNAL;
+	code = EXIT_INTERNAL;
 	if (ga_ctx_new(&ctx) < 0)
 		goto out;
-	if ((code = load(cli, ctx, "baseline", base_path, &base)) != EXIT_OK ||
-	    (code = load(cli, ctx, "candidate", cand_path, &cand)) != EXIT_OK)
+	if ((code = load(cli, ctx, "baseline", a.base_path, &base)) != EXIT_OK ||
+	    (code = load(cli, ctx, "candidate", a.cand_path, &cand)) != EXIT_OK)
 		goto out;
-	if (plot_path && plot_metric &&
-	    (!ga_bench_file_metric(base, plot_metric) || !ga_bench_file_metric(cand, plot_metric))) {
+	if (a.plot_path && a.plot_metric &&
+	    (!ga_bench_file_metric(base, a.plot_metric) || !ga_bench_file_metric(cand, a.plot_metric))) {
 		code = cli_error(cli, cmd, EXIT_USAGE, "--plot-metric: %s is not in both results",
-		                 plot_metric);
+		                 a.plot_metric);
 		goto out;
 	}
-	int err = ga_canary_judge(ctx, base, cand, &o, &r);
-	if (err < 0) {
-		code = cli_error(cli, cmd, err == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                 err == -ENOMEM ? "out of memory" : ga_ctx_errmsg(ctx));
-		goto out;
-	}
-	if (json) {
-		struct ga_json w;
-		ga_json_init(&w, &out, !compact);
-		write_json(&w, r, &o, base_path, cand_path);
-		if (ga_json_finish(&w) < 0) {
-			code = cli_error(cli, cmd, EXIT_INTERNAL, "JSON output failed");
-			goto out;
-		}
-		fwrite(out.data, 1, out.len, cli->out);
-		if (compact)
-			fputc('\n', cli->out);
-	} else {
-		print_text(cli->out, r, &o, base_path, cand_path);
-	}
-	if (plot_path) {
-		if (base->n_metrics == 0) {
-			code = cli_error(cli, cmd, EXIT_USAGE, "--plot: the baseline has no metrics");
-			goto out;
-		}
-		if ((code = plot(cli, plot_path, plot_metric, base, cand)) != EXIT_OK)
-			goto out;
-	}
-	code = r->verdict == GA_VERDICT_PASS       ? EXIT_OK
-	       : r->verdict == GA_VERDICT_ROLLBACK ? EXIT_PROBLEMS
-	                                           : EXIT_INCONCLUSIVE;
+	code = canary_run(cli, ctx, &a, base, cand);
 out:
-	ga_buf_release(&out);
-	ga_canary_report_free(r);
 	ga_bench_file_free(base);
 	ga_bench_file_free(cand);
 	ga_ctx_free(ctx);

@@ -14,6 +14,27 @@
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 
+/* The last lines of the text output: the verdict and what was judged. */
+static void print_summary(FILE *out, const struct ga_bench_report *rep, int code, bool policy)
+{
+	size_t ok = 0, below = 0, with_expect = 0;
+	for (size_t i = 0; i < rep->n_results; i++) {
+		const struct ga_bench_result *x = &rep->results[i];
+		ok += x->status == GA_BENCH_OK;
+		if (x->expected_source && !strcmp(x->expected_source, "policy")) {
+			with_expect++;
+			below += x->rate < 0.95 * x->expected;
+		}
+	}
+	fprintf(out, "\nsmoke: %s (%zu results ok of %zu; %zu with a policy figure, %zu below 95%%)\n",
+	        code == EXIT_OK         ? "PASS"
+	        : code == EXIT_PROBLEMS ? "FAIL"
+	                                : "UNAVAILABLE",
+	        ok, rep->n_results, with_expect, below);
+	if (!policy)
+		fprintf(out, "smoke: no --policy given: correctness only, no figure was judged\n");
+}
+
 int cmd_smoke(struct cli *cli, int argc, char **argv)
 {
 	struct bench_cli o = { 0 };
@@ -37,8 +58,7 @@ int cmd_smoke(struct cli *cli, int argc, char **argv)
 	/* 1. discovery: the node's own error-level findings fail the smoke test */
 	int r = snap_node(ctx, &o.so, &node);
 	if (r < 0) {
-		code = cli_error(cli, "smoke", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                 ga_ctx_errmsg(ctx));
+		code = cli_error(cli, "smoke", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
 		goto out;
 	}
 	struct ga_findings nf;
@@ -83,31 +103,13 @@ int cmd_smoke(struct cli *cli, int argc, char **argv)
 	if (r >= 0)
 		r = ga_bench_analyze(&rep, &o.cfg, 0.95);
 	if (r < 0) {
-		code = cli_error(cli, "smoke", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
+		code = cli_error(cli, "smoke", cli_exit_for(r), "%s",
 		                 r == -ENOMEM ? "out of memory" : ga_ctx_errmsg(ctx));
 		goto out;
 	}
 	code = bench_cli_output(cli, "smoke", &o, &rep);
-	if (!o.json) {
-		size_t ok = 0, below = 0, with_expect = 0;
-		for (size_t i = 0; i < rep.n_results; i++) {
-			const struct ga_bench_result *x = &rep.results[i];
-			ok += x->status == GA_BENCH_OK;
-			if (x->expected_source && !strcmp(x->expected_source, "policy")) {
-				with_expect++;
-				below += x->rate < 0.95 * x->expected;
-			}
-		}
-		fprintf(cli->out,
-		        "\nsmoke: %s (%zu results ok of %zu; %zu with a policy figure, %zu below 95%%)\n",
-		        code == EXIT_OK         ? "PASS"
-		        : code == EXIT_PROBLEMS ? "FAIL"
-		                                : "UNAVAILABLE",
-		        ok, rep.n_results, with_expect, below);
-		if (!o.policy_file)
-			fprintf(cli->out,
-			        "smoke: no --policy given: correctness only, no figure was judged\n");
-	}
+	if (!o.json)
+		print_summary(cli->out, &rep, code, o.policy_file != NULL);
 out:
 	ga_bench_session_free(s);
 	ga_bench_report_release(&rep);

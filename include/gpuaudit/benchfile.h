@@ -96,6 +96,63 @@ int ga_exec_once(struct ga_ctx *ctx, const struct ga_exec_opts *opts, struct ga_
 /* Run the prepare command through /bin/sh; 0 when it exited 0, else -ECHILD with a message. */
 int ga_exec_prepare(struct ga_ctx *ctx, const struct ga_exec_opts *opts);
 
+/*
+ * ---- bench exec: the whole benchmark and its statistics (exec-stats.c). ----
+ * Run 1 is the cold start, then warmup unmeasured runs, then the measured warm
+ * runs; the summary is computed over the warm runs only.
+ */
+#define GA_EXEC_OUTLIER_Z 10.0        /* modified z-score of an outlier wall time */
+#define GA_EXEC_SLOW_FIRST_FACTOR 1.5 /* cold start over warm median: missing warm-up */
+#define GA_EXEC_RSS_FLOOR_MARGIN 1.05 /* warm median peak RSS within 5% of the floor */
+#define GA_EXEC_MAX_RUNS 1000000
+
+struct ga_exec_summary {
+	double *wall, *cpu, *rss; /* warm runs in run order: s, user+sys s, bytes */
+	double *wall_sorted, *cpu_sorted, *rss_sorted;
+	size_t n;
+	size_t failures;         /* warm runs that timed out or exited non-zero */
+	long outliers;           /* wall times with |modified z| > GA_EXEC_OUTLIER_Z (n >= 3) */
+	double wall_median_s;    /* NAN when n == 0 */
+	double rss_median_bytes; /* NAN when n == 0 */
+	double cold_factor;      /* cold wall / warm median wall; NAN when the median is 0 */
+	bool slow_first;         /* cold_factor > GA_EXEC_SLOW_FIRST_FACTOR */
+	int64_t rss_floor_bytes; /* our own peak RSS before the runs (the floor); -1 unknown */
+	bool rss_at_floor;       /* rss_median_bytes <= GA_EXEC_RSS_FLOOR_MARGIN * floor */
+};
+/* The summary of n warm runs. 0 or -ENOMEM (then *ret holds nothing to release). */
+int ga_exec_summarize(const struct ga_exec_run *cold, const struct ga_exec_run *runs, size_t n,
+                      int64_t rss_floor_bytes, struct ga_exec_summary *ret);
+void ga_exec_summary_release(struct ga_exec_summary *s);
+bool ga_exec_run_failed(const struct ga_exec_run *r);
+/* "timed out", "killed by signal 9", "exit 3". */
+void ga_exec_fail_text(char *buf, size_t n, const struct ga_exec_run *r);
+/*
+ * This process's peak RSS (VmHWM) in bytes, or -1. Linux charges the memory of
+ * the spawning process to the child until it execs, so a child's ru_maxrss is
+ * never below roughly this figure: reported as the floor of the measurement.
+ */
+int64_t ga_exec_own_hwm_bytes(void);
+
+struct ga_exec_bench {
+	char *const *argv; /* borrowed from the options */
+	bool shell;
+	long warmup_runs;
+	struct ga_exec_run cold;
+	struct ga_exec_run *runs; /* the warm runs, summary.n of them */
+	struct ga_exec_summary summary;
+	struct ga_hist wall_hist; /* warm wall times, ns */
+};
+/*
+ * 1 + warmup + runs runs and their summary. 0, -ENOMEM, or -errno from the
+ * run (index in *ret_failed_at: 0 is the cold start) that could not be
+ * started or whose --prepare failed, with a message in ctx.
+ */
+int ga_exec_bench_run(struct ga_ctx *ctx, const struct ga_exec_opts *o, long warmup, long runs,
+                      struct ga_exec_bench *ret, long *ret_failed_at);
+void ga_exec_bench_release(struct ga_exec_bench *b);
+/* The gpuaudit.bench/v1 document of kind exec. 0 or -ENOMEM. */
+int ga_exec_bench_json(const struct ga_exec_bench *b, struct ga_buf *out, bool pretty);
+
 /* ---- bench http: open-loop load through libcurl's multi interface. ---- */
 /* Which client sends the requests (docs/bench-workloads.md). */
 enum ga_http_engine {
@@ -151,6 +208,13 @@ struct ga_http_result {
 /* 0 or -errno with a message in ctx; the result is filled even when requests failed. */
 int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *opts, struct ga_http_result *ret);
 void ga_http_result_release(struct ga_http_result *r);
+/* The percentiles the http result reports: p50, p90, p99, p99.9, p99.99. */
+extern const double ga_http_percentiles[5];
+/* The method sent: o->method, or POST with a body, else GET. */
+const char *ga_http_method(const struct ga_http_opts *o);
+/* The gpuaudit.bench/v1 document of kind http. 0 or -ENOMEM. */
+int ga_http_result_json(const struct ga_http_opts *o, const struct ga_http_result *r, struct ga_buf *out,
+                        bool pretty);
 
 #ifdef __cplusplus
 }

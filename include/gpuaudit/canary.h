@@ -15,6 +15,7 @@
 #define GPUAUDIT_CANARY_H
 
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/schema.h"
 #include "gpuaudit/stats.h"
 
 #ifdef __cplusplus
@@ -78,6 +79,61 @@ struct ga_canary_report {
 	char **reasons; /* why the verdict, one sentence each */
 	size_t n_reasons;
 };
+
+/*
+ * The verdict as a document (gpuaudit.canary/v1, `canary --json`; the model's
+ * tables are lib/model/canary.c, docs/schema/canary.md): plain data, absent
+ * numbers null. Built from a report with ga_canary_doc_init.
+ */
+#define GA_CANARY_SCHEMA "gpuaudit.canary/v1"
+struct ga_canary_doc_metric {
+	char *name;
+	char *unit;
+	int better; /* 0 "lower", 1 "higher" */
+	struct ga_obool missing;
+	struct ga_ou64 n_baseline, n_candidate;
+	struct ga_odbl baseline_median, candidate_median, median_change;
+	struct ga_odbl mwu_p, mwu_auc; /* null when the bulk was not tested (NoData) */
+	struct ga_obool mwu_exact;
+	int cls; /* "class": enum ga_canary_class */
+	struct ga_obool worse;
+	int tail; /* enum ga_canary_tail */
+	struct ga_odbl baseline_tail, candidate_tail;
+	struct ga_odbl tail_ratio, tail_ratio_lo, tail_ratio_hi; /* null without a bootstrap */
+};
+struct ga_canary_doc_errors {
+	struct ga_ou64 baseline_requests, baseline_errors, candidate_requests, candidate_errors;
+	struct ga_odbl z, p, candidate_rate_upper;
+	int cls; /* "class": enum ga_canary_class */
+	struct ga_obool limit_broken;
+};
+struct ga_canary_doc_options {
+	struct ga_odbl confidence, allowed_effect, tail_percentile, max_tail_increase, max_error_rate;
+	struct ga_oi64 resamples;
+	struct ga_ou64 seed;
+};
+struct ga_canary_doc_checks {
+	struct ga_oi64 pass, fail, nodata;
+};
+struct ga_canary_doc {
+	char *schema; /* GA_CANARY_SCHEMA */
+	char *kind;
+	char *baseline; /* the files as named on the command line */
+	char *candidate;
+	int verdict;            /* enum ga_canary_verdict */
+	struct ga_odbl score;   /* null when no check decided */
+	struct ga_strv reasons; /* one sentence each */
+	struct ga_canary_doc_options options;
+	struct ga_canary_doc_checks checks;
+	struct ga_canary_doc_metric *metrics;
+	size_t n_metrics;
+	struct ga_canary_doc_errors *errors; /* NULL (null) when the results have no error counts */
+};
+extern const struct ga_schema ga_canary_doc_schema;
+/* Fill d (zeroed by the caller) from a report. 0 or -ENOMEM; release with ga_canary_doc_release. */
+int ga_canary_doc_init(struct ga_canary_doc *d, const struct ga_canary_report *r,
+                       const struct ga_canary_opts *o, const char *baseline, const char *candidate);
+void ga_canary_doc_release(struct ga_canary_doc *d);
 
 /*
  * 0, -EINVAL (different kinds, with a message) or -ENOMEM. The report is

@@ -149,6 +149,186 @@ static int add_metric(struct ga_canary_report *r, const struct ga_metric *src, s
 	return 0;
 }
 
+/* Baseline metrics in order (judged where the candidate has them too), then the candidate's new ones. */
+static int collect_metrics(struct ga_canary_report *r, const struct ga_bench_file *base,
+                           const struct ga_bench_file *cand, const struct ga_canary_opts *o)
+{
+	int err;
+	for (size_t i = 0; i < base->n_metrics; i++) {
+		const struct ga_metric *bm = &base->metrics[i];
+		const struct ga_metric *cmm = ga_bench_file_metric(cand, bm->name);
+		struct ga_canary_metric *cm;
+		if ((err = add_metric(r, bm, &cm)) < 0)
+			return err;
+		cm->in_baseline = true;
+		if (!cmm || cmm->higher_better != bm->higher_better || strcmp(cmm->unit, bm->unit)) {
+			cm->missing = true;
+			cm->cls = GA_CLASS_NODATA;
+			cm->tail = bm->higher_better || o->no_tail ? GA_TAIL_NA : GA_TAIL_NODATA;
+			continue;
+		}
+		if ((err = judge_metric(bm, cmm, o, cm)) < 0)
+			return err;
+	}
+	for (size_t i = 0; i < cand->n_metrics; i++) {
+		if (ga_bench_file_metric(base, cand->metrics[i].name))
+			continue;
+		struct ga_canary_metric *cm;
+		if ((err = add_metric(r, &cand->metrics[i], &cm)) < 0)
+			return err;
+		cm->missing = true;
+		cm->cls = GA_CLASS_NODATA;
+		cm->tail = GA_TAIL_NA;
+	}
+	return 0;
+}
+
+/* The two-proportion test of the error rates, when both results count requests. */
+static int judge_errors(struct ga_canary_report *r, const struct ga_bench_file *base,
+                        const struct ga_bench_file *cand, const struct ga_canary_opts *o)
+{
+	r->errors_cls = GA_CLASS_NODATA;
+	if (!(base->has_requests && cand->has_requests && base->requests && cand->requests))
+		return 0;
+	r->errors_checked = true;
+	r->base_requests = base->requests;
+	r->base_errors = base->errors;
+	r->cand_requests = cand->requests;
+	r->cand_errors = cand->errors;
+	int err = ga_stats_two_prop(base->errors, base->requests, cand->errors, cand->requests, &r->errors);
+	if (err < 0)
+		return err;
+	r->cand_error_upper = ga_stats_rate_upper(cand->errors, cand->requests, o->confidence);
+	r->errors_cls = r->errors.p_greater < 1 - o->confidence ? GA_CLASS_HIGH : GA_CLASS_PASS;
+	if (o->max_error_rate >= 0 && r->errors.rate2 > o->max_error_rate)
+		r->error_slo_broken = true;
+	return 0;
+}
+
+/* What the checks found so far: a failure forces ROLLBACK, an undecided check INCONCLUSIVE. */
+struct tally {
+	bool fail, unsure;
+};
+
+/* The bulk check of one metric: counted, with its reason. 0 or -ENOMEM. */
+static int tally_bulk(struct ga_canary_report *r, const struct ga_canary_metric *m,
+                      const struct ga_canary_opts *o, struct tally *t)
+{
+	if (m->cls == GA_CLASS_NODATA) {
+		r->checks_nodata++;
+		t->unsure = true;
+		return reason(r, "%s: too few values for the Mann-Whitney test (%zu and %zu, need %zu each)",
+		              m->name, m->n_base, m->n_cand, o->min_bulk);
+	}
+	if (m->worse) {
+		r->checks_fail++;
+		t->fail = true;
+		return reason(r,
+		              "%s: median %+.1f%% (%s is better), Mann-Whitney p = %.2g < %.2g and more "
+		              "than the allowed %.0f%% change",
+		              m->name, 100 * m->median_change, m->higher_better ? "higher" : "lower",
+		              m->mwu.p_two_sided, 1 - o->confidence, 100 * o->allowed_effect);
+	}
+	r->checks_pass++;
+	return 0;
+}
+
+/* The tail check of one metric: counted, with its reason. 0 or -ENOMEM. */
+static int tally_tail(struct ga_canary_report *r, const struct ga_canary_metric *m,
+                      const struct ga_canary_opts *o, struct tally *t)
+{
+	double lim = 100 * o->max_tail_increase, cp = pct_conf(o->confidence);
+	switch (m->tail) {
+	case GA_TAIL_NA:
+		return 0;
+	case GA_TAIL_PASS:
+		r->checks_pass++;
+		return 0;
+	case GA_TAIL_REGRESSION:
+		r->checks_fail++;
+		t->fail = true;
+		return reason(
+		        r, "%s: p%g is %.2fx the baseline's (%.0f%% CI %.2f-%.2f), above the allowed +%.0f%%",
+		        m->name, o->tail_pct, m->tail_ci.ratio, cp, m->tail_ci.lo, m->tail_ci.hi, lim);
+	case GA_TAIL_INCONCLUSIVE:
+		r->checks_nodata++;
+		t->unsure = true;
+		return reason(r,
+		              "%s: p%g ratio %.2f, %.0f%% CI %.2f-%.2f includes the +%.0f%% limit: more "
+		              "values needed to decide",
+		              m->name, o->tail_pct, m->tail_ci.ratio, cp, m->tail_ci.lo, m->tail_ci.hi, lim);
+	case GA_TAIL_NODATA:
+		r->checks_nodata++;
+		t->unsure = true;
+		return reason(r,
+		              "%s: p%g needs at least %zu values per arm to judge the tail, have %zu and "
+		              "%zu (or --no-tail to judge the bulk only)",
+		              m->name, o->tail_pct, m->tail_needed, m->n_base, m->n_cand);
+	}
+	return 0;
+}
+
+/* The error-rate checks: the test and the absolute limit. 0 or -ENOMEM. */
+static int tally_errors(struct ga_canary_report *r, const struct ga_canary_opts *o, struct tally *t)
+{
+	int err = 0;
+	if (!r->errors_checked)
+		return 0;
+	if (r->errors_cls == GA_CLASS_HIGH) {
+		r->checks_fail++;
+		t->fail = true;
+		err = reason(
+		        r, "error rate %.3g%% vs %.3g%% in the baseline (two-proportion z = %.2f, p = %.2g)",
+		        100 * r->errors.rate2, 100 * r->errors.rate1, r->errors.z, r->errors.p_greater);
+	} else {
+		r->checks_pass++;
+	}
+	if (!err && r->error_slo_broken) {
+		r->checks_fail++;
+		t->fail = true;
+		err = reason(r, "error rate %.3g%% is above the limit %.3g%%", 100 * r->errors.rate2,
+		             100 * o->max_error_rate);
+	}
+	return err;
+}
+
+/* Checks, score, verdict and reasons. 0 or -ENOMEM. */
+static int verdict(struct ga_canary_report *r, const struct ga_canary_opts *o)
+{
+	struct tally t = { false, false };
+	int err = 0;
+	for (size_t i = 0; i < r->n_metrics && !err; i++) {
+		const struct ga_canary_metric *m = &r->metrics[i];
+		if (m->missing) {
+			r->checks_nodata++;
+			t.unsure = true;
+			err = reason(r, "%s: only in the %s, or with a different unit or direction", m->name,
+			             m->in_baseline ? "baseline" : "candidate");
+			continue;
+		}
+		err = tally_bulk(r, m, o, &t);
+		if (!err)
+			err = tally_tail(r, m, o, &t);
+	}
+	if (!err)
+		err = tally_errors(r, o, &t);
+	if (err)
+		return err;
+	int decided = r->checks_pass + r->checks_fail;
+	r->score = decided ? 100.0 * r->checks_pass / decided : NAN;
+	if (t.fail) {
+		r->score = 0; /* every check is critical: one failure forces 0, as in Kayenta */
+		r->verdict = GA_VERDICT_ROLLBACK;
+	} else if (t.unsure || decided == 0) {
+		r->verdict = GA_VERDICT_INCONCLUSIVE;
+		if (decided == 0)
+			return reason(r, "no check could be decided");
+	} else {
+		r->verdict = GA_VERDICT_PASS;
+	}
+	return 0;
+}
+
 int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_file *base, const struct ga_bench_file *cand,
                     const struct ga_canary_opts *o, struct ga_canary_report **ret)
 {
@@ -160,154 +340,9 @@ int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_file *base, const 
 	struct ga_canary_report *r = ga_calloc(1, sizeof(*r));
 	if (!r || !(r->kind = ga_strdup(base->kind)))
 		goto out;
-	double lim = 100 * o->max_tail_increase, cp = pct_conf(o->confidence);
-	/* Baseline metrics in order, then the candidate's new ones. */
-	for (size_t i = 0; i < base->n_metrics; i++) {
-		const struct ga_metric *bm = &base->metrics[i];
-		const struct ga_metric *cmm = ga_bench_file_metric(cand, bm->name);
-		struct ga_canary_metric *cm;
-		if ((err = add_metric(r, bm, &cm)) < 0)
-			goto out;
-		cm->in_baseline = true;
-		if (!cmm || cmm->higher_better != bm->higher_better || strcmp(cmm->unit, bm->unit)) {
-			cm->missing = true;
-			cm->cls = GA_CLASS_NODATA;
-			cm->tail = bm->higher_better || o->no_tail ? GA_TAIL_NA : GA_TAIL_NODATA;
-			continue;
-		}
-		if ((err = judge_metric(bm, cmm, o, cm)) < 0)
-			goto out;
-	}
-	for (size_t i = 0; i < cand->n_metrics; i++) {
-		if (ga_bench_file_metric(base, cand->metrics[i].name))
-			continue;
-		struct ga_canary_metric *cm;
-		if ((err = add_metric(r, &cand->metrics[i], &cm)) < 0)
-			goto out;
-		cm->missing = true;
-		cm->cls = GA_CLASS_NODATA;
-		cm->tail = GA_TAIL_NA;
-	}
-	/* Error rates. */
-	r->errors_cls = GA_CLASS_NODATA;
-	if (base->has_requests && cand->has_requests && base->requests && cand->requests) {
-		r->errors_checked = true;
-		r->base_requests = base->requests;
-		r->base_errors = base->errors;
-		r->cand_requests = cand->requests;
-		r->cand_errors = cand->errors;
-		if ((err = ga_stats_two_prop(base->errors, base->requests, cand->errors, cand->requests,
-		                             &r->errors)) < 0)
-			goto out;
-		r->cand_error_upper = ga_stats_rate_upper(cand->errors, cand->requests, o->confidence);
-		r->errors_cls = r->errors.p_greater < 1 - o->confidence ? GA_CLASS_HIGH : GA_CLASS_PASS;
-		if (o->max_error_rate >= 0 && r->errors.rate2 > o->max_error_rate)
-			r->error_slo_broken = true;
-	}
-
-	/* Checks, score, verdict and reasons. */
-	bool fail = false, unsure = false;
-	err = 0;
-	for (size_t i = 0; i < r->n_metrics && !err; i++) {
-		const struct ga_canary_metric *m = &r->metrics[i];
-		if (m->missing) {
-			r->checks_nodata++;
-			unsure = true;
-			err = reason(r, "%s: only in the %s, or with a different unit or direction", m->name,
-			             m->in_baseline ? "baseline" : "candidate");
-			continue;
-		}
-		if (m->cls == GA_CLASS_NODATA) {
-			r->checks_nodata++;
-			unsure = true;
-			err = reason(
-			        r,
-			        "%s: too few values for the Mann-Whitney test (%zu and %zu, need %zu each)",
-			        m->name, m->n_base, m->n_cand, o->min_bulk);
-		} else if (m->worse) {
-			r->checks_fail++;
-			fail = true;
-			err = reason(
-			        r,
-			        "%s: median %+.1f%% (%s is better), Mann-Whitney p = %.2g < %.2g and more "
-			        "than the allowed %.0f%% change",
-			        m->name, 100 * m->median_change, m->higher_better ? "higher" : "lower",
-			        m->mwu.p_two_sided, 1 - o->confidence, 100 * o->allowed_effect);
-		} else {
-			r->checks_pass++;
-		}
-		if (err)
-			break;
-		switch (m->tail) {
-		case GA_TAIL_NA:
-			break;
-		case GA_TAIL_PASS:
-			r->checks_pass++;
-			break;
-		case GA_TAIL_REGRESSION:
-			r->checks_fail++;
-			fail = true;
-			err = reason(
-			        r,
-			        "%s: p%g is %.2fx the baseline's (%.0f%% CI %.2f-%.2f), above the allowed "
-			        "+%.0f%%",
-			        m->name, o->tail_pct, m->tail_ci.ratio, cp, m->tail_ci.lo, m->tail_ci.hi,
-			        lim);
-			break;
-		case GA_TAIL_INCONCLUSIVE:
-			r->checks_nodata++;
-			unsure = true;
-			err = reason(
-			        r,
-			        "%s: p%g ratio %.2f, %.0f%% CI %.2f-%.2f includes the +%.0f%% limit: more "
-			        "values needed to decide",
-			        m->name, o->tail_pct, m->tail_ci.ratio, cp, m->tail_ci.lo, m->tail_ci.hi,
-			        lim);
-			break;
-		case GA_TAIL_NODATA:
-			r->checks_nodata++;
-			unsure = true;
-			err = reason(
-			        r,
-			        "%s: p%g needs at least %zu values per arm to judge the tail, have %zu and "
-			        "%zu (or --no-tail to judge the bulk only)",
-			        m->name, o->tail_pct, m->tail_needed, m->n_base, m->n_cand);
-			break;
-		}
-	}
-	if (!err && r->errors_checked) {
-		if (r->errors_cls == GA_CLASS_HIGH) {
-			r->checks_fail++;
-			fail = true;
-			err = reason(r,
-			             "error rate %.3g%% vs %.3g%% in the baseline (two-proportion z = %.2f, "
-			             "p = %.2g)",
-			             100 * r->errors.rate2, 100 * r->errors.rate1, r->errors.z,
-			             r->errors.p_greater);
-		} else {
-			r->checks_pass++;
-		}
-		if (!err && r->error_slo_broken) {
-			r->checks_fail++;
-			fail = true;
-			err = reason(r, "error rate %.3g%% is above the limit %.3g%%", 100 * r->errors.rate2,
-			             100 * o->max_error_rate);
-		}
-	}
-	if (err)
+	if ((err = collect_metrics(r, base, cand, o)) < 0 || (err = judge_errors(r, base, cand, o)) < 0 ||
+	    (err = verdict(r, o)) < 0)
 		goto out;
-	int decided = r->checks_pass + r->checks_fail;
-	r->score = decided ? 100.0 * r->checks_pass / decided : NAN;
-	if (fail) {
-		r->score = 0; /* every check is critical: one failure forces 0, as in Kayenta */
-		r->verdict = GA_VERDICT_ROLLBACK;
-	} else if (unsure || decided == 0) {
-		r->verdict = GA_VERDICT_INCONCLUSIVE;
-		if (decided == 0 && (err = reason(r, "no check could be decided")) < 0)
-			goto out;
-	} else {
-		r->verdict = GA_VERDICT_PASS;
-	}
 	*ret = r;
 	r = NULL;
 	err = 0;

@@ -1,19 +1,27 @@
 /*
  * http-run.h - what the two engines of `bench http` (libcurl in http.c, the
  * native HTTP/1.1 one in http_native.c) share: the clock, the timerfd, and the
- * recording of a finished request into the result, so that both fill the same
- * histograms, counters and cold-start figures with the same meaning.
+ * recording of a finished request into the result (http-common.c), so that
+ * both fill the same histograms, counters and cold-start figures with the
+ * same meaning.
  */
 #ifndef GA_BENCH_HTTP_RUN_H
 #define GA_BENCH_HTTP_RUN_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "gpuaudit/benchfile.h"
 
 #define BENCH_HTTP_HIST_HIGHEST_NS (3600LL * 1000 * 1000 * 1000)
 
-int64_t bench_http_now_ns(void);
+/* CLOCK_MONOTONIC in ns; inline: both engines call it per request. */
+static inline int64_t bench_http_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 /* Arm the timerfd at an absolute CLOCK_MONOTONIC time (ns), or disarm it (< 0). */
 void bench_http_arm(int tfd, int64_t at_ns);
 

@@ -137,12 +137,6 @@ static void cu_load(void)
 #define curl_slist_append cu.slist_append
 #define curl_slist_free_all cu.slist_free_all
 
-int64_t bench_http_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 #define now_ns bench_http_now_ns
 
 struct slot {
@@ -213,57 +207,6 @@ static int setup_easy(struct ga_ctx *ctx, const struct ga_http_opts *o, struct c
 	return 0;
 }
 
-void ga_http_result_release(struct ga_http_result *r)
-{
-	if (!r)
-		return;
-	ga_hist_release(&r->latency);
-	ga_hist_release(&r->service);
-	ga_hist_release(&r->lag);
-	ga_free(r->cold_latency_s);
-	memset(r, 0, sizeof(*r));
-}
-
-void bench_http_record(struct ga_http_result *r, uint64_t index, int64_t intended_ns, int64_t sent_ns,
-                       int64_t done_ns, int64_t start_ns, enum bench_http_outcome outcome, int status,
-                       int version, const char *errmsg)
-{
-	int64_t service_ns = done_ns - sent_ns;
-	int64_t latency_ns = done_ns - intended_ns;
-	if (service_ns < 0)
-		service_ns = 0;
-	if (latency_ns < 0)
-		latency_ns = 0;
-	r->completed++;
-	if (outcome == BENCH_HTTP_RESPONSE) {
-		int cls = status >= 100 && status < 600 ? status / 100 : 0;
-		r->status_counts[cls]++;
-		if (cls == 2 || cls == 3) {
-			r->ok++;
-			if (r->first_ok_s < 0)
-				r->first_ok_s = (double)(done_ns - start_ns) * 1e-9;
-		} else {
-			r->errors++;
-		}
-		if (!r->http_version)
-			r->http_version = version;
-	} else {
-		r->errors++;
-		r->status_counts[0]++;
-		if (outcome == BENCH_HTTP_TIMEOUT)
-			r->timeouts++;
-		else
-			r->transport_errors++;
-		if (!r->first_error[0] && errmsg)
-			snprintf(r->first_error, sizeof(r->first_error), "%s", errmsg);
-	}
-	/* Latencies of failed requests count too: a timeout is a very slow answer. */
-	ga_hist_record(&r->latency, latency_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : latency_ns);
-	ga_hist_record(&r->service, service_ns > HIST_HIGHEST_NS ? HIST_HIGHEST_NS : service_ns);
-	if (index < r->n_cold)
-		r->cold_latency_s[index] = (double)latency_ns * 1e-9;
-}
-
 static void finish_one(struct ga_http_result *r, struct slot *s, CURLcode code, int64_t start_ns)
 {
 	long status = 0;
@@ -323,84 +266,157 @@ static int on_timer(CURLM *m, long timeout_ms, void *udata)
 	return 0;
 }
 
-void bench_http_arm(int tfd, int64_t at_ns)
-{
-	struct itimerspec its;
-	memset(&its, 0, sizeof(its));
-	if (at_ns >= 0) {
-		if (at_ns == 0)
-			at_ns = 1;
-		its.it_value.tv_sec = at_ns / 1000000000;
-		its.it_value.tv_nsec = at_ns % 1000000000;
-	}
-	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
-}
 #define arm bench_http_arm
+
+/* What one libcurl run holds: a slot (easy handle) per connection, the multi handle, epoll and the timerfd. */
+struct curl_engine {
+	struct slot *slots;
+	int n_slots;
+	struct curl_slist *headers;
+	CURLM *multi;
+	struct loop lp;
+	int tfd;
+};
+
+static void curl_engine_close(struct curl_engine *e)
+{
+	for (int i = 0; e->slots && i < e->n_slots; i++) {
+		if (e->slots[i].easy) {
+			if (e->multi && e->slots[i].busy)
+				curl_multi_remove_handle(e->multi, e->slots[i].easy);
+			curl_easy_cleanup(e->slots[i].easy);
+		}
+	}
+	if (e->multi)
+		curl_multi_cleanup(e->multi);
+	curl_slist_free_all(e->headers);
+	ga_free(e->slots);
+	if (e->lp.epfd >= 0)
+		close(e->lp.epfd);
+	if (e->tfd >= 0)
+		close(e->tfd);
+}
+
+/* The multi handle with its socket and timer callbacks on epoll. 0 or -errno (message in ctx). */
+static int curl_engine_multi(struct ga_ctx *ctx, const struct ga_http_opts *o, struct curl_engine *e)
+{
+	e->multi = curl_multi_init();
+	if (!e->multi)
+		return ga_err(ctx, -ENOMEM, "libcurl: cannot create a multi handle");
+	e->lp.epfd = epoll_create1(EPOLL_CLOEXEC);
+	e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (e->lp.epfd < 0 || e->tfd < 0)
+		return ga_err(ctx, -errno, "epoll/timerfd: %s", strerror(errno));
+	struct epoll_event tev = { .events = EPOLLIN, .data.fd = e->tfd };
+	if (epoll_ctl(e->lp.epfd, EPOLL_CTL_ADD, e->tfd, &tev) < 0)
+		return ga_err(ctx, -errno, "epoll: %s", strerror(errno));
+	CURLM *multi = e->multi;
+	e->lp.multi = multi;
+	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, &e->lp);
+	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(multi, CURLMOPT_TIMERDATA, &e->lp);
+	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o->connections);
+	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)o->connections);
+	/* Multiplexing onto a busy h2c connection hits the same libcurl < 8.0 bug. */
+	curl_multi_setopt(multi, CURLMOPT_PIPELINING,
+	                  o->http2 && !h2c_no_reuse(o) ? (long)CURLPIPE_MULTIPLEX : (long)CURLPIPE_NOTHING);
+	return 0;
+}
+
+/* Slots, headers, the multi handle and an easy handle per connection. 0 or -errno (message in ctx). */
+static int curl_engine_open(struct ga_ctx *ctx, const struct ga_http_opts *o, struct curl_engine *e)
+{
+	e->slots = ga_calloc((size_t)o->connections, sizeof(*e->slots));
+	if (!e->slots)
+		return -ENOMEM;
+	e->n_slots = o->connections;
+	for (size_t i = 0; i < o->n_headers; i++) {
+		struct curl_slist *n = curl_slist_append(e->headers, o->headers[i]);
+		if (!n)
+			return -ENOMEM;
+		e->headers = n;
+	}
+	int err = curl_engine_multi(ctx, o, e);
+	if (err < 0)
+		return err;
+	for (int i = 0; i < o->connections; i++) {
+		e->slots[i].easy = curl_easy_init();
+		if (!e->slots[i].easy)
+			return ga_err(ctx, -ENOMEM, "libcurl: cannot create a handle");
+		if ((err = setup_easy(ctx, o, e->headers, e->slots[i].easy)) < 0)
+			return err;
+		curl_easy_setopt(e->slots[i].easy, CURLOPT_PRIVATE, &e->slots[i]);
+	}
+	return 0;
+}
+
+/*
+ * Hand the ready sockets and an expired curl timer to libcurl and record the
+ * transfers that finished. 0 or -EIO (message in ctx).
+ */
+static int curl_engine_pump(struct ga_ctx *ctx, struct curl_engine *e, const struct epoll_event *evs, int nev,
+                            struct ga_http_result *r, int64_t start, int *in_flight)
+{
+	CURLM *multi = e->multi;
+	int running = 0;
+	for (int k = 0; k < nev; k++) {
+		if (evs[k].data.fd == e->tfd) {
+			uint64_t ticks;
+			if (read(e->tfd, &ticks, sizeof(ticks)) < 0) {
+				/* EAGAIN: already drained */
+			}
+			continue;
+		}
+		int flags = (evs[k].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+		            (evs[k].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+		            (evs[k].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+		CURLMcode mc = curl_multi_socket_action(multi, evs[k].data.fd, flags, &running);
+		if (mc != CURLM_OK)
+			return ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+	}
+	if (e->lp.curl_deadline_ns >= 0 && e->lp.curl_deadline_ns <= now_ns()) {
+		e->lp.curl_deadline_ns = -1;
+		CURLMcode mc = curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+		if (mc != CURLM_OK)
+			return ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
+	}
+	CURLMsg *msg;
+	int left;
+	while ((msg = curl_multi_info_read(multi, &left))) {
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		struct slot *s = NULL;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+		CURLcode code = msg->data.result;
+		curl_multi_remove_handle(multi, msg->easy_handle);
+		finish_one(r, s, code, start);
+		(*in_flight)--;
+	}
+	return 0;
+}
+
+/* How long epoll_wait may sleep until wake (absolute ns, < 0: nothing due): -1 arms the timerfd. */
+static int wait_ms_until(int64_t wake)
+{
+	if (wake < 0)
+		return 1000;
+	return wake <= now_ns() ? 0 : -1;
+}
 
 static int curl_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct bench_http_plan *plan,
                     struct ga_http_result *r)
 {
-	struct slot *slots = NULL;
-	struct curl_slist *headers = NULL;
-	CURLM *multi = NULL;
-	struct loop lp = { .epfd = -1, .curl_deadline_ns = -1 };
-	int tfd = -1;
-	int err = 0;
+	struct curl_engine e = { .lp = { .epfd = -1, .curl_deadline_ns = -1 }, .tfd = -1 };
 	uint64_t total = plan->total;
 	pthread_once(&cu_once, cu_load);
 	if (!cu.easy_init)
 		return ga_err(ctx, -ENOENT, "%s", cu_error);
 	r->engine = "libcurl";
 	r->h2_no_reuse = h2c_no_reuse(o);
-	slots = ga_calloc((size_t)o->connections, sizeof(*slots));
-	if (!slots) {
-		err = -ENOMEM;
+	int err = curl_engine_open(ctx, o, &e);
+	if (err < 0)
 		goto out;
-	}
-	for (size_t i = 0; i < o->n_headers; i++) {
-		struct curl_slist *n = curl_slist_append(headers, o->headers[i]);
-		if (!n) {
-			err = -ENOMEM;
-			goto out;
-		}
-		headers = n;
-	}
-	multi = curl_multi_init();
-	if (!multi) {
-		err = ga_err(ctx, -ENOMEM, "libcurl: cannot create a multi handle");
-		goto out;
-	}
-	lp.epfd = epoll_create1(EPOLL_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (lp.epfd < 0 || tfd < 0) {
-		err = ga_err(ctx, -errno, "epoll/timerfd: %s", strerror(errno));
-		goto out;
-	}
-	struct epoll_event tev = { .events = EPOLLIN, .data.fd = tfd };
-	if (epoll_ctl(lp.epfd, EPOLL_CTL_ADD, tfd, &tev) < 0) {
-		err = ga_err(ctx, -errno, "epoll: %s", strerror(errno));
-		goto out;
-	}
-	lp.multi = multi;
-	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-	curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, &lp);
-	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
-	curl_multi_setopt(multi, CURLMOPT_TIMERDATA, &lp);
-	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o->connections);
-	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)o->connections);
-	/* Multiplexing onto a busy h2c connection hits the same libcurl < 8.0 bug. */
-	curl_multi_setopt(multi, CURLMOPT_PIPELINING,
-	                  o->http2 && !h2c_no_reuse(o) ? (long)CURLPIPE_MULTIPLEX : (long)CURLPIPE_NOTHING);
-	for (int i = 0; i < o->connections; i++) {
-		slots[i].easy = curl_easy_init();
-		if (!slots[i].easy) {
-			err = ga_err(ctx, -ENOMEM, "libcurl: cannot create a handle");
-			goto out;
-		}
-		if ((err = setup_easy(ctx, o, headers, slots[i].easy)) < 0)
-			goto out;
-		curl_easy_setopt(slots[i].easy, CURLOPT_PRIVATE, &slots[i]);
-	}
 
 	struct ga_rng rng;
 	ga_rng_seed(&rng, o->seed);
@@ -425,7 +441,7 @@ static int curl_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ben
 		}
 		/* Send everything that is due, while a connection is free. */
 		for (int i = 0; i < o->connections && next < total; i++) {
-			struct slot *s = &slots[i];
+			struct slot *s = &e.slots[i];
 			if (s->busy)
 				continue;
 			int64_t intended;
@@ -441,7 +457,7 @@ static int curl_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ben
 			s->intended_ns = intended;
 			s->sent_ns = t;
 			ga_hist_record(&r->lag, t - intended);
-			CURLMcode mc = curl_multi_add_handle(multi, s->easy);
+			CURLMcode mc = curl_multi_add_handle(e.multi, s->easy);
 			if (mc != CURLM_OK) {
 				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
 				goto out;
@@ -454,87 +470,27 @@ static int curl_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ben
 		if (next >= total && in_flight == 0)
 			break;
 		/* Wait for sockets, curl's timer or the next due request (timerfd). */
-		bool have_free = in_flight < o->connections;
 		int64_t due = -1;
-		if (next < total && have_free)
+		if (next < total && in_flight < o->connections)
 			due = o->closed_loop ? now_ns() : start + (int64_t)next_due;
-		int64_t wake = lp.curl_deadline_ns;
+		int64_t wake = e.lp.curl_deadline_ns;
 		if (due >= 0 && (wake < 0 || due < wake))
 			wake = due;
-		int wait_ms;
-		int64_t tnow = now_ns();
-		if (wake < 0)
-			wait_ms = 1000;
-		else if (wake <= tnow)
-			wait_ms = 0;
-		else
-			wait_ms = -1; /* the timerfd wakes us, precisely */
+		int wait_ms = wait_ms_until(wake);
 		if (wait_ms == -1)
-			arm(tfd, wake);
+			arm(e.tfd, wake); /* the timerfd wakes us, precisely */
 		struct epoll_event evs[64];
-		int nev = epoll_wait(lp.epfd, evs, 64, wait_ms);
+		int nev = epoll_wait(e.lp.epfd, evs, 64, wait_ms);
 		if (nev < 0 && errno != EINTR) {
 			err = ga_err(ctx, -errno, "epoll_wait: %s", strerror(errno));
 			goto out;
 		}
-		int running = 0;
-		for (int k = 0; k < nev; k++) {
-			if (evs[k].data.fd == tfd) {
-				uint64_t ticks;
-				if (read(tfd, &ticks, sizeof(ticks)) < 0) {
-					/* EAGAIN: already drained */
-				}
-				continue;
-			}
-			int flags = (evs[k].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
-			            (evs[k].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
-			            (evs[k].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
-			CURLMcode mc = curl_multi_socket_action(multi, evs[k].data.fd, flags, &running);
-			if (mc != CURLM_OK) {
-				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
-				goto out;
-			}
-		}
-		if (lp.curl_deadline_ns >= 0 && lp.curl_deadline_ns <= now_ns()) {
-			lp.curl_deadline_ns = -1;
-			CURLMcode mc = curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
-			if (mc != CURLM_OK) {
-				err = ga_err(ctx, -EIO, "libcurl: %s", curl_multi_strerror(mc));
-				goto out;
-			}
-		}
-		CURLMsg *msg;
-		int left;
-		while ((msg = curl_multi_info_read(multi, &left))) {
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			struct slot *s = NULL;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
-			CURLcode code = msg->data.result;
-			curl_multi_remove_handle(multi, msg->easy_handle);
-			finish_one(r, s, code, start);
-			in_flight--;
-		}
+		if ((err = curl_engine_pump(ctx, &e, evs, nev, r, start, &in_flight)) < 0)
+			goto out;
 	}
 	r->elapsed_s = (double)(now_ns() - start) * 1e-9;
 out:
-	if (slots) {
-		for (int i = 0; i < o->connections; i++) {
-			if (slots[i].easy) {
-				if (multi && slots[i].busy)
-					curl_multi_remove_handle(multi, slots[i].easy);
-				curl_easy_cleanup(slots[i].easy);
-			}
-		}
-	}
-	if (multi)
-		curl_multi_cleanup(multi);
-	curl_slist_free_all(headers);
-	ga_free(slots);
-	if (lp.epfd >= 0)
-		close(lp.epfd);
-	if (tfd >= 0)
-		close(tfd);
+	curl_engine_close(&e);
 	return err;
 }
 

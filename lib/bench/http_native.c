@@ -341,6 +341,144 @@ static int resolve(struct engine *e, struct addrinfo **ret)
 	return 0;
 }
 
+/* Connections, the free stack, the receive buffer, epoll and the timerfd. 0 or -errno (message in ctx). */
+static int engine_open(struct ga_ctx *ctx, struct engine *e, int *tfd)
+{
+	int n = e->o->connections;
+	e->conns = ga_calloc((size_t)n, sizeof(*e->conns));
+	e->free_stack = ga_calloc((size_t)n, sizeof(int));
+	e->buf = ga_malloc(RECV_BUF_BYTES);
+	for (int i = 0; e->conns && i < n; i++)
+		e->conns[i].fd = -1; /* before any return: the caller closes every conn */
+	if (!e->conns || !e->free_stack || !e->buf)
+		return -ENOMEM;
+	/* Slot 0 on top of the stack: with few requests in flight, few connections open. */
+	for (int i = 0; i < n; i++)
+		e->free_stack[i] = n - 1 - i;
+	e->n_free = n;
+	e->epfd = epoll_create1(EPOLL_CLOEXEC);
+	*tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (e->epfd < 0 || *tfd < 0)
+		return ga_err(ctx, -errno, "epoll/timerfd: %s", strerror(errno));
+	struct epoll_event tev = { .events = EPOLLIN, .data.ptr = NULL };
+	if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, *tfd, &tev) < 0)
+		return ga_err(ctx, -errno, "epoll: %s", strerror(errno));
+	return 0;
+}
+
+/* Where the schedule stands: the next request's index and due time. */
+struct schedule {
+	struct ga_rng rng;
+	uint64_t total, next;
+	double gap_ns, next_due; /* next_due: ns after start */
+	int64_t start, end_ns, tmo_ns;
+};
+
+/* Send everything that is due at t, while a connection is free; returns the time after the last send. */
+static int64_t send_due(struct engine *e, struct schedule *sc, int64_t t)
+{
+	const struct ga_http_opts *o = e->o;
+	while (sc->next < sc->total && e->n_free > 0) {
+		int64_t intended;
+		if (o->closed_loop) {
+			/* (connections refused at once would otherwise loop here) */
+			if (t > sc->end_ns) {
+				sc->total = sc->next;
+				break;
+			}
+			intended = t;
+		} else {
+			intended = sc->start + (int64_t)sc->next_due;
+			if (intended > t)
+				break;
+		}
+		struct conn *c = &e->conns[e->free_stack[--e->n_free]];
+		c->busy = true;
+		c->retried = false;
+		c->index = sc->next;
+		c->intended_ns = intended;
+		c->sent_ns = t;
+		c->deadline_ns = t + sc->tmo_ns;
+		if (c->deadline_ns < e->next_tmo_check)
+			e->next_tmo_check = c->deadline_ns;
+		ga_hist_record(&e->r->lag, t - intended);
+		e->in_flight++;
+		e->r->sent++;
+		sc->next++;
+		sc->next_due += o->poisson ? ga_rng_exponential(&sc->rng, 1.0) * sc->gap_ns : sc->gap_ns;
+		conn_start(e, c);
+		t = bench_http_now_ns();
+	}
+	return t;
+}
+
+/* The request loop: 0 or -errno (message in ctx). */
+static int engine_loop(struct ga_ctx *ctx, struct engine *e, struct bench_http_plan *plan, int tfd)
+{
+	const struct ga_http_opts *o = e->o;
+	struct ga_http_result *r = e->r;
+	struct schedule sc = { .total = plan->total, .gap_ns = plan->gap_ns, .tmo_ns = plan->tmo_ns };
+	ga_rng_seed(&sc.rng, o->seed);
+	sc.start = bench_http_now_ns();
+	plan->start_ns = sc.start;
+	e->start_ns = sc.start;
+	e->next_tmo_check = INT64_MAX;
+	sc.end_ns = sc.start + (int64_t)(o->duration_s * 1e9);
+	/* Give up on requests not sent by the end of the schedule plus one timeout. */
+	int64_t hard_end = sc.end_ns + plan->tmo_ns;
+	int64_t armed = -1;
+	struct epoll_event evs[MAX_EVENTS];
+	for (;;) {
+		int64_t t = bench_http_now_ns();
+		/* A closed loop sends for the duration, as fast as answers come back. */
+		if (o->closed_loop && sc.next < sc.total && t > sc.end_ns)
+			sc.total = sc.next;
+		if (sc.next < sc.total && t > hard_end) {
+			r->not_sent = sc.total - sc.next;
+			r->errors += r->not_sent;
+			sc.total = sc.next;
+		}
+		if (t >= e->next_tmo_check)
+			check_timeouts(e, t);
+		t = send_due(e, &sc, t);
+		if (sc.next >= sc.total && e->in_flight == 0)
+			break;
+		/* Wait for sockets, the next due request or the next deadline (timerfd). */
+		int64_t wake = e->next_tmo_check;
+		if (sc.next < sc.total && e->n_free > 0) {
+			int64_t due = o->closed_loop ? t : sc.start + (int64_t)sc.next_due;
+			if (due < wake)
+				wake = due;
+		}
+		int wait_ms = -1;
+		if (wake <= t) {
+			wait_ms = 0;
+		} else if (wake == INT64_MAX) {
+			wait_ms = 1000; /* cannot happen with a request in flight; a safety net */
+		} else if (wake != armed) {
+			bench_http_arm(tfd, wake);
+			armed = wake;
+		}
+		int nev = epoll_wait(e->epfd, evs, MAX_EVENTS, wait_ms);
+		if (nev < 0 && errno != EINTR)
+			return ga_err(ctx, -errno, "epoll_wait: %s", strerror(errno));
+		for (int k = 0; k < nev; k++) {
+			struct conn *c = evs[k].data.ptr;
+			if (!c) {
+				uint64_t ticks;
+				if (read(tfd, &ticks, sizeof(ticks)) < 0) {
+					/* EAGAIN: already drained */
+				}
+				armed = -1;
+				continue;
+			}
+			on_event(e, c, evs[k].events);
+		}
+	}
+	r->elapsed_s = (double)(bench_http_now_ns() - sc.start) * 1e-9;
+	return 0;
+}
+
 int bench_http_run_native(struct ga_ctx *ctx, const struct ga_http_opts *o, struct bench_http_plan *plan,
                           struct ga_http_result *r)
 {
@@ -368,127 +506,9 @@ int bench_http_run_native(struct ga_ctx *ctx, const struct ga_http_opts *o, stru
 	if ((err = resolve(&e, &ai)) < 0)
 		goto out;
 	e.addr = ai;
-	e.conns = ga_calloc((size_t)o->connections, sizeof(*e.conns));
-	e.free_stack = ga_calloc((size_t)o->connections, sizeof(int));
-	e.buf = ga_malloc(RECV_BUF_BYTES);
-	if (!e.conns || !e.free_stack || !e.buf) {
-		err = -ENOMEM;
+	if ((err = engine_open(ctx, &e, &tfd)) < 0)
 		goto out;
-	}
-	/* Slot 0 on top of the stack: with few requests in flight, few connections open. */
-	for (int i = 0; i < o->connections; i++) {
-		e.conns[i].fd = -1;
-		e.free_stack[i] = o->connections - 1 - i;
-	}
-	e.n_free = o->connections;
-	e.epfd = epoll_create1(EPOLL_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (e.epfd < 0 || tfd < 0) {
-		err = ga_err(ctx, -errno, "epoll/timerfd: %s", strerror(errno));
-		goto out;
-	}
-	struct epoll_event tev = { .events = EPOLLIN, .data.ptr = NULL };
-	if (epoll_ctl(e.epfd, EPOLL_CTL_ADD, tfd, &tev) < 0) {
-		err = ga_err(ctx, -errno, "epoll: %s", strerror(errno));
-		goto out;
-	}
-
-	struct ga_rng rng;
-	ga_rng_seed(&rng, o->seed);
-	uint64_t total = plan->total;
-	double gap_ns = plan->gap_ns;
-	int64_t start = bench_http_now_ns();
-	plan->start_ns = start;
-	e.start_ns = start;
-	e.next_tmo_check = INT64_MAX;
-	double next_due = 0; /* ns after start */
-	uint64_t next = 0;
-	int64_t end_ns = start + (int64_t)(o->duration_s * 1e9);
-	/* Give up on requests not sent by the end of the schedule plus one timeout. */
-	int64_t hard_end = end_ns + plan->tmo_ns;
-	int64_t armed = -1;
-	struct epoll_event evs[MAX_EVENTS];
-	for (;;) {
-		int64_t t = bench_http_now_ns();
-		/* A closed loop sends for the duration, as fast as answers come back. */
-		if (o->closed_loop && next < total && t > end_ns)
-			total = next;
-		if (next < total && t > hard_end) {
-			r->not_sent = total - next;
-			r->errors += r->not_sent;
-			total = next;
-		}
-		if (t >= e.next_tmo_check)
-			check_timeouts(&e, t);
-		/* Send everything that is due, while a connection is free. */
-		while (next < total && e.n_free > 0) {
-			int64_t intended;
-			if (o->closed_loop) {
-				/* (connections refused at once would otherwise loop here) */
-				if (t > end_ns) {
-					total = next;
-					break;
-				}
-				intended = t;
-			} else {
-				intended = start + (int64_t)next_due;
-				if (intended > t)
-					break;
-			}
-			struct conn *c = &e.conns[e.free_stack[--e.n_free]];
-			c->busy = true;
-			c->retried = false;
-			c->index = next;
-			c->intended_ns = intended;
-			c->sent_ns = t;
-			c->deadline_ns = t + plan->tmo_ns;
-			if (c->deadline_ns < e.next_tmo_check)
-				e.next_tmo_check = c->deadline_ns;
-			ga_hist_record(&r->lag, t - intended);
-			e.in_flight++;
-			r->sent++;
-			next++;
-			next_due += o->poisson ? ga_rng_exponential(&rng, 1.0) * gap_ns : gap_ns;
-			conn_start(&e, c);
-			t = bench_http_now_ns();
-		}
-		if (next >= total && e.in_flight == 0)
-			break;
-		/* Wait for sockets, the next due request or the next deadline (timerfd). */
-		int64_t wake = e.next_tmo_check;
-		if (next < total && e.n_free > 0) {
-			int64_t due = o->closed_loop ? t : start + (int64_t)next_due;
-			if (due < wake)
-				wake = due;
-		}
-		int wait_ms = -1;
-		if (wake <= t) {
-			wait_ms = 0;
-		} else if (wake == INT64_MAX) {
-			wait_ms = 1000; /* cannot happen with a request in flight; a safety net */
-		} else if (wake != armed) {
-			bench_http_arm(tfd, wake);
-			armed = wake;
-		}
-		int nev = epoll_wait(e.epfd, evs, MAX_EVENTS, wait_ms);
-		if (nev < 0 && errno != EINTR) {
-			err = ga_err(ctx, -errno, "epoll_wait: %s", strerror(errno));
-			goto out;
-		}
-		for (int k = 0; k < nev; k++) {
-			struct conn *c = evs[k].data.ptr;
-			if (!c) {
-				uint64_t ticks;
-				if (read(tfd, &ticks, sizeof(ticks)) < 0) {
-					/* EAGAIN: already drained */
-				}
-				armed = -1;
-				continue;
-			}
-			on_event(&e, c, evs[k].events);
-		}
-	}
-	r->elapsed_s = (double)(bench_http_now_ns() - start) * 1e-9;
+	err = engine_loop(ctx, &e, plan, tfd);
 out:
 	if (e.conns)
 		for (int i = 0; i < o->connections; i++)
