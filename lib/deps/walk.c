@@ -787,10 +787,10 @@ static int cmp_pre_order(const void *a, const void *b)
 	return (x->size < y->size) - (x->size > y->size);
 }
 
-static unsigned par_threads(void)
+/* The ctx's thread count (ga_ctx_set_threads; 1: the one-thread walk), else one per online CPU. */
+static unsigned par_threads(const struct ga_ctx *ctx)
 {
-	const char *e = getenv("GPUAUDIT_DEPS_THREADS"); /* 1: the one-thread walk (tests, measurements) */
-	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = ctx->threads ? (long)ctx->threads : sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > PAR_MAX_THREADS ? PAR_MAX_THREADS : (unsigned)n;
 }
 
@@ -800,7 +800,7 @@ static void pre_census(const struct deps_scan *s, int dfd, const struct dent *na
 {
 	*ret_v = NULL;
 	*ret_n = 0;
-	unsigned threads = par_threads();
+	unsigned threads = par_threads(s->ctx);
 	if (threads < 2)
 		return;
 	struct pre *v = NULL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/deps.h"
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
@@ -14,6 +15,7 @@
 const struct ga_model ga_models[] = {
 	{ GA_NODE_SCHEMA, &ga_node_schema, "node snapshot: discover --json, serve /v1/snapshot" },
 	{ GA_FLEET_SCHEMA, &ga_fleet_report_schema, "fleet report: fleet --json" },
+	{ GA_DEPS_SCHEMA, &ga_deps_report_schema, "artifact dependency report: deps --json" },
 	{ NULL, NULL, NULL },
 };
 
