@@ -274,6 +274,41 @@ static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 }
 
 /*
+ * cli_parse stops at the first operand, and deps has always taken options
+ * after its PATHs as well (GNU order: `deps dist/x.whl --json`): parse again
+ * after each run of operands, gathered in paths (room for argc). "--" ends
+ * the options. Then the checks across options. CLI_NEXT, or the exit code
+ * (usage or the error printed).
+ */
+static int deps_parse(struct cli *cli, int argc, char **argv, const struct option *opts, struct deps_cli *d,
+                      char **paths, int *n_paths)
+{
+	int base = 0;
+	*n_paths = 0;
+	for (;;) {
+		int code = cli_parse(cli, "deps", argc - base, argv + base, "jv", opts, deps_opt, d);
+		if (code != CLI_NEXT)
+			return code;
+		int i = base + optind;
+		bool rest = i - base > 1 && !strcmp(argv[i - 1], "--");
+		while (i < argc && (rest || argv[i][0] != '-' || !argv[i][1]))
+			paths[(*n_paths)++] = argv[i++];
+		if (i >= argc)
+			break;
+		base = i - 1;
+	}
+	if (!*n_paths)
+		return cli_error(cli, "deps", EXIT_USAGE, "no PATH to scan (try -h)");
+	if (d->modes & (d->modes - 1))
+		return cli_error(cli, "deps", EXIT_USAGE, "--json and --sarif exclude each other");
+	if (d->target_spec && d->for_file)
+		return cli_error(cli, "deps", EXIT_USAGE, "--target and --for exclude each other");
+	if (!!d->class_name != !!d->policy_file)
+		return cli_error(cli, "deps", EXIT_USAGE, "--for-class and --policy go together");
+	return CLI_NEXT;
+}
+
+/*
  * The environment the library no longer reads: GPUAUDIT_DEPS_THREADS (1: the
  * one-thread walk, for tests and measurements) and GA_ELFSCAN_NO_SIMD. And
  * libarchive converts every zip member's DOS time with mktime(), and with TZ
@@ -347,12 +382,12 @@ out:
 }
 
 /* Scan every PATH: EXIT_OK, EXIT_USAGE when one could not be read (scan goes on), EXIT_INTERNAL. */
-static int deps_scan_all(struct cli *cli, struct ga_ctx *ctx, const struct ga_deps_opts *o, int argc,
-                         char **argv, struct progress *prog, struct ga_deps_inventory *inv)
+static int deps_scan_all(struct cli *cli, struct ga_ctx *ctx, const struct ga_deps_opts *o, char **paths,
+                         int n_paths, struct progress *prog, struct ga_deps_inventory *inv)
 {
 	int code = EXIT_OK;
-	for (int i = optind; i < argc; i++) {
-		int r = ga_deps_scan(ctx, o, argv[i], inv);
+	for (int i = 0; i < n_paths; i++) {
+		int r = ga_deps_scan(ctx, o, paths[i], inv);
 		if (r == -ENOMEM)
 			return cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
 		if (r < 0) {
@@ -409,18 +444,6 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 	};
 	struct deps_cli d = { .mode = MODE_TEXT };
 	ga_deps_opts_init(&d.o);
-	int code = cli_parse(cli, "deps", argc, argv, "jv", opts, deps_opt, &d);
-	if (code != CLI_NEXT)
-		return code;
-	if (optind >= argc)
-		return cli_error(cli, "deps", EXIT_USAGE, "no PATH to scan (try -h)");
-	if (d.modes & (d.modes - 1))
-		return cli_error(cli, "deps", EXIT_USAGE, "--json and --sarif exclude each other");
-	if (d.target_spec && d.for_file)
-		return cli_error(cli, "deps", EXIT_USAGE, "--target and --for exclude each other");
-	if (!!d.class_name != !!d.policy_file)
-		return cli_error(cli, "deps", EXIT_USAGE, "--for-class and --policy go together");
-
 	struct ga_ctx *ctx = NULL;
 	struct ga_deps_target t;
 	struct ga_deps_inventory inv;
@@ -431,8 +454,14 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 	ga_deps_inventory_init(&inv);
 	ga_findings_init(&fs);
 	const char *target_from = NULL;
+	char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	int n_paths = 0;
+	int code = paths ? deps_parse(cli, argc, argv, opts, &d, paths, &n_paths)
+	                 : cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
+	if (code != CLI_NEXT)
+		goto out;
 	if ((code = cli_ctx(cli, "deps", NULL, d.verbose, &ctx)) != EXIT_OK)
-		return code;
+		goto out;
 	if ((code = deps_target(cli, ctx, &d, &t, &target_from)) != EXIT_OK)
 		goto out;
 	if (d.mode == MODE_TEXT && isatty(STDERR_FILENO)) {
@@ -440,7 +469,7 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		d.o.progress_udata = &prog;
 	}
 	deps_env(ctx);
-	int scanned = deps_scan_all(cli, ctx, &d.o, argc, argv, &prog, &inv);
+	int scanned = deps_scan_all(cli, ctx, &d.o, paths, n_paths, &prog, &inv);
 	if (scanned == EXIT_INTERNAL || ga_deps_signals(&inv) < 0 || ga_deps_judge(&inv, &t, &fs) < 0) {
 		code = scanned == EXIT_INTERNAL ? scanned
 		                                : cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
@@ -462,5 +491,6 @@ out:
 	ga_deps_inventory_release(&inv);
 	ga_deps_target_release(&t);
 	ga_ctx_free(ctx);
+	free(paths);
 	return code;
 }

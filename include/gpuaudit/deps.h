@@ -167,7 +167,7 @@ int ga_pymeta_parse_deb_control(const char *text, size_t len, struct ga_deps_pkg
                                 bool *installed);
 void ga_deps_pkg_release(struct ga_deps_pkg *pkg);
 
-/* ---- signals and verdicts (lib/analyze/deps.c): pure ---- */
+/* ---- signals, targets and verdicts (lib/analyze/deps-signals.c, deps-target.c, deps-verdicts.c, ldso.c): pure ---- */
 
 /* Fill the signals of every file and package; then assign files to packages. Returns 0 or -ENOMEM. */
 int ga_deps_signals(struct ga_deps_inventory *inv);
