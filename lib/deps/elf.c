@@ -1,8 +1,8 @@
 /*
  * elf.c - the bounded ELF reader behind ga_elf_inspect: identification,
  * dynamic section (as the loader sees it, through PT_DYNAMIC), notes (x86 ISA
- * level, .note.dlopen), static CUDA runtime markers, and the section scan
- * that finds device-code containers and library names in string data.
+ * level, .note.dlopen), static CUDA runtime markers, and which sections the
+ * device-code census scans (scan.c scans them, census.c stores what is found).
  *
  * Why not libelf: buffers here are read-only mmaps or archive members, and
  * libelf's elf_memory() takes a writable image that it may convert in place
@@ -12,11 +12,8 @@
  */
 #include <errno.h>
 #include <jansson.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "../core/internal.h"
 #include "elfscan_int.h"
@@ -58,7 +55,6 @@
 #define MAX_PHDRS 4096
 #define MAX_DYN 65536
 #define MAX_NOTES 4096
-#define MAX_DLOPEN_NAMES 256
 #define MAX_STR 4096 /* longest dynamic string kept */
 
 struct elf {
