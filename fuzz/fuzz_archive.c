@@ -3,13 +3,15 @@
  * (plain and compressed) / ar walks, nested archives, container images
  * (docker save manifests, whiteouts), ELF inspection of members, metadata;
  * then the signals, the verdicts against a CUDA and a ROCm target and the
- * JSON writer, whose output must parse. Caps are small so bombs stay cheap.
+ * gpuaudit.deps/v1 report, whose JSON must parse and read back through the
+ * model. Caps are small so bombs stay cheap.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "fuzz.h"
 #include "gpuaudit/deps.h"
+#include "gpuaudit/model.h"
 
 static struct ga_ctx *ctx;
 
@@ -37,12 +39,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ga_findings_init(&f);
 		FUZZ_CHECK(ga_deps_judge(&inv, &t, &f) == 0);
 		struct ga_buf b;
-		struct ga_json w;
+		struct ga_deps_report rep, back;
+		const struct ga_model *m = ga_model_find(GA_DEPS_SCHEMA);
 		ga_buf_init(&b, 0);
-		ga_json_init(&w, &b, false);
-		ga_deps_write_json(&inv, &t, &f, &w);
-		FUZZ_CHECK(ga_json_finish(&w) == 0);
+		FUZZ_CHECK(ga_deps_report_build(&inv, &t, &f, &rep) == 0);
+		FUZZ_CHECK(ga_model_write(m, &rep, &b, false) == 0);
 		fuzz_check_json(b.data, b.len, 0);
+		memset(&back, 0, sizeof(back));
+		FUZZ_CHECK(ga_model_read(ctx, m, b.data, b.len, &back) == 0);
+		ga_deps_report_release(&back);
+		ga_deps_report_release(&rep);
 		ga_buf_release(&b);
 		ga_findings_release(&f);
 		ga_deps_target_release(&t);

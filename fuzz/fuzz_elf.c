@@ -4,7 +4,7 @@
  * -ENOEXEC, and what it reports satisfies elfscan_check; RPATH/RUNPATH
  * values expand without error. The census through pread windows
  * (ga_elf_inspect_fd on a memfd holding the bytes) and the one without the
- * SIMD scan (GA_ELFSCAN_NO_SIMD) equal the buffer-only census.
+ * SIMD scan (ga_ctx_set_no_simd) equal the buffer-only census.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,10 +34,10 @@ static void other_paths(struct ga_ctx *ctx, const uint8_t *data, size_t size, co
 		}
 		close(fd);
 	}
-	setenv("GA_ELFSCAN_NO_SIMD", "1", 1);
+	ga_ctx_set_no_simd(ctx, true);
 	info = NULL;
 	FUZZ_CHECK(ga_elf_inspect(ctx, data, size, 0, &info) == 0);
-	unsetenv("GA_ELFSCAN_NO_SIMD");
+	ga_ctx_set_no_simd(ctx, false);
 	elfscan_same(ref, info);
 	ga_elf_info_free(info);
 }

@@ -13,8 +13,10 @@
 
 #include "cli.h"
 #include "gpuaudit/deps.h"
+#include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/sarif.h"
 
 enum mode { MODE_TEXT, MODE_JSON, MODE_SARIF };
 
@@ -217,165 +219,209 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	free(ix.printed);
 }
 
-static const char *rule_text(const char *code)
+struct deps_cli {
+	struct ga_deps_opts o;
+	const char *target_spec, *for_file, *class_name, *policy_file, *ld_path;
+	enum mode mode;
+	int modes, verbose;
+	bool compact;
+};
+
+static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
 {
-	static const struct {
-		const char *code, *text;
-	} rules[] = {
-		{ "GA-DEPS-WRONG-VENDOR",
-		  "The artifact depends on a GPU vendor the target node does not have" },
-		{ "GA-DEPS-CUDA-TOO-NEW",
-		  "CUDA runtime newer than the target driver supports (cudaError 35)" },
-		{ "GA-DEPS-NO-KERNEL-IMAGE",
-		  "No cubin or JIT-able PTX for the target compute capability (209/222)" },
-		{ "GA-DEPS-NO-GFX-CODE", "No code object for the target gfx (hipErrorNoBinaryForGpu)" },
-		{ "GA-DEPS-DRIVER-LIB-BUNDLED", "A GPU driver library is bundled inside the artifact" },
-		{ "GA-DEPS-UNRESOLVED-NEEDED", "A DT_NEEDED library the loader would not find" },
-		{ "GA-DEPS-ISA-LEVEL", "x86-64 ISA level above the target CPU's (Illegal instruction)" },
-		{ "GA-DEPS-POLICY-BACKEND", "Backend not allowed by the policy's artifacts rules" },
-		{ "GA-DEPS-POLICY-ARCH", "Device code missing for an arch the policy requires" },
-	};
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
-		if (!strcmp(code, rules[i].code))
-			return rules[i].text;
+	struct deps_cli *d = st;
+	switch (opt) {
+	case 'j':
+		d->mode = MODE_JSON, d->modes |= 1;
+		return CLI_NEXT;
+	case 's':
+		d->mode = MODE_SARIF, d->modes |= 2;
+		return CLI_NEXT;
+	case 'c':
+		d->compact = true;
+		return CLI_NEXT;
+	case 'T':
+		d->target_spec = arg;
+		return CLI_NEXT;
+	case 'F':
+		d->for_file = arg;
+		return CLI_NEXT;
+	case 'C':
+		d->class_name = arg;
+		return CLI_NEXT;
+	case 'P':
+		d->policy_file = arg;
+		return CLI_NEXT;
+	case 'L':
+		d->ld_path = arg;
+		return CLI_NEXT;
+	case 'n':
+		d->o.elf_flags |= GA_ELF_NO_DEVICE_CODE;
+		return CLI_NEXT;
+	case 'm':
+	case 'M':
+		if (parse_size(arg, opt == 'm' ? &d->o.max_member_bytes : &d->o.max_total_bytes) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--%s wants a byte count (e.g. 100M, 4G), not '%s'",
+			                 opt == 'm' ? "max-member-bytes" : "max-total-bytes", arg);
+		return CLI_NEXT;
+	case 'v':
+		d->verbose++;
+		return CLI_NEXT;
+	default:
+		return CLI_UNKNOWN;
+	}
+}
+
+/*
+ * cli_parse stops at the first operand, and deps has always taken options
+ * after its PATHs as well (GNU order: `deps dist/x.whl --json`): parse again
+ * after each run of operands, gathered in paths (room for argc). "--" ends
+ * the options. Then the checks across options. CLI_NEXT, or the exit code
+ * (usage or the error printed).
+ */
+static int deps_parse(struct cli *cli, int argc, char **argv, const struct option *opts, struct deps_cli *d,
+                      char **paths, int *n_paths)
+{
+	int base = 0;
+	*n_paths = 0;
+	for (;;) {
+		int code = cli_parse(cli, "deps", argc - base, argv + base, "jv", opts, deps_opt, d);
+		if (code != CLI_NEXT)
+			return code;
+		int i = base + optind;
+		bool rest = i - base > 1 && !strcmp(argv[i - 1], "--");
+		while (i < argc && (rest || argv[i][0] != '-' || !argv[i][1]))
+			paths[(*n_paths)++] = argv[i++];
+		if (i >= argc)
+			break;
+		base = i - 1;
+	}
+	if (!*n_paths)
+		return cli_error(cli, "deps", EXIT_USAGE, "no PATH to scan (try -h)");
+	if (d->modes & (d->modes - 1))
+		return cli_error(cli, "deps", EXIT_USAGE, "--json and --sarif exclude each other");
+	if (d->target_spec && d->for_file)
+		return cli_error(cli, "deps", EXIT_USAGE, "--target and --for exclude each other");
+	if (!!d->class_name != !!d->policy_file)
+		return cli_error(cli, "deps", EXIT_USAGE, "--for-class and --policy go together");
+	return CLI_NEXT;
+}
+
+/*
+ * The environment the library no longer reads: GPUAUDIT_DEPS_THREADS (1: the
+ * one-thread walk, for tests and measurements) and GA_ELFSCAN_NO_SIMD. And
+ * libarchive converts every zip member's DOS time with mktime(), and with TZ
+ * unset glibc stats /etc/localtime on each call to see whether it changed:
+ * 520,000 stats for /usr/lib (3.6 s of 5.7). A TZ naming the same file is
+ * read once. deps starts no processes, so nothing else sees it.
+ */
+static void deps_env(struct ga_ctx *ctx)
+{
+	const char *e = getenv("GPUAUDIT_DEPS_THREADS");
+	if (e && *e) {
+		long n = strtol(e, NULL, 10);
+		ga_ctx_set_threads(ctx, n < 1 ? 1u : n > 1024 ? 1024u : (unsigned)n);
+	}
+	if (getenv("GA_ELFSCAN_NO_SIMD"))
+		ga_ctx_set_no_simd(ctx, true);
+	if (!getenv("TZ"))
+		setenv("TZ", ":/etc/localtime", 0);
+}
+
+/* The target from --target, --for and --for-class/--policy: EXIT_OK or the exit code, message printed. */
+static int deps_target(struct cli *cli, struct ga_ctx *ctx, const struct deps_cli *d,
+                       struct ga_deps_target *t, const char **target_from)
+{
+	char errbuf[256] = "";
+	struct ga_node *node = NULL;
+	struct ga_policy *pol = NULL;
+	const struct ga_policy_class *c = NULL;
+	int code = EXIT_OK, r;
+	if (d->target_spec && ga_deps_target_parse(d->target_spec, t, errbuf, sizeof(errbuf)) < 0) {
+		code = cli_error(cli, "deps", EXIT_USAGE, "--target %s: %s", d->target_spec, errbuf);
+		goto out;
+	}
+	if (d->for_file) {
+		if ((r = ga_node_load(ctx, d->for_file, &node)) < 0) {
+			code = cli_error(cli, "deps", cli_exit_for(r), "--for %s: %s", d->for_file,
+			                 ga_ctx_errmsg(ctx));
+			goto out;
+		}
+		if (ga_deps_target_from_node(node, t) < 0) {
+			code = cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
+			goto out;
+		}
+		*target_from = d->for_file;
+	}
+	if (d->class_name) {
+		if ((r = ga_policy_load(ctx, d->policy_file, &pol)) < 0) {
+			code = cli_error(cli, "deps", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
+			goto out;
+		}
+		if (!(c = ga_policy_find_class(pol, d->class_name))) {
+			code = cli_error(cli, "deps", EXIT_USAGE, "%s: no class named '%s'", d->policy_file,
+			                 d->class_name);
+			goto out;
+		}
+		r = ga_deps_target_from_class(t, c, d->target_spec || d->for_file, errbuf, sizeof(errbuf));
+		if (r < 0) {
+			code = r == -ENOMEM ? cli_error(cli, "deps", EXIT_INTERNAL, "out of memory")
+			                    : cli_error(cli, "deps", EXIT_USAGE, "%s", errbuf);
+			goto out;
+		}
+		if (!*target_from && !d->target_spec)
+			*target_from = d->policy_file;
+	}
+	if (d->ld_path && !(t->ld_library_path = ga_strdup(d->ld_path)))
+		code = cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
+out:
+	ga_policy_free(pol);
+	ga_node_free(node);
 	return code;
 }
 
-static void write_sarif(struct ga_json *w, const struct ga_findings *fs)
+/* Scan every PATH: EXIT_OK, EXIT_USAGE when one could not be read (scan goes on), EXIT_INTERNAL. */
+static int deps_scan_all(struct cli *cli, struct ga_ctx *ctx, const struct ga_deps_opts *o, char **paths,
+                         int n_paths, struct progress *prog, struct ga_deps_inventory *inv)
 {
-	ga_json_obj_begin(w);
-	ga_json_key(w, "$schema");
-	ga_json_str(w, "https://json.schemastore.org/sarif-2.1.0.json");
-	ga_json_key(w, "version");
-	ga_json_str(w, "2.1.0");
-	ga_json_key(w, "runs");
-	ga_json_arr_begin(w);
-	ga_json_obj_begin(w);
-	ga_json_key(w, "tool");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "driver");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "name");
-	ga_json_str(w, "gpuaudit");
-	ga_json_key(w, "version");
-	ga_json_str(w, GA_VERSION);
-	ga_json_key(w, "rules");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < fs->n; i++) {
-		bool dup = false;
-		for (size_t k = 0; k < i && !dup; k++)
-			dup = !strcmp(fs->v[k].code, fs->v[i].code);
-		if (dup)
-			continue;
-		ga_json_obj_begin(w);
-		ga_json_key(w, "id");
-		ga_json_str(w, fs->v[i].code);
-		ga_json_key(w, "shortDescription");
-		ga_json_obj_begin(w);
-		ga_json_key(w, "text");
-		ga_json_str(w, rule_text(fs->v[i].code));
-		ga_json_obj_end(w);
-		ga_json_obj_end(w);
-	}
-	ga_json_arr_end(w);
-	ga_json_obj_end(w);
-	ga_json_obj_end(w);
-	ga_json_key(w, "results");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < fs->n; i++) {
-		const struct ga_finding *f = &fs->v[i];
-		const char *subj = f->subject ? f->subject : "";
-		const char *bang = strstr(subj, "!/");
-		ga_json_obj_begin(w);
-		ga_json_key(w, "ruleId");
-		ga_json_str(w, f->code);
-		ga_json_key(w, "level");
-		ga_json_str(w, f->severity >= GA_SEV_ERROR     ? "error"
-		               : f->severity == GA_SEV_WARNING ? "warning"
-		                                               : "note");
-		ga_json_key(w, "message");
-		ga_json_obj_begin(w);
-		ga_json_key(w, "text");
-		struct ga_buf m;
-		ga_buf_init(&m, 0);
-		ga_buf_addf(&m, "%s: %s%s%s", subj, f->message, f->decision ? ". Fix: " : "",
-		            f->decision ? f->decision : "");
-		ga_json_str(w, m.data ? m.data : "");
-		ga_buf_release(&m);
-		ga_json_obj_end(w);
-		ga_json_key(w, "locations");
-		ga_json_arr_begin(w);
-		ga_json_obj_begin(w);
-		ga_json_key(w, "physicalLocation");
-		ga_json_obj_begin(w);
-		ga_json_key(w, "artifactLocation");
-		ga_json_obj_begin(w);
-		ga_json_key(w, "uri");
-		/* an archive member is reported on its archive; the member path is the logical location */
-		ga_json_strn(w, subj, bang ? (size_t)(bang - subj) : strlen(subj));
-		ga_json_obj_end(w);
-		ga_json_obj_end(w);
-		if (bang) {
-			ga_json_key(w, "logicalLocations");
-			ga_json_arr_begin(w);
-			ga_json_obj_begin(w);
-			ga_json_key(w, "fullyQualifiedName");
-			ga_json_str(w, subj);
-			ga_json_obj_end(w);
-			ga_json_arr_end(w);
+	int code = EXIT_OK;
+	for (int i = 0; i < n_paths; i++) {
+		int r = ga_deps_scan(ctx, o, paths[i], inv);
+		if (r == -ENOMEM)
+			return cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
+		if (r < 0) {
+			if (prog->shown)
+				fprintf(cli->err, "\r\033[K");
+			prog->shown = false;
+			code = cli_error(cli, "deps", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
 		}
-		ga_json_obj_end(w);
-		ga_json_arr_end(w);
-		ga_json_key(w, "properties");
-		ga_json_obj_begin(w);
-		for (size_t k = 0; k < f->n_evidence; k++) {
-			ga_json_key(w, f->evidence[k].key);
-			ga_json_str(w, f->evidence[k].value);
-		}
-		ga_json_obj_end(w);
-		ga_json_obj_end(w);
 	}
-	ga_json_arr_end(w);
-	ga_json_obj_end(w);
-	ga_json_arr_end(w);
-	ga_json_obj_end(w);
+	if (prog->shown)
+		fprintf(cli->err, "\r\033[K");
+	return code;
 }
 
-/* Fill the policy rules (and, without a node, the target itself) from a class. */
-static int target_from_class(struct cli *cli, const struct ga_policy_class *c, struct ga_deps_target *t,
-                             bool have_node)
+/* JSON (the gpuaudit.deps/v1 model, which takes the findings over) or SARIF on stdout. */
+static int deps_write(struct cli *cli, const struct deps_cli *d, const struct ga_deps_inventory *inv,
+                      const struct ga_deps_target *t, struct ga_findings *fs)
 {
-	if (!have_node) {
-		memset(t, 0, sizeof(*t));
-		t->cuda_version = t->sm = t->rocm_major = -1;
-		const char *b = c->artifact_backends.n ? c->artifact_backends.v[0] : NULL;
-		if (!b)
-			return cli_error(
-			        cli, "deps", EXIT_USAGE,
-			        "class %s has no artifacts.backends: give --for SNAPSHOT or --target too",
-			        c->name);
-		t->kind = !strcmp(b, "cuda")                        ? GA_TARGET_CUDA
-		          : !strcmp(b, "hip") || !strcmp(b, "rocm") ? GA_TARGET_ROCM
-		          : !strcmp(b, "sycl") || !strcmp(b, "level-zero") || !strcmp(b, "xpu")
-		                  ? GA_TARGET_LEVEL_ZERO
-		          : !strcmp(b, "cpu") ? GA_TARGET_CPU
-		                              : GA_TARGET_NONE;
-		if (t->kind == GA_TARGET_NONE)
-			return cli_error(cli, "deps", EXIT_USAGE,
-			                 "class %s: backend '%s' is not cuda, hip, sycl or cpu", c->name, b);
-		for (size_t i = 0; i < c->artifact_archs.n; i++) {
-			const char *a = c->artifact_archs.v[i];
-			if (t->kind == GA_TARGET_CUDA && !strncmp(a, "sm_", 3) && t->sm < 0)
-				t->sm = (int)strtol(a + 3, NULL, 10);
-			if (t->kind == GA_TARGET_ROCM && !strncmp(a, "gfx", 3) && !t->gfx[0])
-				snprintf(t->gfx, sizeof(t->gfx), "%s", a);
-		}
-		size_t n = strlen(c->name) + 16;
-		t->name = ga_malloc(n);
-		if (t->name)
-			snprintf(t->name, n, "class %s", c->name);
-	}
-	return ga_deps_target_add_class_rules(t, c) < 0 ? EXIT_INTERNAL : EXIT_OK;
+	struct ga_buf out;
+	struct ga_deps_report rep;
+	ga_buf_init(&out, 0);
+	memset(&rep, 0, sizeof(rep));
+	int r = d->mode == MODE_SARIF ? ga_sarif_write(fs, ga_deps_rule_text, &out, !d->compact)
+	        : ga_deps_report_build(inv, t, fs, &rep) < 0
+	                ? -ENOMEM
+	                : ga_model_write(ga_model_find(GA_DEPS_SCHEMA), &rep, &out, !d->compact);
+	int code = EXIT_OK;
+	if (r < 0 || (d->compact && ga_buf_addc(&out, '\n') < 0))
+		code = cli_error(cli, "deps", EXIT_INTERNAL, "JSON writer failed");
+	else
+		fwrite(out.data, 1, out.len, cli->out);
+	ga_deps_report_release(&rep);
+	ga_buf_release(&out);
+	return code;
 }
 
 int cmd_deps(struct cli *cli, int argc, char **argv)
@@ -396,189 +442,55 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ga_deps_opts o;
-	ga_deps_opts_init(&o);
-	const char *target_spec = NULL, *for_file = NULL, *class_name = NULL, *policy_file = NULL,
-	           *ld_path = NULL;
-	enum mode mode = MODE_TEXT;
-	int modes = 0, verbose = 0, opt;
-	bool compact = false;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "hjv", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			mode = MODE_JSON, modes |= 1;
-			break;
-		case 's':
-			mode = MODE_SARIF, modes |= 2;
-			break;
-		case 'c':
-			compact = true;
-			break;
-		case 'T':
-			target_spec = optarg;
-			break;
-		case 'F':
-			for_file = optarg;
-			break;
-		case 'C':
-			class_name = optarg;
-			break;
-		case 'P':
-			policy_file = optarg;
-			break;
-		case 'L':
-			ld_path = optarg;
-			break;
-		case 'n':
-			o.elf_flags |= GA_ELF_NO_DEVICE_CODE;
-			break;
-		case 'm':
-		case 'M':
-			if (parse_size(optarg, opt == 'm' ? &o.max_member_bytes : &o.max_total_bytes) < 0)
-				return cli_error(cli, "deps", EXIT_USAGE,
-				                 "--%s wants a byte count (e.g. 100M, 4G), not '%s'",
-				                 opt == 'm' ? "max-member-bytes" : "max-total-bytes", optarg);
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			cli_usage(cli, cli_find("deps"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "deps", opts, argv);
-		}
-	}
-	if (optind >= argc)
-		return cli_error(cli, "deps", EXIT_USAGE, "no PATH to scan (try -h)");
-	if (modes & (modes - 1))
-		return cli_error(cli, "deps", EXIT_USAGE, "--json and --sarif exclude each other");
-	if (target_spec && for_file)
-		return cli_error(cli, "deps", EXIT_USAGE, "--target and --for exclude each other");
-	if (!!class_name != !!policy_file)
-		return cli_error(cli, "deps", EXIT_USAGE, "--for-class and --policy go together");
-
+	struct deps_cli d = { .mode = MODE_TEXT };
+	ga_deps_opts_init(&d.o);
 	struct ga_ctx *ctx = NULL;
-	struct ga_node *node = NULL;
-	struct ga_policy *pol = NULL;
 	struct ga_deps_target t;
 	struct ga_deps_inventory inv;
 	struct ga_findings fs;
-	struct ga_buf out;
 	struct progress prog = { .to = cli->err };
 	memset(&t, 0, sizeof(t));
 	t.cuda_version = t.sm = t.rocm_major = -1;
 	ga_deps_inventory_init(&inv);
 	ga_findings_init(&fs);
-	ga_buf_init(&out, 0);
 	const char *target_from = NULL;
-	int code = cli_ctx(cli, "deps", NULL, verbose, &ctx);
-	if (code != EXIT_OK)
-		return code;
-	char errbuf[256] = "";
-	if (target_spec && ga_deps_target_parse(target_spec, &t, errbuf, sizeof(errbuf)) < 0) {
-		code = cli_error(cli, "deps", EXIT_USAGE, "--target %s: %s", target_spec, errbuf);
+	char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	int n_paths = 0;
+	int code = paths ? deps_parse(cli, argc, argv, opts, &d, paths, &n_paths)
+	                 : cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
+	if (code != CLI_NEXT)
 		goto out;
-	}
-	if (for_file) {
-		int r = ga_node_load(ctx, for_file, &node);
-		if (r < 0) {
-			code = cli_error(cli, "deps", EXIT_USAGE, "--for %s: %s", for_file,
-			                 ga_ctx_errmsg(ctx));
-			goto out;
-		}
-		if (ga_deps_target_from_node(node, &t) < 0) {
-			code = cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
-			goto out;
-		}
-		target_from = for_file;
-	}
-	if (class_name) {
-		int r = ga_policy_load(ctx, policy_file, &pol);
-		if (r < 0) {
-			code = cli_error(cli, "deps", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
-			goto out;
-		}
-		const struct ga_policy_class *c = ga_policy_find_class(pol, class_name);
-		if (!c) {
-			code = cli_error(cli, "deps", EXIT_USAGE, "%s: no class named '%s'", policy_file,
-			                 class_name);
-			goto out;
-		}
-		if ((code = target_from_class(cli, c, &t, target_spec || for_file)) != EXIT_OK)
-			goto out;
-		if (!target_from && !target_spec)
-			target_from = policy_file;
-	}
-	if (ld_path && !(t.ld_library_path = ga_strdup(ld_path))) {
-		code = cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
+	if ((code = cli_ctx(cli, "deps", NULL, d.verbose, &ctx)) != EXIT_OK)
 		goto out;
+	if ((code = deps_target(cli, ctx, &d, &t, &target_from)) != EXIT_OK)
+		goto out;
+	if (d.mode == MODE_TEXT && isatty(STDERR_FILENO)) {
+		d.o.progress = progress_cb;
+		d.o.progress_udata = &prog;
 	}
-	if (mode == MODE_TEXT && isatty(STDERR_FILENO)) {
-		o.progress = progress_cb;
-		o.progress_udata = &prog;
-	}
-	/*
-	 * libarchive converts every zip member's DOS time with mktime(), and with
-	 * TZ unset glibc stats /etc/localtime on each call to see whether it
-	 * changed: 520,000 stats for /usr/lib (3.6 s of 5.7). A TZ naming the same
-	 * file is read once. deps starts no processes, so nothing else sees it.
-	 */
-	if (!getenv("TZ"))
-		setenv("TZ", ":/etc/localtime", 0);
-	bool unreadable = false;
-	for (int i = optind; i < argc; i++) {
-		int r = ga_deps_scan(ctx, &o, argv[i], &inv);
-		if (r == -ENOMEM) {
-			code = cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
-			goto out;
-		}
-		if (r < 0) {
-			if (prog.shown)
-				fprintf(cli->err, "\r\033[K");
-			prog.shown = false;
-			cli_error(cli, "deps", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
-			unreadable = true;
-		}
-	}
-	if (prog.shown)
-		fprintf(cli->err, "\r\033[K");
-	if (ga_deps_signals(&inv) < 0 || ga_deps_judge(&inv, &t, &fs) < 0) {
-		code = cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
+	deps_env(ctx);
+	int scanned = deps_scan_all(cli, ctx, &d.o, paths, n_paths, &prog, &inv);
+	if (scanned == EXIT_INTERNAL || ga_deps_signals(&inv) < 0 || ga_deps_judge(&inv, &t, &fs) < 0) {
+		code = scanned == EXIT_INTERNAL ? scanned
+		                                : cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
 	ga_findings_sort(&fs);
-	if (mode == MODE_TEXT) {
+	int worst = ga_findings_max_severity(&fs);
+	if (d.mode == MODE_TEXT)
 		print_text(cli->out, &inv, &t, &fs, target_from);
-	} else {
-		struct ga_json w;
-		ga_json_init(&w, &out, !compact);
-		if (mode == MODE_JSON)
-			ga_deps_write_json(&inv, &t, &fs, &w);
-		else
-			write_sarif(&w, &fs);
-		if (ga_json_finish(&w) < 0) {
-			code = cli_error(cli, "deps", EXIT_INTERNAL, "JSON writer failed");
-			goto out;
-		}
-		if (compact)
-			ga_buf_addc(&out, '\n');
-		fwrite(out.data, 1, out.len, cli->out);
-	}
+	else if ((code = deps_write(cli, &d, &inv, &t, &fs)) != EXIT_OK)
+		goto out;
 	/* a PATH that cannot be read first; then errors; then anything left unread (a cap, damaged input) */
-	code = unreadable                                      ? EXIT_USAGE
-	       : ga_findings_max_severity(&fs) >= GA_SEV_ERROR ? EXIT_PROBLEMS
-	       : inv.n_gaps                                    ? EXIT_USAGE
-	                                                       : EXIT_OK;
+	code = scanned != EXIT_OK      ? scanned
+	       : worst >= GA_SEV_ERROR ? EXIT_PROBLEMS
+	       : inv.n_gaps            ? EXIT_USAGE
+	                               : EXIT_OK;
 out:
-	ga_buf_release(&out);
 	ga_findings_release(&fs);
 	ga_deps_inventory_release(&inv);
 	ga_deps_target_release(&t);
-	ga_policy_free(pol);
-	ga_node_free(node);
 	ga_ctx_free(ctx);
+	free(paths);
 	return code;
 }

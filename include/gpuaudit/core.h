@@ -38,6 +38,10 @@ const char *ga_ctx_root(const struct ga_ctx *ctx);
 /* Largest file the reader will accept (default 16 MiB). */
 void ga_ctx_set_max_file(struct ga_ctx *ctx, size_t max_bytes);
 size_t ga_ctx_max_file(const struct ga_ctx *ctx);
+/* Worker threads the artifact walk may use (0, the default: one per online CPU; 1: one thread). */
+void ga_ctx_set_threads(struct ga_ctx *ctx, unsigned n);
+/* The ELF census without its AVX2 scan (the same result; for tests and comparisons). */
+void ga_ctx_set_no_simd(struct ga_ctx *ctx, bool no_simd);
 void ga_ctx_set_log(struct ga_ctx *ctx, ga_log_fn fn, void *udata, enum ga_log_level max_level);
 /*
  * Progress callback: vendor collectors announce each library call before making

@@ -167,7 +167,7 @@ int ga_pymeta_parse_deb_control(const char *text, size_t len, struct ga_deps_pkg
                                 bool *installed);
 void ga_deps_pkg_release(struct ga_deps_pkg *pkg);
 
-/* ---- signals and verdicts (lib/analyze/deps.c): pure ---- */
+/* ---- signals, targets and verdicts (lib/analyze/deps-signals.c, deps-target.c, deps-verdicts.c, ldso.c): pure ---- */
 
 /* Fill the signals of every file and package; then assign files to packages. Returns 0 or -ENOMEM. */
 int ga_deps_signals(struct ga_deps_inventory *inv);
@@ -220,9 +220,131 @@ int ga_cc_for_model(const char *model);
 int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
                   struct ga_findings *out);
 
-/* Write the inventory, target and findings as one gpuaudit.deps/v1 object. */
-void ga_deps_write_json(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
-                        const struct ga_findings *f, struct ga_json *w);
+/* Rule text of a GA-DEPS-* code for SARIF and help (the code itself when unknown). */
+const char *ga_deps_rule_text(const char *code);
+
+/*
+ * Fill the target from a policy class's artifacts: rules when no node or
+ * --target gave one (have_target false): the first backend and its first
+ * sm_ / gfx arch, named "class NAME"; then add the class rules in any case.
+ * -EINVAL with errbuf (no or unknown backend), -ENOMEM.
+ */
+int ga_deps_target_from_class(struct ga_deps_target *t, const struct ga_policy_class *c, bool have_target,
+                              char *errbuf, size_t errlen);
+
+/* ---- the report: gpuaudit.deps/v1 (lib/model/deps.c, docs/schema/deps.md) ---- */
+
+struct ga_deps_report_signal {
+	char *backend;         /* ga_dep_backend_name */
+	char *strength;        /* ga_dep_strength_name */
+	char *what;            /* as in ga_dep_signal */
+	char *runtime_version; /* "12.6"; NULL when the signal does not pin one */
+};
+
+struct ga_deps_report_target {
+	char *name;
+	char *backend;      /* "cuda", "rocm", "level-zero", "cpu" */
+	char *cuda_version; /* "12.4"; NULL unknown */
+	char *sm;           /* "sm_90"; NULL unknown */
+	struct ga_ou64 rocm_major;
+	char *gfx; /* NULL unknown */
+	struct ga_ou64 cpu_isa_level;
+	char *policy_class;
+	struct ga_strv allowed_backends;
+	struct ga_strv required_archs;
+};
+
+struct ga_deps_report_scanned {
+	struct ga_ou64 files;
+	struct ga_ou64 bytes;
+	struct ga_ou64 archive_bytes_inflated;
+	struct ga_obool truncated;
+};
+
+struct ga_deps_report_tree {
+	char *name;
+	char *kind;
+};
+
+struct ga_deps_report_pkg {
+	char *kind;
+	char *name;
+	char *version;
+	char *local_version;
+	char *metadata; /* the metadata file, as shown */
+	char *tree;     /* the tree's name */
+	struct ga_deps_report_signal *signals;
+	size_t n_signals;
+};
+
+/* Distinct (format, kind, arch, PTX ISA) of a file's images, with their count, in order of first appearance. */
+struct ga_deps_report_image {
+	char *format;
+	char *kind;
+	char *arch;    /* NULL when unknown */
+	char *ptx_isa; /* "8.5" for PTX, NULL otherwise */
+	struct ga_ou64 count;
+};
+
+struct ga_deps_report_devcode {
+	struct ga_ou64 containers[GA_DEVCODE_FORMAT_N]; /* per format, keyed by ga_devcode_format_name */
+	struct ga_obool truncated;
+	struct ga_ou64 bad_containers;
+	struct ga_deps_report_image *images;
+	size_t n_images;
+};
+
+struct ga_deps_report_elf {
+	struct ga_ou64 elf_class; /* "class": 32, 64; null for a raw device-code blob */
+	char *machine;
+	char *osabi;
+	char *type;
+	char *soname;
+	struct ga_strv needed;
+	char *rpath;
+	char *runpath;
+	struct ga_strv dlopen;
+	struct ga_obool static_cudart;
+	struct ga_ou64 x86_isa_level; /* null when absent */
+	char *device_arch;
+	struct ga_deps_report_devcode device_code;
+};
+
+struct ga_deps_report_file {
+	char *path;
+	char *package; /* the owning package's name; NULL when none */
+	struct ga_ou64 size_bytes;
+	struct ga_deps_report_elf elf;
+	struct ga_deps_report_signal *signals;
+	size_t n_signals;
+};
+
+struct ga_deps_report {
+	char *schema;                         /* GA_DEPS_SCHEMA */
+	struct ga_deps_report_target *target; /* NULL: no target (only the target-free checks) */
+	struct ga_deps_report_scanned scanned;
+	struct ga_deps_report_tree *trees;
+	size_t n_trees;
+	struct ga_deps_report_pkg *packages;
+	size_t n_packages;
+	struct ga_deps_report_file *files; /* ELF files and device-code blobs only */
+	size_t n_files;
+	struct ga_deps_gap *gaps;
+	size_t n_gaps;
+	struct ga_findings findings;
+};
+
+extern const struct ga_schema ga_deps_report_schema;
+
+/*
+ * The report of inv judged against t (NULL or kind NONE: no target) with the
+ * findings fs, which the report takes over (*fs is left empty). Everything
+ * else is copied: the report outlives inv and t. Release it with
+ * ga_deps_report_release. 0 or -ENOMEM (rep then holds what was built).
+ */
+int ga_deps_report_build(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                         struct ga_findings *fs, struct ga_deps_report *rep);
+void ga_deps_report_release(struct ga_deps_report *rep);
 
 #ifdef __cplusplus
 }

@@ -284,8 +284,8 @@ int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned 
  * files on disk. The read buffer (~260 KiB) is kept per thread between
  * calls and freed when the thread exits. The result equals ga_elf_inspect's.
  * fd < 0: like ga_elf_inspect. The fd's offset is not used or changed.
- * Environment: GA_ELFSCAN_NO_SIMD set selects the SSE2/scalar scan instead of
- * AVX2 (same result; for tests and comparisons).
+ * ga_ctx_set_no_simd(ctx, true) selects the SSE2/scalar scan instead of AVX2
+ * (same result; for tests and comparisons).
  */
 int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
                       struct ga_elf_info **ret);
@@ -309,7 +309,8 @@ void ga_elf_info_free(struct ga_elf_info *info);
  * scanned tree may live in an archive: no symlinks are resolved). Empty
  * elements are dropped (ld.so reads them as the current directory, which
  * never helps an artifact). Returns 0 and a ga_free-able array of ga_free-able
- * strings in *ret_dirs / *ret_n, or -ENOMEM.
+ * strings in *ret_dirs / *ret_n, or -ENOMEM. (Defined with the loader
+ * simulation that uses it, lib/analyze/ldso.c.)
  */
 int ga_elf_expand_origin(const char *path_list, const char *origin_dir, const char *lib_dir,
                          const char *platform, char ***ret_dirs, size_t *ret_n);

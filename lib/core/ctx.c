@@ -87,6 +87,16 @@ size_t ga_ctx_max_file(const struct ga_ctx *ctx)
 	return ctx->max_file;
 }
 
+void ga_ctx_set_threads(struct ga_ctx *ctx, unsigned n)
+{
+	ctx->threads = n;
+}
+
+void ga_ctx_set_no_simd(struct ga_ctx *ctx, bool no_simd)
+{
+	ctx->no_simd = no_simd;
+}
+
 void ga_ctx_set_log(struct ga_ctx *ctx, ga_log_fn fn, void *udata, enum ga_log_level max_level)
 {
 	ctx->log_fn = fn;

@@ -19,6 +19,9 @@ struct ga_ctx {
 	char *helper_exe; /* executable that implements "__vendor-helper NAME" */
 	int vendor_mode;  /* GA_VENDOR_AUTO / _ON / _OFF */
 	int vendor_timeout_ms;
+	/* artifact scan (lib/deps): worker threads (0: one per CPU), no AVX2 census */
+	unsigned threads;
+	bool no_simd;
 };
 
 #define GA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

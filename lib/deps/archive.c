@@ -401,7 +401,7 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	else if (m == MAGIC_ZIP)
 		r = deps_archive_mem(s, shown, tp, b->data, b->len, (long)tree, depth + 1);
 	else
-		r = deps_scan_buf(s, tree, shown, tp, b->data, b->len, depth);
+		r = s->scan_buf(s, tree, shown, tp, b->data, b->len, depth);
 out:
 	deps_membuf_release(&local);
 	return r;

@@ -1,7 +1,8 @@
 /*
- * elfscan_int.h - shared inside the ELF / device-code census (elf.c,
- * fatbin.c, offload.c): the scan state and the container parsers, each of
- * which validates one container at a given offset and appends what it finds.
+ * elfscan_int.h - shared inside the ELF / device-code census (elf.c: ELF
+ * structure; scan.c: the section scan; census.c: the census store and file
+ * reads; fatbin.c, offload.c: the container parsers, each of which validates
+ * one container at a given offset and appends what it finds).
  */
 #ifndef GA_ELFSCAN_INT_H
 #define GA_ELFSCAN_INT_H
@@ -42,6 +43,40 @@ struct dc_scan {
 	char last_name[192]; /* the last library name looked up (string scan) */
 	size_t last_name_len;
 };
+
+/* The census of one file: the scan state and the store's capacities (census.c). */
+struct dc_state {
+	struct dc_scan s; /* first: the parsers' struct dc_scan * is this */
+	size_t cap_containers, cap_images;
+	char ***secnames; /* where section names are kept (the info block) */
+	size_t *n_secnames;
+	/* names of the sections that held device code (owned, freed with the info) */
+};
+
+#define WIN_BYTES (256u << 10) /* largest pread window */
+#define WIN_MIN (32u << 10)    /* first window of a section, and after a container ran past one */
+#define PEEK_BYTES 4096u
+#define DENSE_BYTES (64u << 10) /* a header this close after the window: move the window */
+#define WIN_BEFORE 256          /* context kept before a window (names straddling it) */
+#define WIN_AFTER 64            /* and after */
+#define SCRATCH_WIN (WIN_BYTES + WIN_BEFORE + WIN_AFTER)
+
+/*
+ * census.c: make w cover at least [q - WIN_BEFORE, min(q + ahead + WIN_AFTER,
+ * end)) clipped to [start, end) (ahead <= WIN_BYTES). Without an fd the
+ * mapping covers everything.
+ */
+int ga_dc_fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end, size_t ahead);
+/* census.c: the pread buffer (SCRATCH_WIN + PEEK_BYTES), kept per thread between files; NULL on ENOMEM. */
+uint8_t *ga_dc_scratch_get(void);
+void ga_dc_scratch_put(uint8_t *p);
+
+/* scan.c: the bulk scans of [start, end) (fatbins with library names when strings is set; bundles; offload). */
+int ga_dc_scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool strings);
+int ga_dc_scan_bundles(struct dc_scan *s, size_t start, size_t end);
+int ga_dc_scan_offload(struct dc_scan *s, size_t start, size_t end);
+/* scan.c: the AVX2 scan for this ctx (the CPU has it and ga_ctx_set_no_simd did not turn it off). */
+bool ga_dc_use_simd(const struct ga_ctx *ctx);
 
 /* little-endian loads from an unaligned buffer */
 static inline uint16_t dc_le16(const uint8_t *p)

@@ -32,269 +32,6 @@
 /* a regular file of the walk: never a link, never blocking on a FIFO swapped in */
 #define REG_OPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
 
-const char *ga_dep_strength_name(enum ga_dep_strength s)
-{
-	static const char *const names[] = { "hard", "soft", "embedded", "declared" };
-	return (unsigned)s < GA_STRENGTH_N ? names[s] : "unknown";
-}
-
-void ga_deps_opts_init(struct ga_deps_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->max_member_bytes = GA_DEPS_MAX_MEMBER_BYTES;
-	o->max_total_bytes = GA_DEPS_MAX_TOTAL_BYTES;
-	o->max_nesting = GA_DEPS_MAX_NESTING;
-}
-
-void ga_deps_inventory_init(struct ga_deps_inventory *inv)
-{
-	memset(inv, 0, sizeof(*inv));
-}
-
-static void signals_free(struct ga_dep_signal *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		ga_free(v[i].what);
-	ga_free(v);
-}
-
-void ga_deps_pkg_release(struct ga_deps_pkg *p)
-{
-	if (!p)
-		return;
-	ga_free(p->kind);
-	ga_free(p->name);
-	ga_free(p->version);
-	ga_free(p->local_version);
-	ga_free(p->meta_path);
-	ga_free(p->meta_dir);
-	ga_free(p->tree_dir);
-	ga_strv_release(&p->requires);
-	ga_strv_release(&p->files);
-	signals_free(p->signals, p->n_signals);
-	memset(p, 0, sizeof(*p));
-}
-
-void ga_deps_inventory_release(struct ga_deps_inventory *inv)
-{
-	for (size_t i = 0; i < inv->n_trees; i++) {
-		ga_free(inv->trees[i].name);
-		ga_free(inv->trees[i].kind);
-		ga_free(inv->trees[i].ld_library_path);
-		for (size_t k = 0; k < inv->trees[i].n_ldconf; k++) {
-			ga_free(inv->trees[i].ldconf[k].path);
-			ga_free(inv->trees[i].ldconf[k].text);
-		}
-		ga_free(inv->trees[i].ldconf);
-	}
-	for (size_t i = 0; i < inv->n_files; i++) {
-		struct ga_deps_file *f = &inv->files[i];
-		ga_free(f->path);
-		ga_free(f->tree_path);
-		ga_free(f->link);
-		ga_elf_info_free(f->elf);
-		signals_free(f->signals, f->n_signals);
-	}
-	for (size_t i = 0; i < inv->n_pkgs; i++)
-		ga_deps_pkg_release(&inv->pkgs[i]);
-	for (size_t i = 0; i < inv->n_gaps; i++) {
-		ga_free(inv->gaps[i].path);
-		ga_free(inv->gaps[i].reason);
-	}
-	ga_free(inv->trees);
-	ga_free(inv->files);
-	ga_free(inv->pkgs);
-	ga_free(inv->gaps);
-	memset(inv, 0, sizeof(*inv));
-}
-
-long ga_deps_add_tree(struct ga_deps_inventory *inv, const char *name, const char *kind)
-{
-	char *n = ga_strdup(name), *k = ga_strdup(kind);
-	struct ga_deps_tree *t =
-	        n && k ? ga_array_push((void **)&inv->trees, &inv->n_trees, sizeof(*t)) : NULL;
-	if (!t) {
-		ga_free(n);
-		ga_free(k);
-		return -ENOMEM;
-	}
-	t->name = n;
-	t->kind = k;
-	return (long)(inv->n_trees - 1);
-}
-
-int ga_deps_add_gap(struct ga_deps_inventory *inv, const char *path, const char *fmt, ...)
-{
-	struct ga_buf b;
-	ga_buf_init(&b, 4096);
-	va_list ap;
-	va_start(ap, fmt);
-	int r = ga_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	char *p = ga_strdup(path);
-	struct ga_deps_gap *g =
-	        r == 0 && p ? ga_array_push((void **)&inv->gaps, &inv->n_gaps, sizeof(*g)) : NULL;
-	if (!g) {
-		ga_free(p);
-		ga_buf_release(&b);
-		return -ENOMEM;
-	}
-	g->path = p;
-	g->reason = ga_buf_detach(&b, NULL);
-	return 0;
-}
-
-/* ---- string set ---- */
-
-static uint64_t hash_n(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
-void strset_release(struct strset *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		ga_free(s->slot[i]);
-	ga_free(s->slot);
-	memset(s, 0, sizeof(*s));
-}
-
-bool strset_has_n(const struct strset *s, const char *str, size_t n)
-{
-	if (!s->n)
-		return false;
-	for (size_t i = hash_n(str, n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		const char *e = s->slot[i];
-		if (!e)
-			return false;
-		if (!strncmp(e, str, n) && e[n] == '\0')
-			return true;
-	}
-}
-
-bool strset_has(const struct strset *s, const char *str)
-{
-	return strset_has_n(s, str, strlen(str));
-}
-
-int strset_add(struct strset *s, const char *str)
-{
-	if (strset_has(s, str))
-		return 0;
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 64;
-		char **ns = ga_calloc(nc, sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->slot[i])
-				continue;
-			size_t j = hash_n(s->slot[i], strlen(s->slot[i])) & (nc - 1);
-			while (ns[j])
-				j = (j + 1) & (nc - 1);
-			ns[j] = s->slot[i];
-		}
-		ga_free(s->slot);
-		s->slot = ns;
-		s->cap = nc;
-	}
-	char *d = ga_strdup(str);
-	if (!d)
-		return -ENOMEM;
-	size_t j = hash_n(str, strlen(str)) & (s->cap - 1);
-	while (s->slot[j])
-		j = (j + 1) & (s->cap - 1);
-	s->slot[j] = d;
-	s->n++;
-	return 0;
-}
-
-/* ---- classification ---- */
-
-enum deps_magic deps_sniff(const uint8_t *b, size_t len)
-{
-	if (len >= 4 && !memcmp(b,
-	                        "\x7f"
-	                        "ELF",
-	                        4))
-		return MAGIC_ELF;
-	if (len >= 4 && !memcmp(b, "\x50\xed\x55\xba", 4))
-		return MAGIC_DEVCODE;
-	if (len >= 24 && !memcmp(b, "__CLANG_OFFLOAD_BUNDLE__", 24))
-		return MAGIC_DEVCODE;
-	if (len >= 8 && !memcmp(b, "CCOB", 4))
-		return MAGIC_DEVCODE;
-	if (len >= 4 && (!memcmp(b, "PK\3\4", 4) || !memcmp(b, "PK\5\6", 4)))
-		return MAGIC_ZIP;
-	if (len >= 3 && !memcmp(b, "\x1f\x8b\x08", 3))
-		return MAGIC_ARCHIVE;
-	if (len >= 4 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9')
-		return MAGIC_ARCHIVE;
-	if (len >= 6 && !memcmp(b,
-	                        "\xfd"
-	                        "7zXZ\0",
-	                        6))
-		return MAGIC_ARCHIVE;
-	if (len >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4))
-		return MAGIC_ARCHIVE;
-	if (len >= 8 && !memcmp(b, "!<arch>\n", 8))
-		return MAGIC_ARCHIVE;
-	if (len >= 263 && !memcmp(b + 257, "ustar", 5))
-		return MAGIC_ARCHIVE;
-	return MAGIC_NONE;
-}
-
-bool deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len)
-{
-	return (s->o->elf_flags & GA_ELF_NO_DEVICE_CODE) && len >= 8 && !memcmp(buf, "!<arch>\n", 8) &&
-	       !(len >= 21 && !memcmp(buf + 8, "debian-binary", 13));
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
-/* The parent directory's name of tree_path ends with suffix ("x/y.dist-info/METADATA", ".dist-info"). */
-static bool parent_is(const char *tree_path, const char *suffix)
-{
-	const char *slash = strrchr(tree_path, '/');
-	if (!slash)
-		return false;
-	const char *start = tree_path;
-	for (const char *p = tree_path; p < slash; p++)
-		if (*p == '/')
-			start = p + 1;
-	size_t plen = (size_t)(slash - start), k = strlen(suffix);
-	return plen >= k && !memcmp(slash - k, suffix, k);
-}
-
-static bool parent_eq(const char *tree_path, const char *name)
-{
-	const char *slash = strrchr(tree_path, '/');
-	if (!slash)
-		return false;
-	size_t k = strlen(name), plen = (size_t)(slash - tree_path);
-	return plen >= k && !memcmp(slash - k, name, k) && (plen == k || slash[-(long)k - 1] == '/');
-}
-
-/* The loader's configuration: etc/ld.so.conf and etc/ld.so.conf.d/NAME.conf at the tree's root. */
-static bool ldconf_path(const char *tp)
-{
-	return !strcmp(tp, "etc/ld.so.conf") || (!strncmp(tp, "etc/ld.so.conf.d/", 17) &&
-	                                         !strchr(tp + 17, '/') && ends_with(tp + 17, ".conf"));
-}
-
 static int add_ldconf(struct deps_scan *s, size_t tree, const char *tp, const uint8_t *buf, size_t len)
 {
 	struct ga_deps_tree *t = &s->inv->trees[tree];
@@ -311,58 +48,6 @@ static int add_ldconf(struct deps_scan *s, size_t tree, const char *tp, const ui
 	}
 	*c = (struct ga_deps_ldconf){ p, text };
 	return 0;
-}
-
-/* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
-static bool deb_meta_path(const char *tp)
-{
-	return !strcmp(tp, "control") || !strcmp(tp, "var/lib/dpkg/status");
-}
-
-bool deps_is_meta_path(const char *tp)
-{
-	const char *b = base_name(tp);
-	if (ldconf_path(tp) || deb_meta_path(tp))
-		return true;
-	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && parent_is(tp, ".dist-info"))
-		return true;
-	if (ends_with(b, ".json") && parent_eq(tp, "conda-meta"))
-		return true;
-	return !strcmp(tp, "info/index.json");
-}
-
-char *deps_norm_path(const char *p)
-{
-	size_t n = strlen(p);
-	char *out = ga_malloc(n + 1);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	const char *s = p;
-	while (*s) {
-		while (*s == '/')
-			s++;
-		const char *e = s;
-		while (*e && *e != '/')
-			e++;
-		size_t k = (size_t)(e - s);
-		if (k == 0 || (k == 1 && s[0] == '.')) {
-			/* skip */
-		} else if (k == 2 && s[0] == '.' && s[1] == '.') {
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;
-		} else {
-			if (o)
-				out[o++] = '/';
-			memcpy(out + o, s, k);
-			o += k;
-		}
-		s = e;
-	}
-	out[o] = '\0';
-	return out;
 }
 
 static char *dir_of(const char *tp)
@@ -394,8 +79,8 @@ static int scan_meta(struct deps_scan *s, size_t tree, const char *shown, const 
                      size_t len)
 {
 	struct ga_deps_inventory *inv = s->inv;
-	const char *b = base_name(tp);
-	bool dist = parent_is(tp, ".dist-info");
+	const char *b = deps_base_name(tp);
+	bool dist = deps_parent_is(tp, ".dist-info");
 	char *meta_dir = dist ? dir_of(tp) : ga_strdup(tp);
 	if (!meta_dir)
 		return -ENOMEM;
@@ -508,39 +193,6 @@ static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const c
 	return r < 0 ? r : 0;
 }
 
-static struct ga_deps_file *add_file(struct deps_scan *s, size_t tree, const char *shown, const char *tp,
-                                     uint64_t size)
-{
-	char *a = ga_strdup(shown), *b = ga_strdup(tp);
-	struct ga_deps_file *f =
-	        a && b ? ga_array_push((void **)&s->inv->files, &s->inv->n_files, sizeof(*f)) : NULL;
-	if (!f) {
-		ga_free(a);
-		ga_free(b);
-		return NULL;
-	}
-	f->path = a;
-	f->tree_path = b;
-	f->tree = tree;
-	f->size_bytes = size;
-	f->pkg = -1;
-	return f;
-}
-
-int deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const char *target)
-{
-	char *t = ga_strdup(target ? target : "");
-	if (!t)
-		return -ENOMEM;
-	struct ga_deps_file *f = add_file(s, tree, shown, tp, 0);
-	if (!f) {
-		ga_free(t);
-		return -ENOMEM;
-	}
-	f->link = t;
-	return 0;
-}
-
 /* fd >= 0: buf maps that file at offset 0 (the ELF census then reads it with pread, see elfscan.h). */
 static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
                        const uint8_t *buf, size_t len, unsigned depth);
@@ -570,7 +222,7 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 			ga_elf_info_free(info);
 			return 0;
 		}
-		struct ga_deps_file *f = add_file(s, tree, shown, tp, len);
+		struct ga_deps_file *f = deps_add_file(s, tree, shown, tp, len);
 		if (!f) {
 			ga_elf_info_free(info);
 			return -ENOMEM;
@@ -589,9 +241,9 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 		if (len > GA_DEPS_MAX_META_BYTES)
 			return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
 			                       GA_DEPS_MAX_META_BYTES);
-		if (ldconf_path(tp))
+		if (deps_ldconf_path(tp))
 			return add_ldconf(s, tree, tp, buf, len);
-		if (deb_meta_path(tp))
+		if (deps_deb_meta_path(tp))
 			return scan_deb(s, tree, shown, tp, buf, len);
 		return scan_meta(s, tree, shown, tp, buf, len);
 	}
@@ -609,7 +261,7 @@ int ga_deps_scan_buffer(struct ga_ctx *ctx, const struct ga_deps_opts *o, struct
                         size_t tree, const char *shown_path, const char *tree_path, const uint8_t *buf,
                         size_t len)
 {
-	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv };
+	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv, .scan_buf = deps_scan_buf };
 	int r = deps_scan_buf(&s, tree, shown_path, tree_path, buf, len, 0);
 	deps_scan_release(&s);
 	return r;
@@ -787,10 +439,10 @@ static int cmp_pre_order(const void *a, const void *b)
 	return (x->size < y->size) - (x->size > y->size);
 }
 
-static unsigned par_threads(void)
+/* The ctx's thread count (ga_ctx_set_threads; 1: the one-thread walk), else one per online CPU. */
+static unsigned par_threads(const struct ga_ctx *ctx)
 {
-	const char *e = getenv("GPUAUDIT_DEPS_THREADS"); /* 1: the one-thread walk (tests, measurements) */
-	long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = ctx->threads ? (long)ctx->threads : sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > PAR_MAX_THREADS ? PAR_MAX_THREADS : (unsigned)n;
 }
 
@@ -800,7 +452,7 @@ static void pre_census(const struct deps_scan *s, int dfd, const struct dent *na
 {
 	*ret_v = NULL;
 	*ret_n = 0;
-	unsigned threads = par_threads();
+	unsigned threads = par_threads(s->ctx);
 	if (threads < 2)
 		return;
 	struct pre *v = NULL;
@@ -853,7 +505,7 @@ static int pre_take(struct deps_scan *s, struct pre *p, size_t tree, const char 
 		return p->err;
 	if (p->err < 0)
 		return ga_deps_add_gap(s->inv, shown, "%s", p->msg);
-	struct ga_deps_file *f = add_file(s, tree, shown, tp, p->size);
+	struct ga_deps_file *f = deps_add_file(s, tree, shown, tp, p->size);
 	if (!f)
 		return -ENOMEM;
 	f->elf = p->info;
@@ -1063,7 +715,7 @@ static int scan_path(struct deps_scan *sp, const char *path)
 		close(fd);
 		return -ENOMEM;
 	}
-	const char *b = base_name(path);
+	const char *b = deps_base_name(path);
 	r = scan_fd(sp, fd, (size_t)tree, path, b, (uint64_t)fst.st_size);
 	close(fd);
 	return r;
@@ -1072,7 +724,7 @@ static int scan_path(struct deps_scan *sp, const char *path)
 int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *path,
                  struct ga_deps_inventory *inv)
 {
-	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv };
+	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv, .scan_buf = deps_scan_buf };
 	int r = scan_path(&s, path);
 	deps_scan_release(&s);
 	return r;

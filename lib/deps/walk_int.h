@@ -1,4 +1,7 @@
-/* walk_int.h - shared between the directory walk (walk.c) and the archive reader (archive.c). */
+/*
+ * walk_int.h - shared between the directory walk (walk.c), the archive
+ * reader (archive.c) and the inventory helpers both use (inventory.c).
+ */
 #ifndef GA_DEPS_WALK_INT_H
 #define GA_DEPS_WALK_INT_H
 
@@ -25,10 +28,17 @@ void deps_membuf_release(struct deps_membuf *m);
 /* One scan: options, the inventory it fills, and a sticky stop flag (total cap hit). */
 #define DEPS_MEMBER_BUFS 16
 
+struct deps_scan;
+/* What the walk does with a buffer (deps_scan_buf); the archive reader calls it for every member. */
+typedef int (*deps_scan_buf_fn)(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
+                                const uint8_t *buf, size_t len, unsigned depth);
+
 struct deps_scan {
 	struct ga_ctx *ctx;
 	const struct ga_deps_opts *o;
 	struct ga_deps_inventory *inv;
+	/* deps_scan_buf, through a pointer: archives hold archives, and archive.c calls no walk function */
+	deps_scan_buf_fn scan_buf;
 	bool stopped;
 	/*
 	 * One member buffer per nesting depth, reused from member to member: a fresh
@@ -59,7 +69,19 @@ enum deps_magic deps_sniff(const uint8_t *buf, size_t len);
 bool deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len);
 /* Metadata files the walk reads by name (METADATA, RECORD, conda json). */
 bool deps_is_meta_path(const char *tree_path);
+/* The last component of p. */
+const char *deps_base_name(const char *p);
+/* The parent directory's name of tree_path ends with suffix ("x/y.dist-info/METADATA", ".dist-info"). */
+bool deps_parent_is(const char *tree_path, const char *suffix);
+/* The loader's configuration: etc/ld.so.conf and etc/ld.so.conf.d/NAME.conf at the tree's root. */
+bool deps_ldconf_path(const char *tree_path);
+/* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
+bool deps_deb_meta_path(const char *tree_path);
+/* Append a file record (no ELF info, no package yet); NULL on ENOMEM. */
+struct ga_deps_file *deps_add_file(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
+                                   uint64_t size);
 
+/* walk.c: inspect one buffer (ELF, device code, metadata, or an archive to walk). */
 int deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
                   const uint8_t *buf, size_t len, unsigned depth);
 /* Record a symlink found in a tree (the loader simulation resolves names through it). */

@@ -17,7 +17,10 @@
 
 #include "gpuaudit/core.h"
 #include "gpuaudit/deps.h"
+#include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/policy.h"
+#include "gpuaudit/sarif.h"
 
 /* ---- building inventories ---- */
 
@@ -764,6 +767,161 @@ static void test_oom(void **state)
 	}
 }
 
+/* ---- the report (gpuaudit.deps/v1) and SARIF ---- */
+
+/* An inventory with a package, one ELF file with grouped images, a link and a gap. */
+static void report_inventory(struct ga_deps_inventory *inv, struct fake_elf *e)
+{
+	fake_init(e);
+	add_needed(e, "libcudart.so.12");
+	const char *arch[4] = { "sm_80", "compute_80@8.5", "sm_80", "sm_90a" };
+	add_container(e, GA_DEVCODE_CUDA_FATBIN, arch, 4);
+	ga_deps_inventory_init(inv);
+	size_t fi = add_file(inv, "torch/lib/libx.so", e);
+	add_file(inv, "torch/lib/liby.so", NULL); /* a link: not a result */
+	struct ga_deps_pkg *p = ga_array_push((void **)&inv->pkgs, &inv->n_pkgs, sizeof(*p));
+	assert_non_null(p);
+	p->kind = ga_strdup("python");
+	p->name = ga_strdup("torch");
+	p->version = ga_strdup("2.5.1+cu126");
+	p->local_version = ga_strdup("cu126");
+	p->meta_path = ga_strdup("art.whl!/torch-2.5.1.dist-info/METADATA");
+	p->meta_dir = ga_strdup("torch-2.5.1.dist-info");
+	inv->files[fi].pkg = 0;
+	inv->files[fi].size_bytes = 4096;
+	inv->files_seen = 3;
+	inv->bytes_seen = 5000;
+	assert_int_equal(ga_deps_add_gap(inv, "art.whl!/bad.so", "cannot read member: %s", "damaged"), 0);
+}
+
+static void test_report(void **state)
+{
+	(void)state;
+	struct fake_elf e;
+	struct ga_deps_inventory inv;
+	report_inventory(&inv, &e);
+	struct ga_deps_target t;
+	char err[100];
+	assert_int_equal(ga_deps_target_parse("cuda:12.4,sm_90", &t, err, sizeof(err)), 0);
+	struct ga_findings f;
+	ga_findings_init(&f);
+	assert_int_equal(ga_deps_signals(&inv), 0);
+	assert_int_equal(ga_deps_judge(&inv, &t, &f), 0);
+	size_t n_findings = f.n;
+	struct ga_deps_report rep;
+	assert_int_equal(ga_deps_report_build(&inv, &t, &f, &rep), 0);
+	assert_int_equal(f.n, 0); /* taken over */
+	assert_int_equal(rep.findings.n, n_findings);
+	assert_string_equal(rep.schema, GA_DEPS_SCHEMA);
+	assert_non_null(rep.target);
+	assert_string_equal(rep.target->cuda_version, "12.4");
+	assert_string_equal(rep.target->sm, "sm_90");
+	assert_false(rep.target->rocm_major.set);
+	assert_int_equal(rep.n_files, 1); /* the link is left out */
+	assert_string_equal(rep.files[0].package, "torch");
+	const struct ga_deps_report_devcode *d = &rep.files[0].elf.device_code;
+	assert_int_equal(d->containers[GA_DEVCODE_CUDA_FATBIN].v, 1);
+	assert_int_equal(d->n_images, 3); /* sm_80 twice, in order of first appearance */
+	assert_string_equal(d->images[0].arch, "sm_80");
+	assert_int_equal(d->images[0].count.v, 2);
+	assert_string_equal(d->images[1].ptx_isa, "8.5");
+	assert_null(d->images[2].ptx_isa);
+	assert_int_equal(rep.n_packages, 1);
+	assert_string_equal(rep.packages[0].tree, "art.whl");
+	assert_int_equal(rep.n_gaps, 1);
+
+	/* write, read back, write: the same bytes */
+	const struct ga_model *m = ga_model_find(GA_DEPS_SCHEMA);
+	assert_non_null(m);
+	struct ga_buf a, b;
+	ga_buf_init(&a, 0);
+	ga_buf_init(&b, 0);
+	assert_int_equal(ga_model_write(m, &rep, &a, true), 0);
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	struct ga_deps_report back;
+	memset(&back, 0, sizeof(back));
+	assert_int_equal(ga_model_read(ctx, m, a.data, a.len, &back), 0);
+	assert_int_equal(ga_model_write(m, &back, &b, true), 0);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+	assert_non_null(strstr(a.data, "\"cuda-fatbin\": 1"));
+
+	/* SARIF: a member is located on its archive, with the member as the logical location */
+	ga_buf_reset(&b);
+	assert_int_equal(ga_sarif_write(&rep.findings, ga_deps_rule_text, &b, false), 0);
+	assert_non_null(strstr(b.data, "\"uri\":\"art.whl\""));
+	assert_non_null(strstr(b.data, "\"fullyQualifiedName\":\"art.whl!/torch/lib/libx.so\""));
+	assert_true(rep.findings.n > 0);
+	const char *text = ga_deps_rule_text(rep.findings.v[0].code);
+	assert_string_not_equal(text, rep.findings.v[0].code);
+	assert_non_null(strstr(b.data, text));
+
+	ga_ctx_free(ctx);
+	ga_buf_release(&a);
+	ga_buf_release(&b);
+	ga_deps_report_release(&back);
+	ga_deps_report_release(&rep);
+	ga_findings_release(&f);
+	ga_deps_target_release(&t);
+	release(&inv);
+}
+
+static void test_report_oom(void **state)
+{
+	(void)state;
+	for (long k = 0; k < 400; k++) {
+		struct fake_elf e;
+		struct ga_deps_inventory inv;
+		report_inventory(&inv, &e);
+		struct ga_deps_target t;
+		char err[100];
+		assert_int_equal(ga_deps_target_parse("cuda:12.4,sm_90,x86-64-v2", &t, err, sizeof(err)), 0);
+		struct ga_findings f;
+		ga_findings_init(&f);
+		struct ga_deps_report rep;
+		ga_alloc_fail_after(k);
+		int r = ga_deps_report_build(&inv, &t, &f, &rep);
+		ga_alloc_fail_after(-1);
+		assert_true(r == 0 || r == -ENOMEM);
+		ga_deps_report_release(&rep);
+		ga_findings_release(&f);
+		ga_deps_target_release(&t);
+		release(&inv);
+		if (r == 0)
+			break;
+	}
+}
+
+static void test_target_from_class(void **state)
+{
+	(void)state;
+	struct ga_policy_class c;
+	memset(&c, 0, sizeof(c));
+	c.name = "h100-train";
+	assert_int_equal(ga_strv_push(&c.artifact_backends, "cuda"), 0);
+	assert_int_equal(ga_strv_push(&c.artifact_archs, "gfx942"), 0);
+	assert_int_equal(ga_strv_push(&c.artifact_archs, "sm_90"), 0);
+	struct ga_deps_target t;
+	memset(&t, 0, sizeof(t));
+	t.cuda_version = t.sm = t.rocm_major = -1;
+	char err[200] = "";
+	assert_int_equal(ga_deps_target_from_class(&t, &c, false, err, sizeof(err)), 0);
+	assert_int_equal(t.kind, GA_TARGET_CUDA);
+	assert_int_equal(t.sm, 90);
+	assert_string_equal(t.name, "class h100-train");
+	assert_string_equal(t.policy_class, "h100-train");
+	ga_deps_target_release(&t);
+	/* an unknown backend is the caller's error, with the message */
+	ga_strv_release(&c.artifact_backends);
+	assert_int_equal(ga_strv_push(&c.artifact_backends, "vulkan"), 0);
+	assert_int_equal(ga_deps_target_from_class(&t, &c, false, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'vulkan'"));
+	ga_deps_target_release(&t);
+	ga_strv_release(&c.artifact_backends);
+	ga_strv_release(&c.artifact_archs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +937,9 @@ int main(void)
 		cmocka_unit_test(test_pymeta),
 		cmocka_unit_test(test_deb_control),
 		cmocka_unit_test(test_oom),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_oom),
+		cmocka_unit_test(test_target_from_class),
 		cmocka_unit_test(test_real_cuda_toolkit),
 		cmocka_unit_test(test_real_rocrand),
 	};

@@ -221,10 +221,10 @@ static void test_windows(void **state)
 	assert_int_equal(ga_elf_inspect_fd(ctx, fd, b, len, 0, &win), 0);
 	check_census(win);
 	same(map, win);
-	setenv("GA_ELFSCAN_NO_SIMD", "1", 1);
+	ga_ctx_set_no_simd(ctx, true);
 	assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &plain), 0);
 	assert_int_equal(ga_elf_inspect_fd(ctx, fd, b, len, 0, &plain_win), 0);
-	unsetenv("GA_ELFSCAN_NO_SIMD");
+	ga_ctx_set_no_simd(ctx, false);
 	same(map, plain);
 	same(map, plain_win);
 	/* a second pass reuses the pread buffer of the first */

@@ -1,0 +1,264 @@
+/*
+ * deps-target.c - the node an artifact is judged against: parsed from
+ * --target, derived from a node snapshot (driver -> highest CUDA, product ->
+ * compute capability) or from a policy class's artifacts: rules.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "deps_int.h"
+#include "gpuaudit/node.h"
+#include "gpuaudit/policy.h"
+
+void ga_deps_target_release(struct ga_deps_target *t)
+{
+	ga_free(t->name);
+	ga_free(t->policy_class);
+	ga_free(t->ld_library_path);
+	ga_strv_release(&t->allowed_backends);
+	ga_strv_release(&t->required_archs);
+	memset(t, 0, sizeof(*t));
+	t->cuda_version = t->sm = t->rocm_major = -1;
+}
+
+static void target_init(struct ga_deps_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->cuda_version = t->sm = t->rocm_major = -1;
+}
+
+/* "sm_90" / "sm_100" / "9.0" / "12.1" -> 90 / 100 / 90 / 121; -1 otherwise. */
+int ga_deps_parse_sm(const char *s)
+{
+	char *end;
+	if (!strncmp(s, "sm_", 3)) {
+		long v = strtol(s + 3, &end, 10);
+		return end != s + 3 && !*end && v >= 10 && v < 1000 ? (int)v : -1;
+	}
+	long maj = strtol(s, &end, 10);
+	if (end == s || *end != '.')
+		return -1;
+	const char *m = end + 1;
+	long min = strtol(m, &end, 10);
+	return end != m && !*end && maj > 0 && maj < 100 && min >= 0 && min < 10 ? (int)(maj * 10 + min) : -1;
+}
+
+int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbuf, size_t errlen)
+{
+	target_init(t);
+	char *copy = ga_strdup(spec);
+	if (!copy || !(t->name = ga_strdup(spec))) {
+		ga_free(copy);
+		return -ENOMEM;
+	}
+	int r = -EINVAL;
+	char *rest = strchr(copy, ':');
+	char *kind = copy;
+	if (rest)
+		*rest++ = '\0';
+	if (!strcmp(kind, "cpu"))
+		t->kind = GA_TARGET_CPU;
+	else if (!strcmp(kind, "cuda"))
+		t->kind = GA_TARGET_CUDA;
+	else if (!strcmp(kind, "rocm") || !strcmp(kind, "hip"))
+		t->kind = GA_TARGET_ROCM;
+	else if (!strcmp(kind, "level-zero") || !strcmp(kind, "sycl") || !strcmp(kind, "xpu"))
+		t->kind = GA_TARGET_LEVEL_ZERO;
+	else {
+		snprintf(errbuf, errlen, "'%s': the target kind is cuda, rocm, level-zero or cpu", kind);
+		goto out;
+	}
+	for (char *save = NULL, *tok = rest ? strtok_r(rest, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(tok, "x86-64-v", 8) && tok[8] >= '1' && tok[8] <= '4' && !tok[9]) {
+			t->cpu_isa_level = tok[8] - '0';
+		} else if (t->kind == GA_TARGET_CUDA && !strncmp(tok, "sm_", 3)) {
+			if ((t->sm = ga_deps_parse_sm(tok)) < 0) {
+				snprintf(errbuf, errlen, "'%s' is not a compute capability (sm_90, sm_100)",
+				         tok);
+				goto out;
+			}
+		} else if (t->kind == GA_TARGET_CUDA && ga_deps_dotted_version(tok) > 0 &&
+		           t->cuda_version < 0) {
+			t->cuda_version = ga_deps_dotted_version(tok);
+		} else if (t->kind == GA_TARGET_ROCM && !strncmp(tok, "gfx", 3)) {
+			if (strlen(tok) >= sizeof(t->gfx)) {
+				snprintf(errbuf, errlen, "'%s' is too long for a gfx target", tok);
+				goto out;
+			}
+			snprintf(t->gfx, sizeof(t->gfx), "%s", tok);
+		} else if (t->kind == GA_TARGET_ROCM && ga_deps_dotted_version(tok) > 0 &&
+		           t->rocm_major < 0) {
+			t->rocm_major = ga_deps_dotted_version(tok) / 1000;
+		} else {
+			snprintf(errbuf, errlen,
+			         "'%s' is not understood in a %s target (examples: cuda:12.4,sm_90 "
+			         "rocm:6.2,gfx942 cpu:x86-64-v3)",
+			         tok, kind);
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	ga_free(copy);
+	if (r < 0) {
+		ga_deps_target_release(t);
+	}
+	return r;
+}
+
+int ga_cuda_for_driver(const char *dv)
+{
+	static const struct {
+		int branch, cuda;
+	} tab[] = { { 580, 13000 }, { 575, 12090 }, { 570, 12080 }, { 565, 12070 }, { 560, 12060 },
+		    { 555, 12050 }, { 550, 12040 }, { 545, 12030 }, { 535, 12020 }, { 530, 12010 },
+		    { 525, 12000 }, { 520, 11080 }, { 515, 11070 }, { 510, 11060 }, { 495, 11050 },
+		    { 470, 11040 }, { 465, 11030 }, { 460, 11020 }, { 455, 11010 }, { 450, 11000 } };
+	if (!dv)
+		return -1;
+	char *end;
+	long major = strtol(dv, &end, 10);
+	if (end == dv || major <= 0)
+		return -1;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(tab); i++)
+		if (major >= tab[i].branch)
+			return i == 0 && major >= 590 ? -1 : tab[i].cuda;
+	return -1;
+}
+
+int ga_cc_for_model(const char *model)
+{
+	static const struct {
+		const char *needle;
+		int cc;
+	} tab[] = { { "GB10", 121 },  { "RTX PRO", 120 }, { "RTX 50", 120 }, { "Thor", 110 },
+		    { "GB300", 103 }, { "B300", 103 },    { "GB200", 100 },  { "B200", 100 },
+		    { "GH200", 90 },  { "H200", 90 },     { "H100", 90 },    { "H800", 90 },
+		    { "L40", 89 },    { "L4", 89 },       { "RTX 40", 89 },  { "Orin", 87 },
+		    { "A100", 80 },   { "A800", 80 },     { "A30", 80 },     { "A40", 86 },
+		    { "A10", 86 },    { "A16", 86 },      { "A2", 86 },      { "RTX 30", 86 },
+		    { "T4", 75 },     { "RTX 20", 75 },   { "V100", 70 } };
+	if (!model)
+		return -1;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(tab); i++) {
+		const char *p = strstr(model, tab[i].needle);
+		size_t n = strlen(tab[i].needle);
+		/* whole token: "A10" must not match "A100"; "L40S" is an L40 part; RTX 4090 is an "RTX 40" */
+		bool rtx = !strncmp(tab[i].needle, "RTX", 3);
+		if (p && (p == model || p[-1] == ' ' || p[-1] == '-') &&
+		    (rtx || !(p[n] >= '0' && p[n] <= '9')))
+			return tab[i].cc;
+	}
+	return -1;
+}
+
+int ga_deps_target_add_class_rules(struct ga_deps_target *t, const struct ga_policy_class *c)
+{
+	for (size_t i = 0; i < c->artifact_backends.n; i++)
+		if (ga_strv_push(&t->allowed_backends, c->artifact_backends.v[i]) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; i < c->artifact_archs.n; i++)
+		if (ga_strv_push(&t->required_archs, c->artifact_archs.v[i]) < 0)
+			return -ENOMEM;
+	ga_free(t->policy_class);
+	t->policy_class = ga_strdup(c->name);
+	return t->policy_class ? 0 : -ENOMEM;
+}
+
+int ga_deps_target_from_node(const struct ga_node *n, struct ga_deps_target *t)
+{
+	target_init(t);
+	const struct ga_accel *a = n->n_accelerators ? &n->accelerators[0] : NULL;
+	if (!a || !a->vendor)
+		t->kind = GA_TARGET_CPU;
+	else if (!strcmp(a->vendor, "nvidia"))
+		t->kind = GA_TARGET_CUDA;
+	else if (!strcmp(a->vendor, "amd"))
+		t->kind = GA_TARGET_ROCM;
+	else if (!strcmp(a->vendor, "intel"))
+		t->kind = GA_TARGET_LEVEL_ZERO;
+	else
+		t->kind = GA_TARGET_CPU;
+	if (t->kind == GA_TARGET_CUDA) {
+		if (n->nvml && n->nvml->cuda_driver_version)
+			t->cuda_version = ga_deps_dotted_version(n->nvml->cuda_driver_version);
+		if (t->cuda_version < 0)
+			t->cuda_version = ga_cuda_for_driver(a->driver_version);
+		if (a->nvml && a->nvml->compute_capability)
+			t->sm = ga_deps_parse_sm(a->nvml->compute_capability);
+		if (t->sm < 0)
+			t->sm = ga_cc_for_model(a->model);
+	}
+	if (t->kind == GA_TARGET_ROCM) {
+		if (a->gfx_target)
+			snprintf(t->gfx, sizeof(t->gfx), "%s", a->gfx_target);
+		for (size_t i = 0; i < n->n_runtimes; i++) {
+			const struct ga_runtime *rt = &n->runtimes[i];
+			if (rt->name && rt->version &&
+			    (!strcmp(rt->name, "rocm") || !strcmp(rt->name, "libamdhip64")) &&
+			    t->rocm_major < 0)
+				t->rocm_major = ga_deps_dotted_version(rt->version) / 1000;
+		}
+	}
+	if (n->cpu.isa_level && !strncmp(n->cpu.isa_level, "x86-64-v", 8))
+		t->cpu_isa_level = n->cpu.isa_level[8] - '0';
+	struct ga_buf b;
+	ga_buf_init(&b, 256);
+	static const char *const kinds[] = { "none", "cuda", "rocm", "level-zero", "cpu" };
+	ga_buf_adds(&b, kinds[t->kind]);
+	if (t->cuda_version > 0)
+		ga_buf_addf(&b, ":%d.%d", t->cuda_version / 1000, t->cuda_version % 1000 / 10);
+	if (t->sm > 0)
+		ga_buf_addf(&b, ",sm_%d", t->sm);
+	if (t->rocm_major > 0)
+		ga_buf_addf(&b, ":%d", t->rocm_major);
+	if (t->gfx[0])
+		ga_buf_addf(&b, ",%s", t->gfx);
+	if (t->cpu_isa_level)
+		ga_buf_addf(&b, "%sx86-64-v%d", t->kind == GA_TARGET_CPU ? ":" : ",", t->cpu_isa_level);
+	t->name = ga_buf_detach(&b, NULL);
+	return t->name ? 0 : -ENOMEM;
+}
+
+int ga_deps_target_from_class(struct ga_deps_target *t, const struct ga_policy_class *c, bool have_target,
+                              char *errbuf, size_t errlen)
+{
+	if (!have_target) {
+		ga_deps_target_release(t);
+		target_init(t);
+		const char *b = c->artifact_backends.n ? c->artifact_backends.v[0] : NULL;
+		if (!b) {
+			snprintf(errbuf, errlen,
+			         "class %s has no artifacts.backends: give --for SNAPSHOT or --target too",
+			         c->name);
+			return -EINVAL;
+		}
+		t->kind = !strcmp(b, "cuda")                        ? GA_TARGET_CUDA
+		          : !strcmp(b, "hip") || !strcmp(b, "rocm") ? GA_TARGET_ROCM
+		          : !strcmp(b, "sycl") || !strcmp(b, "level-zero") || !strcmp(b, "xpu")
+		                  ? GA_TARGET_LEVEL_ZERO
+		          : !strcmp(b, "cpu") ? GA_TARGET_CPU
+		                              : GA_TARGET_NONE;
+		if (t->kind == GA_TARGET_NONE) {
+			snprintf(errbuf, errlen, "class %s: backend '%s' is not cuda, hip, sycl or cpu",
+			         c->name, b);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < c->artifact_archs.n; i++) {
+			const char *a = c->artifact_archs.v[i];
+			if (t->kind == GA_TARGET_CUDA && !strncmp(a, "sm_", 3) && t->sm < 0)
+				t->sm = (int)strtol(a + 3, NULL, 10);
+			if (t->kind == GA_TARGET_ROCM && !strncmp(a, "gfx", 3) && !t->gfx[0])
+				snprintf(t->gfx, sizeof(t->gfx), "%s", a);
+		}
+		size_t n = strlen(c->name) + 16;
+		t->name = ga_malloc(n);
+		if (t->name)
+			snprintf(t->name, n, "class %s", c->name);
+	}
+	return ga_deps_target_add_class_rules(t, c);
+}

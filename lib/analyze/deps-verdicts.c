@@ -1,0 +1,708 @@
+/*
+ * deps-verdicts.c - the verdicts over an artifact inventory and a target
+ * (pure; docs/deps.md has the catalogue): wrong vendor, CUDA runtime newer
+ * than the driver (error 35), no kernel image for the compute capability
+ * (209 / 222, judged container by container with the a/f rules), no code
+ * object for the gfx target (hipErrorNoBinaryForGpu), driver library bundled,
+ * DT_NEEDED the loader would not resolve (ldso.c simulates the search), x86
+ * ISA level above the CPU's, and the policy's artifacts: rules.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "deps_int.h"
+#include "gpuaudit/policy.h"
+
+static enum ga_dep_backend target_backend(const struct ga_deps_target *t)
+{
+	switch (t->kind) {
+	case GA_TARGET_CUDA:
+		return GA_DEP_CUDA;
+	case GA_TARGET_ROCM:
+		return GA_DEP_ROCM;
+	case GA_TARGET_LEVEL_ZERO:
+		return GA_DEP_LEVEL_ZERO;
+	case GA_TARGET_CPU:
+		return GA_DEP_CPU;
+	default:
+		return GA_DEP_NONE;
+	}
+}
+
+static bool gpu_backend(enum ga_dep_backend b)
+{
+	return b == GA_DEP_CUDA || b == GA_DEP_ROCM || b == GA_DEP_LEVEL_ZERO;
+}
+
+static const char *vendor_word(enum ga_dep_backend b)
+{
+	return b == GA_DEP_CUDA         ? "an NVIDIA"
+	       : b == GA_DEP_ROCM       ? "an AMD"
+	       : b == GA_DEP_LEVEL_ZERO ? "an Intel"
+	                                : "a CPU-only";
+}
+
+static const char *pkg_label(const struct ga_deps_inventory *inv, const struct ga_deps_file *f, char *buf,
+                             size_t n)
+{
+	if (f->pkg < 0)
+		return "";
+	const struct ga_deps_pkg *p = &inv->pkgs[f->pkg];
+	snprintf(buf, n, "%s %s", p->name ? p->name : "?", p->version ? p->version : "");
+	return buf;
+}
+
+/* hard, then embedded (it loads but cannot run), then soft, then declared */
+static int strength_rank(enum ga_dep_strength s)
+{
+	static const int rank[] = { 0, 2, 1, 3 };
+	return (unsigned)s < GA_STRENGTH_N ? rank[s] : 4;
+}
+
+static const struct ga_dep_signal *strongest(const struct ga_dep_signal *v, size_t n, enum ga_dep_backend b)
+{
+	const struct ga_dep_signal *best = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].backend == b &&
+		    (!best || strength_rank(v[i].strength) < strength_rank(best->strength)))
+			best = &v[i];
+	return best;
+}
+
+static int wrong_vendor_file(const struct ga_deps_inventory *inv, const struct ga_deps_file *f,
+                             const struct ga_deps_target *t, struct ga_findings *out)
+{
+	enum ga_dep_backend tb = target_backend(t);
+	static const enum ga_dep_backend gpus[] = { GA_DEP_CUDA, GA_DEP_ROCM, GA_DEP_LEVEL_ZERO };
+	for (size_t g = 0; g < GA_ARRAY_SIZE(gpus); g++) {
+		if (gpus[g] == tb)
+			continue;
+		const struct ga_dep_signal *s = strongest(f->signals, f->n_signals, gpus[g]);
+		if (!s)
+			continue;
+		char pk[300];
+		struct ga_finding *fd;
+		const char *be = ga_dep_backend_name(s->backend);
+		if (s->strength == GA_STRENGTH_HARD)
+			fd = ga_findings_add(
+			        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_ERROR, f->path,
+			        "ship the build for the target's backend, or keep this artifact off these "
+			        "nodes",
+			        "needs %s (%s, DT_NEEDED) but the target %s is %s node: loading it fails "
+			        "with "
+			        "\"%s: cannot open shared object file: No such file or directory\"",
+			        s->what, be, t->name, vendor_word(tb), s->what);
+		else if (s->strength == GA_STRENGTH_EMBEDDED)
+			fd = ga_findings_add(
+			        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, f->path,
+			        "ship the build for the target's backend",
+			        "carries %s (%s) that %s node cannot run: it loads, then fails at the first "
+			        "GPU call%s",
+			        s->what, be, vendor_word(tb),
+			        s->backend == GA_DEP_CUDA ? " (\"CUDA driver version is insufficient for "
+			                                    "CUDA runtime version\", "
+			                                    "error 35, when no NVIDIA driver is present)"
+			                                  : "");
+		else
+			fd = ga_findings_add(
+			        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, f->path,
+			        "dead weight on this node: drop the plugin or ship the target's build",
+			        "dlopens %s (%s) at run time: on %s node the first use fails with \"%s: "
+			        "cannot "
+			        "open shared object file: No such file or directory\"",
+			        s->what, be, vendor_word(tb), s->what);
+		if (!fd)
+			return -ENOMEM;
+		ga_finding_evidence(fd, "strength", "%s", ga_dep_strength_name(s->strength));
+		ga_finding_evidence(fd, "backend", "%s", be);
+		if (f->pkg >= 0)
+			ga_finding_evidence(fd, "package", "%s", pkg_label(inv, f, pk, sizeof(pk)));
+	}
+	return 0;
+}
+
+static int wrong_vendor_pkg(const struct ga_deps_pkg *p, const struct ga_deps_target *t,
+                            struct ga_findings *out)
+{
+	enum ga_dep_backend tb = target_backend(t);
+	static const enum ga_dep_backend gpus[] = { GA_DEP_CUDA, GA_DEP_ROCM, GA_DEP_LEVEL_ZERO };
+	for (size_t g = 0; g < GA_ARRAY_SIZE(gpus); g++) {
+		if (gpus[g] == tb)
+			continue;
+		const struct ga_dep_signal *s = strongest(p->signals, p->n_signals, gpus[g]);
+		if (!s)
+			continue;
+		bool torch = p->name && !strcmp(p->name, "torch");
+		struct ga_finding *fd = ga_findings_add(
+		        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, p->meta_path ? p->meta_path : p->name,
+		        "install the build for the target's backend (e.g. the +rocm / +cpu wheel index)",
+		        "%s %s declares %s (%s) but the target %s is %s node%s", p->name ? p->name : "?",
+		        p->version ? p->version : "", s->what, ga_dep_backend_name(s->backend), t->name,
+		        vendor_word(tb),
+		        torch && s->backend == GA_DEP_CUDA
+		                ? ": torch reports \"Found no NVIDIA driver on your system\""
+		                : "");
+		if (!fd)
+			return -ENOMEM;
+		ga_finding_evidence(fd, "strength", "declared");
+		ga_finding_evidence(fd, "backend", "%s", ga_dep_backend_name(s->backend));
+	}
+	return 0;
+}
+
+static int too_new(const char *subject, const struct ga_dep_signal *v, size_t n,
+                   const struct ga_deps_target *t, struct ga_findings *out)
+{
+	const struct ga_dep_signal *worst = NULL;
+	struct ga_buf via;
+	ga_buf_init(&via, 4096);
+	for (size_t i = 0; i < n; i++) {
+		const struct ga_dep_signal *s = &v[i];
+		if (s->backend != GA_DEP_CUDA || s->runtime_version <= 0 || s->strength == GA_STRENGTH_SOFT)
+			continue;
+		/* Minor-version compatibility: a 12.x runtime runs on any 12.y driver (PTX JIT aside). */
+		if (s->runtime_version / 1000 <= t->cuda_version / 1000)
+			continue;
+		if (!worst || s->runtime_version > worst->runtime_version)
+			worst = s;
+		ga_buf_addf(&via, "%s%s", via.len ? ", " : "", s->what);
+	}
+	int r = 0;
+	if (worst) {
+		struct ga_finding *fd = ga_findings_add(
+		        out, "GA-DEPS-CUDA-TOO-NEW", GA_SEV_ERROR, subject,
+		        "upgrade the driver, or pick a build for CUDA <= the driver's (e.g. a lower +cuXYZ)",
+		        "%s needs CUDA %d but the target's driver runs at most CUDA %d.%d: \"CUDA driver "
+		        "version is "
+		        "insufficient for CUDA runtime version\" (cudaError 35)",
+		        worst->what, worst->runtime_version / 1000, t->cuda_version / 1000,
+		        t->cuda_version % 1000 / 10);
+		if (fd) {
+			ga_finding_evidence(fd, "runtime_cuda", "%d", worst->runtime_version / 1000);
+			ga_finding_evidence(fd, "driver_cuda", "%d.%d", t->cuda_version / 1000,
+			                    t->cuda_version % 1000 / 10);
+			ga_finding_evidence(fd, "via", "%s", via.data ? via.data : "");
+		} else
+			r = -ENOMEM;
+	}
+	ga_buf_release(&via);
+	return r;
+}
+
+static bool tegra(int sm)
+{
+	return sm == 53 || sm == 62 || sm == 72 || sm == 87;
+}
+
+enum run { RUN_NO = 0, RUN_YES, RUN_PTX_TOO_NEW };
+
+static enum run cuda_image_runs(const struct ga_devcode_image *im, int sm, int cuda_version)
+{
+	int tmaj = sm / 10, tmin = sm % 10, imaj = im->sm / 10, imin = im->sm % 10;
+	if (im->kind == GA_CODE_CUBIN) {
+		if (im->arch_specific || tegra(sm) || tegra(im->sm))
+			return im->sm == sm ? RUN_YES : RUN_NO;
+		return imaj == tmaj && tmin >= imin ? RUN_YES : RUN_NO;
+	}
+	if (im->kind == GA_CODE_PTX) {
+		if (im->arch_specific || im->family)
+			return RUN_NO; /* a/f PTX is not portable */
+		if (sm < im->sm)
+			return RUN_NO;
+		int need = ga_ptx_isa_min_cuda(im->ptx_isa_major, im->ptx_isa_minor);
+		if (cuda_version > 0 && (need < 0 || need > cuda_version))
+			return RUN_PTX_TOO_NEW;
+		return RUN_YES;
+	}
+	return RUN_NO;
+}
+
+static void arch_list(const struct ga_elf_info *e, enum ga_devcode_format fmt, struct ga_buf *b)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < e->n_images && shown < 24; i++) {
+		const struct ga_devcode_image *im = &e->images[i];
+		bool cuda = e->containers[im->container].format == GA_DEVCODE_CUDA_FATBIN;
+		if ((fmt == GA_DEVCODE_CUDA_FATBIN) != cuda || !im->arch[0] || im->kind == GA_CODE_HOST)
+			continue;
+		bool dup = false;
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = !strcmp(e->images[k].arch, im->arch) &&
+			      (e->containers[e->images[k].container].format == GA_DEVCODE_CUDA_FATBIN) ==
+			              cuda;
+		if (dup)
+			continue;
+		ga_buf_addf(b, "%s%s", shown ? " " : "", im->arch);
+		shown++;
+	}
+}
+
+static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_deps_file *f, int sm,
+                        int cuda_version, const char *code, struct ga_findings *out)
+{
+	const struct ga_elf_info *e = f->elf;
+	size_t total = 0, failing = 0, too_new_ptx = 0, first_bad = SIZE_MAX, dispatch_only = 0;
+	for (size_t c = 0; c < e->n_containers; c++) {
+		const struct ga_devcode_container *ct = &e->containers[c];
+		if (ct->format != GA_DEVCODE_CUDA_FATBIN)
+			continue;
+		bool runnable_kind = false, portable = false;
+		enum run best = RUN_NO;
+		for (uint32_t k = 0; k < ct->n_images; k++) {
+			const struct ga_devcode_image *im = &e->images[ct->first_image + k];
+			if (im->kind != GA_CODE_CUBIN && im->kind != GA_CODE_PTX)
+				continue;
+			runnable_kind = true;
+			portable |= !im->arch_specific && !im->family;
+			enum run rr = cuda_image_runs(im, sm, cuda_version);
+			if (rr == RUN_YES || (rr == RUN_PTX_TOO_NEW && best == RUN_NO))
+				best = rr;
+		}
+		if (!runnable_kind)
+			continue; /* LTO IR only: consumed by nvJitLink, not a kernel image */
+		/* Only sm_XYa / sm_XYf images: kernels a dispatching library launches on that arch alone. */
+		if (!portable && best != RUN_YES) {
+			dispatch_only++;
+			continue;
+		}
+		total++;
+		if (best != RUN_YES) {
+			failing++;
+			too_new_ptx += best == RUN_PTX_TOO_NEW;
+			if (first_bad == SIZE_MAX)
+				first_bad = c;
+		}
+	}
+	/* Nothing but arch-specific containers, none for this arch: nothing in the file can run. */
+	if (!total && dispatch_only) {
+		total = failing = dispatch_only;
+		dispatch_only = 0;
+		for (size_t c = 0; c < e->n_containers && first_bad == SIZE_MAX; c++)
+			if (e->containers[c].format == GA_DEVCODE_CUDA_FATBIN)
+				first_bad = c;
+	}
+	if (!failing)
+		return 0;
+	struct ga_buf archs;
+	ga_buf_init(&archs, 4096);
+	arch_list(e, GA_DEVCODE_CUDA_FATBIN, &archs);
+	bool all_ptx = too_new_ptx == failing;
+	/*
+	 * Every container failing: nothing in the file can run. Some failing: those
+	 * kernels fail when launched; a library that picks kernels per arch may never
+	 * launch them, so it is a warning.
+	 */
+	struct ga_finding *fd = ga_findings_add(
+	        out, code, failing == total ? GA_SEV_ERROR : GA_SEV_WARNING, f->path,
+	        all_ptx ? "upgrade the driver, or build cubins for the target's compute capability"
+	                : "rebuild with the target's arch (e.g. -gencode arch=compute_XY,code=sm_XY) or ship "
+	                  "PTX",
+	        "%zu of %zu CUDA fatbin containers have no cubin for sm_%d %s: their kernels fail with %s",
+	        failing, total, sm,
+	        all_ptx ? "and only PTX newer than the driver can JIT" : "and no PTX the driver can JIT",
+	        all_ptx ? "\"the provided PTX was compiled with an unsupported toolchain.\" (cudaError 222)"
+	                : "\"no kernel image is available for execution on the device\" (cudaError 209)");
+	if (fd) {
+		ga_finding_evidence(fd, "archs", "%s", archs.data ? archs.data : "");
+		ga_finding_evidence(fd, "target_sm", "sm_%d", sm);
+		if (dispatch_only)
+			ga_finding_evidence(fd, "arch_specific_containers_skipped", "%zu", dispatch_only);
+		const struct ga_devcode_container *ct = &e->containers[first_bad];
+		ga_finding_evidence(fd, "first_container", "%s+0x%llx", ct->section ? ct->section : "",
+		                    (unsigned long long)ct->offset);
+		char pk[300];
+		if (f->pkg >= 0)
+			ga_finding_evidence(fd, "package", "%s", pkg_label(inv, f, pk, sizeof(pk)));
+	}
+	ga_buf_release(&archs);
+	return fd ? 0 : -ENOMEM;
+}
+
+/* Generic AMDGPU targets and the processors they cover. */
+static bool gfx_generic_covers(const char *generic, const char *proc)
+{
+	static const struct {
+		const char *generic;
+		const char *procs;
+	} tab[] = { { "gfx9-generic", " gfx900 gfx902 gfx904 gfx906 gfx909 gfx90c " },
+		    { "gfx9-4-generic", " gfx940 gfx941 gfx942 gfx950 " },
+		    { "gfx10-1-generic", " gfx1010 gfx1011 gfx1012 gfx1013 " },
+		    { "gfx10-3-generic", " gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 gfx1035 gfx1036 " },
+		    { "gfx11-generic", " gfx1100 gfx1101 gfx1102 gfx1103 gfx1150 gfx1151 gfx1152 gfx1153 " },
+		    { "gfx12-generic", " gfx1200 gfx1201 " } };
+	char key[64];
+	snprintf(key, sizeof(key), " %s ", proc);
+	for (size_t i = 0; i < GA_ARRAY_SIZE(tab); i++)
+		if (!strcmp(generic, tab[i].generic))
+			return strstr(tab[i].procs, key) != NULL;
+	return false;
+}
+
+/* Feature value in a target id ("gfx90a:sramecc+:xnack-", "xnack") -> '+', '-' or 0 (any). */
+static char feature(const char *id, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = strchr(id, ':'); p; p = strchr(p + 1, ':'))
+		if (!strncmp(p + 1, name, n) && (p[1 + n] == '+' || p[1 + n] == '-'))
+			return p[1 + n];
+	return 0;
+}
+
+static bool gfx_loads(const char *image_arch, const char *target)
+{
+	char ip[48], tp[48];
+	snprintf(ip, sizeof(ip), "%.*s", (int)strcspn(image_arch, ":"), image_arch);
+	snprintf(tp, sizeof(tp), "%.*s", (int)strcspn(target, ":"), target);
+	if (strcmp(ip, tp) && !gfx_generic_covers(ip, tp))
+		return false;
+	static const char *const feats[] = { "xnack", "sramecc" };
+	for (size_t i = 0; i < 2; i++) {
+		char a = feature(image_arch, feats[i]), b = feature(target, feats[i]);
+		if (a && b && a != b)
+			return false;
+	}
+	return true;
+}
+
+static int hip_code(const struct ga_deps_inventory *inv, const struct ga_deps_file *f, const char *gfx,
+                    const char *code, struct ga_findings *out)
+{
+	const struct ga_elf_info *e = f->elf;
+	size_t total = 0, failing = 0, unknown = 0;
+	for (size_t c = 0; c < e->n_containers; c++) {
+		const struct ga_devcode_container *ct = &e->containers[c];
+		if (ct->format != GA_DEVCODE_HIP_BUNDLE && ct->format != GA_DEVCODE_HIP_CCOB)
+			continue;
+		if (ct->format == GA_DEVCODE_HIP_CCOB && !ct->ids_known) {
+			unknown++;
+			continue;
+		}
+		bool device = false, ok = false;
+		for (uint32_t k = 0; k < ct->n_images; k++) {
+			const struct ga_devcode_image *im = &e->images[ct->first_image + k];
+			if (im->kind == GA_CODE_HOST)
+				continue;
+			device = true;
+			if (im->kind == GA_CODE_SPIRV ||
+			    (im->kind == GA_CODE_CODE_OBJECT && gfx_loads(im->arch, gfx)))
+				ok = true;
+		}
+		if (!device)
+			continue;
+		total++;
+		failing += !ok;
+	}
+	if (e->device_arch && e->device_backend == GA_DEP_ROCM && !e->n_containers) {
+		/* a loose code object file (.hsaco, .co) */
+		total++;
+		failing += !gfx_loads(e->device_arch, gfx);
+	}
+	if (!failing)
+		return 0;
+	struct ga_buf archs;
+	ga_buf_init(&archs, 4096);
+	arch_list(e, GA_DEVCODE_HIP_BUNDLE, &archs);
+	if (!archs.len && e->device_arch)
+		ga_buf_adds(&archs, e->device_arch);
+	char pk[300];
+	struct ga_finding *fd =
+	        ga_findings_add(out, code, GA_SEV_ERROR, f->path,
+	                        "rebuild with --offload-arch for the target's gfx (and its xnack mode)",
+	                        "%zu of %zu HIP code containers have no code object for %s: "
+	                        "\"hipErrorNoBinaryForGpu: Unable to find "
+	                        "code object for all current devices!\"",
+	                        failing, total, gfx);
+	if (fd) {
+		ga_finding_evidence(fd, "archs", "%s", archs.data ? archs.data : "");
+		ga_finding_evidence(fd, "target_gfx", "%s", gfx);
+		if (unknown)
+			ga_finding_evidence(fd, "compressed_unread", "%zu", unknown);
+		if (f->pkg >= 0)
+			ga_finding_evidence(fd, "package", "%s", pkg_label(inv, f, pk, sizeof(pk)));
+	}
+	ga_buf_release(&archs);
+	return fd ? 0 : -ENOMEM;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static int driver_bundled(const struct ga_deps_file *f, struct ga_findings *out)
+{
+	const char *names[2] = { base_name(f->tree_path), f->elf->soname };
+	for (size_t i = 0; i < 2; i++) {
+		const struct ga_vendor_lib *l = names[i] ? ga_vendor_lib_find(names[i], NULL) : NULL;
+		if (!l || !(l->flags & GA_VLIB_DRIVER))
+			continue;
+		bool stub = strstr(f->tree_path, "/stubs/") != NULL;
+		struct ga_finding *fd =
+		        stub ? ga_findings_add(
+		                       out, "GA-DEPS-DRIVER-LIB-BUNDLED", GA_SEV_WARNING, f->path,
+		                       "keep lib64/stubs off LD_LIBRARY_PATH and out of runtime images",
+		                       "is the toolkit's link-time stub of %s: found at run time it fails "
+		                       "every "
+		                       "call with \"CUDA driver is a stub library\" (cudaError 34)",
+		                       names[i])
+		             : ga_findings_add(
+		                       out, "GA-DEPS-DRIVER-LIB-BUNDLED", GA_SEV_ERROR, f->path,
+		                       "remove it: the node's driver provides it (NVIDIA container toolkit "
+		                       "mounts "
+		                       "the matching copy)",
+		                       "bundles %s (%s), which the GPU driver installs: a copy that does not "
+		                       "match "
+		                       "the node's kernel module fails with \"system has unsupported display "
+		                       "driver "
+		                       "/ cuda driver combination\" (803) or NVML \"Driver/library version "
+		                       "mismatch\"",
+		                       names[i], l->component);
+		return fd ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
+/* Libraries every Linux target provides (glibc, the GCC runtime: the manylinux base set). */
+static bool base_lib(const char *n)
+{
+	static const char *const libs[] = { "libc.so.6",
+		                            "libm.so.6",
+		                            "libdl.so.2",
+		                            "librt.so.1",
+		                            "libpthread.so.0",
+		                            "libutil.so.1",
+		                            "libresolv.so.2",
+		                            "libnsl.so.1",
+		                            "libcrypt.so.1",
+		                            "libgcc_s.so.1",
+		                            "libstdc++.so.6",
+		                            "ld-linux-x86-64.so.2",
+		                            "ld-linux-aarch64.so.1",
+		                            "libz.so.1",
+		                            "libanl.so.1",
+		                            "libmvec.so.1",
+		                            "libatomic.so.1",
+		                            "libgomp.so.1",
+		                            NULL };
+	for (size_t i = 0; libs[i]; i++)
+		if (!strcmp(n, libs[i]))
+			return true;
+	return false;
+}
+
+static bool target_provides(const struct ga_deps_target *t, const char *name)
+{
+	struct ga_vendor_match m;
+	const struct ga_vendor_lib *l = ga_vendor_lib_find(name, &m);
+	if (!l)
+		return false;
+	if (l->flags & GA_VLIB_NEUTRAL)
+		return true; /* loaders (libOpenCL, libvulkan) and plumbing: part of the base system */
+	if (t->kind == GA_TARGET_CUDA && l->backend == GA_DEP_CUDA && (l->flags & GA_VLIB_DRIVER))
+		return true;
+	if (t->kind == GA_TARGET_ROCM && l->backend == GA_DEP_ROCM &&
+	    (m.runtime_major < 0 || t->rocm_major < 0 || m.runtime_major == t->rocm_major))
+		return true;
+	return false;
+}
+
+static int unresolved(const struct ga_deps_inventory *inv, struct ga_ldso *ix, size_t fi,
+                      const struct ga_deps_target *t, struct ga_findings *out)
+{
+	const struct ga_deps_file *f = &inv->files[fi];
+	const struct ga_elf_info *e = f->elf;
+	if (!e->n_needed)
+		return 0;
+	const char *list = e->runpath ? e->runpath : e->rpath;
+	int r = 0;
+	for (size_t i = 0; i < e->n_needed && r == 0; i++) {
+		const char *nd = e->needed[i];
+		if (strchr(nd, '/') || base_lib(nd))
+			continue;
+		long k = ga_ldso_own_search(ix, f, nd);
+		if (k == -2)
+			return -ENOMEM;
+		if (k >= 0 || target_provides(t, nd))
+			continue;
+		if (!e->runpath && (r = ga_ldso_inherited(ix, fi, nd)) != 0) {
+			r = r < 0 ? r : 0;
+			continue;
+		}
+		const struct ga_vendor_lib *l = ga_vendor_lib_find(nd, NULL);
+		enum ga_dep_backend tb = target_backend(t);
+		if (l && gpu_backend(l->backend) && tb != GA_DEP_NONE && l->backend != tb)
+			continue; /* reported as GA-DEPS-WRONG-VENDOR */
+		bool vendor = l && gpu_backend(l->backend);
+		char pk[300];
+		struct ga_finding *fd = ga_findings_add(
+		        out, "GA-DEPS-UNRESOLVED-NEEDED",
+		        vendor && tb != GA_DEP_NONE ? GA_SEV_ERROR : GA_SEV_WARNING, f->path,
+		        vendor ? "install the redistributable that provides it (e.g. the nvidia-* wheel) or "
+		                 "fix RPATH"
+		               : "bundle it, depend on the package that provides it, or fix RPATH/RUNPATH",
+		        "NEEDs %s, which is neither in the scanned tree on its %s nor in the target's system "
+		        "directories: \"error while loading shared libraries: %s: cannot open shared object "
+		        "file: No such "
+		        "file or directory\"",
+		        nd,
+		        e->runpath ? "RUNPATH"
+		        : e->rpath ? "RPATH"
+		                   : "search path",
+		        nd);
+		if (!fd) {
+			r = -ENOMEM;
+			break;
+		}
+		if (list)
+			ga_finding_evidence(fd, e->runpath ? "runpath" : "rpath", "%s", list);
+		if (f->pkg >= 0)
+			ga_finding_evidence(fd, "package", "%s", pkg_label(inv, f, pk, sizeof(pk)));
+	}
+	return r;
+}
+
+static int isa_level(const struct ga_deps_file *f, const struct ga_deps_target *t, struct ga_findings *out)
+{
+	if (!t->cpu_isa_level || f->elf->x86_isa_level <= t->cpu_isa_level)
+		return 0;
+	struct ga_finding *fd = ga_findings_add(out, "GA-DEPS-ISA-LEVEL", GA_SEV_ERROR, f->path,
+	                                        "build for the fleet's baseline ISA level (-march=x86-64-vN)",
+	                                        "needs x86-64-v%d (GNU_PROPERTY_X86_ISA_1_NEEDED) but the "
+	                                        "target CPU is x86-64-v%d: \"Illegal "
+	                                        "instruction (core dumped)\"",
+	                                        f->elf->x86_isa_level, t->cpu_isa_level);
+	return fd ? 0 : -ENOMEM;
+}
+
+/* Policy backend names: "hip" = rocm, "sycl" / "xpu" = level-zero. */
+static bool backend_allowed(const struct ga_deps_target *t, enum ga_dep_backend b)
+{
+	const char *n = ga_dep_backend_name(b);
+	for (size_t i = 0; i < t->allowed_backends.n; i++) {
+		const char *a = t->allowed_backends.v[i];
+		if (!strcmp(a, n) || (b == GA_DEP_ROCM && !strcmp(a, "hip")) ||
+		    (b == GA_DEP_LEVEL_ZERO && (!strcmp(a, "sycl") || !strcmp(a, "xpu"))))
+			return true;
+	}
+	return false;
+}
+
+static int policy_backends(const char *subject, const struct ga_dep_signal *v, size_t n,
+                           const struct ga_deps_target *t, struct ga_findings *out)
+{
+	if (!t->allowed_backends.n)
+		return 0;
+	for (int b = GA_DEP_CUDA; b <= GA_DEP_LEVEL_ZERO; b++) {
+		const struct ga_dep_signal *s = strongest(v, n, (enum ga_dep_backend)b);
+		if (!s || backend_allowed(t, (enum ga_dep_backend)b))
+			continue;
+		struct ga_finding *fd = ga_findings_add(
+		        out, "GA-DEPS-POLICY-BACKEND",
+		        s->strength == GA_STRENGTH_SOFT ? GA_SEV_WARNING : GA_SEV_ERROR, subject,
+		        "replace it with a build for an allowed backend, or change the policy",
+		        "pulls in %s through %s (%s) but class %s allows only: %s",
+		        ga_dep_backend_name(s->backend), s->what, ga_dep_strength_name(s->strength),
+		        t->policy_class ? t->policy_class : "?",
+		        t->allowed_backends.n ? t->allowed_backends.v[0] : "");
+		if (!fd)
+			return -ENOMEM;
+		for (size_t i = 1; i < t->allowed_backends.n; i++)
+			ga_finding_evidence(fd, "allowed", "%s", t->allowed_backends.v[i]);
+	}
+	return 0;
+}
+
+static bool has_format(const struct ga_elf_info *e, bool cuda)
+{
+	for (size_t c = 0; c < e->n_containers; c++)
+		if ((e->containers[c].format == GA_DEVCODE_CUDA_FATBIN) == cuda &&
+		    e->containers[c].format != GA_DEVCODE_LLVM_OFFLOAD)
+			return true;
+	return !cuda && e->device_arch && e->device_backend == GA_DEP_ROCM;
+}
+
+int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                  struct ga_findings *out)
+{
+	struct ga_ldso ix;
+	int r = ga_ldso_init(&ix, inv, t);
+	if (r < 0)
+		goto out;
+	bool have = t && t->kind != GA_TARGET_NONE;
+	for (size_t i = 0; i < inv->n_files && r == 0; i++) {
+		const struct ga_deps_file *f = &inv->files[i];
+		if (!f->elf)
+			continue;
+		r = driver_bundled(f, out);
+		if (r == 0 && f->elf->type_name && strcmp(f->elf->type_name, "rel"))
+			r = unresolved(inv, &ix, i, t, out);
+		if (!have)
+			continue;
+		if (r == 0)
+			r = wrong_vendor_file(inv, f, t, out);
+		if (r == 0 && t->kind == GA_TARGET_CUDA && t->cuda_version > 0)
+			r = too_new(f->path, f->signals, f->n_signals, t, out);
+		if (r == 0 && t->kind == GA_TARGET_CUDA && t->sm > 0)
+			r = cuda_kernels(inv, f, t->sm, t->cuda_version, "GA-DEPS-NO-KERNEL-IMAGE", out);
+		if (r == 0 && t->kind == GA_TARGET_ROCM && t->gfx[0])
+			r = hip_code(inv, f, t->gfx, "GA-DEPS-NO-GFX-CODE", out);
+		if (r == 0)
+			r = isa_level(f, t, out);
+		if (r == 0)
+			r = policy_backends(f->path, f->signals, f->n_signals, t, out);
+		/* policy archs: every device-code file must run on each required arch */
+		for (size_t a = 0; a < t->required_archs.n && r == 0; a++) {
+			const char *arch = t->required_archs.v[a];
+			if (!strncmp(arch, "sm_", 3) && ga_deps_parse_sm(arch) > 0 &&
+			    has_format(f->elf, true) && ga_deps_parse_sm(arch) != t->sm)
+				r = cuda_kernels(inv, f, ga_deps_parse_sm(arch), t->cuda_version,
+				                 "GA-DEPS-POLICY-ARCH", out);
+			else if (!strncmp(arch, "gfx", 3) && has_format(f->elf, false) &&
+			         strcmp(arch, t->gfx))
+				r = hip_code(inv, f, arch, "GA-DEPS-POLICY-ARCH", out);
+		}
+	}
+	for (size_t i = 0; have && i < inv->n_pkgs && r == 0; i++) {
+		const struct ga_deps_pkg *p = &inv->pkgs[i];
+		const char *subject = p->meta_path ? p->meta_path : p->name ? p->name : "?";
+		r = wrong_vendor_pkg(p, t, out);
+		if (r == 0 && t->kind == GA_TARGET_CUDA && t->cuda_version > 0)
+			r = too_new(subject, p->signals, p->n_signals, t, out);
+		if (r == 0)
+			r = policy_backends(subject, p->signals, p->n_signals, t, out);
+	}
+out:
+	ga_ldso_release(&ix);
+	if (r == 0 && out->err)
+		r = out->err;
+	return r;
+}
+
+const char *ga_deps_rule_text(const char *code)
+{
+	static const struct {
+		const char *code, *text;
+	} rules[] = {
+		{ "GA-DEPS-WRONG-VENDOR",
+		  "The artifact depends on a GPU vendor the target node does not have" },
+		{ "GA-DEPS-CUDA-TOO-NEW",
+		  "CUDA runtime newer than the target driver supports (cudaError 35)" },
+		{ "GA-DEPS-NO-KERNEL-IMAGE",
+		  "No cubin or JIT-able PTX for the target compute capability (209/222)" },
+		{ "GA-DEPS-NO-GFX-CODE", "No code object for the target gfx (hipErrorNoBinaryForGpu)" },
+		{ "GA-DEPS-DRIVER-LIB-BUNDLED", "A GPU driver library is bundled inside the artifact" },
+		{ "GA-DEPS-UNRESOLVED-NEEDED", "A DT_NEEDED library the loader would not find" },
+		{ "GA-DEPS-ISA-LEVEL", "x86-64 ISA level above the target CPU's (Illegal instruction)" },
+		{ "GA-DEPS-POLICY-BACKEND", "Backend not allowed by the policy's artifacts rules" },
+		{ "GA-DEPS-POLICY-ARCH", "Device code missing for an arch the policy requires" },
+	};
+	for (size_t i = 0; i < GA_ARRAY_SIZE(rules); i++)
+		if (!strcmp(code, rules[i].code))
+			return rules[i].text;
+	return code;
+}

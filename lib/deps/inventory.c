@@ -1,0 +1,363 @@
+/*
+ * inventory.c - the artifact inventory's records (trees, files, links,
+ * packages, gaps; their release) and the helpers every reader of a tree
+ * shares: what a buffer is (sniff), which paths are metadata, lexical path
+ * normalisation, a string set. Its own file so that the walk (walk.c) and the
+ * archive reader (archive.c) both use it without calling each other back.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "walk_int.h"
+
+const char *ga_dep_strength_name(enum ga_dep_strength s)
+{
+	static const char *const names[] = { "hard", "soft", "embedded", "declared" };
+	return (unsigned)s < GA_STRENGTH_N ? names[s] : "unknown";
+}
+
+void ga_deps_opts_init(struct ga_deps_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_member_bytes = GA_DEPS_MAX_MEMBER_BYTES;
+	o->max_total_bytes = GA_DEPS_MAX_TOTAL_BYTES;
+	o->max_nesting = GA_DEPS_MAX_NESTING;
+}
+
+void ga_deps_inventory_init(struct ga_deps_inventory *inv)
+{
+	memset(inv, 0, sizeof(*inv));
+}
+
+static void signals_free(struct ga_dep_signal *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ga_free(v[i].what);
+	ga_free(v);
+}
+
+void ga_deps_pkg_release(struct ga_deps_pkg *p)
+{
+	if (!p)
+		return;
+	ga_free(p->kind);
+	ga_free(p->name);
+	ga_free(p->version);
+	ga_free(p->local_version);
+	ga_free(p->meta_path);
+	ga_free(p->meta_dir);
+	ga_free(p->tree_dir);
+	ga_strv_release(&p->requires);
+	ga_strv_release(&p->files);
+	signals_free(p->signals, p->n_signals);
+	memset(p, 0, sizeof(*p));
+}
+
+void ga_deps_inventory_release(struct ga_deps_inventory *inv)
+{
+	for (size_t i = 0; i < inv->n_trees; i++) {
+		ga_free(inv->trees[i].name);
+		ga_free(inv->trees[i].kind);
+		ga_free(inv->trees[i].ld_library_path);
+		for (size_t k = 0; k < inv->trees[i].n_ldconf; k++) {
+			ga_free(inv->trees[i].ldconf[k].path);
+			ga_free(inv->trees[i].ldconf[k].text);
+		}
+		ga_free(inv->trees[i].ldconf);
+	}
+	for (size_t i = 0; i < inv->n_files; i++) {
+		struct ga_deps_file *f = &inv->files[i];
+		ga_free(f->path);
+		ga_free(f->tree_path);
+		ga_free(f->link);
+		ga_elf_info_free(f->elf);
+		signals_free(f->signals, f->n_signals);
+	}
+	for (size_t i = 0; i < inv->n_pkgs; i++)
+		ga_deps_pkg_release(&inv->pkgs[i]);
+	for (size_t i = 0; i < inv->n_gaps; i++) {
+		ga_free(inv->gaps[i].path);
+		ga_free(inv->gaps[i].reason);
+	}
+	ga_free(inv->trees);
+	ga_free(inv->files);
+	ga_free(inv->pkgs);
+	ga_free(inv->gaps);
+	memset(inv, 0, sizeof(*inv));
+}
+
+long ga_deps_add_tree(struct ga_deps_inventory *inv, const char *name, const char *kind)
+{
+	char *n = ga_strdup(name), *k = ga_strdup(kind);
+	struct ga_deps_tree *t =
+	        n && k ? ga_array_push((void **)&inv->trees, &inv->n_trees, sizeof(*t)) : NULL;
+	if (!t) {
+		ga_free(n);
+		ga_free(k);
+		return -ENOMEM;
+	}
+	t->name = n;
+	t->kind = k;
+	return (long)(inv->n_trees - 1);
+}
+
+int ga_deps_add_gap(struct ga_deps_inventory *inv, const char *path, const char *fmt, ...)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 4096);
+	va_list ap;
+	va_start(ap, fmt);
+	int r = ga_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	char *p = ga_strdup(path);
+	struct ga_deps_gap *g =
+	        r == 0 && p ? ga_array_push((void **)&inv->gaps, &inv->n_gaps, sizeof(*g)) : NULL;
+	if (!g) {
+		ga_free(p);
+		ga_buf_release(&b);
+		return -ENOMEM;
+	}
+	g->path = p;
+	g->reason = ga_buf_detach(&b, NULL);
+	return 0;
+}
+
+/* ---- string set ---- */
+
+static uint64_t hash_n(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+void strset_release(struct strset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		ga_free(s->slot[i]);
+	ga_free(s->slot);
+	memset(s, 0, sizeof(*s));
+}
+
+bool strset_has_n(const struct strset *s, const char *str, size_t n)
+{
+	if (!s->n)
+		return false;
+	for (size_t i = hash_n(str, n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		const char *e = s->slot[i];
+		if (!e)
+			return false;
+		if (!strncmp(e, str, n) && e[n] == '\0')
+			return true;
+	}
+}
+
+bool strset_has(const struct strset *s, const char *str)
+{
+	return strset_has_n(s, str, strlen(str));
+}
+
+int strset_add(struct strset *s, const char *str)
+{
+	if (strset_has(s, str))
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		char **ns = ga_calloc(nc, sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->slot[i])
+				continue;
+			size_t j = hash_n(s->slot[i], strlen(s->slot[i])) & (nc - 1);
+			while (ns[j])
+				j = (j + 1) & (nc - 1);
+			ns[j] = s->slot[i];
+		}
+		ga_free(s->slot);
+		s->slot = ns;
+		s->cap = nc;
+	}
+	char *d = ga_strdup(str);
+	if (!d)
+		return -ENOMEM;
+	size_t j = hash_n(str, strlen(str)) & (s->cap - 1);
+	while (s->slot[j])
+		j = (j + 1) & (s->cap - 1);
+	s->slot[j] = d;
+	s->n++;
+	return 0;
+}
+
+/* ---- classification ---- */
+
+enum deps_magic deps_sniff(const uint8_t *b, size_t len)
+{
+	if (len >= 4 && !memcmp(b,
+	                        "\x7f"
+	                        "ELF",
+	                        4))
+		return MAGIC_ELF;
+	if (len >= 4 && !memcmp(b, "\x50\xed\x55\xba", 4))
+		return MAGIC_DEVCODE;
+	if (len >= 24 && !memcmp(b, "__CLANG_OFFLOAD_BUNDLE__", 24))
+		return MAGIC_DEVCODE;
+	if (len >= 8 && !memcmp(b, "CCOB", 4))
+		return MAGIC_DEVCODE;
+	if (len >= 4 && (!memcmp(b, "PK\3\4", 4) || !memcmp(b, "PK\5\6", 4)))
+		return MAGIC_ZIP;
+	if (len >= 3 && !memcmp(b, "\x1f\x8b\x08", 3))
+		return MAGIC_ARCHIVE;
+	if (len >= 4 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9')
+		return MAGIC_ARCHIVE;
+	if (len >= 6 && !memcmp(b,
+	                        "\xfd"
+	                        "7zXZ\0",
+	                        6))
+		return MAGIC_ARCHIVE;
+	if (len >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4))
+		return MAGIC_ARCHIVE;
+	if (len >= 8 && !memcmp(b, "!<arch>\n", 8))
+		return MAGIC_ARCHIVE;
+	if (len >= 263 && !memcmp(b + 257, "ustar", 5))
+		return MAGIC_ARCHIVE;
+	return MAGIC_NONE;
+}
+
+bool deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len)
+{
+	return (s->o->elf_flags & GA_ELF_NO_DEVICE_CODE) && len >= 8 && !memcmp(buf, "!<arch>\n", 8) &&
+	       !(len >= 21 && !memcmp(buf + 8, "debian-binary", 13));
+}
+
+const char *deps_base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* The parent directory's name of tree_path ends with suffix ("x/y.dist-info/METADATA", ".dist-info"). */
+bool deps_parent_is(const char *tree_path, const char *suffix)
+{
+	const char *slash = strrchr(tree_path, '/');
+	if (!slash)
+		return false;
+	const char *start = tree_path;
+	for (const char *p = tree_path; p < slash; p++)
+		if (*p == '/')
+			start = p + 1;
+	size_t plen = (size_t)(slash - start), k = strlen(suffix);
+	return plen >= k && !memcmp(slash - k, suffix, k);
+}
+
+static bool parent_eq(const char *tree_path, const char *name)
+{
+	const char *slash = strrchr(tree_path, '/');
+	if (!slash)
+		return false;
+	size_t k = strlen(name), plen = (size_t)(slash - tree_path);
+	return plen >= k && !memcmp(slash - k, name, k) && (plen == k || slash[-(long)k - 1] == '/');
+}
+
+/* The loader's configuration: etc/ld.so.conf and etc/ld.so.conf.d/NAME.conf at the tree's root. */
+bool deps_ldconf_path(const char *tp)
+{
+	return !strcmp(tp, "etc/ld.so.conf") || (!strncmp(tp, "etc/ld.so.conf.d/", 17) &&
+	                                         !strchr(tp + 17, '/') && ends_with(tp + 17, ".conf"));
+}
+
+/* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
+bool deps_deb_meta_path(const char *tp)
+{
+	return !strcmp(tp, "control") || !strcmp(tp, "var/lib/dpkg/status");
+}
+
+bool deps_is_meta_path(const char *tp)
+{
+	const char *b = deps_base_name(tp);
+	if (deps_ldconf_path(tp) || deps_deb_meta_path(tp))
+		return true;
+	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && deps_parent_is(tp, ".dist-info"))
+		return true;
+	if (ends_with(b, ".json") && parent_eq(tp, "conda-meta"))
+		return true;
+	return !strcmp(tp, "info/index.json");
+}
+
+char *deps_norm_path(const char *p)
+{
+	size_t n = strlen(p);
+	char *out = ga_malloc(n + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	const char *s = p;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		const char *e = s;
+		while (*e && *e != '/')
+			e++;
+		size_t k = (size_t)(e - s);
+		if (k == 0 || (k == 1 && s[0] == '.')) {
+			/* skip */
+		} else if (k == 2 && s[0] == '.' && s[1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			if (o)
+				out[o++] = '/';
+			memcpy(out + o, s, k);
+			o += k;
+		}
+		s = e;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+struct ga_deps_file *deps_add_file(struct deps_scan *s, size_t tree, const char *shown, const char *tp,
+                                   uint64_t size)
+{
+	char *a = ga_strdup(shown), *b = ga_strdup(tp);
+	struct ga_deps_file *f =
+	        a && b ? ga_array_push((void **)&s->inv->files, &s->inv->n_files, sizeof(*f)) : NULL;
+	if (!f) {
+		ga_free(a);
+		ga_free(b);
+		return NULL;
+	}
+	f->path = a;
+	f->tree_path = b;
+	f->tree = tree;
+	f->size_bytes = size;
+	f->pkg = -1;
+	return f;
+}
+
+int deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const char *target)
+{
+	char *t = ga_strdup(target ? target : "");
+	if (!t)
+		return -ENOMEM;
+	struct ga_deps_file *f = deps_add_file(s, tree, shown, tp, 0);
+	if (!f) {
+		ga_free(t);
+		return -ENOMEM;
+	}
+	f->link = t;
+	return 0;
+}
