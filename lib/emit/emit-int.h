@@ -37,6 +37,13 @@ static inline void ga_emits(struct ga_emit *o, const char *s)
 		o->err = r;
 }
 
+static inline void ga_emitn(struct ga_emit *o, const char *p, size_t n)
+{
+	int r = o->err ? 0 : ga_buf_add(o->b, p, n);
+	if (r < 0)
+		o->err = r;
+}
+
 static inline void ga_emitc(struct ga_emit *o, char c)
 {
 	int r = o->err ? 0 : ga_buf_addc(o->b, c);
