@@ -368,220 +368,50 @@ static void print_text(struct pf *p, FILE *o)
 	}
 }
 
-/* --- JSON --- */
+/* --- JSON (lib/emit/preflight.c) --- */
 
-static void json_time(struct pf *p, struct ga_json *w, const char *key, double v, bool have)
+static void report_of(const struct pf *p, struct ga_pf_report *r)
 {
-	if (key)
-		ga_json_key(w, key);
-	if (p->times && have)
-		ga_json_dbl(w, round(v * 1e6) / 1e6);
-	else
-		ga_json_null(w);
-}
-
-static void json_capture(struct ga_json *w, const char *key, const struct ga_capture *c)
-{
-	ga_json_key(w, key);
-	ga_json_obj_begin(w);
-	ga_json_key(w, "total_bytes");
-	ga_json_u64(w, c->total_bytes);
-	ga_json_key(w, "omitted_bytes");
-	ga_json_u64(w, c->omitted_bytes);
-	ga_json_key(w, "head");
-	ga_json_strn(w, c->head, c->head_len);
-	ga_json_key(w, "tail");
-	ga_json_strn(w, c->tail, c->tail_len);
-	ga_json_obj_end(w);
-}
-
-static void json_run(struct pf *p, struct ga_json *w, const struct ga_run_result *r)
-{
-	ga_json_obj_begin(w);
-	ga_json_key(w, "status");
-	ga_json_str(w, r->spawn_error ? "not-started"
-	               : r->timed_out ? "timeout"
-	               : r->signaled  ? "signal"
-	                              : "exit");
-	ga_json_key(w, "error");
-	ga_json_str(w, r->spawn_error ? strerror(r->spawn_error) : NULL);
-	ga_json_key(w, "exit_code");
-	if (r->exited)
-		ga_json_i64(w, r->exit_code);
-	else
-		ga_json_null(w);
-	ga_json_key(w, "signal");
-	ga_json_str(w, r->signaled ? sigabbrev_np(r->signal) : NULL);
-	ga_json_key(w, "killed");
-	ga_json_bool(w, r->killed);
-	json_time(p, w, "wall_s", r->wall_s, !r->spawn_error);
-	json_capture(w, "stdout", &r->out);
-	json_capture(w, "stderr", &r->err);
-	ga_json_obj_end(w);
-}
-
-static void json_discover(struct pf *p, struct ga_json *w)
-{
-	ga_json_key(w, "discover");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "status");
-	ga_json_str(w, ga_pf_status_name(p->discover));
-	ga_json_key(w, "hostname");
-	ga_json_str(w, p->node->host.hostname);
-	ga_json_key(w, "node_class");
-	ga_json_str(w, p->nc.id);
-	ga_json_key(w, "accelerators");
-	ga_json_u64(w, p->node->n_accelerators);
-	ga_json_key(w, "findings");
-	ga_findings_write_json(&p->node_findings, w);
-	ga_json_obj_end(w);
-}
-
-static void json_check(struct pf *p, struct ga_json *w)
-{
-	ga_json_key(w, "check");
-	if (p->checked) {
-		ga_json_obj_begin(w);
-		ga_json_key(w, "status");
-		ga_json_str(w, ga_pf_status_name(p->check));
-		ga_json_key(w, "policy");
-		ga_json_str(w, p->policy->file);
-		ga_json_key(w, "class");
-		ga_json_str(w, p->chk.cls ? p->chk.cls->name : NULL);
-		ga_json_key(w, "violations");
-		ga_json_u64(w, p->chk.violations);
-		ga_json_key(w, "unknowns");
-		ga_json_u64(w, p->chk.unknowns);
-		ga_json_key(w, "findings");
-		ga_findings_write_json(&p->chk.findings, w);
-		ga_json_obj_end(w);
-	} else {
-		ga_json_null(w);
-	}
-}
-
-static void json_scan(struct pf *p, struct ga_json *w)
-{
-	ga_json_key(w, "scan");
-	if (p->scanned) {
-		ga_json_obj_begin(w);
-		ga_json_key(w, "status");
-		ga_json_str(w, ga_pf_status_name(p->scan));
-		ga_json_key(w, "message");
-		ga_json_str(w, p->scan_msg);
-		ga_json_key(w, "paths");
-		ga_json_arr_begin(w);
-		for (size_t i = 0; i < p->n_scan; i++)
-			ga_json_str(w, p->scan_paths[i]);
-		ga_json_arr_end(w);
-		ga_json_key(w, "target");
-		ga_json_str(w, p->tgt.name);
-		ga_json_key(w, "files");
-		ga_json_u64(w, p->inv.files_seen);
-		ga_json_key(w, "packages");
-		ga_json_u64(w, p->inv.n_pkgs);
-		ga_json_key(w, "findings");
-		ga_findings_write_json(&p->scan_findings, w);
-		ga_json_obj_end(w);
-	} else {
-		ga_json_null(w);
-	}
-}
-
-static void json_command(struct pf *p, struct ga_json *w)
-{
-	ga_json_key(w, "command");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; p->cmd[i]; i++)
-		ga_json_str(w, p->cmd[i]);
-	ga_json_arr_end(w);
-	ga_json_key(w, "shell");
-	ga_json_bool(w, p->shell);
-	ga_json_key(w, "timeout_s");
-	if (p->timeout_s == floor(p->timeout_s))
-		ga_json_u64(w, (uint64_t)p->timeout_s);
-	else
-		ga_json_dbl(w, p->timeout_s);
-	ga_json_key(w, "cold");
-	if (p->n_runs)
-		json_run(p, w, &p->runs[0]);
-	else
-		ga_json_null(w);
-	ga_json_key(w, "warm");
-	ga_json_arr_begin(w);
-	for (size_t i = 1; i < p->n_runs; i++)
-		json_run(p, w, &p->runs[i]);
-	ga_json_arr_end(w);
-}
-
-static void json_builtin(struct pf *p, struct ga_json *w)
-{
-	ga_json_key(w, "backend");
-	ga_json_str(w, p->gemm.backend);
-	ga_json_key(w, "skipped_backends");
-	ga_json_str(w, p->gemm.skipped[0] ? p->gemm.skipped : NULL);
-	ga_json_key(w, "n");
-	ga_json_u64(w, p->gemm.n);
-	ga_json_key(w, "max_rel_err");
-	if (p->gemm.ran)
-		ga_json_dbl(w, p->gemm.max_rel_err);
-	else
-		ga_json_null(w);
-	ga_json_key(w, "tolerance");
-	ga_json_dbl(w, p->gemm.tolerance);
-	json_time(p, w, "cold_s", p->gemm.cold_s, p->gemm.ran);
-	ga_json_key(w, "warm_s");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < p->gemm.n_warm; i++)
-		json_time(p, w, NULL, p->gemm.warm_s[i], true);
-	ga_json_arr_end(w);
-}
-
-static void json_warmup(struct pf *p, struct ga_json *w)
-{
-	ga_json_key(w, "warmup");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "status");
-	ga_json_str(w, ga_pf_status_name(p->warmup));
-	ga_json_key(w, "message");
-	ga_json_str(w, p->warmup_msg);
-	ga_json_key(w, "kind");
-	ga_json_str(w, p->cmd ? "command" : "builtin");
-	double med = 0;
-	bool have_med = warm_median(p, &med);
-	if (p->cmd)
-		json_command(p, w);
-	else
-		json_builtin(p, w);
-	json_time(p, w, "warm_median_s", med, have_med);
-	ga_json_obj_end(w);
+	*r = (struct ga_pf_report){
+		.times = p->times,
+		.result = p->result,
+		.discover = p->discover,
+		.check = p->check,
+		.scan = p->scan,
+		.warmup = p->warmup,
+		.node = p->node,
+		.node_class = p->nc.id,
+		.node_findings = &p->node_findings,
+		.checked = p->checked,
+		.policy_file = p->policy ? p->policy->file : NULL,
+		.chk = &p->chk,
+		.scanned = p->scanned,
+		.scan_paths = p->scan_paths,
+		.n_scan = p->n_scan,
+		.scan_msg = p->scan_msg,
+		.scan_target = p->tgt.name,
+		.scan_files = p->inv.files_seen,
+		.scan_packages = p->inv.n_pkgs,
+		.scan_findings = &p->scan_findings,
+		.cmd = p->cmd,
+		.shell = p->shell,
+		.timeout_s = p->timeout_s,
+		.runs = p->runs,
+		.n_runs = p->n_runs,
+		.gemm = &p->gemm,
+		.warmup_msg = p->warmup_msg,
+		.ex = p->ex,
+	};
+	r->have_median = warm_median(p, &r->median_s);
 }
 
 static int print_json(struct pf *p)
 {
+	struct ga_pf_report rep;
+	report_of(p, &rep);
 	struct ga_buf b;
-	struct ga_json w;
 	ga_buf_init(&b, 0);
-	ga_json_init(&w, &b, true);
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "schema");
-	ga_json_str(&w, "gpuaudit.preflight/v1");
-	ga_json_key(&w, "result");
-	ga_json_str(&w, ga_pf_status_name(p->result));
-	json_discover(p, &w);
-	json_check(p, &w);
-	json_scan(p, &w);
-	json_warmup(p, &w);
-	ga_json_key(&w, "explain");
-	if (p->ex) {
-		ga_json_obj_begin(&w);
-		ga_explain_write_json(p->ex, &w);
-		ga_json_obj_end(&w);
-	} else {
-		ga_json_null(&w);
-	}
-	ga_json_obj_end(&w);
-	int r = ga_json_finish(&w);
+	int r = ga_preflight_write_json(&rep, &b);
 	if (r == 0)
 		fwrite(b.data, 1, b.len, p->cli->out);
 	ga_buf_release(&b);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpuaudit/findings.h"
 #include "gpuaudit/policy.h"
@@ -44,6 +45,54 @@ void ga_pf_count(const enum ga_pf_status *steps, size_t n, size_t *fail, size_t 
  */
 void ga_pf_warmup_cases(enum ga_pf_status warmup, bool command, size_t n_runs, enum ga_pf_status *cold,
                         enum ga_pf_status *warm);
+
+/* --- the report (lib/emit/preflight.c) --- */
+
+#define GA_PREFLIGHT_SCHEMA "gpuaudit.preflight/v1"
+
+struct ga_node;
+struct ga_check;
+struct ga_run_result;
+struct ga_warmup_result;
+struct ga_explain;
+struct ga_buf;
+
+/* What the steps found, borrowed from the caller, for the report writers. */
+struct ga_pf_report {
+	bool times; /* false (--no-times): every time is null */
+	enum ga_pf_status result, discover, check, scan, warmup;
+	/* discover */
+	const struct ga_node *node;
+	const char *node_class; /* `gpuaudit class` id */
+	const struct ga_findings *node_findings;
+	/* check (checked: with a policy) */
+	bool checked;
+	const char *policy_file;
+	const struct ga_check *chk;
+	/* scan (scanned: with --scan) */
+	bool scanned;
+	const char *const *scan_paths;
+	size_t n_scan;
+	const char *scan_msg, *scan_target;
+	uint64_t scan_files;
+	size_t scan_packages;
+	const struct ga_findings *scan_findings;
+	/* warm-up: a command (cmd, NULL-terminated) or the built-in matrix product (gemm) */
+	char *const *cmd;
+	bool shell;
+	double timeout_s;
+	const struct ga_run_result *runs; /* the cold start, then the warm runs */
+	size_t n_runs;
+	const struct ga_warmup_result *gemm;
+	const char *warmup_msg;
+	bool have_median;
+	double median_s; /* the warm runs' median */
+	/* the failed warm-up's output explained; NULL: none */
+	struct ga_explain *ex;
+};
+
+/* The report as gpuaudit.preflight/v1 (pretty, final newline) into out. 0, -ENOMEM, -E2BIG. */
+int ga_preflight_write_json(const struct ga_pf_report *r, struct ga_buf *out);
 
 #ifdef __cplusplus
 }
