@@ -131,34 +131,24 @@ static int drift_entry(struct ga_fleet_drift *d, const struct sample *s, unsigne
 	return r;
 }
 
-int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret)
-{
-	struct ga_fleet_report *rep = ga_calloc(1, sizeof(*rep));
-	struct famstat *fs = f->n_fams ? ga_calloc(f->n_fams, sizeof(*fs)) : NULL;
-	size_t *corder = f->n_classes ? ga_calloc(f->n_classes, sizeof(*corder)) : NULL;
-	size_t *sorder = f->n_cells ? ga_calloc(f->n_cells, sizeof(*sorder)) : NULL;
-	size_t *crow = f->n_classes ? ga_calloc(f->n_classes, sizeof(*crow)) : NULL;
-	char **sdetail = f->n_cells ? ga_calloc(f->n_cells, sizeof(*sdetail)) : NULL;
-	struct ga_fleet_drift *all = NULL;
-	size_t n_all = 0;
-	int r = 0;
-	if (!rep || (f->n_fams && !fs) || (f->n_classes && (!corder || !crow)) ||
-	    (f->n_cells && (!sorder || !sdetail))) {
-		r = -ENOMEM;
-		goto out;
-	}
-	rep->schema = ga_strdup(GA_FLEET_SCHEMA);
-	rep->policy = f->o.policy && f->o.policy->file ? ga_strdup(f->o.policy->file) : NULL;
-	if (!rep->schema || (f->o.policy && f->o.policy->file && !rep->policy)) {
-		r = -ENOMEM;
-		goto out;
-	}
-	GA_SET(rep->nodes, f->nodes);
-	GA_SET(rep->check_reports, f->check_reports);
-	GA_SET(rep->skipped, f->skipped);
-	GA_SET(rep->reports, f->nodes + f->check_reports + f->skipped);
+/* The report being built, and the scratch it needs. */
+struct build {
+	const struct ga_fleet *f;
+	struct ga_fleet_report *rep;
+	struct famstat *fs;         /* per pool (family) */
+	size_t *corder;             /* classes in report order */
+	size_t *sorder;             /* cells, in the order of the step at hand */
+	size_t *crow;               /* class index -> row in rep->classes */
+	char **sdetail;             /* per cell: what its stack drifts by */
+	struct ga_fleet_drift *all; /* every cell's drift sample, before the cut */
+	size_t n_all;
+};
 
-	/* each pool's majority class: most nodes, then most GPUs, then hash */
+/* Each pool's majority class (most nodes, then most GPUs, then hash) and stack, over all its classes. */
+static void majorities(struct build *b)
+{
+	const struct ga_fleet *f = b->f;
+	struct famstat *fs = b->fs;
 	for (size_t i = 0; i < f->n_fams; i++)
 		fs[i].maj_class = SIZE_MAX;
 	for (size_t i = 0; i < f->n_classes; i++) {
@@ -170,7 +160,7 @@ int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret)
 		     (k->gpus > o->gpus || (k->gpus == o->gpus && strcmp(k->hw_sha256, o->hw_sha256) < 0))))
 			*m = i;
 	}
-	/* each pool's majority stack, over all its classes */
+	size_t *sorder = b->sorder;
 	for (size_t i = 0; i < f->n_cells; i++)
 		sorder[i] = i;
 	if (f->n_cells)
@@ -194,22 +184,26 @@ int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret)
 			fs[fam].maj_stack = c, best = cnt;
 		i = j;
 	}
+}
 
-	/* classes in name order, their stacks by node count */
+/* Classes in name order. 0 or -ENOMEM. */
+static int report_classes(struct build *b)
+{
+	const struct ga_fleet *f = b->f;
+	struct ga_fleet_report *rep = b->rep;
+	int r = 0;
 	for (size_t i = 0; i < f->n_classes; i++)
-		corder[i] = i;
+		b->corder[i] = i;
 	if (f->n_classes)
-		qsort_r(corder, f->n_classes, sizeof(*corder), cmp_class_idx, (void *)f);
+		qsort_r(b->corder, f->n_classes, sizeof(*b->corder), cmp_class_idx, (void *)f);
 	for (size_t i = 0; i < f->n_classes && r == 0; i++) {
-		const struct klass *k = &f->classes[corder[i]];
+		const struct klass *k = &f->classes[b->corder[i]];
 		struct ga_fleet_class *rc =
 		        ga_array_push((void **)&rep->classes, &rep->n_classes, sizeof(*rc));
-		if (!rc) {
-			r = -ENOMEM;
-			break;
-		}
-		crow[corder[i]] = i;
-		const struct klass *mk = &f->classes[fs[k->fam].maj_class];
+		if (!rc)
+			return -ENOMEM;
+		b->crow[b->corder[i]] = i;
+		const struct klass *mk = &f->classes[b->fs[k->fam].maj_class];
 		rc->id = ga_strdup(k->id);
 		rc->name = ga_strdup(k->name);
 		rc->hw_sha256 = ga_strdup(k->hw_sha256);
@@ -221,115 +215,168 @@ int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret)
 		GA_SET(rc->expected_gpus, k->policy_gpus.set ? k->policy_gpus.v : mk->gpus);
 		GA_SET(rc->nodes, k->nodes);
 	}
-	for (size_t i = 0; i < f->n_cells; i++)
-		sorder[i] = i;
-	if (f->n_cells)
-		qsort_r(sorder, f->n_cells, sizeof(*sorder), cmp_cell_nodes, (void *)f);
-	for (size_t i = 0; i < f->n_cells && r == 0; i++) {
-		const struct cell *c = &f->cells[sorder[i]];
-		const struct klass *k = &f->classes[c->cls];
-		const struct cell *maj = fs[k->fam].maj_stack;
-		struct ga_fleet_class *rc = &rep->classes[crow[c->cls]];
-		struct ga_fleet_stack *st = ga_array_push((void **)&rc->stacks, &rc->n_stacks, sizeof(*st));
-		if (!st) {
-			r = -ENOMEM;
-			break;
-		}
-		unsigned cflags = 0;
-		char *detail = NULL;
-		if (!f->o.policy && strcmp(maj->stack_sha256, c->stack_sha256)) {
-			cflags |= GA_FLEET_STACK;
-			r = stack_vs_majority(c, maj, &detail);
-		} else if (c->pin_detail && !(detail = ga_strdup(c->pin_detail))) {
-			r = -ENOMEM;
-		}
-		sdetail[sorder[i]] = detail;
-		if (k->gpus < rc->expected_gpus.v)
-			cflags |= GA_FLEET_GPUS;
-		st->stack_sha256 = ga_strdup(c->stack_sha256);
-		st->driver = fleet_dup_or_null(c->driver);
-		st->cuda = fleet_dup_or_null(c->cuda);
-		st->rocm = fleet_dup_or_null(c->rocm);
-		st->kernel = fleet_dup_or_null(c->kernel);
-		st->os = fleet_dup_or_null(c->os);
-		st->drift_detail = fleet_dup_or_null(detail);
-		if (!st->stack_sha256 || (c->driver && !st->driver) || (c->cuda && !st->cuda) ||
-		    (c->rocm && !st->rocm) || (c->kernel && !st->kernel) || (c->os && !st->os) ||
-		    (detail && !st->drift_detail))
-			r = -ENOMEM;
-		GA_SET(st->nodes, c->nodes);
-		GA_SET(st->links_degraded, c->links);
-		GA_SET(st->failing, c->failing);
-		if (!f->o.policy)
-			GA_SET(st->majority, !strcmp(maj->stack_sha256, c->stack_sha256));
-		GA_SET(st->drift, (cflags & GA_FLEET_STACK) || c->pins > 0);
+	return r;
+}
 
-		/* drifting nodes: the whole cell, or its nodes with problems of their own */
-		const struct sampleset *src = cflags ? &c->all : &c->badset;
-		rep->drift_nodes.v += cflags ? c->nodes : c->bad;
-		for (size_t s = 0; s < src->n && r == 0; s++) {
-			struct ga_fleet_drift *d = ga_array_push((void **)&all, &n_all, sizeof(*d));
-			r = d ? drift_entry(d, &src->v[s], src->v[s].flags | cflags, k, c,
-			                    rc->expected_gpus.v, detail)
-			      : -ENOMEM;
-		}
+/* Cell c (index ci) as a stack row of its class, and its drifting nodes into b->all. 0 or -ENOMEM. */
+static int report_stack(struct build *b, size_t ci)
+{
+	const struct ga_fleet *f = b->f;
+	const struct cell *c = &f->cells[ci];
+	const struct klass *k = &f->classes[c->cls];
+	const struct cell *maj = b->fs[k->fam].maj_stack;
+	struct ga_fleet_class *rc = &b->rep->classes[b->crow[c->cls]];
+	struct ga_fleet_stack *st = ga_array_push((void **)&rc->stacks, &rc->n_stacks, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	unsigned cflags = 0;
+	char *detail = NULL;
+	int r = 0;
+	if (!f->o.policy && strcmp(maj->stack_sha256, c->stack_sha256)) {
+		cflags |= GA_FLEET_STACK;
+		r = stack_vs_majority(c, maj, &detail);
+	} else if (c->pin_detail && !(detail = ga_strdup(c->pin_detail))) {
+		r = -ENOMEM;
 	}
+	b->sdetail[ci] = detail;
+	if (k->gpus < rc->expected_gpus.v)
+		cflags |= GA_FLEET_GPUS;
+	st->stack_sha256 = ga_strdup(c->stack_sha256);
+	st->driver = fleet_dup_or_null(c->driver);
+	st->cuda = fleet_dup_or_null(c->cuda);
+	st->rocm = fleet_dup_or_null(c->rocm);
+	st->kernel = fleet_dup_or_null(c->kernel);
+	st->os = fleet_dup_or_null(c->os);
+	st->drift_detail = fleet_dup_or_null(detail);
+	if (!st->stack_sha256 || (c->driver && !st->driver) || (c->cuda && !st->cuda) ||
+	    (c->rocm && !st->rocm) || (c->kernel && !st->kernel) || (c->os && !st->os) ||
+	    (detail && !st->drift_detail))
+		r = -ENOMEM;
+	GA_SET(st->nodes, c->nodes);
+	GA_SET(st->links_degraded, c->links);
+	GA_SET(st->failing, c->failing);
+	if (!f->o.policy)
+		GA_SET(st->majority, !strcmp(maj->stack_sha256, c->stack_sha256));
+	GA_SET(st->drift, (cflags & GA_FLEET_STACK) || c->pins > 0);
+
+	/* drifting nodes: the whole cell, or its nodes with problems of their own */
+	const struct sampleset *src = cflags ? &c->all : &c->badset;
+	b->rep->drift_nodes.v += cflags ? c->nodes : c->bad;
+	for (size_t s = 0; s < src->n && r == 0; s++) {
+		struct ga_fleet_drift *d = ga_array_push((void **)&b->all, &b->n_all, sizeof(*d));
+		r = d ? drift_entry(d, &src->v[s], src->v[s].flags | cflags, k, c, rc->expected_gpus.v,
+		                    detail)
+		      : -ENOMEM;
+	}
+	return r;
+}
+
+/* Every cell's stack row, by node count; the failing check reports; the drift list cut at max_drift. */
+static int report_stacks_and_drift(struct build *b)
+{
+	const struct ga_fleet *f = b->f;
+	struct ga_fleet_report *rep = b->rep;
+	int r = 0;
+	for (size_t i = 0; i < f->n_cells; i++)
+		b->sorder[i] = i;
+	if (f->n_cells)
+		qsort_r(b->sorder, f->n_cells, sizeof(*b->sorder), cmp_cell_nodes, (void *)f);
+	for (size_t i = 0; i < f->n_cells && r == 0; i++)
+		r = report_stack(b, b->sorder[i]);
 	for (size_t s = 0; s < f->check_fail.n && r == 0; s++) {
-		struct ga_fleet_drift *d = ga_array_push((void **)&all, &n_all, sizeof(*d));
+		struct ga_fleet_drift *d = ga_array_push((void **)&b->all, &b->n_all, sizeof(*d));
 		r = d ? drift_entry(d, &f->check_fail.v[s], GA_FLEET_CHECK, NULL, NULL, 0, NULL) : -ENOMEM;
 	}
 	if (r < 0)
-		goto out;
+		return r;
 	rep->drift_nodes.v += f->check_failing;
 	rep->drift_nodes.set = true;
-	if (n_all)
-		qsort(all, n_all, sizeof(*all), cmp_drift);
-	size_t keep = n_all < f->o.max_drift ? n_all : f->o.max_drift;
-	for (size_t i = keep; i < n_all; i++)
-		ga_schema_release(&ga_fleet_drift_schema, &all[i]);
-	rep->drift = all;
+	if (b->n_all)
+		qsort(b->all, b->n_all, sizeof(*b->all), cmp_drift);
+	size_t keep = b->n_all < f->o.max_drift ? b->n_all : f->o.max_drift;
+	for (size_t i = keep; i < b->n_all; i++)
+		ga_schema_release(&ga_fleet_drift_schema, &b->all[i]);
+	rep->drift = b->all;
 	rep->n_drift = keep;
-	all = NULL;
-	n_all = 0;
+	b->all = NULL;
+	b->n_all = 0;
 	if (!keep) {
 		ga_free(rep->drift);
 		rep->drift = NULL;
 	}
+	return 0;
+}
 
-	for (size_t i = 0; i < f->n_checks && r == 0; i++) {
+/* The check reports per class, and the skipped reports. 0 or -ENOMEM. */
+static int report_checks_and_skips(struct build *b)
+{
+	const struct ga_fleet *f = b->f;
+	struct ga_fleet_report *rep = b->rep;
+	for (size_t i = 0; i < f->n_checks; i++) {
 		struct ga_fleet_checks *e = ga_array_push((void **)&rep->checks, &rep->n_checks, sizeof(*e));
-		if (!e || (f->checks[i].cls && !(e->class = ga_strdup(f->checks[i].cls)))) {
-			r = -ENOMEM;
-			break;
-		}
+		if (!e || (f->checks[i].cls && !(e->class = ga_strdup(f->checks[i].cls))))
+			return -ENOMEM;
 		GA_SET(e->pass, f->checks[i].pass);
 		GA_SET(e->fail, f->checks[i].fail);
 		GA_SET(e->unknown, f->checks[i].unknown);
 	}
-	if (r == 0 && rep->n_checks)
+	if (rep->n_checks)
 		qsort(rep->checks, rep->n_checks, sizeof(*rep->checks), cmp_checks);
-	for (size_t i = 0; i < f->n_skips && r == 0; i++) {
+	for (size_t i = 0; i < f->n_skips; i++) {
 		struct ga_fleet_skip *e =
 		        ga_array_push((void **)&rep->skipped_reports, &rep->n_skipped_reports, sizeof(*e));
 		if (!e || !(e->source = ga_strdup(f->skips[i].source)) ||
 		    !(e->reason = ga_strdup(f->skips[i].reason)))
-			r = -ENOMEM;
+			return -ENOMEM;
 	}
-	if (r < 0)
+	return 0;
+}
+
+int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret)
+{
+	struct build b = {
+		.f = f,
+		.rep = ga_calloc(1, sizeof(*b.rep)),
+		.fs = f->n_fams ? ga_calloc(f->n_fams, sizeof(*b.fs)) : NULL,
+		.corder = f->n_classes ? ga_calloc(f->n_classes, sizeof(*b.corder)) : NULL,
+		.sorder = f->n_cells ? ga_calloc(f->n_cells, sizeof(*b.sorder)) : NULL,
+		.crow = f->n_classes ? ga_calloc(f->n_classes, sizeof(*b.crow)) : NULL,
+		.sdetail = f->n_cells ? ga_calloc(f->n_cells, sizeof(*b.sdetail)) : NULL,
+	};
+	struct ga_fleet_report *rep = b.rep;
+	int r = 0;
+	if (!rep || (f->n_fams && !b.fs) || (f->n_classes && (!b.corder || !b.crow)) ||
+	    (f->n_cells && (!b.sorder || !b.sdetail))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	rep->schema = ga_strdup(GA_FLEET_SCHEMA);
+	rep->policy = f->o.policy && f->o.policy->file ? ga_strdup(f->o.policy->file) : NULL;
+	if (!rep->schema || (f->o.policy && f->o.policy->file && !rep->policy)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	GA_SET(rep->nodes, f->nodes);
+	GA_SET(rep->check_reports, f->check_reports);
+	GA_SET(rep->skipped, f->skipped);
+	GA_SET(rep->reports, f->nodes + f->check_reports + f->skipped);
+	majorities(&b);
+	if ((r = report_classes(&b)) < 0 || (r = report_stacks_and_drift(&b)) < 0 ||
+	    (r = report_checks_and_skips(&b)) < 0)
 		goto out;
 	*ret = rep;
 	rep = NULL;
 out:
-	for (size_t i = 0; i < n_all; i++)
-		ga_schema_release(&ga_fleet_drift_schema, &all[i]);
-	ga_free(all);
-	for (size_t i = 0; sdetail && i < f->n_cells; i++)
-		ga_free(sdetail[i]);
-	ga_free(sdetail);
-	ga_free(crow);
-	ga_free(sorder);
-	ga_free(corder);
-	ga_free(fs);
+	for (size_t i = 0; i < b.n_all; i++)
+		ga_schema_release(&ga_fleet_drift_schema, &b.all[i]);
+	ga_free(b.all);
+	for (size_t i = 0; b.sdetail && i < f->n_cells; i++)
+		ga_free(b.sdetail[i]);
+	ga_free(b.sdetail);
+	ga_free(b.crow);
+	ga_free(b.sorder);
+	ga_free(b.corder);
+	ga_free(b.fs);
 	ga_fleet_report_free(rep);
 	return r < 0 ? -ENOMEM : 0;
 }
