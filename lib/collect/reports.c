@@ -49,7 +49,7 @@
 struct pool;
 
 struct splitter {
-	struct pool *pool; /* NULL: documents are parsed and aggregated as they come */
+	struct pool *pool; /* NULL: documents are parsed and handed on as they come */
 	struct ga_ctx *ctx;
 	const struct ga_reports_sink *sink;
 	const char *name; /* source prefix: the path, or "stdin" */
@@ -178,7 +178,7 @@ static int parse_fast(const struct ga_buf *doc, struct ga_node **ret)
 
 static void document_slow(struct splitter *s, const char *src);
 
-/* A document parse_fast has seen (n, r): aggregate it, or read it the slow way. */
+/* A document parse_fast has seen (n, r): to the sink, or read the slow way. */
 static void document_parsed(struct splitter *s, struct ga_node *n, int r)
 {
 	char src[4200];
@@ -231,9 +231,9 @@ static void document_slow(struct splitter *s, const char *src)
  * --- parsing in threads ---
  * The splitter (in the caller's thread) packs documents into batches; worker
  * threads parse a batch at a time (parse_fast); the caller's thread then
- * aggregates the batches in the order they were packed, and every other
+ * hands the batches to the sink in the order they were packed, and every other
  * effect (a skipped report) waits until the documents before it are
- * aggregated. The report is therefore the same as without threads. Memory
+ * handed on. The sink therefore sees what it would without threads. Memory
  * stays flat: at most n_ring batches of at most BATCH_DOCS documents.
  */
 
@@ -262,7 +262,7 @@ struct pool {
 	pthread_cond_t work, done;
 	struct job *ring;
 	size_t n_ring;
-	unsigned long long head, tail, take; /* oldest not aggregated; the one filling; next to parse */
+	unsigned long long head, tail, take; /* oldest not handed on; the one filling; next to parse */
 	bool stop;
 	pthread_t *threads;
 	size_t n_threads;
@@ -353,7 +353,7 @@ static struct pool *pool_new(unsigned jobs)
 	return p;
 }
 
-/* Aggregate the oldest batch, waiting for it if need be. */
+/* Hand the oldest batch to the sink, waiting for it if need be. */
 static void pool_commit_one(struct splitter *s)
 {
 	struct pool *p = s->pool;
@@ -396,7 +396,7 @@ static void pool_publish(struct pool *p)
 	pthread_mutex_unlock(&p->mu);
 }
 
-/* Aggregate every document handed to the pool so far. */
+/* Hand on every document given to the pool so far. */
 static void pool_drain(struct splitter *s)
 {
 	pool_publish(s->pool);
@@ -408,7 +408,7 @@ static void pool_drain(struct splitter *s)
 static void pool_submit(struct splitter *s)
 {
 	struct pool *p = s->pool;
-	/* a free slot for the batch being filled; aggregate what is done on the way */
+	/* a free slot for the batch being filled; hand on what is done on the way */
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		bool full = p->tail - p->head == p->n_ring;
@@ -620,7 +620,7 @@ static void sp_finish(struct splitter *s)
 	ga_buf_release(&s->doc);
 }
 
-/* The end of a read: every document still with the workers aggregated, the threads gone. */
+/* The end of a read: every document still with the workers handed on, the threads gone. */
 static int pool_end(struct ga_ctx *ctx, const struct ga_reports_sink *sink, struct pool *pool, int r)
 {
 	if (!pool)
