@@ -454,7 +454,7 @@ static int write_junit(struct pf *p, FILE *o)
 		                    p->scanned ? p->scan : GA_PF_SKIP };
 	struct ga_junit_case c[5];
 	struct ga_junit_suite s = { .name = "gpuaudit preflight",
-		                    .tests = 4 + (p->cmd && p->repeat ? 1 : 0),
+		                    .tests = p->cmd && p->repeat ? 5u : 4u,
 		                    .cases = c };
 	ga_pf_count(st, 4, &s.failures, &s.errors, &s.skipped);
 	char msg[2][512];
