@@ -10,6 +10,7 @@
 
 #include "fuzz.h"
 #include "gpuaudit/fleet.h"
+#include "gpuaudit/reports.h"
 
 static struct ga_ctx *ctx;
 
@@ -36,7 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ga_fleet_report *r = NULL, *back = NULL;
 	struct ga_fleet_diff *d = NULL;
 	FUZZ_CHECK(ga_fleet_new(&o, &f) == 0);
-	FUZZ_CHECK(ga_reports_read_buffer(ctx, f, "fuzz", data, size) == 0);
+	struct ga_reports_sink sink;
+	ga_fleet_sink(f, &sink);
+	FUZZ_CHECK(ga_reports_read_buffer(ctx, &sink, "fuzz", data, size) == 0);
 	FUZZ_CHECK(ga_fleet_report(f, &r) == 0);
 	FUZZ_CHECK(r->reports.v == r->nodes.v + r->check_reports.v + r->skipped.v);
 	FUZZ_CHECK(r->n_drift <= 4 && r->n_drift <= r->drift_nodes.v);

@@ -2,7 +2,9 @@
  * cmd-fleet.c - `gpuaudit fleet`: many nodes' snapshots and check reports in,
  * the compatibility matrix (hardware classes and the software stacks present
  * in each, with node counts) and the drift list out, as text, Markdown, CSV or
- * JSON, optionally with what changed since a previous JSON report.
+ * JSON, optionally with what changed since a previous JSON report. The
+ * reader (reports.h) yields the documents, the aggregator (fleet.h) takes
+ * them; Markdown and CSV are lib/emit's, the JSON the fleet model's.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,8 +13,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/csv.h"
 #include "gpuaudit/fleet.h"
+#include "gpuaudit/markdown.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/reports.h"
 
 #define OLD_MAX (256u << 20) /* a --diff report: 256 MiB is millions of drift entries */
 
@@ -164,288 +169,21 @@ static void print_text(FILE *o, const struct ga_fleet_report *r, const struct ga
 		text_diff(o, d, old);
 }
 
-/* --- Markdown --------------------------------------------------------------- */
-
-/* A table cell: '|' escaped, newlines (never expected) as spaces, empty as "-". */
-static void md(FILE *o, const char *s)
+/* Render the report in the chosen format (text straight to out). 0 or -ENOMEM. */
+static int emit(FILE *out, enum fmt fmt, const struct ga_fleet_report *r, const struct ga_fleet_diff *d,
+                const char *old)
 {
-	s = dash(s);
-	for (; *s; s++) {
-		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_' || *s == '<')
-			fputc('\\', o);
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, o);
+	if (fmt == FMT_TEXT) {
+		print_text(out, r, d, old);
+		return 0;
 	}
-}
-
-static void print_markdown(FILE *o, const struct ga_fleet_report *r, const struct ga_fleet_diff *d,
-                           const char *old)
-{
-	fprintf(o, "# Fleet compatibility matrix\n\n");
-	fprintf(o,
-	        "%llu nodes in %zu hardware classes with %zu stacks; %llu check reports; "
-	        "%llu reports skipped; **%llu nodes drift**.\n",
-	        u(&r->nodes), r->n_classes, n_stacks(r), u(&r->check_reports), u(&r->skipped),
-	        u(&r->drift_nodes));
-	if (r->policy) {
-		fprintf(o, "Policy: ");
-		md(o, r->policy);
-		fprintf(o, " (drift: pins violated, fewer GPUs, degraded links, failing checks).\n");
-	} else {
-		fprintf(o, "No policy: drift is against each pool's majority stack.\n");
-	}
-	for (size_t i = 0; i < r->n_classes; i++) {
-		const struct ga_fleet_class *k = &r->classes[i];
-		fprintf(o, "\n## ");
-		md(o, k->id);
-		fprintf(o, "\n\n%llu node%s, %llu GPU%s", u(&k->nodes), u(&k->nodes) == 1 ? "" : "s",
-		        u(&k->gpus), u(&k->gpus) == 1 ? "" : "s");
-		if (u(&k->gpus) < u(&k->expected_gpus))
-			fprintf(o, " (**fewer** than the pool's %llu)", u(&k->expected_gpus));
-		fprintf(o, ", pool ");
-		md(o, k->pool ? k->pool : "none (no policy class matches)");
-		fprintf(o, ".\n\n| Nodes | Stack | Driver | CUDA | ROCm | Kernel | OS | Degraded links | "
-		           "Failing | Status |\n|---:|---|---|---|---|---|---|---:|---:|---|\n");
-		for (size_t s = 0; s < k->n_stacks; s++) {
-			const struct ga_fleet_stack *st = &k->stacks[s];
-			char sha[16];
-			snprintf(sha, sizeof(sha), "%.8s", dash(st->stack_sha256));
-			fprintf(o, "| %llu | ", u(&st->nodes));
-			md(o, sha);
-			const char *cols[] = { st->driver, st->cuda, st->rocm, st->kernel, st->os };
-			for (size_t c = 0; c < 5; c++) {
-				fprintf(o, " | ");
-				md(o, cols[c]);
-			}
-			fprintf(o, " | %llu | %llu | ", u(&st->links_degraded), u(&st->failing));
-			if (st->drift.set && st->drift.v) {
-				fprintf(o, "drift: ");
-				md(o, st->drift_detail);
-			} else {
-				fprintf(o, "%s", st->majority.set && st->majority.v ? "majority" : "ok");
-			}
-			fprintf(o, " |\n");
-		}
-	}
-	if (r->n_checks) {
-		fprintf(o, "\n## Check reports\n\n| Policy class | Pass | Fail | Unknown "
-		           "|\n|---|---:|---:|---:|\n");
-		for (size_t i = 0; i < r->n_checks; i++) {
-			fprintf(o, "| ");
-			md(o, r->checks[i].class);
-			fprintf(o, " | %llu | %llu | %llu |\n", u(&r->checks[i].pass), u(&r->checks[i].fail),
-			        u(&r->checks[i].unknown));
-		}
-	}
-	fprintf(o, "\n## Drift\n\n%llu nodes", u(&r->drift_nodes));
-	if (r->n_drift < u(&r->drift_nodes))
-		fprintf(o, "; the first %zu by host are listed", r->n_drift);
-	fprintf(o, ".\n");
-	if (r->n_drift) {
-		fprintf(o, "\n| Host | Reasons | Class | Stack | Detail |\n|---|---|---|---|---|\n");
-		for (size_t i = 0; i < r->n_drift; i++) {
-			const struct ga_fleet_drift *e = &r->drift[i];
-			char rs[128], sha[16];
-			reasons(e, rs, sizeof(rs));
-			snprintf(sha, sizeof(sha), "%.8s", dash(e->stack_sha256));
-			const char *cols[] = { e->host, rs, e->class_id ? e->class_id : "(check report)", sha,
-				               e->detail };
-			for (size_t c = 0; c < 5; c++) {
-				fprintf(o, "| ");
-				md(o, cols[c]);
-				fprintf(o, " ");
-			}
-			fprintf(o, "|\n");
-		}
-	}
-	if (u(&r->skipped)) {
-		fprintf(o,
-		        "\n## Skipped reports\n\n%llu reports could not be used.\n\n| Source | Reason "
-		        "|\n|---|---|\n",
-		        u(&r->skipped));
-		for (size_t i = 0; i < r->n_skipped_reports; i++) {
-			fprintf(o, "| ");
-			md(o, r->skipped_reports[i].source);
-			fprintf(o, " | ");
-			md(o, r->skipped_reports[i].reason);
-			fprintf(o, " |\n");
-		}
-	}
-	if (d) {
-		fprintf(o, "\n## Changes since ");
-		md(o, old);
-		fprintf(o, "\n\nNodes %llu → %llu, drift %llu → %llu.", u(&d->old_nodes), u(&d->new_nodes),
-		        u(&d->old_drift_nodes), u(&d->new_drift_nodes));
-		if (d->drift_complete.set && !d->drift_complete.v)
-			fprintf(o,
-			        " A drift list was cut at --max-drift: hosts past the cut are not compared.");
-		fprintf(o, "\n");
-		if (d->n_changes)
-			fprintf(o, "\n| Change | Host | Class | Stack | Nodes | Detail "
-			           "|\n|---|---|---|---|---|---|\n");
-		for (size_t i = 0; i < d->n_changes; i++) {
-			const struct ga_fleet_change *c = &d->changes[i];
-			char sha[16], nodes[64] = "";
-			snprintf(sha, sizeof(sha), "%.8s", dash(c->stack_sha256));
-			if (c->old_nodes.set && c->new_nodes.set)
-				snprintf(nodes, sizeof(nodes), "%llu → %llu", u(&c->old_nodes),
-				         u(&c->new_nodes));
-			else if (c->new_nodes.set || c->old_nodes.set)
-				snprintf(nodes, sizeof(nodes), "%llu",
-				         u(c->new_nodes.set ? &c->new_nodes : &c->old_nodes));
-			const char *cols[] = { c->kind, c->host, c->class_id, sha, nodes, c->detail };
-			for (size_t k = 0; k < 6; k++) {
-				fprintf(o, "| ");
-				if (k == 4)
-					fprintf(o, "%s", *nodes ? nodes : "-");
-				else
-					md(o, cols[k]);
-				fprintf(o, " ");
-			}
-			fprintf(o, "|\n");
-		}
-	}
-}
-
-/* --- CSV (RFC 4180) ------------------------------------------------------------ */
-
-static void csv(FILE *o, const char *s, bool last)
-{
-	if (s && strpbrk(s, ",\"\r\n")) {
-		fputc('"', o);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', o);
-			fputc(*s, o);
-		}
-		fputc('"', o);
-	} else if (s) {
-		fputs(s, o);
-	}
-	fputs(last ? "\r\n" : ",", o);
-}
-
-static void csv_u(FILE *o, const struct ga_ou64 *v)
-{
-	if (v->set)
-		fprintf(o, "%llu", (unsigned long long)v->v);
-	fputc(',', o);
-}
-
-static void csv_b(FILE *o, const struct ga_obool *v)
-{
-	if (v->set)
-		fputs(v->v ? "true" : "false", o);
-	fputc(',', o);
-}
-
-#define CSV_HEADER                                                                                    \
-	"record,class,pool,gpus,expected_gpus,stack,driver,cuda,rocm,kernel,os,nodes,links_degraded," \
-	"failing,majority,drift,host,source,reasons,detail,change,old_nodes,new_nodes\r\n"
-
-static void print_csv(FILE *o, const struct ga_fleet_report *r, const struct ga_fleet_diff *d)
-{
-	fputs(CSV_HEADER, o);
-	for (size_t i = 0; i < r->n_classes; i++) {
-		const struct ga_fleet_class *k = &r->classes[i];
-		for (size_t s = 0; s < k->n_stacks; s++) {
-			const struct ga_fleet_stack *st = &k->stacks[s];
-			csv(o, "stack", false);
-			csv(o, k->id, false);
-			csv(o, k->pool, false);
-			csv_u(o, &k->gpus);
-			csv_u(o, &k->expected_gpus);
-			csv(o, st->stack_sha256, false);
-			csv(o, st->driver, false);
-			csv(o, st->cuda, false);
-			csv(o, st->rocm, false);
-			csv(o, st->kernel, false);
-			csv(o, st->os, false);
-			csv_u(o, &st->nodes);
-			csv_u(o, &st->links_degraded);
-			csv_u(o, &st->failing);
-			csv_b(o, &st->majority);
-			csv_b(o, &st->drift);
-			fputs(",,,", o);
-			csv(o, st->drift_detail, false);
-			fputs(",,\r\n", o);
-		}
-	}
-	for (size_t i = 0; i < r->n_checks; i++) {
-		const struct ga_fleet_checks *c = &r->checks[i];
-		char detail[96];
-		snprintf(detail, sizeof(detail), "pass %llu, fail %llu, unknown %llu", u(&c->pass),
-		         u(&c->fail), u(&c->unknown));
-		struct ga_ou64 total = { u(&c->pass) + u(&c->fail) + u(&c->unknown), true };
-		csv(o, "check", false);
-		fputs(",", o);
-		csv(o, c->class, false);
-		fputs(",,,,,,,,", o);
-		csv_u(o, &total);
-		fputs(",", o);
-		csv_u(o, &c->fail);
-		fputs(",,,,,", o);
-		csv(o, detail, false);
-		fputs(",,\r\n", o);
-	}
-	for (size_t i = 0; i < r->n_drift; i++) {
-		const struct ga_fleet_drift *e = &r->drift[i];
-		char rs[128];
-		reasons(e, rs, sizeof(rs));
-		csv(o, "drift", false);
-		csv(o, e->class_id, false);
-		fputs(",,,", o);
-		csv(o, e->stack_sha256, false);
-		fputs(",,,,,,,,,,", o);
-		csv(o, e->host, false);
-		csv(o, e->source, false);
-		csv(o, rs, false);
-		csv(o, e->detail, false);
-		fputs(",,\r\n", o);
-	}
-	for (size_t i = 0; i < r->n_skipped_reports; i++) {
-		csv(o, "skipped", false);
-		fputs(",,,,,,,,,,,,,,,,", o);
-		csv(o, r->skipped_reports[i].source, false);
-		fputs(",", o);
-		csv(o, r->skipped_reports[i].reason, false);
-		fputs(",,\r\n", o);
-	}
-	for (size_t i = 0; d && i < d->n_changes; i++) {
-		const struct ga_fleet_change *c = &d->changes[i];
-		csv(o, "change", false);
-		csv(o, c->class_id, false);
-		fputs(",,,", o);
-		csv(o, c->stack_sha256, false);
-		fputs(",,,,,,,,,,", o);
-		csv(o, c->host, false);
-		fputs(",,", o);
-		csv(o, c->detail, false);
-		csv(o, c->kind, false);
-		csv_u(o, &c->old_nodes);
-		if (c->new_nodes.set)
-			fprintf(o, "%llu", u(&c->new_nodes));
-		fputs("\r\n", o);
-	}
-}
-
-/* --- JSON ----------------------------------------------------------------------- */
-
-static int print_json(FILE *o, const struct ga_fleet_report *r, const struct ga_fleet_diff *d)
-{
 	struct ga_buf b;
-	struct ga_json w;
 	ga_buf_init(&b, 0);
-	ga_json_init(&w, &b, true);
-	ga_json_obj_begin(&w);
-	ga_fleet_report_write_members(r, &w);
-	if (d) {
-		ga_json_key(&w, "diff");
-		ga_schema_write(&w, &ga_fleet_diff_schema, d);
-	}
-	ga_json_obj_end(&w);
-	int rc = ga_json_finish(&w);
-	if (rc == 0)
-		fwrite(b.data, 1, b.len, o);
+	int rc = fmt == FMT_JSON       ? ga_fleet_write_json(r, d, &b)
+	         : fmt == FMT_MARKDOWN ? ga_markdown_fleet(&b, r, d, old)
+	                               : ga_csv_fleet(&b, r, d);
+	if (rc == 0 && b.len)
+		fwrite(b.data, 1, b.len, out);
 	ga_buf_release(&b);
 	return rc;
 }
@@ -479,6 +217,120 @@ static int load_old(struct ga_ctx *ctx, const char *file, struct ga_fleet_report
 	return r;
 }
 
+/* A count in [min, max]; a sign is refused even on "-0". */
+static int count(struct cli *cli, const char *cmd, const char *what, const char *arg, long min, long max,
+                 long *ret)
+{
+	if (arg[0] == '-' || arg[0] == '+')
+		return cli_error(cli, cmd, EXIT_USAGE, "%s wants a count between %ld and %ld, not '%s'", what,
+		                 min, max, arg);
+	return cli_parse_long(cli, cmd, what, "a count", arg, min, max, ret);
+}
+
+struct fleet_args {
+	const char *policy_file, *old_file;
+	enum fmt fmt;
+	int fmts, verbose;
+	size_t max_drift;
+	unsigned jobs;
+};
+
+static int fleet_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct fleet_args *a = st;
+	long v;
+	int r;
+	switch (opt) {
+	case 'P':
+		a->policy_file = arg;
+		return CLI_NEXT;
+	case 'j':
+		a->fmt = FMT_JSON, a->fmts |= 1;
+		return CLI_NEXT;
+	case 'm':
+		a->fmt = FMT_MARKDOWN, a->fmts |= 2;
+		return CLI_NEXT;
+	case 'c':
+		a->fmt = FMT_CSV, a->fmts |= 4;
+		return CLI_NEXT;
+	case 'd':
+		a->old_file = arg;
+		return CLI_NEXT;
+	case 'M':
+		if ((r = count(cli, cmd, "--max-drift", arg, 0, 10000000, &v)) == CLI_NEXT)
+			a->max_drift = (size_t)v;
+		return r;
+	case 'J':
+		if ((r = count(cli, cmd, "--jobs", arg, 1, 64, &v)) == CLI_NEXT)
+			a->jobs = (unsigned)v;
+		return r;
+	case 'v':
+		a->verbose++;
+		return CLI_NEXT;
+	}
+	return CLI_UNKNOWN;
+}
+
+/* The operands: files, directories, '-' at most once. CLI_NEXT or the usage error's code. */
+static int check_operands(struct cli *cli, int argc, char **argv)
+{
+	if (optind >= argc)
+		return cli_error(cli, "fleet", EXIT_USAGE,
+		                 "no reports: name files, directories or '-' for stdin (try -h)");
+	int stdin_uses = 0;
+	for (int i = optind; i < argc; i++)
+		stdin_uses += !strcmp(argv[i], "-");
+	if (stdin_uses > 1)
+		return cli_error(cli, "fleet", EXIT_USAGE, "'-' (stdin) can be named only once");
+	return CLI_NEXT;
+}
+
+/* Every operand into the fleet: 0, -ENOMEM, or 1 when one could not be read (said on stderr). */
+static int read_reports(struct cli *cli, struct ga_ctx *ctx, struct ga_fleet *fleet, int argc, char **argv)
+{
+	struct ga_reports_sink sink;
+	ga_fleet_sink(fleet, &sink);
+	int unreadable = 0;
+	for (int i = optind; i < argc; i++) {
+		int r = ga_reports_read_path(ctx, &sink, argv[i]);
+		if (r == -ENOMEM) {
+			cli_error(cli, "fleet", EXIT_INTERNAL, "out of memory reading %s", argv[i]);
+			return r;
+		}
+		if (r < 0) {
+			cli_error(cli, "fleet", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
+			unreadable = 1;
+		}
+	}
+	return unreadable;
+}
+
+static unsigned long long u64(const struct ga_ou64 *v)
+{
+	return (unsigned long long)(v->set ? v->v : 0);
+}
+
+/* The skipped reports, on stderr. */
+static void say_skipped(struct cli *cli, const struct ga_fleet_report *rep)
+{
+	for (size_t i = 0; i < rep->n_skipped_reports; i++)
+		cli_error(cli, "fleet", 0, "skipped %s: %s", rep->skipped_reports[i].source,
+		          rep->skipped_reports[i].reason);
+	if (rep->n_skipped_reports < u64(&rep->skipped))
+		cli_error(cli, "fleet", 0, "skipped %llu more reports",
+		          u64(&rep->skipped) - rep->n_skipped_reports);
+}
+
+/* Usage when something could not be read or nothing was, else problems when anything drifts. */
+static int exit_code(struct cli *cli, const struct ga_fleet_report *rep, int unreadable)
+{
+	if (u64(&rep->nodes) + u64(&rep->check_reports) == 0)
+		return cli_error(cli, "fleet", EXIT_USAGE, "no node snapshot or check report was read");
+	if (unreadable || u64(&rep->skipped))
+		return EXIT_USAGE;
+	return u64(&rep->drift_nodes) ? EXIT_PROBLEMS : EXIT_OK;
+}
+
 int cmd_fleet(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -488,143 +340,55 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'J' },   { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
-	const char *policy_file = NULL, *old_file = NULL;
-	enum fmt fmt = FMT_TEXT;
-	int fmts = 0, verbose = 0, opt;
-	size_t max_drift = GA_FLEET_MAX_DRIFT_DEFAULT;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned jobs = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned)cpus;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hjv", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'P':
-			policy_file = optarg;
-			break;
-		case 'j':
-			fmt = FMT_JSON, fmts |= 1;
-			break;
-		case 'm':
-			fmt = FMT_MARKDOWN, fmts |= 2;
-			break;
-		case 'c':
-			fmt = FMT_CSV, fmts |= 4;
-			break;
-		case 'd':
-			old_file = optarg;
-			break;
-		case 'M': {
-			char *end = NULL;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || optarg[0] == '-' || v > 10000000)
-				return cli_error(cli, "fleet", EXIT_USAGE,
-				                 "--max-drift wants a count between 0 and 10000000, not '%s'",
-				                 optarg);
-			max_drift = (size_t)v;
-			break;
-		}
-		case 'J': {
-			char *end = NULL;
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || optarg[0] == '-' || v < 1 || v > 64)
-				return cli_error(cli, "fleet", EXIT_USAGE,
-				                 "--jobs wants a count between 1 and 64, not '%s'", optarg);
-			jobs = (unsigned)v;
-			break;
-		}
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			cli_usage(cli, cli_find("fleet"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "fleet", opts, argv);
-		}
-	}
-	if (fmts & (fmts - 1))
+	struct fleet_args a = { .max_drift = GA_FLEET_MAX_DRIFT_DEFAULT,
+		                .jobs = cpus < 1    ? 1
+		                        : cpus > 64 ? 64
+		                                    : (unsigned)cpus };
+	int code = cli_parse(cli, "fleet", argc, argv, "jv", opts, fleet_opt, &a);
+	if (code != CLI_NEXT)
+		return code;
+	if (a.fmts & (a.fmts - 1))
 		return cli_error(cli, "fleet", EXIT_USAGE, "--json, --markdown and --csv exclude each other");
-	if (optind >= argc)
-		return cli_error(cli, "fleet", EXIT_USAGE,
-		                 "no reports: name files, directories or '-' for stdin (try -h)");
-	int stdin_uses = 0;
-	for (int i = optind; i < argc; i++)
-		stdin_uses += !strcmp(argv[i], "-");
-	if (stdin_uses > 1)
-		return cli_error(cli, "fleet", EXIT_USAGE, "'-' (stdin) can be named only once");
-
+	if ((code = check_operands(cli, argc, argv)) != CLI_NEXT)
+		return code;
 	struct ga_ctx *ctx = NULL;
-	int code = cli_ctx(cli, "fleet", NULL, verbose, &ctx);
-	if (code != EXIT_OK)
+	if ((code = cli_ctx(cli, "fleet", NULL, a.verbose, &ctx)) != EXIT_OK)
 		return code;
 	struct ga_policy *policy = NULL;
 	struct ga_fleet *fleet = NULL;
 	struct ga_fleet_report *rep = NULL, *old = NULL;
 	struct ga_fleet_diff *diff = NULL;
-	bool unreadable = false;
 	int r = 0;
-	if (policy_file && (r = ga_policy_load(ctx, policy_file, &policy)) < 0) {
-		code = cli_error(cli, "fleet", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                 ga_ctx_errmsg(ctx));
+	if (a.policy_file && (r = ga_policy_load(ctx, a.policy_file, &policy)) < 0) {
+		code = cli_error(cli, "fleet", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
 		goto out;
 	}
-	if (old_file && (r = load_old(ctx, old_file, &old)) < 0) {
-		code = cli_error(cli, "fleet", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "--diff: %s",
-		                 ga_ctx_errmsg(ctx));
+	if (a.old_file && (r = load_old(ctx, a.old_file, &old)) < 0) {
+		code = cli_error(cli, "fleet", cli_exit_for(r), "--diff: %s", ga_ctx_errmsg(ctx));
 		goto out;
 	}
-	struct ga_fleet_opts fo = { .policy = policy, .max_drift = max_drift, .jobs = jobs };
+	struct ga_fleet_opts fo = { .policy = policy, .max_drift = a.max_drift, .jobs = a.jobs };
 	if (ga_fleet_new(&fo, &fleet) < 0) {
 		code = cli_error(cli, "fleet", EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
-	for (int i = optind; i < argc; i++) {
-		r = ga_reports_read_path(ctx, fleet, argv[i]);
-		if (r == -ENOMEM) {
-			code = cli_error(cli, "fleet", EXIT_INTERNAL, "out of memory reading %s", argv[i]);
-			goto out;
-		}
-		if (r < 0) {
-			cli_error(cli, "fleet", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
-			unreadable = true;
-		}
+	int unreadable = read_reports(cli, ctx, fleet, argc, argv);
+	if (unreadable < 0) {
+		code = EXIT_INTERNAL;
+		goto out;
 	}
 	if (ga_fleet_report(fleet, &rep) < 0 || (old && ga_fleet_diff(old, rep, &diff) < 0)) {
 		code = cli_error(cli, "fleet", EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < rep->n_skipped_reports; i++)
-		cli_error(cli, "fleet", 0, "skipped %s: %s", rep->skipped_reports[i].source,
-		          rep->skipped_reports[i].reason);
-	if (rep->n_skipped_reports < u(&rep->skipped))
-		cli_error(cli, "fleet", 0, "skipped %llu more reports",
-		          u(&rep->skipped) - rep->n_skipped_reports);
-
-	switch (fmt) {
-	case FMT_JSON:
-		if (print_json(cli->out, rep, diff) < 0) {
-			code = cli_error(cli, "fleet", EXIT_INTERNAL, "JSON output failed");
-			goto out;
-		}
-		break;
-	case FMT_MARKDOWN:
-		print_markdown(cli->out, rep, diff, old_file);
-		break;
-	case FMT_CSV:
-		print_csv(cli->out, rep, diff);
-		break;
-	default:
-		print_text(cli->out, rep, diff, old_file);
+	say_skipped(cli, rep);
+	if (emit(cli->out, a.fmt, rep, diff, a.old_file) < 0) {
+		code = cli_error(cli, "fleet", EXIT_INTERNAL, "%s output failed",
+		                 a.fmt == FMT_JSON ? "JSON" : "report");
+		goto out;
 	}
-	if (unreadable || u(&rep->skipped) || u(&rep->nodes) + u(&rep->check_reports) == 0) {
-		if (u(&rep->nodes) + u(&rep->check_reports) == 0)
-			cli_error(cli, "fleet", EXIT_USAGE, "no node snapshot or check report was read");
-		code = EXIT_USAGE;
-	} else {
-		code = u(&rep->drift_nodes) ? EXIT_PROBLEMS : EXIT_OK;
-	}
+	code = exit_code(cli, rep, unreadable);
 out:
 	ga_fleet_diff_free(diff);
 	ga_fleet_report_free(old);

@@ -15,21 +15,21 @@
 #include "cli.h"
 #include "explain-report.h"
 #include "gpuaudit/explain.h"
+#include "gpuaudit/deps.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/junit.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/preflight.h"
 #include "gpuaudit/run.h"
-#include "gpuaudit/deps.h"
+#include "gpuaudit/stats.h"
 #include "gpuaudit/warmup.h"
 
 #define MAX_REPEAT 16
 #define MAX_SCAN 32
 #define OUTPUT_LINES 12 /* lines of captured output shown in the text report */
-
-enum status { ST_PASS, ST_FAIL, ST_UNKNOWN, ST_SKIP };
-static const char *const status_name[] = { "pass", "fail", "unknown", "skip" };
 
 struct pf {
 	struct cli *cli;
@@ -38,14 +38,14 @@ struct pf {
 	struct ga_node *node;
 	struct ga_nodeclass nc;
 	struct ga_findings node_findings;
-	enum status discover;
+	enum ga_pf_status discover;
 	size_t node_errors;
 	/* check */
 	struct ga_policy *policy;
 	const struct ga_policy_class *cls;
 	struct ga_check chk;
 	bool checked;
-	enum status check;
+	enum ga_pf_status check;
 	/* scan (--scan PATH...): the deps audit of what the workload will load */
 	const char *scan_paths[MAX_SCAN];
 	size_t n_scan;
@@ -53,7 +53,7 @@ struct pf {
 	struct ga_deps_target tgt;
 	struct ga_findings scan_findings;
 	bool scanned;
-	enum status scan;
+	enum ga_pf_status scan;
 	size_t scan_errors;
 	char scan_msg[512];
 	/* warm-up */
@@ -65,10 +65,10 @@ struct pf {
 	struct ga_run_result runs[1 + MAX_REPEAT];
 	size_t n_runs;
 	struct ga_warmup_result gemm;
-	enum status warmup;
+	enum ga_pf_status warmup;
 	char warmup_msg[512];
 	struct ga_explain *ex; /* on a failed command: its output explained */
-	enum status result;
+	enum ga_pf_status result;
 };
 
 /* --- a signal to preflight ends the warm-up's process group too --- */
@@ -96,17 +96,6 @@ static void forward_signals(void)
 
 /* --- helpers --- */
 
-static double median(double *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
-}
-
 static void cmd_words(const struct pf *p, char *out, size_t n)
 {
 	size_t l = 0;
@@ -130,7 +119,8 @@ static bool warm_median(const struct pf *p, double *ret)
 			v[n++] = p->gemm.warm_s[i];
 	if (!n)
 		return false;
-	*ret = median(v, n);
+	ga_stats_sort(v, n); /* v is a copy: the runs keep their order */
+	*ret = ga_stats_median(v, n);
 	return true;
 }
 
@@ -139,21 +129,18 @@ static bool warm_median(const struct pf *p, double *ret)
 static void step_discover(struct pf *p)
 {
 	ga_findings_init(&p->node_findings);
-	if (ga_analyze_node(p->node, &p->node_findings) < 0 || p->node_findings.err) {
-		p->discover = ST_UNKNOWN;
+	bool failed = ga_analyze_node(p->node, &p->node_findings) < 0 || p->node_findings.err;
+	p->discover = ga_pf_status_of_findings(&p->node_findings, failed, &p->node_errors);
+	if (failed)
 		return;
-	}
 	ga_findings_sort(&p->node_findings);
-	for (size_t i = 0; i < p->node_findings.n; i++)
-		p->node_errors += p->node_findings.v[i].severity >= GA_SEV_ERROR;
 	(void)ga_nodeclass_compute(p->node, &p->nc);
-	p->discover = p->node_errors ? ST_FAIL : ST_PASS;
 }
 
 static int step_check(struct pf *p, bool vendor_wanted)
 {
 	if (!p->policy) {
-		p->check = ST_SKIP;
+		p->check = GA_PF_SKIP;
 		return 0;
 	}
 	if (!p->cls)
@@ -162,9 +149,7 @@ static int step_check(struct pf *p, bool vendor_wanted)
 	if (r < 0)
 		return r;
 	p->checked = true;
-	p->check = p->chk.result == GA_CHECK_PASS   ? ST_PASS
-	           : p->chk.result == GA_CHECK_FAIL ? ST_FAIL
-	                                            : ST_UNKNOWN;
+	p->check = ga_pf_status_of_check(p->chk.result);
 	return 0;
 }
 
@@ -176,7 +161,7 @@ static int step_check(struct pf *p, bool vendor_wanted)
 static int step_scan(struct pf *p, struct ga_ctx *ctx)
 {
 	if (!p->n_scan) {
-		p->scan = ST_SKIP;
+		p->scan = GA_PF_SKIP;
 		return 0;
 	}
 	p->scanned = true;
@@ -189,7 +174,7 @@ static int step_scan(struct pf *p, struct ga_ctx *ctx)
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
-			p->scan = ST_UNKNOWN;
+			p->scan = GA_PF_UNKNOWN;
 			snprintf(p->scan_msg, sizeof(p->scan_msg), "cannot scan %s: %s", p->scan_paths[i],
 			         ga_ctx_errmsg(ctx));
 			return 0;
@@ -201,9 +186,7 @@ static int step_scan(struct pf *p, struct ga_ctx *ctx)
 		return r;
 	if ((r = ga_deps_judge(&p->inv, &p->tgt, &p->scan_findings)) < 0)
 		return r;
-	for (size_t i = 0; i < p->scan_findings.n; i++)
-		p->scan_errors += p->scan_findings.v[i].severity >= GA_SEV_ERROR;
-	p->scan = p->scan_errors ? ST_FAIL : ST_PASS;
+	p->scan = ga_pf_status_of_findings(&p->scan_findings, false, &p->scan_errors);
 	snprintf(p->scan_msg, sizeof(p->scan_msg),
 	         "%zu path%s, %llu file%s, %zu package%s against %s: %zu error finding%s", p->n_scan,
 	         p->n_scan == 1 ? "" : "s", (unsigned long long)p->inv.files_seen,
@@ -244,7 +227,7 @@ static int step_warmup(struct pf *p, struct ga_ctx *ctx)
 		int r = ga_warmup_gemm(p->gemm_backend, 256, p->repeat, 42, &p->gemm);
 		if (r < 0)
 			return r;
-		p->warmup = p->gemm.ran && p->gemm.passed ? ST_PASS : ST_FAIL;
+		p->warmup = p->gemm.ran && p->gemm.passed ? GA_PF_PASS : GA_PF_FAIL;
 		if (!p->gemm.ran)
 			snprintf(p->warmup_msg, sizeof(p->warmup_msg), "%s", p->gemm.error);
 		else
@@ -274,12 +257,12 @@ static int step_warmup(struct pf *p, struct ga_ctx *ctx)
 	cmd_words(p, words, sizeof(words));
 	ga_run_describe(last, how, sizeof(how));
 	if (ga_run_ok(last)) {
-		p->warmup = ST_PASS;
+		p->warmup = GA_PF_PASS;
 		snprintf(p->warmup_msg, sizeof(p->warmup_msg), "%s: %s; %zu warm run%s", words, how,
 		         p->n_runs - 1, p->n_runs == 2 ? "" : "s");
 		return 0;
 	}
-	p->warmup = ST_FAIL;
+	p->warmup = GA_PF_FAIL;
 	const char *which = p->n_runs == 1 ? "" : " (warm run)";
 	if (last->spawn_error == ENOENT)
 		snprintf(p->warmup_msg, sizeof(p->warmup_msg), "%s%s: command '%s' not found", words, which,
@@ -337,30 +320,31 @@ static void print_output(FILE *o, const char *name, const struct ga_capture *c)
 static void print_text(struct pf *p, FILE *o)
 {
 	fprintf(o, "preflight: %s\n",
-	        p->result == ST_PASS   ? "PASS"
-	        : p->result == ST_FAIL ? "FAIL"
-	                               : "UNKNOWN");
+	        p->result == GA_PF_PASS   ? "PASS"
+	        : p->result == GA_PF_FAIL ? "FAIL"
+	                                  : "UNKNOWN");
 	size_t nvid = p->node->n_accelerators;
 	fprintf(o, "  [%s] discover: %s, %zu accelerator%s, node class %s; %zu error finding%s\n",
-	        status_name[p->discover], p->node->host.hostname ? p->node->host.hostname : "(no hostname)",
-	        nvid, nvid == 1 ? "" : "s", p->nc.name ? p->nc.name : "unknown", p->node_errors,
-	        p->node_errors == 1 ? "" : "s");
+	        ga_pf_status_name(p->discover),
+	        p->node->host.hostname ? p->node->host.hostname : "(no hostname)", nvid, nvid == 1 ? "" : "s",
+	        p->nc.name ? p->nc.name : "unknown", p->node_errors, p->node_errors == 1 ? "" : "s");
 	print_findings(o, &p->node_findings, GA_SEV_ERROR);
 	if (p->checked) {
 		fprintf(o, "  [%s] check: class %s: %zu violation%s, %zu unknown (policy %s)\n",
-		        status_name[p->check], p->chk.cls ? p->chk.cls->name : "none", p->chk.violations,
-		        p->chk.violations == 1 ? "" : "s", p->chk.unknowns, p->policy->file);
+		        ga_pf_status_name(p->check), p->chk.cls ? p->chk.cls->name : "none",
+		        p->chk.violations, p->chk.violations == 1 ? "" : "s", p->chk.unknowns,
+		        p->policy->file);
 		print_findings(o, &p->chk.findings, GA_SEV_WARNING);
 	} else {
 		fprintf(o, "  [skip] check: no --policy\n");
 	}
 	if (p->scanned) {
-		fprintf(o, "  [%s] scan: %s\n", status_name[p->scan], p->scan_msg);
+		fprintf(o, "  [%s] scan: %s\n", ga_pf_status_name(p->scan), p->scan_msg);
 		print_findings(o, &p->scan_findings, GA_SEV_WARNING);
 	} else {
 		fprintf(o, "  [skip] scan: no --scan\n");
 	}
-	fprintf(o, "  [%s] warm-up: %s\n", status_name[p->warmup], p->warmup_msg);
+	fprintf(o, "  [%s] warm-up: %s\n", ga_pf_status_name(p->warmup), p->warmup_msg);
 	if (p->times) {
 		double med = 0;
 		bool ran = p->cmd ? p->n_runs && !p->runs[0].spawn_error : p->gemm.ran;
@@ -373,7 +357,7 @@ static void print_text(struct pf *p, FILE *o)
 			fputc('\n', o);
 		}
 	}
-	if (p->cmd && p->warmup == ST_FAIL && p->n_runs) {
+	if (p->cmd && p->warmup == GA_PF_FAIL && p->n_runs) {
 		const struct ga_run_result *r = &p->runs[p->n_runs - 1];
 		print_output(o, "stderr", &r->err);
 		print_output(o, "stdout", &r->out);
@@ -384,340 +368,210 @@ static void print_text(struct pf *p, FILE *o)
 	}
 }
 
-/* --- JSON --- */
+/* --- JSON (lib/emit/preflight.c) --- */
 
-static void json_time(struct pf *p, struct ga_json *w, const char *key, double v, bool have)
+static void report_of(const struct pf *p, struct ga_pf_report *r)
 {
-	if (key)
-		ga_json_key(w, key);
-	if (p->times && have)
-		ga_json_dbl(w, round(v * 1e6) / 1e6);
-	else
-		ga_json_null(w);
-}
-
-static void json_capture(struct ga_json *w, const char *key, const struct ga_capture *c)
-{
-	ga_json_key(w, key);
-	ga_json_obj_begin(w);
-	ga_json_key(w, "total_bytes");
-	ga_json_u64(w, c->total_bytes);
-	ga_json_key(w, "omitted_bytes");
-	ga_json_u64(w, c->omitted_bytes);
-	ga_json_key(w, "head");
-	ga_json_strn(w, c->head, c->head_len);
-	ga_json_key(w, "tail");
-	ga_json_strn(w, c->tail, c->tail_len);
-	ga_json_obj_end(w);
-}
-
-static void json_run(struct pf *p, struct ga_json *w, const struct ga_run_result *r)
-{
-	ga_json_obj_begin(w);
-	ga_json_key(w, "status");
-	ga_json_str(w, r->spawn_error ? "not-started"
-	               : r->timed_out ? "timeout"
-	               : r->signaled  ? "signal"
-	                              : "exit");
-	ga_json_key(w, "error");
-	ga_json_str(w, r->spawn_error ? strerror(r->spawn_error) : NULL);
-	ga_json_key(w, "exit_code");
-	if (r->exited)
-		ga_json_i64(w, r->exit_code);
-	else
-		ga_json_null(w);
-	ga_json_key(w, "signal");
-	ga_json_str(w, r->signaled ? sigabbrev_np(r->signal) : NULL);
-	ga_json_key(w, "killed");
-	ga_json_bool(w, r->killed);
-	json_time(p, w, "wall_s", r->wall_s, !r->spawn_error);
-	json_capture(w, "stdout", &r->out);
-	json_capture(w, "stderr", &r->err);
-	ga_json_obj_end(w);
+	*r = (struct ga_pf_report){
+		.times = p->times,
+		.result = p->result,
+		.discover = p->discover,
+		.check = p->check,
+		.scan = p->scan,
+		.warmup = p->warmup,
+		.node = p->node,
+		.node_class = p->nc.id,
+		.node_findings = &p->node_findings,
+		.checked = p->checked,
+		.policy_file = p->policy ? p->policy->file : NULL,
+		.chk = &p->chk,
+		.scanned = p->scanned,
+		.scan_paths = p->scan_paths,
+		.n_scan = p->n_scan,
+		.scan_msg = p->scan_msg,
+		.scan_target = p->tgt.name,
+		.scan_files = p->inv.files_seen,
+		.scan_packages = p->inv.n_pkgs,
+		.scan_findings = &p->scan_findings,
+		.cmd = p->cmd,
+		.shell = p->shell,
+		.timeout_s = p->timeout_s,
+		.runs = p->runs,
+		.n_runs = p->n_runs,
+		.gemm = &p->gemm,
+		.warmup_msg = p->warmup_msg,
+		.ex = p->ex,
+	};
+	r->have_median = warm_median(p, &r->median_s);
 }
 
 static int print_json(struct pf *p)
 {
+	struct ga_pf_report rep;
+	report_of(p, &rep);
 	struct ga_buf b;
-	struct ga_json w;
 	ga_buf_init(&b, 0);
-	ga_json_init(&w, &b, true);
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "schema");
-	ga_json_str(&w, "gpuaudit.preflight/v1");
-	ga_json_key(&w, "result");
-	ga_json_str(&w, status_name[p->result]);
-	ga_json_key(&w, "discover");
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "status");
-	ga_json_str(&w, status_name[p->discover]);
-	ga_json_key(&w, "hostname");
-	ga_json_str(&w, p->node->host.hostname);
-	ga_json_key(&w, "node_class");
-	ga_json_str(&w, p->nc.id);
-	ga_json_key(&w, "accelerators");
-	ga_json_u64(&w, p->node->n_accelerators);
-	ga_json_key(&w, "findings");
-	ga_findings_write_json(&p->node_findings, &w);
-	ga_json_obj_end(&w);
-	ga_json_key(&w, "check");
-	if (p->checked) {
-		ga_json_obj_begin(&w);
-		ga_json_key(&w, "status");
-		ga_json_str(&w, status_name[p->check]);
-		ga_json_key(&w, "policy");
-		ga_json_str(&w, p->policy->file);
-		ga_json_key(&w, "class");
-		ga_json_str(&w, p->chk.cls ? p->chk.cls->name : NULL);
-		ga_json_key(&w, "violations");
-		ga_json_u64(&w, p->chk.violations);
-		ga_json_key(&w, "unknowns");
-		ga_json_u64(&w, p->chk.unknowns);
-		ga_json_key(&w, "findings");
-		ga_findings_write_json(&p->chk.findings, &w);
-		ga_json_obj_end(&w);
-	} else {
-		ga_json_null(&w);
-	}
-	ga_json_key(&w, "scan");
-	if (p->scanned) {
-		ga_json_obj_begin(&w);
-		ga_json_key(&w, "status");
-		ga_json_str(&w, status_name[p->scan]);
-		ga_json_key(&w, "message");
-		ga_json_str(&w, p->scan_msg);
-		ga_json_key(&w, "paths");
-		ga_json_arr_begin(&w);
-		for (size_t i = 0; i < p->n_scan; i++)
-			ga_json_str(&w, p->scan_paths[i]);
-		ga_json_arr_end(&w);
-		ga_json_key(&w, "target");
-		ga_json_str(&w, p->tgt.name);
-		ga_json_key(&w, "files");
-		ga_json_u64(&w, p->inv.files_seen);
-		ga_json_key(&w, "packages");
-		ga_json_u64(&w, p->inv.n_pkgs);
-		ga_json_key(&w, "findings");
-		ga_findings_write_json(&p->scan_findings, &w);
-		ga_json_obj_end(&w);
-	} else {
-		ga_json_null(&w);
-	}
-	ga_json_key(&w, "warmup");
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "status");
-	ga_json_str(&w, status_name[p->warmup]);
-	ga_json_key(&w, "message");
-	ga_json_str(&w, p->warmup_msg);
-	ga_json_key(&w, "kind");
-	ga_json_str(&w, p->cmd ? "command" : "builtin");
-	double med = 0;
-	bool have_med = warm_median(p, &med);
-	if (p->cmd) {
-		ga_json_key(&w, "command");
-		ga_json_arr_begin(&w);
-		for (size_t i = 0; p->cmd[i]; i++)
-			ga_json_str(&w, p->cmd[i]);
-		ga_json_arr_end(&w);
-		ga_json_key(&w, "shell");
-		ga_json_bool(&w, p->shell);
-		ga_json_key(&w, "timeout_s");
-		if (p->timeout_s == floor(p->timeout_s))
-			ga_json_u64(&w, (uint64_t)p->timeout_s);
-		else
-			ga_json_dbl(&w, p->timeout_s);
-		ga_json_key(&w, "cold");
-		if (p->n_runs)
-			json_run(p, &w, &p->runs[0]);
-		else
-			ga_json_null(&w);
-		ga_json_key(&w, "warm");
-		ga_json_arr_begin(&w);
-		for (size_t i = 1; i < p->n_runs; i++)
-			json_run(p, &w, &p->runs[i]);
-		ga_json_arr_end(&w);
-	} else {
-		ga_json_key(&w, "backend");
-		ga_json_str(&w, p->gemm.backend);
-		ga_json_key(&w, "skipped_backends");
-		ga_json_str(&w, p->gemm.skipped[0] ? p->gemm.skipped : NULL);
-		ga_json_key(&w, "n");
-		ga_json_u64(&w, p->gemm.n);
-		ga_json_key(&w, "max_rel_err");
-		if (p->gemm.ran)
-			ga_json_dbl(&w, p->gemm.max_rel_err);
-		else
-			ga_json_null(&w);
-		ga_json_key(&w, "tolerance");
-		ga_json_dbl(&w, p->gemm.tolerance);
-		json_time(p, &w, "cold_s", p->gemm.cold_s, p->gemm.ran);
-		ga_json_key(&w, "warm_s");
-		ga_json_arr_begin(&w);
-		for (size_t i = 0; i < p->gemm.n_warm; i++)
-			json_time(p, &w, NULL, p->gemm.warm_s[i], true);
-		ga_json_arr_end(&w);
-	}
-	json_time(p, &w, "warm_median_s", med, have_med);
-	ga_json_obj_end(&w);
-	ga_json_key(&w, "explain");
-	if (p->ex) {
-		ga_json_obj_begin(&w);
-		ga_explain_write_json(p->ex, &w);
-		ga_json_obj_end(&w);
-	} else {
-		ga_json_null(&w);
-	}
-	ga_json_obj_end(&w);
-	int r = ga_json_finish(&w);
+	int r = ga_preflight_write_json(&rep, &b);
 	if (r == 0)
 		fwrite(b.data, 1, b.len, p->cli->out);
 	ga_buf_release(&b);
 	return r;
 }
 
-/* --- JUnit XML --- */
+/* --- JUnit XML (lib/emit/junit.c) --- */
 
-/* XML 1.0 text: escape markup, drop control bytes, '?' for bytes that are not UTF-8. */
-static void xml_text(FILE *o, const char *s, size_t n)
+/* The explanation as the failure's text: what the text report prints, without indent. */
+static char *explain_text(const struct pf *p, size_t *len)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	for (size_t i = 0; i < n;) {
-		unsigned char c = u[i];
-		if (c < 0x80) {
-			if (c == '&')
-				fputs("&amp;", o);
-			else if (c == '<')
-				fputs("&lt;", o);
-			else if (c == '>')
-				fputs("&gt;", o);
-			else if (c == '"')
-				fputs("&quot;", o);
-			else if (c >= 0x20 || c == '\t' || c == '\n')
-				fputc(c, o);
-			else if (c == '\r')
-				fputs("&#13;", o);
-			i++;
-			continue;
-		}
-		size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-		uint32_t cp = len == 4 ? c & 0x07u : len == 3 ? c & 0x0Fu : c & 0x1Fu;
-		bool ok = len && i + len <= n;
-		for (size_t k = 1; ok && k < len; k++) {
-			ok = (u[i + k] & 0xC0) == 0x80;
-			cp = cp << 6 | (u[i + k] & 0x3Fu);
-		}
-		ok = ok && !(len == 3 && cp < 0x800) && !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) &&
-		     !(cp >= 0xD800 && cp <= 0xDFFF) && cp != 0xFFFE && cp != 0xFFFF;
-		if (ok) {
-			fwrite(u + i, 1, len, o);
-			i += len;
-		} else {
-			fputc('?', o);
-			i++;
-		}
-	}
+	char *buf = NULL;
+	*len = 0;
+	FILE *m = p->ex ? open_memstream(&buf, len) : NULL;
+	if (!m)
+		return NULL;
+	explain_print_text(m, p->ex, "");
+	fclose(m);
+	return buf;
 }
 
-static void xml_str(FILE *o, const char *s)
+static void junit_case(struct ga_junit_case *c, const struct pf *p, const char *name, enum ga_pf_status st,
+                       const char *msg, double t, bool have_t, const struct ga_run_result *r)
 {
-	xml_text(o, s, strlen(s));
-}
-
-static void junit_case(FILE *o, struct pf *p, const char *name, enum status st, const char *msg, double t,
-                       bool have_t, const struct ga_run_result *r)
-{
-	fprintf(o, "    <testcase classname=\"gpuaudit.preflight\" name=\"");
-	xml_str(o, name);
-	fputc('"', o);
-	if (p->times && have_t)
-		fprintf(o, " time=\"%.6f\"", t);
-	fprintf(o, ">\n");
-	if (st == ST_FAIL || st == ST_UNKNOWN) {
-		fprintf(o, "      <%s message=\"", st == ST_FAIL ? "failure" : "error");
-		xml_str(o, msg);
-		fprintf(o, "\" type=\"%s\">", st == ST_FAIL ? "failure" : "unknown");
-		if (p->ex && r) {
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&buf, &len);
-			if (m) {
-				explain_print_text(m, p->ex, "");
-				fclose(m);
-				xml_text(o, buf, len);
-				free(buf);
-			}
-		}
-		fprintf(o, "</%s>\n", st == ST_FAIL ? "failure" : "error");
-	} else if (st == ST_SKIP) {
-		fprintf(o, "      <skipped message=\"");
-		xml_str(o, msg);
-		fprintf(o, "\"/>\n");
-	}
-	if (r) {
-		const struct ga_capture *c[2] = { &r->out, &r->err };
-		const char *tag[2] = { "system-out", "system-err" };
-		for (int i = 0; i < 2; i++) {
-			if (!c[i]->total_bytes)
-				continue;
-			fprintf(o, "      <%s>", tag[i]);
-			xml_text(o, c[i]->head, c[i]->head_len);
-			if (c[i]->omitted_bytes)
-				fprintf(o, "\n[... %llu bytes omitted ...]\n",
-				        (unsigned long long)c[i]->omitted_bytes);
-			xml_text(o, c[i]->tail, c[i]->tail_len);
-			fprintf(o, "</%s>\n", tag[i]);
-		}
-	}
-	fprintf(o, "    </testcase>\n");
+	static const enum ga_junit_status js[] = { GA_JUNIT_PASS, GA_JUNIT_FAILURE, GA_JUNIT_ERROR,
+		                                   GA_JUNIT_SKIPPED };
+	*c = (struct ga_junit_case){ .classname = "gpuaudit.preflight",
+		                     .name = name,
+		                     .status = js[st],
+		                     .message = msg,
+		                     .have_time = p->times && have_t,
+		                     .time_s = t,
+		                     .out = r ? &r->out : NULL,
+		                     .err = r ? &r->err : NULL };
 }
 
 static int write_junit(struct pf *p, FILE *o)
 {
-	size_t tests = 4 + (p->cmd && p->repeat ? 1u : 0u), failures = 0, errors = 0, skipped = 0;
-	enum status st[4] = { p->discover, p->checked ? p->check : ST_SKIP, p->warmup,
-		              p->scanned ? p->scan : ST_SKIP };
-	for (int i = 0; i < 4; i++) {
-		failures += st[i] == ST_FAIL;
-		errors += st[i] == ST_UNKNOWN;
-		skipped += st[i] == ST_SKIP;
-	}
-	fprintf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(o, "<testsuites>\n");
-	fprintf(o,
-	        "  <testsuite name=\"gpuaudit preflight\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-	        "skipped=\"%zu\">\n",
-	        tests, failures, errors, skipped);
-	char msg[512];
-	snprintf(msg, sizeof(msg), "node class %s: %zu error finding%s", p->nc.name ? p->nc.name : "unknown",
-	         p->node_errors, p->node_errors == 1 ? "" : "s");
-	junit_case(o, p, "discover", p->discover, msg, 0, false, NULL);
+	enum ga_pf_status st[4] = { p->discover, p->checked ? p->check : GA_PF_SKIP, p->warmup,
+		                    p->scanned ? p->scan : GA_PF_SKIP };
+	struct ga_junit_case c[5];
+	struct ga_junit_suite s = { .name = "gpuaudit preflight",
+		                    .tests = p->cmd && p->repeat ? 5u : 4u,
+		                    .cases = c };
+	ga_pf_count(st, 4, &s.failures, &s.errors, &s.skipped);
+	char msg[2][512];
+	snprintf(msg[0], sizeof(msg[0]), "node class %s: %zu error finding%s",
+	         p->nc.name ? p->nc.name : "unknown", p->node_errors, p->node_errors == 1 ? "" : "s");
+	junit_case(&c[s.n_cases++], p, "discover", p->discover, msg[0], 0, false, NULL);
 	if (p->checked)
-		snprintf(msg, sizeof(msg), "class %s: %zu violations, %zu unknown",
+		snprintf(msg[1], sizeof(msg[1]), "class %s: %zu violations, %zu unknown",
 		         p->chk.cls ? p->chk.cls->name : "none", p->chk.violations, p->chk.unknowns);
 	else
-		snprintf(msg, sizeof(msg), "no --policy");
-	junit_case(o, p, "check", st[1], msg, 0, false, NULL);
-	junit_case(o, p, "scan", st[3], p->scanned ? p->scan_msg : "no --scan", 0, false, NULL);
+		snprintf(msg[1], sizeof(msg[1]), "no --policy");
+	junit_case(&c[s.n_cases++], p, "check", st[1], msg[1], 0, false, NULL);
+	junit_case(&c[s.n_cases++], p, "scan", st[3], p->scanned ? p->scan_msg : "no --scan", 0, false, NULL);
 	const struct ga_run_result *cold = p->cmd && p->n_runs ? &p->runs[0] : NULL;
-	enum status cold_st = p->cmd && p->n_runs > 1 ? ST_PASS : p->warmup;
-	junit_case(o, p, "warm-up (cold start)", cold_st, p->warmup_msg,
+	enum ga_pf_status cold_st, warm_st;
+	ga_pf_warmup_cases(p->warmup, p->cmd != NULL, p->n_runs, &cold_st, &warm_st);
+	junit_case(&c[s.n_cases++], p, "warm-up (cold start)", cold_st, p->warmup_msg,
 	           p->cmd ? (cold ? cold->wall_s : 0) : p->gemm.cold_s,
 	           p->cmd ? cold && !cold->spawn_error : p->gemm.ran, cold);
 	if (p->cmd && p->repeat) {
 		double med = 0;
 		bool have = warm_median(p, &med);
-		enum status ws = p->n_runs > 1 ? p->warmup : ST_SKIP;
-		junit_case(o, p, "warm-up (warm runs)", ws,
-		           ws == ST_SKIP ? "the cold start failed" : p->warmup_msg, med, have,
+		junit_case(&c[s.n_cases++], p, "warm-up (warm runs)", warm_st,
+		           warm_st == GA_PF_SKIP ? "the cold start failed" : p->warmup_msg, med, have,
 		           p->n_runs > 1 ? &p->runs[p->n_runs - 1] : NULL);
 	}
-	fprintf(o, "  </testsuite>\n</testsuites>\n");
+	/* the explanation goes with the failing run's case */
+	size_t len = 0;
+	char *ex = explain_text(p, &len);
+	for (size_t i = 0; ex && i < s.n_cases; i++)
+		if (c[i].out && (c[i].status == GA_JUNIT_FAILURE || c[i].status == GA_JUNIT_ERROR))
+			c[i].detail = ex, c[i].detail_len = len;
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	int r = ga_junit_write(&b, &s);
+	if (r == 0)
+		fwrite(b.data, 1, b.len, o);
+	ga_buf_release(&b);
+	free(ex);
+	if (r < 0)
+		return r;
 	return fflush(o) == 0 && !ferror(o) ? 0 : -EIO;
 }
 
 /* --- the command --- */
 
-int cmd_preflight(struct cli *cli, int argc, char **argv)
+struct pf_args {
+	struct pf *p;
+	struct snap_opts so;
+	const char *policy_file, *class_name, *junit;
+	bool json;
+};
+
+static int pf_backend(struct cli *cli, struct pf *p, const char *arg)
+{
+	if (!ga_warmup_backend_known(arg))
+		return cli_error(cli, "preflight", EXIT_USAGE,
+		                 "--warmup-backend wants auto, cuda, hip, opencl, cblas or cpu, not '%s'",
+		                 arg);
+	p->gemm_backend = arg;
+	return CLI_NEXT;
+}
+
+static int pf_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct pf_args *a = st;
+	struct pf *p = a->p;
+	int k = snap_opt(cli, cmd, opt, arg, &a->so);
+	if (k != 0)
+		return k < 0 ? -k : CLI_NEXT;
+	char *end = NULL;
+	long n;
+	switch (opt) {
+	case 'P':
+		a->policy_file = arg;
+		return CLI_NEXT;
+	case 'C':
+		a->class_name = arg;
+		return CLI_NEXT;
+	case 'T':
+		p->timeout_s = strtod(arg, &end);
+		if (!end || *end || !(p->timeout_s > 0) || p->timeout_s > 86400)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--timeout wants seconds between 0 and 86400, not '%s'", arg);
+		return CLI_NEXT;
+	case 'R':
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || !end || *end || end == arg || n < 0 || n > MAX_REPEAT)
+			return cli_error(cli, cmd, EXIT_USAGE, "--repeat wants 0 to %d, not '%s'", MAX_REPEAT,
+			                 arg);
+		p->repeat = (size_t)n;
+		return CLI_NEXT;
+	case 'S':
+		p->shell = true;
+		return CLI_NEXT;
+	case 'j':
+		a->json = true;
+		return CLI_NEXT;
+	case 'J':
+		a->junit = arg;
+		return CLI_NEXT;
+	case 'Z':
+		p->times = false;
+		return CLI_NEXT;
+	case 'A':
+		if (p->n_scan == MAX_SCAN)
+			return cli_error(cli, cmd, EXIT_USAGE, "at most %d --scan paths", MAX_SCAN);
+		p->scan_paths[p->n_scan++] = arg;
+		return CLI_NEXT;
+	case 'B':
+		return pf_backend(cli, p, arg);
+	}
+	return CLI_UNKNOWN;
+}
+
+static int pf_parse(struct cli *cli, int argc, char **argv, struct pf_args *a)
 {
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'r' },
@@ -740,169 +594,101 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct snap_opts so;
-	snap_opts_init(&so);
+	int code = cli_parse(cli, "preflight", argc, argv, "j" SNAP_SHORT_OPTIONS, opts, pf_opt, a);
+	if (code != CLI_NEXT)
+		return code;
+	if (optind < argc)
+		a->p->cmd = argv + optind;
+	if (a->p->shell && !a->p->cmd)
+		return cli_error(cli, "preflight", EXIT_USAGE, "--shell needs a command after --");
+	if (a->class_name && !a->policy_file)
+		return cli_error(cli, "preflight", EXIT_USAGE, "--class needs --policy");
+	if (a->json && a->junit && !strcmp(a->junit, "-"))
+		return cli_error(cli, "preflight", EXIT_USAGE, "--json and --junit - both want stdout");
+	code = snap_validate(cli, "preflight", &a->so);
+	return code == EXIT_OK ? CLI_NEXT : code;
+}
+
+/*
+ * Policy and class, then the steps in order; the overall result in p->result.
+ * The exit code; *ran tells whether there is a report to print.
+ */
+static int pf_run(struct cli *cli, struct ga_ctx *ctx, struct pf_args *a, bool *ran)
+{
+	struct pf *p = a->p;
+	int r = 0;
+	if (a->policy_file &&
+	    (r = cli_policy(ctx, a->policy_file, a->class_name, NULL, &p->policy, &p->cls)) < 0)
+		return cli_error(cli, "preflight", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
+	/* 1. discover (and check) */
+	if ((r = snap_node(ctx, &a->so, &p->node)) < 0)
+		return cli_error(cli, "preflight", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
+	step_discover(p);
+	bool live = !a->so.from && !strcmp(ga_ctx_root(ctx), "/");
+	bool vendor_wanted = a->so.vendor == GA_VENDOR_ON || (a->so.vendor == GA_VENDOR_AUTO && live);
+	if (step_check(p, vendor_wanted) < 0 || step_scan(p, ctx) < 0 || step_warmup(p, ctx) < 0)
+		return cli_error(cli, "preflight", EXIT_INTERNAL, "%s",
+		                 *ga_ctx_errmsg(ctx) ? ga_ctx_errmsg(ctx) : "out of memory");
+	enum ga_pf_status all[4] = { p->discover, p->check, p->scan, p->warmup };
+	p->result = ga_pf_result(all, 4);
+	*ran = true;
+	return p->result == GA_PF_PASS ? EXIT_OK : p->result == GA_PF_FAIL ? EXIT_PROBLEMS : EXIT_UNAVAILABLE;
+}
+
+static void pf_release(struct pf *p)
+{
+	for (size_t i = 0; i < p->n_runs; i++)
+		ga_run_result_release(&p->runs[i]);
+	ga_explain_free(p->ex);
+	ga_check_release(&p->chk);
+	ga_findings_release(&p->node_findings);
+	if (p->scanned)
+		ga_deps_inventory_release(&p->inv);
+	ga_deps_target_release(&p->tgt);
+	ga_findings_release(&p->scan_findings);
+	ga_nodeclass_release(&p->nc);
+	ga_node_free(p->node);
+	ga_policy_free(p->policy);
+}
+
+int cmd_preflight(struct cli *cli, int argc, char **argv)
+{
 	struct pf p;
 	memset(&p, 0, sizeof(p));
 	p.cli = cli;
 	p.times = true;
 	p.timeout_s = 600;
-	const char *policy_file = NULL, *class_name = NULL, *junit = NULL;
-	bool json = false;
-	int opt;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
-		int k = snap_opt(cli, "preflight", opt, optarg, &so);
-		if (k < 0)
-			return -k;
-		if (k > 0)
-			continue;
-		char *end = NULL;
-		switch (opt) {
-		case 'P':
-			policy_file = optarg;
-			break;
-		case 'C':
-			class_name = optarg;
-			break;
-		case 'T':
-			p.timeout_s = strtod(optarg, &end);
-			if (!end || *end || !(p.timeout_s > 0) || p.timeout_s > 86400)
-				return cli_error(cli, "preflight", EXIT_USAGE,
-				                 "--timeout wants seconds between 0 and 86400, not '%s'",
-				                 optarg);
-			break;
-		case 'R': {
-			errno = 0;
-			long n = strtol(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || n < 0 || n > MAX_REPEAT)
-				return cli_error(cli, "preflight", EXIT_USAGE,
-				                 "--repeat wants 0 to %d, not '%s'", MAX_REPEAT, optarg);
-			p.repeat = (size_t)n;
-			break;
-		}
-		case 'S':
-			p.shell = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'J':
-			junit = optarg;
-			break;
-		case 'Z':
-			p.times = false;
-			break;
-		case 'A':
-			if (p.n_scan == MAX_SCAN)
-				return cli_error(cli, "preflight", EXIT_USAGE, "at most %d --scan paths",
-				                 MAX_SCAN);
-			p.scan_paths[p.n_scan++] = optarg;
-			break;
-		case 'B': {
-			if (!ga_warmup_backend_known(optarg))
-				return cli_error(
-				        cli, "preflight", EXIT_USAGE,
-				        "--warmup-backend wants auto, cuda, hip, opencl, cblas or cpu, not "
-				        "'%s'",
-				        optarg);
-			p.gemm_backend = optarg;
-			break;
-		}
-		case 'h':
-			cli_usage(cli, cli_find("preflight"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "preflight", opts, argv);
-		}
-	}
-	if (optind < argc)
-		p.cmd = argv + optind;
-	if (p.shell && !p.cmd)
-		return cli_error(cli, "preflight", EXIT_USAGE, "--shell needs a command after --");
-	if (class_name && !policy_file)
-		return cli_error(cli, "preflight", EXIT_USAGE, "--class needs --policy");
-	if (json && junit && !strcmp(junit, "-"))
-		return cli_error(cli, "preflight", EXIT_USAGE, "--json and --junit - both want stdout");
-	int code = snap_validate(cli, "preflight", &so);
-	if (code != EXIT_OK)
+	struct pf_args a = { .p = &p };
+	snap_opts_init(&a.so);
+	int code = pf_parse(cli, argc, argv, &a);
+	if (code != CLI_NEXT)
 		return code;
 	/* the JUnit file is opened first: a bad path is an error before anything runs */
 	FILE *junit_f = NULL;
-	if (junit) {
-		junit_f = strcmp(junit, "-") ? fopen(junit, "w") : cli->out;
-		if (!junit_f)
-			return cli_error(cli, "preflight", EXIT_USAGE, "cannot write --junit %s: %s", junit,
-			                 strerror(errno));
-	}
+	if (a.junit && !(junit_f = strcmp(a.junit, "-") ? fopen(a.junit, "w") : cli->out))
+		return cli_error(cli, "preflight", EXIT_USAGE, "cannot write --junit %s: %s", a.junit,
+		                 strerror(errno));
 	struct ga_ctx *ctx = NULL;
-	code = snap_ctx(cli, "preflight", &so, &ctx);
-	if (code != EXIT_OK) {
-		if (junit_f && junit_f != cli->out)
-			fclose(junit_f);
-		return code;
-	}
-	int r = 0;
-	if (policy_file) {
-		r = ga_policy_load(ctx, policy_file, &p.policy);
-		if (r < 0) {
-			code = cli_error(cli, "preflight", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-			                 ga_ctx_errmsg(ctx));
-			goto out;
-		}
-		if (class_name && !(p.cls = ga_policy_find_class(p.policy, class_name))) {
-			code = cli_error(cli, "preflight", EXIT_USAGE, "no class '%s' in %s", class_name,
-			                 policy_file);
-			goto out;
-		}
-	}
-	/* 1. discover (and check) */
-	r = snap_node(ctx, &so, &p.node);
-	if (r < 0) {
-		code = cli_error(cli, "preflight", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                 ga_ctx_errmsg(ctx));
+	code = snap_ctx(cli, "preflight", &a.so, &ctx);
+	if (code != EXIT_OK)
 		goto out;
-	}
-	step_discover(&p);
-	bool live = !so.from && !strcmp(ga_ctx_root(ctx), "/");
-	bool vendor_wanted = so.vendor == GA_VENDOR_ON || (so.vendor == GA_VENDOR_AUTO && live);
-	if (step_check(&p, vendor_wanted) < 0 || step_scan(&p, ctx) < 0 || step_warmup(&p, ctx) < 0) {
-		code = cli_error(cli, "preflight", EXIT_INTERNAL, "%s",
-		                 *ga_ctx_errmsg(ctx) ? ga_ctx_errmsg(ctx) : "out of memory");
+	bool ran = false;
+	code = pf_run(cli, ctx, &a, &ran);
+	if (!ran)
 		goto out;
-	}
-	enum status all[4] = { p.discover, p.check, p.scan, p.warmup };
-	p.result = ST_PASS;
-	for (int i = 0; i < 4; i++)
-		if (all[i] == ST_FAIL || (all[i] == ST_UNKNOWN && p.result == ST_PASS))
-			p.result = all[i];
-	code = p.result == ST_PASS ? EXIT_OK : p.result == ST_FAIL ? EXIT_PROBLEMS : EXIT_UNAVAILABLE;
-
 	if (junit_f && write_junit(&p, junit_f) < 0)
-		code = cli_error(cli, "preflight", EXIT_INTERNAL, "writing --junit %s failed", junit);
-	if (json) {
+		code = cli_error(cli, "preflight", EXIT_INTERNAL, "writing --junit %s failed", a.junit);
+	if (a.json) {
 		if (print_json(&p) < 0)
 			code = cli_error(cli, "preflight", EXIT_INTERNAL, "JSON output failed");
-	} else if (!junit || strcmp(junit, "-")) {
+	} else if (!a.junit || strcmp(a.junit, "-")) {
 		print_text(&p, cli->out);
 	}
 out:
-	if (junit_f && junit_f != cli->out && fclose(junit_f) != 0 && code != EXIT_INTERNAL)
-		code = cli_error(cli, "preflight", EXIT_INTERNAL, "writing --junit %s failed: %s", junit,
+	if (junit_f && junit_f != cli->out && fclose(junit_f) != 0 && code != EXIT_INTERNAL && ctx)
+		code = cli_error(cli, "preflight", EXIT_INTERNAL, "writing --junit %s failed: %s", a.junit,
 		                 strerror(errno));
-	for (size_t i = 0; i < p.n_runs; i++)
-		ga_run_result_release(&p.runs[i]);
-	ga_explain_free(p.ex);
-	ga_check_release(&p.chk);
-	ga_findings_release(&p.node_findings);
-	if (p.scanned)
-		ga_deps_inventory_release(&p.inv);
-	ga_deps_target_release(&p.tgt);
-	ga_findings_release(&p.scan_findings);
-	ga_nodeclass_release(&p.nc);
-	ga_node_free(p.node);
-	ga_policy_free(p.policy);
+	pf_release(&p);
 	ga_ctx_free(ctx);
 	return code;
 }

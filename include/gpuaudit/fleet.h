@@ -115,7 +115,10 @@ struct ga_fleet_report {
 	size_t n_skipped_reports;
 };
 
+/* The tables (lib/model/fleet.c). */
 extern const struct ga_schema ga_fleet_report_schema;
+extern const struct ga_schema ga_fleet_drift_schema;
+extern const struct ga_schema ga_fleet_skip_schema;
 
 void ga_fleet_report_free(struct ga_fleet_report *r);
 /* The report's members into an object the caller opened (so it can append its own). */
@@ -129,9 +132,10 @@ struct ga_fleet_opts {
 	const struct ga_policy *policy; /* NULL: drift against each pool's majority */
 	size_t max_drift;               /* drift entries listed (the rest counted); 0 = none */
 	/*
-	 * Threads that parse documents for ga_reports_read_*; 0 or 1: none, the
-	 * caller's thread does all. The documents are still aggregated one at a
-	 * time in reading order, so the report does not depend on it.
+	 * Threads that parse documents for ga_reports_read_* (the reader takes
+	 * them from ga_fleet_jobs); 0 or 1: none, the caller's thread does all.
+	 * The documents are still aggregated one at a time in reading order, so
+	 * the report does not depend on it.
 	 */
 	unsigned jobs;
 };
@@ -188,22 +192,20 @@ int ga_fleet_diff(const struct ga_fleet_report *old, const struct ga_fleet_repor
                   struct ga_fleet_diff **ret);
 void ga_fleet_diff_free(struct ga_fleet_diff *d);
 
-/* --- reading reports (lib/collect/reports.c) --- */
-
 /*
- * Read the reports in PATH into the fleet: a file (one JSON document, several
- * concatenated, or JSON lines; gzip-, zstd-, xz-... compressed or not), a
- * directory (its *.json, *.jsonl, *.ndjson files, compressed or not,
- * recursively, in name order) or "-" (stdin). Decompression streams; each
- * document is capped at the context's max file size. A malformed, truncated,
- * oversized or unknown document is recorded with ga_fleet_add_skipped and
- * reading goes on. Returns 0, -ENOMEM, or -errno when PATH itself cannot be
- * opened or read (message in ctx; what was read so far stays in the fleet).
+ * The document `fleet --json` prints: the report, with a "diff" member after
+ * its own when d is not NULL (pretty JSON, final newline). 0 or -ENOMEM.
  */
-int ga_reports_read_path(struct ga_ctx *ctx, struct ga_fleet *f, const char *path);
-/* The same for a buffer (already decompressed); name is the source prefix. */
-int ga_reports_read_buffer(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, const void *buf,
-                           size_t len);
+int ga_fleet_write_json(const struct ga_fleet_report *r, const struct ga_fleet_diff *d, struct ga_buf *out);
+
+/* --- feeding the aggregator from the report reader (reports.h) --- */
+
+struct ga_reports_sink;
+/*
+ * A sink for ga_reports_read_* (lib/collect/reports.c) that aggregates into
+ * f: the reader yields documents, the fleet takes them.
+ */
+void ga_fleet_sink(struct ga_fleet *f, struct ga_reports_sink *ret);
 
 #ifdef __cplusplus
 }

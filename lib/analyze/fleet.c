@@ -19,86 +19,9 @@
 
 #include <jansson.h>
 
-#include "../core/internal.h"
-#include "gpuaudit/fleet.h"
 #include "gpuaudit/nodeclass.h"
-
-/* --- schema tables ------------------------------------------------------ */
-
-#define S(st, m) GA_FIELD(st, m, GA_F_STR)
-#define U(st, m) GA_FIELD(st, m, GA_F_U64)
-#define B(st, m) GA_FIELD(st, m, GA_F_BOOL)
-#define V(st, m) GA_FIELD(st, m, GA_F_STRV)
-#define SCHEMA(var, st, tbl) \
-	static const struct ga_schema var = { #st, sizeof(struct st), tbl, GA_ARRAY_SIZE(tbl) }
-
-static const struct ga_field stack_f[] = {
-	S(struct ga_fleet_stack, stack_sha256), S(struct ga_fleet_stack, driver),
-	S(struct ga_fleet_stack, cuda),         S(struct ga_fleet_stack, rocm),
-	S(struct ga_fleet_stack, kernel),       S(struct ga_fleet_stack, os),
-	U(struct ga_fleet_stack, nodes),        U(struct ga_fleet_stack, links_degraded),
-	U(struct ga_fleet_stack, failing),      B(struct ga_fleet_stack, majority),
-	B(struct ga_fleet_stack, drift),        S(struct ga_fleet_stack, drift_detail),
-};
-SCHEMA(stack_s, ga_fleet_stack, stack_f);
-
-static const struct ga_field class_f[] = {
-	S(struct ga_fleet_class, id),        S(struct ga_fleet_class, name),
-	S(struct ga_fleet_class, hw_sha256), S(struct ga_fleet_class, pool),
-	U(struct ga_fleet_class, gpus),      U(struct ga_fleet_class, expected_gpus),
-	U(struct ga_fleet_class, nodes),     GA_FIELD_ARR(struct ga_fleet_class, stacks, stack_s),
-};
-SCHEMA(class_s, ga_fleet_class, class_f);
-
-static const struct ga_field drift_f[] = {
-	S(struct ga_fleet_drift, host),     S(struct ga_fleet_drift, source),
-	S(struct ga_fleet_drift, class_id), S(struct ga_fleet_drift, stack_sha256),
-	V(struct ga_fleet_drift, reasons),  S(struct ga_fleet_drift, detail),
-};
-SCHEMA(drift_s, ga_fleet_drift, drift_f);
-
-static const struct ga_field skip_f[] = { S(struct ga_fleet_skip, source), S(struct ga_fleet_skip, reason) };
-SCHEMA(skip_s, ga_fleet_skip, skip_f);
-
-static const struct ga_field checks_f[] = {
-	S(struct ga_fleet_checks, class),
-	U(struct ga_fleet_checks, pass),
-	U(struct ga_fleet_checks, fail),
-	U(struct ga_fleet_checks, unknown),
-};
-SCHEMA(checks_s, ga_fleet_checks, checks_f);
-
-static const struct ga_field report_f[] = {
-	S(struct ga_fleet_report, schema),
-	S(struct ga_fleet_report, policy),
-	U(struct ga_fleet_report, reports),
-	U(struct ga_fleet_report, nodes),
-	U(struct ga_fleet_report, check_reports),
-	U(struct ga_fleet_report, skipped),
-	U(struct ga_fleet_report, drift_nodes),
-	GA_FIELD_ARR(struct ga_fleet_report, classes, class_s),
-	GA_FIELD_ARR(struct ga_fleet_report, checks, checks_s),
-	GA_FIELD_ARR(struct ga_fleet_report, drift, drift_s),
-	GA_FIELD_ARR(struct ga_fleet_report, skipped_reports, skip_s),
-};
-const struct ga_schema ga_fleet_report_schema = { "ga_fleet_report", sizeof(struct ga_fleet_report), report_f,
-	                                          GA_ARRAY_SIZE(report_f) };
-
-static const struct ga_field change_f[] = {
-	S(struct ga_fleet_change, kind),         S(struct ga_fleet_change, class_id),
-	S(struct ga_fleet_change, stack_sha256), S(struct ga_fleet_change, host),
-	U(struct ga_fleet_change, old_nodes),    U(struct ga_fleet_change, new_nodes),
-	S(struct ga_fleet_change, detail),
-};
-SCHEMA(change_s, ga_fleet_change, change_f);
-
-static const struct ga_field diff_f[] = {
-	U(struct ga_fleet_diff, old_nodes),       U(struct ga_fleet_diff, new_nodes),
-	U(struct ga_fleet_diff, old_drift_nodes), U(struct ga_fleet_diff, new_drift_nodes),
-	B(struct ga_fleet_diff, drift_complete),  GA_FIELD_ARR(struct ga_fleet_diff, changes, change_s),
-};
-const struct ga_schema ga_fleet_diff_schema = { "ga_fleet_diff", sizeof(struct ga_fleet_diff), diff_f,
-	                                        GA_ARRAY_SIZE(diff_f) };
+#include "gpuaudit/reports.h"
+#include "fleet-int.h"
 
 static const char *const reason_names[GA_FLEET_N_REASONS] = { "stack", "gpus", "link", "check", "no-class" };
 
@@ -111,12 +34,6 @@ const char *ga_fleet_reason_name(unsigned bit)
 }
 
 /* --- a string -> index map (open addressing, FNV-1a) --------------------- */
-
-struct map {
-	char **keys;
-	size_t *vals;
-	size_t cap, n; /* cap a power of two, at most half full */
-};
 
 static uint64_t fnv1a(const char *s)
 {
@@ -189,24 +106,6 @@ static void map_release(struct map *m)
 
 /* --- bounded samples: the `cap` smallest (host, source) pairs ------------ */
 
-struct sample {
-	char *host;
-	char *source;
-	char *detail;
-	unsigned flags;
-};
-
-struct sampleset {
-	struct sample *v;
-	size_t n, alloc;
-};
-
-static int sample_cmp(const char *h1, const char *s1, const char *h2, const char *s2)
-{
-	int c = strcmp(h1, h2);
-	return c ? c : strcmp(s1, s2);
-}
-
 static void sample_release(struct sample *s)
 {
 	ga_free(s->host);
@@ -219,7 +118,7 @@ static int sampleset_offer(struct sampleset *s, size_t cap, const char *host, co
 {
 	if (!cap)
 		return 0;
-	if (s->n == cap && sample_cmp(host, source, s->v[cap - 1].host, s->v[cap - 1].source) >= 0)
+	if (s->n == cap && fleet_sample_cmp(host, source, s->v[cap - 1].host, s->v[cap - 1].source) >= 0)
 		return 0;
 	if (s->n == s->alloc) {
 		size_t na = s->alloc ? s->alloc * 2 : 4;
@@ -242,7 +141,7 @@ static int sampleset_offer(struct sampleset *s, size_t cap, const char *host, co
 	size_t lo = 0, hi = s->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (sample_cmp(s->v[mid].host, s->v[mid].source, host, source) <= 0)
+		if (fleet_sample_cmp(s->v[mid].host, s->v[mid].source, host, source) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -260,50 +159,6 @@ static void sampleset_release(struct sampleset *s)
 	ga_free(s->v);
 	memset(s, 0, sizeof(*s));
 }
-
-/* --- the aggregator ----------------------------------------------------- */
-
-struct family {
-	char *key; /* hardware class JSON with the accelerator counts left out */
-};
-
-struct klass {
-	char *id, *name, *hw_sha256, *pool;
-	size_t fam;
-	uint64_t gpus, nodes;
-	struct ga_ou64 policy_gpus; /* the policy class's gpu_count */
-};
-
-struct cell {
-	size_t cls;
-	char *stack_sha256;
-	char *driver, *cuda, *rocm, *kernel, *os;
-	uint64_t nodes, links, failing, bad, pins;
-	char *pin_detail; /* the pin findings of the first node that violated one */
-	struct sampleset all, badset;
-};
-
-struct checks {
-	char *cls;
-	uint64_t pass, fail, unknown;
-};
-
-struct ga_fleet {
-	struct ga_fleet_opts o;
-	struct map idx; /* "F"+family key, "C"+hw|pool, "S"+class|stack, "K"+check class */
-	struct family *fams;
-	size_t n_fams;
-	struct klass *classes;
-	size_t n_classes;
-	struct cell *cells;
-	size_t n_cells;
-	struct checks *checks;
-	size_t n_checks;
-	struct sampleset check_fail; /* failing check reports */
-	uint64_t nodes, check_reports, check_failing, skipped;
-	struct ga_fleet_skip *skips;
-	size_t n_skips;
-};
 
 int ga_fleet_new(const struct ga_fleet_opts *o, struct ga_fleet **ret)
 {
@@ -355,23 +210,17 @@ void ga_fleet_free(struct ga_fleet *f)
 	ga_free(f->checks);
 	sampleset_release(&f->check_fail);
 	for (size_t i = 0; i < f->n_skips; i++)
-		ga_schema_release(&skip_s, &f->skips[i]);
+		ga_schema_release(&ga_fleet_skip_schema, &f->skips[i]);
 	ga_free(f->skips);
 	ga_free(f);
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? ga_strdup(s) : NULL;
 }
 
 /* The family key: the hardware class JSON without accelerator counts. */
 static int family_key(const char *hw_json, char **ret)
 {
-	unsigned long oom = ga_alloc_failures();
 	json_t *hw = json_loads(hw_json, 0, NULL);
 	if (!hw)
-		return ga_alloc_failures() != oom ? -ENOMEM : -EINVAL;
+		return -EINVAL;
 	json_t *acc = json_object_get(hw, "accelerators");
 	for (size_t i = 0; json_is_array(acc) && i < json_array_size(acc); i++)
 		json_object_del(json_array_get(acc, i), "count");
@@ -467,10 +316,9 @@ out:
 /* The stack's components for the matrix columns, from its canonical JSON. */
 static int stack_columns(struct cell *c, const char *stack_json)
 {
-	unsigned long oom = ga_alloc_failures();
 	json_t *st = json_loads(stack_json, 0, NULL);
 	if (!st)
-		return ga_alloc_failures() != oom ? -ENOMEM : -EINVAL;
+		return -EINVAL;
 	struct ga_buf b;
 	ga_buf_init(&b, 4096);
 	int r = 0;
@@ -493,9 +341,9 @@ static int stack_columns(struct cell *c, const char *stack_json)
 	         os_v ? os_v : "");
 	if (r == 0) {
 		c->driver = b.len ? ga_strdup(b.data) : NULL;
-		c->cuda = dup_or_null(json_string_value(json_object_get(st, "cuda")));
-		c->rocm = dup_or_null(json_string_value(json_object_get(st, "rocm")));
-		c->kernel = dup_or_null(json_string_value(json_object_get(st, "kernel")));
+		c->cuda = fleet_dup_or_null(json_string_value(json_object_get(st, "cuda")));
+		c->rocm = fleet_dup_or_null(json_string_value(json_object_get(st, "rocm")));
+		c->kernel = fleet_dup_or_null(json_string_value(json_object_get(st, "kernel")));
 		c->os = *osbuf ? ga_strdup(osbuf) : NULL;
 		if ((b.len && !c->driver) || (*osbuf && !c->os))
 			r = -ENOMEM;
@@ -707,564 +555,26 @@ int ga_fleet_add_skipped(struct ga_fleet *f, const char *source, const char *rea
 	return 0;
 }
 
-/* --- the report --------------------------------------------------------- */
+/* --- the report reader's sink (reports.h) ------------------------------- */
 
-struct famstat {
-	size_t maj_class; /* SIZE_MAX: none */
-	const struct cell *maj_stack;
-};
-
-static int cmp_str_null(const char *a, const char *b)
+static int sink_node(void *ud, const struct ga_node *n, const char *source)
 {
-	if (!a || !b)
-		return !a && !b ? 0 : a ? -1 : 1;
-	return strcmp(a, b);
+	return ga_fleet_add_node(ud, n, source);
 }
 
-static int cmp_class_idx(const void *pa, const void *pb, void *ud)
+static int sink_check(void *ud, const struct ga_reports_check *c, const char *source)
 {
-	const struct ga_fleet *sort_fleet = ud;
-	const struct klass *a = &sort_fleet->classes[*(const size_t *)pa];
-	const struct klass *b = &sort_fleet->classes[*(const size_t *)pb];
-	int c = strcmp(a->name, b->name);
-	if (!c)
-		c = strcmp(a->hw_sha256, b->hw_sha256);
-	return c ? c : cmp_str_null(a->pool, b->pool);
+	return ga_fleet_add_check(ud, source, c->name, c->cls, c->result, c->detail);
 }
 
-/* Cells by family, then stack: runs of one stack within one family. */
-static int cmp_cell_fam(const void *pa, const void *pb, void *ud)
+static int sink_skipped(void *ud, const char *source, const char *reason)
 {
-	const struct ga_fleet *sort_fleet = ud;
-	const struct cell *a = &sort_fleet->cells[*(const size_t *)pa];
-	const struct cell *b = &sort_fleet->cells[*(const size_t *)pb];
-	size_t fa = sort_fleet->classes[a->cls].fam, fb = sort_fleet->classes[b->cls].fam;
-	if (fa != fb)
-		return fa < fb ? -1 : 1;
-	return strcmp(a->stack_sha256, b->stack_sha256);
+	return ga_fleet_add_skipped(ud, source, reason);
 }
 
-/* Within a class: most nodes first, then by stack hash. */
-static int cmp_cell_nodes(const void *pa, const void *pb, void *ud)
+void ga_fleet_sink(struct ga_fleet *f, struct ga_reports_sink *ret)
 {
-	const struct ga_fleet *sort_fleet = ud;
-	const struct cell *a = &sort_fleet->cells[*(const size_t *)pa];
-	const struct cell *b = &sort_fleet->cells[*(const size_t *)pb];
-	if (a->cls != b->cls)
-		return a->cls < b->cls ? -1 : 1;
-	if (a->nodes != b->nodes)
-		return a->nodes > b->nodes ? -1 : 1;
-	return strcmp(a->stack_sha256, b->stack_sha256);
-}
-
-static int cmp_drift(const void *pa, const void *pb)
-{
-	const struct ga_fleet_drift *a = pa, *b = pb;
-	return sample_cmp(a->host, a->source, b->host, b->source);
-}
-
-static int cmp_checks(const void *pa, const void *pb)
-{
-	const struct ga_fleet_checks *a = pa, *b = pb;
-	return cmp_str_null(a->class, b->class);
-}
-
-static bool streq_null(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
-static int diff_part(struct ga_buf *b, const char *what, const char *mine, const char *ref)
-{
-	if (streq_null(mine, ref))
-		return 0;
-	return ga_buf_addf(b, "%s%s %s (pool: %s)", b->len ? "; " : "", what, mine ? mine : "none",
-	                   ref ? ref : "none");
-}
-
-static int stack_vs_majority(const struct cell *c, const struct cell *m, char **ret)
-{
-	struct ga_buf b;
-	ga_buf_init(&b, 0);
-	int r = diff_part(&b, "driver", c->driver, m->driver);
-	if (r == 0)
-		r = diff_part(&b, "cuda", c->cuda, m->cuda);
-	if (r == 0)
-		r = diff_part(&b, "rocm", c->rocm, m->rocm);
-	if (r == 0)
-		r = diff_part(&b, "kernel", c->kernel, m->kernel);
-	if (r == 0)
-		r = diff_part(&b, "os", c->os, m->os);
-	if (r == 0 && !b.len) /* same columns, other facts (e.g. a second driver's flavor) */
-		r = ga_buf_addf(&b, "stack %.8s (pool: %.8s)", c->stack_sha256, m->stack_sha256);
-	if (r == 0)
-		*ret = ga_buf_detach(&b, NULL);
-	ga_buf_release(&b);
-	return r < 0 ? r : (*ret ? 0 : -ENOMEM);
-}
-
-/* One drift entry from a sample, its cell's own reasons added. */
-static int drift_entry(struct ga_fleet_drift *d, const struct sample *s, unsigned flags,
-                       const struct klass *k, const struct cell *c, uint64_t expected,
-                       const char *stack_detail)
-{
-	struct ga_buf b;
-	ga_buf_init(&b, 0);
-	int r = 0;
-	d->host = ga_strdup(s->host);
-	d->source = ga_strdup(s->source);
-	d->class_id = k ? ga_strdup(k->id) : NULL;
-	d->stack_sha256 = c ? ga_strdup(c->stack_sha256) : NULL;
-	if (!d->host || !d->source || (k && !d->class_id) || (c && !d->stack_sha256))
-		r = -ENOMEM;
-	for (unsigned i = 0; i < GA_FLEET_N_REASONS && r == 0; i++)
-		if (flags & (1u << i))
-			r = ga_strv_push(&d->reasons, reason_names[i]);
-	if (r == 0 && k && (flags & GA_FLEET_GPUS) && k->gpus < expected)
-		r = ga_buf_addf(&b, "%llu GPUs, pool has %llu", (unsigned long long)k->gpus,
-		                (unsigned long long)expected);
-	if (r == 0 && (flags & GA_FLEET_STACK) && stack_detail)
-		r = ga_buf_addf(&b, "%s%s", b.len ? "; " : "", stack_detail);
-	if (r == 0 && s->detail)
-		r = ga_buf_addf(&b, "%s%s", b.len ? "; " : "", s->detail);
-	if (r == 0 && b.len && !(d->detail = ga_buf_detach(&b, NULL)))
-		r = -ENOMEM;
-	ga_buf_release(&b);
-	return r;
-}
-
-int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret)
-{
-	struct ga_fleet_report *rep = ga_calloc(1, sizeof(*rep));
-	struct famstat *fs = f->n_fams ? ga_calloc(f->n_fams, sizeof(*fs)) : NULL;
-	size_t *corder = f->n_classes ? ga_calloc(f->n_classes, sizeof(*corder)) : NULL;
-	size_t *sorder = f->n_cells ? ga_calloc(f->n_cells, sizeof(*sorder)) : NULL;
-	size_t *crow = f->n_classes ? ga_calloc(f->n_classes, sizeof(*crow)) : NULL;
-	char **sdetail = f->n_cells ? ga_calloc(f->n_cells, sizeof(*sdetail)) : NULL;
-	struct ga_fleet_drift *all = NULL;
-	size_t n_all = 0;
-	int r = 0;
-	if (!rep || (f->n_fams && !fs) || (f->n_classes && (!corder || !crow)) ||
-	    (f->n_cells && (!sorder || !sdetail))) {
-		r = -ENOMEM;
-		goto out;
-	}
-	rep->schema = ga_strdup(GA_FLEET_SCHEMA);
-	rep->policy = f->o.policy && f->o.policy->file ? ga_strdup(f->o.policy->file) : NULL;
-	if (!rep->schema || (f->o.policy && f->o.policy->file && !rep->policy)) {
-		r = -ENOMEM;
-		goto out;
-	}
-	GA_SET(rep->nodes, f->nodes);
-	GA_SET(rep->check_reports, f->check_reports);
-	GA_SET(rep->skipped, f->skipped);
-	GA_SET(rep->reports, f->nodes + f->check_reports + f->skipped);
-
-	/* each pool's majority class: most nodes, then most GPUs, then hash */
-	for (size_t i = 0; i < f->n_fams; i++)
-		fs[i].maj_class = SIZE_MAX;
-	for (size_t i = 0; i < f->n_classes; i++) {
-		const struct klass *k = &f->classes[i];
-		size_t *m = &fs[k->fam].maj_class;
-		const struct klass *o = *m == SIZE_MAX ? NULL : &f->classes[*m];
-		if (!o || k->nodes > o->nodes ||
-		    (k->nodes == o->nodes &&
-		     (k->gpus > o->gpus || (k->gpus == o->gpus && strcmp(k->hw_sha256, o->hw_sha256) < 0))))
-			*m = i;
-	}
-	/* each pool's majority stack, over all its classes */
-	for (size_t i = 0; i < f->n_cells; i++)
-		sorder[i] = i;
-	if (f->n_cells)
-		qsort_r(sorder, f->n_cells, sizeof(*sorder), cmp_cell_fam, (void *)f);
-	uint64_t best = 0;
-	size_t prev_fam = SIZE_MAX;
-	for (size_t i = 0; i < f->n_cells;) {
-		const struct cell *c = &f->cells[sorder[i]];
-		size_t fam = f->classes[c->cls].fam;
-		uint64_t cnt = 0;
-		size_t j = i;
-		for (; j < f->n_cells; j++) {
-			const struct cell *x = &f->cells[sorder[j]];
-			if (f->classes[x->cls].fam != fam || strcmp(x->stack_sha256, c->stack_sha256))
-				break;
-			cnt += x->nodes;
-		}
-		if (fam != prev_fam)
-			best = 0, prev_fam = fam;
-		if (!fs[fam].maj_stack || cnt > best) /* runs come in hash order: ties keep the first */
-			fs[fam].maj_stack = c, best = cnt;
-		i = j;
-	}
-
-	/* classes in name order, their stacks by node count */
-	for (size_t i = 0; i < f->n_classes; i++)
-		corder[i] = i;
-	if (f->n_classes)
-		qsort_r(corder, f->n_classes, sizeof(*corder), cmp_class_idx, (void *)f);
-	for (size_t i = 0; i < f->n_classes && r == 0; i++) {
-		const struct klass *k = &f->classes[corder[i]];
-		struct ga_fleet_class *rc =
-		        ga_array_push((void **)&rep->classes, &rep->n_classes, sizeof(*rc));
-		if (!rc) {
-			r = -ENOMEM;
-			break;
-		}
-		crow[corder[i]] = i;
-		const struct klass *mk = &f->classes[fs[k->fam].maj_class];
-		rc->id = ga_strdup(k->id);
-		rc->name = ga_strdup(k->name);
-		rc->hw_sha256 = ga_strdup(k->hw_sha256);
-		/* with a policy, a class no policy class matches has no pool */
-		rc->pool = k->pool ? ga_strdup(k->pool) : f->o.policy ? NULL : ga_strdup(mk->id);
-		if (!rc->id || !rc->name || !rc->hw_sha256 || (!rc->pool && (k->pool || !f->o.policy)))
-			r = -ENOMEM;
-		GA_SET(rc->gpus, k->gpus);
-		GA_SET(rc->expected_gpus, k->policy_gpus.set ? k->policy_gpus.v : mk->gpus);
-		GA_SET(rc->nodes, k->nodes);
-	}
-	for (size_t i = 0; i < f->n_cells; i++)
-		sorder[i] = i;
-	if (f->n_cells)
-		qsort_r(sorder, f->n_cells, sizeof(*sorder), cmp_cell_nodes, (void *)f);
-	for (size_t i = 0; i < f->n_cells && r == 0; i++) {
-		const struct cell *c = &f->cells[sorder[i]];
-		const struct klass *k = &f->classes[c->cls];
-		const struct cell *maj = fs[k->fam].maj_stack;
-		struct ga_fleet_class *rc = &rep->classes[crow[c->cls]];
-		struct ga_fleet_stack *st = ga_array_push((void **)&rc->stacks, &rc->n_stacks, sizeof(*st));
-		if (!st) {
-			r = -ENOMEM;
-			break;
-		}
-		unsigned cflags = 0;
-		char *detail = NULL;
-		if (!f->o.policy && strcmp(maj->stack_sha256, c->stack_sha256)) {
-			cflags |= GA_FLEET_STACK;
-			r = stack_vs_majority(c, maj, &detail);
-		} else if (c->pin_detail && !(detail = ga_strdup(c->pin_detail))) {
-			r = -ENOMEM;
-		}
-		sdetail[sorder[i]] = detail;
-		if (k->gpus < rc->expected_gpus.v)
-			cflags |= GA_FLEET_GPUS;
-		st->stack_sha256 = ga_strdup(c->stack_sha256);
-		st->driver = dup_or_null(c->driver);
-		st->cuda = dup_or_null(c->cuda);
-		st->rocm = dup_or_null(c->rocm);
-		st->kernel = dup_or_null(c->kernel);
-		st->os = dup_or_null(c->os);
-		st->drift_detail = dup_or_null(detail);
-		if (!st->stack_sha256 || (c->driver && !st->driver) || (c->cuda && !st->cuda) ||
-		    (c->rocm && !st->rocm) || (c->kernel && !st->kernel) || (c->os && !st->os) ||
-		    (detail && !st->drift_detail))
-			r = -ENOMEM;
-		GA_SET(st->nodes, c->nodes);
-		GA_SET(st->links_degraded, c->links);
-		GA_SET(st->failing, c->failing);
-		if (!f->o.policy)
-			GA_SET(st->majority, !strcmp(maj->stack_sha256, c->stack_sha256));
-		GA_SET(st->drift, (cflags & GA_FLEET_STACK) || c->pins > 0);
-
-		/* drifting nodes: the whole cell, or its nodes with problems of their own */
-		const struct sampleset *src = cflags ? &c->all : &c->badset;
-		rep->drift_nodes.v += cflags ? c->nodes : c->bad;
-		for (size_t s = 0; s < src->n && r == 0; s++) {
-			struct ga_fleet_drift *d = ga_array_push((void **)&all, &n_all, sizeof(*d));
-			r = d ? drift_entry(d, &src->v[s], src->v[s].flags | cflags, k, c,
-			                    rc->expected_gpus.v, detail)
-			      : -ENOMEM;
-		}
-	}
-	for (size_t s = 0; s < f->check_fail.n && r == 0; s++) {
-		struct ga_fleet_drift *d = ga_array_push((void **)&all, &n_all, sizeof(*d));
-		r = d ? drift_entry(d, &f->check_fail.v[s], GA_FLEET_CHECK, NULL, NULL, 0, NULL) : -ENOMEM;
-	}
-	if (r < 0)
-		goto out;
-	rep->drift_nodes.v += f->check_failing;
-	rep->drift_nodes.set = true;
-	if (n_all)
-		qsort(all, n_all, sizeof(*all), cmp_drift);
-	size_t keep = n_all < f->o.max_drift ? n_all : f->o.max_drift;
-	for (size_t i = keep; i < n_all; i++)
-		ga_schema_release(&drift_s, &all[i]);
-	rep->drift = all;
-	rep->n_drift = keep;
-	all = NULL;
-	n_all = 0;
-	if (!keep) {
-		ga_free(rep->drift);
-		rep->drift = NULL;
-	}
-
-	for (size_t i = 0; i < f->n_checks && r == 0; i++) {
-		struct ga_fleet_checks *e = ga_array_push((void **)&rep->checks, &rep->n_checks, sizeof(*e));
-		if (!e || (f->checks[i].cls && !(e->class = ga_strdup(f->checks[i].cls)))) {
-			r = -ENOMEM;
-			break;
-		}
-		GA_SET(e->pass, f->checks[i].pass);
-		GA_SET(e->fail, f->checks[i].fail);
-		GA_SET(e->unknown, f->checks[i].unknown);
-	}
-	if (r == 0 && rep->n_checks)
-		qsort(rep->checks, rep->n_checks, sizeof(*rep->checks), cmp_checks);
-	for (size_t i = 0; i < f->n_skips && r == 0; i++) {
-		struct ga_fleet_skip *e =
-		        ga_array_push((void **)&rep->skipped_reports, &rep->n_skipped_reports, sizeof(*e));
-		if (!e || !(e->source = ga_strdup(f->skips[i].source)) ||
-		    !(e->reason = ga_strdup(f->skips[i].reason)))
-			r = -ENOMEM;
-	}
-	if (r < 0)
-		goto out;
-	*ret = rep;
-	rep = NULL;
-out:
-	for (size_t i = 0; i < n_all; i++)
-		ga_schema_release(&drift_s, &all[i]);
-	ga_free(all);
-	for (size_t i = 0; sdetail && i < f->n_cells; i++)
-		ga_free(sdetail[i]);
-	ga_free(sdetail);
-	ga_free(crow);
-	ga_free(sorder);
-	ga_free(corder);
-	ga_free(fs);
-	ga_fleet_report_free(rep);
-	return r < 0 ? -ENOMEM : 0;
-}
-
-void ga_fleet_report_free(struct ga_fleet_report *r)
-{
-	if (!r)
-		return;
-	ga_schema_release(&ga_fleet_report_schema, r);
-	ga_free(r);
-}
-
-void ga_fleet_report_write_members(const struct ga_fleet_report *r, struct ga_json *w)
-{
-	ga_schema_write_members(w, &ga_fleet_report_schema, r);
-}
-
-int ga_fleet_report_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_fleet_report **ret)
-{
-	json_error_t jerr;
-	unsigned long oom = ga_alloc_failures();
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root && ga_alloc_failures() != oom)
-		return ga_err(ctx, -ENOMEM, "out of memory");
-	if (!root)
-		return ga_err(ctx, -EBADMSG, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
-		              jerr.text);
-	int r = 0;
-	struct ga_fleet_report *rep = NULL;
-	const char *schema = json_string_value(json_object_get(root, "schema"));
-	if (!schema || strcmp(schema, GA_FLEET_SCHEMA)) {
-		r = ga_err(ctx, -EBADMSG,
-		           "not a fleet report (schema %s): write one with 'gpuaudit fleet --json'",
-		           schema ? schema : "missing");
-		goto out;
-	}
-	rep = ga_calloc(1, sizeof(*rep));
-	if (!rep) {
-		r = -ENOMEM;
-		goto out;
-	}
-	r = ga_schema_read(ctx, &ga_fleet_report_schema, root, rep);
-	if (r < 0)
-		goto out;
-	for (size_t i = 0; i < rep->n_classes && r == 0; i++) {
-		if (!rep->classes[i].id)
-			r = ga_err(ctx, -EBADMSG, "classes[%zu].id: expected string", i);
-		for (size_t k = 0; k < rep->classes[i].n_stacks && r == 0; k++)
-			if (!rep->classes[i].stacks[k].stack_sha256)
-				r = ga_err(ctx, -EBADMSG,
-				           "classes[%zu].stacks[%zu].stack_sha256: expected string", i, k);
-	}
-	for (size_t i = 0; i < rep->n_drift && r == 0; i++)
-		if (!rep->drift[i].host || !rep->drift[i].source)
-			r = ga_err(ctx, -EBADMSG, "drift[%zu]: host and source must be strings", i);
-	if (r < 0)
-		goto out;
-	*ret = rep;
-	rep = NULL;
-out:
-	ga_fleet_report_free(rep);
-	json_decref(root);
-	return r;
-}
-
-/* --- diff --------------------------------------------------------------- */
-
-static const struct ga_fleet_class *find_rclass(const struct ga_fleet_report *r,
-                                                const struct ga_fleet_class *k)
-{
-	for (size_t i = 0; i < r->n_classes; i++)
-		if (!strcmp(r->classes[i].id, k->id) && streq_null(r->classes[i].pool, k->pool))
-			return &r->classes[i];
-	return NULL;
-}
-
-static const struct ga_fleet_stack *find_rstack(const struct ga_fleet_class *k, const char *sha)
-{
-	for (size_t i = 0; k && i < k->n_stacks; i++)
-		if (!strcmp(k->stacks[i].stack_sha256, sha))
-			return &k->stacks[i];
-	return NULL;
-}
-
-static int change(struct ga_fleet_diff *d, const char *kind, const char *cls, const char *stack,
-                  const char *host, const struct ga_ou64 *o, const struct ga_ou64 *n, const char *detail)
-{
-	struct ga_fleet_change *c = ga_array_push((void **)&d->changes, &d->n_changes, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->kind = ga_strdup(kind);
-	c->class_id = dup_or_null(cls);
-	c->stack_sha256 = dup_or_null(stack);
-	c->host = dup_or_null(host);
-	c->detail = dup_or_null(detail);
-	if (o)
-		c->old_nodes = *o;
-	if (n)
-		c->new_nodes = *n;
-	if (!c->kind || (cls && !c->class_id) || (stack && !c->stack_sha256) || (host && !c->host) ||
-	    (detail && !c->detail))
-		return -ENOMEM;
-	return 0;
-}
-
-static int classes_diff(struct ga_fleet_diff *d, const struct ga_fleet_report *a,
-                        const struct ga_fleet_report *b, bool added)
-{
-	int r = 0;
-	for (size_t i = 0; i < b->n_classes && r == 0; i++) {
-		const struct ga_fleet_class *kb = &b->classes[i], *ka = find_rclass(a, kb);
-		if (!ka) {
-			r = change(d, added ? "class-added" : "class-removed", kb->id, NULL, NULL,
-			           added ? NULL : &kb->nodes, added ? &kb->nodes : NULL, kb->pool);
-			continue;
-		}
-		if (added && ka->nodes.v != kb->nodes.v)
-			r = change(d, "class-nodes", kb->id, NULL, NULL, &ka->nodes, &kb->nodes, NULL);
-		for (size_t s = 0; s < kb->n_stacks && r == 0; s++) {
-			const struct ga_fleet_stack *sb = &kb->stacks[s],
-			                            *sa = find_rstack(ka, sb->stack_sha256);
-			if (!sa)
-				r = change(d, added ? "stack-added" : "stack-removed", kb->id,
-				           sb->stack_sha256, NULL, added ? NULL : &sb->nodes,
-				           added ? &sb->nodes : NULL, sb->driver);
-			else if (added && sa->nodes.v != sb->nodes.v)
-				r = change(d, "stack-nodes", kb->id, sb->stack_sha256, NULL, &sa->nodes,
-				           &sb->nodes, NULL);
-		}
-	}
-	return r;
-}
-
-static char *join_reasons(const struct ga_strv *v)
-{
-	struct ga_buf b;
-	ga_buf_init(&b, 0);
-	for (size_t i = 0; i < v->n; i++)
-		if (ga_buf_addf(&b, "%s%s", i ? "," : "", v->v[i]) < 0) {
-			ga_buf_release(&b);
-			return NULL;
-		}
-	if (!b.len && ga_buf_adds(&b, "") < 0)
-		return NULL;
-	return ga_buf_detach(&b, NULL);
-}
-
-/* Is host within the part of the list both reports hold? */
-static bool within(const char *host, const char *cut)
-{
-	return !cut || strcmp(host, cut) <= 0;
-}
-
-static int drift_diff(struct ga_fleet_diff *d, const struct ga_fleet_report *o,
-                      const struct ga_fleet_report *n)
-{
-	const char *cut = NULL;
-	bool o_cut = o->n_drift < o->drift_nodes.v, n_cut = n->n_drift < n->drift_nodes.v;
-	if (o_cut)
-		cut = o->n_drift ? o->drift[o->n_drift - 1].host : "";
-	if (n_cut) {
-		const char *c2 = n->n_drift ? n->drift[n->n_drift - 1].host : "";
-		if (!cut || strcmp(c2, cut) < 0)
-			cut = c2;
-	}
-	GA_SET(d->drift_complete, !o_cut && !n_cut);
-	/* both lists are sorted by host: walk them together */
-	size_t i = 0, j = 0;
-	int r = 0;
-	while (r == 0 && (i < o->n_drift || j < n->n_drift)) {
-		const struct ga_fleet_drift *a = i < o->n_drift ? &o->drift[i] : NULL;
-		const struct ga_fleet_drift *b = j < n->n_drift ? &n->drift[j] : NULL;
-		int c = !a ? 1 : !b ? -1 : strcmp(a->host, b->host);
-		if (c < 0) {
-			if (within(a->host, cut))
-				r = change(d, "drift-resolved", a->class_id, a->stack_sha256, a->host, NULL,
-				           NULL, a->detail);
-			i++;
-		} else if (c > 0) {
-			if (within(b->host, cut))
-				r = change(d, "drift-added", b->class_id, b->stack_sha256, b->host, NULL,
-				           NULL, b->detail);
-			j++;
-		} else {
-			char *ra = join_reasons(&a->reasons), *rb = join_reasons(&b->reasons);
-			if (!ra || !rb) {
-				r = -ENOMEM;
-			} else if (strcmp(ra, rb) || !streq_null(a->class_id, b->class_id) ||
-			           !streq_null(a->stack_sha256, b->stack_sha256)) {
-				struct ga_buf t;
-				ga_buf_init(&t, 0);
-				r = ga_buf_addf(&t, "%s -> %s", *ra ? ra : "-", *rb ? rb : "-");
-				if (r == 0)
-					r = change(d, "drift-changed", b->class_id, b->stack_sha256, b->host,
-					           NULL, NULL, t.data);
-				ga_buf_release(&t);
-			}
-			ga_free(ra);
-			ga_free(rb);
-			i++;
-			j++;
-		}
-	}
-	return r;
-}
-
-int ga_fleet_diff(const struct ga_fleet_report *old, const struct ga_fleet_report *cur,
-                  struct ga_fleet_diff **ret)
-{
-	struct ga_fleet_diff *d = ga_calloc(1, sizeof(*d));
-	if (!d)
-		return -ENOMEM;
-	d->old_nodes = old->nodes;
-	d->new_nodes = cur->nodes;
-	d->old_drift_nodes = old->drift_nodes;
-	d->new_drift_nodes = cur->drift_nodes;
-	int r = classes_diff(d, old, cur, true);
-	if (r == 0)
-		r = classes_diff(d, cur, old, false);
-	if (r == 0)
-		r = drift_diff(d, old, cur);
-	if (r < 0) {
-		ga_fleet_diff_free(d);
-		return r;
-	}
-	*ret = d;
-	return 0;
-}
-
-void ga_fleet_diff_free(struct ga_fleet_diff *d)
-{
-	if (!d)
-		return;
-	ga_schema_release(&ga_fleet_diff_schema, d);
-	ga_free(d);
+	*ret = (struct ga_reports_sink){
+		.ud = f, .node = sink_node, .check = sink_check, .skipped = sink_skipped, .jobs = f->o.jobs
+	};
 }

@@ -11,9 +11,11 @@
  * gpuaudit.node/v1: ga_schema_read_fast, or the model's reference reader when
  * the fast one declines) or a check report (`gpuaudit check --json`);
  * anything else, and anything malformed, truncated or oversized, is handed to
- * ga_fleet_add_skipped with the reason, and reading goes on. With
- * ga_fleet_opts.jobs > 1, worker threads parse while this thread splits and
- * aggregates, in reading order (see "parsing in threads" below). A regular
+ * the sink's skipped() with the reason, and reading goes on. The reader only
+ * yields documents to the caller's sink (reports.h); the fleet aggregator is
+ * fed from above (fleet.h's ga_fleet_sink). With sink->jobs > 1, worker
+ * threads parse while this thread splits and hands documents to the sink, in
+ * reading order (see "parsing in threads" below). A regular
  * file that starts as JSON is read directly, anything else through
  * libarchive.
  *
@@ -39,7 +41,7 @@
 
 #include "../core/archive_dl.h"
 #include "../core/internal.h"
-#include "gpuaudit/fleet.h"
+#include "gpuaudit/reports.h"
 
 #define CHUNK (64 * 1024)
 #define MAX_DIR_DEPTH 8 /* directory recursion */
@@ -47,9 +49,9 @@
 struct pool;
 
 struct splitter {
-	struct pool *pool; /* NULL: documents are parsed and aggregated as they come */
+	struct pool *pool; /* NULL: documents are parsed and handed on as they come */
 	struct ga_ctx *ctx;
-	struct ga_fleet *f;
+	const struct ga_reports_sink *sink;
 	const char *name; /* source prefix: the path, or "stdin" */
 	struct ga_buf doc;
 	size_t max;
@@ -60,13 +62,13 @@ struct splitter {
 	int err; /* -ENOMEM, sticky */
 };
 
-static void sp_init(struct splitter *s, struct pool *pool, struct ga_ctx *ctx, struct ga_fleet *f,
-                    const char *name)
+static void sp_init(struct splitter *s, struct pool *pool, struct ga_ctx *ctx,
+                    const struct ga_reports_sink *sink, const char *name)
 {
 	memset(s, 0, sizeof(*s));
 	s->pool = pool;
 	s->ctx = ctx;
-	s->f = f;
+	s->sink = sink;
 	s->name = name;
 	s->max = ga_ctx_max_file(ctx);
 	ga_buf_init(&s->doc, 0);
@@ -96,7 +98,7 @@ static void skip(struct splitter *s, unsigned long line, const char *fmt, ...)
 	va_end(ap);
 	source_of(s, line, src, sizeof(src));
 	ga_log(s->ctx, GA_LOG_INFO, "%s: skipped: %s", src, why);
-	if (ga_fleet_add_skipped(s->f, src, why) < 0)
+	if (s->sink->skipped(s->sink->ud, src, why) < 0)
 		s->err = -ENOMEM;
 }
 
@@ -144,7 +146,8 @@ static void check_report(struct splitter *s, json_t *root, const char *src)
 		snprintf(name, sizeof(name), "%s", host);
 	else
 		name_from_source(s, s->start_line, name, sizeof(name));
-	int r = ga_fleet_add_check(s->f, src, name, json_string_value(cls), result, codes.data);
+	struct ga_reports_check c = { name, json_string_value(cls), result, codes.data };
+	int r = s->sink->check(s->sink->ud, &c, src);
 	ga_buf_release(&codes);
 	if (r == -EINVAL)
 		skip(s, s->start_line, "check report: result '%s' is not pass, fail or unknown", result);
@@ -175,7 +178,7 @@ static int parse_fast(const struct ga_buf *doc, struct ga_node **ret)
 
 static void document_slow(struct splitter *s, const char *src);
 
-/* A document parse_fast has seen (n, r): aggregate it, or read it the slow way. */
+/* A document parse_fast has seen (n, r): to the sink, or read the slow way. */
 static void document_parsed(struct splitter *s, struct ga_node *n, int r)
 {
 	char src[4200];
@@ -184,7 +187,7 @@ static void document_parsed(struct splitter *s, struct ga_node *n, int r)
 		s->err = r;
 	else if (!n)
 		document_slow(s, src);
-	else if ((r = ga_fleet_add_node(s->f, n, src)) == -ENOMEM)
+	else if ((r = s->sink->node(s->sink->ud, n, src)) == -ENOMEM)
 		s->err = r;
 	else if (r < 0)
 		skip(s, s->start_line, "node snapshot: cannot classify it");
@@ -208,7 +211,7 @@ static void document_slow(struct splitter *s, const char *src)
 			s->err = r;
 		else if (r < 0)
 			skip(s, s->start_line, "node snapshot: %s", ga_ctx_errmsg(s->ctx));
-		else if ((r = ga_fleet_add_node(s->f, n, src)) == -ENOMEM)
+		else if ((r = s->sink->node(s->sink->ud, n, src)) == -ENOMEM)
 			s->err = r;
 		else if (r < 0)
 			skip(s, s->start_line, "node snapshot: cannot classify it");
@@ -228,9 +231,9 @@ static void document_slow(struct splitter *s, const char *src)
  * --- parsing in threads ---
  * The splitter (in the caller's thread) packs documents into batches; worker
  * threads parse a batch at a time (parse_fast); the caller's thread then
- * aggregates the batches in the order they were packed, and every other
+ * hands the batches to the sink in the order they were packed, and every other
  * effect (a skipped report) waits until the documents before it are
- * aggregated. The report is therefore the same as without threads. Memory
+ * handed on. The sink therefore sees what it would without threads. Memory
  * stays flat: at most n_ring batches of at most BATCH_DOCS documents.
  */
 
@@ -259,7 +262,7 @@ struct pool {
 	pthread_cond_t work, done;
 	struct job *ring;
 	size_t n_ring;
-	unsigned long long head, tail, take; /* oldest not aggregated; the one filling; next to parse */
+	unsigned long long head, tail, take; /* oldest not handed on; the one filling; next to parse */
 	bool stop;
 	pthread_t *threads;
 	size_t n_threads;
@@ -350,7 +353,7 @@ static struct pool *pool_new(unsigned jobs)
 	return p;
 }
 
-/* Aggregate the oldest batch, waiting for it if need be. */
+/* Hand the oldest batch to the sink, waiting for it if need be. */
 static void pool_commit_one(struct splitter *s)
 {
 	struct pool *p = s->pool;
@@ -393,7 +396,7 @@ static void pool_publish(struct pool *p)
 	pthread_mutex_unlock(&p->mu);
 }
 
-/* Aggregate every document handed to the pool so far. */
+/* Hand on every document given to the pool so far. */
 static void pool_drain(struct splitter *s)
 {
 	pool_publish(s->pool);
@@ -405,7 +408,7 @@ static void pool_drain(struct splitter *s)
 static void pool_submit(struct splitter *s)
 {
 	struct pool *p = s->pool;
-	/* a free slot for the batch being filled; aggregate what is done on the way */
+	/* a free slot for the batch being filled; hand on what is done on the way */
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		bool full = p->tail - p->head == p->n_ring;
@@ -617,37 +620,38 @@ static void sp_finish(struct splitter *s)
 	ga_buf_release(&s->doc);
 }
 
-/* The end of a read: every document still with the workers aggregated, the threads gone. */
-static int pool_end(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, int r)
+/* The end of a read: every document still with the workers handed on, the threads gone. */
+static int pool_end(struct ga_ctx *ctx, const struct ga_reports_sink *sink, struct pool *pool, int r)
 {
 	if (!pool)
 		return r;
 	struct splitter s;
-	sp_init(&s, pool, ctx, f, "");
+	sp_init(&s, pool, ctx, sink, "");
 	pool_drain(&s);
 	pool_free(pool);
 	ga_buf_release(&s.doc);
 	return s.err == -ENOMEM ? s.err : r;
 }
 
-int ga_reports_read_buffer(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, const void *buf,
-                           size_t len)
+int ga_reports_read_buffer(struct ga_ctx *ctx, const struct ga_reports_sink *sink, const char *name,
+                           const void *buf, size_t len)
 {
-	struct pool *pool = pool_new(ga_fleet_jobs(f));
+	struct pool *pool = pool_new(sink->jobs);
 	struct splitter s;
-	sp_init(&s, pool, ctx, f, name);
+	sp_init(&s, pool, ctx, sink, name);
 	sp_feed(&s, buf, len);
 	sp_finish(&s);
-	return pool_end(ctx, f, pool, s.err);
+	return pool_end(ctx, sink, pool, s.err);
 }
 
 /* One file or stdin (fd), decompressed as it is read when it is compressed. */
-static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *name, int fd)
+static int read_stream(struct ga_ctx *ctx, const struct ga_reports_sink *sink, struct pool *pool,
+                       const char *name, int fd)
 {
 	struct archive *a = NULL;
 	char *chunk = ga_malloc(CHUNK);
 	struct splitter s;
-	sp_init(&s, pool, ctx, f, name);
+	sp_init(&s, pool, ctx, sink, name);
 	int r = 0;
 	if (!chunk) {
 		r = -ENOMEM;
@@ -679,7 +683,7 @@ static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool
 		if (got < 0 && !s.err) {
 			int e = errno;
 			sp_finish(&s);
-			sp_init(&s, pool, ctx, f, name);
+			sp_init(&s, pool, ctx, sink, name);
 			skip(&s, 0, "cannot read after %zu bytes: %s", total, strerror(e));
 		} else if (total == 0 && !s.err) {
 			skip(&s, 0, "empty");
@@ -718,7 +722,7 @@ static int read_stream(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool
 		char why[300];
 		snprintf(why, sizeof(why), "%s", archive_error_string(a) ? archive_error_string(a) : "error");
 		sp_finish(&s);
-		sp_init(&s, pool, ctx, f, name);
+		sp_init(&s, pool, ctx, sink, name);
 		skip(&s, 0, "cannot decompress after %zu bytes: %s", total, why);
 	} else if (total == 0 && !s.err) {
 		skip(&s, 0, "empty");
@@ -753,11 +757,11 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *path, int depth,
-                    bool named);
+static int read_any(struct ga_ctx *ctx, const struct ga_reports_sink *sink, struct pool *pool,
+                    const char *path, int depth, bool named);
 
-static int read_dir(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *path, int dfd,
-                    int depth)
+static int read_dir(struct ga_ctx *ctx, const struct ga_reports_sink *sink, struct pool *pool,
+                    const char *path, int dfd, int depth)
 {
 	DIR *d = fdopendir(dfd);
 	if (!d) {
@@ -792,7 +796,7 @@ static int read_dir(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, c
 		if (fstatat(dirfd(d), names[i], &st, 0) < 0)
 			st.st_mode = 0;
 		if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && report_name(names[i]))) {
-			int k = read_any(ctx, f, pool, p.data, depth + 1, false);
+			int k = read_any(ctx, sink, pool, p.data, depth + 1, false);
 			if (k < 0 && (k == -ENOMEM || !r))
 				r = k;
 		}
@@ -806,11 +810,11 @@ out:
 	return r;
 }
 
-static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, const char *path, int depth,
-                    bool named)
+static int read_any(struct ga_ctx *ctx, const struct ga_reports_sink *sink, struct pool *pool,
+                    const char *path, int depth, bool named)
 {
 	if (!strcmp(path, "-") && named)
-		return read_stream(ctx, f, pool, "stdin", STDIN_FILENO);
+		return read_stream(ctx, sink, pool, "stdin", STDIN_FILENO);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
@@ -826,7 +830,7 @@ static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, c
 			return ga_err(ctx, -ELOOP, "%s: directories nested deeper than %d", path,
 			              MAX_DIR_DEPTH);
 		}
-		return read_dir(ctx, f, pool, path, fd, depth);
+		return read_dir(ctx, sink, pool, path, fd, depth);
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
 		close(fd);
@@ -836,14 +840,14 @@ static int read_any(struct ga_ctx *ctx, struct ga_fleet *f, struct pool *pool, c
 	int fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	int r = read_stream(ctx, f, pool, path, fd);
+	int r = read_stream(ctx, sink, pool, path, fd);
 	close(fd);
 	return r;
 }
 
-int ga_reports_read_path(struct ga_ctx *ctx, struct ga_fleet *f, const char *path)
+int ga_reports_read_path(struct ga_ctx *ctx, const struct ga_reports_sink *sink, const char *path)
 {
-	struct pool *pool = pool_new(ga_fleet_jobs(f));
-	int r = read_any(ctx, f, pool, path, 0, true);
-	return pool_end(ctx, f, pool, r);
+	struct pool *pool = pool_new(sink->jobs);
+	int r = read_any(ctx, sink, pool, path, 0, true);
+	return pool_end(ctx, sink, pool, r);
 }

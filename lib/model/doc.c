@@ -12,12 +12,14 @@
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/serve.h"
 
 const struct ga_model ga_models[] = {
 	{ GA_NODE_SCHEMA, &ga_node_schema, "node snapshot: discover --json, serve /v1/snapshot" },
 	{ GA_FLEET_SCHEMA, &ga_fleet_report_schema, "fleet report: fleet --json" },
 	{ GA_CANARY_SCHEMA, &ga_canary_doc_schema, "canary verdict: canary --json" },
 	{ GA_DEPS_SCHEMA, &ga_deps_report_schema, "artifact dependency report: deps --json" },
+	{ GA_SERVE_CHECK_SCHEMA, &ga_serve_check_schema, "serve check: serve /v1/check" },
 	{ NULL, NULL, NULL },
 };
 

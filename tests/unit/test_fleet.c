@@ -17,6 +17,7 @@
 
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/isolate.h"
+#include "gpuaudit/reports.h"
 
 static struct ga_node *collect(const char *name)
 {
@@ -276,6 +277,77 @@ static void test_json_and_diff(void **state)
 }
 
 /* The splitter: pretty, JSON lines, a cut line, garbage, an unknown document. */
+/* The reader into the fleet through the fleet's sink (what cmd-fleet does). */
+static int read_buffer(struct ga_ctx *ctx, struct ga_fleet *f, const char *name, const void *buf, size_t len)
+{
+	struct ga_reports_sink sink;
+	ga_fleet_sink(f, &sink);
+	return ga_reports_read_buffer(ctx, &sink, name, buf, len);
+}
+
+/* A sink of our own: the reader yields documents in order, with or without threads. */
+struct seen {
+	struct ga_buf log;
+};
+
+static int seen_node(void *ud, const struct ga_node *n, const char *source)
+{
+	struct seen *s = ud;
+	return ga_buf_addf(&s->log, "node %s %s\n", n->host.hostname ? n->host.hostname : "-", source);
+}
+
+static int seen_check(void *ud, const struct ga_reports_check *c, const char *source)
+{
+	struct seen *s = ud;
+	if (strcmp(c->result, "pass") && strcmp(c->result, "fail"))
+		return -EINVAL;
+	return ga_buf_addf(&s->log, "check %s %s %s %s\n", c->name, c->cls ? c->cls : "-", c->result, source);
+}
+
+static int seen_skipped(void *ud, const char *source, const char *reason)
+{
+	struct seen *s = ud;
+	return ga_buf_addf(&s->log, "skip %s %.20s\n", source, reason);
+}
+
+static void test_reader_sink(void **state)
+{
+	(void)state;
+	struct ga_node *n = collect("dgx-a100");
+	struct ga_buf one, in;
+	struct ga_json w;
+	ga_buf_init(&one, 0);
+	ga_buf_init(&in, 0);
+	ga_json_init(&w, &one, false);
+	assert_int_equal(ga_node_write_json(n, &w), 0);
+	assert_int_equal(ga_json_finish(&w), 0);
+	for (int i = 0; i < 40; i++) {
+		ga_buf_addf(&in, "%s\n", one.data);
+		if (i % 7 == 3)
+			ga_buf_addf(&in, "{\"result\": \"%s\", \"class\": \"c\", \"findings\": []}\n",
+			            i % 2 ? "fail" : "maybe");
+	}
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	struct seen a, b;
+	ga_buf_init(&a.log, 0);
+	ga_buf_init(&b.log, 0);
+	struct ga_reports_sink s1 = { &a, seen_node, seen_check, seen_skipped, 0 };
+	struct ga_reports_sink s4 = { &b, seen_node, seen_check, seen_skipped, 4 };
+	assert_int_equal(ga_reports_read_buffer(ctx, &s1, "in", in.data, in.len), 0);
+	assert_int_equal(ga_reports_read_buffer(ctx, &s4, "in", in.data, in.len), 0);
+	assert_non_null(strstr(a.log.data, "node "));
+	assert_non_null(strstr(a.log.data, "check in:5 c fail in:5\n"));
+	assert_non_null(strstr(a.log.data, "skip in:13 check report: result"));
+	assert_string_equal(a.log.data, b.log.data);
+	ga_buf_release(&a.log);
+	ga_buf_release(&b.log);
+	ga_buf_release(&one);
+	ga_buf_release(&in);
+	ga_ctx_free(ctx);
+	ga_node_free(n);
+}
+
 static void test_reader(void **state)
 {
 	(void)state;
@@ -296,7 +368,7 @@ static void test_reader(void **state)
 	struct ga_fleet_opts o = { .max_drift = 10 };
 	struct ga_fleet *f = NULL;
 	assert_int_equal(ga_fleet_new(&o, &f), 0);
-	assert_int_equal(ga_reports_read_buffer(ctx, f, "in", b.data, b.len), 0);
+	assert_int_equal(read_buffer(ctx, f, "in", b.data, b.len), 0);
 	struct ga_fleet_report *r = NULL;
 	assert_int_equal(ga_fleet_report(f, &r), 0);
 	assert_int_equal(r->nodes.v, 2);
@@ -320,7 +392,7 @@ static void test_reader(void **state)
 	ga_buf_reset(&b);
 	ga_buf_addf(&b, "[%s]\n%s\n", one.data, one.data);
 	assert_int_equal(ga_fleet_new(&o, &f), 0);
-	assert_int_equal(ga_reports_read_buffer(ctx, f, "in", b.data, b.len), 0);
+	assert_int_equal(read_buffer(ctx, f, "in", b.data, b.len), 0);
 	assert_int_equal(ga_fleet_report(f, &r), 0);
 	assert_int_equal(r->nodes.v, 1);
 	assert_int_equal(r->skipped.v, 1);
@@ -377,10 +449,10 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_majority),       cmocka_unit_test(test_cap_and_order),
-		cmocka_unit_test(test_policy_pins),    cmocka_unit_test(test_checks),
-		cmocka_unit_test(test_json_and_diff),  cmocka_unit_test(test_reader),
-		cmocka_unit_test(test_alloc_failures),
+		cmocka_unit_test(test_majority),      cmocka_unit_test(test_cap_and_order),
+		cmocka_unit_test(test_policy_pins),   cmocka_unit_test(test_checks),
+		cmocka_unit_test(test_json_and_diff), cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_reader_sink),   cmocka_unit_test(test_alloc_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,100 @@
+/*
+ * preflight.h - the decisions of `gpuaudit preflight` (lib/analyze/preflight.c):
+ * each step's status from what it found, the overall result, and how the
+ * warm-up's runs read as test cases. The command runs the steps and prints;
+ * what a result means lives here, where a unit test reaches it.
+ */
+#ifndef GPUAUDIT_PREFLIGHT_H
+#define GPUAUDIT_PREFLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuaudit/findings.h"
+#include "gpuaudit/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ga_pf_status { GA_PF_PASS, GA_PF_FAIL, GA_PF_UNKNOWN, GA_PF_SKIP };
+#define GA_PF_N_STATUS 4
+
+/* "pass", "fail", "unknown", "skip". */
+const char *ga_pf_status_name(enum ga_pf_status s);
+/* Error-level (and worse) findings in f. */
+size_t ga_pf_errors(const struct ga_findings *f);
+/*
+ * A step judged by its findings: unknown when the analysis failed, fail with
+ * any error-level finding, else pass. *errors (may be NULL) gets their count.
+ */
+enum ga_pf_status ga_pf_status_of_findings(const struct ga_findings *f, bool analysis_failed, size_t *errors);
+/* The check step from the policy check's result. */
+enum ga_pf_status ga_pf_status_of_check(enum ga_check_result r);
+/* The overall result: fail if any step failed, else unknown if any is, else pass (skips count as pass). */
+enum ga_pf_status ga_pf_result(const enum ga_pf_status *steps, size_t n);
+/* Failures, errors (unknown) and skips among steps (JUnit's suite counts). */
+void ga_pf_count(const enum ga_pf_status *steps, size_t n, size_t *fail, size_t *unknown, size_t *skip);
+
+/*
+ * The warm-up as two test cases: the cold start and the warm runs. A warm-up
+ * command that got past its cold start (n_runs > 1) passed it whatever the
+ * warm runs did; warm runs that never started (the cold start failed) are
+ * skipped. With the built-in warm-up, both are the step's status.
+ */
+void ga_pf_warmup_cases(enum ga_pf_status warmup, bool command, size_t n_runs, enum ga_pf_status *cold,
+                        enum ga_pf_status *warm);
+
+/* --- the report (lib/emit/preflight.c) --- */
+
+#define GA_PREFLIGHT_SCHEMA "gpuaudit.preflight/v1"
+
+struct ga_node;
+struct ga_check;
+struct ga_run_result;
+struct ga_warmup_result;
+struct ga_explain;
+struct ga_buf;
+
+/* What the steps found, borrowed from the caller, for the report writers. */
+struct ga_pf_report {
+	bool times; /* false (--no-times): every time is null */
+	enum ga_pf_status result, discover, check, scan, warmup;
+	/* discover */
+	const struct ga_node *node;
+	const char *node_class; /* `gpuaudit class` id */
+	const struct ga_findings *node_findings;
+	/* check (checked: with a policy) */
+	bool checked;
+	const char *policy_file;
+	const struct ga_check *chk;
+	/* scan (scanned: with --scan) */
+	bool scanned;
+	const char *const *scan_paths;
+	size_t n_scan;
+	const char *scan_msg, *scan_target;
+	uint64_t scan_files;
+	size_t scan_packages;
+	const struct ga_findings *scan_findings;
+	/* warm-up: a command (cmd, NULL-terminated) or the built-in matrix product (gemm) */
+	char *const *cmd;
+	bool shell;
+	double timeout_s;
+	const struct ga_run_result *runs; /* the cold start, then the warm runs */
+	size_t n_runs;
+	const struct ga_warmup_result *gemm;
+	const char *warmup_msg;
+	bool have_median;
+	double median_s; /* the warm runs' median */
+	/* the failed warm-up's output explained; NULL: none */
+	struct ga_explain *ex;
+};
+
+/* The report as gpuaudit.preflight/v1 (pretty, final newline) into out. 0, -ENOMEM, -E2BIG. */
+int ga_preflight_write_json(const struct ga_pf_report *r, struct ga_buf *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
