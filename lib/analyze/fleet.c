@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "../core/internal.h"
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/reports.h"
 #include "fleet-int.h"
@@ -218,9 +219,10 @@ void ga_fleet_free(struct ga_fleet *f)
 /* The family key: the hardware class JSON without accelerator counts. */
 static int family_key(const char *hw_json, char **ret)
 {
-	json_t *hw = json_loads(hw_json, 0, NULL);
-	if (!hw)
-		return -EINVAL;
+	json_t *hw = NULL;
+	int r = ga_json_parse(NULL, hw_json, strlen(hw_json), 0, &hw, NULL);
+	if (r < 0)
+		return r == -ENOMEM ? r : -EINVAL;
 	json_t *acc = json_object_get(hw, "accelerators");
 	for (size_t i = 0; json_is_array(acc) && i < json_array_size(acc); i++)
 		json_object_del(json_array_get(acc, i), "count");
@@ -316,9 +318,10 @@ out:
 /* The stack's components for the matrix columns, from its canonical JSON. */
 static int stack_columns(struct cell *c, const char *stack_json)
 {
-	json_t *st = json_loads(stack_json, 0, NULL);
-	if (!st)
-		return -EINVAL;
+	json_t *st = NULL;
+	int pr = ga_json_parse(NULL, stack_json, strlen(stack_json), 0, &st, NULL);
+	if (pr < 0)
+		return pr == -ENOMEM ? pr : -EINVAL;
 	struct ga_buf b;
 	ga_buf_init(&b, 4096);
 	int r = 0;

@@ -769,9 +769,10 @@ static int emit_text(struct ga_json *w, const char *key, const char *text)
 {
 	if (!text)
 		return -EINVAL;
-	json_t *v = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
-	if (!v)
-		return -EINVAL;
+	json_t *v = NULL;
+	int pr = ga_json_parse(NULL, text, strlen(text), JSON_REJECT_DUPLICATES, &v, NULL);
+	if (pr < 0)
+		return pr == -ENOMEM ? pr : -EINVAL;
 	ga_json_key(w, key);
 	int r = emit(w, v);
 	json_decref(v);

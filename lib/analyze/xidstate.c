@@ -66,7 +66,8 @@ int ga_xid_state_apply(struct ga_ctx *ctx, const char *prev_text, size_t prev_le
 	int r = 0;
 	if (prev_text && prev_len) {
 		json_error_t jerr;
-		state = json_loadb(prev_text, prev_len, 0, &jerr);
+		if (ga_json_parse(NULL, prev_text, prev_len, 0, &state, &jerr) == -ENOMEM)
+			return ga_err(ctx, -ENOMEM, "out of memory");
 		json_t *schema = state ? json_object_get(state, "schema") : NULL;
 		if (!state || !json_is_string(schema) ||
 		    strcmp(json_string_value(schema), GA_XID_STATE_SCHEMA) != 0 ||

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/internal.h"
 #include "gpuaudit/benchfile.h"
 #include "gpuaudit/stats.h"
 
@@ -168,8 +169,10 @@ int ga_bench_file_from_json(struct ga_ctx *ctx, const char *text, size_t len, st
 {
 	json_error_t jerr;
 	struct ga_bench_file *r = NULL;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	int err;
+	json_t *root = NULL;
+	int err = ga_json_parse(ctx, text, len, JSON_REJECT_DUPLICATES, &root, &jerr);
+	if (err == -ENOMEM)
+		goto out;
 	if (!root) {
 		err = ga_err(ctx, -EINVAL, "not JSON: line %d column %d: %s", jerr.line, jerr.column,
 		             jerr.text);

@@ -196,7 +196,10 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 		goto out;
 	}
 	json_error_t jerr;
-	json_t *root = json_loadb(b.data ? b.data : "", b.len, 0, &jerr);
+	json_t *root = NULL;
+	r = ga_json_parse(ctx, b.data, b.len, 0, &root, &jerr);
+	if (r == -ENOMEM)
+		goto out;
 	if (!root) {
 		r = ga_err(ctx, -EBADMSG, "vendor helper %s printed invalid JSON: %s", name, jerr.text);
 		goto out;

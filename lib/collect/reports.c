@@ -197,7 +197,11 @@ static void document_parsed(struct splitter *s, struct ga_node *n, int r)
 static void document_slow(struct splitter *s, const char *src)
 {
 	json_error_t jerr;
-	json_t *root = json_loadb(s->doc.data ? s->doc.data : "", s->doc.len, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = NULL;
+	if (ga_json_parse(NULL, s->doc.data, s->doc.len, JSON_REJECT_DUPLICATES, &root, &jerr) == -ENOMEM) {
+		s->err = -ENOMEM;
+		return;
+	}
 	if (!root) {
 		skip(s, s->start_line, "invalid JSON at line %d column %d: %s",
 		     jerr.line + (int)s->start_line - 1, jerr.column, jerr.text);

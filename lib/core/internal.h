@@ -33,5 +33,16 @@ int ga_parse_u64(const char *s, int base, uint64_t *ret);
 int ga_parse_i64(const char *s, int base, int64_t *ret);
 int ga_parse_dbl(const char *s, double *ret);
 bool ga_startswith(const char *s, const char *prefix);
+/*
+ * Parse JSON text (json_loadb with flags) into *ret: 0, -ENOMEM when an
+ * allocation failed inside jansson, or -EBADMSG with "invalid JSON at line L
+ * column C: ..." in ctx (no message when ctx is NULL); jansson's error in
+ * *jerr when jerr is not NULL, for callers with a message of their own.
+ * lib/core/json-parse.c.
+ */
+struct json_t;
+struct json_error_t;
+int ga_json_parse(struct ga_ctx *ctx, const char *text, size_t len, size_t flags, struct json_t **ret,
+                  struct json_error_t *jerr);
 
 #endif

@@ -517,7 +517,9 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 static int add_note_dlopen(struct ga_elf_info *info, const char *text, size_t len)
 {
 	json_error_t jerr;
-	json_t *root = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = NULL;
+	if (ga_json_parse(NULL, text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &root, &jerr) == -ENOMEM)
+		return -ENOMEM;
 	if (!root)
 		return 0; /* not JSON: ignored */
 	int r = 0;

@@ -145,8 +145,8 @@ static int push_strings(json_t *arr, struct ga_strv *out, size_t max)
 
 int ga_pymeta_parse_conda(const char *text, size_t len, struct ga_deps_pkg *p)
 {
-	json_t *j = json_loadb(text, len, 0, NULL);
-	int r = -EINVAL;
+	json_t *j = NULL;
+	int r = ga_json_parse(NULL, text, len, 0, &j, NULL) == -ENOMEM ? -ENOMEM : -EINVAL;
 	if (!json_is_object(j))
 		goto out;
 	const char *name = json_string_value(json_object_get(j, "name"));

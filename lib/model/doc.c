@@ -33,14 +33,10 @@ const struct ga_model *ga_model_find(const char *id)
 
 static int load(struct ga_ctx *ctx, const char *text, size_t len, json_t **ret, const char **id)
 {
-	json_error_t jerr;
-	unsigned long oom = ga_alloc_failures();
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root && ga_alloc_failures() != oom)
-		return ga_err(ctx, -ENOMEM, "out of memory");
-	if (!root)
-		return ga_err(ctx, -EBADMSG, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
-		              jerr.text);
+	json_t *root = NULL;
+	int pr = ga_json_parse(ctx, text, len, JSON_REJECT_DUPLICATES, &root, NULL);
+	if (pr < 0)
+		return pr;
 	const json_t *schema = json_object_get(root, "schema");
 	if (!json_is_string(schema)) {
 		json_decref(root);

@@ -107,11 +107,10 @@ void ga_fleet_report_write_members(const struct ga_fleet_report *r, struct ga_js
 
 int ga_fleet_report_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_fleet_report **ret)
 {
-	json_error_t jerr;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root)
-		return ga_err(ctx, -EBADMSG, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
-		              jerr.text);
+	json_t *root = NULL;
+	int pr = ga_json_parse(ctx, text, len, JSON_REJECT_DUPLICATES, &root, NULL);
+	if (pr < 0)
+		return pr;
 	int r = 0;
 	struct ga_fleet_report *rep = NULL;
 	const char *schema = json_string_value(json_object_get(root, "schema"));

@@ -339,14 +339,10 @@ int ga_node_write_json(const struct ga_node *n, struct ga_json *w)
 
 int ga_node_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_node **ret_node)
 {
-	json_error_t jerr;
-	unsigned long oom = ga_alloc_failures();
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root && ga_alloc_failures() != oom)
-		return ga_err(ctx, -ENOMEM, "out of memory");
-	if (!root)
-		return ga_err(ctx, -EBADMSG, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
-		              jerr.text);
+	json_t *root = NULL;
+	int pr = ga_json_parse(ctx, text, len, JSON_REJECT_DUPLICATES, &root, NULL);
+	if (pr < 0)
+		return pr;
 	int r = 0;
 	struct ga_node *n = NULL;
 	const json_t *schema = json_object_get(root, "schema");
