@@ -28,91 +28,6 @@
 
 /* --- sample lines ------------------------------------------------------------ */
 
-static struct ga_odbl jnum(json_t *o, const char *key)
-{
-	struct ga_odbl r = { 0 };
-	json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
-	if (json_is_number(v)) {
-		r.v = json_number_value(v);
-		r.set = isfinite(r.v);
-	}
-	return r;
-}
-
-static void add_u64(struct ga_ou64 *acc, json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		acc->v += (uint64_t)json_integer_value(v);
-		acc->set = true;
-	}
-}
-
-/* One gpuaudit.sample/v1 object into a point; -EINVAL when it is not one. */
-static int point_from_json(json_t *root, struct ga_triage_point *p)
-{
-	memset(p, 0, sizeof(*p));
-	json_t *schema = json_object_get(root, "schema");
-	if (!json_is_string(schema) || strcmp(json_string_value(schema), GA_SAMPLE_SCHEMA))
-		return -EINVAL;
-	json_t *total = json_object_get(json_object_get(root, "cpu"), "total");
-	p->iowait_pct = jnum(total, "iowait_pct");
-	p->idle_pct = jnum(total, "idle_pct");
-
-	size_t i;
-	json_t *e;
-	double g = 0, m = 0;
-	size_t ng = 0, nm = 0;
-	json_array_foreach(json_object_get(root, "accelerators"), i, e)
-	{
-		struct ga_odbl a = jnum(e, "gpu_busy_pct"), b = jnum(e, "mem_busy_pct");
-		if (a.set)
-			g += a.v, ng++;
-		if (b.set)
-			m += b.v, nm++;
-	}
-	/* NVIDIA GPUs: NVML's utilization, when the samples were recorded with --nvml */
-	json_array_foreach(json_object_get(json_object_get(root, "nvml"), "gpus"), i, e)
-	{
-		struct ga_odbl a = jnum(e, "utilization_gpu_pct"), b = jnum(e, "utilization_memory_pct");
-		if (a.set)
-			g += a.v, ng++;
-		if (b.set)
-			m += b.v, nm++;
-	}
-	if (ng)
-		p->gpu_busy_pct = (struct ga_odbl){ g / (double)ng, true };
-	if (nm)
-		p->mem_busy_pct = (struct ga_odbl){ m / (double)nm, true };
-
-	json_array_foreach(json_object_get(root, "disks"), i, e)
-	{
-		struct ga_odbl u = jnum(e, "util_pct");
-		const char *name = json_string_value(json_object_get(e, "name"));
-		if (u.set && (!p->disk_util_pct.set || u.v > p->disk_util_pct.v)) {
-			p->disk_util_pct = u;
-			p->disk_await_ms = jnum(e, "await_ms");
-			snprintf(p->disk, sizeof(p->disk), "%s", name ? name : "");
-		}
-	}
-	json_array_foreach(json_object_get(root, "net"), i, e)
-	{
-		struct ga_ou64 d = { 0 }, x = { 0 };
-		add_u64(&d, e, "rx_dropped");
-		add_u64(&d, e, "tx_dropped");
-		add_u64(&x, e, "rx_errors");
-		add_u64(&x, e, "tx_errors");
-		if (d.set)
-			p->net_drops.v += d.v, p->net_drops.set = true;
-		if (x.set)
-			p->net_errors.v += x.v, p->net_errors.set = true;
-		const char *name = json_string_value(json_object_get(e, "name"));
-		if (!p->net_if[0] && name && (d.v || x.v))
-			snprintf(p->net_if, sizeof(p->net_if), "%s", name);
-	}
-	return 0;
-}
-
 static int push_point(struct ga_triage_point **v, size_t *n, const struct ga_triage_point *p)
 {
 	if (*n >= POINTS_MAX)
@@ -125,7 +40,8 @@ static int push_point(struct ga_triage_point **v, size_t *n, const struct ga_tri
 }
 
 /* Read FILE ('-' = stdin). 0, -ENOMEM, or EXIT_USAGE-worthy errors with a message printed. */
-static int read_samples(struct cli *cli, const char *file, struct ga_triage_point **v, size_t *n)
+static int read_samples(struct cli *cli, struct ga_ctx *ctx, const char *file, struct ga_triage_point **v,
+                        size_t *n)
 {
 	FILE *in = strcmp(file, "-") ? fopen(file, "re") : stdin;
 	if (!in) {
@@ -150,18 +66,17 @@ static int read_samples(struct cli *cli, const char *file, struct ga_triage_poin
 			k--;
 		if (!k)
 			continue;
-		json_error_t err;
-		json_t *root = json_loadb(line, k, JSON_REJECT_DUPLICATES, &err);
+		struct ga_sample_doc d;
 		struct ga_triage_point p;
-		if (!root || point_from_json(root, &p) < 0) {
-			cli_error(cli, "triage", EXIT_USAGE, "%s:%lu: not a %s line%s%s", file, lineno,
-			          GA_SAMPLE_SCHEMA, root ? "" : ": ", root ? "" : err.text);
-			json_decref(root);
+		r = ga_sample_doc_read(ctx, line, k, &d);
+		if (r == 0)
+			ga_triage_point_from_sample(&d, &p);
+		ga_sample_doc_release(&d);
+		if (r == -EBADMSG) {
+			cli_error(cli, "triage", EXIT_USAGE, "%s:%lu: %s", file, lineno, ga_ctx_errmsg(ctx));
 			r = -EINVAL;
-			break;
 		}
-		json_decref(root);
-		if ((r = push_point(v, n, &p)) < 0)
+		if (r < 0 || (r = push_point(v, n, &p)) < 0)
 			break;
 	}
 	if (r == 0 && ferror(in)) {
@@ -172,53 +87,6 @@ static int read_samples(struct cli *cli, const char *file, struct ga_triage_poin
 	if (in != stdin)
 		fclose(in);
 	return r;
-}
-
-/* A rate sample into a point (live recording). */
-static void point_from_sample(const struct ga_sample *s, struct ga_triage_point *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->iowait_pct = s->total.iowait_pct;
-	p->idle_pct = s->total.idle_pct;
-	double g = 0, m = 0;
-	size_t ng = 0, nm = 0;
-	for (size_t i = 0; i < s->n_gpus; i++) {
-		if (s->gpus[i].gpu_busy_pct.set)
-			g += (double)s->gpus[i].gpu_busy_pct.v, ng++;
-		if (s->gpus[i].mem_busy_pct.set)
-			m += (double)s->gpus[i].mem_busy_pct.v, nm++;
-	}
-	if (ng)
-		p->gpu_busy_pct = (struct ga_odbl){ g / (double)ng, true };
-	if (nm)
-		p->mem_busy_pct = (struct ga_odbl){ m / (double)nm, true };
-	for (size_t i = 0; i < s->n_disks; i++) {
-		const struct ga_disk_rate *d = &s->disks[i];
-		if (d->util_pct.set && (!p->disk_util_pct.set || d->util_pct.v > p->disk_util_pct.v)) {
-			p->disk_util_pct = d->util_pct;
-			p->disk_await_ms = d->await_ms;
-			snprintf(p->disk, sizeof(p->disk), "%s", d->name);
-		}
-	}
-	for (size_t i = 0; i < s->n_nets; i++) {
-		const struct ga_net_rate *x = &s->nets[i];
-		uint64_t d = 0, e = 0;
-		bool ds = false, es = false;
-		if (x->rx_dropped.set)
-			d += x->rx_dropped.v, ds = true;
-		if (x->tx_dropped.set)
-			d += x->tx_dropped.v, ds = true;
-		if (x->rx_errors.set)
-			e += x->rx_errors.v, es = true;
-		if (x->tx_errors.set)
-			e += x->tx_errors.v, es = true;
-		if (ds)
-			p->net_drops.v += d, p->net_drops.set = true;
-		if (es)
-			p->net_errors.v += e, p->net_errors.set = true;
-		if (!p->net_if[0] && (d || e))
-			snprintf(p->net_if, sizeof(p->net_if), "%s", x->name);
-	}
 }
 
 static double mono_now(void)
@@ -246,13 +114,16 @@ static int record_live(struct ga_ctx *ctx, double duration_s, struct ga_triage_p
 		if ((r = ga_sample_read(ctx, &cur)) < 0)
 			break;
 		double now = mono_now();
-		struct ga_sample s;
-		if ((r = ga_sample_rates(&prev, &cur, now - last, &s)) == 0) {
+		struct ga_sample s = { 0 };
+		struct ga_sample_doc d;
+		if ((r = ga_sample_rates(&prev, &cur, now - last, &s)) == 0 &&
+		    (r = ga_sample_doc_take(&d, &s, (uint64_t)k, now - t0, NULL)) == 0) {
 			struct ga_triage_point p;
-			point_from_sample(&s, &p);
+			ga_triage_point_from_sample(&d, &p);
 			r = push_point(v, n, &p);
-			ga_sample_release(&s);
+			ga_sample_doc_release(&d);
 		}
+		ga_sample_release(&s);
 		ga_sample_raw_release(&prev);
 		prev = cur;
 		last = now;
@@ -498,7 +369,7 @@ int cmd_triage(struct cli *cli, int argc, char **argv)
 		code = fail(cli, r, ctx);
 		goto out;
 	}
-	if (samples && (r = read_samples(cli, samples, &pts, &n_pts)) < 0) {
+	if (samples && (r = read_samples(cli, ctx, samples, &pts, &n_pts)) < 0) {
 		code = r == -ENOMEM ? cli_error(cli, "triage", EXIT_INTERNAL, "out of memory") : EXIT_USAGE;
 		goto out;
 	}

@@ -67,6 +67,11 @@ struct ga_triage_workload {
 	const char *visible_devices;
 };
 
+/* One sample line reduced to a point: means over cards (amdgpu busy and NVML utilization),
+ * the busiest disk, NIC drops and errors summed. */
+struct ga_sample_doc;
+void ga_triage_point_from_sample(const struct ga_sample_doc *d, struct ga_triage_point *p);
+
 /*
  * Run the playbook. n may be NULL (no topology checks); f may be NULL; pts
  * may be empty; w may be NULL (no workload checks).

@@ -10,10 +10,13 @@
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/sample.h"
 
 const struct ga_model ga_models[] = {
 	{ GA_NODE_SCHEMA, &ga_node_schema, "node snapshot: discover --json, serve /v1/snapshot" },
 	{ GA_FLEET_SCHEMA, &ga_fleet_report_schema, "fleet report: fleet --json" },
+	{ GA_SAMPLE_SCHEMA, &ga_sample_doc_schema,
+	  "sample: one line of record (JSON lines), read by triage --samples" },
 	{ NULL, NULL, NULL },
 };
 

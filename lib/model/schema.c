@@ -13,6 +13,30 @@
 #define AT(obj, off, type) ((type *)((char *)(obj) + (off)))
 #define CAT(obj, off, type) ((const type *)((const char *)(obj) + (off)))
 
+/* Round to a multiple of 1/scale (no libm: the CLI does not link it). */
+static double round_to(double v, double scale)
+{
+	if (!(scale > 0) || !isfinite(v) || v > 1e15 || v < -1e15)
+		return v;
+	double x = v * scale;
+	long long k = (long long)(x >= 0 ? x + 0.5 : x - 0.5);
+	return (double)k / scale;
+}
+
+/* GA_F_NUM: integral values as integers (ga_json_dbl would write 1e+02). */
+static void write_num(struct ga_json *w, const struct ga_odbl *o, double scale)
+{
+	if (!o->set) {
+		ga_json_null(w);
+		return;
+	}
+	double v = round_to(o->v, scale);
+	if (isfinite(v) && v < 1e15 && v > -1e15 && v == (double)(long long)v)
+		ga_json_i64(w, (long long)v);
+	else
+		ga_json_dbl(w, v);
+}
+
 void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *obj)
 {
 	ga_json_obj_begin(w);
@@ -72,6 +96,20 @@ void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const
 		case GA_F_OBJ:
 			ga_schema_write(w, f->sub, CAT(obj, f->off, char));
 			break;
+		case GA_F_OBJN:
+			if (*CAT(obj, f->off + f->count_off, bool))
+				ga_schema_write(w, f->sub, CAT(obj, f->off, char));
+			else
+				ga_json_null(w);
+			break;
+		case GA_F_NUM:
+			write_num(w, CAT(obj, f->off, struct ga_odbl), f->scale);
+			break;
+		case GA_F_CHARS: {
+			const char *c = CAT(obj, f->off, char);
+			ga_json_str(w, *c ? c : NULL);
+			break;
+		}
 		case GA_F_PTR: {
 			const char *p = *CAT(obj, f->off, char *);
 			if (p)
@@ -122,6 +160,7 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 			ga_strv_release(AT(obj, f->off, struct ga_strv));
 			break;
 		case GA_F_OBJ:
+		case GA_F_OBJN:
 			ga_schema_release(f->sub, AT(obj, f->off, char));
 			break;
 		case GA_F_PTR: {
@@ -194,9 +233,15 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		GA_SET(*AT(obj, f->off, struct ga_oi64), (int64_t)json_integer_value(v));
 		return 0;
 	case GA_F_DBL:
+	case GA_F_NUM:
 		if (!json_is_number(v))
 			return type_err(ctx, path, f->name, "number");
 		GA_SET(*AT(obj, f->off, struct ga_odbl), json_number_value(v));
+		return 0;
+	case GA_F_CHARS:
+		if (!json_is_string(v) || json_string_length(v) >= f->count_off)
+			return type_err(ctx, path, f->name, "short string");
+		memcpy(AT(obj, f->off, char), json_string_value(v), json_string_length(v) + 1);
 		return 0;
 	case GA_F_BOOL:
 		if (!json_is_boolean(v))
@@ -254,7 +299,8 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		}
 		return 0;
 	}
-	case GA_F_OBJ: {
+	case GA_F_OBJ:
+	case GA_F_OBJN: {
 		char sub[512];
 		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", f->name);
 		return read_obj(ctx, f->sub, v, AT(obj, f->off, char), sub, depth + 1);
