@@ -89,6 +89,11 @@ struct ga_sample_raw {
 int ga_sample_read(struct ga_ctx *ctx, struct ga_sample_raw *ret);
 void ga_sample_raw_release(struct ga_sample_raw *s);
 
+/* The boot clock under the root: proc/stat's btime (epoch seconds) and proc/uptime's
+ * first number; each left unset when absent or malformed. */
+void ga_proc_btime(struct ga_ctx *ctx, struct ga_oi64 *ret);
+void ga_proc_uptime(struct ga_ctx *ctx, struct ga_odbl *ret);
+
 /* --- rates between two points ------------------------------------------------ */
 
 /* Percent of the interval's ticks; user includes nice, system includes irq and softirq. */

@@ -10,6 +10,7 @@
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/nodereport.h"
 #include "gpuaudit/sample.h"
 
 const struct ga_model ga_models[] = {
@@ -17,6 +18,8 @@ const struct ga_model ga_models[] = {
 	{ GA_FLEET_SCHEMA, &ga_fleet_report_schema, "fleet report: fleet --json" },
 	{ GA_SAMPLE_SCHEMA, &ga_sample_doc_schema,
 	  "sample: one line of record (JSON lines), read by triage --samples" },
+	{ GA_CHECK_SCHEMA, &ga_check_report_schema, "check report: check --json, read by fleet" },
+	{ GA_HEALTH_SCHEMA, &ga_health_report_schema, "health report: health --json" },
 	{ NULL, NULL, NULL },
 };
 
