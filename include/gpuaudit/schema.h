@@ -53,6 +53,7 @@ enum ga_ftype {
 	GA_F_NUM,   /* struct ga_odbl rounded to 1/scale on write; integral values as integers */
 	GA_F_CHARS, /* char[count_off] inside the struct; "" is written as null */
 	GA_F_OBJN, /* embedded struct described by sub, null when its bool at sub offset count_off is false */
+	GA_F_MKV,  /* like GA_F_KV, but a key repeated is one member whose value is the array of its values */
 };
 
 /* One member of a GA_F_KV object (struct ga_evidence has the same layout). */
@@ -91,6 +92,8 @@ struct ga_schema {
 	{#member, GA_F_ENUM, offsetof(st, member), NULL, 0, (tbl), sizeof(tbl) / sizeof((tbl)[0])}
 #define GA_FIELD_KV(st, member) \
 	{#member, GA_F_KV, offsetof(st, member), NULL, offsetof(st, n_##member)}
+#define GA_FIELD_MKV(st, member) \
+	{#member, GA_F_MKV, offsetof(st, member), NULL, offsetof(st, n_##member)}
 /* An array kept as {v, n} (struct ga_findings and its kind), written as the JSON array member. */
 #define GA_FIELD_VEC(st, member, s) \
 	{#member, GA_F_ARR, offsetof(st, member.v), &(s), offsetof(st, member.n)}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/explain.h"
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
@@ -20,6 +21,7 @@ const struct ga_model ga_models[] = {
 	  "sample: one line of record (JSON lines), read by triage --samples" },
 	{ GA_CHECK_SCHEMA, &ga_check_report_schema, "check report: check --json, read by fleet" },
 	{ GA_HEALTH_SCHEMA, &ga_health_report_schema, "health report: health --json" },
+	{ GA_EXPLAIN_SCHEMA, &ga_explain_report_schema, "explain report: explain --json" },
 	{ NULL, NULL, NULL },
 };
 

@@ -37,6 +37,33 @@ static void write_num(struct ga_json *w, const struct ga_odbl *o, double scale)
 		ga_json_dbl(w, v);
 }
 
+/* GA_F_MKV: keys in first-seen order; a repeated key's values as one array. */
+static void write_mkv(struct ga_json *w, const struct ga_kv *kv, size_t n)
+{
+	ga_json_obj_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(kv[j].key, kv[i].key);
+		if (seen)
+			continue;
+		size_t same = 0;
+		for (size_t j = i; j < n; j++)
+			same += !strcmp(kv[j].key, kv[i].key);
+		ga_json_key(w, kv[i].key);
+		if (same == 1) {
+			ga_json_str(w, kv[i].value);
+			continue;
+		}
+		ga_json_arr_begin(w);
+		for (size_t j = i; j < n; j++)
+			if (!strcmp(kv[j].key, kv[i].key))
+				ga_json_str(w, kv[j].value);
+		ga_json_arr_end(w);
+	}
+	ga_json_obj_end(w);
+}
+
 void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *obj)
 {
 	ga_json_obj_begin(w);
@@ -104,6 +131,9 @@ void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const
 			break;
 		case GA_F_NUM:
 			write_num(w, CAT(obj, f->off, struct ga_odbl), f->scale);
+			break;
+		case GA_F_MKV:
+			write_mkv(w, *CAT(obj, f->off, struct ga_kv *), *CAT(obj, f->count_off, size_t));
 			break;
 		case GA_F_CHARS: {
 			const char *c = CAT(obj, f->off, char);
@@ -182,7 +212,8 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 			*AT(obj, f->count_off, size_t) = 0;
 			break;
 		}
-		case GA_F_KV: {
+		case GA_F_KV:
+		case GA_F_MKV: {
 			struct ga_kv *kv = *AT(obj, f->off, struct ga_kv *);
 			size_t n = *AT(obj, f->count_off, size_t);
 			for (size_t k = 0; k < n; k++) {
@@ -209,6 +240,42 @@ static int type_err(struct ga_ctx *ctx, const char *path, const char *name, cons
 
 static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t *in, void *obj,
                     const char *path, int depth);
+
+static int push_kv(void *obj, const struct ga_field *f, const char *key, const json_t *val)
+{
+	struct ga_kv *e =
+	        ga_array_push(AT(obj, f->off, void *), AT(obj, f->count_off, size_t), sizeof(struct ga_kv));
+	if (!e)
+		return -ENOMEM;
+	e->key = ga_strdup(key);
+	e->value = ga_strndup(json_string_value(val), json_string_length(val));
+	return e->key && e->value ? 0 : -ENOMEM;
+}
+
+/* GA_F_MKV: an object whose values are strings or arrays of strings. */
+static int read_mkv(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
+                    const char *path)
+{
+	if (!json_is_object(v) || json_object_size(v) > MAX_ITEMS)
+		return type_err(ctx, path, f->name, "object of strings or arrays of strings");
+	const char *key;
+	const json_t *val;
+	json_object_foreach((json_t *)v, key, val)
+	{
+		size_t n = json_is_array(val) ? json_array_size(val) : 1;
+		if (n > MAX_ITEMS)
+			return type_err(ctx, path, f->name, "object of strings or arrays of strings");
+		for (size_t k = 0; k < n; k++) {
+			const json_t *e = json_is_array(val) ? json_array_get(val, k) : val;
+			if (!json_is_string(e))
+				return type_err(ctx, path, f->name, "object of strings or arrays of strings");
+			int r = push_kv(obj, f, key, e);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
 
 static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
                       const char *path, int depth)
@@ -278,6 +345,8 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		}
 		return type_err(ctx, path, f->name, want);
 	}
+	case GA_F_MKV:
+		return read_mkv(ctx, f, v, obj, path);
 	case GA_F_KV: {
 		if (!json_is_object(v) || json_object_size(v) > MAX_ITEMS)
 			return type_err(ctx, path, f->name, "object of strings");
