@@ -2,6 +2,7 @@
  * triage.c - the "GPUs are slow" playbook: device health, utilization, is the
  * system feeding it, communication, then portability. Pure; see triage.h.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -555,4 +556,44 @@ void ga_triage_point_from_sample(const struct ga_sample_doc *d, struct ga_triage
 		if (!p->net_if[0] && (drops.v || errs.v))
 			snprintf(p->net_if, sizeof(p->net_if), "%s", x->name);
 	}
+}
+
+static int fill_step(const struct ga_triage_step *s, struct ga_triage_doc_step *d)
+{
+	GA_SET(d->step, s->step);
+	d->title = ga_strdup(s->title);
+	d->verdict = ga_strdup(s->verdict);
+	d->decision = ga_strdup(s->decision);
+	if (!d->title || !d->verdict || !d->decision)
+		return -ENOMEM;
+	if (s->n_ev && !(d->evidence = ga_calloc(s->n_ev, sizeof(*d->evidence))))
+		return -ENOMEM;
+	d->n_evidence = s->n_ev;
+	for (size_t k = 0; k < s->n_ev; k++)
+		if (!(d->evidence[k].key = ga_strdup(s->ev[k].key)) ||
+		    !(d->evidence[k].value = ga_strdup(s->ev[k].value)))
+			return -ENOMEM;
+	return 0;
+}
+
+int ga_triage_report_take(struct ga_triage_report *r, const struct ga_triage *t, size_t n_pts,
+                          struct ga_findings *f)
+{
+	memset(r, 0, sizeof(*r));
+	r->findings = *f;
+	memset(f, 0, sizeof(*f));
+	GA_SET(r->samples, n_pts);
+	int e = 0;
+	r->schema = ga_strdup(GA_TRIAGE_SCHEMA);
+	r->result = ga_strdup(t->node_at_fault ? "node-at-fault" : "node-ok");
+	if (!r->schema || !r->result ||
+	    (t->n_steps && !(r->steps = ga_calloc(t->n_steps, sizeof(*r->steps)))))
+		e = -ENOMEM;
+	else
+		r->n_steps = t->n_steps;
+	for (size_t i = 0; e == 0 && i < t->n_steps; i++)
+		e = fill_step(&t->steps[i], &r->steps[i]);
+	if (e < 0)
+		ga_schema_release(&ga_triage_report_schema, r);
+	return e;
 }

@@ -13,6 +13,7 @@
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodereport.h"
 #include "gpuaudit/sample.h"
+#include "gpuaudit/triage.h"
 
 const struct ga_model ga_models[] = {
 	{ GA_NODE_SCHEMA, &ga_node_schema, "node snapshot: discover --json, serve /v1/snapshot" },
@@ -22,6 +23,7 @@ const struct ga_model ga_models[] = {
 	{ GA_CHECK_SCHEMA, &ga_check_report_schema, "check report: check --json, read by fleet" },
 	{ GA_HEALTH_SCHEMA, &ga_health_report_schema, "health report: health --json" },
 	{ GA_EXPLAIN_SCHEMA, &ga_explain_report_schema, "explain report: explain --json" },
+	{ GA_TRIAGE_SCHEMA, &ga_triage_report_schema, "triage report: triage --json" },
 	{ NULL, NULL, NULL },
 };
 
