@@ -180,6 +180,28 @@ static int check_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
 	}
 }
 
+/* The result in the mode asked for; code is the check's exit code, returned as the mode wants it. */
+static int check_print(struct cli *cli, enum mode mode, const struct ga_policy *policy, struct ga_check *chk,
+                       const struct ga_node *node, int code)
+{
+	switch (mode) {
+	case MODE_JSON:
+		if (print_json(cli, policy, chk, node) < 0)
+			code = cli_error(cli, "check", EXIT_INTERNAL, "JSON output failed");
+		break;
+	case MODE_NPD:
+		print_npd(cli->out, chk);
+		code = code == EXIT_OK ? 0 : code == EXIT_PROBLEMS ? 1 : 2;
+		break;
+	case MODE_SLURM:
+		print_slurm(cli->out, chk);
+		break;
+	default:
+		print_text(cli->out, policy, chk, cli->color);
+	}
+	return code;
+}
+
 int cmd_check(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -255,21 +277,7 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		}
 	}
 
-	switch (mode) {
-	case MODE_JSON:
-		if (print_json(cli, policy, &chk, node) < 0)
-			code = cli_error(cli, "check", EXIT_INTERNAL, "JSON output failed");
-		break;
-	case MODE_NPD:
-		print_npd(cli->out, &chk);
-		code = code == EXIT_OK ? 0 : code == EXIT_PROBLEMS ? 1 : 2;
-		break;
-	case MODE_SLURM:
-		print_slurm(cli->out, &chk);
-		break;
-	default:
-		print_text(cli->out, policy, &chk, cli->color);
-	}
+	code = check_print(cli, mode, policy, &chk, node, code);
 out:
 	ga_buf_release(&nfd);
 	ga_check_release(&chk);

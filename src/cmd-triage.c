@@ -23,7 +23,6 @@
 
 #define LINE_MAX_BYTES (4u << 20) /* one sample line; a 1024-core node writes ~200 KiB */
 #define POINTS_MAX 100000
-#define ENV_VAL_MAX 256
 
 /* --- sample lines ------------------------------------------------------------ */
 
@@ -129,69 +128,6 @@ static int record_live(struct ga_ctx *ctx, double duration_s, struct ga_triage_p
 	}
 	ga_sample_raw_release(&prev);
 	return r;
-}
-
-/* --- the workload ------------------------------------------------------------ */
-
-struct workload {
-	struct ga_triage_workload w;
-	char *cpus;
-	char ifname[ENV_VAL_MAX], hca[ENV_VAL_MAX], visible[ENV_VAL_MAX];
-};
-
-/* proc/PID/status and proc/PID/environ under the root: 0, or -errno with nothing read. */
-static int read_workload(struct ga_ctx *ctx, long pid, struct workload *wl)
-{
-	char path[64];
-	struct ga_buf b;
-	wl->w.pid = pid;
-	snprintf(path, sizeof(path), "proc/%ld/status", pid);
-	ga_buf_init(&b, 0);
-	int r = ga_fs_read(ctx, path, 1 << 20, &b);
-	if (r < 0) {
-		ga_buf_release(&b);
-		return r;
-	}
-	const char *p = b.data ? strstr(b.data, "Cpus_allowed_list:") : NULL;
-	if (p) {
-		p += strlen("Cpus_allowed_list:");
-		p += strspn(p, " \t");
-		size_t len = strcspn(p, "\n");
-		wl->cpus = ga_malloc(len + 1);
-		if (!wl->cpus) {
-			ga_buf_release(&b);
-			return -ENOMEM;
-		}
-		memcpy(wl->cpus, p, len);
-		wl->cpus[len] = '\0';
-		wl->w.cpus_allowed = wl->cpus;
-	}
-	ga_buf_release(&b);
-	snprintf(path, sizeof(path), "proc/%ld/environ", pid);
-	ga_buf_init(&b, 0);
-	if (ga_fs_read(ctx, path, 1 << 20, &b) == 0 && b.data) {
-		for (size_t off = 0; off < b.len;) {
-			const char *e = b.data + off;
-			size_t len = strnlen(e, b.len - off);
-			if (!strncmp(e, "NCCL_SOCKET_IFNAME=", 19)) {
-				snprintf(wl->ifname, sizeof(wl->ifname), "%.*s", (int)(len - 19), e + 19);
-				wl->w.nccl_socket_ifname = wl->ifname;
-			} else if (!wl->w.visible_devices && (!strncmp(e, "CUDA_VISIBLE_DEVICES=", 21) ||
-			                                      !strncmp(e, "HIP_VISIBLE_DEVICES=", 20) ||
-			                                      !strncmp(e, "ROCR_VISIBLE_DEVICES=", 21))) {
-				const char *v = strchr(e, '=') + 1;
-				snprintf(wl->visible, sizeof(wl->visible), "%.*s",
-				         (int)(len - (size_t)(v - e)), v);
-				wl->w.visible_devices = wl->visible;
-			} else if (!strncmp(e, "NCCL_IB_HCA=", 12)) {
-				snprintf(wl->hca, sizeof(wl->hca), "%.*s", (int)(len - 12), e + 12);
-				wl->w.nccl_ib_hca = wl->hca;
-			}
-			off += len + 1;
-		}
-	}
-	ga_buf_release(&b);
-	return 0;
 }
 
 /* --- output ------------------------------------------------------------------ */
@@ -308,13 +244,13 @@ struct triage_run {
 	struct ga_findings f;
 	struct ga_triage_point *pts;
 	size_t n_pts;
-	struct workload wl;
+	struct ga_workload wl;
 	struct ga_kmsg_stats kst;
 };
 
 static void triage_release(struct triage_run *run)
 {
-	ga_free(run->wl.cpus);
+	ga_workload_release(&run->wl);
 	ga_free(run->pts);
 	ga_findings_release(&run->f);
 	ga_health_free(run->h);
@@ -333,7 +269,7 @@ static int triage_inputs(struct cli *cli, const struct triage_opts *o, struct tr
 		return fail(cli, r, run->ctx);
 	if (o->samples && (r = read_samples(cli, run->ctx, o->samples, &run->pts, &run->n_pts)) < 0)
 		return r == -ENOMEM ? cli_error(cli, "triage", EXIT_INTERNAL, "out of memory") : EXIT_USAGE;
-	if (o->pid && (r = read_workload(run->ctx, o->pid, &run->wl)) < 0)
+	if (o->pid && (r = ga_workload_read(run->ctx, o->pid, &run->wl)) < 0)
 		return r == -ENOMEM ? cli_error(cli, "triage", EXIT_INTERNAL, "out of memory")
 		                    : cli_error(cli, "triage", EXIT_USAGE, "no process %ld: %s", o->pid,
 		                                strerror(-r));

@@ -72,6 +72,17 @@ struct ga_triage_workload {
 struct ga_sample_doc;
 void ga_triage_point_from_sample(const struct ga_sample_doc *d, struct ga_triage_point *p);
 
+/* The workload as read under the context's root (lib/collect/workload.c); w points into it. */
+#define GA_WORKLOAD_ENV_MAX 256
+struct ga_workload {
+	struct ga_triage_workload w;
+	char *cpus;
+	char ifname[GA_WORKLOAD_ENV_MAX], hca[GA_WORKLOAD_ENV_MAX], visible[GA_WORKLOAD_ENV_MAX];
+};
+/* proc/PID/status and proc/PID/environ: 0, or -errno (no such process) with nothing read. */
+int ga_workload_read(struct ga_ctx *ctx, long pid, struct ga_workload *wl);
+void ga_workload_release(struct ga_workload *wl);
+
 /*
  * Run the playbook. n may be NULL (no topology checks); f may be NULL; pts
  * may be empty; w may be NULL (no workload checks).
