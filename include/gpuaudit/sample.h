@@ -206,7 +206,7 @@ int ga_sample_doc_take_nvml(struct ga_sample_doc *d, struct ga_nvml_report *nv);
  * Read one line (JSON text, no newline needed). On anything that is not a
  * gpuaudit.sample/v1 object the message in ctx is "not a gpuaudit.sample/v1
  * line", with the JSON parser's reason after ": " when the text is not JSON
- * or a member has the wrong type. 0, -EBADMSG or -ENOMEM.
+ * or a member has the wrong type. 0, -EBADMSG or -ENOMEM (d is left empty then).
  */
 int ga_sample_doc_read(struct ga_ctx *ctx, const char *text, size_t len, struct ga_sample_doc *d);
 void ga_sample_doc_release(struct ga_sample_doc *d);

@@ -215,6 +215,8 @@ int ga_sample_doc_read(struct ga_ctx *ctx, const char *text, size_t len, struct 
 		r = ga_err(ctx, -EBADMSG, "not a %s line: %s", GA_SAMPLE_SCHEMA, why);
 	}
 	json_decref(root);
+	if (r < 0)
+		ga_sample_doc_release(d);
 	return r;
 }
 
