@@ -201,6 +201,13 @@ int ga_sample_doc_take_nvml(struct ga_sample_doc *d, struct ga_nvml_report *nv)
 int ga_sample_doc_read(struct ga_ctx *ctx, const char *text, size_t len, struct ga_sample_doc *d)
 {
 	memset(d, 0, sizeof(*d));
+	/* nearly every line is a well-formed sample: no jansson tree for it */
+	int fast = ga_schema_read_fast(&ga_sample_doc_schema, text, len, d);
+	if (fast == 0 && d->schema && !strcmp(d->schema, GA_SAMPLE_SCHEMA))
+		return 0;
+	ga_sample_doc_release(d);
+	if (fast < 0)
+		return fast;
 	json_error_t jerr;
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)

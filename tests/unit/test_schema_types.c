@@ -2,7 +2,8 @@
  * test_schema_types.c - the schema field types the node-side documents
  * brought (schema.h): NUM (rounded, integral values as integers), CHARS
  * (fixed buffers, "" as null, too long refused), OBJN (an inline object that
- * is null without its presence bit) and MKV (repeated keys as one array).
+ * is null without its presence bit) and MKV (repeated keys as one array);
+ * and the fast reader on the sample table agreeing with the slow one.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -11,11 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "gpuaudit/core.h"
+#include "gpuaudit/sample.h"
 #include "gpuaudit/schema.h"
 
 struct inner {
@@ -117,11 +120,46 @@ static void test_read(void **state)
 	ga_ctx_free(ctx);
 }
 
+/* The recorded sample read by the fast path writes back as the file (what the slow path gives). */
+static void test_fast_sample(void **state)
+{
+	(void)state;
+	const char *fx = getenv("GA_FIXTURES");
+	assert_non_null(fx);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/models/sample.json", fx);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	static char text[1 << 16];
+	size_t len = fread(text, 1, sizeof(text), f);
+	fclose(f);
+	assert_true(len > 100 && len < sizeof(text));
+	struct ga_sample_doc d;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(ga_schema_read_fast(&ga_sample_doc_schema, text, len, &d), 0);
+	struct ga_buf b;
+	struct ga_json w;
+	ga_buf_init(&b, 0);
+	ga_json_init(&w, &b, true);
+	ga_schema_write(&w, &ga_sample_doc_schema, &d);
+	assert_int_equal(ga_json_finish(&w), 0);
+	assert_int_equal(b.len, len);
+	assert_memory_equal(b.data, text, len);
+	ga_buf_release(&b);
+	ga_sample_doc_release(&d);
+	/* a name too long for its buffer: the fast path declines, leaving d zeroed */
+	static const char longname[] = "{\"disks\":[{\"name\":\"0123456789012345678901234567890123456789"
+	                               "012345678901234567890123\"}]}";
+	assert_int_equal(ga_schema_read_fast(&ga_sample_doc_schema, longname, sizeof(longname) - 1, &d), 1);
+	assert_int_equal(d.n_disks, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_fast_sample),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
