@@ -16,7 +16,9 @@
 #include "cli.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/isolate.h"
+#include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/nodereport.h"
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
 
@@ -74,29 +76,18 @@ static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check
 	}
 }
 
-static int print_json(struct cli *cli, const struct ga_policy *p, const struct ga_check *c)
+/* The report names the checked node's host, so that fleet can tell check reports apart. */
+static int print_json(struct cli *cli, const struct ga_policy *p, struct ga_check *c, const struct ga_node *n)
 {
+	struct ga_check_report rep;
 	struct ga_buf b;
-	struct ga_json w;
 	ga_buf_init(&b, 0);
-	ga_json_init(&w, &b, true);
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "class");
-	ga_json_str(&w, c->cls ? c->cls->name : NULL);
-	ga_json_key(&w, "result");
-	ga_json_str(&w, ga_check_result_name(c->result));
-	ga_json_key(&w, "policy");
-	ga_json_str(&w, p->file);
-	ga_json_key(&w, "violations");
-	ga_json_u64(&w, c->violations);
-	ga_json_key(&w, "unknowns");
-	ga_json_u64(&w, c->unknowns);
-	ga_json_key(&w, "findings");
-	ga_findings_write_json(&c->findings, &w);
-	ga_json_obj_end(&w);
-	int r = ga_json_finish(&w);
+	int r = ga_check_report_take(&rep, c, p->file, n->host.hostname);
+	if (r == 0)
+		r = ga_model_write(ga_model_find(GA_CHECK_SCHEMA), &rep, &b, true);
 	if (r == 0)
 		fwrite(b.data, 1, b.len, cli->out);
+	ga_schema_release(&ga_check_report_schema, &rep);
 	ga_buf_release(&b);
 	return r;
 }
@@ -189,6 +180,28 @@ static int check_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
 	}
 }
 
+/* The result in the mode asked for; code is the check's exit code, returned as the mode wants it. */
+static int check_print(struct cli *cli, enum mode mode, const struct ga_policy *policy, struct ga_check *chk,
+                       const struct ga_node *node, int code)
+{
+	switch (mode) {
+	case MODE_JSON:
+		if (print_json(cli, policy, chk, node) < 0)
+			code = cli_error(cli, "check", EXIT_INTERNAL, "JSON output failed");
+		break;
+	case MODE_NPD:
+		print_npd(cli->out, chk);
+		code = code == EXIT_OK ? 0 : code == EXIT_PROBLEMS ? 1 : 2;
+		break;
+	case MODE_SLURM:
+		print_slurm(cli->out, chk);
+		break;
+	default:
+		print_text(cli->out, policy, chk, cli->color);
+	}
+	return code;
+}
+
 int cmd_check(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -264,21 +277,7 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		}
 	}
 
-	switch (mode) {
-	case MODE_JSON:
-		if (print_json(cli, policy, &chk) < 0)
-			code = cli_error(cli, "check", EXIT_INTERNAL, "JSON output failed");
-		break;
-	case MODE_NPD:
-		print_npd(cli->out, &chk);
-		code = code == EXIT_OK ? 0 : code == EXIT_PROBLEMS ? 1 : 2;
-		break;
-	case MODE_SLURM:
-		print_slurm(cli->out, &chk);
-		break;
-	default:
-		print_text(cli->out, policy, &chk, cli->color);
-	}
+	code = check_print(cli, mode, policy, &chk, node, code);
 out:
 	ga_buf_release(&nfd);
 	ga_check_release(&chk);

@@ -115,6 +115,60 @@ static int print_text(FILE *o, const struct ga_nodeclass *c)
 	return r;
 }
 
+struct class_opts {
+	struct snap_opts so;
+	bool json, compact, key;
+};
+
+static int class_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct class_opts *o = st;
+	int k = snap_opt(cli, cmd, opt, arg, &o->so);
+	if (k)
+		return k < 0 ? -k : CLI_NEXT;
+	if (opt == 'j')
+		o->json = true;
+	else if (opt == 'c')
+		o->compact = true;
+	else if (opt == 'k')
+		o->key = true;
+	else
+		return CLI_UNKNOWN;
+	return CLI_NEXT;
+}
+
+static int print_json(struct cli *cli, const struct ga_nodeclass *nc, bool compact)
+{
+	struct ga_buf out;
+	struct ga_json w;
+	ga_buf_init(&out, 0);
+	ga_json_init(&w, &out, !compact);
+	int r = ga_nodeclass_write_json(nc, &w);
+	int f = ga_json_finish(&w);
+	if (r == 0)
+		r = f;
+	if (r == 0) {
+		fwrite(out.data, 1, out.len, cli->out);
+		if (compact)
+			fputc('\n', cli->out);
+	}
+	ga_buf_release(&out);
+	return r;
+}
+
+/* The class of the node, printed as asked; the exit code. */
+static int class_print(struct cli *cli, const struct class_opts *o, const struct ga_nodeclass *nc)
+{
+	int r;
+	if (o->key)
+		fprintf(cli->out, "%s\n", nc->key);
+	else if (o->json && (r = print_json(cli, nc, o->compact)) < 0)
+		return cli_error(cli, "class", EXIT_INTERNAL, "JSON output failed: %s", strerror(-r));
+	else if (!o->json && print_text(cli->out, nc) < 0)
+		return cli_error(cli, "class", EXIT_INTERNAL, "text output failed");
+	return EXIT_OK;
+}
+
 int cmd_class(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -125,86 +179,33 @@ int cmd_class(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct snap_opts so;
-	snap_opts_init(&so);
-	bool json = false, compact = false, key = false;
-	int opt;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
-		int k = snap_opt(cli, "class", opt, optarg, &so);
-		if (k < 0)
-			return -k;
-		if (k > 0)
-			continue;
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'c':
-			compact = true;
-			break;
-		case 'k':
-			key = true;
-			break;
-		case 'h':
-			cli_usage(cli, cli_find("class"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "class", opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_error(cli, "class", EXIT_USAGE, "unexpected argument '%s' (try -h)", argv[optind]);
-	int code = snap_validate(cli, "class", &so);
+	struct class_opts o = { 0 };
+	snap_opts_init(&o.so);
+	int code = cli_parse(cli, "class", argc, argv, "j" SNAP_SHORT_OPTIONS, opts, class_opt, &o);
+	if (code == CLI_NEXT)
+		code = cli_no_operands(cli, "class", argc, argv);
+	if (code != CLI_NEXT)
+		return code;
+	code = snap_validate(cli, "class", &o.so);
 	if (code != EXIT_OK)
 		return code;
-	if (json && key)
+	if (o.json && o.key)
 		return cli_error(cli, "class", EXIT_USAGE,
 		                 "--json and --key exclude each other (--json includes the key)");
 
 	struct ga_ctx *ctx = NULL;
-	code = snap_ctx(cli, "class", &so, &ctx);
+	code = snap_ctx(cli, "class", &o.so, &ctx);
 	if (code != EXIT_OK)
 		return code;
 	struct ga_node *node = NULL;
 	struct ga_nodeclass nc = { 0 };
-	struct ga_buf out;
-	ga_buf_init(&out, 0);
-	int r = snap_node(ctx, &so, &node);
-	if (r < 0) {
-		code = cli_error(cli, "class", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                 ga_ctx_errmsg(ctx));
-		goto out;
-	}
-	r = ga_nodeclass_compute(node, &nc);
-	if (r < 0) {
+	int r = snap_node(ctx, &o.so, &node);
+	if (r < 0)
+		code = cli_error(cli, "class", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
+	else if ((r = ga_nodeclass_compute(node, &nc)) < 0)
 		code = cli_error(cli, "class", EXIT_INTERNAL, "class computation failed: %s", strerror(-r));
-		goto out;
-	}
-	if (key) {
-		fprintf(cli->out, "%s\n", nc.key);
-	} else if (json) {
-		struct ga_json w;
-		ga_json_init(&w, &out, !compact);
-		r = ga_nodeclass_write_json(&nc, &w);
-		int f = ga_json_finish(&w);
-		if (r == 0)
-			r = f;
-		if (r < 0) {
-			code = cli_error(cli, "class", EXIT_INTERNAL, "JSON output failed: %s", strerror(-r));
-			goto out;
-		}
-		fwrite(out.data, 1, out.len, cli->out);
-		if (compact)
-			fputc('\n', cli->out);
-	} else if (print_text(cli->out, &nc) < 0) {
-		code = cli_error(cli, "class", EXIT_INTERNAL, "text output failed");
-		goto out;
-	}
-	code = EXIT_OK;
-out:
-	ga_buf_release(&out);
+	else
+		code = class_print(cli, &o, &nc);
 	ga_nodeclass_release(&nc);
 	ga_node_free(node);
 	ga_ctx_free(ctx);

@@ -11,7 +11,6 @@
 #include "gpuaudit/findings.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
-#include "gpuaudit/node.h"
 
 static void human_bytes(char *out, size_t n, uint64_t b)
 {
@@ -176,7 +175,7 @@ static void print_accels(FILE *o, const struct ga_node *n)
 	print_topology(o, n);
 }
 
-static void print_node(FILE *o, const struct ga_node *n)
+static void print_machine(FILE *o, const struct ga_node *n)
 {
 	const struct ga_cpu *c = &n->cpu;
 	fputs("node:\n", o);
@@ -218,6 +217,28 @@ static void print_node(FILE *o, const struct ga_node *n)
 	if (v->container)
 		fprintf(o, " (container: %s)", v->container);
 	fputc('\n', o);
+}
+
+static void print_nvml_sys(FILE *o, const struct ga_nvml *nv)
+{
+	fprintf(o, "  %-10s ", "nvml");
+	if (nv->error)
+		fprintf(o, "%s%s%s%s%s\n",
+		        nv->timed_out.set && nv->timed_out.v ? "TIMED OUT: " : "error: ", nv->error,
+		        nv->error_call && !strstr(nv->error, nv->error_call) ? " (in " : "",
+		        nv->error_call && !strstr(nv->error, nv->error_call) ? nv->error_call : "",
+		        nv->error_call && !strstr(nv->error, nv->error_call) ? ")" : "");
+	else
+		fprintf(o, "driver %s, cuda %s, nvml %s, %llu GPU%s%s\n", or_dash(nv->driver_version),
+		        or_dash(nv->cuda_driver_version), or_dash(nv->nvml_version),
+		        (unsigned long long)(nv->device_count.set ? nv->device_count.v : 0),
+		        nv->device_count.set && nv->device_count.v == 1 ? "" : "s",
+		        nv->missing_symbols.n ? " (old driver: some calls unavailable)" : "");
+}
+
+static void print_node(FILE *o, const struct ga_node *n)
+{
+	print_machine(o, n);
 	fprintf(o, "  %-10s", "drivers");
 	if (!n->n_drivers)
 		fputs(" -", o);
@@ -228,22 +249,8 @@ static void print_node(FILE *o, const struct ga_node *n)
 			fprintf(o, " (%s)", d->flavor);
 	}
 	fputc('\n', o);
-	if (n->nvml) {
-		const struct ga_nvml *nv = n->nvml;
-		fprintf(o, "  %-10s ", "nvml");
-		if (nv->error)
-			fprintf(o, "%s%s%s%s%s\n",
-			        nv->timed_out.set && nv->timed_out.v ? "TIMED OUT: " : "error: ", nv->error,
-			        nv->error_call && !strstr(nv->error, nv->error_call) ? " (in " : "",
-			        nv->error_call && !strstr(nv->error, nv->error_call) ? nv->error_call : "",
-			        nv->error_call && !strstr(nv->error, nv->error_call) ? ")" : "");
-		else
-			fprintf(o, "driver %s, cuda %s, nvml %s, %llu GPU%s%s\n", or_dash(nv->driver_version),
-			        or_dash(nv->cuda_driver_version), or_dash(nv->nvml_version),
-			        (unsigned long long)(nv->device_count.set ? nv->device_count.v : 0),
-			        nv->device_count.set && nv->device_count.v == 1 ? "" : "s",
-			        nv->missing_symbols.n ? " (old driver: some calls unavailable)" : "");
-	}
+	if (n->nvml)
+		print_nvml_sys(o, n->nvml);
 	fprintf(o, "  %-10s", "modules");
 	if (!n->modules.n)
 		fprintf(o, " %s", n->modules_source ? "none of interest" : "unknown (no module list)");
@@ -325,6 +332,45 @@ static void print_text(FILE *o, const struct ga_node *n, const struct ga_finding
 	print_findings(o, f, color);
 }
 
+struct discover_opts {
+	struct snap_opts so;
+	bool json, compact;
+};
+
+static int discover_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct discover_opts *o = st;
+	int k = snap_opt(cli, cmd, opt, arg, &o->so);
+	if (k)
+		return k < 0 ? -k : CLI_NEXT;
+	if (opt == 'j')
+		o->json = true;
+	else if (opt == 'c')
+		o->compact = true;
+	else
+		return CLI_UNKNOWN;
+	return CLI_NEXT;
+}
+
+/* The snapshot with its findings appended (--from ignores them), pretty or one line. */
+static int print_json(struct cli *cli, const struct ga_node *node, const struct ga_findings *f, bool compact)
+{
+	struct ga_buf out;
+	struct ga_json w;
+	ga_buf_init(&out, 0);
+	ga_json_init(&w, &out, !compact);
+	int r = ga_node_write_with_findings(node, f, &w);
+	if (r == 0)
+		r = ga_json_finish(&w);
+	if (r == 0) {
+		fwrite(out.data, 1, out.len, cli->out);
+		if (compact)
+			fputc('\n', cli->out);
+	}
+	ga_buf_release(&out);
+	return r;
+}
+
 int cmd_discover(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -334,83 +380,35 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct snap_opts so;
-	snap_opts_init(&so);
-	bool json = false, compact = false;
-	int opt;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
-		int k = snap_opt(cli, "discover", opt, optarg, &so);
-		if (k < 0)
-			return -k;
-		if (k > 0)
-			continue;
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'c':
-			compact = true;
-			break;
-		case 'h':
-			cli_usage(cli, cli_find("discover"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "discover", opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_error(cli, "discover", EXIT_USAGE, "unexpected argument '%s' (try -h)",
-		                 argv[optind]);
-	int code = snap_validate(cli, "discover", &so);
+	struct discover_opts o = { 0 };
+	snap_opts_init(&o.so);
+	int code = cli_parse(cli, "discover", argc, argv, "j" SNAP_SHORT_OPTIONS, opts, discover_opt, &o);
+	if (code == CLI_NEXT)
+		code = cli_no_operands(cli, "discover", argc, argv);
+	if (code != CLI_NEXT)
+		return code;
+	code = snap_validate(cli, "discover", &o.so);
 	if (code != EXIT_OK)
 		return code;
 
 	struct ga_ctx *ctx = NULL;
-	code = snap_ctx(cli, "discover", &so, &ctx);
+	code = snap_ctx(cli, "discover", &o.so, &ctx);
 	if (code != EXIT_OK)
 		return code;
 	struct ga_node *node = NULL;
 	struct ga_findings findings;
 	ga_findings_init(&findings);
-	struct ga_buf out;
-	ga_buf_init(&out, 0);
-	int r = snap_node(ctx, &so, &node);
-	if (r < 0) {
-		code = cli_error(cli, "discover", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                 ga_ctx_errmsg(ctx));
-		goto out;
-	}
-	r = ga_analyze_node(node, &findings);
-	if (r < 0) {
+	int r = snap_node(ctx, &o.so, &node);
+	if (r < 0)
+		code = cli_error(cli, "discover", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
+	else if ((r = ga_analyze_node(node, &findings)) < 0)
 		code = cli_error(cli, "discover", EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
-		goto out;
-	}
-	if (json) {
-		struct ga_json w;
-		ga_json_init(&w, &out, !compact);
-		/* the snapshot itself, with the findings appended; --from ignores them */
-		ga_json_obj_begin(&w);
-		ga_schema_write_members(&w, &ga_node_schema, node);
-		ga_json_key(&w, "findings");
-		ga_findings_write_json(&findings, &w);
-		ga_json_obj_end(&w);
-		r = ga_json_finish(&w);
-		if (r < 0) {
-			code = cli_error(cli, "discover", EXIT_INTERNAL, "JSON output failed: %s",
-			                 strerror(-r));
-			goto out;
-		}
-		fwrite(out.data, 1, out.len, cli->out);
-		if (compact)
-			fputc('\n', cli->out);
-	} else {
+	else if (o.json && (r = print_json(cli, node, &findings, o.compact)) < 0)
+		code = cli_error(cli, "discover", EXIT_INTERNAL, "JSON output failed: %s", strerror(-r));
+	if (r == 0 && !o.json)
 		print_text(cli->out, node, &findings, cli->color);
-	}
-	code = ga_findings_max_severity(&findings) >= GA_SEV_ERROR ? EXIT_PROBLEMS : EXIT_OK;
-out:
-	ga_buf_release(&out);
+	if (r == 0)
+		code = ga_findings_max_severity(&findings) >= GA_SEV_ERROR ? EXIT_PROBLEMS : EXIT_OK;
 	ga_findings_release(&findings);
 	ga_node_free(node);
 	ga_ctx_free(ctx);

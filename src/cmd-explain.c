@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "explain-report.h"
 #include "gpuaudit/explain.h"
+#include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 
 #define READ_CHUNK (1024 * 1024)
@@ -64,6 +65,98 @@ int explain_stream(int fd, struct ga_explain *ex, char *err, size_t errn)
 	return r;
 }
 
+/*
+ * `explain LOG --json` has always worked: the log may come before the options.
+ * cli_parse stops at the first operand, so let getopt's own permutation move
+ * the operands behind the options first (a scan that acts on nothing).
+ */
+static void operands_last(int argc, char **argv, const struct option *opts)
+{
+	optind = 0;
+	opterr = 0;
+	while (getopt_long(argc, argv, "hjF:m:lP", opts, NULL) != -1)
+		;
+}
+
+struct explain_opts {
+	bool json;
+	const char *for_file;
+	long max_matches;
+};
+
+static int explain_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct explain_opts *o = st;
+	switch (opt) {
+	case 'j':
+		o->json = true;
+		return CLI_NEXT;
+	case 'F':
+		o->for_file = arg;
+		return CLI_NEXT;
+	case 'm': {
+		char *end = NULL;
+		errno = 0;
+		o->max_matches = strtol(arg, &end, 10);
+		if (errno || !end || *end || end == arg || o->max_matches < 0 || o->max_matches > 100000)
+			return cli_error(cli, cmd, EXIT_USAGE, "--max-matches wants 0 to 100000, not '%s'",
+			                 arg);
+		return CLI_NEXT;
+	}
+	case 'l':
+		print_list(cli->out);
+		return EXIT_OK;
+	case 'P':
+		print_patterns(cli->out);
+		return EXIT_OK;
+	default:
+		return CLI_UNKNOWN;
+	}
+}
+
+static int print_json(struct cli *cli, struct ga_explain *ex, const char *file, const char *for_file)
+{
+	struct ga_explain_report rep;
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	int r = ga_explain_report_fill(ex, file, for_file, &rep);
+	if (r == 0)
+		r = ga_model_write(ga_model_find(GA_EXPLAIN_SCHEMA), &rep, &b, true);
+	if (r == 0)
+		fwrite(b.data, 1, b.len, cli->out);
+	ga_schema_release(&ga_explain_report_schema, &rep);
+	ga_buf_release(&b);
+	return r;
+}
+
+/* Match the log fd (and the --for node) and print; the exit code. */
+static int explain_run(struct cli *cli, const struct explain_opts *o, int fd, const char *file,
+                       const struct ga_node *node)
+{
+	struct ga_explain *ex = NULL;
+	int r = ga_explain_new((size_t)o->max_matches, &ex);
+	if (r < 0)
+		return cli_error(cli, "explain", EXIT_INTERNAL, "catalogue: %s", strerror(-r));
+	char err[256];
+	int code = EXIT_OK;
+	if (explain_stream(fd, ex, err, sizeof(err)) < 0)
+		code = cli_error(cli, "explain", EXIT_USAGE, "%s: %s", file, err);
+	else if (node && ga_explain_for(ex, node) < 0)
+		code = cli_error(cli, "explain", EXIT_INTERNAL, "out of memory");
+	else if (o->json && print_json(cli, ex, file, o->for_file) < 0)
+		code = cli_error(cli, "explain", EXIT_INTERNAL, "JSON output failed");
+	if (code == EXIT_OK && !o->json) {
+		uint64_t nl = ga_explain_lines(ex), nm = ga_explain_match_count(ex);
+		fprintf(cli->out, "%s: %llu line%s, %llu match%s\n", file, (unsigned long long)nl,
+		        nl == 1 ? "" : "s", (unsigned long long)nm, nm == 1 ? "" : "es");
+		explain_print_text(cli->out, ex, "");
+	}
+	if (code == EXIT_OK)
+		code = ga_explain_match_count(ex) ? EXIT_PROBLEMS : EXIT_OK;
+	ga_explain_free(ex);
+	return code;
+}
+
 int cmd_explain(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -75,115 +168,38 @@ int cmd_explain(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false;
-	const char *for_file = NULL;
-	long max_matches = 100;
-	int opt;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'F':
-			for_file = optarg;
-			break;
-		case 'm': {
-			char *end = NULL;
-			errno = 0;
-			max_matches = strtol(optarg, &end, 10);
-			if (errno || !end || *end || end == optarg || max_matches < 0 || max_matches > 100000)
-				return cli_error(cli, "explain", EXIT_USAGE,
-				                 "--max-matches wants 0 to 100000, not '%s'", optarg);
-			break;
-		}
-		case 'l':
-			print_list(cli->out);
-			return EXIT_OK;
-		case 'P':
-			print_patterns(cli->out);
-			return EXIT_OK;
-		case 'h':
-			cli_usage(cli, cli_find("explain"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "explain", opts, argv);
-		}
-	}
+	struct explain_opts o = { .max_matches = 100 };
+	operands_last(argc, argv, opts);
+	int code = cli_parse(cli, "explain", argc, argv, "j", opts, explain_opt, &o);
+	if (code != CLI_NEXT)
+		return code;
 	if (argc - optind > 1)
 		return cli_error(cli, "explain", EXIT_USAGE, "one log at a time: unexpected '%s' (try -h)",
 		                 argv[optind + 1]);
 	const char *file = optind < argc ? argv[optind] : "-";
-	if (for_file && !strcmp(for_file, "-") && !strcmp(file, "-"))
+	if (o.for_file && !strcmp(o.for_file, "-") && !strcmp(file, "-"))
 		return cli_error(cli, "explain", EXIT_USAGE, "the log and --for cannot both be stdin");
 
-	int code = EXIT_OK, fd = -1;
 	struct ga_ctx *ctx = NULL;
 	struct ga_node *node = NULL;
-	struct ga_explain *ex = NULL;
-	if (for_file) {
+	int fd = -1;
+	code = EXIT_OK;
+	if (o.for_file) {
 		code = cli_ctx(cli, "explain", NULL, 0, &ctx);
-		if (code != EXIT_OK)
-			goto out;
-		int r = ga_node_load(ctx, for_file, &node);
-		if (r < 0) {
-			code = cli_error(cli, "explain", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE,
-			                 "--for: %s", ga_ctx_errmsg(ctx));
-			goto out;
-		}
+		int r = code == EXIT_OK ? ga_node_load(ctx, o.for_file, &node) : 0;
+		if (r < 0)
+			code = cli_error(cli, "explain", cli_exit_for(r), "--for: %s", ga_ctx_errmsg(ctx));
 	}
-	fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	if (fd < 0) {
-		code = cli_error(cli, "explain", EXIT_USAGE, "cannot open %s: %s", file, strerror(errno));
-		goto out;
+	if (code == EXIT_OK) {
+		fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+		if (fd < 0)
+			code = cli_error(cli, "explain", EXIT_USAGE, "cannot open %s: %s", file,
+			                 strerror(errno));
 	}
-	int r = ga_explain_new((size_t)max_matches, &ex);
-	if (r < 0) {
-		code = cli_error(cli, "explain", EXIT_INTERNAL, "catalogue: %s", strerror(-r));
-		goto out;
-	}
-	char err[256];
-	if (explain_stream(fd, ex, err, sizeof(err)) < 0) {
-		code = cli_error(cli, "explain", EXIT_USAGE, "%s: %s", file, err);
-		goto out;
-	}
-	if (node && ga_explain_for(ex, node) < 0) {
-		code = cli_error(cli, "explain", EXIT_INTERNAL, "out of memory");
-		goto out;
-	}
-	if (json) {
-		struct ga_buf b;
-		struct ga_json w;
-		ga_buf_init(&b, 0);
-		ga_json_init(&w, &b, true);
-		ga_json_obj_begin(&w);
-		ga_json_key(&w, "schema");
-		ga_json_str(&w, "gpuaudit.explain/v1");
-		ga_json_key(&w, "source");
-		ga_json_str(&w, file);
-		ga_json_key(&w, "for");
-		ga_json_str(&w, for_file);
-		ga_explain_write_json(ex, &w);
-		ga_json_obj_end(&w);
-		if (ga_json_finish(&w) == 0)
-			fwrite(b.data, 1, b.len, cli->out);
-		else
-			code = cli_error(cli, "explain", EXIT_INTERNAL, "JSON output failed");
-		ga_buf_release(&b);
-		if (code != EXIT_OK)
-			goto out;
-	} else {
-		uint64_t nl = ga_explain_lines(ex), nm = ga_explain_match_count(ex);
-		fprintf(cli->out, "%s: %llu line%s, %llu match%s\n", file, (unsigned long long)nl,
-		        nl == 1 ? "" : "s", (unsigned long long)nm, nm == 1 ? "" : "es");
-		explain_print_text(cli->out, ex, "");
-	}
-	code = ga_explain_match_count(ex) ? EXIT_PROBLEMS : EXIT_OK;
-out:
+	if (code == EXIT_OK)
+		code = explain_run(cli, &o, fd, file, node);
 	if (fd > STDIN_FILENO)
 		close(fd);
-	ga_explain_free(ex);
 	ga_node_free(node);
 	ga_ctx_free(ctx);
 	return code;

@@ -21,6 +21,9 @@
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/kmsg.h"
+#include "gpuaudit/model.h"
+#include "gpuaudit/nodereport.h"
+#include "gpuaudit/sample.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/xidstate.h"
@@ -29,16 +32,6 @@
 #define SLURM_MAX 160
 
 enum mode { MODE_TEXT, MODE_JSON, MODE_NPD, MODE_SLURM };
-
-struct klog {
-	const char *source; /* what was read, NULL when no log */
-	const char *note;   /* why there is none */
-	struct ga_kmsg_stats st;
-	uint64_t events, in_window;
-	double since_s;
-	struct ga_oi64 btime;
-	const char *boot_id; /* the boot the events belong to (the snapshot's), NULL when unknown */
-};
 
 #define one_line cli_one_line
 
@@ -50,7 +43,7 @@ static const char *evidence(const struct ga_finding *f, const char *key)
 	return NULL;
 }
 
-static void print_text(FILE *o, const struct ga_findings *f, const struct klog *k, bool bad)
+static void print_text(FILE *o, const struct ga_findings *f, const struct ga_health_log *k, bool bad)
 {
 	fprintf(o, "health: %s\n", bad ? "PROBLEMS" : "OK");
 	if (k->source)
@@ -86,50 +79,17 @@ static void print_text(FILE *o, const struct ga_findings *f, const struct klog *
 	}
 }
 
-static int print_json(struct cli *cli, const struct ga_findings *f, const struct klog *k, bool bad)
+static int print_json(struct cli *cli, const struct ga_health_log *k, struct ga_findings *f)
 {
+	struct ga_health_report rep;
 	struct ga_buf b;
-	struct ga_json w;
 	ga_buf_init(&b, 0);
-	ga_json_init(&w, &b, true);
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "result");
-	ga_json_str(&w, bad ? "problems" : "ok");
-	ga_json_key(&w, "kernel_log");
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "source");
-	ga_json_str(&w, k->source);
-	ga_json_key(&w, "note");
-	ga_json_str(&w, k->source ? NULL : k->note);
-	ga_json_key(&w, "lines");
-	ga_json_u64(&w, k->st.lines);
-	ga_json_key(&w, "truncated_lines");
-	ga_json_u64(&w, k->st.truncated);
-	ga_json_key(&w, "overwritten");
-	ga_json_u64(&w, k->st.overwritten);
-	ga_json_key(&w, "events");
-	ga_json_u64(&w, k->events);
-	ga_json_key(&w, "in_window");
-	ga_json_u64(&w, k->in_window);
-	ga_json_key(&w, "since_s");
-	if (k->since_s > 0)
-		ga_json_dbl(&w, k->since_s);
-	else
-		ga_json_null(&w);
-	ga_json_key(&w, "btime");
-	if (k->btime.set)
-		ga_json_i64(&w, k->btime.v);
-	else
-		ga_json_null(&w);
-	ga_json_key(&w, "boot_id");
-	ga_json_str(&w, k->boot_id);
-	ga_json_obj_end(&w);
-	ga_json_key(&w, "findings");
-	ga_findings_write_json(f, &w);
-	ga_json_obj_end(&w);
-	int r = ga_json_finish(&w);
+	int r = ga_health_report_take(&rep, k, f);
+	if (r == 0)
+		r = ga_model_write(ga_model_find(GA_HEALTH_SCHEMA), &rep, &b, true);
 	if (r == 0)
 		fwrite(b.data, 1, b.len, cli->out);
+	ga_schema_release(&ga_health_report_schema, &rep);
 	ga_buf_release(&b);
 	return r;
 }
@@ -174,66 +134,14 @@ static void print_slurm(FILE *o, const struct ga_findings *f, bool bad)
 #define fail_early(cli, mode, code, ...) \
 	cli_report_fail(cli, "health", "cannot check health", (mode) == MODE_NPD, code, __VA_ARGS__)
 
-/* btime from proc/stat under the root; unset when absent. */
-static void read_btime(struct ga_ctx *ctx, struct ga_oi64 *ret)
-{
-	struct ga_buf b;
-	ga_buf_init(&b, 0);
-	if (ga_fs_read(ctx, "proc/stat", 1 << 20, &b) == 0) {
-		const char *p = strstr(b.data, "\nbtime ");
-		if (!p && !strncmp(b.data, "btime ", 6))
-			p = b.data - 1;
-		if (p) {
-			char *end = NULL;
-			errno = 0;
-			long long v = strtoll(p + 7, &end, 10);
-			if (!errno && end != p + 7 && v > 0) {
-				ret->v = v;
-				ret->set = true;
-			}
-		}
-	}
-	ga_buf_release(&b);
-}
-
-static void read_uptime(struct ga_ctx *ctx, struct ga_odbl *ret)
-{
-	char *s = NULL;
-	if (ga_fs_read_attr(ctx, "proc/uptime", &s) == 0) {
-		char *end = NULL;
-		double v = strtod(s, &end);
-		if (end != s && v > 0 && isfinite(v)) {
-			ret->v = v;
-			ret->set = true;
-		}
-	}
-	ga_free(s);
-}
-
+/* Processes in D state (live or under --root): a warning. 0 or -ENOMEM. */
 static int add_dstate(struct ga_ctx *ctx, struct ga_findings *f)
 {
 	char **names = NULL;
 	size_t n = 0;
-	if (ga_proc_dstate(ctx, &names, &n) < 0 || n == 0) {
-		ga_strv_free(names);
-		return 0;
-	}
-	struct ga_buf b;
-	ga_buf_init(&b, 4096);
-	for (size_t i = 0; i < n && i < 16; i++)
-		(void)ga_buf_addf(&b, "%s%s", i ? ", " : "", names[i]);
-	if (n > 16)
-		(void)ga_buf_addf(&b, ", +%zu more", n - 16);
-	struct ga_finding *fd = ga_findings_add(
-	        f, "GA-PROC-D-STATE", GA_SEV_WARNING, "node",
-	        "see what they wait on (cat /proc/PID/stack); a driver call on a wedged GPU never returns",
-	        "%zu process%s in uninterruptible sleep (D): %s", n, n == 1 ? "" : "es",
-	        b.data ? b.data : "");
-	if (fd)
-		ga_finding_evidence(fd, "count", "%zu", n);
-	ga_buf_release(&b);
+	int r = ga_proc_dstate(ctx, &names, &n) < 0 ? 0 : ga_health_dstate_finding(names, n, f);
 	ga_strv_free(names);
-	return fd ? 0 : -ENOMEM;
+	return r;
 }
 
 /* --state FILE: read the previous state, escalate repeats, write the new state atomically. */
@@ -268,8 +176,7 @@ static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, cons
 	int r = ga_xid_state_apply(ctx, prev.data, prev.len, node->host.boot_id, f, &next);
 	ga_buf_release(&prev);
 	if (r < 0)
-		return fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s: %s", file,
-		                  ga_ctx_errmsg(ctx));
+		return fail_early(cli, mode, cli_exit_for(r), "%s: %s", file, ga_ctx_errmsg(ctx));
 	/* atomically: a temporary file next to it, fsync, rename */
 	char tmp[4096];
 	int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid());
@@ -289,6 +196,166 @@ static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, cons
 	return code;
 }
 
+struct health_opts {
+	struct snap_opts so;
+	const char *kmsg_file, *since, *policy_file, *class_name, *state_file;
+	enum mode mode;
+	int modes;
+};
+
+static int health_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct health_opts *o = st;
+	int k = snap_opt(cli, cmd, opt, arg, &o->so);
+	if (k)
+		return k < 0 ? -k : CLI_NEXT;
+	switch (opt) {
+	case 'K':
+		o->kmsg_file = arg;
+		return CLI_NEXT;
+	case 'T':
+		o->state_file = arg;
+		return CLI_NEXT;
+	case 'S':
+		o->since = arg;
+		return CLI_NEXT;
+	case 'P':
+		o->policy_file = arg;
+		return CLI_NEXT;
+	case 'C':
+		o->class_name = arg;
+		return CLI_NEXT;
+	case 'j':
+		o->mode = MODE_JSON, o->modes |= 1;
+		return CLI_NEXT;
+	case 'n':
+		o->mode = MODE_NPD, o->modes |= 2;
+		return CLI_NEXT;
+	case 's':
+		o->mode = MODE_SLURM, o->modes |= 4;
+		return CLI_NEXT;
+	default:
+		return CLI_UNKNOWN;
+	}
+}
+
+/* What one run holds; released by health_release. */
+struct health_run {
+	struct ga_ctx *ctx;
+	struct ga_policy *policy;
+	const struct ga_policy_class *cls;
+	struct ga_node *node;
+	struct ga_health *h;
+	struct ga_findings f;
+	struct ga_health_log kl;
+	struct ga_health_opts ho;
+	bool live;
+};
+
+static void health_release(struct health_run *run)
+{
+	ga_findings_release(&run->f);
+	ga_health_free(run->h);
+	ga_node_free(run->node);
+	ga_policy_free(run->policy);
+	ga_ctx_free(run->ctx);
+}
+
+/* The kernel log under the root when no --kmsg and no --from; EXIT_OK or an exit code. */
+static int read_root_log(struct cli *cli, const struct health_opts *o, struct health_run *run)
+{
+	int r = ga_kmsg_read_root(run->ctx, "dev/kmsg", ga_health_add_line, run->h, &run->kl.st);
+	if (r == 0)
+		run->kl.source = run->live ? "/dev/kmsg" : "dev/kmsg under --root";
+	else if (r == -ENOENT)
+		run->kl.note = "no dev/kmsg";
+	else if (r != -ENOMEM) {
+		run->kl.note = "dev/kmsg unreadable";
+		r = ga_health_klog_unreadable(ga_ctx_errmsg(run->ctx), &run->f);
+	}
+	return r == -ENOMEM ? fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory") : EXIT_OK;
+}
+
+/* Policy, log (--kmsg first: bad input found before any collection), snapshot. */
+static int health_load(struct cli *cli, const struct health_opts *o, struct health_run *run)
+{
+	int r = 0;
+	if (o->policy_file &&
+	    (r = cli_policy(run->ctx, o->policy_file, o->class_name, NULL, &run->policy, &run->cls)) < 0)
+		return fail_early(cli, o->mode, cli_exit_for(r), "%s", ga_ctx_errmsg(run->ctx));
+	if ((r = ga_health_new(&run->h)) < 0)
+		return fail_early(cli, o->mode, EXIT_INTERNAL, "%s", strerror(-r));
+	if (o->kmsg_file) {
+		r = ga_kmsg_read_file(run->ctx, o->kmsg_file, ga_health_add_line, run->h, &run->kl.st);
+		if (r < 0)
+			return fail_early(cli, o->mode, cli_exit_for(r), "%s", ga_ctx_errmsg(run->ctx));
+		run->kl.source = o->kmsg_file;
+	}
+	if ((r = snap_node(run->ctx, &o->so, &run->node)) < 0)
+		return fail_early(cli, o->mode, cli_exit_for(r), "%s", ga_ctx_errmsg(run->ctx));
+	if (run->policy && !run->cls)
+		run->cls = ga_policy_match(run->policy, run->node);
+	run->ho.cls = run->cls;
+	return EXIT_OK;
+}
+
+/* The snapshot's findings, the log's, D-state processes and the --state repeats. */
+static int health_analyze(struct cli *cli, const struct health_opts *o, struct health_run *run)
+{
+	int r = ga_analyze_node(run->node, &run->f);
+	if (r < 0)
+		return fail_early(cli, o->mode, EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
+	run->live = !o->so.from && !strcmp(ga_ctx_root(run->ctx), "/");
+	int code = EXIT_OK;
+	if (!o->kmsg_file && o->so.from)
+		run->kl.note = "a saved snapshot has no kernel log; pass --kmsg FILE";
+	else if (!o->kmsg_file)
+		code = read_root_log(cli, o, run);
+	if (code != EXIT_OK)
+		return code;
+	if (!o->so.from) {
+		ga_proc_btime(run->ctx, &run->ho.btime);
+		run->kl.btime = run->ho.btime;
+		/* "now" is the clock only for the live log; otherwise the newest event */
+		if (run->live && !o->kmsg_file) {
+			ga_proc_uptime(run->ctx, &run->ho.now_boot_s);
+			GA_SET(run->ho.now_wall_s, (int64_t)time(NULL));
+		}
+		if (add_dstate(run->ctx, &run->f) < 0)
+			return fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory");
+	}
+	run->kl.events = ga_health_events(run->h);
+	run->kl.boot_id = run->node->host.boot_id;
+	r = ga_health_findings(run->h, run->node, &run->ho, &run->f, &run->kl.in_window);
+	if (r < 0)
+		return fail_early(cli, o->mode, EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
+	if (o->state_file)
+		code = apply_state(cli, run->ctx, o->mode, o->state_file, run->node, &run->f);
+	ga_findings_sort(&run->f);
+	return code;
+}
+
+static int health_print(struct cli *cli, const struct health_opts *o, struct health_run *run)
+{
+	bool bad = ga_findings_max_severity(&run->f) >= GA_SEV_ERROR;
+	int code = bad ? EXIT_PROBLEMS : EXIT_OK;
+	switch (o->mode) {
+	case MODE_JSON:
+		if (print_json(cli, &run->kl, &run->f) < 0)
+			code = cli_error(cli, "health", EXIT_INTERNAL, "JSON output failed");
+		break;
+	case MODE_NPD:
+		print_npd(cli->out, &run->f, bad);
+		break;
+	case MODE_SLURM:
+		print_slurm(cli->out, &run->f, bad);
+		break;
+	default:
+		print_text(cli->out, &run->f, &run->kl, bad);
+	}
+	return code;
+}
+
 int cmd_health(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -304,188 +371,34 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct snap_opts so;
-	snap_opts_init(&so);
-	so.vendor = GA_VENDOR_OFF; /* the log needs no vendor library: fast unless --vendor */
-	const char *kmsg_file = NULL, *since = NULL, *policy_file = NULL, *class_name = NULL;
-	const char *state_file = NULL;
-	enum mode mode = MODE_TEXT;
-	int modes = 0, opt;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
-		int k = snap_opt(cli, "health", opt, optarg, &so);
-		if (k < 0)
-			return -k;
-		if (k > 0)
-			continue;
-		switch (opt) {
-		case 'K':
-			kmsg_file = optarg;
-			break;
-		case 'T':
-			state_file = optarg;
-			break;
-		case 'S':
-			since = optarg;
-			break;
-		case 'P':
-			policy_file = optarg;
-			break;
-		case 'C':
-			class_name = optarg;
-			break;
-		case 'j':
-			mode = MODE_JSON, modes |= 1;
-			break;
-		case 'n':
-			mode = MODE_NPD, modes |= 2;
-			break;
-		case 's':
-			mode = MODE_SLURM, modes |= 4;
-			break;
-		case 'h':
-			cli_usage(cli, cli_find("health"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "health", opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_error(cli, "health", EXIT_USAGE, "unexpected argument '%s' (try -h)",
-		                 argv[optind]);
-	if (modes & (modes - 1))
+	struct health_opts o = { .mode = MODE_TEXT };
+	snap_opts_init(&o.so);
+	o.so.vendor = GA_VENDOR_OFF; /* the log needs no vendor library: fast unless --vendor */
+	int code = cli_parse(cli, "health", argc, argv, "j" SNAP_SHORT_OPTIONS, opts, health_opt, &o);
+	if (code == CLI_NEXT)
+		code = cli_no_operands(cli, "health", argc, argv);
+	if (code != CLI_NEXT)
+		return code;
+	if (o.modes & (o.modes - 1))
 		return cli_error(cli, "health", EXIT_USAGE, "--json, --npd and --slurm exclude each other");
-	if (class_name && !policy_file)
-		return fail_early(cli, mode, EXIT_USAGE, "--class needs --policy");
-	struct klog kl = { 0 };
-	if (since && ga_duration_parse(since, &kl.since_s) < 0)
-		return fail_early(cli, mode, EXIT_USAGE,
-		                  "--since wants a duration like 30m, 2h, 1d or 1h30m, not '%s'", since);
-	int code = snap_validate(cli, "health", &so);
+	if (o.class_name && !o.policy_file)
+		return fail_early(cli, o.mode, EXIT_USAGE, "--class needs --policy");
+	struct health_run run = { 0 };
+	ga_findings_init(&run.f);
+	if (o.since && ga_duration_parse(o.since, &run.kl.since_s) < 0)
+		return fail_early(cli, o.mode, EXIT_USAGE,
+		                  "--since wants a duration like 30m, 2h, 1d or 1h30m, not '%s'", o.since);
+	run.ho.since_s = run.kl.since_s;
+	code = snap_validate(cli, "health", &o.so);
+	if (code == EXIT_OK)
+		code = snap_ctx(cli, "health", &o.so, &run.ctx);
 	if (code != EXIT_OK)
-		return mode == MODE_NPD ? 2 : code;
-
-	struct ga_ctx *ctx = NULL;
-	code = snap_ctx(cli, "health", &so, &ctx);
-	if (code != EXIT_OK)
-		return mode == MODE_NPD ? 2 : code;
-	struct ga_policy *policy = NULL;
-	struct ga_node *node = NULL;
-	struct ga_health *h = NULL;
-	struct ga_findings f;
-	ga_findings_init(&f);
-	const struct ga_policy_class *cls = NULL;
-	struct ga_health_opts ho = { .since_s = kl.since_s };
-
-	int r = 0;
-	if (policy_file && (r = ga_policy_load(ctx, policy_file, &policy)) < 0) {
-		code = fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                  ga_ctx_errmsg(ctx));
-		goto out;
-	}
-	if (class_name && !(cls = ga_policy_find_class(policy, class_name))) {
-		code = fail_early(cli, mode, EXIT_USAGE, "no class '%s' in %s", class_name, policy_file);
-		goto out;
-	}
-	if ((r = ga_health_new(&h)) < 0) {
-		code = fail_early(cli, mode, EXIT_INTERNAL, "%s", strerror(-r));
-		goto out;
-	}
-	/* the log first: a missing --kmsg file is bad input, found before any collection */
-	if (kmsg_file) {
-		r = ga_kmsg_read_file(ctx, kmsg_file, ga_health_add_line, h, &kl.st);
-		if (r < 0) {
-			code = fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-			                  ga_ctx_errmsg(ctx));
-			goto out;
-		}
-		kl.source = kmsg_file;
-	}
-	r = snap_node(ctx, &so, &node);
-	if (r < 0) {
-		code = fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
-		                  ga_ctx_errmsg(ctx));
-		goto out;
-	}
-	if (policy && !cls)
-		cls = ga_policy_match(policy, node);
-	ho.cls = cls;
-	if ((r = ga_analyze_node(node, &f)) < 0) {
-		code = fail_early(cli, mode, EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
-		goto out;
-	}
-	bool live = !so.from && !strcmp(ga_ctx_root(ctx), "/");
-	if (!kmsg_file && so.from) {
-		kl.note = "a saved snapshot has no kernel log; pass --kmsg FILE";
-	} else if (!kmsg_file) {
-		r = ga_kmsg_read_root(ctx, "dev/kmsg", ga_health_add_line, h, &kl.st);
-		if (r == -ENOMEM) {
-			code = fail_early(cli, mode, EXIT_INTERNAL, "out of memory");
-			goto out;
-		}
-		if (r == 0) {
-			kl.source = live ? "/dev/kmsg" : "dev/kmsg under --root";
-		} else if (r == -ENOENT) {
-			kl.note = "no dev/kmsg";
-		} else {
-			kl.note = "dev/kmsg unreadable";
-			if (!ga_findings_add(&f, "GA-KLOG-UNREADABLE", GA_SEV_WARNING, "/dev/kmsg",
-			                     "run as root (dmesg_restrict) or pass --kmsg FILE",
-			                     "the kernel log could not be read: %s", ga_ctx_errmsg(ctx)))
-				r = -ENOMEM;
-		}
-	}
-	if (!so.from) {
-		read_btime(ctx, &ho.btime);
-		kl.btime = ho.btime;
-		/* "now" is the clock only for the live log; otherwise the newest event */
-		if (live && !kmsg_file) {
-			read_uptime(ctx, &ho.now_boot_s);
-			ho.now_wall_s.v = (int64_t)time(NULL);
-			ho.now_wall_s.set = true;
-		}
-		if (add_dstate(ctx, &f) < 0) {
-			code = fail_early(cli, mode, EXIT_INTERNAL, "out of memory");
-			goto out;
-		}
-	}
-	kl.events = ga_health_events(h);
-	kl.boot_id = node->host.boot_id;
-	r = ga_health_findings(h, node, &ho, &f, &kl.in_window);
-	if (r < 0) {
-		code = fail_early(cli, mode, EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
-		goto out;
-	}
-	if (state_file) {
-		int sc = apply_state(cli, ctx, mode, state_file, node, &f);
-		if (sc != EXIT_OK) {
-			code = sc;
-			goto out;
-		}
-	}
-	ga_findings_sort(&f);
-	bool bad = ga_findings_max_severity(&f) >= GA_SEV_ERROR;
-	code = bad ? EXIT_PROBLEMS : EXIT_OK;
-	switch (mode) {
-	case MODE_JSON:
-		if (print_json(cli, &f, &kl, bad) < 0)
-			code = cli_error(cli, "health", EXIT_INTERNAL, "JSON output failed");
-		break;
-	case MODE_NPD:
-		print_npd(cli->out, &f, bad);
-		break;
-	case MODE_SLURM:
-		print_slurm(cli->out, &f, bad);
-		break;
-	default:
-		print_text(cli->out, &f, &kl, bad);
-	}
-out:
-	ga_findings_release(&f);
-	ga_health_free(h);
-	ga_node_free(node);
-	ga_policy_free(policy);
-	ga_ctx_free(ctx);
+		return o.mode == MODE_NPD ? 2 : code;
+	code = health_load(cli, &o, &run);
+	if (code == EXIT_OK)
+		code = health_analyze(cli, &o, &run);
+	if (code == EXIT_OK)
+		code = health_print(cli, &o, &run);
+	health_release(&run);
 	return code;
 }

@@ -22,6 +22,8 @@
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/kmsg.h"
+#include "gpuaudit/model.h"
+#include "gpuaudit/node.h"
 #include "gpuaudit/sample.h"
 
 #define MAX_POINTS 100000
@@ -51,239 +53,6 @@ static int parse_interval(const char *s, double *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
-}
-
-/* Round to a multiple of 1/scale (no libm: the CLI does not link it). */
-static double round_to(double v, double scale)
-{
-	if (!isfinite(v) || v > 1e15 || v < -1e15)
-		return v;
-	double x = v * scale;
-	long long k = (long long)(x >= 0 ? x + 0.5 : x - 0.5);
-	return (double)k / scale;
-}
-
-/* A rounded number; integral values as integers (ga_json_dbl would write 1e+02). */
-static void num(struct ga_json *w, double v)
-{
-	if (isfinite(v) && v < 1e15 && v > -1e15 && v == (double)(long long)v)
-		ga_json_i64(w, (long long)v);
-	else
-		ga_json_dbl(w, v);
-}
-
-static void odbl(struct ga_json *w, const char *key, struct ga_odbl o)
-{
-	ga_json_key(w, key);
-	if (o.set)
-		num(w, round_to(o.v, 100.0)); /* two decimals: stable goldens */
-	else
-		ga_json_null(w);
-}
-
-static void ou64(struct ga_json *w, const char *key, struct ga_ou64 o)
-{
-	ga_json_key(w, key);
-	if (o.set)
-		ga_json_u64(w, o.v);
-	else
-		ga_json_null(w);
-}
-
-static void oi64(struct ga_json *w, const char *key, struct ga_oi64 o)
-{
-	ga_json_key(w, key);
-	if (o.set)
-		ga_json_i64(w, o.v);
-	else
-		ga_json_null(w);
-}
-
-static void cpu_members(struct ga_json *w, const struct ga_cpu_rate *c)
-{
-	odbl(w, "user_pct", c->user_pct);
-	odbl(w, "system_pct", c->system_pct);
-	odbl(w, "iowait_pct", c->iowait_pct);
-	odbl(w, "steal_pct", c->steal_pct);
-	odbl(w, "idle_pct", c->idle_pct);
-}
-
-static void psi_line(struct ga_json *w, const char *key, const struct ga_psi_line_rate *l)
-{
-	ga_json_key(w, key);
-	if (!l->avg10.set) {
-		ga_json_null(w);
-		return;
-	}
-	ga_json_obj_begin(w);
-	odbl(w, "avg10", l->avg10);
-	ou64(w, "total_delta_us", l->total_delta_us);
-	ga_json_obj_end(w);
-}
-
-static void write_nvml(struct ga_json *w, const struct ga_nvml_report *nv);
-
-static void write_sample(struct ga_json *w, const struct ga_sample *s, uint64_t seq, double mono_s,
-                         const char *wall, const struct ga_nvml_report *nv)
-{
-	ga_json_obj_begin(w);
-	ga_json_key(w, "schema");
-	ga_json_str(w, GA_SAMPLE_SCHEMA);
-	ga_json_key(w, "seq");
-	ga_json_u64(w, seq);
-	ga_json_key(w, "time");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "mono_s");
-	num(w, round_to(mono_s, 1000.0));
-	ga_json_key(w, "interval_s");
-	num(w, round_to(s->interval_s, 1000.0));
-	ga_json_key(w, "wall");
-	ga_json_str(w, wall);
-	ga_json_obj_end(w);
-
-	ga_json_key(w, "cpu");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "total");
-	ga_json_obj_begin(w);
-	cpu_members(w, &s->total);
-	ga_json_obj_end(w);
-	ga_json_key(w, "cores");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < s->n_cores; i++) {
-		ga_json_obj_begin(w);
-		ga_json_key(w, "cpu");
-		ga_json_str(w, s->cores[i].name);
-		cpu_members(w, &s->cores[i]);
-		ga_json_obj_end(w);
-	}
-	ga_json_arr_end(w);
-	ga_json_obj_end(w);
-
-	ga_json_key(w, "pressure");
-	ga_json_obj_begin(w);
-	for (int i = 0; i < GA_PSI_N; i++) {
-		ga_json_key(w, ga_psi_names[i]);
-		ga_json_obj_begin(w);
-		psi_line(w, "some", &s->psi[i].some);
-		psi_line(w, "full", &s->psi[i].full);
-		ga_json_obj_end(w);
-	}
-	ga_json_obj_end(w);
-
-	ga_json_key(w, "memory");
-	ga_json_obj_begin(w);
-	ou64(w, "total_bytes", s->mem.total_bytes);
-	ou64(w, "available_bytes", s->mem.available_bytes);
-	ou64(w, "cached_bytes", s->mem.cached_bytes);
-	ou64(w, "dirty_bytes", s->mem.dirty_bytes);
-	ga_json_obj_end(w);
-
-	ga_json_key(w, "disks");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < s->n_disks; i++) {
-		const struct ga_disk_rate *d = &s->disks[i];
-		ga_json_obj_begin(w);
-		ga_json_key(w, "name");
-		ga_json_str(w, d->name);
-		odbl(w, "reads_per_s", d->reads_per_s);
-		odbl(w, "writes_per_s", d->writes_per_s);
-		odbl(w, "read_bytes_per_s", d->read_bytes_per_s);
-		odbl(w, "write_bytes_per_s", d->write_bytes_per_s);
-		odbl(w, "await_ms", d->await_ms);
-		odbl(w, "util_pct", d->util_pct);
-		ga_json_obj_end(w);
-	}
-	ga_json_arr_end(w);
-
-	ga_json_key(w, "net");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < s->n_nets; i++) {
-		const struct ga_net_rate *n = &s->nets[i];
-		ga_json_obj_begin(w);
-		ga_json_key(w, "name");
-		ga_json_str(w, n->name);
-		odbl(w, "rx_bytes_per_s", n->rx_bytes_per_s);
-		odbl(w, "tx_bytes_per_s", n->tx_bytes_per_s);
-		odbl(w, "rx_packets_per_s", n->rx_packets_per_s);
-		odbl(w, "tx_packets_per_s", n->tx_packets_per_s);
-		ou64(w, "rx_dropped", n->rx_dropped);
-		ou64(w, "tx_dropped", n->tx_dropped);
-		ou64(w, "rx_errors", n->rx_errors);
-		ou64(w, "tx_errors", n->tx_errors);
-		ga_json_obj_end(w);
-	}
-	ga_json_arr_end(w);
-
-	ga_json_key(w, "accelerators");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < s->n_gpus; i++) {
-		const struct ga_gpu_raw *g = &s->gpus[i];
-		ga_json_obj_begin(w);
-		ga_json_key(w, "card");
-		ga_json_str(w, g->card);
-		ga_json_key(w, "address");
-		ga_json_str(w, g->address[0] ? g->address : NULL);
-		ga_json_key(w, "vendor");
-		ga_json_str(w, g->vendor[0] ? g->vendor : NULL);
-		oi64(w, "gpu_busy_pct", g->gpu_busy_pct);
-		oi64(w, "mem_busy_pct", g->mem_busy_pct);
-		ga_json_obj_end(w);
-	}
-	ga_json_arr_end(w);
-	ga_json_key(w, "nvml");
-	write_nvml(w, nv);
-	ga_json_obj_end(w);
-}
-
-static void ou64_field(struct ga_json *w, const char *key, struct ga_ou64 v)
-{
-	ga_json_key(w, key);
-	if (v.set)
-		ga_json_u64(w, v.v);
-	else
-		ga_json_null(w);
-}
-
-/* NVML's view at this point (--nvml): per GPU the live counters; null when not asked for. */
-static void write_nvml(struct ga_json *w, const struct ga_nvml_report *nv)
-{
-	if (!nv) {
-		ga_json_null(w);
-		return;
-	}
-	ga_json_obj_begin(w);
-	ga_json_key(w, "error");
-	ga_json_str(w, nv->sys.error);
-	ga_json_key(w, "timed_out");
-	ga_json_bool(w, nv->sys.timed_out.set && nv->sys.timed_out.v);
-	ga_json_key(w, "gpus");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < nv->n_gpus; i++) {
-		const struct ga_nvml_gpu *g = &nv->gpus[i];
-		ga_json_obj_begin(w);
-		ou64_field(w, "index", g->index);
-		ga_json_key(w, "address");
-		ga_json_str(w, g->pci_bus_id);
-		ga_json_key(w, "error");
-		ga_json_str(w, g->error);
-		ou64_field(w, "utilization_gpu_pct", g->utilization_gpu_pct);
-		ou64_field(w, "utilization_memory_pct", g->utilization_memory_pct);
-		ou64_field(w, "memory_used_bytes", g->memory_used_bytes);
-		ou64_field(w, "pcie_rx_kbps", g->pcie_rx_kbps);
-		ou64_field(w, "pcie_tx_kbps", g->pcie_tx_kbps);
-		ou64_field(w, "power_usage_mw", g->power_usage_mw);
-		ou64_field(w, "clock_sm_mhz", g->clock_sm_mhz);
-		ou64_field(w, "clock_mem_mhz", g->clock_mem_mhz);
-		ou64_field(w, "temperature_c", g->temperature_c);
-		ga_json_key(w, "clock_event_names");
-		ga_json_arr_begin(w);
-		for (size_t k = 0; k < g->clock_event_names.n; k++)
-			ga_json_str(w, g->clock_event_names.v[k]);
-		ga_json_arr_end(w);
-		ga_json_obj_end(w);
-	}
-	ga_json_arr_end(w);
-	ga_json_obj_end(w);
 }
 
 static double mono_now(void)
@@ -333,38 +102,47 @@ struct rec {
 	struct ga_buf line;
 	uint64_t seq;
 	bool nvml; /* query NVML (through the deadline helper) at every point */
+	const struct ga_model *model;
 };
+
+/* NVML's live counters into the line (--nvml); a failure goes into it too. 0 or -ENOMEM. */
+static int add_nvml(struct rec *rc, struct ga_sample_doc *d)
+{
+	struct ga_nvml_report nv;
+	memset(&nv, 0, sizeof(nv));
+	struct ga_isolate_result res;
+	int e = ga_isolated_collect(rc->ctx, "nvml", &ga_nvml_report_schema, &nv, &res);
+	if (e < 0 && e != -ENOMEM) { /* the sample still goes out, with NVML's failure in it */
+		ga_schema_release(&ga_nvml_report_schema, &nv);
+		memset(&nv, 0, sizeof(nv));
+		nv.sys.error = ga_strdup(ga_ctx_errmsg(rc->ctx));
+		GA_SET(nv.sys.timed_out, res.timed_out);
+		e = nv.sys.error ? 0 : -ENOMEM;
+	}
+	if (e == 0)
+		e = ga_sample_doc_take_nvml(d, &nv);
+	ga_schema_release(&ga_nvml_report_schema, &nv);
+	return e;
+}
 
 /* Rates from prev to cur, one line; 0, or an exit code. */
 static int emit(struct rec *rc, const struct ga_sample_raw *prev, const struct ga_sample_raw *cur,
                 double interval_s, double mono_s, const char *wall)
 {
 	struct ga_sample s;
+	struct ga_sample_doc d;
 	if (ga_sample_rates(prev, cur, interval_s, &s) < 0)
 		return cli_error(rc->cli, "record", EXIT_INTERNAL, "out of memory");
-	struct ga_nvml_report nv;
-	memset(&nv, 0, sizeof(nv));
-	if (rc->nvml) {
-		struct ga_isolate_result res;
-		int e = ga_isolated_collect(rc->ctx, "nvml", &ga_nvml_report_schema, &nv, &res);
-		if (e == -ENOMEM) {
-			ga_sample_release(&s);
-			return cli_error(rc->cli, "record", EXIT_INTERNAL, "out of memory");
-		}
-		if (e < 0) { /* the sample still goes out, with NVML's failure in it */
-			ga_schema_release(&ga_nvml_report_schema, &nv);
-			memset(&nv, 0, sizeof(nv));
-			nv.sys.error = ga_strdup(ga_ctx_errmsg(rc->ctx));
-			GA_SET(nv.sys.timed_out, res.timed_out);
-		}
-	}
-	struct ga_json w;
-	ga_buf_reset(&rc->line);
-	ga_json_init(&w, &rc->line, false);
-	write_sample(&w, &s, ++rc->seq, mono_s, wall, rc->nvml ? &nv : NULL);
-	int r = ga_json_finish(&w);
+	int r = ga_sample_doc_take(&d, &s, ++rc->seq, mono_s, wall);
 	ga_sample_release(&s);
-	ga_schema_release(&ga_nvml_report_schema, &nv);
+	if (r == 0 && rc->nvml)
+		r = add_nvml(rc, &d);
+	ga_buf_reset(&rc->line);
+	if (r == 0)
+		r = ga_model_write(rc->model, &d, &rc->line, false);
+	ga_sample_doc_release(&d);
+	if (r == -ENOMEM)
+		return cli_error(rc->cli, "record", EXIT_INTERNAL, "out of memory");
 	if (r < 0)
 		return cli_error(rc->cli, "record", EXIT_INTERNAL, "JSON writer: %s", strerror(-r));
 	if (ga_buf_addc(&rc->line, '\n') < 0 ||
@@ -469,6 +247,84 @@ static int record_live(struct rec *rc, struct ga_ctx *ctx, double interval_s, lo
 	return code;
 }
 
+struct record_opts {
+	double interval_s, duration_s, timeout_s;
+	long count;
+	const char *root, *output;
+	int verbose, nvml; /* nvml -1: auto (live NVIDIA driver), 0 off, 1 on */
+};
+
+static int record_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct record_opts *o = st;
+	switch (opt) {
+	case 'i':
+		if (parse_interval(arg, &o->interval_s) < 0)
+			return cli_error(
+			        cli, cmd, EXIT_USAGE,
+			        "--interval wants seconds like 1s, 0.5 or 200ms (at most 1d), not '%s'", arg);
+		return CLI_NEXT;
+	case 'c': {
+		char *end = NULL;
+		errno = 0;
+		o->count = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || o->count < 1 || o->count > 100000000L)
+			return cli_error(cli, cmd, EXIT_USAGE, "--count wants a positive integer, not '%s'",
+			                 arg);
+		return CLI_NEXT;
+	}
+	case 'd':
+		if (ga_duration_parse(arg, &o->duration_s) < 0 || !(o->duration_s > 0))
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--duration wants a duration like 30s, 10m or 1h, not '%s'", arg);
+		return CLI_NEXT;
+	case 'o':
+		o->output = arg;
+		return CLI_NEXT;
+	case 'r':
+		o->root = arg;
+		return CLI_NEXT;
+	case 'v':
+		o->verbose++;
+		return CLI_NEXT;
+	case 'N':
+	case 'n':
+		o->nvml = opt == 'N';
+		return CLI_NEXT;
+	case 't': {
+		char *end = NULL;
+		o->timeout_s = strtod(arg, &end);
+		if (!end || *end || !(o->timeout_s > 0) || o->timeout_s > 3600)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--timeout wants seconds between 0 and 3600, not '%s'", arg);
+		return CLI_NEXT;
+	}
+	default:
+		return CLI_UNKNOWN;
+	}
+}
+
+/* The context and the output; EXIT_OK or an exit code (the message printed). */
+static int record_setup(struct cli *cli, const struct record_opts *o, struct rec *rc)
+{
+	int code = cli_ctx(cli, "record", o->root, o->verbose, &rc->ctx);
+	if (code != EXIT_OK)
+		return code;
+	rc->cli = cli;
+	rc->out = cli->out;
+	rc->model = ga_model_find(GA_SAMPLE_SCHEMA);
+	/* NVML by default only on a live machine whose NVIDIA driver is loaded */
+	rc->nvml = o->nvml == 1 || (o->nvml < 0 && !(o->root && *o->root) &&
+	                            ga_fs_exists(rc->ctx, "proc/driver/nvidia/version"));
+	ga_ctx_set_vendor(rc->ctx, GA_VENDOR_ON, (int)(o->timeout_s * 1000));
+	if (!rc->model || ga_ctx_set_helper(rc->ctx, cli->self_exe) < 0)
+		return cli_error(cli, "record", EXIT_INTERNAL, "out of memory");
+	if (o->output && strcmp(o->output, "-") && !(rc->out = fopen(o->output, "w")))
+		return cli_error(cli, "record", EXIT_USAGE, "cannot write %s: %s", o->output,
+		                 strerror(errno));
+	return EXIT_OK;
+}
+
 int cmd_record(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -484,108 +340,26 @@ int cmd_record(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	double interval_s = 1.0, duration_s = 0;
-	long count = 0;
-	const char *root = NULL, *output = NULL;
-	int verbose = 0, opt, nvml = -1; /* -1: auto (live NVIDIA driver), 0 off, 1 on */
-	double timeout_s = 5;
-	bool have_count = false, have_duration = false;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hvi:c:d:o:r:", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-			if (parse_interval(optarg, &interval_s) < 0)
-				return cli_error(cli, "record", EXIT_USAGE,
-				                 "--interval wants seconds like 1s, 0.5 or 200ms (at most "
-				                 "1d), not '%s'",
-				                 optarg);
-			break;
-		case 'c': {
-			char *end = NULL;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > 100000000L)
-				return cli_error(cli, "record", EXIT_USAGE,
-				                 "--count wants a positive integer, not '%s'", optarg);
-			count = v;
-			have_count = true;
-			break;
-		}
-		case 'd':
-			if (ga_duration_parse(optarg, &duration_s) < 0 || !(duration_s > 0))
-				return cli_error(cli, "record", EXIT_USAGE,
-				                 "--duration wants a duration like 30s, 10m or 1h, not '%s'",
-				                 optarg);
-			have_duration = true;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'r':
-			root = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'N':
-			nvml = 1;
-			break;
-		case 'n':
-			nvml = 0;
-			break;
-		case 't': {
-			char *end = NULL;
-			timeout_s = strtod(optarg, &end);
-			if (!end || *end || !(timeout_s > 0) || timeout_s > 3600)
-				return cli_error(cli, "record", EXIT_USAGE,
-				                 "--timeout wants seconds between 0 and 3600, not '%s'",
-				                 optarg);
-			break;
-		}
-		case 'h':
-			cli_usage(cli, cli_find("record"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "record", opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_error(cli, "record", EXIT_USAGE, "unexpected argument '%s' (try -h)",
-		                 argv[optind]);
-	if (have_count && have_duration)
+	struct record_opts o = { .interval_s = 1.0, .timeout_s = 5, .nvml = -1 };
+	int code = cli_parse(cli, "record", argc, argv, "vi:c:d:o:r:", opts, record_opt, &o);
+	if (code == CLI_NEXT)
+		code = cli_no_operands(cli, "record", argc, argv);
+	if (code != CLI_NEXT)
+		return code;
+	if (o.count && o.duration_s > 0)
 		return cli_error(cli, "record", EXIT_USAGE, "--count and --duration exclude each other");
 
-	struct ga_ctx *ctx = NULL;
-	int code = cli_ctx(cli, "record", root, verbose, &ctx);
 	struct rec rc = { 0 };
 	ga_buf_init(&rc.line, 0);
-	if (code != EXIT_OK)
-		return code;
-	rc.cli = cli;
-	rc.ctx = ctx;
-	rc.out = cli->out;
-	/* NVML by default only on a live machine whose NVIDIA driver is loaded */
-	rc.nvml = nvml == 1 ||
-	          (nvml < 0 && !(root && *root) && ga_fs_exists(ctx, "proc/driver/nvidia/version"));
-	ga_ctx_set_vendor(ctx, GA_VENDOR_ON, (int)(timeout_s * 1000));
-	if (ga_ctx_set_helper(ctx, cli->self_exe) < 0) {
-		code = cli_error(cli, "record", EXIT_INTERNAL, "out of memory");
-		goto out;
-	}
-	if (output && strcmp(output, "-") && !(rc.out = fopen(output, "w"))) {
-		code = cli_error(cli, "record", EXIT_USAGE, "cannot write %s: %s", output, strerror(errno));
-		goto out;
-	}
-	if (root && *root)
-		code = record_root(&rc, ctx, root, interval_s, count, duration_s);
-	else
-		code = record_live(&rc, ctx, interval_s, count, duration_s);
-out:
+	code = record_setup(cli, &o, &rc);
+	if (code == EXIT_OK && o.root && *o.root)
+		code = record_root(&rc, rc.ctx, o.root, o.interval_s, o.count, o.duration_s);
+	else if (code == EXIT_OK)
+		code = record_live(&rc, rc.ctx, o.interval_s, o.count, o.duration_s);
 	if (rc.out && rc.out != cli->out && fclose(rc.out) != 0 && code == EXIT_OK)
-		code = cli_error(cli, "record", EXIT_INTERNAL, "cannot write %s: %s", output,
+		code = cli_error(cli, "record", EXIT_INTERNAL, "cannot write %s: %s", o.output,
 		                 strerror(errno));
 	ga_buf_release(&rc.line);
-	ga_ctx_free(ctx);
+	ga_ctx_free(rc.ctx);
 	return code;
 }

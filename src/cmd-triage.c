@@ -7,8 +7,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,100 +16,15 @@
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/kmsg.h"
+#include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/sample.h"
 #include "gpuaudit/triage.h"
 
 #define LINE_MAX_BYTES (4u << 20) /* one sample line; a 1024-core node writes ~200 KiB */
 #define POINTS_MAX 100000
-#define ENV_VAL_MAX 256
 
 /* --- sample lines ------------------------------------------------------------ */
-
-static struct ga_odbl jnum(json_t *o, const char *key)
-{
-	struct ga_odbl r = { 0 };
-	json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
-	if (json_is_number(v)) {
-		r.v = json_number_value(v);
-		r.set = isfinite(r.v);
-	}
-	return r;
-}
-
-static void add_u64(struct ga_ou64 *acc, json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		acc->v += (uint64_t)json_integer_value(v);
-		acc->set = true;
-	}
-}
-
-/* One gpuaudit.sample/v1 object into a point; -EINVAL when it is not one. */
-static int point_from_json(json_t *root, struct ga_triage_point *p)
-{
-	memset(p, 0, sizeof(*p));
-	json_t *schema = json_object_get(root, "schema");
-	if (!json_is_string(schema) || strcmp(json_string_value(schema), GA_SAMPLE_SCHEMA))
-		return -EINVAL;
-	json_t *total = json_object_get(json_object_get(root, "cpu"), "total");
-	p->iowait_pct = jnum(total, "iowait_pct");
-	p->idle_pct = jnum(total, "idle_pct");
-
-	size_t i;
-	json_t *e;
-	double g = 0, m = 0;
-	size_t ng = 0, nm = 0;
-	json_array_foreach(json_object_get(root, "accelerators"), i, e)
-	{
-		struct ga_odbl a = jnum(e, "gpu_busy_pct"), b = jnum(e, "mem_busy_pct");
-		if (a.set)
-			g += a.v, ng++;
-		if (b.set)
-			m += b.v, nm++;
-	}
-	/* NVIDIA GPUs: NVML's utilization, when the samples were recorded with --nvml */
-	json_array_foreach(json_object_get(json_object_get(root, "nvml"), "gpus"), i, e)
-	{
-		struct ga_odbl a = jnum(e, "utilization_gpu_pct"), b = jnum(e, "utilization_memory_pct");
-		if (a.set)
-			g += a.v, ng++;
-		if (b.set)
-			m += b.v, nm++;
-	}
-	if (ng)
-		p->gpu_busy_pct = (struct ga_odbl){ g / (double)ng, true };
-	if (nm)
-		p->mem_busy_pct = (struct ga_odbl){ m / (double)nm, true };
-
-	json_array_foreach(json_object_get(root, "disks"), i, e)
-	{
-		struct ga_odbl u = jnum(e, "util_pct");
-		const char *name = json_string_value(json_object_get(e, "name"));
-		if (u.set && (!p->disk_util_pct.set || u.v > p->disk_util_pct.v)) {
-			p->disk_util_pct = u;
-			p->disk_await_ms = jnum(e, "await_ms");
-			snprintf(p->disk, sizeof(p->disk), "%s", name ? name : "");
-		}
-	}
-	json_array_foreach(json_object_get(root, "net"), i, e)
-	{
-		struct ga_ou64 d = { 0 }, x = { 0 };
-		add_u64(&d, e, "rx_dropped");
-		add_u64(&d, e, "tx_dropped");
-		add_u64(&x, e, "rx_errors");
-		add_u64(&x, e, "tx_errors");
-		if (d.set)
-			p->net_drops.v += d.v, p->net_drops.set = true;
-		if (x.set)
-			p->net_errors.v += x.v, p->net_errors.set = true;
-		const char *name = json_string_value(json_object_get(e, "name"));
-		if (!p->net_if[0] && name && (d.v || x.v))
-			snprintf(p->net_if, sizeof(p->net_if), "%s", name);
-	}
-	return 0;
-}
 
 static int push_point(struct ga_triage_point **v, size_t *n, const struct ga_triage_point *p)
 {
@@ -125,7 +38,8 @@ static int push_point(struct ga_triage_point **v, size_t *n, const struct ga_tri
 }
 
 /* Read FILE ('-' = stdin). 0, -ENOMEM, or EXIT_USAGE-worthy errors with a message printed. */
-static int read_samples(struct cli *cli, const char *file, struct ga_triage_point **v, size_t *n)
+static int read_samples(struct cli *cli, struct ga_ctx *ctx, const char *file, struct ga_triage_point **v,
+                        size_t *n)
 {
 	FILE *in = strcmp(file, "-") ? fopen(file, "re") : stdin;
 	if (!in) {
@@ -150,18 +64,17 @@ static int read_samples(struct cli *cli, const char *file, struct ga_triage_poin
 			k--;
 		if (!k)
 			continue;
-		json_error_t err;
-		json_t *root = json_loadb(line, k, JSON_REJECT_DUPLICATES, &err);
+		struct ga_sample_doc d;
 		struct ga_triage_point p;
-		if (!root || point_from_json(root, &p) < 0) {
-			cli_error(cli, "triage", EXIT_USAGE, "%s:%lu: not a %s line%s%s", file, lineno,
-			          GA_SAMPLE_SCHEMA, root ? "" : ": ", root ? "" : err.text);
-			json_decref(root);
+		r = ga_sample_doc_read(ctx, line, k, &d);
+		if (r == 0)
+			ga_triage_point_from_sample(&d, &p);
+		ga_sample_doc_release(&d);
+		if (r == -EBADMSG) {
+			cli_error(cli, "triage", EXIT_USAGE, "%s:%lu: %s", file, lineno, ga_ctx_errmsg(ctx));
 			r = -EINVAL;
-			break;
 		}
-		json_decref(root);
-		if ((r = push_point(v, n, &p)) < 0)
+		if (r < 0 || (r = push_point(v, n, &p)) < 0)
 			break;
 	}
 	if (r == 0 && ferror(in)) {
@@ -172,53 +85,6 @@ static int read_samples(struct cli *cli, const char *file, struct ga_triage_poin
 	if (in != stdin)
 		fclose(in);
 	return r;
-}
-
-/* A rate sample into a point (live recording). */
-static void point_from_sample(const struct ga_sample *s, struct ga_triage_point *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->iowait_pct = s->total.iowait_pct;
-	p->idle_pct = s->total.idle_pct;
-	double g = 0, m = 0;
-	size_t ng = 0, nm = 0;
-	for (size_t i = 0; i < s->n_gpus; i++) {
-		if (s->gpus[i].gpu_busy_pct.set)
-			g += (double)s->gpus[i].gpu_busy_pct.v, ng++;
-		if (s->gpus[i].mem_busy_pct.set)
-			m += (double)s->gpus[i].mem_busy_pct.v, nm++;
-	}
-	if (ng)
-		p->gpu_busy_pct = (struct ga_odbl){ g / (double)ng, true };
-	if (nm)
-		p->mem_busy_pct = (struct ga_odbl){ m / (double)nm, true };
-	for (size_t i = 0; i < s->n_disks; i++) {
-		const struct ga_disk_rate *d = &s->disks[i];
-		if (d->util_pct.set && (!p->disk_util_pct.set || d->util_pct.v > p->disk_util_pct.v)) {
-			p->disk_util_pct = d->util_pct;
-			p->disk_await_ms = d->await_ms;
-			snprintf(p->disk, sizeof(p->disk), "%s", d->name);
-		}
-	}
-	for (size_t i = 0; i < s->n_nets; i++) {
-		const struct ga_net_rate *x = &s->nets[i];
-		uint64_t d = 0, e = 0;
-		bool ds = false, es = false;
-		if (x->rx_dropped.set)
-			d += x->rx_dropped.v, ds = true;
-		if (x->tx_dropped.set)
-			d += x->tx_dropped.v, ds = true;
-		if (x->rx_errors.set)
-			e += x->rx_errors.v, es = true;
-		if (x->tx_errors.set)
-			e += x->tx_errors.v, es = true;
-		if (ds)
-			p->net_drops.v += d, p->net_drops.set = true;
-		if (es)
-			p->net_errors.v += e, p->net_errors.set = true;
-		if (!p->net_if[0] && (d || e))
-			snprintf(p->net_if, sizeof(p->net_if), "%s", x->name);
-	}
 }
 
 static double mono_now(void)
@@ -246,82 +112,22 @@ static int record_live(struct ga_ctx *ctx, double duration_s, struct ga_triage_p
 		if ((r = ga_sample_read(ctx, &cur)) < 0)
 			break;
 		double now = mono_now();
-		struct ga_sample s;
-		if ((r = ga_sample_rates(&prev, &cur, now - last, &s)) == 0) {
+		struct ga_sample s = { 0 };
+		struct ga_sample_doc d;
+		if ((r = ga_sample_rates(&prev, &cur, now - last, &s)) == 0 &&
+		    (r = ga_sample_doc_take(&d, &s, (uint64_t)k, now - t0, NULL)) == 0) {
 			struct ga_triage_point p;
-			point_from_sample(&s, &p);
+			ga_triage_point_from_sample(&d, &p);
 			r = push_point(v, n, &p);
-			ga_sample_release(&s);
+			ga_sample_doc_release(&d);
 		}
+		ga_sample_release(&s);
 		ga_sample_raw_release(&prev);
 		prev = cur;
 		last = now;
 	}
 	ga_sample_raw_release(&prev);
 	return r;
-}
-
-/* --- the workload ------------------------------------------------------------ */
-
-struct workload {
-	struct ga_triage_workload w;
-	char *cpus;
-	char ifname[ENV_VAL_MAX], hca[ENV_VAL_MAX], visible[ENV_VAL_MAX];
-};
-
-/* proc/PID/status and proc/PID/environ under the root: 0, or -errno with nothing read. */
-static int read_workload(struct ga_ctx *ctx, long pid, struct workload *wl)
-{
-	char path[64];
-	struct ga_buf b;
-	wl->w.pid = pid;
-	snprintf(path, sizeof(path), "proc/%ld/status", pid);
-	ga_buf_init(&b, 0);
-	int r = ga_fs_read(ctx, path, 1 << 20, &b);
-	if (r < 0) {
-		ga_buf_release(&b);
-		return r;
-	}
-	const char *p = b.data ? strstr(b.data, "Cpus_allowed_list:") : NULL;
-	if (p) {
-		p += strlen("Cpus_allowed_list:");
-		p += strspn(p, " \t");
-		size_t len = strcspn(p, "\n");
-		wl->cpus = ga_malloc(len + 1);
-		if (!wl->cpus) {
-			ga_buf_release(&b);
-			return -ENOMEM;
-		}
-		memcpy(wl->cpus, p, len);
-		wl->cpus[len] = '\0';
-		wl->w.cpus_allowed = wl->cpus;
-	}
-	ga_buf_release(&b);
-	snprintf(path, sizeof(path), "proc/%ld/environ", pid);
-	ga_buf_init(&b, 0);
-	if (ga_fs_read(ctx, path, 1 << 20, &b) == 0 && b.data) {
-		for (size_t off = 0; off < b.len;) {
-			const char *e = b.data + off;
-			size_t len = strnlen(e, b.len - off);
-			if (!strncmp(e, "NCCL_SOCKET_IFNAME=", 19)) {
-				snprintf(wl->ifname, sizeof(wl->ifname), "%.*s", (int)(len - 19), e + 19);
-				wl->w.nccl_socket_ifname = wl->ifname;
-			} else if (!wl->w.visible_devices && (!strncmp(e, "CUDA_VISIBLE_DEVICES=", 21) ||
-			                                      !strncmp(e, "HIP_VISIBLE_DEVICES=", 20) ||
-			                                      !strncmp(e, "ROCR_VISIBLE_DEVICES=", 21))) {
-				const char *v = strchr(e, '=') + 1;
-				snprintf(wl->visible, sizeof(wl->visible), "%.*s",
-				         (int)(len - (size_t)(v - e)), v);
-				wl->w.visible_devices = wl->visible;
-			} else if (!strncmp(e, "NCCL_IB_HCA=", 12)) {
-				snprintf(wl->hca, sizeof(wl->hca), "%.*s", (int)(len - 12), e + 12);
-				wl->w.nccl_ib_hca = wl->hca;
-			}
-			off += len + 1;
-		}
-	}
-	ga_buf_release(&b);
-	return 0;
 }
 
 /* --- output ------------------------------------------------------------------ */
@@ -345,46 +151,17 @@ static void print_text(FILE *o, const struct ga_triage *t, const struct ga_findi
 	}
 }
 
-static int print_json(struct cli *cli, const struct ga_triage *t, const struct ga_findings *f, size_t n_pts)
+static int print_json(struct cli *cli, const struct ga_triage *t, struct ga_findings *f, size_t n_pts)
 {
+	struct ga_triage_report rep;
 	struct ga_buf b;
-	struct ga_json w;
 	ga_buf_init(&b, 0);
-	ga_json_init(&w, &b, true);
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "result");
-	ga_json_str(&w, t->node_at_fault ? "node-at-fault" : "node-ok");
-	ga_json_key(&w, "samples");
-	ga_json_u64(&w, n_pts);
-	ga_json_key(&w, "steps");
-	ga_json_arr_begin(&w);
-	for (size_t i = 0; i < t->n_steps; i++) {
-		const struct ga_triage_step *s = &t->steps[i];
-		ga_json_obj_begin(&w);
-		ga_json_key(&w, "step");
-		ga_json_i64(&w, s->step);
-		ga_json_key(&w, "title");
-		ga_json_str(&w, s->title);
-		ga_json_key(&w, "verdict");
-		ga_json_str(&w, s->verdict);
-		ga_json_key(&w, "evidence");
-		ga_json_obj_begin(&w);
-		for (size_t k = 0; k < s->n_ev; k++) {
-			ga_json_key(&w, s->ev[k].key);
-			ga_json_str(&w, s->ev[k].value);
-		}
-		ga_json_obj_end(&w);
-		ga_json_key(&w, "decision");
-		ga_json_str(&w, s->decision);
-		ga_json_obj_end(&w);
-	}
-	ga_json_arr_end(&w);
-	ga_json_key(&w, "findings");
-	ga_findings_write_json(f, &w);
-	ga_json_obj_end(&w);
-	int r = ga_json_finish(&w);
+	int r = ga_triage_report_take(&rep, t, n_pts, f);
+	if (r == 0)
+		r = ga_model_write(ga_model_find(GA_TRIAGE_SCHEMA), &rep, &b, true);
 	if (r == 0)
 		fwrite(b.data, 1, b.len, cli->out);
+	ga_schema_release(&ga_triage_report_schema, &rep);
 	ga_buf_release(&b);
 	return r;
 }
@@ -393,8 +170,145 @@ static int print_json(struct cli *cli, const struct ga_triage *t, const struct g
 
 static int fail(struct cli *cli, int r, struct ga_ctx *ctx)
 {
-	return cli_error(cli, "triage", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
+	return cli_error(cli, "triage", cli_exit_for(r), "%s",
 	                 r == -ENOMEM ? "out of memory" : ga_ctx_errmsg(ctx));
+}
+
+struct triage_opts {
+	struct snap_opts so;
+	const char *samples, *duration, *pid_s, *kmsg_file;
+	bool json;
+	double duration_s;
+	long pid;
+};
+
+static int triage_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
+{
+	struct triage_opts *o = st;
+	int k = snap_opt(cli, cmd, opt, arg, &o->so);
+	if (k)
+		return k < 0 ? -k : CLI_NEXT;
+	switch (opt) {
+	case 'S':
+		o->samples = arg;
+		return CLI_NEXT;
+	case 'D':
+		o->duration = arg;
+		return CLI_NEXT;
+	case 'P':
+		o->pid_s = arg;
+		return CLI_NEXT;
+	case 'K':
+		o->kmsg_file = arg;
+		return CLI_NEXT;
+	case 'j':
+		o->json = true;
+		return CLI_NEXT;
+	default:
+		return CLI_UNKNOWN;
+	}
+}
+
+/* The options that go together or not; CLI_NEXT or the usage error's exit code. */
+static int triage_check_opts(struct cli *cli, struct triage_opts *o)
+{
+	if (o->samples && o->duration)
+		return cli_error(cli, "triage", EXIT_USAGE, "--samples and --duration exclude each other");
+	if (o->duration && (ga_duration_parse(o->duration, &o->duration_s) < 0 || !(o->duration_s > 0) ||
+	                    o->duration_s > 3600))
+		return cli_error(cli, "triage", EXIT_USAGE,
+		                 "--duration wants a duration like 5s, 1m (at most 1h), not '%s'",
+		                 o->duration);
+	if (o->so.from && !o->samples)
+		return cli_error(cli, "triage", EXIT_USAGE,
+		                 "--from (a saved snapshot) needs --samples: there is nothing to record");
+	if (o->pid_s) {
+		char *end = NULL;
+		errno = 0;
+		o->pid = strtol(o->pid_s, &end, 10);
+		if (errno || !end || *end || end == o->pid_s || o->pid <= 0 || o->pid > 0x3fffffff)
+			return cli_error(cli, "triage", EXIT_USAGE, "--pid wants a process id, not '%s'",
+			                 o->pid_s);
+		if (o->so.from)
+			return cli_error(cli, "triage", EXIT_USAGE,
+			                 "--pid reads proc/PID under --root; it does not go with --from");
+	}
+	return CLI_NEXT;
+}
+
+/* What one run holds; released by triage_release. */
+struct triage_run {
+	struct ga_ctx *ctx;
+	struct ga_node *node;
+	struct ga_health *h;
+	struct ga_findings f;
+	struct ga_triage_point *pts;
+	size_t n_pts;
+	struct ga_workload wl;
+	struct ga_kmsg_stats kst;
+};
+
+static void triage_release(struct triage_run *run)
+{
+	ga_workload_release(&run->wl);
+	ga_free(run->pts);
+	ga_findings_release(&run->f);
+	ga_health_free(run->h);
+	ga_node_free(run->node);
+	ga_ctx_free(run->ctx);
+}
+
+/* Kernel log (--kmsg first), samples, the workload, the snapshot: bad input before any collection. */
+static int triage_inputs(struct cli *cli, const struct triage_opts *o, struct triage_run *run)
+{
+	int r = ga_health_new(&run->h);
+	if (r < 0)
+		return cli_error(cli, "triage", EXIT_INTERNAL, "%s", strerror(-r));
+	if (o->kmsg_file &&
+	    (r = ga_kmsg_read_file(run->ctx, o->kmsg_file, ga_health_add_line, run->h, &run->kst)) < 0)
+		return fail(cli, r, run->ctx);
+	if (o->samples && (r = read_samples(cli, run->ctx, o->samples, &run->pts, &run->n_pts)) < 0)
+		return r == -ENOMEM ? cli_error(cli, "triage", EXIT_INTERNAL, "out of memory") : EXIT_USAGE;
+	if (o->pid && (r = ga_workload_read(run->ctx, o->pid, &run->wl)) < 0)
+		return r == -ENOMEM ? cli_error(cli, "triage", EXIT_INTERNAL, "out of memory")
+		                    : cli_error(cli, "triage", EXIT_USAGE, "no process %ld: %s", o->pid,
+		                                strerror(-r));
+	if ((r = snap_node(run->ctx, &o->so, &run->node)) < 0)
+		return fail(cli, r, run->ctx);
+	return EXIT_OK;
+}
+
+/* The snapshot's and the log's findings, then the samples (recorded live without --samples). */
+static int triage_analyze(struct cli *cli, const struct triage_opts *o, struct triage_run *run)
+{
+	int r = ga_analyze_node(run->node, &run->f);
+	if (r < 0)
+		return cli_error(cli, "triage", EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
+	if (!o->kmsg_file && !o->so.from &&
+	    ga_kmsg_read_root(run->ctx, "dev/kmsg", ga_health_add_line, run->h, &run->kst) == -ENOMEM)
+		return cli_error(cli, "triage", EXIT_INTERNAL, "out of memory");
+	struct ga_health_opts ho = { 0 };
+	if ((r = ga_health_findings(run->h, run->node, &ho, &run->f, NULL)) < 0)
+		return cli_error(cli, "triage", EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
+	ga_findings_sort(&run->f);
+	if (!o->samples && (r = record_live(run->ctx, o->duration_s, &run->pts, &run->n_pts)) < 0)
+		return cli_error(cli, "triage", EXIT_INTERNAL, "recording failed: %s", strerror(-r));
+	return EXIT_OK;
+}
+
+static int triage_print(struct cli *cli, const struct triage_opts *o, struct triage_run *run)
+{
+	struct ga_triage *t = ga_malloc(sizeof(*t));
+	if (!t)
+		return cli_error(cli, "triage", EXIT_INTERNAL, "out of memory");
+	ga_triage_run(run->node, &run->f, run->pts, run->n_pts, o->pid ? &run->wl.w : NULL, t);
+	int code = t->node_at_fault ? EXIT_PROBLEMS : EXIT_OK;
+	if (o->json && print_json(cli, t, &run->f, run->n_pts) < 0)
+		code = cli_error(cli, "triage", EXIT_INTERNAL, "JSON output failed");
+	else if (!o->json)
+		print_text(cli->out, t, &run->f, run->n_pts, o->samples ? o->samples : "recorded live");
+	ga_free(t);
+	return code;
 }
 
 int cmd_triage(struct cli *cli, int argc, char **argv)
@@ -409,149 +323,28 @@ int cmd_triage(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct snap_opts so;
-	snap_opts_init(&so);
-	so.vendor = GA_VENDOR_OFF;
-	const char *samples = NULL, *duration = NULL, *pid_s = NULL, *kmsg_file = NULL;
-	bool json = false;
-	int opt;
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+hj" SNAP_SHORT_OPTIONS, opts, NULL)) != -1) {
-		int k = snap_opt(cli, "triage", opt, optarg, &so);
-		if (k < 0)
-			return -k;
-		if (k > 0)
-			continue;
-		switch (opt) {
-		case 'S':
-			samples = optarg;
-			break;
-		case 'D':
-			duration = optarg;
-			break;
-		case 'P':
-			pid_s = optarg;
-			break;
-		case 'K':
-			kmsg_file = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			cli_usage(cli, cli_find("triage"), cli->out);
-			return EXIT_OK;
-		default:
-			return cli_bad_option(cli, "triage", opts, argv);
-		}
-	}
-	if (optind < argc)
-		return cli_error(cli, "triage", EXIT_USAGE, "unexpected argument '%s' (try -h)",
-		                 argv[optind]);
-	if (samples && duration)
-		return cli_error(cli, "triage", EXIT_USAGE, "--samples and --duration exclude each other");
-	double duration_s = 5;
-	if (duration &&
-	    (ga_duration_parse(duration, &duration_s) < 0 || !(duration_s > 0) || duration_s > 3600))
-		return cli_error(cli, "triage", EXIT_USAGE,
-		                 "--duration wants a duration like 5s, 1m (at most 1h), not '%s'", duration);
-	if (so.from && !samples)
-		return cli_error(cli, "triage", EXIT_USAGE,
-		                 "--from (a saved snapshot) needs --samples: there is nothing to record");
-	long pid = 0;
-	if (pid_s) {
-		char *end = NULL;
-		errno = 0;
-		pid = strtol(pid_s, &end, 10);
-		if (errno || !end || *end || end == pid_s || pid <= 0 || pid > 0x3fffffff)
-			return cli_error(cli, "triage", EXIT_USAGE, "--pid wants a process id, not '%s'",
-			                 pid_s);
-		if (so.from)
-			return cli_error(cli, "triage", EXIT_USAGE,
-			                 "--pid reads proc/PID under --root; it does not go with --from");
-	}
-	int code = snap_validate(cli, "triage", &so);
+	struct triage_opts o = { .duration_s = 5 };
+	snap_opts_init(&o.so);
+	o.so.vendor = GA_VENDOR_OFF;
+	int code = cli_parse(cli, "triage", argc, argv, "j" SNAP_SHORT_OPTIONS, opts, triage_opt, &o);
+	if (code == CLI_NEXT)
+		code = cli_no_operands(cli, "triage", argc, argv);
+	if (code == CLI_NEXT)
+		code = triage_check_opts(cli, &o);
+	if (code != CLI_NEXT)
+		return code;
+	code = snap_validate(cli, "triage", &o.so);
 	if (code != EXIT_OK)
 		return code;
-	struct ga_ctx *ctx = NULL;
-	code = snap_ctx(cli, "triage", &so, &ctx);
-	if (code != EXIT_OK)
-		return code;
-
-	struct ga_node *node = NULL;
-	struct ga_health *h = NULL;
-	struct ga_findings f;
-	ga_findings_init(&f);
-	struct ga_triage_point *pts = NULL;
-	size_t n_pts = 0;
-	struct workload wl = { 0 };
-	struct ga_triage *t = NULL;
-	struct ga_kmsg_stats kst = { 0 };
-	int r;
-
-	if ((r = ga_health_new(&h)) < 0) {
-		code = cli_error(cli, "triage", EXIT_INTERNAL, "%s", strerror(-r));
-		goto out;
-	}
-	if (kmsg_file && (r = ga_kmsg_read_file(ctx, kmsg_file, ga_health_add_line, h, &kst)) < 0) {
-		code = fail(cli, r, ctx);
-		goto out;
-	}
-	if (samples && (r = read_samples(cli, samples, &pts, &n_pts)) < 0) {
-		code = r == -ENOMEM ? cli_error(cli, "triage", EXIT_INTERNAL, "out of memory") : EXIT_USAGE;
-		goto out;
-	}
-	if (pid && (r = read_workload(ctx, pid, &wl)) < 0) {
-		code = r == -ENOMEM ? cli_error(cli, "triage", EXIT_INTERNAL, "out of memory")
-		                    : cli_error(cli, "triage", EXIT_USAGE, "no process %ld: %s", pid,
-		                                strerror(-r));
-		goto out;
-	}
-	if ((r = snap_node(ctx, &so, &node)) < 0) {
-		code = fail(cli, r, ctx);
-		goto out;
-	}
-	if ((r = ga_analyze_node(node, &f)) < 0) {
-		code = cli_error(cli, "triage", EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
-		goto out;
-	}
-	if (!kmsg_file && !so.from) {
-		r = ga_kmsg_read_root(ctx, "dev/kmsg", ga_health_add_line, h, &kst);
-		if (r == -ENOMEM) {
-			code = cli_error(cli, "triage", EXIT_INTERNAL, "out of memory");
-			goto out;
-		}
-	}
-	struct ga_health_opts ho = { 0 };
-	if ((r = ga_health_findings(h, node, &ho, &f, NULL)) < 0) {
-		code = cli_error(cli, "triage", EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
-		goto out;
-	}
-	ga_findings_sort(&f);
-	if (!samples && (r = record_live(ctx, duration_s, &pts, &n_pts)) < 0) {
-		code = cli_error(cli, "triage", EXIT_INTERNAL, "recording failed: %s", strerror(-r));
-		goto out;
-	}
-	if (!(t = ga_malloc(sizeof(*t)))) {
-		code = cli_error(cli, "triage", EXIT_INTERNAL, "out of memory");
-		goto out;
-	}
-	ga_triage_run(node, &f, pts, n_pts, pid ? &wl.w : NULL, t);
-	code = t->node_at_fault ? EXIT_PROBLEMS : EXIT_OK;
-	if (json) {
-		if (print_json(cli, t, &f, n_pts) < 0)
-			code = cli_error(cli, "triage", EXIT_INTERNAL, "JSON output failed");
-	} else {
-		print_text(cli->out, t, &f, n_pts, samples ? samples : "recorded live");
-	}
-out:
-	ga_free(t);
-	ga_free(wl.cpus);
-	ga_free(pts);
-	ga_findings_release(&f);
-	ga_health_free(h);
-	ga_node_free(node);
-	ga_ctx_free(ctx);
+	struct triage_run run = { 0 };
+	ga_findings_init(&run.f);
+	code = snap_ctx(cli, "triage", &o.so, &run.ctx);
+	if (code == EXIT_OK)
+		code = triage_inputs(cli, &o, &run);
+	if (code == EXIT_OK)
+		code = triage_analyze(cli, &o, &run);
+	if (code == EXIT_OK)
+		code = triage_print(cli, &o, &run);
+	triage_release(&run);
 	return code;
 }

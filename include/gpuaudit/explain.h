@@ -14,7 +14,7 @@
 #ifndef GPUAUDIT_EXPLAIN_H
 #define GPUAUDIT_EXPLAIN_H
 
-#include "gpuaudit/json.h"
+#include "gpuaudit/schema.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,7 +104,57 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 struct ga_node;
 int ga_explain_for(struct ga_explain *ex, const struct ga_node *node);
 
-/* Write {lines, matches, causes...} members into an open JSON object. */
+/* --- the result as a document (lib/model/explain.c) --- */
+
+#define GA_EXPLAIN_SCHEMA "gpuaudit.explain/v1"
+
+struct ga_explain_doc_cause {
+	struct ga_ou64 rank; /* 1 = most likely */
+	char *id, *layer;
+	struct ga_oi64 score;
+	struct ga_ou64 count, first_line, last_line;
+	char *error_code;       /* the signature's code, NULL when it has none */
+	struct ga_kv *captured; /* distinct captured values; a repeated key is an array */
+	size_t n_captured;
+	char *cause;
+	char *detail; /* NULL when none */
+	char *node;   /* what --for's snapshot says, NULL without it */
+	char *fix, *next;
+};
+struct ga_explain_doc_match {
+	struct ga_ou64 line;
+	char *id;
+	struct ga_kv *captured;
+	size_t n_captured;
+	char *text;
+};
+/* What the matcher found: the members of the explain document (and of preflight's "explain"). */
+struct ga_explain_result {
+	struct ga_ou64 lines, match_count;
+	struct ga_explain_doc_cause *causes;
+	size_t n_causes;
+	struct ga_explain_doc_match *matches;
+	size_t n_matches;
+	struct ga_ou64 matches_omitted;
+};
+extern const struct ga_schema ga_explain_result_schema;
+/* `explain --json`: gpuaudit.explain/v1. */
+struct ga_explain_report {
+	char *schema;                    /* GA_EXPLAIN_SCHEMA */
+	char *source;                    /* the log as given ("-": stdin) */
+	char *for_file;                  /* "for": --for's snapshot, NULL without it */
+	struct ga_explain_result result; /* its members, inline */
+};
+extern const struct ga_schema ga_explain_report_schema;
+
+/* The matcher's result (causes ranked) into r, zeroed first; release with
+ * ga_schema_release(&ga_explain_result_schema, r). 0 or -ENOMEM. */
+int ga_explain_result_fill(struct ga_explain *ex, struct ga_explain_result *r);
+/* The whole document; release with ga_schema_release(&ga_explain_report_schema, r). */
+int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char *for_file,
+                           struct ga_explain_report *r);
+/* The result's members into an open JSON object, through ga_explain_result_schema
+ * (for documents that embed it by hand). */
 void ga_explain_write_json(struct ga_explain *ex, struct ga_json *w);
 
 /* Value of a captured key in a match or cause list, NULL when absent. */

@@ -370,6 +370,13 @@ int ga_node_collect(struct ga_ctx *ctx, struct ga_node **ret_node);
 
 /* Serialise (pretty or compact) and parse back. */
 int ga_node_write_json(const struct ga_node *n, struct ga_json *w);
+/*
+ * `discover --json`: the snapshot with its findings appended as "findings"
+ * (the finding table's form). --from reads it as a plain snapshot and
+ * recomputes the findings; the member is not part of gpuaudit.node/v1.
+ */
+struct ga_findings;
+int ga_node_write_with_findings(const struct ga_node *n, const struct ga_findings *f, struct ga_json *w);
 int ga_node_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_node **ret_node);
 int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node);
 

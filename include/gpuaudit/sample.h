@@ -89,6 +89,11 @@ struct ga_sample_raw {
 int ga_sample_read(struct ga_ctx *ctx, struct ga_sample_raw *ret);
 void ga_sample_raw_release(struct ga_sample_raw *s);
 
+/* The boot clock under the root: proc/stat's btime (epoch seconds) and proc/uptime's
+ * first number; each left unset when absent or malformed. */
+void ga_proc_btime(struct ga_ctx *ctx, struct ga_oi64 *ret);
+void ga_proc_uptime(struct ga_ctx *ctx, struct ga_odbl *ret);
+
 /* --- rates between two points ------------------------------------------------ */
 
 /* Percent of the interval's ticks; user includes nice, system includes irq and softirq. */
@@ -141,6 +146,70 @@ struct ga_sample {
 int ga_sample_rates(const struct ga_sample_raw *prev, const struct ga_sample_raw *cur, double interval_s,
                     struct ga_sample *ret);
 void ga_sample_release(struct ga_sample *s);
+
+/* --- the document: one gpuaudit.sample/v1 line (lib/model/sample.c) ---------- */
+
+struct ga_sample_time {
+	struct ga_odbl mono_s;     /* since the first point, rounded to ms */
+	struct ga_odbl interval_s; /* since the previous point */
+	char *wall;                /* UTC, ISO 8601 with ms; NULL in a fixture replay */
+};
+struct ga_sample_cpu {
+	struct ga_cpu_rate total; /* written without its name */
+	struct ga_cpu_rate *cores;
+	size_t n_cores;
+};
+/* One GPU as NVML saw it at this point (record --nvml): the live counters. */
+struct ga_sample_nvml_gpu {
+	struct ga_ou64 index;
+	char *address;
+	char *error;
+	struct ga_ou64 utilization_gpu_pct, utilization_memory_pct, memory_used_bytes;
+	struct ga_ou64 pcie_rx_kbps, pcie_tx_kbps, power_usage_mw, clock_sm_mhz, clock_mem_mhz;
+	struct ga_ou64 temperature_c;
+	struct ga_strv clock_event_names;
+};
+struct ga_sample_nvml {
+	char *error;
+	struct ga_obool timed_out; /* always written (false when NVML answered) */
+	struct ga_sample_nvml_gpu *gpus;
+	size_t n_gpus;
+};
+struct ga_sample_doc {
+	char *schema; /* GA_SAMPLE_SCHEMA */
+	struct ga_ou64 seq;
+	struct ga_sample_time time;
+	struct ga_sample_cpu cpu;
+	struct ga_psi_rate pressure[GA_PSI_N]; /* written as {cpu, io, memory} */
+	struct ga_mem_raw memory;
+	struct ga_disk_rate *disks;
+	size_t n_disks;
+	struct ga_net_rate *net;
+	size_t n_net;
+	struct ga_gpu_raw *accelerators;
+	size_t n_accelerators;
+	struct ga_sample_nvml *nvml; /* NULL: NVML not asked for */
+};
+extern const struct ga_schema ga_sample_doc_schema;
+
+/*
+ * The line for sample s (its arrays move into d: s is left empty) at point
+ * seq, mono_s seconds after the first, wall clock wall (NULL: none). d is
+ * zeroed first; release with ga_sample_doc_release. 0 or -ENOMEM.
+ */
+int ga_sample_doc_take(struct ga_sample_doc *d, struct ga_sample *s, uint64_t seq, double mono_s,
+                       const char *wall);
+/* NVML's report into d->nvml, moving its strings (nv is left to release). 0 or -ENOMEM. */
+struct ga_nvml_report;
+int ga_sample_doc_take_nvml(struct ga_sample_doc *d, struct ga_nvml_report *nv);
+/*
+ * Read one line (JSON text, no newline needed). On anything that is not a
+ * gpuaudit.sample/v1 object the message in ctx is "not a gpuaudit.sample/v1
+ * line", with the JSON parser's reason after ": " when the text is not JSON
+ * or a member has the wrong type. 0, -EBADMSG or -ENOMEM (d is left empty then).
+ */
+int ga_sample_doc_read(struct ga_ctx *ctx, const char *text, size_t len, struct ga_sample_doc *d);
+void ga_sample_doc_release(struct ga_sample_doc *d);
 
 /* Percent of delta over total; null when total is 0. Exposed for tests. */
 struct ga_odbl ga_rate_pct(uint64_t delta, uint64_t total);

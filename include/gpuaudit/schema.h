@@ -39,17 +39,21 @@ struct ga_strv {
 };
 
 enum ga_ftype {
-	GA_F_STR,  /* char *, NULL = absent */
-	GA_F_U64,  /* struct ga_ou64 */
-	GA_F_I64,  /* struct ga_oi64 */
-	GA_F_DBL,  /* struct ga_odbl */
-	GA_F_BOOL, /* struct ga_obool */
-	GA_F_STRV, /* struct ga_strv */
-	GA_F_OBJ,  /* embedded struct described by sub */
-	GA_F_ARR,  /* pointer to array of sub structs, count at count_off (size_t) */
-	GA_F_PTR,  /* pointer to one sub struct, NULL = absent (null) */
-	GA_F_ENUM, /* int (an enum), written as names[value]; always present */
-	GA_F_KV,   /* pointer to array of struct ga_kv, count at count_off: a JSON object of strings */
+	GA_F_STR,   /* char *, NULL = absent */
+	GA_F_U64,   /* struct ga_ou64 */
+	GA_F_I64,   /* struct ga_oi64 */
+	GA_F_DBL,   /* struct ga_odbl */
+	GA_F_BOOL,  /* struct ga_obool */
+	GA_F_STRV,  /* struct ga_strv */
+	GA_F_OBJ,   /* embedded struct described by sub */
+	GA_F_ARR,   /* pointer to array of sub structs, count at count_off (size_t) */
+	GA_F_PTR,   /* pointer to one sub struct, NULL = absent (null) */
+	GA_F_ENUM,  /* int (an enum), written as names[value]; always present */
+	GA_F_KV,    /* pointer to array of struct ga_kv, count at count_off: a JSON object of strings */
+	GA_F_NUM,   /* struct ga_odbl rounded to 1/scale on write; integral values as integers */
+	GA_F_CHARS, /* char[count_off] inside the struct; "" is written as null */
+	GA_F_OBJN, /* embedded struct described by sub, null when its bool at sub offset count_off is false */
+	GA_F_MKV,  /* like GA_F_KV, but a key repeated is one member whose value is the array of its values */
 };
 
 /* One member of a GA_F_KV object (struct ga_evidence has the same layout). */
@@ -68,6 +72,7 @@ struct ga_field {
 	size_t count_off;
 	const char *const *names; /* GA_F_ENUM: the value's name, indexed by value */
 	size_t nnames;
+	double scale; /* GA_F_NUM: written rounded to a multiple of 1/scale (0: not rounded) */
 };
 
 struct ga_schema {
@@ -87,9 +92,18 @@ struct ga_schema {
 	{#member, GA_F_ENUM, offsetof(st, member), NULL, 0, (tbl), sizeof(tbl) / sizeof((tbl)[0])}
 #define GA_FIELD_KV(st, member) \
 	{#member, GA_F_KV, offsetof(st, member), NULL, offsetof(st, n_##member)}
+#define GA_FIELD_MKV(st, member) \
+	{#member, GA_F_MKV, offsetof(st, member), NULL, offsetof(st, n_##member)}
 /* An array kept as {v, n} (struct ga_findings and its kind), written as the JSON array member. */
 #define GA_FIELD_VEC(st, member, s) \
 	{#member, GA_F_ARR, offsetof(st, member.v), &(s), offsetof(st, member.n)}
+/* A double written compactly: rounded to 1/scale, 100.0 as 100 (gpuaudit.sample/v1). */
+#define GA_FIELD_NUM(st, member, sc) {#member, GA_F_NUM, offsetof(st, member), NULL, 0, NULL, 0, (sc)}
+/* A fixed char array member: NUL-terminated, "" written as null; longer strings are refused. */
+#define GA_FIELD_CHARS(st, member) \
+	{#member, GA_F_CHARS, offsetof(st, member), NULL, sizeof(((st *)0)->member)}
+/* An embedded struct that is null when the presence bit at sub's offset boff is false. */
+#define GA_FIELD_OBJN(st, member, s, boff) {#member, GA_F_OBJN, offsetof(st, member), &(s), (boff)}
 // clang-format on
 
 /* Write obj as a JSON object (all fields, absent ones as null). */

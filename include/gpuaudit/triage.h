@@ -2,8 +2,8 @@
  * triage.h - the "GPUs are slow" playbook (`gpuaudit triage`): five steps in
  * order, each with evidence and a decision. Pure: it takes the node snapshot,
  * its findings (snapshot + kernel log) and a series of sample points reduced
- * to what the playbook looks at, and fills a fixed-size result. No I/O, no
- * allocation.
+ * to what the playbook looks at, and fills a fixed-size result. No I/O; the
+ * playbook allocates nothing (only its report, ga_triage_report_take, does).
  */
 #ifndef GPUAUDIT_TRIAGE_H
 #define GPUAUDIT_TRIAGE_H
@@ -67,12 +67,53 @@ struct ga_triage_workload {
 	const char *visible_devices;
 };
 
+/* One sample line reduced to a point: means over cards (amdgpu busy and NVML utilization),
+ * the busiest disk, NIC drops and errors summed. */
+struct ga_sample_doc;
+void ga_triage_point_from_sample(const struct ga_sample_doc *d, struct ga_triage_point *p);
+
+/* The workload as read under the context's root (lib/collect/workload.c); w points into it. */
+#define GA_WORKLOAD_ENV_MAX 256
+struct ga_workload {
+	struct ga_triage_workload w;
+	char *cpus;
+	char ifname[GA_WORKLOAD_ENV_MAX], hca[GA_WORKLOAD_ENV_MAX], visible[GA_WORKLOAD_ENV_MAX];
+};
+/* proc/PID/status and proc/PID/environ: 0, or -errno (no such process) with nothing read. */
+int ga_workload_read(struct ga_ctx *ctx, long pid, struct ga_workload *wl);
+void ga_workload_release(struct ga_workload *wl);
+
 /*
  * Run the playbook. n may be NULL (no topology checks); f may be NULL; pts
  * may be empty; w may be NULL (no workload checks).
  */
 void ga_triage_run(const struct ga_node *n, const struct ga_findings *f, const struct ga_triage_point *pts,
                    size_t n_pts, const struct ga_triage_workload *w, struct ga_triage *ret);
+
+/* --- `triage --json`: gpuaudit.triage/v1 (tables in lib/model/triage.c) --- */
+
+#define GA_TRIAGE_SCHEMA "gpuaudit.triage/v1"
+
+struct ga_triage_doc_step {
+	struct ga_oi64 step; /* 1..5 */
+	char *title, *verdict;
+	struct ga_kv *evidence;
+	size_t n_evidence;
+	char *decision;
+};
+struct ga_triage_report {
+	char *schema;           /* GA_TRIAGE_SCHEMA */
+	char *result;           /* "node-at-fault" or "node-ok" */
+	struct ga_ou64 samples; /* sample intervals looked at */
+	struct ga_triage_doc_step *steps;
+	size_t n_steps;
+	struct ga_findings findings;
+};
+extern const struct ga_schema ga_triage_report_schema;
+/* The report of t over n_pts points; f's findings move into r. r is zeroed first;
+ * release with ga_schema_release(&ga_triage_report_schema, r). 0 or -ENOMEM. */
+int ga_triage_report_take(struct ga_triage_report *r, const struct ga_triage *t, size_t n_pts,
+                          struct ga_findings *f);
 
 /* "0-3,8,10-11" into a bitmap of nbits bits; CPUs past nbits are ignored. Count set, or -1 if malformed. */
 int ga_triage_cpulist(const char *s, unsigned char *bits, size_t nbits);

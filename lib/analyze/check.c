@@ -6,6 +6,7 @@
  * not queried, the module list was unreadable) is never guessed: it becomes a
  * GA-CHECK-UNKNOWN info finding, not a pass and not a fail.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/nodereport.h"
 #include "gpuaudit/policy.h"
 
 static bool streq(const char *a, const char *b)
@@ -632,4 +634,25 @@ int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bo
 fail:
 	ga_findings_release(&c.findings);
 	return r;
+}
+
+int ga_check_report_take(struct ga_check_report *r, struct ga_check *c, const char *policy_file,
+                         const char *host)
+{
+	memset(r, 0, sizeof(*r));
+	r->schema = ga_strdup(GA_CHECK_SCHEMA);
+	r->host = host ? ga_strdup(host) : NULL;
+	r->cls = c->cls ? ga_strdup(c->cls->name) : NULL;
+	r->result = ga_strdup(ga_check_result_name(c->result));
+	r->policy = policy_file ? ga_strdup(policy_file) : NULL;
+	GA_SET(r->violations, c->violations);
+	GA_SET(r->unknowns, c->unknowns);
+	r->findings = c->findings;
+	memset(&c->findings, 0, sizeof(c->findings));
+	if (!r->schema || (host && !r->host) || (c->cls && !r->cls) || !r->result ||
+	    (policy_file && !r->policy)) {
+		ga_schema_release(&ga_check_report_schema, r);
+		return -ENOMEM;
+	}
+	return 0;
 }

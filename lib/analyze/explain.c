@@ -472,97 +472,107 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 	return ex->ranked_copy;
 }
 
-/* --- JSON --- */
+/* --- the result as a document (the tables are lib/model/explain.c) --- */
 
-static void write_caps(struct ga_json *w, const struct ga_capture_kv *kv, size_t n)
+static char *dup_or_null(const char *v)
 {
-	ga_json_obj_begin(w);
-	for (size_t i = 0; i < n; i++) {
-		/* a key seen before (several values per cause) becomes an array */
-		bool seen = false;
-		for (size_t j = 0; j < i; j++)
-			seen |= !strcmp(kv[j].key, kv[i].key);
-		if (seen)
-			continue;
-		size_t same = 0;
-		for (size_t j = i; j < n; j++)
-			same += !strcmp(kv[j].key, kv[i].key);
-		ga_json_key(w, kv[i].key);
-		if (same == 1) {
-			ga_json_str(w, kv[i].value);
-			continue;
-		}
-		ga_json_arr_begin(w);
-		for (size_t j = i; j < n; j++)
-			if (!strcmp(kv[j].key, kv[i].key))
-				ga_json_str(w, kv[j].value);
-		ga_json_arr_end(w);
+	return v ? ga_strdup(v) : NULL;
+}
+
+static int fill_caps(const struct ga_capture_kv *kv, size_t n, struct ga_kv **ret, size_t *ret_n)
+{
+	if (!n)
+		return 0;
+	if (!(*ret = ga_calloc(n, sizeof(**ret))))
+		return -ENOMEM;
+	*ret_n = n;
+	for (size_t i = 0; i < n; i++)
+		if (!((*ret)[i].key = ga_strdup(kv[i].key)) || !((*ret)[i].value = ga_strdup(kv[i].value)))
+			return -ENOMEM;
+	return 0;
+}
+
+static int fill_cause(const struct ga_explain_cause *c, size_t rank, struct ga_explain_doc_cause *d)
+{
+	const struct ga_signature *s = &sigs[c->sig];
+	GA_SET(d->rank, rank);
+	GA_SET(d->score, c->score);
+	GA_SET(d->count, c->count);
+	GA_SET(d->first_line, c->first_line);
+	GA_SET(d->last_line, c->last_line);
+	d->id = ga_strdup(s->id);
+	d->layer = ga_strdup(s->layer);
+	d->error_code = dup_or_null(s->code);
+	d->cause = ga_strdup(s->cause);
+	d->detail = dup_or_null(c->detail[0] ? c->detail : NULL);
+	d->node = dup_or_null(c->node_note);
+	d->fix = ga_strdup(s->fix);
+	d->next = ga_strdup(s->next);
+	if (!d->id || !d->layer || (s->code && !d->error_code) || !d->cause || (c->detail[0] && !d->detail) ||
+	    (c->node_note && !d->node) || !d->fix || !d->next)
+		return -ENOMEM;
+	return fill_caps(c->values, c->n_values, &d->captured, &d->n_captured);
+}
+
+static int fill_result(struct ga_explain *ex, struct ga_explain_result *r)
+{
+	GA_SET(r->lines, ex->lines);
+	GA_SET(r->match_count, ex->matched);
+	GA_SET(r->matches_omitted, ex->matched - ex->n_matches);
+	size_t nc = 0;
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &nc);
+	if ((nc && !(r->causes = ga_calloc(nc, sizeof(*r->causes)))) ||
+	    (ex->n_matches && !(r->matches = ga_calloc(ex->n_matches, sizeof(*r->matches)))))
+		return -ENOMEM;
+	r->n_causes = nc;
+	r->n_matches = ex->n_matches;
+	for (size_t i = 0; i < nc; i++)
+		if (fill_cause(&c[i], i + 1, &r->causes[i]) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; i < ex->n_matches; i++) {
+		const struct ga_explain_match *m = &ex->matches[i];
+		struct ga_explain_doc_match *d = &r->matches[i];
+		GA_SET(d->line, m->line);
+		if (!(d->id = ga_strdup(sigs[m->sig].id)) || !(d->text = ga_strdup(m->text)) ||
+		    fill_caps(m->cap, m->n_cap, &d->captured, &d->n_captured) < 0)
+			return -ENOMEM;
 	}
-	ga_json_obj_end(w);
+	return 0;
+}
+
+int ga_explain_result_fill(struct ga_explain *ex, struct ga_explain_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	int e = fill_result(ex, r);
+	if (e < 0)
+		ga_schema_release(&ga_explain_result_schema, r);
+	return e;
+}
+
+int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char *for_file,
+                           struct ga_explain_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->schema = ga_strdup(GA_EXPLAIN_SCHEMA);
+	r->source = dup_or_null(source);
+	r->for_file = dup_or_null(for_file);
+	int e = !r->schema || (source && !r->source) || (for_file && !r->for_file)
+	                ? -ENOMEM
+	                : fill_result(ex, &r->result);
+	if (e < 0)
+		ga_schema_release(&ga_explain_report_schema, r);
+	return e;
 }
 
 void ga_explain_write_json(struct ga_explain *ex, struct ga_json *w)
 {
-	ga_json_key(w, "lines");
-	ga_json_u64(w, ex->lines);
-	ga_json_key(w, "match_count");
-	ga_json_u64(w, ex->matched);
-	ga_json_key(w, "causes");
-	ga_json_arr_begin(w);
-	size_t nc = 0;
-	const struct ga_explain_cause *c = ga_explain_causes(ex, &nc);
-	for (size_t i = 0; i < nc; i++) {
-		const struct ga_signature *s = &sigs[c[i].sig];
-		ga_json_obj_begin(w);
-		ga_json_key(w, "rank");
-		ga_json_u64(w, i + 1);
-		ga_json_key(w, "id");
-		ga_json_str(w, s->id);
-		ga_json_key(w, "layer");
-		ga_json_str(w, s->layer);
-		ga_json_key(w, "score");
-		ga_json_i64(w, c[i].score);
-		ga_json_key(w, "count");
-		ga_json_u64(w, c[i].count);
-		ga_json_key(w, "first_line");
-		ga_json_u64(w, c[i].first_line);
-		ga_json_key(w, "last_line");
-		ga_json_u64(w, c[i].last_line);
-		ga_json_key(w, "error_code");
-		ga_json_str(w, s->code);
-		ga_json_key(w, "captured");
-		write_caps(w, c[i].values, c[i].n_values);
-		ga_json_key(w, "cause");
-		ga_json_str(w, s->cause);
-		ga_json_key(w, "detail");
-		ga_json_str(w, c[i].detail[0] ? c[i].detail : NULL);
-		ga_json_key(w, "node");
-		ga_json_str(w, c[i].node_note);
-		ga_json_key(w, "fix");
-		ga_json_str(w, s->fix);
-		ga_json_key(w, "next");
-		ga_json_str(w, s->next);
-		ga_json_obj_end(w);
+	struct ga_explain_result r;
+	if (ga_explain_result_fill(ex, &r) < 0) {
+		w->err = -ENOMEM;
+		return;
 	}
-	ga_json_arr_end(w);
-	ga_json_key(w, "matches");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < ex->n_matches; i++) {
-		const struct ga_explain_match *m = &ex->matches[i];
-		ga_json_obj_begin(w);
-		ga_json_key(w, "line");
-		ga_json_u64(w, m->line);
-		ga_json_key(w, "id");
-		ga_json_str(w, sigs[m->sig].id);
-		ga_json_key(w, "captured");
-		write_caps(w, m->cap, m->n_cap);
-		ga_json_key(w, "text");
-		ga_json_str(w, m->text);
-		ga_json_obj_end(w);
-	}
-	ga_json_arr_end(w);
-	ga_json_key(w, "matches_omitted");
-	ga_json_u64(w, ex->matched - ex->n_matches);
+	ga_schema_write_members(w, &ga_explain_result_schema, &r);
+	ga_schema_release(&ga_explain_result_schema, &r);
 }
 
 /* --- what the node says (--for) --- */

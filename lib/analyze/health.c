@@ -16,6 +16,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/kmsg.h"
+#include "gpuaudit/nodereport.h"
 
 #define MAX_GROUPS 2048
 #define HASH_SLOTS 4096 /* power of two, > MAX_GROUPS */
@@ -407,4 +408,62 @@ out:
 	if (r == 0 && ret_in_window)
 		*ret_in_window = in_window;
 	return r;
+}
+
+int ga_health_report_take(struct ga_health_report *r, const struct ga_health_log *log, struct ga_findings *f)
+{
+	memset(r, 0, sizeof(*r));
+	struct ga_health_klog *k = &r->kernel_log;
+	bool bad = ga_findings_max_severity(f) >= GA_SEV_ERROR;
+	r->schema = ga_strdup(GA_HEALTH_SCHEMA);
+	r->result = ga_strdup(bad ? "problems" : "ok");
+	k->source = log->source ? ga_strdup(log->source) : NULL;
+	k->note = !log->source && log->note ? ga_strdup(log->note) : NULL;
+	k->boot_id = log->boot_id ? ga_strdup(log->boot_id) : NULL;
+	GA_SET(k->lines, log->st.lines);
+	GA_SET(k->truncated_lines, log->st.truncated);
+	GA_SET(k->overwritten, log->st.overwritten);
+	GA_SET(k->events, log->events);
+	GA_SET(k->in_window, log->in_window);
+	if (log->since_s > 0)
+		GA_SET(k->since_s, log->since_s);
+	k->btime = log->btime;
+	r->findings = *f;
+	memset(f, 0, sizeof(*f));
+	if (!r->schema || !r->result || (log->source && !k->source) ||
+	    (!log->source && log->note && !k->note) || (log->boot_id && !k->boot_id)) {
+		ga_schema_release(&ga_health_report_schema, r);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int ga_health_dstate_finding(char *const *names, size_t n, struct ga_findings *f)
+{
+	if (n == 0)
+		return 0;
+	struct ga_buf b;
+	ga_buf_init(&b, 4096);
+	for (size_t i = 0; i < n && i < 16; i++)
+		(void)ga_buf_addf(&b, "%s%s", i ? ", " : "", names[i]);
+	if (n > 16)
+		(void)ga_buf_addf(&b, ", +%zu more", n - 16);
+	struct ga_finding *fd = ga_findings_add(
+	        f, "GA-PROC-D-STATE", GA_SEV_WARNING, "node",
+	        "see what they wait on (cat /proc/PID/stack); a driver call on a wedged GPU never returns",
+	        "%zu process%s in uninterruptible sleep (D): %s", n, n == 1 ? "" : "es",
+	        b.data ? b.data : "");
+	if (fd)
+		ga_finding_evidence(fd, "count", "%zu", n);
+	ga_buf_release(&b);
+	return fd ? 0 : -ENOMEM;
+}
+
+int ga_health_klog_unreadable(const char *why, struct ga_findings *f)
+{
+	return ga_findings_add(f, "GA-KLOG-UNREADABLE", GA_SEV_WARNING, "/dev/kmsg",
+	                       "run as root (dmesg_restrict) or pass --kmsg FILE",
+	                       "the kernel log could not be read: %s", why)
+	               ? 0
+	               : -ENOMEM;
 }

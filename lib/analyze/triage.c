@@ -2,10 +2,12 @@
  * triage.c - the "GPUs are slow" playbook: device health, utilization, is the
  * system feeding it, communication, then portability. Pure; see triage.h.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "gpuaudit/sample.h"
 #include "gpuaudit/triage.h"
 
 static void ev(struct ga_triage_step *s, const char *key, const char *fmt, ...)
@@ -491,4 +493,107 @@ int ga_triage_nccl_missing(const char *list, const char *const *cands, size_t n_
 		p = end + 1;
 	}
 	return 0;
+}
+
+struct mean {
+	double sum;
+	size_t n;
+};
+
+static void mean_add(struct mean *m, bool set, double v)
+{
+	if (set)
+		m->sum += v, m->n++;
+}
+
+static struct ga_odbl mean_of(const struct mean *m)
+{
+	return m->n ? (struct ga_odbl){ m->sum / (double)m->n, true } : (struct ga_odbl){ 0 };
+}
+
+static void add_u64(struct ga_ou64 *acc, struct ga_ou64 v)
+{
+	if (v.set)
+		acc->v += v.v, acc->set = true;
+}
+
+void ga_triage_point_from_sample(const struct ga_sample_doc *d, struct ga_triage_point *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->iowait_pct = d->cpu.total.iowait_pct;
+	p->idle_pct = d->cpu.total.idle_pct;
+	struct mean g = { 0 }, m = { 0 };
+	for (size_t i = 0; i < d->n_accelerators; i++) {
+		const struct ga_gpu_raw *a = &d->accelerators[i];
+		mean_add(&g, a->gpu_busy_pct.set, (double)a->gpu_busy_pct.v);
+		mean_add(&m, a->mem_busy_pct.set, (double)a->mem_busy_pct.v);
+	}
+	/* NVIDIA GPUs: NVML's utilization, when the samples were recorded with --nvml */
+	for (size_t i = 0; d->nvml && i < d->nvml->n_gpus; i++) {
+		const struct ga_sample_nvml_gpu *a = &d->nvml->gpus[i];
+		mean_add(&g, a->utilization_gpu_pct.set, (double)a->utilization_gpu_pct.v);
+		mean_add(&m, a->utilization_memory_pct.set, (double)a->utilization_memory_pct.v);
+	}
+	p->gpu_busy_pct = mean_of(&g);
+	p->mem_busy_pct = mean_of(&m);
+	for (size_t i = 0; i < d->n_disks; i++) {
+		const struct ga_disk_rate *k = &d->disks[i];
+		if (k->util_pct.set && (!p->disk_util_pct.set || k->util_pct.v > p->disk_util_pct.v)) {
+			p->disk_util_pct = k->util_pct;
+			p->disk_await_ms = k->await_ms;
+			snprintf(p->disk, sizeof(p->disk), "%s", k->name);
+		}
+	}
+	for (size_t i = 0; i < d->n_net; i++) {
+		const struct ga_net_rate *x = &d->net[i];
+		struct ga_ou64 drops = { 0 }, errs = { 0 };
+		add_u64(&drops, x->rx_dropped);
+		add_u64(&drops, x->tx_dropped);
+		add_u64(&errs, x->rx_errors);
+		add_u64(&errs, x->tx_errors);
+		add_u64(&p->net_drops, drops);
+		add_u64(&p->net_errors, errs);
+		if (!p->net_if[0] && (drops.v || errs.v))
+			snprintf(p->net_if, sizeof(p->net_if), "%s", x->name);
+	}
+}
+
+static int fill_step(const struct ga_triage_step *s, struct ga_triage_doc_step *d)
+{
+	GA_SET(d->step, s->step);
+	d->title = ga_strdup(s->title);
+	d->verdict = ga_strdup(s->verdict);
+	d->decision = ga_strdup(s->decision);
+	if (!d->title || !d->verdict || !d->decision)
+		return -ENOMEM;
+	if (s->n_ev && !(d->evidence = ga_calloc(s->n_ev, sizeof(*d->evidence))))
+		return -ENOMEM;
+	d->n_evidence = s->n_ev;
+	for (size_t k = 0; k < s->n_ev; k++)
+		if (!(d->evidence[k].key = ga_strdup(s->ev[k].key)) ||
+		    !(d->evidence[k].value = ga_strdup(s->ev[k].value)))
+			return -ENOMEM;
+	return 0;
+}
+
+int ga_triage_report_take(struct ga_triage_report *r, const struct ga_triage *t, size_t n_pts,
+                          struct ga_findings *f)
+{
+	memset(r, 0, sizeof(*r));
+	r->findings = *f;
+	memset(f, 0, sizeof(*f));
+	GA_SET(r->samples, n_pts);
+	int e = 0;
+	r->schema = ga_strdup(GA_TRIAGE_SCHEMA);
+	r->result = ga_strdup(t->node_at_fault ? "node-at-fault" : "node-ok");
+	if (!r->schema || !r->result ||
+	    (t->n_steps && !(r->steps = ga_calloc(t->n_steps, sizeof(*r->steps)))))
+		e = -ENOMEM;
+	else
+		r->n_steps = t->n_steps;
+	for (size_t i = 0; e == 0 && i < t->n_steps; i++)
+		e = fill_step(&t->steps[i], &r->steps[i]);
+	if (e < 0)
+		ga_schema_release(&ga_triage_report_schema, r);
+	return e;
 }

@@ -41,6 +41,7 @@
 
 #include "../core/archive_dl.h"
 #include "../core/internal.h"
+#include "gpuaudit/nodereport.h"
 #include "gpuaudit/reports.h"
 
 #define CHUNK (64 * 1024)
@@ -220,6 +221,8 @@ static void document_slow(struct splitter *s, const char *src)
 		else if (r < 0)
 			skip(s, s->start_line, "node snapshot: cannot classify it");
 		ga_node_free(n);
+	} else if (json_is_string(schema) && !strcmp(json_string_value(schema), GA_CHECK_SCHEMA)) {
+		check_report(s, root, src);
 	} else if (schema) {
 		skip(s, s->start_line, "schema %s is neither %s nor a check report",
 		     json_is_string(schema) ? json_string_value(schema) : "(not a string)", GA_NODE_SCHEMA);

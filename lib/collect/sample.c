@@ -2,10 +2,12 @@
  * sample.c - read the raw counters of one point in time for `gpuaudit record`:
  * proc/stat cpu lines, proc/pressure/{cpu,io,memory}, proc/meminfo,
  * proc/diskstats, sys/class/net/<if>/statistics/ and the amdgpu busy
- * percentages of sys/class/drm/cardN/device. Everything goes through the
+ * percentages of sys/class/drm/cardN/device; and the boot clock (btime,
+ * proc/uptime) for `health`. Everything goes through the
  * root-relative reader, so a fixture tree reads like the live machine.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,4 +353,35 @@ void ga_sample_raw_release(struct ga_sample_raw *s)
 	ga_free(s->nets);
 	ga_free(s->gpus);
 	memset(s, 0, sizeof(*s));
+}
+
+void ga_proc_btime(struct ga_ctx *ctx, struct ga_oi64 *ret)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	if (ga_fs_read(ctx, "proc/stat", 1 << 20, &b) == 0 && b.data) {
+		const char *p = strstr(b.data, "\nbtime ");
+		if (!p && !strncmp(b.data, "btime ", 6))
+			p = b.data - 1;
+		if (p) {
+			char *end = NULL;
+			errno = 0;
+			long long v = strtoll(p + 7, &end, 10);
+			if (!errno && end != p + 7 && v > 0)
+				GA_SET(*ret, v);
+		}
+	}
+	ga_buf_release(&b);
+}
+
+void ga_proc_uptime(struct ga_ctx *ctx, struct ga_odbl *ret)
+{
+	char *s = NULL;
+	if (ga_fs_read_attr(ctx, "proc/uptime", &s) == 0) {
+		char *end = NULL;
+		double v = strtod(s, &end);
+		if (end != s && v > 0 && isfinite(v))
+			GA_SET(*ret, v);
+	}
+	ga_free(s);
 }

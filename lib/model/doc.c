@@ -9,10 +9,14 @@
 #include "../core/internal.h"
 #include "gpuaudit/canary.h"
 #include "gpuaudit/deps.h"
+#include "gpuaudit/explain.h"
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/nodereport.h"
+#include "gpuaudit/sample.h"
 #include "gpuaudit/serve.h"
+#include "gpuaudit/triage.h"
 
 const struct ga_model ga_models[] = {
 	{ GA_NODE_SCHEMA, &ga_node_schema, "node snapshot: discover --json, serve /v1/snapshot" },
@@ -20,6 +24,12 @@ const struct ga_model ga_models[] = {
 	{ GA_CANARY_SCHEMA, &ga_canary_doc_schema, "canary verdict: canary --json" },
 	{ GA_DEPS_SCHEMA, &ga_deps_report_schema, "artifact dependency report: deps --json" },
 	{ GA_SERVE_CHECK_SCHEMA, &ga_serve_check_schema, "serve check: serve /v1/check" },
+	{ GA_SAMPLE_SCHEMA, &ga_sample_doc_schema,
+	  "sample: one line of record (JSON lines), read by triage --samples" },
+	{ GA_CHECK_SCHEMA, &ga_check_report_schema, "check report: check --json, read by fleet" },
+	{ GA_HEALTH_SCHEMA, &ga_health_report_schema, "health report: health --json" },
+	{ GA_EXPLAIN_SCHEMA, &ga_explain_report_schema, "explain report: explain --json" },
+	{ GA_TRIAGE_SCHEMA, &ga_triage_report_schema, "triage report: triage --json" },
 	{ NULL, NULL, NULL },
 };
 

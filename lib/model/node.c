@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/findings.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/node.h"
 
@@ -334,6 +335,23 @@ void ga_node_free(struct ga_node *n)
 int ga_node_write_json(const struct ga_node *n, struct ga_json *w)
 {
 	ga_schema_write(w, &ga_node_schema, n);
+	return w->err;
+}
+
+struct node_findings {
+	struct ga_findings findings;
+};
+static const struct ga_field node_findings_f[] = { GA_FIELD_FINDINGS(struct node_findings, findings) };
+static const struct ga_schema node_findings_s = { "node_findings", sizeof(struct node_findings),
+	                                          node_findings_f, GA_ARRAY_SIZE(node_findings_f) };
+
+int ga_node_write_with_findings(const struct ga_node *n, const struct ga_findings *f, struct ga_json *w)
+{
+	struct node_findings nf = { *f };
+	ga_json_obj_begin(w);
+	ga_schema_write_members(w, &ga_node_schema, n);
+	ga_schema_write_members(w, &node_findings_s, &nf);
+	ga_json_obj_end(w);
 	return w->err;
 }
 

@@ -13,6 +13,57 @@
 #define AT(obj, off, type) ((type *)((char *)(obj) + (off)))
 #define CAT(obj, off, type) ((const type *)((const char *)(obj) + (off)))
 
+/* Round to a multiple of 1/scale (no libm: the CLI does not link it). */
+static double round_to(double v, double scale)
+{
+	if (!(scale > 0) || !isfinite(v) || v > 1e15 || v < -1e15)
+		return v;
+	double x = v * scale;
+	long long k = (long long)(x >= 0 ? x + 0.5 : x - 0.5);
+	return (double)k / scale;
+}
+
+/* GA_F_NUM: integral values as integers (ga_json_dbl would write 1e+02). */
+static void write_num(struct ga_json *w, const struct ga_odbl *o, double scale)
+{
+	if (!o->set) {
+		ga_json_null(w);
+		return;
+	}
+	double v = round_to(o->v, scale);
+	if (isfinite(v) && v < 1e15 && v > -1e15 && v == (double)(long long)v)
+		ga_json_i64(w, (long long)v);
+	else
+		ga_json_dbl(w, v);
+}
+
+/* GA_F_MKV: keys in first-seen order; a repeated key's values as one array. */
+static void write_mkv(struct ga_json *w, const struct ga_kv *kv, size_t n)
+{
+	ga_json_obj_begin(w);
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(kv[j].key, kv[i].key);
+		if (seen)
+			continue;
+		size_t same = 0;
+		for (size_t j = i; j < n; j++)
+			same += !strcmp(kv[j].key, kv[i].key);
+		ga_json_key(w, kv[i].key);
+		if (same == 1) {
+			ga_json_str(w, kv[i].value);
+			continue;
+		}
+		ga_json_arr_begin(w);
+		for (size_t j = i; j < n; j++)
+			if (!strcmp(kv[j].key, kv[i].key))
+				ga_json_str(w, kv[j].value);
+		ga_json_arr_end(w);
+	}
+	ga_json_obj_end(w);
+}
+
 void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *obj)
 {
 	ga_json_obj_begin(w);
@@ -72,6 +123,23 @@ void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const
 		case GA_F_OBJ:
 			ga_schema_write(w, f->sub, CAT(obj, f->off, char));
 			break;
+		case GA_F_OBJN:
+			if (*CAT(obj, f->off + f->count_off, bool))
+				ga_schema_write(w, f->sub, CAT(obj, f->off, char));
+			else
+				ga_json_null(w);
+			break;
+		case GA_F_NUM:
+			write_num(w, CAT(obj, f->off, struct ga_odbl), f->scale);
+			break;
+		case GA_F_MKV:
+			write_mkv(w, *CAT(obj, f->off, struct ga_kv *), *CAT(obj, f->count_off, size_t));
+			break;
+		case GA_F_CHARS: {
+			const char *c = CAT(obj, f->off, char);
+			ga_json_str(w, *c ? c : NULL);
+			break;
+		}
 		case GA_F_PTR: {
 			const char *p = *CAT(obj, f->off, char *);
 			if (p)
@@ -122,6 +190,7 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 			ga_strv_release(AT(obj, f->off, struct ga_strv));
 			break;
 		case GA_F_OBJ:
+		case GA_F_OBJN:
 			ga_schema_release(f->sub, AT(obj, f->off, char));
 			break;
 		case GA_F_PTR: {
@@ -143,7 +212,8 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 			*AT(obj, f->count_off, size_t) = 0;
 			break;
 		}
-		case GA_F_KV: {
+		case GA_F_KV:
+		case GA_F_MKV: {
 			struct ga_kv *kv = *AT(obj, f->off, struct ga_kv *);
 			size_t n = *AT(obj, f->count_off, size_t);
 			for (size_t k = 0; k < n; k++) {
@@ -171,6 +241,42 @@ static int type_err(struct ga_ctx *ctx, const char *path, const char *name, cons
 static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t *in, void *obj,
                     const char *path, int depth);
 
+static int push_kv(void *obj, const struct ga_field *f, const char *key, const json_t *val)
+{
+	struct ga_kv *e =
+	        ga_array_push(AT(obj, f->off, void *), AT(obj, f->count_off, size_t), sizeof(struct ga_kv));
+	if (!e)
+		return -ENOMEM;
+	e->key = ga_strdup(key);
+	e->value = ga_strndup(json_string_value(val), json_string_length(val));
+	return e->key && e->value ? 0 : -ENOMEM;
+}
+
+/* GA_F_MKV: an object whose values are strings or arrays of strings. */
+static int read_mkv(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
+                    const char *path)
+{
+	if (!json_is_object(v) || json_object_size(v) > MAX_ITEMS)
+		return type_err(ctx, path, f->name, "object of strings or arrays of strings");
+	const char *key;
+	const json_t *val;
+	json_object_foreach((json_t *)v, key, val)
+	{
+		size_t n = json_is_array(val) ? json_array_size(val) : 1;
+		if (n > MAX_ITEMS)
+			return type_err(ctx, path, f->name, "object of strings or arrays of strings");
+		for (size_t k = 0; k < n; k++) {
+			const json_t *e = json_is_array(val) ? json_array_get(val, k) : val;
+			if (!json_is_string(e))
+				return type_err(ctx, path, f->name, "object of strings or arrays of strings");
+			int r = push_kv(obj, f, key, e);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
                       const char *path, int depth)
 {
@@ -194,9 +300,15 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		GA_SET(*AT(obj, f->off, struct ga_oi64), (int64_t)json_integer_value(v));
 		return 0;
 	case GA_F_DBL:
+	case GA_F_NUM:
 		if (!json_is_number(v))
 			return type_err(ctx, path, f->name, "number");
 		GA_SET(*AT(obj, f->off, struct ga_odbl), json_number_value(v));
+		return 0;
+	case GA_F_CHARS:
+		if (!json_is_string(v) || json_string_length(v) >= f->count_off)
+			return type_err(ctx, path, f->name, "short string");
+		memcpy(AT(obj, f->off, char), json_string_value(v), json_string_length(v) + 1);
 		return 0;
 	case GA_F_BOOL:
 		if (!json_is_boolean(v))
@@ -233,6 +345,8 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		}
 		return type_err(ctx, path, f->name, want);
 	}
+	case GA_F_MKV:
+		return read_mkv(ctx, f, v, obj, path);
 	case GA_F_KV: {
 		if (!json_is_object(v) || json_object_size(v) > MAX_ITEMS)
 			return type_err(ctx, path, f->name, "object of strings");
@@ -254,7 +368,8 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		}
 		return 0;
 	}
-	case GA_F_OBJ: {
+	case GA_F_OBJ:
+	case GA_F_OBJN: {
 		char sub[512];
 		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", f->name);
 		return read_obj(ctx, f->sub, v, AT(obj, f->off, char), sub, depth + 1);

@@ -223,6 +223,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
 		GA_SET(*AT(obj, fd->off, struct ga_oi64), (int64_t)i);
 		break;
 	case GA_F_DBL:
+	case GA_F_NUM:
 		GA_SET(*AT(obj, fd->off, struct ga_odbl), d);
 		break;
 	default:
@@ -252,6 +253,14 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 	bool skip;
 	const struct ga_field *fd = target(st, &skip);
 	if (skip) {
+		value_done(st);
+		return 1;
+	}
+	if (fd && fd->type == GA_F_CHARS) {
+		if (len >= fd->count_off) /* jansson's "expected short string" */
+			return 0;
+		memcpy(AT(f->obj, fd->off, char), s, len);
+		AT(f->obj, fd->off, char)[len] = '\0';
 		value_done(st);
 		return 1;
 	}
@@ -377,7 +386,7 @@ static int cb_start_map(void *ctx)
 	/* K_OBJ with a known field */
 	const struct ga_field *fd = f->pending;
 	char *sub;
-	if (fd->type == GA_F_OBJ) {
+	if (fd->type == GA_F_OBJ || fd->type == GA_F_OBJN) {
 		sub = AT(f->obj, fd->off, char);
 	} else if (fd->type == GA_F_PTR) {
 		char **pp = AT(f->obj, fd->off, char *);

@@ -4,6 +4,7 @@
  * stop at step 1, each threshold, the workload's NUMA placement and NCCL
  * variables, and the cpulist and NCCL-list parsers.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "gpuaudit/core.h"
+#include "gpuaudit/sample.h"
 #include "gpuaudit/triage.h"
 
 static struct ga_odbl D(double v) {
@@ -193,12 +196,54 @@ static void test_parsers(void **state)
 	assert_string_equal(miss, "a-very-long-int");
 }
 
+/* A sample line reduced to a point: the means, the busiest disk, the NIC sums; and a line
+ * that is not a sample is refused with the message triage prints. */
+static void test_point_from_sample(void **state)
+{
+	(void)state;
+	static const char line[] =
+	        "{\"schema\":\"gpuaudit.sample/v1\",\"cpu\":{\"total\":{\"iowait_pct\":30.5,\"idle_pct\":2}},"
+	        "\"disks\":[{\"name\":\"sda\",\"util_pct\":40,\"await_ms\":3},"
+	        "{\"name\":\"nvme0n1\",\"util_pct\":99.5,\"await_ms\":48},{\"name\":\"sdb\",\"util_pct\":"
+	        "null}],"
+	        "\"net\":[{\"name\":\"lo\",\"rx_dropped\":0,\"tx_dropped\":0},"
+	        "{\"name\":\"eth0\",\"rx_dropped\":5,\"tx_dropped\":null,\"rx_errors\":1,\"tx_errors\":2}],"
+	        "\"accelerators\":[{\"card\":\"card0\",\"gpu_busy_pct\":20,\"mem_busy_pct\":null}],"
+	        "\"nvml\":{\"error\":null,\"timed_out\":false,\"gpus\":[{\"index\":0,"
+	        "\"utilization_gpu_pct\":80,\"utilization_memory_pct\":60}]}}";
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	struct ga_sample_doc d;
+	assert_int_equal(ga_sample_doc_read(ctx, line, sizeof(line) - 1, &d), 0);
+	struct ga_triage_point p;
+	ga_triage_point_from_sample(&d, &p);
+	ga_sample_doc_release(&d);
+	assert_true(p.iowait_pct.set && p.iowait_pct.v == 30.5);
+	assert_true(p.idle_pct.set && p.idle_pct.v == 2);
+	/* amdgpu's card and NVML's GPU together */
+	assert_true(p.gpu_busy_pct.set && p.gpu_busy_pct.v == 50);
+	assert_true(p.mem_busy_pct.set && p.mem_busy_pct.v == 60);
+	assert_string_equal(p.disk, "nvme0n1");
+	assert_true(p.disk_util_pct.v == 99.5 && p.disk_await_ms.v == 48);
+	assert_true(p.net_drops.set && p.net_drops.v == 5);
+	assert_true(p.net_errors.set && p.net_errors.v == 3);
+	assert_string_equal(p.net_if, "eth0");
+
+	static const char other[] = "{\"schema\":\"other/v1\"}";
+	assert_int_equal(ga_sample_doc_read(ctx, other, sizeof(other) - 1, &d), -EBADMSG);
+	assert_string_equal(ga_ctx_errmsg(ctx), "not a gpuaudit.sample/v1 line");
+	static const char bad[] = "{\"schema\":\"gpuaudit.sample/v1\",\"seq\":\"one\"}";
+	assert_int_equal(ga_sample_doc_read(ctx, bad, sizeof(bad) - 1, &d), -EBADMSG);
+	assert_non_null(strstr(ga_ctx_errmsg(ctx), "not a gpuaudit.sample/v1 line: seq"));
+	ga_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compute_bound), cmocka_unit_test(test_health_stops),
 		cmocka_unit_test(test_thresholds),    cmocka_unit_test(test_workload),
-		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_parsers),       cmocka_unit_test(test_point_from_sample),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
