@@ -4,11 +4,11 @@
  *
  * Input: byte 0 selects the mode and byte 1 the piece size; the rest is the
  * subject.
- *  - mode & 0x80: the subject is a URL: h1_url_split, then h1_request_build;
+ *  - mode & 0x80: the subject is a URL: ga_h1_url_split, then ga_h1_request_build;
  *    an accepted URL gives a request line "GET <target> HTTP/1.1" and a
  *    request that ends in an empty line.
  *  - otherwise: the subject is what a server sent (mode & 1: in answer to
- *    HEAD). It is fed to h1_resp_feed whole, and again in pieces of 1 + byte 1
+ *    HEAD). It is fed to ga_h1_resp_feed whole, and again in pieces of 1 + byte 1
  *    bytes (then the close): both must reach the same end (complete or not,
  *    status, version, keep-alive, body bytes, bytes used, error or not), and
  *    no feed may claim more bytes than it was given.
@@ -31,11 +31,11 @@ static struct outcome run(const char *p, size_t n, size_t piece, bool head)
 	struct h1_resp r;
 	struct outcome o;
 	memset(&o, 0, sizeof(o));
-	h1_resp_begin(&r, head);
+	ga_h1_resp_begin(&r, head);
 	size_t off = 0;
 	while (off < n && !r.complete) {
 		size_t k = n - off < piece ? n - off : piece;
-		ssize_t used = h1_resp_feed(&r, p + off, k);
+		ssize_t used = ga_h1_resp_feed(&r, p + off, k);
 		if (used < 0) {
 			FUZZ_CHECK(used == -EPROTO && r.error);
 			o.error = true;
@@ -48,7 +48,7 @@ static struct outcome run(const char *p, size_t n, size_t piece, bool head)
 	}
 	if (!o.error && !r.complete) {
 		/* the server closes */
-		ssize_t used = h1_resp_feed(&r, p + n, 0);
+		ssize_t used = ga_h1_resp_feed(&r, p + n, 0);
 		FUZZ_CHECK(used == 0 || used == -EPROTO);
 		if (used < 0)
 			o.error = true;
@@ -77,19 +77,19 @@ static void url_mode(const char *s, size_t n)
 	char *url = strndup(s, n);
 	FUZZ_CHECK(url);
 	struct h1_url u;
-	if (h1_url_split(ctx, url, &u) == 0) {
+	if (ga_h1_url_split(ctx, url, &u) == 0) {
 		FUZZ_CHECK(u.host && u.port && u.authority && u.target && u.target[0] == '/');
 		struct ga_http_opts o = { .url = url };
 		struct ga_buf req;
 		ga_buf_init(&req, 0);
-		int err = h1_request_build(ctx, &o, &u, &req);
+		int err = ga_h1_request_build(ctx, &o, &u, &req);
 		/* a target with CR or LF cannot pass http_parser's URL check; the request is sane */
 		FUZZ_CHECK(err == 0);
 		FUZZ_CHECK(!strncmp(req.data, "GET ", 4));
 		FUZZ_CHECK(req.len >= 4 && !memcmp(req.data + req.len - 4, "\r\n\r\n", 4));
 		FUZZ_CHECK(strstr(req.data, " HTTP/1.1\r\nHost: "));
 		ga_buf_release(&req);
-		h1_url_release(&u);
+		ga_h1_url_release(&u);
 	}
 	free(url);
 }

@@ -498,7 +498,7 @@ static int cu_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void *
 			const char *b = strlen(bus) > 12 ? bus + strlen(bus) - 12 : bus;
 			snprintf(c->d[k].info.key, sizeof(c->d[k].info.key), "pci:%s", b);
 		} else
-			bench_device_name_key(&c->d[k].info);
+			ga_bench_device_name_key(&c->d[k].info);
 		c->d[k].info.is_gpu = true;
 		c->d[k].info.stream_fp64 = true;
 		c->d[k].info.gemm_dtypes = GA_DT_BIT(GA_DT_FP32) | GA_DT_BIT(GA_DT_FP64) |

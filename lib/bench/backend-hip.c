@@ -138,7 +138,7 @@ static int hip_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void 
 			snprintf(d->key, sizeof(d->key), "pci:%s",
 			         strlen(bus) > 12 ? bus + strlen(bus) - 12 : bus);
 		} else
-			bench_device_name_key(d);
+			ga_bench_device_name_key(d);
 		d->is_gpu = true;
 		size_t mem = 0;
 		if (h->hipDeviceTotalMem && h->hipDeviceTotalMem(&mem, i) == 0)

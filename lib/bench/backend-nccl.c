@@ -60,7 +60,7 @@ static const struct ga_dl_sym nccl_syms[] = {
 static struct ga_bench_result *coll_result(struct ga_bench_report *rep, const struct ga_bench_open *o,
                                            const char *what, const char *fam)
 {
-	struct ga_bench_result *r = bench_result_add(rep, "collective", o, 0, what, fam);
+	struct ga_bench_result *r = ga_bench_result_add(rep, "collective", o, 0, what, fam);
 	if (!r)
 		return NULL;
 	char *b = ga_strdup("nccl"), *d = ga_strdup("all GPUs"), *k = ga_strdup("node");
@@ -86,7 +86,7 @@ static int skip_all(struct ga_bench_report *rep, const struct ga_bench_open *o, 
 		char fam[64];
 		snprintf(fam, sizeof(fam), "collective.nccl.%s.busbw", ops[i]);
 		struct ga_bench_result *r = coll_result(rep, o, ops[i], fam);
-		if (!r || bench_result_set(r, GA_BENCH_SKIPPED, "%s", fmt_reason) < 0)
+		if (!r || ga_bench_result_set(r, GA_BENCH_SKIPPED, "%s", fmt_reason) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -148,18 +148,18 @@ static int measure(struct coll *c, const struct ga_bench_open *o, bool allreduce
 	                : c->s->cfg.reps > GA_BENCH_MAX_REPS ? GA_BENCH_MAX_REPS
 	                                                     : c->s->cfg.reps;
 	double busbw[GA_BENCH_MAX_REPS], algbw[GA_BENCH_MAX_REPS];
-	double t0 = bench_now();
+	double t0 = ga_bench_now();
 	int e = launch(c, allreduce);
-	double cold = bench_now() - t0 + cold_setup;
+	double cold = ga_bench_now() - t0 + cold_setup;
 	for (unsigned i = 0; e >= 0 && i < reps; i++) {
-		t0 = bench_now();
+		t0 = ga_bench_now();
 		e = launch(c, allreduce);
-		double t = bench_now() - t0;
+		double t = ga_bench_now() - t0;
 		algbw[i] = t > 0 ? (double)bytes / t : NAN;
 		busbw[i] = algbw[i] * ga_busbw_factor(op, (unsigned)c->n);
 	}
 	if (e < 0)
-		return bench_result_set(res, GA_BENCH_FAILED, "%s", ga_ctx_errmsg(c->s->ctx));
+		return ga_bench_result_set(res, GA_BENCH_FAILED, "%s", ga_ctx_errmsg(c->s->ctx));
 	/* Check rank 0's output. */
 	float probe[4];
 	size_t at[2] = { 0, c->count - 4 };
@@ -167,7 +167,7 @@ static int measure(struct coll *c, const struct ga_bench_open *o, bool allreduce
 	for (size_t k = 0; k < 2; k++) {
 		if ((e = ga_cuda_download(c->cu, 0, probe, c->recv[0] + at[k] * sizeof(float),
 		                          sizeof(probe))) < 0)
-			return bench_result_set(res, GA_BENCH_FAILED, "%s", ga_ctx_errmsg(c->s->ctx));
+			return ga_bench_result_set(res, GA_BENCH_FAILED, "%s", ga_ctx_errmsg(c->s->ctx));
 		if (c->s->cfg.corrupt_result && k == 0)
 			probe[0] += 1.0f;
 		for (size_t j = 0; j < 4; j++) {
@@ -183,19 +183,19 @@ static int measure(struct coll *c, const struct ga_bench_open *o, bool allreduce
 	res->tolerance = 1e-6;
 	res->cold_s = cold;
 	snprintf(name, sizeof(name), "%s", fam);
-	if (!bench_metric_add(res, name, "byte/s", true, busbw, reps))
+	if (!ga_bench_metric_add(res, name, "byte/s", true, busbw, reps))
 		return -ENOMEM;
 	snprintf(name, sizeof(name), "collective.nccl.%s.algbw", op);
-	if (!bench_metric_add(res, name, "byte/s", true, algbw, reps))
+	if (!ga_bench_metric_add(res, name, "byte/s", true, algbw, reps))
 		return -ENOMEM;
 	snprintf(name, sizeof(name), "collective.nccl.%s.cold_start", op);
-	if (!bench_metric_add(res, name, "s", false, &cold, 1))
+	if (!ga_bench_metric_add(res, name, "s", false, &cold, 1))
 		return -ENOMEM;
-	bench_result_rates(res);
+	ga_bench_result_rates(res);
 	if (!(worst <= res->tolerance))
-		return bench_result_set(res, GA_BENCH_FAILED, "wrong result: %s output off by %.3g", op,
-		                        worst);
-	return bench_result_set(res, GA_BENCH_OK, NULL);
+		return ga_bench_result_set(res, GA_BENCH_FAILED, "wrong result: %s output off by %.3g", op,
+		                           worst);
+	return ga_bench_result_set(res, GA_BENCH_OK, NULL);
 }
 
 int ga_bench_collective(struct ga_bench_session *s, const char *lib, size_t bytes,
@@ -234,7 +234,7 @@ int ga_bench_collective(struct ga_bench_session *s, const char *lib, size_t byte
 		goto out;
 	}
 	ga_progress(s->ctx, "ncclCommInitAll");
-	double t0 = bench_now();
+	double t0 = ga_bench_now();
 	ga_ncclResult_t r = nc.ncclCommInitAll(c.comm, (int)c.n, NULL);
 	if (r != GA_NCCL_SUCCESS) {
 		char why[200];
@@ -257,7 +257,7 @@ int ga_bench_collective(struct ga_bench_session *s, const char *lib, size_t byte
 			err = -EIO;
 	}
 	ga_free(host);
-	double setup = bench_now() - t0;
+	double setup = ga_bench_now() - t0;
 	if (err < 0) {
 		err = skip_all(rep, cuo, ga_ctx_errmsg(s->ctx));
 		goto out;

@@ -233,7 +233,7 @@ static void dev_key(struct ocl *o, struct cl_dev *d, ga_cl_device_type type)
 		         slot & 0x1fu);
 		return;
 	}
-	bench_device_name_key(&d->info);
+	ga_bench_device_name_key(&d->info);
 }
 
 static int ocl_open_common(struct ga_ctx *ctx, bool clblast, void **ret_state)

@@ -17,30 +17,30 @@ struct ga_bench_session {
 };
 
 /* Monotonic clock in seconds. */
-double bench_now(void);
+double ga_bench_now(void);
 /* xorshift64* in [-1, 1), never exactly 0. */
-double bench_rand(uint64_t *state);
+double ga_bench_rand(uint64_t *state);
 
 /* Append a result with every optional figure NaN; NULL on ENOMEM. */
-struct ga_bench_result *bench_result_add(struct ga_bench_report *rep, const char *kind,
-                                         const struct ga_bench_open *o, size_t dev, const char *what,
-                                         const char *family);
+struct ga_bench_result *ga_bench_result_add(struct ga_bench_report *rep, const char *kind,
+                                            const struct ga_bench_open *o, size_t dev, const char *what,
+                                            const char *family);
 /* Set status and a formatted reason. 0 or -ENOMEM. */
-int bench_result_set(struct ga_bench_result *r, enum ga_bench_status st, const char *fmt, ...)
+int ga_bench_result_set(struct ga_bench_result *r, enum ga_bench_status st, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 /* Append a metric copying samples; stats computed. NULL on ENOMEM. */
-struct ga_bench_metric *bench_metric_add(struct ga_bench_result *r, const char *name, const char *unit,
-                                         bool higher_better, const double *samples, size_t n);
+struct ga_bench_metric *ga_bench_metric_add(struct ga_bench_result *r, const char *name, const char *unit,
+                                            bool higher_better, const double *samples, size_t n);
 /* rate/rate_best from the first metric. */
-void bench_result_rates(struct ga_bench_result *r);
+void ga_bench_result_rates(struct ga_bench_result *r);
 
 /*
  * How many launches make one sample last at least cfg->min_sample_s, given
  * that one launch took one_s; at least 1, at most 1e6.
  */
-unsigned bench_iters_for(const struct ga_bench_config *cfg, double one_s);
+unsigned ga_bench_iters_for(const struct ga_bench_config *cfg, double one_s);
 
 /* d->key = "name:<d->name>" for a device whose bus address is unknown. */
-void bench_device_name_key(struct ga_bench_device *d);
+void ga_bench_device_name_key(struct ga_bench_device *d);
 
 #endif

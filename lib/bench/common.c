@@ -147,14 +147,14 @@ void ga_bench_config_init(struct ga_bench_config *c)
 	c->seed = 1;
 }
 
-double bench_now(void)
+double ga_bench_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double bench_rand(uint64_t *s)
+double ga_bench_rand(uint64_t *s)
 {
 	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
 	x ^= x >> 12;
@@ -166,7 +166,7 @@ double bench_rand(uint64_t *s)
 	return v == 0.0 ? 0.5 : v;
 }
 
-unsigned bench_iters_for(const struct ga_bench_config *cfg, double one_s)
+unsigned ga_bench_iters_for(const struct ga_bench_config *cfg, double one_s)
 {
 	if (!(one_s > 0) || one_s >= cfg->min_sample_s)
 		return 1;
@@ -245,9 +245,9 @@ void ga_bench_report_release(struct ga_bench_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-struct ga_bench_result *bench_result_add(struct ga_bench_report *rep, const char *kind,
-                                         const struct ga_bench_open *o, size_t dev, const char *what,
-                                         const char *family)
+struct ga_bench_result *ga_bench_result_add(struct ga_bench_report *rep, const char *kind,
+                                            const struct ga_bench_open *o, size_t dev, const char *what,
+                                            const char *family)
 {
 	struct ga_bench_result *r = ga_array_push((void **)&rep->results, &rep->n_results, sizeof(*r));
 	if (!r)
@@ -272,7 +272,7 @@ struct ga_bench_result *bench_result_add(struct ga_bench_report *rep, const char
 	return r;
 }
 
-int bench_result_set(struct ga_bench_result *r, enum ga_bench_status st, const char *fmt, ...)
+int ga_bench_result_set(struct ga_bench_result *r, enum ga_bench_status st, const char *fmt, ...)
 {
 	r->status = st;
 	ga_free(r->reason);
@@ -293,8 +293,8 @@ int bench_result_set(struct ga_bench_result *r, enum ga_bench_status st, const c
 	return r->reason ? 0 : -ENOMEM;
 }
 
-struct ga_bench_metric *bench_metric_add(struct ga_bench_result *r, const char *name, const char *unit,
-                                         bool higher_better, const double *samples, size_t n)
+struct ga_bench_metric *ga_bench_metric_add(struct ga_bench_result *r, const char *name, const char *unit,
+                                            bool higher_better, const double *samples, size_t n)
 {
 	if (n == 0 || n > GA_BENCH_MAX_REPS)
 		return NULL;
@@ -317,7 +317,7 @@ struct ga_bench_metric *bench_metric_add(struct ga_bench_result *r, const char *
 	return m;
 }
 
-void bench_result_rates(struct ga_bench_result *r)
+void ga_bench_result_rates(struct ga_bench_result *r)
 {
 	if (!r->n_metrics)
 		return;
@@ -513,7 +513,7 @@ void ga_bench_session_free(struct ga_bench_session *s)
 	ga_free(s);
 }
 
-void bench_device_name_key(struct ga_bench_device *d)
+void ga_bench_device_name_key(struct ga_bench_device *d)
 {
 	char name[sizeof(d->name)];
 	memcpy(name, d->name, sizeof(name));

@@ -122,7 +122,7 @@ static int bench_gemm_one(struct ga_bench_session *s, const struct ga_bench_open
 		snprintf(tail, sizeof(tail), "n%zu", n);
 	else
 		snprintf(tail, sizeof(tail), "m%zun%zuk%zu", m, n, k);
-	struct ga_bench_result *res = bench_result_add(rep, "gemm", o, dev, what, family);
+	struct ga_bench_result *res = ga_bench_result_add(rep, "gemm", o, dev, what, family);
 	if (!res)
 		return -ENOMEM;
 	char call[160];
@@ -136,36 +136,36 @@ static int bench_gemm_one(struct ga_bench_session *s, const struct ga_bench_open
 	double samples[GA_BENCH_MAX_REPS];
 	unsigned reps = cfg->reps < 1 ? 1 : cfg->reps > GA_BENCH_MAX_REPS ? GA_BENCH_MAX_REPS : cfg->reps;
 	if (!a || !bm || !c || !row) {
-		err = bench_result_set(res, GA_BENCH_FAILED, "out of memory for %s host matrices", what);
+		err = ga_bench_result_set(res, GA_BENCH_FAILED, "out of memory for %s host matrices", what);
 		goto out;
 	}
 	uint64_t seed = cfg->seed ^ ((uint64_t)dt << 32) ^ (m * 2654435761u);
 	for (size_t i = 0; i < m * k; i++)
-		put(a, dt, i, bench_rand(&seed));
+		put(a, dt, i, ga_bench_rand(&seed));
 	for (size_t i = 0; i < k * n; i++)
-		put(bm, dt, i, bench_rand(&seed));
+		put(bm, dt, i, ga_bench_rand(&seed));
 
-	double t0 = bench_now();
+	double t0 = ga_bench_now();
 	int r = b->gemm_setup(o->state, dev, dt, m, n, k, a, bm, &job);
 	if (r >= 0)
 		r = b->gemm_run(job, 1);
-	double cold = bench_now() - t0;
+	double cold = ga_bench_now() - t0;
 	if (r < 0) {
-		err = bench_result_set(res, r == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED, "%s",
-		                       ga_ctx_errmsg(s->ctx));
+		err = ga_bench_result_set(res, r == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED, "%s",
+		                          ga_ctx_errmsg(s->ctx));
 		goto out;
 	}
 	res->cold_s = cold;
-	t0 = bench_now();
+	t0 = ga_bench_now();
 	if ((r = b->gemm_run(job, 1)) < 0)
 		goto fail;
-	unsigned iters = bench_iters_for(cfg, bench_now() - t0);
+	unsigned iters = ga_bench_iters_for(cfg, ga_bench_now() - t0);
 	double flop = 2.0 * (double)m * (double)n * (double)k;
 	for (unsigned i = 0; i < reps; i++) {
-		t0 = bench_now();
+		t0 = ga_bench_now();
 		if ((r = b->gemm_run(job, iters)) < 0)
 			goto fail;
-		double t = (bench_now() - t0) / iters;
+		double t = (ga_bench_now() - t0) / iters;
 		samples[i] = t > 0 ? flop / t : NAN;
 	}
 	if ((r = b->gemm_read(job, c)) < 0)
@@ -175,32 +175,32 @@ static int bench_gemm_one(struct ga_bench_session *s, const struct ga_bench_open
 	res->tolerance = ga_dtype_tolerance(dt);
 	res->rel_err = check(dt, m, n, k, a, bm, c, check_rows(m, n, k), row);
 	metric_name(name, sizeof(name), family, dev, tail);
-	if (!bench_metric_add(res, name, "flop/s", true, samples, reps)) {
+	if (!ga_bench_metric_add(res, name, "flop/s", true, samples, reps)) {
 		err = -ENOMEM;
 		goto out;
 	}
 	{
 		char cname[160];
 		snprintf(cname, sizeof(cname), "%s.cold_start", name);
-		if (!bench_metric_add(res, cname, "s", false, &cold, 1)) {
+		if (!ga_bench_metric_add(res, cname, "s", false, &cold, 1)) {
 			err = -ENOMEM;
 			goto out;
 		}
 	}
-	bench_result_rates(res);
+	ga_bench_result_rates(res);
 	if (!(res->rel_err <= res->tolerance))
-		err = bench_result_set(res, GA_BENCH_FAILED,
-		                       "wrong result: relative error %.3g exceeds the %s tolerance %.0e",
-		                       res->rel_err, ga_dtype_name(dt), res->tolerance);
+		err = ga_bench_result_set(res, GA_BENCH_FAILED,
+		                          "wrong result: relative error %.3g exceeds the %s tolerance %.0e",
+		                          res->rel_err, ga_dtype_name(dt), res->tolerance);
 	else
-		err = bench_result_set(res, GA_BENCH_OK, NULL);
+		err = ga_bench_result_set(res, GA_BENCH_OK, NULL);
 	if (ret_c) {
 		*ret_c = c;
 		c = NULL;
 	}
 	goto out;
 fail:
-	err = bench_result_set(res, GA_BENCH_FAILED, "%s", ga_ctx_errmsg(s->ctx));
+	err = ga_bench_result_set(res, GA_BENCH_FAILED, "%s", ga_ctx_errmsg(s->ctx));
 out:
 	if (job)
 		b->gemm_free(job);
@@ -231,10 +231,10 @@ int ga_bench_gemm(struct ga_bench_session *s, const struct ga_gemm_spec *spec, s
 					snprintf(what, sizeof(what), "%s", ga_dtype_name((enum ga_dtype)dt));
 					snprintf(fam, sizeof(fam), "gemm.%s.%s", o->b->name, what);
 					struct ga_bench_result *r =
-					        bench_result_add(rep, "gemm", o, d, what, fam);
-					if (!r ||
-					    bench_result_set(r, GA_BENCH_SKIPPED, "%s has no %s GEMM on %s",
-					                     o->b->name, what, dv->name) < 0)
+					        ga_bench_result_add(rep, "gemm", o, d, what, fam);
+					if (!r || ga_bench_result_set(r, GA_BENCH_SKIPPED,
+					                              "%s has no %s GEMM on %s", o->b->name,
+					                              what, dv->name) < 0)
 						return -ENOMEM;
 					continue;
 				}

@@ -24,9 +24,9 @@ void ga_http_result_release(struct ga_http_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void bench_http_record(struct ga_http_result *r, uint64_t index, int64_t intended_ns, int64_t sent_ns,
-                       int64_t done_ns, int64_t start_ns, enum bench_http_outcome outcome, int status,
-                       int version, const char *errmsg)
+void ga_bench_http_record(struct ga_http_result *r, uint64_t index, int64_t intended_ns, int64_t sent_ns,
+                          int64_t done_ns, int64_t start_ns, enum bench_http_outcome outcome, int status,
+                          int version, const char *errmsg)
 {
 	int64_t service_ns = done_ns - sent_ns;
 	int64_t latency_ns = done_ns - intended_ns;
@@ -64,7 +64,7 @@ void bench_http_record(struct ga_http_result *r, uint64_t index, int64_t intende
 		r->cold_latency_s[index] = (double)latency_ns * 1e-9;
 }
 
-void bench_http_arm(int tfd, int64_t at_ns)
+void ga_bench_http_arm(int tfd, int64_t at_ns)
 {
 	struct itimerspec its;
 	memset(&its, 0, sizeof(its));

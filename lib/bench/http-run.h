@@ -23,7 +23,7 @@ static inline int64_t bench_http_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 /* Arm the timerfd at an absolute CLOCK_MONOTONIC time (ns), or disarm it (< 0). */
-void bench_http_arm(int tfd, int64_t at_ns);
+void ga_bench_http_arm(int tfd, int64_t at_ns);
 
 enum bench_http_outcome {
 	BENCH_HTTP_RESPONSE,  /* a complete response with status */
@@ -36,9 +36,9 @@ enum bench_http_outcome {
  * start of the schedule. version (10, 11, 20) is kept from the first response;
  * errmsg from the first transport error or timeout.
  */
-void bench_http_record(struct ga_http_result *r, uint64_t index, int64_t intended_ns, int64_t sent_ns,
-                       int64_t done_ns, int64_t start_ns, enum bench_http_outcome outcome, int status,
-                       int version, const char *errmsg);
+void ga_bench_http_record(struct ga_http_result *r, uint64_t index, int64_t intended_ns, int64_t sent_ns,
+                          int64_t done_ns, int64_t start_ns, enum bench_http_outcome outcome, int status,
+                          int version, const char *errmsg);
 
 /* The schedule both engines follow (computed by ga_http_run). */
 struct bench_http_plan {
@@ -49,7 +49,7 @@ struct bench_http_plan {
 };
 
 /* The native engine: http:// with HTTP/1.1 only. 0 or -errno (message in ctx). */
-int bench_http_run_native(struct ga_ctx *ctx, const struct ga_http_opts *o, struct bench_http_plan *plan,
-                          struct ga_http_result *r);
+int ga_bench_http_run_native(struct ga_ctx *ctx, const struct ga_http_opts *o, struct bench_http_plan *plan,
+                             struct ga_http_result *r);
 
 #endif

@@ -222,9 +222,9 @@ static void finish_one(struct ga_http_result *r, struct slot *s, CURLcode code, 
 	enum bench_http_outcome outcome = code == CURLE_OK                   ? BENCH_HTTP_RESPONSE
 	                                  : code == CURLE_OPERATION_TIMEDOUT ? BENCH_HTTP_TIMEOUT
 	                                                                     : BENCH_HTTP_TRANSPORT;
-	bench_http_record(r, s->index, s->intended_ns, s->sent_ns, s->sent_ns + (int64_t)total_us * 1000,
-	                  start_ns, outcome, (int)status, version,
-	                  code == CURLE_OK ? NULL : curl_easy_strerror(code));
+	ga_bench_http_record(r, s->index, s->intended_ns, s->sent_ns, s->sent_ns + (int64_t)total_us * 1000,
+	                     start_ns, outcome, (int)status, version,
+	                     code == CURLE_OK ? NULL : curl_easy_strerror(code));
 	s->busy = false;
 }
 
@@ -266,7 +266,7 @@ static int on_timer(CURLM *m, long timeout_ms, void *udata)
 	return 0;
 }
 
-#define arm bench_http_arm
+#define arm ga_bench_http_arm
 
 /* What one libcurl run holds: a slot (easy handle) per connection, the multi handle, epoll and the timerfd. */
 struct curl_engine {
@@ -504,9 +504,9 @@ static bool native_fits(struct ga_ctx *ctx, const struct ga_http_opts *o)
 	if (strncmp(o->url, "http://", 7) || o->http2)
 		return false;
 	struct h1_url u;
-	if (h1_url_split(ctx, o->url, &u) < 0)
+	if (ga_h1_url_split(ctx, o->url, &u) < 0)
 		return false;
-	h1_url_release(&u);
+	ga_h1_url_release(&u);
 	return true;
 }
 
@@ -549,7 +549,7 @@ int ga_http_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ga_http
 	}
 	for (size_t i = 0; i < r.n_cold; i++)
 		r.cold_latency_s[i] = NAN;
-	err = native ? bench_http_run_native(ctx, o, &plan, &r) : curl_run(ctx, o, &plan, &r);
+	err = native ? ga_bench_http_run_native(ctx, o, &plan, &r) : curl_run(ctx, o, &plan, &r);
 	if (err < 0)
 		goto out;
 	*ret = r;

@@ -9,7 +9,7 @@
 
 #include "http1.h"
 
-void h1_url_release(struct h1_url *u)
+void ga_h1_url_release(struct h1_url *u)
 {
 	if (!u)
 		return;
@@ -20,7 +20,7 @@ void h1_url_release(struct h1_url *u)
 	memset(u, 0, sizeof(*u));
 }
 
-int h1_url_split(struct ga_ctx *ctx, const char *url, struct h1_url *ret)
+int ga_h1_url_split(struct ga_ctx *ctx, const char *url, struct h1_url *ret)
 {
 	struct http_parser_url pu;
 	struct h1_url u;
@@ -74,7 +74,7 @@ int h1_url_split(struct ga_ctx *ctx, const char *url, struct h1_url *ret)
 	*ret = u;
 	memset(&u, 0, sizeof(u));
 out:
-	h1_url_release(&u);
+	ga_h1_url_release(&u);
 	ga_buf_release(&target);
 	return err;
 }
@@ -94,8 +94,8 @@ static const char *user_header(const struct ga_http_opts *o, const char *name)
 	return NULL;
 }
 
-int h1_request_build(struct ga_ctx *ctx, const struct ga_http_opts *o, const struct h1_url *u,
-                     struct ga_buf *out)
+int ga_h1_request_build(struct ga_ctx *ctx, const struct ga_http_opts *o, const struct h1_url *u,
+                        struct ga_buf *out)
 {
 	const char *method = o->method ? o->method : o->body ? "POST" : "GET";
 	int err = 0;
@@ -174,7 +174,7 @@ static const http_parser_settings h1_settings = {
 	.on_message_complete = on_message_complete,
 };
 
-void h1_resp_begin(struct h1_resp *r, bool head)
+void ga_h1_resp_begin(struct h1_resp *r, bool head)
 {
 	memset(r, 0, sizeof(*r));
 	http_parser_init(&r->p, HTTP_RESPONSE);
@@ -182,7 +182,7 @@ void h1_resp_begin(struct h1_resp *r, bool head)
 	r->head = head;
 }
 
-ssize_t h1_resp_feed(struct h1_resp *r, const char *buf, size_t n)
+ssize_t ga_h1_resp_feed(struct h1_resp *r, const char *buf, size_t n)
 {
 	if (r->complete)
 		return 0;

@@ -30,8 +30,8 @@ struct h1_url {
  * carries user:password (the native engine does not send credentials) or that
  * http_parser rejects.
  */
-int h1_url_split(struct ga_ctx *ctx, const char *url, struct h1_url *ret);
-void h1_url_release(struct h1_url *u);
+int ga_h1_url_split(struct ga_ctx *ctx, const char *url, struct h1_url *ret);
+void ga_h1_url_release(struct h1_url *u);
 
 /*
  * The request, as sent on every request: "METHOD target HTTP/1.1", Host,
@@ -41,8 +41,8 @@ void h1_url_release(struct h1_url *u);
  * default of the same name; "Name:" with nothing after the colon removes it
  * (libcurl's conventions). 0, -ENOMEM or -EINVAL (a header with CR or LF).
  */
-int h1_request_build(struct ga_ctx *ctx, const struct ga_http_opts *o, const struct h1_url *u,
-                     struct ga_buf *out);
+int ga_h1_request_build(struct ga_ctx *ctx, const struct ga_http_opts *o, const struct h1_url *u,
+                        struct ga_buf *out);
 
 /* One response being received. */
 struct h1_resp {
@@ -58,7 +58,7 @@ struct h1_resp {
 	const char *error; /* a parse error's description (static), NULL */
 };
 /* Start expecting a response (head: the request was HEAD). */
-void h1_resp_begin(struct h1_resp *r, bool head);
+void ga_h1_resp_begin(struct h1_resp *r, bool head);
 /*
  * Feed n bytes received (n == 0: the server closed the connection). Returns the
  * bytes used (fewer than n when the response completed before the end: what
@@ -66,6 +66,6 @@ void h1_resp_begin(struct h1_resp *r, bool head);
  * response (r->error says why). After a close, r->complete says whether the
  * response was complete (a response delimited by the close is).
  */
-ssize_t h1_resp_feed(struct h1_resp *r, const char *buf, size_t n);
+ssize_t ga_h1_resp_feed(struct h1_resp *r, const char *buf, size_t n);
 
 #endif

@@ -112,8 +112,8 @@ static void finish(struct engine *e, struct conn *c, enum bench_http_outcome out
                    const char *msg)
 {
 	int64_t t = bench_http_now_ns();
-	bench_http_record(e->r, c->index, c->intended_ns, c->sent_ns, t, e->start_ns, outcome, status,
-	                  c->resp.version, msg);
+	ga_bench_http_record(e->r, c->index, c->intended_ns, c->sent_ns, t, e->start_ns, outcome, status,
+	                     c->resp.version, msg);
 	c->busy = false;
 	e->free_stack[e->n_free++] = (int)(c - e->conns);
 	e->in_flight--;
@@ -217,7 +217,7 @@ static void conn_connect(struct engine *e, struct conn *c, const struct addrinfo
 static void conn_start(struct engine *e, struct conn *c)
 {
 	c->sent_bytes = 0;
-	h1_resp_begin(&c->resp, e->head);
+	ga_h1_resp_begin(&c->resp, e->head);
 	if (c->fd >= 0) {
 		do_send(e, c);
 		return;
@@ -261,7 +261,7 @@ static void on_readable(struct engine *e, struct conn *c)
 		conn_close(c);
 		return;
 	}
-	ssize_t used = h1_resp_feed(&c->resp, e->buf, (size_t)n);
+	ssize_t used = ga_h1_resp_feed(&c->resp, e->buf, (size_t)n);
 	if (c->resp.complete) {
 		response_done(e, c, used < n);
 		return;
@@ -456,7 +456,7 @@ static int engine_loop(struct ga_ctx *ctx, struct engine *e, struct bench_http_p
 		} else if (wake == INT64_MAX) {
 			wait_ms = 1000; /* cannot happen with a request in flight; a safety net */
 		} else if (wake != armed) {
-			bench_http_arm(tfd, wake);
+			ga_bench_http_arm(tfd, wake);
 			armed = wake;
 		}
 		int nev = epoll_wait(e->epfd, evs, MAX_EVENTS, wait_ms);
@@ -479,8 +479,8 @@ static int engine_loop(struct ga_ctx *ctx, struct engine *e, struct bench_http_p
 	return 0;
 }
 
-int bench_http_run_native(struct ga_ctx *ctx, const struct ga_http_opts *o, struct bench_http_plan *plan,
-                          struct ga_http_result *r)
+int ga_bench_http_run_native(struct ga_ctx *ctx, const struct ga_http_opts *o, struct bench_http_plan *plan,
+                             struct ga_http_result *r)
 {
 	struct engine e;
 	struct h1_url url;
@@ -495,10 +495,10 @@ int bench_http_run_native(struct ga_ctx *ctx, const struct ga_http_opts *o, stru
 	e.o = o;
 	e.r = r;
 	r->engine = "native";
-	if ((err = h1_url_split(ctx, o->url, &url)) < 0)
+	if ((err = ga_h1_url_split(ctx, o->url, &url)) < 0)
 		goto out;
 	e.url = &url;
-	if ((err = h1_request_build(ctx, o, &url, &req)) < 0)
+	if ((err = ga_h1_request_build(ctx, o, &url, &req)) < 0)
 		goto out;
 	e.req = req.data;
 	e.req_len = req.len;
@@ -523,6 +523,6 @@ out:
 	ga_free(e.free_stack);
 	ga_free(e.buf);
 	ga_buf_release(&req);
-	h1_url_release(&url);
+	ga_h1_url_release(&url);
 	return err;
 }

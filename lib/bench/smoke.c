@@ -42,7 +42,7 @@ static int mlp_init(struct mlp *m, uint64_t seed)
 	    !(m->ref = ga_malloc(BATCH * dims[N_LAYERS] * sizeof(double))))
 		return -ENOMEM;
 	for (size_t i = 0; i < BATCH * dims[0]; i++)
-		m->x[i] = (float)bench_rand(&seed);
+		m->x[i] = (float)ga_bench_rand(&seed);
 	for (int l = 0; l < N_LAYERS; l++) {
 		size_t in = dims[l], out = dims[l + 1];
 		if (!(m->w[l] = ga_malloc(in * out * sizeof(float))) ||
@@ -50,9 +50,9 @@ static int mlp_init(struct mlp *m, uint64_t seed)
 			return -ENOMEM;
 		double scale = 1.0 / sqrt((double)in);
 		for (size_t i = 0; i < in * out; i++)
-			m->w[l][i] = (float)(bench_rand(&seed) * scale * 1.7);
+			m->w[l][i] = (float)(ga_bench_rand(&seed) * scale * 1.7);
 		for (size_t i = 0; i < out; i++)
-			m->bias[l][i] = (float)(bench_rand(&seed) * 0.1);
+			m->bias[l][i] = (float)(ga_bench_rand(&seed) * 0.1);
 	}
 	/* float64 reference */
 	double *cur = ga_malloc(BATCH * 512 * sizeof(double)), *nxt = ga_malloc(BATCH * 512 * sizeof(double));
@@ -131,7 +131,7 @@ int ga_bench_inference(struct ga_bench_session *s, struct ga_bench_report *rep)
 			char fam[64], name[96], cname[128];
 			snprintf(fam, sizeof(fam), "inference.%s.mlp", o->b->name);
 			struct ga_bench_result *res =
-			        bench_result_add(rep, "inference", o, d, "mlp fp32 batch 64", fam);
+			        ga_bench_result_add(rep, "inference", o, d, "mlp fp32 batch 64", fam);
 			if (!res) {
 				err = -ENOMEM;
 				break;
@@ -140,18 +140,18 @@ int ga_bench_inference(struct ga_bench_session *s, struct ga_bench_report *rep)
 			char call[96];
 			snprintf(call, sizeof(call), "inference %s", o->b->name);
 			ga_progress(s->ctx, call);
-			double t0 = bench_now();
+			double t0 = ga_bench_now();
 			int r = forward(o, d, &m, act, out);
-			double cold = bench_now() - t0;
+			double cold = ga_bench_now() - t0;
 			for (unsigned k = 0; r >= 0 && k < reps; k++) {
-				t0 = bench_now();
+				t0 = ga_bench_now();
 				r = forward(o, d, &m, act, out);
-				samples[k] = bench_now() - t0;
+				samples[k] = ga_bench_now() - t0;
 			}
 			if (r < 0) {
-				err = bench_result_set(res,
-				                       r == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED,
-				                       "%s", ga_ctx_errmsg(s->ctx));
+				err = ga_bench_result_set(res,
+				                          r == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED,
+				                          "%s", ga_ctx_errmsg(s->ctx));
 				continue;
 			}
 			if (s->cfg.corrupt_result)
@@ -170,19 +170,19 @@ int ga_bench_inference(struct ga_bench_session *s, struct ga_bench_report *rep)
 			else
 				snprintf(name, sizeof(name), "%s.latency", fam);
 			snprintf(cname, sizeof(cname), "%s.cold_start", fam);
-			if (!bench_metric_add(res, name, "s", false, samples, reps) ||
-			    !bench_metric_add(res, cname, "s", false, &cold, 1)) {
+			if (!ga_bench_metric_add(res, name, "s", false, samples, reps) ||
+			    !ga_bench_metric_add(res, cname, "s", false, &cold, 1)) {
 				err = -ENOMEM;
 				break;
 			}
-			bench_result_rates(res);
+			ga_bench_result_rates(res);
 			if (!(res->rel_err <= res->tolerance))
-				err = bench_result_set(
+				err = ga_bench_result_set(
 				        res, GA_BENCH_FAILED,
 				        "wrong result: MLP output relative error %.3g exceeds %.0e",
 				        res->rel_err, res->tolerance);
 			else
-				err = bench_result_set(res, GA_BENCH_OK, NULL);
+				err = ga_bench_result_set(res, GA_BENCH_OK, NULL);
 		}
 	}
 	mlp_release(&m);

@@ -35,22 +35,22 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 		snprintf(what, sizeof(what), "%s %s n=%zu", ga_stream_op_name((enum ga_stream_op)op),
 		         es == 8 ? "fp64" : "fp32", n);
 		snprintf(fam, sizeof(fam), "stream.%s.%s", b->name, ga_stream_op_name((enum ga_stream_op)op));
-		if (!bench_result_add(rep, "stream", o, dev, what, fam))
+		if (!ga_bench_result_add(rep, "stream", o, dev, what, fam))
 			return -ENOMEM;
 	}
 	char call[96];
 	snprintf(call, sizeof(call), "stream %s n=%zu", b->name, n);
 	ga_progress(s->ctx, call);
-	double t0 = bench_now();
+	double t0 = ga_bench_now();
 	int r = b->stream_setup(o->state, dev, n, &job);
-	double setup_s = bench_now() - t0;
+	double setup_s = ga_bench_now() - t0;
 	double dot = 0, gold_dot = 0;
 	double ga = GA_STREAM_INIT_A, gb = GA_STREAM_INIT_B, gc = GA_STREAM_INIT_C, sc = GA_STREAM_SCALAR;
 	for (unsigned it = 0; r >= 0 && it <= reps; it++) {
 		for (int op = 0; op < GA_STREAM_COUNT && r >= 0; op++) {
-			t0 = bench_now();
+			t0 = ga_bench_now();
 			r = b->stream_run(job, (enum ga_stream_op)op, &dot);
-			double t = bench_now() - t0;
+			double t = ga_bench_now() - t0;
 			if (it == 0)
 				cold[op] = t + (op == 0 ? setup_s : 0);
 			else
@@ -67,9 +67,9 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 	}
 	if (r < 0) {
 		for (int op = 0; op < GA_STREAM_COUNT; op++)
-			if ((err = bench_result_set(&rep->results[first + (size_t)op],
-			                            r == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED, "%s",
-			                            ga_ctx_errmsg(s->ctx))) < 0)
+			if ((err = ga_bench_result_set(&rep->results[first + (size_t)op],
+			                               r == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED,
+			                               "%s", ga_ctx_errmsg(s->ctx))) < 0)
 				goto out;
 		goto out;
 	}
@@ -80,9 +80,9 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 		double v[3];
 		if ((r = b->stream_read(job, idx[i], v)) < 0) {
 			for (int op = 0; op < GA_STREAM_COUNT; op++)
-				if ((err = bench_result_set(&rep->results[first + (size_t)op],
-				                            GA_BENCH_FAILED, "%s", ga_ctx_errmsg(s->ctx))) <
-				    0)
+				if ((err = ga_bench_result_set(&rep->results[first + (size_t)op],
+				                               GA_BENCH_FAILED, "%s",
+				                               ga_ctx_errmsg(s->ctx))) < 0)
 					goto out;
 			goto out;
 		}
@@ -107,22 +107,22 @@ static int stream_one(struct ga_bench_session *s, const struct ga_bench_open *o,
 		else
 			snprintf(name, sizeof(name), "%s", x->family);
 		snprintf(cname, sizeof(cname), "%s.cold_start", name);
-		if (!bench_metric_add(x, name, "byte/s", true, samples[op], reps) ||
-		    !bench_metric_add(x, cname, "s", false, &cold[op], 1)) {
+		if (!ga_bench_metric_add(x, name, "byte/s", true, samples[op], reps) ||
+		    !ga_bench_metric_add(x, cname, "s", false, &cold[op], 1)) {
 			err = -ENOMEM;
 			goto out;
 		}
-		bench_result_rates(x);
+		ga_bench_result_rates(x);
 		x->cold_s = cold[op];
 		x->rel_err = op == GA_STREAM_DOT ? dot_err : worst;
 		x->tolerance = op == GA_STREAM_DOT ? dot_tol : tol;
 		if (!(x->rel_err <= x->tolerance))
-			err = bench_result_set(x, GA_BENCH_FAILED,
-			                       "wrong result: relative error %.3g against BabelStream's "
-			                       "recurrence exceeds %.0e",
-			                       x->rel_err, x->tolerance);
+			err = ga_bench_result_set(x, GA_BENCH_FAILED,
+			                          "wrong result: relative error %.3g against BabelStream's "
+			                          "recurrence exceeds %.0e",
+			                          x->rel_err, x->tolerance);
 		else
-			err = bench_result_set(x, GA_BENCH_OK, NULL);
+			err = ga_bench_result_set(x, GA_BENCH_OK, NULL);
 		if (err < 0)
 			goto out;
 	}

@@ -34,9 +34,9 @@ static int xfer_one(struct ga_bench_session *s, const struct ga_bench_open *o, s
 	char call[96];
 	snprintf(call, sizeof(call), "transfer %s %zu bytes", b->name, bytes);
 	ga_progress(s->ctx, call);
-	double t0 = bench_now();
+	double t0 = ga_bench_now();
 	int r = b->xfer_setup(o->state, dev, bytes, &job);
-	double setup_s = bench_now() - t0;
+	double setup_s = ga_bench_now() - t0;
 	for (int d = 0; d < GA_XFER_COUNT; d++) {
 		const char *dn = ga_xfer_dir_name((enum ga_xfer_dir)d);
 		char what[64], fam[64], name[128], cname[160];
@@ -44,38 +44,40 @@ static int xfer_one(struct ga_bench_session *s, const struct ga_bench_open *o, s
 		size_text(sz, sizeof(sz), bytes);
 		snprintf(what, sizeof(what), "%s %s", dn, sz);
 		snprintf(fam, sizeof(fam), "transfer.%s.%s", b->name, dn);
-		struct ga_bench_result *res = bench_result_add(rep, "transfer", o, dev, what, fam);
+		struct ga_bench_result *res = ga_bench_result_add(rep, "transfer", o, dev, what, fam);
 		if (!res) {
 			err = -ENOMEM;
 			goto out;
 		}
 		if (r < 0) {
-			if ((err = bench_result_set(res, r == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED,
-			                            "%s", ga_ctx_errmsg(s->ctx))) < 0)
+			if ((err = ga_bench_result_set(res,
+			                               r == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED,
+			                               "%s", ga_ctx_errmsg(s->ctx))) < 0)
 				goto out;
 			continue;
 		}
 		double samples[GA_BENCH_MAX_REPS], cold;
-		t0 = bench_now();
+		t0 = ga_bench_now();
 		int e = b->xfer_run(job, (enum ga_xfer_dir)d, 1);
-		cold = bench_now() - t0 + (d == 0 ? setup_s : 0);
+		cold = ga_bench_now() - t0 + (d == 0 ? setup_s : 0);
 		unsigned iters = 1;
 		if (e >= 0) {
-			t0 = bench_now();
+			t0 = ga_bench_now();
 			e = b->xfer_run(job, (enum ga_xfer_dir)d, 1);
-			iters = bench_iters_for(&s->cfg, bench_now() - t0);
+			iters = ga_bench_iters_for(&s->cfg, ga_bench_now() - t0);
 		}
 		for (unsigned i = 0; e >= 0 && i < reps; i++) {
-			t0 = bench_now();
+			t0 = ga_bench_now();
 			e = b->xfer_run(job, (enum ga_xfer_dir)d, iters);
-			double t = (bench_now() - t0) / iters;
+			double t = (ga_bench_now() - t0) / iters;
 			samples[i] = t > 0 ? (double)bytes / t : 0;
 		}
 		if (e >= 0)
 			e = b->xfer_verify(job, (enum ga_xfer_dir)d);
 		if (e < 0) {
-			if ((err = bench_result_set(res, e == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED,
-			                            "%s", ga_ctx_errmsg(s->ctx))) < 0)
+			if ((err = ga_bench_result_set(res,
+			                               e == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED,
+			                               "%s", ga_ctx_errmsg(s->ctx))) < 0)
 				goto out;
 			continue;
 		}
@@ -84,14 +86,14 @@ static int xfer_one(struct ga_bench_session *s, const struct ga_bench_open *o, s
 		else
 			snprintf(name, sizeof(name), "%s", fam);
 		snprintf(cname, sizeof(cname), "%s.cold_start", name);
-		if (!bench_metric_add(res, name, "byte/s", true, samples, reps) ||
-		    !bench_metric_add(res, cname, "s", false, &cold, 1)) {
+		if (!ga_bench_metric_add(res, name, "byte/s", true, samples, reps) ||
+		    !ga_bench_metric_add(res, cname, "s", false, &cold, 1)) {
 			err = -ENOMEM;
 			goto out;
 		}
-		bench_result_rates(res);
+		ga_bench_result_rates(res);
 		res->cold_s = cold;
-		if ((err = bench_result_set(res, GA_BENCH_OK, NULL)) < 0)
+		if ((err = ga_bench_result_set(res, GA_BENCH_OK, NULL)) < 0)
 			goto out;
 	}
 out:
@@ -113,47 +115,47 @@ static int peer_one(struct ga_bench_session *s, const struct ga_bench_open *o, s
 	size_text(sz, sizeof(sz), bytes);
 	snprintf(what, sizeof(what), "p2p %zu->%zu %s", src, dst, sz);
 	snprintf(fam, sizeof(fam), "transfer.%s.p2p", b->name);
-	struct ga_bench_result *res = bench_result_add(rep, "transfer", o, src, what, fam);
+	struct ga_bench_result *res = ga_bench_result_add(rep, "transfer", o, src, what, fam);
 	if (!res)
 		return -ENOMEM;
 	ga_progress(s->ctx, what);
 	void *job = NULL;
 	double samples[GA_BENCH_MAX_REPS];
-	double t0 = bench_now();
+	double t0 = ga_bench_now();
 	int e = b->peer_setup(o->state, src, dst, bytes, &job);
 	if (e >= 0)
 		e = b->xfer_run(job, GA_XFER_D2D, 1);
-	double cold = bench_now() - t0;
+	double cold = ga_bench_now() - t0;
 	unsigned iters = 1;
 	if (e >= 0) {
-		t0 = bench_now();
+		t0 = ga_bench_now();
 		e = b->xfer_run(job, GA_XFER_D2D, 1);
-		iters = bench_iters_for(&s->cfg, bench_now() - t0);
+		iters = ga_bench_iters_for(&s->cfg, ga_bench_now() - t0);
 	}
 	for (unsigned i = 0; e >= 0 && i < reps; i++) {
-		t0 = bench_now();
+		t0 = ga_bench_now();
 		e = b->xfer_run(job, GA_XFER_D2D, iters);
-		double t = (bench_now() - t0) / iters;
+		double t = (ga_bench_now() - t0) / iters;
 		samples[i] = t > 0 ? (double)bytes / t : 0;
 	}
 	if (e >= 0)
 		e = b->xfer_verify(job, GA_XFER_D2D);
 	int err = 0;
 	if (e < 0) {
-		err = bench_result_set(res, e == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED, "%s",
-		                       ga_ctx_errmsg(s->ctx));
+		err = ga_bench_result_set(res, e == -ENOTSUP ? GA_BENCH_SKIPPED : GA_BENCH_FAILED, "%s",
+		                          ga_ctx_errmsg(s->ctx));
 		goto out;
 	}
 	snprintf(name, sizeof(name), "%s.%zuto%zu", fam, src, dst);
 	snprintf(cname, sizeof(cname), "%s.cold_start", name);
-	if (!bench_metric_add(res, name, "byte/s", true, samples, reps) ||
-	    !bench_metric_add(res, cname, "s", false, &cold, 1)) {
+	if (!ga_bench_metric_add(res, name, "byte/s", true, samples, reps) ||
+	    !ga_bench_metric_add(res, cname, "s", false, &cold, 1)) {
 		err = -ENOMEM;
 		goto out;
 	}
-	bench_result_rates(res);
+	ga_bench_result_rates(res);
 	res->cold_s = cold;
-	err = bench_result_set(res, GA_BENCH_OK, NULL);
+	err = ga_bench_result_set(res, GA_BENCH_OK, NULL);
 out:
 	if (job)
 		b->xfer_free(job);

@@ -39,7 +39,7 @@
 #define HUGE_PAGE (2u << 20)
 #define POPULATE_STEP (8u << 20)
 
-int deps_membuf_reserve(struct deps_membuf *m, size_t need)
+int ga_deps_membuf_reserve(struct deps_membuf *m, size_t need)
 {
 	if (need < SIZE_MAX - HUGE_PAGE && need + 1 <= m->cap)
 		return 0;
@@ -79,7 +79,7 @@ static void membuf_populate(struct deps_membuf *m, size_t upto)
 	m->populated = end;
 }
 
-void deps_membuf_release(struct deps_membuf *m)
+void ga_deps_membuf_release(struct deps_membuf *m)
 {
 	if (m->data)
 		munmap(m->data, m->cap);
@@ -95,19 +95,19 @@ struct layer_filter {
 
 static void filter_release(struct layer_filter *f)
 {
-	strset_release(&f->hidden);
-	strset_release(&f->opaque);
-	strset_release(&f->pend_hidden);
-	strset_release(&f->pend_opaque);
+	ga_strset_release(&f->hidden);
+	ga_strset_release(&f->opaque);
+	ga_strset_release(&f->pend_hidden);
+	ga_strset_release(&f->pend_opaque);
 }
 
 static bool filter_hidden(const struct layer_filter *f, const char *p)
 {
-	if (strset_has(&f->hidden, p))
+	if (ga_strset_has(&f->hidden, p))
 		return true;
 	for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
 		size_t n = (size_t)(s - p);
-		if (strset_has_n(&f->hidden, p, n) || strset_has_n(&f->opaque, p, n))
+		if (ga_strset_has_n(&f->hidden, p, n) || ga_strset_has_n(&f->opaque, p, n))
 			return true;
 	}
 	return false;
@@ -116,13 +116,13 @@ static bool filter_hidden(const struct layer_filter *f, const char *p)
 static int filter_merge(struct layer_filter *f)
 {
 	for (size_t i = 0; i < f->pend_hidden.cap; i++)
-		if (f->pend_hidden.slot[i] && strset_add(&f->hidden, f->pend_hidden.slot[i]) < 0)
+		if (f->pend_hidden.slot[i] && ga_strset_add(&f->hidden, f->pend_hidden.slot[i]) < 0)
 			return -ENOMEM;
 	for (size_t i = 0; i < f->pend_opaque.cap; i++)
-		if (f->pend_opaque.slot[i] && strset_add(&f->opaque, f->pend_opaque.slot[i]) < 0)
+		if (f->pend_opaque.slot[i] && ga_strset_add(&f->opaque, f->pend_opaque.slot[i]) < 0)
 			return -ENOMEM;
-	strset_release(&f->pend_hidden);
-	strset_release(&f->pend_opaque);
+	ga_strset_release(&f->pend_hidden);
+	ga_strset_release(&f->pend_opaque);
 	return 0;
 }
 
@@ -287,7 +287,7 @@ static int read_member(struct deps_scan *s, struct archive *a, const char *shown
 {
 	for (;;) {
 		if (b->len + 1 >= b->cap) {
-			int r = deps_membuf_reserve(b, b->len + STREAM_BLOCK);
+			int r = ga_deps_membuf_reserve(b, b->len + STREAM_BLOCK);
 			if (r < 0)
 				return r;
 		}
@@ -331,9 +331,9 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	}
 	if (!charge(s, shown, hl))
 		return 0;
-	enum deps_magic m = deps_sniff(head, hl);
-	bool meta = deps_is_meta_path(tp);
-	if ((m == MAGIC_NONE && !meta) || deps_skip_static_lib(s, head, hl))
+	enum deps_magic m = ga_deps_sniff(head, hl);
+	bool meta = ga_deps_is_meta_path(tp);
+	if ((m == MAGIC_NONE && !meta) || ga_deps_skip_static_lib(s, head, hl))
 		return 0; /* libarchive skips the rest at the next header */
 	if (m == MAGIC_ARCHIVE) {
 		if (depth >= s->o->max_nesting)
@@ -382,9 +382,9 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	size_t want = size_hint > (int64_t)hl && (uint64_t)size_hint <= s->o->max_member_bytes
 	                      ? (size_t)size_hint
 	                      : hl + STREAM_BLOCK;
-	int r = deps_membuf_reserve(b, want);
+	int r = ga_deps_membuf_reserve(b, want);
 	if (r < 0 && want > hl + STREAM_BLOCK) /* a size the address space refuses: grow as data comes */
-		r = deps_membuf_reserve(b, hl + STREAM_BLOCK);
+		r = ga_deps_membuf_reserve(b, hl + STREAM_BLOCK);
 	if (r < 0)
 		goto out;
 	membuf_populate(b, hl + 1);
@@ -397,13 +397,13 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 		goto out;
 	}
 	if (m == MAGIC_ZIP && !outer_is_pkg && depth < s->o->max_nesting)
-		r = deps_archive_mem(s, shown, tp, b->data, b->len, -1, depth + 1);
+		r = ga_deps_archive_mem(s, shown, tp, b->data, b->len, -1, depth + 1);
 	else if (m == MAGIC_ZIP)
-		r = deps_archive_mem(s, shown, tp, b->data, b->len, (long)tree, depth + 1);
+		r = ga_deps_archive_mem(s, shown, tp, b->data, b->len, (long)tree, depth + 1);
 	else
 		r = s->scan_buf(s, tree, shown, tp, b->data, b->len, depth);
 out:
-	deps_membuf_release(&local);
+	ga_deps_membuf_release(&local);
 	return r;
 }
 
@@ -443,7 +443,7 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 		if (!name)
 			continue;
 		ga_free(tp);
-		if (!(tp = deps_norm_path(name))) {
+		if (!(tp = ga_deps_norm_path(name))) {
 			r = -ENOMEM;
 			break;
 		}
@@ -466,9 +466,9 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 				else if ((x = ga_malloc(strlen(tp))))
 					snprintf(x, strlen(tp), "%.*s%s%s", (int)dirlen, tp,
 					         dirlen ? "/" : "", base + 4);
-				if (!x || strset_add(!strcmp(base, ".wh..wh..opq") ? &lf->pend_opaque
-				                                                   : &lf->pend_hidden,
-				                     x) < 0) {
+				if (!x || ga_strset_add(!strcmp(base, ".wh..wh..opq") ? &lf->pend_opaque
+				                                                      : &lf->pend_hidden,
+				                        x) < 0) {
 					ga_free(x);
 					r = -ENOMEM;
 					break;
@@ -478,7 +478,7 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 			}
 			if (filter_hidden(lf, tp))
 				continue;
-			if (type != AE_IFDIR && strset_add(&lf->hidden, tp) < 0) {
+			if (type != AE_IFDIR && ga_strset_add(&lf->hidden, tp) < 0) {
 				r = -ENOMEM;
 				break;
 			}
@@ -486,7 +486,7 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 		const char *hard = archive_entry_hardlink(e);
 		if (type == AE_IFLNK || hard) {
 			const char *target = hard ? hard : archive_entry_symlink(e);
-			if ((r = deps_add_link(s, tree, shown.data, tp, target)) < 0)
+			if ((r = ga_deps_add_link(s, tree, shown.data, tp, target)) < 0)
 				break;
 			continue;
 		}
@@ -551,7 +551,7 @@ static int image_read(struct deps_scan *s, const uint8_t *buf, size_t len, const
 		goto out;
 	struct archive_entry *e;
 	while (archive_read_next_header(a, &e) >= ARCHIVE_WARN) {
-		char *n = archive_entry_pathname(e) ? deps_norm_path(archive_entry_pathname(e)) : NULL;
+		char *n = archive_entry_pathname(e) ? ga_deps_norm_path(archive_entry_pathname(e)) : NULL;
 		bool hit = n && !strcmp(n, name);
 		ga_free(n);
 		if (!hit)
@@ -683,7 +683,7 @@ static int image_layer(struct deps_scan *s, const uint8_t *buf, size_t len, cons
 		if (archive_read_open_memory(outer, buf, len) == ARCHIVE_OK)
 			while (!found && archive_read_next_header(outer, &e) >= ARCHIVE_WARN) {
 				char *nm = archive_entry_pathname(e)
-				                   ? deps_norm_path(archive_entry_pathname(e))
+				                   ? ga_deps_norm_path(archive_entry_pathname(e))
 				                   : NULL;
 				found = nm && !strcmp(nm, layer);
 				ga_free(nm);
@@ -759,7 +759,7 @@ out:
 	return r;
 }
 
-int deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown)
+int ga_deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown)
 {
 	int r = image_scan(s, NULL, 0, dir, shown, 1);
 	if (r == 1)
@@ -771,7 +771,7 @@ int deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown)
 /* A member name found only in container images: blobs/, oci-layout, index.json, manifest.json, repositories, <64 hex>... */
 static bool image_member_name(const char *name)
 {
-	char *n = deps_norm_path(name);
+	char *n = ga_deps_norm_path(name);
 	if (!n)
 		return false;
 	size_t first = strcspn(n, "/");
@@ -806,8 +806,8 @@ static bool compressed_image(const uint8_t *buf, size_t len)
 	return yes;
 }
 
-int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
-                     size_t len, long into_tree, unsigned depth)
+int ga_deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
+                        size_t len, long into_tree, unsigned depth)
 {
 	/*
 	 * An uncompressed tar may be a container image, and so may a compressed
@@ -845,7 +845,8 @@ out:
 	return r;
 }
 
-int deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind, unsigned depth)
+int ga_deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
+                       unsigned depth)
 {
 	struct archive *a = new_reader();
 	if (!a)

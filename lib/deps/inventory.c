@@ -136,7 +136,7 @@ static uint64_t hash_n(const char *s, size_t n)
 	return h;
 }
 
-void strset_release(struct strset *s)
+void ga_strset_release(struct strset *s)
 {
 	for (size_t i = 0; i < s->cap; i++)
 		ga_free(s->slot[i]);
@@ -144,7 +144,7 @@ void strset_release(struct strset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-bool strset_has_n(const struct strset *s, const char *str, size_t n)
+bool ga_strset_has_n(const struct strset *s, const char *str, size_t n)
 {
 	if (!s->n)
 		return false;
@@ -157,14 +157,14 @@ bool strset_has_n(const struct strset *s, const char *str, size_t n)
 	}
 }
 
-bool strset_has(const struct strset *s, const char *str)
+bool ga_strset_has(const struct strset *s, const char *str)
 {
-	return strset_has_n(s, str, strlen(str));
+	return ga_strset_has_n(s, str, strlen(str));
 }
 
-int strset_add(struct strset *s, const char *str)
+int ga_strset_add(struct strset *s, const char *str)
 {
-	if (strset_has(s, str))
+	if (ga_strset_has(s, str))
 		return 0;
 	if ((s->n + 1) * 2 > s->cap) {
 		size_t nc = s->cap ? s->cap * 2 : 64;
@@ -196,7 +196,7 @@ int strset_add(struct strset *s, const char *str)
 
 /* ---- classification ---- */
 
-enum deps_magic deps_sniff(const uint8_t *b, size_t len)
+enum deps_magic ga_deps_sniff(const uint8_t *b, size_t len)
 {
 	if (len >= 4 && !memcmp(b,
 	                        "\x7f"
@@ -229,13 +229,13 @@ enum deps_magic deps_sniff(const uint8_t *b, size_t len)
 	return MAGIC_NONE;
 }
 
-bool deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len)
+bool ga_deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len)
 {
 	return (s->o->elf_flags & GA_ELF_NO_DEVICE_CODE) && len >= 8 && !memcmp(buf, "!<arch>\n", 8) &&
 	       !(len >= 21 && !memcmp(buf + 8, "debian-binary", 13));
 }
 
-const char *deps_base_name(const char *p)
+const char *ga_deps_base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
 	return s ? s + 1 : p;
@@ -248,7 +248,7 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* The parent directory's name of tree_path ends with suffix ("x/y.dist-info/METADATA", ".dist-info"). */
-bool deps_parent_is(const char *tree_path, const char *suffix)
+bool ga_deps_parent_is(const char *tree_path, const char *suffix)
 {
 	const char *slash = strrchr(tree_path, '/');
 	if (!slash)
@@ -271,31 +271,31 @@ static bool parent_eq(const char *tree_path, const char *name)
 }
 
 /* The loader's configuration: etc/ld.so.conf and etc/ld.so.conf.d/NAME.conf at the tree's root. */
-bool deps_ldconf_path(const char *tp)
+bool ga_deps_ldconf_path(const char *tp)
 {
 	return !strcmp(tp, "etc/ld.so.conf") || (!strncmp(tp, "etc/ld.so.conf.d/", 17) &&
 	                                         !strchr(tp + 17, '/') && ends_with(tp + 17, ".conf"));
 }
 
 /* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
-bool deps_deb_meta_path(const char *tp)
+bool ga_deps_deb_meta_path(const char *tp)
 {
 	return !strcmp(tp, "control") || !strcmp(tp, "var/lib/dpkg/status");
 }
 
-bool deps_is_meta_path(const char *tp)
+bool ga_deps_is_meta_path(const char *tp)
 {
-	const char *b = deps_base_name(tp);
-	if (deps_ldconf_path(tp) || deps_deb_meta_path(tp))
+	const char *b = ga_deps_base_name(tp);
+	if (ga_deps_ldconf_path(tp) || ga_deps_deb_meta_path(tp))
 		return true;
-	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && deps_parent_is(tp, ".dist-info"))
+	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && ga_deps_parent_is(tp, ".dist-info"))
 		return true;
 	if (ends_with(b, ".json") && parent_eq(tp, "conda-meta"))
 		return true;
 	return !strcmp(tp, "info/index.json");
 }
 
-char *deps_norm_path(const char *p)
+char *ga_deps_norm_path(const char *p)
 {
 	size_t n = strlen(p);
 	char *out = ga_malloc(n + 1);
@@ -329,8 +329,8 @@ char *deps_norm_path(const char *p)
 	return out;
 }
 
-struct ga_deps_file *deps_add_file(struct deps_scan *s, size_t tree, const char *shown, const char *tp,
-                                   uint64_t size)
+struct ga_deps_file *ga_deps_add_file(struct deps_scan *s, size_t tree, const char *shown, const char *tp,
+                                      uint64_t size)
 {
 	char *a = ga_strdup(shown), *b = ga_strdup(tp);
 	struct ga_deps_file *f =
@@ -348,12 +348,12 @@ struct ga_deps_file *deps_add_file(struct deps_scan *s, size_t tree, const char 
 	return f;
 }
 
-int deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const char *target)
+int ga_deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const char *target)
 {
 	char *t = ga_strdup(target ? target : "");
 	if (!t)
 		return -ENOMEM;
-	struct ga_deps_file *f = deps_add_file(s, tree, shown, tp, 0);
+	struct ga_deps_file *f = ga_deps_add_file(s, tree, shown, tp, 0);
 	if (!f) {
 		ga_free(t);
 		return -ENOMEM;

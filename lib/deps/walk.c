@@ -79,8 +79,8 @@ static int scan_meta(struct deps_scan *s, size_t tree, const char *shown, const 
                      size_t len)
 {
 	struct ga_deps_inventory *inv = s->inv;
-	const char *b = deps_base_name(tp);
-	bool dist = deps_parent_is(tp, ".dist-info");
+	const char *b = ga_deps_base_name(tp);
+	bool dist = ga_deps_parent_is(tp, ".dist-info");
 	char *meta_dir = dist ? dir_of(tp) : ga_strdup(tp);
 	if (!meta_dir)
 		return -ENOMEM;
@@ -197,8 +197,8 @@ static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const c
 static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
                        const uint8_t *buf, size_t len, unsigned depth);
 
-int deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
-                  size_t len, unsigned depth)
+int ga_deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
+                     size_t len, unsigned depth)
 {
 	return scan_buf_fd(s, -1, tree, shown, tp, buf, len, depth);
 }
@@ -206,7 +206,7 @@ int deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const cha
 static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
                        const uint8_t *buf, size_t len, unsigned depth)
 {
-	enum deps_magic m = deps_sniff(buf, len);
+	enum deps_magic m = ga_deps_sniff(buf, len);
 	int r;
 	if (m == MAGIC_ELF || m == MAGIC_DEVCODE) {
 		if (s->o->progress)
@@ -222,7 +222,7 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 			ga_elf_info_free(info);
 			return 0;
 		}
-		struct ga_deps_file *f = deps_add_file(s, tree, shown, tp, len);
+		struct ga_deps_file *f = ga_deps_add_file(s, tree, shown, tp, len);
 		if (!f) {
 			ga_elf_info_free(info);
 			return -ENOMEM;
@@ -235,25 +235,25 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 			return ga_deps_add_gap(s->inv, shown,
 			                       "archive nested deeper than %u levels: not opened",
 			                       s->o->max_nesting);
-		return deps_archive_mem(s, shown, tp, buf, len, -1, depth + 1);
+		return ga_deps_archive_mem(s, shown, tp, buf, len, -1, depth + 1);
 	}
-	if (deps_is_meta_path(tp)) {
+	if (ga_deps_is_meta_path(tp)) {
 		if (len > GA_DEPS_MAX_META_BYTES)
 			return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
 			                       GA_DEPS_MAX_META_BYTES);
-		if (deps_ldconf_path(tp))
+		if (ga_deps_ldconf_path(tp))
 			return add_ldconf(s, tree, tp, buf, len);
-		if (deps_deb_meta_path(tp))
+		if (ga_deps_deb_meta_path(tp))
 			return scan_deb(s, tree, shown, tp, buf, len);
 		return scan_meta(s, tree, shown, tp, buf, len);
 	}
 	return 0;
 }
 
-void deps_scan_release(struct deps_scan *s)
+void ga_deps_scan_release(struct deps_scan *s)
 {
 	for (size_t i = 0; i < DEPS_MEMBER_BUFS; i++)
-		deps_membuf_release(&s->member[i]);
+		ga_deps_membuf_release(&s->member[i]);
 	ga_buf_release(&s->small);
 }
 
@@ -261,9 +261,9 @@ int ga_deps_scan_buffer(struct ga_ctx *ctx, const struct ga_deps_opts *o, struct
                         size_t tree, const char *shown_path, const char *tree_path, const uint8_t *buf,
                         size_t len)
 {
-	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv, .scan_buf = deps_scan_buf };
-	int r = deps_scan_buf(&s, tree, shown_path, tree_path, buf, len, 0);
-	deps_scan_release(&s);
+	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf };
+	int r = ga_deps_scan_buf(&s, tree, shown_path, tree_path, buf, len, 0);
+	ga_deps_scan_release(&s);
 	return r;
 }
 
@@ -282,8 +282,8 @@ static int scan_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, 
 	ssize_t got = pread(fd, head, sizeof(head), 0);
 	if (got < 0)
 		return ga_deps_add_gap(s->inv, shown, "cannot read: %s", strerror(errno));
-	if ((deps_sniff(head, (size_t)got) == MAGIC_NONE && !deps_is_meta_path(tp)) ||
-	    deps_skip_static_lib(s, head, (size_t)got))
+	if ((ga_deps_sniff(head, (size_t)got) == MAGIC_NONE && !ga_deps_is_meta_path(tp)) ||
+	    ga_deps_skip_static_lib(s, head, (size_t)got))
 		return 0;
 	/*
 	 * Small files are read into one reused buffer: mapping each one costs page
@@ -404,7 +404,7 @@ static void pre_one(const struct pre_job *j, struct pre *p)
 	ssize_t got;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < PAR_MIN_BYTES ||
 	    (uint64_t)st.st_size > SIZE_MAX || (got = pread(fd, head, sizeof(head), 0)) < 0 ||
-	    deps_sniff(head, (size_t)got) != MAGIC_ELF) {
+	    ga_deps_sniff(head, (size_t)got) != MAGIC_ELF) {
 		close(fd);
 		return;
 	}
@@ -505,7 +505,7 @@ static int pre_take(struct deps_scan *s, struct pre *p, size_t tree, const char 
 		return p->err;
 	if (p->err < 0)
 		return ga_deps_add_gap(s->inv, shown, "%s", p->msg);
-	struct ga_deps_file *f = deps_add_file(s, tree, shown, tp, p->size);
+	struct ga_deps_file *f = ga_deps_add_file(s, tree, shown, tp, p->size);
 	if (!f)
 		return -ENOMEM;
 	f->elf = p->info;
@@ -589,7 +589,7 @@ static int scan_dir(struct deps_scan *s, int dfd, size_t tree, const char *shown
 			char target[PATH_MAX];
 			ssize_t k = readlinkat(dirfd(d), names[i].name, target, sizeof(target) - 1);
 			target[k < 0 ? 0 : k] = '\0';
-			if ((r = deps_add_link(s, tree, sp.data, tpp.data, target)) < 0)
+			if ((r = ga_deps_add_link(s, tree, sp.data, tpp.data, target)) < 0)
 				goto out;
 		} else if (S_ISDIR(st.st_mode)) {
 			int cfd = openat(dirfd(d), names[i].name,
@@ -658,7 +658,7 @@ static int scan_path(struct deps_scan *sp, const char *path)
 		char oci[PATH_MAX];
 		if ((size_t)snprintf(oci, sizeof(oci), "%s/oci-layout", path) < sizeof(oci) &&
 		    access(oci, F_OK) == 0)
-			return deps_oci_dir(sp, path, path);
+			return ga_deps_oci_dir(sp, path, path);
 		char *real = realpath(path, NULL);
 		if (!real)
 			return ga_err(ctx, -errno, "%s: %s", path, strerror(errno));
@@ -688,11 +688,11 @@ static int scan_path(struct deps_scan *sp, const char *path)
 	}
 	uint8_t head[512];
 	ssize_t got = pread(fd, head, sizeof(head), 0);
-	enum deps_magic m = got > 0 ? deps_sniff(head, (size_t)got) : MAGIC_NONE;
+	enum deps_magic m = got > 0 ? ga_deps_sniff(head, (size_t)got) : MAGIC_NONE;
 	if (m == MAGIC_ZIP) { /* wheels, .conda, jars: streamed, not mapped */
 		inv->files_seen++;
 		inv->bytes_seen += (uint64_t)fst.st_size;
-		r = deps_archive_fd(sp, fd, path, path, 1);
+		r = ga_deps_archive_fd(sp, fd, path, path, 1);
 		close(fd);
 		return r;
 	}
@@ -705,7 +705,7 @@ static int scan_path(struct deps_scan *sp, const char *path)
 			close(fd);
 			return r;
 		}
-		r = deps_archive_mem(sp, path, path, map, (size_t)fst.st_size, -1, 1);
+		r = ga_deps_archive_mem(sp, path, path, map, (size_t)fst.st_size, -1, 1);
 		munmap(map, (size_t)fst.st_size);
 		close(fd);
 		return r;
@@ -715,7 +715,7 @@ static int scan_path(struct deps_scan *sp, const char *path)
 		close(fd);
 		return -ENOMEM;
 	}
-	const char *b = deps_base_name(path);
+	const char *b = ga_deps_base_name(path);
 	r = scan_fd(sp, fd, (size_t)tree, path, b, (uint64_t)fst.st_size);
 	close(fd);
 	return r;
@@ -724,8 +724,8 @@ static int scan_path(struct deps_scan *sp, const char *path)
 int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *path,
                  struct ga_deps_inventory *inv)
 {
-	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv, .scan_buf = deps_scan_buf };
+	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf };
 	int r = scan_path(&s, path);
-	deps_scan_release(&s);
+	ga_deps_scan_release(&s);
 	return r;
 }

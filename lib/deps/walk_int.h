@@ -22,14 +22,14 @@ struct deps_membuf {
 	size_t populated; /* bytes from the start faulted in already */
 };
 /* Make room for need bytes plus a terminating NUL: 0 or -ENOMEM. */
-int deps_membuf_reserve(struct deps_membuf *m, size_t need);
-void deps_membuf_release(struct deps_membuf *m);
+int ga_deps_membuf_reserve(struct deps_membuf *m, size_t need);
+void ga_deps_membuf_release(struct deps_membuf *m);
 
 /* One scan: options, the inventory it fills, and a sticky stop flag (total cap hit). */
 #define DEPS_MEMBER_BUFS 16
 
 struct deps_scan;
-/* What the walk does with a buffer (deps_scan_buf); the archive reader calls it for every member. */
+/* What the walk does with a buffer (ga_deps_scan_buf); the archive reader calls it for every member. */
 typedef int (*deps_scan_buf_fn)(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
                                 const uint8_t *buf, size_t len, unsigned depth);
 
@@ -37,7 +37,7 @@ struct deps_scan {
 	struct ga_ctx *ctx;
 	const struct ga_deps_opts *o;
 	struct ga_deps_inventory *inv;
-	/* deps_scan_buf, through a pointer: archives hold archives, and archive.c calls no walk function */
+	/* ga_deps_scan_buf, through a pointer: archives hold archives, and archive.c calls no walk function */
 	deps_scan_buf_fn scan_buf;
 	bool stopped;
 	/*
@@ -47,60 +47,60 @@ struct deps_scan {
 	struct deps_membuf member[DEPS_MEMBER_BUFS];
 	struct ga_buf small; /* small files on disk are pread into it instead of mapped */
 };
-void deps_scan_release(struct deps_scan *s);
+void ga_deps_scan_release(struct deps_scan *s);
 
 /* A set of strings (open addressing), for whiteouts and layer shadowing. */
 struct strset {
 	char **slot;
 	size_t cap, n;
 };
-void strset_release(struct strset *s);
-int strset_add(struct strset *s, const char *str);
-bool strset_has(const struct strset *s, const char *str);
-bool strset_has_n(const struct strset *s, const char *str, size_t n);
+void ga_strset_release(struct strset *s);
+int ga_strset_add(struct strset *s, const char *str);
+bool ga_strset_has(const struct strset *s, const char *str);
+bool ga_strset_has_n(const struct strset *s, const char *str, size_t n);
 
 /* What a buffer's first bytes say it is. */
 enum deps_magic { MAGIC_NONE = 0, MAGIC_ELF, MAGIC_DEVCODE, MAGIC_ZIP, MAGIC_ARCHIVE };
-enum deps_magic deps_sniff(const uint8_t *buf, size_t len);
+enum deps_magic ga_deps_sniff(const uint8_t *buf, size_t len);
 /*
  * A static library (ar, not a .deb): its members are relocatable objects with
  * no dynamic section, so a NEEDED-only listing (GA_ELF_NO_DEVICE_CODE) skips it.
  */
-bool deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len);
+bool ga_deps_skip_static_lib(const struct deps_scan *s, const uint8_t *buf, size_t len);
 /* Metadata files the walk reads by name (METADATA, RECORD, conda json). */
-bool deps_is_meta_path(const char *tree_path);
+bool ga_deps_is_meta_path(const char *tree_path);
 /* The last component of p. */
-const char *deps_base_name(const char *p);
+const char *ga_deps_base_name(const char *p);
 /* The parent directory's name of tree_path ends with suffix ("x/y.dist-info/METADATA", ".dist-info"). */
-bool deps_parent_is(const char *tree_path, const char *suffix);
+bool ga_deps_parent_is(const char *tree_path, const char *suffix);
 /* The loader's configuration: etc/ld.so.conf and etc/ld.so.conf.d/NAME.conf at the tree's root. */
-bool deps_ldconf_path(const char *tree_path);
+bool ga_deps_ldconf_path(const char *tree_path);
 /* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
-bool deps_deb_meta_path(const char *tree_path);
+bool ga_deps_deb_meta_path(const char *tree_path);
 /* Append a file record (no ELF info, no package yet); NULL on ENOMEM. */
-struct ga_deps_file *deps_add_file(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
-                                   uint64_t size);
+struct ga_deps_file *ga_deps_add_file(struct deps_scan *s, size_t tree, const char *shown,
+                                      const char *tree_path, uint64_t size);
 
 /* walk.c: inspect one buffer (ELF, device code, metadata, or an archive to walk). */
-int deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
-                  const uint8_t *buf, size_t len, unsigned depth);
+int ga_deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
+                     const uint8_t *buf, size_t len, unsigned depth);
 /* Record a symlink found in a tree (the loader simulation resolves names through it). */
-int deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
-                  const char *target);
+int ga_deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
+                     const char *target);
 
 /* archive.c: walk an archive held in memory as a new tree (or into tree when into_tree >= 0). */
-int deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
-                     size_t len, long into_tree, unsigned depth);
+int ga_deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
+                        size_t len, long into_tree, unsigned depth);
 /*
  * archive.c: walk a zip on disk (fd, a regular file) as a new tree, read through
  * libarchive's seekable zip reader (central directory) rather than mapped.
  */
-int deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
-                    unsigned depth);
+int ga_deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
+                       unsigned depth);
 /* archive.c: an OCI image layout directory (oci-layout + index.json + blobs/). */
-int deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown);
+int ga_deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown);
 
 /* Lexically normalise an archive member or path: drop "./", leading '/', "." and ".." (never above the root). */
-char *deps_norm_path(const char *p);
+char *ga_deps_norm_path(const char *p);
 
 #endif

@@ -34,42 +34,42 @@ static void test_url(void **state)
 {
 	(void)state;
 	struct h1_url u;
-	assert_int_equal(h1_url_split(ctx, "http://127.0.0.1:8080/v1/completions?x=1#frag", &u), 0);
+	assert_int_equal(ga_h1_url_split(ctx, "http://127.0.0.1:8080/v1/completions?x=1#frag", &u), 0);
 	assert_string_equal(u.host, "127.0.0.1");
 	assert_string_equal(u.port, "8080");
 	assert_string_equal(u.authority, "127.0.0.1:8080");
 	assert_string_equal(u.target, "/v1/completions?x=1");
-	h1_url_release(&u);
-	assert_int_equal(h1_url_split(ctx, "http://example.org", &u), 0);
+	ga_h1_url_release(&u);
+	assert_int_equal(ga_h1_url_split(ctx, "http://example.org", &u), 0);
 	assert_string_equal(u.host, "example.org");
 	assert_string_equal(u.port, "80");
 	assert_string_equal(u.authority, "example.org");
 	assert_string_equal(u.target, "/");
-	h1_url_release(&u);
-	assert_int_equal(h1_url_split(ctx, "http://[::1]:9000/x", &u), 0);
+	ga_h1_url_release(&u);
+	assert_int_equal(ga_h1_url_split(ctx, "http://[::1]:9000/x", &u), 0);
 	assert_string_equal(u.host, "::1");
 	assert_string_equal(u.authority, "[::1]:9000");
-	h1_url_release(&u);
-	assert_int_equal(h1_url_split(ctx, "http://[::1]/", &u), 0);
+	ga_h1_url_release(&u);
+	assert_int_equal(ga_h1_url_split(ctx, "http://[::1]/", &u), 0);
 	assert_string_equal(u.authority, "[::1]");
 	assert_string_equal(u.port, "80");
-	h1_url_release(&u);
-	assert_int_equal(h1_url_split(ctx, "http://host?q", &u), 0);
+	ga_h1_url_release(&u);
+	assert_int_equal(ga_h1_url_split(ctx, "http://host?q", &u), 0);
 	assert_string_equal(u.target, "/?q");
-	h1_url_release(&u);
-	assert_int_equal(h1_url_split(ctx, "https://example.org/", &u), -EINVAL);
-	assert_int_equal(h1_url_split(ctx, "http://u:p@example.org/", &u), -EINVAL);
+	ga_h1_url_release(&u);
+	assert_int_equal(ga_h1_url_split(ctx, "https://example.org/", &u), -EINVAL);
+	assert_int_equal(ga_h1_url_split(ctx, "http://u:p@example.org/", &u), -EINVAL);
 	assert_non_null(strstr(ga_ctx_errmsg(ctx), "credentials"));
-	assert_int_equal(h1_url_split(ctx, "http://", &u), -EINVAL);
-	assert_int_equal(h1_url_split(ctx, "http://a b/", &u), -EINVAL);
+	assert_int_equal(ga_h1_url_split(ctx, "http://", &u), -EINVAL);
+	assert_int_equal(ga_h1_url_split(ctx, "http://a b/", &u), -EINVAL);
 }
 
 static void build(const struct ga_http_opts *o, struct ga_buf *b, int want)
 {
 	struct h1_url u;
-	assert_int_equal(h1_url_split(ctx, o->url, &u), 0);
-	assert_int_equal(h1_request_build(ctx, o, &u, b), want);
-	h1_url_release(&u);
+	assert_int_equal(ga_h1_url_split(ctx, o->url, &u), 0);
+	assert_int_equal(ga_h1_request_build(ctx, o, &u, b), want);
+	ga_h1_url_release(&u);
 }
 
 static void test_request(void **state)
@@ -116,11 +116,11 @@ static void test_request(void **state)
 /* Feed s whole or byte by byte; then a close when not complete. */
 static void feed(struct h1_resp *r, const char *s, size_t n, bool bytewise, bool head, ssize_t *ret_used)
 {
-	h1_resp_begin(r, head);
+	ga_h1_resp_begin(r, head);
 	ssize_t used = 0;
 	if (bytewise) {
 		for (size_t i = 0; i < n && !r->complete; i++) {
-			ssize_t k = h1_resp_feed(r, s + i, 1);
+			ssize_t k = ga_h1_resp_feed(r, s + i, 1);
 			if (k < 0) {
 				used = k;
 				break;
@@ -128,10 +128,10 @@ static void feed(struct h1_resp *r, const char *s, size_t n, bool bytewise, bool
 			used += k;
 		}
 	} else {
-		used = h1_resp_feed(r, s, n);
+		used = ga_h1_resp_feed(r, s, n);
 	}
 	if (used >= 0 && !r->complete) {
-		ssize_t k = h1_resp_feed(r, s + n, 0);
+		ssize_t k = ga_h1_resp_feed(r, s + n, 0);
 		if (k < 0)
 			used = k;
 	}
@@ -218,8 +218,8 @@ static void test_responses(void **state)
 		assert_int_equal(used, -EPROTO);
 	}
 	/* a close before any byte is not an error of the parser: the engine decides (retry) */
-	h1_resp_begin(&r, false);
-	assert_int_equal(h1_resp_feed(&r, "", 0), 0);
+	ga_h1_resp_begin(&r, false);
+	assert_int_equal(ga_h1_resp_feed(&r, "", 0), 0);
 	assert_false(r.complete);
 	assert_false(r.any_byte);
 	assert_null(r.error);
