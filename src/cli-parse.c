@@ -11,12 +11,13 @@
 #include "cli.h"
 #include "gpuaudit/policy.h"
 
-int cli_parse(struct cli *cli, const char *cmd, int argc, char **argv, const char *shortopts,
-              const struct option *opts, cli_opt_fn fn, void *st)
+static int parse(struct cli *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+                 const struct option *opts, cli_opt_fn fn, void *st, bool permute)
 {
 	char spec[128];
-	/* "+" stops at the first operand (bench exec -- CMD), ":"-less: getopt returns '?' */
-	int n = snprintf(spec, sizeof(spec), "+h%s", shortopts ? shortopts : "");
+	/* "+" stops at the first operand (bench exec CMD ARGS); without it getopt moves the
+	 * operands behind the options (deps PATH --json). No ":": a missing argument is '?'. */
+	int n = snprintf(spec, sizeof(spec), "%sh%s", permute ? "" : "+", shortopts ? shortopts : "");
 	if (n < 0 || (size_t)n >= sizeof(spec))
 		return cli_error(cli, cmd, EXIT_INTERNAL, "option table too long");
 	optind = 0;
@@ -37,6 +38,18 @@ int cli_parse(struct cli *cli, const char *cmd, int argc, char **argv, const cha
 		return r;
 	}
 	return CLI_NEXT;
+}
+
+int cli_parse(struct cli *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+              const struct option *opts, cli_opt_fn fn, void *st)
+{
+	return parse(cli, cmd, argc, argv, shortopts, opts, fn, st, false);
+}
+
+int cli_parse_permute(struct cli *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+                      const struct option *opts, cli_opt_fn fn, void *st)
+{
+	return parse(cli, cmd, argc, argv, shortopts, opts, fn, st, true);
 }
 
 int cli_no_operands(struct cli *cli, const char *cmd, int argc, char **argv)

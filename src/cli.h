@@ -130,6 +130,11 @@ int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, str
 typedef int (*cli_opt_fn)(struct cli *cli, const char *cmd, int opt, const char *arg, void *st);
 int cli_parse(struct cli *cli, const char *cmd, int argc, char **argv, const char *shortopts,
               const struct option *opts, cli_opt_fn fn, void *st);
+/* The same, for commands whose options may follow their operands (deps PATH --json,
+ * explain LOG --json): getopt moves the operands to argv[optind..argc), in order;
+ * "--" still ends the options. */
+int cli_parse_permute(struct cli *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+                      const struct option *opts, cli_opt_fn fn, void *st);
 /* CLI_NEXT when no operand is left, else the usage error's exit code. */
 int cli_no_operands(struct cli *cli, const char *cmd, int argc, char **argv);
 /* A decimal integer in [min, max] for option what ("--x wants UNIT between ..."): CLI_NEXT or EXIT_USAGE. */

@@ -274,29 +274,20 @@ static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 }
 
 /*
- * cli_parse stops at the first operand, and deps has always taken options
- * after its PATHs as well (GNU order: `deps dist/x.whl --json`): parse again
- * after each run of operands, gathered in paths (room for argc). "--" ends
- * the options. Then the checks across options. CLI_NEXT, or the exit code
+ * The options, which may follow the PATHs as well (GNU order: `deps
+ * dist/x.whl --json`; "--" ends the options), then the checks across them.
+ * The PATHs are gathered in paths (room for argc). CLI_NEXT, or the exit code
  * (usage or the error printed).
  */
 static int deps_parse(struct cli *cli, int argc, char **argv, const struct option *opts, struct deps_cli *d,
                       char **paths, int *n_paths)
 {
-	int base = 0;
+	int code = cli_parse_permute(cli, "deps", argc, argv, "jv", opts, deps_opt, d);
+	if (code != CLI_NEXT)
+		return code;
 	*n_paths = 0;
-	for (;;) {
-		int code = cli_parse(cli, "deps", argc - base, argv + base, "jv", opts, deps_opt, d);
-		if (code != CLI_NEXT)
-			return code;
-		int i = base + optind;
-		bool rest = i - base > 1 && !strcmp(argv[i - 1], "--");
-		while (i < argc && (rest || argv[i][0] != '-' || !argv[i][1]))
-			paths[(*n_paths)++] = argv[i++];
-		if (i >= argc)
-			break;
-		base = i - 1;
-	}
+	for (int i = optind; i < argc; i++)
+		paths[(*n_paths)++] = argv[i];
 	if (!*n_paths)
 		return cli_error(cli, "deps", EXIT_USAGE, "no PATH to scan (try -h)");
 	if (d->modes & (d->modes - 1))

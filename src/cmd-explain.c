@@ -65,19 +65,6 @@ int explain_stream(int fd, struct ga_explain *ex, char *err, size_t errn)
 	return r;
 }
 
-/*
- * `explain LOG --json` has always worked: the log may come before the options.
- * cli_parse stops at the first operand, so let getopt's own permutation move
- * the operands behind the options first (a scan that acts on nothing).
- */
-static void operands_last(int argc, char **argv, const struct option *opts)
-{
-	optind = 0;
-	opterr = 0;
-	while (getopt_long(argc, argv, "hjF:m:lP", opts, NULL) != -1)
-		;
-}
-
 struct explain_opts {
 	bool json;
 	const char *for_file;
@@ -169,8 +156,8 @@ int cmd_explain(struct cli *cli, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct explain_opts o = { .max_matches = 100 };
-	operands_last(argc, argv, opts);
-	int code = cli_parse(cli, "explain", argc, argv, "j", opts, explain_opt, &o);
+	/* `explain LOG --json` has always worked: the log may come before the options */
+	int code = cli_parse_permute(cli, "explain", argc, argv, "j", opts, explain_opt, &o);
 	if (code != CLI_NEXT)
 		return code;
 	if (argc - optind > 1)
