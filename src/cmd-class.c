@@ -140,13 +140,8 @@ static int class_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
 static int print_json(struct cli *cli, const struct ga_nodeclass *nc, bool compact)
 {
 	struct ga_buf out;
-	struct ga_json w;
 	ga_buf_init(&out, 0);
-	ga_json_init(&w, &out, !compact);
-	int r = ga_nodeclass_write_json(nc, &w);
-	int f = ga_json_finish(&w);
-	if (r == 0)
-		r = f;
+	int r = ga_class_write_json(nc, &out, !compact);
 	if (r == 0) {
 		fwrite(out.data, 1, out.len, cli->out);
 		if (compact)

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpuaudit/model.h"
 
 int cmd_version(struct cli *cli, int argc, char **argv)
 {
@@ -16,9 +17,16 @@ int cmd_version(struct cli *cli, int argc, char **argv)
 		else
 			return cli_error(cli, "version", EXIT_USAGE, "unknown option '%s'", argv[i]);
 	}
-	if (json)
-		fprintf(cli->out, "{\"name\": \"gpuaudit\", \"version\": \"%s\"}\n", GA_VERSION);
-	else
+	if (json) {
+		struct ga_buf b;
+		ga_buf_init(&b, 0);
+		int r = ga_version_write_json(&b);
+		if (r == 0)
+			fwrite(b.data, 1, b.len, cli->out);
+		ga_buf_release(&b);
+		if (r < 0)
+			return cli_error(cli, "version", EXIT_INTERNAL, "out of memory");
+	} else
 		fprintf(cli->out, "gpuaudit %s\n", GA_VERSION);
 	return EXIT_OK;
 }

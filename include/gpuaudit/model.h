@@ -38,6 +38,16 @@ int ga_model_read(struct ga_ctx *ctx, const struct ga_model *m, const char *text
 int ga_model_write(const struct ga_model *m, const void *obj, struct ga_buf *out, bool pretty);
 void ga_model_release(const struct ga_model *m, void *obj);
 
+/* `version --json` (lib/model/version.c): this build's name and version. */
+#define GA_VERSION_SCHEMA "gpuaudit.version/v1"
+struct ga_version_doc {
+	char *schema;
+	char *name;
+	char *version;
+};
+extern const struct ga_schema ga_version_doc_schema;
+int ga_version_write_json(struct ga_buf *out);
+
 #ifdef __cplusplus
 }
 #endif

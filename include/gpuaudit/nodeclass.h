@@ -44,11 +44,21 @@ int ga_nodeclass_compute(const struct ga_node *n, struct ga_nodeclass *out);
 void ga_nodeclass_release(struct ga_nodeclass *c);
 
 /*
- * Write c as one JSON object: id, name, hw_sha256, stack_sha256, hw, stack
- * (objects), key, key_json (object). 0, -ENOMEM, or -EINVAL when c does not
- * hold canonical JSON.
+ * The class as a document (`class --json`, lib/model/class.c): schema, id,
+ * name, hw_sha256, stack_sha256, hw, stack (the canonical JSON as objects),
+ * key, key_json. Read back, hw/stack/key_json hold compact JSON text with the
+ * same members (the hashes stay those of the canonical bytes).
  */
-int ga_nodeclass_write_json(const struct ga_nodeclass *c, struct ga_json *w);
+#define GA_CLASS_SCHEMA "gpuaudit.class/v1"
+struct ga_class_doc {
+	char *schema;
+	struct ga_nodeclass c;
+};
+struct ga_schema;
+extern const struct ga_schema ga_class_doc_schema;
+/* Write c as a gpuaudit.class/v1 document into out: 0 or -ENOMEM. */
+struct ga_buf;
+int ga_class_write_json(const struct ga_nodeclass *c, struct ga_buf *out, bool pretty);
 
 #ifdef __cplusplus
 }

@@ -54,6 +54,7 @@ enum ga_ftype {
 	GA_F_CHARS, /* char[count_off] inside the struct; "" is written as null */
 	GA_F_OBJN, /* embedded struct described by sub, null when its bool at sub offset count_off is false */
 	GA_F_MKV,  /* like GA_F_KV, but a key repeated is one member whose value is the array of its values */
+	GA_F_JSON, /* char * holding compact JSON text, written as that JSON value; NULL = null */
 };
 
 /* One member of a GA_F_KV object (struct ga_evidence has the same layout). */
@@ -104,6 +105,7 @@ struct ga_schema {
 	{#member, GA_F_CHARS, offsetof(st, member), NULL, sizeof(((st *)0)->member)}
 /* An embedded struct that is null when the presence bit at sub's offset boff is false. */
 #define GA_FIELD_OBJN(st, member, s, boff) {#member, GA_F_OBJN, offsetof(st, member), &(s), (boff)}
+#define GA_FIELD_JSON(st, member) {#member, GA_F_JSON, offsetof(st, member), NULL, 0}
 // clang-format on
 
 /* Write obj as a JSON object (all fields, absent ones as null). */

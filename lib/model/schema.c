@@ -9,6 +9,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/schema.h"
+#include "schema-int.h"
 
 #define AT(obj, off, type) ((type *)((char *)(obj) + (off)))
 #define CAT(obj, off, type) ((const type *)((const char *)(obj) + (off)))
@@ -135,6 +136,9 @@ void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const
 		case GA_F_MKV:
 			write_mkv(w, *CAT(obj, f->off, struct ga_kv *), *CAT(obj, f->count_off, size_t));
 			break;
+		case GA_F_JSON:
+			ga_schema_json_write(w, *CAT(obj, f->off, char *));
+			break;
 		case GA_F_CHARS: {
 			const char *c = CAT(obj, f->off, char);
 			ga_json_str(w, *c ? c : NULL);
@@ -182,6 +186,7 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 	for (size_t i = 0; i < s->nfields; i++) {
 		const struct ga_field *f = &s->fields[i];
 		switch (f->type) {
+		case GA_F_JSON:
 		case GA_F_STR:
 			ga_free(*AT(obj, f->off, char *));
 			*AT(obj, f->off, char *) = NULL;
@@ -347,6 +352,9 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 	}
 	case GA_F_MKV:
 		return read_mkv(ctx, f, v, obj, path);
+	case GA_F_JSON:
+		*AT(obj, f->off, char *) = ga_schema_json_read(v);
+		return *AT(obj, f->off, char *) ? 0 : -ENOMEM;
 	case GA_F_KV: {
 		if (!json_is_object(v) || json_object_size(v) > MAX_ITEMS)
 			return type_err(ctx, path, f->name, "object of strings");
