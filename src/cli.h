@@ -30,11 +30,13 @@ struct command {
 	const char *name;
 	int (*fn)(struct cli *cli, int argc, char **argv);
 	const char *summary;
-	const char *usage; /* full help text for -h and 'gpuaudit help CMD' */
-	bool hidden;       /* internal: not listed in help */
+	const char *usage;            /* full help text for -h and 'gpuaudit help CMD' */
+	bool hidden;                  /* internal: not listed in help */
+	void (*more_usage)(FILE *to); /* printed after usage (bench: its subcommands) */
 };
 
-extern const struct command commands[];
+/* The command table (main.c), handed to cli.c before any command runs. */
+void cli_set_commands(const struct command *commands);
 
 int cmd_discover(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);

@@ -1,6 +1,8 @@
 /*
  * main.c - gpuaudit's command table and dispatch. Each command lives in
- * src/cmd-<name>.c; the library (lib/) never prints or exits, this does.
+ * src/cmd-<name>.c; the helpers they share (errors, usage, context) in
+ * src/cli.c, which is handed the table so that no command file refers back
+ * to this one. The library (lib/) never prints or exits, this does.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -436,7 +438,8 @@ const struct command commands[] = {
 	  "Run one benchmark; 'gpuaudit bench BENCHMARK -h' shows its options.\n"
 	  "Results print as text, or as JSON (schema gpuaudit.bench/v1) with --json.\n"
 	  "\n"
-	  "Benchmarks:\n" },
+	  "Benchmarks:\n",
+	  false, cli_bench_list },
 	{ "smoke", cmd_smoke, "canary smoke test: GEMM, bandwidth, collective, inference per backend",
 	  "usage: gpuaudit smoke [--policy FILE [--class NAME]] [OPTIONS]\n"
 	  "\n"
@@ -519,77 +522,6 @@ const struct command commands[] = {
 	{ NULL, NULL, NULL, NULL, false },
 };
 
-const struct command *cli_find(const char *name)
-{
-	for (const struct command *c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return NULL;
-}
-
-void cli_usage(struct cli *cli, const struct command *c, FILE *to)
-{
-	(void)cli;
-	fputs(c->usage, to);
-	if (c->fn == cmd_bench)
-		cli_bench_list(to);
-}
-
-void cli_main_usage(FILE *to)
-{
-	fputs("usage: gpuaudit [--version] [-h] COMMAND [ARGS]\n"
-	      "\n"
-	      "Prove that GPU and accelerator nodes are what you think they are.\n"
-	      "\n"
-	      "Commands:\n",
-	      to);
-	for (const struct command *c = commands; c->name; c++)
-		if (!c->hidden)
-			fprintf(to, "  %-10s %s\n", c->name, c->summary);
-	fputs("\n"
-	      "'gpuaudit help COMMAND' or 'gpuaudit COMMAND -h' shows a command's options.\n"
-	      "Exit status: 0 ok, 1 problems found, 2 usage or unreadable input,\n"
-	      "3 backend unavailable, 4 inconclusive, 70 internal error.\n",
-	      to);
-}
-
-int cli_error(struct cli *cli, const char *cmd, int code, const char *fmt, ...)
-{
-	fprintf(cli->err, "%s%s%s: ", cli->prog, cmd ? " " : "", cmd ? cmd : "");
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(cli->err, fmt, ap);
-	va_end(ap);
-	fputc('\n', cli->err);
-	return code;
-}
-
-static void log_stderr(void *udata, enum ga_log_level level, const char *msg)
-{
-	static const char *const names[] = { "error", "warning", "info", "debug" };
-	struct cli *cli = udata;
-	fprintf(cli->err, "%s: %s: %s\n", cli->prog, names[level], msg);
-}
-
-int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, struct ga_ctx **ret)
-{
-	struct ga_ctx *ctx = NULL;
-	int r = ga_ctx_new(&ctx);
-	if (r < 0)
-		return cli_error(cli, cmd, EXIT_INTERNAL, "cannot create context: %s", strerror(-r));
-	enum ga_log_level lvl = verbose >= 2 ? GA_LOG_DEBUG : verbose == 1 ? GA_LOG_INFO : GA_LOG_WARN;
-	ga_ctx_set_log(ctx, log_stderr, cli, lvl);
-	if (!root || !*root)
-		root = getenv("GPUAUDIT_ROOT");
-	if (root && *root && ga_ctx_set_root(ctx, root) < 0) {
-		int code = cli_error(cli, cmd, EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
-		ga_ctx_free(ctx);
-		return code;
-	}
-	*ret = ctx;
-	return EXIT_OK;
-}
-
 int main(int argc, char **argv)
 {
 	struct cli cli = {
@@ -607,6 +539,7 @@ int main(int argc, char **argv)
 		cli_main_usage(stderr);
 		return EXIT_USAGE;
 	}
+	cli_set_commands(commands);
 	const char *name = argv[1];
 	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
 		cli_main_usage(stdout);
