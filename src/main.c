@@ -530,6 +530,7 @@ int main(int argc, char **argv)
 		.err = stderr,
 		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
 	};
+	cli_set_commands(commands);
 	ssize_t n = readlink("/proc/self/exe", cli.self_exe, sizeof(cli.self_exe) - 1);
 	if (n > 0)
 		cli.self_exe[n] = '\0';
@@ -539,7 +540,6 @@ int main(int argc, char **argv)
 		cli_main_usage(stderr);
 		return EXIT_USAGE;
 	}
-	cli_set_commands(commands);
 	const char *name = argv[1];
 	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
 		cli_main_usage(stdout);
