@@ -13,6 +13,7 @@
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/preflight.h"
 #include "gpuaudit/nodereport.h"
 #include "gpuaudit/sample.h"
 #include "gpuaudit/serve.h"
@@ -30,6 +31,7 @@ const struct ga_model ga_models[] = {
 	{ GA_HEALTH_SCHEMA, &ga_health_report_schema, "health report: health --json" },
 	{ GA_EXPLAIN_SCHEMA, &ga_explain_report_schema, "explain report: explain --json" },
 	{ GA_TRIAGE_SCHEMA, &ga_triage_report_schema, "triage report: triage --json" },
+	{ GA_PREFLIGHT_SCHEMA, &ga_pf_doc_schema, "preflight report: preflight --json" },
 	{ NULL, NULL, NULL },
 };
 
