@@ -65,7 +65,7 @@ enum ga_ftype {
 	 * Embedded struct described by sub whose members are written inline, in
 	 * this object (no key of its own), when its bool at sub offset count_off is
 	 * true, and left out otherwise; read (and the bool set) when the object has
-	 * sub's first member. The members of one struct's groups must not share a
+	 * any of sub's members. The members of one struct's groups must not share a
 	 * name. For documents whose members depend on a kind (gpuaudit.bench/v1).
 	 */
 	GA_F_GROUP,
@@ -153,7 +153,7 @@ struct ga_schema {
 /* GA_FIELD_ARR with flags (GA_FF_OMIT, GA_FF_LARGE). */
 #define GA_FIELD_ARR_FL(st, member, s, fl) \
 	{#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member), NULL, 0, 0, (fl)}
-/* An inline group (GA_F_GROUP) present when the bool at sub's offset boff is true. */
+/* An inline group (GA_F_GROUP): written when the bool at sub's offset boff is true. */
 #define GA_FIELD_GROUP(st, member, s, boff) {#member, GA_F_GROUP, offsetof(st, member), &(s), (boff)}
 // clang-format on
 

@@ -539,8 +539,11 @@ static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t 
 	for (size_t i = 0; i < s->nfields; i++) {
 		const struct ga_field *f = &s->fields[i];
 		if (f->type == GA_F_GROUP) {
-			/* present when the object has the group's first member */
-			if (!f->sub->nfields || !json_object_get(in, f->sub->fields[0].name))
+			/* present when the object has any of the group's members */
+			size_t k = 0;
+			while (k < f->sub->nfields && !json_object_get(in, f->sub->fields[k].name))
+				k++;
+			if (k == f->sub->nfields)
 				continue;
 			*AT(obj, f->off + f->count_off, bool) = true;
 			int r = read_obj(ctx, f->sub, in, AT(obj, f->off, char), path, depth + 1);
