@@ -135,30 +135,31 @@ struct ga_pf_doc_scan {
 	struct ga_findings findings;
 };
 enum ga_pf_warmup_kind { GA_PF_WARMUP_COMMAND, GA_PF_WARMUP_BUILTIN };
-/*
- * The warm-up: the members of its kind only (the others are absent, and
- * omitted from the document), then warm_median_s.
- */
-struct ga_pf_doc_warmup {
-	enum ga_pf_status status;
-	char *message;
-	enum ga_pf_warmup_kind kind;
-	/* kind command */
+/* The members of the warm-up command (kind command), inline in "warmup". */
+struct ga_pf_doc_command {
+	bool present;
 	struct ga_strv command;
 	struct ga_obool shell;
 	struct ga_odbl timeout_s;   /* integral when whole */
 	struct ga_pf_doc_run *cold; /* NULL: none started */
 	struct ga_pf_doc_run *warm;
 	size_t n_warm;
-	bool has_warm; /* the "warm" member is there (kind command), even when empty */
-	/* kind builtin */
+};
+/* The members of the built-in matrix product (kind builtin), inline in "warmup". */
+struct ga_pf_doc_builtin {
+	bool present;
 	char *backend, *skipped_backends;
 	struct ga_ou64 n;
 	struct ga_odbl max_rel_err, tolerance, cold_s;
-	struct ga_odbl *warm_s; /* each unset with --no-times */
-	size_t n_warm_s;
-	bool has_warm_s; /* the "warm_s" member is there (kind builtin), even when empty */
-	/* both */
+	struct ga_dblv warm_s; /* NaN (null) each with --no-times */
+};
+/* The warm-up: the members of its kind only (the other group is absent, and left out). */
+struct ga_pf_doc_warmup {
+	enum ga_pf_status status;
+	char *message;
+	enum ga_pf_warmup_kind kind;
+	struct ga_pf_doc_command cmd;
+	struct ga_pf_doc_builtin builtin;
 	struct ga_odbl warm_median_s;
 };
 /* `preflight --json`. Release with ga_schema_release(&ga_pf_doc_schema, d). */

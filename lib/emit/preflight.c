@@ -154,14 +154,14 @@ static int fill_scan(const struct ga_pf_report *r, struct ga_pf_doc *doc)
 	return copy_findings(&d->findings, r->scan_findings);
 }
 
-static int fill_command(const struct ga_pf_report *r, struct ga_pf_doc_warmup *d)
+static int fill_command(const struct ga_pf_report *r, struct ga_pf_doc_command *d)
 {
+	d->present = true;
 	for (size_t i = 0; r->cmd[i]; i++)
 		if (ga_strv_push(&d->command, r->cmd[i]) < 0)
 			return -ENOMEM;
 	GA_SET(d->shell, r->shell);
 	GA_SET(d->timeout_s, r->timeout_s);
-	d->has_warm = true;
 	if (!r->n_runs)
 		return 0;
 	if (!(d->cold = ga_calloc(1, sizeof(*d->cold))))
@@ -179,7 +179,7 @@ static int fill_command(const struct ga_pf_report *r, struct ga_pf_doc_warmup *d
 	return 0;
 }
 
-static int fill_builtin(const struct ga_pf_report *r, struct ga_pf_doc_warmup *d)
+static int fill_builtin(const struct ga_pf_report *r, struct ga_pf_doc_builtin *d)
 {
 	const struct ga_warmup_result *g = r->gemm;
 	bool ok = true;
@@ -190,14 +190,14 @@ static int fill_builtin(const struct ga_pf_report *r, struct ga_pf_doc_warmup *d
 		GA_SET(d->max_rel_err, g->max_rel_err);
 	GA_SET(d->tolerance, g->tolerance);
 	set_time(r, &d->cold_s, g->cold_s, g->ran);
-	d->has_warm_s = true;
+	d->present = true;
 	if (!ok)
 		return -ENOMEM;
-	if (g->n_warm && !(d->warm_s = ga_calloc(g->n_warm, sizeof(*d->warm_s))))
+	if (g->n_warm && !(d->warm_s.v = ga_calloc(g->n_warm, sizeof(double))))
 		return -ENOMEM;
-	d->n_warm_s = g->n_warm;
+	d->warm_s.n = g->n_warm;
 	for (size_t i = 0; i < g->n_warm; i++)
-		set_time(r, &d->warm_s[i], g->warm_s[i], true);
+		d->warm_s.v[i] = r->times ? round(g->warm_s[i] * 1e6) / 1e6 : NAN; /* NaN: null */
 	return 0;
 }
 
@@ -210,7 +210,7 @@ static int fill_warmup(const struct ga_pf_report *r, struct ga_pf_doc_warmup *d)
 	set_time(r, &d->warm_median_s, r->median_s, r->have_median);
 	if (!ok)
 		return -ENOMEM;
-	return r->cmd ? fill_command(r, d) : fill_builtin(r, d);
+	return r->cmd ? fill_command(r, &d->cmd) : fill_builtin(r, &d->builtin);
 }
 
 int ga_pf_doc_fill(const struct ga_pf_report *r, struct ga_pf_doc *d)

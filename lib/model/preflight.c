@@ -1,9 +1,9 @@
 /*
  * preflight.c - the model of the preflight report (gpuaudit.preflight/v1,
  * preflight.h): the tables `preflight --json` writes through and a reader
- * reads back (docs/schema/preflight.md). The warm-up's members of the other
- * kind are absent and left out of the document; "explain" embeds the explain
- * model's result (lib/model/explain.c).
+ * reads back (docs/schema/preflight.md). The warm-up's members are two
+ * inline groups, one per kind, of which the document has one; "explain"
+ * embeds the explain model's result (lib/model/explain.c).
  */
 #include <assert.h>
 #include <stddef.h>
@@ -89,25 +89,34 @@ static const struct ga_field scan_f[] = {
 static const struct ga_schema scan_s = { "ga_pf_doc_scan", sizeof(struct ga_pf_doc_scan), scan_f,
 	                                 GA_ARRAY_SIZE(scan_f) };
 
+#define X struct ga_pf_doc_command
+static const struct ga_field command_f[] = {
+	GA_FIELD(X, command, GA_F_STRV), GA_FIELD(X, shell, GA_F_BOOL), GA_FIELD_NUM(X, timeout_s, 0),
+	GA_FIELD_PTR(X, cold, run_s),    GA_FIELD_ARR(X, warm, run_s),
+};
+#undef X
+static const struct ga_schema command_s = { "ga_pf_doc_command", sizeof(struct ga_pf_doc_command), command_f,
+	                                    GA_ARRAY_SIZE(command_f) };
+
+#define B struct ga_pf_doc_builtin
+static const struct ga_field builtin_f[] = {
+	GA_FIELD(B, backend, GA_F_STR),   GA_FIELD(B, skipped_backends, GA_F_STR),
+	GA_FIELD(B, n, GA_F_U64),         GA_FIELD(B, max_rel_err, GA_F_DBL),
+	GA_FIELD(B, tolerance, GA_F_DBL), GA_FIELD(B, cold_s, GA_F_DBL),
+	GA_FIELD_DBLV(B, warm_s),
+};
+#undef B
+static const struct ga_schema builtin_s = { "ga_pf_doc_builtin", sizeof(struct ga_pf_doc_builtin), builtin_f,
+	                                    GA_ARRAY_SIZE(builtin_f) };
+
+/* One group or the other, by kind: the members of the other kind are left out. */
 #define W struct ga_pf_doc_warmup
 static const struct ga_field warmup_f[] = {
 	STATUS_FIELD(W),
 	GA_FIELD(W, message, GA_F_STR),
 	GA_FIELD_ENUM(W, kind, kind_names),
-	/* kind command */
-	GA_FIELD(W, command, GA_F_STRV),
-	GA_FIELD(W, shell, GA_F_BOOL),
-	GA_FIELD_NUM(W, timeout_s, 0),
-	GA_FIELD_PTR(W, cold, run_s),
-	GA_FIELD_ARR(W, warm, run_s),
-	/* kind builtin */
-	GA_FIELD(W, backend, GA_F_STR),
-	GA_FIELD(W, skipped_backends, GA_F_STR),
-	GA_FIELD(W, n, GA_F_U64),
-	GA_FIELD(W, max_rel_err, GA_F_DBL),
-	GA_FIELD(W, tolerance, GA_F_DBL),
-	GA_FIELD(W, cold_s, GA_F_DBL),
-	/* both */
+	GA_FIELD_GROUP(W, cmd, command_s, offsetof(struct ga_pf_doc_command, present)),
+	GA_FIELD_GROUP(W, builtin, builtin_s, offsetof(struct ga_pf_doc_builtin, present)),
 	GA_FIELD(W, warm_median_s, GA_F_DBL),
 };
 #undef W

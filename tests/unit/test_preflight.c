@@ -6,6 +6,7 @@
  * steps found, written through the model, read back and written again.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -238,20 +239,22 @@ static void test_doc_command(void **state)
 	assert_int_equal(d.scan->paths.n, 2);
 	assert_string_equal(d.scan->paths.v[1], "app.whl");
 	assert_int_equal(d.warmup.kind, GA_PF_WARMUP_COMMAND);
-	assert_string_equal(d.warmup.command.v[0], "python3");
-	assert_true(d.warmup.timeout_s.set);
-	assert_true(d.warmup.timeout_s.v == 0.5);
-	assert_non_null(d.warmup.cold);
-	assert_int_equal(d.warmup.cold->status, GA_PF_RUN_EXIT);
-	assert_true(d.warmup.cold->wall_s.v == 0.123457); /* rounded to the microsecond */
+	assert_true(d.warmup.cmd.present);
+	assert_false(d.warmup.builtin.present);
+	assert_string_equal(d.warmup.cmd.command.v[0], "python3");
+	assert_true(d.warmup.cmd.timeout_s.set);
+	assert_true(d.warmup.cmd.timeout_s.v == 0.5);
+	assert_non_null(d.warmup.cmd.cold);
+	assert_int_equal(d.warmup.cmd.cold->status, GA_PF_RUN_EXIT);
+	assert_true(d.warmup.cmd.cold->wall_s.v == 0.123457); /* rounded to the microsecond */
 	/* the NUL is the replacement character */
-	assert_string_equal(d.warmup.cold->out.head, "a\xef\xbf\xbd"
-	                                             "b");
-	assert_int_equal(d.warmup.n_warm, 1);
-	assert_int_equal(d.warmup.warm[0].status, GA_PF_RUN_SIGNAL);
-	assert_string_equal(d.warmup.warm[0].signal, "SEGV");
-	assert_false(d.warmup.warm[0].exit_code.set);
-	assert_int_equal(d.warmup.warm[0].err.omitted_bytes.v, 10);
+	assert_string_equal(d.warmup.cmd.cold->out.head, "a\xef\xbf\xbd"
+	                                                 "b");
+	assert_int_equal(d.warmup.cmd.n_warm, 1);
+	assert_int_equal(d.warmup.cmd.warm[0].status, GA_PF_RUN_SIGNAL);
+	assert_string_equal(d.warmup.cmd.warm[0].signal, "SEGV");
+	assert_false(d.warmup.cmd.warm[0].exit_code.set);
+	assert_int_equal(d.warmup.cmd.warm[0].err.omitted_bytes.v, 10);
 	assert_true(d.warmup.warm_median_s.v == 2);
 	assert_non_null(d.explain);
 	assert_true(d.explain->n_causes >= 1);
@@ -294,7 +297,9 @@ static void test_doc_builtin(void **state)
 	assert_null(d.scan);
 	assert_null(d.explain);
 	assert_int_equal(d.warmup.kind, GA_PF_WARMUP_BUILTIN);
-	assert_null(d.warmup.backend); /* none could run: null, but there */
+	assert_false(d.warmup.cmd.present);
+	assert_true(d.warmup.builtin.present);
+	assert_null(d.warmup.builtin.backend); /* none could run: null, but there */
 	assert_non_null(strstr(text, "\"backend\": null,"));
 	assert_non_null(strstr(text, "\"max_rel_err\": null,"));
 	assert_non_null(strstr(text, "\"warm_s\": [],"));
@@ -309,8 +314,8 @@ static void test_doc_builtin(void **state)
 	g.n_warm = 3;
 	rep.warmup = rep.result = GA_PF_PASS;
 	text = roundtrip(&rep, &d);
-	assert_int_equal(d.warmup.n_warm_s, 3);
-	assert_false(d.warmup.warm_s[2].set);
+	assert_int_equal(d.warmup.builtin.warm_s.n, 3);
+	assert_true(isnan(d.warmup.builtin.warm_s.v[2]));
 	assert_non_null(strstr(text, "\"warm_s\": [\n      null,\n      null,\n      null\n    ],"));
 	ga_free(text);
 	ga_model_release(ga_model_find(GA_PREFLIGHT_SCHEMA), &d);
