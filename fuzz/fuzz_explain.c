@@ -65,9 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ga_json w;
 	ga_buf_init(&buf, 0);
 	ga_json_init(&w, &buf, false);
-	ga_json_obj_begin(&w);
-	ga_explain_write_json(a, &w);
-	ga_json_obj_end(&w);
+	struct ga_explain_result res;
+	FUZZ_CHECK(ga_explain_result_fill(a, &res) == 0);
+	ga_schema_write(&w, &ga_explain_result_schema, &res);
+	ga_schema_release(&ga_explain_result_schema, &res);
 	FUZZ_CHECK(ga_json_finish(&w) == 0);
 	fuzz_check_json(buf.data, buf.len, 0);
 	ga_buf_release(&buf);

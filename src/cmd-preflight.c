@@ -368,7 +368,7 @@ static void print_text(struct pf *p, FILE *o)
 	}
 }
 
-/* --- JSON (lib/emit/preflight.c) --- */
+/* --- JSON: gpuaudit.preflight/v1, filled in lib/emit/preflight.c, written by its model --- */
 
 static void report_of(const struct pf *p, struct ga_pf_report *r)
 {

@@ -153,9 +153,6 @@ int ga_explain_result_fill(struct ga_explain *ex, struct ga_explain_result *r);
 /* The whole document; release with ga_schema_release(&ga_explain_report_schema, r). */
 int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char *for_file,
                            struct ga_explain_report *r);
-/* The result's members into an open JSON object, through ga_explain_result_schema
- * (for documents that embed it by hand). */
-void ga_explain_write_json(struct ga_explain *ex, struct ga_json *w);
 
 /* Value of a captured key in a match or cause list, NULL when absent. */
 const char *ga_capture_get(const struct ga_capture_kv *kv, size_t n, const char *key);

@@ -12,7 +12,9 @@
 #include <stdint.h>
 
 #include "gpuaudit/findings.h"
+#include "gpuaudit/explain.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/schema.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,7 +48,7 @@ void ga_pf_count(const enum ga_pf_status *steps, size_t n, size_t *fail, size_t 
 void ga_pf_warmup_cases(enum ga_pf_status warmup, bool command, size_t n_runs, enum ga_pf_status *cold,
                         enum ga_pf_status *warm);
 
-/* --- the report (lib/emit/preflight.c) --- */
+/* --- the report: what the steps found (lib/emit/preflight.c) --- */
 
 #define GA_PREFLIGHT_SCHEMA "gpuaudit.preflight/v1"
 
@@ -57,7 +59,7 @@ struct ga_warmup_result;
 struct ga_explain;
 struct ga_buf;
 
-/* What the steps found, borrowed from the caller, for the report writers. */
+/* What the steps found, borrowed from the caller, for ga_pf_doc_fill. */
 struct ga_pf_report {
 	bool times; /* false (--no-times): every time is null */
 	enum ga_pf_status result, discover, check, scan, warmup;
@@ -91,7 +93,91 @@ struct ga_pf_report {
 	struct ga_explain *ex;
 };
 
-/* The report as gpuaudit.preflight/v1 (pretty, final newline) into out. 0, -ENOMEM, -E2BIG. */
+/* --- the report as a document: gpuaudit.preflight/v1 (lib/model/preflight.c) --- */
+
+/* "pass", "fail", "unknown", "skip": the names the document gives enum ga_pf_status. */
+extern const char *const ga_pf_status_names[GA_PF_N_STATUS];
+
+/* What was kept of one output stream of a warm-up run: head, then tail. */
+struct ga_pf_doc_capture {
+	struct ga_ou64 total_bytes, omitted_bytes;
+	char *head, *tail; /* a NUL byte of the stream is U+FFFD */
+};
+enum ga_pf_run_status { GA_PF_RUN_EXIT, GA_PF_RUN_TIMEOUT, GA_PF_RUN_SIGNAL, GA_PF_RUN_NOT_STARTED };
+/* One run of the warm-up command. */
+struct ga_pf_doc_run {
+	enum ga_pf_run_status status;
+	char *error; /* why it did not start; NULL: it did */
+	struct ga_oi64 exit_code;
+	char *signal; /* "SEGV"; NULL: not signalled */
+	struct ga_obool killed;
+	struct ga_odbl wall_s;
+	struct ga_pf_doc_capture out, err; /* "stdout", "stderr" */
+};
+struct ga_pf_doc_discover {
+	enum ga_pf_status status;
+	char *hostname, *node_class;
+	struct ga_ou64 accelerators;
+	struct ga_findings findings;
+};
+struct ga_pf_doc_check {
+	enum ga_pf_status status;
+	char *policy, *cls; /* "class" */
+	struct ga_ou64 violations, unknowns;
+	struct ga_findings findings;
+};
+struct ga_pf_doc_scan {
+	enum ga_pf_status status;
+	char *message;
+	struct ga_strv paths;
+	char *target;
+	struct ga_ou64 files, packages;
+	struct ga_findings findings;
+};
+enum ga_pf_warmup_kind { GA_PF_WARMUP_COMMAND, GA_PF_WARMUP_BUILTIN };
+/* The members of the warm-up command (kind command), inline in "warmup". */
+struct ga_pf_doc_command {
+	bool present;
+	struct ga_strv command;
+	struct ga_obool shell;
+	struct ga_odbl timeout_s;   /* integral when whole */
+	struct ga_pf_doc_run *cold; /* NULL: none started */
+	struct ga_pf_doc_run *warm;
+	size_t n_warm;
+};
+/* The members of the built-in matrix product (kind builtin), inline in "warmup". */
+struct ga_pf_doc_builtin {
+	bool present;
+	char *backend, *skipped_backends;
+	struct ga_ou64 n;
+	struct ga_odbl max_rel_err, tolerance, cold_s;
+	struct ga_dblv warm_s; /* NaN (null) each with --no-times */
+};
+/* The warm-up: the members of its kind only (the other group is absent, and left out). */
+struct ga_pf_doc_warmup {
+	enum ga_pf_status status;
+	char *message;
+	enum ga_pf_warmup_kind kind;
+	struct ga_pf_doc_command cmd;
+	struct ga_pf_doc_builtin builtin;
+	struct ga_odbl warm_median_s;
+};
+/* `preflight --json`. Release with ga_schema_release(&ga_pf_doc_schema, d). */
+struct ga_pf_doc {
+	char *schema; /* GA_PREFLIGHT_SCHEMA */
+	enum ga_pf_status result;
+	struct ga_pf_doc_discover discover;
+	struct ga_pf_doc_check *check; /* NULL: no --policy */
+	struct ga_pf_doc_scan *scan;   /* NULL: no --scan */
+	struct ga_pf_doc_warmup warmup;
+	struct ga_explain_result *explain; /* NULL: nothing failed, or no output to explain */
+};
+extern const struct ga_schema ga_pf_doc_schema;
+
+/* The document of what the steps found, into d (zeroed first); everything copied. 0 or -ENOMEM. */
+int ga_pf_doc_fill(const struct ga_pf_report *r, struct ga_pf_doc *d);
+/* The report as gpuaudit.preflight/v1 (pretty, final newline) into out, through the model.
+ * 0, -ENOMEM, -E2BIG. */
 int ga_preflight_write_json(const struct ga_pf_report *r, struct ga_buf *out);
 
 #ifdef __cplusplus

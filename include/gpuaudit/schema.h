@@ -5,7 +5,8 @@
  * Every model struct has one table of fields; one generic walker serialises
  * it, parses it back (through jansson) and releases it. Adding a field is one
  * line in the table, and the writer, reader and destructor cannot disagree.
- * Optional scalars carry a presence bit: absent is written as null, never 0.
+ * Optional scalars carry a presence bit: absent is written as null, never 0,
+ * or, for a field flagged GA_FF_OMIT, left out of the object.
  */
 #ifndef GPUAUDIT_SCHEMA_H
 #define GPUAUDIT_SCHEMA_H
@@ -32,6 +33,11 @@ struct ga_obool {
 	bool v;
 	bool set;
 };
+/* A list of numbers (GA_F_DBLV); NaN is written as null and read back as NaN. */
+struct ga_dblv {
+	double *v;
+	size_t n;
+};
 /* A list of strings; n entries, v NULL-terminated. */
 struct ga_strv {
 	char **v;
@@ -55,7 +61,34 @@ enum ga_ftype {
 	GA_F_OBJN, /* embedded struct described by sub, null when its bool at sub offset count_off is false */
 	GA_F_MKV,  /* like GA_F_KV, but a key repeated is one member whose value is the array of its values */
 	GA_F_JSON, /* char * holding compact JSON text, written as that JSON value; NULL = null */
+	GA_F_DBLV, /* struct ga_dblv: an array of numbers, each written as ga_json_dbl writes it */
+	/*
+	 * Embedded struct described by sub whose members are written inline, in
+	 * this object (no key of its own), when its bool at sub offset count_off is
+	 * true, and left out otherwise; read (and the bool set) when the object has
+	 * any of sub's members. The members of one struct's groups must not share a
+	 * name. For documents whose members depend on a kind (gpuaudit.bench/v1).
+	 */
+	GA_F_GROUP,
 };
+
+/* Field flags (struct ga_field.flags). */
+enum {
+	/*
+	 * Absent: the member is left out of the object instead of written as null.
+	 * Absent is NULL (STR, PTR), a clear presence bit (scalars, OBJN), "" (CHARS)
+	 * or no element (STRV, ARR, KV, MKV, DBLV); OBJ and ENUM are never absent.
+	 */
+	GA_FF_OMIT = 1u << 0,
+	/* GA_F_ARR: each element is written as an array of its fields' values in order, no keys. */
+	GA_FF_TUPLE = 1u << 1,
+	/* GA_F_ARR: read up to GA_SCHEMA_MAX_LARGE elements instead of GA_SCHEMA_MAX_ITEMS. */
+	GA_FF_LARGE = 1u << 2,
+};
+/* Most elements read into one array, object or string list (a bound on what a reader allocates). */
+#define GA_SCHEMA_MAX_ITEMS 100000
+/* Most elements of a DBLV, a TUPLE array or a GA_FF_LARGE array (benchmark samples). */
+#define GA_SCHEMA_MAX_LARGE 20000000
 
 /* One member of a GA_F_KV object (struct ga_evidence has the same layout). */
 struct ga_kv {
@@ -73,7 +106,8 @@ struct ga_field {
 	size_t count_off;
 	const char *const *names; /* GA_F_ENUM: the value's name, indexed by value */
 	size_t nnames;
-	double scale; /* GA_F_NUM: written rounded to a multiple of 1/scale (0: not rounded) */
+	double scale;   /* GA_F_NUM: written rounded to a multiple of 1/scale (0: not rounded) */
+	unsigned flags; /* GA_FF_* */
 };
 
 struct ga_schema {
@@ -106,9 +140,26 @@ struct ga_schema {
 /* An embedded struct that is null when the presence bit at sub's offset boff is false. */
 #define GA_FIELD_OBJN(st, member, s, boff) {#member, GA_F_OBJN, offsetof(st, member), &(s), (boff)}
 #define GA_FIELD_JSON(st, member) {#member, GA_F_JSON, offsetof(st, member), NULL, 0}
+/* Any of the plain types (STR, U64, I64, DBL, BOOL, STRV, DBLV) with GA_FF_* flags. */
+#define GA_FIELD_FL(st, member, t, fl) {#member, t, offsetof(st, member), NULL, 0, NULL, 0, 0, (fl)}
+/* A plain field left out when absent (GA_FF_OMIT). */
+#define GA_FIELD_OMIT(st, member, t) GA_FIELD_FL(st, member, t, GA_FF_OMIT)
+#define GA_FIELD_PTR_OMIT(st, member, s) \
+	{#member, GA_F_PTR, offsetof(st, member), &(s), 0, NULL, 0, 0, GA_FF_OMIT}
+/* A struct ga_dblv member: [1.5, 2, null]. */
+#define GA_FIELD_DBLV(st, member) GA_FIELD_FL(st, member, GA_F_DBLV, 0)
+/* An array of sub structs written as arrays of their fields ([[1, 2], [3, 4]]), up to GA_SCHEMA_MAX_LARGE. */
+#define GA_FIELD_TUPLES(st, member, s) \
+	{#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member), NULL, 0, 0, \
+	 GA_FF_TUPLE | GA_FF_LARGE}
+/* GA_FIELD_ARR with flags (GA_FF_OMIT, GA_FF_LARGE). */
+#define GA_FIELD_ARR_FL(st, member, s, fl) \
+	{#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member), NULL, 0, 0, (fl)}
+/* An inline group (GA_F_GROUP): written when the bool at sub's offset boff is true. */
+#define GA_FIELD_GROUP(st, member, s, boff) {#member, GA_F_GROUP, offsetof(st, member), &(s), (boff)}
 // clang-format on
 
-/* Write obj as a JSON object (all fields, absent ones as null). */
+/* Write obj as a JSON object (all fields, absent ones as null or, GA_FF_OMIT, left out). */
 void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *obj);
 /* The members only, inside an object the caller opened (to append members of its own). */
 void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const void *obj);
@@ -126,7 +177,7 @@ int ga_schema_read(struct ga_ctx *ctx, const struct ga_schema *s, const struct j
  * exactly as it would; on anything else (invalid JSON, a wrong type, and a few
  * valid but rare forms such as "\u" escapes) it leaves obj zeroed and returns
  * 1: take the slow path, which gives the error message. 0 (obj filled), 1, or
- * -ENOMEM.
+ * -ENOMEM. DBLV, TUPLE arrays and GROUP members always take the slow path.
  */
 int ga_schema_read_fast(const struct ga_schema *s, const char *text, size_t len, void *obj);
 /* Release everything obj owns (not obj itself). */

@@ -564,17 +564,6 @@ int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char
 	return e;
 }
 
-void ga_explain_write_json(struct ga_explain *ex, struct ga_json *w)
-{
-	struct ga_explain_result r;
-	if (ga_explain_result_fill(ex, &r) < 0) {
-		w->err = -ENOMEM;
-		return;
-	}
-	ga_schema_write_members(w, &ga_explain_result_schema, &r);
-	ga_schema_release(&ga_explain_result_schema, &r);
-}
-
 /* --- what the node says (--for) --- */
 
 struct facts {

@@ -1,14 +1,13 @@
 /*
  * analyze/preflight.c - what preflight's steps found, as statuses (see
- * preflight.h). Pure functions of the results: no I/O, no clock.
+ * preflight.h). Pure functions of the results: no I/O, no clock. The
+ * statuses' names are the model's (lib/model/preflight.c).
  */
 #include "gpuaudit/preflight.h"
 
-static const char *const status_names[GA_PF_N_STATUS] = { "pass", "fail", "unknown", "skip" };
-
 const char *ga_pf_status_name(enum ga_pf_status s)
 {
-	return (unsigned)s < GA_PF_N_STATUS ? status_names[s] : "unknown";
+	return (unsigned)s < GA_PF_N_STATUS ? ga_pf_status_names[s] : "unknown";
 }
 
 size_t ga_pf_errors(const struct ga_findings *f)

@@ -1,233 +1,252 @@
 /*
- * emit/preflight.c - the preflight report as JSON (gpuaudit.preflight/v1,
- * `preflight --json`), from the plain data of struct ga_pf_report
- * (preflight.h), so that serve and library users write the same document.
- *
- * Written member by member rather than through a schema table: the document
- * has members the table types cannot express yet (the warm-up's members
- * depend on its kind, timeout_s is an integer when it is whole, warm_s is an
- * array of numbers, and explain's captures turn repeated keys into arrays,
- * which explain's own writer does). The findings go through their table.
+ * emit/preflight.c - the preflight report (gpuaudit.preflight/v1, `preflight
+ * --json`) from what the steps found: struct ga_pf_report (borrowed plain
+ * data) copied into the document struct ga_pf_doc, which the model's table
+ * (lib/model/preflight.c) writes, reads back and frees. Serve and library
+ * users write the same document through the same two calls.
  */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "../core/internal.h"
-#include "gpuaudit/deps.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/preflight.h"
 #include "gpuaudit/run.h"
 #include "gpuaudit/warmup.h"
 
-static void json_time(const struct ga_pf_report *r, struct ga_json *w, const char *key, double v, bool have)
+/* NULL stays NULL; *ok goes false on ENOMEM. */
+static char *dup_or_null(const char *s, bool *ok)
 {
-	if (key)
-		ga_json_key(w, key);
+	if (!s)
+		return NULL;
+	char *d = ga_strdup(s);
+	*ok &= d != NULL;
+	return d;
+}
+
+/* A wall time, rounded to the microsecond; unset with --no-times or when there is none. */
+static void set_time(const struct ga_pf_report *r, struct ga_odbl *o, double v, bool have)
+{
 	if (r->times && have)
-		ga_json_dbl(w, round(v * 1e6) / 1e6);
-	else
-		ga_json_null(w);
+		GA_SET(*o, round(v * 1e6) / 1e6);
 }
 
-static void json_capture(struct ga_json *w, const char *key, const struct ga_capture *c)
+/*
+ * n bytes of a stream. A NUL (which a JSON string read back cannot hold)
+ * becomes U+FFFD, so that the report read back writes the same bytes.
+ */
+static char *dup_stream(const char *s, size_t n)
 {
-	ga_json_key(w, key);
-	ga_json_obj_begin(w);
-	ga_json_key(w, "total_bytes");
-	ga_json_u64(w, c->total_bytes);
-	ga_json_key(w, "omitted_bytes");
-	ga_json_u64(w, c->omitted_bytes);
-	ga_json_key(w, "head");
-	ga_json_strn(w, c->head, c->head_len);
-	ga_json_key(w, "tail");
-	ga_json_strn(w, c->tail, c->tail_len);
-	ga_json_obj_end(w);
+	size_t nul = 0;
+	for (size_t i = 0; i < n; i++)
+		nul += !s[i];
+	char *d = ga_malloc(n + 2 * nul + 1), *p = d;
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (s[i])
+			*p++ = s[i];
+		else
+			memcpy(p, "\xef\xbf\xbd", 3), p += 3;
+	*p = '\0';
+	return d;
 }
 
-static void json_run(const struct ga_pf_report *rep, struct ga_json *w, const struct ga_run_result *r)
+static int fill_capture(struct ga_pf_doc_capture *d, const struct ga_capture *c)
 {
-	ga_json_obj_begin(w);
-	ga_json_key(w, "status");
-	ga_json_str(w, r->spawn_error ? "not-started"
-	               : r->timed_out ? "timeout"
-	               : r->signaled  ? "signal"
-	                              : "exit");
-	ga_json_key(w, "error");
-	ga_json_str(w, r->spawn_error ? strerror(r->spawn_error) : NULL);
-	ga_json_key(w, "exit_code");
+	GA_SET(d->total_bytes, c->total_bytes);
+	GA_SET(d->omitted_bytes, c->omitted_bytes);
+	d->head = dup_stream(c->head ? c->head : "", c->head_len);
+	d->tail = dup_stream(c->tail ? c->tail : "", c->tail_len);
+	return d->head && d->tail ? 0 : -ENOMEM;
+}
+
+static int fill_run(const struct ga_pf_report *rep, struct ga_pf_doc_run *d, const struct ga_run_result *r)
+{
+	bool ok = true;
+	d->status = r->spawn_error ? GA_PF_RUN_NOT_STARTED
+	            : r->timed_out ? GA_PF_RUN_TIMEOUT
+	            : r->signaled  ? GA_PF_RUN_SIGNAL
+	                           : GA_PF_RUN_EXIT;
+	d->error = dup_or_null(r->spawn_error ? strerror(r->spawn_error) : NULL, &ok);
 	if (r->exited)
-		ga_json_i64(w, r->exit_code);
-	else
-		ga_json_null(w);
-	ga_json_key(w, "signal");
-	ga_json_str(w, r->signaled ? sigabbrev_np(r->signal) : NULL);
-	ga_json_key(w, "killed");
-	ga_json_bool(w, r->killed);
-	json_time(rep, w, "wall_s", r->wall_s, !r->spawn_error);
-	json_capture(w, "stdout", &r->out);
-	json_capture(w, "stderr", &r->err);
-	ga_json_obj_end(w);
+		GA_SET(d->exit_code, r->exit_code);
+	d->signal = dup_or_null(r->signaled ? sigabbrev_np(r->signal) : NULL, &ok);
+	GA_SET(d->killed, r->killed);
+	set_time(rep, &d->wall_s, r->wall_s, !r->spawn_error);
+	if (!ok || fill_capture(&d->out, &r->out) < 0 || fill_capture(&d->err, &r->err) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
-static void json_discover(const struct ga_pf_report *r, struct ga_json *w)
+/* A copy of every finding of f into out (initialised by the caller). */
+static int copy_findings(struct ga_findings *out, const struct ga_findings *f)
 {
-	ga_json_key(w, "discover");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "status");
-	ga_json_str(w, ga_pf_status_name(r->discover));
-	ga_json_key(w, "hostname");
-	ga_json_str(w, r->node->host.hostname);
-	ga_json_key(w, "node_class");
-	ga_json_str(w, r->node_class);
-	ga_json_key(w, "accelerators");
-	ga_json_u64(w, r->node->n_accelerators);
-	ga_json_key(w, "findings");
-	ga_findings_write_json(r->node_findings, w);
-	ga_json_obj_end(w);
-}
-
-static void json_check(const struct ga_pf_report *r, struct ga_json *w)
-{
-	ga_json_key(w, "check");
-	if (r->checked) {
-		ga_json_obj_begin(w);
-		ga_json_key(w, "status");
-		ga_json_str(w, ga_pf_status_name(r->check));
-		ga_json_key(w, "policy");
-		ga_json_str(w, r->policy_file);
-		ga_json_key(w, "class");
-		ga_json_str(w, r->chk->cls ? r->chk->cls->name : NULL);
-		ga_json_key(w, "violations");
-		ga_json_u64(w, r->chk->violations);
-		ga_json_key(w, "unknowns");
-		ga_json_u64(w, r->chk->unknowns);
-		ga_json_key(w, "findings");
-		ga_findings_write_json(&r->chk->findings, w);
-		ga_json_obj_end(w);
-	} else {
-		ga_json_null(w);
+	for (size_t i = 0; f && i < f->n; i++) {
+		const struct ga_finding *s = &f->v[i];
+		struct ga_finding *d =
+		        ga_findings_add(out, s->code, s->severity, s->subject, s->decision, "%s", s->message);
+		for (size_t k = 0; d && k < s->n_evidence; k++)
+			if (ga_finding_evidence(d, s->evidence[k].key, "%s", s->evidence[k].value) < 0)
+				return -ENOMEM;
+		if (!d)
+			return -ENOMEM;
 	}
+	return out->err ? -ENOMEM : 0;
 }
 
-static void json_scan(const struct ga_pf_report *r, struct ga_json *w)
+static int fill_discover(const struct ga_pf_report *r, struct ga_pf_doc_discover *d)
 {
-	ga_json_key(w, "scan");
-	if (r->scanned) {
-		ga_json_obj_begin(w);
-		ga_json_key(w, "status");
-		ga_json_str(w, ga_pf_status_name(r->scan));
-		ga_json_key(w, "message");
-		ga_json_str(w, r->scan_msg);
-		ga_json_key(w, "paths");
-		ga_json_arr_begin(w);
-		for (size_t i = 0; i < r->n_scan; i++)
-			ga_json_str(w, r->scan_paths[i]);
-		ga_json_arr_end(w);
-		ga_json_key(w, "target");
-		ga_json_str(w, r->scan_target);
-		ga_json_key(w, "files");
-		ga_json_u64(w, r->scan_files);
-		ga_json_key(w, "packages");
-		ga_json_u64(w, r->scan_packages);
-		ga_json_key(w, "findings");
-		ga_findings_write_json(r->scan_findings, w);
-		ga_json_obj_end(w);
-	} else {
-		ga_json_null(w);
-	}
+	bool ok = true;
+	d->status = r->discover;
+	d->hostname = dup_or_null(r->node->host.hostname, &ok);
+	d->node_class = dup_or_null(r->node_class, &ok);
+	GA_SET(d->accelerators, r->node->n_accelerators);
+	ga_findings_init(&d->findings);
+	if (!ok)
+		return -ENOMEM;
+	return copy_findings(&d->findings, r->node_findings);
 }
 
-static void json_command(const struct ga_pf_report *r, struct ga_json *w)
+static int fill_check(const struct ga_pf_report *r, struct ga_pf_doc *doc)
 {
-	ga_json_key(w, "command");
-	ga_json_arr_begin(w);
+	if (!r->checked)
+		return 0;
+	struct ga_pf_doc_check *d = doc->check = ga_calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	bool ok = true;
+	d->status = r->check;
+	d->policy = dup_or_null(r->policy_file, &ok);
+	d->cls = dup_or_null(r->chk->cls ? r->chk->cls->name : NULL, &ok);
+	GA_SET(d->violations, r->chk->violations);
+	GA_SET(d->unknowns, r->chk->unknowns);
+	ga_findings_init(&d->findings);
+	if (!ok)
+		return -ENOMEM;
+	return copy_findings(&d->findings, &r->chk->findings);
+}
+
+static int fill_scan(const struct ga_pf_report *r, struct ga_pf_doc *doc)
+{
+	if (!r->scanned)
+		return 0;
+	struct ga_pf_doc_scan *d = doc->scan = ga_calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	bool ok = true;
+	d->status = r->scan;
+	d->message = dup_or_null(r->scan_msg, &ok);
+	for (size_t i = 0; i < r->n_scan; i++)
+		if (ga_strv_push(&d->paths, r->scan_paths[i]) < 0)
+			return -ENOMEM;
+	d->target = dup_or_null(r->scan_target, &ok);
+	GA_SET(d->files, r->scan_files);
+	GA_SET(d->packages, r->scan_packages);
+	ga_findings_init(&d->findings);
+	if (!ok)
+		return -ENOMEM;
+	return copy_findings(&d->findings, r->scan_findings);
+}
+
+static int fill_command(const struct ga_pf_report *r, struct ga_pf_doc_command *d)
+{
+	d->present = true;
 	for (size_t i = 0; r->cmd[i]; i++)
-		ga_json_str(w, r->cmd[i]);
-	ga_json_arr_end(w);
-	ga_json_key(w, "shell");
-	ga_json_bool(w, r->shell);
-	ga_json_key(w, "timeout_s");
-	if (r->timeout_s == floor(r->timeout_s))
-		ga_json_u64(w, (uint64_t)r->timeout_s);
-	else
-		ga_json_dbl(w, r->timeout_s);
-	ga_json_key(w, "cold");
-	if (r->n_runs)
-		json_run(r, w, &r->runs[0]);
-	else
-		ga_json_null(w);
-	ga_json_key(w, "warm");
-	ga_json_arr_begin(w);
-	for (size_t i = 1; i < r->n_runs; i++)
-		json_run(r, w, &r->runs[i]);
-	ga_json_arr_end(w);
+		if (ga_strv_push(&d->command, r->cmd[i]) < 0)
+			return -ENOMEM;
+	GA_SET(d->shell, r->shell);
+	GA_SET(d->timeout_s, r->timeout_s);
+	if (!r->n_runs)
+		return 0;
+	if (!(d->cold = ga_calloc(1, sizeof(*d->cold))))
+		return -ENOMEM;
+	int e = fill_run(r, d->cold, &r->runs[0]);
+	if (e < 0 || r->n_runs < 2)
+		return e;
+	if (!(d->warm = ga_calloc(r->n_runs - 1, sizeof(*d->warm))))
+		return -ENOMEM;
+	for (size_t i = 1; i < r->n_runs; i++) {
+		d->n_warm = i; /* the runs filled so far, for the release */
+		if ((e = fill_run(r, &d->warm[i - 1], &r->runs[i])) < 0)
+			return e;
+	}
+	return 0;
 }
 
-static void json_builtin(const struct ga_pf_report *r, struct ga_json *w)
+static int fill_builtin(const struct ga_pf_report *r, struct ga_pf_doc_builtin *d)
 {
-	ga_json_key(w, "backend");
-	ga_json_str(w, r->gemm->backend);
-	ga_json_key(w, "skipped_backends");
-	ga_json_str(w, r->gemm->skipped[0] ? r->gemm->skipped : NULL);
-	ga_json_key(w, "n");
-	ga_json_u64(w, r->gemm->n);
-	ga_json_key(w, "max_rel_err");
-	if (r->gemm->ran)
-		ga_json_dbl(w, r->gemm->max_rel_err);
-	else
-		ga_json_null(w);
-	ga_json_key(w, "tolerance");
-	ga_json_dbl(w, r->gemm->tolerance);
-	json_time(r, w, "cold_s", r->gemm->cold_s, r->gemm->ran);
-	ga_json_key(w, "warm_s");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < r->gemm->n_warm; i++)
-		json_time(r, w, NULL, r->gemm->warm_s[i], true);
-	ga_json_arr_end(w);
+	const struct ga_warmup_result *g = r->gemm;
+	bool ok = true;
+	d->backend = dup_or_null(g->backend, &ok);
+	d->skipped_backends = dup_or_null(g->skipped[0] ? g->skipped : NULL, &ok);
+	GA_SET(d->n, g->n);
+	if (g->ran)
+		GA_SET(d->max_rel_err, g->max_rel_err);
+	GA_SET(d->tolerance, g->tolerance);
+	set_time(r, &d->cold_s, g->cold_s, g->ran);
+	d->present = true;
+	if (!ok)
+		return -ENOMEM;
+	if (g->n_warm && !(d->warm_s.v = ga_calloc(g->n_warm, sizeof(double))))
+		return -ENOMEM;
+	d->warm_s.n = g->n_warm;
+	for (size_t i = 0; i < g->n_warm; i++)
+		d->warm_s.v[i] = r->times ? round(g->warm_s[i] * 1e6) / 1e6 : NAN; /* NaN: null */
+	return 0;
 }
 
-static void json_warmup(const struct ga_pf_report *r, struct ga_json *w)
+static int fill_warmup(const struct ga_pf_report *r, struct ga_pf_doc_warmup *d)
 {
-	ga_json_key(w, "warmup");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "status");
-	ga_json_str(w, ga_pf_status_name(r->warmup));
-	ga_json_key(w, "message");
-	ga_json_str(w, r->warmup_msg);
-	ga_json_key(w, "kind");
-	ga_json_str(w, r->cmd ? "command" : "builtin");
-	if (r->cmd)
-		json_command(r, w);
-	else
-		json_builtin(r, w);
-	json_time(r, w, "warm_median_s", r->median_s, r->have_median);
-	ga_json_obj_end(w);
+	bool ok = true;
+	d->status = r->warmup;
+	d->message = dup_or_null(r->warmup_msg, &ok);
+	d->kind = r->cmd ? GA_PF_WARMUP_COMMAND : GA_PF_WARMUP_BUILTIN;
+	set_time(r, &d->warm_median_s, r->median_s, r->have_median);
+	if (!ok)
+		return -ENOMEM;
+	return r->cmd ? fill_command(r, &d->cmd) : fill_builtin(r, &d->builtin);
+}
+
+int ga_pf_doc_fill(const struct ga_pf_report *r, struct ga_pf_doc *d)
+{
+	memset(d, 0, sizeof(*d));
+	int e = -ENOMEM;
+	d->result = r->result;
+	if (!(d->schema = ga_strdup(GA_PREFLIGHT_SCHEMA)))
+		goto out;
+	if ((e = fill_discover(r, &d->discover)) < 0 || (e = fill_check(r, d)) < 0 ||
+	    (e = fill_scan(r, d)) < 0 || (e = fill_warmup(r, &d->warmup)) < 0)
+		goto out;
+	if (r->ex) {
+		e = -ENOMEM;
+		if (!(d->explain = ga_calloc(1, sizeof(*d->explain))))
+			goto out;
+		if ((e = ga_explain_result_fill(r->ex, d->explain)) < 0)
+			goto out;
+	}
+	e = 0;
+out:
+	if (e < 0)
+		ga_schema_release(&ga_pf_doc_schema, d);
+	return e;
 }
 
 int ga_preflight_write_json(const struct ga_pf_report *r, struct ga_buf *out)
 {
-	struct ga_json w;
-	ga_json_init(&w, out, true);
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "schema");
-	ga_json_str(&w, GA_PREFLIGHT_SCHEMA);
-	ga_json_key(&w, "result");
-	ga_json_str(&w, ga_pf_status_name(r->result));
-	json_discover(r, &w);
-	json_check(r, &w);
-	json_scan(r, &w);
-	json_warmup(r, &w);
-	ga_json_key(&w, "explain");
-	if (r->ex) {
-		ga_json_obj_begin(&w);
-		ga_explain_write_json(r->ex, &w);
-		ga_json_obj_end(&w);
-	} else {
-		ga_json_null(&w);
-	}
-	ga_json_obj_end(&w);
-	return ga_json_finish(&w);
+	const struct ga_model *m = ga_model_find(GA_PREFLIGHT_SCHEMA);
+	struct ga_pf_doc d;
+	if (!m)
+		return -EINVAL;
+	int e = ga_pf_doc_fill(r, &d);
+	if (e < 0)
+		return e;
+	e = ga_model_write(m, &d, out, true);
+	ga_model_release(m, &d);
+	return e;
 }

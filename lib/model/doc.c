@@ -14,6 +14,7 @@
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/preflight.h"
 #include "gpuaudit/nodereport.h"
 #include "gpuaudit/sample.h"
 #include "gpuaudit/serve.h"
@@ -33,6 +34,7 @@ const struct ga_model ga_models[] = {
 	{ GA_TRIAGE_SCHEMA, &ga_triage_report_schema, "triage report: triage --json" },
 	{ GA_CLASS_SCHEMA, &ga_class_doc_schema, "node class: class --json" },
 	{ GA_VERSION_SCHEMA, &ga_version_doc_schema, "version: version --json" },
+	{ GA_PREFLIGHT_SCHEMA, &ga_pf_doc_schema, "preflight report: preflight --json" },
 	{ NULL, NULL, NULL },
 };
 

@@ -72,112 +72,187 @@ void ga_schema_write(struct ga_json *w, const struct ga_schema *s, const void *o
 	ga_json_obj_end(w);
 }
 
+/* GA_FF_OMIT: whether the field holds nothing (schema.h says what absent is per type). */
+static bool absent(const struct ga_field *f, const void *obj)
+{
+	switch (f->type) {
+	case GA_F_STR:
+	case GA_F_JSON:
+	case GA_F_PTR:
+		return !*CAT(obj, f->off, char *);
+	case GA_F_U64:
+		return !CAT(obj, f->off, struct ga_ou64)->set;
+	case GA_F_I64:
+		return !CAT(obj, f->off, struct ga_oi64)->set;
+	case GA_F_DBL:
+	case GA_F_NUM:
+		return !CAT(obj, f->off, struct ga_odbl)->set;
+	case GA_F_BOOL:
+		return !CAT(obj, f->off, struct ga_obool)->set;
+	case GA_F_OBJN:
+	case GA_F_GROUP:
+		return !*CAT(obj, f->off + f->count_off, bool);
+	case GA_F_CHARS:
+		return !*CAT(obj, f->off, char);
+	case GA_F_STRV:
+		return !CAT(obj, f->off, struct ga_strv)->n;
+	case GA_F_DBLV:
+		return !CAT(obj, f->off, struct ga_dblv)->n;
+	case GA_F_ARR:
+	case GA_F_KV:
+	case GA_F_MKV:
+		return !*CAT(obj, f->count_off, size_t);
+	case GA_F_OBJ:
+	case GA_F_ENUM:
+		break;
+	}
+	return false;
+}
+
+static void write_value(struct ga_json *w, const struct ga_field *f, const void *obj);
+
+/* GA_FF_TUPLE: one element as the array of its fields' values. */
+static void write_tuple(struct ga_json *w, const struct ga_schema *s, const void *obj)
+{
+	ga_json_arr_begin(w);
+	for (size_t i = 0; i < s->nfields; i++)
+		write_value(w, &s->fields[i], obj);
+	ga_json_arr_end(w);
+}
+
 void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const void *obj)
 {
 	for (size_t i = 0; i < s->nfields; i++) {
 		const struct ga_field *f = &s->fields[i];
+		if (f->type == GA_F_GROUP) {
+			if (!absent(f, obj))
+				ga_schema_write_members(w, f->sub, CAT(obj, f->off, char));
+			continue;
+		}
+		if ((f->flags & GA_FF_OMIT) && absent(f, obj))
+			continue;
 		ga_json_key(w, f->name);
-		switch (f->type) {
-		case GA_F_STR:
-			ga_json_str(w, *CAT(obj, f->off, char *));
-			break;
-		case GA_F_U64: {
-			const struct ga_ou64 *o = CAT(obj, f->off, struct ga_ou64);
-			if (o->set)
-				ga_json_u64(w, o->v);
-			else
-				ga_json_null(w);
-			break;
-		}
-		case GA_F_I64: {
-			const struct ga_oi64 *o = CAT(obj, f->off, struct ga_oi64);
-			if (o->set)
-				ga_json_i64(w, o->v);
-			else
-				ga_json_null(w);
-			break;
-		}
-		case GA_F_DBL: {
-			const struct ga_odbl *o = CAT(obj, f->off, struct ga_odbl);
-			if (o->set)
-				ga_json_dbl(w, o->v);
-			else
-				ga_json_null(w);
-			break;
-		}
-		case GA_F_BOOL: {
-			const struct ga_obool *o = CAT(obj, f->off, struct ga_obool);
-			if (o->set)
-				ga_json_bool(w, o->v);
-			else
-				ga_json_null(w);
-			break;
-		}
-		case GA_F_STRV: {
-			const struct ga_strv *sv = CAT(obj, f->off, struct ga_strv);
-			ga_json_arr_begin(w);
-			for (size_t k = 0; k < sv->n; k++)
-				ga_json_str(w, sv->v[k]);
-			ga_json_arr_end(w);
-			break;
-		}
-		case GA_F_OBJ:
+		write_value(w, f, obj);
+	}
+}
+
+/* The value of field f of obj (its key already written). */
+static void write_value(struct ga_json *w, const struct ga_field *f, const void *obj)
+{
+	switch (f->type) {
+	case GA_F_STR:
+		ga_json_str(w, *CAT(obj, f->off, char *));
+		break;
+	case GA_F_U64: {
+		const struct ga_ou64 *o = CAT(obj, f->off, struct ga_ou64);
+		if (o->set)
+			ga_json_u64(w, o->v);
+		else
+			ga_json_null(w);
+		break;
+	}
+	case GA_F_I64: {
+		const struct ga_oi64 *o = CAT(obj, f->off, struct ga_oi64);
+		if (o->set)
+			ga_json_i64(w, o->v);
+		else
+			ga_json_null(w);
+		break;
+	}
+	case GA_F_DBL: {
+		const struct ga_odbl *o = CAT(obj, f->off, struct ga_odbl);
+		if (o->set)
+			ga_json_dbl(w, o->v);
+		else
+			ga_json_null(w);
+		break;
+	}
+	case GA_F_BOOL: {
+		const struct ga_obool *o = CAT(obj, f->off, struct ga_obool);
+		if (o->set)
+			ga_json_bool(w, o->v);
+		else
+			ga_json_null(w);
+		break;
+	}
+	case GA_F_STRV: {
+		const struct ga_strv *sv = CAT(obj, f->off, struct ga_strv);
+		ga_json_arr_begin(w);
+		for (size_t k = 0; k < sv->n; k++)
+			ga_json_str(w, sv->v[k]);
+		ga_json_arr_end(w);
+		break;
+	}
+	case GA_F_OBJ:
+		ga_schema_write(w, f->sub, CAT(obj, f->off, char));
+		break;
+	case GA_F_OBJN:
+		if (*CAT(obj, f->off + f->count_off, bool))
 			ga_schema_write(w, f->sub, CAT(obj, f->off, char));
-			break;
-		case GA_F_OBJN:
-			if (*CAT(obj, f->off + f->count_off, bool))
-				ga_schema_write(w, f->sub, CAT(obj, f->off, char));
+		else
+			ga_json_null(w);
+		break;
+	case GA_F_NUM:
+		write_num(w, CAT(obj, f->off, struct ga_odbl), f->scale);
+		break;
+	case GA_F_MKV:
+		write_mkv(w, *CAT(obj, f->off, struct ga_kv *), *CAT(obj, f->count_off, size_t));
+		break;
+	case GA_F_JSON:
+		ga_schema_json_write(w, *CAT(obj, f->off, char *));
+		break;
+	case GA_F_CHARS: {
+		const char *c = CAT(obj, f->off, char);
+		ga_json_str(w, *c ? c : NULL);
+		break;
+	}
+	case GA_F_PTR: {
+		const char *p = *CAT(obj, f->off, char *);
+		if (p)
+			ga_schema_write(w, f->sub, p);
+		else
+			ga_json_null(w);
+		break;
+	}
+	case GA_F_ENUM: {
+		int v = *CAT(obj, f->off, int);
+		ga_json_str(w, v >= 0 && (size_t)v < f->nnames ? f->names[v] : NULL);
+		break;
+	}
+	case GA_F_KV: {
+		const struct ga_kv *kv = *CAT(obj, f->off, struct ga_kv *);
+		size_t n = *CAT(obj, f->count_off, size_t);
+		ga_json_obj_begin(w);
+		for (size_t k = 0; k < n; k++) {
+			ga_json_key(w, kv[k].key);
+			ga_json_str(w, kv[k].value);
+		}
+		ga_json_obj_end(w);
+		break;
+	}
+	case GA_F_ARR: {
+		const char *arr = *CAT(obj, f->off, char *);
+		size_t n = *CAT(obj, f->count_off, size_t);
+		ga_json_arr_begin(w);
+		for (size_t k = 0; k < n; k++)
+			if (f->flags & GA_FF_TUPLE)
+				write_tuple(w, f->sub, arr + k * f->sub->size);
 			else
-				ga_json_null(w);
-			break;
-		case GA_F_NUM:
-			write_num(w, CAT(obj, f->off, struct ga_odbl), f->scale);
-			break;
-		case GA_F_MKV:
-			write_mkv(w, *CAT(obj, f->off, struct ga_kv *), *CAT(obj, f->count_off, size_t));
-			break;
-		case GA_F_JSON:
-			ga_schema_json_write(w, *CAT(obj, f->off, char *));
-			break;
-		case GA_F_CHARS: {
-			const char *c = CAT(obj, f->off, char);
-			ga_json_str(w, *c ? c : NULL);
-			break;
-		}
-		case GA_F_PTR: {
-			const char *p = *CAT(obj, f->off, char *);
-			if (p)
-				ga_schema_write(w, f->sub, p);
-			else
-				ga_json_null(w);
-			break;
-		}
-		case GA_F_ENUM: {
-			int v = *CAT(obj, f->off, int);
-			ga_json_str(w, v >= 0 && (size_t)v < f->nnames ? f->names[v] : NULL);
-			break;
-		}
-		case GA_F_KV: {
-			const struct ga_kv *kv = *CAT(obj, f->off, struct ga_kv *);
-			size_t n = *CAT(obj, f->count_off, size_t);
-			ga_json_obj_begin(w);
-			for (size_t k = 0; k < n; k++) {
-				ga_json_key(w, kv[k].key);
-				ga_json_str(w, kv[k].value);
-			}
-			ga_json_obj_end(w);
-			break;
-		}
-		case GA_F_ARR: {
-			const char *arr = *CAT(obj, f->off, char *);
-			size_t n = *CAT(obj, f->count_off, size_t);
-			ga_json_arr_begin(w);
-			for (size_t k = 0; k < n; k++)
 				ga_schema_write(w, f->sub, arr + k * f->sub->size);
-			ga_json_arr_end(w);
-			break;
-		}
-		}
+		ga_json_arr_end(w);
+		break;
+	}
+	case GA_F_DBLV: {
+		const struct ga_dblv *dv = CAT(obj, f->off, struct ga_dblv);
+		ga_json_arr_begin(w);
+		for (size_t k = 0; k < dv->n; k++)
+			ga_json_dbl(w, dv->v[k]);
+		ga_json_arr_end(w);
+		break;
+	}
+	case GA_F_GROUP: /* inline: ga_schema_write_members */
+		ga_json_null(w);
+		break;
 	}
 }
 
@@ -186,8 +261,8 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 	for (size_t i = 0; i < s->nfields; i++) {
 		const struct ga_field *f = &s->fields[i];
 		switch (f->type) {
-		case GA_F_JSON:
 		case GA_F_STR:
+		case GA_F_JSON:
 			ga_free(*AT(obj, f->off, char *));
 			*AT(obj, f->off, char *) = NULL;
 			break;
@@ -196,8 +271,16 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 			break;
 		case GA_F_OBJ:
 		case GA_F_OBJN:
+		case GA_F_GROUP:
 			ga_schema_release(f->sub, AT(obj, f->off, char));
 			break;
+		case GA_F_DBLV: {
+			struct ga_dblv *dv = AT(obj, f->off, struct ga_dblv);
+			ga_free(dv->v);
+			dv->v = NULL;
+			dv->n = 0;
+			break;
+		}
 		case GA_F_PTR: {
 			char *p = *AT(obj, f->off, char *);
 			if (p) {
@@ -236,7 +319,7 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 	}
 }
 
-#define MAX_ITEMS 100000
+#define MAX_ITEMS GA_SCHEMA_MAX_ITEMS
 
 static int type_err(struct ga_ctx *ctx, const char *path, const char *name, const char *want)
 {
@@ -245,6 +328,43 @@ static int type_err(struct ga_ctx *ctx, const char *path, const char *name, cons
 
 static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t *in, void *obj,
                     const char *path, int depth);
+static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
+                      const char *path, int depth);
+
+/* GA_F_DBLV: an array of numbers; null is NaN (what the writer makes of NaN). */
+static int read_dblv(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
+                     const char *path)
+{
+	size_t n = json_is_array(v) ? json_array_size(v) : 0;
+	if (!json_is_array(v) || n > GA_SCHEMA_MAX_LARGE)
+		return type_err(ctx, path, f->name, "array of numbers");
+	struct ga_dblv *dv = AT(obj, f->off, struct ga_dblv);
+	if (!n)
+		return 0;
+	if (!(dv->v = ga_malloc(n * sizeof(double))))
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		const json_t *e = json_array_get(v, k);
+		if (!json_is_number(e) && !json_is_null(e))
+			return type_err(ctx, path, f->name, "array of numbers");
+		dv->v[dv->n++] = json_is_null(e) ? NAN : json_number_value(e);
+	}
+	return 0;
+}
+
+/* GA_FF_TUPLE: an element given as the array of its fields' values. */
+static int read_tuple(struct ga_ctx *ctx, const struct ga_schema *s, const json_t *in, void *obj,
+                      const char *path, int depth)
+{
+	if (!json_is_array(in) || json_array_size(in) != s->nfields)
+		return ga_err(ctx, -EBADMSG, "%s: expected array of %zu values", path, s->nfields);
+	for (size_t i = 0; i < s->nfields; i++) {
+		int r = read_field(ctx, &s->fields[i], json_array_get(in, i), obj, path, depth);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
 
 static int push_kv(void *obj, const struct ga_field *f, const char *key, const json_t *val)
 {
@@ -391,7 +511,8 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		return read_obj(ctx, f->sub, v, *pp, sub, depth + 1);
 	}
 	case GA_F_ARR: {
-		if (!json_is_array(v) || json_array_size(v) > MAX_ITEMS)
+		size_t max = f->flags & GA_FF_LARGE ? GA_SCHEMA_MAX_LARGE : MAX_ITEMS;
+		if (!json_is_array(v) || json_array_size(v) > max)
 			return type_err(ctx, path, f->name, "array");
 		void **arr = AT(obj, f->off, void *);
 		size_t *n = AT(obj, f->count_off, size_t);
@@ -401,12 +522,18 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 				return -ENOMEM;
 			char sub[512];
 			snprintf(sub, sizeof(sub), "%s%s%s[%zu]", path, *path ? "." : "", f->name, k);
-			int r = read_obj(ctx, f->sub, json_array_get(v, k), e, sub, depth + 1);
+			const json_t *ev = json_array_get(v, k);
+			int r = f->flags & GA_FF_TUPLE ? read_tuple(ctx, f->sub, ev, e, sub, depth + 1)
+			                               : read_obj(ctx, f->sub, ev, e, sub, depth + 1);
 			if (r < 0)
 				return r;
 		}
 		return 0;
 	}
+	case GA_F_DBLV:
+		return read_dblv(ctx, f, v, obj, path);
+	case GA_F_GROUP: /* read_obj reads a group from the object itself */
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -419,10 +546,24 @@ static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t 
 	if (!json_is_object(in))
 		return ga_err(ctx, -EBADMSG, "%s: expected object", *path ? path : "top level");
 	for (size_t i = 0; i < s->nfields; i++) {
-		const json_t *v = json_object_get(in, s->fields[i].name);
+		const struct ga_field *f = &s->fields[i];
+		if (f->type == GA_F_GROUP) {
+			/* present when the object has any of the group's members */
+			size_t k = 0;
+			while (k < f->sub->nfields && !json_object_get(in, f->sub->fields[k].name))
+				k++;
+			if (k == f->sub->nfields)
+				continue;
+			*AT(obj, f->off + f->count_off, bool) = true;
+			int r = read_obj(ctx, f->sub, in, AT(obj, f->off, char), path, depth + 1);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		const json_t *v = json_object_get(in, f->name);
 		if (!v)
 			continue;
-		int r = read_field(ctx, &s->fields[i], v, obj, path, depth);
+		int r = read_field(ctx, f, v, obj, path, depth);
 		if (r < 0)
 			return r;
 	}

@@ -322,9 +322,10 @@ static void test_json(void **state)
 	struct ga_json w;
 	ga_buf_init(&b, 0);
 	ga_json_init(&w, &b, false);
-	ga_json_obj_begin(&w);
-	ga_explain_write_json(ex, &w);
-	ga_json_obj_end(&w);
+	struct ga_explain_result res;
+	assert_int_equal(ga_explain_result_fill(ex, &res), 0);
+	ga_schema_write(&w, &ga_explain_result_schema, &res);
+	ga_schema_release(&ga_explain_result_schema, &res);
 	assert_int_equal(ga_json_finish(&w), 0);
 	assert_non_null(strstr(b.data, "\"match_count\":1"));
 	assert_non_null(strstr(b.data, "\"id\":\"cuda-no-device\""));

@@ -3,10 +3,14 @@
  * brought (schema.h): NUM (rounded, integral values as integers), CHARS
  * (fixed buffers, "" as null, too long refused), OBJN (an inline object that
  * is null without its presence bit) and MKV (repeated keys as one array);
- * and the fast reader on the sample table agreeing with the slow one.
+ * the bench-side ones: DBLV (an array of numbers), TUPLE arrays ([[v, c]]),
+ * GA_FF_OMIT (a member left out when absent) and GROUP (members written
+ * inline when present); and the fast reader on the sample table agreeing
+ * with the slow one.
  */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -154,12 +158,167 @@ static void test_fast_sample(void **state)
 	assert_int_equal(d.n_disks, 0);
 }
 
+/* ---- DBLV, TUPLE, OMIT, GROUP ---- */
+struct pair {
+	struct ga_oi64 v, c;
+};
+struct part {
+	bool set;
+	struct ga_ou64 first;
+	char *note;
+};
+struct bdoc {
+	char *kind;
+	struct part a;
+	struct ga_dblv xs;
+	struct pair *buckets;
+	size_t n_buckets;
+	struct ga_odbl max;
+	char *opt;
+	struct inner *sub;
+	struct ga_strv tags;
+};
+
+static const struct ga_field pair_f[] = { GA_FIELD(struct pair, v, GA_F_I64),
+	                                  GA_FIELD(struct pair, c, GA_F_I64) };
+static const struct ga_schema pair_s = { "pair", sizeof(struct pair), pair_f, 2 };
+static const struct ga_field part_f[] = { GA_FIELD(struct part, first, GA_F_U64),
+	                                  GA_FIELD(struct part, note, GA_F_STR) };
+static const struct ga_schema part_s = { "part", sizeof(struct part), part_f, 2 };
+static const struct ga_field bdoc_f[] = {
+	GA_FIELD(struct bdoc, kind, GA_F_STR),
+	GA_FIELD_GROUP(struct bdoc, a, part_s, offsetof(struct part, set)),
+	GA_FIELD_DBLV(struct bdoc, xs),
+	GA_FIELD_TUPLES(struct bdoc, buckets, pair_s),
+	GA_FIELD_OMIT(struct bdoc, max, GA_F_DBL),
+	GA_FIELD_OMIT(struct bdoc, opt, GA_F_STR),
+	GA_FIELD_PTR_OMIT(struct bdoc, sub, inner_s),
+	GA_FIELD_OMIT(struct bdoc, tags, GA_F_STRV),
+};
+static const struct ga_schema bdoc_s = { "bdoc", sizeof(struct bdoc), bdoc_f, 8 };
+
+static void write_bdoc(const struct bdoc *d, struct ga_buf *b)
+{
+	struct ga_json w;
+	ga_buf_reset(b);
+	ga_json_init(&w, b, false);
+	ga_schema_write(&w, &bdoc_s, d);
+	assert_int_equal(ga_json_finish(&w), 0);
+}
+
+static int read_bdoc(struct ga_ctx *ctx, const char *text, struct bdoc *d)
+{
+	memset(d, 0, sizeof(*d));
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, NULL);
+	assert_non_null(root);
+	int r = ga_schema_read(ctx, &bdoc_s, root, d);
+	json_decref(root);
+	return r;
+}
+
+static void test_bench_types_write(void **state)
+{
+	(void)state;
+	double xs[] = { 1.5, 2, 0.1, NAN, 1e-9 };
+	struct pair bk[] = { { { 3, true }, { 7, true } }, { { 1024, true }, { 1, true } } };
+	struct bdoc d = { 0 };
+	d.kind = "x";
+	d.xs.v = xs;
+	d.xs.n = 5;
+	d.buckets = bk;
+	d.n_buckets = 2;
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	/* absent OMIT members and an absent group are left out; DBLV as ga_json_dbl writes */
+	write_bdoc(&d, &b);
+	assert_string_equal(b.data,
+	                    "{\"kind\":\"x\",\"xs\":[1.5,2,0.1,null,1e-09],\"buckets\":[[3,7],[1024,1]]}");
+	d.a.set = true;
+	GA_SET(d.a.first, 4);
+	GA_SET(d.max, 2.5);
+	d.opt = "o";
+	struct inner in = { 0 };
+	d.sub = &in;
+	char *tv[] = { "t", NULL };
+	d.tags.v = tv;
+	d.tags.n = 1;
+	d.xs.n = 0;
+	d.n_buckets = 0;
+	/* a present group's members inline (its null ones as null); empty arrays kept without OMIT */
+	write_bdoc(&d, &b);
+	assert_string_equal(b.data,
+	                    "{\"kind\":\"x\",\"first\":4,\"note\":null,\"xs\":[],\"buckets\":[],"
+	                    "\"max\":2.5,\"opt\":\"o\",\"sub\":{\"v\":null,\"n\":null},\"tags\":[\"t\"]}");
+	ga_buf_release(&b);
+}
+
+static void test_bench_types_read(void **state)
+{
+	(void)state;
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	struct bdoc d;
+	const char *text = "{\"kind\":\"x\",\"first\":4,\"note\":\"n\",\"xs\":[1.5,2,null],"
+	                   "\"buckets\":[[3,7],[1024,1]],\"max\":2.5,\"tags\":[\"t\"]}";
+	assert_int_equal(read_bdoc(ctx, text, &d), 0);
+	assert_true(d.a.set && d.a.first.set && d.a.first.v == 4);
+	assert_string_equal(d.a.note, "n");
+	assert_int_equal(d.xs.n, 3);
+	assert_true(d.xs.v[0] == 1.5 && d.xs.v[1] == 2 && isnan(d.xs.v[2]));
+	assert_int_equal(d.n_buckets, 2);
+	assert_true(d.buckets[1].v.v == 1024 && d.buckets[1].c.v == 1);
+	assert_true(d.max.set && d.max.v == 2.5);
+	assert_null(d.opt);
+	assert_null(d.sub);
+	/* read -> write gives the text back */
+	write_bdoc(&d, &b);
+	assert_string_equal(b.data, text);
+	ga_schema_release(&bdoc_s, &d);
+	assert_null(d.xs.v);
+	assert_null(d.buckets);
+	/* any of its members makes the group present; none, no group */
+	assert_int_equal(read_bdoc(ctx, "{\"note\":\"n\"}", &d), 0);
+	assert_true(d.a.set);
+	assert_false(d.a.first.set);
+	ga_schema_release(&bdoc_s, &d);
+	assert_int_equal(read_bdoc(ctx, "{\"kind\":\"k\"}", &d), 0);
+	assert_false(d.a.set);
+	ga_schema_release(&bdoc_s, &d);
+	/* wrong shapes name the path */
+	assert_int_equal(read_bdoc(ctx, "{\"xs\":[1,\"a\"]}", &d), -EBADMSG);
+	assert_non_null(strstr(ga_ctx_errmsg(ctx), "xs: expected array of numbers"));
+	ga_schema_release(&bdoc_s, &d);
+	assert_int_equal(read_bdoc(ctx, "{\"buckets\":[[1,2],[3]]}", &d), -EBADMSG);
+	assert_non_null(strstr(ga_ctx_errmsg(ctx), "buckets[1]: expected array of 2 values"));
+	ga_schema_release(&bdoc_s, &d);
+	assert_int_equal(read_bdoc(ctx, "{\"buckets\":[[1,2.5]]}", &d), -EBADMSG);
+	assert_non_null(strstr(ga_ctx_errmsg(ctx), "buckets[0].c: expected integer"));
+	ga_schema_release(&bdoc_s, &d);
+	assert_int_equal(read_bdoc(ctx, "{\"first\":-1}", &d), -EBADMSG);
+	assert_non_null(strstr(ga_ctx_errmsg(ctx), "first: expected non-negative integer"));
+	ga_schema_release(&bdoc_s, &d);
+	/* the fast reader declines DBLV, tuples and group members (the slow path reads them) */
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(ga_schema_read_fast(&bdoc_s, text, strlen(text), &d), 1);
+	assert_null(d.kind);
+	assert_int_equal(ga_schema_read_fast(&bdoc_s, "{\"first\":1}", 11, &d), 1);
+	assert_int_equal(ga_schema_read_fast(&bdoc_s, "{\"kind\":\"k\",\"max\":1}", 20, &d), 0);
+	assert_string_equal(d.kind, "k");
+	ga_schema_release(&bdoc_s, &d);
+	ga_buf_release(&b);
+	ga_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_fast_sample),
+		cmocka_unit_test(test_bench_types_write),
+		cmocka_unit_test(test_bench_types_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
