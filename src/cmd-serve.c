@@ -229,13 +229,37 @@ static struct MHD_Daemon *start_daemon(struct serve *s, const struct sockaddr_st
 	        MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, MHD_OPTION_END);
 }
 
+/* At most once a minute: how many connections the limits closed since the last report. */
+static void report_cuts(struct serve *s, double now, double *last_mono, uint64_t last[2])
+{
+	if (now - *last_mono < 60)
+		return;
+	*last_mono = now;
+	uint64_t n[2];
+	serve_conns_counts(&s->conns, &n[0], &n[1]);
+	if (n[0] == last[0] && n[1] == last[1])
+		return;
+	serve_warn(s,
+	           "closed %llu connection(s) at the %u s request deadline and %llu stalled one(s) "
+	           "to make room, in the last minute",
+	           (unsigned long long)(n[0] - last[0]), s->request_timeout_s,
+	           (unsigned long long)(n[1] - last[1]));
+	fflush(s->cli->err);
+	last[0] = n[0];
+	last[1] = n[1];
+}
+
 /* This thread: wait for SIGINT or SIGTERM (SIGHUP is ignored), sweeping the deadlines 4 times a second. */
 static int wait_for_stop(struct serve *s, const sigset_t *sigs)
 {
 	const struct timespec tick = { .tv_sec = 0, .tv_nsec = 250 * 1000 * 1000 };
+	double last_mono = serve_now_mono();
+	uint64_t last[2] = { 0, 0 };
 	for (;;) {
 		int sig = sigtimedwait(sigs, NULL, &tick);
-		serve_conns_sweep(&s->conns, serve_now_mono());
+		double now = serve_now_mono();
+		serve_conns_sweep(&s->conns, now);
+		report_cuts(s, now, &last_mono, last);
 		if (sig == SIGINT || sig == SIGTERM)
 			return sig;
 	}

@@ -236,6 +236,14 @@ void serve_conns_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	pthread_mutex_unlock(&t->lock);
 }
 
+void serve_conns_counts(struct serve_conns *t, uint64_t *ret_deadline, uint64_t *ret_evicted)
+{
+	pthread_mutex_lock(&t->lock);
+	*ret_deadline = t->n_cut_deadline;
+	*ret_evicted = t->n_cut_evicted;
+	pthread_mutex_unlock(&t->lock);
+}
+
 void serve_conns_sweep(struct serve_conns *t, double now_mono)
 {
 	pthread_mutex_lock(&t->lock);

@@ -53,6 +53,8 @@ void serve_conns_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                            enum MHD_RequestTerminationCode toe);
 /* From the request handler: c's request headers are complete. */
 void serve_conns_headers_done(struct serve_conns *t, struct MHD_Connection *c);
+/* The connections closed so far at the deadline, and to make room. */
+void serve_conns_counts(struct serve_conns *t, uint64_t *ret_deadline, uint64_t *ret_evicted);
 /* Housekeeping (serve's main thread): cut every request past its deadline at now_mono. */
 void serve_conns_sweep(struct serve_conns *t, double now_mono);
 
