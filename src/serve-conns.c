@@ -8,8 +8,9 @@
  * connection is cut with shutdown(2) on its socket, under the table's lock:
  * libmicrohttpd reports MHD_CONNECTION_NOTIFY_CLOSED (which takes the lock
  * and unlinks the entry) before it closes the descriptor, so a descriptor in
- * the table is always still the connection's own. The daemon then sees the
- * end of the stream and closes the connection in its own thread.
+ * the table is always still the connection's own (libmicrohttpd 0.9.75,
+ * MHD_cleanup_connections). The daemon then sees the end of the stream and
+ * closes the connection in its own thread.
  */
 #include <netinet/in.h>
 #include <sys/ioctl.h>
