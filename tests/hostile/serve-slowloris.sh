@@ -8,7 +8,9 @@
 #            limit alone cannot help here), plus one from 127.0.0.3 whose
 #            lifetime checks the whole-request deadline (5 s by default);
 #   phase 2: 200 clients from 200 addresses (127.0.1.1 ... 127.0.1.200), so no
-#            per-IP limit applies and the reserved share must carry the defence.
+#            per-IP limit applies and the reserved share must carry the defence;
+#   then:    100 fast keep-alive clients from one address, 5 requests each, all
+#            at once: the caps must not mistake them for slow ones.
 # Meanwhile a client scrapes /metrics twice a second; every scrape must be
 # answered (200, a full exposition) within 1 s. Loopback only, bounded in
 # connections (at most 201 at a time) and in time (timeout 60).
@@ -204,6 +206,37 @@ try:
     ok, dt, what = scrape()
     if not ok:
         fail("a scrape after the attack (%r after %.3f s)" % (what, dt))
+    # fast clients: 100 keep-alive connections from 127.0.0.1 at once (more than the per-IP cap)
+    bar = threading.Barrier(100)
+    done = []
+
+    def fast():
+        n = 0
+        try:
+            bar.wait(10)
+            c = socket.create_connection(("127.0.0.1", port), timeout=5)
+            for _ in range(5):
+                c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                d = b""
+                while b"gpuaudit_collection_running " not in d:
+                    x = c.recv(65536)
+                    if not x:
+                        break
+                    d += x
+                n += b"gpuaudit_collection_running " in d
+            c.close()
+        except (OSError, threading.BrokenBarrierError):
+            pass
+        done.append(n)
+
+    ths = [threading.Thread(target=fast) for _ in range(100)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
+    print("100 fast keep-alive clients: %d of 500 requests answered" % sum(done))
+    if sum(done) != 500:
+        fail("fast clients were cut: %d of 500 requests answered" % sum(done))
 finally:
     srv.send_signal(signal.SIGTERM)
     try:
