@@ -5,8 +5,9 @@
  * (serve-collect.c), libmicrohttpd's single polling thread answers from the
  * last rendering (serve-http.c), so a scrape never collects and a wedged GPU
  * never blocks one. Safe by default: loopback, GET and HEAD only, no request
- * bodies, a connection limit and a per-connection timeout; nothing here runs
- * a shell. --once collects once and prints /metrics.
+ * bodies, a connection limit, a whole-request deadline and a cap on incomplete
+ * requests (serve-conns.c, swept from the main thread); nothing here runs a
+ * shell. --once collects once and prints /metrics.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -130,6 +131,17 @@ static int serve_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
 			                 "--connection-timeout wants seconds between 1 and 3600, not '%s'",
 			                 arg);
 		return CLI_NEXT;
+	case 'T':
+		if (parse_uint(arg, 1, 3600, &s->request_timeout_s) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--request-timeout wants seconds between 1 and 3600, not '%s'", arg);
+		return CLI_NEXT;
+	case 'M':
+		if (parse_uint(arg, 1, 4096, &s->max_conns_per_ip) < 0)
+			return cli_error(
+			        cli, cmd, EXIT_USAGE,
+			        "--max-connections-per-ip wants a number between 1 and 4096, not '%s'", arg);
+		return CLI_NEXT;
 	case 'o':
 		a->once = true;
 		return CLI_NEXT;
@@ -153,6 +165,8 @@ static int serve_parse(struct cli *cli, int argc, char **argv, struct serve_args
 		{ "kmsg", required_argument, NULL, 'K' },
 		{ "max-connections", required_argument, NULL, 'm' },
 		{ "connection-timeout", required_argument, NULL, 'c' },
+		{ "request-timeout", required_argument, NULL, 'T' },
+		{ "max-connections-per-ip", required_argument, NULL, 'M' },
 		{ "once", no_argument, NULL, 'o' },
 		{ "openmetrics", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
@@ -197,14 +211,58 @@ out:
 	return code;
 }
 
+/*
+ * The daemon: MHD's connection limit and idle timeout, and our table
+ * (serve-conns.c) told of every accept, close and finished request. No
+ * MHD_OPTION_PER_IP_CONNECTION_LIMIT: it refuses the newcomer, which would
+ * turn away a scraper sharing an address with slow clients; the table closes
+ * that address's oldest incomplete request instead (docs/serve.md, "Limits").
+ */
 static struct MHD_Daemon *start_daemon(struct serve *s, const struct sockaddr_storage *addr, bool v6)
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (v6 ? MHD_USE_IPv6 : 0);
-	return MHD_start_daemon(flags, 0, NULL, NULL, serve_handle, s, MHD_OPTION_SOCK_ADDR,
-	                        (const struct sockaddr *)addr, MHD_OPTION_CONNECTION_LIMIT, s->max_conns,
-	                        MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_s,
-	                        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
-	                        MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, MHD_OPTION_END);
+	return MHD_start_daemon(
+	        flags, 0, NULL, NULL, serve_handle, s, MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
+	        MHD_OPTION_CONNECTION_LIMIT, s->max_conns, MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_s,
+	        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
+	        serve_conns_notify, &s->conns, MHD_OPTION_NOTIFY_COMPLETED, serve_conns_completed, &s->conns,
+	        MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, MHD_OPTION_END);
+}
+
+/* At most once a minute: how many connections the limits closed since the last report. */
+static void report_cuts(struct serve *s, double now, double *last_mono, uint64_t last[2])
+{
+	if (now - *last_mono < 60)
+		return;
+	*last_mono = now;
+	uint64_t n[2];
+	serve_conns_counts(&s->conns, &n[0], &n[1]);
+	if (n[0] == last[0] && n[1] == last[1])
+		return;
+	serve_warn(s,
+	           "closed %llu connection(s) at the %u s request deadline and %llu stalled one(s) "
+	           "to make room, in the last minute",
+	           (unsigned long long)(n[0] - last[0]), s->request_timeout_s,
+	           (unsigned long long)(n[1] - last[1]));
+	fflush(s->cli->err);
+	last[0] = n[0];
+	last[1] = n[1];
+}
+
+/* This thread: wait for SIGINT or SIGTERM (SIGHUP is ignored), sweeping the deadlines 4 times a second. */
+static int wait_for_stop(struct serve *s, const sigset_t *sigs)
+{
+	const struct timespec tick = { .tv_sec = 0, .tv_nsec = 250 * 1000 * 1000 };
+	double last_mono = serve_now_mono();
+	uint64_t last[2] = { 0, 0 };
+	for (;;) {
+		int sig = sigtimedwait(sigs, NULL, &tick);
+		double now = serve_now_mono();
+		serve_conns_sweep(&s->conns, now);
+		report_cuts(s, now, &last_mono, last);
+		if (sig == SIGINT || sig == SIGTERM)
+			return sig;
+	}
 }
 
 static void stop_collector(struct serve *s, pthread_t thr)
@@ -234,6 +292,7 @@ static int serve_run(struct serve *s, const char *listen, const struct sockaddr_
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, &ca);
 	pthread_condattr_destroy(&ca);
+	serve_conns_init(&s->conns, s->max_conns, s->max_conns_per_ip, s->request_timeout_s);
 	int code = EXIT_OK, r;
 	pthread_t thr;
 	struct MHD_Daemon *d = start_daemon(s, addr, v6);
@@ -253,14 +312,13 @@ static int serve_run(struct serve *s, const char *listen, const struct sockaddr_
 	fprintf(cli->err, "gpuaudit serve: listening on http://%s/metrics (every %g s)\n", shown,
 	        s->interval_s);
 	fflush(cli->err);
-	int sig = 0;
-	while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP)
-		; /* nothing to reload: the policy is read once */
+	int sig = wait_for_stop(s, &sigs); /* nothing to reload on SIGHUP: the policy is read once */
 	fprintf(cli->err, "gpuaudit serve: %s: shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	stop_collector(s, thr);
 out:
 	if (d)
 		MHD_stop_daemon(d);
+	serve_conns_release(&s->conns);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	return code;
@@ -274,8 +332,10 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	snap_opts_init(&s.so);
 	s.interval_s = 30;
 	s.nfd_expiry_s = 3600;
-	s.max_conns = 64;
+	s.max_conns = 128;
 	s.conn_timeout_s = 10;
+	s.max_conns_per_ip = 16;
+	s.request_timeout_s = 5;
 	s.running_since = -1;
 	struct serve_args a = { .s = &s, .listen = DEFAULT_LISTEN };
 	int code = serve_parse(cli, argc, argv, &a);

@@ -127,6 +127,7 @@ enum MHD_Result serve_handle(void *cls, struct MHD_Connection *c, const char *ur
 	struct serve *s = cls;
 	(void)version;
 	(void)upload_data;
+	serve_conns_headers_done(&s->conns, c); /* called once the request's headers are complete */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "cli.h"
+#include "serve-conns.h"
 #include "gpuaudit/prom.h"
 
 #define SERVE_MAX_BODY (8u << 20) /* cap on any one rendering */
@@ -30,6 +31,8 @@ struct serve {
 	double interval_s;
 	long nfd_expiry_s;
 	unsigned max_conns, conn_timeout_s;
+	unsigned max_conns_per_ip, request_timeout_s;
+	struct serve_conns conns; /* serve-conns.c: deadlines and caps of the HTTP connections */
 	/* collector-only state */
 	struct ga_ctx *ctx;
 	struct ga_policy *policy;

@@ -376,39 +376,85 @@ def t_http(exe, work):
     return 0
 
 
+def closed_within(c, seconds):
+    """True when the server closes c (end of stream or reset) within seconds."""
+    c.settimeout(seconds)
+    try:
+        while c.recv(100):
+            pass
+    except socket.timeout:
+        return False
+    except OSError:
+        pass
+    return True
+
+
+def answered(c, path="/healthz", timeout=2):
+    c.settimeout(timeout)
+    c.sendall(b"GET " + path.encode() + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    try:
+        return c.recv(100).startswith(b"HTTP/1.1 200")
+    except OSError:
+        return False
+
+
 def t_limits(exe, work):
-    """--max-connections and --connection-timeout: idle connections are cut, extra ones wait for a slot."""
+    """The connection limits of docs/serve.md: idle timeout, whole-request deadline, caps on incomplete requests."""
+    for args, msg in ((["--request-timeout", "0"], "--request-timeout wants seconds between 1 and 3600, not '0'"),
+                      (["--max-connections-per-ip", "x"],
+                       "--max-connections-per-ip wants a number between 1 and 4096, not 'x'")):
+        r = subprocess.run([exe, "serve"] + args, capture_output=True, text=True)
+        check(r.returncode == 2 and msg in r.stderr, "usage error: %s" % msg)
     root = os.path.join(FIXTURES, "nodes", "cpu-vm", "root")
-    s = Serve(exe, ["--root", root, "--interval", "1s", "--max-connections", "2", "--connection-timeout", "1"],
-              work=work)
+    # 4 slots: 3 for incomplete requests (one kept for complete ones), 2 of them per address
+    s = Serve(exe, ["--root", root, "--interval", "1s", "--max-connections", "4", "--max-connections-per-ip", "2",
+                    "--request-timeout", "2", "--connection-timeout", "1"], work=work)
+
+    def conn(src):
+        return socket.create_connection(("127.0.0.1", s.port), source_address=(src, 0))
+
     try:
         s.wait_metric("gpuaudit_collections_total", lambda v: v >= 1)
         time.sleep(1.5)  # let the connections of wait_metric time out
-        idle = [socket.create_connection(("127.0.0.1", s.port)) for _ in range(2)]
-        time.sleep(0.3)
-        extra = socket.create_connection(("127.0.0.1", s.port))
-        extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        extra.settimeout(0.4)
-        try:
-            got = extra.recv(100)
-        except socket.timeout:
-            got = None
-        check(got is None, "a third connection waits while --max-connections 2 are held (got %r)" % (got or b"")[:40])
+        idle = conn("127.0.0.1")
         t0 = time.monotonic()
-        for c in idle:
-            c.settimeout(5)
-            try:
-                data = c.recv(100)
-            except OSError:
-                data = b""
-            check(data == b"", "an idle connection is closed by the server")
+        check(closed_within(idle, 3), "an idle connection is closed by the server")
         waited = time.monotonic() - t0
-        check(waited < 3, "idle connections closed after --connection-timeout 1 (%.1f s)" % waited)
-        extra.settimeout(3)
-        got = extra.recv(100)
-        check(got.startswith(b"HTTP/1.1 200"), "the waiting connection is served once a slot is free")
+        check(waited < 2, "an idle connection is closed after --connection-timeout 1 (%.1f s)" % waited)
+        # the deadline: one header byte every 0.3 s resets the idle timeout, not the deadline
+        slow = conn("127.0.0.1")
+        t0 = time.monotonic()
+        cut = False
+        for b in b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 20:
+            try:
+                slow.send(bytes([b]))
+            except OSError:
+                cut = True
+                break
+            if closed_within(slow, 0.3):
+                cut = True
+                break
+        lived = time.monotonic() - t0
+        check(cut and 1.5 <= lived <= 3.2, "a trickled request is cut at --request-timeout 2 (%.1f s)" % lived)
+        # per address: a third incomplete request from 127.0.0.1 closes the oldest of the two
+        old, mid = conn("127.0.0.1"), conn("127.0.0.1")
+        time.sleep(0.4)  # past the grace of a fresh connection (0.2 s)
+        new = conn("127.0.0.1")
+        check(answered(new), "a new request is answered while two incomplete ones hold the per-IP cap")
+        check(closed_within(old, 0.5), "the oldest incomplete request of that address was closed for it")
+        for c in (old, mid, new):
+            c.close()
+        time.sleep(1.5)
+        # in all: 3 incomplete requests from 3 addresses hold the share; a fourth address is still served
+        held = [conn("127.0.0.%d" % i) for i in (2, 3, 4)]
+        time.sleep(0.4)
+        fast = conn("127.0.0.5")
+        check(answered(fast), "a request is answered while incomplete ones hold their whole share")
+        check(closed_within(held[0], 0.5), "the oldest incomplete request was closed to make room")
+        for c in held + [fast]:
+            c.close()
         st, _, body = s.get("/healthz")
-        check(st == 200, "a new connection is served once the idle ones are gone")
+        check(st == 200, "a new connection is served afterwards")
     finally:
         rc = s.stop()
     check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
