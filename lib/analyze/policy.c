@@ -1321,7 +1321,11 @@ int ga_policy_load(struct ga_ctx *ctx, const char *file, struct ga_policy **ret)
 	int r = ga_file_read(ctx, file, GA_POLICY_MAX_FILE, &b);
 	if (r == -EFBIG)
 		r = ga_err(ctx, -EINVAL, "%s: larger than %u bytes", file, GA_POLICY_MAX_FILE);
-	else if (r < 0)
+	else if (r == -EINVAL) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", ga_ctx_errmsg(ctx)); /* "FILE: not a regular file ..." */
+		r = ga_err(ctx, r, "cannot read policy %s", why);
+	} else if (r < 0)
 		r = ga_err(ctx, r, "cannot read policy %s: %s", file, strerror(-r));
 	else
 		r = ga_policy_parse(ctx, file, b.data, b.len, ret);
