@@ -18,8 +18,17 @@
 extern "C" {
 #endif
 
-#define GA_POLICY_MAX_FILE (1u << 20) /* 1 MiB: a fleet policy is a few KiB */
+/*
+ * Limits checked before the YAML parser sees the text (docs/policy.md,
+ * "Limits"): a fleet policy is a few KiB, about 6 levels deep and a few hundred
+ * nodes, so each limit is far above what a policy needs and far below what
+ * would cost the parser time or memory (libfyaml keeps ~550 bytes per node).
+ */
+#define GA_POLICY_MAX_FILE (1u << 20) /* 1 MiB */
+#define GA_POLICY_MAX_DEPTH 32        /* nested collections (a policy needs 5) */
+#define GA_POLICY_MAX_NODES 65536     /* characters that can start a node: - , : ? [ { % */
 #define GA_POLICY_MAX_CLASSES 256
+#define GA_POLICY_MAX_SMOKE 256 /* smoke: entries of one class */
 #define GA_RANGE_MAX_TERMS 8
 
 /* --- versions and ranges --- */

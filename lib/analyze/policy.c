@@ -9,6 +9,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,11 +224,327 @@ bool ga_vrange_match(const struct ga_vrange *r, const char *version)
 	return true;
 }
 
+/* --- what the YAML parser is never shown (docs/policy.md, "Limits") ---
+ *
+ * libfyaml 0.7.12 loops forever on a directive with a byte that is not UTF-8
+ * ("%\xfe"), keeps ~550 bytes per node (a 1 MiB flow list costs 280 MB) and
+ * tokenizes a whole flow collection before its own depth limit (64) stops it.
+ * So the text is checked first: YAML's character set (well-formed UTF-8, no NUL,
+ * no control character but TAB, LF and CR, no BOM after the start), the nesting
+ * depth and the number of characters that can start a node. A rejection names
+ * the FILE:LINE:COLUMN of the first offending character (columns count
+ * characters, a tab is one, as in libfyaml's messages).
+ */
+
+enum scan_state { SC_NODE, SC_PLAIN, SC_PROP, SC_DQ, SC_SQ, SC_TEXT };
+enum { SCAN_OK, SCAN_DEEP, SCAN_NODES };
+
+struct scan {
+	const unsigned char *s;
+	size_t n, i;
+	unsigned line, col;                      /* of s[i], 1-based */
+	enum scan_state st;                      /* TEXT: a comment, block scalar text or header */
+	bool line_start, sep, skip;              /* in the indentation, after a blank, escaped */
+	unsigned indent;                         /* leading spaces of the current line */
+	bool block_header, in_block;             /* after '|' or '>' / in its text */
+	unsigned block_parent, block_indent;     /* the header line's indent / the text's */
+	unsigned stack[GA_POLICY_MAX_DEPTH + 1]; /* block indentation levels */
+	unsigned n_stack;
+	unsigned flow; /* [ and { open outside quotes */
+	size_t nodes;
+};
+
+/* The length of the UTF-8 character at s[i], or 0 with the reason in why. */
+static size_t utf8_char(const struct scan *sc, const char **why, uint32_t *cp)
+{
+	const unsigned char *s = sc->s + sc->i;
+	size_t left = sc->n - sc->i, len;
+	uint32_t c = s[0], min;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc0 && c <= 0xdf) {
+		len = 2, min = 0x80, c &= 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, min = 0x800, c &= 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf7) {
+		len = 4, min = 0x10000, c &= 0x07;
+	} else {
+		*why = c < 0xc0 ? "a UTF-8 continuation byte without a lead byte"
+		                : "a byte that is never UTF-8";
+		return 0;
+	}
+	for (size_t k = 1; k < len; k++) {
+		if (k >= left || (s[k] & 0xc0) != 0x80) {
+			*why = "an incomplete UTF-8 sequence";
+			return 0;
+		}
+		c = c << 6 | (s[k] & 0x3f);
+	}
+	if (c < min)
+		*why = "an overlong UTF-8 sequence";
+	else if (c >= 0xd800 && c <= 0xdfff)
+		*why = "a UTF-16 surrogate written as UTF-8";
+	else if (c > 0x10ffff)
+		*why = "a code point above U+10FFFF";
+	else
+		*cp = c;
+	return c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff ? 0 : len;
+}
+
+/* Why YAML forbids the character (outside c-printable, or a BOM after the start), or NULL. */
+static const char *char_bad(const struct scan *sc, uint32_t cp)
+{
+	if (cp == 0)
+		return "a NUL byte";
+	if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7f ||
+	    (cp >= 0x80 && cp <= 0x9f && cp != 0x85))
+		return "a control character";
+	if (cp == 0xfffe || cp == 0xffff)
+		return "a noncharacter";
+	if (cp == 0xfeff && sc->i)
+		return "a byte order mark after the start of the file";
+	return NULL;
+}
+
+static bool is_blank(unsigned c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_brk(unsigned c)
+{
+	return c == '\n' || c == '\r';
+}
+
+static bool is_flow_ind(unsigned c)
+{
+	return c == ',' || c == '[' || c == ']' || c == '{' || c == '}';
+}
+
+static unsigned scan_next(const struct scan *sc)
+{
+	return sc->i + 1 < sc->n ? sc->s[sc->i + 1] : '\n';
+}
+
+/* A block collection at column col, unless the innermost one is there already. */
+static int scan_block(struct scan *sc, unsigned col)
+{
+	while (sc->n_stack && sc->stack[sc->n_stack - 1] > col)
+		sc->n_stack--;
+	if (sc->n_stack && sc->stack[sc->n_stack - 1] == col)
+		return SCAN_OK;
+	if (sc->n_stack + sc->flow >= GA_POLICY_MAX_DEPTH)
+		return SCAN_DEEP;
+	sc->stack[sc->n_stack++] = col;
+	return SCAN_OK;
+}
+
+/* A line break: comments and plain scalars end, a block scalar's text begins. */
+static void scan_break(struct scan *sc)
+{
+	if (sc->st != SC_DQ && sc->st != SC_SQ)
+		sc->st = SC_NODE;
+	if (sc->block_header) {
+		sc->block_header = false;
+		sc->in_block = true;
+		sc->block_indent = 0;
+	}
+	sc->line_start = true;
+	sc->sep = true;
+	sc->indent = 0;
+}
+
+/* The first character after a line's indentation. */
+static int scan_line(struct scan *sc, unsigned c)
+{
+	sc->line_start = false;
+	if (sc->in_block && sc->st == SC_NODE) {
+		/* a literal or folded scalar: the lines indented deeper are its text */
+		if (!sc->block_indent && sc->indent > sc->block_parent)
+			sc->block_indent = sc->indent;
+		if (sc->block_indent && sc->indent >= sc->block_indent) {
+			sc->st = SC_TEXT;
+			return SCAN_OK;
+		}
+		sc->in_block = false;
+	}
+	if (sc->st == SC_NODE && !sc->flow && c != '#')
+		return scan_block(sc, sc->indent);
+	return SCAN_OK;
+}
+
+/* Between nodes: what starts here. */
+static int scan_node(struct scan *sc, unsigned c, bool was_sep)
+{
+	unsigned next = scan_next(sc);
+	if (c == '#' && was_sep) {
+		sc->st = SC_TEXT;
+	} else if (c == '"' || c == '\'') {
+		sc->st = c == '"' ? SC_DQ : SC_SQ;
+	} else if (c == '[' || c == '{') {
+		if (sc->n_stack + sc->flow >= GA_POLICY_MAX_DEPTH)
+			return SCAN_DEEP;
+		sc->flow++;
+		sc->sep = true;
+	} else if (c == ']' || c == '}') {
+		if (sc->flow)
+			sc->flow--;
+	} else if (c == ',') {
+		sc->sep = true;
+	} else if ((c == '-' || c == '?' || c == ':') && (is_blank(next) || is_brk(next))) {
+		sc->sep = true;
+		if (c == ':' || sc->flow || is_brk(next))
+			return SCAN_OK;
+		/* "- - x": an entry's content is a level deeper, at its own column */
+		size_t k = sc->i + 1;
+		while (k < sc->n && sc->s[k] == ' ')
+			k++;
+		return scan_block(sc, sc->col - 1 + (unsigned)(k - sc->i));
+	} else if ((c == '|' || c == '>') && !sc->flow) {
+		sc->block_header = true;
+		sc->block_parent = sc->indent;
+		sc->st = SC_TEXT;
+	} else if (c == '&' || c == '*' || c == '!') {
+		sc->st = SC_PROP;
+	} else {
+		sc->st = SC_PLAIN;
+	}
+	return SCAN_OK;
+}
+
+/*
+ * The structure of one character. Conservative where it matters: every
+ * character that can start a node counts, quoted or not, so the node bound
+ * holds whatever the quoting; the depth follows quotes, comments, plain and
+ * block scalars closely enough that a real policy is nowhere near the limit.
+ */
+static int scan_char(struct scan *sc, uint32_t c)
+{
+	bool was_sep = sc->sep;
+	sc->sep = false;
+	if (c < 0x80 && strchr("-,:?[{%", (int)c) && ++sc->nodes > GA_POLICY_MAX_NODES)
+		return SCAN_NODES;
+	if (sc->skip) {
+		sc->skip = false;
+		return SCAN_OK;
+	}
+	if (is_brk(c)) {
+		scan_break(sc);
+		return SCAN_OK;
+	}
+	if (sc->line_start && c == ' ') {
+		sc->indent++;
+		sc->sep = true;
+		return SCAN_OK;
+	}
+	if (sc->line_start) {
+		int r = scan_line(sc, c);
+		if (r)
+			return r;
+	}
+	switch (sc->st) {
+	case SC_TEXT:
+		return SCAN_OK;
+	case SC_DQ:
+		if (c == '\\')
+			sc->skip = true;
+		else if (c == '"')
+			sc->st = SC_NODE;
+		return SCAN_OK;
+	case SC_SQ:
+		if (c == '\'' && scan_next(sc) == '\'')
+			sc->skip = true;
+		else if (c == '\'')
+			sc->st = SC_NODE;
+		return SCAN_OK;
+	case SC_PROP:
+		if (!is_blank(c) && !(sc->flow && is_flow_ind(c)))
+			return SCAN_OK;
+		sc->st = SC_NODE;
+		break;
+	case SC_PLAIN: {
+		unsigned next = scan_next(sc);
+		if (c == '#' && was_sep) {
+			sc->st = SC_TEXT;
+			return SCAN_OK;
+		}
+		if (!(c == ':' && (is_blank(next) || is_brk(next) || (sc->flow && is_flow_ind(next)))) &&
+		    !(sc->flow && is_flow_ind(c))) {
+			sc->sep = is_blank(c);
+			return SCAN_OK;
+		}
+		sc->st = SC_NODE;
+		break;
+	}
+	case SC_NODE:
+	default:
+		break;
+	}
+	if (is_blank(c)) {
+		sc->sep = true;
+		return SCAN_OK;
+	}
+	return c < 0x80 ? scan_node(sc, c, was_sep) : (sc->st = SC_PLAIN, SCAN_OK);
+}
+
+static int scan_fail(struct ga_ctx *ctx, const char *file, const struct scan *sc, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static int scan_fail(struct ga_ctx *ctx, const char *file, const struct scan *sc, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ga_err(ctx, -EINVAL, "%s:%u:%u: %s", file, sc->line, sc->col, msg);
+}
+
+static int policy_prescan(struct ga_ctx *ctx, const char *file, const char *text, size_t len)
+{
+	struct scan sc = { .s = (const unsigned char *)text, .n = len, .line = 1, .col = 1 };
+	sc.st = SC_NODE;
+	sc.line_start = sc.sep = true;
+	while (sc.i < sc.n) {
+		const char *why = NULL;
+		uint32_t cp = 0;
+		size_t clen = utf8_char(&sc, &why, &cp);
+		if (!clen)
+			return scan_fail(ctx, file, &sc, "%s (byte 0x%02x): a policy is UTF-8 text", why,
+			                 sc.s[sc.i]);
+		why = char_bad(&sc, cp);
+		if (why)
+			return scan_fail(ctx, file, &sc, "%s (U+%04X): not allowed in YAML", why,
+			                 (unsigned)cp);
+		int r = scan_char(&sc, cp);
+		if (r == SCAN_NODES)
+			return scan_fail(
+			        ctx, file, &sc,
+			        "more than %u characters that can start a YAML node (- , : ? [ { %%): "
+			        "too large for a policy",
+			        GA_POLICY_MAX_NODES);
+		if (r == SCAN_DEEP)
+			return scan_fail(ctx, file, &sc, "nested deeper than %u levels (a policy needs 5)",
+			                 GA_POLICY_MAX_DEPTH);
+		sc.i += clen;
+		if (cp == '\n' || (cp == '\r' && (sc.i >= sc.n || sc.s[sc.i] != '\n'))) {
+			sc.line++;
+			sc.col = 1;
+		} else if (cp != '\r') {
+			sc.col++;
+		}
+	}
+	return 0;
+}
+
 /* --- the parser --- */
 
 struct pstate {
 	struct ga_ctx *ctx;
 	const char *file;
+	const char *text; /* the input, for positions libfyaml does not give */
+	size_t len;
 	int err;
 	char path[256];
 	char kind[64];
@@ -444,15 +762,20 @@ static int walk_mapping(struct pstate *ps, struct fy_node *map, struct fy_node *
 		return perr(ps, map, at, "expected %s (a mapping), got %s", what, node_kind(ps, map));
 	void *it = NULL;
 	struct fy_node_pair *pr;
+	uint32_t seen = 0; /* duplicates are ours to find: libfyaml's check is quadratic */
 	while ((pr = fy_node_mapping_iterate(map, &it))) {
 		struct fy_node *k = fy_node_pair_key(pr), *v = fy_node_pair_value(pr);
 		char name[64];
 		if (!k || !fy_node_is_scalar(k) || !scalar_text(k, name, sizeof(name)))
 			return perr(ps, k, map, "expected a key of %s, got %s", what, node_kind(ps, k));
 		int which = -1;
-		for (int i = 0; keys[i]; i++)
+		for (int i = 0; keys[i] && i < 32; i++)
 			if (!strcmp(keys[i], name))
 				which = i;
+		if (which >= 0 && (seen & (1u << which)))
+			return perr(ps, k, map, "duplicate key '%s' in %s", name, what);
+		if (which >= 0)
+			seen |= 1u << which;
 		if (which < 0) {
 			char list[512] = "";
 			size_t len = 0;
@@ -627,6 +950,11 @@ static int parse_smoke(struct pstate *ps, struct ga_policy_class *c, struct fy_n
 		char name[64];
 		if (!pk || !fy_node_is_scalar(pk) || !scalar_text(pk, name, sizeof(name)) || !*name)
 			return perr(ps, pk, v, "expected a name of at most 63 bytes");
+		for (size_t i = 0; i < c->n_smoke; i++)
+			if (!strcmp(c->smoke[i].key, name))
+				return perr(ps, pk, v, "duplicate key '%s' in smoke", name);
+		if (c->n_smoke == GA_POLICY_MAX_SMOKE)
+			return perr(ps, pk, v, "more than %d smoke entries", GA_POLICY_MAX_SMOKE);
 		double d;
 		size_t old = path_push(ps, ".%s", name);
 		int r = get_number(ps, pv, pk, &d);
@@ -656,6 +984,9 @@ static int parse_xid(struct pstate *ps, struct ga_policy_class *c, struct fy_nod
 		struct ga_ou64 x = { 0 };
 		if (get_u64(ps, pk, v, 1, 1000, &x) < 0)
 			return ps->err;
+		for (size_t i = 0; i < c->n_xid; i++)
+			if (c->xid[i].xid == x.v)
+				return perr(ps, pk, v, "duplicate Xid %llu", (unsigned long long)x.v);
 		char act[16];
 		bool ok = pv && fy_node_is_scalar(pv) && scalar_text(pv, act, sizeof(act));
 		int i = 0;
@@ -826,6 +1157,73 @@ static int top_member(struct pstate *ps, void *obj, int which, struct fy_node *k
 	return parse_classes(ps, p, k, v);
 }
 
+/*
+ * Anchors and aliases are refused, everywhere in the document: without
+ * resolution an alias reads as its own name ("*drv" would pin the string
+ * "drv"), and with it one pin silently follows another. A policy writes each
+ * value out (docs/policy.md). Depth is bounded by the prescan.
+ */
+/*
+ * Report at the character before `at` (the '&' or '*' of an anchor or alias,
+ * whose text libfyaml points at inside the input), else at the node.
+ */
+static int perr_before(struct pstate *ps, const char *at, struct fy_node *n, const char *msg)
+{
+	if (ps->err)
+		return ps->err;
+	if (!at || at <= ps->text || at > ps->text + ps->len)
+		return perr(ps, n, NULL, "%s", msg);
+	unsigned line = 1, col = 1;
+	for (const char *p = ps->text; p < at - 1; p++) {
+		if (*p == '\n' || (*p == '\r' && p[1] != '\n'))
+			line++, col = 1;
+		else if ((*p & 0xc0) != 0x80 && *p != '\r')
+			col++;
+	}
+	ga_err(ps->ctx, -EINVAL, "%s:%u:%u: %s%s%s", ps->file, line, col, ps->path, *ps->path ? ": " : "",
+	       msg);
+	ps->err = -EINVAL;
+	return ps->err;
+}
+
+static int refuse_refs(struct pstate *ps, struct fy_node *n)
+{
+	if (!n)
+		return 0;
+	size_t len = 0;
+	char msg[160];
+	struct fy_anchor *a = fy_node_get_anchor(n);
+	if (a) {
+		const char *t = fy_anchor_get_text(a, &len);
+		snprintf(msg, sizeof(msg),
+		         "anchors are not supported (&%.*s): write the value out where it is needed",
+		         t && len < 64 ? (int)len : 0, t ? t : "");
+		return perr_before(ps, t, n, msg);
+	}
+	if (fy_node_is_alias(n)) {
+		const char *t = fy_node_get_scalar(n, &len);
+		snprintf(msg, sizeof(msg),
+		         "aliases are not supported (*%.*s): write the value out instead of referring "
+		         "to an anchor",
+		         t && len < 64 ? (int)len : 0, t ? t : "");
+		return perr_before(ps, t, n, msg);
+	}
+	void *it = NULL;
+	if (fy_node_is_mapping(n)) {
+		struct fy_node_pair *pr;
+		while ((pr = fy_node_mapping_iterate(n, &it)))
+			if (refuse_refs(ps, fy_node_pair_key(pr)) < 0 ||
+			    refuse_refs(ps, fy_node_pair_value(pr)) < 0)
+				return ps->err;
+	} else if (fy_node_is_sequence(n)) {
+		struct fy_node *item;
+		while ((item = fy_node_sequence_iterate(n, &it)))
+			if (refuse_refs(ps, item) < 0)
+				return ps->err;
+	}
+	return 0;
+}
+
 static void diag_quiet(struct fy_diag *diag, void *user, const char *buf, size_t len)
 {
 	(void)diag;
@@ -837,7 +1235,7 @@ static void diag_quiet(struct fy_diag *diag, void *user, const char *buf, size_t
 int ga_policy_parse(struct ga_ctx *ctx, const char *file, const char *text, size_t len,
                     struct ga_policy **ret)
 {
-	struct pstate ps = { .ctx = ctx, .file = file ? file : "<policy>" };
+	struct pstate ps = { .ctx = ctx, .file = file ? file : "<policy>", .text = text, .len = len };
 	struct ga_policy *p = NULL;
 	struct fy_diag *diag = NULL;
 	struct fy_document *doc = NULL;
@@ -845,8 +1243,9 @@ int ga_policy_parse(struct ga_ctx *ctx, const char *file, const char *text, size
 
 	if (len > GA_POLICY_MAX_FILE)
 		return ga_err(ctx, -EINVAL, "%s: larger than %u bytes", ps.file, GA_POLICY_MAX_FILE);
-	if (memchr(text, '\0', len))
-		return ga_err(ctx, -EINVAL, "%s: contains a NUL byte: not a YAML text file", ps.file);
+	r = policy_prescan(ctx, ps.file, text, len);
+	if (r < 0)
+		return r;
 	p = ga_calloc(1, sizeof(*p));
 	if (!p || !(p->file = ga_strdup(ps.file))) {
 		r = ga_err(ctx, -ENOMEM, "out of memory");
@@ -863,14 +1262,18 @@ int ga_policy_parse(struct ga_ctx *ctx, const char *file, const char *text, size
 		goto out;
 	}
 	fy_diag_set_collect_errors(diag, true);
-	struct fy_parse_cfg cfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = diag };
+	/* duplicate keys are found by the walk (walk_mapping, parse_smoke, parse_xid) */
+	struct fy_parse_cfg cfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_ALLOW_DUPLICATE_KEYS,
+		                    .diag = diag };
 	doc = fy_document_build_from_string(&cfg, text, len);
 	if (!doc) {
 		void *it = NULL;
 		struct fy_diag_error *e = fy_diag_errors_iterate(diag, &it);
 		if (e)
-			r = ga_err(ctx, -EINVAL, "%s:%d:%d: not valid YAML: %s", ps.file, e->line + 1,
-			           e->column + 1, e->msg ? e->msg : "syntax error");
+			/* libfyaml's collected errors are 1-based already (its marks are not) */
+			r = ga_err(ctx, -EINVAL, "%s:%d:%d: not valid YAML: %s", ps.file,
+			           e->line > 0 ? e->line : 1, e->column > 0 ? e->column : 1,
+			           e->msg ? e->msg : "syntax error");
 		else
 			r = ga_err(ctx, -EINVAL,
 			           "%s:1:1: expected a mapping with 'version: 1' and 'classes', got an empty "
@@ -879,6 +1282,9 @@ int ga_policy_parse(struct ga_ctx *ctx, const char *file, const char *text, size
 		goto out;
 	}
 	struct fy_node *root = fy_document_root(doc);
+	r = refuse_refs(&ps, root);
+	if (r < 0)
+		goto out;
 	if (!root || is_null(root) || !fy_node_is_mapping(root)) {
 		r = perr(&ps, root, NULL, "expected a mapping with 'version: 1' and 'classes', got %s",
 		         node_kind(&ps, root));
@@ -915,7 +1321,11 @@ int ga_policy_load(struct ga_ctx *ctx, const char *file, struct ga_policy **ret)
 	int r = ga_file_read(ctx, file, GA_POLICY_MAX_FILE, &b);
 	if (r == -EFBIG)
 		r = ga_err(ctx, -EINVAL, "%s: larger than %u bytes", file, GA_POLICY_MAX_FILE);
-	else if (r < 0)
+	else if (r == -EINVAL) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", ga_ctx_errmsg(ctx)); /* "FILE: not a regular file ..." */
+		r = ga_err(ctx, r, "cannot read policy %s", why);
+	} else if (r < 0)
 		r = ga_err(ctx, r, "cannot read policy %s: %s", file, strerror(-r));
 	else
 		r = ga_policy_parse(ctx, file, b.data, b.len, ret);

@@ -8,6 +8,12 @@ run check --root "$FIXTURES/nodes/cpu-vm/root"
 run check --policy missing.yaml --root "$FIXTURES/nodes/cpu-vm/root"
 mkdir dir.yaml
 run check --policy dir.yaml --root "$FIXTURES/nodes/cpu-vm/root"
+# a FIFO is refused, never waited on (issue 22); '-' is the way to stream
+mkfifo fifo.yaml
+run check --policy fifo.yaml --root "$FIXTURES/nodes/cpu-vm/root"
+# a directive with a byte that is not UTF-8 hung libfyaml 0.7.12 (issue 22)
+printf '%%\376' >hang.yaml
+run check --policy hang.yaml --root "$FIXTURES/nodes/cpu-vm/root"
 : >empty.yaml
 run check --policy empty.yaml --root "$FIXTURES/nodes/cpu-vm/root"
 printf 'version: 1\nclasses: []\n' >none.yaml

@@ -152,7 +152,27 @@ static void test_parse_errors(void **state)
 		{ "version: 1\nclasses: [{name: a}, {name: a}]\n",
 		  "p.yaml:2:29: classes[1]: duplicate class name 'a' (first defined at line 2)" },
 		{ "version: 1\nclasses:\n  - name: a\n   bad\n",
-		  "p.yaml:5:5: not valid YAML: invalid scalar at the end of block sequence" },
+		  "p.yaml:4:4: not valid YAML: invalid scalar at the end of block sequence" },
+		/* libfyaml's error positions are 1-based: not shifted again (issue 22) */
+		{ "a: b: c\n", "p.yaml:1:5: not valid YAML: invalid nested block mapping on the same line" },
+		{ "version: 1\nx: 1\na: b: c\n",
+		  "p.yaml:3:5: not valid YAML: invalid nested block mapping on the same line" },
+		{ "a: \"\t\" b: c\n",
+		  "p.yaml:1:8: not valid YAML: invalid trailing content after double-quoted scalar" },
+		{ "a: \"\xc3\xa9\" b: c\n",
+		  "p.yaml:1:8: not valid YAML: invalid trailing content after double-quoted scalar" },
+		/* duplicate keys are the walk's (libfyaml's own check is quadratic) */
+		{ "version: 1\nversion: 1\n", "p.yaml:2:1: duplicate key 'version' in the policy" },
+		{ "version: 1\nclasses: [{name: a, smoke: {x: 1, x: 2}}]\n",
+		  "p.yaml:2:35: classes[0].smoke: duplicate key 'x' in smoke" },
+		{ "version: 1\nclasses: [{name: a, xid: {79: info, 079: error}}]\n",
+		  "p.yaml:2:37: classes[0].xid: duplicate Xid 79" },
+		/* aliases would read as the anchor's name: both are refused */
+		{ "version: 1\nclasses:\n  - name: a\n    pin: {driver: *drv}\n",
+		  "p.yaml:4:19: aliases are not supported (*drv)" },
+		{ "version: 1\nclasses:\n  - name: a\n    pin: {driver: &drv \">=550\"}\n"
+		  "  - name: b\n    pin: {driver: *drv}\n",
+		  "p.yaml:4:19: anchors are not supported (&drv)" },
 	};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -162,6 +182,90 @@ static void test_parse_errors(void **state)
 			bad++;
 		}
 	}
+	assert_int_equal(bad, 0);
+}
+
+static const char *parse_err_n(const char *yaml, size_t len)
+{
+	static char msg[1024];
+	struct ga_ctx *ctx = NULL;
+	struct ga_policy *p = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	int r = ga_policy_parse(ctx, "p.yaml", yaml, len, &p);
+	snprintf(msg, sizeof(msg), "%s", r < 0 ? ga_ctx_errmsg(ctx) : "ok");
+	assert_true((r == 0) == (p != NULL));
+	ga_policy_free(p);
+	ga_ctx_free(ctx);
+	return msg;
+}
+
+/* What the YAML parser is never shown: bytes outside YAML's character set, depth, size. */
+static void test_parse_prescan(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		size_t len;
+		const char *want;
+	} t[] = {
+#define T(s, w) { s, sizeof(s) - 1, w }
+		/* libfyaml 0.7.12 spins forever on each of these directives */
+		T("%\xfe", "p.yaml:1:2: a byte that is never UTF-8 (byte 0xfe)"),
+		T("%YAML 1.2\n%TAG ! \xa6\n", "p.yaml:2:8: a UTF-8 continuation byte without a lead byte"),
+		T("%\"\xa6", "p.yaml:1:3: a UTF-8 continuation byte"),
+		T("%\xed\xa0\x80", "p.yaml:1:2: a UTF-16 surrogate written as UTF-8 (byte 0xed)"),
+		T("a: \xc0\x80\n", "p.yaml:1:4: an overlong UTF-8 sequence (byte 0xc0)"),
+		T("a: \xe0\x80\xaf\n", "p.yaml:1:4: an overlong UTF-8 sequence"),
+		T("a: \xf4\x90\x80\x80\n", "p.yaml:1:4: a code point above U+10FFFF"),
+		T("a: \xc3", "p.yaml:1:4: an incomplete UTF-8 sequence"),
+		T("a: b\n\xc3\xa9\xc3\xa9\xff", "p.yaml:2:3: a byte that is never UTF-8 (byte 0xff)"),
+		T("a: b\0c\n", "p.yaml:1:5: a NUL byte (U+0000): not allowed in YAML"),
+		T("a: \x1b[2J\n", "p.yaml:1:4: a control character (U+001B)"),
+		T("a: \x7f\n", "p.yaml:1:4: a control character (U+007F)"),
+		T("a: \xc2\x9b\n", "p.yaml:1:4: a control character (U+009B)"),
+		T("a: \xef\xbf\xbe\n", "p.yaml:1:4: a noncharacter (U+FFFE)"),
+		T("a: 1\r\nb: \xef\xbb\xbf\n", "p.yaml:2:4: a byte order mark after the start"),
+		T("a: 1\rb: \x01\n", "p.yaml:2:4: a control character (U+0001)"),
+		/* allowed: a leading BOM, TAB, CR, NEL, non-ASCII text */
+		T("\xef\xbb\xbfversion: 1\nclasses:\t[]\r\n# \xc2\x85 \xe2\x80\xa8 \xf0\x9f\x98\x80\n", "ok"),
+		/* depth, before the parser builds anything */
+		T("a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", "p.yaml:1:35: nested deeper than 32 levels"),
+		T("a: {b: {c: {d: {e: {f: {g: {h: {i: {j: {k: {l: {m: {n: {o: {p: {q: {r: {s: {t: {u: "
+		  "{v: {w: {x: {y: {z: {a: {b: {c: {d: {e: {f: {g: {h:",
+		  "p.yaml:1:128: nested deeper than 32 levels"),
+		T("- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -\n",
+		  "p.yaml:1:63: nested deeper than 32 levels"),
+		/* brackets in quotes, comments, plain and block scalars are text */
+		T("version: 1\nclasses: []\n# [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n"
+		  "x: \"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"\"\n"
+		  "y: '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[''['\n"
+		  "z: a [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n"
+		  "w: |\n  [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n   'x\n",
+		  "p.yaml:4:1: unknown key 'x' in the policy"),
+#undef T
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *got = parse_err_n(t[i].text, t[i].len);
+		if (strncmp(got, t[i].want, strlen(t[i].want)) != 0) {
+			print_error("case %zu:\n got: %s\nwant: %s\n", i, got, t[i].want);
+			bad++;
+		}
+	}
+	/* the node bound: a flat flow list of 1 MiB never reaches the parser */
+	size_t n = GA_POLICY_MAX_FILE;
+	char *big = malloc(n);
+	assert_non_null(big);
+	big[0] = '[';
+	for (size_t i = 1; i + 1 < n; i += 2)
+		memcpy(big + i, "a,", 2);
+	big[n - 1] = ']';
+	const char *got = parse_err_n(big, n);
+	if (strncmp(got, "p.yaml:1:131073: more than 65536 characters that can start a YAML node", 70)) {
+		print_error("flat list:\n got: %s\n", got);
+		bad++;
+	}
+	free(big);
 	assert_int_equal(bad, 0);
 }
 
@@ -260,9 +364,10 @@ static void test_parse_oom(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_version_cmp),  cmocka_unit_test(test_ranges),
-		cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_parse_fleet),
-		cmocka_unit_test(test_parse_oom),    cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_version_cmp),   cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_fleet),
+		cmocka_unit_test(test_parse_oom),     cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_parse_prescan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
