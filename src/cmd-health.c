@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,6 +149,12 @@ static int add_dstate(struct ga_ctx *ctx, struct ga_findings *f)
 static int read_state(struct ga_ctx *ctx, const char *file, struct ga_buf *prev)
 {
 	int fd = -1;
+	struct stat st;
+	/* it is replaced afterwards, and a link is never replaced (ga_file_write_atomic) */
+	if (lstat(file, &st) == 0 && S_ISLNK(st.st_mode))
+		return ga_err(ctx, -ELOOP,
+		              "%s: the state file is a symbolic link; refusing to follow or replace it",
+		              file);
 	int r = ga_file_open_input(ctx, file, &fd);
 	if (r == -ENOENT)
 		return 0;
