@@ -184,8 +184,11 @@ int cmd_explain(struct cli *cli, int argc, char **argv)
 	if (code == EXIT_OK) {
 		/* a named log must be a file: a FIFO could block forever ("-" streams) */
 		int r = strcmp(file, "-") ? ga_file_open_input(ctx, file, &fd) : (fd = STDIN_FILENO, 0);
-		if (r < 0)
+		if (r == -EINVAL) /* refused: the message says why */
 			code = cli_error(cli, "explain", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
+		else if (r < 0)
+			code = cli_error(cli, "explain", EXIT_USAGE, "cannot open %s: %s", file,
+			                 strerror(-r));
 	}
 	if (code == EXIT_OK)
 		code = explain_run(cli, &o, fd, file, node);

@@ -206,13 +206,13 @@ int ga_file_open_input(struct ga_ctx *ctx, const char *path, int *ret_fd)
 	/* O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return fail(ctx, -errno, "cannot open %s: %s", path, strerror(errno));
+		return fail(ctx, -errno, "%s: %s", path, strerror(errno));
 	struct stat st;
 	int r = 0;
 	if (fstat(fd, &st) < 0)
-		r = fail(ctx, -errno, "cannot open %s: %s", path, strerror(errno));
+		r = fail(ctx, -errno, "%s: %s", path, strerror(errno));
 	else if (S_ISDIR(st.st_mode))
-		r = fail(ctx, -EISDIR, "cannot open %s: %s", path, strerror(EISDIR));
+		r = fail(ctx, -EISDIR, "%s: %s", path, strerror(EISDIR));
 	else if (!S_ISREG(st.st_mode))
 		r = fail(ctx, -EINVAL,
 		         "%s is %s, not a regular file: refused, it could block forever "

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Issue 22 item 8: a FIFO named where a file is expected (explain FILE,
-# health --kmsg FILE, health --state FILE, canary --baseline/--candidate) is
+# health --kmsg FILE, health --state FILE, canary --baseline/--candidate,
+# --from/--for FILE of check, health and explain) is
 # refused at once with a clear message and exit 2 instead of blocking forever
 # on the open or the read; "-" (standard input) stays the way to stream.
 # Before the fix each of these hung (timeout's exit 124 here).
@@ -26,6 +27,10 @@ refused "health --kmsg FIFO" health --root "$F/nodes/cpu-vm/root" --no-vendor --
 timeout 10 "$G" discover --root "$F/nodes/dgx-a100/root" --json >node.json 2>/dev/null || bad "discover"
 refused "health --state FIFO" health --from node.json --kmsg "$F/kmsg/xid79.log" --state p
 refused "canary --baseline FIFO" canary --baseline p --candidate p
+# a snapshot named by --from / --for (ga_node_load)
+refused "check --from FIFO" check --policy "$F/policies/fleet.yaml" --from p
+refused "health --from FIFO" health --from p
+refused "explain --for FIFO" explain --for p node.json
 # a writer that never writes does not block either (the open is non-blocking, then refused)
 sleep 30 >p &
 wpid=$!
