@@ -1,6 +1,5 @@
 /* bench-report.c - formatting and file helpers shared by bench exec/http and canary. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
