@@ -1,6 +1,5 @@
 /* bench-report.c - formatting and file helpers shared by bench exec/http and canary. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include "bench-report.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/core.h"
 
 void bench_fmt(char *buf, size_t n, double v, const char *unit)
@@ -57,9 +57,13 @@ void bench_fmt(char *buf, size_t n, double v, const char *unit)
 
 int bench_read_file(const char *path, size_t max, char **ret, size_t *ret_n)
 {
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	if (fd < 0)
-		return -errno;
+	int fd = 0;
+	if (strcmp(path, "-")) {
+		/* not a FIFO or device: one named here could block forever; "-" streams */
+		int r = ga_file_open_input(NULL, path, &fd);
+		if (r < 0)
+			return r;
+	}
 	struct ga_buf b;
 	ga_buf_init(&b, max);
 	char tmp[65536];
@@ -93,14 +97,8 @@ int bench_read_file(const char *path, size_t max, char **ret, size_t *ret_n)
 
 int bench_write_file(const char *path, const char *data, size_t n)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	size_t w = fwrite(data, 1, n, f);
-	int err = (w != n || ferror(f)) ? -EIO : 0;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
-	return err;
+	/* -o and --plot: replaced atomically, nothing planted at the name followed */
+	return ga_file_write_atomic(NULL, path, data, n, 0644);
 }
 
 int bench_write_svg(const char *path, const char *title, const char *y_label,

@@ -41,7 +41,10 @@ static int load(struct cli *cli, struct ga_ctx *ctx, const char *what, const cha
 	int err = bench_read_file(path, MAX_RESULT_BYTES, &text, &n);
 	if (err < 0)
 		return cli_error(cli, "canary", EXIT_USAGE, "cannot read %s %s: %s", what, path,
-		                 err == -E2BIG ? "larger than 512 MiB" : strerror(-err));
+		                 err == -E2BIG    ? "larger than 512 MiB"
+		                 : err == -EINVAL ? "not a regular file (a FIFO or device could block "
+		                                    "forever; pass - to read standard input)"
+		                                  : strerror(-err));
 	err = ga_bench_file_from_json(ctx, text, n, ret);
 	free(text);
 	if (err < 0)

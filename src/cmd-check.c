@@ -56,9 +56,10 @@ static const char *evidence(const struct ga_finding *f, const char *key)
 
 static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check *c, bool color)
 {
-	const char *res = c->result == GA_CHECK_PASS   ? "PASS"
-	                  : c->result == GA_CHECK_FAIL ? "FAIL"
-	                                               : "UNKNOWN";
+	const char *res = c->result == GA_CHECK_PASS         ? "PASS"
+	                  : c->result == GA_CHECK_FAIL       ? "FAIL"
+	                  : c->result == GA_CHECK_INCOMPLETE ? "INCOMPLETE"
+	                                                     : "UNKNOWN";
 	fprintf(o, "class %s: %s%s%s (policy %s: %zu violation%s, %zu unknown)\n",
 	        c->cls ? c->cls->name : "-",
 	        color ? (c->result == GA_CHECK_PASS ? "\033[32m" : "\033[31m") : "", res,
@@ -114,6 +115,8 @@ static void print_npd(FILE *o, const struct ga_check *c)
 	} else if (c->result == GA_CHECK_FAIL) {
 		reason(c, why, sizeof(why));
 		snprintf(line, sizeof(line), "gpuaudit: %s: %s", name, why);
+	} else if (c->result == GA_CHECK_INCOMPLETE) {
+		snprintf(line, sizeof(line), "gpuaudit: %s: incomplete: nothing of /proc or /sys read", name);
 	} else {
 		snprintf(line, sizeof(line), "gpuaudit: %s: unknown: vendor library unavailable", name);
 	}
@@ -261,9 +264,10 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		code = fail_early(cli, mode, EXIT_INTERNAL, "check failed: %s", strerror(-r));
 		goto out;
 	}
-	code = chk.result == GA_CHECK_PASS   ? EXIT_OK
-	       : chk.result == GA_CHECK_FAIL ? EXIT_PROBLEMS
-	                                     : EXIT_UNAVAILABLE;
+	code = chk.result == GA_CHECK_PASS         ? EXIT_OK
+	       : chk.result == GA_CHECK_FAIL       ? EXIT_PROBLEMS
+	       : chk.result == GA_CHECK_INCOMPLETE ? EXIT_USAGE /* like an unreadable snapshot */
+	                                           : EXIT_UNAVAILABLE;
 
 	if (nfd_dir) {
 		char err[512];

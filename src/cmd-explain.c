@@ -4,7 +4,6 @@
  * --for SNAPSHOT, add what that node says about each cause.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 
 #include "cli.h"
 #include "explain-report.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
@@ -171,17 +171,24 @@ int cmd_explain(struct cli *cli, int argc, char **argv)
 	struct ga_node *node = NULL;
 	int fd = -1;
 	code = EXIT_OK;
-	if (o.for_file) {
+	/* a context for the messages; --for's snapshot honours GPUAUDIT_ROOT like the other commands */
+	if (o.for_file)
 		code = cli_ctx(cli, "explain", NULL, 0, &ctx);
-		int r = code == EXIT_OK ? ga_node_load(ctx, o.for_file, &node) : 0;
+	else if (ga_ctx_new(&ctx) < 0)
+		code = cli_error(cli, "explain", EXIT_INTERNAL, "out of memory");
+	if (code == EXIT_OK && o.for_file) {
+		int r = ga_node_load(ctx, o.for_file, &node);
 		if (r < 0)
 			code = cli_error(cli, "explain", cli_exit_for(r), "--for: %s", ga_ctx_errmsg(ctx));
 	}
 	if (code == EXIT_OK) {
-		fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-		if (fd < 0)
+		/* a named log must be a file: a FIFO could block forever ("-" streams) */
+		int r = strcmp(file, "-") ? ga_file_open_input(ctx, file, &fd) : (fd = STDIN_FILENO, 0);
+		if (r == -EINVAL) /* refused: the message says why */
+			code = cli_error(cli, "explain", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
+		else if (r < 0)
 			code = cli_error(cli, "explain", EXIT_USAGE, "cannot open %s: %s", file,
-			                 strerror(errno));
+			                 strerror(-r));
 	}
 	if (code == EXIT_OK)
 		code = explain_run(cli, &o, fd, file, node);

@@ -7,16 +7,17 @@
  * node-problem-detector line or a Slurm drain reason, like `check`.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
@@ -144,7 +145,44 @@ static int add_dstate(struct ga_ctx *ctx, struct ga_findings *f)
 	return r;
 }
 
-/* --state FILE: read the previous state, escalate repeats, write the new state atomically. */
+/* The previous state: FILE's text, "" when it does not exist yet; 0 or -errno (message in ctx). */
+static int read_state(struct ga_ctx *ctx, const char *file, struct ga_buf *prev)
+{
+	int fd = -1;
+	struct stat st;
+	/* it is replaced afterwards, and a link is never replaced (ga_file_write_atomic) */
+	if (lstat(file, &st) == 0 && S_ISLNK(st.st_mode))
+		return ga_err(ctx, -ELOOP,
+		              "%s: the state file is a symbolic link; refusing to follow or replace it",
+		              file);
+	int r = ga_file_open_input(ctx, file, &fd);
+	if (r == -ENOENT)
+		return 0;
+	char chunk[65536];
+	while (r == 0) {
+		ssize_t got = read(fd, chunk, sizeof(chunk));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			if (got < 0)
+				r = ga_err(ctx, -errno, "%s: cannot read the state file: %s", file,
+				           strerror(errno));
+			break;
+		}
+		if ((r = ga_buf_add(prev, chunk, (size_t)got)) < 0)
+			r = ga_err(ctx, r, "%s: cannot read the state file: %s", file,
+			           r == -E2BIG ? "larger than 16 MiB" : strerror(-r));
+	}
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/*
+ * --state FILE: read the previous state, escalate repeats, write the new state
+ * atomically (ga_file_write_atomic: a new temporary, O_EXCL|O_NOFOLLOW, fsync,
+ * rename; a symlink or FIFO at FILE is refused, not followed).
+ */
 static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file,
                        const struct ga_node *node, struct ga_findings *f)
 {
@@ -154,46 +192,28 @@ static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, cons
 	}
 	struct ga_buf prev;
 	ga_buf_init(&prev, 16u << 20);
-	FILE *in = fopen(file, "rb");
-	if (in) {
-		char chunk[65536];
-		size_t got;
-		int r = 0;
-		while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0 && r == 0)
-			r = ga_buf_add(&prev, chunk, got);
-		bool err = ferror(in) || r < 0;
-		fclose(in);
-		if (err) {
-			ga_buf_release(&prev);
-			return fail_early(cli, mode, EXIT_USAGE, "%s: cannot read the state file", file);
-		}
-	} else if (errno != ENOENT) {
-		int e = errno;
+	int r = read_state(ctx, file, &prev);
+	if (r < 0) {
 		ga_buf_release(&prev);
-		return fail_early(cli, mode, EXIT_USAGE, "%s: %s", file, strerror(e));
+		return fail_early(cli, mode, cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
 	}
 	char *next = NULL;
-	int r = ga_xid_state_apply(ctx, prev.data, prev.len, node->host.boot_id, f, &next);
+	r = ga_xid_state_apply(ctx, prev.data, prev.len, node->host.boot_id, f, &next);
 	ga_buf_release(&prev);
 	if (r < 0)
 		return fail_early(cli, mode, cli_exit_for(r), "%s: %s", file, ga_ctx_errmsg(ctx));
-	/* atomically: a temporary file next to it, fsync, rename */
-	char tmp[4096];
-	int n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid());
-	int code = EXIT_OK;
-	int fd = n > 0 && (size_t)n < sizeof(tmp) ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-	                                          : -1;
-	size_t len = strlen(next);
-	if (fd < 0 || write(fd, next, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) < 0 ||
-	    close(fd) < 0 || rename(tmp, file) < 0) {
-		int e = errno;
-		if (fd >= 0)
-			unlink(tmp);
-		code = fail_early(cli, mode, EXIT_USAGE, "%s: cannot write the state file: %s", file,
-		                  strerror(e));
-	}
+	struct ga_buf out;
+	ga_buf_init(&out, 0);
+	r = ga_buf_addf(&out, "%s\n", next);
 	ga_free(next);
-	return code;
+	if (r == 0)
+		r = ga_file_write_atomic(ctx, file, out.data, out.len, 0644);
+	ga_buf_release(&out);
+	if (r == -ENOMEM)
+		return fail_early(cli, mode, EXIT_INTERNAL, "out of memory");
+	if (r < 0)
+		return fail_early(cli, mode, EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
+	return EXIT_OK;
 }
 
 struct health_opts {

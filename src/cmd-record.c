@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/kmsg.h"
@@ -99,6 +101,8 @@ struct rec {
 	struct cli *cli;
 	struct ga_ctx *ctx;
 	FILE *out;
+	const char *output; /* -o FILE: opened by open_output once everything is validated */
+	bool opened;
 	struct ga_buf line;
 	uint64_t seq;
 	bool nvml; /* query NVML (through the deadline helper) at every point */
@@ -151,6 +155,28 @@ static int emit(struct rec *rc, const struct ga_sample_raw *prev, const struct g
 	return EXIT_OK;
 }
 
+/*
+ * -o FILE, opened only now that the options and the first time point are
+ * validated (a usage error leaves a previous recording intact), without
+ * following a symlink (ga_file_open_output). Streamed: a long recording is
+ * readable while it grows, so it is not written to a temporary and renamed.
+ */
+static int open_output(struct rec *rc)
+{
+	int fd = -1;
+	if (rc->opened || !rc->output || !strcmp(rc->output, "-"))
+		return EXIT_OK;
+	rc->opened = true;
+	if (ga_file_open_output(rc->ctx, rc->output, 0644, &fd) < 0)
+		return cli_error(rc->cli, "record", EXIT_USAGE, "%s", ga_ctx_errmsg(rc->ctx));
+	if (!(rc->out = fdopen(fd, "w"))) {
+		close(fd);
+		rc->out = rc->cli->out;
+		return cli_error(rc->cli, "record", EXIT_INTERNAL, "out of memory");
+	}
+	return EXIT_OK;
+}
+
 /* Fixture replay: DIR/t0 .. DIR/tN, interval from DIR/interval_s. */
 static int record_root(struct rec *rc, struct ga_ctx *ctx, const char *dir, double interval_s, long count,
                        double duration_s)
@@ -190,7 +216,7 @@ static int record_root(struct rec *rc, struct ga_ctx *ctx, const char *dir, doub
 			code = cli_error(rc->cli, "record", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
 			break;
 		}
-		if (k > 0)
+		if (k > 0 && (code = open_output(rc)) == EXIT_OK) /* t0 and t1 read: valid */
 			code = emit(rc, &prev, &cur, interval_s, (double)k * interval_s, NULL);
 		ga_sample_raw_release(&prev);
 		prev = cur;
@@ -199,7 +225,7 @@ static int record_root(struct rec *rc, struct ga_ctx *ctx, const char *dir, doub
 	ga_sample_raw_release(&prev);
 	ga_sample_raw_release(&cur);
 	ga_buf_release(&path);
-	return code;
+	return code == EXIT_OK ? open_output(rc) : code; /* no line within --duration: empty */
 }
 
 static int record_live(struct rec *rc, struct ga_ctx *ctx, double interval_s, long count, double duration_s)
@@ -218,6 +244,10 @@ static int record_live(struct rec *rc, struct ga_ctx *ctx, double interval_s, lo
 	double t0 = mono_now(), tprev = t0;
 	if (ga_sample_read(ctx, &prev) < 0)
 		return cli_error(rc->cli, "record", EXIT_INTERNAL, "%s", ga_ctx_errmsg(ctx));
+	if ((code = open_output(rc)) != EXIT_OK) {
+		ga_sample_raw_release(&prev);
+		return code;
+	}
 	for (uint64_t k = 1; !stop_signal; k++) {
 		if (count > 0 && rc->seq >= (uint64_t)count)
 			break;
@@ -319,9 +349,7 @@ static int record_setup(struct cli *cli, const struct record_opts *o, struct rec
 	ga_ctx_set_vendor(rc->ctx, GA_VENDOR_ON, (int)(o->timeout_s * 1000));
 	if (!rc->model || ga_ctx_set_helper(rc->ctx, cli->self_exe) < 0)
 		return cli_error(cli, "record", EXIT_INTERNAL, "out of memory");
-	if (o->output && strcmp(o->output, "-") && !(rc->out = fopen(o->output, "w")))
-		return cli_error(cli, "record", EXIT_USAGE, "cannot write %s: %s", o->output,
-		                 strerror(errno));
+	rc->output = o->output;
 	return EXIT_OK;
 }
 

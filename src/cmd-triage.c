@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/kmsg.h"
@@ -41,10 +43,20 @@ static int push_point(struct ga_triage_point **v, size_t *n, const struct ga_tri
 static int read_samples(struct cli *cli, struct ga_ctx *ctx, const char *file, struct ga_triage_point **v,
                         size_t *n)
 {
-	FILE *in = strcmp(file, "-") ? fopen(file, "re") : stdin;
-	if (!in) {
-		cli_error(cli, "triage", EXIT_USAGE, "cannot open %s: %s", file, strerror(errno));
-		return -EINVAL;
+	FILE *in = stdin;
+	int fd = -1;
+	if (strcmp(file, "-")) { /* a FIFO is refused, not waited on: "-" streams */
+		int e = ga_file_open_input(ctx, file, &fd);
+		if (e == -EINVAL)
+			cli_error(cli, "triage", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
+		else if (e < 0)
+			cli_error(cli, "triage", EXIT_USAGE, "cannot open %s: %s", file, strerror(-e));
+		if (e < 0)
+			return -EINVAL;
+		if (!(in = fdopen(fd, "r"))) {
+			close(fd);
+			return -ENOMEM;
+		}
 	}
 	char *line = NULL;
 	size_t cap = 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
@@ -126,7 +127,11 @@ int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n
 	return r;
 }
 
-/* Write DIR/gpuaudit atomically: DIR/.gpuaudit.tmp (NFD ignores dot-files), fsync, rename. */
+/*
+ * Write DIR/gpuaudit atomically (ga_file_write_atomic_at: a new dot-file
+ * DIR/.gpuaudit.tmp.XXXXXX, which NFD ignores, created O_EXCL|O_NOFOLLOW,
+ * fsync, rename, the directory fsynced): nothing planted in DIR is followed.
+ */
 int cli_nfd_write(const char *dir, const struct ga_buf *b, char *err, size_t errn)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -134,45 +139,13 @@ int cli_nfd_write(const char *dir, const struct ga_buf *b, char *err, size_t err
 		snprintf(err, errn, "cannot open --nfd-dir %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	int r = -1;
-	int fd = openat(dfd, ".gpuaudit.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		snprintf(err, errn, "cannot create %s/.gpuaudit.tmp: %s", dir, strerror(errno));
-		goto out;
-	}
-	size_t off = 0;
-	while (off < b->len) {
-		ssize_t w = write(fd, b->data + off, b->len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			snprintf(err, errn, "cannot write %s/.gpuaudit.tmp: %s", dir, strerror(errno));
-			goto fail;
-		}
-		off += (size_t)w;
-	}
-	if (fsync(fd) < 0) {
-		snprintf(err, errn, "cannot sync %s/.gpuaudit.tmp: %s", dir, strerror(errno));
-		goto fail;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		snprintf(err, errn, "cannot write %s/.gpuaudit.tmp: %s", dir, strerror(errno));
-		goto fail;
-	}
-	fd = -1;
-	if (renameat(dfd, ".gpuaudit.tmp", dfd, "gpuaudit") < 0) {
-		snprintf(err, errn, "cannot rename into %s/gpuaudit: %s", dir, strerror(errno));
-		goto fail;
-	}
-	(void)fsync(dfd);
-	r = 0;
-	goto out;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlinkat(dfd, ".gpuaudit.tmp", 0);
-out:
+	struct ga_ctx *ctx = NULL;
+	int r = ga_ctx_new(&ctx);
+	if (r == 0)
+		r = ga_file_write_atomic_at(ctx, dfd, dir, "gpuaudit", b->data, b->len, 0644);
+	if (r < 0)
+		snprintf(err, errn, "%s", ctx ? ga_ctx_errmsg(ctx) : strerror(-r));
+	ga_ctx_free(ctx);
 	close(dfd);
-	return r;
+	return r < 0 ? -1 : 0;
 }

@@ -144,7 +144,8 @@ const struct ga_policy_class *ga_policy_match(const struct ga_policy *p, const s
 enum ga_check_result {
 	GA_CHECK_PASS = 0,
 	GA_CHECK_FAIL = 1,
-	GA_CHECK_UNKNOWN = 3, /* no violation, but the vendor library was needed and failed */
+	GA_CHECK_INCOMPLETE = 2, /* the snapshot holds none of the essential files: no verdict */
+	GA_CHECK_UNKNOWN = 3,    /* no violation, but the vendor library was needed and failed */
 };
 
 struct ga_check {
@@ -161,7 +162,11 @@ struct ga_check {
  * included: an error-level one fails the check. `vendor_wanted` says whether
  * the caller asked for the vendor libraries; when it did, data that is
  * missing because they failed makes the result GA_CHECK_UNKNOWN rather than a
- * pass. Returns 0 or -ENOMEM; release with ga_check_release.
+ * pass. A snapshot in which none of /proc/cpuinfo, /proc/meminfo,
+ * /proc/sys/kernel/osrelease, os-release and /sys/bus/pci/devices yielded
+ * anything is GA_CHECK_INCOMPLETE (a GA-CHECK-INCOMPLETE error finding naming
+ * them), never a pass nor a fail. Returns 0 or -ENOMEM; release with
+ * ga_check_release.
  */
 int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bool vendor_wanted,
                   struct ga_check *out);

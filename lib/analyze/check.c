@@ -68,7 +68,10 @@ const struct ga_policy_class *ga_policy_match(const struct ga_policy *p, const s
 
 const char *ga_check_result_name(enum ga_check_result r)
 {
-	return r == GA_CHECK_PASS ? "pass" : r == GA_CHECK_FAIL ? "fail" : "unknown";
+	return r == GA_CHECK_PASS         ? "pass"
+	       : r == GA_CHECK_FAIL       ? "fail"
+	       : r == GA_CHECK_INCOMPLETE ? "incomplete"
+	                                  : "unknown";
 }
 
 void ga_check_release(struct ga_check *c)
@@ -595,6 +598,72 @@ static void check_expects(struct cstate *cs)
 	}
 }
 
+/* --- the snapshot itself --- */
+
+/* What every collector reads first, and the value it yields: absent in the snapshot or a gap. */
+static const struct essential {
+	const char *path, *what;
+} essentials[] = {
+	{ "proc/cpuinfo", "CPU" },
+	{ "proc/meminfo", "memory size" },
+	{ "proc/sys/kernel/osrelease", "kernel release" },
+	{ "etc/os-release", "OS release" },
+	{ "sys/bus/pci/devices", "PCI devices" },
+};
+
+static bool essential_read(const struct ga_node *n, size_t i)
+{
+	switch (i) {
+	case 0:
+		return n->cpu.model_name || n->cpu.vendor || n->cpu.threads.set;
+	case 1:
+		return n->cpu.mem_total_bytes.set;
+	case 2:
+		return n->host.kernel_release != NULL;
+	case 3:
+		return n->host.os.id || n->host.os.pretty_name;
+	default:
+		return n->n_pci > 0;
+	}
+}
+
+static const char *gap_reason(const struct ga_node *n, const char *path)
+{
+	for (size_t i = 0; i < n->n_gaps; i++)
+		if (streq(n->gaps[i].path, path) ||
+		    (!strcmp(path, "etc/os-release") && streq(n->gaps[i].path, "usr/lib/os-release")))
+			return n->gaps[i].reason ? n->gaps[i].reason : "unreadable";
+	return "absent";
+}
+
+/*
+ * A snapshot in which none of the essential files yielded anything (an empty
+ * or wrong --root, /proc and /sys not mounted, an empty --from document) is
+ * INCOMPLETE: whatever the class says, nothing was checked. One error
+ * finding names each missing file and why; true when it was added.
+ */
+static bool check_incomplete(struct cstate *cs)
+{
+	char list[1024] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(essentials); i++) {
+		if (essential_read(cs->n, i))
+			return false;
+		int k = snprintf(list + len, sizeof(list) - len, "%s%s /%s (%s)", i ? ", " : "",
+		                 essentials[i].what, essentials[i].path,
+		                 gap_reason(cs->n, essentials[i].path));
+		len = k > 0 && (size_t)k < sizeof(list) - len ? len + (size_t)k : len;
+	}
+	struct ga_finding *f = ga_findings_add(
+	        &cs->out->findings, "GA-CHECK-INCOMPLETE", GA_SEV_ERROR, "snapshot",
+	        "run on the node itself, or point --root at a captured tree (tools/capture-node) or "
+	        "--from at a discover --json snapshot",
+	        "nothing of /proc or /sys was read, so no verdict is possible: %s", list);
+	if (f && cs->cls)
+		ga_finding_evidence(f, "class", "%s", cs->cls->name);
+	return true;
+}
+
 int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bool vendor_wanted,
                   struct ga_check *out)
 {
@@ -618,12 +687,15 @@ int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bo
 		check_pins(&cs);
 		check_expects(&cs);
 	}
+	bool incomplete = check_incomplete(&cs);
 	if (c.findings.err) {
 		r = c.findings.err;
 		goto fail;
 	}
 	ga_findings_sort(&c.findings);
-	if (c.violations || node_errors)
+	if (incomplete) /* before FAIL: the violations of an empty snapshot are not the node's */
+		c.result = GA_CHECK_INCOMPLETE;
+	else if (c.violations || node_errors)
 		c.result = GA_CHECK_FAIL;
 	else if (cs.nvml_unknown && vendor_wanted && !nvml_ok(n))
 		c.result = GA_CHECK_UNKNOWN;

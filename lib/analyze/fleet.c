@@ -493,10 +493,11 @@ out:
 int ga_fleet_add_check(struct ga_fleet *f, const char *source, const char *name, const char *cls,
                        const char *result, const char *detail)
 {
-	int res = !strcmp(result, "pass")      ? 0
-	          : !strcmp(result, "fail")    ? 1
-	          : !strcmp(result, "unknown") ? 2
-	                                       : -1;
+	int res = !strcmp(result, "pass")         ? 0
+	          : !strcmp(result, "fail")       ? 1
+	          : !strcmp(result, "unknown")    ? 2
+	          : !strcmp(result, "incomplete") ? 2 /* no verdict either */
+	                                          : -1;
 	if (res < 0)
 		return -EINVAL;
 	struct ga_buf b;

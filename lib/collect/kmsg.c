@@ -218,7 +218,8 @@ int ga_kmsg_read_file(struct ga_ctx *ctx, const char *file, ga_kline_fn fn, void
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
 	bool in = !strcmp(file, "-");
-	int fd = in ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO named here neither blocks the open nor gets read (stdin streams) */
+	int fd = in ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return ga_err(ctx, -errno, "cannot open %s: %s", file, strerror(errno));
 	struct stat sb;
@@ -235,6 +236,11 @@ int ga_kmsg_read_file(struct ga_ctx *ctx, const char *file, ga_kline_fn fn, void
 		r = read_device(ctx, fd, file, fn, udata, st);
 	} else if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode))
 		r = ga_err(ctx, -EINVAL, "%s is a device but not the kmsg device", file);
+	else if (!in && !S_ISREG(sb.st_mode))
+		r = ga_err(ctx, -EINVAL,
+		           "%s is a FIFO or socket, not a regular file: refused, it could block forever "
+		           "(to stream, pass --kmsg - and redirect it to standard input)",
+		           file);
 	else
 		r = read_stream(ctx, fd, in ? "stdin" : file, fn, udata, st);
 	if (!in)

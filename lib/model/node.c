@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <jansson.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/node.h"
@@ -394,9 +396,17 @@ int ga_node_load(struct ga_ctx *ctx, const char *file, struct ga_node **ret_node
 	/* --from names a file of the user's, not a path under --root. */
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	FILE *f = strcmp(file, "-") ? fopen(file, "rb") : stdin;
-	if (!f)
-		return ga_err(ctx, -errno, "%s: %s", file, strerror(errno));
+	FILE *f = stdin;
+	if (strcmp(file, "-")) { /* a FIFO or device is refused, not waited on ("-" streams) */
+		int fd = -1;
+		int e = ga_file_open_input(ctx, file, &fd);
+		if (e < 0)
+			return e;
+		if (!(f = fdopen(fd, "rb"))) {
+			close(fd);
+			return ga_err(ctx, -ENOMEM, "%s: %s", file, strerror(ENOMEM));
+		}
+	}
 	char chunk[65536];
 	size_t got;
 	int r = 0;
