@@ -370,6 +370,16 @@ static int read_ehdr(struct ga_ctx *ctx, struct elf *e, struct ga_elf_info *info
 	return 0;
 }
 
+/* A section with file bytes (not NOBITS) ending past the end of the file: the file was cut. */
+static bool section_beyond_end(const struct elf *e)
+{
+	struct shdr sh;
+	for (uint32_t i = 1; i < e->shnum; i++)
+		if (get_shdr(e, i, &sh) && sh.size && sh.type != SHT_NOBITS && !sect_range(e, &sh))
+			return true;
+	return false;
+}
+
 /* When the file itself is device code: its target. */
 static int device_self(struct ga_elf_info *info)
 {
@@ -960,6 +970,9 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 	if (r < 0)
 		goto out;
 	r = -ENOMEM;
+	if (section_beyond_end(&e) &&
+	    set_damage(ctx, &e, info, "truncated: section data beyond end of file") < 0)
+		goto out;
 	if (device_self(info) < 0)
 		goto out;
 	struct shdr shstr;

@@ -4,7 +4,8 @@
 # on that file and the scan INCOMPLETE (exit 2), never an ELF with no SONAME and no
 # NEEDED that passes. Cuts a real shared library (libm, else the libc gpuaudit
 # itself links) at lengths from 64 bytes to all but one byte, each scanned alone,
-# on disk and inside a zip (the archive reader path).
+# on disk and inside a zip (the archive reader path), and a large one (over 8 MiB,
+# when the system has one) cut at 5 MiB in a directory (the threaded census).
 set -u
 GA=$1
 lib=
@@ -38,5 +39,19 @@ for len in 64 100 200 500 1000 2000 3000 5000 20000 $((size / 2)) $((size - 1));
 		fi
 	done
 done
+# a large library cut, in a directory: censused ahead of the walk by the worker threads
+big=$(find /usr/lib /usr/lib64 -name 'lib*.so*' -type f -size +8M 2>/dev/null | head -n 1)
+if [ -n "$big" ]; then
+	mkdir -p "$tmp/tree/lib"
+	head -c $((5 << 20)) "$big" >"$tmp/tree/lib/libbig.so"
+	n=$((n + 1))
+	timeout 10 "$GA" deps "$tmp/tree" >"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc -ne 2 ] || ! grep -q 'libbig.so: truncated' "$tmp/out"; then
+		echo "FAIL: $big cut at 5 MiB in a directory: exit $rc"
+		cat "$tmp/out"
+		fail=1
+	fi
+fi
 echo "$n cuts of $lib: $([ $fail -eq 0 ] && echo 'every one a gap, exit 2' || echo 'some passed')"
 exit $fail
