@@ -380,7 +380,13 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	/* every nested archive, streamed or held, passes the one nesting gate before anything is read */
 	if ((m == MAGIC_ARCHIVE || m == MAGIC_ZIP) && (r = ga_deps_nest_refused(s, shown, depth + 1)) != 0)
 		return r < 0 ? r : 0;
-	if (m == MAGIC_ARCHIVE) {
+	/*
+	 * A zip larger than the memory left for it is streamed like the other
+	 * nested archives (through its local headers) instead of held for its
+	 * central directory: its members are still read, nothing big is held.
+	 */
+	uint64_t room = s->o->max_member_bytes > s->held_bytes ? s->o->max_member_bytes - s->held_bytes : 0;
+	if (m == MAGIC_ARCHIVE || (m == MAGIC_ZIP && size_hint >= 0 && (uint64_t)size_hint > room)) {
 		struct nest_src *n = ga_calloc(1, sizeof(*n));
 		struct archive *in = new_reader();
 		if (!n || !in) {

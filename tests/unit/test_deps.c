@@ -1057,6 +1057,15 @@ static void test_archive_memory_cap(void **state)
 	assert_non_null(strstr(inv.gaps[0].reason, "left by the archives holding it"));
 	ga_deps_inventory_release(&inv);
 	free(z);
+	/* a nested zip larger than the cap is streamed, not held: its members are still read */
+	o.max_member_bytes = 3u << 10;
+	z = nested_zips(2, 3000, &len);
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 0);
+	assert_int_equal(inv.n_files, 1);
+	ga_deps_inventory_release(&inv);
+	free(z);
+	o.max_member_bytes = 1u << 20;
 	/* under the cap: read */
 	z = nested_zips(2, 300u << 10, &len);
 	scan_zip(&o, z, len, &inv);
