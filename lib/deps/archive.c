@@ -17,7 +17,8 @@
  *
  * Members are looked at through their first 512 bytes; only ELF files,
  * device-code blobs, metadata files and zips are read whole (a zip needs its
- * central directory); other nested archives are streamed from the outer one.
+ * central directory; one larger than the memory cap is streamed instead);
+ * other nested archives are streamed from the outer one.
  * Zip bombs: what is held in memory at once (a member read whole and the
  * zips around it) is capped (max_member_bytes, 64 MiB by default: the size
  * of the deploy/ memory limits); streamed and skipped members are only
