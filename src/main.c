@@ -428,7 +428,7 @@ const struct command commands[] = {
 	  "                       directories (':' separated) the target's environment puts\n"
 	  "                       on LD_LIBRARY_PATH, searched by the loader simulation as\n"
 	  "                       an image config's Env LD_LIBRARY_PATH is\n"
-	  "  --max-member-bytes N cap on one archive member inflated (default 4G)\n"
+	  "  --max-member-bytes N cap on archive members held in memory (default 64M)\n"
 	  "  --max-total-bytes N  cap on all archive members inflated (default 64G)\n"
 	  "  -v                   log more (repeat for more)\n"
 	  "  -h, --help           show this help\n"

@@ -24,10 +24,10 @@ extern "C" {
 #define GA_DEPS_SCHEMA "gpuaudit.deps/v1"
 
 /* Defaults of the zip-bomb caps (configurable per scan). */
-#define GA_DEPS_MAX_MEMBER_BYTES (4ull << 30) /* one archive member, inflated */
-#define GA_DEPS_MAX_TOTAL_BYTES (64ull << 30) /* all archive members of one scan, inflated */
-#define GA_DEPS_MAX_NESTING 8                 /* archives inside archives */
-#define GA_DEPS_MAX_META_BYTES (16u << 20)    /* one metadata file (METADATA, RECORD, json) */
+#define GA_DEPS_MAX_MEMBER_BYTES (64ull << 20) /* archive members held in memory at once (ELF, zip) */
+#define GA_DEPS_MAX_TOTAL_BYTES (64ull << 30)  /* all archive members of one scan, inflated */
+#define GA_DEPS_MAX_NESTING 8                  /* archives inside archives */
+#define GA_DEPS_MAX_META_BYTES (16u << 20)     /* one metadata file (METADATA, RECORD, json) */
 
 enum ga_dep_strength {
 	GA_STRENGTH_HARD = 0, /* DT_NEEDED: the loader needs it before any code runs */

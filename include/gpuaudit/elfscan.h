@@ -241,6 +241,14 @@ struct ga_elf_info {
 	/* payload bytes the census skipped without reading, bytes it did read (scan) */
 	uint64_t bytes_skipped;
 	uint64_t bytes_scanned;
+
+	/*
+	 * The first damage found in the headers, NULL when none: "truncated:
+	 * dynamic section beyond end of file (file is N bytes)" and the like.
+	 * What could be read is still reported; the walk records this as a gap
+	 * on the file (the scan is then INCOMPLETE).
+	 */
+	char *damage;
 };
 
 enum {

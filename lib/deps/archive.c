@@ -17,9 +17,14 @@
  *
  * Members are looked at through their first 512 bytes; only ELF files,
  * device-code blobs, metadata files and zips are read whole (a zip needs its
- * central directory); other nested archives are streamed from the outer one.
- * Zip bombs: every member's inflated size is capped (max_member_bytes), and
- * so is the sum over the scan (max_total_bytes), counting skipped members too.
+ * central directory; one larger than the memory cap is streamed instead);
+ * other nested archives are streamed from the outer one.
+ * Zip bombs: what is held in memory at once (a member read whole and the
+ * zips around it) is capped (max_member_bytes, 64 MiB by default: the size
+ * of the deploy/ memory limits); streamed and skipped members are only
+ * counted against the sum over the scan (max_total_bytes). Nesting: every
+ * archive walk, whatever its kind, passes one gate (ga_deps_nest_refused)
+ * on entry, so recursion is bounded by max_nesting by construction.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -38,6 +43,7 @@
 #define IMAGE_MAX_LAYERS 512
 #define HUGE_PAGE (2u << 20)
 #define POPULATE_STEP (8u << 20)
+#define MEMBUF_KEEP_BYTES (16u << 20)
 
 int ga_deps_membuf_reserve(struct deps_membuf *m, size_t need)
 {
@@ -171,7 +177,6 @@ struct nest_src {
 	const uint8_t *head;
 	size_t head_len;
 	bool head_done;
-	bool capped;
 	uint64_t read_bytes;
 	uint8_t block[STREAM_BLOCK];
 };
@@ -191,10 +196,6 @@ static la_ssize_t nest_read(struct archive *a, void *cd, const void **ret)
 	if (got <= 0)
 		return got < 0 ? -1 : 0;
 	n->read_bytes += (uint64_t)got;
-	if (n->read_bytes > n->s->o->max_member_bytes) {
-		n->capped = true;
-		return -1;
-	}
 	if (!charge(n->s, n->shown, (uint64_t)got))
 		return -1;
 	*ret = n->block;
@@ -203,6 +204,14 @@ static la_ssize_t nest_read(struct archive *a, void *cd, const void **ret)
 
 static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, const char *prefix,
                         unsigned depth, struct layer_filter *lf, bool inner_into_tree);
+
+int ga_deps_nest_refused(struct deps_scan *s, const char *shown, unsigned depth)
+{
+	unsigned cap = s->o->max_nesting < DEPS_NESTING_CEILING ? s->o->max_nesting : DEPS_NESTING_CEILING;
+	if (depth <= cap)
+		return 0;
+	return ga_deps_add_gap(s->inv, shown, "archive nested deeper than %u levels: not opened", cap) ?: 1;
+}
 
 /*
  * Archive members whose name says they are source, text, images or JVM/Python
@@ -283,7 +292,8 @@ static int read_rest(struct deps_scan *s, struct archive *a, const char *shown, 
  * Read the rest of the current member into b, straight into the buffer (no
  * intermediate copy): 0, 1 when not read whole (gap recorded), <0.
  */
-static int read_member(struct deps_scan *s, struct archive *a, const char *shown, struct deps_membuf *b)
+static int read_member(struct deps_scan *s, struct archive *a, const char *shown, struct deps_membuf *b,
+                       uint64_t limit)
 {
 	for (;;) {
 		if (b->len + 1 >= b->cap) {
@@ -306,12 +316,44 @@ static int read_member(struct deps_scan *s, struct archive *a, const char *shown
 			return 1;
 		b->len += (size_t)got;
 		b->data[b->len] = '\0';
-		if (b->len > s->o->max_member_bytes)
+		if (b->len > limit)
 			break;
 	}
+	return ga_deps_add_gap(s->inv, shown, "member inflates to more than %llu bytes%s: not read",
+	                       (unsigned long long)limit,
+	                       limit == s->o->max_member_bytes ? " (--max-member-bytes)" : "")
+	               ?: 1;
+}
+
+/*
+ * How many bytes a member may take in memory: --max-member-bytes less what
+ * the zips around it already hold (so all held at once stay under the cap),
+ * metadata files at most GA_DEPS_MAX_META_BYTES. 0 when it fits, 1 when
+ * refused (gap recorded), <0.
+ */
+static int member_room(struct deps_scan *s, const char *shown, bool meta_only, int64_t size_hint,
+                       uint64_t *limit)
+{
+	uint64_t cap = s->o->max_member_bytes;
+	*limit = cap > s->held_bytes ? cap - s->held_bytes : 0;
+	if (meta_only && *limit > GA_DEPS_MAX_META_BYTES)
+		*limit = GA_DEPS_MAX_META_BYTES;
+	if (size_hint < 0 || (uint64_t)size_hint <= *limit)
+		return 0;
+	if (meta_only && *limit == GA_DEPS_MAX_META_BYTES)
+		return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
+		                       GA_DEPS_MAX_META_BYTES)
+		               ?: 1;
+	if (*limit == cap)
+		return ga_deps_add_gap(s->inv, shown,
+		                       "member is %llu bytes, more than --max-member-bytes %llu: not read",
+		                       (unsigned long long)size_hint, (unsigned long long)cap)
+		               ?: 1;
 	return ga_deps_add_gap(s->inv, shown,
-	                       "member inflates to more than %llu bytes (--max-member-bytes): not read",
-	                       (unsigned long long)s->o->max_member_bytes)
+	                       "member is %llu bytes, more than the %llu bytes of --max-member-bytes %llu "
+	                       "left by the archives holding it: not read",
+	                       (unsigned long long)size_hint, (unsigned long long)*limit,
+	                       (unsigned long long)cap)
 	               ?: 1;
 }
 
@@ -335,14 +377,19 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	bool meta = ga_deps_is_meta_path(tp);
 	if ((m == MAGIC_NONE && !meta) || ga_deps_skip_static_lib(s, head, hl))
 		return 0; /* libarchive skips the rest at the next header */
-	if (m == MAGIC_ARCHIVE) {
-		if (depth >= s->o->max_nesting)
-			return ga_deps_add_gap(s->inv, shown,
-			                       "archive nested deeper than %u levels: not opened",
-			                       s->o->max_nesting);
+	int r = 0;
+	/* every nested archive, streamed or held, passes the one nesting gate before anything is read */
+	if ((m == MAGIC_ARCHIVE || m == MAGIC_ZIP) && (r = ga_deps_nest_refused(s, shown, depth + 1)) != 0)
+		return r < 0 ? r : 0;
+	/*
+	 * A zip larger than the memory left for it is streamed like the other
+	 * nested archives (through its local headers) instead of held for its
+	 * central directory: its members are still read, nothing big is held.
+	 */
+	uint64_t room = s->o->max_member_bytes > s->held_bytes ? s->o->max_member_bytes - s->held_bytes : 0;
+	if (m == MAGIC_ARCHIVE || (m == MAGIC_ZIP && size_hint >= 0 && (uint64_t)size_hint > room)) {
 		struct nest_src *n = ga_calloc(1, sizeof(*n));
 		struct archive *in = new_reader();
-		int r = 0;
 		if (!n || !in) {
 			r = -ENOMEM;
 			goto nest_out;
@@ -365,24 +412,22 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 			}
 		}
 		r = walk_entries(s, in, (size_t)t, shown, depth + 1, NULL, false);
-		if (r >= 0 && n->capped)
-			r = ga_deps_add_gap(
-			        s->inv, shown,
-			        "member inflates to more than %llu bytes (--max-member-bytes): rest not read",
-			        (unsigned long long)s->o->max_member_bytes);
 	nest_out:
 		if (in)
 			archive_read_free(in);
 		ga_free(n);
 		return r;
 	}
+	/* ELF, device code, metadata and zips are held whole (random access): within the memory cap */
+	uint64_t limit;
+	if ((r = member_room(s, shown, m == MAGIC_NONE, size_hint, &limit)) != 0)
+		return r < 0 ? r : 0;
 	struct deps_membuf local = { 0 }, *b = depth < DEPS_MEMBER_BUFS ? &s->member[depth] : &local;
 	b->len = 0;
 	/* the header's size (already checked against the cap) sizes the buffer: one mapping, no copies */
-	size_t want = size_hint > (int64_t)hl && (uint64_t)size_hint <= s->o->max_member_bytes
-	                      ? (size_t)size_hint
-	                      : hl + STREAM_BLOCK;
-	int r = ga_deps_membuf_reserve(b, want);
+	size_t want = size_hint > (int64_t)hl && (uint64_t)size_hint <= limit ? (size_t)size_hint
+	                                                                      : hl + STREAM_BLOCK;
+	r = ga_deps_membuf_reserve(b, want);
 	if (r < 0 && want > hl + STREAM_BLOCK) /* a size the address space refuses: grow as data comes */
 		r = ga_deps_membuf_reserve(b, hl + STREAM_BLOCK);
 	if (r < 0)
@@ -391,18 +436,24 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	memcpy(b->data, head, hl);
 	b->len = hl;
 	b->data[b->len] = '\0';
-	r = read_member(s, a, shown, b);
+	r = read_member(s, a, shown, b, limit);
 	if (r != 0) {
 		r = r < 0 ? r : 0;
 		goto out;
 	}
-	if (m == MAGIC_ZIP && !outer_is_pkg && depth < s->o->max_nesting)
-		r = ga_deps_archive_mem(s, shown, tp, b->data, b->len, -1, depth + 1);
-	else if (m == MAGIC_ZIP)
-		r = ga_deps_archive_mem(s, shown, tp, b->data, b->len, (long)tree, depth + 1);
-	else
+	if (m == MAGIC_ZIP) {
+		/* held while its members are read: they get what is left of the memory cap */
+		s->held_bytes += b->len;
+		r = ga_deps_archive_mem(s, shown, tp, b->data, b->len, outer_is_pkg ? (long)tree : -1,
+		                        depth + 1);
+		s->held_bytes -= b->len;
+	} else {
 		r = s->scan_buf(s, tree, shown, tp, b->data, b->len, depth);
+	}
 out:
+	/* a large buffer is not kept for the next member: resident memory stays near the member's size */
+	if (b->cap > MEMBUF_KEEP_BYTES)
+		ga_deps_membuf_release(b);
 	ga_deps_membuf_release(&local);
 	return r;
 }
@@ -410,10 +461,14 @@ out:
 static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, const char *prefix,
                         unsigned depth, struct layer_filter *lf, bool inner_into_tree)
 {
+	/* every archive walk, of every kind and from every caller, starts here: the nesting bound */
+	int r = ga_deps_nest_refused(s, prefix, depth);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	struct ga_buf shown;
 	ga_buf_init(&shown, 0);
 	char *tp = NULL;
-	int r = 0, retries = 0;
+	int retries = 0;
 	bool first = true;
 	while (!s->stopped) {
 		struct archive_entry *e;
@@ -493,19 +548,9 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 		if (type != AE_IFREG)
 			continue;
 		s->inv->files_seen++;
-		if (archive_entry_size_is_set(e)) {
-			uint64_t sz = (uint64_t)archive_entry_size(e);
-			s->inv->bytes_seen += sz;
-			if (sz > s->o->max_member_bytes) {
-				if ((r = ga_deps_add_gap(s->inv, shown.data,
-				                         "member is %llu bytes, more than --max-member-bytes "
-				                         "%llu: not read",
-				                         (unsigned long long)sz,
-				                         (unsigned long long)s->o->max_member_bytes)) < 0)
-					break;
-				continue;
-			}
-		}
+		/* sizes are checked against the memory cap once the member is known to be held (scan_member) */
+		if (archive_entry_size_is_set(e))
+			s->inv->bytes_seen += (uint64_t)archive_entry_size(e);
 		if (boring_member(tp))
 			continue;
 		bool pkg_inner =

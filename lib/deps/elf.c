@@ -256,6 +256,32 @@ bool ga_elf_probe(const uint8_t *buf, size_t len)
 	return buf && len >= 4 && buf[0] == 0x7f && buf[1] == 'E' && buf[2] == 'L' && buf[3] == 'F';
 }
 
+/*
+ * Record the first damage found (a table or segment beyond the end of the
+ * file, a count past a cap): the walk turns it into a gap on the file, so a
+ * cut library is INCOMPLETE, never an ELF with no dependencies. 0 or -ENOMEM.
+ */
+static int set_damage(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_info *info, const char *what)
+{
+	ga_log(ctx, GA_LOG_DEBUG, "ELF %s", what);
+	if (info->damage)
+		return 0;
+	char msg[160];
+	snprintf(msg, sizeof(msg), "%s (file is %zu bytes)", what, e->len);
+	info->damage = ga_strdup(msg);
+	return info->damage ? 0 : -ENOMEM;
+}
+
+/* A PT_LOAD segment whose file bytes end past the end of the file: the file was cut. */
+static bool load_beyond_end(const struct elf *e)
+{
+	struct phdr ph;
+	for (uint32_t i = 0; i < e->phnum; i++)
+		if (get_phdr(e, i, &ph) && ph.type == PT_LOAD && !dc_range_ok(ph.offset, ph.filesz, e->len))
+			return true;
+	return false;
+}
+
 static int read_ehdr(struct ga_ctx *ctx, struct elf *e, struct ga_elf_info *info)
 {
 	const uint8_t *b = e->buf;
@@ -300,20 +326,28 @@ static int read_ehdr(struct ga_ctx *ctx, struct elf *e, struct ga_elf_info *info
 		e->shstrndx = rd16(e, b + 50);
 	}
 	uint32_t sh_min = e->is64 ? 64 : 40, ph_min = e->is64 ? 56 : 32;
-	/* program headers: unusable ones are dropped, not fatal (a .o has none) */
-	if (e->phnum && (e->phentsize < ph_min || e->phnum > MAX_PHDRS ||
-	                 !dc_range_ok(e->phoff, (uint64_t)e->phnum * e->phentsize, e->len))) {
-		ga_log(ctx, GA_LOG_DEBUG, "ELF program headers out of range: ignored");
+	/* program headers: unusable ones are dropped and said (a .o has none) */
+	int r = 0;
+	if (e->phnum && (e->phentsize < ph_min || e->phnum > MAX_PHDRS)) {
+		r = set_damage(ctx, e, info, "damaged: program header table unusable");
 		e->phnum = 0;
+	} else if (e->phnum && !dc_range_ok(e->phoff, (uint64_t)e->phnum * e->phentsize, e->len)) {
+		r = set_damage(ctx, e, info, "truncated: program headers beyond end of file");
+		e->phnum = 0;
+	} else if (load_beyond_end(e)) {
+		r = set_damage(ctx, e, info, "truncated: a loadable segment ends beyond end of file");
 	}
+	if (r < 0)
+		return r;
 	if (e->shoff == 0 || e->shentsize < sh_min) {
+		if (e->shoff && e->shnum)
+			r = set_damage(ctx, e, info, "damaged: section header table unusable");
 		e->shnum = 0;
-		return 0;
+		return r;
 	}
 	if (!dc_range_ok(e->shoff, sh_min, e->len)) {
-		ga_log(ctx, GA_LOG_DEBUG, "ELF section headers out of range: ignored");
 		e->shnum = 0;
-		return 0;
+		return set_damage(ctx, e, info, "truncated: section headers beyond end of file");
 	}
 	/* extended numbering: counts in section 0 */
 	struct shdr s0;
@@ -325,12 +359,25 @@ static int read_ehdr(struct ga_ctx *ctx, struct elf *e, struct ga_elf_info *info
 		e->shnum = s0.size > GA_ELF_MAX_SECTIONS ? GA_ELF_MAX_SECTIONS + 1 : (uint32_t)s0.size;
 	if (e->shstrndx == SHN_XINDEX)
 		e->shstrndx = s0.link;
-	if (e->shnum > GA_ELF_MAX_SECTIONS ||
-	    !dc_range_ok(e->shoff, (uint64_t)e->shnum * e->shentsize, e->len)) {
-		ga_log(ctx, GA_LOG_DEBUG, "ELF section headers out of range: ignored");
+	if (e->shnum > GA_ELF_MAX_SECTIONS) {
 		e->shnum = 0;
+		return set_damage(ctx, e, info, "damaged: more sections than the cap");
+	}
+	if (!dc_range_ok(e->shoff, (uint64_t)e->shnum * e->shentsize, e->len)) {
+		e->shnum = 0;
+		return set_damage(ctx, e, info, "truncated: section headers beyond end of file");
 	}
 	return 0;
+}
+
+/* A section with file bytes (not NOBITS) ending past the end of the file: the file was cut. */
+static bool section_beyond_end(const struct elf *e)
+{
+	struct shdr sh;
+	for (uint32_t i = 1; i < e->shnum; i++)
+		if (get_shdr(e, i, &sh) && sh.size && sh.type != SHT_NOBITS && !sect_range(e, &sh))
+			return true;
+	return false;
 }
 
 /* When the file itself is device code: its target. */
@@ -438,10 +485,8 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 	(void)shstr;
 	if (!have_dyn)
 		return 0;
-	if (!dc_range_ok(dyn_off, dyn_size, e->len)) {
-		ga_log(ctx, GA_LOG_DEBUG, "dynamic section outside the file: ignored");
-		return 0;
-	}
+	if (!dc_range_ok(dyn_off, dyn_size, e->len))
+		return set_damage(ctx, e, info, "truncated: dynamic section beyond end of file");
 	size_t entsz = e->is64 ? 16 : 8;
 	uint64_t n = dyn_size / entsz;
 	if (n > MAX_DYN)
@@ -463,8 +508,12 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 	}
 	if (have_strtab_va && vaddr_to_off(e, strtab_va, &str_off)) {
 		str_size = strsz;
-		if (!dc_range_ok(str_off, str_size, e->len))
+		if (!dc_range_ok(str_off, str_size, e->len)) {
 			str_size = e->len - str_off;
+			if (set_damage(ctx, e, info, "truncated: dynamic string table beyond end of file") <
+			    0)
+				return -ENOMEM;
+		}
 		have_str = true;
 	}
 	if (!have_str && have_sect_str) {
@@ -472,10 +521,9 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 		str_size = sect_str_size;
 		have_str = true;
 	}
-	if (!have_str) {
-		ga_log(ctx, GA_LOG_DEBUG, "dynamic string table not found");
-		return 0;
-	}
+	if (!have_str)
+		return have_strtab_va ? set_damage(ctx, e, info, "damaged: dynamic string table not found")
+		                      : 0;
 	for (uint64_t i = 0; i < n; i++) {
 		const uint8_t *p = e->buf + dyn_off + i * entsz;
 		uint64_t tag = rdaddr(e, p), val = rdaddr(e, p + entsz / 2);
@@ -833,6 +881,7 @@ void ga_elf_info_free(struct ga_elf_info *info)
 	struct info_block *blk = (struct info_block *)info;
 	ga_free(info->device_arch);
 	ga_free(info->interp);
+	ga_free(info->damage);
 	ga_free(info->soname);
 	ga_elf_strv_free(info->needed, info->n_needed);
 	ga_free(info->rpath);
@@ -921,6 +970,9 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 	if (r < 0)
 		goto out;
 	r = -ENOMEM;
+	if (section_beyond_end(&e) &&
+	    set_damage(ctx, &e, info, "truncated: section data beyond end of file") < 0)
+		goto out;
 	if (device_self(info) < 0)
 		goto out;
 	struct shdr shstr;

@@ -228,13 +228,11 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 			return -ENOMEM;
 		}
 		f->elf = info;
-		return 0;
+		return info->damage ? ga_deps_add_gap(s->inv, shown, "%s", info->damage) : 0;
 	}
 	if ((m == MAGIC_ZIP || m == MAGIC_ARCHIVE)) {
-		if (depth >= s->o->max_nesting)
-			return ga_deps_add_gap(s->inv, shown,
-			                       "archive nested deeper than %u levels: not opened",
-			                       s->o->max_nesting);
+		if ((r = ga_deps_nest_refused(s, shown, depth + 1)) != 0)
+			return r < 0 ? r : 0;
 		return ga_deps_archive_mem(s, shown, tp, buf, len, -1, depth + 1);
 	}
 	if (ga_deps_is_meta_path(tp)) {
@@ -510,7 +508,7 @@ static int pre_take(struct deps_scan *s, struct pre *p, size_t tree, const char 
 		return -ENOMEM;
 	f->elf = p->info;
 	p->info = NULL;
-	return 0;
+	return f->elf->damage ? ga_deps_add_gap(s->inv, shown, "%s", f->elf->damage) : 0;
 }
 
 static int scan_dir(struct deps_scan *s, int dfd, size_t tree, const char *shown, const char *tp,

@@ -40,6 +40,8 @@ struct deps_scan {
 	/* ga_deps_scan_buf, through a pointer: archives hold archives, and archive.c calls no walk function */
 	deps_scan_buf_fn scan_buf;
 	bool stopped;
+	/* bytes of zips held in memory around the member being read (their members get the rest of the cap) */
+	uint64_t held_bytes;
 	/*
 	 * One member buffer per nesting depth, reused from member to member: a fresh
 	 * allocation per member would fault its pages in again (costly on a VM).
@@ -87,6 +89,17 @@ int ga_deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const 
 /* Record a symlink found in a tree (the loader simulation resolves names through it). */
 int ga_deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
                      const char *target);
+
+/*
+ * archive.c: the nesting gate. depth is the level of the archive about to be
+ * opened (1: the PATH itself); beyond --max-nesting (never beyond
+ * DEPS_NESTING_CEILING) it records a gap on shown and returns 1; 0 when
+ * allowed, <0. Every archive walk passes it on entry, so the recursion is
+ * bounded whatever opens the archive; callers also ask it first so that a
+ * refused member is not read at all.
+ */
+#define DEPS_NESTING_CEILING 16
+int ga_deps_nest_refused(struct deps_scan *s, const char *shown, unsigned depth);
 
 /* archive.c: walk an archive held in memory as a new tree (or into tree when into_tree >= 0). */
 int ga_deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,

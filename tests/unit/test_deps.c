@@ -922,6 +922,159 @@ static void test_target_from_class(void **state)
 	ga_strv_release(&c.artifact_archs);
 }
 
+/* ---- archive limits (issue 22): nesting and the memory cap, through ga_deps_scan_buffer ---- */
+
+static uint32_t crc32_of(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+	}
+	return ~c;
+}
+
+static void le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A stored zip holding one member (name, data): malloc'd, length in *ret_len. */
+static uint8_t *stored_zip(const char *name, const uint8_t *data, size_t len, size_t *ret_len)
+{
+	size_t nl = strlen(name), total = 30 + nl + len + 46 + nl + 22;
+	uint8_t *z = calloc(1, total);
+	assert_non_null(z);
+	uint32_t crc = crc32_of(data, len);
+	uint8_t *p = z;
+	le(p, 0x04034b50, 4), le(p + 4, 10, 2), le(p + 14, crc, 4), le(p + 18, len, 4), le(p + 22, len, 4);
+	le(p + 26, nl, 2);
+	memcpy(p + 30, name, nl);
+	memcpy(p + 30 + nl, data, len);
+	p += 30 + nl + len;
+	le(p, 0x02014b50, 4), le(p + 4, 20, 2), le(p + 6, 10, 2), le(p + 16, crc, 4), le(p + 20, len, 4);
+	le(p + 24, len, 4), le(p + 28, nl, 2);
+	memcpy(p + 46, name, nl);
+	p += 46 + nl;
+	le(p, 0x06054b50, 4), le(p + 8, 1, 2), le(p + 10, 1, 2), le(p + 12, 46 + nl, 4);
+	le(p + 16, 30 + nl + len, 4);
+	*ret_len = total;
+	return z;
+}
+
+/* levels zips, each holding the next as "self.zip", the innermost an ELF start of elf_len bytes. */
+static uint8_t *nested_zips(unsigned levels, size_t elf_len, size_t *ret_len)
+{
+	uint8_t *cur = calloc(1, elf_len);
+	assert_non_null(cur);
+	memcpy(cur, "\177ELF\2\1\1", 7);
+	size_t n = elf_len;
+	const char *name = "lib/libx.so";
+	for (unsigned i = 0; i < levels; i++) {
+		size_t zl;
+		uint8_t *z = stored_zip(name, cur, n, &zl);
+		free(cur);
+		cur = z, n = zl, name = "self.zip";
+	}
+	*ret_len = n;
+	return cur;
+}
+
+static size_t count_str(const char *s, const char *pat)
+{
+	size_t k = 0;
+	for (const char *p = strstr(s, pat); p; p = strstr(p + 1, pat))
+		k++;
+	return k;
+}
+
+static void scan_zip(const struct ga_deps_opts *o, const uint8_t *z, size_t len,
+                     struct ga_deps_inventory *inv)
+{
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	ga_deps_inventory_init(inv);
+	assert_int_equal(ga_deps_add_tree(inv, "t.zip", "file"), 0);
+	assert_int_equal(ga_deps_scan_buffer(ctx, o, inv, 0, "t.zip", "t.zip", z, len), 0);
+	ga_ctx_free(ctx);
+}
+
+static void test_archive_nesting(void **state)
+{
+	(void)state;
+	struct ga_deps_opts o;
+	ga_deps_opts_init(&o);
+	size_t len;
+	/* 200 levels (a stack overflow before the fix): one gap, at level 9 */
+	uint8_t *z = nested_zips(200, 64, &len);
+	struct ga_deps_inventory inv;
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 1);
+	assert_non_null(strstr(inv.gaps[0].reason, "nested deeper than 8 levels"));
+	assert_int_equal(count_str(inv.gaps[0].path, "!/"), 8);
+	assert_int_equal(inv.n_files, 0);
+	ga_deps_inventory_release(&inv);
+	/* exactly 8 levels: read, the ELF at the bottom found, no gap */
+	free(z);
+	z = nested_zips(8, 64, &len);
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 0);
+	assert_int_equal(inv.n_files, 1);
+	ga_deps_inventory_release(&inv);
+	free(z);
+	/* a library caller's huge max_nesting is still bounded (the ceiling) */
+	o.max_nesting = 1000000;
+	z = nested_zips(100, 64, &len);
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 1);
+	assert_non_null(strstr(inv.gaps[0].reason, "nested deeper than 16 levels"));
+	ga_deps_inventory_release(&inv);
+	free(z);
+}
+
+static void test_archive_memory_cap(void **state)
+{
+	(void)state;
+	struct ga_deps_opts o;
+	ga_deps_opts_init(&o);
+	assert_int_equal(o.max_member_bytes, 64u << 20);
+	o.max_member_bytes = 1u << 20;
+	size_t len;
+	struct ga_deps_inventory inv;
+	/* an ELF member over the cap: a gap, not read */
+	uint8_t *z = nested_zips(1, (1u << 20) + 1, &len);
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 1);
+	assert_non_null(strstr(inv.gaps[0].reason, "more than --max-member-bytes 1048576"));
+	ga_deps_inventory_release(&inv);
+	free(z);
+	/* 600 KiB held by the zip around it leave too little for a 600 KiB ELF member */
+	z = nested_zips(2, 600u << 10, &len);
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 1);
+	assert_non_null(strstr(inv.gaps[0].reason, "left by the archives holding it"));
+	ga_deps_inventory_release(&inv);
+	free(z);
+	/* a nested zip larger than the cap is streamed, not held: its members are still read */
+	o.max_member_bytes = 3u << 10;
+	z = nested_zips(2, 3000, &len);
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 0);
+	assert_int_equal(inv.n_files, 1);
+	ga_deps_inventory_release(&inv);
+	free(z);
+	o.max_member_bytes = 1u << 20;
+	/* under the cap: read */
+	z = nested_zips(2, 300u << 10, &len);
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 0);
+	assert_int_equal(inv.n_files, 1);
+	ga_deps_inventory_release(&inv);
+	free(z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -940,6 +1093,8 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_oom),
 		cmocka_unit_test(test_target_from_class),
+		cmocka_unit_test(test_archive_nesting),
+		cmocka_unit_test(test_archive_memory_cap),
 		cmocka_unit_test(test_real_cuda_toolkit),
 		cmocka_unit_test(test_real_rocrand),
 	};

@@ -736,6 +736,22 @@ static void test_truncations(void **state)
 			if (n < 64)
 				assert_int_equal(r, -ENOEXEC);
 		}
+		/* issue 22: every cut past the header says so (the walk makes it a gap), the whole file does not */
+		struct ga_elf_info *info = NULL;
+		assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &info), 0);
+		assert_null(info->damage);
+		ga_elf_info_free(info);
+		for (size_t n = 64; n < len; n += (n < 1024 ? 7 : 509)) {
+			uint8_t *c = malloc(n);
+			assert_non_null(c);
+			memcpy(c, b, n);
+			info = NULL;
+			assert_int_equal(ga_elf_inspect(ctx, c, n, 0, &info), 0);
+			assert_non_null(info->damage);
+			assert_non_null(strstr(info->damage, "truncated: "));
+			ga_elf_info_free(info);
+			free(c);
+		}
 		free(b);
 	}
 }
@@ -768,6 +784,7 @@ static void test_corruptions(void **state)
 	assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &info), 0);
 	assert_string_equal(info->soname, "libuser.so.1");
 	assert_int_equal(info->n_containers, 0);
+	assert_non_null(strstr(info->damage, "section headers beyond end of file"));
 	ga_elf_info_free(info);
 
 	/* e_shnum huge */
@@ -780,6 +797,7 @@ static void test_corruptions(void **state)
 	memcpy(b, orig, len);
 	put64(b + 32, len - 8);
 	assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &info), 0);
+	assert_non_null(strstr(info->damage, "program headers beyond end of file"));
 	assert_string_equal(info->soname, "libuser.so.1");
 	assert_string_equal(info->rpath, "$ORIGIN/../../nvidia/cublas/lib");
 	assert_int_equal(info->n_by_format[GA_DEVCODE_HIP_BUNDLE], 1);
@@ -791,6 +809,7 @@ static void test_corruptions(void **state)
 	assert_null(info->soname);
 	assert_int_equal(info->n_needed, 0);
 	assert_int_equal(info->n_containers, 0);
+	assert_non_null(info->damage); /* no dependencies read: never a clean "no NEEDED" */
 	ga_elf_info_free(info);
 
 	/* fatbin fat_size overflowing: the .nv_fatbin chain is bad, the rest intact */

@@ -1,0 +1,36 @@
+#!/bin/sh
+# deps-member-memory.sh GPUAUDIT - issue 22 item 2: a small zip whose members
+# inflate to 1 GiB must not be held in memory. Generated here (streamed, ~2 MB):
+# lib/libbig.so, an ELF start then 1 GiB of zeros (an ELF needs random access, so
+# it would be held: over the default 64 MiB memory cap it is a gap, INCOMPLETE), and
+# data/zeros.bin, 256 MiB of zeros that is neither ELF nor archive (skipped without
+# being held, no gap). Before the fix the ELF was inflated into memory: ~1 GB
+# resident. Bounds: `timeout 30`, peak RSS under 100 MB (/usr/bin/time).
+set -u
+GA=$1
+command -v python3 >/dev/null || exit 77
+[ -x /usr/bin/time ] || exit 77
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+python3 - "$tmp/big.zip" <<'PY' || exit 1
+import sys, zipfile
+zero = b"\0" * (1 << 20)
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+    for name, head in (("lib/libbig.so", b"\x7fELF\x02\x01\x01" + b"\0" * 57), ("data/zeros.bin", b"")):
+        with z.open(name, "w", force_zip64=True) as m:
+            m.write(head)
+            for _ in range(1024 if head else 256):
+                m.write(zero)
+PY
+timeout 30 /usr/bin/time -o "$tmp/rss" -f '%M %e' "$GA" deps "$tmp/big.zip" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+set -- $(tail -1 "$tmp/rss")
+rss=${1:-0}
+echo "exit $rc, peak RSS $rss KiB, ${2:-?} s"
+fail=0
+[ $rc -eq 2 ] || { echo "FAIL: exit $rc, want 2 (INCOMPLETE)"; tail -n 5 "$tmp/out" "$tmp/err"; fail=1; }
+grep -q 'big.zip!/lib/libbig.so: member is [0-9]* bytes, more than --max-member-bytes 67108864: not read' "$tmp/out" ||
+	{ echo "FAIL: no memory-cap gap on the ELF member"; cat "$tmp/out"; fail=1; }
+if grep -q 'zeros.bin' "$tmp/out"; then echo "FAIL: the plain member is a gap"; cat "$tmp/out"; fail=1; fi
+[ "$rss" -lt 102400 ] || { echo "FAIL: peak RSS $rss KiB (want < 100 MB)"; fail=1; }
+exit $fail
