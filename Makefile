@@ -8,6 +8,9 @@
 #                   twice: a normal build and an AddressSanitizer+UBSan build
 #   make lint       clang-format --dry-run and the clang-tidy checks (tools/lint)
 #   make fuzz       build the libFuzzer targets with clang (build-fuzz/)
+#   make fuzz-short run each fuzz target for FUZZ_SHORT_SECONDS (10) on a copy of
+#                   its corpus (part of make test when clang has libFuzzer)
+#   make fuzz-long  the same for FUZZ_SECONDS each (600; nightly-style)
 #   make bench      run the benchmarks in bench/ (installs the peer tools)
 #   make format     clang-format the C sources
 #   make install    install the binary and man pages (PREFIX=/usr/local)
@@ -16,13 +19,15 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 PREFIX     ?= /usr/local
+FUZZ_SECONDS       ?= 600
+FUZZ_SHORT_SECONDS ?= 10
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # Warnings are errors in CI (CI=true) and when WERROR=ON is given.
 WERROR     ?= $(if $(filter true 1,$(CI)),ON,OFF)
 
 CMAKE_COMMON = -DGA_WERROR=$(WERROR) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 
-.PHONY: all build deps demo test test-normal test-asan lint fuzz bench format install clean
+.PHONY: all build deps demo test test-normal test-asan lint fuzz fuzz-short fuzz-long bench format install clean
 
 all: build
 
@@ -50,6 +55,7 @@ test: deps
 	$(MAKE) lint
 	$(MAKE) test-normal
 	$(MAKE) test-asan
+	$(MAKE) fuzz-short FUZZ_OPTIONAL=1
 
 # clang-tidy reads the build's compile_commands.json.
 lint: build
@@ -67,6 +73,25 @@ test-asan:
 fuzz: deps
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DGA_FUZZ=ON -DGA_TESTS=OFF $(CMAKE_COMMON)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+# tools/fuzz-run: every target for a budget each, JOBS at a time; exit 1 on any crash,
+# leak, timeout or out-of-memory input (saved under build-fuzz/fuzz-run/crashes/).
+# FUZZ_OPTIONAL=1 (make test): without clang's libFuzzer, say so and pass.
+define fuzz_for
+	@if ! tools/fuzz-run --available; then \
+		if [ "$(FUZZ_OPTIONAL)" = 1 ]; then \
+			echo "fuzz: skipped: clang with libFuzzer (-fsanitize=fuzzer) is not available"; exit 0; \
+		fi; \
+		echo "fuzz: clang with libFuzzer (-fsanitize=fuzzer) is not available" >&2; exit 2; \
+	fi; \
+	$(MAKE) fuzz && tools/fuzz-run --build $(FUZZ_BUILD) --seconds $(1) --jobs $(JOBS)
+endef
+
+fuzz-short:
+	$(call fuzz_for,$(FUZZ_SHORT_SECONDS))
+
+fuzz-long:
+	$(call fuzz_for,$(FUZZ_SECONDS))
 
 bench: build
 	@scripts/install-deps --bench

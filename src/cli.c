@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpuaudit/text.h"
 
 static const struct command *table;
 
@@ -55,10 +56,14 @@ void cli_main_usage(FILE *to)
 int cli_error(struct cli *cli, const char *cmd, int code, const char *fmt, ...)
 {
 	fprintf(cli->err, "%s%s%s: ", cli->prog, cmd ? " " : "", cmd ? cmd : "");
+	struct ga_buf msg; /* a message quotes paths and inputs: through the text rule (cli_esc) */
+	ga_buf_init(&msg, 0);
 	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(cli->err, fmt, ap);
+	int r = ga_buf_vaddf(&msg, fmt, ap);
 	va_end(ap);
+	cli_fputs_esc(cli->err, r == 0 && msg.data ? msg.data : "(out of memory)", GA_TEXT_KEEP_TAB);
+	ga_buf_release(&msg);
 	fputc('\n', cli->err);
 	return code;
 }
@@ -67,7 +72,7 @@ static void log_stderr(void *udata, enum ga_log_level level, const char *msg)
 {
 	static const char *const names[] = { "error", "warning", "info", "debug" };
 	struct cli *cli = udata;
-	fprintf(cli->err, "%s: %s: %s\n", cli->prog, names[level], msg);
+	fprintf(cli->err, "%s: %s: %s\n", cli->prog, names[level], cli_esc(msg));
 }
 
 int cli_ctx(struct cli *cli, const char *cmd, const char *root, int verbose, struct ga_ctx **ret)

@@ -157,4 +157,13 @@ struct ga_policy_class;
 int cli_policy(struct ga_ctx *ctx, const char *file, const char *class_name, const struct ga_node *node,
                struct ga_policy **pol, const struct ga_policy_class **cls);
 
+/* --- h-escape (issue 22 item 4): src/cli-text.c, the rule of gpuaudit/text.h --- */
+/*
+ * s with control bytes, newlines and bytes that are not UTF-8 made visible,
+ * for one %s of a printf: valid until 16 later calls; NULL gives NULL.
+ */
+const char *cli_esc(const char *s);
+/* s escaped (flags: GA_TEXT_KEEP_NL, GA_TEXT_KEEP_TAB) written to f. */
+void cli_fputs_esc(FILE *f, const char *s, unsigned flags);
+
 #endif

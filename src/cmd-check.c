@@ -61,19 +61,21 @@ static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check
 	                  : c->result == GA_CHECK_INCOMPLETE ? "INCOMPLETE"
 	                                                     : "UNKNOWN";
 	fprintf(o, "class %s: %s%s%s (policy %s: %zu violation%s, %zu unknown)\n",
-	        c->cls ? c->cls->name : "-",
+	        c->cls ? cli_esc(c->cls->name) : "-",
 	        color ? (c->result == GA_CHECK_PASS ? "\033[32m" : "\033[31m") : "", res,
-	        color ? "\033[0m" : "", p->file, c->violations, c->violations == 1 ? "" : "s", c->unknowns);
+	        color ? "\033[0m" : "", cli_esc(p->file), c->violations, c->violations == 1 ? "" : "s",
+	        c->unknowns);
 	fprintf(o, "findings: %zu\n", c->findings.n);
 	for (size_t i = 0; i < c->findings.n; i++) {
 		const struct ga_finding *fd = &c->findings.v[i];
-		fprintf(o, "  %-8s %s %s: %s\n", ga_severity_name(fd->severity), fd->code, fd->subject,
-		        fd->message);
+		fprintf(o, "  %-8s %s %s: %s\n", ga_severity_name(fd->severity), cli_esc(fd->code),
+		        cli_esc(fd->subject), cli_esc(fd->message));
 		const char *e = evidence(fd, "expected"), *a = evidence(fd, "actual");
 		if (e || a)
-			fprintf(o, "           expected %s, actual %s\n", e ? e : "-", a ? a : "-");
+			fprintf(o, "           expected %s, actual %s\n", e ? cli_esc(e) : "-",
+			        a ? cli_esc(a) : "-");
 		if (fd->decision)
-			fprintf(o, "           fix: %s\n", fd->decision);
+			fprintf(o, "           fix: %s\n", cli_esc(fd->decision));
 	}
 }
 

@@ -21,7 +21,7 @@ static void print_scalar(FILE *o, json_t *v)
 {
 	if (json_is_string(v)) {
 		const char *s = json_string_value(v);
-		fprintf(o, strchr(s, ' ') || !*s ? "\"%s\"" : "%s", s);
+		fprintf(o, strchr(s, ' ') || !*s ? "\"%s\"" : "%s", cli_esc(s)); /* node strings: escaped */
 	} else if (json_is_integer(v)) {
 		fprintf(o, "%lld", (long long)json_integer_value(v));
 	} else if (json_is_boolean(v)) {
@@ -105,7 +105,7 @@ static int print_section(FILE *o, const char *title, const char *text)
 static int print_text(FILE *o, const struct ga_nodeclass *c)
 {
 	fprintf(o, "id     %s\n", c->id);
-	fprintf(o, "name   %s\n", c->name);
+	fprintf(o, "name   %s\n", cli_esc(c->name));
 	fprintf(o, "hw     sha256:%s\n", c->hw_sha256);
 	fprintf(o, "stack  sha256:%s\n", c->stack_sha256);
 	fprintf(o, "key    %s\n", c->key);

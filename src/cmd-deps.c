@@ -39,7 +39,7 @@ static void progress_cb(void *udata, const struct ga_deps_inventory *inv, const 
 	size_t n = strlen(path);
 	const char *tail = n > 50 ? path + n - 50 : path;
 	fprintf(p->to, "\r\033[K%llu files, %llu MiB  %s%s", (unsigned long long)inv->files_seen,
-	        (unsigned long long)(inv->bytes_seen >> 20), n > 50 ? "..." : "", tail);
+	        (unsigned long long)(inv->bytes_seen >> 20), n > 50 ? "..." : "", cli_esc(tail));
 	fflush(p->to);
 }
 
@@ -87,11 +87,13 @@ static void print_findings_for(FILE *o, struct fidx *ix, const char *subject, co
 		if (ix->printed[i] || strcmp(f->subject ? f->subject : "", subject))
 			continue;
 		ix->printed[i] = true;
-		fprintf(o, "%s%-8s %s %s\n", indent, ga_severity_name(f->severity), f->code, f->message);
+		fprintf(o, "%s%-8s %s %s\n", indent, ga_severity_name(f->severity), cli_esc(f->code),
+		        cli_esc(f->message));
 		for (size_t k = 0; k < f->n_evidence; k++)
-			fprintf(o, "%s         %s: %s\n", indent, f->evidence[k].key, f->evidence[k].value);
+			fprintf(o, "%s         %s: %s\n", indent, cli_esc(f->evidence[k].key),
+			        cli_esc(f->evidence[k].value));
 		if (f->decision)
-			fprintf(o, "%s         fix: %s\n", indent, f->decision);
+			fprintf(o, "%s         fix: %s\n", indent, cli_esc(f->decision));
 	}
 }
 
@@ -107,7 +109,7 @@ static void print_signals(FILE *o, const struct ga_dep_signal *v, size_t n, cons
 					fprintf(o, "%s%s %s:", indent,
 					        ga_dep_backend_name((enum ga_dep_backend)b),
 					        ga_dep_strength_name((enum ga_dep_strength)s));
-				fprintf(o, "%s %s", k > 1 ? "," : "", v[i].what);
+				fprintf(o, "%s %s", k > 1 ? "," : "", cli_esc(v[i].what));
 			}
 			if (k)
 				fputc('\n', o);
@@ -116,7 +118,7 @@ static void print_signals(FILE *o, const struct ga_dep_signal *v, size_t n, cons
 
 static void print_file(FILE *o, const struct ga_deps_file *f, struct fidx *ix)
 {
-	fprintf(o, "  %s\n", f->path);
+	fprintf(o, "  %s\n", cli_esc(f->path));
 	print_signals(o, f->signals, f->n_signals, "    ");
 	print_findings_for(o, ix, f->path, "    ");
 }
@@ -152,17 +154,17 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	for (size_t i = 0; i < inv->n_files; i++)
 		elf += inv->files[i].elf != NULL;
 	if (t && t->kind != GA_TARGET_NONE)
-		fprintf(o, "target: %s%s%s%s\n", t->name, target_from ? " (" : "",
-		        target_from ? target_from : "", target_from ? ")" : "");
+		fprintf(o, "target: %s%s%s%s\n", cli_esc(t->name), target_from ? " (" : "",
+		        target_from ? cli_esc(target_from) : "", target_from ? ")" : "");
 	else
 		fprintf(o, "target: none (only target-free checks; use --target, --for or --for-class)\n");
 	if (t && t->policy_class) {
-		fprintf(o, "policy: class %s, backends", t->policy_class);
+		fprintf(o, "policy: class %s, backends", cli_esc(t->policy_class));
 		for (size_t i = 0; i < t->allowed_backends.n; i++)
-			fprintf(o, " %s", t->allowed_backends.v[i]);
+			fprintf(o, " %s", cli_esc(t->allowed_backends.v[i]));
 		fprintf(o, ", archs");
 		for (size_t i = 0; i < t->required_archs.n; i++)
-			fprintf(o, " %s", t->required_archs.v[i]);
+			fprintf(o, " %s", cli_esc(t->required_archs.v[i]));
 		fputc('\n', o);
 	}
 	fprintf(o, "scanned: %llu files, %llu bytes, %zu ELF, %zu packages, %zu trees\n",
@@ -175,9 +177,9 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 			any = inv->files[i].pkg == (long)p && file_worth_showing(&inv->files[i], &ix);
 		if (!any)
 			continue;
-		fprintf(o, "\npackage %s %s (%s, %s)\n", pk->name ? pk->name : "?",
-		        pk->version ? pk->version : "", pk->kind,
-		        pk->meta_path ? pk->meta_path : pk->meta_dir);
+		fprintf(o, "\npackage %s %s (%s, %s)\n", pk->name ? cli_esc(pk->name) : "?",
+		        pk->version ? cli_esc(pk->version) : "", cli_esc(pk->kind),
+		        cli_esc(pk->meta_path ? pk->meta_path : pk->meta_dir));
 		print_signals(o, pk->signals, pk->n_signals, "  ");
 		print_findings_for(o, &ix, pk->meta_path ? pk->meta_path : pk->name ? pk->name : "?", "  ");
 		for (size_t i = 0; i < inv->n_files; i++)
@@ -205,7 +207,7 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	if (inv->n_gaps) {
 		fprintf(o, "\nnot read (%zu)\n", inv->n_gaps);
 		for (size_t i = 0; i < inv->n_gaps; i++)
-			fprintf(o, "  %s: %s\n", inv->gaps[i].path, inv->gaps[i].reason);
+			fprintf(o, "  %s: %s\n", cli_esc(inv->gaps[i].path), cli_esc(inv->gaps[i].reason));
 	}
 	size_t sev[4] = { 0 };
 	for (size_t i = 0; i < fs->n; i++)

@@ -27,9 +27,10 @@ static void human_bytes(char *out, size_t n, uint64_t b)
 		snprintf(out, n, "%.1f %s", v, units[u]);
 }
 
+/* Every string of a snapshot is printed through the text rule (cli_esc): it came from the node. */
 static const char *or_dash(const char *s)
 {
-	return s && *s ? s : "-";
+	return s && *s ? cli_esc(s) : "-";
 }
 
 static void link_text(char *out, size_t n, const struct ga_link *l)
@@ -55,7 +56,7 @@ static void print_nvml_gpu(FILE *o, const struct ga_nvml_gpu *g)
 {
 	fputs("      nvml:", o);
 	if (g->error) {
-		fprintf(o, " error: %s\n", g->error);
+		fprintf(o, " error: %s\n", cli_esc(g->error));
 		return;
 	}
 	char mem[32] = "-", used[32] = "-";
@@ -89,7 +90,7 @@ static void print_nvml_gpu(FILE *o, const struct ga_nvml_gpu *g)
 	if (g->n_nvlinks)
 		fprintf(o, "  nvlink %zu/%zu up", active, g->n_nvlinks);
 	for (size_t k = 0; k < g->clock_event_names.n; k++)
-		fprintf(o, "%s%s", k ? "," : "  clocks: ", g->clock_event_names.v[k]);
+		fprintf(o, "%s%s", k ? "," : "  clocks: ", cli_esc(g->clock_event_names.v[k]));
 	fputc('\n', o);
 	for (size_t k = 0; k < g->n_mig_instances; k++) {
 		const struct ga_nvml_mig_instance *mi = &g->mig_instances[k];
@@ -136,7 +137,7 @@ static void print_topology(FILE *o, const struct ga_node *n)
 			break;
 		fprintf(o, "  GPU%-4llu", (unsigned long long)idx);
 		for (size_t k = 0; k < g->topology.n; k++)
-			fprintf(o, " %-7s", g->topology.v[k]);
+			fprintf(o, " %-7s", cli_esc(g->topology.v[k]));
 		fputc('\n', o);
 	}
 }
@@ -158,16 +159,16 @@ static void print_accels(FILE *o, const struct ga_node *n)
 		if (pd)
 			link_text(lk, sizeof(lk), &pd->link);
 		snprintf(drv, sizeof(drv), "%s%s%s", or_dash(a->driver), a->driver_version ? " " : "",
-		         a->driver_version ? a->driver_version : "");
+		         a->driver_version ? cli_esc(a->driver_version) : "");
 		fprintf(o, "  [%llu] %-6s %-28s %s  driver %s  mem %s  numa %s  pcie %s",
 		        (unsigned long long)(a->index.set ? a->index.v : i), or_dash(a->vendor),
 		        or_dash(a->model), or_dash(a->address), drv, mem, numa, lk);
 		if (a->gfx_target)
-			fprintf(o, "  %s", a->gfx_target);
+			fprintf(o, "  %s", cli_esc(a->gfx_target));
 		if (a->minor.set)
 			fprintf(o, "  minor %llu", (unsigned long long)a->minor.v);
 		for (size_t k = 0; k < a->interconnect.n; k++)
-			fprintf(o, "  %s", a->interconnect.v[k]);
+			fprintf(o, "  %s", cli_esc(a->interconnect.v[k]));
 		fputc('\n', o);
 		if (a->nvml)
 			print_nvml_gpu(o, a->nvml);
@@ -188,7 +189,7 @@ static void print_machine(FILE *o, const struct ga_node *n)
 	if (c->threads.set)
 		fprintf(o, ", %llu threads", (unsigned long long)c->threads.v);
 	if (c->isa_level)
-		fprintf(o, ", %s", c->isa_level);
+		fprintf(o, ", %s", cli_esc(c->isa_level));
 	fputc('\n', o);
 	fprintf(o, "  %-10s %zu node%s", "numa", c->n_numa_nodes, c->n_numa_nodes == 1 ? "" : "s");
 	for (size_t i = 0; i < c->n_numa_nodes && i < 16; i++)
@@ -211,11 +212,11 @@ static void print_machine(FILE *o, const struct ga_node *n)
 	else
 		fprintf(o, "  %-10s no DMI data", "platform");
 	if (v->hypervisor)
-		fprintf(o, " (virtual machine: %s)", v->hypervisor);
+		fprintf(o, " (virtual machine: %s)", cli_esc(v->hypervisor));
 	else if (v->cpu_hypervisor_flag.set && v->cpu_hypervisor_flag.v)
 		fputs(" (virtual machine)", o);
 	if (v->container)
-		fprintf(o, " (container: %s)", v->container);
+		fprintf(o, " (container: %s)", cli_esc(v->container));
 	fputc('\n', o);
 }
 
@@ -224,9 +225,9 @@ static void print_nvml_sys(FILE *o, const struct ga_nvml *nv)
 	fprintf(o, "  %-10s ", "nvml");
 	if (nv->error)
 		fprintf(o, "%s%s%s%s%s\n",
-		        nv->timed_out.set && nv->timed_out.v ? "TIMED OUT: " : "error: ", nv->error,
+		        nv->timed_out.set && nv->timed_out.v ? "TIMED OUT: " : "error: ", cli_esc(nv->error),
 		        nv->error_call && !strstr(nv->error, nv->error_call) ? " (in " : "",
-		        nv->error_call && !strstr(nv->error, nv->error_call) ? nv->error_call : "",
+		        nv->error_call && !strstr(nv->error, nv->error_call) ? cli_esc(nv->error_call) : "",
 		        nv->error_call && !strstr(nv->error, nv->error_call) ? ")" : "");
 	else
 		fprintf(o, "driver %s, cuda %s, nvml %s, %llu GPU%s%s\n", or_dash(nv->driver_version),
@@ -244,9 +245,9 @@ static void print_node(FILE *o, const struct ga_node *n)
 		fputs(" -", o);
 	for (size_t i = 0; i < n->n_drivers; i++) {
 		const struct ga_driver *d = &n->drivers[i];
-		fprintf(o, "%s %s %s", i ? "," : "", d->name, or_dash(d->version));
+		fprintf(o, "%s %s %s", i ? "," : "", cli_esc(d->name), or_dash(d->version));
 		if (d->flavor)
-			fprintf(o, " (%s)", d->flavor);
+			fprintf(o, " (%s)", cli_esc(d->flavor));
 	}
 	fputc('\n', o);
 	if (n->nvml)
@@ -255,7 +256,7 @@ static void print_node(FILE *o, const struct ga_node *n)
 	if (!n->modules.n)
 		fprintf(o, " %s", n->modules_source ? "none of interest" : "unknown (no module list)");
 	for (size_t i = 0; i < n->modules.n; i++)
-		fprintf(o, " %s", n->modules.v[i]);
+		fprintf(o, " %s", cli_esc(n->modules.v[i]));
 	fputc('\n', o);
 	for (size_t i = 0; i < n->n_pci; i++) {
 		const struct ga_pci_dev *pd = &n->pci[i];
@@ -264,11 +265,12 @@ static void print_node(FILE *o, const struct ga_node *n)
 			continue;
 		char lk[64];
 		link_text(lk, sizeof(lk), &pd->link);
-		fprintf(o, "  %-10s %s %s", pd->kind, pd->address, or_dash(pd->device_name));
+		fprintf(o, "  %-10s %s %s", cli_esc(pd->kind), cli_esc(pd->address),
+		        or_dash(pd->device_name));
 		for (size_t k = 0; k < pd->rdma_devices.n; k++)
-			fprintf(o, " %s", pd->rdma_devices.v[k]);
+			fprintf(o, " %s", cli_esc(pd->rdma_devices.v[k]));
 		for (size_t k = 0; k < pd->net_interfaces.n; k++)
-			fprintf(o, " %s", pd->net_interfaces.v[k]);
+			fprintf(o, " %s", cli_esc(pd->net_interfaces.v[k]));
 		if (pd->net_speed_mbps.set)
 			fprintf(o, " %llu Mb/s", (unsigned long long)pd->net_speed_mbps.v);
 		if (pd->numa_node.set && pd->numa_node.v >= 0)
@@ -280,22 +282,22 @@ static void print_node(FILE *o, const struct ga_node *n)
 		fputs(" -", o);
 	for (size_t i = 0; i < n->n_runtimes; i++) {
 		const struct ga_runtime *rt = &n->runtimes[i];
-		fprintf(o, "%s %s %s", i ? "," : "", rt->name,
-		        rt->version  ? rt->version
-		        : rt->target ? rt->target
-		                     : "?");
+		fprintf(o, "%s %s %s", i ? "," : "", cli_esc(rt->name),
+		        cli_esc(rt->version  ? rt->version
+		                : rt->target ? rt->target
+		                             : "?"));
 	}
 	fputc('\n', o);
 	fprintf(o, "  %-10s", "devnodes");
 	if (!n->device_nodes.n)
 		fputs(" -", o);
 	for (size_t i = 0; i < n->device_nodes.n; i++)
-		fprintf(o, " %s", n->device_nodes.v[i]);
+		fprintf(o, " %s", cli_esc(n->device_nodes.v[i]));
 	fputc('\n', o);
 	if (n->host.gpu_cmdline_flags.n) {
 		fprintf(o, "  %-10s", "cmdline");
 		for (size_t i = 0; i < n->host.gpu_cmdline_flags.n; i++)
-			fprintf(o, " %s", n->host.gpu_cmdline_flags.v[i]);
+			fprintf(o, " %s", cli_esc(n->host.gpu_cmdline_flags.v[i]));
 		fputc('\n', o);
 	}
 }
@@ -312,10 +314,10 @@ static void print_findings(FILE *o, const struct ga_findings *f, bool color)
 			                                      : "";
 			off = *on ? "\033[0m" : "";
 		}
-		fprintf(o, "  %s%-8s%s %s %s: %s\n", on, ga_severity_name(fd->severity), off, fd->code,
-		        fd->subject, fd->message);
+		fprintf(o, "  %s%-8s%s %s %s: %s\n", on, ga_severity_name(fd->severity), off,
+		        cli_esc(fd->code), cli_esc(fd->subject), cli_esc(fd->message));
 		if (fd->decision)
-			fprintf(o, "           fix: %s\n", fd->decision);
+			fprintf(o, "           fix: %s\n", cli_esc(fd->decision));
 	}
 }
 

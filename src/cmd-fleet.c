@@ -23,9 +23,10 @@
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_MARKDOWN, FMT_CSV };
 
+/* Strings of the reports are printed through the text rule (cli_esc): they came from nodes. */
 static const char *dash(const char *s)
 {
-	return s && *s ? s : "-";
+	return s && *s ? cli_esc(s) : "-";
 }
 
 static unsigned long long u(const struct ga_ou64 *v)
@@ -68,11 +69,11 @@ static int width(const char *s, int w)
 
 static void text_class(FILE *o, const struct ga_fleet_class *k)
 {
-	fprintf(o, "\n%s: %llu node%s, %llu GPU%s", k->id, u(&k->nodes), u(&k->nodes) == 1 ? "" : "s",
-	        u(&k->gpus), u(&k->gpus) == 1 ? "" : "s");
+	fprintf(o, "\n%s: %llu node%s, %llu GPU%s", cli_esc(k->id), u(&k->nodes),
+	        u(&k->nodes) == 1 ? "" : "s", u(&k->gpus), u(&k->gpus) == 1 ? "" : "s");
 	if (u(&k->gpus) < u(&k->expected_gpus))
 		fprintf(o, " (FEWER than the pool's %llu)", u(&k->expected_gpus));
-	fprintf(o, ", pool %s\n", k->pool ? k->pool : "none (no policy class matches)");
+	fprintf(o, ", pool %s\n", k->pool ? cli_esc(k->pool) : "none (no policy class matches)");
 	int wd = 6, wc = 4, wr = 4, wk = 6, wo = 2;
 	for (size_t i = 0; i < k->n_stacks; i++) {
 		const struct ga_fleet_stack *s = &k->stacks[i];
@@ -90,26 +91,26 @@ static void text_class(FILE *o, const struct ga_fleet_class *k)
 		        dash(s->stack_sha256), wd, dash(s->driver), wc, dash(s->cuda), wr, dash(s->rocm), wk,
 		        dash(s->kernel), wo, dash(s->os), u(&s->links_degraded), u(&s->failing), note);
 		if (s->drift.set && s->drift.v && s->drift_detail)
-			fprintf(o, "  %7s  %8s  %s\n", "", "", s->drift_detail);
+			fprintf(o, "  %7s  %8s  %s\n", "", "", cli_esc(s->drift_detail));
 	}
 }
 
 static void text_diff(FILE *o, const struct ga_fleet_diff *d, const char *old)
 {
-	fprintf(o, "\nchanges since %s: nodes %llu -> %llu, drift %llu -> %llu, %zu change%s\n", old,
+	fprintf(o, "\nchanges since %s: nodes %llu -> %llu, drift %llu -> %llu, %zu change%s\n", cli_esc(old),
 	        u(&d->old_nodes), u(&d->new_nodes), u(&d->old_drift_nodes), u(&d->new_drift_nodes),
 	        d->n_changes, d->n_changes == 1 ? "" : "s");
 	if (d->drift_complete.set && !d->drift_complete.v)
 		fprintf(o, "  (a drift list was cut at --max-drift: hosts past the cut are not compared)\n");
 	for (size_t i = 0; i < d->n_changes; i++) {
 		const struct ga_fleet_change *c = &d->changes[i];
-		fprintf(o, "  %s %-14s", change_sign(c->kind), c->kind);
+		fprintf(o, "  %s %-14s", change_sign(c->kind), cli_esc(c->kind));
 		if (c->host)
-			fprintf(o, " %s", c->host);
+			fprintf(o, " %s", cli_esc(c->host));
 		if (c->class_id)
-			fprintf(o, " %s", c->class_id);
+			fprintf(o, " %s", cli_esc(c->class_id));
 		if (c->stack_sha256)
-			fprintf(o, " stack %.8s", c->stack_sha256);
+			fprintf(o, " stack %.8s", cli_esc(c->stack_sha256));
 		if (c->old_nodes.set && c->new_nodes.set)
 			fprintf(o, ": %llu -> %llu nodes", u(&c->old_nodes), u(&c->new_nodes));
 		else if (c->new_nodes.set)
@@ -117,7 +118,7 @@ static void text_diff(FILE *o, const struct ga_fleet_diff *d, const char *old)
 		else if (c->old_nodes.set)
 			fprintf(o, ": was %llu node%s", u(&c->old_nodes), u(&c->old_nodes) == 1 ? "" : "s");
 		if (c->detail)
-			fprintf(o, " (%s)", c->detail);
+			fprintf(o, " (%s)", cli_esc(c->detail));
 		fputc('\n', o);
 	}
 }
@@ -131,7 +132,7 @@ static void print_text(FILE *o, const struct ga_fleet_report *r, const struct ga
 	        u(&r->check_reports) == 1 ? "" : "s", u(&r->skipped));
 	if (r->policy)
 		fprintf(o, "policy: %s (drift: pins violated, fewer GPUs, degraded links, failing checks)\n",
-		        r->policy);
+		        cli_esc(r->policy));
 	else
 		fprintf(o, "policy: none (drift: off the pool's majority stack, fewer GPUs, degraded links, "
 		           "failing checks)\n");
@@ -151,17 +152,19 @@ static void print_text(FILE *o, const struct ga_fleet_report *r, const struct ga
 		const struct ga_fleet_drift *e = &r->drift[i];
 		char rs[128];
 		reasons(e, rs, sizeof(rs));
-		fprintf(o, "  %-20s %-14s %s", e->host, rs, e->class_id ? e->class_id : "(check report)");
+		fprintf(o, "  %-20s %-14s %s", cli_esc(e->host), cli_esc(rs),
+		        e->class_id ? cli_esc(e->class_id) : "(check report)");
 		if (e->stack_sha256)
-			fprintf(o, " stack %.8s", e->stack_sha256);
+			fprintf(o, " stack %.8s", cli_esc(e->stack_sha256));
 		if (e->detail)
-			fprintf(o, ": %s", e->detail);
+			fprintf(o, ": %s", cli_esc(e->detail));
 		fputc('\n', o);
 	}
 	if (u(&r->skipped)) {
 		fprintf(o, "\nskipped: %llu report%s\n", u(&r->skipped), u(&r->skipped) == 1 ? "" : "s");
 		for (size_t i = 0; i < r->n_skipped_reports; i++)
-			fprintf(o, "  %s: %s\n", r->skipped_reports[i].source, r->skipped_reports[i].reason);
+			fprintf(o, "  %s: %s\n", cli_esc(r->skipped_reports[i].source),
+			        cli_esc(r->skipped_reports[i].reason));
 		if (r->n_skipped_reports < u(&r->skipped))
 			fprintf(o, "  ... and %llu more\n", u(&r->skipped) - r->n_skipped_reports);
 	}

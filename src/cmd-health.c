@@ -48,8 +48,8 @@ static void print_text(FILE *o, const struct ga_findings *f, const struct ga_hea
 {
 	fprintf(o, "health: %s\n", bad ? "PROBLEMS" : "OK");
 	if (k->source)
-		fprintf(o, "kernel log: %s: %llu line%s, %llu event%s, %llu in window%s%s\n", k->source,
-		        (unsigned long long)k->st.lines, k->st.lines == 1 ? "" : "s",
+		fprintf(o, "kernel log: %s: %llu line%s, %llu event%s, %llu in window%s%s\n",
+		        cli_esc(k->source), (unsigned long long)k->st.lines, k->st.lines == 1 ? "" : "s",
 		        (unsigned long long)k->events, k->events == 1 ? "" : "s",
 		        (unsigned long long)k->in_window, k->since_s > 0 ? " " : "",
 		        k->since_s > 0 ? "(--since)" : "");
@@ -61,22 +61,24 @@ static void print_text(FILE *o, const struct ga_findings *f, const struct ga_hea
 	fprintf(o, "findings: %zu\n", f->n);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct ga_finding *fd = &f->v[i];
-		fprintf(o, "  %-8s %s %s: %s\n", ga_severity_name(fd->severity), fd->code, fd->subject,
-		        fd->message);
+		fprintf(o, "  %-8s %s %s: %s\n", ga_severity_name(fd->severity), cli_esc(fd->code),
+		        cli_esc(fd->subject), cli_esc(fd->message));
 		const char *fb = evidence(fd, "first_boot_s"), *lb = evidence(fd, "last_boot_s");
 		const char *ft = evidence(fd, "first_time"), *lt = evidence(fd, "last_time");
 		if (fb)
-			fprintf(o, "           boot time %s s .. %s s\n", fb, lb ? lb : "-");
+			fprintf(o, "           boot time %s s .. %s s\n", cli_esc(fb),
+			        lb ? cli_esc(lb) : "-");
 		if (ft)
-			fprintf(o, "           time %s .. %s\n", ft, lt ? lt : "-");
+			fprintf(o, "           time %s .. %s\n", cli_esc(ft), lt ? cli_esc(lt) : "-");
 		const char *e = evidence(fd, "expected"), *a = evidence(fd, "actual");
 		if (e || a)
-			fprintf(o, "           expected %s, actual %s\n", e ? e : "-", a ? a : "-");
+			fprintf(o, "           expected %s, actual %s\n", e ? cli_esc(e) : "-",
+			        a ? cli_esc(a) : "-");
 		const char *s = evidence(fd, "sample");
 		if (s)
-			fprintf(o, "           line: %s\n", s);
+			fprintf(o, "           line: %s\n", cli_esc(s));
 		if (fd->decision)
-			fprintf(o, "           fix: %s\n", fd->decision);
+			fprintf(o, "           fix: %s\n", cli_esc(fd->decision));
 	}
 }
 

@@ -148,17 +148,18 @@ static void print_text(FILE *o, const struct ga_triage *t, const struct ga_findi
                        const char *source)
 {
 	fprintf(o, "triage: %s\n", t->node_at_fault ? "NODE AT FAULT" : "node OK");
-	fprintf(o, "samples: %zu interval%s (%s)\n", n_pts, n_pts == 1 ? "" : "s", source);
+	fprintf(o, "samples: %zu interval%s (%s)\n", n_pts, n_pts == 1 ? "" : "s", cli_esc(source));
 	for (size_t i = 0; i < t->n_steps; i++) {
 		const struct ga_triage_step *s = &t->steps[i];
 		fprintf(o, "\n%d. %s [%s]\n", s->step, s->title, s->verdict);
 		for (size_t k = 0; k < s->n_ev; k++)
-			fprintf(o, "   %s: %s\n", s->ev[k].key, s->ev[k].value);
+			fprintf(o, "   %s: %s\n", cli_esc(s->ev[k].key), cli_esc(s->ev[k].value));
 		if (s->step == 1)
 			for (size_t k = 0; k < f->n; k++)
 				if (f->v[k].severity >= GA_SEV_WARNING)
 					fprintf(o, "   %-8s %s %s: %s\n", ga_severity_name(f->v[k].severity),
-					        f->v[k].code, f->v[k].subject, f->v[k].message);
+					        cli_esc(f->v[k].code), cli_esc(f->v[k].subject),
+					        cli_esc(f->v[k].message));
 		fprintf(o, "   Decision: %s\n", s->decision);
 	}
 }

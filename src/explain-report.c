@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "cli.h"
 #include "explain-report.h"
 #include "gpuaudit/explain.h"
 
@@ -12,7 +13,7 @@
 static void print_caps(FILE *o, const struct ga_capture_kv *kv, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		fprintf(o, "%s%s=%s", i ? " " : "", kv[i].key, kv[i].value);
+		fprintf(o, "%s%s=%s", i ? " " : "", cli_esc(kv[i].key), cli_esc(kv[i].value));
 }
 
 void explain_print_text(FILE *o, struct ga_explain *ex, const char *in)
@@ -40,20 +41,21 @@ void explain_print_text(FILE *o, struct ga_explain *ex, const char *in)
 		}
 		fprintf(o, "%s    cause: %s\n", in, s->cause);
 		if (c[i].detail[0])
-			fprintf(o, "%s    detail: %s\n", in, c[i].detail);
+			fprintf(o, "%s    detail: %s\n", in, cli_esc(c[i].detail));
 		if (c[i].node_note)
-			fprintf(o, "%s    node: %s\n", in, c[i].node_note);
+			fprintf(o, "%s    node: %s\n", in, cli_esc(c[i].node_note));
 		fprintf(o, "%s    fix: %s\n", in, s->fix);
 		fprintf(o, "%s    next: %s\n", in, s->next);
 	}
 	fprintf(o, "%smatched lines:\n", in);
 	for (size_t i = 0; i < nm; i++) {
-		size_t tl = strlen(m[i].text);
+		const char *text = cli_esc(m[i].text); /* the text rule: bytes that are not UTF-8 shown */
+		size_t tl = strlen(text);
 		int cut = tl > TEXT_COLS ? TEXT_COLS : (int)tl;
-		while (cut > 0 && ((unsigned char)m[i].text[cut] & 0xC0) == 0x80 && (size_t)cut < tl)
+		while (cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80 && (size_t)cut < tl)
 			cut--;
 		fprintf(o, "%s  %6llu  %-24s %.*s%s\n", in, (unsigned long long)m[i].line,
-		        ga_signature_get(m[i].sig)->id, cut, m[i].text, (size_t)cut < tl ? "..." : "");
+		        ga_signature_get(m[i].sig)->id, cut, text, (size_t)cut < tl ? "..." : "");
 	}
 	uint64_t omitted = ga_explain_match_count(ex) - nm;
 	if (omitted)

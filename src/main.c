@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/text.h"
 
 const struct command commands[] = {
 	{ "discover", cmd_discover, "describe this node: accelerators, PCIe, NUMA, drivers, runtimes",

@@ -1,6 +1,7 @@
 /*
  * emit/csv.c - reports as CSV (RFC 4180: CRLF, fields quoted when they hold a
- * comma, a quote or a line break), one record per row for a spreadsheet or a
+ * comma or a quote; line breaks and control bytes made visible by the text
+ * rule of text.h, so a record is one line), one record per row for a spreadsheet or a
  * script: the fleet's stacks, checks, drift, skipped reports and changes
  * (`fleet --csv`). Here rather than in the command so that serve and library
  * users can render the same.
@@ -12,19 +13,37 @@
 
 #include "emit-int.h"
 #include "gpuaudit/csv.h"
+#include "gpuaudit/text.h"
 
+/*
+ * A field: through the text rule first (text.h: control bytes, CR, LF, tab and
+ * bytes that are not UTF-8 made visible, so every record stays on its line and
+ * no cell carries a terminal escape), then quoted per RFC 4180 when it holds a
+ * comma or a quote. A field a spreadsheet would run as a formula ('=', '+',
+ * '-', '@' first) is not rewritten: CSV is data here, not a sheet.
+ */
 static void csv(struct ga_emit *o, const char *s, bool last)
 {
-	if (s && strpbrk(s, ",\"\r\n")) {
-		ga_emitc(o, '"');
-		for (; *s; s++) {
-			if (*s == '"')
-				ga_emitc(o, '"');
-			ga_emitc(o, *s);
+	if (s) {
+		struct ga_buf t;
+		ga_buf_init(&t, 0);
+		int r = ga_text_escape_buf(&t, s, strlen(s), 0);
+		const char *v = t.data ? t.data : "";
+		if (r < 0) {
+			if (!o->err)
+				o->err = r;
+		} else if (strpbrk(v, ",\"")) {
+			ga_emitc(o, '"');
+			for (; *v; v++) {
+				if (*v == '"')
+					ga_emitc(o, '"');
+				ga_emitc(o, *v);
+			}
+			ga_emitc(o, '"');
+		} else {
+			ga_emits(o, v);
 		}
-		ga_emitc(o, '"');
-	} else if (s) {
-		ga_emits(o, s);
+		ga_buf_release(&t);
 	}
 	ga_emits(o, last ? "\r\n" : ",");
 }

@@ -10,15 +10,29 @@
 
 #include "emit-int.h"
 #include "gpuaudit/markdown.h"
+#include "gpuaudit/text.h"
 
-/* A table cell: '|' escaped, newlines (never expected) as spaces, empty as "-". */
+/*
+ * A table cell or heading: Markdown's own characters ('|', '\\', '`', '*', '_',
+ * '<') backslash-escaped, everything else through the text rule (text.h):
+ * control bytes, newlines and bytes that are not UTF-8 made visible. Empty is "-".
+ */
 static void md(struct ga_emit *o, const char *s)
 {
 	s = ga_emit_dash(s);
-	for (; *s; s++) {
-		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_' || *s == '<')
+	size_t len = strlen(s);
+	for (size_t i = 0; i < len;) {
+		char c = s[i];
+		if (c == '|' || c == '\\' || c == '`' || c == '*' || c == '_' || c == '<') {
 			ga_emitc(o, '\\');
-		ga_emitc(o, *s == '\n' || *s == '\r' ? ' ' : *s);
+			ga_emitc(o, c);
+			i++;
+			continue;
+		}
+		char unit[GA_TEXT_UNIT_MAX];
+		size_t n = 0;
+		i += ga_text_unit(s + i, len - i, 0, unit, &n);
+		ga_emitn(o, unit, n);
 	}
 }
 

@@ -7,6 +7,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/sarif.h"
+#include "gpuaudit/text.h"
 
 static const char *level_name(enum ga_severity s)
 {
@@ -35,6 +36,18 @@ static void write_rules(struct ga_json *w, const struct ga_findings *fs, ga_sari
 	ga_json_arr_end(w);
 }
 
+/* An artifact location's uri: a URI reference (RFC 3986), its path percent-encoded (text.h). */
+static void write_uri(struct ga_json *w, const char *path, size_t len)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	if (ga_text_uri_path(&b, path, len) == 0)
+		ga_json_strn(w, b.data ? b.data : "", b.len);
+	else
+		ga_json_str(w, "?");
+	ga_buf_release(&b);
+}
+
 static void write_location(struct ga_json *w, const char *subj)
 {
 	const char *bang = strstr(subj, "!/");
@@ -46,7 +59,7 @@ static void write_location(struct ga_json *w, const char *subj)
 	ga_json_obj_begin(w);
 	ga_json_key(w, "uri");
 	/* an archive member is reported on its archive; the member path is the logical location */
-	ga_json_strn(w, subj, bang ? (size_t)(bang - subj) : strlen(subj));
+	write_uri(w, subj, bang ? (size_t)(bang - subj) : strlen(subj));
 	ga_json_obj_end(w);
 	ga_json_obj_end(w);
 	if (bang) {
