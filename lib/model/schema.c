@@ -95,7 +95,7 @@ static bool absent(const struct ga_field *f, const void *obj)
 	case GA_F_STRV:
 		return !CAT(obj, f->off, struct ga_strv)->n;
 	case GA_F_DBLV:
-		return !CAT(obj, f->off, struct ga_dblv)->n;
+		return !CAT(obj, f->off, struct ga_dblv)->v;
 	case GA_F_ARR:
 	case GA_F_KV:
 	case GA_F_MKV:
@@ -333,9 +333,7 @@ static int read_dblv(struct ga_ctx *ctx, const struct ga_field *f, const json_t 
 	if (!json_is_array(v) || n > GA_SCHEMA_MAX_LARGE)
 		return type_err(ctx, path, f->name, "array of numbers");
 	struct ga_dblv *dv = AT(obj, f->off, struct ga_dblv);
-	if (!n)
-		return 0;
-	if (!(dv->v = ga_malloc(n * sizeof(double))))
+	if (!(dv->v = ga_malloc((n ? n : 1) * sizeof(double)))) /* [] is present: v non-NULL */
 		return -ENOMEM;
 	for (size_t k = 0; k < n; k++) {
 		const json_t *e = json_array_get(v, k);
