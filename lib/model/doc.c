@@ -30,6 +30,7 @@ const struct ga_model ga_models[] = {
 	{ GA_HEALTH_SCHEMA, &ga_health_report_schema, "health report: health --json" },
 	{ GA_EXPLAIN_SCHEMA, &ga_explain_report_schema, "explain report: explain --json" },
 	{ GA_TRIAGE_SCHEMA, &ga_triage_report_schema, "triage report: triage --json" },
+	{ GA_BENCH_SCHEMA, &ga_bench_doc_schema, "benchmark result: bench --json/-o, smoke, canary" },
 	{ NULL, NULL, NULL },
 };
 
