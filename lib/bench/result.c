@@ -178,37 +178,47 @@ static int from_doc(struct ga_ctx *ctx, const struct ga_bench_doc *d, struct ga_
 	return 0;
 }
 
-int ga_bench_file_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_bench_file **ret)
+/*
+ * The messages canary has always given for a file that is not JSON, not a
+ * benchmark result or without a metrics array; 0 when none applies. Only on
+ * the rare paths (the model refused the file, or read no metric): the common
+ * one parses once, in ga_model_read.
+ */
+static int diagnose(struct ga_ctx *ctx, const char *text, size_t len)
 {
 	json_error_t jerr;
+	json_t *root = NULL;
+	int err = ga_json_parse(ctx, text, len, JSON_REJECT_DUPLICATES, &root, &jerr);
+	if (err == -ENOMEM)
+		return err;
+	if (!root)
+		return ga_err(ctx, -EINVAL, "not JSON: line %d column %d: %s", jerr.line, jerr.column,
+		              jerr.text);
+	const json_t *schema = json_object_get(root, "schema");
+	if (!json_is_object(root) || !json_is_string(schema) ||
+	    strcmp(json_string_value(schema), GA_BENCH_SCHEMA))
+		err = ga_err(ctx, -EINVAL, "not a benchmark result (schema %s expected)", GA_BENCH_SCHEMA);
+	else if (!json_is_array(json_object_get(root, "metrics")))
+		err = ga_err(ctx, -EINVAL, "metrics must be an array of at most %d", GA_BENCH_MAX_METRICS);
+	json_decref(root);
+	return err;
+}
+
+int ga_bench_file_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_bench_file **ret)
+{
 	struct ga_bench_file *r = NULL;
 	struct ga_bench_doc doc;
 	memset(&doc, 0, sizeof(doc));
-	json_t *root = NULL;
 	const struct ga_model *model = ga_model_find(GA_BENCH_SCHEMA);
-	int err = ga_json_parse(ctx, text, len, JSON_REJECT_DUPLICATES, &root, &jerr);
+	int err = ga_model_read(ctx, model, text, len, &doc);
 	if (err == -ENOMEM)
 		goto out;
-	if (!root) {
-		err = ga_err(ctx, -EINVAL, "not JSON: line %d column %d: %s", jerr.line, jerr.column,
-		             jerr.text);
-		goto out;
-	}
-	const json_t *schema = json_object_get(root, "schema");
-	if (!json_is_object(root) || !json_is_string(schema) ||
-	    strcmp(json_string_value(schema), GA_BENCH_SCHEMA)) {
-		err = ga_err(ctx, -EINVAL, "not a benchmark result (schema %s expected)", GA_BENCH_SCHEMA);
-		goto out;
-	}
-	/* the model's own table: the same reader as ga_model_read, after the checks above */
-	err = ga_schema_read(ctx, model->schema, root, &doc);
-	if (err < 0) {
-		err = err == -ENOMEM ? err : -EINVAL;
-		goto out;
-	}
-	if (!json_is_array(json_object_get(root, "metrics"))) {
-		err = ga_err(ctx, -EINVAL, "metrics must be an array of at most %d", GA_BENCH_MAX_METRICS);
-		goto out;
+	if (err < 0 || !doc.n_metrics) {
+		int d = diagnose(ctx, text, len);
+		if (d < 0 || err < 0) {
+			err = d < 0 ? d : -EINVAL; /* else the model's message: a member of the wrong type */
+			goto out;
+		}
 	}
 	r = ga_calloc(1, sizeof(*r));
 	if (!r) {
@@ -223,7 +233,6 @@ int ga_bench_file_from_json(struct ga_ctx *ctx, const char *text, size_t len, st
 out:
 	ga_bench_file_free(r);
 	ga_model_release(model, &doc);
-	json_decref(root);
 	return err;
 }
 
