@@ -325,6 +325,21 @@ static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t 
 static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
                       const char *path, int depth);
 
+/* "[k]" and a NUL at p (at most 23 bytes). */
+static void put_index(char *p, size_t k)
+{
+	char d[21];
+	size_t n = 0;
+	do
+		d[n++] = (char)('0' + k % 10);
+	while ((k /= 10) && n < sizeof(d));
+	*p++ = '[';
+	while (n)
+		*p++ = d[--n];
+	*p++ = ']';
+	*p = '\0';
+}
+
 /* GA_F_DBLV: an array of numbers; null is NaN (what the writer makes of NaN). */
 static int read_dblv(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
                      const char *path)
@@ -505,12 +520,23 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 			return type_err(ctx, path, f->name, "array");
 		void **arr = AT(obj, f->off, void *);
 		size_t *n = AT(obj, f->count_off, size_t);
-		for (size_t k = 0; k < json_array_size(v); k++) {
-			char *e = ga_array_push(arr, n, f->sub->size);
+		/* one allocation for the whole array: ga_array_push grows by one element */
+		size_t cnt = json_array_size(v), cap = 0;
+		if (cnt && !*arr && !*n) {
+			if (!(*arr = ga_calloc(cnt, f->sub->size)))
+				return -ENOMEM;
+			cap = cnt;
+		}
+		/* the element's path for messages: the prefix once, then only "[k]" (no snprintf per element) */
+		char sub[512];
+		int pre = snprintf(sub, sizeof(sub) - 24, "%s%s%s", path, *path ? "." : "", f->name);
+		size_t at = pre < 0 ? 0 : (size_t)pre < sizeof(sub) - 24 ? (size_t)pre : sizeof(sub) - 25;
+		for (size_t k = 0; k < cnt; k++) {
+			char *e = *n < cap ? (char *)*arr + (*n)++ * f->sub->size
+			                   : ga_array_push(arr, n, f->sub->size);
 			if (!e)
 				return -ENOMEM;
-			char sub[512];
-			snprintf(sub, sizeof(sub), "%s%s%s[%zu]", path, *path ? "." : "", f->name, k);
+			put_index(sub + at, k);
 			const json_t *ev = json_array_get(v, k);
 			int r = f->flags & GA_FF_TUPLE ? read_tuple(ctx, f->sub, ev, e, sub, depth + 1)
 			                               : read_obj(ctx, f->sub, ev, e, sub, depth + 1);
