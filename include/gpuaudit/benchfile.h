@@ -8,6 +8,8 @@
  * where a metric may carry a "histogram" instead of samples (http latencies).
  * An http result also has "requests" and "errors" for the error-rate test.
  * The reader accepts any kind, so canary judges results of every bench.
+ * Every kind is written and read through one model (struct ga_bench_doc
+ * below, lib/model/bench.c, docs/schema/bench.md).
  */
 #ifndef GPUAUDIT_BENCHFILE_H
 #define GPUAUDIT_BENCHFILE_H
@@ -49,7 +51,8 @@ struct ga_bench_file {
 };
 
 /*
- * Read a result. Unknown members are ignored; a wrong schema, a missing or
+ * Read a result through the model (ga_model_read), then check what canary
+ * judges. Unknown members are ignored; a wrong schema, a missing or
  * mistyped field, a metric without samples or histogram, a negative or
  * non-finite sample, or more than GA_BENCH_MAX_VALUES values fail with
  * -EINVAL and a message in ctx. *ret untouched on failure.
