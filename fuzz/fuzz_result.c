@@ -1,10 +1,11 @@
 /*
  * fuzz_result.c - the benchmark-result reader (gpuaudit canary's input) on
- * arbitrary bytes. An accepted result is written back metric by metric; the
- * output must be JSON the reader accepts again with the same values, and the
- * canary judge must run on it (result against itself).
+ * arbitrary bytes. An accepted result is written back metric by metric through
+ * the model; the output must be JSON the reader accepts again with the same
+ * values, and the canary judge must run on it (result against itself).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
@@ -13,31 +14,30 @@
 
 static struct ga_ctx *ctx;
 
+/* The result written back through the model (lib/model/bench.c), metric by metric. */
 static void write_back(const struct ga_bench_file *r, struct ga_buf *out)
 {
-	struct ga_json w;
-	ga_json_init(&w, out, false);
-	ga_json_obj_begin(&w);
-	ga_json_key(&w, "schema");
-	ga_json_str(&w, GA_BENCH_SCHEMA);
-	ga_json_key(&w, "kind");
-	ga_json_str(&w, r->kind);
+	struct ga_bench_doc d;
+	memset(&d, 0, sizeof(d));
+	d.kind = r->kind;
 	if (r->has_requests) {
-		ga_json_key(&w, "requests");
-		ga_json_u64(&w, r->requests);
-		ga_json_key(&w, "errors");
-		ga_json_u64(&w, r->errors);
+		d.http.set = true;
+		GA_SET(d.http.requests, r->requests);
+		GA_SET(d.http.errors, r->errors);
 	}
-	ga_json_key(&w, "metrics");
-	ga_json_arr_begin(&w);
+	struct ga_bench_doc_metric *ms = calloc(r->n_metrics + 1, sizeof(*ms));
+	FUZZ_CHECK(ms != NULL);
+	d.metrics = ms;
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct ga_metric *m = &r->metrics[i];
-		ga_metric_write_json(&w, m->name, m->unit, m->higher_better, m->samples, m->n_samples,
-		                     m->hist, m->hist_scale);
+		FUZZ_CHECK(ga_bench_doc_metric_set(&ms[i], m->name, m->unit, m->higher_better, m->samples,
+		                                   m->n_samples, m->hist, m->hist_scale) == 0);
+		d.n_metrics++;
 	}
-	ga_json_arr_end(&w);
-	ga_json_obj_end(&w);
-	FUZZ_CHECK(ga_json_finish(&w) == 0);
+	FUZZ_CHECK(ga_bench_doc_write(&d, out, false) == 0);
+	for (size_t i = 0; i < d.n_metrics; i++)
+		ga_bench_doc_metric_clear(&ms[i]);
+	free(ms);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

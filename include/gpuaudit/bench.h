@@ -12,7 +12,7 @@
  * checked against a float64 reference computed on the host.
  *
  * Results are plain data (struct ga_bench_report) and serialise as JSON with
- * schema gpuaudit.bench/v1. Each measurement carries metrics with stable names
+ * schema gpuaudit.bench/v1 through its model (benchfile.h, lib/model/bench.c). Each measurement carries metrics with stable names
  * ("gemm.cblas.fp32.n1024"), per-repetition samples, median and min, which is
  * what `gpuaudit canary` compares.
  */
@@ -263,7 +263,7 @@ struct ga_bench_report {
 
 void ga_bench_report_init(struct ga_bench_report *r, const char *kind);
 void ga_bench_report_release(struct ga_bench_report *r);
-/* Full gpuaudit.bench/v1 document. */
+/* Full gpuaudit.bench/v1 document, written through the model (ga_bench_doc_write). 0 or -ENOMEM. */
 int ga_bench_report_json(const struct ga_bench_report *r, struct ga_buf *out, bool pretty);
 
 /* --- running --- */

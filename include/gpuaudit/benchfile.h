@@ -8,6 +8,8 @@
  * where a metric may carry a "histogram" instead of samples (http latencies).
  * An http result also has "requests" and "errors" for the error-rate test.
  * The reader accepts any kind, so canary judges results of every bench.
+ * Every kind is written and read through one model (struct ga_bench_doc
+ * below, lib/model/bench.c, docs/schema/bench.md).
  */
 #ifndef GPUAUDIT_BENCHFILE_H
 #define GPUAUDIT_BENCHFILE_H
@@ -15,8 +17,10 @@
 #include <sys/types.h>
 
 #include "gpuaudit/core.h"
+#include "gpuaudit/findings.h"
 #include "gpuaudit/hist.h"
 #include "gpuaudit/json.h"
+#include "gpuaudit/schema.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,7 +51,8 @@ struct ga_bench_file {
 };
 
 /*
- * Read a result. Unknown members are ignored; a wrong schema, a missing or
+ * Read a result through the model (ga_model_read), then check what canary
+ * judges. Unknown members are ignored; a wrong schema, a missing or
  * mistyped field, a metric without samples or histogram, a negative or
  * non-finite sample, or more than GA_BENCH_MAX_VALUES values fail with
  * -EINVAL and a message in ctx. *ret untouched on failure.
@@ -64,11 +69,163 @@ int ga_metric_values(const struct ga_metric *m, double **ret, size_t *ret_n);
 /* Number of values without expanding. */
 size_t ga_metric_count(const struct ga_metric *m);
 
-/* Write one metric object: name, unit, better, samples or histogram, median, min. */
-void ga_metric_write_json(struct ga_json *w, const char *name, const char *unit, bool higher_better,
-                          const double *samples, size_t n, const struct ga_hist *hist, double hist_scale);
-/* The histogram object alone (non-empty buckets as [value, count]). */
-void ga_hist_write_json(struct ga_json *w, const struct ga_hist *h, double value_scale);
+/*
+ * ---- the document as a model (lib/model/bench.c, docs/schema/bench.md) ----
+ * One struct for every kind under the one id: the members a kind has are
+ * inline groups (GA_F_GROUP) or fields left out when absent (GA_FF_OMIT), so
+ * each kind's bytes are its own. Written by ga_bench_doc_write; read by
+ * ga_bench_file_from_json (canary) through the same table.
+ */
+struct ga_bench_doc_bucket {
+	struct ga_oi64 value, count; /* written as [value, count] */
+};
+struct ga_bench_doc_hist {
+	struct ga_oi64 lowest_discernible, highest_trackable, significant_digits;
+	struct ga_odbl value_scale; /* a recorded value times this is in the metric's unit */
+	struct ga_oi64 total_count;
+	struct ga_bench_doc_bucket *buckets; /* non-empty buckets only */
+	size_t n_buckets;
+};
+struct ga_bench_doc_metric {
+	char *name, *unit, *better;          /* better: "higher" or "lower" */
+	struct ga_dblv samples;              /* left out when v is NULL */
+	struct ga_bench_doc_hist *histogram; /* left out when NULL */
+	struct ga_odbl median, min;
+	struct ga_odbl max; /* left out when absent (the primitives have it) */
+};
+/* A bench exec run; set: the cold start group of cold_start. */
+struct ga_bench_doc_run {
+	bool set;
+	struct ga_odbl wall_s, user_s, sys_s;
+	struct ga_oi64 max_rss_bytes, exit_status, signal; /* exit_status null: killed; signal null: none */
+	struct ga_obool timed_out;
+};
+struct ga_bench_doc_http_cold {
+	bool set;
+	struct ga_odbl first_ok_s;
+	struct ga_dblv first_latencies_s;
+};
+/* cold_start: a run (exec) or the first responses (http), by the members present. */
+struct ga_bench_doc_cold {
+	struct ga_bench_doc_run run;
+	struct ga_bench_doc_http_cold http;
+};
+struct ga_bench_doc_wall {
+	struct ga_odbl p50, p90, p95, p99, max, mean, stddev;
+};
+struct ga_bench_doc_summary {
+	struct ga_bench_doc_wall wall_s;
+	struct ga_ou64 failed_runs;
+	struct ga_oi64 outliers;
+	struct ga_obool slow_first_run;
+	struct ga_oi64 rss_floor_bytes;
+};
+struct ga_bench_doc_latency {
+	struct ga_odbl p50, p90, p99, p99_9, p99_99, max, mean; /* "p99.9", "p99.99" */
+};
+struct ga_bench_doc_status_classes {
+	struct ga_ou64 none, c1xx, c2xx, c3xx, c4xx, c5xx; /* "1xx" ... */
+};
+struct ga_bench_doc_exec_head {
+	bool set;
+	struct ga_strv command;
+	struct ga_obool shell;
+	struct ga_oi64 warmup_runs;
+};
+struct ga_bench_doc_http_head {
+	bool set;
+	char *url, *method;
+	struct ga_odbl rate_per_s, duration_s;
+	struct ga_oi64 connections;
+	char *arrivals, *http_version;
+	struct ga_ou64 requests, errors;
+	struct ga_odbl error_rate;
+	struct ga_ou64 ok, timeouts, transport_errors, not_sent;
+	struct ga_obool h2_connection_per_request;
+	char *engine;
+	struct ga_ou64 retries;
+	char *first_error;
+	struct ga_bench_doc_status_classes status_classes;
+	struct ga_odbl elapsed_s, achieved_rate_per_s;
+};
+struct ga_bench_doc_http_latency {
+	bool set;
+	struct ga_bench_doc_latency latency_s, uncorrected_latency_s, generator_lag_s;
+};
+struct ga_bench_doc_exec_tail {
+	bool set;
+	struct ga_bench_doc_hist wall_histogram;
+	struct ga_bench_doc_run *runs;
+	size_t n_runs;
+};
+struct ga_bench_doc_backend {
+	char *name, *status, *reason, *version;
+	struct ga_ou64 devices;
+};
+struct ga_bench_doc_result {
+	char *kind, *backend, *impl;
+	struct ga_ou64 device_index;
+	char *device, *device_key, *what, *family, *status, *reason, *unit;
+	struct ga_odbl median, best, cold_start_s, expected;
+	char *expected_source;
+	struct ga_odbl percent_of_expected, rel_err, tolerance;
+};
+struct ga_bench_doc_ratio {
+	char *device_key, *what, *fast, *slow;
+	struct ga_odbl ratio;
+	struct ga_obool cliff;
+};
+struct ga_bench_doc_host {
+	struct ga_odbl cpu_peak_fp32_flops, cpu_peak_fp64_flops;
+};
+struct ga_bench_doc_prim_head {
+	bool set;
+	struct ga_bench_doc_host host;
+	struct ga_bench_doc_backend *backends;
+	size_t n_backends;
+	struct ga_bench_doc_result *results;
+	size_t n_results;
+};
+struct ga_bench_doc_prim_tail {
+	bool set;
+	struct ga_bench_doc_ratio *ratios;
+	size_t n_ratios;
+	struct ga_findings findings;
+};
+struct ga_bench_doc {
+	char *schema; /* GA_BENCH_SCHEMA */
+	char *kind;   /* "exec", "http", "gemm", "stream", "transfer", "collective", "smoke" */
+	struct ga_bench_doc_prim_head prim;   /* host, backends, results */
+	struct ga_bench_doc_exec_head exec;   /* command, shell, warmup_runs */
+	struct ga_bench_doc_http_head http;   /* url ... achieved_rate_per_s */
+	struct ga_bench_doc_cold *cold_start; /* exec, http; left out when NULL */
+	struct ga_bench_doc_summary *summary; /* exec; left out when NULL */
+	struct ga_bench_doc_http_latency
+	        latency; /* http: latency_s, uncorrected_latency_s, generator_lag_s */
+	struct ga_bench_doc_metric *metrics;
+	size_t n_metrics;
+	struct ga_bench_doc_exec_tail exec_tail; /* wall_histogram, runs */
+	struct ga_bench_doc_prim_tail prim_tail; /* ratios, findings */
+};
+extern const struct ga_schema ga_bench_doc_schema;
+
+/* Write d (its schema member is not looked at: GA_BENCH_SCHEMA is written). 0 or -ENOMEM. */
+int ga_bench_doc_write(const struct ga_bench_doc *d, struct ga_buf *out, bool pretty);
+/*
+ * Fill hd with h's layout and non-empty buckets (hd->buckets ga_malloc'ed:
+ * release with ga_bench_doc_hist_clear). 0 or -ENOMEM.
+ */
+int ga_bench_doc_hist_set(struct ga_bench_doc_hist *hd, const struct ga_hist *h, double value_scale);
+void ga_bench_doc_hist_clear(struct ga_bench_doc_hist *hd);
+/*
+ * A metric over borrowed name, unit and samples (samples NULL: hist), its
+ * median and min computed; a histogram metric's hist is ga_malloc'ed (free
+ * with ga_bench_doc_metric_clear). 0 or -ENOMEM.
+ */
+int ga_bench_doc_metric_set(struct ga_bench_doc_metric *m, const char *name, const char *unit,
+                            bool higher_better, const double *samples, size_t n, const struct ga_hist *hist,
+                            double hist_scale);
+void ga_bench_doc_metric_clear(struct ga_bench_doc_metric *m);
 
 /* ---- bench exec: run a command N times. ---- */
 struct ga_exec_opts {

@@ -33,7 +33,10 @@ struct ga_obool {
 	bool v;
 	bool set;
 };
-/* A list of numbers (GA_F_DBLV); NaN is written as null and read back as NaN. */
+/*
+ * A list of numbers (GA_F_DBLV); NaN is written as null and read back as NaN.
+ * v == NULL is absent (GA_FF_OMIT); an empty list read has v non-NULL.
+ */
 struct ga_dblv {
 	double *v;
 	size_t n;
@@ -77,7 +80,8 @@ enum {
 	/*
 	 * Absent: the member is left out of the object instead of written as null.
 	 * Absent is NULL (STR, PTR), a clear presence bit (scalars, OBJN), "" (CHARS)
-	 * or no element (STRV, ARR, KV, MKV, DBLV); OBJ and ENUM are never absent.
+	 * no element (STRV, ARR, KV, MKV) or v == NULL (DBLV: [] is kept); OBJ and
+	 * ENUM are never absent.
 	 */
 	GA_FF_OMIT = 1u << 0,
 	/* GA_F_ARR: each element is written as an array of its fields' values in order, no keys. */

@@ -13,6 +13,7 @@
 
 #include "../core/internal.h"
 #include "bench-internal.h"
+#include "gpuaudit/benchfile.h"
 
 static const char *const dtype_names[GA_DT_COUNT] = { "fp32", "fp64", "fp16", "bf16" };
 
@@ -327,122 +328,103 @@ void ga_bench_result_rates(struct ga_bench_result *r)
 	r->rate_best = m->higher_better ? m->max : m->min;
 }
 
-/* --- JSON --- */
+/* --- JSON: the report in the model's form (lib/model/bench.c) --- */
 
-static void jnum(struct ga_json *w, const char *key, double v)
+/* NaN (not measured) is written as null by the model's number writer. */
+static struct ga_odbl num(double v)
 {
-	ga_json_key(w, key);
-	if (isnan(v))
-		ga_json_null(w);
-	else
-		ga_json_dbl(w, v);
+	struct ga_odbl o = { v, true };
+	return o;
 }
 
-static void jstr(struct ga_json *w, const char *key, const char *v)
+static void result_doc(struct ga_bench_doc_result *d, const struct ga_bench_result *r)
 {
-	ga_json_key(w, key);
-	ga_json_str(w, v);
+	memset(d, 0, sizeof(*d));
+	d->kind = r->kind;
+	d->backend = r->backend;
+	d->impl = r->impl;
+	GA_SET(d->device_index, r->device_index);
+	d->device = r->device;
+	d->device_key = r->device_key;
+	d->what = r->what;
+	d->family = r->family;
+	d->status = (char *)ga_bench_status_name(r->status);
+	d->reason = r->reason;
+	d->unit = (char *)r->unit;
+	d->median = num(r->rate);
+	d->best = num(r->rate_best);
+	d->cold_start_s = num(r->cold_s);
+	d->expected = num(r->expected);
+	d->expected_source = (char *)r->expected_source;
+	d->percent_of_expected = num(r->percent);
+	d->rel_err = num(r->rel_err);
+	d->tolerance = num(r->tolerance);
 }
 
-static void write_metric(struct ga_json *w, const struct ga_bench_metric *m)
+static void metric_doc(struct ga_bench_doc_metric *d, const struct ga_bench_metric *m)
 {
-	ga_json_obj_begin(w);
-	jstr(w, "name", m->name);
-	jstr(w, "unit", m->unit);
-	jstr(w, "better", m->higher_better ? "higher" : "lower");
-	ga_json_key(w, "samples");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < m->n_samples; i++)
-		ga_json_dbl(w, m->samples[i]);
-	ga_json_arr_end(w);
-	jnum(w, "median", m->median);
-	jnum(w, "min", m->min);
-	jnum(w, "max", m->max);
-	ga_json_obj_end(w);
-}
-
-static void write_result(struct ga_json *w, const struct ga_bench_result *r)
-{
-	ga_json_obj_begin(w);
-	jstr(w, "kind", r->kind);
-	jstr(w, "backend", r->backend);
-	jstr(w, "impl", r->impl);
-	ga_json_key(w, "device_index");
-	ga_json_u64(w, r->device_index);
-	jstr(w, "device", r->device);
-	jstr(w, "device_key", r->device_key);
-	jstr(w, "what", r->what);
-	jstr(w, "family", r->family);
-	jstr(w, "status", ga_bench_status_name(r->status));
-	jstr(w, "reason", r->reason);
-	jstr(w, "unit", r->unit);
-	jnum(w, "median", r->rate);
-	jnum(w, "best", r->rate_best);
-	jnum(w, "cold_start_s", r->cold_s);
-	jnum(w, "expected", r->expected);
-	jstr(w, "expected_source", r->expected_source);
-	jnum(w, "percent_of_expected", r->percent);
-	jnum(w, "rel_err", r->rel_err);
-	jnum(w, "tolerance", r->tolerance);
-	ga_json_obj_end(w);
+	static double none; /* no sample: [] */
+	memset(d, 0, sizeof(*d));
+	d->name = m->name;
+	d->unit = (char *)m->unit;
+	d->better = (char *)(m->higher_better ? "higher" : "lower");
+	d->samples.v = m->n_samples ? m->samples : &none;
+	d->samples.n = m->n_samples;
+	d->median = num(m->median);
+	d->min = num(m->min);
+	d->max = num(m->max);
 }
 
 int ga_bench_report_json(const struct ga_bench_report *r, struct ga_buf *out, bool pretty)
 {
-	struct ga_json w;
-	ga_json_init(&w, out, pretty);
-	ga_json_obj_begin(&w);
-	jstr(&w, "schema", GA_BENCH_SCHEMA);
-	jstr(&w, "kind", r->kind);
-	ga_json_key(&w, "host");
-	ga_json_obj_begin(&w);
-	jnum(&w, "cpu_peak_fp32_flops", r->cpu_peak_fp32_flops);
-	jnum(&w, "cpu_peak_fp64_flops", r->cpu_peak_fp64_flops);
-	ga_json_obj_end(&w);
-	ga_json_key(&w, "backends");
-	ga_json_arr_begin(&w);
-	for (size_t i = 0; i < r->n_backends; i++) {
+	struct ga_bench_doc d;
+	memset(&d, 0, sizeof(d));
+	d.kind = r->kind;
+	d.prim.set = d.prim_tail.set = true;
+	d.prim.host.cpu_peak_fp32_flops = num(r->cpu_peak_fp32_flops);
+	d.prim.host.cpu_peak_fp64_flops = num(r->cpu_peak_fp64_flops);
+	size_t n_metrics = 0;
+	for (size_t i = 0; i < r->n_results; i++)
+		n_metrics += r->results[i].n_metrics;
+	/* one allocation for the arrays of structs (strings, samples, findings are borrowed) */
+	size_t nb = r->n_backends, nr = r->n_results, nx = r->n_ratios;
+	char *mem = ga_malloc(nb * sizeof(*d.prim.backends) + nr * sizeof(*d.prim.results) +
+	                      n_metrics * sizeof(*d.metrics) + nx * sizeof(*d.prim_tail.ratios) + 1);
+	if (!mem)
+		return -ENOMEM;
+	d.prim.backends = (void *)mem;
+	d.prim.results = (void *)(d.prim.backends + nb);
+	d.metrics = (void *)(d.prim.results + nr);
+	d.prim_tail.ratios = (void *)(d.metrics + n_metrics);
+	for (size_t i = 0; i < nb; i++) {
 		const struct ga_bench_backend_state *b = &r->backends[i];
-		ga_json_obj_begin(&w);
-		jstr(&w, "name", b->name);
-		jstr(&w, "status", b->status);
-		jstr(&w, "reason", b->reason);
-		jstr(&w, "version", b->version);
-		ga_json_key(&w, "devices");
-		ga_json_u64(&w, b->n_devices);
-		ga_json_obj_end(&w);
+		struct ga_bench_doc_backend *o = &d.prim.backends[d.prim.n_backends++];
+		memset(o, 0, sizeof(*o));
+		o->name = b->name;
+		o->status = b->status;
+		o->reason = b->reason;
+		o->version = b->version;
+		GA_SET(o->devices, b->n_devices);
 	}
-	ga_json_arr_end(&w);
-	ga_json_key(&w, "results");
-	ga_json_arr_begin(&w);
-	for (size_t i = 0; i < r->n_results; i++)
-		write_result(&w, &r->results[i]);
-	ga_json_arr_end(&w);
-	ga_json_key(&w, "metrics");
-	ga_json_arr_begin(&w);
-	for (size_t i = 0; i < r->n_results; i++)
+	for (size_t i = 0; i < nr; i++) {
+		result_doc(&d.prim.results[d.prim.n_results++], &r->results[i]);
 		for (size_t j = 0; j < r->results[i].n_metrics; j++)
-			write_metric(&w, &r->results[i].metrics[j]);
-	ga_json_arr_end(&w);
-	ga_json_key(&w, "ratios");
-	ga_json_arr_begin(&w);
-	for (size_t i = 0; i < r->n_ratios; i++) {
-		const struct ga_bench_ratio *x = &r->ratios[i];
-		ga_json_obj_begin(&w);
-		jstr(&w, "device_key", x->device_key);
-		jstr(&w, "what", x->what);
-		jstr(&w, "fast", x->fast);
-		jstr(&w, "slow", x->slow);
-		jnum(&w, "ratio", x->ratio);
-		ga_json_key(&w, "cliff");
-		ga_json_bool(&w, x->cliff);
-		ga_json_obj_end(&w);
+			metric_doc(&d.metrics[d.n_metrics++], &r->results[i].metrics[j]);
 	}
-	ga_json_arr_end(&w);
-	ga_json_key(&w, "findings");
-	ga_findings_write_json(&r->findings, &w);
-	ga_json_obj_end(&w);
-	return ga_json_finish(&w);
+	for (size_t i = 0; i < nx; i++) {
+		const struct ga_bench_ratio *x = &r->ratios[i];
+		struct ga_bench_doc_ratio *o = &d.prim_tail.ratios[d.prim_tail.n_ratios++];
+		o->device_key = x->device_key;
+		o->what = x->what;
+		o->fast = x->fast;
+		o->slow = x->slow;
+		o->ratio = num(x->ratio);
+		GA_SET(o->cliff, x->cliff);
+	}
+	d.prim_tail.findings = r->findings;
+	int err = ga_bench_doc_write(&d, out, pretty);
+	ga_free(mem);
+	return err;
 }
 
 /* --- session --- */

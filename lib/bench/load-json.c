@@ -1,115 +1,102 @@
 /*
  * load-json.c - the gpuaudit.bench/v1 documents of the workload benchmarks,
- * kind exec (`bench exec`) and kind http (`bench http`), written here in the
- * library rather than in the commands so that serve and library users get the
- * same bytes. The metrics array is the one canary reads (result.c).
+ * kind exec (`bench exec`) and kind http (`bench http`): the results put in
+ * the model's form (struct ga_bench_doc, lib/model/bench.c) and written by
+ * its table, here in the library rather than in the commands so that serve
+ * and library users get the same bytes. The metrics array is the one canary
+ * reads (result.c).
  */
+#include <errno.h>
 #include <math.h>
+#include <string.h>
 
+#include "../core/internal.h"
 #include "gpuaudit/benchfile.h"
 #include "gpuaudit/stats.h"
 
-static void json_run(struct ga_json *w, const struct ga_exec_run *r)
+static void run_doc(struct ga_bench_doc_run *d, const struct ga_exec_run *r)
 {
-	ga_json_obj_begin(w);
-	ga_json_key(w, "wall_s");
-	ga_json_dbl(w, r->wall_s);
-	ga_json_key(w, "user_s");
-	ga_json_dbl(w, r->user_s);
-	ga_json_key(w, "sys_s");
-	ga_json_dbl(w, r->sys_s);
-	ga_json_key(w, "max_rss_bytes");
-	ga_json_i64(w, r->max_rss_bytes);
-	ga_json_key(w, "exit_status");
+	memset(d, 0, sizeof(*d));
+	d->set = true;
+	GA_SET(d->wall_s, r->wall_s);
+	GA_SET(d->user_s, r->user_s);
+	GA_SET(d->sys_s, r->sys_s);
+	GA_SET(d->max_rss_bytes, r->max_rss_bytes);
 	if (r->status >= 0)
-		ga_json_i64(w, r->status);
-	else
-		ga_json_null(w);
-	ga_json_key(w, "signal");
+		GA_SET(d->exit_status, r->status);
 	if (r->signal)
-		ga_json_i64(w, r->signal);
-	else
-		ga_json_null(w);
-	ga_json_key(w, "timed_out");
-	ga_json_bool(w, r->timed_out);
-	ga_json_obj_end(w);
+		GA_SET(d->signal, r->signal);
+	GA_SET(d->timed_out, r->timed_out);
 }
 
-static void json_exec_summary(struct ga_json *w, const struct ga_exec_summary *s)
+static void summary_doc(struct ga_bench_doc_summary *d, const struct ga_exec_summary *s)
 {
+	struct ga_odbl *p[] = { &d->wall_s.p50, &d->wall_s.p90, &d->wall_s.p95, &d->wall_s.p99 };
 	static const double ps[] = { 50, 90, 95, 99 };
-	static const char *const pn[] = { "p50", "p90", "p95", "p99" };
-	ga_json_obj_begin(w);
-	ga_json_key(w, "wall_s");
-	ga_json_obj_begin(w);
-	for (size_t i = 0; i < 4; i++) {
-		ga_json_key(w, pn[i]);
-		ga_json_dbl(w, ga_stats_percentile(s->wall_sorted, s->n, ps[i]));
-	}
-	ga_json_key(w, "max");
-	ga_json_dbl(w, s->n ? s->wall_sorted[s->n - 1] : NAN);
-	ga_json_key(w, "mean");
-	ga_json_dbl(w, ga_stats_mean(s->wall, s->n));
-	ga_json_key(w, "stddev");
-	ga_json_dbl(w, ga_stats_stddev(s->wall, s->n));
-	ga_json_obj_end(w);
-	ga_json_key(w, "failed_runs");
-	ga_json_u64(w, s->failures);
-	ga_json_key(w, "outliers");
-	ga_json_i64(w, s->outliers);
-	ga_json_key(w, "slow_first_run");
-	ga_json_bool(w, s->slow_first);
-	ga_json_key(w, "rss_floor_bytes");
+	for (size_t i = 0; i < 4; i++)
+		GA_SET(*p[i], ga_stats_percentile(s->wall_sorted, s->n, ps[i]));
+	GA_SET(d->wall_s.max, s->n ? s->wall_sorted[s->n - 1] : NAN);
+	GA_SET(d->wall_s.mean, ga_stats_mean(s->wall, s->n));
+	GA_SET(d->wall_s.stddev, ga_stats_stddev(s->wall, s->n));
+	GA_SET(d->failed_runs, s->failures);
+	GA_SET(d->outliers, s->outliers);
+	GA_SET(d->slow_first_run, s->slow_first);
 	if (s->rss_floor_bytes >= 0)
-		ga_json_i64(w, s->rss_floor_bytes);
-	else
-		ga_json_null(w);
-	ga_json_obj_end(w);
+		GA_SET(d->rss_floor_bytes, s->rss_floor_bytes);
 }
 
-static void write_exec(struct ga_json *w, const struct ga_exec_bench *b)
+/* The metrics and histograms a doc built here owns (its strings and samples are borrowed). */
+static void doc_clear(struct ga_bench_doc *d)
 {
-	const struct ga_exec_summary *s = &b->summary;
-	ga_json_obj_begin(w);
-	ga_json_key(w, "schema");
-	ga_json_str(w, GA_BENCH_SCHEMA);
-	ga_json_key(w, "kind");
-	ga_json_str(w, "exec");
-	ga_json_key(w, "command");
-	ga_json_arr_begin(w);
-	for (char *const *a = b->argv; *a; a++)
-		ga_json_str(w, *a);
-	ga_json_arr_end(w);
-	ga_json_key(w, "shell");
-	ga_json_bool(w, b->shell);
-	ga_json_key(w, "warmup_runs");
-	ga_json_i64(w, b->warmup_runs);
-	ga_json_key(w, "cold_start");
-	json_run(w, &b->cold);
-	ga_json_key(w, "summary");
-	json_exec_summary(w, s);
-	ga_json_key(w, "metrics");
-	ga_json_arr_begin(w);
-	ga_metric_write_json(w, "exec.wall", "s", false, s->wall, s->n, NULL, 0);
-	ga_metric_write_json(w, "exec.cpu", "s", false, s->cpu, s->n, NULL, 0);
-	ga_metric_write_json(w, "exec.peak_rss", "byte", false, s->rss, s->n, NULL, 0);
-	ga_json_arr_end(w);
-	ga_json_key(w, "wall_histogram");
-	ga_hist_write_json(w, &b->wall_hist, 1e-9);
-	ga_json_key(w, "runs");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < s->n; i++)
-		json_run(w, &b->runs[i]);
-	ga_json_arr_end(w);
-	ga_json_obj_end(w);
+	for (size_t i = 0; i < d->n_metrics; i++)
+		ga_bench_doc_metric_clear(&d->metrics[i]);
+	ga_bench_doc_hist_clear(&d->exec_tail.wall_histogram);
+	ga_free(d->exec_tail.runs);
 }
 
 int ga_exec_bench_json(const struct ga_exec_bench *b, struct ga_buf *out, bool pretty)
 {
-	struct ga_json w;
-	ga_json_init(&w, out, pretty);
-	write_exec(&w, b);
-	return ga_json_finish(&w);
+	const struct ga_exec_summary *s = &b->summary;
+	struct ga_bench_doc d;
+	struct ga_bench_doc_cold cold;
+	struct ga_bench_doc_summary sum;
+	struct ga_bench_doc_metric metrics[3];
+	memset(&d, 0, sizeof(d));
+	memset(&cold, 0, sizeof(cold));
+	memset(&sum, 0, sizeof(sum));
+	int err = -ENOMEM;
+	d.kind = (char *)"exec";
+	d.exec.set = true;
+	size_t argc = 0;
+	while (b->argv[argc])
+		argc++;
+	d.exec.command.v = (char **)b->argv;
+	d.exec.command.n = argc;
+	GA_SET(d.exec.shell, b->shell);
+	GA_SET(d.exec.warmup_runs, b->warmup_runs);
+	run_doc(&cold.run, &b->cold);
+	d.cold_start = &cold;
+	summary_doc(&sum, s);
+	d.summary = &sum;
+	d.metrics = metrics;
+	const double *v[] = { s->wall, s->cpu, s->rss };
+	static const char *const names[] = { "exec.wall", "exec.cpu", "exec.peak_rss" };
+	for (; d.n_metrics < 3; d.n_metrics++)
+		if (ga_bench_doc_metric_set(&metrics[d.n_metrics], names[d.n_metrics],
+		                            d.n_metrics == 2 ? "byte" : "s", false, v[d.n_metrics], s->n,
+		                            NULL, 0) < 0)
+			goto out;
+	d.exec_tail.set = true;
+	if (ga_bench_doc_hist_set(&d.exec_tail.wall_histogram, &b->wall_hist, 1e-9) < 0)
+		goto out;
+	if (s->n && !(d.exec_tail.runs = ga_malloc(s->n * sizeof(*d.exec_tail.runs))))
+		goto out;
+	for (; d.exec_tail.n_runs < s->n; d.exec_tail.n_runs++)
+		run_doc(&d.exec_tail.runs[d.exec_tail.n_runs], &b->runs[d.exec_tail.n_runs]);
+	err = ga_bench_doc_write(&d, out, pretty);
+out:
+	doc_clear(&d);
+	return err;
 }
 
 /* ------------------------------------------------------------------ http */
@@ -121,112 +108,76 @@ const char *ga_http_method(const struct ga_http_opts *o)
 	return o->method ? o->method : o->body ? "POST" : "GET";
 }
 
-static void json_hist_summary(struct ga_json *w, const char *key, const struct ga_hist *h)
+static void latency_doc(struct ga_bench_doc_latency *d, const struct ga_hist *h)
 {
-	static const char *const names[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
-	ga_json_key(w, key);
-	ga_json_obj_begin(w);
-	for (size_t i = 0; i < 5; i++) {
-		ga_json_key(w, names[i]);
-		ga_json_dbl(w, h->total_count ? (double)ga_hist_percentile(h, ga_http_percentiles[i]) * 1e-9
-		                              : NAN);
-	}
-	ga_json_key(w, "max");
-	ga_json_dbl(w, h->total_count ? (double)ga_hist_highest_equivalent(h, h->max_value) * 1e-9 : NAN);
-	ga_json_key(w, "mean");
-	ga_json_dbl(w, h->total_count ? ga_hist_mean(h) * 1e-9 : NAN);
-	ga_json_obj_end(w);
+	struct ga_odbl *p[] = { &d->p50, &d->p90, &d->p99, &d->p99_9, &d->p99_99 };
+	for (size_t i = 0; i < 5; i++)
+		GA_SET(*p[i],
+		       h->total_count ? (double)ga_hist_percentile(h, ga_http_percentiles[i]) * 1e-9 : NAN);
+	GA_SET(d->max, h->total_count ? (double)ga_hist_highest_equivalent(h, h->max_value) * 1e-9 : NAN);
+	GA_SET(d->mean, h->total_count ? ga_hist_mean(h) * 1e-9 : NAN);
 }
 
-static void json_http_counts(struct ga_json *w, const struct ga_http_result *r)
+static void http_head_doc(struct ga_bench_doc_http_head *d, const struct ga_http_opts *o,
+                          const struct ga_http_result *r)
 {
 	uint64_t requests = r->sent + r->not_sent;
-	ga_json_key(w, "requests");
-	ga_json_u64(w, requests);
-	ga_json_key(w, "errors");
-	ga_json_u64(w, r->errors);
-	ga_json_key(w, "error_rate");
-	ga_json_dbl(w, requests ? (double)r->errors / (double)requests : NAN);
-	ga_json_key(w, "ok");
-	ga_json_u64(w, r->ok);
-	ga_json_key(w, "timeouts");
-	ga_json_u64(w, r->timeouts);
-	ga_json_key(w, "transport_errors");
-	ga_json_u64(w, r->transport_errors);
-	ga_json_key(w, "not_sent");
-	ga_json_u64(w, r->not_sent);
-	ga_json_key(w, "h2_connection_per_request");
-	ga_json_bool(w, r->h2_no_reuse);
-	ga_json_key(w, "engine");
-	ga_json_str(w, r->engine);
-	ga_json_key(w, "retries");
-	ga_json_u64(w, r->retries);
-	ga_json_key(w, "first_error");
-	ga_json_str(w, r->first_error[0] ? r->first_error : NULL);
-	ga_json_key(w, "status_classes");
-	ga_json_obj_begin(w);
-	static const char *const cls[] = { "none", "1xx", "2xx", "3xx", "4xx", "5xx" };
-	for (int i = 0; i < 6; i++) {
-		ga_json_key(w, cls[i]);
-		ga_json_u64(w, r->status_counts[i]);
-	}
-	ga_json_obj_end(w);
-}
-
-static void write_http(struct ga_json *w, const struct ga_http_opts *o, const struct ga_http_result *r)
-{
-	ga_json_obj_begin(w);
-	ga_json_key(w, "schema");
-	ga_json_str(w, GA_BENCH_SCHEMA);
-	ga_json_key(w, "kind");
-	ga_json_str(w, "http");
-	ga_json_key(w, "url");
-	ga_json_str(w, o->url);
-	ga_json_key(w, "method");
-	ga_json_str(w, ga_http_method(o));
-	ga_json_key(w, "rate_per_s");
-	ga_json_dbl(w, o->rate);
-	ga_json_key(w, "duration_s");
-	ga_json_dbl(w, o->duration_s);
-	ga_json_key(w, "connections");
-	ga_json_i64(w, o->connections);
-	ga_json_key(w, "arrivals");
-	ga_json_str(w, o->closed_loop ? "closed-loop" : o->poisson ? "poisson" : "fixed");
-	ga_json_key(w, "http_version");
+	d->set = true;
+	d->url = (char *)o->url;
+	d->method = (char *)ga_http_method(o);
+	GA_SET(d->rate_per_s, o->rate);
+	GA_SET(d->duration_s, o->duration_s);
+	GA_SET(d->connections, o->connections);
+	d->arrivals = (char *)(o->closed_loop ? "closed-loop" : o->poisson ? "poisson" : "fixed");
 	if (r->http_version)
-		ga_json_str(w, r->http_version == 20 ? "2" : r->http_version == 11 ? "1.1" : "1.0");
-	else
-		ga_json_null(w);
-	json_http_counts(w, r);
-	ga_json_key(w, "elapsed_s");
-	ga_json_dbl(w, r->elapsed_s);
-	ga_json_key(w, "achieved_rate_per_s");
-	ga_json_dbl(w, r->elapsed_s > 0 ? (double)r->completed / r->elapsed_s : NAN);
-	ga_json_key(w, "cold_start");
-	ga_json_obj_begin(w);
-	ga_json_key(w, "first_ok_s");
-	ga_json_dbl(w, r->first_ok_s >= 0 ? r->first_ok_s : NAN);
-	ga_json_key(w, "first_latencies_s");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < r->n_cold; i++)
-		ga_json_dbl(w, r->cold_latency_s[i]);
-	ga_json_arr_end(w);
-	ga_json_obj_end(w);
-	json_hist_summary(w, "latency_s", &r->latency);
-	json_hist_summary(w, "uncorrected_latency_s", &r->service);
-	json_hist_summary(w, "generator_lag_s", &r->lag);
-	ga_json_key(w, "metrics");
-	ga_json_arr_begin(w);
-	ga_metric_write_json(w, "http.latency", "s", false, NULL, 0, &r->latency, 1e-9);
-	ga_json_arr_end(w);
-	ga_json_obj_end(w);
+		d->http_version = (char *)(r->http_version == 20   ? "2"
+		                           : r->http_version == 11 ? "1.1"
+		                                                   : "1.0");
+	GA_SET(d->requests, requests);
+	GA_SET(d->errors, r->errors);
+	GA_SET(d->error_rate, requests ? (double)r->errors / (double)requests : NAN);
+	GA_SET(d->ok, r->ok);
+	GA_SET(d->timeouts, r->timeouts);
+	GA_SET(d->transport_errors, r->transport_errors);
+	GA_SET(d->not_sent, r->not_sent);
+	GA_SET(d->h2_connection_per_request, r->h2_no_reuse);
+	d->engine = (char *)r->engine;
+	GA_SET(d->retries, r->retries);
+	d->first_error = r->first_error[0] ? (char *)r->first_error : NULL;
+	struct ga_ou64 *c[] = { &d->status_classes.none, &d->status_classes.c1xx, &d->status_classes.c2xx,
+		                &d->status_classes.c3xx, &d->status_classes.c4xx, &d->status_classes.c5xx };
+	for (int i = 0; i < 6; i++)
+		GA_SET(*c[i], r->status_counts[i]);
+	GA_SET(d->elapsed_s, r->elapsed_s);
+	GA_SET(d->achieved_rate_per_s, r->elapsed_s > 0 ? (double)r->completed / r->elapsed_s : NAN);
 }
 
 int ga_http_result_json(const struct ga_http_opts *o, const struct ga_http_result *r, struct ga_buf *out,
                         bool pretty)
 {
-	struct ga_json w;
-	ga_json_init(&w, out, pretty);
-	write_http(&w, o, r);
-	return ga_json_finish(&w);
+	static double none; /* first_latencies_s of no request: [] */
+	struct ga_bench_doc d;
+	struct ga_bench_doc_cold cold;
+	struct ga_bench_doc_metric latency;
+	memset(&d, 0, sizeof(d));
+	memset(&cold, 0, sizeof(cold));
+	d.kind = (char *)"http";
+	http_head_doc(&d.http, o, r);
+	cold.http.set = true;
+	GA_SET(cold.http.first_ok_s, r->first_ok_s >= 0 ? r->first_ok_s : NAN);
+	cold.http.first_latencies_s.v = r->n_cold ? r->cold_latency_s : &none;
+	cold.http.first_latencies_s.n = r->n_cold;
+	d.cold_start = &cold;
+	d.latency.set = true;
+	latency_doc(&d.latency.latency_s, &r->latency);
+	latency_doc(&d.latency.uncorrected_latency_s, &r->service);
+	latency_doc(&d.latency.generator_lag_s, &r->lag);
+	int err = ga_bench_doc_metric_set(&latency, "http.latency", "s", false, NULL, 0, &r->latency, 1e-9);
+	if (err < 0)
+		return err;
+	d.metrics = &latency;
+	d.n_metrics = 1;
+	err = ga_bench_doc_write(&d, out, pretty);
+	doc_clear(&d);
+	return err;
 }

@@ -1,7 +1,9 @@
 /*
- * result.c - read and write benchmark results (schema gpuaudit.bench/v1, bench.h).
- * The reader is what canary feeds untrusted files to: every field is checked
- * for type and range, and the number of values is capped.
+ * result.c - read and write benchmark results (schema gpuaudit.bench/v1,
+ * benchfile.h) through their model (lib/model/bench.c). The reader is what
+ * canary feeds untrusted files to: the model's table reads the document, then
+ * every metric is checked for range and the number of values is capped. The
+ * writers' helpers turn a histogram and a metric into the model's form.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -10,6 +12,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/model.h"
 #include "gpuaudit/stats.h"
 
 static void metric_release(struct ga_metric *m)
@@ -42,44 +45,32 @@ const struct ga_metric *ga_bench_file_metric(const struct ga_bench_file *r, cons
 	return NULL;
 }
 
-static int get_i64(const json_t *o, const char *key, int64_t lo, int64_t hi, int64_t *ret)
-{
-	const json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v))
-		return -EINVAL;
-	json_int_t x = json_integer_value(v);
-	if (x < lo || x > hi)
-		return -EINVAL;
-	*ret = x;
-	return 0;
-}
-
 /* Counters all histograms of one result may hold together (32 MiB). */
 #define MAX_HIST_COUNTERS (4 << 20)
 
-static int read_hist(struct ga_ctx *ctx, const char *name, const json_t *h, struct ga_metric *m,
-                     size_t *counters)
+static bool i64_in(const struct ga_oi64 *o, int64_t lo, int64_t hi)
 {
-	int64_t lowest, highest, digits;
-	if (!json_is_object(h) || get_i64(h, "lowest_discernible", 1, INT64_MAX / 4, &lowest) < 0 ||
-	    get_i64(h, "highest_trackable", 2, INT64_MAX / 4, &highest) < 0 ||
-	    get_i64(h, "significant_digits", 1, 4, &digits) < 0)
+	return o->set && o->v >= lo && o->v <= hi;
+}
+
+static int read_hist(struct ga_ctx *ctx, const char *name, const struct ga_bench_doc_hist *h,
+                     struct ga_metric *m, size_t *counters)
+{
+	if (!i64_in(&h->lowest_discernible, 1, INT64_MAX / 4) ||
+	    !i64_in(&h->highest_trackable, 2, INT64_MAX / 4) || !i64_in(&h->significant_digits, 1, 4))
 		return ga_err(ctx, -EINVAL,
 		              "metric %s: histogram needs integer lowest_discernible, "
 		              "highest_trackable and significant_digits (1..4)",
 		              name);
-	const json_t *scale = json_object_get(h, "value_scale");
-	const json_t *buckets = json_object_get(h, "buckets");
-	if (!json_is_number(scale) || !(json_number_value(scale) > 0) || !isfinite(json_number_value(scale)))
+	if (!h->value_scale.set || !(h->value_scale.v > 0) || !isfinite(h->value_scale.v))
 		return ga_err(ctx, -EINVAL, "metric %s: histogram value_scale must be a positive number",
 		              name);
-	if (!json_is_array(buckets))
-		return ga_err(ctx, -EINVAL, "metric %s: histogram buckets must be an array", name);
 	m->hist = ga_calloc(1, sizeof(*m->hist));
 	if (!m->hist)
 		return -ENOMEM;
 	/* Bound the layout: at most 64 buckets of 2^(digits) sub-buckets. */
-	int err = ga_hist_init(m->hist, lowest, highest, (int)digits);
+	int err = ga_hist_init(m->hist, h->lowest_discernible.v, h->highest_trackable.v,
+	                       (int)h->significant_digits.v);
 	if (err < 0) {
 		ga_free(m->hist);
 		m->hist = NULL;
@@ -89,155 +80,159 @@ static int read_hist(struct ga_ctx *ctx, const char *name, const json_t *h, stru
 	*counters += (size_t)m->hist->counts_len;
 	if (*counters > MAX_HIST_COUNTERS)
 		return ga_err(ctx, -EINVAL, "metric %s: the histograms are too large together", name);
-	m->hist_scale = json_number_value(scale);
-	size_t i;
-	const json_t *b;
+	m->hist_scale = h->value_scale.v;
 	int64_t total = 0;
-	json_array_foreach(buckets, i, b)
-	{
-		const json_t *v = json_array_get(b, 0), *c = json_array_get(b, 1);
-		if (!json_is_array(b) || json_array_size(b) != 2 || !json_is_integer(v) ||
-		    !json_is_integer(c) || json_integer_value(c) < 0 ||
-		    json_integer_value(c) > GA_BENCH_MAX_VALUES)
+	for (size_t i = 0; i < h->n_buckets; i++) {
+		const struct ga_bench_doc_bucket *b = &h->buckets[i];
+		if (!b->value.set || !i64_in(&b->count, 0, GA_BENCH_MAX_VALUES))
 			return ga_err(ctx, -EINVAL,
 			              "metric %s: histogram bucket %zu must be [value, count] integers", name,
 			              i);
-		total += json_integer_value(c);
+		total += b->count.v;
 		if (total > GA_BENCH_MAX_VALUES)
 			return ga_err(ctx, -EINVAL, "metric %s: more than %d values", name,
 			              GA_BENCH_MAX_VALUES);
-		if (ga_hist_record_n(m->hist, json_integer_value(v), json_integer_value(c)) < 0)
+		if (ga_hist_record_n(m->hist, b->value.v, b->count.v) < 0)
 			return ga_err(ctx, -EINVAL, "metric %s: histogram value %lld outside its range", name,
-			              (long long)json_integer_value(v));
+			              (long long)b->value.v);
 	}
 	return 0;
 }
 
-static int read_metric(struct ga_ctx *ctx, size_t idx, const json_t *o, struct ga_metric *m, size_t *counters)
+static int read_metric(struct ga_ctx *ctx, size_t idx, const struct ga_bench_doc_metric *o,
+                       struct ga_metric *m, size_t *counters)
 {
-	if (!json_is_object(o))
-		return ga_err(ctx, -EINVAL, "metrics[%zu] must be an object", idx);
-	const json_t *name = json_object_get(o, "name"), *unit = json_object_get(o, "unit"),
-	             *better = json_object_get(o, "better"), *samples = json_object_get(o, "samples"),
-	             *hist = json_object_get(o, "histogram");
-	if (!json_is_string(name) || json_string_length(name) == 0 || json_string_length(name) > 200)
+	size_t len = o->name ? strlen(o->name) : 0;
+	if (len == 0 || len > 200)
 		return ga_err(ctx, -EINVAL, "metrics[%zu]: name must be a string of 1..200 bytes", idx);
-	const char *nm = json_string_value(name);
-	if (strlen(nm) != json_string_length(name))
-		return ga_err(ctx, -EINVAL, "metrics[%zu]: name contains a NUL byte", idx);
-	if (!json_is_string(unit) || json_string_length(unit) > 32 ||
-	    strlen(json_string_value(unit)) != json_string_length(unit))
+	const char *nm = o->name;
+	if (!o->unit || strlen(o->unit) > 32)
 		return ga_err(ctx, -EINVAL, "metric %s: unit must be a short string", nm);
-	if (!json_is_string(better) ||
-	    (strcmp(json_string_value(better), "higher") && strcmp(json_string_value(better), "lower")))
+	if (!o->better || (strcmp(o->better, "higher") && strcmp(o->better, "lower")))
 		return ga_err(ctx, -EINVAL, "metric %s: better must be \"higher\" or \"lower\"", nm);
 	m->name = ga_strdup(nm);
-	m->unit = ga_strdup(json_string_value(unit));
+	m->unit = ga_strdup(o->unit);
 	if (!m->name || !m->unit)
 		return -ENOMEM;
-	m->higher_better = !strcmp(json_string_value(better), "higher");
-	if (samples && !json_is_null(samples)) {
-		if (!json_is_array(samples))
-			return ga_err(ctx, -EINVAL, "metric %s: samples must be an array", nm);
-		size_t n = json_array_size(samples);
+	m->higher_better = !strcmp(o->better, "higher");
+	if (o->samples.v) {
+		size_t n = o->samples.n;
 		if (n > GA_BENCH_MAX_VALUES)
 			return ga_err(ctx, -EINVAL, "metric %s: more than %d samples", nm,
 			              GA_BENCH_MAX_VALUES);
+		for (size_t i = 0; i < n; i++) {
+			double x = o->samples.v[i];
+			if (!isfinite(x) || x < 0)
+				return ga_err(ctx, -EINVAL,
+				              "metric %s: samples[%zu] must be a finite number >= 0", nm, i);
+		}
 		if (n) {
 			m->samples = ga_malloc(n * sizeof(double));
 			if (!m->samples)
 				return -ENOMEM;
-		}
-		for (size_t i = 0; i < n; i++) {
-			const json_t *v = json_array_get(samples, i);
-			double x = json_number_value(v);
-			if (!json_is_number(v) || !isfinite(x) || x < 0)
-				return ga_err(ctx, -EINVAL,
-				              "metric %s: samples[%zu] must be a finite number >= 0", nm, i);
-			m->samples[i] = x;
+			memcpy(m->samples, o->samples.v, n * sizeof(double));
 		}
 		m->n_samples = n;
-	} else if (hist && !json_is_null(hist)) {
-		return read_hist(ctx, nm, hist, m, counters);
+	} else if (o->histogram) {
+		return read_hist(ctx, nm, o->histogram, m, counters);
 	} else {
 		return ga_err(ctx, -EINVAL, "metric %s: neither samples nor histogram", nm);
 	}
 	return 0;
 }
 
-int ga_bench_file_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_bench_file **ret)
+/* The metrics and counts canary judges, from the document read through the model. */
+static int from_doc(struct ga_ctx *ctx, const struct ga_bench_doc *d, struct ga_bench_file *r)
+{
+	if (!d->kind || !*d->kind || strlen(d->kind) > 64)
+		return ga_err(ctx, -EINVAL, "kind must be a short string");
+	if (d->n_metrics > GA_BENCH_MAX_METRICS)
+		return ga_err(ctx, -EINVAL, "metrics must be an array of at most %d", GA_BENCH_MAX_METRICS);
+	if (!(r->kind = ga_strdup(d->kind)))
+		return -ENOMEM;
+	size_t total = 0, counters = 0;
+	for (size_t i = 0; i < d->n_metrics; i++) {
+		struct ga_metric *m = ga_array_push((void **)&r->metrics, &r->n_metrics, sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		int err = read_metric(ctx, i, &d->metrics[i], m, &counters);
+		if (err < 0)
+			return err;
+		for (size_t j = 0; j + 1 < r->n_metrics; j++)
+			if (!strcmp(r->metrics[j].name, m->name))
+				return ga_err(ctx, -EINVAL, "metric %s appears twice", m->name);
+		total += ga_metric_count(m);
+		if (total > GA_BENCH_MAX_VALUES)
+			return ga_err(ctx, -EINVAL, "more than %d values in all metrics",
+			              GA_BENCH_MAX_VALUES);
+	}
+	const struct ga_bench_doc_http_head *h = &d->http;
+	if (h->requests.set || h->errors.set) {
+		if (!h->requests.set || !h->errors.set || h->errors.v > h->requests.v)
+			return ga_err(ctx, -EINVAL,
+			              "requests and errors must be integers with 0 <= errors <= requests");
+		r->has_requests = true;
+		r->requests = h->requests.v;
+		r->errors = h->errors.v;
+	}
+	return 0;
+}
+
+/*
+ * The messages canary has always given for a file that is not JSON, not a
+ * benchmark result or without a metrics array; 0 when none applies. Only on
+ * the rare paths (the model refused the file, or read no metric): the common
+ * one parses once, in ga_model_read.
+ */
+static int diagnose(struct ga_ctx *ctx, const char *text, size_t len)
 {
 	json_error_t jerr;
-	struct ga_bench_file *r = NULL;
 	json_t *root = NULL;
 	int err = ga_json_parse(ctx, text, len, JSON_REJECT_DUPLICATES, &root, &jerr);
 	if (err == -ENOMEM)
-		goto out;
-	if (!root) {
-		err = ga_err(ctx, -EINVAL, "not JSON: line %d column %d: %s", jerr.line, jerr.column,
-		             jerr.text);
-		goto out;
-	}
+		return err;
+	if (!root)
+		return ga_err(ctx, -EINVAL, "not JSON: line %d column %d: %s", jerr.line, jerr.column,
+		              jerr.text);
 	const json_t *schema = json_object_get(root, "schema");
 	if (!json_is_object(root) || !json_is_string(schema) ||
-	    strcmp(json_string_value(schema), GA_BENCH_SCHEMA)) {
+	    strcmp(json_string_value(schema), GA_BENCH_SCHEMA))
 		err = ga_err(ctx, -EINVAL, "not a benchmark result (schema %s expected)", GA_BENCH_SCHEMA);
-		goto out;
-	}
-	const json_t *kind = json_object_get(root, "kind"), *metrics = json_object_get(root, "metrics");
-	if (!json_is_string(kind) || json_string_length(kind) == 0 || json_string_length(kind) > 64 ||
-	    strlen(json_string_value(kind)) != json_string_length(kind)) {
-		err = ga_err(ctx, -EINVAL, "kind must be a short string");
-		goto out;
-	}
-	if (!json_is_array(metrics) || json_array_size(metrics) > GA_BENCH_MAX_METRICS) {
+	else if (!json_is_array(json_object_get(root, "metrics")))
 		err = ga_err(ctx, -EINVAL, "metrics must be an array of at most %d", GA_BENCH_MAX_METRICS);
+	json_decref(root);
+	return err;
+}
+
+int ga_bench_file_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct ga_bench_file **ret)
+{
+	struct ga_bench_file *r = NULL;
+	struct ga_bench_doc doc;
+	memset(&doc, 0, sizeof(doc));
+	const struct ga_model *model = ga_model_find(GA_BENCH_SCHEMA);
+	int err = ga_model_read(ctx, model, text, len, &doc);
+	if (err == -ENOMEM)
 		goto out;
+	if (err < 0 || !doc.n_metrics) {
+		int d = diagnose(ctx, text, len);
+		if (d < 0 || err < 0) {
+			err = d < 0 ? d : -EINVAL; /* else the model's message: a member of the wrong type */
+			goto out;
+		}
 	}
 	r = ga_calloc(1, sizeof(*r));
-	if (!r || !(r->kind = ga_strdup(json_string_value(kind)))) {
+	if (!r) {
 		err = -ENOMEM;
 		goto out;
 	}
-	size_t total = 0, counters = 0;
-	for (size_t i = 0; i < json_array_size(metrics); i++) {
-		struct ga_metric *m = ga_array_push((void **)&r->metrics, &r->n_metrics, sizeof(*m));
-		if (!m) {
-			err = -ENOMEM;
-			goto out;
-		}
-		err = read_metric(ctx, i, json_array_get(metrics, i), m, &counters);
-		if (err < 0)
-			goto out;
-		for (size_t j = 0; j + 1 < r->n_metrics; j++)
-			if (!strcmp(r->metrics[j].name, m->name)) {
-				err = ga_err(ctx, -EINVAL, "metric %s appears twice", m->name);
-				goto out;
-			}
-		total += ga_metric_count(m);
-		if (total > GA_BENCH_MAX_VALUES) {
-			err = ga_err(ctx, -EINVAL, "more than %d values in all metrics", GA_BENCH_MAX_VALUES);
-			goto out;
-		}
-	}
-	const json_t *req = json_object_get(root, "requests"), *errs = json_object_get(root, "errors");
-	if (req || errs) {
-		if (!json_is_integer(req) || !json_is_integer(errs) || json_integer_value(req) < 0 ||
-		    json_integer_value(errs) < 0 || json_integer_value(errs) > json_integer_value(req)) {
-			err = ga_err(ctx, -EINVAL,
-			             "requests and errors must be integers with 0 <= errors <= requests");
-			goto out;
-		}
-		r->has_requests = true;
-		r->requests = (uint64_t)json_integer_value(req);
-		r->errors = (uint64_t)json_integer_value(errs);
-	}
+	err = from_doc(ctx, &doc, r);
+	if (err < 0)
+		goto out;
 	*ret = r;
 	r = NULL;
-	err = 0;
 out:
 	ga_bench_file_free(r);
-	json_decref(root);
+	ga_model_release(model, &doc);
 	return err;
 }
 
@@ -268,58 +263,75 @@ int ga_metric_values(const struct ga_metric *m, double **ret, size_t *ret_n)
 	return 0;
 }
 
-void ga_hist_write_json(struct ga_json *w, const struct ga_hist *h, double value_scale)
+/* ------------------------------------------------------------------ writing */
+
+int ga_bench_doc_write(const struct ga_bench_doc *d, struct ga_buf *out, bool pretty)
 {
-	ga_json_obj_begin(w);
-	ga_json_key(w, "lowest_discernible");
-	ga_json_i64(w, h->lowest_discernible);
-	ga_json_key(w, "highest_trackable");
-	ga_json_i64(w, h->highest_trackable);
-	ga_json_key(w, "significant_digits");
-	ga_json_i64(w, h->sig_digits);
-	ga_json_key(w, "value_scale");
-	ga_json_dbl(w, value_scale);
-	ga_json_key(w, "total_count");
-	ga_json_i64(w, h->total_count);
-	ga_json_key(w, "buckets");
-	ga_json_arr_begin(w);
+	struct ga_bench_doc doc = *d;
+	doc.schema = (char *)GA_BENCH_SCHEMA;
+	return ga_model_write(ga_model_find(GA_BENCH_SCHEMA), &doc, out, pretty);
+}
+
+int ga_bench_doc_hist_set(struct ga_bench_doc_hist *hd, const struct ga_hist *h, double value_scale)
+{
+	memset(hd, 0, sizeof(*hd));
+	GA_SET(hd->lowest_discernible, h->lowest_discernible);
+	GA_SET(hd->highest_trackable, h->highest_trackable);
+	GA_SET(hd->significant_digits, h->sig_digits);
+	GA_SET(hd->value_scale, value_scale);
+	GA_SET(hd->total_count, h->total_count);
+	size_t n = 0;
+	for (int32_t i = 0; i < h->counts_len; i++)
+		n += h->counts[i] != 0;
+	if (!n)
+		return 0;
+	hd->buckets = ga_malloc(n * sizeof(*hd->buckets));
+	if (!hd->buckets)
+		return -ENOMEM;
 	for (int32_t i = 0; i < h->counts_len; i++) {
 		if (!h->counts[i])
 			continue;
-		ga_json_arr_begin(w);
-		ga_json_i64(w, ga_hist_value_at_index(h, i));
-		ga_json_i64(w, h->counts[i]);
-		ga_json_arr_end(w);
+		struct ga_bench_doc_bucket *b = &hd->buckets[hd->n_buckets++];
+		GA_SET(b->value, ga_hist_value_at_index(h, i));
+		GA_SET(b->count, h->counts[i]);
 	}
-	ga_json_arr_end(w);
-	ga_json_obj_end(w);
+	return 0;
 }
 
-void ga_metric_write_json(struct ga_json *w, const char *name, const char *unit, bool higher_better,
-                          const double *samples, size_t n, const struct ga_hist *hist, double hist_scale)
+void ga_bench_doc_hist_clear(struct ga_bench_doc_hist *hd)
 {
-	ga_json_obj_begin(w);
-	ga_json_key(w, "name");
-	ga_json_str(w, name);
-	ga_json_key(w, "unit");
-	ga_json_str(w, unit);
-	ga_json_key(w, "better");
-	ga_json_str(w, higher_better ? "higher" : "lower");
+	ga_free(hd->buckets);
+	hd->buckets = NULL;
+	hd->n_buckets = 0;
+}
+
+int ga_bench_doc_metric_set(struct ga_bench_doc_metric *m, const char *name, const char *unit,
+                            bool higher_better, const double *samples, size_t n, const struct ga_hist *hist,
+                            double hist_scale)
+{
+	static double none; /* samples of an empty list: written as [] */
+	memset(m, 0, sizeof(*m));
+	m->name = (char *)name;
+	m->unit = (char *)unit;
+	m->better = (char *)(higher_better ? "higher" : "lower");
 	double median = NAN, min = NAN;
 	if (hist) {
-		ga_json_key(w, "histogram");
-		ga_hist_write_json(w, hist, hist_scale);
+		m->histogram = ga_calloc(1, sizeof(*m->histogram));
+		if (!m->histogram || ga_bench_doc_hist_set(m->histogram, hist, hist_scale) < 0) {
+			ga_free(m->histogram);
+			m->histogram = NULL;
+			return -ENOMEM;
+		}
 		if (hist->total_count) {
 			median = (double)ga_hist_percentile(hist, 50) * hist_scale;
 			min = (double)hist->min_value * hist_scale;
 		}
 	} else {
-		ga_json_key(w, "samples");
-		ga_json_arr_begin(w);
-		for (size_t i = 0; i < n; i++)
-			ga_json_dbl(w, samples[i]);
-		ga_json_arr_end(w);
+		m->samples.v = n ? (double *)samples : &none;
+		m->samples.n = n;
 		double *s = n ? ga_malloc(n * sizeof(*s)) : NULL;
+		if (n && !s)
+			return -ENOMEM;
 		if (s) {
 			memcpy(s, samples, n * sizeof(*s));
 			ga_stats_sort(s, n);
@@ -328,9 +340,16 @@ void ga_metric_write_json(struct ga_json *w, const char *name, const char *unit,
 			ga_free(s);
 		}
 	}
-	ga_json_key(w, "median");
-	ga_json_dbl(w, median);
-	ga_json_key(w, "min");
-	ga_json_dbl(w, min);
-	ga_json_obj_end(w);
+	GA_SET(m->median, median);
+	GA_SET(m->min, min);
+	return 0;
+}
+
+void ga_bench_doc_metric_clear(struct ga_bench_doc_metric *m)
+{
+	if (m->histogram) {
+		ga_bench_doc_hist_clear(m->histogram);
+		ga_free(m->histogram);
+		m->histogram = NULL;
+	}
 }

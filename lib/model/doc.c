@@ -35,6 +35,7 @@ const struct ga_model ga_models[] = {
 	{ GA_CLASS_SCHEMA, &ga_class_doc_schema, "node class: class --json" },
 	{ GA_VERSION_SCHEMA, &ga_version_doc_schema, "version: version --json" },
 	{ GA_PREFLIGHT_SCHEMA, &ga_pf_doc_schema, "preflight report: preflight --json" },
+	{ GA_BENCH_SCHEMA, &ga_bench_doc_schema, "benchmark result: bench --json/-o, smoke, canary" },
 	{ NULL, NULL, NULL },
 };
 

@@ -97,7 +97,7 @@ static bool absent(const struct ga_field *f, const void *obj)
 	case GA_F_STRV:
 		return !CAT(obj, f->off, struct ga_strv)->n;
 	case GA_F_DBLV:
-		return !CAT(obj, f->off, struct ga_dblv)->n;
+		return !CAT(obj, f->off, struct ga_dblv)->v;
 	case GA_F_ARR:
 	case GA_F_KV:
 	case GA_F_MKV:
@@ -136,15 +136,13 @@ void ga_schema_write_members(struct ga_json *w, const struct ga_schema *s, const
 	}
 }
 
-/* The value of field f of obj (its key already written). */
-static void write_value(struct ga_json *w, const struct ga_field *f, const void *obj)
+/* The optional scalars: the value, or null without its presence bit. */
+static void write_opt(struct ga_json *w, const struct ga_field *f, const void *obj)
 {
+	const char *p = CAT(obj, f->off, char);
 	switch (f->type) {
-	case GA_F_STR:
-		ga_json_str(w, *CAT(obj, f->off, char *));
-		break;
 	case GA_F_U64: {
-		const struct ga_ou64 *o = CAT(obj, f->off, struct ga_ou64);
+		const struct ga_ou64 *o = (const struct ga_ou64 *)p;
 		if (o->set)
 			ga_json_u64(w, o->v);
 		else
@@ -152,7 +150,7 @@ static void write_value(struct ga_json *w, const struct ga_field *f, const void 
 		break;
 	}
 	case GA_F_I64: {
-		const struct ga_oi64 *o = CAT(obj, f->off, struct ga_oi64);
+		const struct ga_oi64 *o = (const struct ga_oi64 *)p;
 		if (o->set)
 			ga_json_i64(w, o->v);
 		else
@@ -160,21 +158,37 @@ static void write_value(struct ga_json *w, const struct ga_field *f, const void 
 		break;
 	}
 	case GA_F_DBL: {
-		const struct ga_odbl *o = CAT(obj, f->off, struct ga_odbl);
+		const struct ga_odbl *o = (const struct ga_odbl *)p;
 		if (o->set)
 			ga_json_dbl(w, o->v);
 		else
 			ga_json_null(w);
 		break;
 	}
-	case GA_F_BOOL: {
-		const struct ga_obool *o = CAT(obj, f->off, struct ga_obool);
+	default: {
+		const struct ga_obool *o = (const struct ga_obool *)p;
 		if (o->set)
 			ga_json_bool(w, o->v);
 		else
 			ga_json_null(w);
 		break;
 	}
+	}
+}
+
+/* The value of field f of obj (its key already written). */
+static void write_value(struct ga_json *w, const struct ga_field *f, const void *obj)
+{
+	switch (f->type) {
+	case GA_F_STR:
+		ga_json_str(w, *CAT(obj, f->off, char *));
+		break;
+	case GA_F_U64:
+	case GA_F_I64:
+	case GA_F_DBL:
+	case GA_F_BOOL:
+		write_opt(w, f, obj);
+		break;
 	case GA_F_STRV: {
 		const struct ga_strv *sv = CAT(obj, f->off, struct ga_strv);
 		ga_json_arr_begin(w);
@@ -331,6 +345,21 @@ static int read_obj(struct ga_ctx *ctx, const struct ga_schema *s, const json_t 
 static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
                       const char *path, int depth);
 
+/* "[k]" and a NUL at p (at most 23 bytes). */
+static void put_index(char *p, size_t k)
+{
+	char d[21];
+	size_t n = 0;
+	do
+		d[n++] = (char)('0' + k % 10);
+	while ((k /= 10) && n < sizeof(d));
+	*p++ = '[';
+	while (n)
+		*p++ = d[--n];
+	*p++ = ']';
+	*p = '\0';
+}
+
 /* GA_F_DBLV: an array of numbers; null is NaN (what the writer makes of NaN). */
 static int read_dblv(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
                      const char *path)
@@ -339,9 +368,7 @@ static int read_dblv(struct ga_ctx *ctx, const struct ga_field *f, const json_t 
 	if (!json_is_array(v) || n > GA_SCHEMA_MAX_LARGE)
 		return type_err(ctx, path, f->name, "array of numbers");
 	struct ga_dblv *dv = AT(obj, f->off, struct ga_dblv);
-	if (!n)
-		return 0;
-	if (!(dv->v = ga_malloc(n * sizeof(double))))
+	if (!(dv->v = ga_malloc((n ? n : 1) * sizeof(double)))) /* [] is present: v non-NULL */
 		return -ENOMEM;
 	for (size_t k = 0; k < n; k++) {
 		const json_t *e = json_array_get(v, k);
@@ -398,6 +425,41 @@ static int read_mkv(struct ga_ctx *ctx, const struct ga_field *f, const json_t *
 			if (r < 0)
 				return r;
 		}
+	}
+	return 0;
+}
+
+/* GA_F_ARR: an array of sub structs (or of tuples, GA_FF_TUPLE). */
+static int read_arr(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
+                    const char *path, int depth)
+{
+	size_t max = f->flags & GA_FF_LARGE ? GA_SCHEMA_MAX_LARGE : MAX_ITEMS;
+	if (!json_is_array(v) || json_array_size(v) > max)
+		return type_err(ctx, path, f->name, "array");
+	void **arr = AT(obj, f->off, void *);
+	size_t *n = AT(obj, f->count_off, size_t);
+	/* one allocation for the whole array: ga_array_push grows by one element */
+	size_t cnt = json_array_size(v), cap = 0;
+	if (cnt && !*arr && !*n) {
+		if (!(*arr = ga_calloc(cnt, f->sub->size)))
+			return -ENOMEM;
+		cap = cnt;
+	}
+	/* the element's path for messages: the prefix once, then only "[k]" (no snprintf per element) */
+	char sub[512];
+	int pre = snprintf(sub, sizeof(sub) - 24, "%s%s%s", path, *path ? "." : "", f->name);
+	size_t at = pre < 0 ? 0 : (size_t)pre < sizeof(sub) - 24 ? (size_t)pre : sizeof(sub) - 25;
+	for (size_t k = 0; k < cnt; k++) {
+		char *e =
+		        *n < cap ? (char *)*arr + (*n)++ * f->sub->size : ga_array_push(arr, n, f->sub->size);
+		if (!e)
+			return -ENOMEM;
+		put_index(sub + at, k);
+		const json_t *ev = json_array_get(v, k);
+		int r = f->flags & GA_FF_TUPLE ? read_tuple(ctx, f->sub, ev, e, sub, depth + 1)
+		                               : read_obj(ctx, f->sub, ev, e, sub, depth + 1);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -510,26 +572,8 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 			return -ENOMEM;
 		return read_obj(ctx, f->sub, v, *pp, sub, depth + 1);
 	}
-	case GA_F_ARR: {
-		size_t max = f->flags & GA_FF_LARGE ? GA_SCHEMA_MAX_LARGE : MAX_ITEMS;
-		if (!json_is_array(v) || json_array_size(v) > max)
-			return type_err(ctx, path, f->name, "array");
-		void **arr = AT(obj, f->off, void *);
-		size_t *n = AT(obj, f->count_off, size_t);
-		for (size_t k = 0; k < json_array_size(v); k++) {
-			char *e = ga_array_push(arr, n, f->sub->size);
-			if (!e)
-				return -ENOMEM;
-			char sub[512];
-			snprintf(sub, sizeof(sub), "%s%s%s[%zu]", path, *path ? "." : "", f->name, k);
-			const json_t *ev = json_array_get(v, k);
-			int r = f->flags & GA_FF_TUPLE ? read_tuple(ctx, f->sub, ev, e, sub, depth + 1)
-			                               : read_obj(ctx, f->sub, ev, e, sub, depth + 1);
-			if (r < 0)
-				return r;
-		}
-		return 0;
-	}
+	case GA_F_ARR:
+		return read_arr(ctx, f, v, obj, path, depth);
 	case GA_F_DBLV:
 		return read_dblv(ctx, f, v, obj, path);
 	case GA_F_GROUP: /* read_obj reads a group from the object itself */

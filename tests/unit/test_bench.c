@@ -4,7 +4,8 @@
  * real runs on the backends this machine has (OpenBLAS, OpenCL/PoCL with the
  * built-in kernels, CLBlast) with their float64 checks, a deliberately
  * corrupted result that must fail, and the CUDA/HIP backends' clean
- * "absent"/"no device" answers.
+ * "absent"/"no device" answers; the primitive reports (gemm, smoke) read back
+ * through the gpuaudit.bench/v1 model give their bytes again.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -20,8 +21,11 @@
 #include <cmocka.h>
 
 #include "gpuaudit/bench.h"
+#include "gpuaudit/benchfile.h"
 #include "gpuaudit/core.h"
+#include "gpuaudit/model.h"
 #include "bench/backend-cuda.h"
+#include "bench/bench-internal.h"
 
 #include <unistd.h>
 
@@ -641,6 +645,29 @@ static void test_blas_option(void **state)
 	ga_ctx_free(ctx);
 }
 
+/* The document read through the bench model and written again: the same bytes; canary reads it. */
+static void model_roundtrip(const struct ga_buf *b, bool pretty)
+{
+	const struct ga_model *m = ga_model_find(GA_BENCH_SCHEMA);
+	assert_non_null(m);
+	struct ga_ctx *ctx;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	struct ga_bench_doc d;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(ga_model_read(ctx, m, b->data, b->len, &d), 0);
+	struct ga_buf again;
+	ga_buf_init(&again, 0);
+	assert_int_equal(ga_model_write(m, &d, &again, pretty), 0);
+	assert_int_equal(again.len, b->len);
+	assert_memory_equal(again.data, b->data, b->len);
+	ga_model_release(m, &d);
+	struct ga_bench_file *f = NULL;
+	assert_int_equal(ga_bench_file_from_json(ctx, b->data, b->len, &f), 0);
+	ga_bench_file_free(f);
+	ga_buf_release(&again);
+	ga_ctx_free(ctx);
+}
+
 static void test_json(void **state)
 {
 	(void)state;
@@ -678,8 +705,95 @@ static void test_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(res, "status")), "ok");
 	assert_true(json_is_null(json_object_get(res, "reason")));
 	json_decref(doc);
+	model_roundtrip(&b, false);
+	ga_buf_reset(&b);
+	assert_int_equal(ga_bench_report_json(&r.rep, &b, true), 0);
+	model_roundtrip(&b, true);
 	ga_buf_release(&b);
 	close_run(&r);
+}
+
+/*
+ * A hand-made report with every member a primitive report has (a skipped
+ * result, an absent backend, a ratio, a finding), its exact bytes, and an
+ * empty smoke report: both read back through the model to the same bytes.
+ */
+static void test_report_model(void **state)
+{
+	(void)state;
+	struct ga_bench_report rep;
+	ga_bench_report_init(&rep, "gemm");
+	rep.cpu_peak_fp32_flops = 1.5e12;
+	struct ga_bench_backend_state *bs =
+	        ga_array_push((void **)&rep.backends, &rep.n_backends, sizeof(*bs));
+	assert_non_null(bs);
+	bs->name = ga_strdup("cblas");
+	bs->status = ga_strdup("ok");
+	bs->version = ga_strdup("OpenBLAS 0.3");
+	bs->n_devices = 1;
+	struct ga_bench_result *res =
+	        ga_bench_result_add(&rep, "gemm", NULL, 0, "fp32 64x64x64", "gemm.host.fp32");
+	assert_non_null(res);
+	double s[] = { 1e9, 1.25e9, 0.5e9 };
+	assert_non_null(ga_bench_metric_add(res, "gemm.host.fp32.n64", "flop/s", true, s, 3));
+	ga_bench_result_rates(res);
+	res->rel_err = 1e-7;
+	res->tolerance = 1e-5;
+	res = ga_bench_result_add(&rep, "gemm", NULL, 0, "bf16 64x64x64", "gemm.host.bf16");
+	assert_non_null(res);
+	assert_int_equal(ga_bench_result_set(res, GA_BENCH_SKIPPED, "no %s", "bf16"), 0);
+	struct ga_bench_ratio *ra = ga_array_push((void **)&rep.ratios, &rep.n_ratios, sizeof(*ra));
+	assert_non_null(ra);
+	ra->device_key = ga_strdup("cpu");
+	ra->what = ga_strdup("gemm fp32");
+	ra->fast = ga_strdup("cblas");
+	ra->slow = ga_strdup("opencl");
+	ra->ratio = 2.5;
+	ra->cliff = true;
+	assert_non_null(
+	        ga_findings_add(&rep.findings, "BENCH_CLIFF", GA_SEV_WARNING, "cpu", "check", "cliff"));
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	assert_int_equal(ga_bench_report_json(&rep, &b, false), 0);
+	assert_string_equal(
+	        b.data,
+	        "{\"schema\":\"gpuaudit.bench/"
+	        "v1\",\"kind\":\"gemm\",\"host\":{\"cpu_peak_fp32_flops\":1.5e+12,"
+	        "\"cpu_peak_fp64_flops\":null},\"backends\":[{\"name\":\"cblas\",\"status\":\"ok\","
+	        "\"reason\":null,"
+	        "\"version\":\"OpenBLAS "
+	        "0.3\",\"devices\":1}],\"results\":[{\"kind\":\"gemm\",\"backend\":\"host\","
+	        "\"impl\":null,\"device_index\":0,\"device\":\"host\",\"device_key\":\"cpu\",\"what\":\"fp32 "
+	        "64x64x64\",\"family\":\"gemm.host.fp32\",\"status\":\"ok\",\"reason\":null,\"unit\":\"flop/"
+	        "s\","
+	        "\"median\":1e+09,\"best\":1.25e+09,\"cold_start_s\":null,\"expected\":null,\"expected_"
+	        "source\":null,"
+	        "\"percent_of_expected\":null,\"rel_err\":1e-07,\"tolerance\":1e-05},{\"kind\":\"gemm\","
+	        "\"backend\":"
+	        "\"host\",\"impl\":null,\"device_index\":0,\"device\":\"host\",\"device_key\":\"cpu\","
+	        "\"what\":"
+	        "\"bf16 64x64x64\",\"family\":\"gemm.host.bf16\",\"status\":\"skipped\",\"reason\":\"no "
+	        "bf16\","
+	        "\"unit\":null,\"median\":null,\"best\":null,\"cold_start_s\":null,\"expected\":null,"
+	        "\"expected_source\":null,\"percent_of_expected\":null,\"rel_err\":null,\"tolerance\":null}],"
+	        "\"metrics\":[{\"name\":\"gemm.host.fp32.n64\",\"unit\":\"flop/s\",\"better\":\"higher\","
+	        "\"samples\":[1e+09,1.25e+09,5e+08],\"median\":1e+09,\"min\":5e+08,\"max\":1.25e+09}],"
+	        "\"ratios\":[{\"device_key\":\"cpu\",\"what\":\"gemm fp32\",\"fast\":\"cblas\",\"slow\":"
+	        "\"opencl\",\"ratio\":2.5,\"cliff\":true}],\"findings\":[{\"code\":\"BENCH_CLIFF\","
+	        "\"severity\":"
+	        "\"warning\",\"subject\":\"cpu\",\"message\":\"cliff\",\"evidence\":{},\"decision\":"
+	        "\"check\"}]}");
+	model_roundtrip(&b, false);
+	ga_buf_reset(&b);
+	assert_int_equal(ga_bench_report_json(&rep, &b, true), 0);
+	model_roundtrip(&b, true);
+	ga_bench_report_release(&rep);
+	ga_bench_report_init(&rep, "smoke");
+	ga_buf_reset(&b);
+	assert_int_equal(ga_bench_report_json(&rep, &b, true), 0);
+	model_roundtrip(&b, true);
+	ga_bench_report_release(&rep);
+	ga_buf_release(&b);
 }
 
 /* Every allocation failing in turn: errors come back, nothing leaks (ASan build), no crash. */
@@ -745,6 +859,7 @@ int main(void)
 		cmocka_unit_test(test_cuda_ptx),
 		cmocka_unit_test(test_blas_option),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_report_model),
 		cmocka_unit_test(test_alloc_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

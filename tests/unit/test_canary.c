@@ -4,7 +4,7 @@
  * agree with the histogram's percentiles, a shifted throughput metric is Low
  * and fails, a planted tail regression fails through the tail check only,
  * error counts go through the two-proportion test, and the same inputs give
- * the same report.
+ * the same report; the reader's refusals through the bench model.
  */
 #include <errno.h>
 #include <math.h>
@@ -76,6 +76,54 @@ static void test_hist_metric_values(void **state)
 	assert_int_equal(ga_bench_file_from_json(ctx, bad, strlen(bad), &r), -EINVAL);
 	assert_null(r);
 	assert_non_null(strstr(ga_ctx_errmsg(ctx), "outside its range"));
+}
+
+/* The reader goes through the bench model: its refusals, and canary's own messages kept. */
+static void test_read_refusals(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "[1]", "not a benchmark result" },
+		{ "{\"schema\":\"gpuaudit.bench/v1\",\"kind\":\"exec\"}", "metrics must be an array" },
+		{ "{\"schema\":\"gpuaudit.bench/v1\",\"kind\":\"exec\",\"metrics\":{}}",
+		  "metrics must be an array" },
+		{ "{\"schema\":\"gpuaudit.bench/v1\",\"metrics\":[]}", "kind must be a short string" },
+		{ "{\"schema\":\"gpuaudit.bench/"
+		  "v1\",\"kind\":\"exec\",\"metrics\":[{\"name\":\"a\",\"unit\":\"s\","
+		  "\"better\":\"lower\",\"samples\":[\"x\"]}]}",
+		  "metrics[0].samples: expected array of numbers" },
+		{ "{\"schema\":\"gpuaudit.bench/"
+		  "v1\",\"kind\":\"http\",\"metrics\":[{\"name\":\"a\",\"unit\":\"s\","
+		  "\"better\":\"lower\",\"histogram\":{\"lowest_discernible\":1,\"highest_trackable\":100,"
+		  "\"significant_digits\":3,\"value_scale\":1,\"buckets\":[[1,-1]]}}]}",
+		  "histogram bucket 0 must be [value, count] integers" },
+		{ "{\"schema\":\"gpuaudit.bench/v1\",\"kind\":\"http\",\"requests\":3,\"metrics\":[]}",
+		  "requests and errors must be integers" },
+		{ "{\"schema\":\"gpuaudit.bench/"
+		  "v1\",\"kind\":\"gemm\",\"metrics\":[{\"name\":\"a\",\"unit\":\"s\","
+		  "\"better\":\"lower\",\"samples\":[1]},{\"name\":\"a\",\"unit\":\"s\",\"better\":\"lower\","
+		  "\"samples\":[2]}]}",
+		  "metric a appears twice" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ga_bench_file *r = NULL;
+		assert_int_equal(ga_bench_file_from_json(ctx, cases[i].text, strlen(cases[i].text), &r),
+		                 -EINVAL);
+		assert_null(r);
+		if (!strstr(ga_ctx_errmsg(ctx), cases[i].msg))
+			fail_msg("case %zu: %s", i, ga_ctx_errmsg(ctx));
+	}
+	/* an empty samples list is a metric with no values, as before */
+	const char *empty =
+	        "{\"schema\":\"gpuaudit.bench/v1\",\"kind\":\"exec\",\"metrics\":[{\"name\":\"a\","
+	        "\"unit\":\"s\",\"better\":\"lower\",\"samples\":[]}]}";
+	struct ga_bench_file *r = NULL;
+	assert_int_equal(ga_bench_file_from_json(ctx, empty, strlen(empty), &r), 0);
+	assert_int_equal(r->n_metrics, 1);
+	assert_int_equal(ga_metric_count(&r->metrics[0]), 0);
+	ga_bench_file_free(r);
 }
 
 static void test_throughput_drop(void **state)
@@ -208,6 +256,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hist_metric_values),
+		cmocka_unit_test(test_read_refusals),
 		cmocka_unit_test(test_throughput_drop),
 		cmocka_unit_test(test_tail_only_regression),
 		cmocka_unit_test(test_errors),

@@ -3,7 +3,8 @@
  * medians from sorted copies (the RSS median was once taken from the runs in
  * run order), failures, outliers, the slow first run, the RSS floor, one
  * real benchmark of /bin/true; and the exec and http documents
- * (lib/bench/load-json.c) read back by canary's reader.
+ * (lib/bench/load-json.c) read back by canary's reader and, through the
+ * gpuaudit.bench/v1 model, written again to the same bytes.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,18 +12,37 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/model.h"
 
 static struct ga_exec_run run(double wall_s, int64_t rss_bytes)
 {
 	return (struct ga_exec_run){
 		.wall_s = wall_s, .user_s = wall_s / 2, .sys_s = wall_s / 4, .max_rss_bytes = rss_bytes
 	};
+}
+
+/* Read through the bench model and written again: the same bytes. */
+static void model_roundtrip(struct ga_ctx *ctx, const struct ga_buf *b, bool pretty)
+{
+	const struct ga_model *m = ga_model_find(GA_BENCH_SCHEMA);
+	assert_non_null(m);
+	struct ga_bench_doc d;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(ga_model_read(ctx, m, b->data, b->len, &d), 0);
+	struct ga_buf again;
+	ga_buf_init(&again, 0);
+	assert_int_equal(ga_model_write(m, &d, &again, pretty), 0);
+	assert_int_equal(again.len, b->len);
+	assert_memory_equal(again.data, b->data, b->len);
+	ga_model_release(m, &d);
+	ga_buf_release(&again);
 }
 
 /* The RSS of the warm runs out of order: the median is 300, not the middle run's 200. */
@@ -162,6 +182,7 @@ static void test_exec_json_reads_back(void **state)
 	assert_float_equal(rss->samples[1], 3000, 0); /* run order */
 	assert_false(f->has_requests);
 	ga_bench_file_free(f);
+	model_roundtrip(ctx, &out, true);
 	ga_ctx_free(ctx);
 	ga_buf_release(&out);
 	ga_exec_summary_release(&b.summary);
@@ -203,6 +224,20 @@ static void test_http_json_reads_back(void **state)
 	assert_non_null(m->hist);
 	assert_int_equal(ga_metric_count(m), 9);
 	ga_bench_file_free(f);
+	model_roundtrip(ctx, &out, false);
+	/* every member set: version, first error, cold latencies */
+	r.http_version = 20;
+	r.first_ok_s = 0.25;
+	snprintf(r.first_error, sizeof(r.first_error), "refused");
+	double cold[] = { 0.5, 0.125 };
+	r.cold_latency_s = cold;
+	r.n_cold = 2;
+	ga_buf_reset(&out);
+	assert_int_equal(ga_http_result_json(&o, &r, &out, true), 0);
+	assert_non_null(strstr(out.data, "\"first_latencies_s\": [\n      0.5,\n      0.125\n    ]"));
+	assert_non_null(strstr(out.data, "\"http_version\": \"2\""));
+	model_roundtrip(ctx, &out, true);
+	r.cold_latency_s = NULL;
 	ga_ctx_free(ctx);
 	ga_buf_release(&out);
 	ga_http_result_release(&r);

@@ -188,7 +188,7 @@ static const struct ga_schema part_s = { "part", sizeof(struct part), part_f, 2 
 static const struct ga_field bdoc_f[] = {
 	GA_FIELD(struct bdoc, kind, GA_F_STR),
 	GA_FIELD_GROUP(struct bdoc, a, part_s, offsetof(struct part, set)),
-	GA_FIELD_DBLV(struct bdoc, xs),
+	GA_FIELD_FL(struct bdoc, xs, GA_F_DBLV, GA_FF_OMIT),
 	GA_FIELD_TUPLES(struct bdoc, buckets, pair_s),
 	GA_FIELD_OMIT(struct bdoc, max, GA_F_DBL),
 	GA_FIELD_OMIT(struct bdoc, opt, GA_F_STR),
@@ -249,6 +249,13 @@ static void test_bench_types_write(void **state)
 	assert_string_equal(b.data,
 	                    "{\"kind\":\"x\",\"first\":4,\"note\":null,\"xs\":[],\"buckets\":[],"
 	                    "\"max\":2.5,\"opt\":\"o\",\"sub\":{\"v\":null,\"n\":null},\"tags\":[\"t\"]}");
+	/* an OMIT DBLV is absent only without v: [] above, nothing here */
+	d.xs.v = NULL;
+	d.a.set = false;
+	d.sub = NULL;
+	write_bdoc(&d, &b);
+	assert_string_equal(b.data,
+	                    "{\"kind\":\"x\",\"buckets\":[],\"max\":2.5,\"opt\":\"o\",\"tags\":[\"t\"]}");
 	ga_buf_release(&b);
 }
 
@@ -278,6 +285,11 @@ static void test_bench_types_read(void **state)
 	ga_schema_release(&bdoc_s, &d);
 	assert_null(d.xs.v);
 	assert_null(d.buckets);
+	/* [] read is present (v non-NULL) */
+	assert_int_equal(read_bdoc(ctx, "{\"xs\":[]}", &d), 0);
+	assert_non_null(d.xs.v);
+	assert_int_equal(d.xs.n, 0);
+	ga_schema_release(&bdoc_s, &d);
 	/* any of its members makes the group present; none, no group */
 	assert_int_equal(read_bdoc(ctx, "{\"note\":\"n\"}", &d), 0);
 	assert_true(d.a.set);
