@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/csv.h"
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/markdown.h"
@@ -193,14 +194,21 @@ static int emit(FILE *out, enum fmt fmt, const struct ga_fleet_report *r, const 
 
 static int load_old(struct ga_ctx *ctx, const char *file, struct ga_fleet_report **ret)
 {
-	FILE *f = fopen(file, "rb");
-	if (!f)
-		return ga_err(ctx, -errno, "%s: %s", file, strerror(errno));
+	/* a FIFO or device is refused, not waited on (ga_file_open_input) */
+	int fd = -1;
+	int r = ga_file_open_input(ctx, file, &fd);
+	if (r < 0)
+		return r;
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		r = ga_err(ctx, -errno, "%s: %s", file, strerror(errno));
+		close(fd);
+		return r;
+	}
 	struct ga_buf b;
 	ga_buf_init(&b, OLD_MAX);
 	char chunk[65536];
 	size_t got;
-	int r = 0;
 	while (r == 0 && (got = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		r = ga_buf_add(&b, chunk, got);
 	if (r == -E2BIG)

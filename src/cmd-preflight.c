@@ -11,10 +11,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "explain-report.h"
 #include "gpuaudit/explain.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/deps.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/isolate.h"
@@ -448,7 +450,7 @@ static void junit_case(struct ga_junit_case *c, const struct pf *p, const char *
 		                     .err = r ? &r->err : NULL };
 }
 
-static int write_junit(struct pf *p, FILE *o)
+static int write_junit(struct pf *p, struct ga_buf *b)
 {
 	enum ga_pf_status st[4] = { p->discover, p->checked ? p->check : GA_PF_SKIP, p->warmup,
 		                    p->scanned ? p->scan : GA_PF_SKIP };
@@ -487,16 +489,55 @@ static int write_junit(struct pf *p, FILE *o)
 	for (size_t i = 0; ex && i < s.n_cases; i++)
 		if (c[i].out && (c[i].status == GA_JUNIT_FAILURE || c[i].status == GA_JUNIT_ERROR))
 			c[i].detail = ex, c[i].detail_len = len;
+	int r = ga_junit_write(b, &s);
+	free(ex);
+	return r;
+}
+
+/*
+ * Where --junit FILE will go, checked before anything runs (a bad path is an
+ * error first): a regular file or nothing at FILE, in a directory that exists.
+ * The report itself is written at the end through ga_file_write_atomic.
+ */
+static int junit_target(struct cli *cli, const char *file)
+{
+	struct stat st;
+	if (lstat(file, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return cli_error(cli, "preflight", EXIT_USAGE, "cannot write --junit %s: %s", file,
+			                 S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+		return EXIT_OK;
+	}
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", file);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	int e = stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (e)
+		return cli_error(cli, "preflight", EXIT_USAGE, "cannot write --junit %s: %s", file,
+		                 strerror(e));
+	return EXIT_OK;
+}
+
+/* The JUnit report to stdout ("-") or atomically to its file: EXIT_OK or the exit code. */
+static int emit_junit(struct cli *cli, struct ga_ctx *ctx, struct pf *p, const char *file)
+{
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	int r = ga_junit_write(&b, &s);
-	if (r == 0)
-		fwrite(b.data, 1, b.len, o);
+	int code = EXIT_OK;
+	if (write_junit(p, &b) < 0)
+		code = cli_error(cli, "preflight", EXIT_INTERNAL, "writing --junit %s failed", file);
+	else if (!strcmp(file, "-"))
+		fwrite(b.data, 1, b.len, cli->out);
+	else if (ga_file_write_atomic(ctx, file, b.data, b.len, 0644) < 0)
+		code = cli_error(cli, "preflight", EXIT_USAGE, "--junit: %s", ga_ctx_errmsg(ctx));
 	ga_buf_release(&b);
-	free(ex);
-	if (r < 0)
-		return r;
-	return fflush(o) == 0 && !ferror(o) ? 0 : -EIO;
+	return code;
 }
 
 /* --- the command --- */
@@ -663,11 +704,8 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 	int code = pf_parse(cli, argc, argv, &a);
 	if (code != CLI_NEXT)
 		return code;
-	/* the JUnit file is opened first: a bad path is an error before anything runs */
-	FILE *junit_f = NULL;
-	if (a.junit && !(junit_f = strcmp(a.junit, "-") ? fopen(a.junit, "w") : cli->out))
-		return cli_error(cli, "preflight", EXIT_USAGE, "cannot write --junit %s: %s", a.junit,
-		                 strerror(errno));
+	if (a.junit && strcmp(a.junit, "-") && (code = junit_target(cli, a.junit)) != EXIT_OK)
+		return code;
 	struct ga_ctx *ctx = NULL;
 	code = snap_ctx(cli, "preflight", &a.so, &ctx);
 	if (code != EXIT_OK)
@@ -676,8 +714,11 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 	code = pf_run(cli, ctx, &a, &ran);
 	if (!ran)
 		goto out;
-	if (junit_f && write_junit(&p, junit_f) < 0)
-		code = cli_error(cli, "preflight", EXIT_INTERNAL, "writing --junit %s failed", a.junit);
+	if (a.junit) {
+		int jc = emit_junit(cli, ctx, &p, a.junit);
+		if (jc != EXIT_OK)
+			code = jc;
+	}
 	if (a.json) {
 		if (print_json(&p) < 0)
 			code = cli_error(cli, "preflight", EXIT_INTERNAL, "JSON output failed");
@@ -685,9 +726,6 @@ int cmd_preflight(struct cli *cli, int argc, char **argv)
 		print_text(&p, cli->out);
 	}
 out:
-	if (junit_f && junit_f != cli->out && fclose(junit_f) != 0 && code != EXIT_INTERNAL && ctx)
-		code = cli_error(cli, "preflight", EXIT_INTERNAL, "writing --junit %s failed: %s", a.junit,
-		                 strerror(errno));
 	pf_release(&p);
 	ga_ctx_free(ctx);
 	return code;

@@ -32,6 +32,7 @@ refused "check --from FIFO" check --policy "$F/policies/fleet.yaml" --from p
 refused "health --from FIFO" health --from p
 refused "explain --for FIFO" explain --for p node.json
 refused "triage --samples FIFO" triage --samples p
+refused "fleet --diff FIFO" fleet --diff p node.json
 # a writer that never writes does not block either (the open is non-blocking, then refused)
 sleep 30 >p &
 wpid=$!
