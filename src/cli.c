@@ -37,7 +37,7 @@ void cli_usage(struct cli *cli, const struct command *c, FILE *to)
 
 void cli_main_usage(FILE *to)
 {
-	fputs("usage: gpuaudit [--version] [-h] COMMAND [ARGS]\n"
+	fputs("usage: gpuaudit [--version] [-h] [--deadline SEC] COMMAND [ARGS]\n"
 	      "\n"
 	      "Prove that GPU and accelerator nodes are what you think they are.\n"
 	      "\n"
@@ -48,6 +48,7 @@ void cli_main_usage(FILE *to)
 			fprintf(to, "  %-10s %s\n", c->name, c->summary);
 	fputs("\n"
 	      "'gpuaudit help COMMAND' or 'gpuaudit COMMAND -h' shows a command's options.\n"
+	      "--deadline SEC stops any command after SEC seconds (exit 4), for inputs it cannot bound.\n"
 	      "Exit status: 0 ok, 1 problems found, 2 usage or unreadable input,\n"
 	      "3 backend unavailable, 4 inconclusive, 70 internal error.\n",
 	      to);

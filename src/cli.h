@@ -35,6 +35,9 @@ struct command {
 	void (*more_usage)(FILE *to); /* printed after usage (bench: its subcommands) */
 };
 
+/* --deadline SEC (src/deadline.c): exit 4 with one line on stderr once SEC have passed; CLI_NEXT or
+ * the usage error's exit code. */
+int cli_deadline(struct cli *cli, const char *arg);
 /* The command table (main.c), handed to cli.c before any command runs. */
 void cli_set_commands(const struct command *commands);
 

@@ -548,6 +548,24 @@ int main(int argc, char **argv)
 		cli_main_usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* the one global option: --deadline SEC (or --deadline=SEC) before the command */
+	while (argc >= 2 && !strncmp(argv[1], "--deadline", 10) && (argv[1][10] == '=' || !argv[1][10])) {
+		const char *v = argv[1][10] == '=' ? argv[1] + 11 : argc >= 3 ? argv[2] : NULL;
+		if (!v)
+			return cli_error(&cli, NULL, EXIT_USAGE,
+			                 "option '--deadline' needs an argument (try -h)");
+		int dc = cli_deadline(&cli, v);
+		if (dc != CLI_NEXT)
+			return dc;
+		int used = argv[1][10] == '=' ? 1 : 2;
+		argv[used] = argv[0];
+		argv += used;
+		argc -= used;
+	}
+	if (argc < 2) {
+		cli_main_usage(stderr);
+		return EXIT_USAGE;
+	}
 	const char *name = argv[1];
 	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
 		cli_main_usage(stdout);
