@@ -373,10 +373,16 @@ static int read_ehdr(struct ga_ctx *ctx, struct elf *e, struct ga_elf_info *info
 /* A section with file bytes (not NOBITS) ending past the end of the file: the file was cut. */
 static bool section_beyond_end(const struct elf *e)
 {
-	struct shdr sh;
-	for (uint32_t i = 1; i < e->shnum; i++)
-		if (get_shdr(e, i, &sh) && sh.size && sh.type != SHT_NOBITS && !sect_range(e, &sh))
+	/* every header of every file: only the three fields it needs, not get_shdr's nine */
+	const unsigned off_at = e->is64 ? 24 : 16, size_at = e->is64 ? 32 : 20;
+	for (uint32_t i = 1; i < e->shnum; i++) {
+		const uint8_t *p = e->buf + e->shoff + (uint64_t)i * e->shentsize;
+		if (rd32(e, p + 4) == SHT_NOBITS)
+			continue;
+		uint64_t size = e->is64 ? rd64(e, p + size_at) : rd32(e, p + size_at);
+		if (size && !dc_range_ok(e->is64 ? rd64(e, p + off_at) : rd32(e, p + off_at), size, e->len))
 			return true;
+	}
 	return false;
 }
 
