@@ -159,6 +159,72 @@ static char *join_words(char *const *argv)
 	return ga_buf_detach(&b, NULL);
 }
 
+/*
+ * Wait for the child pid while draining its stdout and stderr (non-blocking
+ * pipes out_fd, err_fd) into r: SIGTERM to its group at the timeout, SIGKILL
+ * kill_grace_s later, and after it exits a short drain of what its
+ * descendants still write. 0 with *status set, or -errno.
+ */
+static int supervise(struct ga_ctx *ctx, const struct ga_run_opts *o, pid_t pid, int pidfd, int out_fd,
+                     int err_fd, double t0, struct ga_run_result *r, int *status)
+{
+	bool eof_out = false, eof_err = false, reaped = false;
+	double deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0, kill_at = 0, drain_until = 0;
+	double grace = o->kill_grace_s > 0 ? o->kill_grace_s : 2.0;
+	for (;;) {
+		double t = now_s();
+		if (!reaped && deadline > 0 && !r->timed_out && t >= deadline) {
+			kill(-pid, SIGTERM);
+			r->timed_out = true;
+			kill_at = t + grace;
+		}
+		if (!reaped && r->timed_out && !r->killed && t >= kill_at) {
+			kill(-pid, SIGKILL);
+			r->killed = true;
+		}
+		if (!reaped) {
+			pid_t w = waitpid(pid, status, WNOHANG);
+			if (w == pid) {
+				reaped = true;
+				r->wall_s = now_s() - t0;
+				drain_until = now_s() + DRAIN_AFTER_EXIT_S;
+			} else if (w < 0 && errno != EINTR) {
+				return ga_err(ctx, -errno, "waitpid: %s", strerror(errno));
+			}
+		}
+		if (reaped && ((eof_out && eof_err) || now_s() >= drain_until))
+			break;
+		/* how long to wait: until the next event we must act on */
+		double until = 0.1;
+		if (!reaped && deadline > 0 && !r->timed_out)
+			until = deadline - t < until ? deadline - t : until;
+		if (!reaped && r->timed_out && !r->killed)
+			until = kill_at - t < until ? kill_at - t : until;
+		if (reaped)
+			until = drain_until - t < until ? drain_until - t : until;
+		if (!reaped && pidfd < 0 && eof_out && eof_err)
+			until = until > 0.002 ? 0.002 : until; /* no pidfd: poll waitpid */
+		struct pollfd pf[3];
+		nfds_t np = 0;
+		int iout = -1, ierr = -1;
+		if (!eof_out)
+			iout = (int)np, pf[np++] = (struct pollfd){ .fd = out_fd, .events = POLLIN };
+		if (!eof_err)
+			ierr = (int)np, pf[np++] = (struct pollfd){ .fd = err_fd, .events = POLLIN };
+		if (!reaped && pidfd >= 0)
+			pf[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		int ms = until > 0 ? (int)(until * 1000) + 1 : 0;
+		if (poll(pf, np, ms) < 0 && errno != EINTR) {
+			return ga_err(ctx, -errno, "poll: %s", strerror(errno));
+		}
+		if (iout >= 0 && pf[iout].revents)
+			eof_out = drain(out_fd, &r->out);
+		if (ierr >= 0 && pf[ierr].revents)
+			eof_err = drain(err_fd, &r->err);
+	}
+	return 0;
+}
+
 int ga_run(struct ga_ctx *ctx, const struct ga_run_opts *o, struct ga_run_result *ret)
 {
 	struct ga_run_result r;
@@ -235,63 +301,9 @@ int ga_run(struct ga_ctx *ctx, const struct ga_run_opts *o, struct ga_run_result
 	fcntl(pout[0], F_SETFL, O_NONBLOCK);
 	fcntl(perr[0], F_SETFL, O_NONBLOCK);
 
-	bool eof_out = false, eof_err = false, reaped = false;
-	double deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0, kill_at = 0, drain_until = 0;
-	double grace = o->kill_grace_s > 0 ? o->kill_grace_s : 2.0;
 	int status = 0;
-	for (;;) {
-		double t = now_s();
-		if (!reaped && deadline > 0 && !r.timed_out && t >= deadline) {
-			kill(-pid, SIGTERM);
-			r.timed_out = true;
-			kill_at = t + grace;
-		}
-		if (!reaped && r.timed_out && !r.killed && t >= kill_at) {
-			kill(-pid, SIGKILL);
-			r.killed = true;
-		}
-		if (!reaped) {
-			pid_t w = waitpid(pid, &status, WNOHANG);
-			if (w == pid) {
-				reaped = true;
-				r.wall_s = now_s() - t0;
-				drain_until = now_s() + DRAIN_AFTER_EXIT_S;
-			} else if (w < 0 && errno != EINTR) {
-				err = ga_err(ctx, -errno, "waitpid: %s", strerror(errno));
-				goto out;
-			}
-		}
-		if (reaped && ((eof_out && eof_err) || now_s() >= drain_until))
-			break;
-		/* how long to wait: until the next event we must act on */
-		double until = 0.1;
-		if (!reaped && deadline > 0 && !r.timed_out)
-			until = deadline - t < until ? deadline - t : until;
-		if (!reaped && r.timed_out && !r.killed)
-			until = kill_at - t < until ? kill_at - t : until;
-		if (reaped)
-			until = drain_until - t < until ? drain_until - t : until;
-		if (!reaped && pidfd < 0 && eof_out && eof_err)
-			until = until > 0.002 ? 0.002 : until; /* no pidfd: poll waitpid */
-		struct pollfd pf[3];
-		nfds_t np = 0;
-		int iout = -1, ierr = -1;
-		if (!eof_out)
-			iout = (int)np, pf[np++] = (struct pollfd){ .fd = pout[0], .events = POLLIN };
-		if (!eof_err)
-			ierr = (int)np, pf[np++] = (struct pollfd){ .fd = perr[0], .events = POLLIN };
-		if (!reaped && pidfd >= 0)
-			pf[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-		int ms = until > 0 ? (int)(until * 1000) + 1 : 0;
-		if (poll(pf, np, ms) < 0 && errno != EINTR) {
-			err = ga_err(ctx, -errno, "poll: %s", strerror(errno));
-			goto out;
-		}
-		if (iout >= 0 && pf[iout].revents)
-			eof_out = drain(pout[0], &r.out);
-		if (ierr >= 0 && pf[ierr].revents)
-			eof_err = drain(perr[0], &r.err);
-	}
+	if ((err = supervise(ctx, o, pid, pidfd, pout[0], perr[0], t0, &r, &status)) < 0)
+		goto out;
 	/* descendants may still run (and hold the pipes): the group ends with the warm-up */
 	kill(-pid, SIGKILL);
 	if (o->running_pgid)
