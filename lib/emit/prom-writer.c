@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpuaudit/text.h"
 #include "prom-writer.h"
 
 const char *ga_prom_content_type(enum ga_prom_format fmt)
@@ -20,6 +21,19 @@ const char *ga_prom_content_type(enum ga_prom_format fmt)
 
 int ga_prom_label_escape(struct ga_buf *b, const char *s)
 {
+	/* a hostname, path or message with control bytes or bytes that are not UTF-8 goes
+	 * through the one text rule first (lib/emit/text.c: made visible as \xHH), so that
+	 * the exposition stays UTF-8 and a scrape cannot be broken by an artifact's name */
+	unsigned flags = GA_TEXT_KEEP_NL | GA_TEXT_KEEP_TAB;
+	if (!ga_text_is_clean(s, strlen(s), flags)) {
+		struct ga_buf t;
+		ga_buf_init(&t, 0);
+		int r = ga_text_escape_buf(&t, s, strlen(s), flags);
+		if (r == 0)
+			r = ga_prom_label_escape(b, t.data ? t.data : "");
+		ga_buf_release(&t);
+		return r;
+	}
 	int r = 0;
 	const char *run = s;
 	for (const char *p = s; *p && r == 0; p++) {

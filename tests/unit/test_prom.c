@@ -26,6 +26,15 @@ static void test_escape(void **state)
 	ga_buf_reset(&b);
 	assert_int_equal(ga_prom_label_escape(&b, ""), 0);
 	assert_int_equal(b.len, 0);
+	/* a hostname with a terminal escape and a byte that is not UTF-8 (issue 22, item 4):
+	 * made visible by the text rule, so the exposition stays UTF-8 with no control bytes */
+	ga_buf_reset(&b);
+	assert_int_equal(ga_prom_label_escape(&b, "node\x1b]0;t\x07-\xfe\"x"), 0);
+	assert_string_equal(b.data, "node\\\\x1b]0;t\\\\x07-\\\\xfe\\\"x");
+	/* valid UTF-8 stays as it is */
+	ga_buf_reset(&b);
+	assert_int_equal(ga_prom_label_escape(&b, "n\xc3\xa9ud"), 0);
+	assert_string_equal(b.data, "n\xc3\xa9ud");
 	ga_buf_release(&b);
 	/* the cap is honoured */
 	ga_buf_init(&b, 4);
