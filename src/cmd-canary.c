@@ -57,21 +57,23 @@ static void print_text(FILE *o, const struct ga_canary_report *r, const struct g
                        const char *base, const char *cand)
 {
 	char a[32], b[32], c[48];
-	fprintf(o, "canary (%s): baseline %s, candidate %s\n", r->kind, base, cand);
+	/* the kind, the metric names and the reasons come from the result files: the text rule */
+	fprintf(o, "canary (%s): baseline %s, candidate %s\n", cli_esc(r->kind), cli_esc(base),
+	        cli_esc(cand));
 	fprintf(o, "%-24s %7s %7s %13s %13s %8s %8s %-6s %10s %10s %-19s %s\n", "metric", "n base", "n cand",
 	        "base p50", "cand p50", "change", "MWU p", "bulk", "base tail", "cand tail",
 	        "tail ratio [CI]", "tail");
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct ga_canary_metric *m = &r->metrics[i];
 		if (m->missing) {
-			fprintf(o, "%-24s only in the %s\n", m->name,
+			fprintf(o, "%-24s only in the %s\n", cli_esc(m->name),
 			        m->in_baseline ? "baseline" : "candidate");
 			continue;
 		}
 		bench_fmt(a, sizeof(a), m->base_median, m->unit);
 		bench_fmt(b, sizeof(b), m->cand_median, m->unit);
-		fprintf(o, "%-24s %7zu %7zu %13s %13s %+7.1f%% ", m->name, m->n_base, m->n_cand, a, b,
-		        100 * m->median_change);
+		fprintf(o, "%-24s %7zu %7zu %13s %13s %+7.1f%% ", cli_esc(m->name), m->n_base, m->n_cand, a,
+		        b, 100 * m->median_change);
 		if (m->cls != GA_CLASS_NODATA)
 			fprintf(o, "%8.2g ", m->mwu.p_two_sided);
 		else
@@ -113,7 +115,7 @@ static void print_text(FILE *o, const struct ga_canary_report *r, const struct g
 		        r->checks_pass, r->checks_fail, r->checks_nodata);
 	fprintf(o, "verdict: %s\n", ga_canary_verdict_name(r->verdict));
 	for (size_t i = 0; i < r->n_reasons; i++)
-		fprintf(o, "  - %s\n", r->reasons[i]);
+		fprintf(o, "  - %s\n", cli_esc(r->reasons[i]));
 }
 
 static int plot(struct cli *cli, const char *path, const char *name, const struct ga_bench_file *base,

@@ -288,8 +288,8 @@ static void print_findings(FILE *o, const struct ga_findings *f, enum ga_severit
 		const struct ga_finding *fd = &f->v[i];
 		if (fd->severity < min)
 			continue;
-		fprintf(o, "         %-8s %s %s: %s\n", ga_severity_name(fd->severity), fd->code, fd->subject,
-		        fd->message);
+		fprintf(o, "         %-8s %s %s: %s\n", ga_severity_name(fd->severity), fd->code,
+		        cli_esc(fd->subject), cli_esc(fd->message));
 	}
 }
 
@@ -314,7 +314,10 @@ static void print_output(FILE *o, const char *name, const struct ga_capture *c)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = (size_t)((nl ? nl : end) - p);
-		fprintf(o, "           | %.*s\n", (int)(l > 200 ? 200 : l), p);
+		/* the workload's own bytes: made visible by the text rule, cut at 200 */
+		char *line = strndup(p, l > 200 ? 200 : l);
+		fprintf(o, "           | %s\n", line ? cli_esc(line) : "(out of memory)");
+		free(line);
 		p += l + 1;
 	}
 }
@@ -328,8 +331,9 @@ static void print_text(struct pf *p, FILE *o)
 	size_t nvid = p->node->n_accelerators;
 	fprintf(o, "  [%s] discover: %s, %zu accelerator%s, node class %s; %zu error finding%s\n",
 	        ga_pf_status_name(p->discover),
-	        p->node->host.hostname ? p->node->host.hostname : "(no hostname)", nvid, nvid == 1 ? "" : "s",
-	        p->nc.name ? p->nc.name : "unknown", p->node_errors, p->node_errors == 1 ? "" : "s");
+	        p->node->host.hostname ? cli_esc(p->node->host.hostname) : "(no hostname)", nvid,
+	        nvid == 1 ? "" : "s", p->nc.name ? p->nc.name : "unknown", p->node_errors,
+	        p->node_errors == 1 ? "" : "s");
 	print_findings(o, &p->node_findings, GA_SEV_ERROR);
 	if (p->checked) {
 		fprintf(o, "  [%s] check: class %s: %zu violation%s, %zu unknown (policy %s)\n",
@@ -341,12 +345,12 @@ static void print_text(struct pf *p, FILE *o)
 		fprintf(o, "  [skip] check: no --policy\n");
 	}
 	if (p->scanned) {
-		fprintf(o, "  [%s] scan: %s\n", ga_pf_status_name(p->scan), p->scan_msg);
+		fprintf(o, "  [%s] scan: %s\n", ga_pf_status_name(p->scan), cli_esc(p->scan_msg));
 		print_findings(o, &p->scan_findings, GA_SEV_WARNING);
 	} else {
 		fprintf(o, "  [skip] scan: no --scan\n");
 	}
-	fprintf(o, "  [%s] warm-up: %s\n", ga_pf_status_name(p->warmup), p->warmup_msg);
+	fprintf(o, "  [%s] warm-up: %s\n", ga_pf_status_name(p->warmup), cli_esc(p->warmup_msg));
 	if (p->times) {
 		double med = 0;
 		bool ran = p->cmd ? p->n_runs && !p->runs[0].spawn_error : p->gemm.ran;
