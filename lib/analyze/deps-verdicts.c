@@ -653,10 +653,14 @@ static int nvidia_require(const struct ga_deps_inventory *inv, const struct ga_d
 		struct ga_finding *fd = ga_findings_add(
 		        out, "GA-DEPS-NVIDIA-REQUIRE", refused ? GA_SEV_ERROR : GA_SEV_WARNING, tr->name,
 		        refused ? "run it on a driver that meets the image's NVIDIA_REQUIRE_* (or pick an "
-		                  "image built "
-		                  "for an older CUDA); NVIDIA_DISABLE_REQUIRE=true skips the check"
-		                : "give a node snapshot with the GPU's brand and driver to decide",
-		        "%s%s", refused ? "the NVIDIA container toolkit will refuse to start it: " : "",
+		                  "image "
+		                  "built for an older CUDA); NVIDIA_DISABLE_REQUIRE=true skips the check"
+		                : "check the node's GPU brand and driver against the image's alternatives, "
+		                  "or use "
+		                  "a driver new enough for its cuda>= one",
+		        "%s%s",
+		        refused ? "the NVIDIA container toolkit will refuse to start it: "
+		                : "the NVIDIA container toolkit may refuse to start it: ",
 		        res.message);
 		if (!fd)
 			return -ENOMEM;

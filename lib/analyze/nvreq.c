@@ -148,6 +148,34 @@ static enum tv term_value(const char *s, const struct ga_nvreq_target *tg, struc
 	return r ? TV_TRUE : TV_FALSE;
 }
 
+/* What an evaluation that met unknown facts saw. */
+struct walk {
+	bool maybe_invalid; /* a malformed term after an unknown one: reached or not, not known */
+	unsigned keys;      /* the keys whose target value was not known (key_bit) */
+	char udetail[256];  /* the first such term */
+};
+
+static unsigned key_bit(const char *key)
+{
+	static const char *const keys[] = { "cuda", "driver", "arch", "brand" };
+	for (unsigned i = 0; i < 4; i++)
+		if (!strcasecmp(key, keys[i]))
+			return 1u << i;
+	return 0;
+}
+
+static void unknown_message(const struct walk *w, char *buf, size_t len)
+{
+	static const char *const names[] = { "CUDA version", "driver version", "compute capability",
+		                             "brand" };
+	size_t n = (size_t)snprintf(buf, len, "not known: it depends on the GPU's");
+	for (unsigned i = 0, k = 0; i < 4 && n < len; i++)
+		if (w->keys & (1u << i))
+			n += (size_t)snprintf(buf + n, len - n, "%s %s", k++ ? "," : "", names[i]);
+	if (n < len && w->maybe_invalid)
+		snprintf(buf + n, len - n, "; a malformed term may be reached");
+}
+
 static void set(struct ga_nvreq_result *res, enum ga_nvreq_verdict v)
 {
 	res->verdict = v;
@@ -166,8 +194,7 @@ static void unsatisfied(const char *pred, struct ga_nvreq_result *res)
 
 /* One alternative (comma-joined terms, s[0..len)); *n_terms counts the non-empty ones. */
 static enum tv alternative(const char *s, size_t len, const struct ga_nvreq_target *tg, size_t *n_terms,
-                           bool *maybe_invalid, struct ga_nvreq_result *res, bool first, char *udetail,
-                           size_t ulen)
+                           struct walk *w, struct ga_nvreq_result *res, bool first)
 {
 	enum tv st = TV_TRUE;
 	*n_terms = 0;
@@ -187,10 +214,10 @@ static enum tv alternative(const char *s, size_t len, const struct ga_nvreq_targ
 					         buf);
 					return TV_INVALID;
 				}
-				if (!udetail[0])
-					snprintf(udetail, ulen,
+				if (!w->udetail[0])
+					snprintf(w->udetail, sizeof(w->udetail),
 					         "invalid term `%.200s` after a term not known", buf);
-				*maybe_invalid = true;
+				w->maybe_invalid = true;
 				return TV_UNKNOWN;
 			}
 			if (v == TV_FALSE) {
@@ -200,9 +227,10 @@ static enum tv alternative(const char *s, size_t len, const struct ga_nvreq_targ
 				return TV_FALSE;
 			}
 			if (v == TV_UNKNOWN) {
-				if (!udetail[0])
-					snprintf(udetail, ulen, "%.200s: the target's %s is not known", buf,
-					         t.key);
+				w->keys |= key_bit(t.key);
+				if (!w->udetail[0])
+					snprintf(w->udetail, sizeof(w->udetail),
+					         "%.200s: the target's %s is not known", buf, t.key);
 				st = TV_UNKNOWN;
 			}
 		}
@@ -216,15 +244,14 @@ void ga_nvreq_eval(const char *pred, const struct ga_nvreq_target *tg, struct ga
 	memset(res, 0, sizeof(*res));
 	if (!pred)
 		pred = "";
-	bool any = false, unknown = false, maybe_invalid = false, first = true;
-	char udetail[sizeof(res->detail)] = "";
+	bool any = false, unknown = false, first = true;
+	struct walk w = { 0 };
 	size_t len = strlen(pred);
 	for (size_t i = 0; i < len;) {
 		size_t n = strcspn(pred + i, " ");
 		if (n > 0) {
 			size_t terms;
-			enum tv v = alternative(pred + i, n, tg, &terms, &maybe_invalid, res, first, udetail,
-			                        sizeof(udetail));
+			enum tv v = alternative(pred + i, n, tg, &terms, &w, res, first);
 			first = false;
 			if (terms == 0) {
 				if (!any)
@@ -237,7 +264,7 @@ void ga_nvreq_eval(const char *pred, const struct ga_nvreq_target *tg, struct ga
 				set(res, GA_NVREQ_INVALID);
 				return;
 			}
-			if (v == TV_TRUE && !maybe_invalid)
+			if (v == TV_TRUE && !w.maybe_invalid)
 				goto satisfied;
 			if (v == TV_TRUE) {
 				unknown = true;
@@ -251,12 +278,8 @@ void ga_nvreq_eval(const char *pred, const struct ga_nvreq_target *tg, struct ga
 	if (!any)
 		goto satisfied;
 	if (unknown) {
-		snprintf(res->message, sizeof(res->message), "%s",
-		         maybe_invalid
-		                 ? "not known: depends on facts of the target that are not known, and a "
-		                   "malformed term may be reached"
-		                 : "not known: depends on facts of the target that are not known");
-		memcpy(res->detail, udetail, sizeof(res->detail));
+		unknown_message(&w, res->message, sizeof(res->message));
+		memcpy(res->detail, w.udetail, sizeof(res->detail));
 		set(res, GA_NVREQ_UNKNOWN);
 		return;
 	}
