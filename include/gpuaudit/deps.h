@@ -90,6 +90,10 @@ struct ga_deps_tree {
 	char *ld_library_path; /* an image config's Env LD_LIBRARY_PATH; NULL when none */
 	struct ga_deps_ldconf *ldconf; /* the tree's ld.so.conf files (the loader's configured dirs) */
 	size_t n_ldconf;
+	/* nvreq: the image config's NVIDIA_REQUIRE_*, NVIDIA_DISABLE_REQUIRE and CUDA_VERSION Env entries
+	 * ("KEY=value", in order; empty when none) and its com.nvidia.cuda.version label (NULL none) */
+	struct ga_strv nvidia_env;
+	char *cuda_version_label;
 };
 
 struct ga_deps_gap {
@@ -194,6 +198,8 @@ struct ga_deps_target {
 	char *policy_class;
 	/* directories the target's environment puts on LD_LIBRARY_PATH (':' separated); NULL none */
 	char *ld_library_path;
+	/* nvreq: the driver version from a node snapshot ("550.54.15"); NULL unknown */
+	char *driver_version;
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);
@@ -264,6 +270,9 @@ struct ga_deps_report_scanned {
 struct ga_deps_report_tree {
 	char *name;
 	char *kind;
+	/* nvreq: as in struct ga_deps_tree; left out of the JSON when absent */
+	struct ga_strv nvidia_env; /* v NULL: none */
+	char *cuda_version_label;
 };
 
 struct ga_deps_report_pkg {

@@ -248,6 +248,10 @@ int ga_deps_report_build(const struct ga_deps_inventory *inv, const struct ga_de
 	for (size_t i = 0; rep->trees && i < inv->n_trees; i++) {
 		rep->trees[i].name = dup(&b, inv->trees[i].name);
 		rep->trees[i].kind = dup(&b, inv->trees[i].kind);
+		rep->trees[i].cuda_version_label = dup(&b, inv->trees[i].cuda_version_label);
+		for (size_t k = 0; k < inv->trees[i].nvidia_env.n; k++)
+			if (ga_strv_push(&rep->trees[i].nvidia_env, inv->trees[i].nvidia_env.v[k]) < 0)
+				b.err = -ENOMEM;
 		rep->n_trees = i + 1;
 	}
 	packages(&b, inv, rep);

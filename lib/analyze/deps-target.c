@@ -18,6 +18,7 @@ void ga_deps_target_release(struct ga_deps_target *t)
 	ga_free(t->name);
 	ga_free(t->policy_class);
 	ga_free(t->ld_library_path);
+	ga_free(t->driver_version);
 	ga_strv_release(&t->allowed_backends);
 	ga_strv_release(&t->required_archs);
 	memset(t, 0, sizeof(*t));
@@ -192,6 +193,8 @@ int ga_deps_target_from_node(const struct ga_node *n, struct ga_deps_target *t)
 			t->sm = ga_deps_parse_sm(a->nvml->compute_capability);
 		if (t->sm < 0)
 			t->sm = ga_cc_for_model(a->model);
+		if (a->driver_version && !(t->driver_version = ga_strdup(a->driver_version)))
+			return -ENOMEM;
 	}
 	if (t->kind == GA_TARGET_ROCM) {
 		if (a->gfx_target)

@@ -15,6 +15,7 @@
 
 #include "../core/internal.h"
 #include "deps_int.h"
+#include "gpuaudit/nvreq.h"
 #include "gpuaudit/policy.h"
 
 static enum ga_dep_backend target_backend(const struct ga_deps_target *t)
@@ -626,6 +627,51 @@ static bool has_format(const struct ga_elf_info *e, bool cuda)
 	return !cuda && e->device_arch && e->device_backend == GA_DEP_ROCM;
 }
 
+/*
+ * nvreq: each image's NVIDIA_REQUIRE_* judged as the container toolkit would on
+ * the target's driver (lib/analyze/nvreq.c); the toolkit's own text as message.
+ * The GPU brand is never known here, so alternatives on it are "not known".
+ */
+static int nvidia_require(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                          struct ga_findings *out)
+{
+	char cuda[16] = "", arch[16] = "";
+	if (t->cuda_version > 0)
+		snprintf(cuda, sizeof(cuda), "%d.%d", t->cuda_version / 1000, t->cuda_version % 1000 / 10);
+	if (t->sm > 0)
+		snprintf(arch, sizeof(arch), "%d.%d", t->sm / 10, t->sm % 10);
+	const struct ga_nvreq_target nt = { cuda, t->driver_version, NULL, arch };
+	for (size_t i = 0; i < inv->n_trees; i++) {
+		const struct ga_deps_tree *tr = &inv->trees[i];
+		struct ga_nvreq_result res;
+		if (!tr->nvidia_env.n ||
+		    ga_nvreq_image((const char *const *)tr->nvidia_env.v, tr->nvidia_env.n, &nt, &res,
+		                   NULL) == 0 ||
+		    res.verdict == GA_NVREQ_SATISFIED)
+			continue;
+		bool refused = res.verdict != GA_NVREQ_UNKNOWN;
+		struct ga_finding *fd = ga_findings_add(
+		        out, "GA-DEPS-NVIDIA-REQUIRE", refused ? GA_SEV_ERROR : GA_SEV_WARNING, tr->name,
+		        refused ? "run it on a driver that meets the image's NVIDIA_REQUIRE_* (or pick an "
+		                  "image "
+		                  "built for an older CUDA); NVIDIA_DISABLE_REQUIRE=true skips the check"
+		                : "check the node's GPU brand and driver against the image's alternatives, "
+		                  "or use "
+		                  "a driver new enough for its cuda>= one",
+		        "%s%s",
+		        refused ? "the NVIDIA container toolkit will refuse to start it: "
+		                : "the NVIDIA container toolkit may refuse to start it: ",
+		        res.message);
+		if (!fd)
+			return -ENOMEM;
+		ga_finding_evidence(fd, "image", "%s", tr->name);
+		ga_finding_evidence(fd, "why", "%s", res.detail);
+		ga_finding_evidence(fd, "driver", "%s", t->driver_version ? t->driver_version : "unknown");
+		ga_finding_evidence(fd, "driver_cuda", "%s", cuda[0] ? cuda : "unknown");
+	}
+	return 0;
+}
+
 int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
                   struct ga_findings *out)
 {
@@ -667,6 +713,8 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 				r = hip_code(inv, f, arch, "GA-DEPS-POLICY-ARCH", out);
 		}
 	}
+	if (r == 0 && have && t->kind == GA_TARGET_CUDA && (t->cuda_version > 0 || t->driver_version))
+		r = nvidia_require(inv, t, out);
 	for (size_t i = 0; have && i < inv->n_pkgs && r == 0; i++) {
 		const struct ga_deps_pkg *p = &inv->pkgs[i];
 		const char *subject = p->meta_path ? p->meta_path : p->name ? p->name : "?";
@@ -700,6 +748,8 @@ const char *ga_deps_rule_text(const char *code)
 		{ "GA-DEPS-ISA-LEVEL", "x86-64 ISA level above the target CPU's (Illegal instruction)" },
 		{ "GA-DEPS-POLICY-BACKEND", "Backend not allowed by the policy's artifacts rules" },
 		{ "GA-DEPS-POLICY-ARCH", "Device code missing for an arch the policy requires" },
+		{ "GA-DEPS-NVIDIA-REQUIRE", "The image's NVIDIA_REQUIRE_* is not met by the target driver "
+		                            "(container toolkit refuses)" },
 	};
 	for (size_t i = 0; i < GA_ARRAY_SIZE(rules); i++)
 		if (!strcmp(code, rules[i].code))

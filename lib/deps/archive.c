@@ -756,14 +756,37 @@ out:
 	return r;
 }
 
+/* An Env entry the container toolkit reads before it starts a container (lib/analyze/nvreq.c). */
+static bool nvidia_env_name(const char *v)
+{
+	return !strncmp(v, "NVIDIA_REQUIRE_", 15) || !strncmp(v, "NVIDIA_DISABLE_REQUIRE=", 23) ||
+	       !strncmp(v, "CUDA_VERSION=", 13);
+}
+
+/* nvreq: the toolkit's Env entries and the com.nvidia.cuda.version label, into the tree. */
+static int image_nvidia(struct ga_deps_tree *t, const json_t *cfg)
+{
+	const json_t *env = json_object_get(cfg, "Env");
+	for (size_t i = 0; json_is_array(env) && i < json_array_size(env); i++) {
+		const char *v = json_string_value(json_array_get(env, i));
+		if (v && nvidia_env_name(v) && ga_strv_push(&t->nvidia_env, v) < 0)
+			return -ENOMEM;
+	}
+	const char *label =
+	        json_string_value(json_object_get(json_object_get(cfg, "Labels"), "com.nvidia.cuda.version"));
+	if (label && !t->cuda_version_label && !(t->cuda_version_label = ga_strdup(label)))
+		return -ENOMEM;
+	return 0;
+}
+
 /* The image config's Env LD_LIBRARY_PATH (what the loader searches in a container of the image). */
 static int image_env(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir, const char *config,
                      size_t tree)
 {
 	json_t *c = load_json(s, buf, len, dir, config);
 	json_t *env = json_object_get(json_object_get(c, "config"), "Env");
-	int r = 0;
-	for (size_t i = 0; json_is_array(env) && i < json_array_size(env); i++) {
+	int r = image_nvidia(&s->inv->trees[tree], json_object_get(c, "config"));
+	for (size_t i = 0; r == 0 && json_is_array(env) && i < json_array_size(env); i++) {
 		const char *v = json_string_value(json_array_get(env, i));
 		if (v && !strncmp(v, "LD_LIBRARY_PATH=", 16)) {
 			char *d = ga_strdup(v + 16);

@@ -63,6 +63,8 @@ void ga_deps_inventory_release(struct ga_deps_inventory *inv)
 		ga_free(inv->trees[i].name);
 		ga_free(inv->trees[i].kind);
 		ga_free(inv->trees[i].ld_library_path);
+		ga_strv_release(&inv->trees[i].nvidia_env);
+		ga_free(inv->trees[i].cuda_version_label);
 		for (size_t k = 0; k < inv->trees[i].n_ldconf; k++) {
 			ga_free(inv->trees[i].ldconf[k].path);
 			ga_free(inv->trees[i].ldconf[k].text);

@@ -49,8 +49,12 @@ static const struct ga_field scanned_f[] = {
 };
 SCHEMA(scanned_s, ga_deps_report_scanned, scanned_f);
 
-static const struct ga_field tree_f[] = { S(struct ga_deps_report_tree, name),
-	                                  S(struct ga_deps_report_tree, kind) };
+static const struct ga_field tree_f[] = {
+	S(struct ga_deps_report_tree, name),
+	S(struct ga_deps_report_tree, kind),
+	GA_FIELD_OMIT(struct ga_deps_report_tree, nvidia_env, GA_F_STRV),
+	GA_FIELD_OMIT(struct ga_deps_report_tree, cuda_version_label, GA_F_STR),
+};
 SCHEMA(tree_s, ga_deps_report_tree, tree_f);
 
 #define P struct ga_deps_report_pkg
