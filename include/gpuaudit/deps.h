@@ -194,6 +194,9 @@ struct ga_deps_target {
 	char *policy_class;
 	/* directories the target's environment puts on LD_LIBRARY_PATH (':' separated); NULL none */
 	char *ld_library_path;
+	/* the target's glibc ("2.31") and libstdc++ as its highest GLIBCXX_ version ("3.4.30"); "" unknown */
+	char glibc[GA_SYMVER_LEN];
+	char libstdcxx[GA_SYMVER_LEN];
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);
@@ -252,6 +255,8 @@ struct ga_deps_report_target {
 	char *policy_class;
 	struct ga_strv allowed_backends;
 	struct ga_strv required_archs;
+	char *glibc;     /* "2.31"; NULL (key left out) unknown */
+	char *libstdcxx; /* GLIBCXX_ version the target's libstdc++ has, "3.4.30"; NULL unknown */
 };
 
 struct ga_deps_report_scanned {
@@ -308,6 +313,11 @@ struct ga_deps_report_elf {
 	struct ga_ou64 x86_isa_level; /* null when absent */
 	char *device_arch;
 	struct ga_deps_report_devcode device_code;
+	/* highest symbol versions needed ("2.34", "3.4.32"); NULL (key left out) when none */
+	char *glibc_needed;
+	char *glibcxx_needed;
+	char *cxxabi_needed;
+	char *gcc_needed;
 };
 
 struct ga_deps_report_file {
