@@ -356,6 +356,24 @@ int ga_deps_report_build(const struct ga_deps_inventory *inv, const struct ga_de
                          struct ga_findings *fs, struct ga_deps_report *rep);
 void ga_deps_report_release(struct ga_deps_report *rep);
 
+/* ---- symbol versions (lib/analyze/deps-symver.c, issue 19): pure ---- */
+
+/*
+ * GA-DEPS-SYMBOL-VERSION: a file needs a GLIBC_ / GLIBCXX_ version above the
+ * target's glibc / libstdc++ (t NULL or unknown versions: not checked);
+ * GA-DEPS-MANYLINUX-TAG: a file of a wheel needs a GLIBC_ version above the
+ * one its manylinux tag claims. Called by ga_deps_judge. 0 or -ENOMEM.
+ */
+int ga_deps_judge_symver(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                         struct ga_findings *out);
+/*
+ * The glibc a wheel's file name claims ("x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+ * -> "2.28"; manylinux1 2.5, manylinux2010 2.12, manylinux2014 2.17; the lowest
+ * of a compressed tag set), directories and "outer!/" prefixes ignored: 1 and
+ * out filled, 0 when the name has no manylinux tag.
+ */
+int ga_deps_manylinux_glibc(const char *wheel, char *out, size_t outlen);
+
 #ifdef __cplusplus
 }
 #endif
