@@ -90,7 +90,10 @@ int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbu
 		return -ENOMEM;
 	}
 	int r = -EINVAL;
-	char *rest = strchr(copy, ':');
+	/* the kind ends at ':' or ',' ("cpu,glibc:2.31" as "cpu:glibc:2.31") */
+	char *rest = copy + strcspn(copy, ":,");
+	if (!*rest)
+		rest = NULL;
 	char *kind = copy;
 	/* "glibc:2.31[,libstdc++:3.4.30]" alone: no accelerator, only the loader's view */
 	bool libc_only = libc_word(copy) > 0;

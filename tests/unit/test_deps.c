@@ -1095,6 +1095,10 @@ static void test_symver_targets(void **state)
 	assert_string_equal(t.glibc, "2.28");
 	assert_string_equal(t.libstdcxx, "3.4.25");
 	ga_deps_target_release(&t);
+	assert_int_equal(ga_deps_target_parse("cpu,glibc:2.17", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.kind, GA_TARGET_CPU);
+	assert_string_equal(t.glibc, "2.17");
+	ga_deps_target_release(&t);
 	assert_int_equal(ga_deps_target_parse("glibcxx=3.4.30,glibc=2.35", &t, err, sizeof(err)), 0);
 	assert_string_equal(t.glibc, "2.35");
 	assert_string_equal(t.libstdcxx, "3.4.30");
