@@ -48,7 +48,9 @@
 #define DT_VERNEED 0x6ffffffe
 #define DT_VERNEEDNUM 0x6fffffff
 #define SHT_GNU_VERNEED 0x6ffffffe
-#define MAX_VERNEED 4096 /* Verneed entries followed, Vernaux entries per file */
+#define MAX_VERNEED 4096  /* Verneed entries followed per file */
+#define MAX_VERNAUX 65536 /* Vernaux entries followed per file, over all Verneed entries */
+#define MAX_VERNAME 64    /* longest version name looked at ("GLIBCXX_3.4.32" is 14) */
 #define NT_GNU_PROPERTY_TYPE_0 5
 #define GNU_PROPERTY_X86_ISA_1_NEEDED 0xc0008002u
 #define NT_FDO_DLOPEN 0x407c0c0au
@@ -463,6 +465,9 @@ static int read_verneed(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 {
 	if (count > MAX_VERNEED)
 		count = MAX_VERNEED;
+	if (!dc_range_ok(str_off, str_size, e->len))
+		return 0;
+	uint64_t budget = MAX_VERNAUX; /* Vernaux entries over the whole chain: a looping one stops */
 	for (uint64_t i = 0; i < count; i++) {
 		if (!dc_range_ok(off, 16, e->len))
 			return set_damage(ctx, e, info, "damaged: version needs beyond end of file");
@@ -470,16 +475,19 @@ static int read_verneed(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 		uint16_t cnt = rd16(e, vn + 2);
 		uint32_t aux = rd32(e, vn + 8), next = rd32(e, vn + 12);
 		uint64_t a = off + aux;
-		for (uint32_t j = 0; j < cnt && j < MAX_VERNEED; j++) {
+		for (uint32_t j = 0; j < cnt && budget; j++, budget--) {
 			if (!dc_range_ok(a, 16, e->len))
 				return set_damage(ctx, e, info,
 				                  "damaged: version need entries beyond end of file");
 			const uint8_t *vna = e->buf + a;
-			const char *name = str_at(e, str_off, str_size, rd32(e, vna + 8));
-			if (!name)
+			uint32_t name_off = rd32(e, vna + 8);
+			if (name_off >= str_size)
 				return set_damage(ctx, e, info,
 				                  "damaged: version name outside the dynamic string table");
-			if (strnlen(name, 64) < 64)
+			/* names that matter are short: look at most MAX_VERNAME bytes for the NUL */
+			const char *name = (const char *)e->buf + str_off + name_off;
+			uint64_t room = str_size - name_off;
+			if (memchr(name, '\0', (size_t)(room < MAX_VERNAME ? room : MAX_VERNAME)))
 				ga_symver_note(info, name);
 			uint32_t an = rd32(e, vna + 12);
 			if (!an)
