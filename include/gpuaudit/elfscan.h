@@ -255,8 +255,8 @@ struct ga_elf_info {
 
 	/*
 	 * Highest symbol version needed per family (.gnu.version_r: DT_VERNEED
-	 * chains, the SHT_GNU_verneed section when there is no dynamic
-	 * segment), the part after the prefix: "2.34" for GLIBC_2.34, "3.4.32"
+	 * chains; the SHT_GNU_verneed section when the file has no program
+	 * headers), the part after the prefix: "2.34" for GLIBC_2.34, "3.4.32"
 	 * for GLIBCXX_3.4.32, CXXABI_ "1.3.15", GCC_ "4.2.0"; "" when none.
 	 * Names that are not a release (GLIBC_PRIVATE) are left out.
 	 */

@@ -501,7 +501,7 @@ static int read_verneed(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 	return 0;
 }
 
-/* No DT_VERNEED (no dynamic segment): the SHT_GNU_verneed section and its string table. */
+/* DT_VERNEED in a file without program headers: the SHT_GNU_verneed section and its string table. */
 static int read_verneed_section(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_info *info)
 {
 	for (uint32_t i = 0; i < e->shnum; i++) {
@@ -561,7 +561,7 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 	}
 	(void)shstr;
 	if (!have_dyn)
-		return read_verneed_section(ctx, e, info);
+		return 0;
 	if (!dc_range_ok(dyn_off, dyn_size, e->len))
 		return set_damage(ctx, e, info, "truncated: dynamic section beyond end of file");
 	size_t entsz = e->is64 ? 16 : 8;
@@ -640,8 +640,11 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 		}
 	}
 	if (!have_verneed)
-		return read_verneed_section(ctx, e, info);
+		return 0;
 	uint64_t vn_off;
+	/* no program headers (stripped of them): DT_VERNEED cannot be mapped, the section can */
+	if (!e->phnum)
+		return read_verneed_section(ctx, e, info);
 	if (!vaddr_to_off(e, verneed_va, &vn_off))
 		return set_damage(ctx, e, info, "damaged: version needs outside the loaded segments");
 	return read_verneed(ctx, e, info, vn_off, verneed_n, str_off, str_size);
