@@ -782,6 +782,18 @@ static void test_symver_real(void **state)
 		assert_string_equal(info->glibc_needed, "2.14");
 #endif
 		assert_string_equal(info->glibcxx_needed, "");
+		/* without program headers (e_phnum 0): the .gnu.version_r section says the same */
+		size_t len;
+		uint8_t *b = slurp(so, &len);
+		assert_non_null(b);
+		assert_true(len > 64 && b[4] == 2 && b[5] == 1);
+		b[56] = b[57] = 0;
+		struct ga_elf_info *nophdr = NULL;
+		assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &nophdr), 0);
+		assert_string_equal(nophdr->glibc_needed, info->glibc_needed);
+		assert_string_equal(nophdr->gcc_needed, info->gcc_needed);
+		ga_elf_info_free(nophdr);
+		free(b);
 		ga_elf_info_free(info);
 		checked++;
 	}
