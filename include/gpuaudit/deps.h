@@ -200,6 +200,9 @@ struct ga_deps_target {
 	char *ld_library_path;
 	/* nvreq: the driver version from a node snapshot ("550.54.15"); NULL unknown */
 	char *driver_version;
+	/* the target's glibc ("2.31") and libstdc++ as its highest GLIBCXX_ version ("3.4.30"); "" unknown */
+	char glibc[GA_SYMVER_LEN];
+	char libstdcxx[GA_SYMVER_LEN];
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);
@@ -258,6 +261,8 @@ struct ga_deps_report_target {
 	char *policy_class;
 	struct ga_strv allowed_backends;
 	struct ga_strv required_archs;
+	char *glibc;     /* "2.31"; NULL (key left out) unknown */
+	char *libstdcxx; /* GLIBCXX_ version the target's libstdc++ has, "3.4.30"; NULL unknown */
 };
 
 struct ga_deps_report_scanned {
@@ -317,6 +322,11 @@ struct ga_deps_report_elf {
 	struct ga_ou64 x86_isa_level; /* null when absent */
 	char *device_arch;
 	struct ga_deps_report_devcode device_code;
+	/* highest symbol versions needed ("2.34", "3.4.32"); NULL (key left out) when none */
+	char *glibc_needed;
+	char *glibcxx_needed;
+	char *cxxabi_needed;
+	char *gcc_needed;
 };
 
 struct ga_deps_report_file {
@@ -354,6 +364,24 @@ extern const struct ga_schema ga_deps_report_schema;
 int ga_deps_report_build(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
                          struct ga_findings *fs, struct ga_deps_report *rep);
 void ga_deps_report_release(struct ga_deps_report *rep);
+
+/* ---- symbol versions (lib/analyze/deps-symver.c, issue 19): pure ---- */
+
+/*
+ * GA-DEPS-SYMBOL-VERSION: a file needs a GLIBC_ / GLIBCXX_ version above the
+ * target's glibc / libstdc++ (t NULL or unknown versions: not checked);
+ * GA-DEPS-MANYLINUX-TAG: a file of a wheel needs a GLIBC_ version above the
+ * one its manylinux tag claims. Called by ga_deps_judge. 0 or -ENOMEM.
+ */
+int ga_deps_judge_symver(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                         struct ga_findings *out);
+/*
+ * The glibc a wheel's file name claims ("x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+ * -> "2.28"; manylinux1 2.5, manylinux2010 2.12, manylinux2014 2.17; the lowest
+ * of a compressed tag set), directories and "outer!/" prefixes ignored: 1 and
+ * out filled, 0 when the name has no manylinux tag.
+ */
+int ga_deps_manylinux_glibc(const char *wheel, char *out, size_t outlen);
 
 #ifdef __cplusplus
 }

@@ -165,6 +165,9 @@ struct ga_devcode_container {
 
 /* ---- per ELF ------------------------------------------------------------- */
 
+/* Room for a symbol version ("3.4.32") and its NUL (longer ones are not kept). */
+#define GA_SYMVER_LEN 16
+
 /* static CUDA runtime markers (ga_elf_info.static_cudart_markers) */
 enum {
 	GA_CUDART_SYM_STATIC = 1u << 0,     /* a symbol "libcudart_static_<hex>" */
@@ -249,6 +252,18 @@ struct ga_elf_info {
 	 * on the file (the scan is then INCOMPLETE).
 	 */
 	char *damage;
+
+	/*
+	 * Highest symbol version needed per family (.gnu.version_r: DT_VERNEED
+	 * chains; the SHT_GNU_verneed section when the file has no program
+	 * headers), the part after the prefix: "2.34" for GLIBC_2.34, "3.4.32"
+	 * for GLIBCXX_3.4.32, CXXABI_ "1.3.15", GCC_ "4.2.0"; "" when none.
+	 * Names that are not a release (GLIBC_PRIVATE) are left out.
+	 */
+	char glibc_needed[GA_SYMVER_LEN];
+	char glibcxx_needed[GA_SYMVER_LEN];
+	char cxxabi_needed[GA_SYMVER_LEN];
+	char gcc_needed[GA_SYMVER_LEN];
 };
 
 enum {
@@ -330,6 +345,15 @@ void ga_elf_strv_free(char **v, size_t n);
  * JIT PTX of ISA major.minor, or -1 when the ISA is unknown.
  */
 int ga_ptx_isa_min_cuda(unsigned isa_major, unsigned isa_minor);
+
+/*
+ * Symbol versions (lib/deps/symver.c). ga_symver_cmp compares dotted
+ * versions numerically ("2.9" < "2.34", "3.4" < "3.4.1"): <0, 0, >0.
+ * ga_symver_note files one needed version name ("GLIBC_2.34") under its
+ * family in info, keeping the highest.
+ */
+int ga_symver_cmp(const char *a, const char *b);
+void ga_symver_note(struct ga_elf_info *info, const char *name);
 
 #ifdef __cplusplus
 }

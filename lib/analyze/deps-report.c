@@ -93,6 +93,8 @@ static void target(struct bld *b, const struct ga_deps_target *t, struct ga_deps
 	r->policy_class = dup(b, t->policy_class);
 	strv(b, &r->allowed_backends, t->allowed_backends.v, t->allowed_backends.n);
 	strv(b, &r->required_archs, t->required_archs.v, t->required_archs.n);
+	r->glibc = t->glibc[0] ? dup(b, t->glibc) : NULL;
+	r->libstdcxx = t->libstdcxx[0] ? dup(b, t->libstdcxx) : NULL;
 }
 
 struct img_key {
@@ -193,6 +195,10 @@ static void elf(struct bld *b, const struct ga_elf_info *e, struct ga_deps_repor
 	GA_SET(d->truncated, e->devcode_truncated);
 	ou64(&d->bad_containers, e->n_bad_containers, true);
 	images(b, e, d);
+	r->glibc_needed = e->glibc_needed[0] ? dup(b, e->glibc_needed) : NULL;
+	r->glibcxx_needed = e->glibcxx_needed[0] ? dup(b, e->glibcxx_needed) : NULL;
+	r->cxxabi_needed = e->cxxabi_needed[0] ? dup(b, e->cxxabi_needed) : NULL;
+	r->gcc_needed = e->gcc_needed[0] ? dup(b, e->gcc_needed) : NULL;
 }
 
 static void packages(struct bld *b, const struct ga_deps_inventory *inv, struct ga_deps_report *rep)

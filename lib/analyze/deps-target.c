@@ -47,6 +47,41 @@ int ga_deps_parse_sm(const char *s)
 	return end != m && !*end && maj > 0 && maj < 100 && min >= 0 && min < 10 ? (int)(maj * 10 + min) : -1;
 }
 
+/*
+ * "glibc:2.31" / "glibc=2.31", "libstdc++:3.4.30" (or glibcxx:): 1 with the
+ * version in t, 0 when tok is not one of them, -1 (errbuf) when its version is bad.
+ */
+static const char *const libc_words[] = { "glibc", "libstdc++", "glibcxx" };
+
+/* 1 + index of the word tok starts with ("glibc:" ...), 0 none. */
+static size_t libc_word(const char *tok)
+{
+	for (size_t i = 0; i < GA_ARRAY_SIZE(libc_words); i++) {
+		size_t n = strlen(libc_words[i]);
+		if (!strncmp(tok, libc_words[i], n) && (tok[n] == ':' || tok[n] == '='))
+			return i + 1;
+	}
+	return 0;
+}
+
+static int libc_token(const char *tok, struct ga_deps_target *t, char *errbuf, size_t errlen)
+{
+	size_t w = libc_word(tok);
+	if (w--) {
+		const char *v = tok + strlen(libc_words[w]) + 1;
+		bool ok = *v >= '0' && *v <= '9' && strlen(v) < GA_SYMVER_LEN;
+		for (const char *c = v; ok && *c; c++)
+			ok = (*c >= '0' && *c <= '9') || (*c == '.' && c[1] >= '0' && c[1] <= '9');
+		if (!ok) {
+			snprintf(errbuf, errlen, "'%s' is not a version (glibc:2.31, libstdc++:3.4.30)", tok);
+			return -1;
+		}
+		snprintf(w == 0 ? t->glibc : t->libstdcxx, GA_SYMVER_LEN, "%s", v);
+		return 1;
+	}
+	return 0;
+}
+
 int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbuf, size_t errlen)
 {
 	target_init(t);
@@ -56,11 +91,19 @@ int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbu
 		return -ENOMEM;
 	}
 	int r = -EINVAL;
-	char *rest = strchr(copy, ':');
+	/* the kind ends at ':' or ',' ("cpu,glibc:2.31" as "cpu:glibc:2.31") */
+	char *rest = copy + strcspn(copy, ":,");
+	if (!*rest)
+		rest = NULL;
 	char *kind = copy;
-	if (rest)
+	/* "glibc:2.31[,libstdc++:3.4.30]" alone: no accelerator, only the loader's view */
+	bool libc_only = libc_word(copy) > 0;
+	if (rest && !libc_only)
 		*rest++ = '\0';
-	if (!strcmp(kind, "cpu"))
+	if (libc_only) {
+		t->kind = GA_TARGET_NONE;
+		rest = copy;
+	} else if (!strcmp(kind, "cpu"))
 		t->kind = GA_TARGET_CPU;
 	else if (!strcmp(kind, "cuda"))
 		t->kind = GA_TARGET_CUDA;
@@ -74,6 +117,17 @@ int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbu
 	}
 	for (char *save = NULL, *tok = rest ? strtok_r(rest, ",", &save) : NULL; tok;
 	     tok = strtok_r(NULL, ",", &save)) {
+		int lt = libc_token(tok, t, errbuf, errlen);
+		if (lt < 0)
+			goto out;
+		if (lt > 0)
+			continue;
+		if (libc_only) {
+			snprintf(errbuf, errlen,
+			         "'%s' is not understood after glibc: (example: glibc:2.31,libstdc++:3.4.30)",
+			         tok);
+			goto out;
+		}
 		if (!strncmp(tok, "x86-64-v", 8) && tok[8] >= '1' && tok[8] <= '4' && !tok[9]) {
 			t->cpu_isa_level = tok[8] - '0';
 		} else if (t->kind == GA_TARGET_CUDA && !strncmp(tok, "sm_", 3)) {

@@ -724,6 +724,8 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		if (r == 0)
 			r = policy_backends(subject, p->signals, p->n_signals, t, out);
 	}
+	if (r == 0)
+		r = ga_deps_judge_symver(inv, t, out);
 out:
 	ga_ldso_release(&ix);
 	if (r == 0 && out->err)
@@ -750,6 +752,10 @@ const char *ga_deps_rule_text(const char *code)
 		{ "GA-DEPS-POLICY-ARCH", "Device code missing for an arch the policy requires" },
 		{ "GA-DEPS-NVIDIA-REQUIRE", "The image's NVIDIA_REQUIRE_* is not met by the target driver "
 		                            "(container toolkit refuses)" },
+		{ "GA-DEPS-SYMBOL-VERSION",
+		  "A symbol version (GLIBC_, GLIBCXX_) above the target's glibc or libstdc++" },
+		{ "GA-DEPS-MANYLINUX-TAG",
+		  "A wheel's binaries need a newer glibc than its manylinux tag claims" },
 	};
 	for (size_t i = 0; i < GA_ARRAY_SIZE(rules); i++)
 		if (!strcmp(code, rules[i].code))

@@ -45,6 +45,12 @@
 #define DT_SONAME 14
 #define DT_RPATH 15
 #define DT_RUNPATH 29
+#define DT_VERNEED 0x6ffffffe
+#define DT_VERNEEDNUM 0x6fffffff
+#define SHT_GNU_VERNEED 0x6ffffffe
+#define MAX_VERNEED 4096  /* Verneed entries followed per file */
+#define MAX_VERNAUX 65536 /* Vernaux entries followed per file, over all Verneed entries */
+#define MAX_VERNAME 64    /* longest version name looked at ("GLIBCXX_3.4.32" is 14) */
 #define NT_GNU_PROPERTY_TYPE_0 5
 #define GNU_PROPERTY_X86_ISA_1_NEEDED 0xc0008002u
 #define NT_FDO_DLOPEN 0x407c0c0au
@@ -447,6 +453,71 @@ static char *dup_bounded(const char *s)
 	return ga_strndup(s, strnlen(s, MAX_STR));
 }
 
+/*
+ * The Verneed chain at file offset off (count entries, as DT_VERNEEDNUM or
+ * the section's sh_info says), names in the string table [str_off,
+ * +str_size): each needed version name goes to ga_symver_note. Elf32 and
+ * Elf64 Verneed / Vernaux have the same 16-byte layout. An entry or a name
+ * outside the file is damage; the chain stops there. 0 or -ENOMEM.
+ */
+static int read_verneed(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_info *info, uint64_t off,
+                        uint64_t count, uint64_t str_off, uint64_t str_size)
+{
+	if (count > MAX_VERNEED)
+		count = MAX_VERNEED;
+	if (!dc_range_ok(str_off, str_size, e->len))
+		return 0;
+	uint64_t budget = MAX_VERNAUX; /* Vernaux entries over the whole chain: a looping one stops */
+	for (uint64_t i = 0; i < count; i++) {
+		if (!dc_range_ok(off, 16, e->len))
+			return set_damage(ctx, e, info, "damaged: version needs beyond end of file");
+		const uint8_t *vn = e->buf + off;
+		uint16_t cnt = rd16(e, vn + 2);
+		uint32_t aux = rd32(e, vn + 8), next = rd32(e, vn + 12);
+		uint64_t a = off + aux;
+		for (uint32_t j = 0; j < cnt && budget; j++, budget--) {
+			if (!dc_range_ok(a, 16, e->len))
+				return set_damage(ctx, e, info,
+				                  "damaged: version need entries beyond end of file");
+			const uint8_t *vna = e->buf + a;
+			uint32_t name_off = rd32(e, vna + 8);
+			if (name_off >= str_size)
+				return set_damage(ctx, e, info,
+				                  "damaged: version name outside the dynamic string table");
+			/* names that matter are short: look at most MAX_VERNAME bytes for the NUL */
+			const char *name = (const char *)e->buf + str_off + name_off;
+			uint64_t room = str_size - name_off;
+			if (memchr(name, '\0', (size_t)(room < MAX_VERNAME ? room : MAX_VERNAME)))
+				ga_symver_note(info, name);
+			uint32_t an = rd32(e, vna + 12);
+			if (!an)
+				break;
+			a += an;
+		}
+		if (!next)
+			break;
+		off += next;
+	}
+	return 0;
+}
+
+/* DT_VERNEED in a file without program headers: the SHT_GNU_verneed section and its string table. */
+static int read_verneed_section(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_info *info)
+{
+	for (uint32_t i = 0; i < e->shnum; i++) {
+		struct shdr s, l;
+		if (!get_shdr(e, i, &s) || s.type != SHT_GNU_VERNEED)
+			continue;
+		if (!sect_range(e, &s) || !get_shdr(e, s.link, &l) || !sect_range(e, &l))
+			return set_damage(ctx, e, info, "damaged: version needs beyond end of file");
+		/* sh_info holds the entry count; the shdr reader does not keep it */
+		const uint8_t *p = e->buf + e->shoff + (uint64_t)i * e->shentsize;
+		uint32_t count = rd32(e, p + (e->is64 ? 44 : 28));
+		return read_verneed(ctx, e, info, s.offset, count, l.offset, l.size);
+	}
+	return 0;
+}
+
 static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_info *info,
                         const struct shdr *shstr)
 {
@@ -498,8 +569,8 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 	if (n > MAX_DYN)
 		n = MAX_DYN;
 	/* first pass: the string table */
-	uint64_t strtab_va = 0, strsz = 0;
-	bool have_strtab_va = false;
+	uint64_t strtab_va = 0, strsz = 0, verneed_va = 0, verneed_n = 0;
+	bool have_strtab_va = false, have_verneed = false;
 	for (uint64_t i = 0; i < n; i++) {
 		const uint8_t *p = e->buf + dyn_off + i * entsz;
 		uint64_t tag = rdaddr(e, p), val = rdaddr(e, p + entsz / 2);
@@ -510,6 +581,11 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 			have_strtab_va = true;
 		} else if (tag == DT_STRSZ) {
 			strsz = val;
+		} else if (tag == DT_VERNEED) {
+			verneed_va = val;
+			have_verneed = true;
+		} else if (tag == DT_VERNEEDNUM) {
+			verneed_n = val;
 		}
 	}
 	if (have_strtab_va && vaddr_to_off(e, strtab_va, &str_off)) {
@@ -563,7 +639,15 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 			return -ENOMEM;
 		}
 	}
-	return 0;
+	if (!have_verneed)
+		return 0;
+	uint64_t vn_off;
+	/* no program headers (stripped of them): DT_VERNEED cannot be mapped, the section can */
+	if (!e->phnum)
+		return read_verneed_section(ctx, e, info);
+	if (!vaddr_to_off(e, verneed_va, &vn_off))
+		return set_damage(ctx, e, info, "damaged: version needs outside the loaded segments");
+	return read_verneed(ctx, e, info, vn_off, verneed_n, str_off, str_size);
 }
 
 /* ---- notes --------------------------------------------------------------- */

@@ -37,6 +37,8 @@ static const struct ga_field target_f[] = {
 	S(T, policy_class),
 	V(T, allowed_backends),
 	V(T, required_archs),
+	GA_FIELD_OMIT(T, glibc, GA_F_STR),
+	GA_FIELD_OMIT(T, libstdcxx, GA_F_STR),
 };
 #undef T
 SCHEMA(target_s, ga_deps_report_target, target_f);
@@ -119,6 +121,10 @@ static const struct ga_field elf_f[] = {
 	U(E, x86_isa_level),
 	S(E, device_arch),
 	GA_FIELD_OBJ(E, device_code, devcode_s),
+	GA_FIELD_OMIT(E, glibc_needed, GA_F_STR),
+	GA_FIELD_OMIT(E, glibcxx_needed, GA_F_STR),
+	GA_FIELD_OMIT(E, cxxabi_needed, GA_F_STR),
+	GA_FIELD_OMIT(E, gcc_needed, GA_F_STR),
 };
 #undef E
 SCHEMA(elf_s, ga_deps_report_elf, elf_f);

@@ -1075,6 +1075,146 @@ static void test_archive_memory_cap(void **state)
 	free(z);
 }
 
+/* ---- symbol versions: GA-DEPS-SYMBOL-VERSION, GA-DEPS-MANYLINUX-TAG ---- */
+
+static void test_symver_targets(void **state)
+{
+	(void)state;
+	struct ga_deps_target t;
+	char err[200];
+	assert_int_equal(ga_deps_target_parse("glibc:2.31", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.kind, GA_TARGET_NONE);
+	assert_string_equal(t.glibc, "2.31");
+	assert_string_equal(t.libstdcxx, "");
+	ga_deps_target_release(&t);
+	assert_int_equal(
+	        ga_deps_target_parse("cuda:13.0,sm_90,glibc:2.28,libstdc++:3.4.25", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.kind, GA_TARGET_CUDA);
+	assert_int_equal(t.cuda_version, 13000);
+	assert_int_equal(t.sm, 90);
+	assert_string_equal(t.glibc, "2.28");
+	assert_string_equal(t.libstdcxx, "3.4.25");
+	ga_deps_target_release(&t);
+	assert_int_equal(ga_deps_target_parse("cpu,glibc:2.17", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.kind, GA_TARGET_CPU);
+	assert_string_equal(t.glibc, "2.17");
+	ga_deps_target_release(&t);
+	assert_int_equal(ga_deps_target_parse("glibcxx=3.4.30,glibc=2.35", &t, err, sizeof(err)), 0);
+	assert_string_equal(t.glibc, "2.35");
+	assert_string_equal(t.libstdcxx, "3.4.30");
+	ga_deps_target_release(&t);
+	static const char *const bad[] = { "glibc:x",          "glibc:",
+		                           "glibc:2.31,sm_90", "cuda:12.4,glibc:2..3",
+		                           "glibc:2.31.",      "cuda:12.4,libstdc++:12345678901234567" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (ga_deps_target_parse(bad[i], &t, err, sizeof(err)) != -EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+		assert_true(err[0] != '\0');
+	}
+	char v[16];
+	static const struct {
+		const char *name, *want;
+	} tags[] = {
+		{ "x-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", "2.28" },
+		{ "dist/x-1.0-cp311-cp311-manylinux2014_x86_64.whl", "2.17" },
+		{ "o.tar!/x-1.0-1-cp39-cp39-manylinux2010_x86_64.whl", "2.12" },
+		{ "x-1.0-py3-none-manylinux1_x86_64.whl", "2.5" },
+		{ "x-1.0-cp311-cp311-manylinux_2_28_x86_64.manylinux_2_17_x86_64.whl", "2.17" },
+		{ "x-1.0-cp312-cp312-manylinux_2_17_aarch64.manylinux2014_aarch64.whl", "2.17" },
+		{ "x-1.0-cp311-cp311-musllinux_1_2_x86_64.whl", NULL },
+		{ "x-1.0-cp311-cp311-linux_x86_64.whl", NULL },
+		{ "x-1.0-py3-none-any.whl", NULL },
+		{ "manylinux_2_28_x86_64.tar", NULL },
+		{ "x-1.0-cp311-cp311-manylinux_2_x86_64.whl", NULL },
+	};
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		v[0] = '\0';
+		int got = ga_deps_manylinux_glibc(tags[i].name, v, sizeof(v));
+		if (got != (tags[i].want != NULL) || (got && strcmp(v, tags[i].want)))
+			fail_msg("%s: got %d '%s'", tags[i].name, got, v);
+	}
+}
+
+static void test_symbol_versions(void **state)
+{
+	(void)state;
+	struct fake_elf e;
+	fake_init(&e);
+	snprintf(e.info.glibc_needed, sizeof(e.info.glibc_needed), "2.34");
+	snprintf(e.info.glibcxx_needed, sizeof(e.info.glibcxx_needed), "3.4.32");
+	struct ga_findings f;
+	judge_one(&e, "lib/libx.so", "glibc:2.31", &f);
+	const struct ga_finding *fd = find(&f, "GA-DEPS-SYMBOL-VERSION");
+	assert_non_null(fd);
+	assert_int_equal(fd->severity, GA_SEV_ERROR);
+	assert_non_null(
+	        strstr(fd->message, "version `GLIBC_2.34' not found (required by art.whl!/lib/libx.so)"));
+	assert_null(find(&f, "GA-DEPS-MANYLINUX-TAG")); /* art.whl has no tag */
+	ga_findings_release(&f);
+	/* the same glibc, a newer one: loads */
+	judge_one(&e, "lib/libx.so", "glibc:2.34", &f);
+	assert_null(find(&f, "GA-DEPS-SYMBOL-VERSION"));
+	ga_findings_release(&f);
+	judge_one(&e, "lib/libx.so", "cuda:12.4,sm_90,glibc:2.39", &f);
+	assert_null(find(&f, "GA-DEPS-SYMBOL-VERSION"));
+	ga_findings_release(&f);
+	/* libstdc++ too old */
+	judge_one(&e, "lib/libx.so", "cuda:12.4,sm_90,glibc:2.39,libstdc++:3.4.30", &f);
+	fd = find(&f, "GA-DEPS-SYMBOL-VERSION");
+	assert_non_null(fd);
+	assert_non_null(
+	        strstr(fd->message, "version `GLIBCXX_3.4.32' not found (required by art.whl!/lib/libx.so)"));
+	ga_findings_release(&f);
+	/* no versions known for the target: nothing said */
+	judge_one(&e, "lib/libx.so", "cuda:12.4,sm_90", &f);
+	assert_null(find(&f, "GA-DEPS-SYMBOL-VERSION"));
+	ga_findings_release(&f);
+	assert_string_equal(ga_deps_rule_text("GA-DEPS-SYMBOL-VERSION"),
+	                    "A symbol version (GLIBC_, GLIBCXX_) above the target's glibc or libstdc++");
+}
+
+static void test_manylinux_tag(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *wheel, *needed;
+		bool want;
+	} cases[] = {
+		{ "dist/t-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", "2.34", true },
+		{ "dist/t-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", "2.28", false },
+		{ "dist/t-1.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", "2.18", true },
+		{ "dist/t-1.0-cp311-cp311-manylinux_2_34_x86_64.whl", "2.17", false },
+		{ "dist/t-1.0-cp311-cp311-linux_x86_64.whl", "2.39", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_elf e;
+		fake_init(&e);
+		snprintf(e.info.glibc_needed, sizeof(e.info.glibc_needed), "%s", cases[i].needed);
+		struct ga_deps_inventory inv;
+		ga_deps_inventory_init(&inv);
+		assert_int_equal(ga_deps_add_tree(&inv, cases[i].wheel, "wheel"), 0);
+		add_file(&inv, "t/_C.so", &e);
+		struct ga_findings f;
+		ga_findings_init(&f);
+		assert_int_equal(ga_deps_signals(&inv), 0);
+		assert_int_equal(ga_deps_judge(&inv, NULL, &f), 0); /* target-free */
+		const struct ga_finding *fd = find(&f, "GA-DEPS-MANYLINUX-TAG");
+		if ((fd != NULL) != cases[i].want)
+			fail_msg("%s needing %s: finding %s", cases[i].wheel, cases[i].needed,
+			         fd ? "made" : "missing");
+		if (fd) {
+			assert_int_equal(fd->severity, GA_SEV_ERROR);
+			char want[128];
+			snprintf(want, sizeof(want), "version `GLIBC_%s' not found", cases[i].needed);
+			assert_non_null(strstr(fd->message, want));
+		}
+		assert_null(find(&f, "GA-DEPS-SYMBOL-VERSION"));
+		ga_findings_release(&f);
+		release(&inv);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1086,6 +1226,9 @@ int main(void)
 		cmocka_unit_test(test_loader_sim),
 		cmocka_unit_test(test_policy_rules),
 		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_symver_targets),
+		cmocka_unit_test(test_symbol_versions),
+		cmocka_unit_test(test_manylinux_tag),
 		cmocka_unit_test(test_target_from_node),
 		cmocka_unit_test(test_pymeta),
 		cmocka_unit_test(test_deb_control),

@@ -661,6 +661,242 @@ static size_t build_minimal(uint8_t *b, bool is64, bool be, uint16_t machine)
 	return len;
 }
 
+/* ---- symbol versions (.gnu.version_r) ------------------------------------------------ */
+
+static void test_symver_names(void **state)
+{
+	(void)state;
+	assert_true(ga_symver_cmp("2.9", "2.34") < 0);
+	assert_true(ga_symver_cmp("2.34", "2.34") == 0);
+	assert_true(ga_symver_cmp("3.4.32", "3.4.9") > 0);
+	assert_true(ga_symver_cmp("3.4", "3.4.1") < 0);
+	assert_true(ga_symver_cmp("2.2.5", "2.3") < 0);
+	struct ga_elf_info *info = calloc(1, sizeof(*info));
+	assert_non_null(info);
+	const char *names[] = { "GLIBC_2.2.5",    "GLIBC_2.34",        "GLIBC_PRIVATE",
+		                "GLIBC_2.9",      "GLIBC_ABI_DT_RELR", "GLIBCXX_3.4.9",
+		                "GLIBCXX_3.4.32", "GLIBCXX_TUNABLES",  "CXXABI_1.3.15",
+		                "CXXABI_TM_1",    "GCC_3.0",           "GCC_4.2.0",
+		                "GCC_",           "GLIBC_2.",          "GLIBC_2..3",
+		                "OTHER_9.9" };
+	for (size_t i = 0; i < GA_ARRAY_SIZE_T(names); i++)
+		ga_symver_note(info, names[i]);
+	assert_string_equal(info->glibc_needed, "2.34");
+	assert_string_equal(info->glibcxx_needed, "3.4.32");
+	assert_string_equal(info->cxxabi_needed, "1.3.15");
+	assert_string_equal(info->gcc_needed, "4.2.0");
+	free(info);
+}
+
+/*
+ * The highest versions readelf -V lists under "Version needs section", filed
+ * the same way, into want. false when readelf is missing or failed.
+ */
+static bool readelf_needs(const char *path, struct ga_elf_info *want)
+{
+	char cmd[1024], line[1024];
+	snprintf(cmd, sizeof(cmd), "readelf -V --wide '%s' 2>/dev/null", path);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return false;
+	bool in_needs = false, any = false;
+	while (fgets(line, sizeof(line), p)) {
+		any = true;
+		if (strstr(line, "section '")) {
+			in_needs = strstr(line, "Version needs section") != NULL;
+			continue;
+		}
+		const char *n = in_needs ? strstr(line, "Name: ") : NULL;
+		if (!n)
+			continue;
+		n += 6;
+		char name[128];
+		size_t k = 0;
+		while (n[k] && n[k] != ' ' && n[k] != '\n' && k < sizeof(name) - 1) {
+			name[k] = n[k];
+			k++;
+		}
+		name[k] = '\0';
+		ga_symver_note(want, name);
+	}
+	return pclose(p) == 0 && any;
+}
+
+/* path's versions as ga_elf_inspect reads them equal readelf's; false when skipped. */
+static bool check_against_readelf(const char *path, struct ga_elf_info **ret)
+{
+	size_t len;
+	uint8_t *b = slurp(path, &len);
+	if (!b)
+		return false;
+	struct ga_elf_info *want = calloc(1, sizeof(*want));
+	assert_non_null(want);
+	bool ok = readelf_needs(path, want);
+	if (ok) {
+		struct ga_elf_info *info = NULL;
+		assert_int_equal(ga_elf_inspect(ctx, b, len, GA_ELF_NO_DEVICE_CODE, &info), 0);
+		assert_null(info->damage);
+		assert_string_equal(info->glibc_needed, want->glibc_needed);
+		assert_string_equal(info->glibcxx_needed, want->glibcxx_needed);
+		assert_string_equal(info->cxxabi_needed, want->cxxabi_needed);
+		assert_string_equal(info->gcc_needed, want->gcc_needed);
+		if (ret)
+			*ret = info;
+		else
+			ga_elf_info_free(info);
+	}
+	free(want);
+	free(b);
+	return ok;
+}
+
+static void test_symver_real(void **state)
+{
+	(void)state;
+	if (system("command -v readelf >/dev/null 2>&1") != 0) {
+		print_message("readelf not installed: symbol versions check skipped\n");
+		skip();
+	}
+	const char *libs[] = { "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+		               "/usr/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+		               "/usr/lib/aarch64-linux-gnu/libstdc++.so.6",
+		               "/usr/lib/aarch64-linux-gnu/libm.so.6" };
+	int checked = 0;
+	for (size_t i = 0; i < GA_ARRAY_SIZE_T(libs); i++)
+		checked += check_against_readelf(libs[i], NULL);
+	/* a library built here that calls memcpy: GLIBC_2.14 on x86-64 (memcpy@@GLIBC_2.14) */
+	char src[512], so[512], cmd[2048];
+	snprintf(src, sizeof(src), "%s/symver.c", tmpdir);
+	snprintf(so, sizeof(so), "%s/libsymver.so", tmpdir);
+	FILE *f = fopen(src, "w");
+	assert_non_null(f);
+	fputs("#include <string.h>\nvoid *cp(void *d, const void *s, size_t n) { return memcpy(d, s, n); }\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O1 -fno-builtin -o '%s' '%s' 2>/dev/null", so, src);
+	if (system(cmd) == 0) {
+		struct ga_elf_info *info = NULL;
+		assert_true(check_against_readelf(so, &info));
+		assert_true(info->glibc_needed[0]);
+#if defined(__x86_64__)
+		assert_string_equal(info->glibc_needed, "2.14");
+#endif
+		assert_string_equal(info->glibcxx_needed, "");
+		/* without program headers (e_phnum 0): the .gnu.version_r section says the same */
+		size_t len;
+		uint8_t *b = slurp(so, &len);
+		assert_non_null(b);
+		assert_true(len > 64 && b[4] == 2 && b[5] == 1);
+		b[56] = b[57] = 0;
+		struct ga_elf_info *nophdr = NULL;
+		assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &nophdr), 0);
+		assert_string_equal(nophdr->glibc_needed, info->glibc_needed);
+		assert_string_equal(nophdr->gcc_needed, info->gcc_needed);
+		ga_elf_info_free(nophdr);
+		free(b);
+		ga_elf_info_free(info);
+		checked++;
+	}
+	assert_true(checked > 0);
+}
+
+/*
+ * A minimal ELF64 LE with DT_VERNEED: libc.so.6 {GLIBC_2.34, GLIBC_PRIVATE}
+ * and libstdc++.so.6 {GLIBCXX_3.4.32}; aux2 is the second Verneed's vn_aux.
+ */
+static size_t build_verneed(uint8_t *b, uint32_t aux2)
+{
+	struct wr w = { b, false, true };
+	static const char strs[] = "\0libc.so.6\0GLIBC_2.34\0GLIBC_PRIVATE\0GLIBCXX_3.4.32\0libstdc++.so.6";
+	enum { S_LIBC = 1, S_234 = 11, S_PRIV = 22, S_CXX = 36, S_STDCXX = 51 };
+	const size_t str_off = 64 + 2 * 56, vn_off = (str_off + sizeof(strs) + 7) & ~(size_t)7;
+	const size_t dyn_off = vn_off + 80, len = dyn_off + 6 * 16;
+	const uint64_t base = 0x10000;
+	memset(b, 0, len);
+	memcpy(b, "\177ELF", 4);
+	b[4] = 2;
+	b[5] = 1;
+	b[6] = 1;
+	wput(&w, 16, 3, 2);
+	wput(&w, 18, 62, 2);
+	wput(&w, 20, 1, 4);
+	wput(&w, 32, 64, 8);
+	wput(&w, 52, 64, 2);
+	wput(&w, 54, 56, 2);
+	wput(&w, 56, 2, 2);
+	wput(&w, 58, 64, 2);
+	for (int i = 0; i < 2; i++) {
+		size_t p = 64 + (size_t)i * 56;
+		uint64_t off = i ? dyn_off : 0, sz = i ? 6 * 16 : len;
+		wput(&w, p, i ? 2 : 1, 4);
+		wput(&w, p + 8, off, 8);
+		wput(&w, p + 16, base + off, 8);
+		wput(&w, p + 32, sz, 8);
+		wput(&w, p + 40, sz, 8);
+	}
+	memcpy(b + str_off, strs, sizeof(strs));
+	/* Verneed {version, cnt, file, aux, next}, Vernaux {hash, flags, other, name, next} */
+	wput(&w, vn_off, 1, 2);
+	wput(&w, vn_off + 2, 2, 2);
+	wput(&w, vn_off + 4, S_LIBC, 4);
+	wput(&w, vn_off + 8, 16, 4);
+	wput(&w, vn_off + 12, 48, 4);
+	wput(&w, vn_off + 16 + 8, S_234, 4);
+	wput(&w, vn_off + 16 + 12, 16, 4);
+	wput(&w, vn_off + 32 + 8, S_PRIV, 4);
+	wput(&w, vn_off + 48, 1, 2);
+	wput(&w, vn_off + 50, 1, 2);
+	wput(&w, vn_off + 52, S_STDCXX, 4);
+	wput(&w, vn_off + 56, aux2, 4);
+	wput(&w, vn_off + 64 + 8, S_CXX, 4);
+	const uint64_t dt[6][2] = {
+		{ 1, S_LIBC },        { 5, base + str_off },
+		{ 10, sizeof(strs) }, { 0x6ffffffe, base + vn_off },
+		{ 0x6fffffff, 2 },    { 0, 0 },
+	};
+	for (int i = 0; i < 6; i++) {
+		wput(&w, dyn_off + (size_t)i * 16, dt[i][0], 8);
+		wput(&w, dyn_off + (size_t)i * 16 + 8, dt[i][1], 8);
+	}
+	return len;
+}
+
+static void test_symver_chains(void **state)
+{
+	(void)state;
+	uint8_t *b = calloc(1, 1024);
+	assert_non_null(b);
+	size_t len = build_verneed(b, 16);
+	struct ga_elf_info *info = NULL;
+	assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &info), 0);
+	assert_null(info->damage);
+	assert_string_equal(info->glibc_needed, "2.34");
+	assert_string_equal(info->glibcxx_needed, "3.4.32");
+	assert_string_equal(info->cxxabi_needed, "");
+	ga_elf_info_free(info);
+	/* the second entry's Vernaux out of the file: damage, what came before is kept */
+	len = build_verneed(b, 0x100000);
+	assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &info), 0);
+	assert_non_null(info->damage);
+	assert_non_null(strstr(info->damage, "damaged: version need entries beyond end of file"));
+	assert_string_equal(info->glibc_needed, "2.34");
+	assert_string_equal(info->glibcxx_needed, "");
+	ga_elf_info_free(info);
+	/* every truncation and byte mutation of it stays inside the buffer */
+	len = build_verneed(b, 16);
+	for (size_t n = 0; n < len; n++)
+		assert_true(inspect_copy(b, n, 0) == 0 || n < 64);
+	for (size_t at = 64; at < len; at++) {
+		uint8_t *c = malloc(len);
+		assert_non_null(c);
+		memcpy(c, b, len);
+		c[at] ^= 0xA5;
+		assert_int_equal(inspect_copy(c, len, 0), 0);
+		free(c);
+	}
+	free(b);
+}
+
 static void test_classes_and_byte_orders(void **state)
 {
 	(void)state;
@@ -1028,6 +1264,9 @@ int main(void)
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_alloc_failures),
 		cmocka_unit_test(test_generator_reproducible),
+		cmocka_unit_test(test_symver_names),
+		cmocka_unit_test(test_symver_real),
+		cmocka_unit_test(test_symver_chains),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
