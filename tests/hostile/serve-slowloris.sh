@@ -50,7 +50,12 @@ if not port:
     sys.exit(1)
 
 
-def scrape(timeout=1.0):
+# 1 s per scrape, as the issue asks; 3 s in the ASan+UBSan build, whose server is
+# several times slower (the attack is the same)
+BUDGET = 3.0 if os.environ.get("GA_SANITIZE", "").upper() in ("ON", "1", "TRUE") else 1.0
+
+
+def scrape(timeout=BUDGET):
     """(ok, seconds, what): one GET /metrics from 127.0.0.1 on a fresh connection."""
     t0 = time.monotonic()
     try:
@@ -70,7 +75,7 @@ def scrape(timeout=1.0):
     except OSError as e:
         return False, time.monotonic() - t0, "%s" % (e.__class__.__name__ if isinstance(e, socket.timeout) else e)
     dt = time.monotonic() - t0
-    ok = data.startswith(b"HTTP/1.1 200") and b"gpuaudit_collection_running " in data and dt < 1.0
+    ok = data.startswith(b"HTTP/1.1 200") and b"gpuaudit_collection_running " in data and dt < BUDGET
     return ok, dt, data[:40]
 
 
@@ -179,8 +184,8 @@ def phase(name, sources, seconds):
     th.join()
     good = sum(1 for ok, _, _ in results if ok)
     worst = max((dt for _, dt, _ in results), default=0)
-    print("%s: %d of %d scrapes answered within 1 s (slowest %.3f s); %d slow connections open at the end, "
-          "%d cut by the server" % (name, good, len(results), worst, len(atk.conns), atk.cut))
+    print("%s: %d of %d scrapes answered within %g s (slowest %.3f s); %d slow connections open at the end, "
+          "%d cut by the server" % (name, good, len(results), BUDGET, worst, len(atk.conns), atk.cut))
     for ok, dt, what in results:
         if not ok:
             print("  failed scrape after %.3f s: %r" % (dt, what))
