@@ -49,7 +49,8 @@ int ga_file_open_output(struct ga_ctx *ctx, const char *path, unsigned mode, int
  * points at "-" (standard input) for streaming; the descriptor is made
  * blocking again. "-" itself is the caller's business. 0 and *ret_fd, or
  * -errno with the message in ctx: "PATH: strerror" for what open(2) or fstat
- * say, a sentence naming PATH and its kind for a refused one (-EINVAL).
+ * say, "PATH: a FIFO (named pipe), not a regular file: refused ..." for a
+ * refused one (-EINVAL). ga_file_read (lib/core/file.c) opens through it too.
  */
 int ga_file_open_input(struct ga_ctx *ctx, const char *path, int *ret_fd);
 

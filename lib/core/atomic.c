@@ -215,7 +215,7 @@ int ga_file_open_input(struct ga_ctx *ctx, const char *path, int *ret_fd)
 		r = fail(ctx, -EISDIR, "%s: %s", path, strerror(EISDIR));
 	else if (!S_ISREG(st.st_mode))
 		r = fail(ctx, -EINVAL,
-		         "%s is %s, not a regular file: refused, it could block forever "
+		         "%s: %s, not a regular file: refused, it could block forever "
 		         "(to stream, pass - and redirect it to standard input)",
 		         path, kind_name(st.st_mode));
 	if (r < 0) {

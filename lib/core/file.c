@@ -9,53 +9,20 @@
 #include <unistd.h>
 
 #include "file.h"
+#include "gpuaudit/atomicfile.h"
 #include "internal.h"
-
-/*
- * Open a file the user named. Non-blocking, so that a FIFO with no writer (or a
- * device) cannot block the open, then refused unless it is a regular file: a
- * FIFO or terminal would block the read with no bound, a device could be read
- * forever. Standard input ("-") is the way to stream. -EISDIR for a directory
- * (as read() would say), -EINVAL for anything else that is not a regular file.
- */
-static int open_regular(struct ga_ctx *ctx, const char *file)
-{
-	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
-	if (fd < 0)
-		return ga_err(ctx, -errno, "%s: %s", file, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		int r = ga_err(ctx, -errno, "%s: %s", file, strerror(errno));
-		close(fd);
-		return r;
-	}
-	if (S_ISREG(st.st_mode)) {
-		int fl = fcntl(fd, F_GETFL);
-		if (fl >= 0)
-			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-		return fd;
-	}
-	close(fd);
-	if (S_ISDIR(st.st_mode))
-		return ga_err(ctx, -EISDIR, "%s: %s", file, strerror(EISDIR));
-	return ga_err(ctx, -EINVAL, "%s: not a regular file (%s): use '-' to read standard input", file,
-	              S_ISFIFO(st.st_mode)   ? "a FIFO"
-	              : S_ISCHR(st.st_mode)  ? "a character device"
-	              : S_ISBLK(st.st_mode)  ? "a block device"
-	              : S_ISSOCK(st.st_mode) ? "a socket"
-	                                     : "not a file");
-}
 
 int ga_file_read(struct ga_ctx *ctx, const char *file, size_t max, struct ga_buf *out)
 {
 	bool is_stdin = !strcmp(file, "-");
-	int fd = is_stdin ? STDIN_FILENO : open_regular(ctx, file);
+	/* a FIFO, device or socket is refused after a non-blocking open (atomic.c): reading
+	 * one could block or never end; "-" is the way to stream */
+	int fd = STDIN_FILENO;
+	int r = is_stdin ? 0 : ga_file_open_input(ctx, file, &fd);
+	if (r < 0)
+		return r;
 	size_t start = out->len;
 	char chunk[8192];
-	int r = 0;
-
-	if (fd < 0)
-		return fd;
 	if (!max)
 		max = ga_ctx_max_file(ctx);
 	for (;;) {

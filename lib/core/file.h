@@ -13,9 +13,9 @@
  * Append the whole of FILE ("-" = stdin) to out, at most max bytes
  * (0 = the context's max file size). Returns 0, -EFBIG when larger, -ENOMEM,
  * -EISDIR for a directory, -EINVAL for a FIFO, device or socket (opened
- * non-blocking and refused: reading one could block or never end; "-" is the
- * way to stream), or the -errno of open/read; the context's message names the
- * file.
+ * non-blocking and refused by ga_file_open_input: reading one could block or
+ * never end; "-" is the way to stream), or the -errno of open/read; the
+ * context's message names the file.
  * On error out is left as it was.
  */
 int ga_file_read(struct ga_ctx *ctx, const char *file, size_t max, struct ga_buf *out);

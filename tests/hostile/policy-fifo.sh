@@ -13,7 +13,7 @@ for p in "$dir/p.yaml" /dev/zero; do
 	out=$(timeout 5 "$GA" check --policy "$p" --root "$ROOT" 2>&1 </dev/null)
 	rc=$?
 	case "$rc:$out" in
-	"2:gpuaudit check: cannot read policy $p: not a regular file ("*"): use '-' to read standard input") ;;
+	"2:gpuaudit check: cannot read policy $p: "*", not a regular file: refused, it could block forever (to stream, pass - and redirect it to standard input)") ;;
 	*) echo "FAIL: $p: exit $rc: $out"; fail=1 ;;
 	esac
 done
