@@ -43,7 +43,9 @@ add "explain (dmesg log)" "explain $fx/logs/dmesg-xid-aer.log"
 add "triage --json (600 samples)" "triage --samples $tmp/samples.jsonl --json"
 add "fleet --json (5,000 nodes)" "fleet --json --max-drift 100000 $tmp/fleet"
 add "deps --json (fixture deps dir)" "deps --json $fx/deps"
-add "bench exec (5 runs of true)" "bench exec --runs 5 -o $tmp/exec.json -- /bin/true"
+add "bench exec (5 runs of true, -o FILE)" "bench exec --runs 5 -o $tmp/exec.json -- /bin/true"
+add "bench exec (5 runs of true, --json)" "bench exec --runs 5 --json -- /bin/true"
+[ -d /usr/lib/x86_64-linux-gnu ] && add "deps --json /usr/lib/x86_64-linux-gnu" "deps --json /usr/lib/x86_64-linux-gnu"
 args=()
 for i in "${!names[@]}"; do
 	args+=(-n "old: ${names[$i]}" "$old ${cmds[$i]}" -n "new: ${names[$i]}" "$new ${cmds[$i]}")
