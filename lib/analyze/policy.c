@@ -227,7 +227,8 @@ bool ga_vrange_match(const struct ga_vrange *r, const char *version)
 /* --- what the YAML parser is never shown (docs/policy.md, "Limits") ---
  *
  * libfyaml 0.7.12 loops forever on a directive with a byte that is not UTF-8
- * ("%\xfe"), keeps ~550 bytes per node (a 1 MiB flow list costs 280 MB) and
+ * ("%\xfe"), misdecodes (and leaks on) adjacent '' escapes ('x''''y' reads
+ * as "x'''"; upstream pantoniou/libfyaml#233), keeps ~550 bytes per node (a 1 MiB flow list costs 280 MB) and
  * tokenizes a whole flow collection before its own depth limit (64) stops it.
  * So the text is checked first: YAML's character set (well-formed UTF-8, no NUL,
  * no control character but TAB, LF and CR, no BOM after the start), the nesting
@@ -237,7 +238,7 @@ bool ga_vrange_match(const struct ga_vrange *r, const char *version)
  */
 
 enum scan_state { SC_NODE, SC_PLAIN, SC_PROP, SC_DQ, SC_SQ, SC_TEXT };
-enum { SCAN_OK, SCAN_DEEP, SCAN_NODES };
+enum { SCAN_OK, SCAN_DEEP, SCAN_NODES, SCAN_SQRUN };
 
 struct scan {
 	const unsigned char *s;
@@ -454,8 +455,12 @@ static int scan_char(struct scan *sc, uint32_t c)
 			sc->st = SC_NODE;
 		return SCAN_OK;
 	case SC_SQ:
-		if (c == '\'' && scan_next(sc) == '\'')
+		if (c == '\'' && scan_next(sc) == '\'') {
+			/* two escapes in a row: 0.7.12 drops text after them, and leaks */
+			if (sc->i + 3 < sc->n && sc->s[sc->i + 2] == '\'' && sc->s[sc->i + 3] == '\'')
+				return SCAN_SQRUN;
 			sc->skip = true;
+		}
 		else if (c == '\'')
 			sc->st = SC_NODE;
 		return SCAN_OK;
@@ -524,6 +529,10 @@ static int policy_prescan(struct ga_ctx *ctx, const char *file, const char *text
 			        "more than %u characters that can start a YAML node (- , : ? [ { %%): "
 			        "too large for a policy",
 			        GA_POLICY_MAX_NODES);
+		if (r == SCAN_SQRUN)
+			return scan_fail(ctx, file, &sc,
+			                 "two escaped quotes ('') in a row in a single-quoted string: "
+			                 "libfyaml 0.7.12 misreads them; write this value in double quotes");
 		if (r == SCAN_DEEP)
 			return scan_fail(ctx, file, &sc, "nested deeper than %u levels (a policy needs 5)",
 			                 GA_POLICY_MAX_DEPTH);

@@ -226,6 +226,13 @@ static void test_parse_prescan(void **state)
 		T("a: \xef\xbf\xbe\n", "p.yaml:1:4: a noncharacter (U+FFFE)"),
 		T("a: 1\r\nb: \xef\xbb\xbf\n", "p.yaml:2:4: a byte order mark after the start"),
 		T("a: 1\rb: \x01\n", "p.yaml:2:4: a control character (U+0001)"),
+		/* libfyaml 0.7.12 misreads adjacent '' escapes ("x'''" for 'x''''y') and leaks */
+		T("a: 'x''''y'\n", "p.yaml:1:6: two escaped quotes ('') in a row in a single-quoted string"),
+		T(" '''''''''''''''''''''''''''''''''''''''''''", "p.yaml:1:3: two escaped quotes"),
+		T("a: [b, 'c''d''''']\n", "p.yaml:1:13: two escaped quotes"),
+		/* one escape at a time, and quotes in double quotes, comments and plain text, are fine */
+		T("version: 1\nclasses: []\nb: 'it''s'\nc: ''''\nd: \"''''\"\ne: a''''b # ''''\nzz: 1\n",
+		  "p.yaml:3:1: unknown key 'b' in the policy"),
 		/* allowed: a leading BOM, TAB, CR, NEL, non-ASCII text */
 		T("\xef\xbb\xbfversion: 1\nclasses:\t[]\r\n# \xc2\x85 \xe2\x80\xa8 \xf0\x9f\x98\x80\n", "ok"),
 		/* depth, before the parser builds anything */
