@@ -460,8 +460,7 @@ static int scan_char(struct scan *sc, uint32_t c)
 			if (sc->i + 3 < sc->n && sc->s[sc->i + 2] == '\'' && sc->s[sc->i + 3] == '\'')
 				return SCAN_SQRUN;
 			sc->skip = true;
-		}
-		else if (c == '\'')
+		} else if (c == '\'')
 			sc->st = SC_NODE;
 		return SCAN_OK;
 	case SC_PROP:
