@@ -14,10 +14,16 @@
 #   make bench      run the benchmarks in bench/ (installs the peer tools)
 #   make format     clang-format the C sources
 #   make install    install the binary and man pages (PREFIX=/usr/local)
+#   make deb        the Debian package, built with debhelper from a copy of the
+#                   tree, then lintian (build-deb/gpuaudit_*.deb; docs/deploy.md)
+#   make image      the OCI image (build-image/: an OCI layout and a docker-archive
+#                   tarball), assembled without a container daemon (scripts/mkimage)
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+DEB_BUILD  ?= build-deb
+IMAGE_BUILD ?= build-image
 PREFIX     ?= /usr/local
 FUZZ_SECONDS       ?= 600
 FUZZ_SHORT_SECONDS ?= 10
@@ -27,7 +33,7 @@ WERROR     ?= $(if $(filter true 1,$(CI)),ON,OFF)
 
 CMAKE_COMMON = -DGA_WERROR=$(WERROR) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 
-.PHONY: all build deps demo test test-normal test-asan lint fuzz fuzz-short fuzz-long bench format install clean
+.PHONY: all build deps demo test test-normal test-asan lint fuzz fuzz-short fuzz-long bench format install deb image clean
 
 all: build
 
@@ -103,5 +109,19 @@ format:
 install: build
 	cmake --install $(BUILD)
 
+# dpkg-buildpackage works in a copy of the tree (tracked and untracked files, not the
+# ignored build directories), so the work tree stays clean and the package is built
+# from exactly what git would ship.
+deb:
+	@scripts/install-deps --package
+	rm -rf $(DEB_BUILD) && mkdir -p $(DEB_BUILD)/src
+	git ls-files -z -co --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null \
+		| tar -xf - -C $(DEB_BUILD)/src
+	cd $(DEB_BUILD)/src && DEB_BUILD_OPTIONS="parallel=$(JOBS)" dpkg-buildpackage -us -uc -b
+	lintian --fail-on error --info $(DEB_BUILD)/gpuaudit_*.changes | tee $(DEB_BUILD)/lintian.txt
+
+image: deb
+	scripts/mkimage $(DEB_BUILD) $(IMAGE_BUILD)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(DEB_BUILD) $(IMAGE_BUILD)
