@@ -33,7 +33,7 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *l
 {
 	char host[128];
 	const char *colon = strrchr(s, ':');
-	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(host))
+	if (!colon || (size_t)(colon - s) >= sizeof(host))
 		return -1;
 	snprintf(host, sizeof(host), "%.*s", (int)(colon - s), s);
 	char *end = NULL;
@@ -55,6 +55,8 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *l
 		return 0;
 	}
 	struct sockaddr_in *a = (struct sockaddr_in *)ss;
+	if (!host[0]) /* ":9747", the exporter toolkit's form: every IPv4 address */
+		snprintf(host, sizeof(host), "0.0.0.0");
 	if (!strcmp(host, "localhost"))
 		snprintf(host, sizeof(host), "127.0.0.1");
 	if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
@@ -77,11 +79,27 @@ static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *ret)
 	return 0;
 }
 
+enum { O_TELEMETRY = 300, O_WEB_CONFIG, O_SYSTEMD_SOCKET };
+
 struct serve_args {
 	struct serve *s;
-	const char *listen;
-	bool once, openmetrics;
+	const char *listen[SERVE_MAX_LISTEN];
+	size_t n_listen;
+	const char *web_config;
+	bool once, openmetrics, systemd_socket;
 };
+
+static bool telemetry_path_ok(const char *p)
+{
+	static const char *const taken[] = { "/",       "/healthz",     "/health",
+		                             "/readyz", "/v1/snapshot", "/v1/check" };
+	if (p[0] != '/' || strlen(p) > 128 || strpbrk(p, "?# \t\r\n%"))
+		return false;
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		if (!strcmp(p, taken[i]))
+			return false;
+	return true;
+}
 
 static int serve_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
 {
@@ -93,7 +111,25 @@ static int serve_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
 	unsigned v;
 	switch (opt) {
 	case 'l':
-		a->listen = arg;
+		if (a->n_listen >= SERVE_MAX_LISTEN)
+			return cli_error(cli, cmd, EXIT_USAGE, "at most %d listen addresses",
+			                 SERVE_MAX_LISTEN);
+		a->listen[a->n_listen++] = arg;
+		return CLI_NEXT;
+	case O_TELEMETRY:
+		if (!telemetry_path_ok(arg))
+			return cli_error(
+			        cli, cmd, EXIT_USAGE,
+			        "--web.telemetry-path wants a path like /metrics (not /, /healthz, /health, "
+			        "/readyz or /v1/...), not '%s'",
+			        arg);
+		s->telemetry_path = arg;
+		return CLI_NEXT;
+	case O_WEB_CONFIG:
+		a->web_config = arg;
+		return CLI_NEXT;
+	case O_SYSTEMD_SOCKET:
+		a->systemd_socket = true;
 		return CLI_NEXT;
 	case 'i':
 		if (ga_duration_parse(arg, &s->interval_s) < 0 || s->interval_s < 1 || s->interval_s > 86400)
@@ -157,6 +193,10 @@ static int serve_parse(struct cli *cli, int argc, char **argv, struct serve_args
 	static const struct option opts[] = {
 		SNAP_LONG_OPTIONS,
 		{ "listen", required_argument, NULL, 'l' },
+		{ "web.listen-address", required_argument, NULL, 'l' },
+		{ "web.telemetry-path", required_argument, NULL, O_TELEMETRY },
+		{ "web.config.file", required_argument, NULL, O_WEB_CONFIG },
+		{ "web.systemd-socket", no_argument, NULL, O_SYSTEMD_SOCKET },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "class", required_argument, NULL, 'C' },
@@ -180,6 +220,10 @@ static int serve_parse(struct cli *cli, int argc, char **argv, struct serve_args
 	if (a->openmetrics && !a->once)
 		return cli_error(cli, "serve", EXIT_USAGE,
 		                 "--openmetrics goes with --once (a server negotiates)");
+	if (a->systemd_socket && a->n_listen)
+		return cli_error(
+		        cli, "serve", EXIT_USAGE,
+		        "--web.systemd-socket takes the sockets systemd passes: no --web.listen-address");
 	return CLI_NEXT;
 }
 
@@ -211,6 +255,15 @@ out:
 	return code;
 }
 
+/* One listening socket: an address of --web.listen-address, or a socket systemd passed. */
+struct listener {
+	const char *spec; /* as given; NULL for a systemd socket */
+	struct sockaddr_storage addr;
+	bool v6;
+	int fd; /* systemd's, or -1 */
+	struct MHD_Daemon *d;
+};
+
 /*
  * The daemon: MHD's connection limit and idle timeout, and our table
  * (serve-conns.c) told of every accept, close and finished request. No
@@ -218,15 +271,25 @@ out:
  * turn away a scraper sharing an address with slow clients; the table closes
  * that address's oldest incomplete request instead (docs/serve.md, "Limits").
  */
-static struct MHD_Daemon *start_daemon(struct serve *s, const struct sockaddr_storage *addr, bool v6)
+static struct MHD_Daemon *start_daemon(struct serve *s, const struct listener *l)
 {
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (v6 ? MHD_USE_IPv6 : 0);
-	return MHD_start_daemon(
-	        flags, 0, NULL, NULL, serve_handle, s, MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
-	        MHD_OPTION_CONNECTION_LIMIT, s->max_conns, MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_s,
-	        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
-	        serve_conns_notify, &s->conns, MHD_OPTION_NOTIFY_COMPLETED, serve_conns_completed, &s->conns,
-	        MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, MHD_OPTION_END);
+	struct MHD_OptionItem o[16];
+	size_t n = serve_web_tls_options(s, o);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (l->v6 ? MHD_USE_IPv6 : 0) |
+	                 (n ? MHD_USE_TLS : 0);
+	if (l->fd >= 0)
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, l->fd, NULL };
+	else
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)&l->addr };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, s->max_conns, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_s, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32 * 1024, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL };
+	o[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	return MHD_start_daemon(flags, 0, NULL, NULL, serve_handle, s, MHD_OPTION_ARRAY, o,
+	                        MHD_OPTION_NOTIFY_CONNECTION, serve_conns_notify, &s->conns,
+	                        MHD_OPTION_NOTIFY_COMPLETED, serve_conns_completed, &s->conns,
+	                        MHD_OPTION_END);
 }
 
 /* At most once a minute: how many connections the limits closed since the last report. */
@@ -274,8 +337,25 @@ static void stop_collector(struct serve *s, pthread_t thr)
 	pthread_join(thr, NULL);
 }
 
-/* The server: signals to this thread, the HTTP daemon, the collector; until SIGINT or SIGTERM. */
-static int serve_run(struct serve *s, const char *listen, const struct sockaddr_storage *addr, bool v6)
+/* Where a listener listens, as a URL for the log line. */
+static void listener_url(const struct serve *s, const struct listener *l, char *buf, size_t n)
+{
+	const char *scheme = s->web.cfg && s->web.cfg->tls ? "https" : "http";
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(l->d, MHD_DAEMON_INFO_BIND_PORT);
+	unsigned port = di ? (unsigned)di->port : 0u;
+	if (l->spec) {
+		const char *colon = strrchr(l->spec, ':');
+		int hl = (int)(colon - l->spec);
+		snprintf(buf, n, "%s://%.*s:%u%s", scheme, hl ? hl : 7, hl ? l->spec : "0.0.0.0", port,
+		         s->telemetry_path);
+	} else {
+		snprintf(buf, n, "%s://(systemd socket %d, port %u)%s", scheme, l->fd, port,
+		         s->telemetry_path);
+	}
+}
+
+/* The server: signals to this thread, the HTTP daemons, the collector; until SIGINT or SIGTERM. */
+static int serve_run(struct serve *s, struct listener *ls, size_t n)
 {
 	struct cli *cli = s->cli;
 	/* signals: handled by this thread only (sigwait); the others inherit the mask */
@@ -295,33 +375,64 @@ static int serve_run(struct serve *s, const char *listen, const struct sockaddr_
 	serve_conns_init(&s->conns, s->max_conns, s->max_conns_per_ip, s->request_timeout_s);
 	int code = EXIT_OK, r;
 	pthread_t thr;
-	struct MHD_Daemon *d = start_daemon(s, addr, v6);
-	if (!d) {
-		code = cli_error(cli, "serve", EXIT_UNAVAILABLE, "cannot listen on %s: %s", listen,
-		                 errno ? strerror(errno) : "libmicrohttpd failed to start");
-		goto out;
+	for (size_t i = 0; i < n; i++) {
+		errno = 0;
+		if (!(ls[i].d = start_daemon(s, &ls[i]))) {
+			code = cli_error(cli, "serve", EXIT_UNAVAILABLE, "cannot listen on %s: %s",
+			                 ls[i].spec ? ls[i].spec : "the systemd socket",
+			                 errno ? strerror(errno) : "libmicrohttpd failed to start");
+			goto out;
+		}
 	}
-	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	char shown[160];
-	snprintf(shown, sizeof(shown), "%.*s:%u", (int)(strrchr(listen, ':') - listen), listen,
-	         di ? (unsigned)di->port : 0u);
 	if ((r = pthread_create(&thr, NULL, serve_collector, s)) != 0) {
 		code = cli_error(cli, "serve", EXIT_INTERNAL, "cannot start the collector: %s", strerror(r));
 		goto out;
 	}
-	fprintf(cli->err, "gpuaudit serve: listening on http://%s/metrics (every %g s)\n", shown,
-	        s->interval_s);
+	for (size_t i = 0; i < n; i++) {
+		char url[256];
+		listener_url(s, &ls[i], url, sizeof(url));
+		fprintf(cli->err, "gpuaudit serve: listening on %s (every %g s)\n", url, s->interval_s);
+	}
 	fflush(cli->err);
 	int sig = wait_for_stop(s, &sigs); /* nothing to reload on SIGHUP: the policy is read once */
 	fprintf(cli->err, "gpuaudit serve: %s: shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	stop_collector(s, thr);
 out:
-	if (d)
-		MHD_stop_daemon(d);
+	for (size_t i = 0; i < n; i++)
+		if (ls[i].d)
+			MHD_stop_daemon(ls[i].d);
 	serve_conns_release(&s->conns);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);
 	return code;
+}
+
+/* The listeners: each --web.listen-address (default 127.0.0.1:9747), or systemd's sockets. */
+static int listeners(struct serve *s, const struct serve_args *a, struct listener *ls, size_t *n)
+{
+	struct cli *cli = s->cli;
+	memset(ls, 0, SERVE_MAX_LISTEN * sizeof(*ls));
+	if (a->systemd_socket) {
+		int fds[SERVE_MAX_LISTEN];
+		int code = serve_web_systemd_fds(cli, fds, SERVE_MAX_LISTEN, n);
+		for (size_t i = 0; code == EXIT_OK && i < *n; i++)
+			ls[i].fd = fds[i];
+		return code;
+	}
+	size_t k = a->n_listen ? a->n_listen : 1;
+	for (size_t i = 0; i < k; i++) {
+		socklen_t len = 0;
+		ls[i].spec = a->n_listen ? a->listen[i] : DEFAULT_LISTEN;
+		ls[i].fd = -1;
+		if (parse_listen(ls[i].spec, &ls[i].addr, &len, &ls[i].v6) < 0)
+			return cli_error(
+			        cli, "serve", EXIT_USAGE,
+			        "--web.listen-address (--listen) wants ADDRESS:PORT (127.0.0.1:9747, "
+			        "[::1]:9747, :9747), not '%s'",
+			        ls[i].spec);
+	}
+	*n = k;
+	return EXIT_OK;
 }
 
 int cmd_serve(struct cli *cli, int argc, char **argv)
@@ -337,22 +448,21 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	s.max_conns_per_ip = 16;
 	s.request_timeout_s = 5;
 	s.running_since = -1;
-	struct serve_args a = { .s = &s, .listen = DEFAULT_LISTEN };
+	s.telemetry_path = "/metrics";
+	struct serve_args a = { .s = &s };
 	int code = serve_parse(cli, argc, argv, &a);
 	if (code != CLI_NEXT)
 		return code;
-	struct sockaddr_storage addr;
-	socklen_t addr_len = 0;
-	bool v6 = false;
-	if (parse_listen(a.listen, &addr, &addr_len, &v6) < 0)
-		return cli_error(cli, "serve", EXIT_USAGE,
-		                 "--listen wants ADDRESS:PORT (127.0.0.1:9747, [::1]:9747), not '%s'",
-		                 a.listen);
-	if ((code = snap_validate(cli, "serve", &s.so)) != EXIT_OK ||
+	struct listener ls[SERVE_MAX_LISTEN];
+	size_t n_ls = 0;
+	if ((!a.once && (code = listeners(&s, &a, ls, &n_ls)) != EXIT_OK) ||
+	    (code = snap_validate(cli, "serve", &s.so)) != EXIT_OK ||
 	    (code = snap_ctx(cli, "serve", &s.so, &s.ctx)) != EXIT_OK)
 		return code;
 	serve_rendered_init(&s.pub);
 	ga_kev_counter_init(&s.kev);
+	if ((code = serve_web_load(&s, a.web_config)) != EXIT_OK)
+		goto out;
 	const struct ga_policy_class *cls = NULL;
 	int r = s.policy_file ? cli_policy(s.ctx, s.policy_file, s.class_name, NULL, &s.policy, &cls) : 0;
 	if (r < 0) {
@@ -362,8 +472,9 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	bool live = !s.so.from && !strcmp(ga_ctx_root(s.ctx), "/");
 	s.vendor_wanted = s.so.vendor == GA_VENDOR_ON || (s.so.vendor == GA_VENDOR_AUTO && live);
 	GA_SET(s.stats.interval_s, s.interval_s);
-	code = a.once ? serve_once(&s, a.openmetrics) : serve_run(&s, a.listen, &addr, v6);
+	code = a.once ? serve_once(&s, a.openmetrics) : serve_run(&s, ls, n_ls);
 out:
+	serve_web_release(&s.web);
 	serve_rendered_release(&s.pub);
 	ga_kev_counter_release(&s.kev);
 	ga_node_free(s.node);

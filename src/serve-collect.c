@@ -41,6 +41,7 @@ void serve_rendered_init(struct rendered *r)
 	ga_buf_init(&r->om, SERVE_MAX_BODY);
 	ga_buf_init(&r->snapshot, SERVE_MAX_BODY);
 	ga_buf_init(&r->check, SERVE_MAX_BODY);
+	r->not_ready[0] = '\0';
 }
 
 void serve_rendered_release(struct rendered *r)
@@ -228,6 +229,22 @@ static int render(struct serve *s, const struct found *x, const struct ga_node *
 	return render_check(s, x, n, &out->check);
 }
 
+/* /readyz: not ready while the class's GPU count is not met (GA-EXPECT-GPU-COUNT). */
+static void not_ready(const struct found *x, struct rendered *out)
+{
+	out->not_ready[0] = '\0';
+	if (!x->have_chk)
+		return;
+	for (size_t i = 0; i < x->chk.findings.n; i++) {
+		const struct ga_finding *f = &x->chk.findings.v[i];
+		if (!strcmp(f->code, "GA-EXPECT-GPU-COUNT")) {
+			snprintf(out->not_ready, sizeof(out->not_ready), "not ready: %s (%s)\n", f->message,
+			         x->chk.cls && x->chk.cls->name ? x->chk.cls->name : "no class");
+			return;
+		}
+	}
+}
+
 /* One collection: snapshot, class, findings or check, kernel log, NFD file; then render it all. */
 int serve_collect_once(struct serve *s, struct rendered *out)
 {
@@ -241,6 +258,7 @@ int serve_collect_once(struct serve *s, struct rendered *out)
 	write_nfd(s, n, &x);
 	count_collection(s, x.failed, t0);
 	r = render(s, &x, n, out);
+	not_ready(&x, out);
 out:
 	found_release(&x);
 	return r;

@@ -3,7 +3,10 @@
  * thread calls serve_handle, which only copies the last rendering out under
  * the lock (serve-int.h). Safe by default: GET and HEAD only, no request
  * bodies; the endpoints are /metrics (Prometheus text or OpenMetrics, as
- * Accept asks), /healthz, /v1/snapshot, /v1/check.
+ * Accept asks; --web.telemetry-path moves it), /healthz (and /health),
+ * /readyz, /v1/snapshot, /v1/check. With a web configuration every request
+ * first passes its client certificate and basic authentication checks
+ * (serve-web.c), and its security headers are added to every answer.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,9 +15,10 @@
 
 #include "serve-accept.h"
 #include "serve-int.h"
+#include "gpuaudit/process.h"
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body,
-                             size_t len, bool must_free)
+static enum MHD_Result reply(const struct serve *s, struct MHD_Connection *c, unsigned status,
+                             const char *type, char *body, size_t len, bool must_free)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(
 	        len, body, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -28,14 +32,21 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"gpuaudit\"");
+	if (s->web.cfg)
+		for (size_t i = 0; i < s->web.cfg->n_headers; i++)
+			MHD_add_response_header(resp, s->web.cfg->headers[i].name,
+			                        s->web.cfg->headers[i].value);
 	enum MHD_Result ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *msg)
+static enum MHD_Result reply_text(const struct serve *s, struct MHD_Connection *c, unsigned status,
+                                  const char *msg)
 {
-	return reply(c, status, "text/plain; charset=utf-8", (char *)msg, strlen(msg), false);
+	return reply(s, c, status, "text/plain; charset=utf-8", (char *)msg, strlen(msg), false);
 }
 
 /* A malloc'd copy of one rendering (MHD frees it with free()), plus the per-scrape tail for /metrics. */
@@ -46,7 +57,9 @@ static char *copy_out(struct serve *s, const struct ga_buf *b, bool metrics, enu
 	ga_buf_init(&tail, 4096);
 	if (metrics) {
 		double run = s->running_since >= 0 ? serve_now_mono() - s->running_since : -1;
-		if (ga_prom_render_tail(fmt, run, &tail) < 0) {
+		struct ga_process_stats ps;
+		ga_process_stats_read(&ps);
+		if (ga_prom_render_process(fmt, &ps, &tail) < 0 || ga_prom_render_tail(fmt, run, &tail) < 0) {
 			ga_buf_release(&tail);
 			return NULL;
 		}
@@ -64,16 +77,32 @@ static char *copy_out(struct serve *s, const struct ga_buf *b, bool metrics, enu
 	return p;
 }
 
-enum endpoint { EP_METRICS, EP_SNAPSHOT, EP_CHECK, EP_HEALTH, EP_ROOT, EP_NONE };
+enum endpoint { EP_METRICS, EP_SNAPSHOT, EP_CHECK, EP_HEALTH, EP_READY, EP_ROOT, EP_NONE };
 
-static enum endpoint endpoint_of(const char *url)
+static enum endpoint endpoint_of(const struct serve *s, const char *url)
 {
-	return !strcmp(url, "/metrics")       ? EP_METRICS
-	       : !strcmp(url, "/v1/snapshot") ? EP_SNAPSHOT
-	       : !strcmp(url, "/v1/check")    ? EP_CHECK
-	       : !strcmp(url, "/healthz")     ? EP_HEALTH
-	       : !strcmp(url, "/")            ? EP_ROOT
-	                                      : EP_NONE;
+	return !strcmp(url, s->telemetry_path)                       ? EP_METRICS
+	       : !strcmp(url, "/v1/snapshot")                        ? EP_SNAPSHOT
+	       : !strcmp(url, "/v1/check")                           ? EP_CHECK
+	       : !strcmp(url, "/healthz") || !strcmp(url, "/health") ? EP_HEALTH
+	       : !strcmp(url, "/readyz")                             ? EP_READY
+	       : !strcmp(url, "/")                                   ? EP_ROOT
+	                                                             : EP_NONE;
+}
+
+/* /readyz, under the lock: ready once a collection has finished and the class's GPU count is met. */
+static char *ready(struct serve *s, unsigned *status, size_t *len)
+{
+	const char *msg = !s->have_pub          ? "not ready: no collection finished yet\n"
+	                  : s->pub.not_ready[0] ? s->pub.not_ready
+	                                        : "ready\n";
+	if (s->have_pub && !s->pub.not_ready[0])
+		*status = MHD_HTTP_OK;
+	else
+		*status = MHD_HTTP_SERVICE_UNAVAILABLE;
+	char *body = strdup(msg);
+	*len = body ? strlen(body) : 0;
+	return body;
 }
 
 /* /healthz, under the lock: live when the last collection is recent enough. */
@@ -100,9 +129,9 @@ static char *health(struct serve *s, unsigned *status, size_t *len)
 static char *body_of(struct serve *s, enum endpoint ep, enum ga_prom_format fmt, unsigned *status,
                      const char **type, size_t *len)
 {
-	if (ep == EP_HEALTH) {
+	if (ep == EP_HEALTH || ep == EP_READY) {
 		*type = "text/plain; charset=utf-8";
-		return health(s, status, len);
+		return ep == EP_HEALTH ? health(s, status, len) : ready(s, status, len);
 	}
 	if (!s->have_pub && ep != EP_METRICS) {
 		*status = MHD_HTTP_SERVICE_UNAVAILABLE;
@@ -128,25 +157,33 @@ enum MHD_Result serve_handle(void *cls, struct MHD_Connection *c, const char *ur
 	(void)version;
 	(void)upload_data;
 	serve_conns_headers_done(&s->conns, c); /* called once the request's headers are complete */
+	unsigned refused = 0;
+	const char *why = serve_web_refuse(s, c, &refused);
+	if (why)
+		return reply_text(s, c, refused, why);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+		return reply_text(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
 	if ((cl && strcmp(cl, "0")) || te || *upload_data_size)
-		return reply_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted\n");
+		return reply_text(s, c, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted\n");
 	/* answer on the second call, when the request is complete, so the connection stays open */
 	static int seen;
 	if (!*con_cls) {
 		*con_cls = &seen;
 		return MHD_YES;
 	}
-	enum endpoint ep = endpoint_of(url);
-	if (ep == EP_NONE)
-		return reply_text(c, MHD_HTTP_NOT_FOUND,
-		                  "not found: try /metrics, /healthz, /v1/snapshot, /v1/check\n");
-	if (ep == EP_ROOT)
-		return reply_text(c, MHD_HTTP_OK,
-		                  "gpuaudit serve: /metrics /healthz /v1/snapshot /v1/check\n");
+	enum endpoint ep = endpoint_of(s, url);
+	if (ep == EP_NONE || ep == EP_ROOT) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "%s%s /healthz /readyz /v1/snapshot /v1/check\n",
+		         ep == EP_NONE ? "not found: try " : "gpuaudit serve: ", s->telemetry_path);
+		char *body = strdup(msg);
+		if (!body)
+			return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		return reply(s, c, ep == EP_NONE ? MHD_HTTP_NOT_FOUND : MHD_HTTP_OK,
+		             "text/plain; charset=utf-8", body, strlen(body), true);
+	}
 	enum ga_prom_format fmt = GA_PROM_TEXT;
 	if (ep == EP_METRICS) {
 		const char *acc = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
@@ -159,8 +196,8 @@ enum MHD_Result serve_handle(void *cls, struct MHD_Connection *c, const char *ur
 	char *body = body_of(s, ep, fmt, &status, &type, &len);
 	pthread_mutex_unlock(&s->lock);
 	if (status == MHD_HTTP_SERVICE_UNAVAILABLE && !body)
-		return reply_text(c, status, "no collection finished yet\n");
+		return reply_text(s, c, status, "no collection finished yet\n");
 	if (!body)
-		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	return reply(c, status, type, body, len, true);
+		return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	return reply(s, c, status, type, body, len, true);
 }

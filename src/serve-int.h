@@ -15,12 +15,25 @@
 #include "cli.h"
 #include "serve-conns.h"
 #include "gpuaudit/prom.h"
+#include "gpuaudit/webconfig.h"
 
 #define SERVE_MAX_BODY (8u << 20) /* cap on any one rendering */
 
 /* What a request can be answered with: rendered by the collector, read by the server. */
 struct rendered {
 	struct ga_buf text, om, snapshot, check;
+	char not_ready[192]; /* /readyz: why the node is not ready ("" when it is) */
+};
+
+#define SERVE_MAX_LISTEN 16
+
+/* serve-web.c: the exporter toolkit's conventions (TLS, basic auth, socket activation). */
+struct serve_web {
+	struct ga_webconfig *cfg; /* --web.config.file, or NULL */
+	char priorities[160];     /* GnuTLS priority string from min_version/max_version */
+	pthread_mutex_t cache_lock;
+	unsigned char cache[GA_WEBCONFIG_MAX_USERS][32]; /* SHA-256 of a password that matched */
+	bool cached[GA_WEBCONFIG_MAX_USERS];
 };
 
 struct serve {
@@ -32,6 +45,8 @@ struct serve {
 	long nfd_expiry_s;
 	unsigned max_conns, conn_timeout_s;
 	unsigned max_conns_per_ip, request_timeout_s;
+	const char *telemetry_path; /* --web.telemetry-path (default /metrics) */
+	struct serve_web web;
 	struct serve_conns conns; /* serve-conns.c: deadlines and caps of the HTTP connections */
 	/* collector-only state */
 	struct ga_ctx *ctx;
@@ -60,6 +75,19 @@ void serve_warn(struct serve *s, const char *fmt, ...) __attribute__((format(pri
 /* serve-collect.c: one collection rendered into out (0 or -errno), and the thread that repeats it. */
 int serve_collect_once(struct serve *s, struct rendered *out);
 void *serve_collector(void *arg);
+
+/*
+ * serve-web.c: read --web.config.file and the files it names (0 or an exit code,
+ * the message printed); the listening sockets systemd passed (LISTEN_FDS);
+ * and, per request, whether the client may have an answer: NULL when it may,
+ * else the status and text to refuse it with (401 asks for basic auth).
+ */
+int serve_web_load(struct serve *s, const char *file);
+void serve_web_release(struct serve_web *w);
+int serve_web_systemd_fds(struct cli *cli, int *fds, size_t max, size_t *n);
+const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned *status);
+/* Fill opts (at least 5 slots) with the daemon's TLS options; the count. */
+size_t serve_web_tls_options(const struct serve *s, struct MHD_OptionItem *opts);
 
 /* serve-http.c: the libmicrohttpd request handler (cls is the struct serve). */
 enum MHD_Result serve_handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,

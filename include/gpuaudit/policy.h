@@ -131,6 +131,12 @@ struct ga_policy {
  */
 int ga_policy_parse(struct ga_ctx *ctx, const char *file, const char *text, size_t len,
                     struct ga_policy **ret);
+/*
+ * The checks every YAML file gpuaudit reads passes before libfyaml sees it
+ * (docs/policy.md, "Limits": UTF-8, YAML's character set, depth, node count,
+ * adjacent '' escapes). 0 or -EINVAL with FILE:LINE:COLUMN in the message.
+ */
+int ga_yaml_prescan(struct ga_ctx *ctx, const char *file, const char *text, size_t len);
 /* Read FILE (at most GA_POLICY_MAX_FILE; "-" = stdin) and parse it. -ENOENT etc. when unreadable. */
 int ga_policy_load(struct ga_ctx *ctx, const char *file, struct ga_policy **ret);
 void ga_policy_free(struct ga_policy *p);

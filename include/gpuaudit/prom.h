@@ -66,6 +66,9 @@ int ga_prom_render(const struct ga_prom_input *in, enum ga_prom_format fmt, stru
  * (running_s < 0: none), then "# EOF" for OpenMetrics.
  */
 int ga_prom_render_tail(enum ga_prom_format fmt, double running_s, struct ga_buf *out);
+/* The process_* self-metrics of this process (process.h), rendered per scrape before the tail. */
+struct ga_process_stats;
+int ga_prom_render_process(enum ga_prom_format fmt, const struct ga_process_stats *ps, struct ga_buf *out);
 
 #ifdef __cplusplus
 }

@@ -546,6 +546,11 @@ static int policy_prescan(struct ga_ctx *ctx, const char *file, const char *text
 	return 0;
 }
 
+int ga_yaml_prescan(struct ga_ctx *ctx, const char *file, const char *text, size_t len)
+{
+	return policy_prescan(ctx, file, text, len);
+}
+
 /* --- the parser --- */
 
 struct pstate {

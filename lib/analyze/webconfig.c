@@ -1,0 +1,556 @@
+/*
+ * webconfig.c - the exporter toolkit's web configuration file for `serve
+ * --web.config.file` (include/gpuaudit/webconfig.h): tls_server_config,
+ * http_server_config and basic_auth_users, read as strictly as the policy
+ * file. The text passes the same prescan as the policy (ga_yaml_prescan:
+ * libfyaml 0.7.12 is kept away from what it mishandles), then libfyaml
+ * builds the tree and this walk takes each key it knows: an unknown one, a
+ * toolkit key gpuaudit does not implement, a hash that is not bcrypt or a
+ * duplicate user is an error at its FILE:LINE:COLUMN. Passwords are checked
+ * with libxcrypt's bcrypt (crypt_rn), never by hand.
+ */
+#include <crypt.h>
+#include <errno.h>
+#include <libfyaml.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../core/file.h"
+#include "../core/internal.h"
+#include "gpuaudit/policy.h"
+#include "gpuaudit/webconfig.h"
+
+struct wstate {
+	struct ga_ctx *ctx;
+	const char *file;
+	struct ga_webconfig *wc;
+	int err;
+};
+
+static const struct fy_mark *mark_of(struct fy_node *n)
+{
+	if (!n)
+		return NULL;
+	if (fy_node_is_scalar(n)) {
+		struct fy_token *t = fy_node_get_scalar_token(n);
+		return t ? fy_token_start_mark(t) : NULL;
+	}
+	void *it = NULL;
+	if (fy_node_is_mapping(n)) {
+		struct fy_node_pair *pr = fy_node_mapping_iterate(n, &it);
+		return pr ? mark_of(fy_node_pair_key(pr)) : NULL;
+	}
+	return mark_of(fy_node_sequence_iterate(n, &it));
+}
+
+/* The first error, "FILE:LINE:COLUMN: message", at node AT. Returns -EINVAL. */
+static int werr(struct wstate *ws, struct fy_node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int werr(struct wstate *ws, struct fy_node *at, const char *fmt, ...)
+{
+	if (ws->err)
+		return ws->err;
+	const struct fy_mark *m = mark_of(at);
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ws->err = ga_err(ws->ctx, -EINVAL, "%s:%d:%d: %s", ws->file, m ? m->line + 1 : 1, m ? m->column + 1 : 1,
+	                 msg);
+	return ws->err;
+}
+
+static int wnomem(struct wstate *ws)
+{
+	if (!ws->err)
+		ws->err = ga_err(ws->ctx, -ENOMEM, "out of memory reading %s", ws->file);
+	return ws->err;
+}
+
+static bool is_null(struct fy_node *n)
+{
+	if (!n)
+		return true;
+	if (!fy_node_is_scalar(n) || fy_node_get_style(n) != FYNS_PLAIN)
+		return false;
+	size_t len = 0;
+	const char *s = fy_node_get_scalar(n, &len);
+	return !s || len == 0 || (len == 1 && *s == '~') || (len == 4 && !strncasecmp(s, "null", 4));
+}
+
+/* A scalar's text into buf (NUL-terminated); false when not a scalar, too long or holding a NUL. */
+static bool text_of(struct fy_node *n, char *buf, size_t bufn)
+{
+	if (!n || !fy_node_is_scalar(n))
+		return false;
+	size_t len = 0;
+	const char *s = fy_node_get_scalar(n, &len);
+	if (!s || len >= bufn || memchr(s, '\0', len))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return true;
+}
+
+static int get_text(struct wstate *ws, struct fy_node *v, const char *key, char *buf, size_t bufn)
+{
+	if (is_null(v) || !text_of(v, buf, bufn) || !*buf)
+		return werr(ws, v, "%s: expected a string of 1 to %zu bytes", key, bufn - 1);
+	return 0;
+}
+
+/* PATH as written, or joined to the configuration file's directory when relative. */
+static int get_path(struct wstate *ws, struct fy_node *v, const char *key, char **out)
+{
+	char buf[1024];
+	int r = get_text(ws, v, key, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	const char *slash = strrchr(ws->file, '/');
+	int dir = buf[0] == '/' || !slash ? 0 : (int)(slash - ws->file);
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	if (ga_buf_addf(&b, "%.*s%s%s", dir, ws->file, dir ? "/" : "", buf) < 0) {
+		ga_buf_release(&b);
+		return wnomem(ws);
+	}
+	char *p = ga_buf_detach(&b, NULL);
+	ga_free(*out);
+	*out = p;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	enum ga_client_auth v;
+} client_auths[] = {
+	{ "NoClientCert", GA_CLIENT_AUTH_NONE },
+	{ "VerifyClientCertIfGiven", GA_CLIENT_AUTH_VERIFY_IF_GIVEN },
+	{ "RequireAndVerifyClientCert", GA_CLIENT_AUTH_REQUIRE_VERIFY },
+};
+
+static const struct {
+	const char *name;
+	unsigned v;
+} tls_versions[] = { { "TLS10", 0x0301 }, { "TLS11", 0x0302 }, { "TLS12", 0x0303 }, { "TLS13", 0x0304 } };
+
+const char *ga_tls_version_name(unsigned v)
+{
+	for (size_t i = 0; i < sizeof(tls_versions) / sizeof(tls_versions[0]); i++)
+		if (tls_versions[i].v == v)
+			return tls_versions[i].name;
+	return NULL;
+}
+
+static int get_version(struct wstate *ws, struct fy_node *v, const char *key, unsigned *out)
+{
+	char buf[16];
+	if (!is_null(v) && text_of(v, buf, sizeof(buf)))
+		for (size_t i = 0; i < sizeof(tls_versions) / sizeof(tls_versions[0]); i++)
+			if (!strcmp(buf, tls_versions[i].name)) {
+				*out = tls_versions[i].v;
+				return 0;
+			}
+	return werr(ws, v, "%s: expected TLS10, TLS11, TLS12 or TLS13", key);
+}
+
+/* Toolkit keys gpuaudit refuses, and why: silently ignoring a security setting would be worse. */
+static const struct {
+	const char *key, *why;
+} unsupported[] = {
+	{ "cert", "inline certificates are not supported: use cert_file" },
+	{ "key", "inline keys are not supported: use key_file" },
+	{ "client_ca", "an inline CA is not supported: use client_ca_file" },
+	{ "cipher_suites", "not supported: GnuTLS's default suites for the versions allowed are used" },
+	{ "curve_preferences", "not supported: GnuTLS's default groups are used" },
+	{ "prefer_server_cipher_suites", "not supported (the server's order is GnuTLS's)" },
+	{ "client_allowed_sans", "not supported: a client is accepted by its CA alone" },
+};
+
+static int unsupported_key(struct wstate *ws, struct fy_node *k, const char *key)
+{
+	for (size_t i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++)
+		if (!strcmp(key, unsupported[i].key))
+			return werr(ws, k, "tls_server_config.%s: %s", key, unsupported[i].why);
+	return 0;
+}
+
+static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
+{
+	struct ga_webconfig *wc = ws->wc;
+	char buf[64];
+	if (!strcmp(key, "cert_file"))
+		return get_path(ws, v, "tls_server_config.cert_file", &wc->cert_file);
+	if (!strcmp(key, "key_file"))
+		return get_path(ws, v, "tls_server_config.key_file", &wc->key_file);
+	if (!strcmp(key, "client_ca_file"))
+		return get_path(ws, v, "tls_server_config.client_ca_file", &wc->client_ca_file);
+	if (!strcmp(key, "min_version"))
+		return get_version(ws, v, "tls_server_config.min_version", &wc->min_version);
+	if (!strcmp(key, "max_version"))
+		return get_version(ws, v, "tls_server_config.max_version", &wc->max_version);
+	if (!strcmp(key, "client_auth_type")) {
+		if (!is_null(v) && text_of(v, buf, sizeof(buf)) &&
+		    (!strcmp(buf, "RequestClientCert") || !strcmp(buf, "RequireAnyClientCert")))
+			return werr(ws, v,
+			            "tls_server_config.client_auth_type: %s (a certificate no CA checks) is not "
+			            "supported: use RequireAndVerifyClientCert or VerifyClientCertIfGiven with "
+			            "client_ca_file",
+			            buf);
+		if (!is_null(v) && text_of(v, buf, sizeof(buf)))
+			for (size_t i = 0; i < sizeof(client_auths) / sizeof(client_auths[0]); i++)
+				if (!strcmp(buf, client_auths[i].name)) {
+					wc->client_auth = client_auths[i].v;
+					return 0;
+				}
+		return werr(ws, v,
+		            "tls_server_config.client_auth_type: expected NoClientCert, VerifyClientCertIfGiven "
+		            "or RequireAndVerifyClientCert");
+	}
+	int r = unsupported_key(ws, k, key);
+	if (r < 0)
+		return r;
+	return werr(ws, k,
+	            "unknown key '%s' in tls_server_config (known: cert_file, key_file, client_auth_type, "
+	            "client_ca_file, min_version, max_version)",
+	            key);
+}
+
+/* The security headers the toolkit lets a configuration set. */
+static const char *const header_names[] = { "Strict-Transport-Security", "X-Content-Type-Options",
+	                                    "X-Frame-Options", "X-XSS-Protection", "Content-Security-Policy" };
+
+static int add_header(struct wstate *ws, struct fy_node *k, struct fy_node *v)
+{
+	struct ga_webconfig *wc = ws->wc;
+	char name[64], value[1024];
+	const char *canon = NULL;
+	if (text_of(k, name, sizeof(name)))
+		for (size_t i = 0; i < sizeof(header_names) / sizeof(header_names[0]); i++)
+			if (!strcasecmp(name, header_names[i]))
+				canon = header_names[i];
+	if (!canon)
+		return werr(ws, k,
+		            "http_server_config.headers: only Strict-Transport-Security, X-Content-Type-Options, "
+		            "X-Frame-Options, X-XSS-Protection and Content-Security-Policy may be set");
+	int r = get_text(ws, v, canon, value, sizeof(value));
+	if (r < 0)
+		return r;
+	if (strpbrk(value, "\r\n"))
+		return werr(ws, v, "%s: a header value is one line", canon);
+	for (size_t i = 0; i < wc->n_headers; i++)
+		if (!strcmp(wc->headers[i].name, canon))
+			return werr(ws, k, "http_server_config.headers: %s is given twice", canon);
+	if (wc->n_headers >= GA_WEBCONFIG_MAX_HEADERS)
+		return werr(ws, k, "http_server_config.headers: more than %u", GA_WEBCONFIG_MAX_HEADERS);
+	struct ga_webconfig_header *h = ga_array_push((void **)&wc->headers, &wc->n_headers, sizeof(*h));
+	if (!h)
+		return wnomem(ws);
+	h->name = ga_strdup(canon);
+	h->value = ga_strdup(value);
+	return h->name && h->value ? 0 : wnomem(ws);
+}
+
+static int http_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
+{
+	if (!strcmp(key, "http2")) {
+		char buf[8];
+		if (!is_null(v) && text_of(v, buf, sizeof(buf)) && !strcmp(buf, "false"))
+			return 0;
+		if (!is_null(v) && text_of(v, buf, sizeof(buf)) && !strcmp(buf, "true"))
+			return werr(ws, v, "http_server_config.http2: HTTP/2 is not supported: leave it out or set false");
+		return werr(ws, v, "http_server_config.http2: expected true or false");
+	}
+	if (!strcmp(key, "headers")) {
+		if (is_null(v))
+			return 0;
+		if (!fy_node_is_mapping(v))
+			return werr(ws, v, "http_server_config.headers: expected a mapping of header: value");
+		void *it = NULL;
+		struct fy_node_pair *pr;
+		while ((pr = fy_node_mapping_iterate(v, &it)))
+			if (add_header(ws, fy_node_pair_key(pr), fy_node_pair_value(pr)) < 0)
+				return ws->err;
+		return 0;
+	}
+	return werr(ws, k, "unknown key '%s' in http_server_config (known: headers, http2)", key);
+}
+
+/* "$2a$", "$2b$" or "$2y$", a two-digit cost from 04 to 31, 53 characters of bcrypt's base64. */
+static bool is_bcrypt(const char *h)
+{
+	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || !strchr("aby", h[2]) || h[3] != '$' || h[6] != '$')
+		return false;
+	int cost = (h[4] - '0') * 10 + (h[5] - '0');
+	if (h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9' || cost < 4 || cost > 31)
+		return false;
+	return strspn(h + 7, "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == 53;
+}
+
+static int add_user(struct wstate *ws, struct fy_node *k, struct fy_node *v)
+{
+	struct ga_webconfig *wc = ws->wc;
+	char name[256], hash[128];
+	if (is_null(k) || !text_of(k, name, sizeof(name)) || !*name || strchr(name, ':'))
+		return werr(ws, k, "basic_auth_users: a user name is 1 to 255 bytes without ':'");
+	if (is_null(v) || !text_of(v, hash, sizeof(hash)) || !is_bcrypt(hash))
+		return werr(ws, v,
+		            "basic_auth_users.%s: expected a bcrypt hash ($2y$10$... from htpasswd -nBC 10 "
+		            "USER, or Python's bcrypt)",
+		            name);
+	if (ga_webconfig_user_hash(wc, name))
+		return werr(ws, k, "basic_auth_users: user '%s' is given twice", name);
+	if (wc->n_users >= GA_WEBCONFIG_MAX_USERS)
+		return werr(ws, k, "basic_auth_users: more than %u users", GA_WEBCONFIG_MAX_USERS);
+	struct ga_webconfig_user *u = ga_array_push((void **)&wc->users, &wc->n_users, sizeof(*u));
+	if (!u)
+		return wnomem(ws);
+	u->name = ga_strdup(name);
+	u->hash = ga_strdup(hash);
+	return u->name && u->hash ? 0 : wnomem(ws);
+}
+
+typedef int (*member_fn)(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v);
+
+/* Every pair of mapping M through fn; keys are scalars, each once. */
+static int walk(struct wstate *ws, struct fy_node *m, const char *what, member_fn fn)
+{
+	if (is_null(m))
+		return 0;
+	if (!fy_node_is_mapping(m))
+		return werr(ws, m, "%s: expected a mapping", what);
+	void *it = NULL;
+	struct fy_node_pair *pr;
+	while ((pr = fy_node_mapping_iterate(m, &it))) {
+		struct fy_node *k = fy_node_pair_key(pr);
+		char key[64];
+		if (!text_of(k, key, sizeof(key)))
+			return werr(ws, k, "%s: a key is a short string", what);
+		void *it2 = NULL;
+		struct fy_node_pair *q;
+		while ((q = fy_node_mapping_iterate(m, &it2)) != pr) {
+			char other[64];
+			if (text_of(fy_node_pair_key(q), other, sizeof(other)) && !strcmp(other, key))
+				return werr(ws, k, "%s: '%s' is given twice", what, key);
+		}
+		if (fn(ws, k, key, fy_node_pair_value(pr)) < 0)
+			return ws->err;
+	}
+	return 0;
+}
+
+static int top_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
+{
+	if (!strcmp(key, "tls_server_config")) {
+		ws->wc->tls = !is_null(v);
+		return walk(ws, v, "tls_server_config", tls_member);
+	}
+	if (!strcmp(key, "http_server_config"))
+		return walk(ws, v, "http_server_config", http_member);
+	if (!strcmp(key, "basic_auth_users")) {
+		if (is_null(v))
+			return 0;
+		if (!fy_node_is_mapping(v))
+			return werr(ws, v, "basic_auth_users: expected a mapping of user: bcrypt hash");
+		void *it = NULL;
+		struct fy_node_pair *pr;
+		while ((pr = fy_node_mapping_iterate(v, &it)))
+			if (add_user(ws, fy_node_pair_key(pr), fy_node_pair_value(pr)) < 0)
+				return ws->err;
+		return 0;
+	}
+	return werr(ws, k,
+	            "unknown key '%s' (known: tls_server_config, http_server_config, basic_auth_users)", key);
+}
+
+/* What the keys must say together. */
+static int check_whole(struct wstate *ws, struct fy_node *root)
+{
+	struct ga_webconfig *wc = ws->wc;
+	struct fy_node *tls = fy_node_mapping_lookup_by_string(root, "tls_server_config", FY_NT);
+	if (!wc->tls)
+		return 0;
+	if (!wc->cert_file || !wc->key_file)
+		return werr(ws, tls, "tls_server_config: cert_file and key_file are both needed");
+	bool verify = wc->client_auth == GA_CLIENT_AUTH_VERIFY_IF_GIVEN ||
+	              wc->client_auth == GA_CLIENT_AUTH_REQUIRE_VERIFY;
+	if (verify && !wc->client_ca_file)
+		return werr(ws, tls, "tls_server_config: client_auth_type %s needs client_ca_file",
+		            wc->client_auth == GA_CLIENT_AUTH_REQUIRE_VERIFY ? "RequireAndVerifyClientCert"
+		                                                             : "VerifyClientCertIfGiven");
+	if (wc->client_ca_file && !verify)
+		return werr(ws, tls,
+		            "tls_server_config: client_ca_file is only used with client_auth_type "
+		            "RequireAndVerifyClientCert or VerifyClientCertIfGiven");
+	if (wc->min_version && wc->max_version && wc->min_version > wc->max_version)
+		return werr(ws, tls, "tls_server_config: min_version %s is above max_version %s",
+		            ga_tls_version_name(wc->min_version), ga_tls_version_name(wc->max_version));
+	return 0;
+}
+
+static void diag_quiet(struct fy_diag *d, void *user, const char *buf, size_t len)
+{
+	(void)d;
+	(void)user;
+	(void)buf;
+	(void)len;
+}
+
+int ga_webconfig_parse(struct ga_ctx *ctx, const char *file, const char *text, size_t len,
+                       struct ga_webconfig **ret)
+{
+	struct wstate ws = { .ctx = ctx, .file = file ? file : "<web config>" };
+	struct fy_diag *diag = NULL;
+	struct fy_document *doc = NULL;
+	int r;
+	if (len > GA_WEBCONFIG_MAX_FILE)
+		return ga_err(ctx, -EINVAL, "%s: larger than %u bytes", ws.file, GA_WEBCONFIG_MAX_FILE);
+	if ((r = ga_yaml_prescan(ctx, ws.file, text, len)) < 0)
+		return r;
+	ws.wc = ga_calloc(1, sizeof(*ws.wc));
+	if (!ws.wc || !(ws.wc->file = ga_strdup(ws.file))) {
+		r = ga_err(ctx, -ENOMEM, "out of memory");
+		goto out;
+	}
+	struct fy_diag_cfg dcfg;
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = diag_quiet;
+	dcfg.colorize = false;
+	if (!(diag = fy_diag_create(&dcfg))) {
+		r = ga_err(ctx, -ENOMEM, "out of memory");
+		goto out;
+	}
+	fy_diag_set_collect_errors(diag, true);
+	struct fy_parse_cfg cfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_ALLOW_DUPLICATE_KEYS,
+		                    .diag = diag };
+	doc = len ? fy_document_build_from_string(&cfg, text, len) : NULL;
+	struct fy_node *root = doc ? fy_document_root(doc) : NULL;
+	if (!doc) {
+		void *it = NULL;
+		struct fy_diag_error *e = len ? fy_diag_errors_iterate(diag, &it) : NULL;
+		if (e) {
+			r = ga_err(ctx, -EINVAL, "%s:%d:%d: not valid YAML: %s", ws.file, e->line > 0 ? e->line : 1,
+			           e->column > 0 ? e->column : 1, e->msg ? e->msg : "syntax error");
+			goto out;
+		}
+	} else if (fy_node_get_anchor(root) || (!is_null(root) && !fy_node_is_mapping(root))) {
+		r = werr(&ws, root, "expected a mapping (tls_server_config, http_server_config, basic_auth_users)");
+		goto out;
+	}
+	/* an empty file is the toolkit's "no TLS, no authentication" */
+	if (root && !is_null(root) && ((r = walk(&ws, root, "the web configuration", top_member)) < 0 ||
+	                               (r = check_whole(&ws, root)) < 0))
+		goto out;
+	*ret = ws.wc;
+	ws.wc = NULL;
+	r = 0;
+out:
+	if (doc)
+		fy_document_destroy(doc);
+	if (diag)
+		fy_diag_destroy(diag);
+	ga_webconfig_free(ws.wc);
+	return r;
+}
+
+/* A certificate or key file as a NUL-terminated string (what libmicrohttpd takes). */
+static int read_pem(struct ga_ctx *ctx, const char *what, const char *path, char **out)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	int r = ga_file_read(ctx, path, 1u << 20, &b);
+	if (r == -EINVAL) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", ga_ctx_errmsg(ctx));
+		r = ga_err(ctx, r, "tls_server_config.%s: %s", what, why);
+	} else if (r < 0) {
+		r = ga_err(ctx, r, "tls_server_config.%s %s: %s", what, path,
+		           r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+	} else if (!(*out = ga_buf_detach(&b, NULL))) {
+		r = ga_err(ctx, -ENOMEM, "out of memory");
+	}
+	ga_buf_release(&b);
+	return r;
+}
+
+int ga_webconfig_load(struct ga_ctx *ctx, const char *file, struct ga_webconfig **ret)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	int r = !strcmp(file, "-") ? ga_err(ctx, -EINVAL, "--web.config.file wants a file, not standard input")
+	                           : ga_file_read(ctx, file, GA_WEBCONFIG_MAX_FILE, &b);
+	if (r == -EFBIG)
+		r = ga_err(ctx, -EINVAL, "%s: larger than %u bytes", file, GA_WEBCONFIG_MAX_FILE);
+	else if (r == -EINVAL || r == -ENOMEM)
+		; /* the message says it */
+	else if (r < 0)
+		r = ga_err(ctx, r, "cannot read web configuration %s: %s", file, strerror(-r));
+	else
+		r = ga_webconfig_parse(ctx, file, b.data ? b.data : "", b.len, ret);
+	ga_buf_release(&b);
+	if (r == 0 && (*ret)->tls &&
+	    ((r = read_pem(ctx, "cert_file", (*ret)->cert_file, &(*ret)->cert_pem)) < 0 ||
+	     (r = read_pem(ctx, "key_file", (*ret)->key_file, &(*ret)->key_pem)) < 0 ||
+	     ((*ret)->client_ca_file &&
+	      (r = read_pem(ctx, "client_ca_file", (*ret)->client_ca_file, &(*ret)->ca_pem)) < 0))) {
+		ga_webconfig_free(*ret);
+		*ret = NULL;
+	}
+	return r;
+}
+
+void ga_webconfig_free(struct ga_webconfig *wc)
+{
+	if (!wc)
+		return;
+	for (size_t i = 0; i < wc->n_users; i++) {
+		ga_free(wc->users[i].name);
+		ga_free(wc->users[i].hash);
+	}
+	for (size_t i = 0; i < wc->n_headers; i++) {
+		ga_free(wc->headers[i].name);
+		ga_free(wc->headers[i].value);
+	}
+	ga_free(wc->users);
+	ga_free(wc->headers);
+	ga_free(wc->file);
+	ga_free(wc->cert_file);
+	ga_free(wc->key_file);
+	ga_free(wc->client_ca_file);
+	ga_free(wc->cert_pem);
+	if (wc->key_pem)
+		explicit_bzero(wc->key_pem, strlen(wc->key_pem));
+	ga_free(wc->key_pem);
+	ga_free(wc->ca_pem);
+	ga_free(wc);
+}
+
+const char *ga_webconfig_user_hash(const struct ga_webconfig *wc, const char *user)
+{
+	for (size_t i = 0; wc && i < wc->n_users; i++)
+		if (!strcmp(wc->users[i].name, user))
+			return wc->users[i].hash;
+	return NULL;
+}
+
+int ga_bcrypt_check(const char *hash, const char *password)
+{
+	struct crypt_data *cd = ga_calloc(1, sizeof(*cd));
+	if (!cd)
+		return -ENOMEM;
+	const char *out = crypt_rn(password, hash, cd, (int)sizeof(*cd));
+	int ok = 0;
+	size_t n = strlen(hash);
+	if (out && strlen(out) == n) {
+		unsigned char diff = 0;
+		for (size_t i = 0; i < n; i++)
+			diff |= (unsigned char)(out[i] ^ hash[i]);
+		ok = diff == 0;
+	}
+	explicit_bzero(cd, sizeof(*cd));
+	ga_free(cd);
+	return ok;
+}

@@ -1,0 +1,200 @@
+/*
+ * serve-web.c - the Prometheus exporter toolkit's conventions for `gpuaudit
+ * serve` (docs/serve.md, "TLS and authentication"): the web configuration
+ * file's TLS (libmicrohttpd's GnuTLS, with the certificate, key and client CA
+ * checked with GnuTLS at start so a bad file is a clear error, not a daemon
+ * that will not start), client certificates verified per request, HTTP basic
+ * authentication against bcrypt hashes (ga_bcrypt_check; a password that matched once is
+ * remembered by its SHA-256, so a scrape costs a hash, not a bcrypt, as the
+ * toolkit's cache does), and the sockets systemd's socket activation passes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gnutls/gnutls.h>
+#include <sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "serve-int.h"
+
+/* The certificate and key must pair, the CA must hold a certificate: GnuTLS says why not. */
+static int check_pems(struct serve *s)
+{
+	struct serve_web *w = &s->web;
+	gnutls_certificate_credentials_t cred;
+	if (gnutls_certificate_allocate_credentials(&cred) < 0)
+		return cli_error(s->cli, "serve", EXIT_INTERNAL, "out of memory");
+	gnutls_datum_t cert = { (unsigned char *)w->cfg->cert_pem, (unsigned)strlen(w->cfg->cert_pem) };
+	gnutls_datum_t key = { (unsigned char *)w->cfg->key_pem, (unsigned)strlen(w->cfg->key_pem) };
+	int code = EXIT_OK;
+	int r = gnutls_certificate_set_x509_key_mem(cred, &cert, &key, GNUTLS_X509_FMT_PEM);
+	if (r < 0) {
+		code = cli_error(s->cli, "serve", EXIT_USAGE, "%s: cert_file %s and key_file %s: %s",
+		                 w->cfg->file, w->cfg->cert_file, w->cfg->key_file, gnutls_strerror(r));
+	} else if (w->cfg->ca_pem) {
+		gnutls_datum_t ca = { (unsigned char *)w->cfg->ca_pem, (unsigned)strlen(w->cfg->ca_pem) };
+		r = gnutls_certificate_set_x509_trust_mem(cred, &ca, GNUTLS_X509_FMT_PEM);
+		if (r <= 0)
+			code = cli_error(s->cli, "serve", EXIT_USAGE, "%s: client_ca_file %s: %s", w->cfg->file,
+			                 w->cfg->client_ca_file, r < 0 ? gnutls_strerror(r) : "no certificate in it");
+	}
+	gnutls_certificate_free_credentials(cred);
+	return code;
+}
+
+/* "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2": the versions from min to max (TLS12..TLS13 by default). */
+static void priorities(struct serve_web *w)
+{
+	unsigned lo = w->cfg->min_version ? w->cfg->min_version : 0x0303;
+	unsigned hi = w->cfg->max_version ? w->cfg->max_version : 0x0304;
+	int n = snprintf(w->priorities, sizeof(w->priorities), "NORMAL:-VERS-ALL");
+	for (unsigned v = hi; v >= lo && v >= 0x0301 && n > 0 && (size_t)n < sizeof(w->priorities); v--)
+		n += snprintf(w->priorities + n, sizeof(w->priorities) - (size_t)n, ":+VERS-TLS1.%u", v - 0x0301);
+}
+
+int serve_web_load(struct serve *s, const char *file)
+{
+	struct serve_web *w = &s->web;
+	pthread_mutex_init(&w->cache_lock, NULL);
+	if (!file)
+		return EXIT_OK;
+	int r = ga_webconfig_load(s->ctx, file, &w->cfg);
+	if (r < 0)
+		return cli_error(s->cli, "serve", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
+		                 ga_ctx_errmsg(s->ctx));
+	if (!w->cfg->tls)
+		return EXIT_OK;
+	priorities(w);
+	return check_pems(s);
+}
+
+void serve_web_release(struct serve_web *w)
+{
+	ga_webconfig_free(w->cfg);
+	explicit_bzero(w->cache, sizeof(w->cache));
+	pthread_mutex_destroy(&w->cache_lock);
+}
+
+size_t serve_web_tls_options(const struct serve *s, struct MHD_OptionItem *opts)
+{
+	const struct serve_web *w = &s->web;
+	if (!w->cfg || !w->cfg->tls)
+		return 0;
+	size_t n = 0;
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, w->cfg->key_pem };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, w->cfg->cert_pem };
+	opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)w->priorities };
+	if (w->cfg->ca_pem) /* libmicrohttpd then asks the client for a certificate */
+		opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0, w->cfg->ca_pem };
+	return n;
+}
+
+int serve_web_systemd_fds(struct cli *cli, int *fds, size_t max, size_t *n)
+{
+	const char *pid = getenv("LISTEN_PID"), *nfds = getenv("LISTEN_FDS");
+	char *end = NULL;
+	long p = pid ? strtol(pid, &end, 10) : 0;
+	if (!pid || !nfds || *end || p != (long)getpid())
+		return cli_error(cli, "serve", EXIT_USAGE,
+		                 "--web.systemd-socket: no socket from systemd (LISTEN_PID/LISTEN_FDS are not "
+		                 "set for this process: start it from a .socket unit or systemd-socket-activate)");
+	long k = strtol(nfds, &end, 10);
+	if (*end || k < 1 || (size_t)k > max)
+		return cli_error(cli, "serve", EXIT_USAGE, "--web.systemd-socket: LISTEN_FDS=%s: 1 to %zu sockets",
+		                 nfds, max);
+	for (int i = 0; i < (int)k; i++) {
+		int fd = 3 + i, on = 0;
+		socklen_t len = sizeof(on);
+		if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) < 0 || !on)
+			return cli_error(cli, "serve", EXIT_USAGE,
+			                 "--web.systemd-socket: descriptor %d is not a listening socket", fd);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		fds[i] = fd;
+	}
+	*n = (size_t)k;
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	return EXIT_OK;
+}
+
+/* The client's certificate, as client_auth_type asks: NULL when it passes. */
+static const char *refuse_cert(const struct serve_web *w, struct MHD_Connection *c)
+{
+	enum ga_client_auth ca = w->cfg->client_auth;
+	if (!w->cfg->tls || ca == GA_CLIENT_AUTH_NONE)
+		return NULL;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	gnutls_session_t sess = ci ? (gnutls_session_t)ci->tls_session : NULL;
+	unsigned n = 0;
+	if (!sess || !gnutls_certificate_get_peers(sess, &n) || n == 0)
+		return ca == GA_CLIENT_AUTH_REQUIRE_VERIFY ? "a client certificate is required\n" : NULL;
+	unsigned status = 0;
+	if (gnutls_certificate_verify_peers2(sess, &status) < 0 || status != 0)
+		return "the client certificate is not signed by the configured client CA\n";
+	return NULL;
+}
+
+/* bcrypt of a hash that matches nothing, for unknown users: the same work either way. */
+static const char dummy_hash[] = "$2b$10$Bn9w3f98Q6FidclQOhImtelei1t7uYY4m/wjkt5hgMiQQ.L9M4sum";
+
+static bool password_ok(struct serve_web *w, const char *user, const char *pass)
+{
+	size_t i = 0;
+	while (i < w->cfg->n_users && strcmp(w->cfg->users[i].name, user))
+		i++;
+	unsigned char sum[SHA256_DIGEST_LENGTH];
+	SHA2_CTX h;
+	SHA256Init(&h);
+	SHA256Update(&h, (const uint8_t *)user, strlen(user) + 1);
+	SHA256Update(&h, (const uint8_t *)pass, strlen(pass));
+	SHA256Final(sum, &h);
+	bool known = i < w->cfg->n_users, hit = false;
+	if (known) {
+		pthread_mutex_lock(&w->cache_lock);
+		unsigned char diff = 0;
+		for (size_t k = 0; k < sizeof(sum); k++)
+			diff |= (unsigned char)(w->cache[i][k] ^ sum[k]);
+		hit = w->cached[i] && diff == 0;
+		pthread_mutex_unlock(&w->cache_lock);
+	}
+	if (hit)
+		return true;
+	bool ok = ga_bcrypt_check(known ? w->cfg->users[i].hash : dummy_hash, pass) == 1 && known;
+	if (ok) {
+		pthread_mutex_lock(&w->cache_lock);
+		memcpy(w->cache[i], sum, sizeof(sum));
+		w->cached[i] = true;
+		pthread_mutex_unlock(&w->cache_lock);
+	}
+	explicit_bzero(sum, sizeof(sum));
+	return ok;
+}
+
+const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned *status)
+{
+	struct serve_web *w = &s->web;
+	if (!w->cfg)
+		return NULL;
+	const char *why = refuse_cert(w, c);
+	if (why) {
+		*status = MHD_HTTP_FORBIDDEN;
+		return why;
+	}
+	if (!w->cfg->n_users)
+		return NULL;
+	char *pass = NULL;
+	char *user = MHD_basic_auth_get_username_password(c, &pass);
+	bool ok = user && pass && password_ok(w, user, pass);
+	if (pass)
+		explicit_bzero(pass, strlen(pass));
+	MHD_free(user);
+	MHD_free(pass);
+	if (ok)
+		return NULL;
+	*status = MHD_HTTP_UNAUTHORIZED;
+	return "unauthorized: basic authentication with a user of the web configuration is required\n";
+}
