@@ -574,7 +574,7 @@ static bool vm_fault(struct ga_kparse *st, const char *m, const char *end, struc
 	set_first_addr(m, end, ev);
 	if (st) {
 		memcpy(st->vm_fault_address, ev->address, sizeof(st->vm_fault_address));
-		st->vm_fault_lines = VM_FAULT_STATUS_WITHIN + 1; /* this line counts down once */
+		st->vm_fault_lines = VM_FAULT_STATUS_WITHIN + 1; /* the next line counts down to 6 */
 		st->vm_fault_open = true;
 	}
 	return true;
