@@ -2,7 +2,9 @@
  * fuzz_kevents.c - the kernel-log parser and the health aggregation on
  * arbitrary bytes, line by line: every event has a known kind, an address
  * that is empty or in sysfs form, a message inside the line; the findings
- * are produced without error and serialise to valid JSON.
+ * are produced without error and serialise to valid JSON. Year-less syslog
+ * stamps get a reference year, and the first line is also tried as a
+ * --boot-time value.
  */
 #include <string.h>
 
@@ -28,21 +30,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *s = (const char *)data, *end = s + size;
 	struct ga_kparse st;
 	memset(&st, 0, sizeof(st));
+	GA_SET(st.year_ref_s, 1796126400);
 	struct ga_health *h = NULL;
 	if (ga_health_new(&h) < 0)
 		return 0;
+	ga_health_set_year_ref(h, 1796126400);
+	char first[80];
+	const char *nl0 = memchr(s, '\n', size);
+	size_t l0 = (size_t)((nl0 ? nl0 : end) - s);
+	if (l0 < sizeof(first) && !memchr(s, '\0', l0)) {
+		memcpy(first, s, l0);
+		first[l0] = '\0';
+		int64_t t;
+		(void)ga_wall_time_parse(first, &t);
+	}
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = (size_t)((nl ? nl : end) - s);
 		struct ga_kevent ev;
-		if (ga_kevent_parse(&st, s, len, &ev))
+		if (ga_kevent_parse(&st, s, len, &ev)) {
 			check_event(s, len, &ev);
+			FUZZ_CHECK(!ev.folded || ev.kind == GA_KEV_AMDGPU_VM_FAULT ||
+			           ev.kind == GA_KEV_AMDGPU_RESET);
+		}
 		FUZZ_CHECK(ga_health_add_line(h, s, len) == 0);
 		s += len + (nl != NULL);
 	}
 	struct ga_findings f;
 	ga_findings_init(&f);
 	struct ga_health_opts o = { .since_s = 3600 };
+	FUZZ_CHECK(ga_health_unplaced(h, &o) <= ga_health_events(h));
 	FUZZ_CHECK(ga_health_findings(h, NULL, &o, &f, NULL) == 0);
 	struct ga_buf b;
 	struct ga_json w;

@@ -44,6 +44,22 @@ static const char *evidence(const struct ga_finding *f, const char *key)
 	return NULL;
 }
 
+/*
+ * A finding's times: seconds since boot as "+S s", and the wall time only
+ * when the boot time of the log's machine is known or the stamps were wall
+ * times; a stamp that is only seconds since boot is never given a date.
+ */
+static void print_times(FILE *o, const struct ga_finding *fd)
+{
+	const char *fb = evidence(fd, "first_boot_s"), *lb = evidence(fd, "last_boot_s");
+	const char *ft = evidence(fd, "first_time"), *lt = evidence(fd, "last_time");
+	if (fb)
+		fprintf(o, "           +%s s .. +%s s since boot%s\n", cli_esc(fb), lb ? cli_esc(lb) : "-",
+		        ft ? "" : " (boot time unknown: no date)");
+	if (ft)
+		fprintf(o, "           time %s .. %s\n", cli_esc(ft), lt ? cli_esc(lt) : "-");
+}
+
 static void print_text(FILE *o, const struct ga_findings *f, const struct ga_health_log *k, bool bad)
 {
 	fprintf(o, "health: %s\n", bad ? "PROBLEMS" : "OK");
@@ -63,13 +79,7 @@ static void print_text(FILE *o, const struct ga_findings *f, const struct ga_hea
 		const struct ga_finding *fd = &f->v[i];
 		fprintf(o, "  %-8s %s %s: %s\n", ga_severity_name(fd->severity), cli_esc(fd->code),
 		        cli_esc(fd->subject), cli_esc(fd->message));
-		const char *fb = evidence(fd, "first_boot_s"), *lb = evidence(fd, "last_boot_s");
-		const char *ft = evidence(fd, "first_time"), *lt = evidence(fd, "last_time");
-		if (fb)
-			fprintf(o, "           boot time %s s .. %s s\n", cli_esc(fb),
-			        lb ? cli_esc(lb) : "-");
-		if (ft)
-			fprintf(o, "           time %s .. %s\n", cli_esc(ft), lt ? cli_esc(lt) : "-");
+		print_times(o, fd);
 		const char *e = evidence(fd, "expected"), *a = evidence(fd, "actual");
 		if (e || a)
 			fprintf(o, "           expected %s, actual %s\n", e ? cli_esc(e) : "-",
@@ -220,7 +230,7 @@ static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, cons
 
 struct health_opts {
 	struct snap_opts so;
-	const char *kmsg_file, *since, *policy_file, *class_name, *state_file;
+	const char *kmsg_file, *since, *policy_file, *class_name, *state_file, *boot_time;
 	enum mode mode;
 	int modes;
 };
@@ -240,6 +250,9 @@ static int health_opt(struct cli *cli, const char *cmd, int opt, const char *arg
 		return CLI_NEXT;
 	case 'S':
 		o->since = arg;
+		return CLI_NEXT;
+	case 'B':
+		o->boot_time = arg;
 		return CLI_NEXT;
 	case 'P':
 		o->policy_file = arg;
@@ -298,6 +311,19 @@ static int read_root_log(struct cli *cli, const struct health_opts *o, struct he
 	return r == -ENOMEM ? fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory") : EXIT_OK;
 }
 
+/*
+ * "Now" for the year of year-less syslog stamps: the clock, or GPUAUDIT_NOW
+ * (Unix seconds) so that tests of such logs do not change with the year.
+ */
+static int64_t year_ref_now(void)
+{
+	const char *e = getenv("GPUAUDIT_NOW");
+	int64_t t;
+	if (e && ga_wall_time_parse(e, &t) == 0)
+		return t;
+	return (int64_t)time(NULL);
+}
+
 /* Policy, log (--kmsg first: bad input found before any collection), snapshot. */
 static int health_load(struct cli *cli, const struct health_opts *o, struct health_run *run)
 {
@@ -307,6 +333,7 @@ static int health_load(struct cli *cli, const struct health_opts *o, struct heal
 		return fail_early(cli, o->mode, cli_exit_for(r), "%s", ga_ctx_errmsg(run->ctx));
 	if ((r = ga_health_new(&run->h)) < 0)
 		return fail_early(cli, o->mode, EXIT_INTERNAL, "%s", strerror(-r));
+	ga_health_set_year_ref(run->h, year_ref_now()); /* the year of syslog stamps */
 	if (o->kmsg_file) {
 		r = ga_kmsg_read_file(run->ctx, o->kmsg_file, ga_health_add_line, run->h, &run->kl.st);
 		if (r < 0)
@@ -319,6 +346,26 @@ static int health_load(struct cli *cli, const struct health_opts *o, struct heal
 		run->cls = ga_policy_match(run->policy, run->node);
 	run->ho.cls = run->cls;
 	return EXIT_OK;
+}
+
+/*
+ * Whose clock the log's stamps are on. Seconds since boot become wall times
+ * only with the boot time of the machine that wrote the log: --boot-time when
+ * given; else this machine's (proc/stat btime under the root) for its own log
+ * (dev/kmsg under the root, or --kmsg naming the live kmsg device); a --kmsg
+ * file, perhaps from another host, gets none. "Now" for --since is the clock
+ * only for the live log; otherwise the newest event.
+ */
+static void health_clock(const struct health_opts *o, struct health_run *run)
+{
+	bool own = !o->kmsg_file || (run->live && run->kl.st.device);
+	if (!o->boot_time && own && !o->so.from)
+		ga_proc_btime(run->ctx, &run->ho.btime);
+	run->kl.btime = run->ho.btime;
+	if (run->live && own) {
+		ga_proc_uptime(run->ctx, &run->ho.now_boot_s);
+		GA_SET(run->ho.now_wall_s, (int64_t)time(NULL));
+	}
 }
 
 /* The snapshot's findings, the log's, D-state processes and the --state repeats. */
@@ -335,17 +382,19 @@ static int health_analyze(struct cli *cli, const struct health_opts *o, struct h
 		code = read_root_log(cli, o, run);
 	if (code != EXIT_OK)
 		return code;
-	if (!o->so.from) {
-		ga_proc_btime(run->ctx, &run->ho.btime);
-		run->kl.btime = run->ho.btime;
-		/* "now" is the clock only for the live log; otherwise the newest event */
-		if (run->live && !o->kmsg_file) {
-			ga_proc_uptime(run->ctx, &run->ho.now_boot_s);
-			GA_SET(run->ho.now_wall_s, (int64_t)time(NULL));
-		}
-		if (add_dstate(run->ctx, &run->f) < 0)
-			return fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory");
-	}
+	health_clock(o, run);
+	if (!o->so.from && add_dstate(run->ctx, &run->f) < 0)
+		return fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory");
+	uint64_t unplaced =
+	        run->ho.since_s > 0 && !run->ho.now_boot_s.set ? ga_health_unplaced(run->h, &run->ho) : 0;
+	if (unplaced)
+		return fail_early(cli, o->mode, EXIT_USAGE,
+		                  "--since cannot apply to %s: %llu event%s carry only seconds since boot, "
+		                  "and the boot time of the machine that wrote it is unknown; pass "
+		                  "--boot-time TIME (RFC 3339 or Unix seconds), or a log with wall-clock "
+		                  "stamps (dmesg -T, journalctl -k -o short-iso)",
+		                  run->kl.source ? run->kl.source : "the log", (unsigned long long)unplaced,
+		                  unplaced == 1 ? "" : "s");
 	run->kl.events = ga_health_events(run->h);
 	run->kl.boot_id = run->node->host.boot_id;
 	r = ga_health_findings(run->h, run->node, &run->ho, &run->f, &run->kl.in_window);
@@ -384,6 +433,7 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		SNAP_LONG_OPTIONS,
 		{ "kmsg", required_argument, NULL, 'K' },
 		{ "since", required_argument, NULL, 'S' },
+		{ "boot-time", required_argument, NULL, 'B' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "class", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
@@ -411,6 +461,12 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		return fail_early(cli, o.mode, EXIT_USAGE,
 		                  "--since wants a duration like 30m, 2h, 1d or 1h30m, not '%s'", o.since);
 	run.ho.since_s = run.kl.since_s;
+	if (o.boot_time && ga_wall_time_parse(o.boot_time, &run.ho.btime.v) < 0)
+		return fail_early(cli, o.mode, EXIT_USAGE,
+		                  "--boot-time wants RFC 3339 with an offset (2026-12-01T09:00:00Z) or Unix "
+		                  "seconds, not '%s'",
+		                  o.boot_time);
+	run.ho.btime.set = o.boot_time != NULL;
 	code = snap_validate(cli, "health", &o.so);
 	if (code == EXIT_OK)
 		code = snap_ctx(cli, "health", &o.so, &run.ctx);

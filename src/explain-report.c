@@ -39,6 +39,7 @@ void explain_print_text(FILE *o, struct ga_explain *ex, const char *in)
 			print_caps(o, c[i].values, c[i].n_values);
 			fputc('\n', o);
 		}
+		fprintf(o, "%s    class: %s\n", in, ga_cause_class_name(c[i].cause_class));
 		fprintf(o, "%s    cause: %s\n", in, s->cause);
 		if (c[i].detail[0])
 			fprintf(o, "%s    detail: %s\n", in, cli_esc(c[i].detail));

@@ -25,12 +25,33 @@ extern "C" {
 #define GA_EXPLAIN_MAX_CAPTURES 4     /* named captures per pattern */
 #define GA_EXPLAIN_VALUES_PER_CAUSE 6 /* distinct captured values kept per cause */
 
+/*
+ * What is at fault, the first thing whoever acts on a cause needs: the node's
+ * hardware (drain, repair), the driver (reboot, reinstall), the container
+ * runtime (its setup on the node), the application (the job's own bug: Xid
+ * 13/31/43 are the job's, not the GPU's), the network (links, cables,
+ * switches), or the configuration (what was deployed does not fit where: an
+ * image for a newer driver, a build for another GPU).
+ */
+enum ga_cause_class {
+	GA_CAUSE_NODE_HARDWARE = 0,
+	GA_CAUSE_DRIVER,
+	GA_CAUSE_CONTAINER_RUNTIME,
+	GA_CAUSE_APPLICATION,
+	GA_CAUSE_NETWORK,
+	GA_CAUSE_CONFIGURATION,
+	GA_CAUSE__COUNT
+};
+/* "node_hardware", "driver", "container_runtime", "application", "network", "configuration"; NULL out of range. */
+const char *ga_cause_class_name(enum ga_cause_class c);
+
 /* One catalogue entry (signatures.def). */
 struct ga_signature {
-	const char *id;    /* stable, kebab-case: "loader-soname" */
-	const char *layer; /* "loader", "CUDA", "PyTorch", "HIP", "NCCL", ... */
-	int weight;        /* how directly it names a root cause: 100 definite .. 10 noise */
-	const char *code;  /* the library's error code when it has one: "cudaErrorInsufficientDriver (35)" */
+	const char *id;                  /* stable, kebab-case: "loader-soname" */
+	const char *layer;               /* "loader", "CUDA", "PyTorch", "HIP", "NCCL", ... */
+	enum ga_cause_class cause_class; /* the usual class; a cause may refine it (Xid numbers) */
+	int weight;                      /* how directly it names a root cause: 100 definite .. 10 noise */
+	const char *code; /* the library's error code when it has one: "cudaErrorInsufficientDriver (35)" */
 	const char *cause;
 	const char *fix;
 	const char *next; /* what to check next */
@@ -70,9 +91,10 @@ struct ga_explain_cause {
 	uint64_t last_line;
 	struct ga_capture_kv values[GA_EXPLAIN_VALUES_PER_CAUSE]; /* distinct, first seen first */
 	size_t n_values;
-	int score;        /* weight, adjusted by what the node says */
-	char detail[256]; /* catalogue detail of captured values (Xid names), "" when none */
-	char *node_note;  /* what the node snapshot says about it (ga_explain_for), or NULL */
+	int score;                       /* weight, adjusted by what the node says */
+	enum ga_cause_class cause_class; /* the signature's, refined by captured values (Xid numbers) */
+	char detail[256];                /* catalogue detail of captured values (Xid names), "" when none */
+	char *node_note;                 /* what the node snapshot says about it (ga_explain_for), or NULL */
 };
 
 struct ga_explain;
@@ -111,6 +133,7 @@ int ga_explain_for(struct ga_explain *ex, const struct ga_node *node);
 struct ga_explain_doc_cause {
 	struct ga_ou64 rank; /* 1 = most likely */
 	char *id, *layer;
+	char *cause_class; /* "class": ga_cause_class_name */
 	struct ga_oi64 score;
 	struct ga_ou64 count, first_line, last_line;
 	char *error_code;       /* the signature's code, NULL when it has none */

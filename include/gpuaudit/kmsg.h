@@ -35,6 +35,7 @@ enum ga_kev_kind {
 	GA_KEV_MCE,
 	GA_KEV_NVRM_INIT_FAILURE,
 	GA_KEV_NVRM_API_MISMATCH,
+	GA_KEV_AMDGPU_VM_FAULT, /* [gfxhub]/[mmhub] page fault, *VM_L2_PROTECTION_FAULT_STATUS */
 	GA_KEV__COUNT
 };
 
@@ -47,10 +48,17 @@ enum ga_kev_fatal { GA_KEV_FATAL_UNSAID = 0, GA_KEV_FATAL_YES, GA_KEV_FATAL_NO }
 struct ga_kevent {
 	enum ga_kev_kind kind;
 	struct ga_odbl boot_s; /* seconds since boot: kmsg usec, "[ 12.345678]" */
-	struct ga_oi64 wall_s; /* Unix time: `dmesg -T`, short-iso; NULL-time otherwise */
-	struct ga_ou64 code;   /* Xid / SXid number, amdgpu reset count */
+	struct ga_oi64 wall_s; /* Unix time: `dmesg -T`, journal/syslog stamps; unset otherwise */
+	struct ga_ou64 code;   /* Xid / SXid number, amdgpu reset count, VM fault status word */
 	char address[16];      /* sysfs form "0000:41:00.0", "" when the line names none */
 	enum ga_kev_fatal fatal;
+	/*
+	 * A line that completes the event before it rather than being a new one:
+	 * the *VM_L2_PROTECTION_FAULT_STATUS word after an amdgpu page fault (code
+	 * = the status), "GPU reset(N) succeeded" after "GPU reset begin" (code =
+	 * N). Counters skip it; health attaches it to the open event's group.
+	 */
+	bool folded;
 	enum ga_severity severity; /* from the catalogue, before any policy override */
 	const char *message;       /* the message text inside the line (prefixes stripped) */
 	size_t message_len;
@@ -64,6 +72,20 @@ struct ga_kparse {
 	char pending_address[16];
 	struct ga_odbl last_boot_s; /* continuation lines (no prefix) take the previous line's time */
 	struct ga_oi64 last_wall_s;
+	/*
+	 * Syslog and journalctl -o short/short-precise stamps carry no year: the
+	 * year is the one that puts the stamp at most a day after year_ref_s (the
+	 * caller's clock; the parser never reads it). Unset: such stamps get no
+	 * wall time.
+	 */
+	struct ga_oi64 year_ref_s;
+	/* an amdgpu page fault whose status word may follow (lines left to wait for it) */
+	char vm_fault_address[16];
+	unsigned vm_fault_lines;
+	bool vm_fault_open;
+	/* an amdgpu "GPU reset begin" not yet ended by "GPU reset(N) succeeded" */
+	char reset_address[16];
+	bool reset_open;
 };
 
 /*
@@ -107,6 +129,13 @@ const char *ga_kev_action(const struct ga_kevent *ev);
 int ga_xid_override_parse(const char *action, enum ga_severity *ret);
 /* Apply CLS's xid: overrides to an Xid number: 1 keep (*sev updated), 0 ignore. cls may be NULL. */
 int ga_xid_override(const struct ga_policy_class *cls, uint64_t xid, enum ga_severity *sev);
+
+/*
+ * A wall time given by a person (--boot-time): Unix seconds ("1764600000",
+ * fraction allowed and dropped) or RFC 3339 with its offset
+ * ("2026-12-01T09:00:00Z", "2026-12-01 09:00:00.5+01:00"). 0 / -EINVAL.
+ */
+int ga_wall_time_parse(const char *s, int64_t *ret_s);
 
 /* "2h", "30m", "90s", "1d", "1h30m", "45" (seconds) -> seconds. 0 / -EINVAL. */
 int ga_duration_parse(const char *s, double *ret_s);
@@ -159,6 +188,16 @@ void ga_health_free(struct ga_health *h);
 int ga_health_add_line(void *h, const char *line, size_t len);
 /* Events seen (before --since and overrides). */
 uint64_t ga_health_events(const struct ga_health *h);
+/*
+ * The clock of a log's writer (lib/analyze/health.c, the clock logic):
+ * ga_health_set_year_ref gives year-less syslog stamps their year (the
+ * caller's "now"; call before feeding lines). ga_health_unplaced counts the
+ * events that have seconds since boot and no wall time that O's boot time
+ * (btime) could give them: with a boot time unknown, such events cannot be
+ * placed in a --since window measured in wall time, nor dated.
+ */
+void ga_health_set_year_ref(struct ga_health *h, int64_t now_wall_s);
+uint64_t ga_health_unplaced(const struct ga_health *h, const struct ga_health_opts *o);
 /*
  * Turn event groups into findings (GA-XID-<n>, GA-KLOG-<KIND>) for node N
  * (addresses mapped to its accelerator indexes; N may be NULL), and with a

@@ -23,7 +23,7 @@
 /* --- the catalogue --- */
 
 enum sig_name {
-#define SIG(name, id, layer, weight, code, cause, fix, next) SIG_##name,
+#define SIG(name, id, layer, cls, weight, code, cause, fix, next) SIG_##name,
 #define PAT(...)
 #include "signatures.def"
 #undef SIG
@@ -32,7 +32,8 @@ enum sig_name {
 };
 
 static const struct ga_signature sigs[] = {
-#define SIG(name, id, layer, weight, code, cause, fix, next) { id, layer, weight, code, cause, fix, next },
+#define SIG(name, id, layer, cls, weight, code, cause, fix, next) \
+	{ id, layer, GA_CAUSE_##cls, weight, code, cause, fix, next },
 #define PAT(...)
 #include "signatures.def"
 #undef SIG
@@ -48,6 +49,19 @@ static const struct ga_sig_pattern pats[] = {
 };
 
 #define N_PATS (sizeof(pats) / sizeof(pats[0]))
+
+const char *ga_cause_class_name(enum ga_cause_class c)
+{
+	static const char *const names[GA_CAUSE__COUNT] = {
+		[GA_CAUSE_NODE_HARDWARE] = "node_hardware",
+		[GA_CAUSE_DRIVER] = "driver",
+		[GA_CAUSE_CONTAINER_RUNTIME] = "container_runtime",
+		[GA_CAUSE_APPLICATION] = "application",
+		[GA_CAUSE_NETWORK] = "network",
+		[GA_CAUSE_CONFIGURATION] = "configuration",
+	};
+	return (unsigned)c < GA_CAUSE__COUNT ? names[c] : NULL;
+}
 
 size_t ga_signature_count(void)
 {
@@ -214,10 +228,14 @@ static void error_code(const char *line, size_t len, struct ga_explain_match *mt
 	static const char *const words[] = { "code=", "Error ", "returned " };
 	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
 		size_t wl = strlen(words[w]);
-		const char *p = memmem(line, len, words[w], wl);
+		const char *p = line, *end = line + len;
+		/* the word itself, not the end of another ("opcode=0" is no error code) */
+		while ((p = memmem(p, (size_t)(end - p), words[w], wl)) && p > line &&
+		       ((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')))
+			p += wl;
 		if (!p)
 			continue;
-		const char *d = p + wl, *end = line + len, *q = d;
+		const char *d = p + wl, *q = d;
 		while (q < end && q - d < 5 && *q >= '0' && *q <= '9')
 			q++;
 		if (q == d || q - d > 4 || (q < end && *q >= '0' && *q <= '9'))
@@ -436,24 +454,98 @@ static int cmp_cause(const void *a, const void *b)
 	return x->sig < y->sig ? -1 : x->sig > y->sig;
 }
 
-/* The Xid catalogue's name and first action for each captured Xid. */
+/*
+ * The class an Xid group points at: hardware groups the node, driver groups
+ * the driver, application Xids (13, 31, 43, ...) the job. Of several Xids the
+ * one that needs most done wins: hardware, then driver, then application.
+ */
+static int xid_class_rank(enum ga_xid_group g, enum ga_cause_class *cls)
+{
+	switch (g) {
+	case GA_XID_HARDWARE:
+	case GA_XID_HW_INSPECT:
+	case GA_XID_WARN_REBOOT:
+	case GA_XID_EXTRA:
+		*cls = GA_CAUSE_NODE_HARDWARE;
+		return 3;
+	case GA_XID_DRIVER_FATAL:
+	case GA_XID_UNKNOWN:
+		*cls = GA_CAUSE_DRIVER;
+		return 2;
+	case GA_XID_APP:
+		*cls = GA_CAUSE_APPLICATION;
+		return 1;
+	case GA_XID_INFO:
+		break;
+	}
+	*cls = GA_CAUSE_DRIVER;
+	return 0;
+}
+
+/* The Xid catalogue's name and first action for each captured Xid, and the class they point at. */
 static void xid_detail(struct ga_explain_cause *c)
 {
 	c->detail[0] = '\0';
+	c->cause_class = sigs[c->sig].cause_class;
 	if (c->sig != SIG_XID)
 		return;
+	int best = -1;
 	for (size_t i = 0; i < c->n_values; i++) {
 		if (strcmp(c->values[i].key, "xid"))
 			continue;
 		char *end = NULL;
 		unsigned long long x = strtoull(c->values[i].value, &end, 10);
 		struct ga_xid_info xi;
-		if (!end || *end || !ga_xid_lookup(x, &xi))
+		int known = end && !*end ? ga_xid_lookup(x, &xi) : 0;
+		enum ga_cause_class cls;
+		int rank = end && !*end ? xid_class_rank(xi.group, &cls) : -1;
+		if (rank > best)
+			best = rank, c->cause_class = cls;
+		if (!known)
 			continue;
 		size_t l = strlen(c->detail);
 		snprintf(c->detail + l, sizeof(c->detail) - l, "%sXid %llu: %s", l ? "; " : "", x,
 		         xi.name && *xi.name ? xi.name : "no description");
 	}
+}
+
+/*
+ * NCCL's IB completion statuses (enum ibv_wc_status, rdma-core verbs.h): the
+ * name of each captured one, and the class: local protection and remote
+ * access errors come from memory registration (GPUDirect RDMA set-up), the
+ * rest from the fabric.
+ */
+static void wc_detail(struct ga_explain_cause *c)
+{
+	static const char *const names[] = {
+		[1] = "IBV_WC_LOC_LEN_ERR",        [2] = "IBV_WC_LOC_QP_OP_ERR",
+		[3] = "IBV_WC_LOC_EEC_OP_ERR",     [4] = "IBV_WC_LOC_PROT_ERR",
+		[5] = "IBV_WC_WR_FLUSH_ERR",       [6] = "IBV_WC_MW_BIND_ERR",
+		[7] = "IBV_WC_BAD_RESP_ERR",       [8] = "IBV_WC_LOC_ACCESS_ERR",
+		[9] = "IBV_WC_REM_INV_REQ_ERR",    [10] = "IBV_WC_REM_ACCESS_ERR",
+		[11] = "IBV_WC_REM_OP_ERR",        [12] = "IBV_WC_RETRY_EXC_ERR",
+		[13] = "IBV_WC_RNR_RETRY_EXC_ERR",
+	};
+	if (c->sig != SIG_NCCL_IB_COMPLETION)
+		return;
+	bool memreg = false, other = false;
+	for (size_t i = 0; i < c->n_values; i++) {
+		if (strcmp(c->values[i].key, "wc_status"))
+			continue;
+		char *end = NULL;
+		unsigned long v = strtoul(c->values[i].value, &end, 10);
+		if (!end || *end)
+			continue;
+		bool mr = v == 4 || v == 8 || v == 10;
+		memreg |= mr;
+		other |= !mr;
+		size_t l = strlen(c->detail);
+		const char *name =
+		        v < sizeof(names) / sizeof(names[0]) && names[v] ? names[v] : "not a known status";
+		snprintf(c->detail + l, sizeof(c->detail) - l, "%sstatus %lu: %s", l ? "; " : "", v, name);
+	}
+	if (memreg && !other)
+		c->cause_class = GA_CAUSE_CONFIGURATION;
 }
 
 const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *n)
@@ -463,6 +555,7 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 		if (ex->causes[i].count) {
 			ex->causes[i].score = cause_score(&ex->causes[i]);
 			xid_detail(&ex->causes[i]);
+			wc_detail(&ex->causes[i]);
 			ex->ranked[k++] = &ex->causes[i];
 		}
 	qsort(ex->ranked, k, sizeof(ex->ranked[0]), cmp_cause);
@@ -502,14 +595,15 @@ static int fill_cause(const struct ga_explain_cause *c, size_t rank, struct ga_e
 	GA_SET(d->last_line, c->last_line);
 	d->id = ga_strdup(s->id);
 	d->layer = ga_strdup(s->layer);
+	d->cause_class = ga_strdup(ga_cause_class_name(c->cause_class));
 	d->error_code = dup_or_null(s->code);
 	d->cause = ga_strdup(s->cause);
 	d->detail = dup_or_null(c->detail[0] ? c->detail : NULL);
 	d->node = dup_or_null(c->node_note);
 	d->fix = ga_strdup(s->fix);
 	d->next = ga_strdup(s->next);
-	if (!d->id || !d->layer || (s->code && !d->error_code) || !d->cause || (c->detail[0] && !d->detail) ||
-	    (c->node_note && !d->node) || !d->fix || !d->next)
+	if (!d->id || !d->layer || !d->cause_class || (s->code && !d->error_code) || !d->cause ||
+	    (c->detail[0] && !d->detail) || (c->node_note && !d->node) || !d->fix || !d->next)
 		return -ENOMEM;
 	return fill_caps(c->values, c->n_values, &d->captured, &d->n_captured);
 }
@@ -756,6 +850,17 @@ static int note_for(const struct ga_explain_cause *c, const struct facts *f, con
 	case SIG_NVML_INIT:
 	case SIG_CONTAINER_GPU:
 		return note_cuda_needed(f, "an NVIDIA GPU was needed", out, cap);
+	case SIG_CT_NO_DRIVER:
+		if (!f->n_nvidia)
+			return note_cuda_needed(f, "the NVIDIA container toolkit needs the host's driver",
+			                        out, cap);
+		snprintf(out, cap,
+		         "this node has %s: the driver is installed, so the toolkit does not see its "
+		         "libraries "
+		         "(driver root, ldconfig) or the module is not loaded",
+		         gpus);
+		return 0;
+	case SIG_CT_CUDA_REQUIRE:
 	case SIG_CUDA_DRIVER_OLD:
 		if (!f->n_nvidia)
 			return note_cuda_needed(f, "a CUDA runtime was loaded", out, cap);
@@ -769,6 +874,17 @@ static int note_for(const struct ga_explain_cause *c, const struct facts *f, con
 		snprintf(out, cap, "this node has %s, compute capability %s", gpus,
 		         f->ccap[0] ? f->ccap : "unknown (no NVML in the snapshot)");
 		return 5;
+	case SIG_AMDGPU_VM_FAULT:
+	case SIG_AMDGPU_RESET:
+	case SIG_AMDGPU_RESET_FAILED:
+	case SIG_HSA_RESOURCES:
+		if (!f->n_amd) {
+			snprintf(out, cap, "this node has no AMD GPU: it has %s (a log from another node?)",
+			         gpus);
+			return -10;
+		}
+		snprintf(out, cap, "this node has %s", gpus);
+		return 0;
 	case SIG_HIP_NO_BINARY:
 	case SIG_HIP_NO_DEVICE:
 		if (!f->n_amd) {

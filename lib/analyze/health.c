@@ -28,6 +28,8 @@ struct group {
 	struct ga_ou64 code;
 	char address[16];
 	char sample[SAMPLE_MAX + 1]; /* the latest line of the group */
+	struct ga_ou64 status;       /* amdgpu VM fault: the latest folded status word */
+	int64_t last_event;          /* index of its latest event, -1 before one */
 };
 
 struct event {
@@ -37,6 +39,7 @@ struct event {
 	uint32_t group;
 	uint8_t severity;
 	bool boot_set, wall_set;
+	bool recovered; /* amdgpu reset: "GPU reset(N) succeeded" followed */
 };
 
 struct ga_health {
@@ -113,6 +116,7 @@ static int32_t group_of(struct ga_health *h, const struct ga_kevent *ev)
 	struct group *g = &h->groups[h->n_groups];
 	g->kind = ev->kind;
 	g->code = ev->code;
+	g->last_event = -1;
 	memcpy(g->address, ev->address, sizeof(g->address));
 	h->slots[i] = (int32_t)h->n_groups;
 	return (int32_t)h->n_groups++;
@@ -128,12 +132,44 @@ static void set_sample(struct group *g, const struct ga_kevent *ev)
 	g->sample[n] = '\0';
 }
 
+/*
+ * A folded line completes the open event of its kind and device (the group of
+ * that event has no code): the VM fault's status word, the reset's success.
+ */
+static void fold(struct ga_health *h, const struct ga_kevent *ev)
+{
+	struct ga_kevent key = *ev;
+	key.code.set = false;
+	key.code.v = 0;
+	uint32_t i = hash_key(&key) & (HASH_SLOTS - 1);
+	for (int32_t g; (g = h->slots[i]) >= 0; i = (i + 1) & (HASH_SLOTS - 1)) {
+		struct group *gr = &h->groups[g];
+		if (!same(gr, &key))
+			continue;
+		if (ev->kind == GA_KEV_AMDGPU_VM_FAULT && ev->code.set)
+			gr->status = ev->code;
+		if (ev->kind == GA_KEV_AMDGPU_RESET && gr->last_event >= 0)
+			h->events[gr->last_event].recovered = true;
+		return;
+	}
+}
+
 int ga_health_add_line(void *udata, const char *line, size_t len)
 {
 	struct ga_health *h = udata;
 	struct ga_kevent ev;
 	if (!ga_kevent_parse(&h->st, line, len, &ev))
 		return 0;
+	if (ev.folded) {
+		fold(h, &ev);
+		return 0;
+	}
+	struct ga_ou64 status = { 0 };
+	if (ev.kind == GA_KEV_AMDGPU_VM_FAULT) {
+		status = ev.code; /* a status word seen alone: one group per device, not per word */
+		ev.code.set = false;
+		ev.code.v = 0;
+	}
 	int32_t g = group_of(h, &ev);
 	if (g < 0 || h->n_events >= MAX_EVENTS) {
 		h->dropped++;
@@ -155,14 +191,39 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	e->group = (uint32_t)g;
 	e->severity = (uint8_t)ev.severity;
 	e->action = ga_kev_action(&ev);
+	e->recovered = false;
+	h->groups[g].last_event = (int64_t)(h->n_events - 1);
+	if (status.set)
+		h->groups[g].status = status;
 	set_sample(&h->groups[g], &ev);
 	return 0;
+}
+
+/* --- the clock of the log's writer --- */
+
+void ga_health_set_year_ref(struct ga_health *h, int64_t now_wall_s)
+{
+	if (h)
+		GA_SET(h->st.year_ref_s, now_wall_s);
+}
+
+uint64_t ga_health_unplaced(const struct ga_health *h, const struct ga_health_opts *o)
+{
+	uint64_t n = 0;
+	if (!h || (o && o->btime.set))
+		return 0;
+	for (size_t i = 0; i < h->n_events; i++)
+		n += h->events[i].boot_set && !h->events[i].wall_set;
+	return n;
 }
 
 /* --- findings --- */
 
 struct acc {
 	uint64_t count;
+	uint64_t resets_after;   /* VM faults: bursts of faults that a ring timeout or reset followed */
+	uint64_t after_vm_fault; /* resets and ring timeouts that followed a VM fault */
+	uint64_t recovered;      /* resets that ended with "GPU reset(N) succeeded" */
 	bool boot_set, wall_set;
 	double first_boot, last_boot;
 	int64_t first_wall, last_wall;
@@ -195,6 +256,8 @@ static const char *kind_text(enum ga_kev_kind k)
 		return "NVIDIA driver could not initialise the GPU (RmInitAdapter failed)";
 	case GA_KEV_NVRM_API_MISMATCH:
 		return "NVIDIA driver API mismatch between user space and kernel module";
+	case GA_KEV_AMDGPU_VM_FAULT:
+		return "amdgpu GPU VM page fault";
 	default:
 		return ga_kev_kind_name(k);
 	}
@@ -216,6 +279,36 @@ static const struct ga_accel *accel_at(const struct ga_node *n, const char *addr
 		if (n->accelerators[i].address && !strcasecmp(n->accelerators[i].address, addr))
 			return &n->accelerators[i];
 	return NULL;
+}
+
+/* The VM fault and reset incident in a finding's message ... */
+static void chain_note(const struct group *g, const struct acc *a, char *out, size_t cap)
+{
+	size_t l = strlen(out);
+	if (g->kind == GA_KEV_AMDGPU_VM_FAULT && a->resets_after)
+		snprintf(out + l, cap - l,
+		         a->resets_after == 1 ? ", then a GPU reset" : ", then GPU resets (%llu)",
+		         (unsigned long long)a->resets_after);
+	else if (a->after_vm_fault)
+		snprintf(out + l, cap - l, " (after a GPU VM page fault: the faulting job hung the GPU)");
+	l = strlen(out);
+	if (g->kind == GA_KEV_AMDGPU_RESET && a->recovered)
+		snprintf(out + l, cap - l, "; %llu recovered", (unsigned long long)a->recovered);
+}
+
+/* ... and in its evidence. */
+static int chain_evidence(const struct group *g, const struct acc *a, struct ga_finding *fd)
+{
+	int r = 0;
+	if (g->kind == GA_KEV_AMDGPU_VM_FAULT && g->status.set)
+		r = ga_finding_evidence(fd, "status", "0x%08llx", (unsigned long long)g->status.v);
+	if (r == 0 && g->kind == GA_KEV_AMDGPU_VM_FAULT)
+		r = ga_finding_evidence(fd, "resets_after", "%llu", (unsigned long long)a->resets_after);
+	if (r == 0 && a->after_vm_fault)
+		r = ga_finding_evidence(fd, "after_vm_fault", "%llu", (unsigned long long)a->after_vm_fault);
+	if (r == 0 && g->kind == GA_KEV_AMDGPU_RESET && a->recovered)
+		r = ga_finding_evidence(fd, "recovered", "%llu", (unsigned long long)a->recovered);
+	return r;
 }
 
 static int emit(const struct group *g, const struct acc *a, const struct ga_node *n, struct ga_findings *out)
@@ -246,11 +339,12 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 			snprintf(what, sizeof(what), "%s", kind_text(g->kind));
 	}
 	enum ga_severity sev = (enum ga_severity)a->severity;
-	const char *storm = "";
+	char storm[96] = "";
 	if (g->kind == GA_KEV_AER_CORRECTED && a->count >= 10 && sev < GA_SEV_WARNING) {
 		sev = GA_SEV_WARNING;
-		storm = " (storm)";
+		snprintf(storm, sizeof(storm), " (storm)");
 	}
+	chain_note(g, a, storm, sizeof(storm));
 	struct ga_finding *fd = ga_findings_add(
 	        out, code, sev, g->address[0] ? g->address : "node", a->action, "%s%s: %llu event%s%s", what,
 	        on, (unsigned long long)a->count, a->count == 1 ? "" : "s", storm);
@@ -280,6 +374,8 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		fmt_wall(t, sizeof(t), a->last_wall);
 		r = ga_finding_evidence(fd, "last_time", "%s", t);
 	}
+	if (r == 0)
+		r = chain_evidence(g, a, fd);
 	if (r == 0)
 		r = ga_finding_evidence(fd, "sample", "%s", g->sample);
 	return r;
@@ -313,6 +409,72 @@ static int gpu_count(const struct ga_node *n, const struct ga_policy_class *c, s
 	return r;
 }
 
+/*
+ * An amdgpu VM fault and the GPU reset that follows it are one incident: the
+ * faulting job hung the GPU and the driver reset it. Walking the events in
+ * log order, a fault stays open on its device until a reset ends it; a ring
+ * timeout or reset within LINK_WINDOW_S of it (when both have a time) is
+ * counted as following the fault.
+ */
+#define LINK_WINDOW_S 120.0
+#define LINK_DEVICES 64
+
+struct open_fault {
+	char address[16];
+	uint32_t group;
+	bool counted; /* the fault group already counted a reset for this fault */
+	bool boot_set, wall_set;
+	double boot_s;
+	int64_t wall_s;
+};
+
+struct links {
+	struct open_fault v[LINK_DEVICES];
+	size_t n;
+};
+
+static struct open_fault *open_fault_at(struct links *l, const char *addr)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].address, addr))
+			return &l->v[i];
+	return NULL;
+}
+
+static void link_event(struct links *l, const struct ga_health *h, const struct event *e, double b, bool bs,
+                       int64_t w, bool ws, struct acc *acc)
+{
+	const struct group *g = &h->groups[e->group];
+	struct open_fault *f = open_fault_at(l, g->address);
+	if (g->kind == GA_KEV_AMDGPU_VM_FAULT) {
+		if (!f && l->n < LINK_DEVICES)
+			f = &l->v[l->n++];
+		if (!f)
+			return;
+		memcpy(f->address, g->address, sizeof(f->address));
+		f->group = e->group;
+		f->counted = false;
+		f->boot_set = bs, f->boot_s = b;
+		f->wall_set = ws, f->wall_s = w;
+		return;
+	}
+	if (!f || (g->kind != GA_KEV_AMDGPU_RESET && g->kind != GA_KEV_AMDGPU_RING_TIMEOUT))
+		return;
+	double gap = 0;
+	if (bs && f->boot_set)
+		gap = b - f->boot_s;
+	else if (ws && f->wall_set)
+		gap = (double)(w - f->wall_s);
+	if (gap >= 0 && gap <= LINK_WINDOW_S) {
+		acc[e->group].after_vm_fault++;
+		if (!f->counted)
+			acc[f->group].resets_after++;
+		f->counted = true;
+	}
+	if (g->kind == GA_KEV_AMDGPU_RESET || gap > LINK_WINDOW_S)
+		*f = l->v[--l->n]; /* the reset closes the incident */
+}
+
 int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const struct ga_health_opts *o,
                        struct ga_findings *out, uint64_t *ret_in_window)
 {
@@ -320,6 +482,7 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 	if (!o)
 		o = &none;
 	struct acc *acc = NULL;
+	struct links *links = NULL;
 	uint64_t in_window = 0;
 	int r = gpu_count(n, o->cls, out);
 	if (r < 0 || !h)
@@ -345,7 +508,8 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 	}
 
 	acc = ga_calloc(h->n_groups ? h->n_groups : 1, sizeof(*acc));
-	if (!acc) {
+	links = ga_calloc(1, sizeof(*links));
+	if (!acc || !links) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -389,7 +553,9 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 			a->wall_set = true;
 		}
 		a->count++;
+		a->recovered += e->recovered;
 		in_window++;
+		link_event(links, h, e, b, bs, w, ws, acc);
 	}
 	for (size_t g = 0; g < h->n_groups && r == 0; g++)
 		if (acc[g].count)
@@ -402,6 +568,7 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 			r = -ENOMEM;
 	}
 out:
+	ga_free(links);
 	ga_free(acc);
 	if (r == 0 && out->err)
 		r = out->err;

@@ -106,8 +106,10 @@ int ga_kev_counter_line(void *udata, const char *line, size_t len)
 {
 	struct ga_kev_counter *c = udata;
 	struct ga_kevent ev;
-	if (!ga_kevent_parse(&c->parse, line, len, &ev))
-		return 0;
+	if (!ga_kevent_parse(&c->parse, line, len, &ev) || ev.folded)
+		return 0; /* a folded line completes an event already counted */
+	if (ev.kind == GA_KEV_AMDGPU_VM_FAULT)
+		ev.code.set = false, ev.code.v = 0; /* one series per device, not per status word */
 	int r = ga_kev_counter_add(c, &ev);
 	return r < 0 ? r : 0;
 }

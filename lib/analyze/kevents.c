@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -29,6 +30,7 @@ static const char *const kind_names[GA_KEV__COUNT] = {
 	[GA_KEV_MCE] = "mce",
 	[GA_KEV_NVRM_INIT_FAILURE] = "nvrm-init-failure",
 	[GA_KEV_NVRM_API_MISMATCH] = "nvrm-api-mismatch",
+	[GA_KEV_AMDGPU_VM_FAULT] = "amdgpu-vm-fault",
 };
 
 const char *ga_kev_kind_name(enum ga_kev_kind k)
@@ -230,6 +232,24 @@ static bool hms(const char *s, const char *end, unsigned *ret)
 	return true;
 }
 
+/* A local civil time (this process's TZ: set TZ to the writer's zone) to Unix seconds. */
+static bool local_time(int year, int mon, unsigned day, unsigned secs, int64_t *wall)
+{
+	struct tm tm = { 0 };
+	tm.tm_year = year - 1900;
+	tm.tm_mon = mon - 1;
+	tm.tm_mday = (int)day;
+	tm.tm_hour = (int)(secs / 3600);
+	tm.tm_min = (int)(secs / 60 % 60);
+	tm.tm_sec = (int)(secs % 60);
+	tm.tm_isdst = -1;
+	time_t t = mktime(&tm);
+	if (t == (time_t)-1)
+		return false;
+	*wall = (int64_t)t;
+	return true;
+}
+
 /* "[Mon Jan  1 12:00:00 2024]" (dmesg -T, local time). Returns bytes used or 0. */
 static size_t dmesg_t(const char *s, const char *end, int64_t *wall)
 {
@@ -243,19 +263,58 @@ static size_t dmesg_t(const char *s, const char *end, int64_t *wall)
 	if (!mon || !two(dd, &day) || s[11] != ' ' || !hms(s + 12, end, &secs) || s[20] != ' ' ||
 	    !two(s + 21, &yy1) || !two(s + 23, &yy2) || day < 1 || day > 31)
 		return 0;
-	struct tm tm = { 0 };
-	tm.tm_year = (int)(yy1 * 100 + yy2) - 1900;
-	tm.tm_mon = mon - 1;
-	tm.tm_mday = (int)day;
-	tm.tm_hour = (int)(secs / 3600);
-	tm.tm_min = (int)(secs / 60 % 60);
-	tm.tm_sec = (int)(secs % 60);
-	tm.tm_isdst = -1;
-	time_t t = mktime(&tm);
-	if (t == (time_t)-1)
+	if (!local_time((int)(yy1 * 100 + yy2), mon, day, secs, wall))
 		return 0;
-	*wall = (int64_t)t;
 	return 26;
+}
+
+/*
+ * "Dec 01 14:41:00 " / "Dec  1 14:41:00 " (syslog, journalctl -o short) and
+ * "Dec 01 14:41:00.123456 " (short-precise): local time without a year.
+ * Returns bytes used (through the space) or 0; month, day and seconds of day filled.
+ */
+static size_t syslog_time(const char *s, const char *end, int *mon, unsigned *day, unsigned *secs)
+{
+	if (end - s < 16 || !(*mon = month_of(s)) || s[3] != ' ' || s[6] != ' ')
+		return 0;
+	char dd[2] = { s[4] == ' ' ? '0' : s[4], s[5] };
+	if (!two(dd, day) || *day < 1 || *day > 31 || !hms(s + 7, end, secs))
+		return 0;
+	const char *p = s + 15;
+	if (p < end && *p == '.') {
+		p++;
+		const char *f = p;
+		while (p < end && is_digit(*p) && p - f < 9)
+			p++;
+		if (p == f)
+			return 0;
+	}
+	if (p >= end || *p != ' ')
+		return 0;
+	return (size_t)(p + 1 - s);
+}
+
+/*
+ * The year of a year-less stamp: the latest year that puts it no more than a
+ * day after ref (a log is read after it was written; a day of slack for
+ * clocks and zones). False when no reference is known.
+ */
+static bool syslog_wall(const struct ga_kparse *st, int mon, unsigned day, unsigned secs, int64_t *wall)
+{
+	if (!st || !st->year_ref_s.set)
+		return false;
+	time_t ref = (time_t)st->year_ref_s.v;
+	struct tm now;
+	if (!gmtime_r(&ref, &now))
+		return false;
+	for (int y = now.tm_year + 1900 + 1; y >= now.tm_year + 1900 - 1; y--) {
+		int64_t t;
+		if (local_time(y, mon, day, secs, &t) && t <= st->year_ref_s.v + 86400) {
+			*wall = t;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* "[ 1234.567890]" -> seconds since boot. Returns bytes used or 0. */
@@ -328,7 +387,8 @@ static size_t journal_host(const char *s, const char *end)
 }
 
 /* Strip the time prefix; fill ev times; return the message start. */
-static const char *strip_prefix(const char *s, const char *end, struct ga_kevent *ev)
+static const char *strip_prefix(const struct ga_kparse *st, const char *s, const char *end,
+                                struct ga_kevent *ev)
 {
 	const char *p = s;
 	/* /dev/kmsg: prio,seq,usec,flags;message */
@@ -371,15 +431,42 @@ static const char *strip_prefix(const char *s, const char *end, struct ga_kevent
 		if (h) {
 			ev->wall_s.v = wall;
 			ev->wall_s.set = true;
-			return p + k + 1 + h;
+			const char *q = p + k + 1 + h;
+			double boot;
+			size_t b = bracket_boot(q, end, &boot); /* rsyslog keeps the kernel's stamp */
+			if (b) {
+				ev->boot_s.v = boot;
+				ev->boot_s.set = true;
+				q += b;
+			}
+			return q;
 		}
 	}
-	/* journalctl -o short: "Jan 01 12:00:00 host kernel: " (no year: time unknown) */
-	unsigned secs;
-	if (end - p > 16 && month_of(p) && p[3] == ' ' && hms(p + 7, end, &secs) && p[15] == ' ') {
-		size_t h = journal_host(p + 16, end);
-		if (h)
-			return p + 16 + h;
+	/*
+	 * syslog (kern.log and messages under /var/log) and journalctl -o short /
+	 * short-precise: "Dec  1 14:41:00[.ffffff] host kernel: [ 12.34] ..."; the
+	 * year comes from the caller's reference (syslog_wall), and a kernel
+	 * timestamp after the tag gives the seconds since boot as well.
+	 */
+	int mon;
+	unsigned day, secs;
+	if ((k = syslog_time(p, end, &mon, &day, &secs))) {
+		size_t h = journal_host(p + k, end);
+		if (h) {
+			if (syslog_wall(st, mon, day, secs, &wall)) {
+				ev->wall_s.v = wall;
+				ev->wall_s.set = true;
+			}
+			const char *q = p + k + h;
+			double boot;
+			size_t b = bracket_boot(q, end, &boot);
+			if (b) {
+				ev->boot_s.v = boot;
+				ev->boot_s.set = true;
+				q += b;
+			}
+			return q;
+		}
 	}
 	return p;
 }
@@ -440,12 +527,15 @@ static void set_first_addr(const char *m, const char *end, struct ga_kevent *ev)
 /*
  * A cheap first pass: every line classify() can match contains one of these
  * letter pairs (Xid/SXid, "fallen off", NVRM/NVIDIA, RmInit, amdgpu, AER,
- * "blocked", "Killed"/"Kill", "Machine"/"machine", "Hardware"). Most kernel-log
+ * "blocked", "Killed"/"Kill", "Machine"/"machine", "Hardware", "hub" of the VM
+ * fault header, "VM_L2" of its status word). Most kernel-log
  * lines contain none, and one pass over the bytes is far cheaper than the
  * dozen substring searches classify() would do (65% of the time on a 100k-line
  * log before this existed).
  */
-static const char *const anchors[] = { "Xi", "ff", "NV", "Rm", "dg", "AE", "ck", "Ki", "hi", "Ha" };
+static const char *const anchors[] = {
+	"Xi", "ff", "NV", "Rm", "dg", "AE", "ck", "Ki", "hi", "Ha", "hu", "_L"
+};
 
 static bool maybe_event(const char *m, const char *end)
 {
@@ -465,6 +555,51 @@ static bool maybe_event(const char *m, const char *end)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * amdgpu VM faults (gmc_v9/v10/v11 interrupt handlers): the header line
+ * "[gfxhub0] retry page fault (src_id:0 ring:24 vmid:3 pasid:32769, ...)",
+ * also "[mmhub0]", "[gfxhub] page fault", "no-retry"; then a process line, an
+ * "in page starting at address" line and the status word
+ * "GCVM_L2_PROTECTION_FAULT_STATUS:0x00301031" (MMVM_ or VM_ on some
+ * generations). The header is the event; the status word within the next few
+ * lines is folded into it.
+ */
+#define VM_FAULT_STATUS_WITHIN 6 /* lines after the header */
+
+static bool vm_fault(struct ga_kparse *st, const char *m, const char *end, struct ga_kevent *ev)
+{
+	ev->kind = GA_KEV_AMDGPU_VM_FAULT;
+	set_first_addr(m, end, ev);
+	if (st) {
+		memcpy(st->vm_fault_address, ev->address, sizeof(st->vm_fault_address));
+		st->vm_fault_lines = VM_FAULT_STATUS_WITHIN + 1; /* the next line counts down to 6 */
+		st->vm_fault_open = true;
+	}
+	return true;
+}
+
+static bool vm_fault_status(struct ga_kparse *st, const char *m, const char *end, const char *t,
+                            struct ga_kevent *ev)
+{
+	ev->kind = GA_KEV_AMDGPU_VM_FAULT;
+	set_first_addr(m, end, ev);
+	const char *p = t + strlen("VM_L2_PROTECTION_FAULT_STATUS:");
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		p += 2;
+		uint64_t v = 0;
+		size_t k = 0;
+		while (p < end && hexval(*p) >= 0 && k < 16)
+			v = v * 16 + (uint64_t)hexval(*p++), k++;
+		if (k)
+			ev->code.v = v, ev->code.set = true;
+	}
+	if (st && st->vm_fault_open && !strcmp(st->vm_fault_address, ev->address)) {
+		ev->folded = true;
+		st->vm_fault_open = false;
+	}
+	return true; /* alone (a grep of the log): a fault of its own */
 }
 
 static bool classify(struct ga_kparse *st, const char *m, const char *end, struct ga_kevent *ev)
@@ -497,10 +632,32 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 	}
 	if (find(m, n, "NVRM: API mismatch"))
 		return ev->kind = GA_KEV_NVRM_API_MISMATCH, true;
+	if ((t = find(m, n, "hub")) && find(t, (size_t)(end - t), "page fault (src_id:"))
+		return vm_fault(st, m, end, ev);
+	if ((t = find(m, n, "VM_L2_PROTECTION_FAULT_STATUS:")))
+		return vm_fault_status(st, m, end, t, ev);
 	if (find(m, n, "amdgpu")) {
 		if (find(m, n, "GPU reset begin")) {
 			ev->kind = GA_KEV_AMDGPU_RESET;
 			set_first_addr(m, end, ev);
+			if (st) {
+				memcpy(st->reset_address, ev->address, sizeof(st->reset_address));
+				st->reset_open = true;
+			}
+			return true;
+		}
+		if ((t = find(m, n, "GPU reset(")) && find(t, (size_t)(end - t), ") succeeded")) {
+			const char *p = t + 10;
+			uint64_t c;
+			if (parse_u64(&p, end, &c))
+				ev->code.v = c, ev->code.set = true;
+			ev->kind = GA_KEV_AMDGPU_RESET;
+			set_first_addr(m, end, ev);
+			/* the end of the reset that began above; alone, a reset we saw only end */
+			if (st && st->reset_open && !strcmp(st->reset_address, ev->address))
+				ev->folded = true;
+			if (st)
+				st->reset_open = false;
 			return true;
 		}
 		if ((t = find(m, n, "GPU reset(")) && find(t, (size_t)(end - t), ") failed")) {
@@ -511,6 +668,8 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 			ev->kind = GA_KEV_AMDGPU_RESET;
 			ev->fatal = GA_KEV_FATAL_YES;
 			set_first_addr(m, end, ev);
+			if (st)
+				st->reset_open = false;
 			return true;
 		}
 		if ((t = find(m, n, "ring ")) && find(t, (size_t)(end - t), " timeout")) {
@@ -573,7 +732,7 @@ int ga_kevent_parse(struct ga_kparse *st, const char *line, size_t len, struct g
 	const char *end = line + len;
 	while (end > line && (end[-1] == '\n' || end[-1] == '\r'))
 		end--;
-	const char *m = strip_prefix(line, end, &e);
+	const char *m = strip_prefix(st, line, end, &e);
 	if (st && m == line && line < end && (*line == ' ' || *line == '\t')) {
 		e.boot_s = st->last_boot_s; /* an indented continuation of the previous line */
 		e.wall_s = st->last_wall_s;
@@ -583,6 +742,8 @@ int ga_kevent_parse(struct ga_kparse *st, const char *line, size_t len, struct g
 	}
 	while (m < end && (*m == ' ' || *m == '\t'))
 		m++;
+	if (st && st->vm_fault_open && !--st->vm_fault_lines)
+		st->vm_fault_open = false;
 	if (!maybe_event(m, end) || !classify(st, m, end, &e))
 		return 0;
 	e.message = m;
@@ -731,6 +892,7 @@ enum ga_severity ga_kev_severity(const struct ga_kevent *ev)
 		return ev->fatal == GA_KEV_FATAL_NO ? GA_SEV_ERROR : GA_SEV_CRITICAL;
 	case GA_KEV_HUNG_TASK:
 	case GA_KEV_OOM_KILL:
+	case GA_KEV_AMDGPU_VM_FAULT:
 		return GA_SEV_WARNING;
 	case GA_KEV_MCE:
 		return ev->fatal == GA_KEV_FATAL_NO ? GA_SEV_WARNING : GA_SEV_ERROR;
@@ -774,6 +936,9 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 		return "inspect CPU and memory (rasdaemon, BMC event log)";
 	case GA_KEV_NVRM_INIT_FAILURE:
 		return "drain and reboot; inspect the GPU if it recurs";
+	case GA_KEV_AMDGPU_VM_FAULT:
+		return "check the application: an invalid GPU memory access by the process the fault "
+		       "names (like Xid 31); drain if faults repeat across jobs";
 	case GA_KEV_NVRM_API_MISMATCH:
 		return "reinstall the driver so user space and kernel module match, or reboot";
 	case GA_KEV__COUNT:
@@ -821,6 +986,49 @@ int ga_xid_override(const struct ga_policy_class *cls, uint64_t xid, enum ga_sev
 		return 1;
 	}
 	return 1;
+}
+
+int ga_wall_time_parse(const char *s, int64_t *ret_s)
+{
+	if (!s || !*s)
+		return -EINVAL;
+	size_t n = strlen(s);
+	const char *p = s, *end = s + n;
+	uint64_t v;
+	if (parse_u64(&p, end, &v) && (p == end || *p == '.')) {
+		if (p < end && *p == '.') {
+			const char *f = ++p;
+			while (p < end && is_digit(*p))
+				p++;
+			if (p == f)
+				return -EINVAL;
+		}
+		if (p != end || v > (uint64_t)INT64_MAX / 2)
+			return -EINVAL;
+		*ret_s = (int64_t)v;
+		return 0;
+	}
+	/* RFC 3339: the date and time may be split by 'T', 't' or a space; an offset is required */
+	char buf[64];
+	if (n < 20 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	if (buf[10] == ' ' || buf[10] == 't')
+		buf[10] = 'T';
+	if (buf[n - 1] == 'z')
+		buf[n - 1] = 'Z';
+	const char *q = buf + 19;
+	if (*q == '.')
+		for (q++; is_digit(*q); q++)
+			;
+	if (*q != 'Z' && *q != '+' && *q != '-')
+		return -EINVAL;
+	int64_t wall;
+	size_t k = iso_time(buf, buf + n, &wall);
+	if (k != n)
+		return -EINVAL;
+	*ret_s = wall;
+	return 0;
 }
 
 int ga_duration_parse(const char *s, double *ret_s)

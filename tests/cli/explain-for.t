@@ -16,3 +16,11 @@ run explain "$L/loader-libcuda.log" --for cpu.json --json
 # a bad snapshot is a usage error
 echo '{"schema": "nope"}' >bad.json
 run explain "$L/loader-libcuda.log" --for bad.json
+# issue 18: the new signatures against what a node has
+run explain "$L/container-cuda-requirement.log" --for h100.json
+run explain "$L/container-toolkit-no-driver.log" --for cpu.json
+run explain "$L/container-toolkit-no-driver.log" --for h100.json
+run explain "$L/amdgpu-vm-fault.log" --for mi250x.json
+run explain "$L/amdgpu-reset.log" --for h100.json
+# Xid 13/31/43 are the job's: class application
+run explain "$L/xid-application.log" --for h100.json --json --max-matches 0

@@ -1,8 +1,10 @@
 # --since, policy overrides and GPU count, --json/--npd/--slurm, garbage, bad input.
 R=$FIXTURES/nodes/dgx-a100/root
 K=$FIXTURES/kmsg
+# a --kmsg file's seconds since boot need its machine's boot time for --since
 run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --since 5s
-run health --root "$R" --no-vendor --kmsg "$K/aer-storm.log" --since 2m
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --since 5s --boot-time 2026-11-30T20:00:00Z
+run health --root "$R" --no-vendor --kmsg "$K/aer-storm.log" --since 2m --boot-time 1796000000
 run health --root "$R" --no-vendor --kmsg "$K/xid13-app.log" --since 1h
 run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --policy "$FIXTURES/policies/fleet.yaml"
 run health --root "$FIXTURES/nodes/a10-x8/root" --no-vendor --kmsg "$K/xid13-app.log" --policy "$FIXTURES/policies/fleet.yaml" --class a100-train

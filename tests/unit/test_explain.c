@@ -100,6 +100,63 @@ static void test_basic_lines(void **state)
 	ga_explain_free(ex);
 }
 
+/* Every cause has a class; Xid numbers and IB statuses refine it. */
+static enum ga_cause_class class_of(const char *text, const char *id)
+{
+	struct ga_explain *ex = run_text(text, 1 << 20, 0);
+	size_t n = 0;
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &n);
+	enum ga_cause_class cls = GA_CAUSE__COUNT;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(sig_id(c[i].sig), id))
+			cls = c[i].cause_class;
+	ga_explain_free(ex);
+	return cls;
+}
+
+static void test_cause_class(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ga_signature_count(); i++)
+		assert_non_null(ga_cause_class_name(ga_signature_get(i)->cause_class));
+	assert_null(ga_cause_class_name(GA_CAUSE__COUNT));
+	assert_string_equal(ga_cause_class_name(GA_CAUSE_NODE_HARDWARE), "node_hardware");
+	/* Xid 13/31/43 are the job's; one hardware Xid among them makes it the node's */
+	const char *app =
+	        "NVRM: Xid (PCI:0000:1b:00): 13, pid=1, x\nNVRM: Xid (PCI:0000:1b:00): 43, pid=1, x\n";
+	assert_int_equal(class_of(app, "nvidia-xid"), GA_CAUSE_APPLICATION);
+	assert_int_equal(
+	        class_of("NVRM: Xid (PCI:0000:1b:00): 31, pid=1\nNVRM: Xid (PCI:0000:1b:00): 79, x\n",
+	                 "nvidia-xid"),
+	        GA_CAUSE_NODE_HARDWARE);
+	assert_int_equal(class_of("NVRM: Xid (PCI:0000:1b:00): 119, x\n", "nvidia-xid"),
+	                 GA_CAUSE_NODE_HARDWARE);
+	assert_int_equal(class_of("NVRM: Xid (PCI:0000:1b:00): 61, x\n", "nvidia-xid"), GA_CAUSE_DRIVER);
+	/* IB: status 12 the network, 4 memory registration (configuration), 5 a consequence */
+	assert_int_equal(
+	        class_of("NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12 opcode=0\n",
+	                 "nccl-ib-retry-exceeded"),
+	        GA_CAUSE_NETWORK);
+	assert_int_equal(class_of("NCCL WARN NET/IB : Got completion with error 4, opcode 1, len 2\n",
+	                          "nccl-ib-completion-error"),
+	                 GA_CAUSE_CONFIGURATION);
+	assert_int_equal(class_of("NCCL WARN NET/IB : Got completion with error 13, opcode 1, len 2\n",
+	                          "nccl-ib-completion-error"),
+	                 GA_CAUSE_NETWORK);
+	assert_int_equal(class_of("NET/IB : Got completion from peer 1.2.3.4<5> with status=5 opcode=0\n",
+	                          "nccl-ib-flush-error"),
+	                 GA_CAUSE_NETWORK);
+	/* status 5 and 12 are not the generic signature's, and "opcode=0" is no error code */
+	struct ga_explain *ex =
+	        run_text("NET/IB : Got completion from peer 1.2.3.4<5> with status=5 opcode=0\n", 1 << 20, 4);
+	size_t n = 0;
+	const struct ga_explain_match *m = ga_explain_matches(ex, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(sig_id(m[0].sig), "nccl-ib-flush-error");
+	assert_null(ga_capture_get(m[0].cap, m[0].n_cap, "error_code"));
+	ga_explain_free(ex);
+}
+
 /* A line matching two signatures is reported once, as the more specific one. */
 static void test_most_specific_wins(void **state)
 {
@@ -341,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_catalogue),
 		cmocka_unit_test(test_basic_lines),
 		cmocka_unit_test(test_most_specific_wins),
+		cmocka_unit_test(test_cause_class),
 		cmocka_unit_test(test_literal_without_regex),
 		cmocka_unit_test(test_fixtures_cover_catalogue),
 		cmocka_unit_test(test_chunking),

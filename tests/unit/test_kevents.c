@@ -105,7 +105,10 @@ static void test_other_kinds(void **state)
 	assert_int_equal(parse(&st, "amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!", &ev), 1);
 	assert_int_equal(ev.kind, GA_KEV_AMDGPU_RESET);
 	assert_string_equal(ev.address, "0000:c1:00.0");
-	assert_int_equal(parse(&st, "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) succeeded!", &ev), 0);
+	/* the end of the reset that began: folded into it, not a second event */
+	assert_int_equal(parse(&st, "amdgpu 0000:c1:00.0: amdgpu: GPU reset(2) succeeded!", &ev), 1);
+	assert_true(ev.folded);
+	assert_int_equal(ev.code.v, 2);
 	assert_int_equal(parse(&st, "amdgpu 0000:c6:00.0: amdgpu: GPU reset(3) failed", &ev), 1);
 	assert_int_equal(ev.severity, GA_SEV_CRITICAL);
 	assert_int_equal(ev.code.v, 3);
@@ -294,14 +297,172 @@ static void test_health_window(void **state)
 	ga_health_free(h);
 }
 
+/* Wall-clock stamps: dmesg -T, syslog and journalctl short/short-precise (year from the reference). */
+static void test_wall_stamps(void **state)
+{
+	(void)state;
+	struct ga_kevent ev;
+	struct ga_kparse st;
+	memset(&st, 0, sizeof(st));
+	/* no reference: a year-less stamp gets no wall time, but its kernel stamp is kept */
+	assert_int_equal(
+	        parse(&st, "Dec  1 09:10:02 n7 kernel: [35604.5] NVRM: Xid (PCI:0000:47:00): 79, x", &ev), 1);
+	assert_false(ev.wall_s.set);
+	assert_true(ev.boot_s.set && ev.boot_s.v == 35604.5);
+	GA_SET(st.year_ref_s, 1796126400); /* 2026-12-01T12:00:00Z (TZ=UTC under ctest) */
+	assert_int_equal(parse(&st, "Dec  1 09:10:02 n7 kernel: NVRM: Xid (PCI:0000:47:00): 79, x", &ev), 1);
+	assert_true(ev.wall_s.set);
+	assert_int_equal(ev.wall_s.v, 1796116202);
+	/* short-precise; a stamp later in the year than the reference is last year's */
+	assert_int_equal(
+	        parse(&st, "Dec 25 10:00:00.250000 n7 kernel: NVRM: Xid (PCI:0000:47:00): 48, x", &ev), 1);
+	assert_true(ev.wall_s.set);
+	assert_int_equal(ev.wall_s.v, 1766656800); /* 2025-12-25T10:00:00Z */
+	/* the next day is still this year (clocks and zones) */
+	assert_int_equal(parse(&st, "Dec 02 10:00:00 n7 kernel: NVRM: Xid (PCI:0000:47:00): 48, x", &ev), 1);
+	assert_int_equal(ev.wall_s.v, 1796205600);
+	/* dmesg -T */
+	assert_int_equal(parse(&st, "[Tue Dec  1 09:10:02 2026] NVRM: Xid (PCI:0000:47:00): 79, x", &ev), 1);
+	assert_true(ev.wall_s.set && !ev.boot_s.set);
+	assert_int_equal(ev.wall_s.v, 1796116202);
+	/* not a stamp: no time at all */
+	assert_int_equal(parse(&st, "Dec 1 09:10:02 n7 kernel: NVRM: Xid (PCI:0000:47:00): 79, x", &ev), 1);
+	assert_false(ev.wall_s.set);
+}
+
+static void test_wall_time_parse(void **state)
+{
+	(void)state;
+	int64_t t = 0;
+	assert_int_equal(ga_wall_time_parse("1796112000", &t), 0);
+	assert_int_equal(t, 1796112000);
+	assert_int_equal(ga_wall_time_parse("1796112000.75", &t), 0);
+	assert_int_equal(t, 1796112000);
+	assert_int_equal(ga_wall_time_parse("2026-12-01T08:00:00Z", &t), 0);
+	assert_int_equal(t, 1796112000);
+	assert_int_equal(ga_wall_time_parse("2026-12-01 09:00:00.5+01:00", &t), 0);
+	assert_int_equal(t, 1796112000);
+	assert_int_equal(ga_wall_time_parse("2026-12-01t03:00:00-0500", &t), 0);
+	assert_int_equal(t, 1796112000);
+	const char *bad[] = { "",
+		              "yesterday",
+		              "2026-12-01T08:00:00",
+		              "2026-12-01",
+		              "12.",
+		              "-5",
+		              "2026-12-01T08:00:00Zjunk",
+		              "2026-13-01T08:00:00Z",
+		              "99999999999999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(ga_wall_time_parse(bad[i], &t), -EINVAL);
+	assert_int_equal(ga_wall_time_parse(NULL, &t), -EINVAL);
+}
+
+/* amdgpu VM faults: the header is the event, the status word folds into it. */
+static void test_vm_fault(void **state)
+{
+	(void)state;
+	struct ga_kevent ev;
+	struct ga_kparse st;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(parse(&st,
+	                       "[ 4778.9] amdgpu 0000:c1:00.0: amdgpu: [gfxhub0] no-retry page fault "
+	                       "(src_id:0 ring:24 vmid:3 pasid:32769)",
+	                       &ev),
+	                 1);
+	assert_int_equal(ev.kind, GA_KEV_AMDGPU_VM_FAULT);
+	assert_false(ev.folded);
+	assert_string_equal(ev.address, "0000:c1:00.0");
+	assert_int_equal(ev.severity, GA_SEV_WARNING);
+	assert_string_equal(ga_kev_kind_name(ev.kind), "amdgpu-vm-fault");
+	assert_int_equal(
+	        parse(&st, "[ 4778.9] amdgpu 0000:c1:00.0: amdgpu:   in page starting at address 0x1", &ev),
+	        0);
+	assert_int_equal(
+	        parse(&st, "[ 4778.9] amdgpu 0000:c1:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031",
+	              &ev),
+	        1);
+	assert_true(ev.folded);
+	assert_true(ev.code.set);
+	assert_int_equal(ev.code.v, 0x00301031);
+	/* a status word alone (grep), or on another device: its own event */
+	assert_int_equal(parse(&st, "amdgpu 0000:c1:00.0: GCVM_L2_PROTECTION_FAULT_STATUS:0x00C01A30", &ev),
+	                 1);
+	assert_false(ev.folded);
+	assert_int_equal(ev.code.v, 0xC01A30);
+	assert_int_equal(parse(&st,
+	                       "drmn0: [mmhub0] retry page fault (src_id:0 ring:0 vmid:3 pasid:32770, "
+	                       "for process  pid 101779 thread  pid 101779)",
+	                       &ev),
+	                 1);
+	assert_int_equal(ev.kind, GA_KEV_AMDGPU_VM_FAULT);
+	assert_string_equal(ev.address, "");
+	/* the status word must come within a few lines of the header */
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(parse(&st, "drmn0: \t MORE_FAULTS: 0x1", &ev), 0);
+	assert_int_equal(parse(&st, "drmn0: VM_L2_PROTECTION_FAULT_STATUS:0x00341051", &ev), 1);
+	assert_false(ev.folded);
+}
+
+/* A VM fault and the reset after it are one incident; the reset's success is folded. */
+static void test_health_vm_fault_reset(void **state)
+{
+	(void)state;
+	struct ga_health *h = NULL;
+	assert_int_equal(ga_health_new(&h), 0);
+	const char *lines[] = {
+		"[ 10.0] amdgpu 0000:c1:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:4 pasid:10)",
+		"[ 10.0] amdgpu 0000:c1:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00401031",
+		"[ 20.0] amdgpu 0000:c1:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=5, emitted seq=7",
+		"[ 20.1] amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!",
+		"[ 22.0] amdgpu 0000:c1:00.0: amdgpu: GPU reset(1) succeeded!",
+		"[ 900.0] amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!",
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(ga_health_add_line(h, lines[i], strlen(lines[i])), 0);
+	assert_int_equal(ga_health_events(h), 4); /* status word and success folded */
+	struct ga_findings f;
+	ga_findings_init(&f);
+	assert_int_equal(ga_health_findings(h, NULL, NULL, &f, NULL), 0);
+	assert_int_equal(f.n, 3);
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ga_finding *fd = &f.v[i];
+		if (!strcmp(fd->code, "GA-KLOG-AMDGPU-VM-FAULT")) {
+			assert_non_null(strstr(fd->message, "then a GPU reset"));
+		} else if (!strcmp(fd->code, "GA-KLOG-AMDGPU-RESET")) {
+			/* two resets: the first after the fault (and recovered), the second 880 s later */
+			assert_non_null(strstr(fd->message, "2 events (after a GPU VM page fault"));
+			assert_non_null(strstr(fd->message, "1 recovered"));
+		} else {
+			assert_string_equal(fd->code, "GA-KLOG-AMDGPU-RING-TIMEOUT");
+			assert_non_null(strstr(fd->message, "after a GPU VM page fault"));
+		}
+	}
+	ga_findings_release(&f);
+	/* the events' boot stamps cannot be dated without a boot time */
+	struct ga_health_opts o = { .since_s = 60 };
+	assert_int_equal(ga_health_unplaced(h, &o), 4);
+	GA_SET(o.btime, 1796000000);
+	assert_int_equal(ga_health_unplaced(h, &o), 0);
+	ga_health_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_xid_dmesg),     cmocka_unit_test(test_forms),
-		cmocka_unit_test(test_other_kinds),   cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_addr),          cmocka_unit_test(test_catalogue),
-		cmocka_unit_test(test_overrides),     cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_xid_dmesg),
+		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_other_kinds),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_health_window),
+		cmocka_unit_test(test_wall_stamps),
+		cmocka_unit_test(test_wall_time_parse),
+		cmocka_unit_test(test_vm_fault),
+		cmocka_unit_test(test_health_vm_fault_reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

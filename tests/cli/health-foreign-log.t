@@ -1,0 +1,27 @@
+# Kernel logs from other machines: seconds since boot get no date without the
+# boot time of the machine that wrote them; --since refuses them unless
+# --boot-time is given; dmesg -T, syslog and journal stamps are wall times.
+R=$FIXTURES/nodes/dgx-a100/root
+K=$FIXTURES/kmsg
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log"
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --json
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --since 1h
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --since 1h --npd
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --boot-time 2026-12-01T07:00:00+01:00
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --since 10s --boot-time 1796112000 --json
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --boot-time yesterday
+run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --boot-time 2026-12-01T07:00:00
+# wall-clock stamps: --since applies without --boot-time
+run health --root "$R" --no-vendor --kmsg "$K/dmesg-T.log"
+run health --root "$R" --no-vendor --kmsg "$K/dmesg-T.log" --since 1h
+run health --root "$R" --no-vendor --kmsg "$K/syslog-kern.log" --since 12h
+run health --root "$R" --no-vendor --kmsg "$K/journal-precise.log" --since 30m --json
+# the machine's own log under --root keeps its proc/stat boot time
+mkdir -p t && cp -a "$R"/. t/ && mkdir -p t/dev t/proc
+cp "$K/xid79.log" t/dev/kmsg && printf 'cpu 1 2 3\nbtime 1796100000\n' >t/proc/stat
+run health --root t --no-vendor --since 10s
+# ... which a --kmsg file on that root does not get
+run health --root t --no-vendor --kmsg "$K/xid79.log"
+# amdgpu VM faults grouped with the GPU reset that followed
+run health --root "$FIXTURES/nodes/mi250x/root" --no-vendor --kmsg "$K/amdgpu-vm-fault.log"
+run health --root "$FIXTURES/nodes/mi250x/root" --no-vendor --kmsg "$K/amdgpu-vm-fault.log" --json
