@@ -38,8 +38,9 @@ static int check_pems(struct serve *s)
 		gnutls_datum_t ca = { (unsigned char *)w->cfg->ca_pem, (unsigned)strlen(w->cfg->ca_pem) };
 		r = gnutls_certificate_set_x509_trust_mem(cred, &ca, GNUTLS_X509_FMT_PEM);
 		if (r <= 0)
-			code = cli_error(s->cli, "serve", EXIT_USAGE, "%s: client_ca_file %s: %s", w->cfg->file,
-			                 w->cfg->client_ca_file, r < 0 ? gnutls_strerror(r) : "no certificate in it");
+			code = cli_error(s->cli, "serve", EXIT_USAGE, "%s: client_ca_file %s: %s",
+			                 w->cfg->file, w->cfg->client_ca_file,
+			                 r < 0 ? gnutls_strerror(r) : "no certificate in it");
 	}
 	gnutls_certificate_free_credentials(cred);
 	return code;
@@ -52,7 +53,8 @@ static void priorities(struct serve_web *w)
 	unsigned hi = w->cfg->max_version ? w->cfg->max_version : 0x0304;
 	int n = snprintf(w->priorities, sizeof(w->priorities), "NORMAL:-VERS-ALL");
 	for (unsigned v = hi; v >= lo && v >= 0x0301 && n > 0 && (size_t)n < sizeof(w->priorities); v--)
-		n += snprintf(w->priorities + n, sizeof(w->priorities) - (size_t)n, ":+VERS-TLS1.%u", v - 0x0301);
+		n += snprintf(w->priorities + n, sizeof(w->priorities) - (size_t)n, ":+VERS-TLS1.%u",
+		              v - 0x0301);
 }
 
 int serve_web_load(struct serve *s, const char *file)
@@ -98,13 +100,14 @@ int serve_web_systemd_fds(struct cli *cli, int *fds, size_t max, size_t *n)
 	char *end = NULL;
 	long p = pid ? strtol(pid, &end, 10) : 0;
 	if (!pid || !nfds || *end || p != (long)getpid())
-		return cli_error(cli, "serve", EXIT_USAGE,
-		                 "--web.systemd-socket: no socket from systemd (LISTEN_PID/LISTEN_FDS are not "
-		                 "set for this process: start it from a .socket unit or systemd-socket-activate)");
+		return cli_error(
+		        cli, "serve", EXIT_USAGE,
+		        "--web.systemd-socket: no socket from systemd (LISTEN_PID/LISTEN_FDS are not "
+		        "set for this process: start it from a .socket unit or systemd-socket-activate)");
 	long k = strtol(nfds, &end, 10);
 	if (*end || k < 1 || (size_t)k > max)
-		return cli_error(cli, "serve", EXIT_USAGE, "--web.systemd-socket: LISTEN_FDS=%s: 1 to %zu sockets",
-		                 nfds, max);
+		return cli_error(cli, "serve", EXIT_USAGE,
+		                 "--web.systemd-socket: LISTEN_FDS=%s: 1 to %zu sockets", nfds, max);
 	for (int i = 0; i < (int)k; i++) {
 		int fd = 3 + i, on = 0;
 		socklen_t len = sizeof(on);

@@ -21,9 +21,9 @@
 
 /* tls_server_config.client_auth_type, as the toolkit names them */
 enum ga_client_auth {
-	GA_CLIENT_AUTH_NONE,           /* NoClientCert (the default) */
-	GA_CLIENT_AUTH_VERIFY_IF_GIVEN,/* VerifyClientCertIfGiven */
-	GA_CLIENT_AUTH_REQUIRE_VERIFY, /* RequireAndVerifyClientCert */
+	GA_CLIENT_AUTH_NONE,            /* NoClientCert (the default) */
+	GA_CLIENT_AUTH_VERIFY_IF_GIVEN, /* VerifyClientCertIfGiven */
+	GA_CLIENT_AUTH_REQUIRE_VERIFY,  /* RequireAndVerifyClientCert */
 };
 
 struct ga_webconfig_user {
@@ -37,7 +37,7 @@ struct ga_webconfig_header {
 
 struct ga_webconfig {
 	char *file;
-	bool tls; /* tls_server_config is present */
+	bool tls;                                    /* tls_server_config is present */
 	char *cert_file, *key_file, *client_ca_file; /* resolved against the file's directory */
 	char *cert_pem, *key_pem, *ca_pem;           /* their contents (ga_webconfig_load) */
 	enum ga_client_auth client_auth;

@@ -46,7 +46,8 @@ static const struct fy_mark *mark_of(struct fy_node *n)
 }
 
 /* The first error, "FILE:LINE:COLUMN: message", at node AT. Returns -EINVAL. */
-static int werr(struct wstate *ws, struct fy_node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int werr(struct wstate *ws, struct fy_node *at, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 static int werr(struct wstate *ws, struct fy_node *at, const char *fmt, ...)
 {
 	if (ws->err)
@@ -57,8 +58,8 @@ static int werr(struct wstate *ws, struct fy_node *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ws->err = ga_err(ws->ctx, -EINVAL, "%s:%d:%d: %s", ws->file, m ? m->line + 1 : 1, m ? m->column + 1 : 1,
-	                 msg);
+	ws->err = ga_err(ws->ctx, -EINVAL, "%s:%d:%d: %s", ws->file, m ? m->line + 1 : 1,
+	                 m ? m->column + 1 : 1, msg);
 	return ws->err;
 }
 
@@ -194,20 +195,22 @@ static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, str
 	if (!strcmp(key, "client_auth_type")) {
 		if (!is_null(v) && text_of(v, buf, sizeof(buf)) &&
 		    (!strcmp(buf, "RequestClientCert") || !strcmp(buf, "RequireAnyClientCert")))
-			return werr(ws, v,
-			            "tls_server_config.client_auth_type: %s (a certificate no CA checks) is not "
-			            "supported: use RequireAndVerifyClientCert or VerifyClientCertIfGiven with "
-			            "client_ca_file",
-			            buf);
+			return werr(
+			        ws, v,
+			        "tls_server_config.client_auth_type: %s (a certificate no CA checks) is not "
+			        "supported: use RequireAndVerifyClientCert or VerifyClientCertIfGiven with "
+			        "client_ca_file",
+			        buf);
 		if (!is_null(v) && text_of(v, buf, sizeof(buf)))
 			for (size_t i = 0; i < sizeof(client_auths) / sizeof(client_auths[0]); i++)
 				if (!strcmp(buf, client_auths[i].name)) {
 					wc->client_auth = client_auths[i].v;
 					return 0;
 				}
-		return werr(ws, v,
-		            "tls_server_config.client_auth_type: expected NoClientCert, VerifyClientCertIfGiven "
-		            "or RequireAndVerifyClientCert");
+		return werr(
+		        ws, v,
+		        "tls_server_config.client_auth_type: expected NoClientCert, VerifyClientCertIfGiven "
+		        "or RequireAndVerifyClientCert");
 	}
 	int r = unsupported_key(ws, k, key);
 	if (r < 0)
@@ -220,7 +223,8 @@ static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, str
 
 /* The security headers the toolkit lets a configuration set. */
 static const char *const header_names[] = { "Strict-Transport-Security", "X-Content-Type-Options",
-	                                    "X-Frame-Options", "X-XSS-Protection", "Content-Security-Policy" };
+	                                    "X-Frame-Options", "X-XSS-Protection",
+	                                    "Content-Security-Policy" };
 
 static int add_header(struct wstate *ws, struct fy_node *k, struct fy_node *v)
 {
@@ -232,9 +236,10 @@ static int add_header(struct wstate *ws, struct fy_node *k, struct fy_node *v)
 			if (!strcasecmp(name, header_names[i]))
 				canon = header_names[i];
 	if (!canon)
-		return werr(ws, k,
-		            "http_server_config.headers: only Strict-Transport-Security, X-Content-Type-Options, "
-		            "X-Frame-Options, X-XSS-Protection and Content-Security-Policy may be set");
+		return werr(
+		        ws, k,
+		        "http_server_config.headers: only Strict-Transport-Security, X-Content-Type-Options, "
+		        "X-Frame-Options, X-XSS-Protection and Content-Security-Policy may be set");
 	int r = get_text(ws, v, canon, value, sizeof(value));
 	if (r < 0)
 		return r;
@@ -260,7 +265,9 @@ static int http_member(struct wstate *ws, struct fy_node *k, const char *key, st
 		if (!is_null(v) && text_of(v, buf, sizeof(buf)) && !strcmp(buf, "false"))
 			return 0;
 		if (!is_null(v) && text_of(v, buf, sizeof(buf)) && !strcmp(buf, "true"))
-			return werr(ws, v, "http_server_config.http2: HTTP/2 is not supported: leave it out or set false");
+			return werr(ws, v,
+			            "http_server_config.http2: HTTP/2 is not supported: leave it out or set "
+			            "false");
 		return werr(ws, v, "http_server_config.http2: expected true or false");
 	}
 	if (!strcmp(key, "headers")) {
@@ -281,7 +288,8 @@ static int http_member(struct wstate *ws, struct fy_node *k, const char *key, st
 /* "$2a$", "$2b$" or "$2y$", a two-digit cost from 04 to 31, 53 characters of bcrypt's base64. */
 static bool is_bcrypt(const char *h)
 {
-	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || !strchr("aby", h[2]) || h[3] != '$' || h[6] != '$')
+	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || !strchr("aby", h[2]) || h[3] != '$' ||
+	    h[6] != '$')
 		return false;
 	int cost = (h[4] - '0') * 10 + (h[5] - '0');
 	if (h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9' || cost < 4 || cost > 31)
@@ -432,17 +440,20 @@ int ga_webconfig_parse(struct ga_ctx *ctx, const char *file, const char *text, s
 		void *it = NULL;
 		struct fy_diag_error *e = len ? fy_diag_errors_iterate(diag, &it) : NULL;
 		if (e) {
-			r = ga_err(ctx, -EINVAL, "%s:%d:%d: not valid YAML: %s", ws.file, e->line > 0 ? e->line : 1,
-			           e->column > 0 ? e->column : 1, e->msg ? e->msg : "syntax error");
+			r = ga_err(ctx, -EINVAL, "%s:%d:%d: not valid YAML: %s", ws.file,
+			           e->line > 0 ? e->line : 1, e->column > 0 ? e->column : 1,
+			           e->msg ? e->msg : "syntax error");
 			goto out;
 		}
 	} else if (fy_node_get_anchor(root) || (!is_null(root) && !fy_node_is_mapping(root))) {
-		r = werr(&ws, root, "expected a mapping (tls_server_config, http_server_config, basic_auth_users)");
+		r = werr(&ws, root,
+		         "expected a mapping (tls_server_config, http_server_config, basic_auth_users)");
 		goto out;
 	}
 	/* an empty file is the toolkit's "no TLS, no authentication" */
-	if (root && !is_null(root) && ((r = walk(&ws, root, "the web configuration", top_member)) < 0 ||
-	                               (r = check_whole(&ws, root)) < 0))
+	if (root && !is_null(root) &&
+	    ((r = walk(&ws, root, "the web configuration", top_member)) < 0 ||
+	     (r = check_whole(&ws, root)) < 0))
 		goto out;
 	*ret = ws.wc;
 	ws.wc = NULL;
@@ -480,8 +491,9 @@ int ga_webconfig_load(struct ga_ctx *ctx, const char *file, struct ga_webconfig 
 {
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	int r = !strcmp(file, "-") ? ga_err(ctx, -EINVAL, "--web.config.file wants a file, not standard input")
-	                           : ga_file_read(ctx, file, GA_WEBCONFIG_MAX_FILE, &b);
+	int r = !strcmp(file, "-")
+	                ? ga_err(ctx, -EINVAL, "--web.config.file wants a file, not standard input")
+	                : ga_file_read(ctx, file, GA_WEBCONFIG_MAX_FILE, &b);
 	if (r == -EFBIG)
 		r = ga_err(ctx, -EINVAL, "%s: larger than %u bytes", file, GA_WEBCONFIG_MAX_FILE);
 	else if (r == -EINVAL || r == -ENOMEM)

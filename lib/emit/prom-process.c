@@ -15,10 +15,12 @@ int ga_prom_render_process(enum ga_prom_format fmt, const struct ga_process_stat
 		             "Total user and system CPU time spent in seconds.");
 		ga_pw_begin(&w);
 		ga_pw_value(&w, ps->cpu_seconds);
-		ga_pw_family(&w, "process_resident_memory_bytes", "gauge", "bytes", "Resident memory size in bytes.");
+		ga_pw_family(&w, "process_resident_memory_bytes", "gauge", "bytes",
+		             "Resident memory size in bytes.");
 		ga_pw_begin(&w);
 		ga_pw_valueu(&w, ps->resident_bytes);
-		ga_pw_family(&w, "process_virtual_memory_bytes", "gauge", "bytes", "Virtual memory size in bytes.");
+		ga_pw_family(&w, "process_virtual_memory_bytes", "gauge", "bytes",
+		             "Virtual memory size in bytes.");
 		ga_pw_begin(&w);
 		ga_pw_valueu(&w, ps->virtual_bytes);
 		if (ps->start_time_s > 0) {
@@ -34,7 +36,8 @@ int ga_prom_render_process(enum ga_prom_format fmt, const struct ga_process_stat
 		ga_pw_valueu(&w, ps->open_fds);
 	}
 	if (ps->have_limit) {
-		ga_pw_family(&w, "process_max_fds", "gauge", NULL, "Maximum number of open file descriptors.");
+		ga_pw_family(&w, "process_max_fds", "gauge", NULL,
+		             "Maximum number of open file descriptors.");
 		ga_pw_begin(&w);
 		ga_pw_valueu(&w, ps->max_fds);
 	}

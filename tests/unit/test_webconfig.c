@@ -87,21 +87,28 @@ static void test_errors(void **state)
 		const char *text, *want;
 	} t[] = {
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suite: [x]\n",
-		  "conf/web.yml:4:3: unknown key 'cipher_suite' in tls_server_config (known: cert_file, key_file" },
-		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
+		  "conf/web.yml:4:3: unknown key 'cipher_suite' in tls_server_config (known: cert_file, "
+		  "key_file" },
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: "
+		  "[TLS_AES_128_GCM_SHA256]\n",
 		  "conf/web.yml:4:3: tls_server_config.cipher_suites: not supported" },
 		{ "tls_server_config:\n  cert_file: a\n",
 		  "conf/web.yml:2:3: tls_server_config: cert_file and key_file are both needed" },
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS14\n",
 		  "conf/web.yml:4:16: tls_server_config.min_version: expected TLS10, TLS11, TLS12 or TLS13" },
-		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n  max_version: TLS12\n",
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n  max_version: "
+		  "TLS12\n",
 		  "conf/web.yml:2:3: tls_server_config: min_version TLS13 is above max_version TLS12" },
-		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: RequireAndVerifyClientCert\n",
-		  "conf/web.yml:2:3: tls_server_config: client_auth_type RequireAndVerifyClientCert needs client_ca_file" },
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: "
+		  "RequireAndVerifyClientCert\n",
+		  "conf/web.yml:2:3: tls_server_config: client_auth_type RequireAndVerifyClientCert needs "
+		  "client_ca_file" },
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: c\n",
 		  "conf/web.yml:2:3: tls_server_config: client_ca_file is only used with client_auth_type" },
-		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: RequireAnyClientCert\n",
-		  "conf/web.yml:4:21: tls_server_config.client_auth_type: RequireAnyClientCert (a certificate no CA "
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: "
+		  "RequireAnyClientCert\n",
+		  "conf/web.yml:4:21: tls_server_config.client_auth_type: RequireAnyClientCert (a "
+		  "certificate no CA "
 		  "checks) is not supported" },
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  cert_file: c\n",
 		  "conf/web.yml:4:3: tls_server_config: 'cert_file' is given twice" },
@@ -109,7 +116,8 @@ static void test_errors(void **state)
 		  "conf/web.yml:2:9: basic_auth_users.prom: expected a bcrypt hash" },
 		{ "basic_auth_users:\n  prom: $1$abcdefgh$0123456789012345678901\n",
 		  "conf/web.yml:2:9: basic_auth_users.prom: expected a bcrypt hash" },
-		{ "basic_auth_users:\n  'a:b': $2y$10$jg5EpS/.h.VyNtY1QvlyDuvDTcgffUCwc4i8Ca/RGcqUzOtW6m0f2\n",
+		{ "basic_auth_users:\n  'a:b': "
+		  "$2y$10$jg5EpS/.h.VyNtY1QvlyDuvDTcgffUCwc4i8Ca/RGcqUzOtW6m0f2\n",
 		  "conf/web.yml:2:4: basic_auth_users: a user name is 1 to 255 bytes without ':'" },
 		{ "basic_auth_users: [prom]\n", "conf/web.yml:1:20: basic_auth_users: expected a mapping" },
 		{ "http_server_config:\n  http2: true\n",
