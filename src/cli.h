@@ -168,5 +168,9 @@ int cli_policy(struct ga_ctx *ctx, const char *file, const char *class_name, con
 const char *cli_esc(const char *s);
 /* s escaped (flags: GA_TEXT_KEEP_NL, GA_TEXT_KEEP_TAB) written to f. */
 void cli_fputs_esc(FILE *f, const char *s, unsigned flags);
+/* "INDENTaction: reset_gpu  cause: node_hardware  gpu: GPU-...  pci: ..." (the ids when known;
+ * pci only when it is not the subject already). */
+struct ga_finding;
+void cli_print_action(FILE *o, const char *indent, const struct ga_finding *fd);
 
 #endif

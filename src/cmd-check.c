@@ -76,6 +76,7 @@ static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check
 			        a ? cli_esc(a) : "-");
 		if (fd->decision)
 			fprintf(o, "           fix: %s\n", cli_esc(fd->decision));
+		cli_print_action(o, "           ", fd);
 	}
 }
 

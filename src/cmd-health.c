@@ -79,6 +79,7 @@ static void print_text(FILE *o, const struct ga_findings *f, const struct ga_hea
 			fprintf(o, "           line: %s\n", cli_esc(s));
 		if (fd->decision)
 			fprintf(o, "           fix: %s\n", cli_esc(fd->decision));
+		cli_print_action(o, "           ", fd);
 	}
 }
 

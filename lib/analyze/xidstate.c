@@ -129,6 +129,8 @@ int ga_xid_state_apply(struct ga_ctx *ctx, const char *prev_text, size_t prev_le
 			ga_free(fd->decision);
 			fd->decision = decision;
 			fd->severity = GA_SEV_CRITICAL;
+			fd->action = GA_ACT_REPLACE;
+			fd->cause = GA_CAUSE_NODE_HARDWARE;
 		}
 	}
 	if (r == 0) {
