@@ -49,3 +49,13 @@ void cli_print_action(FILE *o, const char *indent, const struct ga_finding *fd)
 		fprintf(o, "  pci: %s", cli_esc(fd->pci_address));
 	fputc('\n', o);
 }
+
+const char *cli_node_action(const struct ga_findings *f)
+{
+	enum ga_action best = GA_ACT_NONE;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].severity >= GA_SEV_ERROR &&
+		    ga_action_rank(f->v[i].action) > ga_action_rank(best))
+			best = f->v[i].action;
+	return ga_action_name(best);
+}

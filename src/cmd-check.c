@@ -101,10 +101,11 @@ static void reason(const struct ga_check *c, char *out, size_t n)
 	const struct ga_finding *f = worst(c);
 	size_t more = count_at_least(c, GA_SEV_ERROR);
 	more = more ? more - 1 : 0;
+	const char *act = cli_node_action(&c->findings);
 	if (f && more)
-		snprintf(out, n, "%s %s: %s (+%zu more)", f->code, f->subject, f->message, more);
+		snprintf(out, n, "%s %s %s: %s (+%zu more)", act, f->code, f->subject, f->message, more);
 	else if (f)
-		snprintf(out, n, "%s %s: %s", f->code, f->subject, f->message);
+		snprintf(out, n, "%s %s %s: %s", act, f->code, f->subject, f->message);
 	else
 		snprintf(out, n, "check failed");
 }
