@@ -121,7 +121,7 @@ static void test_parse_errors(void **state)
 		{ "version: 1\nclasses: {}\n",
 		  "p.yaml:2:1: 'classes' must be a list of classes, got a mapping" },
 		{ "version: 1\nfoo: 1\n",
-		  "p.yaml:2:1: unknown key 'foo' in the policy (expected one of: version, classes)" },
+		  "p.yaml:2:1: unknown key 'foo' in the policy (expected one of: version, classes, health)" },
 		{ "version: 1\nclasses: [{name: a, match: {count: -1}}]\n",
 		  "p.yaml:2:36: classes[0].match.count: expected an integer from 0 to 1024, got '-1'" },
 		{ "version: 1\nclasses: [{name: a, match: {model: [x]}}]\n",
