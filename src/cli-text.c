@@ -50,12 +50,12 @@ void cli_print_action(FILE *o, const char *indent, const struct ga_finding *fd)
 	fputc('\n', o);
 }
 
-const char *cli_node_action(const struct ga_findings *f)
+const struct ga_finding *cli_node_action(const struct ga_findings *f)
 {
-	enum ga_action best = GA_ACT_NONE;
+	const struct ga_finding *best = NULL;
 	for (size_t i = 0; i < f->n; i++)
 		if (f->v[i].severity >= GA_SEV_ERROR &&
-		    ga_action_rank(f->v[i].action) > ga_action_rank(best))
-			best = f->v[i].action;
-	return ga_action_name(best);
+		    (!best || ga_action_rank(f->v[i].action) > ga_action_rank(best->action)))
+			best = &f->v[i];
+	return best;
 }

@@ -111,8 +111,8 @@ static void reason(const struct ga_findings *f, char *out, size_t n)
 	size_t bad = 0;
 	for (size_t i = 0; i < f->n; i++)
 		bad += f->v[i].severity >= GA_SEV_ERROR;
-	const struct ga_finding *w = f->n && f->v[0].severity >= GA_SEV_ERROR ? &f->v[0] : NULL;
-	const char *act = cli_node_action(f);
+	const struct ga_finding *w = cli_node_action(f);
+	const char *act = w ? ga_action_name(w->action) : "none";
 	if (w && bad > 1)
 		snprintf(out, n, "%s %s %s: %s (+%zu more)", act, w->code, w->subject, w->message, bad - 1);
 	else if (w)
