@@ -178,4 +178,12 @@ void cli_print_action(FILE *o, const char *indent, const struct ga_finding *fd);
 struct ga_findings;
 const struct ga_finding *cli_node_action(const struct ga_findings *f);
 
+/* src/state-file.c: the health state file. Load: absent = a new state; 0 or -errno with
+ * the reason in why. Write: atomically; 0 or -errno with the reason in why. */
+struct ga_health_state;
+int cli_state_load(struct ga_ctx *ctx, const char *file, struct ga_health_state *st, char *why,
+                   size_t why_len);
+int cli_state_write(struct ga_ctx *ctx, const char *file, const struct ga_health_state *st, char *why,
+                    size_t why_len);
+
 #endif

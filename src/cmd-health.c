@@ -157,69 +157,23 @@ static int add_dstate(struct ga_ctx *ctx, struct ga_findings *f)
 	return r;
 }
 
-/* The previous state: FILE's text, "" when it does not exist yet; 0 or -errno (message in ctx). */
-static int read_state(struct ga_ctx *ctx, const char *file, struct ga_buf *prev)
-{
-	int fd = -1;
-	struct stat st;
-	/* it is replaced afterwards, and a link is never replaced (ga_file_write_atomic) */
-	if (lstat(file, &st) == 0 && S_ISLNK(st.st_mode))
-		return ga_err(ctx, -ELOOP,
-		              "%s: the state file is a symbolic link; refusing to follow or replace it",
-		              file);
-	int r = ga_file_open_input(ctx, file, &fd);
-	if (r == -ENOENT)
-		return 0;
-	char chunk[65536];
-	while (r == 0) {
-		ssize_t got = read(fd, chunk, sizeof(chunk));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			if (got < 0)
-				r = ga_err(ctx, -errno, "%s: cannot read the state file: %s", file,
-				           strerror(errno));
-			break;
-		}
-		if ((r = ga_buf_add(prev, chunk, (size_t)got)) < 0)
-			r = ga_err(ctx, r, "%s: cannot read the state file: %s", file,
-			           r == -E2BIG ? "larger than 16 MiB" : strerror(-r));
-	}
-	if (fd >= 0)
-		close(fd);
-	return r;
-}
-
-/* Write ST to FILE atomically (a new temporary, O_EXCL|O_NOFOLLOW, fsync, rename). */
+/* Write ST to FILE atomically; EXIT_OK or an exit code (the message printed). */
 static int write_state(struct cli *cli, struct ga_ctx *ctx, int mode, const char *file,
                        const struct ga_health_state *st)
 {
-	struct ga_buf out;
-	ga_buf_init(&out, 0);
-	int r = ga_hstate_write(st, &out);
-	if (r == 0)
-		r = ga_file_write_atomic(ctx, file, out.data, out.len, 0644);
-	ga_buf_release(&out);
-	if (r == -ENOMEM)
-		return fail_early(cli, mode, EXIT_INTERNAL, "out of memory");
-	if (r < 0)
-		return fail_early(cli, mode, EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
-	return EXIT_OK;
+	char why[600];
+	int r = cli_state_write(ctx, file, st, why, sizeof(why));
+	return r < 0 ? fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s", why)
+	             : EXIT_OK;
 }
 
 /* FILE's state (a new one when FILE does not exist); EXIT_OK or an exit code. */
 static int load_state(struct cli *cli, struct ga_ctx *ctx, int mode, const char *file,
                       struct ga_health_state *st)
 {
-	struct ga_buf prev;
-	ga_buf_init(&prev, 16u << 20);
-	int r = read_state(ctx, file, &prev);
-	if (r == 0)
-		r = ga_hstate_read(ctx, prev.data, prev.len, st);
-	ga_buf_release(&prev);
-	if (r < 0)
-		return fail_early(cli, mode, cli_exit_for(r), "%s: %s", file, ga_ctx_errmsg(ctx));
-	return EXIT_OK;
+	char why[600];
+	int r = cli_state_load(ctx, file, st, why, sizeof(why));
+	return r < 0 ? fail_early(cli, mode, cli_exit_for(r), "%s", why) : EXIT_OK;
 }
 
 /*

@@ -357,7 +357,7 @@ const struct command commands[] = {
 	  "error.\n" },
 	{ "serve", cmd_serve, "Prometheus exporter and JSON API for this node (background collection)",
 	  "usage: gpuaudit serve [--listen ADDR:PORT] [--interval DURATION] [--policy FILE [--class NAME]]\n"
-	  "                      [--nfd-dir DIR [--nfd-expiry SEC]] [--kmsg FILE]\n"
+	  "                      [--nfd-dir DIR [--nfd-expiry SEC]] [--kmsg FILE] [--state FILE]\n"
 	  "                      [--root DIR | --from FILE] [--vendor | --no-vendor] [--timeout SEC]\n"
 	  "                      [--max-connections N] [--max-connections-per-ip N]\n"
 	  "                      [--request-timeout SEC] [--connection-timeout SEC]\n"
@@ -386,6 +386,9 @@ const struct command commands[] = {
 	  "                  collection (atomically)\n"
 	  "  --nfd-expiry SEC  the labels expire after SEC seconds (default 3600)\n"
 	  "  --kmsg FILE     read kernel events from FILE instead of /dev/kmsg\n"
+	  "  --state FILE    keep the findings' sticky conditions in FILE across\n"
+	  "                  restarts, as 'health --state' (the policy's health:\n"
+	  "                  thresholds; written atomically every collection)\n"
 	  "  --root DIR      read the machine under DIR instead of /\n"
 	  "  --from FILE     serve a snapshot written by 'discover --json' (re-read\n"
 	  "                  every interval)\n"
