@@ -135,7 +135,8 @@ static uint64_t hits_in(struct ga_hstate_cond *c, double window_s, int64_t now_s
 	size_t k = 0;
 	uint64_t sum = 0;
 	for (size_t i = 0; i < c->n_hits; i++) {
-		if (window_s > 0 && (double)(now_s - c->hits[i].t_s.v) > window_s)
+		/* in double: a damaged file's times must not overflow the subtraction */
+		if (window_s > 0 && (double)now_s - (double)c->hits[i].t_s.v > window_s)
 			continue;
 		sum += c->hits[i].n.v;
 		c->hits[k++] = c->hits[i];
@@ -301,16 +302,16 @@ int ga_hstate_update(struct ga_health_state *st, struct ga_findings *findings,
 		bool raised = c->raised.set && c->raised.v;
 		if (!seen[i])
 			GA_SET(c->clear_runs, (c->clear_runs.set ? c->clear_runs.v : 0) + 1);
-		int64_t quiet_s = now_s - (c->last_s.set ? c->last_s.v : c->first_s.v);
+		double quiet_s = (double)now_s - (double)(c->last_s.set ? c->last_s.v : c->first_s.v);
 		if (raised && c->action != GA_ACT_REPLACE && c->clear_runs.v >= clear_after &&
-		    (double)quiet_s >= clear_for) {
+		    quiet_s >= clear_for) {
 			GA_SET(c->raised, false); /* clear long enough: lowered */
 			c->n_hits = 0;
 			raised = false;
 		}
 		if (raised && !seen[i])
 			r = add_back(c, findings);
-		bool forget = !raised && !seen[i] && quiet_s > GA_HSTATE_FORGET_S;
+		bool forget = !raised && !seen[i] && quiet_s > (double)GA_HSTATE_FORGET_S;
 		if (forget) {
 			ga_hstate_cond_release(c);
 			continue;

@@ -111,7 +111,9 @@ static int read_v1(struct ga_health_state *st, const json_t *seen)
 	return 0;
 }
 
-int ga_hstate_read(struct ga_ctx *ctx, const char *text, size_t len, struct ga_health_state *ret)
+#define HERR(err, ...) ga_err(ctx, (err), __VA_ARGS__)
+
+static int read_state(struct ga_ctx *ctx, const char *text, size_t len, struct ga_health_state *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	json_t *root = NULL;
@@ -120,7 +122,7 @@ int ga_hstate_read(struct ga_ctx *ctx, const char *text, size_t len, struct ga_h
 		json_error_t jerr;
 		r = ga_json_parse(NULL, text, len, JSON_REJECT_DUPLICATES, &root, &jerr);
 		if (r == -ENOMEM)
-			return ga_err(ctx, -ENOMEM, "out of memory");
+			return HERR(-ENOMEM, "out of memory");
 		const json_t *schema = root ? json_object_get(root, "schema") : NULL;
 		const char *id = json_is_string(schema) ? json_string_value(schema) : "";
 		if (root && !strcmp(id, GA_HSTATE_SCHEMA)) {
@@ -129,19 +131,19 @@ int ga_hstate_read(struct ga_ctx *ctx, const char *text, size_t len, struct ga_h
 		           json_is_array(json_object_get(root, "seen"))) {
 			r = read_v1(ret, json_object_get(root, "seen"));
 			if (r < 0)
-				ga_err(ctx, r, "out of memory");
+				HERR(r, "out of memory");
 		} else {
-			r = ga_err(ctx, -EBADMSG, "state file is not a %s document%s%s", GA_HSTATE_SCHEMA,
+			r = HERR(-EBADMSG, "state file is not a %s document%s%s", GA_HSTATE_SCHEMA,
 			           root ? "" : ": ", root ? "" : jerr.text);
 		}
 		json_decref(root);
 	}
 	if (r == 0 && ret->n_conditions > GA_HSTATE_MAX_CONDITIONS)
-		r = ga_err(ctx, -EBADMSG, "state file holds more than %d conditions",
+		r = HERR(-EBADMSG, "state file holds more than %d conditions",
 		           GA_HSTATE_MAX_CONDITIONS);
 	for (size_t i = 0; r == 0 && i < ret->n_conditions; i++)
 		if (!ret->conditions[i].code || !ret->conditions[i].subject)
-			r = ga_err(ctx, -EBADMSG, "conditions[%zu]: a condition needs a code and a subject",
+			r = HERR(-EBADMSG, "conditions[%zu]: a condition needs a code and a subject",
 			           i);
 	if (r == 0 && !ret->schema && !(ret->schema = ga_strdup(GA_HSTATE_SCHEMA)))
 		r = -ENOMEM;
@@ -161,4 +163,16 @@ int ga_hstate_write(const struct ga_health_state *st, struct ga_buf *out)
 	ga_json_init(&w, out, true);
 	ga_schema_write(&w, &ga_health_state_schema, st);
 	return ga_json_finish(&w);
+}
+
+int ga_hstate_read(struct ga_ctx *ctx, const char *text, size_t len, struct ga_health_state *ret)
+{
+	struct ga_ctx *own = NULL; /* the schema reader needs a context for its messages */
+	if (!ctx && ga_ctx_new(&own) < 0) {
+		memset(ret, 0, sizeof(*ret));
+		return -ENOMEM;
+	}
+	int r = read_state(ctx ? ctx : own, text, len, ret);
+	ga_ctx_free(own);
+	return r;
 }
