@@ -158,17 +158,16 @@ static int add_dstate(struct ga_ctx *ctx, struct ga_findings *f)
 }
 
 /* Write ST to FILE atomically; EXIT_OK or an exit code (the message printed). */
-static int write_state(struct cli *cli, struct ga_ctx *ctx, int mode, const char *file,
+static int write_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file,
                        const struct ga_health_state *st)
 {
 	char why[600];
 	int r = cli_state_write(ctx, file, st, why, sizeof(why));
-	return r < 0 ? fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s", why)
-	             : EXIT_OK;
+	return r < 0 ? fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s", why) : EXIT_OK;
 }
 
 /* FILE's state (a new one when FILE does not exist); EXIT_OK or an exit code. */
-static int load_state(struct cli *cli, struct ga_ctx *ctx, int mode, const char *file,
+static int load_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file,
                       struct ga_health_state *st)
 {
 	char why[600];
@@ -181,7 +180,7 @@ static int load_state(struct cli *cli, struct ga_ctx *ctx, int mode, const char 
  * damping from the policy's health: section), then write the state back, unless
  * --no-state-update (a second reader of the same state, e.g. NPD's temporary rule).
  */
-static int apply_state(struct cli *cli, struct ga_ctx *ctx, int mode, const char *file, bool update,
+static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file, bool update,
                        const struct ga_policy *pol, int64_t now_s, const struct ga_node *node,
                        struct ga_findings *f)
 {
@@ -213,8 +212,8 @@ static int clear_state(struct cli *cli, const char *file, const char *what)
 		size_t n = ga_hstate_clear(&st, what);
 		code = write_state(cli, ctx, MODE_TEXT, file, &st);
 		if (code == EXIT_OK)
-			fprintf(cli->out, "cleared %zu raised condition%s (%s) in %s\n", n,
-			        n == 1 ? "" : "s", cli_esc(what), cli_esc(file));
+			fprintf(cli->out, "cleared %zu raised condition%s (%s) in %s\n", n, n == 1 ? "" : "s",
+			        cli_esc(what), cli_esc(file));
 		ga_hstate_release(&st);
 	}
 	ga_ctx_free(ctx);
@@ -383,8 +382,8 @@ static int health_analyze(struct cli *cli, const struct health_opts *o, struct h
 	if (r < 0)
 		return fail_early(cli, o->mode, EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
 	if (o->state_file)
-		code = apply_state(cli, run->ctx, o->mode, o->state_file, !o->no_state_update,
-		                   run->policy, run->now_s, run->node, &run->f);
+		code = apply_state(cli, run->ctx, o->mode, o->state_file, !o->no_state_update, run->policy,
+		                   run->now_s, run->node, &run->f);
 	if (code == EXIT_OK && o->only)
 		keep_only(&run->f, !strcmp(o->only, "sticky"));
 	ga_findings_sort(&run->f);

@@ -116,8 +116,8 @@ static int take_snapshot(struct serve *s, struct found *x)
  */
 static void fold_state(struct serve *s, const struct ga_node *n, struct ga_findings *f, struct found *x)
 {
-	if (ga_hstate_update(&s->hstate, f, s->policy ? &s->policy->health : NULL,
-	                     (int64_t)now_wall(), n->host.boot_id) < 0) {
+	if (ga_hstate_update(&s->hstate, f, s->policy ? &s->policy->health : NULL, (int64_t)now_wall(),
+	                     n->host.boot_id) < 0) {
 		serve_warn(s, "health state: out of memory");
 		x->failed = true;
 		return;

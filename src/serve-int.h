@@ -42,7 +42,7 @@ struct serve {
 	struct ga_prom_stats stats;
 	struct ga_obool kmsg_readable;
 	bool vendor_wanted;
-	bool nfd_failed; /* the last collection could not write the NFD file */
+	bool nfd_failed;               /* the last collection could not write the NFD file */
 	struct ga_health_state hstate; /* --state: the sticky conditions, written every collection */
 	/* shared with the server thread, under lock */
 	pthread_mutex_t lock;

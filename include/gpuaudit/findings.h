@@ -25,14 +25,14 @@ enum ga_severity { GA_SEV_INFO = 0, GA_SEV_WARNING = 1, GA_SEV_ERROR = 2, GA_SEV
  * Names: ga_action_name(); order of urgency: ga_action_rank().
  */
 enum ga_action {
-	GA_ACT_INVESTIGATE = 0, /* a person looks; no automatic step is known */
-	GA_ACT_NONE,            /* informational: nothing to do */
+	GA_ACT_INVESTIGATE = 0,  /* a person looks; no automatic step is known */
+	GA_ACT_NONE,             /* informational: nothing to do */
 	GA_ACT_RESTART_WORKLOAD, /* the job failed (its own fault or a transient): restart it */
-	GA_ACT_RESET_GPU,       /* drain the GPU, reset it (nvidia-smi -r / amdgpu reset), resume */
-	GA_ACT_REBOOT,          /* drain the node and reboot it */
-	GA_ACT_DRAIN,           /* take the node out of scheduling until a person clears it */
-	GA_ACT_REPLACE,         /* hardware out of service: RMA / replace the part */
-	GA_ACT_FIX_CONFIG,      /* change configuration (driver, modules, image, policy) */
+	GA_ACT_RESET_GPU,        /* drain the GPU, reset it (nvidia-smi -r / amdgpu reset), resume */
+	GA_ACT_REBOOT,           /* drain the node and reboot it */
+	GA_ACT_DRAIN,            /* take the node out of scheduling until a person clears it */
+	GA_ACT_REPLACE,          /* hardware out of service: RMA / replace the part */
+	GA_ACT_FIX_CONFIG,       /* change configuration (driver, modules, image, policy) */
 	GA_ACT__COUNT
 };
 

@@ -28,8 +28,8 @@ extern "C" {
 #define GA_HSTATE_MAX_HITS 64  /* collections with new events kept per condition */
 #define GA_HSTATE_MAX_BOOTS 16 /* boot ids kept per condition */
 #define GA_HSTATE_REPEAT_BOOTS 2
-#define GA_HSTATE_CLEAR_AFTER 2       /* default: collections a condition must stay clear */
-#define GA_HSTATE_CLEAR_FOR_S 600.0   /* default: and for this long */
+#define GA_HSTATE_CLEAR_AFTER 2         /* default: collections a condition must stay clear */
+#define GA_HSTATE_CLEAR_FOR_S 600.0     /* default: and for this long */
 #define GA_HSTATE_FORGET_S (30 * 86400) /* a lowered condition unseen this long is dropped */
 
 /* New events (or presence) seen in one collection. */

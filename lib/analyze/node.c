@@ -293,8 +293,7 @@ static const struct ga_accel *accel_of(const struct ga_finding *fd, const struct
 		by_index = ga_parse_u64(fd->subject + 3, 10, &idx) == 0;
 	for (size_t i = 0; i < n->n_accelerators; i++) {
 		const struct ga_accel *a = &n->accelerators[i];
-		if (same_address(fd->subject, a->address) ||
-		    (by_index && a->index.set && a->index.v == idx))
+		if (same_address(fd->subject, a->address) || (by_index && a->index.set && a->index.v == idx))
 			return a;
 	}
 	return NULL;

@@ -1283,8 +1283,7 @@ static int top_member(struct pstate *ps, void *obj, int which, struct fy_node *k
 		return 0;
 	}
 	if (which == 2)
-		return walk_mapping(ps, v, k, "the health section", health_keys, health_member,
-		                    &p->health);
+		return walk_mapping(ps, v, k, "the health section", health_keys, health_member, &p->health);
 	path_pop(ps, 0); /* classes[i] reads better than classes.classes[i] */
 	return parse_classes(ps, p, k, v);
 }

@@ -53,9 +53,9 @@ int ga_action_parse(const char *name, enum ga_action *ret)
 int ga_action_rank(enum ga_action a)
 {
 	static const int rank[GA_ACT__COUNT] = {
-		[GA_ACT_NONE] = 0,      [GA_ACT_RESTART_WORKLOAD] = 1, [GA_ACT_INVESTIGATE] = 2,
-		[GA_ACT_FIX_CONFIG] = 3, [GA_ACT_RESET_GPU] = 4,       [GA_ACT_REBOOT] = 5,
-		[GA_ACT_DRAIN] = 6,     [GA_ACT_REPLACE] = 7,
+		[GA_ACT_NONE] = 0,       [GA_ACT_RESTART_WORKLOAD] = 1, [GA_ACT_INVESTIGATE] = 2,
+		[GA_ACT_FIX_CONFIG] = 3, [GA_ACT_RESET_GPU] = 4,        [GA_ACT_REBOOT] = 5,
+		[GA_ACT_DRAIN] = 6,      [GA_ACT_REPLACE] = 7,
 	};
 	return (unsigned)a < GA_ACT__COUNT ? rank[a] : rank[GA_ACT_INVESTIGATE];
 }

@@ -119,8 +119,8 @@ int ga_finding_set_device(struct ga_finding *fd, const char *gpu_uuid, const cha
 
 struct ga_finding *ga_findings_copy(struct ga_findings *f, const struct ga_finding *s)
 {
-	struct ga_finding *d = ga_findings_add(f, s->code, s->severity, s->subject, s->decision, "%s",
-	                                       s->message);
+	struct ga_finding *d =
+	        ga_findings_add(f, s->code, s->severity, s->subject, s->decision, "%s", s->message);
 	if (!d)
 		return NULL;
 	d->action = s->action;

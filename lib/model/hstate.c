@@ -55,15 +55,13 @@ static const struct ga_schema cond_s = { "ga_hstate_cond", sizeof(struct ga_hsta
 
 #define S struct ga_health_state
 static const struct ga_field state_f[] = {
-	GA_FIELD(S, schema, GA_F_STR),
-	GA_FIELD(S, updated_s, GA_F_I64),
-	GA_FIELD(S, boot_id, GA_F_STR),
-	GA_FIELD(S, collections, GA_F_U64),
+	GA_FIELD(S, schema, GA_F_STR),       GA_FIELD(S, updated_s, GA_F_I64),
+	GA_FIELD(S, boot_id, GA_F_STR),      GA_FIELD(S, collections, GA_F_U64),
 	GA_FIELD_ARR(S, conditions, cond_s),
 };
 #undef S
-const struct ga_schema ga_health_state_schema = { "ga_health_state", sizeof(struct ga_health_state),
-	                                          state_f, GA_ARRAY_SIZE(state_f) };
+const struct ga_schema ga_health_state_schema = { "ga_health_state", sizeof(struct ga_health_state), state_f,
+	                                          GA_ARRAY_SIZE(state_f) };
 
 void ga_hstate_release(struct ga_health_state *st)
 {
@@ -104,9 +102,9 @@ static int read_v1(struct ga_health_state *st, const json_t *seen)
 		GA_SET(c->raised, false);
 		size_t k;
 		const json_t *b;
-		json_array_foreach(boots, k, b) if (json_is_string(b) && c->boots.n < GA_HSTATE_MAX_BOOTS &&
-		                                    ga_strv_push(&c->boots, json_string_value(b)) < 0) return
-		        -ENOMEM;
+		json_array_foreach(boots, k,
+		                   b) if (json_is_string(b) && c->boots.n < GA_HSTATE_MAX_BOOTS &&
+		                          ga_strv_push(&c->boots, json_string_value(b)) < 0) return -ENOMEM;
 	}
 	return 0;
 }
@@ -134,17 +132,15 @@ static int read_state(struct ga_ctx *ctx, const char *text, size_t len, struct g
 				HERR(r, "out of memory");
 		} else {
 			r = HERR(-EBADMSG, "state file is not a %s document%s%s", GA_HSTATE_SCHEMA,
-			           root ? "" : ": ", root ? "" : jerr.text);
+			         root ? "" : ": ", root ? "" : jerr.text);
 		}
 		json_decref(root);
 	}
 	if (r == 0 && ret->n_conditions > GA_HSTATE_MAX_CONDITIONS)
-		r = HERR(-EBADMSG, "state file holds more than %d conditions",
-		           GA_HSTATE_MAX_CONDITIONS);
+		r = HERR(-EBADMSG, "state file holds more than %d conditions", GA_HSTATE_MAX_CONDITIONS);
 	for (size_t i = 0; r == 0 && i < ret->n_conditions; i++)
 		if (!ret->conditions[i].code || !ret->conditions[i].subject)
-			r = HERR(-EBADMSG, "conditions[%zu]: a condition needs a code and a subject",
-			           i);
+			r = HERR(-EBADMSG, "conditions[%zu]: a condition needs a code and a subject", i);
 	if (r == 0 && !ret->schema && !(ret->schema = ga_strdup(GA_HSTATE_SCHEMA)))
 		r = -ENOMEM;
 	if (r == 0 && strcmp(ret->schema, GA_HSTATE_SCHEMA)) {

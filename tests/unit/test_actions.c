@@ -99,7 +99,8 @@ static void test_names(void **state)
 	for (int i = 0; i < GA_ACT__COUNT; i++) {
 		char want[64];
 		snprintf(want, sizeof(want), "\"action\":\"%s\",\"cause\":\"%s\"",
-		         ga_action_name((enum ga_action)i), ga_cause_name((enum ga_cause)(i % GA_CAUSE__COUNT)));
+		         ga_action_name((enum ga_action)i),
+		         ga_cause_name((enum ga_cause)(i % GA_CAUSE__COUNT)));
 		assert_non_null(strstr(b.data, want));
 	}
 	ga_buf_release(&b);

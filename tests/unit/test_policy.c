@@ -435,7 +435,7 @@ int main(void)
 		cmocka_unit_test(test_version_cmp),   cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_fleet),
 		cmocka_unit_test(test_parse_oom),     cmocka_unit_test(test_load_errors),
-		cmocka_unit_test(test_parse_prescan),  cmocka_unit_test(test_parse_health),
+		cmocka_unit_test(test_parse_prescan), cmocka_unit_test(test_parse_health),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
