@@ -17,6 +17,11 @@
 #                                       and /sys on every scrape): memory reference
 # plus gpuaudit serve's 3-byte /healthz at one connection: the part of the latency tail
 # that is the machine (scheduling), not the exposition.
+# With TLS and basic authentication (issue 17): gpuaudit serve --web.config.file with TLS
+# alone and with TLS + bcrypt basic auth, next to node-exporter (the exporter toolkit
+# itself) serving the same textfile behind the same web configuration; wrk speaks TLS and
+# sends the Authorization header (-H). Targets there: resident memory <= 12 MiB, p99 < 1 ms
+# at 1 connection with keep-alive.
 # Targets: resident memory <= 10 MiB, p99 < 5 ms. The machine is shared (2 cores, other
 # jobs running): the figures are medians of REPS short runs, noisy; wrk shares the CPUs.
 # Writes bench/results/serve.txt.
@@ -26,7 +31,7 @@ secs=${1:-5}
 reps=${2:-3}
 bin=${GPUAUDIT:-build/gpuaudit}
 fake=${GA_FAKE_NVML_DIR:-build/tests/fakes/nvml}
-for t in wrk prometheus-node-exporter python3; do
+for t in wrk prometheus-node-exporter python3 openssl htpasswd; do
 	command -v "$t" >/dev/null || { echo "bench: $t missing" >&2; exit 3; }
 done
 [ -x "$bin" ] || { echo "bench: $bin missing (build first)" >&2; exit 3; }
@@ -79,18 +84,47 @@ pids+=($!)
 dpid=$!
 wait_http "http://127.0.0.1:$dport/metrics"
 
-bench_one() { # NAME PID PORT
-	local name=$1 pid=$2 port=$3 url="http://127.0.0.1:$3/metrics"
+# TLS and basic auth: a CA-signed certificate for 127.0.0.1, a bcrypt (cost 10) user, two
+# web configurations; gpuaudit serve and node-exporter read the same files
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/server.key" \
+	-out "$tmp/server.pem" -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1
+hash=$(htpasswd -nbBC 10 prom benchpass | cut -d: -f2)
+printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$tmp/server.pem" "$tmp/server.key" >"$tmp/tls.yml"
+{ cat "$tmp/tls.yml"; printf 'basic_auth_users:\n  prom: %s\n' "$hash"; } >"$tmp/tls-auth.yml"
+auth="Authorization: Basic $(printf 'prom:benchpass' | base64)"
+start_serve() { # NAME WEBCONFIG: sets spid, sport
+	"$bin" serve "${args[@]}" --listen 127.0.0.1:0 --interval 30s --web.config.file "$2" 2>"$tmp/$1.err" &
+	pids+=($!)
+	spid=$!
+	for _ in $(seq 100); do grep -q "listening on" "$tmp/$1.err" && break; sleep 0.1; done
+	sport=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\)\/metrics.*/\1/p' "$tmp/$1.err")
+	for _ in $(seq 100); do curl -ks -o /dev/null -H "$auth" "https://127.0.0.1:$sport/metrics" && break; sleep 0.1; done
+}
+start_serve tls "$tmp/tls.yml"
+tlspid=$spid tlsport=$sport
+start_serve tls-auth "$tmp/tls-auth.yml"
+tapid=$spid taport=$sport
+ntport=$(free_port)
+prometheus-node-exporter --web.listen-address="127.0.0.1:$ntport" --web.config.file="$tmp/tls-auth.yml" \
+	--collector.disable-defaults --collector.textfile --collector.textfile.directory="$tmp/textfile" \
+	>"$tmp/ne-tls.log" 2>&1 &
+pids+=($!)
+ntpid=$!
+for _ in $(seq 100); do curl -ks -o /dev/null -H "$auth" "https://127.0.0.1:$ntport/metrics" && break; sleep 0.1; done
+
+bench_one() { # NAME PID URL [wrk and curl arguments: -H HEADER]
+	local name=$1 pid=$2 url=$3
+	shift 3
 	local bytes
-	bytes=$(curl -fsS "$url" | wc -c)
+	bytes=$(curl -kfsS "$@" "$url" | wc -c)
 	local idle
 	idle=$(rss_kib "$pid")
-	wrk -t1 -c4 -d1s "$url" >/dev/null # warm-up
+	wrk -t1 -c4 -d1s "$@" "$url" >/dev/null # warm-up
 	local t0
 	t0=$(cpu_ticks "$pid")
 	for r in $(seq "$reps"); do
-		wrk -t1 -c1 -d"${secs}s" --latency "$url" >"$tmp/$name.c1.$r.wrk"
-		wrk -t2 -c8 -d"${secs}s" --latency "$url" >"$tmp/$name.c8.$r.wrk"
+		wrk -t1 -c1 -d"${secs}s" --latency "$@" "$url" >"$tmp/$name.c1.$r.wrk"
+		wrk -t2 -c8 -d"${secs}s" --latency "$@" "$url" >"$tmp/$name.c8.$r.wrk"
 	done
 	echo "$name $idle $(rss_kib "$pid") $(hwm_kib "$pid") $bytes $(($(cpu_ticks "$pid") - t0)) $(getconf CLK_TCK)"
 }
@@ -99,9 +133,12 @@ for r in $(seq "$reps"); do
 	wrk -t1 -c1 -d"${secs}s" --latency "http://127.0.0.1:$gport/healthz" >"$tmp/healthz.$r.wrk"
 done
 {
-	bench_one gpuaudit-serve "$gpid" "$gport"
-	bench_one node-exporter-textfile "$tpid" "$tport"
-	bench_one node-exporter-defaults "$dpid" "$dport"
+	bench_one gpuaudit-serve "$gpid" "http://127.0.0.1:$gport/metrics"
+	bench_one node-exporter-textfile "$tpid" "http://127.0.0.1:$tport/metrics"
+	bench_one node-exporter-defaults "$dpid" "http://127.0.0.1:$dport/metrics"
+	bench_one gpuaudit-serve-tls "$tlspid" "https://127.0.0.1:$tlsport/metrics"
+	bench_one gpuaudit-serve-tls-auth "$tapid" "https://127.0.0.1:$taport/metrics" -H "$auth"
+	bench_one node-exporter-tls-auth "$ntpid" "https://127.0.0.1:$ntport/metrics" -H "$auth"
 } >"$tmp/rss"
 
 mkdir -p bench/results
@@ -163,6 +200,14 @@ lines.append("gpuaudit serve CPU per scrape vs node-exporter-textfile: %.1fx les
 lines.append("targets: RSS <= 10 MiB: %s (%.1f MiB); p99 < 5 ms at 1 connection: %s (%.3f ms); at 8 connections p99 %.3f ms" %
              ("met" if g["rss"] <= 10 else "MISSED", g["rss"], "met" if g["c1"]["p99"] < 5 else "MISSED", g["c1"]["p99"],
               g["c8"]["p99"]))
+ta, nt = rows["gpuaudit-serve-tls-auth"], rows["node-exporter-tls-auth"]
+lines.append("gpuaudit serve vs node-exporter, both TLS + basic auth: 1 connection p99 %.1fx lower; 8 connections %.1fx the req/s; %.1fx less resident memory" %
+             (nt["c1"]["p99"] / ta["c1"]["p99"], ta["c8"]["rps"] / nt["c8"]["rps"], nt["rss"] / ta["rss"]))
+for name in ("gpuaudit-serve-tls", "gpuaudit-serve-tls-auth"):
+    r = rows[name]
+    lines.append("targets with %s: RSS <= 12 MiB: %s (%.1f MiB); p99 < 1 ms at 1 connection (keep-alive): %s (%.3f ms)" %
+                 (name[len("gpuaudit-serve-"):].replace("-", " + "), "met" if r["rss"] <= 12 else "MISSED", r["rss"],
+                  "met" if r["c1"]["p99"] < 1 else "MISSED", r["c1"]["p99"]))
 open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpuaudit/findings.h"
 #include "gpuaudit/text.h"
 
 /*
@@ -37,4 +38,24 @@ void cli_fputs_esc(FILE *f, const char *s, unsigned flags)
 	else
 		fputs("?", f);
 	ga_buf_release(&b);
+}
+
+void cli_print_action(FILE *o, const char *indent, const struct ga_finding *fd)
+{
+	fprintf(o, "%saction: %s  cause: %s", indent, ga_action_name(fd->action), ga_cause_name(fd->cause));
+	if (fd->gpu_uuid)
+		fprintf(o, "  gpu: %s", cli_esc(fd->gpu_uuid));
+	if (fd->pci_address && (!fd->subject || strcmp(fd->subject, fd->pci_address)))
+		fprintf(o, "  pci: %s", cli_esc(fd->pci_address));
+	fputc('\n', o);
+}
+
+const struct ga_finding *cli_node_action(const struct ga_findings *f)
+{
+	const struct ga_finding *best = NULL;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].severity >= GA_SEV_ERROR &&
+		    (!best || ga_action_rank(f->v[i].action) > ga_action_rank(best->action)))
+			best = &f->v[i];
+	return best;
 }

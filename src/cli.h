@@ -168,5 +168,22 @@ int cli_policy(struct ga_ctx *ctx, const char *file, const char *class_name, con
 const char *cli_esc(const char *s);
 /* s escaped (flags: GA_TEXT_KEEP_NL, GA_TEXT_KEEP_TAB) written to f. */
 void cli_fputs_esc(FILE *f, const char *s, unsigned flags);
+/* "INDENTaction: reset_gpu  cause: node_hardware  gpu: GPU-...  pci: ..." (the ids when known;
+ * pci only when it is not the subject already). */
+struct ga_finding;
+void cli_print_action(FILE *o, const char *indent, const struct ga_finding *fd);
+/* The finding at error level or above with the most urgent action (ga_action_rank; the
+ * first of equals in f's order): what a one-line NPD/Slurm reason names, its action
+ * first. NULL when there is none. */
+struct ga_findings;
+const struct ga_finding *cli_node_action(const struct ga_findings *f);
+
+/* src/state-file.c: the health state file. Load: absent = a new state; 0 or -errno with
+ * the reason in why. Write: atomically; 0 or -errno with the reason in why. */
+struct ga_health_state;
+int cli_state_load(struct ga_ctx *ctx, const char *file, struct ga_health_state *st, char *why,
+                   size_t why_len);
+int cli_state_write(struct ga_ctx *ctx, const char *file, const struct ga_health_state *st, char *why,
+                    size_t why_len);
 
 #endif

@@ -525,6 +525,7 @@ int bench_cli_output(struct cli *cli, const char *cmd, struct bench_cli *o, cons
 		const struct ga_finding *fd = &rep->findings.v[i];
 		fprintf(f, "  %-8s %s %s: %s\n", ga_severity_name(fd->severity), fd->code, fd->subject,
 		        fd->message);
+		cli_print_action(f, "           ", fd);
 	}
 	return code;
 }

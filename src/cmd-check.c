@@ -29,15 +29,6 @@ enum mode { MODE_TEXT, MODE_JSON, MODE_NPD, MODE_SLURM };
 
 #define one_line cli_one_line
 
-/* The most severe non-info finding: what a one-line reason names. */
-static const struct ga_finding *worst(const struct ga_check *c)
-{
-	for (size_t i = 0; i < c->findings.n; i++)
-		if (c->findings.v[i].severity >= GA_SEV_ERROR)
-			return &c->findings.v[i];
-	return NULL;
-}
-
 static size_t count_at_least(const struct ga_check *c, enum ga_severity s)
 {
 	size_t k = 0;
@@ -76,6 +67,7 @@ static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check
 			        a ? cli_esc(a) : "-");
 		if (fd->decision)
 			fprintf(o, "           fix: %s\n", cli_esc(fd->decision));
+		cli_print_action(o, "           ", fd);
 	}
 }
 
@@ -97,13 +89,14 @@ static int print_json(struct cli *cli, const struct ga_policy *p, struct ga_chec
 
 static void reason(const struct ga_check *c, char *out, size_t n)
 {
-	const struct ga_finding *f = worst(c);
+	const struct ga_finding *f = cli_node_action(&c->findings);
 	size_t more = count_at_least(c, GA_SEV_ERROR);
 	more = more ? more - 1 : 0;
+	const char *act = f ? ga_action_name(f->action) : "none";
 	if (f && more)
-		snprintf(out, n, "%s %s: %s (+%zu more)", f->code, f->subject, f->message, more);
+		snprintf(out, n, "%s %s %s: %s (+%zu more)", act, f->code, f->subject, f->message, more);
 	else if (f)
-		snprintf(out, n, "%s %s: %s", f->code, f->subject, f->message);
+		snprintf(out, n, "%s %s %s: %s", act, f->code, f->subject, f->message);
 	else
 		snprintf(out, n, "check failed");
 }

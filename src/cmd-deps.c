@@ -94,6 +94,8 @@ static void print_findings_for(FILE *o, struct fidx *ix, const char *subject, co
 			        cli_esc(f->evidence[k].value));
 		if (f->decision)
 			fprintf(o, "%s         fix: %s\n", indent, cli_esc(f->decision));
+		fprintf(o, "%s         ", indent);
+		cli_print_action(o, "", f);
 	}
 }
 

@@ -318,6 +318,7 @@ static void print_findings(FILE *o, const struct ga_findings *f, bool color)
 		        cli_esc(fd->code), cli_esc(fd->subject), cli_esc(fd->message));
 		if (fd->decision)
 			fprintf(o, "           fix: %s\n", cli_esc(fd->decision));
+		cli_print_action(o, "           ", fd);
 	}
 }
 

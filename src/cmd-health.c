@@ -27,7 +27,7 @@
 #include "gpuaudit/sample.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
-#include "gpuaudit/xidstate.h"
+#include "gpuaudit/hstate.h"
 
 #define NPD_MAX CLI_NPD_MAX
 #define SLURM_MAX 160
@@ -84,11 +84,20 @@ static void print_text(FILE *o, const struct ga_findings *f, const struct ga_hea
 		if (e || a)
 			fprintf(o, "           expected %s, actual %s\n", e ? cli_esc(e) : "-",
 			        a ? cli_esc(a) : "-");
+		const char *cond = evidence(fd, "condition"), *ra = evidence(fd, "raised_at");
+		if (cond)
+			fprintf(o, "           condition: %s since %s%s\n", cli_esc(cond),
+			        ra ? cli_esc(ra) : "-",
+			        !strcmp(cond, "sticky") ? " (gone from the log; --clear lowers it)" : "");
+		const char *th = evidence(fd, "threshold");
+		if (th)
+			fprintf(o, "           threshold: %s\n", cli_esc(th));
 		const char *s = evidence(fd, "sample");
 		if (s)
 			fprintf(o, "           line: %s\n", cli_esc(s));
 		if (fd->decision)
 			fprintf(o, "           fix: %s\n", cli_esc(fd->decision));
+		cli_print_action(o, "           ", fd);
 	}
 }
 
@@ -112,11 +121,12 @@ static void reason(const struct ga_findings *f, char *out, size_t n)
 	size_t bad = 0;
 	for (size_t i = 0; i < f->n; i++)
 		bad += f->v[i].severity >= GA_SEV_ERROR;
-	const struct ga_finding *w = f->n && f->v[0].severity >= GA_SEV_ERROR ? &f->v[0] : NULL;
+	const struct ga_finding *w = cli_node_action(f);
+	const char *act = w ? ga_action_name(w->action) : "none";
 	if (w && bad > 1)
-		snprintf(out, n, "%s %s: %s (+%zu more)", w->code, w->subject, w->message, bad - 1);
+		snprintf(out, n, "%s %s %s: %s (+%zu more)", act, w->code, w->subject, w->message, bad - 1);
 	else if (w)
-		snprintf(out, n, "%s %s: %s", w->code, w->subject, w->message);
+		snprintf(out, n, "%s %s %s: %s", act, w->code, w->subject, w->message);
 	else
 		snprintf(out, n, "ok");
 }
@@ -157,80 +167,74 @@ static int add_dstate(struct ga_ctx *ctx, struct ga_findings *f)
 	return r;
 }
 
-/* The previous state: FILE's text, "" when it does not exist yet; 0 or -errno (message in ctx). */
-static int read_state(struct ga_ctx *ctx, const char *file, struct ga_buf *prev)
+/* Write ST to FILE atomically; EXIT_OK or an exit code (the message printed). */
+static int write_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file,
+                       const struct ga_health_state *st)
 {
-	int fd = -1;
-	struct stat st;
-	/* it is replaced afterwards, and a link is never replaced (ga_file_write_atomic) */
-	if (lstat(file, &st) == 0 && S_ISLNK(st.st_mode))
-		return ga_err(ctx, -ELOOP,
-		              "%s: the state file is a symbolic link; refusing to follow or replace it",
-		              file);
-	int r = ga_file_open_input(ctx, file, &fd);
-	if (r == -ENOENT)
-		return 0;
-	char chunk[65536];
-	while (r == 0) {
-		ssize_t got = read(fd, chunk, sizeof(chunk));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			if (got < 0)
-				r = ga_err(ctx, -errno, "%s: cannot read the state file: %s", file,
-				           strerror(errno));
-			break;
-		}
-		if ((r = ga_buf_add(prev, chunk, (size_t)got)) < 0)
-			r = ga_err(ctx, r, "%s: cannot read the state file: %s", file,
-			           r == -E2BIG ? "larger than 16 MiB" : strerror(-r));
-	}
-	if (fd >= 0)
-		close(fd);
-	return r;
+	char why[600];
+	int r = cli_state_write(ctx, file, st, why, sizeof(why));
+	return r < 0 ? fail_early(cli, mode, r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s", why) : EXIT_OK;
+}
+
+/* FILE's state (a new one when FILE does not exist); EXIT_OK or an exit code. */
+static int load_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file,
+                      struct ga_health_state *st)
+{
+	char why[600];
+	int r = cli_state_load(ctx, file, st, why, sizeof(why));
+	return r < 0 ? fail_early(cli, mode, cli_exit_for(r), "%s", why) : EXIT_OK;
 }
 
 /*
- * --state FILE: read the previous state, escalate repeats, write the new state
- * atomically (ga_file_write_atomic: a new temporary, O_EXCL|O_NOFOLLOW, fsync,
- * rename; a symlink or FIFO at FILE is refused, not followed).
+ * --state FILE: fold this run's findings into the sticky conditions (thresholds and
+ * damping from the policy's health: section), then write the state back, unless
+ * --no-state-update (a second reader of the same state, e.g. NPD's temporary rule).
  */
-static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file,
-                       const struct ga_node *node, struct ga_findings *f)
+static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file, bool update,
+                       const struct ga_policy *pol, int64_t now_s, const struct ga_node *node,
+                       struct ga_findings *f)
 {
-	if (!node->host.boot_id) {
-		fprintf(cli->err, "gpuaudit health: no boot id in the snapshot; --state not updated\n");
-		return EXIT_OK;
-	}
-	struct ga_buf prev;
-	ga_buf_init(&prev, 16u << 20);
-	int r = read_state(ctx, file, &prev);
-	if (r < 0) {
-		ga_buf_release(&prev);
-		return fail_early(cli, mode, cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
-	}
-	char *next = NULL;
-	r = ga_xid_state_apply(ctx, prev.data, prev.len, node->host.boot_id, f, &next);
-	ga_buf_release(&prev);
+	struct ga_health_state st;
+	int code = load_state(cli, ctx, mode, file, &st);
+	if (code != EXIT_OK)
+		return code;
+	if (!node->host.boot_id)
+		fprintf(cli->err, "gpuaudit health: no boot id in the snapshot; repeats across boots "
+		                  "are not tracked\n");
+	int r = ga_hstate_update(&st, f, pol ? &pol->health : NULL, now_s, node->host.boot_id);
 	if (r < 0)
-		return fail_early(cli, mode, cli_exit_for(r), "%s: %s", file, ga_ctx_errmsg(ctx));
-	struct ga_buf out;
-	ga_buf_init(&out, 0);
-	r = ga_buf_addf(&out, "%s\n", next);
-	ga_free(next);
-	if (r == 0)
-		r = ga_file_write_atomic(ctx, file, out.data, out.len, 0644);
-	ga_buf_release(&out);
-	if (r == -ENOMEM)
-		return fail_early(cli, mode, EXIT_INTERNAL, "out of memory");
-	if (r < 0)
-		return fail_early(cli, mode, EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
-	return EXIT_OK;
+		code = fail_early(cli, mode, EXIT_INTERNAL, "out of memory");
+	else if (update)
+		code = write_state(cli, ctx, mode, file, &st);
+	ga_hstate_release(&st);
+	return code;
+}
+
+/* --clear CODE|all: lower the conditions and say how many were raised. */
+static int clear_state(struct cli *cli, const char *file, const char *what)
+{
+	struct ga_ctx *ctx = NULL;
+	if (ga_ctx_new(&ctx) < 0)
+		return cli_error(cli, "health", EXIT_INTERNAL, "out of memory");
+	struct ga_health_state st;
+	int code = load_state(cli, ctx, MODE_TEXT, file, &st);
+	if (code == EXIT_OK) {
+		size_t n = ga_hstate_clear(&st, what);
+		code = write_state(cli, ctx, MODE_TEXT, file, &st);
+		if (code == EXIT_OK)
+			fprintf(cli->out, "cleared %zu raised condition%s (%s) in %s\n", n, n == 1 ? "" : "s",
+			        cli_esc(what), cli_esc(file));
+		ga_hstate_release(&st);
+	}
+	ga_ctx_free(ctx);
+	return code;
 }
 
 struct health_opts {
 	struct snap_opts so;
-	const char *kmsg_file, *since, *policy_file, *class_name, *state_file, *boot_time;
+	const char *kmsg_file, *since, *policy_file, *class_name, *state_file, *boot_time, *clear, *only,
+	        *now;
+	bool no_state_update;
 	enum mode mode;
 	int modes;
 };
@@ -247,6 +251,18 @@ static int health_opt(struct cli *cli, const char *cmd, int opt, const char *arg
 		return CLI_NEXT;
 	case 'T':
 		o->state_file = arg;
+		return CLI_NEXT;
+	case 'X':
+		o->clear = arg;
+		return CLI_NEXT;
+	case 'O':
+		o->only = arg;
+		return CLI_NEXT;
+	case 'W':
+		o->now = arg;
+		return CLI_NEXT;
+	case 'U':
+		o->no_state_update = true;
 		return CLI_NEXT;
 	case 'S':
 		o->since = arg;
@@ -284,6 +300,7 @@ struct health_run {
 	struct ga_findings f;
 	struct ga_health_log kl;
 	struct ga_health_opts ho;
+	int64_t now_s; /* the collection's time for --state: the clock, or --now */
 	bool live;
 };
 
@@ -368,6 +385,20 @@ static void health_clock(const struct health_opts *o, struct health_run *run)
 	}
 }
 
+/* --only sticky|transient: the raised conditions (NPD's permanent rule) or the rest (events). */
+static void keep_only(struct ga_findings *f, bool sticky)
+{
+	struct ga_findings keep;
+	ga_findings_init(&keep);
+	for (size_t i = 0; i < f->n; i++)
+		if (ga_finding_is_sticky(&f->v[i]) == sticky)
+			ga_findings_copy(&keep, &f->v[i]);
+	int err = keep.err;
+	ga_findings_release(f);
+	*f = keep;
+	f->err = err;
+}
+
 /* The snapshot's findings, the log's, D-state processes and the --state repeats. */
 static int health_analyze(struct cli *cli, const struct health_opts *o, struct health_run *run)
 {
@@ -401,7 +432,10 @@ static int health_analyze(struct cli *cli, const struct health_opts *o, struct h
 	if (r < 0)
 		return fail_early(cli, o->mode, EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
 	if (o->state_file)
-		code = apply_state(cli, run->ctx, o->mode, o->state_file, run->node, &run->f);
+		code = apply_state(cli, run->ctx, o->mode, o->state_file, !o->no_state_update, run->policy,
+		                   run->now_s, run->node, &run->f);
+	if (code == EXIT_OK && o->only)
+		keep_only(&run->f, !strcmp(o->only, "sticky"));
 	ga_findings_sort(&run->f);
 	return code;
 }
@@ -440,6 +474,10 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		{ "npd", no_argument, NULL, 'n' },
 		{ "slurm", no_argument, NULL, 's' },
 		{ "state", required_argument, NULL, 'T' },
+		{ "clear", required_argument, NULL, 'X' },
+		{ "only", required_argument, NULL, 'O' },
+		{ "now", required_argument, NULL, 'W' },
+		{ "no-state-update", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -455,8 +493,32 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		return cli_error(cli, "health", EXIT_USAGE, "--json, --npd and --slurm exclude each other");
 	if (o.class_name && !o.policy_file)
 		return fail_early(cli, o.mode, EXIT_USAGE, "--class needs --policy");
+	if (o.clear && !o.state_file)
+		return cli_error(cli, "health", EXIT_USAGE, "--clear needs --state FILE");
+	if (o.clear && (strncmp(o.clear, "GA-", 3) && strcmp(o.clear, "all")))
+		return cli_error(cli, "health", EXIT_USAGE,
+		                 "--clear wants a finding code (GA-...) or 'all', not '%s'", o.clear);
+	if (o.clear)
+		return clear_state(cli, o.state_file, o.clear);
+	if (o.only && strcmp(o.only, "sticky") && strcmp(o.only, "transient"))
+		return fail_early(cli, o.mode, EXIT_USAGE, "--only wants sticky or transient, not '%s'",
+		                  o.only);
+	if (o.only && !strcmp(o.only, "sticky") && !o.state_file)
+		return fail_early(cli, o.mode, EXIT_USAGE, "--only sticky needs --state FILE");
+	if (o.no_state_update && !o.state_file)
+		return fail_early(cli, o.mode, EXIT_USAGE, "--no-state-update needs --state FILE");
 	struct health_run run = { 0 };
 	ga_findings_init(&run.f);
+	run.now_s = (int64_t)time(NULL);
+	if (o.now) {
+		char *end = NULL;
+		errno = 0;
+		long long t = strtoll(o.now, &end, 10);
+		if (errno || end == o.now || *end || t < 0)
+			return fail_early(cli, o.mode, EXIT_USAGE, "--now wants Unix seconds, not '%s'",
+			                  o.now);
+		run.now_s = (int64_t)t;
+	}
 	if (o.since && ga_duration_parse(o.since, &run.kl.since_s) < 0)
 		return fail_early(cli, o.mode, EXIT_USAGE,
 		                  "--since wants a duration like 30m, 2h, 1d or 1h30m, not '%s'", o.since);

@@ -288,8 +288,8 @@ static void print_findings(FILE *o, const struct ga_findings *f, enum ga_severit
 		const struct ga_finding *fd = &f->v[i];
 		if (fd->severity < min)
 			continue;
-		fprintf(o, "         %-8s %s %s: %s\n", ga_severity_name(fd->severity), fd->code,
-		        cli_esc(fd->subject), cli_esc(fd->message));
+		fprintf(o, "         %-8s %s %s: %s [%s]\n", ga_severity_name(fd->severity), fd->code,
+		        cli_esc(fd->subject), cli_esc(fd->message), ga_action_name(fd->action));
 	}
 }
 

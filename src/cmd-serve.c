@@ -155,6 +155,9 @@ static int serve_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
 	case 'K':
 		s->kmsg_file = arg;
 		return CLI_NEXT;
+	case 'S':
+		s->state_file = arg;
+		return CLI_NEXT;
 	case 'm':
 		if (parse_uint(arg, 1, 4096, &s->max_conns) < 0)
 			return cli_error(cli, cmd, EXIT_USAGE,
@@ -203,6 +206,7 @@ static int serve_parse(struct cli *cli, int argc, char **argv, struct serve_args
 		{ "nfd-dir", required_argument, NULL, 'D' },
 		{ "nfd-expiry", required_argument, NULL, 'E' },
 		{ "kmsg", required_argument, NULL, 'K' },
+		{ "state", required_argument, NULL, 'S' },
 		{ "max-connections", required_argument, NULL, 'm' },
 		{ "connection-timeout", required_argument, NULL, 'c' },
 		{ "request-timeout", required_argument, NULL, 'T' },
@@ -469,6 +473,11 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 		code = cli_error(cli, "serve", cli_exit_for(r), "%s", ga_ctx_errmsg(s.ctx));
 		goto out;
 	}
+	char why[600];
+	if (s.state_file && (r = cli_state_load(s.ctx, s.state_file, &s.hstate, why, sizeof(why))) < 0) {
+		code = cli_error(cli, "serve", cli_exit_for(r), "%s", why);
+		goto out;
+	}
 	bool live = !s.so.from && !strcmp(ga_ctx_root(s.ctx), "/");
 	s.vendor_wanted = s.so.vendor == GA_VENDOR_ON || (s.so.vendor == GA_VENDOR_AUTO && live);
 	GA_SET(s.stats.interval_s, s.interval_s);
@@ -479,6 +488,7 @@ out:
 	ga_kev_counter_release(&s.kev);
 	ga_node_free(s.node);
 	ga_policy_free(s.policy);
+	ga_hstate_release(&s.hstate);
 	ga_ctx_free(s.ctx);
 	return code;
 }

@@ -64,13 +64,8 @@ int cmd_smoke(struct cli *cli, int argc, char **argv)
 	struct ga_findings nf;
 	ga_findings_init(&nf);
 	r = ga_analyze_node(node, &nf);
-	for (size_t i = 0; r >= 0 && i < nf.n; i++) {
-		const struct ga_finding *f = &nf.v[i];
-		struct ga_finding *c = ga_findings_add(&rep.findings, f->code, f->severity, f->subject,
-		                                       f->decision, "%s", f->message);
-		for (size_t e = 0; c && e < f->n_evidence; e++)
-			ga_finding_evidence(c, f->evidence[e].key, "%s", f->evidence[e].value);
-	}
+	for (size_t i = 0; r >= 0 && i < nf.n; i++)
+		ga_findings_copy(&rep.findings, &nf.v[i]);
 	ga_findings_release(&nf);
 
 	/* 2-5. the measurements */

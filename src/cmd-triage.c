@@ -157,9 +157,10 @@ static void print_text(FILE *o, const struct ga_triage *t, const struct ga_findi
 		if (s->step == 1)
 			for (size_t k = 0; k < f->n; k++)
 				if (f->v[k].severity >= GA_SEV_WARNING)
-					fprintf(o, "   %-8s %s %s: %s\n", ga_severity_name(f->v[k].severity),
-					        cli_esc(f->v[k].code), cli_esc(f->v[k].subject),
-					        cli_esc(f->v[k].message));
+					fprintf(o, "   %-8s %s %s: %s [%s]\n",
+					        ga_severity_name(f->v[k].severity), cli_esc(f->v[k].code),
+					        cli_esc(f->v[k].subject), cli_esc(f->v[k].message),
+					        ga_action_name(f->v[k].action));
 		fprintf(o, "   Decision: %s\n", s->decision);
 	}
 }

@@ -110,6 +110,26 @@ static int take_snapshot(struct serve *s, struct found *x)
 	return 0;
 }
 
+/*
+ * --state FILE: the findings folded into the sticky conditions (as `health --state`), the
+ * raised ones reported until they clear; the file rewritten atomically. A write that fails
+ * is a failed collection (the state in memory goes on).
+ */
+static void fold_state(struct serve *s, const struct ga_node *n, struct ga_findings *f, struct found *x)
+{
+	if (ga_hstate_update(&s->hstate, f, s->policy ? &s->policy->health : NULL, (int64_t)now_wall(),
+	                     n->host.boot_id) < 0) {
+		serve_warn(s, "health state: out of memory");
+		x->failed = true;
+		return;
+	}
+	char why[600];
+	if (cli_state_write(s->ctx, s->state_file, &s->hstate, why, sizeof(why)) < 0) {
+		serve_warn(s, "%s", why);
+		x->failed = true;
+	}
+}
+
 /* Class, and the check against the policy or the node's own analysis. 0 or -errno. */
 static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 {
@@ -126,6 +146,8 @@ static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 	} else if ((r = ga_analyze_node(n, &x->f)) < 0) {
 		return r;
 	}
+	if (s->state_file)
+		fold_state(s, n, x->have_chk ? &x->chk.findings : &x->f, x);
 	ga_findings_sort(x->have_chk ? &x->chk.findings : &x->f);
 	return 0;
 }

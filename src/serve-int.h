@@ -8,6 +8,7 @@
 #ifndef GA_SRC_SERVE_INT_H
 #define GA_SRC_SERVE_INT_H
 
+#include "gpuaudit/hstate.h"
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -40,7 +41,7 @@ struct serve {
 	struct cli *cli;
 	/* options */
 	struct snap_opts so;
-	const char *policy_file, *class_name, *nfd_dir, *kmsg_file;
+	const char *policy_file, *class_name, *nfd_dir, *kmsg_file, *state_file;
 	double interval_s;
 	long nfd_expiry_s;
 	unsigned max_conns, conn_timeout_s;
@@ -56,7 +57,8 @@ struct serve {
 	struct ga_prom_stats stats;
 	struct ga_obool kmsg_readable;
 	bool vendor_wanted;
-	bool nfd_failed; /* the last collection could not write the NFD file */
+	bool nfd_failed;               /* the last collection could not write the NFD file */
+	struct ga_health_state hstate; /* --state: the sticky conditions, written every collection */
 	/* shared with the server thread, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;

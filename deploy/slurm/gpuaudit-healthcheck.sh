@@ -13,6 +13,14 @@
 #   GPUAUDIT_POLICY     policy file (default /etc/gpuaudit/policy.yaml)
 #   GPUAUDIT_CHECK_ARGS extra arguments for `gpuaudit check` (word-split)
 #   GPUAUDIT_NODENAME   Slurm node name (default: hostname -s)
+#   GPUAUDIT_HEALTH_STATE  when set (e.g. /var/lib/gpuaudit/health-state.json),
+#                       also run `gpuaudit health --slurm --state FILE` after a
+#                       passing check: a raised (sticky) condition drains the node
+#                       with its action first ("gpuaudit: replace GA-XID-48 ...")
+#                       and keeps it drained after reboots until it clears or an
+#                       admin runs `gpuaudit health --state FILE --clear CODE|all`
+#   GPUAUDIT_HEALTH_ARGS extra arguments for `gpuaudit health` (word-split;
+#                       default --since 10m)
 #
 # Exit status: gpuaudit's (0 pass, 1 drained, 2 bad policy, 3 vendor library
 # unavailable). Slurm kills a health check after 60 s; the check itself is
@@ -28,6 +36,12 @@ log() { echo "gpuaudit-healthcheck: $*" >&2; }
 # shellcheck disable=SC2086 # GPUAUDIT_CHECK_ARGS is a list of words on purpose
 out=$(timeout 50 "$GPUAUDIT" check --slurm --timeout 10 --policy "$POLICY" ${GPUAUDIT_CHECK_ARGS:-})
 rc=$?
+if [ "$rc" -eq 0 ] && [ -n "${GPUAUDIT_HEALTH_STATE:-}" ]; then
+	# shellcheck disable=SC2086 # GPUAUDIT_HEALTH_ARGS is a list of words on purpose
+	out=$(timeout 50 "$GPUAUDIT" health --slurm --timeout 10 --policy "$POLICY" \
+		--state "$GPUAUDIT_HEALTH_STATE" ${GPUAUDIT_HEALTH_ARGS:---since 10m})
+	rc=$?
+fi
 
 # The node's current drain reason ("" when none): `Reason=TEXT [user@time]`.
 current_reason() {

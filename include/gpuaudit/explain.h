@@ -14,6 +14,7 @@
 #ifndef GPUAUDIT_EXPLAIN_H
 #define GPUAUDIT_EXPLAIN_H
 
+#include "gpuaudit/findings.h"
 #include "gpuaudit/schema.h"
 
 #ifdef __cplusplus
@@ -33,24 +34,17 @@ extern "C" {
  * switches), or the configuration (what was deployed does not fit where: an
  * image for a newer driver, a build for another GPU).
  */
-enum ga_cause_class {
-	GA_CAUSE_NODE_HARDWARE = 0,
-	GA_CAUSE_DRIVER,
-	GA_CAUSE_CONTAINER_RUNTIME,
-	GA_CAUSE_APPLICATION,
-	GA_CAUSE_NETWORK,
-	GA_CAUSE_CONFIGURATION,
-	GA_CAUSE__COUNT
-};
-/* "node_hardware", "driver", "container_runtime", "application", "network", "configuration"; NULL out of range. */
-const char *ga_cause_class_name(enum ga_cause_class c);
+/* The classes are enum ga_cause (findings.h): the same set for findings and causes. */
+/* "node_hardware", "driver", "container_runtime", "application", "network", "configuration"; NULL
+ * for GA_CAUSE_UNKNOWN and out of range (every signature has a class). */
+const char *ga_cause_class_name(enum ga_cause c);
 
 /* One catalogue entry (signatures.def). */
 struct ga_signature {
-	const char *id;                  /* stable, kebab-case: "loader-soname" */
-	const char *layer;               /* "loader", "CUDA", "PyTorch", "HIP", "NCCL", ... */
-	enum ga_cause_class cause_class; /* the usual class; a cause may refine it (Xid numbers) */
-	int weight;                      /* how directly it names a root cause: 100 definite .. 10 noise */
+	const char *id;            /* stable, kebab-case: "loader-soname" */
+	const char *layer;         /* "loader", "CUDA", "PyTorch", "HIP", "NCCL", ... */
+	enum ga_cause cause_class; /* the usual class; a cause may refine it (Xid numbers) */
+	int weight;                /* how directly it names a root cause: 100 definite .. 10 noise */
 	const char *code; /* the library's error code when it has one: "cudaErrorInsufficientDriver (35)" */
 	const char *cause;
 	const char *fix;
@@ -91,10 +85,10 @@ struct ga_explain_cause {
 	uint64_t last_line;
 	struct ga_capture_kv values[GA_EXPLAIN_VALUES_PER_CAUSE]; /* distinct, first seen first */
 	size_t n_values;
-	int score;                       /* weight, adjusted by what the node says */
-	enum ga_cause_class cause_class; /* the signature's, refined by captured values (Xid numbers) */
-	char detail[256];                /* catalogue detail of captured values (Xid names), "" when none */
-	char *node_note;                 /* what the node snapshot says about it (ga_explain_for), or NULL */
+	int score;                 /* weight, adjusted by what the node says */
+	enum ga_cause cause_class; /* the signature's, refined by captured values (Xid numbers) */
+	char detail[256];          /* catalogue detail of captured values (Xid names), "" when none */
+	char *node_note;           /* what the node snapshot says about it (ga_explain_for), or NULL */
 };
 
 struct ga_explain;

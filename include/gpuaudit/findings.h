@@ -17,6 +17,63 @@ extern "C" {
 
 enum ga_severity { GA_SEV_INFO = 0, GA_SEV_WARNING = 1, GA_SEV_ERROR = 2, GA_SEV_CRITICAL = 3 };
 
+/*
+ * What a machine should do about a finding: a closed set, so a remediator
+ * (node-problem-detector + a drain controller, Slurm's drain, a repair agent)
+ * can switch on it. Zero is `investigate`, the safe default: a finding that no
+ * table classified (or a document from an older gpuaudit) asks a person.
+ * Names: ga_action_name(); order of urgency: ga_action_rank().
+ */
+enum ga_action {
+	GA_ACT_INVESTIGATE = 0,  /* a person looks; no automatic step is known */
+	GA_ACT_NONE,             /* informational: nothing to do */
+	GA_ACT_RESTART_WORKLOAD, /* the job failed (its own fault or a transient): restart it */
+	GA_ACT_RESET_GPU,        /* drain the GPU, reset it (nvidia-smi -r / amdgpu reset), resume */
+	GA_ACT_REBOOT,           /* drain the node and reboot it */
+	GA_ACT_DRAIN,            /* take the node out of scheduling until a person clears it */
+	GA_ACT_REPLACE,          /* hardware out of service: RMA / replace the part */
+	GA_ACT_FIX_CONFIG,       /* change configuration (driver, modules, image, policy) */
+	GA_ACT__COUNT
+};
+
+/* Where the cause lies (issue 18: every cause has a class). Zero: not classified. */
+enum ga_cause {
+	GA_CAUSE_UNKNOWN = 0,
+	GA_CAUSE_NODE_HARDWARE,
+	GA_CAUSE_DRIVER,
+	GA_CAUSE_CONTAINER_RUNTIME,
+	GA_CAUSE_APPLICATION,
+	GA_CAUSE_NETWORK,
+	GA_CAUSE_CONFIGURATION,
+	GA_CAUSE__COUNT
+};
+
+/* "reset_gpu", ...; "investigate" when out of range. */
+const char *ga_action_name(enum ga_action a);
+/* "node_hardware", ...; "unknown" when out of range. */
+const char *ga_cause_name(enum ga_cause c);
+/* Name to value: 0, or -EINVAL for a name that is not in the set. */
+int ga_action_parse(const char *name, enum ga_action *ret);
+/* Urgency for picking the one action of a node: none < restart_workload < investigate <
+ * fix_config < reset_gpu < reboot < drain < replace. */
+int ga_action_rank(enum ga_action a);
+
+/*
+ * The default action and cause of a finding code, from the one table
+ * lib/core/actions.def (one line per code; "PREFIX*" lines cover generated
+ * codes such as GA-EXPECT-<what>). Exact entries win over the longest prefix;
+ * a code in neither gets investigate/unknown. Returns 2 exact, 1 prefix, 0
+ * fallback.
+ */
+int ga_action_default(const char *code, enum ga_action *ret_action, enum ga_cause *ret_cause);
+/* The table itself, for tests and docs: entries [0, *ret_n). */
+struct ga_action_rule {
+	const char *code; /* exact code, or a prefix ending in '*' */
+	enum ga_action action;
+	enum ga_cause cause;
+};
+const struct ga_action_rule *ga_action_rules(size_t *ret_n);
+
 struct ga_evidence {
 	char *key;
 	char *value; /* rendered as a string; numbers keep their text form */
@@ -30,6 +87,12 @@ struct ga_finding {
 	char *decision;
 	struct ga_evidence *evidence;
 	size_t n_evidence;
+	enum ga_action action; /* set from the table by ga_findings_add; callers may refine it */
+	enum ga_cause cause;
+	/* the device a remediator joins on (NVML/DCGM UUID, sysfs PCI address); NULL when the
+	 * finding is not about one device or the snapshot does not know it */
+	char *gpu_uuid;
+	char *pci_address;
 };
 
 struct ga_findings {
@@ -41,12 +104,17 @@ struct ga_findings {
 const char *ga_severity_name(enum ga_severity s);
 void ga_findings_init(struct ga_findings *f);
 void ga_findings_release(struct ga_findings *f);
-/* Add a finding; returns it for evidence, or NULL (and sets f->err) on ENOMEM. */
+/* Add a finding (action and cause from ga_action_default); returns it for evidence, or NULL
+ * (and sets f->err) on ENOMEM. */
 struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum ga_severity sev,
                                    const char *subject, const char *decision, const char *fmt, ...)
         __attribute__((format(printf, 6, 7)));
 int ga_finding_evidence(struct ga_finding *fd, const char *key, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+/* Set the device ids (either may be NULL: left as is). 0 or -ENOMEM. */
+int ga_finding_set_device(struct ga_finding *fd, const char *gpu_uuid, const char *pci_address);
+/* A copy of src appended to f (every field); NULL and f->err on ENOMEM. */
+struct ga_finding *ga_findings_copy(struct ga_findings *f, const struct ga_finding *src);
 /* Highest severity present, or -1 when empty. */
 int ga_findings_max_severity(const struct ga_findings *f);
 /* Stable order: severity descending, then code, then subject. */
@@ -61,6 +129,12 @@ extern const struct ga_schema ga_finding_schema;
 /* Analyzer for discover: pure, reads only the snapshot. */
 struct ga_node;
 int ga_analyze_node(const struct ga_node *n, struct ga_findings *out);
+/*
+ * Give every finding about one of n's accelerators that accelerator's UUID and
+ * PCI address: the subject is its address (any case, with or without the PCI
+ * domain), "gpuN", or evidence "gpu" names its index. 0 or -ENOMEM.
+ */
+int ga_findings_bind_devices(struct ga_findings *f, const struct ga_node *n);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #define GPUAUDIT_POLICY_H
 
 #include "gpuaudit/findings.h"
+#include "gpuaudit/hstate.h"
 #include "gpuaudit/node.h"
 
 #ifdef __cplusplus
@@ -122,6 +123,7 @@ struct ga_policy {
 	uint64_t version;
 	struct ga_policy_class *classes;
 	size_t n_classes;
+	struct ga_health_policy health; /* `health:` thresholds and damping for --state */
 };
 
 /*

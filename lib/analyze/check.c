@@ -439,6 +439,8 @@ static void check_nvml_expects(struct cstate *cs)
 				           "effect",
 				    "no pending remaps", act, "row remapping %s",
 				    fail ? "failed: no spare rows left" : "is pending a GPU reset");
+				if (fail && !cs->out->findings.err) /* no spare rows: RMA */
+					cs->out->findings.v[cs->out->findings.n - 1].action = GA_ACT_REPLACE;
 			}
 		}
 		if (wanted[NV_RETIRED]) {
@@ -688,6 +690,8 @@ int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bo
 		check_expects(&cs);
 	}
 	bool incomplete = check_incomplete(&cs);
+	if (!c.findings.err)
+		ga_findings_bind_devices(&c.findings, n);
 	if (c.findings.err) {
 		r = c.findings.err;
 		goto fail;

@@ -50,17 +50,9 @@ static const struct ga_sig_pattern pats[] = {
 
 #define N_PATS (sizeof(pats) / sizeof(pats[0]))
 
-const char *ga_cause_class_name(enum ga_cause_class c)
+const char *ga_cause_class_name(enum ga_cause c)
 {
-	static const char *const names[GA_CAUSE__COUNT] = {
-		[GA_CAUSE_NODE_HARDWARE] = "node_hardware",
-		[GA_CAUSE_DRIVER] = "driver",
-		[GA_CAUSE_CONTAINER_RUNTIME] = "container_runtime",
-		[GA_CAUSE_APPLICATION] = "application",
-		[GA_CAUSE_NETWORK] = "network",
-		[GA_CAUSE_CONFIGURATION] = "configuration",
-	};
-	return (unsigned)c < GA_CAUSE__COUNT ? names[c] : NULL;
+	return c > GA_CAUSE_UNKNOWN && c < GA_CAUSE__COUNT ? ga_cause_name(c) : NULL;
 }
 
 size_t ga_signature_count(void)
@@ -459,7 +451,7 @@ static int cmp_cause(const void *a, const void *b)
  * the driver, application Xids (13, 31, 43, ...) the job. Of several Xids the
  * one that needs most done wins: hardware, then driver, then application.
  */
-static int xid_class_rank(enum ga_xid_group g, enum ga_cause_class *cls)
+static int xid_class_rank(enum ga_xid_group g, enum ga_cause *cls)
 {
 	switch (g) {
 	case GA_XID_HARDWARE:
@@ -497,7 +489,7 @@ static void xid_detail(struct ga_explain_cause *c)
 		unsigned long long x = strtoull(c->values[i].value, &end, 10);
 		struct ga_xid_info xi;
 		int known = end && !*end ? ga_xid_lookup(x, &xi) : 0;
-		enum ga_cause_class cls;
+		enum ga_cause cls;
 		int rank = end && !*end ? xid_class_rank(xi.group, &cls) : -1;
 		if (rank > best)
 			best = rank, c->cause_class = cls;

@@ -350,6 +350,13 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	        on, (unsigned long long)a->count, a->count == 1 ? "" : "s", storm);
 	if (!fd)
 		return -ENOMEM;
+	/* the table's default, refined by what the events said (actions.def) */
+	if (g->kind == GA_KEV_SXID && sev >= GA_SEV_ERROR)
+		fd->action = GA_ACT_REBOOT; /* a Fatal SXid: the fabric is reset by a reboot */
+	else if (g->kind == GA_KEV_AER_CORRECTED && storm[0])
+		fd->action = GA_ACT_INVESTIGATE;
+	else if (g->kind == GA_KEV_XID && sev >= GA_SEV_ERROR && fd->action == GA_ACT_NONE)
+		fd->action = GA_ACT_INVESTIGATE; /* a policy promoted an informational Xid */
 	int r = ga_finding_evidence(fd, "kind", "%s", ga_kev_kind_name(g->kind));
 	if (r == 0 && g->code.set)
 		r = ga_finding_evidence(fd,
@@ -567,6 +574,8 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 		                     (unsigned long long)h->dropped, MAX_GROUPS, MAX_EVENTS))
 			r = -ENOMEM;
 	}
+	if (r == 0)
+		r = ga_findings_bind_devices(out, n);
 out:
 	ga_free(links);
 	ga_free(acc);

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/internal.h"
 #include "analyze.h"
@@ -260,6 +261,58 @@ int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 	gap_findings(n, out);
 	ga_analyze_nvml(n, out);
 	ga_analyze_amd_intel(n, out);
+	int r = ga_findings_bind_devices(out, n);
 	ga_findings_sort(out);
-	return out->err;
+	return r < 0 ? r : out->err;
+}
+
+/* "0000:41:00.0" and "41:00.0" name the same function (the domain defaults to 0000). */
+static bool same_address(const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	if (!strcasecmp(a, b))
+		return true;
+	size_t la = strlen(a), lb = strlen(b);
+	if (la == lb + 5 && !strncasecmp(a, "0000:", 5))
+		return !strcasecmp(a + 5, b);
+	if (lb == la + 5 && !strncasecmp(b, "0000:", 5))
+		return !strcasecmp(b + 5, a);
+	return false;
+}
+
+static const struct ga_accel *accel_of(const struct ga_finding *fd, const struct ga_node *n)
+{
+	const char *gpu = NULL;
+	for (size_t k = 0; k < fd->n_evidence; k++)
+		if (!strcmp(fd->evidence[k].key, "gpu"))
+			gpu = fd->evidence[k].value;
+	uint64_t idx = 0;
+	bool by_index = gpu && ga_parse_u64(gpu, 10, &idx) == 0;
+	if (!by_index && fd->subject && !strncmp(fd->subject, "gpu", 3) && fd->subject[3])
+		by_index = ga_parse_u64(fd->subject + 3, 10, &idx) == 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (same_address(fd->subject, a->address) || (by_index && a->index.set && a->index.v == idx))
+			return a;
+	}
+	return NULL;
+}
+
+int ga_findings_bind_devices(struct ga_findings *f, const struct ga_node *n)
+{
+	for (size_t i = 0; n && i < f->n; i++) {
+		struct ga_finding *fd = &f->v[i];
+		const struct ga_accel *a = accel_of(fd, n);
+		if (!a)
+			continue;
+		const char *uuid = a->uuid;
+		if (!uuid && a->nvml && a->nvml->uuid)
+			uuid = a->nvml->uuid;
+		int r = ga_finding_set_device(fd, fd->gpu_uuid ? NULL : uuid,
+		                              fd->pci_address ? NULL : a->address);
+		if (r < 0)
+			return f->err = r;
+	}
+	return 0;
 }

@@ -18,6 +18,7 @@
 #include <libfyaml.h>
 
 #include "../core/file.h"
+#include "gpuaudit/kmsg.h"
 #include "../core/internal.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/policy.h"
@@ -1091,6 +1092,8 @@ static void class_release(struct ga_policy_class *c)
 	ga_free(c->xid);
 }
 
+static void health_release(struct ga_health_policy *hp);
+
 void ga_policy_free(struct ga_policy *p)
 {
 	if (!p)
@@ -1098,6 +1101,7 @@ void ga_policy_free(struct ga_policy *p)
 	for (size_t i = 0; i < p->n_classes; i++)
 		class_release(&p->classes[i]);
 	ga_free(p->classes);
+	health_release(&p->health);
 	ga_free(p->file);
 	ga_free(p);
 }
@@ -1151,7 +1155,124 @@ static int parse_classes(struct pstate *ps, struct ga_policy *p, struct fy_node 
 	return ps->err;
 }
 
-static const char *const top_keys[] = { "version", "classes", NULL };
+/*
+ * health: the thresholds and flap damping of `health --state` (hstate.h):
+ *   health: {clear_after: 3, clear_for: 30m,
+ *            thresholds: [{code: GA-XID-13, count: 5, window: 1h, action: investigate}]}
+ */
+#define MAX_THRESHOLDS 256
+static const char *const health_keys[] = { "clear_after", "clear_for", "thresholds", NULL };
+static const char *const threshold_keys[] = { "code", "count", "window", "action", NULL };
+
+static int get_duration(struct pstate *ps, struct fy_node *v, struct fy_node *k, double *out)
+{
+	char buf[32];
+	if (!v || !fy_node_is_scalar(v) || is_null(v) || !scalar_text(v, buf, sizeof(buf)) ||
+	    ga_duration_parse(buf, out) < 0)
+		return perr(ps, v, k, "expected a duration like 30m, 2h, 1d or 1h30m, got %s",
+		            node_kind(ps, v));
+	return 0;
+}
+
+static int threshold_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
+{
+	struct ga_health_threshold *t = obj;
+	struct ga_ou64 n = { 0 };
+	char act[24];
+	switch (which) {
+	case 0:
+		if (get_string(ps, v, k, &t->code) < 0)
+			return ps->err;
+		if (!ga_startswith(t->code, "GA-") || strlen(t->code) < 4)
+			return perr(ps, v, k, "expected a finding code (GA-...), got '%s'", t->code);
+		return 0;
+	case 1:
+		if (get_u64(ps, v, k, 1, 1000000, &n) < 0)
+			return ps->err;
+		t->count = n.v;
+		return 0;
+	case 2:
+		return get_duration(ps, v, k, &t->window_s);
+	default:
+		if (!v || !fy_node_is_scalar(v) || !scalar_text(v, act, sizeof(act)) ||
+		    ga_action_parse(act, &t->action) < 0)
+			return perr(ps, v, k,
+			            "expected an action (none, restart_workload, reset_gpu, reboot, drain, "
+			            "replace, fix_config, investigate), got %s",
+			            node_kind(ps, v));
+		t->action_set = true;
+		return 0;
+	}
+}
+
+static int parse_thresholds(struct pstate *ps, struct ga_health_policy *hp, struct fy_node *k,
+                            struct fy_node *v)
+{
+	if (!v || !fy_node_is_sequence(v))
+		return perr(ps, v, k, "'thresholds' must be a list, got %s", node_kind(ps, v));
+	void *it = NULL;
+	struct fy_node *item;
+	size_t i = 0;
+	while ((item = fy_node_sequence_iterate(v, &it))) {
+		size_t old = path_push(ps, "[%zu]", i++);
+		if (hp->n_thresholds == MAX_THRESHOLDS) {
+			perr(ps, item, k, "more than %d thresholds", MAX_THRESHOLDS);
+			break;
+		}
+		struct ga_health_threshold *t =
+		        ga_array_push((void **)&hp->thresholds, &hp->n_thresholds, sizeof(*t));
+		if (!t) {
+			pnomem(ps);
+			break;
+		}
+		const struct fy_mark *m = node_mark(item);
+		t->line = m ? (unsigned)m->line + 1 : 0;
+		t->count = 1;
+		if (walk_mapping(ps, item, k, "a threshold", threshold_keys, threshold_member, t) < 0)
+			break;
+		if (!t->code) {
+			perr(ps, item, k, "a threshold needs a 'code'");
+			break;
+		}
+		for (size_t j = 0; j + 1 < hp->n_thresholds; j++)
+			if (!strcmp(hp->thresholds[j].code, t->code)) {
+				perr(ps, item, k, "duplicate threshold for %s (first at line %u)", t->code,
+				     hp->thresholds[j].line);
+				break;
+			}
+		path_pop(ps, old);
+		if (ps->err)
+			return ps->err;
+	}
+	return ps->err;
+}
+
+static int health_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
+{
+	struct ga_health_policy *hp = obj;
+	switch (which) {
+	case 0:
+		return get_u64(ps, v, k, 1, 1000, &hp->clear_after);
+	case 1: {
+		double d = 0;
+		if (get_duration(ps, v, k, &d) < 0)
+			return ps->err;
+		GA_SET(hp->clear_for_s, d);
+		return 0;
+	}
+	default:
+		return parse_thresholds(ps, hp, k, v);
+	}
+}
+
+static void health_release(struct ga_health_policy *hp)
+{
+	for (size_t i = 0; i < hp->n_thresholds; i++)
+		ga_free(hp->thresholds[i].code);
+	ga_free(hp->thresholds);
+}
+
+static const char *const top_keys[] = { "version", "classes", "health", NULL };
 
 static int top_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
 {
@@ -1166,6 +1287,8 @@ static int top_member(struct pstate *ps, void *obj, int which, struct fy_node *k
 		p->version = ver.v;
 		return 0;
 	}
+	if (which == 2)
+		return walk_mapping(ps, v, k, "the health section", health_keys, health_member, &p->health);
 	path_pop(ps, 0); /* classes[i] reads better than classes.classes[i] */
 	return parse_classes(ps, p, k, v);
 }

@@ -25,6 +25,8 @@ static void finding_release(struct ga_finding *fd)
 	ga_free(fd->subject);
 	ga_free(fd->message);
 	ga_free(fd->decision);
+	ga_free(fd->gpu_uuid);
+	ga_free(fd->pci_address);
 	for (size_t i = 0; i < fd->n_evidence; i++) {
 		ga_free(fd->evidence[i].key);
 		ga_free(fd->evidence[i].value);
@@ -60,6 +62,7 @@ struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum
 	fd->subject = ga_strdup(subject ? subject : "node");
 	fd->decision = decision ? ga_strdup(decision) : NULL;
 	fd->message = ga_buf_detach(&msg, NULL);
+	ga_action_default(code, &fd->action, &fd->cause);
 	if (!fd->code || !fd->subject || !fd->message || (decision && !fd->decision)) {
 		finding_release(fd);
 		f->n--;
@@ -93,6 +96,45 @@ int ga_finding_evidence(struct ga_finding *fd, const char *key, const char *fmt,
 	ga_free(e->value);
 	fd->n_evidence--;
 	return -ENOMEM;
+}
+
+int ga_finding_set_device(struct ga_finding *fd, const char *gpu_uuid, const char *pci_address)
+{
+	char *u = gpu_uuid ? ga_strdup(gpu_uuid) : NULL, *p = pci_address ? ga_strdup(pci_address) : NULL;
+	if ((gpu_uuid && !u) || (pci_address && !p)) {
+		ga_free(u);
+		ga_free(p);
+		return -ENOMEM;
+	}
+	if (u) {
+		ga_free(fd->gpu_uuid);
+		fd->gpu_uuid = u;
+	}
+	if (p) {
+		ga_free(fd->pci_address);
+		fd->pci_address = p;
+	}
+	return 0;
+}
+
+struct ga_finding *ga_findings_copy(struct ga_findings *f, const struct ga_finding *s)
+{
+	struct ga_finding *d =
+	        ga_findings_add(f, s->code, s->severity, s->subject, s->decision, "%s", s->message);
+	if (!d)
+		return NULL;
+	d->action = s->action;
+	d->cause = s->cause;
+	int r = ga_finding_set_device(d, s->gpu_uuid, s->pci_address);
+	for (size_t k = 0; r == 0 && k < s->n_evidence; k++)
+		r = ga_finding_evidence(d, s->evidence[k].key, "%s", s->evidence[k].value);
+	if (r < 0) {
+		finding_release(d);
+		f->n--;
+		f->err = -ENOMEM;
+		return NULL;
+	}
+	return d;
 }
 
 int ga_findings_max_severity(const struct ga_findings *f)

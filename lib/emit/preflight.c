@@ -88,13 +88,7 @@ static int fill_run(const struct ga_pf_report *rep, struct ga_pf_doc_run *d, con
 static int copy_findings(struct ga_findings *out, const struct ga_findings *f)
 {
 	for (size_t i = 0; f && i < f->n; i++) {
-		const struct ga_finding *s = &f->v[i];
-		struct ga_finding *d =
-		        ga_findings_add(out, s->code, s->severity, s->subject, s->decision, "%s", s->message);
-		for (size_t k = 0; d && k < s->n_evidence; k++)
-			if (ga_finding_evidence(d, s->evidence[k].key, "%s", s->evidence[k].value) < 0)
-				return -ENOMEM;
-		if (!d)
+		if (!ga_findings_copy(out, &f->v[i]))
 			return -ENOMEM;
 	}
 	return out->err ? -ENOMEM : 0;

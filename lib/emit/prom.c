@@ -211,9 +211,11 @@ static void render_findings(struct ga_pw *w, const struct ga_prom_input *in)
 	if (!f)
 		return;
 	ga_pw_family(w, "gpuaudit_findings", "gauge", NULL,
-	             "Findings of the last collection by code and severity (with --policy: those of gpuaudit "
-	             "check).");
-	/* count by (code, severity) in a stable order: sort pointers to "severity\tcode" keys */
+	             "Findings of the last collection by code, severity and action (with --policy: those of "
+	             "gpuaudit check).");
+	/* count by (code, severity, action) in a stable order: sort "code\tseverity\taction" keys;
+	 * the action follows from the code (actions.def) and a few refinements, so the series stay
+	 * bounded by the codes */
 	char **keys = ga_calloc(f->n ? f->n : 1, sizeof(*keys));
 	if (!keys) {
 		w->err = -ENOMEM;
@@ -223,8 +225,8 @@ static void render_findings(struct ga_pw *w, const struct ga_prom_input *in)
 	for (size_t i = 0; i < f->n; i++) {
 		struct ga_buf k;
 		ga_buf_init(&k, 0);
-		if (ga_buf_addf(&k, "%s\t%s", f->v[i].code ? f->v[i].code : "",
-		                ga_severity_name(f->v[i].severity)) < 0) {
+		if (ga_buf_addf(&k, "%s\t%s\t%s", f->v[i].code ? f->v[i].code : "",
+		                ga_severity_name(f->v[i].severity), ga_action_name(f->v[i].action)) < 0) {
 			ga_buf_release(&k);
 			w->err = -ENOMEM;
 			goto out;
@@ -236,13 +238,16 @@ static void render_findings(struct ga_pw *w, const struct ga_prom_input *in)
 		size_t j = i;
 		while (j < nk && !strcmp(keys[j], keys[i]))
 			j++;
-		char *tab = strchr(keys[i], '\t');
+		char *tab = strchr(keys[i], '\t'), *tab2 = strchr(tab + 1, '\t');
 		*tab = '\0';
+		*tab2 = '\0';
 		ga_pw_begin(w);
 		ga_pw_label(w, "code", keys[i]);
 		ga_pw_label(w, "severity", tab + 1);
+		ga_pw_label(w, "action", tab2 + 1);
 		ga_pw_valueu(w, j - i);
 		*tab = '\t';
+		*tab2 = '\t';
 		i = j;
 	}
 	static const enum ga_severity sevs[] = { GA_SEV_INFO, GA_SEV_WARNING, GA_SEV_ERROR, GA_SEV_CRITICAL };

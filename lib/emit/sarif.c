@@ -99,7 +99,24 @@ static void write_result(struct ga_json *w, const struct ga_finding *f)
 	write_location(w, subj);
 	ga_json_key(w, "properties");
 	ga_json_obj_begin(w);
+	/* what a remediator switches on and joins with, ahead of the evidence */
+	ga_json_key(w, "action");
+	ga_json_str(w, ga_action_name(f->action));
+	ga_json_key(w, "cause");
+	ga_json_str(w, ga_cause_name(f->cause));
+	if (f->gpu_uuid) {
+		ga_json_key(w, "gpu_uuid");
+		ga_json_str(w, f->gpu_uuid);
+	}
+	if (f->pci_address) {
+		ga_json_key(w, "pci_address");
+		ga_json_str(w, f->pci_address);
+	}
 	for (size_t k = 0; k < f->n_evidence; k++) {
+		const char *key = f->evidence[k].key;
+		if (!strcmp(key, "action") || !strcmp(key, "cause") || !strcmp(key, "gpu_uuid") ||
+		    !strcmp(key, "pci_address"))
+			continue;
 		ga_json_key(w, f->evidence[k].key);
 		ga_json_str(w, f->evidence[k].value);
 	}

@@ -11,6 +11,7 @@
 #include "gpuaudit/deps.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/fleet.h"
+#include "gpuaudit/hstate.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
@@ -30,6 +31,8 @@ const struct ga_model ga_models[] = {
 	  "sample: one line of record (JSON lines), read by triage --samples" },
 	{ GA_CHECK_SCHEMA, &ga_check_report_schema, "check report: check --json, read by fleet" },
 	{ GA_HEALTH_SCHEMA, &ga_health_report_schema, "health report: health --json" },
+	{ GA_HSTATE_SCHEMA, &ga_health_state_schema,
+	  "health state: health --state FILE (sticky conditions across runs and restarts)" },
 	{ GA_EXPLAIN_SCHEMA, &ga_explain_report_schema, "explain report: explain --json" },
 	{ GA_TRIAGE_SCHEMA, &ga_triage_report_schema, "triage report: triage --json" },
 	{ GA_CLASS_SCHEMA, &ga_class_doc_schema, "node class: class --json" },

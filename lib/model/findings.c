@@ -15,7 +15,17 @@ static_assert(offsetof(struct ga_evidence, key) == offsetof(struct ga_kv, key) &
                       sizeof(struct ga_evidence) == sizeof(struct ga_kv),
               "evidence is written as a GA_F_KV object");
 
+static_assert(sizeof(enum ga_action) == sizeof(int) && sizeof(enum ga_cause) == sizeof(int),
+              "GA_F_ENUM stores an int");
+
 static const char *const severity_names[4] = { "info", "warning", "error", "critical" };
+/* the same names as ga_action_name / ga_cause_name, indexed by value (test_actions checks) */
+static const char *const action_names[GA_ACT__COUNT] = {
+	"investigate", "none", "restart_workload", "reset_gpu", "reboot", "drain", "replace", "fix_config",
+};
+static const char *const cause_names[GA_CAUSE__COUNT] = {
+	"unknown", "node_hardware", "driver", "container_runtime", "application", "network", "configuration",
+};
 
 static const struct ga_field finding_f[] = {
 	GA_FIELD(struct ga_finding, code, GA_F_STR),
@@ -24,6 +34,10 @@ static const struct ga_field finding_f[] = {
 	GA_FIELD(struct ga_finding, message, GA_F_STR),
 	GA_FIELD_KV(struct ga_finding, evidence),
 	GA_FIELD(struct ga_finding, decision, GA_F_STR),
+	GA_FIELD_ENUM(struct ga_finding, action, action_names),
+	GA_FIELD_ENUM(struct ga_finding, cause, cause_names),
+	GA_FIELD(struct ga_finding, gpu_uuid, GA_F_STR),
+	GA_FIELD(struct ga_finding, pci_address, GA_F_STR),
 };
 const struct ga_schema ga_finding_schema = { "ga_finding", sizeof(struct ga_finding), finding_f,
 	                                     GA_ARRAY_SIZE(finding_f) };

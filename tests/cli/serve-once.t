@@ -54,3 +54,10 @@ run serve --policy "$FIXTURES/policies/bad-syntax.yaml" --once --root "$FIXTURES
 run serve --policy "$FIXTURES/policies/fleet.yaml" --class nope --once --root "$FIXTURES/nodes/cpu-vm/root"
 run serve --once --root no-such-dir
 run serve --once --from no-such.json
+# --state FILE: the error findings become sticky conditions that survive a restart of serve;
+# the next run on a node without them still reports them (condition sticky in /v1/check)
+run serve --once --root "$FIXTURES/nodes/a10-x8/root" --no-vendor --state sv.json | grep -E '^(\$ |gpuaudit_findings\{|\[exit)'
+python3 -c 'import json; d=json.load(open("sv.json")); print(d["schema"], d["collections"], [(c["code"], c["subject"], c["raised"], c["action"]) for c in d["conditions"]])'
+run serve --once --root "$FIXTURES/nodes/dgx-a100/root" --no-vendor --state sv.json | grep -E '^(\$ |gpuaudit_findings\{|\[exit)'
+echo '{"schema": "x"}' >bad-state.json
+run serve --once --root "$FIXTURES/nodes/dgx-a100/root" --no-vendor --state bad-state.json

@@ -35,3 +35,13 @@ STUB_REASON="maintenance window" hc dgx-a100
 STUB_REASON= hc cpu-vm
 # bad policy -> exit 2, node untouched
 GPUAUDIT_POLICY=$FIXTURES/policies/bad-type.yaml STUB_REASON= hc cpu-vm
+# a sticky health condition (Xid 48) drains a node whose check passes, and keeps it
+# drained on the next run after a reboot (empty log); --clear lets it resume
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/dgx-a100/root" --json >n1.json
+sed 's/"boot_id": "[^"]*"/"boot_id": "b2"/' n1.json >n2.json
+: >empty.log
+export GPUAUDIT_HEALTH_STATE=$PWD/hs.json
+GPUAUDIT_HEALTH_ARGS="--from n1.json --kmsg $FIXTURES/kmsg/xid48-ecc.log --now 1741083400" STUB_REASON= hc dgx-a100
+GPUAUDIT_HEALTH_ARGS="--from n2.json --kmsg empty.log --now 1741083700" STUB_REASON= hc dgx-a100
+"$GPUAUDIT" health --state hs.json --clear all
+GPUAUDIT_HEALTH_ARGS="--from n2.json --kmsg empty.log --now 1741083800" STUB_REASON="gpuaudit: replace GA-XID-48 old" hc dgx-a100

@@ -160,8 +160,13 @@ def main(exe):
               and npd.get("rules"), "NPD config: custom plugin with timeout, conditions, rules")
         conds = {c2["type"] for c2 in npd["conditions"]}
         for rule in npd["rules"]:
-            check(rule["condition"] in conds, "NPD rule condition %s is declared" % rule["condition"])
-            rargs = [pol if x == "/etc/gpuaudit/policy.yaml" else x for x in rule["args"]]
+            # permanent rules set a declared condition; temporary ones only raise events
+            check(rule["type"] in ("permanent", "temporary"), "NPD rule type %s" % rule["type"])
+            if rule["type"] == "permanent":
+                check(rule.get("condition") in conds, "NPD rule condition %s is declared" % rule.get("condition"))
+            state = os.path.join(work, "health-state.json")
+            rargs = [pol if x == "/etc/gpuaudit/policy.yaml" else
+                     state if x == "/var/lib/gpuaudit/health-state.json" else x for x in rule["args"]]
             r = subprocess.run([exe] + rargs + ["--root", os.path.join(FIXTURES, "nodes", "a10-x8", "root"),
                                                 "--no-vendor"], capture_output=True, text=True, timeout=10)
             lines = r.stdout.splitlines()

@@ -782,7 +782,8 @@ static void test_report_model(void **state)
 	        "\"opencl\",\"ratio\":2.5,\"cliff\":true}],\"findings\":[{\"code\":\"BENCH_CLIFF\","
 	        "\"severity\":"
 	        "\"warning\",\"subject\":\"cpu\",\"message\":\"cliff\",\"evidence\":{},\"decision\":"
-	        "\"check\"}]}");
+	        "\"check\",\"action\":\"investigate\",\"cause\":\"unknown\",\"gpu_uuid\":null,"
+	        "\"pci_address\":null}]}");
 	model_roundtrip(&b, false);
 	ga_buf_reset(&b);
 	assert_int_equal(ga_bench_report_json(&rep, &b, true), 0);

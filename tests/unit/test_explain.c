@@ -101,12 +101,12 @@ static void test_basic_lines(void **state)
 }
 
 /* Every cause has a class; Xid numbers and IB statuses refine it. */
-static enum ga_cause_class class_of(const char *text, const char *id)
+static enum ga_cause class_of(const char *text, const char *id)
 {
 	struct ga_explain *ex = run_text(text, 1 << 20, 0);
 	size_t n = 0;
 	const struct ga_explain_cause *c = ga_explain_causes(ex, &n);
-	enum ga_cause_class cls = GA_CAUSE__COUNT;
+	enum ga_cause cls = GA_CAUSE__COUNT;
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(sig_id(c[i].sig), id))
 			cls = c[i].cause_class;

@@ -103,9 +103,11 @@ static void test_json(void **state)
 	assert_string_equal(s, "[{\"code\":\"GA-LINK-DEGRADED\",\"severity\":\"warning\","
 	                       "\"subject\":\"0000:01:00.0\",\"message\":\"x8 of x16\","
 	                       "\"evidence\":{\"current_width\":\"8\",\"devices\":\"a\\tb\"},"
-	                       "\"decision\":\"reseat \\\"it\\\"\"},"
+	                       "\"decision\":\"reseat \\\"it\\\"\",\"action\":\"drain\","
+	                       "\"cause\":\"node_hardware\",\"gpu_uuid\":null,\"pci_address\":null},"
 	                       "{\"code\":\"GA-NO-ACCELERATOR\",\"severity\":\"info\",\"subject\":\"node\","
-	                       "\"message\":\"none\",\"evidence\":{},\"decision\":null}]");
+	                       "\"message\":\"none\",\"evidence\":{},\"decision\":null,\"action\":\"none\","
+	                       "\"cause\":\"configuration\",\"gpu_uuid\":null,\"pci_address\":null}]");
 	ga_free(s);
 	s = to_json(&f, true);
 	assert_string_equal(s, "[\n"
@@ -118,7 +120,11 @@ static void test_json(void **state)
 	                       "      \"current_width\": \"8\",\n"
 	                       "      \"devices\": \"a\\tb\"\n"
 	                       "    },\n"
-	                       "    \"decision\": \"reseat \\\"it\\\"\"\n"
+	                       "    \"decision\": \"reseat \\\"it\\\"\",\n"
+	                       "    \"action\": \"drain\",\n"
+	                       "    \"cause\": \"node_hardware\",\n"
+	                       "    \"gpu_uuid\": null,\n"
+	                       "    \"pci_address\": null\n"
 	                       "  },\n"
 	                       "  {\n"
 	                       "    \"code\": \"GA-NO-ACCELERATOR\",\n"
@@ -126,7 +132,11 @@ static void test_json(void **state)
 	                       "    \"subject\": \"node\",\n"
 	                       "    \"message\": \"none\",\n"
 	                       "    \"evidence\": {},\n"
-	                       "    \"decision\": null\n"
+	                       "    \"decision\": null,\n"
+	                       "    \"action\": \"none\",\n"
+	                       "    \"cause\": \"configuration\",\n"
+	                       "    \"gpu_uuid\": null,\n"
+	                       "    \"pci_address\": null\n"
 	                       "  }\n"
 	                       "]\n");
 	ga_free(s);

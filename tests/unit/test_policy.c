@@ -121,7 +121,28 @@ static void test_parse_errors(void **state)
 		{ "version: 1\nclasses: {}\n",
 		  "p.yaml:2:1: 'classes' must be a list of classes, got a mapping" },
 		{ "version: 1\nfoo: 1\n",
-		  "p.yaml:2:1: unknown key 'foo' in the policy (expected one of: version, classes)" },
+		  "p.yaml:2:1: unknown key 'foo' in the policy (expected one of: version, classes, health)" },
+		/* health: thresholds and damping for health --state */
+		{ "version: 1\nclasses: []\nhealth: {thresholds: [{code: XID-13}]}\n",
+		  "p.yaml:3:30: health.thresholds[0].code: expected a finding code (GA-...), got 'XID-13'" },
+		{ "version: 1\nclasses: []\nhealth: {thresholds: [{code: GA-XID-13, action: reset}]}\n",
+		  "p.yaml:3:49: health.thresholds[0].action: expected an action (none, restart_workload, "
+		  "reset_gpu, reboot, drain, replace, fix_config, investigate), got 'reset'" },
+		{ "version: 1\nclasses: []\nhealth: {thresholds: [{code: GA-XID-13, window: soon}]}\n",
+		  "p.yaml:3:49: health.thresholds[0].window: expected a duration like 30m, 2h, 1d or 1h30m, "
+		  "got 'soon'" },
+		{ "version: 1\nclasses: []\nhealth: {thresholds: [{code: GA-XID-13, bogus: 1}]}\n",
+		  "p.yaml:3:41: health.thresholds[0]: unknown key 'bogus' in a threshold (expected one of: "
+		  "code, count, window, action)" },
+		{ "version: 1\nclasses: []\nhealth: {thresholds: [{count: 2}]}\n",
+		  "p.yaml:3:24: health.thresholds[0]: a threshold needs a 'code'" },
+		{ "version: 1\nclasses: []\nhealth: {thresholds: [{code: GA-XID-13}, {code: GA-XID-13}]}\n",
+		  "p.yaml:3:43: health.thresholds[1]: duplicate threshold for GA-XID-13 (first at line 3)" },
+		{ "version: 1\nclasses: []\nhealth: {clear_after: 0}\n",
+		  "p.yaml:3:23: health.clear_after: expected an integer from 1 to 1000, got 0" },
+		{ "version: 1\nclasses: []\nhealth: {nope: 1}\n",
+		  "p.yaml:3:10: health: unknown key 'nope' in the health section (expected one of: "
+		  "clear_after, clear_for, thresholds)" },
 		{ "version: 1\nclasses: [{name: a, match: {count: -1}}]\n",
 		  "p.yaml:2:36: classes[0].match.count: expected an integer from 0 to 1024, got '-1'" },
 		{ "version: 1\nclasses: [{name: a, match: {model: [x]}}]\n",
@@ -368,13 +389,53 @@ static void test_parse_oom(void **state)
 	ga_ctx_free(ctx);
 }
 
+static void test_parse_health(void **state)
+{
+	(void)state;
+	static const char y[] = "version: 1\n"
+	                        "classes: [{name: a}]\n"
+	                        "health:\n"
+	                        "  clear_after: 3\n"
+	                        "  clear_for: 30m\n"
+	                        "  thresholds:\n"
+	                        "    - code: GA-XID-48\n"
+	                        "      count: 1\n"
+	                        "      window: 1h\n"
+	                        "      action: replace\n"
+	                        "    - {code: GA-XID-13, count: 5, window: 1h, action: investigate}\n"
+	                        "    - {code: GA-KLOG-*}\n";
+	struct ga_ctx *ctx = NULL;
+	struct ga_policy *p = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	assert_int_equal(ga_policy_parse(ctx, "p.yaml", y, strlen(y), &p), 0);
+	const struct ga_health_policy *h = &p->health;
+	assert_true(h->clear_after.set);
+	assert_int_equal(h->clear_after.v, 3);
+	assert_true(h->clear_for_s.set);
+	assert_true(h->clear_for_s.v == 1800.0);
+	assert_int_equal(h->n_thresholds, 3);
+	assert_string_equal(h->thresholds[0].code, "GA-XID-48");
+	assert_int_equal(h->thresholds[0].count, 1);
+	assert_true(h->thresholds[0].window_s == 3600.0);
+	assert_true(h->thresholds[0].action_set);
+	assert_int_equal(h->thresholds[0].action, GA_ACT_REPLACE);
+	assert_int_equal(h->thresholds[0].line, 7);
+	assert_int_equal(h->thresholds[1].count, 5);
+	assert_int_equal(h->thresholds[1].action, GA_ACT_INVESTIGATE);
+	assert_int_equal(h->thresholds[2].count, 1); /* the default */
+	assert_false(h->thresholds[2].action_set);
+	assert_true(h->thresholds[2].window_s == 0);
+	ga_policy_free(p);
+	ga_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_version_cmp),   cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_fleet),
 		cmocka_unit_test(test_parse_oom),     cmocka_unit_test(test_load_errors),
-		cmocka_unit_test(test_parse_prescan),
+		cmocka_unit_test(test_parse_prescan), cmocka_unit_test(test_parse_health),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

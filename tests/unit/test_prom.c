@@ -231,7 +231,8 @@ static void test_render(void **state)
 	                       "# TYPE gpuaudit_kernel_events_total counter\n"
 	                       "gpuaudit_kernel_events_total{kind=\"amdgpu-reset\",pci_address=\"0000:c1:00."
 	                       "0\",gpu=\"3\",severity=\"info\"} 1\n"));
-	assert_non_null(strstr(b.data, "gpuaudit_findings{code=\"GA-X\",severity=\"error\"} 2\n"));
+	assert_non_null(strstr(
+	        b.data, "gpuaudit_findings{code=\"GA-X\",severity=\"error\",action=\"investigate\"} 2\n"));
 	assert_non_null(strstr(b.data, "gpuaudit_collection_duration_seconds 0.25\n"));
 	/* absent values make no series: no NVML, so no clocks and no ECC */
 	assert_null(strstr(b.data, "gpuaudit_gpu_clock_hertz"));
