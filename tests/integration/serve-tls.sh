@@ -80,10 +80,18 @@ start() {
 	return 1
 }
 code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+# until the first collection has finished (/healthz 200), 30 s at most (a loaded machine, ASan)
+collected() {
+	for _ in $(seq 300); do
+		[ "$(code "$@")" = 200 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 
 start tls.log --web.config.file conf/web.yml --policy "$fx/policies/fleet.yaml" || { fail "serve with TLS did not start"; exit 1; }
 tls=$port
-sleep 1.5 # a first collection
+collected --cacert ca.pem -u 'prom:s3cret pass' "https://127.0.0.1:$tls/healthz" || fail "no first collection in 30 s"
 c=$(code --cacert ca.pem -u 'prom:s3cret pass' "https://127.0.0.1:$tls/metrics")
 [ "$c" = 200 ] && ok "TLS + basic auth: 200" || fail "TLS + basic auth: $c"
 c=$(code --cacert ca.pem -u 'prom:wrong' "https://127.0.0.1:$tls/metrics")
@@ -136,7 +144,7 @@ YML
 	prometheus --config.file=prometheus.yml --storage.tsdb.path=tsdb --web.listen-address=127.0.0.1:$pport >prom.log 2>&1 &
 	pids+=($!)
 	up=""
-	for _ in $(seq 60); do
+	for _ in $(seq 120); do
 		up=$(curl -s "http://127.0.0.1:$pport/api/v1/query?query=up" | python3 -c '
 import json, sys
 try:
@@ -167,7 +175,7 @@ c=$(code --cacert ca.pem --cert client.pem --key client.key "https://127.0.0.1:$
 printf 'version: 1\nclasses:\n  - name: nine-gpus\n    match: {}\n    expect: {gpu_count: 9}\n' >nine.yaml
 start path.log --web.telemetry-path /gpu-metrics --policy nine.yaml || { fail "serve did not start"; exit 1; }
 p=$port
-sleep 1.5
+collected "http://127.0.0.1:$p/healthz" || fail "no first collection in 30 s"
 c=$(code "http://127.0.0.1:$p/gpu-metrics")
 [ "$c" = 200 ] && ok "--web.telemetry-path /gpu-metrics: 200" || fail "telemetry path: $c"
 c=$(code "http://127.0.0.1:$p/metrics")
@@ -182,7 +190,7 @@ if command -v systemd-socket-activate >/dev/null 2>&1; then
 		--root "$fx/nodes/cpu-vm/root" --no-vendor >sa.log 2>&1 &
 	pids+=($!)
 	c=000
-	for _ in $(seq 50); do
+	for _ in $(seq 300); do
 		c=$(code "http://127.0.0.1:$sport/metrics")
 		[ "$c" = 200 ] && break
 		sleep 0.1
