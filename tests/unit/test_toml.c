@@ -76,7 +76,7 @@ static void test_values(void **state)
 	EXPECT("a = 1.5\nb = -2e3\nc = 6.25E-1\nd = true\ne = false\n",
 	       "{\"a\":1.5,\"b\":-2000.0,\"c\":0.625,\"d\":true,\"e\":false}");
 	EXPECT("a = \"tab\\there \\\"q\\\" \\u00e9 \\U0001F600\"\nb = 'C:\\path'\n",
-	       "{\"a\":\"tab\\there \\\"q\\\" \\u00e9 \\ud83d\\ude00\",\"b\":\"C:\\\\path\"}");
+	       "{\"a\":\"tab\\there \\\"q\\\" \\u00E9 \\uD83D\\uDE00\",\"b\":\"C:\\\\path\"}");
 	EXPECT("a = \"\"\"\nline1\nline2 \\\n   joined\"\"\"\nb = '''\nraw \\n '' ok'''\nc = \"\"\"x\"\"\"\"\"\n",
 	       "{\"a\":\"line1\\nline2 joined\",\"b\":\"raw \\\\n '' ok\",\"c\":\"x\\\"\\\"\"}");
 	EXPECT("p = { x = 1, y.z = \"s\" }\nq = [ [1, 2], {k = []}, \"mixed\" ]\nr = {}\n",
