@@ -385,6 +385,7 @@ struct ga_ctr_engine {
 	struct ga_obool default_nvidia;  /* the default runtime is an NVIDIA runtime */
 	struct ga_obool cdi_enabled;     /* containerd enable_cdi, Docker features.cdi */
 	struct ga_obool device_ownership_from_security_context; /* containerd / CRI-O */
+	struct ga_obool cri_disabled; /* containerd: disabled_plugins holds the CRI plugin (Docker's own containerd) */
 };
 
 /* A GPU device node a container needs (/dev/kfd, /dev/dri/renderD*) and who may open it. */

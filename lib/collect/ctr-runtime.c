@@ -412,6 +412,16 @@ static void containerd_file(struct ga_col *c, struct ga_ctr_engine *e, const cha
 		else if (!ver)
 			GA_SET(e->config_version, 1);
 	}
+	json_t *dis = json_object_get(j, "disabled_plugins");
+	if (json_is_array(dis)) {
+		bool off = false;
+		size_t di;
+		json_t *dv;
+		json_array_foreach (dis, di, dv)
+			for (size_t k = 0; k < GA_ARRAY_SIZE(cd_plugins); k++)
+				off |= json_is_string(dv) && !strcmp(json_string_value(dv), cd_plugins[k]);
+		GA_SET(e->cri_disabled, off);
+	}
 	json_t *plugins = json_object_get(j, "plugins");
 	for (size_t k = 0; k < GA_ARRAY_SIZE(cd_plugins); k++) {
 		json_t *cri = json_object_get(plugins, cd_plugins[k]);

@@ -337,6 +337,7 @@ static const struct ga_field ctr_eng_f[] = {
 	B(struct ga_ctr_engine, default_nvidia),
 	B(struct ga_ctr_engine, cdi_enabled),
 	B(struct ga_ctr_engine, device_ownership_from_security_context),
+	B(struct ga_ctr_engine, cri_disabled),
 };
 SCHEMA(ctr_eng_s, ga_ctr_engine, ctr_eng_f);
 
