@@ -1,0 +1,11 @@
+# check the container-layer fixtures against expect.container_runtime
+# (tests/fixtures/policies/container.yaml): a wired node passes; each fault fails with the
+# GA-EXPECT-CTR-* violation and its fix.
+P=$FIXTURES/policies/container.yaml
+for n in ctr-wired ctr-toolkit-missing ctr-containerd-unwired; do
+	run check --policy "$P" --root "$FIXTURES/nodes/$n/root" --no-vendor
+done
+run check --policy "$P" --class a10-docker --root "$FIXTURES/nodes/ctr-docker-default-runc/root" --no-vendor
+run check --policy "$P" --class a10-docker --root "$FIXTURES/nodes/ctr-wired/root" --no-vendor
+run check --policy "$P" --root "$FIXTURES/nodes/ctr-kfd-group/root" --no-vendor
+run check --policy "$P" --root "$FIXTURES/nodes/ctr-kfd-group/root" --no-vendor --json
