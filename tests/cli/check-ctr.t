@@ -9,3 +9,9 @@ run check --policy "$P" --class a10-docker --root "$FIXTURES/nodes/ctr-docker-de
 run check --policy "$P" --class a10-docker --root "$FIXTURES/nodes/ctr-wired/root" --no-vendor
 run check --policy "$P" --root "$FIXTURES/nodes/ctr-kfd-group/root" --no-vendor
 run check --policy "$P" --root "$FIXTURES/nodes/ctr-kfd-group/root" --no-vendor --json
+# NFD labels for the container layer (src/nfd.c): toolkit state, the engines wired, their default
+mkdir features.d
+for n in ctr-wired ctr-docker-default-runc ctr-toolkit-missing; do
+	quiet check --policy "$P" --class a10-docker --root "$FIXTURES/nodes/$n/root" --no-vendor --nfd-dir features.d
+	grep -E 'container|check=' features.d/gpuaudit
+done
