@@ -15,3 +15,7 @@ for n in ctr-wired ctr-docker-default-runc ctr-toolkit-missing; do
 	quiet check --policy "$P" --class a10-docker --root "$FIXTURES/nodes/$n/root" --no-vendor --nfd-dir features.d
 	grep -E 'container|check=' features.d/gpuaudit
 done
+# serve's exposition: the container-layer families (lib/emit/prom-ctr.c, docs/metrics.md)
+for n in ctr-docker-default-runc ctr-kfd-group; do
+	run serve --once --root "$FIXTURES/nodes/$n/root" --no-vendor | grep -E '^(\$ |gpuaudit_container_|# (HELP|TYPE) gpuaudit_container_|\[exit)' | grep -v 'renderD13[0-5]'
+done
