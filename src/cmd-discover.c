@@ -269,7 +269,8 @@ static void print_container(FILE *o, const struct ga_container_runtime *cr)
 			fputs(" -", o);
 		for (size_t k = 0; k < e->n_runtimes; k++)
 			fprintf(o, "%s %s%s%s", k ? "," : "", cli_esc(e->runtimes[k].name),
-			        e->runtimes[k].vendor ? "=" : "", e->runtimes[k].vendor ? cli_esc(e->runtimes[k].vendor) : "");
+			        e->runtimes[k].vendor ? "=" : "",
+			        e->runtimes[k].vendor ? cli_esc(e->runtimes[k].vendor) : "");
 		fprintf(o, "  nvidia %s", e->wired.v ? "wired" : "not wired");
 		if (e->config_files.n)
 			fprintf(o, "  (%zu file%s)", e->config_files.n, e->config_files.n == 1 ? "" : "s");
@@ -279,8 +280,8 @@ static void print_container(FILE *o, const struct ga_container_runtime *cr)
 	}
 	for (size_t i = 0; i < cr->n_devices; i++) {
 		const struct ga_ctr_device *d = &cr->devices[i];
-		fprintf(o, "  %-10s %s %s:%s %s\n", "container", cli_esc(d->path), or_dash(d->owner), or_dash(d->group),
-		        or_dash(d->mode));
+		fprintf(o, "  %-10s %s %s:%s %s\n", "container", cli_esc(d->path), or_dash(d->owner),
+		        or_dash(d->group), or_dash(d->mode));
 	}
 }
 

@@ -879,7 +879,8 @@ static const char *const expect_keys[] = { "gpu_count",
 	                                   "container_runtime",
 	                                   NULL };
 
-static int ctr_expect_parse(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k, struct fy_node *v);
+static int ctr_expect_parse(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k,
+                            struct fy_node *v);
 
 static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
 {
@@ -943,12 +944,14 @@ static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node
 }
 
 /* expect.container_runtime (issue 21): the toolkit, its mode, the engines wired to it, device groups */
-static const char *const ctr_keys[] = { "toolkit", "mode", "wired", "default_runtime", "device_groups", NULL };
+static const char *const ctr_keys[] = {
+	"toolkit", "mode", "wired", "default_runtime", "device_groups", NULL
+};
 static const char *const ctr_modes[] = { "auto", "legacy", "cdi", "csv", "jit-cdi", NULL };
 static const char *const ctr_engines[] = { "containerd", "docker", "crio", NULL };
 
-static int one_of(struct pstate *ps, struct fy_node *v, struct fy_node *k, const char *s, const char *const *allowed,
-                  const char *what)
+static int one_of(struct pstate *ps, struct fy_node *v, struct fy_node *k, const char *s,
+                  const char *const *allowed, const char *what)
 {
 	char list[128] = "";
 	size_t len = 0;
@@ -984,10 +987,12 @@ static int ctr_member(struct pstate *ps, void *obj, int which, struct fy_node *k
 	}
 }
 
-static int ctr_expect_parse(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k, struct fy_node *v)
+static int ctr_expect_parse(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k,
+                            struct fy_node *v)
 {
 	c->expect.container_runtime.set = true;
-	return walk_mapping(ps, v, k, "expect.container_runtime", ctr_keys, ctr_member, &c->expect.container_runtime);
+	return walk_mapping(ps, v, k, "expect.container_runtime", ctr_keys, ctr_member,
+	                    &c->expect.container_runtime);
 }
 
 static void ctr_expect_release(struct ga_policy_ctr *e)

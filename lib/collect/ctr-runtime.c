@@ -36,8 +36,8 @@
 #define MAX_RUNTIMES 64
 #define MAX_DEVICES 256
 
-static const char *const bin_dirs[] = { "/usr/bin", "/usr/local/bin", "/usr/sbin", "/bin", "/sbin",
-	                                "/usr/local/nvidia/toolkit" };
+static const char *const bin_dirs[] = { "/usr/bin", "/usr/local/bin", "/usr/sbin",
+	                                "/bin",     "/sbin",          "/usr/local/nvidia/toolkit" };
 
 /* "/usr/bin/NAME" for the first directory that holds NAME (any file type), or NULL. */
 static char *find_bin(struct ga_col *c, const char *name)
@@ -185,15 +185,16 @@ static const char *pkgdb_dpkg(struct ga_col *c, struct pkgdb *db)
 
 struct tk_spec {
 	const char *vendor;
-	const char *const *bins;    /* the first `key_bins` make it "installed" */
+	const char *const *bins; /* the first `key_bins` make it "installed" */
 	size_t key_bins;
-	const char *const *pkgs;    /* the first one found gives the version */
-	const char *config;         /* NULL: none known */
+	const char *const *pkgs; /* the first one found gives the version */
+	const char *config;      /* NULL: none known */
 };
 
-static const char *const nv_bins[] = { "nvidia-container-runtime", "nvidia-container-cli", "nvidia-ctk",
-	                               "nvidia-container-runtime-hook", "nvidia-container-toolkit",
-	                               "nvidia-cdi-hook", NULL };
+static const char *const nv_bins[] = {
+	"nvidia-container-runtime", "nvidia-container-cli", "nvidia-ctk", "nvidia-container-runtime-hook",
+	"nvidia-container-toolkit", "nvidia-cdi-hook",      NULL
+};
 static const char *const nv_pkgs[] = { "nvidia-container-toolkit", "nvidia-container-toolkit-base",
 	                               "libnvidia-container-tools", "libnvidia-container1", NULL };
 static const char *const amd_bins[] = { "amd-container-runtime", "amd-ctk", NULL };
@@ -223,9 +224,8 @@ static void nvidia_config(struct ga_col *c, struct ga_ctr_toolkit *tk, const cha
 	json_t *rts = dig(j, k_rts);
 	size_t i;
 	json_t *v;
-	json_array_foreach (rts, i, v)
-		if (json_is_string(v))
-			ga_col_strv_push(c, &tk->low_level_runtimes, json_string_value(v));
+	json_array_foreach(rts, i, v) if (json_is_string(v))
+	        ga_col_strv_push(c, &tk->low_level_runtimes, json_string_value(v));
 	dig_bool(j, k_nocg, &tk->no_cgroups);
 	dig_bool(j, k_kmods, &tk->load_kmods);
 	const char *ldc = dig_str(j, k_ldc);
@@ -240,7 +240,8 @@ static void nvidia_config(struct ga_col *c, struct ga_ctr_toolkit *tk, const cha
 }
 
 /* Fill tk from the spec; returns whether anything of the toolkit was seen. */
-static bool collect_toolkit(struct ga_col *c, const struct tk_spec *sp, struct pkgdb *db, struct ga_ctr_toolkit *tk)
+static bool collect_toolkit(struct ga_col *c, const struct tk_spec *sp, struct pkgdb *db,
+                            struct ga_ctr_toolkit *tk)
 {
 	bool installed = false, seen = false;
 	set_str(c, &tk->vendor, sp->vendor);
@@ -353,7 +354,8 @@ static void engine_finish(struct ga_ctr_engine *e)
 }
 
 /* containerd's CRI plugin tables: version 3 (2.x), version 2, version 1 ("cri"). */
-static const char *const cd_plugins[] = { "io.containerd.cri.v1.runtime", "io.containerd.grpc.v1.cri", "cri" };
+static const char *const cd_plugins[] = { "io.containerd.cri.v1.runtime", "io.containerd.grpc.v1.cri",
+	                                  "cri" };
 
 static void containerd_file(struct ga_col *c, struct ga_ctr_engine *e, const char *path, int depth);
 
@@ -362,7 +364,8 @@ static void containerd_imports(struct ga_col *c, struct ga_ctr_engine *e, const 
 {
 	size_t i;
 	json_t *v;
-	json_array_foreach (imports, i, v) {
+	json_array_foreach(imports, i, v)
+	{
 		const char *imp = json_string_value(v);
 		if (!imp || !*imp)
 			continue;
@@ -371,7 +374,8 @@ static void containerd_imports(struct ga_col *c, struct ga_ctr_engine *e, const 
 			snprintf(full, sizeof(full), "%s", imp);
 		} else { /* relative to the importing file's directory */
 			const char *sl = strrchr(file, '/');
-			snprintf(full, sizeof(full), "%.*s/%s", sl ? (int)(sl - file) : 1, sl ? file : "/", imp);
+			snprintf(full, sizeof(full), "%.*s/%s", sl ? (int)(sl - file) : 1, sl ? file : "/",
+			         imp);
 		}
 		char *sl = strrchr(full, '/');
 		if (!strpbrk(sl + 1, "*?[")) {
@@ -417,9 +421,8 @@ static void containerd_file(struct ga_col *c, struct ga_ctr_engine *e, const cha
 		bool off = false;
 		size_t di;
 		json_t *dv;
-		json_array_foreach (dis, di, dv)
-			for (size_t k = 0; k < GA_ARRAY_SIZE(cd_plugins); k++)
-				off |= json_is_string(dv) && !strcmp(json_string_value(dv), cd_plugins[k]);
+		json_array_foreach(dis, di, dv) for (size_t k = 0; k < GA_ARRAY_SIZE(cd_plugins); k++) off |=
+		        json_is_string(dv) && !strcmp(json_string_value(dv), cd_plugins[k]);
 		GA_SET(e->cri_disabled, off);
 	}
 	json_t *plugins = json_object_get(j, "plugins");
@@ -438,9 +441,11 @@ static void containerd_file(struct ga_col *c, struct ga_ctr_engine *e, const cha
 		dig_bool(cri, k_own, &e->device_ownership_from_security_context);
 		const char *name;
 		json_t *rt;
-		json_object_foreach (dig(cri, k_rts), name, rt) {
+		json_object_foreach(dig(cri, k_rts), name, rt)
+		{
 			static const char *const k_bin[] = { "options", "BinaryName", NULL };
-			static const char *const k_eng[] = { "runtime_engine", NULL }; /* containerd 1.2/1.3 */
+			static const char *const k_eng[] = { "runtime_engine",
+				                             NULL }; /* containerd 1.2/1.3 */
 			const char *bin = dig_str(rt, k_bin);
 			if (!bin || !*bin)
 				bin = dig_str(rt, k_eng);
@@ -505,7 +510,8 @@ static void collect_docker(struct ga_col *c, struct ga_container_runtime *cr)
 			dig_bool(j, k_cdi, &e->cdi_enabled);
 			const char *name;
 			json_t *rt;
-			json_object_foreach (json_object_get(j, "runtimes"), name, rt) {
+			json_object_foreach(json_object_get(j, "runtimes"), name, rt)
+			{
 				const char *p = json_string_value(json_object_get(rt, "path"));
 				engine_runtime(c, e, name, p && *p ? p : NULL, cfg);
 			}
@@ -534,7 +540,8 @@ static void crio_file(struct ga_col *c, struct ga_ctr_engine *e, const char *pat
 	dig_bool(rtt, k_own, &e->device_ownership_from_security_context);
 	const char *name;
 	json_t *rt;
-	json_object_foreach (json_object_get(rtt, "runtimes"), name, rt) {
+	json_object_foreach(json_object_get(rtt, "runtimes"), name, rt)
+	{
 		const char *p = json_string_value(json_object_get(rt, "runtime_path"));
 		engine_runtime(c, e, name, p && *p ? p : NULL, path);
 	}
@@ -563,7 +570,8 @@ static void collect_crio(struct ga_col *c, struct ga_container_runtime *cr)
 		for (char **p = names; *p && e->config_files.n < MAX_CONF_FILES; p++) {
 			char path[4096];
 			snprintf(path, sizeof(path), "%s/%s", dropins, *p);
-			if (**p != '.' && !ga_fs_is_dir(c->ctx, path)) /* CRI-O reads the drop-ins in lexical order */
+			if (**p != '.' &&
+			    !ga_fs_is_dir(c->ctx, path)) /* CRI-O reads the drop-ins in lexical order */
 				crio_file(c, e, path);
 		}
 	}
@@ -759,7 +767,8 @@ void ga_collect_container_runtime(struct ga_col *c)
 		/* a toolkit that is absent matters where its GPUs meet an engine: say so there */
 		bool wanted = seen || (cr->n_engines && has_vendor(c->node, tk_specs[i].vendor) &&
 		                       !strcmp(tk_specs[i].vendor, "nvidia"));
-		struct ga_ctr_toolkit *nt = wanted ? ga_realloc(cr->toolkits, (cr->n_toolkits + 1) * sizeof(*nt)) : NULL;
+		struct ga_ctr_toolkit *nt =
+		        wanted ? ga_realloc(cr->toolkits, (cr->n_toolkits + 1) * sizeof(*nt)) : NULL;
 		if (wanted && ga_col_ok(c, nt)) {
 			cr->toolkits = nt;
 			nt[cr->n_toolkits++] = tk;

@@ -294,13 +294,27 @@ static int escape(struct tp *t)
 	int c = peek(t, 0);
 	char out;
 	switch (c) {
-	case 'b': out = '\b'; break;
-	case 't': out = '\t'; break;
-	case 'n': out = '\n'; break;
-	case 'f': out = '\f'; break;
-	case 'r': out = '\r'; break;
-	case '"': out = '"'; break;
-	case '\\': out = '\\'; break;
+	case 'b':
+		out = '\b';
+		break;
+	case 't':
+		out = '\t';
+		break;
+	case 'n':
+		out = '\n';
+		break;
+	case 'f':
+		out = '\f';
+		break;
+	case 'r':
+		out = '\r';
+		break;
+	case '"':
+		out = '"';
+		break;
+	case '\\':
+		out = '\\';
+		break;
 	case 'u':
 	case 'U': {
 		size_t n = c == 'u' ? 4 : 8;
@@ -352,7 +366,8 @@ static int string(struct tp *t, bool allow_ml)
 				n++;
 			if (n >= 3) {
 				if (n > 5)
-					return perr(t, t->p, "too many quotes at the end of a multi-line string");
+					return perr(t, t->p,
+					            "too many quotes at the end of a multi-line string");
 				for (size_t i = 3; i < n; i++)
 					if (ga_buf_addc(&t->sb, q) < 0)
 						return pnomem(t);
@@ -367,7 +382,8 @@ static int string(struct tp *t, bool allow_ml)
 		}
 		if (is_newline(t)) {
 			if (!ml)
-				return perr(t, start, "unterminated string (newline before the closing quote)");
+				return perr(t, start,
+				            "unterminated string (newline before the closing quote)");
 			size_t n = peek(t, 0) == '\r' ? 2 : 1;
 			if (ga_buf_add(&t->sb, t->p, n) < 0)
 				return pnomem(t);
@@ -382,7 +398,8 @@ static int string(struct tp *t, bool allow_ml)
 				const char *save = t->p;
 				ws(t);
 				if (is_newline(t)) {
-					while (!at_end(t) && (is_newline(t) || peek(t, 0) == ' ' || peek(t, 0) == '\t')) {
+					while (!at_end(t) &&
+					       (is_newline(t) || peek(t, 0) == ' ' || peek(t, 0) == '\t')) {
 						if (is_newline(t))
 							eat_newline(t);
 						else
@@ -408,7 +425,8 @@ static int string(struct tp *t, bool allow_ml)
 
 static bool bare_char(int c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '-';
 }
 
 struct keyp {
@@ -509,7 +527,8 @@ static int keyval(struct tp *t, json_t *tbl)
 			if (!(sub = new_obj(t, T_DOTTED)) || insert(t, obj, k.part[i], sub) < 0)
 				goto out;
 		} else if (!json_is_object(sub) || smap_get(&t->map, sub) != T_DOTTED) {
-			perr(t, k.at[i], "key \"%s\" is already defined: a dotted key cannot extend it", k.part[i]);
+			perr(t, k.at[i], "key \"%s\" is already defined: a dotted key cannot extend it",
+			     k.part[i]);
 			goto out;
 		}
 		obj = sub;
@@ -604,7 +623,8 @@ static json_t *inline_table(struct tp *t)
 			break;
 		}
 		if (at_end(t) || is_newline(t))
-			perr(t, at_end(t) ? start : t->p, "an inline table must end on its own line with '}'");
+			perr(t, at_end(t) ? start : t->p,
+			     "an inline table must end on its own line with '}'");
 		else
 			perr(t, t->p, "expected ',' or '}' in an inline table");
 		goto fail;
@@ -631,8 +651,9 @@ static int digits(struct tp *t, int base, const char *what)
 			prev_digit = true;
 			n++;
 		} else if (c == '_') {
-			if (!prev_digit || !(base == 16 ? hexval(peek(t, 1)) >= 0
-			                                : (peek(t, 1) >= '0' && peek(t, 1) < '0' + (base < 10 ? base : 10))))
+			if (!prev_digit ||
+			    !(base == 16 ? hexval(peek(t, 1)) >= 0
+			                 : (peek(t, 1) >= '0' && peek(t, 1) < '0' + (base < 10 ? base : 10))))
 				return perr(t, t->p, "an underscore in a number must sit between two digits");
 			prev_digit = false;
 		} else {
@@ -787,7 +808,9 @@ static int header(struct tp *t, json_t *root, json_t **cur)
 	if (key(t, &k) < 0)
 		goto out;
 	if (peek(t, 0) != ']' || (aot && peek(t, 1) != ']')) {
-		perr(t, t->p, aot ? "expected ']]' to close the array-of-tables header" : "expected ']' to close the table header");
+		perr(t, t->p,
+		     aot ? "expected ']]' to close the array-of-tables header"
+		         : "expected ']' to close the table header");
 		goto out;
 	}
 	t->p += aot ? 2 : 1;
@@ -800,7 +823,8 @@ static int header(struct tp *t, json_t *root, json_t **cur)
 		} else if (json_is_array(sub) && smap_get(&t->map, sub) == T_AOT) {
 			sub = json_array_get(sub, json_array_size(sub) - 1);
 		} else if (!json_is_object(sub) || smap_get(&t->map, sub) == T_FROZEN) {
-			perr(t, k.at[i], "\"%s\" is already a value, not a table that a header can extend", k.part[i]);
+			perr(t, k.at[i], "\"%s\" is already a value, not a table that a header can extend",
+			     k.part[i]);
 			goto out;
 		}
 		obj = sub;
@@ -849,10 +873,13 @@ out:
 	return t->err;
 }
 
-int ga_toml_parse(struct ga_ctx *ctx, const char *name, const char *text, size_t len, json_t **ret, char *errbuf,
-                  size_t errbuf_len)
+int ga_toml_parse(struct ga_ctx *ctx, const char *name, const char *text, size_t len, json_t **ret,
+                  char *errbuf, size_t errbuf_len)
 {
-	struct tp t = { .ctx = ctx, .name = name ? name : "(toml)", .s = text ? text : "", .errbuf = errbuf,
+	struct tp t = { .ctx = ctx,
+		        .name = name ? name : "(toml)",
+		        .s = text ? text : "",
+		        .errbuf = errbuf,
 		        .errbuf_len = errbuf_len };
 	t.p = t.end = t.s;
 	ga_buf_init(&t.sb, 0);
@@ -860,7 +887,8 @@ int ga_toml_parse(struct ga_ctx *ctx, const char *name, const char *text, size_t
 	if (len > GA_TOML_MAX_BYTES) {
 		if (errbuf && errbuf_len)
 			snprintf(errbuf, errbuf_len, "%s: larger than %u bytes", t.name, GA_TOML_MAX_BYTES);
-		t.err = ctx ? ga_err(ctx, -EFBIG, "%s: larger than %u bytes", t.name, GA_TOML_MAX_BYTES) : -EFBIG;
+		t.err = ctx ? ga_err(ctx, -EFBIG, "%s: larger than %u bytes", t.name, GA_TOML_MAX_BYTES)
+		            : -EFBIG;
 		goto out;
 	}
 	t.end = t.s + (text ? len : 0);

@@ -18,7 +18,8 @@ void ga_prom_render_ctr(struct ga_pw *w, const struct ga_node *n)
 		return;
 	if (cr->n_toolkits) {
 		ga_pw_family(w, "gpuaudit_container_toolkit_installed", "gauge", NULL,
-		             "1 when the vendor's container toolkit is installed (binaries or package), 0 when not.");
+		             "1 when the vendor's container toolkit is installed (binaries or package), 0 "
+		             "when not.");
 		for (size_t i = 0; i < cr->n_toolkits; i++) {
 			const struct ga_ctr_toolkit *tk = &cr->toolkits[i];
 			ga_pw_begin(w);
@@ -46,8 +47,9 @@ void ga_prom_render_ctr(struct ga_pw *w, const struct ga_node *n)
 			ga_pw_label(w, "engine", cr->engines[i].name ? cr->engines[i].name : "");
 			ga_pw_value(w, cr->engines[i].wired.v ? 1 : 0);
 		}
-		ga_pw_family(w, "gpuaudit_container_engine_default_nvidia", "gauge", NULL,
-		             "1 when the container engine's default runtime is its NVIDIA runtime, 0 when not.");
+		ga_pw_family(
+		        w, "gpuaudit_container_engine_default_nvidia", "gauge", NULL,
+		        "1 when the container engine's default runtime is its NVIDIA runtime, 0 when not.");
 		for (size_t i = 0; i < cr->n_engines; i++) {
 			const struct ga_ctr_engine *e = &cr->engines[i];
 			ga_pw_begin(w);
@@ -57,9 +59,10 @@ void ga_prom_render_ctr(struct ga_pw *w, const struct ga_node *n)
 		}
 	}
 	if (cr->n_devices) {
-		ga_pw_family(w, "gpuaudit_container_device_accessible", "gauge", NULL,
-		             "1 when a non-root container in group render or video can open the device node, 0 "
-		             "when its owner, group and mode keep such a container out.");
+		ga_pw_family(
+		        w, "gpuaudit_container_device_accessible", "gauge", NULL,
+		        "1 when a non-root container in group render or video can open the device node, 0 "
+		        "when its owner, group and mode keep such a container out.");
 		for (size_t i = 0; i < cr->n_devices; i++) {
 			const struct ga_ctr_device *d = &cr->devices[i];
 			ga_pw_begin(w);

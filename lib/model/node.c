@@ -294,7 +294,8 @@ static const struct ga_field rt_f[] = { S(struct ga_runtime, name), S(struct ga_
 SCHEMA(rt_s, ga_runtime, rt_f);
 
 /* --- container layer (the collector: lib/collect/ctr-runtime.c; docs/schema/node.md) --- */
-static const struct ga_field ctr_pkg_f[] = { S(struct ga_ctr_package, name), S(struct ga_ctr_package, version),
+static const struct ga_field ctr_pkg_f[] = { S(struct ga_ctr_package, name),
+	                                     S(struct ga_ctr_package, version),
 	                                     S(struct ga_ctr_package, source) };
 SCHEMA(ctr_pkg_s, ga_ctr_package, ctr_pkg_f);
 
@@ -315,7 +316,7 @@ static const struct ga_field ctr_tk_f[] = {
 	S(struct ga_ctr_toolkit, user),
 };
 const struct ga_schema ga_ctr_toolkit_schema = { "ga_ctr_toolkit", sizeof(struct ga_ctr_toolkit), ctr_tk_f,
-	                                          GA_ARRAY_SIZE(ctr_tk_f) };
+	                                         GA_ARRAY_SIZE(ctr_tk_f) };
 
 static const struct ga_field ctr_oci_f[] = {
 	S(struct ga_ctr_oci_runtime, name),   S(struct ga_ctr_oci_runtime, binary),
@@ -342,8 +343,8 @@ static const struct ga_field ctr_eng_f[] = {
 SCHEMA(ctr_eng_s, ga_ctr_engine, ctr_eng_f);
 
 static const struct ga_field ctr_dev_f[] = {
-	S(struct ga_ctr_device, path), S(struct ga_ctr_device, type),  S(struct ga_ctr_device, mode),
-	U(struct ga_ctr_device, uid),  U(struct ga_ctr_device, gid),   S(struct ga_ctr_device, owner),
+	S(struct ga_ctr_device, path),  S(struct ga_ctr_device, type),   S(struct ga_ctr_device, mode),
+	U(struct ga_ctr_device, uid),   U(struct ga_ctr_device, gid),    S(struct ga_ctr_device, owner),
 	S(struct ga_ctr_device, group), S(struct ga_ctr_device, source),
 };
 SCHEMA(ctr_dev_s, ga_ctr_device, ctr_dev_f);
@@ -353,8 +354,9 @@ static const struct ga_field ctr_f[] = {
 	GA_FIELD_ARR(struct ga_container_runtime, engines, ctr_eng_s),
 	GA_FIELD_ARR(struct ga_container_runtime, devices, ctr_dev_s),
 };
-const struct ga_schema ga_container_runtime_schema = { "ga_container_runtime", sizeof(struct ga_container_runtime),
-	                                                ctr_f, GA_ARRAY_SIZE(ctr_f) };
+const struct ga_schema ga_container_runtime_schema = { "ga_container_runtime",
+	                                               sizeof(struct ga_container_runtime), ctr_f,
+	                                               GA_ARRAY_SIZE(ctr_f) };
 
 static const struct ga_field gap_f[] = { S(struct ga_gap, path), S(struct ga_gap, reason) };
 SCHEMA(gap_s, ga_gap, gap_f);

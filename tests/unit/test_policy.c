@@ -282,21 +282,27 @@ static void test_parse_container(void **state)
 	(void)state;
 	static const char *const t[][2] = {
 		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {mode: hybrid}}}]\n",
-		  "p.yaml:2:56: classes[0].expect.container_runtime.mode: expected a toolkit mode (one of: auto, "
+		  "p.yaml:2:56: classes[0].expect.container_runtime.mode: expected a toolkit mode (one of: "
+		  "auto, "
 		  "legacy, cdi, csv, jit-cdi), got 'hybrid'" },
 		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {wired: [podman]}}}]\n",
-		  "p.yaml:2:58: classes[0].expect.container_runtime.wired: expected a container engine (one of: "
+		  "p.yaml:2:58: classes[0].expect.container_runtime.wired: expected a container engine (one "
+		  "of: "
 		  "containerd, docker, crio), got 'podman'" },
 		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {toolkit: yes}}}]\n",
-		  "p.yaml:2:59: classes[0].expect.container_runtime.toolkit: expected true or false, got 'yes'" },
+		  "p.yaml:2:59: classes[0].expect.container_runtime.toolkit: expected true or false, got "
+		  "'yes'" },
 		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {runtimes: [docker]}}}]\n",
 		  "p.yaml:2:50: classes[0].expect.container_runtime: unknown key 'runtimes' in "
-		  "expect.container_runtime (expected one of: toolkit, mode, wired, default_runtime, device_groups)" },
+		  "expect.container_runtime (expected one of: toolkit, mode, wired, default_runtime, "
+		  "device_groups)" },
 		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: [docker]}}]\n",
-		  "p.yaml:2:50: classes[0].expect.container_runtime: expected expect.container_runtime (a mapping), "
+		  "p.yaml:2:50: classes[0].expect.container_runtime: expected expect.container_runtime (a "
+		  "mapping), "
 		  "got a list" },
 		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {device_groups: render}}}]\n",
-		  "p.yaml:2:65: classes[0].expect.container_runtime.device_groups: expected a list of strings, got "
+		  "p.yaml:2:65: classes[0].expect.container_runtime.device_groups: expected a list of "
+		  "strings, got "
 		  "'render'" },
 		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {mode: cdi, mode: csv}}}]\n",
 		  "p.yaml:2:61: classes[0].expect.container_runtime: duplicate key 'mode' in "
@@ -435,7 +441,7 @@ int main(void)
 		cmocka_unit_test(test_version_cmp),   cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_fleet),
 		cmocka_unit_test(test_parse_oom),     cmocka_unit_test(test_load_errors),
-		cmocka_unit_test(test_parse_prescan),  cmocka_unit_test(test_parse_container),
+		cmocka_unit_test(test_parse_prescan), cmocka_unit_test(test_parse_container),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,11 +36,11 @@ static char *conv(const char *text)
 	return s;
 }
 
-#define EXPECT(text, want)                     \
-	do {                                   \
-		char *got_ = conv(text);       \
+#define EXPECT(text, want)                       \
+	do {                                     \
+		char *got_ = conv(text);         \
 		assert_string_equal(got_, want); \
-		free(got_);                    \
+		free(got_);                      \
 	} while (0)
 
 static void test_containerd(void **state)
@@ -62,8 +62,10 @@ static void test_containerd(void **state)
 	       "\"runtime_type\":\"io.containerd.runc.v2\"}}}}},\"version\":2}");
 	/* CRI-O: dotted table names, a multi-line array with comments and a trailing comma */
 	EXPECT("[crio.runtime]\ndefault_runtime = \"crun\"\ndefault_capabilities = [\n  \"CHOWN\", # c\n"
-	       "  \"KILL\",\n]\n[crio.runtime.runtimes.nvidia]\nruntime_path = \"/usr/bin/nvidia-container-runtime\"\n",
-	       "{\"crio\":{\"runtime\":{\"default_capabilities\":[\"CHOWN\",\"KILL\"],\"default_runtime\":\"crun\","
+	       "  \"KILL\",\n]\n[crio.runtime.runtimes.nvidia]\nruntime_path = "
+	       "\"/usr/bin/nvidia-container-runtime\"\n",
+	       "{\"crio\":{\"runtime\":{\"default_capabilities\":[\"CHOWN\",\"KILL\"],\"default_runtime\":"
+	       "\"crun\","
 	       "\"runtimes\":{\"nvidia\":{\"runtime_path\":\"/usr/bin/nvidia-container-runtime\"}}}}}");
 }
 
@@ -77,7 +79,8 @@ static void test_values(void **state)
 	       "{\"a\":1.5,\"b\":-2000.0,\"c\":0.625,\"d\":true,\"e\":false}");
 	EXPECT("a = \"tab\\there \\\"q\\\" \\u00e9 \\U0001F600\"\nb = 'C:\\path'\n",
 	       "{\"a\":\"tab\\there \\\"q\\\" \\u00E9 \\uD83D\\uDE00\",\"b\":\"C:\\\\path\"}");
-	EXPECT("a = \"\"\"\nline1\nline2 \\\n   joined\"\"\"\nb = '''\nraw \\n '' ok'''\nc = \"\"\"x\"\"\"\"\"\n",
+	EXPECT("a = \"\"\"\nline1\nline2 \\\n   joined\"\"\"\nb = '''\nraw \\n '' ok'''\nc = "
+	       "\"\"\"x\"\"\"\"\"\n",
 	       "{\"a\":\"line1\\nline2 joined\",\"b\":\"raw \\\\n '' ok\",\"c\":\"x\\\"\\\"\"}");
 	EXPECT("p = { x = 1, y.z = \"s\" }\nq = [ [1, 2], {k = []}, \"mixed\" ]\nr = {}\n",
 	       "{\"p\":{\"x\":1,\"y\":{\"z\":\"s\"}},\"q\":[[1,2],{\"k\":[]},\"mixed\"],\"r\":{}}");
@@ -86,8 +89,10 @@ static void test_values(void **state)
 	EXPECT("[[p]]\nn = 1\n[p.sub]\nx = 1\n[[p]]\nn = 2\n",
 	       "{\"p\":[{\"n\":1,\"sub\":{\"x\":1}},{\"n\":2}]}");
 	EXPECT("[a.b.c]\nx = 1\n[a]\ny = 2\n", "{\"a\":{\"b\":{\"c\":{\"x\":1}},\"y\":2}}");
-	EXPECT("[fruit]\napple.color = 'red'\napple.taste.sweet = true\n[fruit.apple.texture]\nsmooth = true\n",
-	       "{\"fruit\":{\"apple\":{\"color\":\"red\",\"taste\":{\"sweet\":true},\"texture\":{\"smooth\":true}}}}");
+	EXPECT("[fruit]\napple.color = 'red'\napple.taste.sweet = true\n[fruit.apple.texture]\nsmooth = "
+	       "true\n",
+	       "{\"fruit\":{\"apple\":{\"color\":\"red\",\"taste\":{\"sweet\":true},\"texture\":{\"smooth\":"
+	       "true}}}}");
 	EXPECT("\xef\xbb\xbf# comment only\n\n", "{}");
 	EXPECT("", "{}");
 }
@@ -99,14 +104,17 @@ static void test_errors(void **state)
 	EXPECT("[t]\n[t]\n", "ERR t.toml:2:1: table \"t\" defined twice");
 	EXPECT("[t]\nx.y = 1\n[t.x]\n", "ERR t.toml:3:1: table \"x\" defined twice");
 	EXPECT("p = {x = 1}\n[p]\n", "ERR t.toml:2:1: table \"p\" defined twice");
-	EXPECT("p = {x = 1}\np.y = 2\n", "ERR t.toml:2:1: key \"p\" is already defined: a dotted key cannot extend it");
+	EXPECT("p = {x = 1}\np.y = 2\n",
+	       "ERR t.toml:2:1: key \"p\" is already defined: a dotted key cannot extend it");
 	EXPECT("p = {x = 1}\n[p.q]\n",
 	       "ERR t.toml:2:2: \"p\" is already a value, not a table that a header can extend");
 	EXPECT("a = []\n[[a]]\n", "ERR t.toml:2:1: \"a\" is already defined and is not an array of tables");
-	EXPECT("[a.b]\n[a]\nb.c = 1\n", "ERR t.toml:3:1: key \"b\" is already defined: a dotted key cannot extend it");
+	EXPECT("[a.b]\n[a]\nb.c = 1\n",
+	       "ERR t.toml:3:1: key \"b\" is already defined: a dotted key cannot extend it");
 	EXPECT("a = \"x\\q\"\n", "ERR t.toml:1:7: invalid escape sequence \\q");
 	EXPECT("a = \"\\uD800\"\n", "ERR t.toml:1:6: \\uD800 is not a Unicode scalar value");
-	EXPECT("a = \"open\nb = 1\n", "ERR t.toml:1:5: unterminated string (newline before the closing quote)");
+	EXPECT("a = \"open\nb = 1\n",
+	       "ERR t.toml:1:5: unterminated string (newline before the closing quote)");
 	EXPECT("a = \"ctl\x01\"\n", "ERR t.toml:1:9: control character 0x01 in a string");
 	EXPECT("# c\x7f\n", "ERR t.toml:1:4: control character 0x7f in a comment");
 	EXPECT("a = \"\xc3\x28\"\n", "ERR t.toml:1:6: invalid UTF-8");
@@ -159,7 +167,8 @@ static void test_limits(void **state)
 	free(got);
 	json_t *j = NULL;
 	char err[128];
-	assert_int_equal(ga_toml_parse(NULL, "big", "", (size_t)GA_TOML_MAX_BYTES + 1, &j, err, sizeof(err)), -EFBIG);
+	assert_int_equal(ga_toml_parse(NULL, "big", "", (size_t)GA_TOML_MAX_BYTES + 1, &j, err, sizeof(err)),
+	                 -EFBIG);
 	assert_string_equal(err, "big: larger than 4194304 bytes");
 	assert_null(j);
 }
