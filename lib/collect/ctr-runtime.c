@@ -254,7 +254,12 @@ static bool collect_toolkit(struct ga_col *c, const struct tk_spec *sp, struct p
 		ga_col_strv_push(c, &tk->binaries, p);
 		ga_free(p);
 	}
-	const char *dpkg = pkgdb_dpkg(c, db);
+	if (sp->config) {
+		nvidia_config(c, tk, sp->config);
+		seen |= tk->config != NULL;
+	}
+	/* the package database (about 1 MB on a Debian host) only when something of the toolkit is there */
+	const char *dpkg = seen ? pkgdb_dpkg(c, db) : NULL;
 	for (size_t i = 0; dpkg && sp->pkgs[i]; i++) {
 		char *ver = dpkg_version(c, dpkg, sp->pkgs[i]);
 		if (!ver)
@@ -273,10 +278,6 @@ static bool collect_toolkit(struct ga_col *c, const struct tk_spec *sp, struct p
 		if (!tk->version)
 			set_str(c, &tk->version, ver);
 		installed = seen = true;
-	}
-	if (sp->config) {
-		nvidia_config(c, tk, sp->config);
-		seen |= tk->config != NULL;
 	}
 	GA_SET(tk->installed, installed);
 	return seen;

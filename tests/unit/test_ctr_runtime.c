@@ -100,17 +100,20 @@ static void test_broken_configs(void **state)
 	put("usr/bin/containerd", "");
 	put("etc/containerd/config.toml", "version = 2\n[plugins]\n  x = \"unterminated\n");
 	put("etc/docker/daemon.json", "{\n  \"runtimes\": {\n    \"nvidia\": {\"path\": 1,}\n  }\n}\n");
-	put("etc/nvidia-container-runtime/config.toml", "[nvidia-container-runtime]\nmode = \"cdi\"\nmode = \"csv\"\n");
+	put("etc/nvidia-container-runtime/config.toml",
+	    "[nvidia-container-runtime]\nmode = \"cdi\"\nmode = \"csv\"\n");
 	struct ga_node *n = collect();
 	const struct ga_ctr_engine *cd = engine(n, "containerd");
-	assert_string_equal(cd->config_error,
-	                    "/etc/containerd/config.toml:3:7: unterminated string (newline before the closing quote)");
+	assert_string_equal(
+	        cd->config_error,
+	        "/etc/containerd/config.toml:3:7: unterminated string (newline before the closing quote)");
 	assert_false(cd->wired.v);
 	const struct ga_ctr_engine *dk = engine(n, "docker");
 	assert_non_null(dk->config_error);
 	assert_true(strncmp(dk->config_error, "/etc/docker/daemon.json:3:", 26) == 0);
 	const struct ga_ctr_toolkit *tk = &n->container_runtime->toolkits[0];
-	assert_string_equal(tk->config_error, "/etc/nvidia-container-runtime/config.toml:3:1: key \"mode\" defined twice");
+	assert_string_equal(tk->config_error,
+	                    "/etc/nvidia-container-runtime/config.toml:3:1: key \"mode\" defined twice");
 	assert_false(tk->installed.v);
 	struct ga_findings f;
 	ga_findings_init(&f);
@@ -130,23 +133,27 @@ static void test_wiring_faults(void **state)
 	/* CRI-O: drop-ins read in lexical order, the later one wins; its nvidia binary is missing */
 	put("usr/bin/crio", "");
 	put("etc/crio/crio.conf.d/10-base.conf", "[crio.runtime]\ndefault_runtime = \"runc\"\n");
-	put("etc/crio/crio.conf.d/99-nvidia.toml", "[crio.runtime]\ndefault_runtime = \"nvidia\"\n"
-	                                           "[crio.runtime.runtimes.nvidia]\n"
-	                                           "runtime_path = \"/usr/local/bin/nvidia-container-runtime\"\n");
+	put("etc/crio/crio.conf.d/99-nvidia.toml",
+	    "[crio.runtime]\ndefault_runtime = \"nvidia\"\n"
+	    "[crio.runtime.runtimes.nvidia]\n"
+	    "runtime_path = \"/usr/local/bin/nvidia-container-runtime\"\n");
 	/* containerd version 1 layout, imports relative and globbed, one file importing itself */
 	put("etc/containerd/config.toml", "imports = [\"conf.d/*.toml\", \"/etc/containerd/config.toml\"]\n"
 	                                  "[plugins.cri.containerd]\ndefault_runtime_name = \"runc\"\n");
 	put("etc/containerd/conf.d/50-nv.toml",
 	    "[plugins.cri.containerd.runtimes.nvidia]\nruntime_type = \"io.containerd.runc.v2\"\n"
-	    "[plugins.cri.containerd.runtimes.nvidia.options]\nBinaryName = \"/usr/bin/nvidia-container-runtime\"\n");
+	    "[plugins.cri.containerd.runtimes.nvidia.options]\nBinaryName = "
+	    "\"/usr/bin/nvidia-container-runtime\"\n");
 	put("etc/containerd/conf.d/.hidden.toml", "not = toml = at all\n");
 	put("usr/bin/nvidia-container-runtime", "");
 	/* toolkit: ldconfig the host lacks; nvidia-docker2 removed with its configuration kept */
-	put("etc/nvidia-container-runtime/config.toml", "[nvidia-container-cli]\nldconfig = \"@/sbin/ldconfig.real\"\n"
-	                                                "no-cgroups = true\n");
-	put("var/lib/dpkg/status", "Package: nvidia-docker2\nStatus: deinstall ok config-files\nVersion: 2.13.0-1\n\n"
-	                           "Package: nvidia-container-toolkit\nStatus: install ok installed\n"
-	                           "Version: 1.16.2-1\n");
+	put("etc/nvidia-container-runtime/config.toml",
+	    "[nvidia-container-cli]\nldconfig = \"@/sbin/ldconfig.real\"\n"
+	    "no-cgroups = true\n");
+	put("var/lib/dpkg/status",
+	    "Package: nvidia-docker2\nStatus: deinstall ok config-files\nVersion: 2.13.0-1\n\n"
+	    "Package: nvidia-container-toolkit\nStatus: install ok installed\n"
+	    "Version: 1.16.2-1\n");
 	/* fixture sidecar: renderD128 open to all, kfd root-only; renderD129 not named (left out) */
 	put("dev/kfd", "");
 	put("dev/dri/renderD128", "");
