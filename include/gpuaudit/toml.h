@@ -24,6 +24,14 @@ extern "C" {
 /* Largest document read, and the deepest nesting of arrays, inline tables and key parts. */
 #define GA_TOML_MAX_BYTES (4u << 20)
 #define GA_TOML_MAX_DEPTH 64
+/*
+ * Most keys and tables in one document (a containerd or CRI-O config has a few hundred):
+ * jansson's objects grow slower than linearly (100,000 members took 0.2-0.4 s on the build VM),
+ * and a hostile 4 MiB file must not cost seconds.
+ */
+#define GA_TOML_MAX_KEYS 16384
+/* Most array elements in one document (each is a jansson value of its own). */
+#define GA_TOML_MAX_VALUES 65536
 
 /*
  * Parse text[0..len) into *ret (a JSON object; json_decref it). name is used

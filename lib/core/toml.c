@@ -111,6 +111,8 @@ struct tp {
 	int err;
 	struct ga_buf sb; /* scratch for strings and numbers */
 	unsigned depth;
+	size_t n_keys;   /* members inserted into objects, against GA_TOML_MAX_KEYS */
+	size_t n_values; /* array elements, against GA_TOML_MAX_VALUES */
 };
 
 __attribute__((format(printf, 3, 4))) static int perr(struct tp *t, const char *at, const char *fmt, ...)
@@ -494,8 +496,12 @@ static json_t *new_obj(struct tp *t, enum tstate st)
 }
 
 /* Insert v (a new reference, consumed) under key into obj. */
-static int insert(struct tp *t, json_t *obj, const char *k, json_t *v)
+static int insert(struct tp *t, json_t *obj, const char *k, json_t *v, const char *at)
 {
+	if (++t->n_keys > GA_TOML_MAX_KEYS) {
+		json_decref(v);
+		return perr(t, at, "more than %d keys and tables", GA_TOML_MAX_KEYS);
+	}
 	if (json_object_set_new(obj, k, v) < 0)
 		return pnomem(t);
 	return 0;
@@ -524,7 +530,7 @@ static int keyval(struct tp *t, json_t *tbl)
 	for (size_t i = 0; i + 1 < k.n; i++) {
 		json_t *sub = json_object_get(obj, k.part[i]);
 		if (!sub) {
-			if (!(sub = new_obj(t, T_DOTTED)) || insert(t, obj, k.part[i], sub) < 0)
+			if (!(sub = new_obj(t, T_DOTTED)) || insert(t, obj, k.part[i], sub, k.at[i]) < 0)
 				goto out;
 		} else if (!json_is_object(sub) || smap_get(&t->map, sub) != T_DOTTED) {
 			perr(t, k.at[i], "key \"%s\" is already defined: a dotted key cannot extend it",
@@ -539,7 +545,7 @@ static int keyval(struct tp *t, json_t *tbl)
 	}
 	if (!(v = value(t)))
 		goto out;
-	insert(t, obj, k.part[k.n - 1], v); /* consumes v, also on failure */
+	insert(t, obj, k.part[k.n - 1], v, k.at[k.n - 1]); /* consumes v, also on failure */
 	v = NULL;
 out:
 	json_decref(v);
@@ -566,9 +572,15 @@ static json_t *array(struct tp *t)
 			perr(t, start, "unterminated array");
 			goto fail;
 		}
+		const char *vat = t->p;
 		json_t *v = value(t);
 		if (!v)
 			goto fail;
+		if (++t->n_values > GA_TOML_MAX_VALUES) {
+			json_decref(v);
+			perr(t, vat, "more than %d array elements", GA_TOML_MAX_VALUES);
+			goto fail;
+		}
 		if (json_array_append_new(a, v) < 0) {
 			pnomem(t);
 			goto fail;
@@ -818,7 +830,7 @@ static int header(struct tp *t, json_t *root, json_t **cur)
 	for (size_t i = 0; i + 1 < k.n; i++) {
 		json_t *sub = json_object_get(obj, k.part[i]);
 		if (!sub) {
-			if (!(sub = new_obj(t, T_IMPLICIT)) || insert(t, obj, k.part[i], sub) < 0)
+			if (!(sub = new_obj(t, T_IMPLICIT)) || insert(t, obj, k.part[i], sub, k.at[i]) < 0)
 				goto out;
 		} else if (json_is_array(sub) && smap_get(&t->map, sub) == T_AOT) {
 			sub = json_array_get(sub, json_array_size(sub) - 1);
@@ -833,7 +845,7 @@ static int header(struct tp *t, json_t *root, json_t **cur)
 	json_t *v = json_object_get(obj, last);
 	if (!aot) {
 		if (!v) {
-			if (!(v = new_obj(t, T_HEADER)) || insert(t, obj, last, v) < 0)
+			if (!(v = new_obj(t, T_HEADER)) || insert(t, obj, last, v, k.at[k.n - 1]) < 0)
 				goto out;
 		} else if (json_is_object(v) && smap_get(&t->map, v) == T_IMPLICIT) {
 			if (smap_set(&t->map, v, T_HEADER) < 0) {
@@ -853,7 +865,7 @@ static int header(struct tp *t, json_t *root, json_t **cur)
 				pnomem(t);
 				goto out;
 			}
-			if (insert(t, obj, last, v) < 0)
+			if (insert(t, obj, last, v, k.at[k.n - 1]) < 0)
 				goto out;
 		} else if (!json_is_array(v) || smap_get(&t->map, v) != T_AOT) {
 			perr(t, start, "\"%s\" is already defined and is not an array of tables", last);

@@ -165,8 +165,28 @@ static void test_limits(void **state)
 	assert_int_equal(strncmp(got, "{\"a\":", 5), 0);
 	assert_int_equal(strspn(got + 5, "["), GA_TOML_MAX_DEPTH);
 	free(got);
+	/* GA_TOML_MAX_KEYS members fit, one more does not */
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	for (int i = 0; i < GA_TOML_MAX_KEYS; i++)
+		assert_int_equal(ga_buf_addf(&b, "k%d = %d\n", i, i), 0);
 	json_t *j = NULL;
 	char err[128];
+	assert_int_equal(ga_toml_parse(NULL, "many", b.data, b.len, &j, err, sizeof(err)), 0);
+	assert_int_equal(json_object_size(j), GA_TOML_MAX_KEYS);
+	json_decref(j);
+	j = NULL;
+	assert_int_equal(ga_buf_adds(&b, "[one.more]\n"), 0);
+	assert_int_equal(ga_toml_parse(NULL, "many", b.data, b.len, &j, err, sizeof(err)), -EBADMSG);
+	assert_string_equal(err, "many:16385:2: more than 16384 keys and tables");
+	ga_buf_reset(&b);
+	assert_int_equal(ga_buf_adds(&b, "a = ["), 0);
+	for (int i = 0; i < GA_TOML_MAX_VALUES; i++)
+		assert_int_equal(ga_buf_adds(&b, "1,"), 0);
+	assert_int_equal(ga_buf_adds(&b, "2]\n"), 0);
+	assert_int_equal(ga_toml_parse(NULL, "arr", b.data, b.len, &j, err, sizeof(err)), -EBADMSG);
+	assert_string_equal(err, "arr:1:131078: more than 65536 array elements");
+	ga_buf_release(&b);
 	assert_int_equal(ga_toml_parse(NULL, "big", "", (size_t)GA_TOML_MAX_BYTES + 1, &j, err, sizeof(err)),
 	                 -EFBIG);
 	assert_string_equal(err, "big: larger than 4194304 bytes");
