@@ -237,6 +237,54 @@ static void print_nvml_sys(FILE *o, const struct ga_nvml *nv)
 		        nv->missing_symbols.n ? " (old driver: some calls unavailable)" : "");
 }
 
+/* The container layer (node->container_runtime): one line per toolkit, engine and device. */
+static void print_container(FILE *o, const struct ga_container_runtime *cr)
+{
+	for (size_t i = 0; i < cr->n_toolkits; i++) {
+		const struct ga_ctr_toolkit *tk = &cr->toolkits[i];
+		fprintf(o, "  %-10s toolkit %s ", "container", cli_esc(tk->vendor));
+		if (!tk->installed.v) {
+			fputs("not installed\n", o);
+			continue;
+		}
+		fprintf(o, "%s", or_dash(tk->version));
+		if (tk->config)
+			fprintf(o, "  mode %s", tk->mode ? cli_esc(tk->mode) : "auto (unset)");
+		if (tk->no_cgroups.set && tk->no_cgroups.v)
+			fputs("  no-cgroups", o);
+		if (tk->config_error)
+			fputs("  config invalid", o);
+		fputc('\n', o);
+	}
+	for (size_t i = 0; i < cr->n_engines; i++) {
+		const struct ga_ctr_engine *e = &cr->engines[i];
+		fprintf(o, "  %-10s %s", "container", cli_esc(e->name));
+		if (e->config_version.set)
+			fprintf(o, " v%llu", (unsigned long long)e->config_version.v);
+		if (e->cri_disabled.v)
+			fputs(" (cri off)", o);
+		fprintf(o, "  default %s", e->default_runtime ? cli_esc(e->default_runtime) : "(built-in)");
+		fputs("  runtimes", o);
+		if (!e->n_runtimes)
+			fputs(" -", o);
+		for (size_t k = 0; k < e->n_runtimes; k++)
+			fprintf(o, "%s %s%s%s", k ? "," : "", cli_esc(e->runtimes[k].name),
+			        e->runtimes[k].vendor ? "=" : "",
+			        e->runtimes[k].vendor ? cli_esc(e->runtimes[k].vendor) : "");
+		fprintf(o, "  nvidia %s", e->wired.v ? "wired" : "not wired");
+		if (e->config_files.n)
+			fprintf(o, "  (%zu file%s)", e->config_files.n, e->config_files.n == 1 ? "" : "s");
+		if (e->config_error)
+			fputs("  config invalid", o);
+		fputc('\n', o);
+	}
+	for (size_t i = 0; i < cr->n_devices; i++) {
+		const struct ga_ctr_device *d = &cr->devices[i];
+		fprintf(o, "  %-10s %s %s:%s %s\n", "container", cli_esc(d->path), or_dash(d->owner),
+		        or_dash(d->group), or_dash(d->mode));
+	}
+}
+
 static void print_node(FILE *o, const struct ga_node *n)
 {
 	print_machine(o, n);
@@ -294,6 +342,8 @@ static void print_node(FILE *o, const struct ga_node *n)
 	for (size_t i = 0; i < n->device_nodes.n; i++)
 		fprintf(o, " %s", cli_esc(n->device_nodes.v[i]));
 	fputc('\n', o);
+	if (n->container_runtime)
+		print_container(o, n->container_runtime);
 	if (n->host.gpu_cmdline_flags.n) {
 		fprintf(o, "  %-10s", "cmdline");
 		for (size_t i = 0; i < n->host.gpu_cmdline_flags.n; i++)

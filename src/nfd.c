@@ -57,6 +57,44 @@ static int add_label(struct ga_buf *b, const char *name, const char *value)
 	return ga_buf_addf(b, NFD_PREFIX "%s=%s\n", name, v);
 }
 
+/*
+ * The container layer (issue 21), when the snapshot has one: the NVIDIA toolkit (installed,
+ * version, mode), the engines wired to it (dot-joined: "containerd.docker"), and whether each of
+ * those defaults to it, so a scheduler can keep GPU pods off nodes whose runtime cannot serve them.
+ */
+static int ctr_labels(struct ga_buf *b, const struct ga_node *n)
+{
+	const struct ga_container_runtime *cr = n->container_runtime;
+	if (!cr)
+		return 0;
+	int r = 0;
+	for (size_t i = 0; i < cr->n_toolkits && r == 0; i++) {
+		const struct ga_ctr_toolkit *tk = &cr->toolkits[i];
+		if (!tk->vendor || strcmp(tk->vendor, "nvidia") != 0)
+			continue;
+		r = add_label(b, "container-toolkit", tk->installed.v ? "true" : "false");
+		if (r == 0 && tk->installed.v && tk->version)
+			r = add_label(b, "container-toolkit-version", tk->version);
+		if (r == 0 && tk->installed.v && tk->config)
+			r = add_label(b, "container-toolkit-mode", tk->mode ? tk->mode : "auto");
+	}
+	char wired[64] = "";
+	bool all_default = true;
+	for (size_t i = 0; i < cr->n_engines; i++) {
+		const struct ga_ctr_engine *e = &cr->engines[i];
+		if (!e->wired.v || !e->name)
+			continue;
+		size_t l = strlen(wired);
+		snprintf(wired + l, sizeof(wired) - l, "%s%s", l ? "." : "", e->name);
+		all_default &= e->default_nvidia.v;
+	}
+	if (r == 0 && cr->n_engines)
+		r = add_label(b, "container-wired", *wired ? wired : "none");
+	if (r == 0 && *wired)
+		r = add_label(b, "container-default-nvidia", all_default ? "true" : "false");
+	return r;
+}
+
 int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n, const struct ga_check *c,
                    long expiry_s)
 {
@@ -124,6 +162,8 @@ int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n
 	if (n->nvml && !n->nvml->error && n->nvml->cuda_driver_version)
 		if (r == 0)
 			r = add_label(b, "cuda", n->nvml->cuda_driver_version);
+	if (r == 0)
+		r = ctr_labels(b, n);
 	return r;
 }
 

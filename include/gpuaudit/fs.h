@@ -35,6 +35,13 @@ int ga_fs_readlink(struct ga_ctx *ctx, const char *path, char **ret);
 
 /* Does path exist (symlinks not followed)? Any file type counts. */
 bool ga_fs_exists(struct ga_ctx *ctx, const char *path);
+/*
+ * lstat(2) of path under the root (the last component is not followed): the
+ * type, permission bits and owner of a device node without opening it.
+ * 0 or -errno.
+ */
+struct stat;
+int ga_fs_lstat(struct ga_ctx *ctx, const char *path, struct stat *st);
 /* Is path (followed) a directory? */
 bool ga_fs_is_dir(struct ga_ctx *ctx, const char *path);
 

@@ -333,6 +333,86 @@ struct ga_runtime {
 	char *target; /* OpenCL ICD: the library the .icd file names */
 };
 
+/* --- container layer: toolkits, engines and their runtimes, device-node access (lib/collect/ctr-runtime.c) --- */
+
+/* A package the toolkit came in, as the package database says (no binary is run). */
+struct ga_ctr_package {
+	char *name;    /* "nvidia-container-toolkit", "libnvidia-container1", ... */
+	char *version; /* "1.17.4-1" */
+	char *source;  /* "/var/lib/dpkg/status" */
+};
+
+/* A vendor's container toolkit: NVIDIA (nvidia-ctk, nvidia-container-cli, ...) or AMD (amd-ctk). */
+struct ga_ctr_toolkit {
+	char *vendor; /* "nvidia", "amd" */
+	struct ga_obool installed;
+	char *version;           /* the toolkit package's version, NULL when no package database says */
+	struct ga_strv binaries; /* found: "/usr/bin/nvidia-ctk", ... */
+	struct ga_ctr_package *packages;
+	size_t n_packages;
+	char *config;       /* "/etc/nvidia-container-runtime/config.toml" when present */
+	char *config_error; /* "FILE:LINE:COL: what" when the config does not parse */
+	char *mode; /* [nvidia-container-runtime] mode as written; NULL = unset (the toolkit's default: auto) */
+	struct ga_strv low_level_runtimes; /* [nvidia-container-runtime] runtimes */
+	struct ga_obool no_cgroups;        /* [nvidia-container-cli] no-cgroups */
+	struct ga_obool load_kmods;        /* [nvidia-container-cli] load-kmods */
+	char *ldconfig;                 /* [nvidia-container-cli] ldconfig as written ("@/sbin/ldconfig") */
+	struct ga_obool ldconfig_found; /* that file exists on the host (the '@' prefix) */
+	char *user;                     /* [nvidia-container-cli] user ("root:video") */
+};
+
+/* One OCI runtime an engine is configured with. */
+struct ga_ctr_oci_runtime {
+	char *name;   /* "nvidia", "runc", ... */
+	char *binary; /* BinaryName / path / runtime_path as written; NULL = the engine's own lookup */
+	char *vendor; /* "nvidia" (nvidia-container-runtime*), "amd" (amd-container-runtime), NULL */
+	struct ga_obool binary_found;
+	char *source; /* the file that defines it */
+};
+
+/* A container engine on the node and how it is configured. */
+struct ga_ctr_engine {
+	char *name;   /* "containerd", "docker", "crio" */
+	char *binary; /* "/usr/bin/containerd" when found */
+	char *config; /* the main configuration file, when present */
+	struct ga_strv
+	        config_files; /* every file read, in the order the engine merges them (imports, drop-ins) */
+	struct ga_ou64 config_version; /* containerd: the config's version (1 when unset) */
+	char *config_error;            /* "FILE:LINE:COL: what" for the first file that does not parse */
+	char *default_runtime; /* as configured; NULL = the engine's built-in default (runc; CRI-O: its own) */
+	struct ga_ctr_oci_runtime *runtimes;
+	size_t n_runtimes;
+	struct ga_obool wired;          /* an NVIDIA runtime is configured */
+	struct ga_obool default_nvidia; /* the default runtime is an NVIDIA runtime */
+	struct ga_obool cdi_enabled;    /* containerd enable_cdi, Docker features.cdi */
+	struct ga_obool device_ownership_from_security_context; /* containerd / CRI-O */
+	struct ga_obool
+	        cri_disabled; /* containerd: disabled_plugins holds the CRI plugin (Docker's own containerd) */
+};
+
+/* A GPU device node a container needs (/dev/kfd, /dev/dri/renderD*) and who may open it. */
+struct ga_ctr_device {
+	char *path; /* "/dev/kfd" */
+	char *type; /* "char" (a real device node); "file" (a fixture marker) */
+	char *mode; /* permission bits, octal: "0660"; NULL when not known */
+	struct ga_ou64 uid;
+	struct ga_ou64 gid;
+	char *owner; /* names from /etc/passwd and /etc/group under the root */
+	char *group;
+	char *source; /* "stat", or the fixture sidecar "/dev/.fixture-perms" */
+};
+
+struct ga_container_runtime {
+	struct ga_ctr_toolkit *toolkits;
+	size_t n_toolkits;
+	struct ga_ctr_engine *engines;
+	size_t n_engines;
+	struct ga_ctr_device *devices;
+	size_t n_devices;
+};
+extern const struct ga_schema ga_container_runtime_schema;
+extern const struct ga_schema ga_ctr_toolkit_schema;
+
 /* Something that could not be read, and why: recorded, never fatal. */
 struct ga_gap {
 	char *path;
@@ -358,6 +438,8 @@ struct ga_node {
 	size_t n_gaps;
 	struct ga_nvml *nvml;         /* NULL when NVML was not attempted */
 	struct ga_rocm_smi *rocm_smi; /* NULL when ROCm SMI was not attempted */
+	/* Container toolkit, engines, device access; NULL (left out) when the node has none of them. */
+	struct ga_container_runtime *container_runtime;
 };
 
 extern const struct ga_schema ga_node_schema;

@@ -109,6 +109,17 @@ struct ga_policy_class {
 		struct ga_obool no_retired_pages_pending;
 		struct ga_strv modules;
 		struct ga_strv device_nodes;
+		struct ga_policy_ctr { /* expect.container_runtime (docs/container.md) */
+			bool set;
+			struct ga_obool
+			        toolkit; /* the NVIDIA container toolkit installed (true) or absent (false) */
+			char *mode;      /* its mode: auto, legacy, cdi, csv, jit-cdi */
+			struct ga_strv
+			        wired; /* engines that must have the NVIDIA runtime: containerd, docker, crio */
+			char *default_runtime; /* the default runtime of those engines (all present ones when wired is empty) */
+			struct ga_strv
+			        device_groups; /* groups containers run with: /dev/kfd and renderD* must open for one */
+		} container_runtime;
 	} expect;
 	struct ga_policy_num *smoke; /* free-form numbers, for the benchmark commands */
 	size_t n_smoke;

@@ -10,4 +10,14 @@ void ga_analyze_nvml(const struct ga_node *n, struct ga_findings *out);
 /* amdgpu / i915 / xe sysfs depth and ROCm SMI (lib/analyze/amd_intel.c). */
 void ga_analyze_amd_intel(const struct ga_node *n, struct ga_findings *out);
 
+/*
+ * The container layer (lib/analyze/ctr-runtime.c): toolkit, engine wiring, device access.
+ * ga_ctr_device_open_for: may a non-root process in one of groups (names or numeric gids;
+ * NULL = render, video) open d read-write? true when the mode is not known.
+ */
+void ga_analyze_container_runtime(const struct ga_node *n, struct ga_findings *out);
+const struct ga_ctr_toolkit *ga_ctr_toolkit_of(const struct ga_node *n, const char *vendor);
+const char *ga_ctr_default_runtime(const struct ga_ctr_engine *e);
+bool ga_ctr_device_open_for(const struct ga_ctr_device *d, const char *const *groups, size_t n_groups);
+
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "analyze.h"
 #include "gpuaudit/nodereport.h"
 #include "gpuaudit/policy.h"
 
@@ -600,6 +601,111 @@ static void check_expects(struct cstate *cs)
 	}
 }
 
+/* --- expect.container_runtime (issue 21; the section: lib/collect/ctr-runtime.c) --- */
+
+static const struct ga_ctr_engine *ctr_engine(const struct ga_node *n, const char *name)
+{
+	const struct ga_container_runtime *cr = n->container_runtime;
+	for (size_t i = 0; cr && i < cr->n_engines; i++)
+		if (streq(cr->engines[i].name, name))
+			return &cr->engines[i];
+	return NULL;
+}
+
+static void check_ctr_default(struct cstate *cs, const struct ga_ctr_engine *e, const char *want)
+{
+	const char *have = ga_ctr_default_runtime(e);
+	if (streq(have, want))
+		return;
+	char exp[160];
+	snprintf(exp, sizeof(exp), "default runtime %s", want);
+	add(cs, "GA-EXPECT-CTR-DEFAULT", e->name,
+	    streq(e->name, "docker")
+	            ? "set \"default-runtime\" in /etc/docker/daemon.json (nvidia-ctk runtime "
+	              "configure --runtime=docker --set-as-default) and restart docker"
+	            : "set the default runtime (nvidia-ctk runtime configure --set-as-default) and "
+	              "restart the engine",
+	    exp, have, "%s's default runtime is %s, the policy expects %s", e->name, have, want);
+}
+
+static void check_ctr_expects(struct cstate *cs)
+{
+	const struct ga_policy_ctr *x = &cs->cls->expect.container_runtime;
+	if (!x->set)
+		return;
+	const struct ga_node *n = cs->n;
+	const struct ga_ctr_toolkit *tk = ga_ctr_toolkit_of(n, "nvidia");
+	bool installed = tk && tk->installed.v;
+	if (x->toolkit.set && x->toolkit.v != installed)
+		add(cs, "GA-EXPECT-CTR-TOOLKIT", "nvidia-container-toolkit",
+		    x->toolkit.v ? "install nvidia-container-toolkit and run nvidia-ctk runtime configure "
+		                   "for each engine"
+		                 : "remove the NVIDIA container toolkit, or change the policy",
+		    x->toolkit.v ? "installed" : "absent", installed ? "installed" : "absent",
+		    "the NVIDIA container toolkit is %s, the policy expects it %s",
+		    installed ? "installed" : "absent", x->toolkit.v ? "installed" : "absent");
+	if (x->mode && (installed || !x->toolkit.set)) { /* a missing toolkit is GA-EXPECT-CTR-TOOLKIT's */
+		/* the toolkit's own default when config.toml leaves mode out */
+		const char *have = !installed ? "absent" : tk->mode ? tk->mode : "auto";
+		if (!streq(have, x->mode)) {
+			char exp[64];
+			snprintf(exp, sizeof(exp), "mode %s", x->mode);
+			add(cs, "GA-EXPECT-CTR-MODE",
+			    tk && tk->config ? tk->config : "nvidia-container-toolkit",
+			    "set [nvidia-container-runtime] mode in "
+			    "/etc/nvidia-container-runtime/config.toml "
+			    "(nvidia-ctk config --in-place --set nvidia-container-runtime.mode=MODE)",
+			    exp, have, "the NVIDIA container toolkit's mode is %s, the policy expects %s",
+			    have, x->mode);
+		}
+	}
+	for (size_t i = 0; i < x->wired.n; i++) {
+		const char *name = x->wired.v[i];
+		const struct ga_ctr_engine *e = ctr_engine(n, name);
+		if (!e || !e->wired.v) {
+			char cmd[160];
+			snprintf(cmd, sizeof(cmd), "nvidia-ctk runtime configure --runtime=%s and restart %s",
+			         name, name);
+			add(cs, "GA-EXPECT-CTR-WIRED", name,
+			    e ? cmd : "install and configure the engine, or change the policy",
+			    "wired to the NVIDIA runtime", e ? "not wired" : "not present",
+			    e ? "%s has no NVIDIA runtime, the policy expects one"
+			      : "%s is not on this node, the policy "
+			        "expects it wired to the NVIDIA runtime",
+			    name);
+			continue;
+		}
+		if (x->default_runtime)
+			check_ctr_default(cs, e, x->default_runtime);
+	}
+	const struct ga_container_runtime *cr = n->container_runtime;
+	if (x->default_runtime && !x->wired.n)
+		for (size_t i = 0; cr && i < cr->n_engines; i++)
+			check_ctr_default(cs, &cr->engines[i], x->default_runtime);
+	if (x->device_groups.n)
+		for (size_t i = 0; cr && i < cr->n_devices; i++) {
+			const struct ga_ctr_device *d = &cr->devices[i];
+			if (ga_ctr_device_open_for(d, (const char *const *)x->device_groups.v,
+			                           x->device_groups.n))
+				continue;
+			char have[160], exp[160] = "open to group ";
+			snprintf(have, sizeof(have), "%s:%s %s", d->owner ? d->owner : "?",
+			         d->group ? d->group : "?", d->mode ? d->mode : "?");
+			for (size_t k = 0; k < x->device_groups.n; k++) {
+				size_t l = strlen(exp);
+				snprintf(exp + l, sizeof(exp) - l, "%s%s", k ? " or " : "",
+				         x->device_groups.v[k]);
+			}
+			add(cs, "GA-EXPECT-CTR-DEVICE-GROUP", d->path,
+			    "give the device one of the policy's groups with mode 0660 (a udev rule), or run "
+			    "the "
+			    "containers with the device's group",
+			    exp, have,
+			    "%s is %s: a container running as non-root in the policy's groups cannot open it",
+			    d->path, have);
+		}
+}
+
 /* --- the snapshot itself --- */
 
 /* What every collector reads first, and the value it yields: absent in the snapshot or a gap. */
@@ -688,6 +794,7 @@ int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bo
 	} else {
 		check_pins(&cs);
 		check_expects(&cs);
+		check_ctr_expects(&cs);
 	}
 	bool incomplete = check_incomplete(&cs);
 	if (!c.findings.err)

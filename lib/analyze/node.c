@@ -261,6 +261,7 @@ int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 	gap_findings(n, out);
 	ga_analyze_nvml(n, out);
 	ga_analyze_amd_intel(n, out);
+	ga_analyze_container_runtime(n, out);
 	int r = ga_findings_bind_devices(out, n);
 	ga_findings_sort(out);
 	return r < 0 ? r : out->err;

@@ -882,7 +882,11 @@ static const char *const expect_keys[] = { "gpu_count",
 	                                   "no_retired_pages_pending",
 	                                   "modules",
 	                                   "device_nodes",
+	                                   "container_runtime",
 	                                   NULL };
+
+static int ctr_expect_parse(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k,
+                            struct fy_node *v);
 
 static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
 {
@@ -938,9 +942,71 @@ static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node
 		return get_bool(ps, v, k, &c->expect.no_retired_pages_pending);
 	case 10:
 		return get_strv(ps, v, k, &c->expect.modules, NULL);
-	default:
+	case 11:
 		return get_strv(ps, v, k, &c->expect.device_nodes, "/dev/");
+	default:
+		return ctr_expect_parse(ps, c, k, v);
 	}
+}
+
+/* expect.container_runtime (issue 21): the toolkit, its mode, the engines wired to it, device groups */
+static const char *const ctr_keys[] = {
+	"toolkit", "mode", "wired", "default_runtime", "device_groups", NULL
+};
+static const char *const ctr_modes[] = { "auto", "legacy", "cdi", "csv", "jit-cdi", NULL };
+static const char *const ctr_engines[] = { "containerd", "docker", "crio", NULL };
+
+static int one_of(struct pstate *ps, struct fy_node *v, struct fy_node *k, const char *s,
+                  const char *const *allowed, const char *what)
+{
+	char list[128] = "";
+	size_t len = 0;
+	for (int i = 0; allowed[i]; i++) {
+		if (!strcmp(allowed[i], s))
+			return 0;
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", allowed[i]);
+	}
+	return perr(ps, v, k, "expected %s (one of: %s), got '%s'", what, list, s);
+}
+
+static int ctr_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
+{
+	struct ga_policy_ctr *e = obj;
+	switch (which) {
+	case 0:
+		return get_bool(ps, v, k, &e->toolkit);
+	case 1:
+		if (get_string(ps, v, k, &e->mode) < 0)
+			return ps->err;
+		return one_of(ps, v, k, e->mode, ctr_modes, "a toolkit mode");
+	case 2:
+		if (get_strv(ps, v, k, &e->wired, NULL) < 0)
+			return ps->err;
+		for (size_t i = 0; i < e->wired.n; i++)
+			if (one_of(ps, v, k, e->wired.v[i], ctr_engines, "a container engine") < 0)
+				return ps->err;
+		return 0;
+	case 3:
+		return get_string(ps, v, k, &e->default_runtime);
+	default:
+		return get_strv(ps, v, k, &e->device_groups, NULL);
+	}
+}
+
+static int ctr_expect_parse(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k,
+                            struct fy_node *v)
+{
+	c->expect.container_runtime.set = true;
+	return walk_mapping(ps, v, k, "expect.container_runtime", ctr_keys, ctr_member,
+	                    &c->expect.container_runtime);
+}
+
+static void ctr_expect_release(struct ga_policy_ctr *e)
+{
+	ga_free(e->mode);
+	ga_free(e->default_runtime);
+	ga_strv_release(&e->wired);
+	ga_strv_release(&e->device_groups);
 }
 
 /* artifacts */
@@ -1082,6 +1148,7 @@ static void class_release(struct ga_policy_class *c)
 	ga_strv_release(&c->expect.mig_profiles);
 	ga_strv_release(&c->expect.modules);
 	ga_strv_release(&c->expect.device_nodes);
+	ctr_expect_release(&c->expect.container_runtime);
 	for (size_t i = 0; i < c->n_smoke; i++)
 		ga_free(c->smoke[i].key);
 	ga_free(c->smoke);

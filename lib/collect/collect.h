@@ -57,6 +57,8 @@ void ga_collect_pci(struct ga_col *c);
 void ga_collect_modules(struct ga_col *c);
 void ga_collect_accel(struct ga_col *c);
 void ga_collect_runtimes(struct ga_col *c);
+/* Container toolkits, engines and device access (lib/collect/ctr-runtime.c); after accel. */
+void ga_collect_container_runtime(struct ga_col *c);
 void ga_collect_vendor(struct ga_col *c);
 
 #endif

@@ -231,6 +231,19 @@ bool ga_fs_exists(struct ga_ctx *ctx, const char *path)
 	return ok;
 }
 
+int ga_fs_lstat(struct ga_ctx *ctx, const char *path, struct stat *st)
+{
+	char *dir = NULL;
+	const char *base;
+	int fd = open_parent(ctx, path, &dir, &base);
+	ga_free(dir);
+	if (fd < 0)
+		return fd;
+	int r = fstatat(fd, base, st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+	close(fd);
+	return r;
+}
+
 bool ga_fs_is_dir(struct ga_ctx *ctx, const char *path)
 {
 	int fd = root_open(ctx, path, O_PATH | O_DIRECTORY);

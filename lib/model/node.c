@@ -293,6 +293,71 @@ static const struct ga_field rt_f[] = { S(struct ga_runtime, name), S(struct ga_
 	                                S(struct ga_runtime, path), S(struct ga_runtime, target) };
 SCHEMA(rt_s, ga_runtime, rt_f);
 
+/* --- container layer (the collector: lib/collect/ctr-runtime.c; docs/schema/node.md) --- */
+static const struct ga_field ctr_pkg_f[] = { S(struct ga_ctr_package, name),
+	                                     S(struct ga_ctr_package, version),
+	                                     S(struct ga_ctr_package, source) };
+SCHEMA(ctr_pkg_s, ga_ctr_package, ctr_pkg_f);
+
+static const struct ga_field ctr_tk_f[] = {
+	S(struct ga_ctr_toolkit, vendor),
+	B(struct ga_ctr_toolkit, installed),
+	S(struct ga_ctr_toolkit, version),
+	V(struct ga_ctr_toolkit, binaries),
+	GA_FIELD_ARR(struct ga_ctr_toolkit, packages, ctr_pkg_s),
+	S(struct ga_ctr_toolkit, config),
+	S(struct ga_ctr_toolkit, config_error),
+	S(struct ga_ctr_toolkit, mode),
+	V(struct ga_ctr_toolkit, low_level_runtimes),
+	B(struct ga_ctr_toolkit, no_cgroups),
+	B(struct ga_ctr_toolkit, load_kmods),
+	S(struct ga_ctr_toolkit, ldconfig),
+	B(struct ga_ctr_toolkit, ldconfig_found),
+	S(struct ga_ctr_toolkit, user),
+};
+const struct ga_schema ga_ctr_toolkit_schema = { "ga_ctr_toolkit", sizeof(struct ga_ctr_toolkit), ctr_tk_f,
+	                                         GA_ARRAY_SIZE(ctr_tk_f) };
+
+static const struct ga_field ctr_oci_f[] = {
+	S(struct ga_ctr_oci_runtime, name),   S(struct ga_ctr_oci_runtime, binary),
+	S(struct ga_ctr_oci_runtime, vendor), B(struct ga_ctr_oci_runtime, binary_found),
+	S(struct ga_ctr_oci_runtime, source),
+};
+SCHEMA(ctr_oci_s, ga_ctr_oci_runtime, ctr_oci_f);
+
+static const struct ga_field ctr_eng_f[] = {
+	S(struct ga_ctr_engine, name),
+	S(struct ga_ctr_engine, binary),
+	S(struct ga_ctr_engine, config),
+	V(struct ga_ctr_engine, config_files),
+	U(struct ga_ctr_engine, config_version),
+	S(struct ga_ctr_engine, config_error),
+	S(struct ga_ctr_engine, default_runtime),
+	GA_FIELD_ARR(struct ga_ctr_engine, runtimes, ctr_oci_s),
+	B(struct ga_ctr_engine, wired),
+	B(struct ga_ctr_engine, default_nvidia),
+	B(struct ga_ctr_engine, cdi_enabled),
+	B(struct ga_ctr_engine, device_ownership_from_security_context),
+	B(struct ga_ctr_engine, cri_disabled),
+};
+SCHEMA(ctr_eng_s, ga_ctr_engine, ctr_eng_f);
+
+static const struct ga_field ctr_dev_f[] = {
+	S(struct ga_ctr_device, path),  S(struct ga_ctr_device, type),   S(struct ga_ctr_device, mode),
+	U(struct ga_ctr_device, uid),   U(struct ga_ctr_device, gid),    S(struct ga_ctr_device, owner),
+	S(struct ga_ctr_device, group), S(struct ga_ctr_device, source),
+};
+SCHEMA(ctr_dev_s, ga_ctr_device, ctr_dev_f);
+
+static const struct ga_field ctr_f[] = {
+	GA_FIELD_ARR(struct ga_container_runtime, toolkits, ga_ctr_toolkit_schema),
+	GA_FIELD_ARR(struct ga_container_runtime, engines, ctr_eng_s),
+	GA_FIELD_ARR(struct ga_container_runtime, devices, ctr_dev_s),
+};
+const struct ga_schema ga_container_runtime_schema = { "ga_container_runtime",
+	                                               sizeof(struct ga_container_runtime), ctr_f,
+	                                               GA_ARRAY_SIZE(ctr_f) };
+
 static const struct ga_field gap_f[] = { S(struct ga_gap, path), S(struct ga_gap, reason) };
 SCHEMA(gap_s, ga_gap, gap_f);
 
@@ -310,6 +375,7 @@ static const struct ga_field node_f[] = {
 	GA_FIELD_ARR(struct ga_node, gaps, gap_s),
 	GA_FIELD_PTR(struct ga_node, nvml, nvml_s),
 	GA_FIELD_PTR(struct ga_node, rocm_smi, ga_rocm_smi_schema),
+	GA_FIELD_PTR_OMIT(struct ga_node, container_runtime, ga_container_runtime_schema),
 };
 const struct ga_schema ga_node_schema = { "ga_node", sizeof(struct ga_node), node_f, GA_ARRAY_SIZE(node_f) };
 

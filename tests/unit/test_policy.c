@@ -297,6 +297,73 @@ static void test_parse_prescan(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* expect.container_runtime (issue 21): its keys, values and errors; the example policy. */
+static void test_parse_container(void **state)
+{
+	(void)state;
+	static const char *const t[][2] = {
+		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {mode: hybrid}}}]\n",
+		  "p.yaml:2:56: classes[0].expect.container_runtime.mode: expected a toolkit mode (one of: "
+		  "auto, "
+		  "legacy, cdi, csv, jit-cdi), got 'hybrid'" },
+		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {wired: [podman]}}}]\n",
+		  "p.yaml:2:58: classes[0].expect.container_runtime.wired: expected a container engine (one "
+		  "of: "
+		  "containerd, docker, crio), got 'podman'" },
+		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {toolkit: yes}}}]\n",
+		  "p.yaml:2:59: classes[0].expect.container_runtime.toolkit: expected true or false, got "
+		  "'yes'" },
+		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {runtimes: [docker]}}}]\n",
+		  "p.yaml:2:50: classes[0].expect.container_runtime: unknown key 'runtimes' in "
+		  "expect.container_runtime (expected one of: toolkit, mode, wired, default_runtime, "
+		  "device_groups)" },
+		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: [docker]}}]\n",
+		  "p.yaml:2:50: classes[0].expect.container_runtime: expected expect.container_runtime (a "
+		  "mapping), "
+		  "got a list" },
+		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {device_groups: render}}}]\n",
+		  "p.yaml:2:65: classes[0].expect.container_runtime.device_groups: expected a list of "
+		  "strings, got "
+		  "'render'" },
+		{ "version: 1\nclasses: [{name: a, expect: {container_runtime: {mode: cdi, mode: csv}}}]\n",
+		  "p.yaml:2:61: classes[0].expect.container_runtime: duplicate key 'mode' in "
+		  "expect.container_runtime" },
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *got = parse_err(t[i][0]);
+		if (strncmp(got, t[i][1], strlen(t[i][1])) != 0) {
+			print_error("case %zu:\n got: %s\nwant: %s\n", i, got, t[i][1]);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+	char path[4096];
+	const char *fx = getenv("GA_FIXTURES");
+	assert_non_null(fx);
+	snprintf(path, sizeof(path), "%s/policies/container.yaml", fx);
+	struct ga_ctx *ctx = NULL;
+	struct ga_policy *p = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	assert_int_equal(ga_policy_load(ctx, path, &p), 0);
+	const struct ga_policy_class *c = ga_policy_find_class(p, "a10-k8s");
+	assert_non_null(c);
+	const struct ga_policy_ctr *x = &c->expect.container_runtime;
+	assert_true(x->set);
+	assert_true(x->toolkit.set && x->toolkit.v);
+	assert_string_equal(x->mode, "auto");
+	assert_int_equal(x->wired.n, 1);
+	assert_string_equal(x->wired.v[0], "containerd");
+	assert_string_equal(x->default_runtime, "nvidia");
+	c = ga_policy_find_class(p, "mi250x-k8s");
+	assert_non_null(c);
+	assert_int_equal(c->expect.container_runtime.device_groups.n, 2);
+	assert_null(c->expect.container_runtime.mode);
+	assert_true(ga_policy_find_class(p, "a10-docker")->expect.container_runtime.toolkit.v);
+	ga_policy_free(p);
+	ga_ctx_free(ctx);
+}
+
 static void test_parse_fleet(void **state)
 {
 	(void)state;
@@ -436,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_fleet),
 		cmocka_unit_test(test_parse_oom),     cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_parse_prescan), cmocka_unit_test(test_parse_health),
+		cmocka_unit_test(test_parse_container),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
