@@ -11,6 +11,7 @@
 
 #include "../core/internal.h"
 #include "analyze.h"
+#include "gpuaudit/container.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 
@@ -260,6 +261,8 @@ int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 	gap_findings(n, out);
 	ga_analyze_nvml(n, out);
 	ga_analyze_amd_intel(n, out);
+	ga_analyze_cdi(n, out);
+	ga_analyze_device_plugins(n, out);
 	ga_findings_sort(out);
 	return out->err;
 }

@@ -58,5 +58,9 @@ void ga_collect_modules(struct ga_col *c);
 void ga_collect_accel(struct ga_col *c);
 void ga_collect_runtimes(struct ga_col *c);
 void ga_collect_vendor(struct ga_col *c);
+/* Container layer (lib/collect/devplugin.c, lib/collect/cdi.c): the kubelet's device plugins,
+ * then the CDI specs (and the driver's MIG devices, when either is on the node). */
+void ga_collect_device_plugins(struct ga_col *c);
+void ga_collect_cdi(struct ga_col *c);
 
 #endif
