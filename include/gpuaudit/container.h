@@ -50,11 +50,11 @@ void ga_analyze_device_plugins(const struct ga_node *n, struct ga_findings *out)
 /* The NVIDIA GPUs of the node as the container layer names them (lib/analyze/container.c). */
 struct ga_cnt_gpu {
 	const char *address; /* PCI address */
-	uint64_t index;    /* NVML's index when known, else the order among NVIDIA GPUs */
-	const char *uuid;  /* "GPU-..." or NULL */
-	uint64_t minor;    /* /dev/nvidiaN; UINT64_MAX when unknown */
-	bool healthy;      /* driver bound, not excluded, no NVML device error */
-	size_t n_mig;      /* MIG devices on it (NVML's view, else the driver's capabilities in procfs) */
+	uint64_t index;      /* NVML's index when known, else the order among NVIDIA GPUs */
+	const char *uuid;    /* "GPU-..." or NULL */
+	uint64_t minor;      /* /dev/nvidiaN; UINT64_MAX when unknown */
+	bool healthy;        /* driver bound, not excluded, no NVML device error */
+	size_t n_mig;        /* MIG devices on it (NVML's view, else the driver's capabilities in procfs) */
 	const struct ga_nvml_gpu *nvml; /* NVML's view (MIG UUIDs), NULL when not collected */
 };
 /* Fill up to max GPUs; returns how many the node has (may exceed max). */

@@ -79,6 +79,13 @@ struct ga_policy_num {
 	double value;
 };
 
+/* expect.allocatable: a resource the kubelet must advertise, and how many devices. */
+struct ga_policy_alloc {
+	char *resource; /* "nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "amd.com/gpu" */
+	uint64_t count;
+};
+#define GA_POLICY_MAX_ALLOCATABLE 64
+
 struct ga_policy_xid {
 	uint64_t xid;
 	char *action; /* "ignore", "info", "warning", "error", "critical" */
@@ -108,6 +115,11 @@ struct ga_policy_class {
 		struct ga_obool no_retired_pages_pending;
 		struct ga_strv modules;
 		struct ga_strv device_nodes;
+		/* container layer (docs/container.md): expect.cdi, expect.allocatable */
+		struct ga_obool cdi_present; /* a valid CDI spec of the class's vendor is on the node */
+		struct ga_obool cdi_current; /* true: every spec matches the driver and the devices */
+		struct ga_policy_alloc *allocatable;
+		size_t n_allocatable;
 	} expect;
 	struct ga_policy_num *smoke; /* free-form numbers, for the benchmark commands */
 	size_t n_smoke;

@@ -270,7 +270,8 @@ static void coverage(const struct ga_node *n, const bool *valid, const struct ga
 			        "no CDI device names MIG device %llu:%zu%s%s: the spec predates the MIG "
 			        "layout",
 			        (unsigned long long)g->index, j, mu ? " " : "", mu ? mu : "");
-			ga_finding_evidence(f, "cdi_name", "nvidia.com/gpu=%llu:%zu", (unsigned long long)g->index, j);
+			ga_finding_evidence(f, "cdi_name", "nvidia.com/gpu=%llu:%zu",
+			                    (unsigned long long)g->index, j);
 			ga_finding_evidence(f, "mig_devices_on_gpu", "%zu", g->n_mig);
 		}
 	}
@@ -305,7 +306,8 @@ static const char *gone_why(const struct ga_cdi_device *d, const struct ga_cnt_g
 			if (gpus[i].index == gi)
 				g = &gpus[i];
 		if (!g) {
-			snprintf(buf, bufn, "the node has %zu NVIDIA GPUs (indexes 0 to %zu)", ng, ng ? ng - 1 : 0);
+			snprintf(buf, bufn, "the node has %zu NVIDIA GPUs (indexes 0 to %zu)", ng,
+			         ng ? ng - 1 : 0);
 			return buf;
 		}
 		if (is_mig && mi >= g->n_mig) {
@@ -349,7 +351,8 @@ static void spec_checks(const struct ga_node *n, const struct ga_cdi_spec *s, co
 		char first[512] = "";
 		size_t used = 0;
 		for (size_t i = 0; i < s->missing.n && i < 4; i++) {
-			int k = snprintf(first + used, sizeof(first) - used, "%s%s", i ? ", " : "", s->missing.v[i]);
+			int k = snprintf(first + used, sizeof(first) - used, "%s%s", i ? ", " : "",
+			                 s->missing.v[i]);
 			if (k < 0 || (size_t)k >= sizeof(first) - used)
 				break;
 			used += (size_t)k;
@@ -374,9 +377,10 @@ static void spec_checks(const struct ga_node *n, const struct ga_cdi_spec *s, co
 			continue;
 		char subj[600];
 		snprintf(subj, sizeof(subj), "%s=%s", s->kind, s->devices[d].name);
-		struct ga_finding *f = ga_findings_add(
-		        out, "GA-CDI-DEVICE-GONE", GA_SEV_ERROR, subj, cdi_regen,
-		        "CDI device %s in %s points at a GPU that is not on the node: %s", subj, s->path, why);
+		struct ga_finding *f =
+		        ga_findings_add(out, "GA-CDI-DEVICE-GONE", GA_SEV_ERROR, subj, cdi_regen,
+		                        "CDI device %s in %s points at a GPU that is not on the node: %s",
+		                        subj, s->path, why);
 		ga_finding_evidence(f, "spec", "%s", s->path);
 	}
 }
@@ -447,7 +451,8 @@ static const char *const dp_restart =
         "restart the device plugin pod on this node (kubectl -n <namespace> delete pod <plugin pod>) "
         "and read its log; if the GPU is healthy it registers again";
 
-static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugins *dp, struct ga_findings *out)
+static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugins *dp,
+                          struct ga_findings *out)
 {
 	struct ga_cnt_gpu gpus[MAX_GPUS];
 	size_t ng = ga_cnt_nvidia_gpus(n, gpus, MAX_GPUS);
@@ -461,12 +466,10 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 		nres++;
 		mig_resources = mig_resources || ga_startswith(dp->resources[r].name, "nvidia.com/mig-");
 		for (size_t i = 0; i < dp->resources[r].devices.n; i++) {
-			char buf[128];
 			const char *id = dp->resources[r].devices.v[i];
-			/* count each physical device once (replicas share the base ID) */
-			if (strstr(id, "::") && !ga_startswith(strstr(id, "::"), "::0"))
+			/* count each physical device once (time-sliced replicas "<uuid>::<n>" share it) */
+			if (strstr(id, "::") && strcmp(strstr(id, "::"), "::0") != 0)
 				continue;
-			(void)buf;
 			nreg++;
 			mig_resources = mig_resources || ga_startswith(id, "MIG-");
 		}
@@ -486,11 +489,13 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 		        out, "GA-DP-NOT-REGISTERED", GA_SEV_ERROR, "nvidia.com/gpu",
 		        "deploy the NVIDIA device plugin (or the GPU Operator) to this node, or restart it: "
 		        "until it registers, the node's allocatable nvidia.com/gpu is 0",
-		        "the node has %zu NVIDIA GPUs but no device plugin registered any nvidia.com resource "
+		        "the node has %zu NVIDIA GPUs but no device plugin registered any nvidia.com "
+		        "resource "
 		        "with the kubelet",
 		        ng);
 		ga_finding_evidence(f, "gpus", "%zu", ng);
-		ga_finding_evidence(f, "plugin_socket", "%s", has_socket(dp, "nvidia") ? "present" : "absent");
+		ga_finding_evidence(f, "plugin_socket", "%s",
+		                    has_socket(dp, "nvidia") ? "present" : "absent");
 		return;
 	}
 	if (!has_socket(dp, "nvidia")) {
@@ -522,7 +527,7 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 		        "healthy%s%s: pods cannot be given the rest",
 		        nreg, expected, nmiss ? "; not registered: " : "", missing);
 		ga_finding_evidence(f, "registered", "%zu", nreg);
-		ga_finding_evidence(f, "expected", "%zu", expected);
+		ga_finding_evidence(f, "healthy_devices", "%zu", expected);
 		ga_finding_evidence(f, "healthy_gpus", "%zu", healthy);
 	}
 	/* registered IDs that are no device of the node (after a GPU was replaced or fell off the bus) */
@@ -542,10 +547,11 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 				found = streq(gpus[g].uuid, id);
 			if (found)
 				continue;
-			struct ga_finding *f = ga_findings_add(
-			        out, "GA-DP-DEVICE-GONE", GA_SEV_WARNING, id, dp_restart,
-			        "the kubelet has %s registered under %s, but no GPU on the node has that UUID",
-			        id, dp->resources[r].name);
+			struct ga_finding *f =
+			        ga_findings_add(out, "GA-DP-DEVICE-GONE", GA_SEV_WARNING, id, dp_restart,
+			                        "the kubelet has %s registered under %s, but no GPU on the "
+			                        "node has that UUID",
+			                        id, dp->resources[r].name);
 			ga_finding_evidence(f, "resource", "%s", dp->resources[r].name);
 		}
 	}
@@ -586,7 +592,7 @@ static void other_plugin(const struct ga_node *n, const struct ga_device_plugins
 		        "the rest",
 		        nreg, prefix, ng, vendor);
 		ga_finding_evidence(f, "registered", "%zu", nreg);
-		ga_finding_evidence(f, "expected", "%zu", ng);
+		ga_finding_evidence(f, "gpus", "%zu", ng);
 	}
 }
 
@@ -597,7 +603,8 @@ void ga_analyze_device_plugins(const struct ga_node *n, struct ga_findings *out)
 		return;
 	if (dp->checkpoint_error) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-DP-CHECKPOINT-INVALID", GA_SEV_WARNING, dp->checkpoint ? dp->checkpoint : "checkpoint",
+		        out, "GA-DP-CHECKPOINT-INVALID", GA_SEV_WARNING,
+		        dp->checkpoint ? dp->checkpoint : "checkpoint",
 		        "the kubelet rewrites the checkpoint on its next device change; if it stays damaged, "
 		        "stop the kubelet, move the file aside and start it (pods keep running)",
 		        "the kubelet's device-plugin checkpoint could not be read: %s", dp->checkpoint_error);

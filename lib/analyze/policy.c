@@ -602,19 +602,77 @@ static int pin_member(struct pstate *ps, void *obj, int which, struct fy_node *k
 }
 
 /* expect */
-static const char *const expect_keys[] = { "gpu_count",
-	                                   "memory_min_gib",
-	                                   "pcie_gen_min",
-	                                   "pcie_width_min",
-	                                   "mig",
-	                                   "mig_profiles",
-	                                   "persistence_mode",
-	                                   "ecc",
-	                                   "no_pending_remaps",
-	                                   "no_retired_pages_pending",
-	                                   "modules",
-	                                   "device_nodes",
-	                                   NULL };
+static const char *const expect_keys[] = {
+	"gpu_count",    "memory_min_gib",   "pcie_gen_min", "pcie_width_min",    "mig",
+	"mig_profiles", "persistence_mode", "ecc",          "no_pending_remaps", "no_retired_pages_pending",
+	"modules",      "device_nodes",     "cdi",          "allocatable",       NULL
+};
+#define EXPECT_CONTAINER_FIRST 12 /* "cdi": the container layer's keys (expect_container_member) */
+
+/* expect.cdi {present, current} and expect.allocatable {resource: count} (docs/container.md) */
+static const char *const cdi_keys[] = { "present", "current", NULL };
+
+static int cdi_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
+{
+	struct ga_policy_class *c = obj;
+	return get_bool(ps, v, k, which == 0 ? &c->expect.cdi_present : &c->expect.cdi_current);
+}
+
+/* A Kubernetes extended resource name: DOMAIN/NAME, letters, digits, '.', '-', '_'. */
+static bool resource_name_ok(const char *s)
+{
+	const char *slash = strchr(s, '/');
+	if (!slash || slash == s || !slash[1] || strchr(slash + 1, '/'))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("./-_", *p))
+			return false;
+	return isalnum((unsigned char)s[0]) && isalnum((unsigned char)s[strlen(s) - 1]);
+}
+
+static int parse_allocatable(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k,
+                             struct fy_node *v)
+{
+	if (!v || !fy_node_is_mapping(v))
+		return perr(ps, v, k, "expected a mapping of resource names to device counts, got %s",
+		            node_kind(ps, v));
+	void *it = NULL;
+	struct fy_node_pair *pr;
+	while ((pr = fy_node_mapping_iterate(v, &it))) {
+		struct fy_node *pk = fy_node_pair_key(pr), *pv = fy_node_pair_value(pr);
+		char name[128];
+		if (!pk || !fy_node_is_scalar(pk) || !scalar_text(pk, name, sizeof(name)) ||
+		    !resource_name_ok(name))
+			return perr(ps, pk, v,
+			            "expected a resource name such as nvidia.com/gpu (DOMAIN/NAME, at most "
+			            "127 bytes)");
+		for (size_t i = 0; i < c->expect.n_allocatable; i++)
+			if (!strcmp(c->expect.allocatable[i].resource, name))
+				return perr(ps, pk, v, "duplicate key '%s' in allocatable", name);
+		if (c->expect.n_allocatable == GA_POLICY_MAX_ALLOCATABLE)
+			return perr(ps, pk, v, "more than %d allocatable entries", GA_POLICY_MAX_ALLOCATABLE);
+		struct ga_ou64 n = { 0, false };
+		size_t old = path_push(ps, ".%s", name);
+		int r = get_u64(ps, pv, pk, 0, 65536, &n);
+		path_pop(ps, old);
+		if (r < 0)
+			return r;
+		struct ga_policy_alloc *a =
+		        ga_array_push((void **)&c->expect.allocatable, &c->expect.n_allocatable, sizeof(*a));
+		if (!a || !(a->resource = ga_strdup(name)))
+			return pnomem(ps);
+		a->count = n.v;
+	}
+	return 0;
+}
+
+static int expect_container_member(struct pstate *ps, struct ga_policy_class *c, int which, struct fy_node *k,
+                                   struct fy_node *v)
+{
+	if (which == 0)
+		return walk_mapping(ps, v, k, "cdi", cdi_keys, cdi_member, c);
+	return parse_allocatable(ps, c, k, v);
+}
 
 static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
 {
@@ -670,8 +728,10 @@ static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node
 		return get_bool(ps, v, k, &c->expect.no_retired_pages_pending);
 	case 10:
 		return get_strv(ps, v, k, &c->expect.modules, NULL);
-	default:
+	case 11:
 		return get_strv(ps, v, k, &c->expect.device_nodes, "/dev/");
+	default:
+		return expect_container_member(ps, c, which - EXPECT_CONTAINER_FIRST, k, v);
 	}
 }
 
@@ -814,6 +874,9 @@ static void class_release(struct ga_policy_class *c)
 	ga_strv_release(&c->expect.mig_profiles);
 	ga_strv_release(&c->expect.modules);
 	ga_strv_release(&c->expect.device_nodes);
+	for (size_t i = 0; i < c->expect.n_allocatable; i++)
+		ga_free(c->expect.allocatable[i].resource);
+	ga_free(c->expect.allocatable);
 	for (size_t i = 0; i < c->n_smoke; i++)
 		ga_free(c->smoke[i].key);
 	ga_free(c->smoke);

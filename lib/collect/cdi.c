@@ -441,7 +441,8 @@ int ga_cdi_spec_parse(const char *text, size_t len, bool yaml, struct ga_cdi_spe
 		json_error_t je;
 		r = ga_json_parse(NULL, text, len, JSON_REJECT_DUPLICATES, &root, &je);
 		if (r == -EBADMSG) {
-			snprintf(w.err, sizeof(w.err), "%d:%d: invalid JSON: %s", je.line, je.column, je.text);
+			snprintf(w.err, sizeof(w.err), "%d:%d: invalid JSON: %s", je.line, je.column,
+			         je.text);
 			r = 0;
 		}
 	}
@@ -490,7 +491,8 @@ static void read_spec(struct ga_col *c, struct ga_cdi *cdi, const char *dir, con
 	struct ga_cdi_spec *s = ga_array_push((void **)&cdi->specs, &cdi->n_specs, sizeof(*s));
 	if (!ga_col_ok(c, s))
 		return;
-	if (!ga_col_ok(c, s->path = ga_strdup(path)) || !ga_col_ok(c, s->format = ga_strdup(yaml ? "yaml" : "json")))
+	if (!ga_col_ok(c, s->path = ga_strdup(path)) ||
+	    !ga_col_ok(c, s->format = ga_strdup(yaml ? "yaml" : "json")))
 		return;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
@@ -530,15 +532,16 @@ static void mig_devices(struct ga_col *c, struct ga_cdi *cdi)
 			if (!ga_startswith(*gi, "gi") || ga_parse_u64(*gi + 2, 10, &giv) < 0)
 				continue;
 			char **cis = NULL;
-			if (ga_col_list(c, &cis, NULL, "proc/driver/nvidia/capabilities/%s/mig/%s", *g, *gi) < 0 ||
+			if (ga_col_list(c, &cis, NULL, "proc/driver/nvidia/capabilities/%s/mig/%s", *g, *gi) <
+			            0 ||
 			    !cis)
 				continue;
 			for (char **ci = cis; *ci && on_gpu < MAX_MIG_PER_GPU; ci++) {
 				uint64_t civ;
 				if (!ga_startswith(*ci, "ci") || ga_parse_u64(*ci + 2, 10, &civ) < 0)
 					continue;
-				struct ga_cdi_mig *m =
-				        ga_array_push((void **)&cdi->mig_devices, &cdi->n_mig_devices, sizeof(*m));
+				struct ga_cdi_mig *m = ga_array_push((void **)&cdi->mig_devices,
+				                                     &cdi->n_mig_devices, sizeof(*m));
 				if (!ga_col_ok(c, m))
 					break;
 				GA_SET(m->gpu_minor, minor);

@@ -44,7 +44,8 @@ static struct ga_dp_resource *resource_get(struct ga_device_plugins *dp, const c
 	return r;
 }
 
-static int set_error(struct ga_device_plugins *dp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_error(struct ga_device_plugins *dp, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 static int set_error(struct ga_device_plugins *dp, const char *fmt, ...)
 {
 	if (dp->checkpoint_error)
@@ -95,8 +96,12 @@ static int count_ids(struct ga_device_plugins *dp, const json_t *ids, struct ga_
 
 static int pod_entries(struct ga_device_plugins *dp, const json_t *entries)
 {
-	if (!entries || json_is_null(entries))
+	if (!entries || json_is_null(entries)) { /* Go writes an empty slice as null */
+		GA_SET(dp->pod_entries, 0);
+		for (size_t k = 0; k < dp->n_resources; k++)
+			GA_SET(dp->resources[k].allocated, 0);
 		return 0;
+	}
 	if (!json_is_array(entries))
 		return set_error(dp, "Data.PodDeviceEntries: %s", "expected a list");
 	GA_SET(dp->pod_entries, json_array_size(entries));
@@ -121,7 +126,7 @@ static int pod_entries(struct ga_device_plugins *dp, const json_t *entries)
 			break;
 	}
 	for (size_t k = 0; k < dp->n_resources; k++) {
-		if (r == 0 && seen[k].n)
+		if (r == 0)
 			GA_SET(dp->resources[k].allocated, seen[k].n);
 		ga_strv_release(&seen[k]);
 	}
@@ -172,10 +177,12 @@ int ga_dp_checkpoint_parse(const char *text, size_t len, struct ga_device_plugin
 		json_array_foreach(ids, i, it)
 		{
 			if (!json_is_string(it)) {
-				r = set_error(dp, "Data.RegisteredDevices[%s]: a device ID is not a string", name);
+				r = set_error(dp, "Data.RegisteredDevices[%s]: a device ID is not a string",
+				              name);
 				break;
 			}
-			if (res->devices.n < MAX_IDS && !ga_strv_contains(&res->devices, json_string_value(it)) &&
+			if (res->devices.n < MAX_IDS &&
+			    !ga_strv_contains(&res->devices, json_string_value(it)) &&
 			    ga_strv_push(&res->devices, json_string_value(it)) < 0) {
 				r = -ENOMEM;
 				goto out;

@@ -23,12 +23,12 @@ enum { SCAN_OK, SCAN_DEEP, SCAN_NODES, SCAN_SQRUN };
 struct scan {
 	const unsigned char *s;
 	size_t n, i;
-	unsigned line, col;                      /* of s[i], 1-based */
-	enum scan_state st;                      /* TEXT: a comment, block scalar text or header */
-	bool line_start, sep, skip;              /* in the indentation, after a blank, escaped */
-	unsigned indent;                         /* leading spaces of the current line */
-	bool block_header, in_block;             /* after '|' or '>' / in its text */
-	unsigned block_parent, block_indent;     /* the header line's indent / the text's */
+	unsigned line, col;                    /* of s[i], 1-based */
+	enum scan_state st;                    /* TEXT: a comment, block scalar text or header */
+	bool line_start, sep, skip;            /* in the indentation, after a blank, escaped */
+	unsigned indent;                       /* leading spaces of the current line */
+	bool block_header, in_block;           /* after '|' or '>' / in its text */
+	unsigned block_parent, block_indent;   /* the header line's indent / the text's */
 	unsigned stack[GA_YAML_MAX_DEPTH + 1]; /* block indentation levels */
 	unsigned n_stack;
 	unsigned flow; /* [ and { open outside quotes */
