@@ -400,6 +400,8 @@ struct ga_device_plugins {
 
 extern const struct ga_schema ga_cdi_schema;
 extern const struct ga_schema ga_device_plugins_schema;
+/* Release what one spec owns (not the struct). */
+void ga_cdi_spec_release(struct ga_cdi_spec *s);
 
 struct ga_node {
 	char *schema;

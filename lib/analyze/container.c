@@ -19,6 +19,7 @@
 #include "../core/internal.h"
 #include "analyze.h"
 #include "gpuaudit/container.h"
+#include "gpuaudit/preflight.h"
 
 #define MAX_GPUS 64
 
@@ -613,4 +614,131 @@ void ga_analyze_device_plugins(const struct ga_node *n, struct ga_findings *out)
 	nvidia_plugin(n, dp, out);
 	other_plugin(n, dp, "amd", "amd.com/", "amd", out);
 	other_plugin(n, dp, "intel", "gpu.intel.com/", "intel", out);
+}
+
+/* --- preflight inside a container: what the container sees against the node --- */
+
+static bool is_gpu_node(const char *p)
+{
+	if (!ga_startswith(p, "/dev/nvidia") || !p[11])
+		return false;
+	for (const char *q = p + 11; *q; q++)
+		if (*q < '0' || *q > '9')
+			return false;
+	return true;
+}
+
+/* Entries of NVIDIA_VISIBLE_DEVICES: SIZE_MAX for "all", 0 for none/void/empty, else the count. */
+static size_t nvd_count(const char *v)
+{
+	if (!strcmp(v, "all"))
+		return SIZE_MAX;
+	if (!*v || !strcmp(v, "none") || !strcmp(v, "void"))
+		return 0;
+	size_t k = 1;
+	for (const char *p = v; *p; p++)
+		k += *p == ',';
+	return k;
+}
+
+static int container_findings(struct ga_pf_doc_container *c, const char *nvd)
+{
+	struct ga_findings *out = &c->findings;
+	size_t vis = c->visible_devices.n, gpus = c->node_gpus.v;
+	size_t want = nvd ? nvd_count(nvd) : SIZE_MAX - 1; /* unset: CDI or --device decides */
+	if (gpus && !vis && want != 0) {
+		struct ga_finding *f = ga_findings_add(
+		        out, "GA-CONTAINER-NO-GPU", GA_SEV_ERROR, "container",
+		        nvd ? "the container was not started by the NVIDIA runtime: set it as the runtime "
+		              "(docker run --runtime=nvidia / --gpus, runtimeClassName: nvidia) or ask for "
+		              "CDI devices (--device nvidia.com/gpu=all)"
+		            : "give the container its GPUs: docker run --gpus all or --device "
+		              "nvidia.com/gpu=all, or request nvidia.com/gpu in the pod's resources",
+		        "the node has %zu NVIDIA GPU%s but the container sees no /dev/nvidiaN%s%s%s", gpus,
+		        gpus == 1 ? "" : "s", nvd ? " although NVIDIA_VISIBLE_DEVICES=" : "", nvd ? nvd : "",
+		        nvd ? " is set" : "");
+		ga_finding_evidence(f, "node_gpus", "%zu", gpus);
+	} else if (nvd && want != SIZE_MAX - 1 && want != 0 &&
+	           ((want == SIZE_MAX && vis < gpus) || (want != SIZE_MAX && vis != want))) {
+		struct ga_finding *f = ga_findings_add(
+		        out, "GA-CONTAINER-VISIBLE-MISMATCH", GA_SEV_WARNING, "container",
+		        "check which devices the runtime injected: with CDI the devices requested decide, "
+		        "not NVIDIA_VISIBLE_DEVICES; with the device plugin the kubelet's allocation does",
+		        "NVIDIA_VISIBLE_DEVICES=%s asks for %s but the container sees %zu of the node's %zu "
+		        "GPUs",
+		        nvd, want == SIZE_MAX ? "all of them" : "a list of devices", vis, gpus);
+		ga_finding_evidence(f, "visible", "%zu", vis);
+		if (want != SIZE_MAX)
+			ga_finding_evidence(f, "requested", "%zu", want);
+	}
+	bool cuda = false;
+	for (size_t i = 0; i < c->n_libraries; i++) {
+		const struct ga_pf_doc_lib *l = &c->libraries[i];
+		cuda = cuda || strstr(l->path, "/libcuda.so") != NULL;
+		if (!l->version || !c->driver_version || !strcmp(l->version, c->driver_version))
+			continue;
+		struct ga_finding *f = ga_findings_add(
+		        out, "GA-CONTAINER-LIB-MISMATCH", GA_SEV_ERROR, l->path,
+		        "remove the driver libraries baked into the image (libcuda.so.*, libnvidia-ml.so.*: "
+		        "the runtime mounts the host's); if the runtime mounted them, the host's CDI spec is "
+		        "stale (regenerate it)",
+		        "the container's %s is version %s but the node runs driver %s: CUDA fails with "
+		        "'driver/library version mismatch' or 'CUDA driver version is insufficient'",
+		        l->path, l->version, c->driver_version);
+		ga_finding_evidence(f, "library_version", "%s", l->version);
+		ga_finding_evidence(f, "driver_version", "%s", c->driver_version);
+	}
+	if (vis && !cuda)
+		ga_findings_add(
+		        out, "GA-CONTAINER-NO-DRIVER-LIB", GA_SEV_ERROR, "container",
+		        "the runtime gave the devices but not the driver's libraries: include "
+		        "compute,utility in NVIDIA_DRIVER_CAPABILITIES, or regenerate the CDI spec so "
+		        "it mounts them",
+		        "the container sees %zu GPU%s but no libcuda.so: CUDA cannot start", vis,
+		        vis == 1 ? "" : "s");
+	ga_findings_sort(out);
+	return out->err;
+}
+
+int ga_pf_container_view(const struct ga_node *n, const char *nvd, bool kubernetes_env,
+                         struct ga_pf_doc_container **ret)
+{
+	*ret = NULL;
+	const char *by = n->host.virt.container ? n->host.virt.container : kubernetes_env ? "env" : NULL;
+	size_t gpus = 0;
+	for (size_t i = 0; n->accelerators && i < n->n_accelerators; i++)
+		gpus += streq(n->accelerators[i].vendor, "nvidia");
+	if (!by || !gpus) /* the view compares NVIDIA GPUs: nothing to compare on a node without them */
+		return 0;
+	int r = -ENOMEM;
+	struct ga_pf_doc_container *c = ga_calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	ga_findings_init(&c->findings);
+	const char *drv = ga_cnt_driver_version(n);
+	if (!(c->detected_by = ga_strdup(by)) || (nvd && !(c->nvidia_visible_devices = ga_strdup(nvd))) ||
+	    (drv && !(c->driver_version = ga_strdup(drv))))
+		goto out;
+	GA_SET(c->node_gpus, gpus);
+	for (size_t i = 0; i < n->device_nodes.n; i++)
+		if (is_gpu_node(n->device_nodes.v[i]) &&
+		    ga_strv_push(&c->visible_devices, n->device_nodes.v[i]) < 0)
+			goto out;
+	for (size_t i = 0; i < n->n_runtimes; i++) {
+		const struct ga_runtime *rt = &n->runtimes[i];
+		if (!rt->path || (!streq(rt->name, "libcuda") && !streq(rt->name, "libnvidia-ml")))
+			continue;
+		struct ga_pf_doc_lib *l = ga_array_push((void **)&c->libraries, &c->n_libraries, sizeof(*l));
+		if (!l || !(l->path = ga_strdup(rt->path)) ||
+		    (rt->version && !(l->version = ga_strdup(rt->version))))
+			goto out;
+	}
+	r = container_findings(c, nvd);
+	if (r < 0)
+		goto out;
+	*ret = c;
+	c = NULL;
+out:
+	ga_pf_container_free(c);
+	return r;
 }

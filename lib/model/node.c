@@ -326,6 +326,11 @@ static const struct ga_field cdi_f[] = {
 	GA_FIELD_ARR(struct ga_cdi, specs, cdi_spec_s),
 	GA_FIELD_ARR(struct ga_cdi, mig_devices, cdi_mig_s),
 };
+void ga_cdi_spec_release(struct ga_cdi_spec *s)
+{
+	ga_schema_release(&cdi_spec_s, s);
+}
+
 const struct ga_schema ga_cdi_schema = { "ga_cdi", sizeof(struct ga_cdi), cdi_f, GA_ARRAY_SIZE(cdi_f) };
 
 static const struct ga_field dp_res_f[] = { S(struct ga_dp_resource, name), V(struct ga_dp_resource, devices),
