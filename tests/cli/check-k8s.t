@@ -9,3 +9,9 @@ run check --policy "$P" --root "$FIXTURES/nodes/k8s-dp-7of8/root" --no-vendor --
 # a snapshot read back with --from gives the same verdict
 "$GPUAUDIT" discover --root "$FIXTURES/nodes/k8s-cdi-stale/root" --no-vendor --json >stale.json
 run check --policy "$P" --from stale.json
+# NFD labels for the container layer: cdi (current, stale, incomplete) and device-plugin (ok, partial)
+mkdir features.d
+for n in k8s-healthy k8s-cdi-stale k8s-dp-7of8 k8s-cdi-mig; do
+	quiet check --policy "$P" --root "$FIXTURES/nodes/$n/root" --no-vendor --nfd-dir features.d
+	echo "$n:"; grep -E 'io/(cdi|device-plugin)=' features.d/gpuaudit
+done
