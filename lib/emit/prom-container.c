@@ -64,8 +64,9 @@ static void render_cdi(struct ga_pw *w, const struct ga_node *n)
 		size_t unlisted = 0;
 		for (size_t i = 0; i < f.n; i++)
 			unlisted += !strcmp(f.v[i].code, "GA-CDI-DEVICE-MISSING");
-		ga_pw_family(w, "gpuaudit_cdi_devices_unlisted", "gauge", NULL,
-		             "NVIDIA GPUs and MIG devices of the node that no nvidia.com/gpu CDI spec names.");
+		ga_pw_family(
+		        w, "gpuaudit_cdi_devices_unlisted", "gauge", NULL,
+		        "NVIDIA GPUs and MIG devices of the node that no nvidia.com/gpu CDI spec names.");
 		ga_pw_begin(w);
 		ga_pw_valueu(w, unlisted);
 	}
