@@ -97,7 +97,11 @@ static json_t *ycv_node(struct ycv *y, struct fy_node *n)
 	if (!n)
 		return json_null();
 	if (fy_node_is_alias(n)) {
-		ycv_fail(y, n, "YAML aliases are not read in a CDI spec");
+		/* libfyaml marks the alias's name: report at its '*' */
+		const struct fy_mark *m = node_mark(n);
+		if (!y->err[0])
+			snprintf(y->err, sizeof(y->err), "%d:%d: YAML aliases are not read in a CDI spec",
+			         m ? m->line + 1 : 1, m && m->column > 0 ? m->column : 1);
 		return NULL;
 	}
 	void *it = NULL;
