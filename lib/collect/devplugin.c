@@ -23,7 +23,8 @@
 #include "collect.h"
 #include "gpuaudit/container.h"
 
-#define DP_DIR "/var/lib/kubelet/device-plugins"
+#define DP_REL "var/lib/kubelet/device-plugins" /* under the root */
+#define DP_DIR "/" DP_REL
 #define MAX_RESOURCES 256
 #define MAX_IDS 65536
 
@@ -208,7 +209,7 @@ static bool is_socket_name(const char *name)
 
 void ga_collect_device_plugins(struct ga_col *c)
 {
-	if (!ga_fs_is_dir(c->ctx, DP_DIR + 1))
+	if (!ga_fs_is_dir(c->ctx, DP_REL))
 		return;
 	struct ga_device_plugins *dp = ga_calloc(1, sizeof(*dp));
 	if (!ga_col_ok(c, dp))
@@ -217,7 +218,7 @@ void ga_collect_device_plugins(struct ga_col *c)
 	if (!ga_col_ok(c, dp->dir = ga_strdup(DP_DIR)))
 		return;
 	char **names = NULL;
-	if (ga_col_list(c, &names, NULL, "%s", DP_DIR + 1) < 0 || !names)
+	if (ga_col_list(c, &names, NULL, "%s", DP_REL) < 0 || !names)
 		return;
 	bool kubelet = false, checkpoint = false;
 	for (char **p = names; *p && c->err == 0; p++) {
@@ -236,7 +237,7 @@ void ga_collect_device_plugins(struct ga_col *c)
 		return;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	int r = ga_fs_read(c->ctx, DP_DIR "/kubelet_internal_checkpoint" + 1, GA_DP_MAX_CHECKPOINT_BYTES, &b);
+	int r = ga_fs_read(c->ctx, DP_REL "/kubelet_internal_checkpoint", GA_DP_MAX_CHECKPOINT_BYTES, &b);
 	if (r == -ENOMEM)
 		c->err = r;
 	else if (r < 0)

@@ -79,9 +79,11 @@ static void test_spec_errors(void **state)
 		{ "y", "kind: 'a''''b'\n", "1:9: two escaped quotes" },
 		{ "y", "%\xfe\n", "1:2: a byte that is never UTF-8" },
 		{ "j", "{\"cdiVersion\": \"0.5.0\",", "1:23: invalid JSON" },
-		{ "j", "{\"cdiVersion\": 5, \"kind\": \"a/b\", \"devices\": []}", "cdiVersion: expected a string" },
+		{ "j", "{\"cdiVersion\": 5, \"kind\": \"a/b\", \"devices\": []}",
+		  "cdiVersion: expected a string" },
 		{ "j", "{\"cdiVersion\": \"0.5.0\", \"kind\": \"a/b\"}", "devices: missing" },
-		{ "j", "{\"cdiVersion\": \"0.5.0\", \"kind\": \"a/b\", \"devices\": [{\"containerEdits\": {}}]}",
+		{ "j",
+		  "{\"cdiVersion\": \"0.5.0\", \"kind\": \"a/b\", \"devices\": [{\"containerEdits\": {}}]}",
 		  "devices[0]: a device needs a name" },
 		{ "j",
 		  "{\"cdiVersion\": \"0.5.0\", \"kind\": \"a/b\", \"devices\": [{\"name\": \"0\", "
@@ -151,7 +153,8 @@ static void test_checkpoint(void **state)
 		memset(&dp, 0, sizeof(dp));
 		assert_int_equal(ga_dp_checkpoint_parse(bad[i][0], strlen(bad[i][0]), &dp), 0);
 		if (!dp.checkpoint_error || !strstr(dp.checkpoint_error, bad[i][1]))
-			fail_msg("case %zu: got \"%s\"", i, dp.checkpoint_error ? dp.checkpoint_error : "(none)");
+			fail_msg("case %zu: got \"%s\"", i,
+			         dp.checkpoint_error ? dp.checkpoint_error : "(none)");
 		ga_schema_release(&ga_device_plugins_schema, &dp);
 	}
 }
@@ -162,9 +165,11 @@ static struct ga_node *node_with(struct ga_ctx *ctx, const char *spec_json, cons
 	char text[4096];
 	snprintf(text, sizeof(text),
 	         "{\"schema\":\"gpuaudit.node/v1\",\"accelerators\":["
-	         "{\"vendor\":\"nvidia\",\"address\":\"0000:07:00.0\",\"driver\":\"nvidia\",\"uuid\":\"GPU-a\","
+	         "{\"vendor\":\"nvidia\",\"address\":\"0000:07:00.0\",\"driver\":\"nvidia\",\"uuid\":\"GPU-"
+	         "a\","
 	         "\"minor\":0},"
-	         "{\"vendor\":\"nvidia\",\"address\":\"0000:0f:00.0\",\"driver\":\"nvidia\",\"uuid\":\"GPU-b\","
+	         "{\"vendor\":\"nvidia\",\"address\":\"0000:0f:00.0\",\"driver\":\"nvidia\",\"uuid\":\"GPU-"
+	         "b\","
 	         "\"minor\":1}],"
 	         "\"drivers\":[{\"name\":\"nvidia\",\"version\":\"580.95.05\"}]"
 	         "%s%s%s%s}",
@@ -191,11 +196,12 @@ static void test_cdi_findings(void **state)
 	struct ga_ctx *ctx = NULL;
 	assert_int_equal(ga_ctx_new(&ctx), 0);
 	/* current, complete: index names for GPU 0, UUID for GPU 1, 1:0 for its MIG device */
-	struct ga_node *n = node_with(ctx,
-	                              "{\"path\":\"/etc/cdi/nvidia.yaml\",\"cdi_version\":\"0.5.0\",\"kind\":"
-	                              "\"nvidia.com/gpu\",\"driver_version\":\"580.95.05\",\"devices\":["
-	                              "{\"name\":\"0\"},{\"name\":\"GPU-b\"},{\"name\":\"1:0\"},{\"name\":\"all\"}]}",
-	                              NULL);
+	struct ga_node *n =
+	        node_with(ctx,
+	                  "{\"path\":\"/etc/cdi/nvidia.yaml\",\"cdi_version\":\"0.5.0\",\"kind\":"
+	                  "\"nvidia.com/gpu\",\"driver_version\":\"580.95.05\",\"devices\":["
+	                  "{\"name\":\"0\"},{\"name\":\"GPU-b\"},{\"name\":\"1:0\"},{\"name\":\"all\"}]}",
+	                  NULL);
 	struct ga_findings f;
 	ga_findings_init(&f);
 	ga_analyze_cdi(n, &f);
@@ -203,12 +209,13 @@ static void test_cdi_findings(void **state)
 	ga_findings_release(&f);
 	ga_node_free(n);
 	/* stale, a missing MIG device, entries for a GPU and a MIG device that are gone, a missing path */
-	n = node_with(ctx,
-	              "{\"path\":\"/etc/cdi/nvidia.yaml\",\"cdi_version\":\"0.5.0\",\"kind\":\"nvidia.com/gpu\","
-	              "\"driver_version\":\"570.172.08\",\"missing\":[\"/usr/lib/libcuda.so.570.172.08\"],"
-	              "\"devices\":[{\"name\":\"gpu0\"},{\"name\":\"1\"},{\"name\":\"2\"},{\"name\":\"1:1\"},"
-	              "{\"name\":\"GPU-zzz\"},{\"name\":\"x\",\"device_nodes\":[\"/dev/nvidia9\"]}]}",
-	              NULL);
+	n = node_with(
+	        ctx,
+	        "{\"path\":\"/etc/cdi/nvidia.yaml\",\"cdi_version\":\"0.5.0\",\"kind\":\"nvidia.com/gpu\","
+	        "\"driver_version\":\"570.172.08\",\"missing\":[\"/usr/lib/libcuda.so.570.172.08\"],"
+	        "\"devices\":[{\"name\":\"gpu0\"},{\"name\":\"1\"},{\"name\":\"2\"},{\"name\":\"1:1\"},"
+	        "{\"name\":\"GPU-zzz\"},{\"name\":\"x\",\"device_nodes\":[\"/dev/nvidia9\"]}]}",
+	        NULL);
 	ga_findings_init(&f);
 	ga_analyze_cdi(n, &f);
 	assert_int_equal(count(&f, "GA-CDI-STALE"), 1);
@@ -222,8 +229,10 @@ static void test_cdi_findings(void **state)
 		"{\"path\":\"/a\",\"cdi_version\":\"2.0.0\",\"kind\":\"nvidia.com/gpu\"}",
 		"{\"path\":\"/a\",\"cdi_version\":\"0.5.0\",\"kind\":\"nvidia.com\"}",
 		"{\"path\":\"/a\",\"cdi_version\":\"0.5.0\",\"kind\":\"9vendor/gpu\"}",
-		"{\"path\":\"/a\",\"cdi_version\":\"0.5.0\",\"kind\":\"a.com/b\",\"devices\":[{\"name\":\"-x\"}]}",
-		"{\"path\":\"/a\",\"cdi_version\":\"0.5.0\",\"kind\":\"a.com/b\",\"devices\":[{\"name\":\"x\"},"
+		"{\"path\":\"/a\",\"cdi_version\":\"0.5.0\",\"kind\":\"a.com/"
+		"b\",\"devices\":[{\"name\":\"-x\"}]}",
+		"{\"path\":\"/a\",\"cdi_version\":\"0.5.0\",\"kind\":\"a.com/"
+		"b\",\"devices\":[{\"name\":\"x\"},"
 		"{\"name\":\"x\"}]}",
 		"{\"path\":\"/a\",\"error\":\"1:1: invalid JSON\"}",
 	};
@@ -249,19 +258,23 @@ static void test_dp_findings(void **state)
 		const char *code;
 		size_t n;
 	} t[] = {
-		{ ",\"device_plugins\":{\"kubelet_socket\":true,\"sockets\":[\"nvidia-gpu.sock\"],\"checkpoint\":"
+		{ ",\"device_plugins\":{\"kubelet_socket\":true,\"sockets\":[\"nvidia-gpu.sock\"],"
+		  "\"checkpoint\":"
 		  "\"/c\",\"resources\":[{\"name\":\"nvidia.com/gpu\",\"devices\":[\"GPU-a\",\"GPU-b\"]}]}",
 		  NULL, 0 },
-		{ ",\"device_plugins\":{\"kubelet_socket\":true,\"sockets\":[\"nvidia-gpu.sock\"],\"checkpoint\":"
+		{ ",\"device_plugins\":{\"kubelet_socket\":true,\"sockets\":[\"nvidia-gpu.sock\"],"
+		  "\"checkpoint\":"
 		  "\"/c\",\"resources\":[{\"name\":\"nvidia.com/gpu\",\"devices\":[\"GPU-a\"]}]}",
 		  "GA-DP-GPU-UNREGISTERED", 1 },
 		{ ",\"device_plugins\":{\"kubelet_socket\":true,\"checkpoint\":\"/c\",\"resources\":[]}",
 		  "GA-DP-NOT-REGISTERED", 1 },
 		{ ",\"device_plugins\":{\"kubelet_socket\":false,\"resources\":[]}", NULL, 0 },
-		{ ",\"device_plugins\":{\"kubelet_socket\":true,\"checkpoint\":\"/c\",\"resources\":[{\"name\":"
+		{ ",\"device_plugins\":{\"kubelet_socket\":true,\"checkpoint\":\"/"
+		  "c\",\"resources\":[{\"name\":"
 		  "\"nvidia.com/gpu\",\"devices\":[\"GPU-a\",\"GPU-b\"]}]}",
 		  "GA-DP-SOCKET-MISSING", 1 },
-		{ ",\"device_plugins\":{\"kubelet_socket\":true,\"sockets\":[\"nvidia-gpu.sock\"],\"checkpoint\":"
+		{ ",\"device_plugins\":{\"kubelet_socket\":true,\"sockets\":[\"nvidia-gpu.sock\"],"
+		  "\"checkpoint\":"
 		  "\"/c\",\"resources\":[{\"name\":\"nvidia.com/gpu\",\"devices\":[\"GPU-a::0\",\"GPU-a::1\","
 		  "\"GPU-b::0\",\"GPU-old\"]}]}",
 		  "GA-DP-DEVICE-GONE", 1 },
@@ -300,20 +313,23 @@ static void test_container_view(void **state)
 	} t[] = {
 		{ "null", "\"/dev/nvidia0\"", "", NULL, false, NULL },
 		{ "null", "\"/dev/nvidia0\"",
-		  "{\"name\":\"libcuda\",\"version\":\"580.95.05\",\"path\":\"/usr/lib/libcuda.so.580.95.05\"}", NULL,
-		  true, "" },
+		  "{\"name\":\"libcuda\",\"version\":\"580.95.05\",\"path\":\"/usr/lib/"
+		  "libcuda.so.580.95.05\"}",
+		  NULL, true, "" },
 		{ "\"docker\"", "", "", NULL, false, "GA-CONTAINER-NO-GPU" },
 		{ "\"docker\"", "", "", "all", false, "GA-CONTAINER-NO-GPU" },
 		{ "\"docker\"", "", "", "void", false, "" },
 		{ "\"kubernetes\"", "\"/dev/nvidia0\",\"/dev/nvidiactl\"",
-		  "{\"name\":\"libcuda\",\"version\":\"580.95.05\",\"path\":\"/usr/lib/libcuda.so.580.95.05\"}",
+		  "{\"name\":\"libcuda\",\"version\":\"580.95.05\",\"path\":\"/usr/lib/"
+		  "libcuda.so.580.95.05\"}",
 		  "all", false, "GA-CONTAINER-VISIBLE-MISMATCH" },
 		{ "\"kubernetes\"", "\"/dev/nvidia0\"",
-		  "{\"name\":\"libcuda\",\"version\":\"580.95.05\",\"path\":\"/usr/lib/libcuda.so.580.95.05\"}",
+		  "{\"name\":\"libcuda\",\"version\":\"580.95.05\",\"path\":\"/usr/lib/"
+		  "libcuda.so.580.95.05\"}",
 		  "GPU-a,GPU-b", false, "GA-CONTAINER-VISIBLE-MISMATCH" },
 		{ "\"kubernetes\"", "\"/dev/nvidia0\"",
-		  "{\"name\":\"libcuda\",\"version\":\"570.1.2\",\"path\":\"/usr/lib/libcuda.so.570.1.2\"}", NULL,
-		  false, "GA-CONTAINER-LIB-MISMATCH" },
+		  "{\"name\":\"libcuda\",\"version\":\"570.1.2\",\"path\":\"/usr/lib/libcuda.so.570.1.2\"}",
+		  NULL, false, "GA-CONTAINER-LIB-MISMATCH" },
 		{ "\"kubernetes\"", "\"/dev/nvidia0\"", "", NULL, false, "GA-CONTAINER-NO-DRIVER-LIB" },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -341,9 +357,9 @@ static void test_container_view(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spec_yaml),     cmocka_unit_test(test_spec_errors),
-		cmocka_unit_test(test_lib_version),   cmocka_unit_test(test_checkpoint),
-		cmocka_unit_test(test_cdi_findings),  cmocka_unit_test(test_dp_findings),
+		cmocka_unit_test(test_spec_yaml),      cmocka_unit_test(test_spec_errors),
+		cmocka_unit_test(test_lib_version),    cmocka_unit_test(test_checkpoint),
+		cmocka_unit_test(test_cdi_findings),   cmocka_unit_test(test_dp_findings),
 		cmocka_unit_test(test_container_view),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
