@@ -628,13 +628,17 @@ static bool is_gpu_node(const char *p)
 	return true;
 }
 
-/* Entries of NVIDIA_VISIBLE_DEVICES: SIZE_MAX for "all", 0 for none/void/empty, else the count. */
+/* Entries of NVIDIA_VISIBLE_DEVICES: SIZE_MAX for "all", 0 for none/void/empty, SIZE_MAX - 1 when
+ * MIG devices are named (no GPU count to compare), else the count. */
 static size_t nvd_count(const char *v)
 {
 	if (!strcmp(v, "all"))
 		return SIZE_MAX;
 	if (!*v || !strcmp(v, "none") || !strcmp(v, "void"))
 		return 0;
+	/* MIG devices ("MIG-<uuid>", "0:1") share their GPU's /dev/nvidiaN: no count to compare */
+	if (strstr(v, "MIG-") || strchr(v, ':'))
+		return SIZE_MAX - 1;
 	size_t k = 1;
 	for (const char *p = v; *p; p++)
 		k += *p == ',';
