@@ -452,6 +452,36 @@ static const char *const dp_restart =
         "restart the device plugin pod on this node (kubectl -n <namespace> delete pod <plugin pod>) "
         "and read its log; if the GPU is healthy it registers again";
 
+/* Registered IDs that are no device of the node (after a GPU was replaced or fell off the bus). */
+static void nvidia_gone(const struct ga_device_plugins *dp, const struct ga_cnt_gpu *gpus, size_t ng,
+                        struct ga_findings *out)
+{
+	bool uuids_known = ng > 0;
+	for (size_t i = 0; i < ng; i++)
+		uuids_known = uuids_known && gpus[i].uuid;
+	for (size_t r = 0; r < dp->n_resources && uuids_known; r++) {
+		if (!is_nvidia_resource(dp->resources[r].name))
+			continue;
+		for (size_t i = 0; i < dp->resources[r].devices.n; i++) {
+			char buf[128];
+			const char *id = base_id(dp->resources[r].devices.v[i], buf, sizeof(buf));
+			if (!ga_startswith(id, "GPU-"))
+				continue;
+			bool found = false;
+			for (size_t g = 0; g < ng && !found; g++)
+				found = streq(gpus[g].uuid, id);
+			if (found)
+				continue;
+			struct ga_finding *f =
+			        ga_findings_add(out, "GA-DP-DEVICE-GONE", GA_SEV_WARNING, id, dp_restart,
+			                        "the kubelet has %s registered under %s, but no GPU on the "
+			                        "node has that UUID",
+			                        id, dp->resources[r].name);
+			ga_finding_evidence(f, "resource", "%s", dp->resources[r].name);
+		}
+	}
+}
+
 static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugins *dp,
                           struct ga_findings *out)
 {
@@ -531,31 +561,7 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 		ga_finding_evidence(f, "healthy_devices", "%zu", expected);
 		ga_finding_evidence(f, "healthy_gpus", "%zu", healthy);
 	}
-	/* registered IDs that are no device of the node (after a GPU was replaced or fell off the bus) */
-	bool uuids_known = ng > 0;
-	for (size_t i = 0; i < ng; i++)
-		uuids_known = uuids_known && gpus[i].uuid;
-	for (size_t r = 0; r < dp->n_resources && uuids_known; r++) {
-		if (!is_nvidia_resource(dp->resources[r].name))
-			continue;
-		for (size_t i = 0; i < dp->resources[r].devices.n; i++) {
-			char buf[128];
-			const char *id = base_id(dp->resources[r].devices.v[i], buf, sizeof(buf));
-			if (!ga_startswith(id, "GPU-"))
-				continue;
-			bool found = false;
-			for (size_t g = 0; g < ng && !found; g++)
-				found = streq(gpus[g].uuid, id);
-			if (found)
-				continue;
-			struct ga_finding *f =
-			        ga_findings_add(out, "GA-DP-DEVICE-GONE", GA_SEV_WARNING, id, dp_restart,
-			                        "the kubelet has %s registered under %s, but no GPU on the "
-			                        "node has that UUID",
-			                        id, dp->resources[r].name);
-			ga_finding_evidence(f, "resource", "%s", dp->resources[r].name);
-		}
-	}
+	nvidia_gone(dp, gpus, ng, out);
 }
 
 /* AMD and Intel: counts only (their plugins' device IDs are PCI addresses and card names). */
