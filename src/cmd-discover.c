@@ -316,8 +316,8 @@ static void print_container(FILE *o, const struct ga_node *n)
 				fputs(" unreadable", o);
 				continue;
 			}
-			fprintf(o, " %s %s, %zu devices", or_dash(s->kind), or_dash(s->cdi_version),
-			        s->n_devices);
+			fprintf(o, " %s %s, %zu device%s", or_dash(s->kind), or_dash(s->cdi_version),
+			        s->n_devices, s->n_devices == 1 ? "" : "s");
 			if (s->driver_version)
 				fprintf(o, ", driver %s", cli_esc(s->driver_version));
 		}
