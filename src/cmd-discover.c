@@ -352,6 +352,51 @@ static void print_node(FILE *o, const struct ga_node *n)
 	}
 }
 
+/* The container layer (CDI specs, kubelet device plugins): one line each, when the node has it. */
+static void print_cdi_plugins(FILE *o, const struct ga_node *n)
+{
+	if (n->cdi) {
+		fprintf(o, "  %-10s", "cdi");
+		if (!n->cdi->n_specs)
+			fprintf(o, " no spec%s", n->cdi->dirs.n ? "" : " (no /etc/cdi, /var/run/cdi)");
+		for (size_t i = 0; i < n->cdi->n_specs; i++) {
+			const struct ga_cdi_spec *s = &n->cdi->specs[i];
+			fprintf(o, "%s %s", i ? "," : "", cli_esc(s->path));
+			if (s->error) {
+				fputs(" unreadable", o);
+				continue;
+			}
+			fprintf(o, " %s %s, %zu device%s", or_dash(s->kind), or_dash(s->cdi_version),
+			        s->n_devices, s->n_devices == 1 ? "" : "s");
+			if (s->driver_version)
+				fprintf(o, ", driver %s", cli_esc(s->driver_version));
+		}
+		if (n->cdi->n_mig_devices)
+			fprintf(o, "; %zu MIG devices", n->cdi->n_mig_devices);
+		fputc('\n', o);
+	}
+	const struct ga_device_plugins *dp = n->device_plugins;
+	if (!dp)
+		return;
+	fprintf(o, "  %-10s", "plugins");
+	if (!dp->checkpoint)
+		fputs(" no kubelet checkpoint", o);
+	else if (dp->checkpoint_error)
+		fputs(" checkpoint unreadable", o);
+	for (size_t i = 0; i < dp->n_resources; i++) {
+		const struct ga_dp_resource *r = &dp->resources[i];
+		fprintf(o, "%s %s %zu", i ? "," : "", cli_esc(r->name), r->devices.n);
+		if (r->allocated.set && r->allocated.v)
+			fprintf(o, " (%llu allocated)", (unsigned long long)r->allocated.v);
+	}
+	fputs(";", o);
+	if (!dp->sockets.n)
+		fputs(" no plugin socket", o);
+	for (size_t i = 0; i < dp->sockets.n; i++)
+		fprintf(o, " %s", cli_esc(dp->sockets.v[i]));
+	fputc('\n', o);
+}
+
 static void print_findings(FILE *o, const struct ga_findings *f, bool color)
 {
 	fprintf(o, "findings: %zu\n", f->n);
@@ -382,6 +427,7 @@ static void print_text(FILE *o, const struct ga_node *n, const struct ga_finding
 	fputc('\n', o);
 	print_accels(o, n);
 	print_node(o, n);
+	print_cdi_plugins(o, n);
 	print_findings(o, f, color);
 }
 

@@ -71,6 +71,10 @@ struct pf {
 	char warmup_msg[512];
 	struct ga_explain *ex; /* on a failed command: its output explained */
 	enum ga_pf_status result;
+	/* inside a container (docs/container.md): what it sees against the node */
+	const char *env_nvd; /* NVIDIA_VISIBLE_DEVICES */
+	bool env_k8s;        /* KUBERNETES_SERVICE_HOST, on the live node only */
+	struct ga_pf_doc_container *container;
 };
 
 /* --- a signal to preflight ends the warm-up's process group too --- */
@@ -137,6 +141,45 @@ static void step_discover(struct pf *p)
 		return;
 	ga_findings_sort(&p->node_findings);
 	(void)ga_nodeclass_compute(p->node, &p->nc);
+}
+
+/* Inside a container: its view of the node; an error there fails the discover step. */
+static int step_container(struct pf *p, bool live)
+{
+	p->env_nvd = getenv("NVIDIA_VISIBLE_DEVICES");
+	p->env_k8s = live && getenv("KUBERNETES_SERVICE_HOST");
+	int r = ga_pf_container_view(p->node, p->env_nvd, p->env_k8s, &p->container);
+	if (r < 0 || !p->container)
+		return r;
+	size_t errors = ga_pf_errors(&p->container->findings);
+	p->node_errors += errors;
+	if (errors && p->discover == GA_PF_PASS)
+		p->discover = GA_PF_FAIL;
+	return 0;
+}
+
+static void print_container(FILE *o, const struct ga_pf_doc_container *c)
+{
+	fprintf(o, "    container (%s): sees %zu of the node's %llu NVIDIA GPU%s", cli_esc(c->detected_by),
+	        c->visible_devices.n, (unsigned long long)c->node_gpus.v, c->node_gpus.v == 1 ? "" : "s");
+	for (size_t i = 0; i < c->visible_devices.n; i++)
+		fprintf(o, "%s%s", i ? " " : " (", cli_esc(c->visible_devices.v[i]));
+	fprintf(o, "%s; NVIDIA_VISIBLE_DEVICES%s%s\n", c->visible_devices.n ? ")" : "",
+	        c->nvidia_visible_devices ? "=" : " unset",
+	        c->nvidia_visible_devices ? cli_esc(c->nvidia_visible_devices) : "");
+	fprintf(o, "    driver %s; libraries:", c->driver_version ? cli_esc(c->driver_version) : "unknown");
+	if (!c->n_libraries)
+		fputs(" none", o);
+	for (size_t i = 0; i < c->n_libraries; i++)
+		fprintf(o, " %s", cli_esc(c->libraries[i].path));
+	fputc('\n', o);
+	for (size_t i = 0; i < c->findings.n; i++) {
+		const struct ga_finding *f = &c->findings.v[i];
+		fprintf(o, "    %s %s: %s\n", ga_severity_name(f->severity), cli_esc(f->code),
+		        cli_esc(f->message));
+		if (f->decision)
+			fprintf(o, "      fix: %s\n", cli_esc(f->decision));
+	}
 }
 
 static int step_check(struct pf *p, bool vendor_wanted)
@@ -335,6 +378,8 @@ static void print_text(struct pf *p, FILE *o)
 	        nvid == 1 ? "" : "s", p->nc.name ? p->nc.name : "unknown", p->node_errors,
 	        p->node_errors == 1 ? "" : "s");
 	print_findings(o, &p->node_findings, GA_SEV_ERROR);
+	if (p->container)
+		print_container(o, p->container);
 	if (p->checked) {
 		fprintf(o, "  [%s] check: class %s: %zu violation%s, %zu unknown (policy %s)\n",
 		        ga_pf_status_name(p->check), p->chk.cls ? p->chk.cls->name : "none",
@@ -407,6 +452,8 @@ static void report_of(const struct pf *p, struct ga_pf_report *r)
 		.gemm = &p->gemm,
 		.warmup_msg = p->warmup_msg,
 		.ex = p->ex,
+		.env_nvidia_visible_devices = p->env_nvd,
+		.env_kubernetes = p->env_k8s,
 	};
 	r->have_median = warm_median(p, &r->median_s);
 }
@@ -670,6 +717,8 @@ static int pf_run(struct cli *cli, struct ga_ctx *ctx, struct pf_args *a, bool *
 		return cli_error(cli, "preflight", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
 	step_discover(p);
 	bool live = !a->so.from && !strcmp(ga_ctx_root(ctx), "/");
+	if (step_container(p, live) < 0)
+		return cli_error(cli, "preflight", EXIT_INTERNAL, "out of memory");
 	bool vendor_wanted = a->so.vendor == GA_VENDOR_ON || (a->so.vendor == GA_VENDOR_AUTO && live);
 	if (step_check(p, vendor_wanted) < 0 || step_scan(p, ctx) < 0 || step_warmup(p, ctx) < 0)
 		return cli_error(cli, "preflight", EXIT_INTERNAL, "%s",
@@ -685,6 +734,7 @@ static void pf_release(struct pf *p)
 	for (size_t i = 0; i < p->n_runs; i++)
 		ga_run_result_release(&p->runs[i]);
 	ga_explain_free(p->ex);
+	ga_pf_container_free(p->container);
 	ga_check_release(&p->chk);
 	ga_findings_release(&p->node_findings);
 	if (p->scanned)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/container.h"
 #include "gpuaudit/atomicfile.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
@@ -95,6 +96,47 @@ static int ctr_labels(struct ga_buf *b, const struct ga_node *n)
 	return r;
 }
 
+/*
+ * The container layer's labels (docs/container.md): `cdi` = current, stale (a
+ * spec for another driver, or naming paths that are gone), incomplete (a GPU
+ * or MIG device no spec lists, or an entry for one that is gone), invalid or
+ * none; `device-plugin` = ok, partial (fewer devices registered than healthy
+ * GPUs) or missing. Each only when the node has the section.
+ */
+static int container_labels(struct ga_buf *b, const struct ga_node *n)
+{
+	struct ga_findings f;
+	ga_findings_init(&f);
+	ga_analyze_cdi(n, &f);
+	ga_analyze_device_plugins(n, &f);
+	int r = f.err;
+	bool stale = false, incomplete = false, invalid = false, partial = false, missing = false;
+	for (size_t i = 0; i < f.n; i++) {
+		const char *code = f.v[i].code;
+		stale = stale || !strcmp(code, "GA-CDI-STALE") || !strcmp(code, "GA-CDI-PATH-MISSING");
+		incomplete = incomplete || !strcmp(code, "GA-CDI-DEVICE-MISSING") ||
+		             !strcmp(code, "GA-CDI-DEVICE-GONE");
+		invalid = invalid || !strcmp(code, "GA-CDI-INVALID");
+		partial = partial || !strcmp(code, "GA-DP-GPU-UNREGISTERED");
+		missing = missing || !strcmp(code, "GA-DP-NOT-REGISTERED");
+	}
+	ga_findings_release(&f);
+	if (r == 0 && n->cdi) {
+		size_t readable = 0;
+		for (size_t i = 0; i < n->cdi->n_specs; i++)
+			readable += !n->cdi->specs[i].error;
+		r = add_label(b, "cdi",
+		              invalid         ? "invalid"
+		              : stale         ? "stale"
+		              : incomplete    ? "incomplete"
+		              : readable == 0 ? "none"
+		                              : "current");
+	}
+	if (r == 0 && n->device_plugins)
+		r = add_label(b, "device-plugin", missing ? "missing" : partial ? "partial" : "ok");
+	return r;
+}
+
 int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n, const struct ga_check *c,
                    long expiry_s)
 {
@@ -164,6 +206,8 @@ int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n
 			r = add_label(b, "cuda", n->nvml->cuda_driver_version);
 	if (r == 0)
 		r = ctr_labels(b, n);
+	if (r == 0)
+		r = container_labels(b, n);
 	return r;
 }
 

@@ -419,6 +419,70 @@ struct ga_gap {
 	char *reason;
 };
 
+/* --- container layer: CDI specs and kubelet device plugins (lib/collect/cdi.c, devplugin.c) --- */
+
+/* One entry of a CDI spec's devices[]. */
+struct ga_cdi_device {
+	char *name;                  /* "0", "GPU-<uuid>", "0:1", "MIG-<uuid>", "all", "gpu0", "mig0:1" */
+	struct ga_strv device_nodes; /* host paths of its deviceNodes (hostPath, else path) */
+};
+
+/* One spec file under /etc/cdi or /var/run/cdi. */
+struct ga_cdi_spec {
+	char *path;        /* "/etc/cdi/nvidia.yaml" */
+	char *format;      /* "yaml" or "json" */
+	char *cdi_version; /* as written: "0.5.0" */
+	char *kind;        /* "nvidia.com/gpu" */
+	char *error;       /* why it could not be read or parsed ("FILE:LINE:COL: ..."); NULL when read */
+	struct ga_cdi_device *devices;
+	size_t n_devices;
+	struct ga_strv device_nodes; /* every deviceNode host path, spec-wide and per device */
+	struct ga_strv libraries;    /* mount host paths that are shared libraries ("*.so.*") */
+	struct ga_strv mounts;       /* the other mount host paths (binaries, firmware, sockets) */
+	struct ga_strv hooks;        /* hook paths */
+	struct ga_strv missing;      /* host paths of nodes, mounts and hooks absent under the root */
+	char *driver_version;        /* the driver it was generated for: libcuda.so.X / libnvidia-ml.so.X */
+};
+
+/* A MIG device the NVIDIA driver exposes (/proc/driver/nvidia/capabilities/gpuN/mig/giG/ciC). */
+struct ga_cdi_mig {
+	struct ga_ou64 gpu_minor;
+	struct ga_ou64 gi;
+	struct ga_ou64 ci;
+};
+
+struct ga_cdi {
+	struct ga_strv dirs; /* spec directories present: "/etc/cdi", "/var/run/cdi" */
+	struct ga_cdi_spec *specs;
+	size_t n_specs;
+	struct ga_cdi_mig *mig_devices;
+	size_t n_mig_devices;
+};
+
+/* One resource of the kubelet's device-plugin checkpoint. */
+struct ga_dp_resource {
+	char *name;               /* "nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "amd.com/gpu" */
+	struct ga_strv devices;   /* device IDs registered (the plugin's healthy devices) */
+	struct ga_ou64 allocated; /* distinct device IDs held by containers (PodDeviceEntries) */
+};
+
+/* /var/lib/kubelet/device-plugins: the plugins' sockets and the kubelet's checkpoint. */
+struct ga_device_plugins {
+	char *dir;
+	struct ga_obool kubelet_socket; /* kubelet.sock present */
+	struct ga_strv sockets;         /* plugin sockets (every other *.sock, and "vendor_resource" names) */
+	char *checkpoint;               /* the checkpoint's path; NULL when there is none */
+	char *checkpoint_error;         /* why it could not be read or parsed */
+	struct ga_ou64 pod_entries;
+	struct ga_dp_resource *resources;
+	size_t n_resources;
+};
+
+extern const struct ga_schema ga_cdi_schema;
+extern const struct ga_schema ga_device_plugins_schema;
+/* Release what one spec owns (not the struct). */
+void ga_cdi_spec_release(struct ga_cdi_spec *s);
+
 struct ga_node {
 	char *schema;
 	struct ga_host host;
@@ -440,6 +504,9 @@ struct ga_node {
 	struct ga_rocm_smi *rocm_smi; /* NULL when ROCm SMI was not attempted */
 	/* Container toolkit, engines, device access; NULL (left out) when the node has none of them. */
 	struct ga_container_runtime *container_runtime;
+	/* container layer (CDI, device plugins): NULL, and left out, when none of it is on the node */
+	struct ga_cdi *cdi;
+	struct ga_device_plugins *device_plugins;
 };
 
 extern const struct ga_schema ga_node_schema;

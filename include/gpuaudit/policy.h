@@ -80,6 +80,13 @@ struct ga_policy_num {
 	double value;
 };
 
+/* expect.allocatable: a resource the kubelet must advertise, and how many devices. */
+struct ga_policy_alloc {
+	char *resource; /* "nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "amd.com/gpu" */
+	uint64_t count;
+};
+#define GA_POLICY_MAX_ALLOCATABLE 64
+
 struct ga_policy_xid {
 	uint64_t xid;
 	char *action; /* "ignore", "info", "warning", "error", "critical" */
@@ -120,6 +127,11 @@ struct ga_policy_class {
 			struct ga_strv
 			        device_groups; /* groups containers run with: /dev/kfd and renderD* must open for one */
 		} container_runtime;
+		/* container layer (docs/container.md): expect.cdi, expect.allocatable */
+		struct ga_obool cdi_present; /* a valid CDI spec of the class's vendor is on the node */
+		struct ga_obool cdi_current; /* true: every spec matches the driver and the devices */
+		struct ga_policy_alloc *allocatable;
+		size_t n_allocatable;
 	} expect;
 	struct ga_policy_num *smoke; /* free-form numbers, for the benchmark commands */
 	size_t n_smoke;
@@ -149,7 +161,7 @@ int ga_policy_parse(struct ga_ctx *ctx, const char *file, const char *text, size
  * (docs/policy.md, "Limits": UTF-8, YAML's character set, depth, node count,
  * adjacent '' escapes). 0 or -EINVAL with FILE:LINE:COLUMN in the message.
  */
-int ga_yaml_prescan(struct ga_ctx *ctx, const char *file, const char *text, size_t len);
+int ga_policy_yaml_check(struct ga_ctx *ctx, const char *file, const char *text, size_t len);
 /* Read FILE (at most GA_POLICY_MAX_FILE; "-" = stdin) and parse it. -ENOENT etc. when unreadable. */
 int ga_policy_load(struct ga_ctx *ctx, const char *file, struct ga_policy **ret);
 void ga_policy_free(struct ga_policy *p);

@@ -91,6 +91,9 @@ struct ga_pf_report {
 	double median_s; /* the warm runs' median */
 	/* the failed warm-up's output explained; NULL: none */
 	struct ga_explain *ex;
+	/* inside a container (docs/container.md): the environment as src/ read it */
+	const char *env_nvidia_visible_devices; /* NVIDIA_VISIBLE_DEVICES; NULL: unset */
+	bool env_kubernetes;                    /* KUBERNETES_SERVICE_HOST set (live node only) */
 };
 
 /* --- the report as a document: gpuaudit.preflight/v1 (lib/model/preflight.c) --- */
@@ -163,6 +166,32 @@ struct ga_pf_doc_warmup {
 	struct ga_odbl warm_median_s;
 };
 /* `preflight --json`. Release with ga_schema_release(&ga_pf_doc_schema, d). */
+/* --- preflight inside a container: what it sees against the node (docs/container.md) --- */
+struct ga_pf_doc_lib {
+	char *path;
+	char *version; /* from the file name: libcuda.so.580.95.05 -> "580.95.05" */
+};
+struct ga_pf_doc_container {
+	char *detected_by;               /* "docker", "podman", "kubernetes", "lxc" (files), "env" */
+	char *nvidia_visible_devices;    /* NVIDIA_VISIBLE_DEVICES as given; NULL: unset */
+	struct ga_ou64 node_gpus;        /* NVIDIA GPUs on the node's PCI bus (sysfs is the host's) */
+	struct ga_strv visible_devices;  /* /dev/nvidiaN the container has */
+	char *driver_version;            /* the running kernel module's (the host's) */
+	struct ga_pf_doc_lib *libraries; /* libcuda, libnvidia-ml the container can load */
+	size_t n_libraries;
+	struct ga_findings findings; /* GA-CONTAINER-* */
+};
+/*
+ * The container view of node n (NULL in *ret when n is not a container: no
+ * container hint in its files and, live, no KUBERNETES_SERVICE_HOST; or when the
+ * node has no NVIDIA GPU, since the view compares NVIDIA GPUs). Pure
+ * (lib/analyze/container.c). 0 or -ENOMEM; free with ga_pf_container_free.
+ */
+int ga_pf_container_view(const struct ga_node *n, const char *nvidia_visible_devices, bool kubernetes_env,
+                         struct ga_pf_doc_container **ret);
+void ga_pf_container_free(struct ga_pf_doc_container *c);
+extern const struct ga_schema ga_pf_container_schema;
+
 struct ga_pf_doc {
 	char *schema; /* GA_PREFLIGHT_SCHEMA */
 	enum ga_pf_status result;
@@ -170,7 +199,8 @@ struct ga_pf_doc {
 	struct ga_pf_doc_check *check; /* NULL: no --policy */
 	struct ga_pf_doc_scan *scan;   /* NULL: no --scan */
 	struct ga_pf_doc_warmup warmup;
-	struct ga_explain_result *explain; /* NULL: nothing failed, or no output to explain */
+	struct ga_explain_result *explain;     /* NULL: nothing failed, or no output to explain */
+	struct ga_pf_doc_container *container; /* NULL (left out): not run inside a container */
 };
 extern const struct ga_schema ga_pf_doc_schema;
 

@@ -772,6 +772,109 @@ static bool check_incomplete(struct cstate *cs)
 	return true;
 }
 
+/* --- container layer: expect.cdi, expect.allocatable (docs/container.md) --- */
+
+/* The CDI kind prefix of a class's vendor ("nvidia.com/"); NULL when the class names none. */
+static const char *cdi_vendor(const struct ga_policy_class *c)
+{
+	if (!c->match.vendor || streq(c->match.vendor, "nvidia"))
+		return "nvidia.com/";
+	if (streq(c->match.vendor, "amd"))
+		return "amd.com/";
+	if (streq(c->match.vendor, "intel"))
+		return "intel.com/";
+	return NULL;
+}
+
+static void check_cdi(struct cstate *cs)
+{
+	const struct ga_policy_class *c = cs->cls;
+	const struct ga_cdi *cdi = cs->n->cdi;
+	const char *fix = "generate the vendor's CDI spec on the node (NVIDIA: nvidia-ctk cdi generate "
+	                  "--output=/var/run/cdi/nvidia.yaml, or the GPU Operator with CDI enabled)";
+	if (c->expect.cdi_present.set) {
+		const char *prefix = cdi_vendor(c);
+		size_t valid = 0;
+		for (size_t i = 0; cdi && i < cdi->n_specs; i++)
+			if (!cdi->specs[i].error && cdi->specs[i].kind &&
+			    (!prefix || ga_startswith(cdi->specs[i].kind, prefix)))
+				valid++;
+		bool want = c->expect.cdi_present.v;
+		if ((valid > 0) != want) {
+			char act[96];
+			snprintf(act, sizeof(act), "%zu readable %sspec%s", valid, prefix ? prefix : "",
+			         valid == 1 ? "" : "s");
+			add(cs, "GA-EXPECT-CDI", "node",
+			    want ? fix : "remove the CDI specs: the class runs its containers without CDI",
+			    want ? "a CDI spec" : "no CDI spec", act,
+			    want ? "no readable %sCDI spec in /etc/cdi or /var/run/cdi; the class expects one"
+			         : "%sCDI specs are present; the class expects none",
+			    prefix ? prefix : "");
+		}
+	}
+	if (c->expect.cdi_current.set && c->expect.cdi_current.v) {
+		/* the node's own GA-CDI-* findings (ga_analyze_node) already hold the details */
+		size_t bad = 0;
+		for (size_t i = 0; i < cs->out->findings.n; i++)
+			bad += ga_startswith(cs->out->findings.v[i].code, "GA-CDI-");
+		if (bad) {
+			char act[64];
+			snprintf(act, sizeof(act), "%zu GA-CDI finding%s", bad, bad == 1 ? "" : "s");
+			add(cs, "GA-EXPECT-CDI", "node",
+			    "regenerate the CDI spec for the running driver and the current GPU/MIG layout "
+			    "(nvidia-ctk cdi generate), then restart the pods that use it",
+			    "current CDI specs", act,
+			    "the CDI specs do not match the node (%s: see them above); the class expects "
+			    "them "
+			    "current",
+			    act);
+		}
+	}
+}
+
+static void check_allocatable(struct cstate *cs)
+{
+	const struct ga_policy_class *c = cs->cls;
+	const struct ga_device_plugins *dp = cs->n->device_plugins;
+	for (size_t i = 0; i < c->expect.n_allocatable; i++) {
+		const struct ga_policy_alloc *want = &c->expect.allocatable[i];
+		char e[32], act[96];
+		snprintf(e, sizeof(e), "%llu", (unsigned long long)want->count);
+		if (dp && dp->checkpoint_error) {
+			unknown(cs, "allocatable", e, false,
+			        "the kubelet's device-plugin checkpoint is unreadable: %s cannot be counted",
+			        want->resource);
+			continue;
+		}
+		size_t have = 0;
+		for (size_t r = 0; dp && r < dp->n_resources; r++)
+			if (streq(dp->resources[r].name, want->resource))
+				have = dp->resources[r].devices.n;
+		if (have == want->count)
+			continue;
+		snprintf(act, sizeof(act), "%zu", have);
+		const char *why = !dp               ? " (no /var/lib/kubelet/device-plugins on the node)"
+		                  : !dp->checkpoint ? " (no kubelet checkpoint)"
+		                                    : "";
+		add(cs, "GA-EXPECT-ALLOCATABLE", want->resource,
+		    have < want->count
+		            ? "restart the device plugin on the node and read its log; a device it "
+		              "marked unhealthy also has a GPU finding: reset or replace that GPU"
+		            : "check the device plugin's configuration (time-slicing replicas, MIG "
+		              "strategy) against the class",
+		    e, act, "the kubelet has %zu %s device%s registered%s, the class expects %llu", have,
+		    want->resource, have == 1 ? "" : "s", why, (unsigned long long)want->count);
+	}
+}
+
+static void check_container(struct cstate *cs)
+{
+	check_cdi(cs);
+	check_allocatable(cs);
+}
+
+/* --- the check --- */
+
 int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bool vendor_wanted,
                   struct ga_check *out)
 {
@@ -795,6 +898,7 @@ int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bo
 		check_pins(&cs);
 		check_expects(&cs);
 		check_ctr_expects(&cs);
+		check_container(&cs);
 	}
 	bool incomplete = check_incomplete(&cs);
 	if (!c.findings.err)

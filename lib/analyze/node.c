@@ -12,6 +12,7 @@
 
 #include "../core/internal.h"
 #include "analyze.h"
+#include "gpuaudit/container.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 
@@ -123,6 +124,11 @@ static void devnode_findings(const struct ga_node *n, struct ga_findings *out)
 		const struct ga_accel *a = &n->accelerators[i];
 		for (size_t k = 0; k < a->missing_nodes.n; k++) {
 			const char *path = a->missing_nodes.v[k];
+			/* inside a container only the GPUs given to it have nodes: preflight's container
+			 * view (lib/analyze/container.c) compares what is visible with the node instead */
+			if (n->host.virt.container && ga_startswith(path, "/dev/nvidia") && path[11] >= '0' &&
+			    path[11] <= '9')
+				continue;
 			bool first = true;
 			for (size_t j = 0; j < i && first; j++)
 				first = !ga_strv_contains(&n->accelerators[j].missing_nodes, path);
@@ -262,6 +268,8 @@ int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 	ga_analyze_nvml(n, out);
 	ga_analyze_amd_intel(n, out);
 	ga_analyze_container_runtime(n, out);
+	ga_analyze_cdi(n, out);
+	ga_analyze_device_plugins(n, out);
 	int r = ga_findings_bind_devices(out, n);
 	ga_findings_sort(out);
 	return r < 0 ? r : out->err;

@@ -20,6 +20,7 @@
 #include "../core/file.h"
 #include "gpuaudit/kmsg.h"
 #include "../core/internal.h"
+#include "../core/yaml-scan.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/policy.h"
 
@@ -235,268 +236,18 @@ bool ga_vrange_match(const struct ga_vrange *r, const char *version)
  * no control character but TAB, LF and CR, no BOM after the start), the nesting
  * depth and the number of characters that can start a node. A rejection names
  * the FILE:LINE:COLUMN of the first offending character (columns count
- * characters, a tab is one, as in libfyaml's messages).
+ * characters, a tab is one, as in libfyaml's messages). The scan itself is
+ * lib/core/yaml-scan.c (shared with the CDI spec reader).
  */
 
-enum scan_state { SC_NODE, SC_PLAIN, SC_PROP, SC_DQ, SC_SQ, SC_TEXT };
-enum { SCAN_OK, SCAN_DEEP, SCAN_NODES, SCAN_SQRUN };
-
-struct scan {
-	const unsigned char *s;
-	size_t n, i;
-	unsigned line, col;                      /* of s[i], 1-based */
-	enum scan_state st;                      /* TEXT: a comment, block scalar text or header */
-	bool line_start, sep, skip;              /* in the indentation, after a blank, escaped */
-	unsigned indent;                         /* leading spaces of the current line */
-	bool block_header, in_block;             /* after '|' or '>' / in its text */
-	unsigned block_parent, block_indent;     /* the header line's indent / the text's */
-	unsigned stack[GA_POLICY_MAX_DEPTH + 1]; /* block indentation levels */
-	unsigned n_stack;
-	unsigned flow; /* [ and { open outside quotes */
-	size_t nodes;
+/* Where the prescan (lib/core/yaml-scan.c) stopped. */
+struct scan_pos {
+	unsigned line, col;
 };
 
-/* The length of the UTF-8 character at s[i], or 0 with the reason in why. */
-static size_t utf8_char(const struct scan *sc, const char **why, uint32_t *cp)
-{
-	const unsigned char *s = sc->s + sc->i;
-	size_t left = sc->n - sc->i, len;
-	uint32_t c = s[0], min;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc0 && c <= 0xdf) {
-		len = 2, min = 0x80, c &= 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, min = 0x800, c &= 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf7) {
-		len = 4, min = 0x10000, c &= 0x07;
-	} else {
-		*why = c < 0xc0 ? "a UTF-8 continuation byte without a lead byte"
-		                : "a byte that is never UTF-8";
-		return 0;
-	}
-	for (size_t k = 1; k < len; k++) {
-		if (k >= left || (s[k] & 0xc0) != 0x80) {
-			*why = "an incomplete UTF-8 sequence";
-			return 0;
-		}
-		c = c << 6 | (s[k] & 0x3f);
-	}
-	if (c < min)
-		*why = "an overlong UTF-8 sequence";
-	else if (c >= 0xd800 && c <= 0xdfff)
-		*why = "a UTF-16 surrogate written as UTF-8";
-	else if (c > 0x10ffff)
-		*why = "a code point above U+10FFFF";
-	else
-		*cp = c;
-	return c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff ? 0 : len;
-}
-
-/* Why YAML forbids the character (outside c-printable, or a BOM after the start), or NULL. */
-static const char *char_bad(const struct scan *sc, uint32_t cp)
-{
-	if (cp == 0)
-		return "a NUL byte";
-	if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7f ||
-	    (cp >= 0x80 && cp <= 0x9f && cp != 0x85))
-		return "a control character";
-	if (cp == 0xfffe || cp == 0xffff)
-		return "a noncharacter";
-	if (cp == 0xfeff && sc->i)
-		return "a byte order mark after the start of the file";
-	return NULL;
-}
-
-static bool is_blank(unsigned c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool is_brk(unsigned c)
-{
-	return c == '\n' || c == '\r';
-}
-
-static bool is_flow_ind(unsigned c)
-{
-	return c == ',' || c == '[' || c == ']' || c == '{' || c == '}';
-}
-
-static unsigned scan_next(const struct scan *sc)
-{
-	return sc->i + 1 < sc->n ? sc->s[sc->i + 1] : '\n';
-}
-
-/* A block collection at column col, unless the innermost one is there already. */
-static int scan_block(struct scan *sc, unsigned col)
-{
-	while (sc->n_stack && sc->stack[sc->n_stack - 1] > col)
-		sc->n_stack--;
-	if (sc->n_stack && sc->stack[sc->n_stack - 1] == col)
-		return SCAN_OK;
-	if (sc->n_stack + sc->flow >= GA_POLICY_MAX_DEPTH)
-		return SCAN_DEEP;
-	sc->stack[sc->n_stack++] = col;
-	return SCAN_OK;
-}
-
-/* A line break: comments and plain scalars end, a block scalar's text begins. */
-static void scan_break(struct scan *sc)
-{
-	if (sc->st != SC_DQ && sc->st != SC_SQ)
-		sc->st = SC_NODE;
-	if (sc->block_header) {
-		sc->block_header = false;
-		sc->in_block = true;
-		sc->block_indent = 0;
-	}
-	sc->line_start = true;
-	sc->sep = true;
-	sc->indent = 0;
-}
-
-/* The first character after a line's indentation. */
-static int scan_line(struct scan *sc, unsigned c)
-{
-	sc->line_start = false;
-	if (sc->in_block && sc->st == SC_NODE) {
-		/* a literal or folded scalar: the lines indented deeper are its text */
-		if (!sc->block_indent && sc->indent > sc->block_parent)
-			sc->block_indent = sc->indent;
-		if (sc->block_indent && sc->indent >= sc->block_indent) {
-			sc->st = SC_TEXT;
-			return SCAN_OK;
-		}
-		sc->in_block = false;
-	}
-	if (sc->st == SC_NODE && !sc->flow && c != '#')
-		return scan_block(sc, sc->indent);
-	return SCAN_OK;
-}
-
-/* Between nodes: what starts here. */
-static int scan_node(struct scan *sc, unsigned c, bool was_sep)
-{
-	unsigned next = scan_next(sc);
-	if (c == '#' && was_sep) {
-		sc->st = SC_TEXT;
-	} else if (c == '"' || c == '\'') {
-		sc->st = c == '"' ? SC_DQ : SC_SQ;
-	} else if (c == '[' || c == '{') {
-		if (sc->n_stack + sc->flow >= GA_POLICY_MAX_DEPTH)
-			return SCAN_DEEP;
-		sc->flow++;
-		sc->sep = true;
-	} else if (c == ']' || c == '}') {
-		if (sc->flow)
-			sc->flow--;
-	} else if (c == ',') {
-		sc->sep = true;
-	} else if ((c == '-' || c == '?' || c == ':') && (is_blank(next) || is_brk(next))) {
-		sc->sep = true;
-		if (c == ':' || sc->flow || is_brk(next))
-			return SCAN_OK;
-		/* "- - x": an entry's content is a level deeper, at its own column */
-		size_t k = sc->i + 1;
-		while (k < sc->n && sc->s[k] == ' ')
-			k++;
-		return scan_block(sc, sc->col - 1 + (unsigned)(k - sc->i));
-	} else if ((c == '|' || c == '>') && !sc->flow) {
-		sc->block_header = true;
-		sc->block_parent = sc->indent;
-		sc->st = SC_TEXT;
-	} else if (c == '&' || c == '*' || c == '!') {
-		sc->st = SC_PROP;
-	} else {
-		sc->st = SC_PLAIN;
-	}
-	return SCAN_OK;
-}
-
-/*
- * The structure of one character. Conservative where it matters: every
- * character that can start a node counts, quoted or not, so the node bound
- * holds whatever the quoting; the depth follows quotes, comments, plain and
- * block scalars closely enough that a real policy is nowhere near the limit.
- */
-static int scan_char(struct scan *sc, uint32_t c)
-{
-	bool was_sep = sc->sep;
-	sc->sep = false;
-	if (c < 0x80 && strchr("-,:?[{%", (int)c) && ++sc->nodes > GA_POLICY_MAX_NODES)
-		return SCAN_NODES;
-	if (sc->skip) {
-		sc->skip = false;
-		return SCAN_OK;
-	}
-	if (is_brk(c)) {
-		scan_break(sc);
-		return SCAN_OK;
-	}
-	if (sc->line_start && c == ' ') {
-		sc->indent++;
-		sc->sep = true;
-		return SCAN_OK;
-	}
-	if (sc->line_start) {
-		int r = scan_line(sc, c);
-		if (r)
-			return r;
-	}
-	switch (sc->st) {
-	case SC_TEXT:
-		return SCAN_OK;
-	case SC_DQ:
-		if (c == '\\')
-			sc->skip = true;
-		else if (c == '"')
-			sc->st = SC_NODE;
-		return SCAN_OK;
-	case SC_SQ:
-		if (c == '\'' && scan_next(sc) == '\'') {
-			/* two escapes in a row: 0.7.12 drops text after them, and leaks */
-			if (sc->i + 3 < sc->n && sc->s[sc->i + 2] == '\'' && sc->s[sc->i + 3] == '\'')
-				return SCAN_SQRUN;
-			sc->skip = true;
-		} else if (c == '\'')
-			sc->st = SC_NODE;
-		return SCAN_OK;
-	case SC_PROP:
-		if (!is_blank(c) && !(sc->flow && is_flow_ind(c)))
-			return SCAN_OK;
-		sc->st = SC_NODE;
-		break;
-	case SC_PLAIN: {
-		unsigned next = scan_next(sc);
-		if (c == '#' && was_sep) {
-			sc->st = SC_TEXT;
-			return SCAN_OK;
-		}
-		if (!(c == ':' && (is_blank(next) || is_brk(next) || (sc->flow && is_flow_ind(next)))) &&
-		    !(sc->flow && is_flow_ind(c))) {
-			sc->sep = is_blank(c);
-			return SCAN_OK;
-		}
-		sc->st = SC_NODE;
-		break;
-	}
-	case SC_NODE:
-	default:
-		break;
-	}
-	if (is_blank(c)) {
-		sc->sep = true;
-		return SCAN_OK;
-	}
-	return c < 0x80 ? scan_node(sc, c, was_sep) : (sc->st = SC_PLAIN, SCAN_OK);
-}
-
-static int scan_fail(struct ga_ctx *ctx, const char *file, const struct scan *sc, const char *fmt, ...)
+static int scan_fail(struct ga_ctx *ctx, const char *file, const struct scan_pos *sc, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
-static int scan_fail(struct ga_ctx *ctx, const char *file, const struct scan *sc, const char *fmt, ...)
+static int scan_fail(struct ga_ctx *ctx, const char *file, const struct scan_pos *sc, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -508,46 +259,33 @@ static int scan_fail(struct ga_ctx *ctx, const char *file, const struct scan *sc
 
 static int policy_prescan(struct ga_ctx *ctx, const char *file, const char *text, size_t len)
 {
-	struct scan sc = { .s = (const unsigned char *)text, .n = len, .line = 1, .col = 1 };
-	sc.st = SC_NODE;
-	sc.line_start = sc.sep = true;
-	while (sc.i < sc.n) {
-		const char *why = NULL;
-		uint32_t cp = 0;
-		size_t clen = utf8_char(&sc, &why, &cp);
-		if (!clen)
-			return scan_fail(ctx, file, &sc, "%s (byte 0x%02x): a policy is UTF-8 text", why,
-			                 sc.s[sc.i]);
-		why = char_bad(&sc, cp);
-		if (why)
-			return scan_fail(ctx, file, &sc, "%s (U+%04X): not allowed in YAML", why,
-			                 (unsigned)cp);
-		int r = scan_char(&sc, cp);
-		if (r == SCAN_NODES)
-			return scan_fail(
-			        ctx, file, &sc,
-			        "more than %u characters that can start a YAML node (- , : ? [ { %%): "
-			        "too large for a policy",
-			        GA_POLICY_MAX_NODES);
-		if (r == SCAN_SQRUN)
-			return scan_fail(ctx, file, &sc,
-			                 "two escaped quotes ('') in a row in a single-quoted string: "
-			                 "libfyaml 0.7.12 misreads them; write this value in double quotes");
-		if (r == SCAN_DEEP)
-			return scan_fail(ctx, file, &sc, "nested deeper than %u levels (a policy needs 5)",
-			                 GA_POLICY_MAX_DEPTH);
-		sc.i += clen;
-		if (cp == '\n' || (cp == '\r' && (sc.i >= sc.n || sc.s[sc.i] != '\n'))) {
-			sc.line++;
-			sc.col = 1;
-		} else if (cp != '\r') {
-			sc.col++;
-		}
+	struct ga_yscan y;
+	if (ga_yaml_prescan(text, len, &y) == 0)
+		return 0;
+	struct scan_pos sc = { y.line, y.col };
+	switch (y.status) {
+	case GA_YSCAN_BADUTF8:
+		return scan_fail(ctx, file, &sc, "%s (byte 0x%02x): a policy is UTF-8 text", y.why, y.byte);
+	case GA_YSCAN_BADCHAR:
+		return scan_fail(ctx, file, &sc, "%s (U+%04X): not allowed in YAML", y.why, (unsigned)y.cp);
+	case GA_YSCAN_NODES:
+		return scan_fail(ctx, file, &sc,
+		                 "more than %u characters that can start a YAML node (- , : ? [ { %%): "
+		                 "too large for a policy",
+		                 GA_POLICY_MAX_NODES);
+	case GA_YSCAN_SQRUN:
+		return scan_fail(ctx, file, &sc,
+		                 "two escaped quotes ('') in a row in a single-quoted string: "
+		                 "libfyaml 0.7.12 misreads them; write this value in double quotes");
+	case GA_YSCAN_DEEP:
+	case GA_YSCAN_OK:
+	default:
+		return scan_fail(ctx, file, &sc, "nested deeper than %u levels (a policy needs 5)",
+		                 GA_POLICY_MAX_DEPTH);
 	}
-	return 0;
 }
 
-int ga_yaml_prescan(struct ga_ctx *ctx, const char *file, const char *text, size_t len)
+int ga_policy_yaml_check(struct ga_ctx *ctx, const char *file, const char *text, size_t len)
 {
 	return policy_prescan(ctx, file, text, len);
 }
@@ -882,8 +620,77 @@ static const char *const expect_keys[] = { "gpu_count",
 	                                   "no_retired_pages_pending",
 	                                   "modules",
 	                                   "device_nodes",
+	                                   "cdi",
+	                                   "allocatable",
 	                                   "container_runtime",
 	                                   NULL };
+#define EXPECT_CONTAINER_FIRST 12   /* "cdi": the container layer's keys (expect_container_member) */
+#define EXPECT_CONTAINER_RUNTIME 14 /* "container_runtime" (ctr_expect_parse) */
+
+/* expect.cdi {present, current} and expect.allocatable {resource: count} (docs/container.md) */
+static const char *const cdi_keys[] = { "present", "current", NULL };
+
+static int cdi_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
+{
+	struct ga_policy_class *c = obj;
+	return get_bool(ps, v, k, which == 0 ? &c->expect.cdi_present : &c->expect.cdi_current);
+}
+
+/* A Kubernetes extended resource name: DOMAIN/NAME, letters, digits, '.', '-', '_'. */
+static bool resource_name_ok(const char *s)
+{
+	const char *slash = strchr(s, '/');
+	if (!slash || slash == s || !slash[1] || strchr(slash + 1, '/'))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("./-_", *p))
+			return false;
+	return isalnum((unsigned char)s[0]) && isalnum((unsigned char)s[strlen(s) - 1]);
+}
+
+static int parse_allocatable(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k,
+                             struct fy_node *v)
+{
+	if (!v || !fy_node_is_mapping(v))
+		return perr(ps, v, k, "expected a mapping of resource names to device counts, got %s",
+		            node_kind(ps, v));
+	void *it = NULL;
+	struct fy_node_pair *pr;
+	while ((pr = fy_node_mapping_iterate(v, &it))) {
+		struct fy_node *pk = fy_node_pair_key(pr), *pv = fy_node_pair_value(pr);
+		char name[128];
+		if (!pk || !fy_node_is_scalar(pk) || !scalar_text(pk, name, sizeof(name)) ||
+		    !resource_name_ok(name))
+			return perr(ps, pk, v,
+			            "expected a resource name such as nvidia.com/gpu (DOMAIN/NAME, at most "
+			            "127 bytes)");
+		for (size_t i = 0; i < c->expect.n_allocatable; i++)
+			if (!strcmp(c->expect.allocatable[i].resource, name))
+				return perr(ps, pk, v, "duplicate key '%s' in allocatable", name);
+		if (c->expect.n_allocatable == GA_POLICY_MAX_ALLOCATABLE)
+			return perr(ps, pk, v, "more than %d allocatable entries", GA_POLICY_MAX_ALLOCATABLE);
+		struct ga_ou64 n = { 0, false };
+		size_t old = path_push(ps, ".%s", name);
+		int r = get_u64(ps, pv, pk, 0, 65536, &n);
+		path_pop(ps, old);
+		if (r < 0)
+			return r;
+		struct ga_policy_alloc *a =
+		        ga_array_push((void **)&c->expect.allocatable, &c->expect.n_allocatable, sizeof(*a));
+		if (!a || !(a->resource = ga_strdup(name)))
+			return pnomem(ps);
+		a->count = n.v;
+	}
+	return 0;
+}
+
+static int expect_container_member(struct pstate *ps, struct ga_policy_class *c, int which, struct fy_node *k,
+                                   struct fy_node *v)
+{
+	if (which == 0)
+		return walk_mapping(ps, v, k, "cdi", cdi_keys, cdi_member, c);
+	return parse_allocatable(ps, c, k, v);
+}
 
 static int ctr_expect_parse(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k,
                             struct fy_node *v);
@@ -945,7 +752,9 @@ static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node
 	case 11:
 		return get_strv(ps, v, k, &c->expect.device_nodes, "/dev/");
 	default:
-		return ctr_expect_parse(ps, c, k, v);
+		if (which == EXPECT_CONTAINER_RUNTIME)
+			return ctr_expect_parse(ps, c, k, v);
+		return expect_container_member(ps, c, which - EXPECT_CONTAINER_FIRST, k, v);
 	}
 }
 
@@ -1149,6 +958,9 @@ static void class_release(struct ga_policy_class *c)
 	ga_strv_release(&c->expect.modules);
 	ga_strv_release(&c->expect.device_nodes);
 	ctr_expect_release(&c->expect.container_runtime);
+	for (size_t i = 0; i < c->expect.n_allocatable; i++)
+		ga_free(c->expect.allocatable[i].resource);
+	ga_free(c->expect.allocatable);
 	for (size_t i = 0; i < c->n_smoke; i++)
 		ga_free(c->smoke[i].key);
 	ga_free(c->smoke);

@@ -415,7 +415,7 @@ int ga_webconfig_parse(struct ga_ctx *ctx, const char *file, const char *text, s
 	int r;
 	if (len > GA_WEBCONFIG_MAX_FILE)
 		return ga_err(ctx, -EINVAL, "%s: larger than %u bytes", ws.file, GA_WEBCONFIG_MAX_FILE);
-	if ((r = ga_yaml_prescan(ctx, ws.file, text, len)) < 0)
+	if ((r = ga_policy_yaml_check(ctx, ws.file, text, len)) < 0)
 		return r;
 	ws.wc = ga_calloc(1, sizeof(*ws.wc));
 	if (!ws.wc || !(ws.wc->file = ga_strdup(ws.file))) {

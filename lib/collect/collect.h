@@ -60,5 +60,9 @@ void ga_collect_runtimes(struct ga_col *c);
 /* Container toolkits, engines and device access (lib/collect/ctr-runtime.c); after accel. */
 void ga_collect_container_runtime(struct ga_col *c);
 void ga_collect_vendor(struct ga_col *c);
+/* Container layer (lib/collect/devplugin.c, lib/collect/cdi.c): the kubelet's device plugins,
+ * then the CDI specs (and the driver's MIG devices, when either is on the node). */
+void ga_collect_device_plugins(struct ga_col *c);
+void ga_collect_cdi(struct ga_col *c);
 
 #endif

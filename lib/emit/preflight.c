@@ -217,6 +217,10 @@ int ga_pf_doc_fill(const struct ga_pf_report *r, struct ga_pf_doc *d)
 	if ((e = fill_discover(r, &d->discover)) < 0 || (e = fill_check(r, d)) < 0 ||
 	    (e = fill_scan(r, d)) < 0 || (e = fill_warmup(r, &d->warmup)) < 0)
 		goto out;
+	/* inside a container: recomputed from the node and the environment (pure, cheap) */
+	if ((e = ga_pf_container_view(r->node, r->env_nvidia_visible_devices, r->env_kubernetes,
+	                              &d->container)) < 0)
+		goto out;
 	if (r->ex) {
 		e = -ENOMEM;
 		if (!(d->explain = ga_calloc(1, sizeof(*d->explain))))

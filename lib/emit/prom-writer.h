@@ -36,5 +36,7 @@ void ga_pw_valueu(struct ga_pw *w, uint64_t v);
 void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n);
 /* The container layer's families (lib/emit/prom-ctr.c); nothing without the section. */
 void ga_prom_render_ctr(struct ga_pw *w, const struct ga_node *n);
+/* The container layer's families: CDI specs, device plugins (prom-container.c). */
+void ga_prom_render_container(struct ga_pw *w, const struct ga_node *n);
 
 #endif

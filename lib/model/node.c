@@ -361,6 +361,59 @@ const struct ga_schema ga_container_runtime_schema = { "ga_container_runtime",
 static const struct ga_field gap_f[] = { S(struct ga_gap, path), S(struct ga_gap, reason) };
 SCHEMA(gap_s, ga_gap, gap_f);
 
+/* --- container layer: CDI specs, device plugins (docs/schema/node.md) --- */
+static const struct ga_field cdi_dev_f[] = { S(struct ga_cdi_device, name),
+	                                     V(struct ga_cdi_device, device_nodes) };
+SCHEMA(cdi_dev_s, ga_cdi_device, cdi_dev_f);
+
+static const struct ga_field cdi_spec_f[] = {
+	S(struct ga_cdi_spec, path),
+	S(struct ga_cdi_spec, format),
+	S(struct ga_cdi_spec, cdi_version),
+	S(struct ga_cdi_spec, kind),
+	S(struct ga_cdi_spec, error),
+	S(struct ga_cdi_spec, driver_version),
+	GA_FIELD_ARR(struct ga_cdi_spec, devices, cdi_dev_s),
+	V(struct ga_cdi_spec, device_nodes),
+	V(struct ga_cdi_spec, libraries),
+	V(struct ga_cdi_spec, mounts),
+	V(struct ga_cdi_spec, hooks),
+	V(struct ga_cdi_spec, missing),
+};
+SCHEMA(cdi_spec_s, ga_cdi_spec, cdi_spec_f);
+
+static const struct ga_field cdi_mig_f[] = { U(struct ga_cdi_mig, gpu_minor), U(struct ga_cdi_mig, gi),
+	                                     U(struct ga_cdi_mig, ci) };
+SCHEMA(cdi_mig_s, ga_cdi_mig, cdi_mig_f);
+
+static const struct ga_field cdi_f[] = {
+	V(struct ga_cdi, dirs),
+	GA_FIELD_ARR(struct ga_cdi, specs, cdi_spec_s),
+	GA_FIELD_ARR(struct ga_cdi, mig_devices, cdi_mig_s),
+};
+void ga_cdi_spec_release(struct ga_cdi_spec *s)
+{
+	ga_schema_release(&cdi_spec_s, s);
+}
+
+const struct ga_schema ga_cdi_schema = { "ga_cdi", sizeof(struct ga_cdi), cdi_f, GA_ARRAY_SIZE(cdi_f) };
+
+static const struct ga_field dp_res_f[] = { S(struct ga_dp_resource, name), V(struct ga_dp_resource, devices),
+	                                    U(struct ga_dp_resource, allocated) };
+SCHEMA(dp_res_s, ga_dp_resource, dp_res_f);
+
+static const struct ga_field dp_f[] = {
+	S(struct ga_device_plugins, dir),
+	B(struct ga_device_plugins, kubelet_socket),
+	V(struct ga_device_plugins, sockets),
+	S(struct ga_device_plugins, checkpoint),
+	S(struct ga_device_plugins, checkpoint_error),
+	U(struct ga_device_plugins, pod_entries),
+	GA_FIELD_ARR(struct ga_device_plugins, resources, dp_res_s),
+};
+const struct ga_schema ga_device_plugins_schema = { "ga_device_plugins", sizeof(struct ga_device_plugins),
+	                                            dp_f, GA_ARRAY_SIZE(dp_f) };
+
 static const struct ga_field node_f[] = {
 	S(struct ga_node, schema),
 	GA_FIELD_OBJ(struct ga_node, host, host_s),
@@ -376,6 +429,8 @@ static const struct ga_field node_f[] = {
 	GA_FIELD_PTR(struct ga_node, nvml, nvml_s),
 	GA_FIELD_PTR(struct ga_node, rocm_smi, ga_rocm_smi_schema),
 	GA_FIELD_PTR_OMIT(struct ga_node, container_runtime, ga_container_runtime_schema),
+	GA_FIELD_PTR_OMIT(struct ga_node, cdi, ga_cdi_schema),
+	GA_FIELD_PTR_OMIT(struct ga_node, device_plugins, ga_device_plugins_schema),
 };
 const struct ga_schema ga_node_schema = { "ga_node", sizeof(struct ga_node), node_f, GA_ARRAY_SIZE(node_f) };
 

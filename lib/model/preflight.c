@@ -123,6 +123,30 @@ static const struct ga_field warmup_f[] = {
 static const struct ga_schema warmup_s = { "ga_pf_doc_warmup", sizeof(struct ga_pf_doc_warmup), warmup_f,
 	                                   GA_ARRAY_SIZE(warmup_f) };
 
+/* the container view (docs/container.md) */
+static const struct ga_field pf_lib_f[] = { GA_FIELD(struct ga_pf_doc_lib, path, GA_F_STR),
+	                                    GA_FIELD(struct ga_pf_doc_lib, version, GA_F_STR) };
+static const struct ga_schema pf_lib_s = { "ga_pf_doc_lib", sizeof(struct ga_pf_doc_lib), pf_lib_f,
+	                                   GA_ARRAY_SIZE(pf_lib_f) };
+#define CT struct ga_pf_doc_container
+static const struct ga_field container_f[] = {
+	GA_FIELD(CT, detected_by, GA_F_STR),    GA_FIELD(CT, nvidia_visible_devices, GA_F_STR),
+	GA_FIELD(CT, node_gpus, GA_F_U64),      GA_FIELD(CT, visible_devices, GA_F_STRV),
+	GA_FIELD(CT, driver_version, GA_F_STR), GA_FIELD_ARR(CT, libraries, pf_lib_s),
+	GA_FIELD_FINDINGS(CT, findings),
+};
+#undef CT
+const struct ga_schema ga_pf_container_schema = { "ga_pf_doc_container", sizeof(struct ga_pf_doc_container),
+	                                          container_f, GA_ARRAY_SIZE(container_f) };
+
+void ga_pf_container_free(struct ga_pf_doc_container *c)
+{
+	if (!c)
+		return;
+	ga_schema_release(&ga_pf_container_schema, c);
+	ga_free(c);
+}
+
 #define P struct ga_pf_doc
 static const struct ga_field doc_f[] = {
 	GA_FIELD(P, schema, GA_F_STR),
@@ -132,6 +156,7 @@ static const struct ga_field doc_f[] = {
 	GA_FIELD_PTR(P, scan, scan_s),
 	GA_FIELD_OBJ(P, warmup, warmup_s),
 	GA_FIELD_PTR(P, explain, ga_explain_result_schema),
+	GA_FIELD_PTR_OMIT(P, container, ga_pf_container_schema),
 };
 #undef P
 const struct ga_schema ga_pf_doc_schema = { "ga_pf_doc", sizeof(struct ga_pf_doc), doc_f,

@@ -496,14 +496,70 @@ static void test_parse_health(void **state)
 	ga_ctx_free(ctx);
 }
 
+/* expect.cdi and expect.allocatable (docs/container.md): parsed strictly, errors at FILE:LINE:COL. */
+static void test_parse_cdi(void **state)
+{
+	(void)state;
+	struct ga_ctx *ctx = NULL;
+	struct ga_policy *p = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	static const char ok[] = "version: 1\n"
+	                         "classes:\n"
+	                         "  - name: k8s\n"
+	                         "    expect:\n"
+	                         "      cdi: {present: true, current: true}\n"
+	                         "      allocatable:\n"
+	                         "        nvidia.com/gpu: 8\n"
+	                         "        nvidia.com/mig-1g.10gb: 7\n";
+	assert_int_equal(ga_policy_parse(ctx, "p.yaml", ok, strlen(ok), &p), 0);
+	const struct ga_policy_class *c = &p->classes[0];
+	assert_true(c->expect.cdi_present.set && c->expect.cdi_present.v);
+	assert_true(c->expect.cdi_current.set && c->expect.cdi_current.v);
+	assert_int_equal(c->expect.n_allocatable, 2);
+	assert_string_equal(c->expect.allocatable[0].resource, "nvidia.com/gpu");
+	assert_int_equal(c->expect.allocatable[0].count, 8);
+	assert_string_equal(c->expect.allocatable[1].resource, "nvidia.com/mig-1g.10gb");
+	assert_int_equal(c->expect.allocatable[1].count, 7);
+	ga_policy_free(p);
+	static const char *const bad[][2] = {
+		{ "version: 1\nclasses: [{name: a, expect: {cdi: {present: yes}}}]\n",
+		  "p.yaml:2:45: classes[0].expect.cdi.present: expected true or false, got 'yes'" },
+		{ "version: 1\nclasses: [{name: a, expect: {cdi: {fresh: true}}}]\n",
+		  "p.yaml:2:36: classes[0].expect.cdi: unknown key 'fresh' in cdi (expected one of: "
+		  "present, current)" },
+		{ "version: 1\nclasses: [{name: a, expect: {cdi: true}}]\n",
+		  "p.yaml:2:35: classes[0].expect.cdi: expected cdi (a mapping), got 'true'" },
+		{ "version: 1\nclasses: [{name: a, expect: {allocatable: {gpu: 8}}}]\n",
+		  "p.yaml:2:44: classes[0].expect.allocatable: expected a resource name such as "
+		  "nvidia.com/gpu (DOMAIN/NAME, at most 127 bytes)" },
+		{ "version: 1\nclasses: [{name: a, expect: {allocatable: {nvidia.com/gpu: -1}}}]\n",
+		  "p.yaml:2:60: classes[0].expect.allocatable.nvidia.com/gpu: expected an integer from 0 "
+		  "to 65536, got '-1'" },
+		{ "version: 1\nclasses: [{name: a, expect: {allocatable: {amd.com/gpu: 1, amd.com/gpu: "
+		  "2}}}]\n",
+		  "p.yaml:2:60: classes[0].expect.allocatable: duplicate key 'amd.com/gpu' in allocatable" },
+		{ "version: 1\nclasses: [{name: a, expect: {allocatable: [nvidia.com/gpu]}}]\n",
+		  "p.yaml:2:44: classes[0].expect.allocatable: expected a mapping of resource names to "
+		  "device counts, got a list" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = NULL;
+		assert_int_equal(ga_policy_parse(ctx, "p.yaml", bad[i][0], strlen(bad[i][0]), &p), -EINVAL);
+		assert_null(p);
+		if (strcmp(ga_ctx_errmsg(ctx), bad[i][1]) != 0)
+			fail_msg("case %zu: got \"%s\"", i, ga_ctx_errmsg(ctx));
+	}
+	ga_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_version_cmp),   cmocka_unit_test(test_ranges),
-		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_fleet),
-		cmocka_unit_test(test_parse_oom),     cmocka_unit_test(test_load_errors),
-		cmocka_unit_test(test_parse_prescan), cmocka_unit_test(test_parse_health),
-		cmocka_unit_test(test_parse_container),
+		cmocka_unit_test(test_version_cmp),     cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_parse_errors),    cmocka_unit_test(test_parse_fleet),
+		cmocka_unit_test(test_parse_oom),       cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_parse_prescan),   cmocka_unit_test(test_parse_health),
+		cmocka_unit_test(test_parse_container), cmocka_unit_test(test_parse_cdi),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

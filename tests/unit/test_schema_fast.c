@@ -20,7 +20,9 @@
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
 
-static const char *const fixtures[] = { "a10-x8", "cpu-vm", "dgx-a100", "dgx-h100", "intel-max", "mi250x" };
+static const char *const fixtures[] = { "a10-x8",      "cpu-vm",      "dgx-a100",        "dgx-h100",
+	                                "intel-max",   "mi250x",      "k8s-healthy",     "k8s-cdi-stale",
+	                                "k8s-dp-7of8", "k8s-cdi-mig", "k8s-in-container" };
 
 static struct ga_node *collect(const char *name)
 {
