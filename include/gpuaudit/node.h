@@ -142,6 +142,11 @@ struct ga_nvml_link {
 	char *remote_bus_id;
 	char *remote_type; /* "gpu", "switch", "ibmnpu", "unknown" */
 	struct ga_ou64 version;
+	/* nvmlDeviceGetNvLinkErrorCounter, since the driver loaded; absent when not supported */
+	struct ga_ou64 replay_errors;
+	struct ga_ou64 recovery_errors;
+	struct ga_ou64 crc_flit_errors;
+	struct ga_ou64 crc_data_errors;
 };
 
 struct ga_nvml_gpu {
@@ -196,6 +201,15 @@ struct ga_nvml_gpu {
 	struct ga_ou64 pcie_replay_count;
 	struct ga_nvml_link *nvlinks;
 	size_t n_nvlinks;
+	/* GPU fabric (NVSwitch systems, Hopper+): absent where NVML does not support it */
+	char *fabric_state;           /* "not_started", "in_progress", "completed" */
+	struct ga_oi64 fabric_status; /* NVML return code of the registration, when completed */
+	char *fabric_status_text;     /* its text, when not success */
+	struct ga_ou64 fabric_clique_id;
+	char *fabric_cluster_uuid;
+	struct ga_ou64 fabric_health_mask;  /* v2+ */
+	char *fabric_health_summary;        /* v3: "healthy", "unhealthy", "limited_capacity" */
+	struct ga_strv fabric_health_flags; /* mask fields that are TRUE: "degraded_bw", ... */
 	struct ga_strv
 	        topology; /* one entry per NVML index: "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS" */
 	char *error;      /* NVML's text when the device itself failed ("GPU is lost") */

@@ -74,6 +74,10 @@ struct nvml {
 	nvmlReturn_t (*nvmlDeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t, unsigned int, int *);
 	nvmlReturn_t (*nvmlDeviceGetNvLinkVersion)(nvmlDevice_t, unsigned int, unsigned int *);
 	nvmlReturn_t (*nvmlDeviceGetTopologyCommonAncestor)(nvmlDevice_t, nvmlDevice_t, int *);
+	nvmlReturn_t (*nvmlDeviceGetNvLinkErrorCounter)(nvmlDevice_t, unsigned int, int,
+	                                                unsigned long long *);
+	nvmlReturn_t (*nvmlDeviceGetGpuFabricInfoV)(nvmlDevice_t, nvmlGpuFabricInfo_v3_t *);
+	nvmlReturn_t (*nvmlDeviceGetGpuFabricInfo)(nvmlDevice_t, nvmlGpuFabricInfo_t *);
 };
 
 /* preferred name first; older fallbacks after */
@@ -129,6 +133,10 @@ static const struct ga_dl_sym syms[] = {
 	SYM(nvmlDeviceGetNvLinkRemoteDeviceType, false, NULL),
 	SYM(nvmlDeviceGetNvLinkVersion, false, NULL),
 	SYM(nvmlDeviceGetTopologyCommonAncestor, false, NULL),
+	SYM(nvmlDeviceGetNvLinkErrorCounter, false, NULL),
+	/* 550.40.07+; the unversioned one (525.53, deprecated in 13.0) when it is missing */
+	SYM(nvmlDeviceGetGpuFabricInfoV, false, NULL),
+	SYM(nvmlDeviceGetGpuFabricInfo, false, NULL),
 };
 
 static const char *const sonames[] = { "libnvidia-ml.so.1", "libnvidia-ml.so", NULL };
@@ -422,6 +430,32 @@ static int telemetry(struct nvml *m, nvmlDevice_t dev, struct ga_nvml_gpu *g)
 	return 0;
 }
 
+/* The four data-link counters; a link whose counters are not supported keeps them absent. */
+static int nvlink_errors(struct nvml *m, nvmlDevice_t dev, unsigned l, struct ga_nvml_gpu *g,
+                         struct ga_nvml_link *lk)
+{
+	if (!HAVE(m, nvmlDeviceGetNvLinkErrorCounter))
+		return 0;
+	const struct {
+		int counter;
+		struct ga_ou64 *dst;
+	} c[] = {
+		{ NVML_NVLINK_ERROR_DL_REPLAY, &lk->replay_errors },
+		{ NVML_NVLINK_ERROR_DL_RECOVERY, &lk->recovery_errors },
+		{ NVML_NVLINK_ERROR_DL_CRC_FLIT, &lk->crc_flit_errors },
+		{ NVML_NVLINK_ERROR_DL_CRC_DATA, &lk->crc_data_errors },
+	};
+	for (size_t i = 0; i < GA_ARRAY_SIZE(c); i++) {
+		unsigned long long v = 0;
+		nvmlReturn_t rc = CALL(m, nvmlDeviceGetNvLinkErrorCounter, dev, l, c[i].counter, &v);
+		if (rc == NVML_SUCCESS)
+			GA_SET(*c[i].dst, v);
+		else if (note(m, g, "nvmlDeviceGetNvLinkErrorCounter", rc) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int nvlinks(struct nvml *m, nvmlDevice_t dev, struct ga_nvml_gpu *g)
 {
 	if (!HAVE(m, nvmlDeviceGetNvLinkState))
@@ -454,8 +488,112 @@ static int nvlinks(struct nvml *m, nvmlDevice_t dev, struct ga_nvml_gpu *g)
 		if (HAVE(m, nvmlDeviceGetNvLinkVersion) &&
 		    CALL(m, nvmlDeviceGetNvLinkVersion, dev, l, &ver) == NVML_SUCCESS)
 			GA_SET(lk->version, ver);
+		if (nvlink_errors(m, dev, l, g, lk) < 0)
+			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* "GPU fabric": the GPU's registration with the NVSwitch fabric (Fabric Manager / NVLSM). */
+static const char *fabric_state_name(unsigned state)
+{
+	switch (state) {
+	case NVML_GPU_FABRIC_STATE_NOT_STARTED:
+		return "not_started";
+	case NVML_GPU_FABRIC_STATE_IN_PROGRESS:
+		return "in_progress";
+	case NVML_GPU_FABRIC_STATE_COMPLETED:
+		return "completed";
+	default:
+		return NULL; /* NOT_SUPPORTED and values this build does not know: absent */
+	}
+}
+
+static int fabric_health(struct ga_nvml_gpu *g, unsigned mask, bool v3, unsigned summary)
+{
+	static const struct {
+		unsigned shift;
+		const char *name;
+	} flags[] = {
+		{ NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_SHIFT, "degraded_bw" },
+		{ NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_SHIFT, "route_recovery" },
+		{ NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_SHIFT, "route_unhealthy" },
+		{ NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_SHIFT, "access_timeout_recovery" },
+	};
+	GA_SET(g->fabric_health_mask, mask);
+	for (size_t i = 0; i < GA_ARRAY_SIZE(flags); i++)
+		if (((mask >> flags[i].shift) & NVML_GPU_FABRIC_HEALTH_MASK_TWO_STATE_WIDTH) ==
+		            NVML_GPU_FABRIC_HEALTH_MASK_TRUE &&
+		    ga_strv_push(&g->fabric_health_flags, flags[i].name) < 0)
+			return -ENOMEM;
+	const char *s = !v3                                                          ? NULL
+	                : summary == NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY          ? "healthy"
+	                : summary == NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY        ? "unhealthy"
+	                : summary == NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY ? "limited_capacity"
+	                                                                             : NULL;
+	return s ? set_str(&g->fabric_health_summary, s) : 0;
+}
+
+static int fabric_fill(struct nvml *m, struct ga_nvml_gpu *g, const unsigned char uuid[16],
+                       nvmlReturn_t status, unsigned clique, unsigned state)
+{
+	const char *name = fabric_state_name(state);
+	if (!name)
+		return 0;
+	if (set_str(&g->fabric_state, name) < 0)
+		return -ENOMEM;
+	GA_SET(g->fabric_clique_id, clique);
+	bool any = false;
+	for (size_t i = 0; i < NVML_GPU_FABRIC_UUID_LEN; i++)
+		any |= uuid[i] != 0;
+	if (any) {
+		char u[40];
+		snprintf(u, sizeof(u), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		         uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7], uuid[8],
+		         uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]);
+		if (set_str(&g->fabric_cluster_uuid, u) < 0)
+			return -ENOMEM;
+	}
+	if (state == NVML_GPU_FABRIC_STATE_COMPLETED) { /* status means something only then */
+		GA_SET(g->fabric_status, status);
+		if (status != NVML_SUCCESS && set_str(&g->fabric_status_text, errstr(m, status)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* v3, then v2 (550-575 drivers refuse v3 with ARGUMENT_VERSION_MISMATCH), then the v1 call. */
+static int fabric(struct nvml *m, nvmlDevice_t dev, struct ga_nvml_gpu *g)
+{
+	nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+	if (HAVE(m, nvmlDeviceGetGpuFabricInfoV)) {
+		const unsigned versions[] = { NVML_GPU_FABRIC_INFO_V3, NVML_GPU_FABRIC_INFO_V2 };
+		for (size_t i = 0; i < GA_ARRAY_SIZE(versions); i++) {
+			nvmlGpuFabricInfo_v3_t fi;
+			memset(&fi, 0, sizeof(fi));
+			fi.version = versions[i];
+			rc = CALL(m, nvmlDeviceGetGpuFabricInfoV, dev, &fi);
+			if (rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
+				continue;
+			if (rc != NVML_SUCCESS)
+				break;
+			if (fabric_fill(m, g, fi.clusterUuid, fi.status, fi.cliqueId, fi.state) < 0 ||
+			    (g->fabric_state &&
+			     fabric_health(g, fi.healthMask, i == 0, fi.healthSummary) < 0))
+				return -ENOMEM;
+			return 0;
+		}
+	}
+	if (rc == NVML_ERROR_FUNCTION_NOT_FOUND && HAVE(m, nvmlDeviceGetGpuFabricInfo)) {
+		nvmlGpuFabricInfo_t fi;
+		memset(&fi, 0, sizeof(fi));
+		rc = CALL(m, nvmlDeviceGetGpuFabricInfo, dev, &fi);
+		if (rc == NVML_SUCCESS)
+			return fabric_fill(m, g, fi.clusterUuid, fi.status, fi.cliqueId, fi.state);
+	}
+	if (rc == NVML_ERROR_FUNCTION_NOT_FOUND || rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
+		return 0;
+	return note(m, g, "nvmlDeviceGetGpuFabricInfoV", rc);
 }
 
 static int device(struct nvml *m, unsigned idx, nvmlDevice_t dev, struct ga_nvml_gpu *g)
@@ -520,6 +658,8 @@ static int device(struct nvml *m, unsigned idx, nvmlDevice_t dev, struct ga_nvml
 		r = telemetry(m, dev, g);
 	if (r == 0)
 		r = nvlinks(m, dev, g);
+	if (r == 0)
+		r = fabric(m, dev, g);
 	return r;
 }
 

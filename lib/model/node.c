@@ -129,9 +129,15 @@ static const struct ga_field mig_prof_f[] = {
 SCHEMA(mig_prof_s, ga_nvml_mig_profile, mig_prof_f);
 
 static const struct ga_field nvlink_f[] = {
-	U(struct ga_nvml_link, link),          B(struct ga_nvml_link, active),
-	S(struct ga_nvml_link, remote_bus_id), S(struct ga_nvml_link, remote_type),
+	U(struct ga_nvml_link, link),
+	B(struct ga_nvml_link, active),
+	S(struct ga_nvml_link, remote_bus_id),
+	S(struct ga_nvml_link, remote_type),
 	U(struct ga_nvml_link, version),
+	U(struct ga_nvml_link, replay_errors),
+	U(struct ga_nvml_link, recovery_errors),
+	U(struct ga_nvml_link, crc_flit_errors),
+	U(struct ga_nvml_link, crc_data_errors),
 };
 SCHEMA(nvlink_s, ga_nvml_link, nvlink_f);
 
@@ -185,6 +191,14 @@ static const struct ga_field nvml_gpu_f[] = {
 	U(G, pcie_rx_kbps),
 	U(G, pcie_replay_count),
 	GA_FIELD_ARR(G, nvlinks, nvlink_s),
+	S(G, fabric_state),
+	I(G, fabric_status),
+	S(G, fabric_status_text),
+	U(G, fabric_clique_id),
+	S(G, fabric_cluster_uuid),
+	U(G, fabric_health_mask),
+	S(G, fabric_health_summary),
+	V(G, fabric_health_flags),
 	V(G, topology),
 	S(G, error),
 	I(G, error_code),
