@@ -46,6 +46,10 @@ struct ga_isolate_result {
 int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_schema *schema, void *obj,
                         struct ga_isolate_result *res);
 
+/* The same with one more argument for the helper (NULL: none) and its own deadline. */
+int ga_isolated_collect_arg(struct ga_ctx *ctx, const char *name, const char *arg, int timeout_ms,
+                            const struct ga_schema *schema, void *obj, struct ga_isolate_result *res);
+
 /*
  * The page the helper writes the current call into (fd GA_PROGRESS_FD in the helper).
  * Two slots and an index, so the parent never reads a half-written name.

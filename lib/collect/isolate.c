@@ -80,6 +80,12 @@ static bool reap(pid_t pid, int *status, int wait_ms)
 int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_schema *schema, void *obj,
                         struct ga_isolate_result *res)
 {
+	return ga_isolated_collect_arg(ctx, name, NULL, ctx->vendor_timeout_ms, schema, obj, res);
+}
+
+int ga_isolated_collect_arg(struct ga_ctx *ctx, const char *name, const char *arg, int timeout_ms,
+                            const struct ga_schema *schema, void *obj, struct ga_isolate_result *res)
+{
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
 	if (!ctx->helper_exe)
@@ -112,7 +118,7 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 	    (r = -posix_spawn_file_actions_adddup2(&fa, memfd, GA_PROGRESS_FD)) < 0 ||
 	    (r = -posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0)) < 0)
 		goto out;
-	char *argv[] = { ctx->helper_exe, (char *)"__vendor-helper", (char *)name, NULL };
+	char *argv[] = { ctx->helper_exe, (char *)"__vendor-helper", (char *)name, (char *)arg, NULL };
 	int e = posix_spawn(&pid, ctx->helper_exe, &fa, NULL, argv, environ);
 	if (e != 0) {
 		pid = -1;
@@ -124,7 +130,7 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 	out[1] = prog[1] = -1;
 
 	bool out_open = true, prog_open = true;
-	double deadline = start + ctx->vendor_timeout_ms;
+	double deadline = start + timeout_ms;
 	while (out_open || prog_open) {
 		double left = deadline - now_ms();
 		if (left <= 0) {
@@ -167,7 +173,7 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 		kill(pid, SIGKILL);
 		if (!reap(pid, &status, REAP_WAIT_MS))
 			res->unkillable = true;
-	} else if (!reap(pid, &status, ctx->vendor_timeout_ms + REAP_WAIT_MS)) {
+	} else if (!reap(pid, &status, timeout_ms + REAP_WAIT_MS)) {
 		/* closed its pipes but did not exit */
 		kill(pid, SIGKILL);
 		res->timed_out = true;
@@ -185,7 +191,7 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 		goto out;
 	if (res->timed_out) {
 		r = ga_err(ctx, -ETIMEDOUT, "vendor helper %s did not finish within %d ms (in %s)", name,
-		           ctx->vendor_timeout_ms, res->last_call[0] ? res->last_call : "startup");
+		           timeout_ms, res->last_call[0] ? res->last_call : "startup");
 		goto out;
 	}
 	if (res->term_signal || res->exit_status != 0) {

@@ -15,8 +15,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/isolate.h"
 #include "../dl/dl.h"
 #include "../dl/nvml_types.h"
@@ -78,6 +80,10 @@ struct nvml {
 	                                                unsigned long long *);
 	nvmlReturn_t (*nvmlDeviceGetGpuFabricInfoV)(nvmlDevice_t, nvmlGpuFabricInfo_v3_t *);
 	nvmlReturn_t (*nvmlDeviceGetGpuFabricInfo)(nvmlDevice_t, nvmlGpuFabricInfo_t *);
+	nvmlReturn_t (*nvmlEventSetCreate)(nvmlEventSet_t *);
+	nvmlReturn_t (*nvmlDeviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
+	nvmlReturn_t (*nvmlEventSetWait_v2)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
+	nvmlReturn_t (*nvmlEventSetFree)(nvmlEventSet_t);
 };
 
 /* preferred name first; older fallbacks after */
@@ -137,6 +143,11 @@ static const struct ga_dl_sym syms[] = {
 	/* 550.40.07+; the unversioned one (525.53, deprecated in 13.0) when it is missing */
 	SYM(nvmlDeviceGetGpuFabricInfoV, false, NULL),
 	SYM(nvmlDeviceGetGpuFabricInfo, false, NULL),
+	/* events: the v1 wait fills the same first 24 bytes (no MIG instance ids) */
+	SYM(nvmlEventSetCreate, false, NULL),
+	SYM(nvmlDeviceRegisterEvents, false, NULL),
+	SYM(nvmlEventSetWait_v2, false, "nvmlEventSetWait"),
+	SYM(nvmlEventSetFree, false, NULL),
 };
 
 static const char *const sonames[] = { "libnvidia-ml.so.1", "libnvidia-ml.so", NULL };
@@ -850,4 +861,211 @@ out:
 int ga_nvml_collect(struct ga_ctx *ctx, struct ga_nvml_report **ret)
 {
 	return ga_nvml_collect_from(ctx, sonames, ret);
+}
+
+/* --- events (the helper's "nvml-events MS" mode) --- */
+
+/* One wait call at most this long, so the progress page shows the helper is alive. */
+#define EVENT_SLICE_MS 1000u
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+struct evgpu {
+	nvmlDevice_t dev;
+	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+	char *bus_id;
+};
+
+static int ev_error(struct ga_nvml_events *e, const char *call, nvmlReturn_t rc, const char *text)
+{
+	GA_SET(e->error_code, rc);
+	if (set_str(&e->error_call, call) < 0 || set_str(&e->error, text) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int ev_push(struct ga_nvml_events *e, const struct evgpu *gpus, unsigned n, const nvmlEventData_t *d,
+                   double t0)
+{
+	struct ga_nvml_event *ev = ga_array_push((void **)&e->events, &e->n_events, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	GA_SET(ev->after_ms, (double)(uint64_t)(mono_ms() - t0)); /* whole ms */
+	GA_SET(ev->event_type, d->eventType);
+	const char *type = d->eventType == nvmlEventTypeXidCriticalError    ? "xid"
+	                   : d->eventType == nvmlEventTypeDoubleBitEccError ? "ecc_dbe"
+	                   : d->eventType == nvmlEventTypeSingleBitEccError ? "ecc_sbe"
+	                                                                    : "other";
+	if (set_str(&ev->type, type) < 0)
+		return -ENOMEM;
+	if (d->eventType == nvmlEventTypeXidCriticalError)
+		GA_SET(ev->xid, d->eventData);
+	for (unsigned i = 0; i < n; i++) {
+		if (gpus[i].dev != d->device)
+			continue;
+		GA_SET(ev->gpu, i);
+		if ((gpus[i].uuid[0] && set_str(&ev->uuid, gpus[i].uuid) < 0) ||
+		    (gpus[i].bus_id && set_str(&ev->pci_bus_id, gpus[i].bus_id) < 0))
+			return -ENOMEM;
+		break;
+	}
+	return 0;
+}
+
+/* Register every GPU, then wait in slices until wait_ms is spent. */
+static int ev_run(struct nvml *m, struct ga_nvml_events *e, unsigned wait_ms)
+{
+	unsigned int count = 0;
+	nvmlReturn_t rc = CALL(m, nvmlDeviceGetCount_v2, &count);
+	if (rc != NVML_SUCCESS)
+		return ev_error(e, "nvmlDeviceGetCount_v2", rc, errstr(m, rc));
+	if (count > 256)
+		count = 256;
+	struct evgpu *gpus = ga_calloc(count ? count : 1, sizeof(*gpus));
+	nvmlEventSet_t set = NULL;
+	int r = 0;
+	if (!gpus)
+		return -ENOMEM;
+	if ((rc = CALL(m, nvmlEventSetCreate, &set)) != NVML_SUCCESS) {
+		r = ev_error(e, "nvmlEventSetCreate", rc, errstr(m, rc));
+		goto out;
+	}
+	const unsigned long long types = nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError |
+	                                 nvmlEventTypeSingleBitEccError;
+	unsigned registered = 0;
+	for (unsigned i = 0; i < count; i++) {
+		char why[160];
+		if ((rc = CALL(m, nvmlDeviceGetHandleByIndex_v2, i, &gpus[i].dev)) != NVML_SUCCESS) {
+			gpus[i].dev = NULL;
+			snprintf(why, sizeof(why), "GPU %u: %s", i, errstr(m, rc));
+			if ((r = ga_strv_push(&e->unregistered, why)) < 0)
+				goto out;
+			continue;
+		}
+		if (HAVE(m, nvmlDeviceGetUUID) && CALL(m, nvmlDeviceGetUUID, gpus[i].dev, gpus[i].uuid,
+		                                       sizeof(gpus[i].uuid)) == NVML_SUCCESS)
+			gpus[i].uuid[sizeof(gpus[i].uuid) - 1] = '\0';
+		else
+			gpus[i].uuid[0] = '\0';
+		nvmlPciInfo_t pci;
+		memset(&pci, 0, sizeof(pci));
+		if (HAVE(m, nvmlDeviceGetPciInfo_v3) &&
+		    CALL(m, nvmlDeviceGetPciInfo_v3, gpus[i].dev, &pci) == NVML_SUCCESS) {
+			pci.busId[sizeof(pci.busId) - 1] = '\0';
+			if ((r = normalize_bus_id(pci.busId, &gpus[i].bus_id)) < 0)
+				goto out;
+		}
+		/* all three, or Xid alone where a GPU without ECC refuses the ECC types */
+		rc = CALL(m, nvmlDeviceRegisterEvents, gpus[i].dev, types, set);
+		if (rc == NVML_ERROR_NOT_SUPPORTED)
+			rc = CALL(m, nvmlDeviceRegisterEvents, gpus[i].dev, nvmlEventTypeXidCriticalError,
+			          set);
+		if (rc == NVML_SUCCESS) {
+			registered++;
+			continue;
+		}
+		snprintf(why, sizeof(why), "GPU %u: %s", i, errstr(m, rc));
+		if ((r = ga_strv_push(&e->unregistered, why)) < 0)
+			goto out;
+	}
+	GA_SET(e->registered_gpus, registered);
+	GA_SET(e->live, registered > 0);
+	if (!registered) {
+		r = ev_error(e, "nvmlDeviceRegisterEvents", NVML_ERROR_NOT_SUPPORTED,
+		             "no GPU accepted Xid event registration");
+		goto out;
+	}
+	double t0 = mono_ms(), end = t0 + wait_ms;
+	for (;;) {
+		double left = end - mono_ms();
+		if (left <= 0)
+			break;
+		unsigned slice = left < EVENT_SLICE_MS ? (unsigned)left + 1 : EVENT_SLICE_MS;
+		nvmlEventData_t d;
+		memset(&d, 0, sizeof(d));
+		rc = CALL(m, nvmlEventSetWait_v2, set, &d, slice);
+		if (rc == NVML_SUCCESS) {
+			if ((r = ev_push(e, gpus, count, &d, t0)) < 0)
+				goto out;
+			if (e->n_events >= 4096)
+				break; /* a storm: enough to decide */
+		} else if (rc != NVML_ERROR_TIMEOUT) {
+			/* GPU_IS_LOST and friends: the set is no longer live */
+			GA_SET(e->live, false);
+			r = ev_error(e, "nvmlEventSetWait_v2", rc, errstr(m, rc));
+			break;
+		}
+	}
+	GA_SET(e->waited_ms, (uint64_t)(mono_ms() - t0));
+out:
+	if (set)
+		CALL(m, nvmlEventSetFree, set);
+	for (unsigned i = 0; i < count; i++)
+		ga_free(gpus[i].bus_id);
+	ga_free(gpus);
+	return r;
+}
+
+int ga_nvml_events_collect(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_events **ret)
+{
+	struct nvml m;
+	memset(&m, 0, sizeof(m));
+	m.ctx = ctx;
+	struct ga_nvml_report scratch; /* resolve() records into rep->sys */
+	memset(&scratch, 0, sizeof(scratch));
+	m.rep = &scratch;
+	struct ga_nvml_events *e = ga_calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	int r = 0;
+	bool inited = false;
+	const char *path = NULL;
+	GA_SET(e->live, false);
+	for (size_t i = 0; sonames[i] && !m.lib; i++) {
+		ga_progress(ctx, "dlopen");
+		m.lib = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+		path = sonames[i];
+	}
+	if (!m.lib) {
+		r = ev_error(e, "dlopen", NVML_ERROR_LIBRARY_NOT_FOUND,
+		             "library not found: libnvidia-ml.so.1");
+		goto out;
+	}
+	if ((r = resolve(&m, path)) != 0) {
+		r = r < 0 ? r
+		          : ev_error(e, scratch.sys.error_call, NVML_ERROR_FUNCTION_NOT_FOUND,
+		                     scratch.sys.error);
+		goto out;
+	}
+	if (!HAVE(&m, nvmlEventSetCreate) || !HAVE(&m, nvmlDeviceRegisterEvents) ||
+	    !HAVE(&m, nvmlEventSetWait_v2) || !HAVE(&m, nvmlEventSetFree)) {
+		r = ev_error(e, "dlsym", NVML_ERROR_FUNCTION_NOT_FOUND,
+		             "this NVML has no event functions (nvmlEventSetCreate ...)");
+		goto out;
+	}
+	nvmlReturn_t rc = CALL(&m, nvmlInit_v2);
+	if (rc != NVML_SUCCESS) {
+		r = ev_error(e, "nvmlInit_v2", rc, errstr(&m, rc));
+		goto out;
+	}
+	inited = true;
+	r = ev_run(&m, e, wait_ms);
+out:
+	if (inited)
+		CALL(&m, nvmlShutdown);
+	if (m.lib)
+		dlclose(m.lib);
+	ga_schema_release(&ga_nvml_report_schema, &scratch);
+	if (r < 0) {
+		ga_nvml_events_release(e);
+		ga_free(e);
+		return r;
+	}
+	*ret = e;
+	return 0;
 }

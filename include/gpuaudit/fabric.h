@@ -1,0 +1,85 @@
+/*
+ * fabric.h - the NVIDIA fabric beyond one snapshot: NVLink error counters
+ * compared between two collections, and NVML events (Xid, ECC) as a second
+ * Xid source where the kernel log cannot be read (containers without
+ * CAP_SYSLOG, dmesg_restrict).
+ *
+ * The events are waited for in the vendor helper process ("__vendor-helper
+ * nvml-events MS"), under the same deadline and kill rules as every other NVML
+ * call: a wait that does not return is killed and reported, never a hung agent.
+ */
+#ifndef GPUAUDIT_FABRIC_H
+#define GPUAUDIT_FABRIC_H
+
+#include "gpuaudit/findings.h"
+#include "gpuaudit/node.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * GA-NVLINK-ERRORS-RISING for every NVLink whose replay, recovery or CRC
+ * counter grew from PREV to CUR (GPUs matched by UUID, else PCI address; a
+ * counter that went back, after a reset, is not a rise). interval_s is
+ * evidence only. Either snapshot may be NULL. 0 or -ENOMEM.
+ */
+int ga_nvlink_error_deltas(const struct ga_node *prev, const struct ga_node *cur, double interval_s,
+                           struct ga_findings *out);
+
+/* --- NVML events --- */
+
+/* Longest wait one helper run may be asked for. */
+#define GA_NVML_EVENTS_MAX_WAIT_MS (10u * 60u * 1000u)
+
+struct ga_nvml_event {
+	struct ga_ou64 gpu; /* NVML index */
+	char *uuid;
+	char *pci_bus_id;          /* sysfs form, "0000:07:00.0" */
+	char *type;                /* "xid", "ecc_dbe", "ecc_sbe", "other" */
+	struct ga_ou64 event_type; /* NVML's bit */
+	struct ga_ou64 xid;        /* Xid events: the Xid (999: NVML did not know it) */
+	struct ga_odbl after_ms;   /* when, from the start of the wait */
+};
+
+struct ga_nvml_events {
+	struct ga_obool live;            /* an event set exists and at least one GPU is registered */
+	struct ga_ou64 registered_gpus;  /* GPUs whose Xid events are registered */
+	struct ga_ou64 waited_ms;        /* how long the helper waited */
+	struct ga_strv unregistered;     /* "GPU 3: Not Supported": GPUs left out, and why */
+	char *error;                     /* why no event set could be made */
+	char *error_call;                /* the failing (or, at the deadline, the running) call */
+	struct ga_oi64 error_code;       /* NVML's code, when it was NVML's error */
+	struct ga_obool timed_out;       /* the helper was killed at the deadline */
+	struct ga_nvml_event *events;
+	size_t n_events;
+};
+extern const struct ga_schema ga_nvml_events_schema;
+void ga_nvml_events_release(struct ga_nvml_events *e);
+
+/*
+ * Helper side: open NVML, register Xid and ECC events on every GPU, wait up to
+ * wait_ms (in slices, so a wait that NVML never returns from is the parent's to
+ * kill), close. Failures are described in the result, not returned; -ENOMEM only.
+ */
+int ga_nvml_events_collect(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_events **ret);
+
+/*
+ * Parent side: run the helper for wait_ms; the deadline is wait_ms plus the
+ * context's vendor timeout. *out (zeroed by the caller) always describes what
+ * happened; returns 0, or -ENOMEM.
+ */
+int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_events *out);
+
+/*
+ * The event written as the kernel would log it ("NVRM: Xid (PCI:0000:07:00): 79,
+ * from NVML events"), so that the kernel-log analyzers (health, the serve
+ * counters, --state) treat it exactly as a logged Xid. Returns the length, or
+ * 0 when the event is not an Xid or names no GPU address.
+ */
+size_t ga_nvml_event_kline(const struct ga_nvml_event *e, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,229 @@
+/*
+ * analyze/nvlink.c - findings from the NVIDIA fabric as NVML reports it: a GPU
+ * whose registration with the NVSwitch fabric has not completed or failed
+ * (CUDA refuses work on it until Fabric Manager finishes), a fabric that says
+ * it is degraded, an NVLink that is down where the same link of the other
+ * GPUs is up, and NVLink error counters that grew between two collections
+ * (serve keeps the previous snapshot; the counters count since the driver
+ * loaded, so a single reading says little and a rise says the link is bad now).
+ *
+ * Pure: snapshots in, findings out.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "analyze.h"
+#include "gpuaudit/fabric.h"
+
+static const char *subject_of(const struct ga_accel *a)
+{
+	return a->address ? a->address : "gpu";
+}
+
+static void ids(struct ga_finding *f, const struct ga_accel *a)
+{
+	if (!f)
+		return;
+	if (a->index.set)
+		ga_finding_evidence(f, "gpu", "%llu", (unsigned long long)a->index.v);
+	if (a->nvml && a->nvml->uuid)
+		ga_finding_evidence(f, "gpu_uuid", "%s", a->nvml->uuid);
+}
+
+static void fabric_findings(const struct ga_accel *a, const struct ga_nvml_gpu *g, struct ga_findings *out)
+{
+	const char *subj = subject_of(a);
+	if (!g->fabric_state)
+		return; /* not an NVSwitch system, or a driver without the call */
+	if (!strcmp(g->fabric_state, "not_started") || !strcmp(g->fabric_state, "in_progress")) {
+		bool started = !strcmp(g->fabric_state, "in_progress");
+		struct ga_finding *f = ga_findings_add(
+		        out, "GA-FABRIC-NOT-READY", started ? GA_SEV_WARNING : GA_SEV_ERROR, subj,
+		        "check that nvidia-fabricmanager (and nvlsm on NVLink 5 systems) runs and see "
+		        "/var/log/fabricmanager.log; CUDA refuses work on this GPU until registration "
+		        "completes",
+		        "the GPU's NVLink fabric registration is %s",
+		        started ? "still in progress" : "not started");
+		ids(f, a);
+		ga_finding_evidence(f, "fabric_state", "%s", g->fabric_state);
+		return;
+	}
+	if (g->fabric_status.set && g->fabric_status.v != 0) {
+		struct ga_finding *f = ga_findings_add(
+		        out, "GA-FABRIC-FAILED", GA_SEV_ERROR, subj,
+		        "drain the node; read /var/log/fabricmanager.log, restart nvidia-fabricmanager and "
+		        "reset the GPUs or reboot",
+		        "the GPU's NVLink fabric registration finished with an error: %s",
+		        g->fabric_status_text ? g->fabric_status_text : "?");
+		ids(f, a);
+		ga_finding_evidence(f, "fabric_status", "%lld", (long long)g->fabric_status.v);
+		return;
+	}
+	bool bad_summary = g->fabric_health_summary && strcmp(g->fabric_health_summary, "healthy") != 0;
+	if (bad_summary || g->fabric_health_flags.n) {
+		struct ga_buf b;
+		ga_buf_init(&b, 256);
+		for (size_t i = 0; i < g->fabric_health_flags.n; i++)
+			(void)ga_buf_addf(&b, "%s%s", i ? " " : "", g->fabric_health_flags.v[i]);
+		struct ga_finding *f = ga_findings_add(
+		        out, "GA-FABRIC-DEGRADED", GA_SEV_WARNING, subj,
+		        "the fabric works at reduced capacity: check the NVSwitch trays and NVLink cables "
+		        "and the Fabric Manager log; drain before large all-reduce jobs",
+		        "NVLink fabric health is %s%s%s",
+		        g->fabric_health_summary ? g->fabric_health_summary : "reduced",
+		        b.len ? ": " : "", b.len ? b.data : "");
+		ids(f, a);
+		if (g->fabric_health_summary)
+			ga_finding_evidence(f, "health_summary", "%s", g->fabric_health_summary);
+		if (b.len)
+			ga_finding_evidence(f, "health_flags", "%s", b.data);
+		if (g->fabric_health_mask.set)
+			ga_finding_evidence(f, "health_mask", "0x%llx", (unsigned long long)g->fabric_health_mask.v);
+		ga_buf_release(&b);
+	}
+}
+
+/* How many other GPUs have link LINK present and active. */
+static size_t peers_up(const struct ga_node *n, size_t self, uint64_t link)
+{
+	size_t up = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_nvml_gpu *g = n->accelerators[i].nvml;
+		if (i == self || !g)
+			continue;
+		for (size_t k = 0; k < g->n_nvlinks; k++)
+			if (g->nvlinks[k].link.set && g->nvlinks[k].link.v == link && g->nvlinks[k].active.set &&
+			    g->nvlinks[k].active.v) {
+				up++;
+				break;
+			}
+	}
+	return up;
+}
+
+static void link_down_findings(const struct ga_node *n, size_t idx, struct ga_findings *out)
+{
+	const struct ga_accel *a = &n->accelerators[idx];
+	const struct ga_nvml_gpu *g = a->nvml;
+	struct ga_buf b;
+	ga_buf_init(&b, 512);
+	size_t down = 0, active = 0, min_peers = (size_t)-1;
+	for (size_t k = 0; k < g->n_nvlinks; k++) {
+		const struct ga_nvml_link *l = &g->nvlinks[k];
+		if (!l->link.set || !l->active.set)
+			continue;
+		if (l->active.v) {
+			active++;
+			continue;
+		}
+		size_t up = peers_up(n, idx, l->link.v);
+		if (up == 0)
+			continue; /* the same link is down everywhere: not wired on this system */
+		if (up < min_peers)
+			min_peers = up;
+		(void)ga_buf_addf(&b, "%s%llu", down ? "," : "", (unsigned long long)l->link.v);
+		down++;
+	}
+	if (down) {
+		struct ga_finding *f = ga_findings_add(
+		        out, "GA-NVLINK-DOWN", GA_SEV_ERROR, subject_of(a),
+		        "drain the node and reset the GPU (or reboot); if the link stays down, have the "
+		        "NVLink/NVSwitch path inspected",
+		        "NVLink %s %s down while the same link is up on %zu other GPU%s", b.data,
+		        down == 1 ? "is" : "are", min_peers, min_peers == 1 ? "" : "s");
+		ids(f, a);
+		ga_finding_evidence(f, "links_down", "%s", b.data);
+		ga_finding_evidence(f, "links_active", "%zu of %zu", active, g->n_nvlinks);
+	}
+	ga_buf_release(&b);
+}
+
+void ga_analyze_fabric(const struct ga_node *n, struct ga_findings *out)
+{
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_nvml_gpu *g = n->accelerators[i].nvml;
+		if (!g || g->error)
+			continue;
+		fabric_findings(&n->accelerators[i], g, out);
+		link_down_findings(n, i, out);
+	}
+}
+
+/* --- counters between two collections --- */
+
+static const struct ga_accel *same_gpu(const struct ga_node *prev, const struct ga_accel *a)
+{
+	for (size_t i = 0; i < prev->n_accelerators; i++) {
+		const struct ga_accel *p = &prev->accelerators[i];
+		if (!p->nvml)
+			continue;
+		if (a->nvml->uuid && p->nvml->uuid) {
+			if (!strcmp(a->nvml->uuid, p->nvml->uuid))
+				return p;
+		} else if (a->address && p->address && !strcmp(a->address, p->address)) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static const struct ga_nvml_link *same_link(const struct ga_nvml_gpu *g, uint64_t link)
+{
+	for (size_t k = 0; k < g->n_nvlinks; k++)
+		if (g->nvlinks[k].link.set && g->nvlinks[k].link.v == link)
+			return &g->nvlinks[k];
+	return NULL;
+}
+
+/* cur - prev when both were read and the counter did not go back (a reset or driver reload). */
+static uint64_t rise(struct ga_ou64 prev, struct ga_ou64 cur)
+{
+	return prev.set && cur.set && cur.v > prev.v ? cur.v - prev.v : 0;
+}
+
+int ga_nvlink_error_deltas(const struct ga_node *prev, const struct ga_node *cur, double interval_s,
+                           struct ga_findings *out)
+{
+	if (!prev || !cur)
+		return 0;
+	for (size_t i = 0; i < cur->n_accelerators; i++) {
+		const struct ga_accel *a = &cur->accelerators[i];
+		if (!a->nvml || a->nvml->error)
+			continue;
+		const struct ga_accel *p = same_gpu(prev, a);
+		if (!p)
+			continue;
+		for (size_t k = 0; k < a->nvml->n_nvlinks; k++) {
+			const struct ga_nvml_link *l = &a->nvml->nvlinks[k];
+			const struct ga_nvml_link *o = l->link.set ? same_link(p->nvml, l->link.v) : NULL;
+			if (!o)
+				continue;
+			uint64_t replay = rise(o->replay_errors, l->replay_errors),
+			         recovery = rise(o->recovery_errors, l->recovery_errors),
+			         flit = rise(o->crc_flit_errors, l->crc_flit_errors),
+			         data = rise(o->crc_data_errors, l->crc_data_errors);
+			if (!replay && !recovery && !flit && !data)
+				continue;
+			/* recoveries take the link down for a moment: worse than replays */
+			struct ga_finding *f = ga_findings_add(
+			        out, "GA-NVLINK-ERRORS-RISING", recovery ? GA_SEV_ERROR : GA_SEV_WARNING,
+			        subject_of(a),
+			        "the link is retrying and retraining now: drain the node and have the NVLink "
+			        "path (GPU baseboard, NVSwitch tray, cables) inspected if it keeps rising",
+			        "NVLink %llu error counters rose since the last collection: %llu replay, "
+			        "%llu recovery, %llu CRC flit, %llu CRC data",
+			        (unsigned long long)l->link.v, (unsigned long long)replay,
+			        (unsigned long long)recovery, (unsigned long long)flit, (unsigned long long)data);
+			ids(f, a);
+			ga_finding_evidence(f, "link", "%llu", (unsigned long long)l->link.v);
+			ga_finding_evidence(f, "replay_delta", "%llu", (unsigned long long)replay);
+			ga_finding_evidence(f, "recovery_delta", "%llu", (unsigned long long)recovery);
+			ga_finding_evidence(f, "crc_flit_delta", "%llu", (unsigned long long)flit);
+			ga_finding_evidence(f, "crc_data_delta", "%llu", (unsigned long long)data);
+			if (interval_s > 0)
+				ga_finding_evidence(f, "interval_s", "%.0f", interval_s);
+		}
+	}
+	return out->err;
+}
