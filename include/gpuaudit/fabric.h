@@ -43,14 +43,14 @@ struct ga_nvml_event {
 };
 
 struct ga_nvml_events {
-	struct ga_obool live;            /* an event set exists and at least one GPU is registered */
-	struct ga_ou64 registered_gpus;  /* GPUs whose Xid events are registered */
-	struct ga_ou64 waited_ms;        /* how long the helper waited */
-	struct ga_strv unregistered;     /* "GPU 3: Not Supported": GPUs left out, and why */
-	char *error;                     /* why no event set could be made */
-	char *error_call;                /* the failing (or, at the deadline, the running) call */
-	struct ga_oi64 error_code;       /* NVML's code, when it was NVML's error */
-	struct ga_obool timed_out;       /* the helper was killed at the deadline */
+	struct ga_obool live;           /* an event set exists and at least one GPU is registered */
+	struct ga_ou64 registered_gpus; /* GPUs whose Xid events are registered */
+	struct ga_ou64 waited_ms;       /* how long the helper waited */
+	struct ga_strv unregistered;    /* "GPU 3: Not Supported": GPUs left out, and why */
+	char *error;                    /* why no event set could be made */
+	char *error_call;               /* the failing (or, at the deadline, the running) call */
+	struct ga_oi64 error_code;      /* NVML's code, when it was NVML's error */
+	struct ga_obool timed_out;      /* the helper was killed at the deadline */
 	struct ga_nvml_event *events;
 	size_t n_events;
 };
@@ -72,12 +72,17 @@ int ga_nvml_events_collect(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_
 int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_events *out);
 
 /*
- * The event written as the kernel would log it ("NVRM: Xid (PCI:0000:07:00): 79,
- * from NVML events"), so that the kernel-log analyzers (health, the serve
- * counters, --state) treat it exactly as a logged Xid. Returns the length, or
- * 0 when the event is not an Xid or names no GPU address.
+ * The event written as the kernel would log it ("[ 123.456789] NVRM: Xid
+ * (PCI:0000:07:00): 79, reported by NVML events"), so that the kernel-log
+ * analyzers (health, the serve counters, --state) treat it exactly as a logged
+ * Xid. start_boot_s: seconds since boot when the wait began (the event's
+ * after_ms is added), or < 0 for no time. Returns the length, or 0 when the
+ * event is not an Xid or names no GPU address.
  */
-size_t ga_nvml_event_kline(const struct ga_nvml_event *e, char *buf, size_t n);
+size_t ga_nvml_event_kline(const struct ga_nvml_event *e, double start_boot_s, char *buf, size_t n);
+
+/* A short text for the Xid sources: "GA-XID-NO-SOURCE" when neither is live. 0 / -ENOMEM. */
+int ga_xid_no_source_finding(const char *kmsg_why, const char *nvml_why, struct ga_findings *out);
 
 #ifdef __cplusplus
 }

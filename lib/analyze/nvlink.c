@@ -9,6 +9,7 @@
  *
  * Pure: snapshots in, findings out.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,15 +72,16 @@ static void fabric_findings(const struct ga_accel *a, const struct ga_nvml_gpu *
 		        "the fabric works at reduced capacity: check the NVSwitch trays and NVLink cables "
 		        "and the Fabric Manager log; drain before large all-reduce jobs",
 		        "NVLink fabric health is %s%s%s",
-		        g->fabric_health_summary ? g->fabric_health_summary : "reduced",
-		        b.len ? ": " : "", b.len ? b.data : "");
+		        g->fabric_health_summary ? g->fabric_health_summary : "reduced", b.len ? ": " : "",
+		        b.len ? b.data : "");
 		ids(f, a);
 		if (g->fabric_health_summary)
 			ga_finding_evidence(f, "health_summary", "%s", g->fabric_health_summary);
 		if (b.len)
 			ga_finding_evidence(f, "health_flags", "%s", b.data);
 		if (g->fabric_health_mask.set)
-			ga_finding_evidence(f, "health_mask", "0x%llx", (unsigned long long)g->fabric_health_mask.v);
+			ga_finding_evidence(f, "health_mask", "0x%llx",
+			                    (unsigned long long)g->fabric_health_mask.v);
 		ga_buf_release(&b);
 	}
 }
@@ -93,8 +95,8 @@ static size_t peers_up(const struct ga_node *n, size_t self, uint64_t link)
 		if (i == self || !g)
 			continue;
 		for (size_t k = 0; k < g->n_nvlinks; k++)
-			if (g->nvlinks[k].link.set && g->nvlinks[k].link.v == link && g->nvlinks[k].active.set &&
-			    g->nvlinks[k].active.v) {
+			if (g->nvlinks[k].link.set && g->nvlinks[k].link.v == link &&
+			    g->nvlinks[k].active.set && g->nvlinks[k].active.v) {
 				up++;
 				break;
 			}
@@ -214,7 +216,8 @@ int ga_nvlink_error_deltas(const struct ga_node *prev, const struct ga_node *cur
 			        "NVLink %llu error counters rose since the last collection: %llu replay, "
 			        "%llu recovery, %llu CRC flit, %llu CRC data",
 			        (unsigned long long)l->link.v, (unsigned long long)replay,
-			        (unsigned long long)recovery, (unsigned long long)flit, (unsigned long long)data);
+			        (unsigned long long)recovery, (unsigned long long)flit,
+			        (unsigned long long)data);
 			ids(f, a);
 			ga_finding_evidence(f, "link", "%llu", (unsigned long long)l->link.v);
 			ga_finding_evidence(f, "replay_delta", "%llu", (unsigned long long)replay);
@@ -226,4 +229,21 @@ int ga_nvlink_error_deltas(const struct ga_node *prev, const struct ga_node *cur
 		}
 	}
 	return out->err;
+}
+
+/* --- Xid sources --- */
+
+int ga_xid_no_source_finding(const char *kmsg_why, const char *nvml_why, struct ga_findings *out)
+{
+	struct ga_finding *f = ga_findings_add(
+	        out, "GA-XID-NO-SOURCE", GA_SEV_WARNING, "node",
+	        "Xid errors on this node go unseen: give the agent the kernel log (CAP_SYSLOG, or "
+	        "kernel.dmesg_restrict=0, or mount /dev/kmsg) or turn on NVML events (--nvml-events)",
+	        "no Xid source is live (kernel log: %s; NVML events: %s)", kmsg_why ? kmsg_why : "unreadable",
+	        nvml_why ? nvml_why : "off");
+	if (f) {
+		ga_finding_evidence(f, "kmsg", "%s", kmsg_why ? kmsg_why : "unreadable");
+		ga_finding_evidence(f, "nvml_events", "%s", nvml_why ? nvml_why : "off");
+	}
+	return f ? 0 : -ENOMEM;
 }

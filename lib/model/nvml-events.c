@@ -28,15 +28,9 @@ static const struct ga_schema event_s = { "ga_nvml_event", sizeof(struct ga_nvml
 
 #define E struct ga_nvml_events
 static const struct ga_field events_f[] = {
-	B(E, live),
-	U(E, registered_gpus),
-	U(E, waited_ms),
-	V(E, unregistered),
-	S(E, error),
-	S(E, error_call),
-	I(E, error_code),
-	B(E, timed_out),
-	GA_FIELD_ARR(E, events, event_s),
+	B(E, live),         U(E, registered_gpus), U(E, waited_ms),
+	V(E, unregistered), S(E, error),           S(E, error_call),
+	I(E, error_code),   B(E, timed_out),       GA_FIELD_ARR(E, events, event_s),
 };
 #undef E
 const struct ga_schema ga_nvml_events_schema = { "ga_nvml_events", sizeof(struct ga_nvml_events), events_f,
@@ -48,7 +42,7 @@ void ga_nvml_events_release(struct ga_nvml_events *e)
 		ga_schema_release(&ga_nvml_events_schema, e);
 }
 
-size_t ga_nvml_event_kline(const struct ga_nvml_event *e, char *buf, size_t n)
+size_t ga_nvml_event_kline(const struct ga_nvml_event *e, double start_boot_s, char *buf, size_t n)
 {
 	if (!e->type || strcmp(e->type, "xid") != 0 || !e->xid.set || !e->pci_bus_id || n == 0)
 		return 0;
@@ -56,7 +50,11 @@ size_t ga_nvml_event_kline(const struct ga_nvml_event *e, char *buf, size_t n)
 	size_t len = strlen(e->pci_bus_id);
 	if (len < 3 || e->pci_bus_id[len - 2] != '.')
 		return 0;
-	int w = snprintf(buf, n, "NVRM: Xid (PCI:%.*s): %llu, reported by NVML events", (int)(len - 2),
+	char at[40] = "";
+	if (start_boot_s >= 0)
+		snprintf(at, sizeof(at), "[%12.6f] ",
+		         start_boot_s + (e->after_ms.set ? e->after_ms.v / 1000.0 : 0.0));
+	int w = snprintf(buf, n, "%sNVRM: Xid (PCI:%.*s): %llu, reported by NVML events", at, (int)(len - 2),
 	                 e->pci_bus_id, (unsigned long long)e->xid.v);
 	return w > 0 && (size_t)w < n ? (size_t)w : 0;
 }
