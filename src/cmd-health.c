@@ -364,7 +364,7 @@ static int health_nvml_events(struct cli *cli, const struct health_opts *o, stru
 		if (run->live)
 			ga_proc_uptime(run->ctx, &up);
 		struct ga_nvml_events *e = ga_calloc(1, sizeof(*e));
-		if (!e || ga_nvml_events_isolated(run->ctx, (unsigned)(o->nvml_events_s * 1000), e) < 0) {
+		if (!e || ga_nvml_events_isolated(run->ctx, (unsigned)(o->nvml_events_s * 1000), -1, e) < 0) {
 			ga_nvml_events_release(e);
 			ga_free(e);
 			return fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory");

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "serve-int.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/node.h"
@@ -64,6 +65,7 @@ void serve_warn(struct serve *s, const char *fmt, ...)
 /* What one collection found, for the renderings. */
 struct found {
 	struct ga_node *node; /* this collection's, before it replaces s->node */
+	struct ga_node *prev; /* the snapshot it replaced, for the NVLink counter rises */
 	struct ga_check chk;
 	struct ga_findings f;
 	struct ga_nodeclass nc;
@@ -74,6 +76,7 @@ struct found {
 static void found_release(struct found *x)
 {
 	ga_node_free(x->node);
+	ga_node_free(x->prev);
 	ga_check_release(&x->chk);
 	ga_findings_release(&x->f);
 	if (x->have_nc)
@@ -97,7 +100,7 @@ static int take_snapshot(struct serve *s, struct found *x)
 		x->failed = true;
 		return 0;
 	}
-	ga_node_free(s->node);
+	x->prev = s->node;
 	s->node = x->node;
 	x->node = NULL;
 	const struct ga_node *n = s->node;
@@ -125,6 +128,10 @@ static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 	} else if ((r = ga_analyze_node(n, &x->f)) < 0) {
 		return r;
 	}
+	/* NVLink error counters that grew since the snapshot this one replaced */
+	if ((r = ga_nvlink_error_deltas(x->prev, n, s->interval_s, x->have_chk ? &x->chk.findings : &x->f)) <
+	    0)
+		return r;
 	ga_findings_sort(x->have_chk ? &x->chk.findings : &x->f);
 	return 0;
 }
@@ -142,12 +149,45 @@ static int count_kmsg(struct serve *s, const struct ga_node *n)
 	ga_kev_counter_end(&s->kev);
 	if (r == -ENOMEM)
 		return r;
+	s->kmsg_err = r;
 	bool ok = r == 0;
 	if (s->kmsg_readable.set && s->kmsg_readable.v && !ok)
 		serve_warn(s, "kernel log unreadable: %s", ga_ctx_errmsg(s->ctx));
 	s->kmsg_readable.v = ok;
 	s->kmsg_readable.set = true;
 	return 0;
+}
+
+static bool has_nvidia(const struct ga_node *n)
+{
+	for (size_t i = 0; n && i < n->n_accelerators; i++)
+		if (n->accelerators[i].vendor && !strcmp(n->accelerators[i].vendor, "nvidia"))
+			return true;
+	return false;
+}
+
+/*
+ * The second Xid source: NVML events queued by serve-events.c, counted like
+ * kernel-log Xids; then GA-XID-NO-SOURCE when neither source is live on a node
+ * with NVIDIA GPUs (a recorded tree without dev/kmsg is no news). -ENOMEM or 0.
+ */
+static int count_nvml_events(struct serve *s, const struct ga_node *n, struct found *x)
+{
+	int r = serve_events_drain(s, &s->nvml_events_up);
+	if (r < 0 || !n || !s->kmsg_readable.set || s->kmsg_readable.v)
+		return r;
+	bool pending = s->ev.wait_ms && !s->nvml_events_up.set; /* the first helper run is on its way */
+	if (pending || (s->nvml_events_up.set && s->nvml_events_up.v) || !has_nvidia(n))
+		return 0;
+	bool live_root = !s->so.from && !strcmp(ga_ctx_root(s->ctx), "/");
+	if (!live_root && !s->ev.wait_ms && s->kmsg_err == -ENOENT)
+		return 0;
+	struct ga_findings *f = x->have_chk ? &x->chk.findings : &x->f;
+	char why[160];
+	snprintf(why, sizeof(why), "%s", s->kmsg_err == -ENOENT ? "no dev/kmsg" : strerror(-s->kmsg_err));
+	r = ga_xid_no_source_finding(why, s->ev.wait_ms ? "not live" : "off", f);
+	ga_findings_sort(f);
+	return r;
 }
 
 static void write_nfd(struct serve *s, const struct ga_node *n, struct found *x)
@@ -190,6 +230,7 @@ static int render_check(struct serve *s, const struct found *x, const struct ga_
 		.class = chk && chk->cls ? chk->cls->name : NULL,
 		.result = chk ? (char *)ga_check_result_name(chk->result) : NULL,
 		.collected_at = s->stats.last_collection_s,
+		.xid_sources = { .kmsg = s->kmsg_readable, .nvml_events = s->nvml_events_up },
 	};
 	if (chk) {
 		GA_SET(d.violations, chk->violations);
@@ -213,6 +254,7 @@ static int render(struct serve *s, const struct found *x, const struct ga_node *
 		.pcls = x->pcls,
 		.kev = s->kmsg_readable.set ? &s->kev : NULL,
 		.kmsg_readable = s->kmsg_readable,
+		.nvml_events_up = s->nvml_events_up,
 		.stats = s->stats,
 	};
 	int r;
@@ -236,7 +278,8 @@ int serve_collect_once(struct serve *s, struct rendered *out)
 	ga_findings_init(&x.f);
 	int r = take_snapshot(s, &x);
 	const struct ga_node *n = s->node; /* this collection's, or the last good one */
-	if (r < 0 || (n && (r = judge(s, n, &x)) < 0) || (r = count_kmsg(s, n)) < 0)
+	if (r < 0 || (n && (r = judge(s, n, &x)) < 0) || (r = count_kmsg(s, n)) < 0 ||
+	    (r = count_nvml_events(s, n, &x)) < 0)
 		goto out;
 	write_nfd(s, n, &x);
 	count_collection(s, x.failed, t0);

@@ -23,6 +23,21 @@ struct rendered {
 	struct ga_buf text, om, snapshot, check;
 };
 
+/* serve-events.c: NVML events as a second Xid source (--nvml-events WAIT). */
+#define SERVE_EVENT_LINE 192
+struct serve_events {
+	unsigned wait_ms; /* one helper run's wait; 0: off */
+	struct ga_ctx *ctx;
+	pthread_t thr;
+	bool started;
+	int cancel[2];
+	/* under the serve lock while the thread runs */
+	char (*queue)[SERVE_EVENT_LINE]; /* Xid events as the kernel's lines, not yet counted */
+	size_t n_queue;
+	uint64_t dropped, runs;
+	struct ga_obool live; /* the last helper run had an event set with GPUs registered */
+};
+
 struct serve {
 	struct cli *cli;
 	/* options */
@@ -40,8 +55,11 @@ struct serve {
 	struct ga_kev_counter kev;
 	struct ga_prom_stats stats;
 	struct ga_obool kmsg_readable;
+	struct ga_obool nvml_events_up; /* unset: --nvml-events off, or its first run not back yet */
 	bool vendor_wanted;
 	bool nfd_failed; /* the last collection could not write the NFD file */
+	int kmsg_err;    /* the last kernel-log read's -errno, 0 when it was read */
+	struct serve_events ev;
 	/* shared with the server thread, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -60,6 +78,13 @@ void serve_warn(struct serve *s, const char *fmt, ...) __attribute__((format(pri
 /* serve-collect.c: one collection rendered into out (0 or -errno), and the thread that repeats it. */
 int serve_collect_once(struct serve *s, struct rendered *out);
 void *serve_collector(void *arg);
+
+/* serve-events.c: start/stop the event thread (EXIT_OK or an exit code), one run for --once,
+ * and the collector's drain of queued Xids into s->kev (0 / -ENOMEM) with the liveness. */
+int serve_events_start(struct serve *s);
+void serve_events_stop(struct serve *s);
+int serve_events_once(struct serve *s);
+int serve_events_drain(struct serve *s, struct ga_obool *ret_live);
 
 /* serve-http.c: the libmicrohttpd request handler (cls is the struct serve). */
 enum MHD_Result serve_handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,

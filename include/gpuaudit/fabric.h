@@ -66,10 +66,11 @@ int ga_nvml_events_collect(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_
 
 /*
  * Parent side: run the helper for wait_ms; the deadline is wait_ms plus the
- * context's vendor timeout. *out (zeroed by the caller) always describes what
- * happened; returns 0, or -ENOMEM.
+ * context's vendor timeout. *out (zeroed by the caller) describes what
+ * happened; returns 0, -ENOMEM, or -ECANCELED when cancel_fd (-1: none) became
+ * readable (the helper is killed; *out is empty).
  */
-int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_events *out);
+int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, int cancel_fd, struct ga_nvml_events *out);
 
 /*
  * The event written as the kernel would log it ("[ 123.456789] NVRM: Xid

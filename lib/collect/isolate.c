@@ -80,11 +80,12 @@ static bool reap(pid_t pid, int *status, int wait_ms)
 int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_schema *schema, void *obj,
                         struct ga_isolate_result *res)
 {
-	return ga_isolated_collect_arg(ctx, name, NULL, ctx->vendor_timeout_ms, schema, obj, res);
+	return ga_isolated_collect_arg(ctx, name, NULL, ctx->vendor_timeout_ms, -1, schema, obj, res);
 }
 
 int ga_isolated_collect_arg(struct ga_ctx *ctx, const char *name, const char *arg, int timeout_ms,
-                            const struct ga_schema *schema, void *obj, struct ga_isolate_result *res)
+                            int cancel_fd, const struct ga_schema *schema, void *obj,
+                            struct ga_isolate_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
@@ -137,13 +138,18 @@ int ga_isolated_collect_arg(struct ga_ctx *ctx, const char *name, const char *ar
 			res->timed_out = true;
 			break;
 		}
-		struct pollfd pfd[2] = { { out_open ? out[0] : -1, POLLIN, 0 },
-			                 { prog_open ? prog[0] : -1, POLLIN, 0 } };
-		int pr = poll(pfd, 2, (int)left + 1);
+		struct pollfd pfd[3] = { { out_open ? out[0] : -1, POLLIN, 0 },
+			                 { prog_open ? prog[0] : -1, POLLIN, 0 },
+			                 { cancel_fd, POLLIN, 0 } };
+		int pr = poll(pfd, 3, (int)left + 1);
 		if (pr < 0) {
 			if (errno == EINTR)
 				continue;
 			r = ga_err(ctx, -errno, "poll: %s", strerror(errno));
+			break;
+		}
+		if (cancel_fd >= 0 && pfd[2].revents) {
+			r = ga_err(ctx, -ECANCELED, "vendor helper %s: cancelled", name);
 			break;
 		}
 		char chunk[65536];

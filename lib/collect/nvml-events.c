@@ -12,7 +12,7 @@
 #include "gpuaudit/fabric.h"
 #include "gpuaudit/isolate.h"
 
-int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_events *out)
+int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, int cancel_fd, struct ga_nvml_events *out)
 {
 	if (wait_ms > GA_NVML_EVENTS_MAX_WAIT_MS)
 		wait_ms = GA_NVML_EVENTS_MAX_WAIT_MS;
@@ -20,10 +20,13 @@ int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml
 	snprintf(arg, sizeof(arg), "%u", wait_ms);
 	struct ga_isolate_result res;
 	int timeout_ms = (int)wait_ms + ctx->vendor_timeout_ms;
-	int r = ga_isolated_collect_arg(ctx, "nvml-events", arg, timeout_ms, &ga_nvml_events_schema, out,
-	                                &res);
-	if (r == -ENOMEM)
+	int r = ga_isolated_collect_arg(ctx, "nvml-events", arg, timeout_ms, cancel_fd,
+	                                &ga_nvml_events_schema, out, &res);
+	if (r == -ENOMEM || r == -ECANCELED) {
+		ga_nvml_events_release(out);
+		memset(out, 0, sizeof(*out));
 		return r;
+	}
 	if (r == 0)
 		return 0;
 	/* killed at the deadline, crashed, or unreadable: only what went wrong is kept */
