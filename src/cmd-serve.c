@@ -389,6 +389,7 @@ out:
 	ga_node_free(s.node);
 	ga_policy_free(s.policy);
 	serve_events_stop(&s);
+	ga_nvlink_watch_release(&s.nvlink);
 	ga_ctx_free(s.ctx);
 	return code;
 }

@@ -65,7 +65,6 @@ void serve_warn(struct serve *s, const char *fmt, ...)
 /* What one collection found, for the renderings. */
 struct found {
 	struct ga_node *node; /* this collection's, before it replaces s->node */
-	struct ga_node *prev; /* the snapshot it replaced, for the NVLink counter rises */
 	struct ga_check chk;
 	struct ga_findings f;
 	struct ga_nodeclass nc;
@@ -76,7 +75,6 @@ struct found {
 static void found_release(struct found *x)
 {
 	ga_node_free(x->node);
-	ga_node_free(x->prev);
 	ga_check_release(&x->chk);
 	ga_findings_release(&x->f);
 	if (x->have_nc)
@@ -100,7 +98,7 @@ static int take_snapshot(struct serve *s, struct found *x)
 		x->failed = true;
 		return 0;
 	}
-	x->prev = s->node;
+	ga_node_free(s->node);
 	s->node = x->node;
 	x->node = NULL;
 	const struct ga_node *n = s->node;
@@ -128,9 +126,9 @@ static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 	} else if ((r = ga_analyze_node(n, &x->f)) < 0) {
 		return r;
 	}
-	/* NVLink error counters that grew since the snapshot this one replaced */
-	if ((r = ga_nvlink_error_deltas(x->prev, n, s->interval_s, x->have_chk ? &x->chk.findings : &x->f)) <
-	    0)
+	/* NVLink error counters that rose, held for a while after the last rise (fabric.h) */
+	if ((r = ga_nvlink_watch(&s->nvlink, n, serve_now_mono(), SERVE_NVLINK_HOLD_S,
+	                         x->have_chk ? &x->chk.findings : &x->f)) < 0)
 		return r;
 	ga_findings_sort(x->have_chk ? &x->chk.findings : &x->f);
 	return 0;

@@ -61,7 +61,8 @@ static void *events_thread(void *arg)
 		pthread_mutex_unlock(&s->lock);
 		bool live = e.live.set && e.live.v;
 		if (!live && !stop && r == 0)
-			serve_warn(s, "NVML events are not live: %s", e.error ? e.error : "no GPU registered");
+			serve_warn(s, "NVML events are not live: %s",
+			           e.error ? e.error : "no GPU registered");
 		ga_nvml_events_release(&e);
 		if (stop || r < 0)
 			break;

@@ -14,9 +14,11 @@
 
 #include "cli.h"
 #include "serve-conns.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/prom.h"
 
 #define SERVE_MAX_BODY (8u << 20) /* cap on any one rendering */
+#define SERVE_NVLINK_HOLD_S 600   /* GA-NVLINK-ERRORS-RISING stays this long after the last rise */
 
 /* What a request can be answered with: rendered by the collector, read by the server. */
 struct rendered {
@@ -60,6 +62,7 @@ struct serve {
 	bool nfd_failed; /* the last collection could not write the NFD file */
 	int kmsg_err;    /* the last kernel-log read's -errno, 0 when it was read */
 	struct serve_events ev;
+	struct ga_nvlink_watch nvlink; /* NVLink counters between collections (fabric.h) */
 	/* shared with the server thread, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;

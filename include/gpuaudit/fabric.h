@@ -18,14 +18,41 @@
 extern "C" {
 #endif
 
+/* NVLink error counters of one collection, by GPU (UUID, else PCI address) and link. */
+struct ga_nvlink_sample {
+	char *gpu;
+	uint64_t link;
+	struct ga_ou64 c[4]; /* replay, recovery, crc_flit, crc_data */
+};
+struct ga_nvlink_counters {
+	struct ga_nvlink_sample *v;
+	size_t n;
+	double at_s; /* when they were read (the caller's clock) */
+	bool taken;
+};
+int ga_nvlink_counters_take(const struct ga_node *n, double at_s, struct ga_nvlink_counters *out);
+void ga_nvlink_counters_release(struct ga_nvlink_counters *c);
+
 /*
- * GA-NVLINK-ERRORS-RISING for every NVLink whose replay, recovery or CRC
- * counter grew from PREV to CUR (GPUs matched by UUID, else PCI address; a
- * counter that went back, after a reset, is not a rise). interval_s is
- * evidence only. Either snapshot may be NULL. 0 or -ENOMEM.
+ * GA-NVLINK-ERRORS-RISING into OUT (NULL: only *ret_rose) for every link of CUR
+ * whose replay, recovery or CRC counter is above BASE (a counter that went back,
+ * after a reset or driver reload, is not a rise). 0 or -ENOMEM.
  */
-int ga_nvlink_error_deltas(const struct ga_node *prev, const struct ga_node *cur, double interval_s,
-                           struct ga_findings *out);
+int ga_nvlink_error_deltas(const struct ga_nvlink_counters *base, const struct ga_node *cur, double now_s,
+                           struct ga_findings *out, bool *ret_rose);
+
+/*
+ * Repeated collections (serve): a rise between two collections raises the
+ * finding, and it stays raised, counted from a baseline taken before the rise,
+ * until the counters have been quiet for hold_s; then the baseline moves up.
+ */
+struct ga_nvlink_watch {
+	struct ga_nvlink_counters prev, base;
+	double last_rise_s;
+};
+int ga_nvlink_watch(struct ga_nvlink_watch *w, const struct ga_node *cur, double now_s, double hold_s,
+                    struct ga_findings *out);
+void ga_nvlink_watch_release(struct ga_nvlink_watch *w);
 
 /* --- NVML events --- */
 

@@ -152,60 +152,90 @@ void ga_analyze_fabric(const struct ga_node *n, struct ga_findings *out)
 	}
 }
 
-/* --- counters between two collections --- */
+/* --- counters between collections --- */
 
-static const struct ga_accel *same_gpu(const struct ga_node *prev, const struct ga_accel *a)
+static const char *gpu_key(const struct ga_accel *a)
 {
-	for (size_t i = 0; i < prev->n_accelerators; i++) {
-		const struct ga_accel *p = &prev->accelerators[i];
-		if (!p->nvml)
-			continue;
-		if (a->nvml->uuid && p->nvml->uuid) {
-			if (!strcmp(a->nvml->uuid, p->nvml->uuid))
-				return p;
-		} else if (a->address && p->address && !strcmp(a->address, p->address)) {
-			return p;
-		}
-	}
-	return NULL;
+	return a->nvml && a->nvml->uuid ? a->nvml->uuid : a->address;
 }
 
-static const struct ga_nvml_link *same_link(const struct ga_nvml_gpu *g, uint64_t link)
+void ga_nvlink_counters_release(struct ga_nvlink_counters *c)
 {
-	for (size_t k = 0; k < g->n_nvlinks; k++)
-		if (g->nvlinks[k].link.set && g->nvlinks[k].link.v == link)
-			return &g->nvlinks[k];
-	return NULL;
+	for (size_t i = 0; i < c->n; i++)
+		ga_free(c->v[i].gpu);
+	ga_free(c->v);
+	memset(c, 0, sizeof(*c));
 }
 
-/* cur - prev when both were read and the counter did not go back (a reset or driver reload). */
-static uint64_t rise(struct ga_ou64 prev, struct ga_ou64 cur)
+int ga_nvlink_counters_take(const struct ga_node *n, double at_s, struct ga_nvlink_counters *out)
 {
-	return prev.set && cur.set && cur.v > prev.v ? cur.v - prev.v : 0;
-}
-
-int ga_nvlink_error_deltas(const struct ga_node *prev, const struct ga_node *cur, double interval_s,
-                           struct ga_findings *out)
-{
-	if (!prev || !cur)
-		return 0;
-	for (size_t i = 0; i < cur->n_accelerators; i++) {
-		const struct ga_accel *a = &cur->accelerators[i];
-		if (!a->nvml || a->nvml->error)
-			continue;
-		const struct ga_accel *p = same_gpu(prev, a);
-		if (!p)
+	ga_nvlink_counters_release(out);
+	out->taken = true;
+	out->at_s = at_s;
+	for (size_t i = 0; n && i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (!a->nvml || a->nvml->error || !gpu_key(a))
 			continue;
 		for (size_t k = 0; k < a->nvml->n_nvlinks; k++) {
 			const struct ga_nvml_link *l = &a->nvml->nvlinks[k];
-			const struct ga_nvml_link *o = l->link.set ? same_link(p->nvml, l->link.v) : NULL;
+			if (!l->link.set)
+				continue;
+			struct ga_nvlink_sample *s = ga_array_push((void **)&out->v, &out->n, sizeof(*s));
+			if (!s || !(s->gpu = ga_strdup(gpu_key(a)))) {
+				ga_nvlink_counters_release(out);
+				return -ENOMEM;
+			}
+			s->link = l->link.v;
+			s->c[0] = l->replay_errors;
+			s->c[1] = l->recovery_errors;
+			s->c[2] = l->crc_flit_errors;
+			s->c[3] = l->crc_data_errors;
+		}
+	}
+	return 0;
+}
+
+static const struct ga_nvlink_sample *base_of(const struct ga_nvlink_counters *b, const char *gpu,
+                                              uint64_t link)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->v[i].link == link && !strcmp(b->v[i].gpu, gpu))
+			return &b->v[i];
+	return NULL;
+}
+
+/* cur - base when both were read and the counter did not go back (a reset or driver reload). */
+static uint64_t rise(struct ga_ou64 base, struct ga_ou64 cur)
+{
+	return base.set && cur.set && cur.v > base.v ? cur.v - base.v : 0;
+}
+
+int ga_nvlink_error_deltas(const struct ga_nvlink_counters *base, const struct ga_node *cur, double now_s,
+                           struct ga_findings *out, bool *ret_rose)
+{
+	if (ret_rose)
+		*ret_rose = false;
+	if (!base || !base->taken || !cur)
+		return 0;
+	for (size_t i = 0; i < cur->n_accelerators; i++) {
+		const struct ga_accel *a = &cur->accelerators[i];
+		if (!a->nvml || a->nvml->error || !gpu_key(a))
+			continue;
+		for (size_t k = 0; k < a->nvml->n_nvlinks; k++) {
+			const struct ga_nvml_link *l = &a->nvml->nvlinks[k];
+			const struct ga_nvlink_sample *o =
+			        l->link.set ? base_of(base, gpu_key(a), l->link.v) : NULL;
 			if (!o)
 				continue;
-			uint64_t replay = rise(o->replay_errors, l->replay_errors),
-			         recovery = rise(o->recovery_errors, l->recovery_errors),
-			         flit = rise(o->crc_flit_errors, l->crc_flit_errors),
-			         data = rise(o->crc_data_errors, l->crc_data_errors);
+			uint64_t replay = rise(o->c[0], l->replay_errors),
+			         recovery = rise(o->c[1], l->recovery_errors),
+			         flit = rise(o->c[2], l->crc_flit_errors),
+			         data = rise(o->c[3], l->crc_data_errors);
 			if (!replay && !recovery && !flit && !data)
+				continue;
+			if (ret_rose)
+				*ret_rose = true;
+			if (!out)
 				continue;
 			/* recoveries take the link down for a moment: worse than replays */
 			struct ga_finding *f = ga_findings_add(
@@ -213,9 +243,10 @@ int ga_nvlink_error_deltas(const struct ga_node *prev, const struct ga_node *cur
 			        subject_of(a),
 			        "the link is retrying and retraining now: drain the node and have the NVLink "
 			        "path (GPU baseboard, NVSwitch tray, cables) inspected if it keeps rising",
-			        "NVLink %llu error counters rose since the last collection: %llu replay, "
-			        "%llu recovery, %llu CRC flit, %llu CRC data",
-			        (unsigned long long)l->link.v, (unsigned long long)replay,
+			        "NVLink %llu error counters rose in the last %.0f s: %llu replay, %llu "
+			        "recovery, "
+			        "%llu CRC flit, %llu CRC data",
+			        (unsigned long long)l->link.v, now_s - base->at_s, (unsigned long long)replay,
 			        (unsigned long long)recovery, (unsigned long long)flit,
 			        (unsigned long long)data);
 			ids(f, a);
@@ -224,11 +255,39 @@ int ga_nvlink_error_deltas(const struct ga_node *prev, const struct ga_node *cur
 			ga_finding_evidence(f, "recovery_delta", "%llu", (unsigned long long)recovery);
 			ga_finding_evidence(f, "crc_flit_delta", "%llu", (unsigned long long)flit);
 			ga_finding_evidence(f, "crc_data_delta", "%llu", (unsigned long long)data);
-			if (interval_s > 0)
-				ga_finding_evidence(f, "interval_s", "%.0f", interval_s);
+			ga_finding_evidence(f, "since_s", "%.0f", now_s - base->at_s);
 		}
 	}
-	return out->err;
+	return out ? out->err : 0;
+}
+
+int ga_nvlink_watch(struct ga_nvlink_watch *w, const struct ga_node *cur, double now_s, double hold_s,
+                    struct ga_findings *out)
+{
+	struct ga_nvlink_counters next = { 0 };
+	int r = ga_nvlink_counters_take(cur, now_s, &next);
+	if (r < 0)
+		return r;
+	bool rose = false;
+	ga_nvlink_error_deltas(&w->prev, cur, now_s, NULL, &rose);
+	if (rose)
+		w->last_rise_s = now_s;
+	/* quiet for hold_s (or the first reading): the baseline moves up and the finding clears */
+	if (!w->base.taken || (!rose && now_s - w->last_rise_s >= hold_s)) {
+		if ((r = ga_nvlink_counters_take(cur, now_s, &w->base)) < 0)
+			goto out;
+	}
+	r = ga_nvlink_error_deltas(&w->base, cur, now_s, out, NULL);
+out:
+	ga_nvlink_counters_release(&w->prev);
+	w->prev = next;
+	return r;
+}
+
+void ga_nvlink_watch_release(struct ga_nvlink_watch *w)
+{
+	ga_nvlink_counters_release(&w->prev);
+	ga_nvlink_counters_release(&w->base);
 }
 
 /* --- Xid sources --- */

@@ -38,8 +38,8 @@ static void links(struct ga_pw *w, const struct ga_node *n)
 		const struct ga_accel *a = &n->accelerators[i];
 		for (size_t k = 0; a->nvml && k < a->nvml->n_nvlinks; k++) {
 			const struct ga_nvml_link *l = &a->nvml->nvlinks[k];
-			const struct ga_ou64 *v[] = { &l->replay_errors, &l->recovery_errors, &l->crc_flit_errors,
-				                      &l->crc_data_errors };
+			const struct ga_ou64 *v[] = { &l->replay_errors, &l->recovery_errors,
+				                      &l->crc_flit_errors, &l->crc_data_errors };
 			for (size_t c = 0; c < 4 && l->link.set; c++) {
 				if (!v[c]->set)
 					continue;
@@ -55,7 +55,10 @@ static void links(struct ga_pw *w, const struct ga_node *n)
 
 static unsigned state_value(const char *s)
 {
-	return !strcmp(s, "not_started") ? 1 : !strcmp(s, "in_progress") ? 2 : !strcmp(s, "completed") ? 3 : 0;
+	return !strcmp(s, "not_started")   ? 1
+	       : !strcmp(s, "in_progress") ? 2
+	       : !strcmp(s, "completed")   ? 3
+	                                   : 0;
 }
 
 static void fabric(struct ga_pw *w, const struct ga_node *n)
@@ -79,7 +82,8 @@ static void fabric(struct ga_pw *w, const struct ga_node *n)
 		const struct ga_nvml_gpu *g = a->nvml;
 		if (!g || !g->fabric_state)
 			continue;
-		bool ok = !strcmp(g->fabric_state, "completed") && g->fabric_status.set && g->fabric_status.v == 0 &&
+		bool ok = !strcmp(g->fabric_state, "completed") && g->fabric_status.set &&
+		          g->fabric_status.v == 0 &&
 		          (!g->fabric_health_summary || !strcmp(g->fabric_health_summary, "healthy")) &&
 		          g->fabric_health_flags.n == 0;
 		ga_pw_begin(w);
