@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,9 +61,11 @@ static void *events_thread(void *arg)
 		bool stop = s->stop;
 		pthread_mutex_unlock(&s->lock);
 		bool live = e.live.set && e.live.v;
-		if (!live && !stop && r == 0)
-			serve_warn(s, "NVML events are not live: %s",
-			           e.error ? e.error : "no GPU registered");
+		if (!live && !stop && r == 0) { /* not serve_warn: no file cycle with serve-collect.c */
+			fprintf(s->cli->err, "gpuaudit serve: NVML events are not live: %s\n",
+			        e.error ? e.error : "no GPU registered");
+			fflush(s->cli->err);
+		}
 		ga_nvml_events_release(&e);
 		if (stop || r < 0)
 			break;
