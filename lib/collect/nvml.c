@@ -84,6 +84,8 @@ struct nvml {
 	nvmlReturn_t (*nvmlDeviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
 	nvmlReturn_t (*nvmlEventSetWait_v2)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
 	nvmlReturn_t (*nvmlEventSetFree)(nvmlEventSet_t);
+	/* events on old drivers only: the event's GPU needs an address, and they lack _v3 */
+	nvmlReturn_t (*nvmlDeviceGetPciInfo_v2)(nvmlDevice_t, nvmlPciInfoLegacy_t *);
 };
 
 /* preferred name first; older fallbacks after */
@@ -148,6 +150,7 @@ static const struct ga_dl_sym syms[] = {
 	SYM(nvmlDeviceRegisterEvents, false, NULL),
 	SYM(nvmlEventSetWait_v2, false, "nvmlEventSetWait"),
 	SYM(nvmlEventSetFree, false, NULL),
+	SYM(nvmlDeviceGetPciInfo_v2, false, "nvmlDeviceGetPciInfo"),
 };
 
 static const char *const sonames[] = { "libnvidia-ml.so.1", "libnvidia-ml.so", NULL };
@@ -917,6 +920,26 @@ static int ev_push(struct ga_nvml_events *e, const struct evgpu *gpus, unsigned 
 	return 0;
 }
 
+/* The GPU's address: _v3, else the legacy struct's numbers (its busId text is 16 bytes). */
+static int ev_bus_id(struct nvml *m, nvmlDevice_t dev, char **ret)
+{
+	nvmlPciInfo_t pci;
+	memset(&pci, 0, sizeof(pci));
+	if (HAVE(m, nvmlDeviceGetPciInfo_v3) && CALL(m, nvmlDeviceGetPciInfo_v3, dev, &pci) == NVML_SUCCESS) {
+		pci.busId[sizeof(pci.busId) - 1] = '\0';
+		return normalize_bus_id(pci.busId, ret);
+	}
+	nvmlPciInfoLegacy_t old;
+	memset(&old, 0, sizeof(old));
+	if (HAVE(m, nvmlDeviceGetPciInfo_v2) && CALL(m, nvmlDeviceGetPciInfo_v2, dev, &old) == NVML_SUCCESS) {
+		char b[32];
+		snprintf(b, sizeof(b), "%04x:%02x:%02x.0", old.domain & 0xffff, old.bus & 0xff,
+		         old.device & 0x1f);
+		return set_str(ret, b);
+	}
+	return 0;
+}
+
 /* Register every GPU, then wait in slices until wait_ms is spent. */
 static int ev_run(struct nvml *m, struct ga_nvml_events *e, unsigned wait_ms)
 {
@@ -952,14 +975,8 @@ static int ev_run(struct nvml *m, struct ga_nvml_events *e, unsigned wait_ms)
 			gpus[i].uuid[sizeof(gpus[i].uuid) - 1] = '\0';
 		else
 			gpus[i].uuid[0] = '\0';
-		nvmlPciInfo_t pci;
-		memset(&pci, 0, sizeof(pci));
-		if (HAVE(m, nvmlDeviceGetPciInfo_v3) &&
-		    CALL(m, nvmlDeviceGetPciInfo_v3, gpus[i].dev, &pci) == NVML_SUCCESS) {
-			pci.busId[sizeof(pci.busId) - 1] = '\0';
-			if ((r = normalize_bus_id(pci.busId, &gpus[i].bus_id)) < 0)
-				goto out;
-		}
+		if ((r = ev_bus_id(m, gpus[i].dev, &gpus[i].bus_id)) < 0)
+			goto out;
 		/* all three, or Xid alone where a GPU without ECC refuses the ECC types */
 		rc = CALL(m, nvmlDeviceRegisterEvents, gpus[i].dev, types, set);
 		if (rc == NVML_ERROR_NOT_SUPPORTED)

@@ -65,6 +65,18 @@ typedef struct {
 } nvmlPciInfo_t;
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t");
 
+/* The pre-415 layout nvmlDeviceGetPciInfo / _v2 fill (16-byte busId, 4 reserved words). */
+typedef struct {
+	char busIdLegacy[16];
+	unsigned int domain;
+	unsigned int bus;
+	unsigned int device;
+	unsigned int pciDeviceId;
+	unsigned int pciSubSystemId;
+	unsigned int reserved[4];
+} nvmlPciInfoLegacy_t;
+_Static_assert(sizeof(nvmlPciInfoLegacy_t) == 52, "nvmlPciInfoLegacy_t");
+
 typedef struct {
 	unsigned long long total;
 	unsigned long long free;
