@@ -66,9 +66,9 @@ static void test_rise_hold_clear(void **state)
 	struct ga_findings f;
 	ga_findings_init(&f);
 	const char *a = "0000:87:00.0", *u = "GPU-1";
-	assert_int_equal(step(&w, node(a, u, 150, 1, 40), 0, &f), 0);   /* first reading: no rise */
-	assert_int_equal(step(&w, node(a, u, 150, 1, 40), 30, &f), 0);  /* still */
-	assert_int_equal(step(&w, node(a, u, 410, 1, 95), 60, &f), 1);  /* rose */
+	assert_int_equal(step(&w, node(a, u, 150, 1, 40), 0, &f), 0);  /* first reading: no rise */
+	assert_int_equal(step(&w, node(a, u, 150, 1, 40), 30, &f), 0); /* still */
+	assert_int_equal(step(&w, node(a, u, 410, 1, 95), 60, &f), 1); /* rose */
 	assert_string_equal(f.v[0].code, "GA-NVLINK-ERRORS-RISING");
 	assert_string_equal(f.v[0].subject, a);
 	assert_int_equal(f.v[0].severity, GA_SEV_WARNING);
