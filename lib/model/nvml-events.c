@@ -42,18 +42,30 @@ void ga_nvml_events_release(struct ga_nvml_events *e)
 		ga_schema_release(&ga_nvml_events_schema, e);
 }
 
+/* "0000:07:00.0": the only form the helper writes; anything else is not rendered */
+static bool sysfs_address(const char *a)
+{
+	if (strlen(a) != 12 || a[4] != ':' || a[7] != ':' || a[10] != '.')
+		return false;
+	for (size_t i = 0; i < 12; i++)
+		if (i != 4 && i != 7 && i != 10 &&
+		    !((a[i] >= '0' && a[i] <= '9') || (a[i] >= 'a' && a[i] <= 'f')))
+			return false;
+	return true;
+}
+
 size_t ga_nvml_event_kline(const struct ga_nvml_event *e, double start_boot_s, char *buf, size_t n)
 {
 	if (!e->type || strcmp(e->type, "xid") != 0 || !e->xid.set || !e->pci_bus_id || n == 0)
 		return 0;
 	/* "0000:07:00.0" -> the kernel's "PCI:0000:07:00" */
-	size_t len = strlen(e->pci_bus_id);
-	if (len < 3 || e->pci_bus_id[len - 2] != '.')
+	if (!sysfs_address(e->pci_bus_id))
 		return 0;
+	size_t len = strlen(e->pci_bus_id);
 	char at[40] = "";
-	if (start_boot_s >= 0)
-		snprintf(at, sizeof(at), "[%12.6f] ",
-		         start_boot_s + (e->after_ms.set ? e->after_ms.v / 1000.0 : 0.0));
+	double t = start_boot_s + (e->after_ms.set ? e->after_ms.v / 1000.0 : 0.0);
+	if (start_boot_s >= 0 && t >= 0 && t < 1e9) /* a boot time the kernel's format holds */
+		snprintf(at, sizeof(at), "[%12.6f] ", t);
 	int w = snprintf(buf, n, "%sNVRM: Xid (PCI:%.*s): %llu, reported by NVML events", at, (int)(len - 2),
 	                 e->pci_bus_id, (unsigned long long)e->xid.v);
 	return w > 0 && (size_t)w < n ? (size_t)w : 0;
