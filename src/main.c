@@ -148,7 +148,8 @@ const struct command commands[] = {
 	  "goes on. Exit status: 0 no drift, 1 drifting or failing nodes, 2 usage error,\n"
 	  "an unreadable input or a skipped report, 70 internal error.\n" },
 	{ "health", cmd_health, "is this node fit to run jobs: kernel-log Xid/AER/resets, stuck processes",
-	  "usage: gpuaudit health [--kmsg FILE] [--since DURATION] [--policy FILE [--class NAME]]\n"
+	  "usage: gpuaudit health [--kmsg FILE] [--since DURATION] [--nvml-events WAIT]\n"
+	  "                       [--policy FILE [--class NAME]]\n"
 	  "                       [--root DIR | --from FILE] [--json | --npd | --slurm]\n"
 	  "                       [--vendor | --no-vendor] [--timeout SEC] [-v]\n"
 	  "\n"
@@ -167,6 +168,9 @@ const struct command commands[] = {
 	  "                  /dev/kmsg records ('-' = stdin)\n"
 	  "  --since DUR     only events in the last DUR (30m, 2h, 1d, 1h30m); measured\n"
 	  "                  from now for the live /dev/kmsg, else from the newest event\n"
+	  "  --nvml-events WAIT  also wait WAIT (1s..10m) for NVML Xid/ECC events in the\n"
+	  "                  vendor helper (killed at WAIT + --timeout): Xids where\n"
+	  "                  /dev/kmsg cannot be read (docs/nvlink.md)\n"
 	  "  --policy FILE   apply the class's 'xid:' overrides (ignore, info, warning,\n"
 	  "                  error, critical) and check its expected GPU count\n"
 	  "  --class NAME    use this class instead of the first that matches\n"
@@ -342,7 +346,7 @@ const struct command commands[] = {
 	  "error.\n" },
 	{ "serve", cmd_serve, "Prometheus exporter and JSON API for this node (background collection)",
 	  "usage: gpuaudit serve [--listen ADDR:PORT] [--interval DURATION] [--policy FILE [--class NAME]]\n"
-	  "                      [--nfd-dir DIR [--nfd-expiry SEC]] [--kmsg FILE]\n"
+	  "                      [--nfd-dir DIR [--nfd-expiry SEC]] [--kmsg FILE] [--nvml-events WAIT]\n"
 	  "                      [--root DIR | --from FILE] [--vendor | --no-vendor] [--timeout SEC]\n"
 	  "                      [--max-connections N] [--max-connections-per-ip N]\n"
 	  "                      [--request-timeout SEC] [--connection-timeout SEC]\n"
@@ -371,6 +375,8 @@ const struct command commands[] = {
 	  "                  collection (atomically)\n"
 	  "  --nfd-expiry SEC  the labels expire after SEC seconds (default 3600)\n"
 	  "  --kmsg FILE     read kernel events from FILE instead of /dev/kmsg\n"
+	  "  --nvml-events WAIT  NVML events as a second Xid source: one vendor helper at a\n"
+	  "                  time waits WAIT (1s..10m) on NVML's event set (docs/nvlink.md)\n"
 	  "  --root DIR      read the machine under DIR instead of /\n"
 	  "  --from FILE     serve a snapshot written by 'discover --json' (re-read\n"
 	  "                  every interval)\n"
