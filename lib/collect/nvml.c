@@ -598,7 +598,9 @@ static int fabric(struct nvml *m, nvmlDevice_t dev, struct ga_nvml_gpu *g)
 			return 0;
 		}
 	}
-	if (rc == NVML_ERROR_FUNCTION_NOT_FOUND && HAVE(m, nvmlDeviceGetGpuFabricInfo)) {
+	/* no V, or a V that takes neither version: the unversioned call */
+	if ((rc == NVML_ERROR_FUNCTION_NOT_FOUND || rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) &&
+	    HAVE(m, nvmlDeviceGetGpuFabricInfo)) {
 		nvmlGpuFabricInfo_t fi;
 		memset(&fi, 0, sizeof(fi));
 		rc = CALL(m, nvmlDeviceGetGpuFabricInfo, dev, &fi);

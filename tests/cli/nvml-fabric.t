@@ -11,7 +11,7 @@ for i in (0, 2, 5):
     n = d["accelerators"][i]["nvml"]
     print(i, {k: v for k, v in n.items() if k.startswith("fabric_")})'
 }
-for sc in fabric-completed fabric-in-progress fabric-failed fabric-v2; do
+for sc in fabric-completed fabric-in-progress fabric-failed fabric-v2 fabric-v1; do
 	FAKE_NVML_SCENARIO=$S/$sc.json run discover --root "$R" --vendor | grep -E '^\$ |GA-FABRIC|fix:.*fabric|^\[exit'
 	FAKE_NVML_SCENARIO=$S/$sc.json "$GPUAUDIT" discover --root "$R" --vendor --json | fabric
 done

@@ -260,6 +260,11 @@ def scenarios():
     for g in v2["gpus"]:
         g["fabric"]["max_version"] = 2
     s["fabric-v2"] = v2
+    # V refuses both struct versions: the unversioned call (28 bytes, no health) answers
+    v1 = with_fabric(FABRIC_COMPLETED)
+    for g in v1["gpus"]:
+        g["fabric"]["max_version"] = 1
+    s["fabric-v1"] = v1
 
     # NVLink: GPU 0 link 5 down while its other 11 links are up
     down = copy.deepcopy(base)
