@@ -230,6 +230,22 @@ struct ga_nvml {
 	struct ga_strv missing_symbols; /* optional symbols this driver lacks */
 };
 
+/*
+ * The fabric daemons of an NVSwitch system, from their files under the root:
+ * nvidia-fabricmanager (its systemd unit and pid file) and, on NVLink 5
+ * systems, the NVLink subnet manager nvlsm (its pid file). "running": the pid
+ * file names a live process of that name (proc/PID/comm); false when the pid
+ * file is missing or stale.
+ */
+struct ga_fabric_manager {
+	char *unit_file; /* the nvidia-fabricmanager.service found, NULL when none */
+	char *pid_file;  /* the pid file read, NULL when none */
+	struct ga_ou64 pid;
+	struct ga_obool running;
+	char *nvlsm_pid_file; /* NULL when none (not an NVLink 5 system, or not running) */
+	struct ga_obool nvlsm_running;
+};
+
 /* What the helper process sends back: the system view plus the GPUs. */
 struct ga_nvml_report {
 	struct ga_nvml sys;
@@ -372,6 +388,8 @@ struct ga_node {
 	size_t n_gaps;
 	struct ga_nvml *nvml;         /* NULL when NVML was not attempted */
 	struct ga_rocm_smi *rocm_smi; /* NULL when ROCm SMI was not attempted */
+	/* NVSwitch systems (NVML reports a GPU fabric state): the fabric daemons; NULL otherwise */
+	struct ga_fabric_manager *fabric_manager;
 };
 
 extern const struct ga_schema ga_node_schema;

@@ -32,7 +32,16 @@ static void ids(struct ga_finding *f, const struct ga_accel *a)
 		ga_finding_evidence(f, "gpu_uuid", "%s", a->nvml->uuid);
 }
 
-static void fabric_findings(const struct ga_accel *a, const struct ga_nvml_gpu *g, struct ga_findings *out)
+static const char *fm_state(const struct ga_node *n)
+{
+	const struct ga_fabric_manager *fm = n->fabric_manager;
+	if (!fm || !fm->running.set)
+		return NULL;
+	return fm->running.v ? "running" : fm->pid_file ? "not running (stale pid file)" : "not running";
+}
+
+static void fabric_findings(const struct ga_node *n, const struct ga_accel *a, const struct ga_nvml_gpu *g,
+                            struct ga_findings *out)
 {
 	const char *subj = subject_of(a);
 	if (!g->fabric_state)
@@ -48,6 +57,8 @@ static void fabric_findings(const struct ga_accel *a, const struct ga_nvml_gpu *
 		        started ? "still in progress" : "not started");
 		ids(f, a);
 		ga_finding_evidence(f, "fabric_state", "%s", g->fabric_state);
+		if (fm_state(n))
+			ga_finding_evidence(f, "fabric_manager", "%s", fm_state(n));
 		return;
 	}
 	if (g->fabric_status.set && g->fabric_status.v != 0) {
@@ -141,13 +152,46 @@ static void link_down_findings(const struct ga_node *n, size_t idx, struct ga_fi
 	ga_buf_release(&b);
 }
 
+/* An NVSwitch system whose Fabric Manager is not running: GPUs cannot (re)join the fabric. */
+static void fabric_manager_finding(const struct ga_node *n, struct ga_findings *out)
+{
+	const struct ga_fabric_manager *fm = n->fabric_manager;
+	if (!fm || !fm->running.set || fm->running.v)
+		return;
+	size_t gpus = 0, unready = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_nvml_gpu *g = n->accelerators[i].nvml;
+		if (!g || !g->fabric_state)
+			continue;
+		gpus++;
+		unready += strcmp(g->fabric_state, "completed") != 0 ||
+		           (g->fabric_status.set && g->fabric_status.v);
+	}
+	struct ga_finding *f = ga_findings_add(
+	        out, "GA-FABRICMANAGER-DOWN", unready ? GA_SEV_ERROR : GA_SEV_WARNING, "nvidia-fabricmanager",
+	        fm->unit_file ? "start it (systemctl enable --now nvidia-fabricmanager) and read "
+	                        "/var/log/fabricmanager.log; its version must match the driver's"
+	                      : "install nvidia-fabricmanager for this driver version and start it; an "
+	                        "NVSwitch system needs it for its GPUs to join the fabric",
+	        "NVIDIA Fabric Manager is %s on an NVSwitch system: %zu of %zu GPUs %s", fm_state(n),
+	        unready ? unready : gpus, gpus,
+	        unready ? "not registered with the fabric"
+	                : "registered, but the fabric is unmanaged (GPU resets need it)");
+	if (!f)
+		return;
+	ga_finding_evidence(f, "unit_file", "%s", fm->unit_file ? fm->unit_file : "none");
+	if (fm->pid_file)
+		ga_finding_evidence(f, "pid_file", "%s", fm->pid_file);
+}
+
 void ga_analyze_fabric(const struct ga_node *n, struct ga_findings *out)
 {
+	fabric_manager_finding(n, out);
 	for (size_t i = 0; i < n->n_accelerators; i++) {
 		const struct ga_nvml_gpu *g = n->accelerators[i].nvml;
 		if (!g || g->error)
 			continue;
-		fabric_findings(&n->accelerators[i], g, out);
+		fabric_findings(n, &n->accelerators[i], g, out);
 		link_down_findings(n, i, out);
 	}
 }

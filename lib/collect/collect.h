@@ -58,5 +58,7 @@ void ga_collect_modules(struct ga_col *c);
 void ga_collect_accel(struct ga_col *c);
 void ga_collect_runtimes(struct ga_col *c);
 void ga_collect_vendor(struct ga_col *c);
+/* fabricmgr.c: nvidia-fabricmanager and nvlsm, where NVML reports a GPU fabric state */
+void ga_collect_fabric_manager(struct ga_col *c);
 
 #endif

@@ -310,6 +310,16 @@ SCHEMA(rt_s, ga_runtime, rt_f);
 static const struct ga_field gap_f[] = { S(struct ga_gap, path), S(struct ga_gap, reason) };
 SCHEMA(gap_s, ga_gap, gap_f);
 
+static const struct ga_field fm_f[] = {
+	S(struct ga_fabric_manager, unit_file),
+	S(struct ga_fabric_manager, pid_file),
+	U(struct ga_fabric_manager, pid),
+	B(struct ga_fabric_manager, running),
+	S(struct ga_fabric_manager, nvlsm_pid_file),
+	B(struct ga_fabric_manager, nvlsm_running),
+};
+SCHEMA(fm_s, ga_fabric_manager, fm_f);
+
 static const struct ga_field node_f[] = {
 	S(struct ga_node, schema),
 	GA_FIELD_OBJ(struct ga_node, host, host_s),
@@ -324,6 +334,7 @@ static const struct ga_field node_f[] = {
 	GA_FIELD_ARR(struct ga_node, gaps, gap_s),
 	GA_FIELD_PTR(struct ga_node, nvml, nvml_s),
 	GA_FIELD_PTR(struct ga_node, rocm_smi, ga_rocm_smi_schema),
+	GA_FIELD_PTR_OMIT(struct ga_node, fabric_manager, fm_s), /* only on NVSwitch systems */
 };
 const struct ga_schema ga_node_schema = { "ga_node", sizeof(struct ga_node), node_f, GA_ARRAY_SIZE(node_f) };
 

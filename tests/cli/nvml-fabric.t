@@ -30,3 +30,23 @@ FAKE_NVML_SCENARIO=$S/fabric-completed.json LD_LIBRARY_PATH=$GA_FAKE_NVML_OLD_DI
 d = json.load(sys.stdin)
 n = d["accelerators"][0]["nvml"]
 print(n["fabric_state"], n["nvlinks"][0]["replay_errors"], n["call_errors"], [s for s in d["nvml"]["missing_symbols"] if "Fabric" in s or "Event" in s or "ErrorCounter" in s])'
+# the Fabric Manager, read where NVML reports a fabric state: the fixture has none of its
+# files (not running: GA-FABRICMANAGER-DOWN), a copy of it gets a unit, a pid file and the
+# process's comm (running), then a pid file whose process is gone (stale). The files are
+# made here; their paths are the driver container's and the fabricmanager package's.
+FAKE_NVML_SCENARIO=$S/fabric-completed.json run discover --root "$R" --vendor | grep -E '^\$ |FABRICMANAGER|^\[exit'
+cp -a "$R" fm-root
+mkdir -p fm-root/var/run/nvidia-fabricmanager fm-root/proc/4242 fm-root/lib/systemd/system
+echo 4242 >fm-root/var/run/nvidia-fabricmanager/nv-fabricmanager.pid
+echo nv-fabricmanage >fm-root/proc/4242/comm
+: >fm-root/lib/systemd/system/nvidia-fabricmanager.service
+fm() {
+	python3 -c 'import json,sys
+d = json.load(sys.stdin)
+print(d["fabric_manager"])
+print([(f["code"], f["severity"], f["evidence"].get("fabric_manager")) for f in d["findings"] if "FABRIC" in f["code"]][:2])'
+}
+FAKE_NVML_SCENARIO=$S/fabric-in-progress.json "$GPUAUDIT" discover --root fm-root --vendor --json | fm
+echo 4243 >fm-root/var/run/nvidia-fabricmanager/nv-fabricmanager.pid
+FAKE_NVML_SCENARIO=$S/fabric-in-progress.json "$GPUAUDIT" discover --root fm-root --vendor --json | fm
+FAKE_NVML_SCENARIO=$S/fabric-in-progress.json run discover --root fm-root --vendor | grep -E '^\$ |FABRICMANAGER|^\[exit'
