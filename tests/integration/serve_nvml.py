@@ -36,9 +36,18 @@ def wait_finding(s, code, timeout=20):
     raise Fail("%s never appeared in /v1/check" % code)
 
 
-def helpers():
+def helpers(scenario):
+    """Event helpers still running for this test's scenario file (other tests run theirs)."""
     out = subprocess.run(["pgrep", "-f", "__vendor-helper nvml-events"], capture_output=True, text=True)
-    return [p for p in out.stdout.split()]
+    mine = []
+    for pid in out.stdout.split():
+        try:
+            env = open("/proc/%s/environ" % pid, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if ("FAKE_NVML_SCENARIO=" + scenario).encode() in env:
+            mine.append(pid)
+    return mine
 
 
 def t_events_and_rise(exe, work):
@@ -82,12 +91,13 @@ def t_events_and_rise(exe, work):
         rc = s.stop()
     check(rc == 0 and time.time() - t0 < 5, "SIGTERM stops serve during an event wait (%.1f s)" % (time.time() - t0))
     time.sleep(0.3)
-    check(not helpers(), "no event helper left behind")
+    check(not helpers(sc), "no event helper left behind")
 
 
 def t_hang(exe, work):
-    env = {"LD_LIBRARY_PATH": os.environ["GA_FAKE_NVML_DIR"],
-           "FAKE_NVML_SCENARIO": os.path.join(SCENARIOS, "events-hang.json")}
+    sc = os.path.join(work, "events-hang.json")
+    shutil.copy(os.path.join(SCENARIOS, "events-hang.json"), sc)
+    env = {"LD_LIBRARY_PATH": os.environ["GA_FAKE_NVML_DIR"], "FAKE_NVML_SCENARIO": sc}
     s = Serve(exe, ["--root", ROOT, "--vendor", "--interval", "1s", "--nvml-events", "1s", "--timeout", "1"],
               env=env, work=work)
     try:
@@ -102,7 +112,7 @@ def t_hang(exe, work):
     err = open(os.path.join(work, "serve.err")).read()
     check("NVML events are not live" in err and "nvmlEventSetWait" in err, "the hung call is named on stderr")
     time.sleep(0.3)
-    check(not helpers(), "no event helper left behind")
+    check(not helpers(sc), "no event helper left behind")
 
 
 def main():
