@@ -36,8 +36,8 @@ static bool wants(const struct ga_node *n)
 }
 
 /* The first pid file of LIST that exists: its path, pid and whether proc/PID/comm is COMM. */
-static int daemon_state(struct ga_col *c, const char *const *list, size_t n, const char *comm, char **ret_file,
-                        struct ga_ou64 *ret_pid, struct ga_obool *ret_running)
+static int daemon_state(struct ga_col *c, const char *const *list, size_t n, const char *comm,
+                        char **ret_file, struct ga_ou64 *ret_pid, struct ga_obool *ret_running)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct ga_ou64 pid = { 0 };
