@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "gpuaudit/atomicfile.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
@@ -60,6 +61,19 @@ static void print_times(FILE *o, const struct ga_finding *fd)
 		fprintf(o, "           time %s .. %s\n", cli_esc(ft), lt ? cli_esc(lt) : "-");
 }
 
+/* health --nvml-events: one line on what NVML delivered */
+static void print_nvml_events(FILE *o, const struct ga_nvml_events *e)
+{
+	if (!e)
+		return;
+	if (e->live.set && e->live.v)
+		fprintf(o, "nvml events: %zu event%s in %llu ms from %llu GPU%s\n", e->n_events,
+		        e->n_events == 1 ? "" : "s", (unsigned long long)e->waited_ms.v,
+		        (unsigned long long)e->registered_gpus.v, e->registered_gpus.v == 1 ? "" : "s");
+	else
+		fprintf(o, "nvml events: none (%s)\n", e->error ? cli_esc(e->error) : "not live");
+}
+
 static void print_text(FILE *o, const struct ga_findings *f, const struct ga_health_log *k, bool bad)
 {
 	fprintf(o, "health: %s\n", bad ? "PROBLEMS" : "OK");
@@ -74,6 +88,7 @@ static void print_text(FILE *o, const struct ga_findings *f, const struct ga_hea
 	if (k->st.overwritten)
 		fprintf(o, "kernel log: %llu time(s) records were overwritten before they were read\n",
 		        (unsigned long long)k->st.overwritten);
+	print_nvml_events(o, k->nvml_events);
 	fprintf(o, "findings: %zu\n", f->n);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct ga_finding *fd = &f->v[i];
@@ -101,12 +116,13 @@ static void print_text(FILE *o, const struct ga_findings *f, const struct ga_hea
 	}
 }
 
-static int print_json(struct cli *cli, const struct ga_health_log *k, struct ga_findings *f)
+static int print_json(struct cli *cli, struct ga_health_log *k, struct ga_findings *f)
 {
 	struct ga_health_report rep;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
 	int r = ga_health_report_take(&rep, k, f);
+	k->nvml_events = NULL; /* the report owns it now */
 	if (r == 0)
 		r = ga_model_write(ga_model_find(GA_HEALTH_SCHEMA), &rep, &b, true);
 	if (r == 0)
@@ -233,8 +249,9 @@ static int clear_state(struct cli *cli, const char *file, const char *what)
 struct health_opts {
 	struct snap_opts so;
 	const char *kmsg_file, *since, *policy_file, *class_name, *state_file, *boot_time, *clear, *only,
-	        *now;
+	        *now, *nvml_events;
 	bool no_state_update;
+	double nvml_events_s;
 	enum mode mode;
 	int modes;
 };
@@ -263,6 +280,9 @@ static int health_opt(struct cli *cli, const char *cmd, int opt, const char *arg
 		return CLI_NEXT;
 	case 'U':
 		o->no_state_update = true;
+		return CLI_NEXT;
+	case 'E':
+		o->nvml_events = arg;
 		return CLI_NEXT;
 	case 'S':
 		o->since = arg;
@@ -307,6 +327,8 @@ struct health_run {
 static void health_release(struct health_run *run)
 {
 	ga_findings_release(&run->f);
+	ga_nvml_events_release(run->kl.nvml_events);
+	ga_free(run->kl.nvml_events);
 	ga_health_free(run->h);
 	ga_node_free(run->node);
 	ga_policy_free(run->policy);
@@ -399,6 +421,55 @@ static void keep_only(struct ga_findings *f, bool sticky)
 	f->err = err;
 }
 
+static bool has_nvidia(const struct ga_node *n)
+{
+	for (size_t i = 0; i < n->n_accelerators; i++)
+		if (n->accelerators[i].vendor && !strcmp(n->accelerators[i].vendor, "nvidia"))
+			return true;
+	return false;
+}
+
+/*
+ * --nvml-events WAIT: Xid events from NVML, fed to the log analysis as the kernel's
+ * lines; and GA-XID-NO-SOURCE when neither the kernel log nor NVML events are live
+ * on a node with NVIDIA GPUs. EXIT_OK or an exit code.
+ */
+static int health_nvml_events(struct cli *cli, const struct health_opts *o, struct health_run *run)
+{
+	const char *nvml_why = NULL;
+	if (o->nvml_events) {
+		struct ga_odbl up = { 0 };
+		if (run->live)
+			ga_proc_uptime(run->ctx, &up);
+		struct ga_nvml_events *e = ga_calloc(1, sizeof(*e));
+		if (!e || ga_nvml_events_isolated(run->ctx, (unsigned)(o->nvml_events_s * 1000), -1, e) < 0) {
+			ga_nvml_events_release(e);
+			ga_free(e);
+			return fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory");
+		}
+		run->kl.nvml_events = e;
+		for (size_t i = 0; i < e->n_events; i++) {
+			char line[256];
+			size_t len =
+			        ga_nvml_event_kline(&e->events[i], up.set ? up.v : -1, line, sizeof(line));
+			if (len && ga_health_add_line(run->h, line, len) < 0)
+				return fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory");
+		}
+		if (!(e->live.set && e->live.v))
+			nvml_why = e->timed_out.set && e->timed_out.v ? "timed out"
+			           : e->error                         ? e->error
+			                                              : "not live";
+	}
+	bool kmsg_live = run->kl.source != NULL;
+	bool nvml_live = run->kl.nvml_events && run->kl.nvml_events->live.set && run->kl.nvml_events->live.v;
+	/* a recorded tree without dev/kmsg is no news; the live node or a failed source is */
+	bool matters = run->live || o->nvml_events || (run->kl.note && strstr(run->kl.note, "unreadable"));
+	if (!kmsg_live && !nvml_live && !o->so.from && matters && has_nvidia(run->node) &&
+	    ga_xid_no_source_finding(run->kl.note, nvml_why, &run->f) < 0)
+		return fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory");
+	return EXIT_OK;
+}
+
 /* The snapshot's findings, the log's, D-state processes and the --state repeats. */
 static int health_analyze(struct cli *cli, const struct health_opts *o, struct health_run *run)
 {
@@ -426,6 +497,8 @@ static int health_analyze(struct cli *cli, const struct health_opts *o, struct h
 		                  "stamps (dmesg -T, journalctl -k -o short-iso)",
 		                  run->kl.source ? run->kl.source : "the log", (unsigned long long)unplaced,
 		                  unplaced == 1 ? "" : "s");
+	if ((code = health_nvml_events(cli, o, run)) != EXIT_OK)
+		return code;
 	run->kl.events = ga_health_events(run->h);
 	run->kl.boot_id = run->node->host.boot_id;
 	r = ga_health_findings(run->h, run->node, &run->ho, &run->f, &run->kl.in_window);
@@ -478,6 +551,7 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		{ "only", required_argument, NULL, 'O' },
 		{ "now", required_argument, NULL, 'W' },
 		{ "no-state-update", no_argument, NULL, 'U' },
+		{ "nvml-events", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -529,6 +603,14 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		                  "seconds, not '%s'",
 		                  o.boot_time);
 	run.ho.btime.set = o.boot_time != NULL;
+	if (o.nvml_events && (ga_duration_parse(o.nvml_events, &o.nvml_events_s) < 0 ||
+	                      o.nvml_events_s <= 0 || o.nvml_events_s > GA_NVML_EVENTS_MAX_WAIT_MS / 1000))
+		return fail_early(cli, o.mode, EXIT_USAGE,
+		                  "--nvml-events wants a wait between 1s and 10m (10s, 1m), not '%s'",
+		                  o.nvml_events);
+	if (o.nvml_events && o.so.from)
+		return fail_early(cli, o.mode, EXIT_USAGE,
+		                  "--nvml-events waits on this machine's GPUs; it does not go with --from");
 	code = snap_validate(cli, "health", &o.so);
 	if (code == EXIT_OK)
 		code = snap_ctx(cli, "health", &o.so, &run.ctx);

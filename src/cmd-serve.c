@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "serve-int.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
@@ -158,6 +159,15 @@ static int serve_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
 	case 'S':
 		s->state_file = arg;
 		return CLI_NEXT;
+	case 'W': {
+		double w = 0;
+		if (ga_duration_parse(arg, &w) < 0 || w < 1 || w > GA_NVML_EVENTS_MAX_WAIT_MS / 1000)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--nvml-events wants a wait between 1s and 10m (30s, 1m), not '%s'",
+			                 arg);
+		s->ev.wait_ms = (unsigned)(w * 1000);
+		return CLI_NEXT;
+	}
 	case 'm':
 		if (parse_uint(arg, 1, 4096, &s->max_conns) < 0)
 			return cli_error(cli, cmd, EXIT_USAGE,
@@ -207,6 +217,7 @@ static int serve_parse(struct cli *cli, int argc, char **argv, struct serve_args
 		{ "nfd-expiry", required_argument, NULL, 'E' },
 		{ "kmsg", required_argument, NULL, 'K' },
 		{ "state", required_argument, NULL, 'S' },
+		{ "nvml-events", required_argument, NULL, 'W' },
 		{ "max-connections", required_argument, NULL, 'm' },
 		{ "connection-timeout", required_argument, NULL, 'c' },
 		{ "request-timeout", required_argument, NULL, 'T' },
@@ -221,6 +232,9 @@ static int serve_parse(struct cli *cli, int argc, char **argv, struct serve_args
 		return code;
 	if (a->s->class_name && !a->s->policy_file)
 		return cli_error(cli, "serve", EXIT_USAGE, "--class needs --policy");
+	if (a->s->ev.wait_ms && a->s->so.from)
+		return cli_error(cli, "serve", EXIT_USAGE,
+		                 "--nvml-events waits on this machine's GPUs; it does not go with --from");
 	if (a->openmetrics && !a->once)
 		return cli_error(cli, "serve", EXIT_USAGE,
 		                 "--openmetrics goes with --once (a server negotiates)");
@@ -238,7 +252,9 @@ static int serve_once(struct serve *s, bool openmetrics)
 	struct rendered first;
 	serve_rendered_init(&first);
 	int code = EXIT_OK;
-	int r = serve_collect_once(s, &first);
+	int r = serve_events_once(s);
+	if (r == 0)
+		r = serve_collect_once(s, &first);
 	if (r < 0) {
 		code = cli_error(cli, "serve", EXIT_INTERNAL, "rendering failed: %s", strerror(-r));
 		goto out;
@@ -388,6 +404,8 @@ static int serve_run(struct serve *s, struct listener *ls, size_t n)
 			goto out;
 		}
 	}
+	if ((code = serve_events_start(s)) != EXIT_OK)
+		goto out;
 	if ((r = pthread_create(&thr, NULL, serve_collector, s)) != 0) {
 		code = cli_error(cli, "serve", EXIT_INTERNAL, "cannot start the collector: %s", strerror(r));
 		goto out;
@@ -402,6 +420,7 @@ static int serve_run(struct serve *s, struct listener *ls, size_t n)
 	fprintf(cli->err, "gpuaudit serve: %s: shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	stop_collector(s, thr);
 out:
+	serve_events_stop(s); /* kills a helper in its event wait */
 	for (size_t i = 0; i < n; i++)
 		if (ls[i].d)
 			MHD_stop_daemon(ls[i].d);
@@ -453,6 +472,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	s.request_timeout_s = 5;
 	s.running_since = -1;
 	s.telemetry_path = "/metrics";
+	s.ev.cancel[0] = s.ev.cancel[1] = -1;
 	struct serve_args a = { .s = &s };
 	int code = serve_parse(cli, argc, argv, &a);
 	if (code != CLI_NEXT)
@@ -489,6 +509,8 @@ out:
 	ga_node_free(s.node);
 	ga_policy_free(s.policy);
 	ga_hstate_release(&s.hstate);
+	serve_events_stop(&s);
+	ga_nvlink_watch_release(&s.nvlink);
 	ga_ctx_free(s.ctx);
 	return code;
 }

@@ -6,11 +6,13 @@
  * parent shares as fd 3, so the parent can say which call hung.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/vendor.h"
 
@@ -21,9 +23,20 @@ static void announce(void *udata, const char *call)
 
 int cmd_vendor_helper(struct cli *cli, int argc, char **argv)
 {
-	if (argc != 2)
+	bool events = argc == 3 && !strcmp(argv[1], "nvml-events");
+	if (argc != 2 && !events)
 		return cli_error(cli, "__vendor-helper", EXIT_USAGE,
-		                 "usage: gpuaudit __vendor-helper nvml|rocm-smi");
+		                 "usage: gpuaudit __vendor-helper nvml|rocm-smi|nvml-events MS");
+	unsigned long wait_ms = 0;
+	if (events) {
+		char *end = NULL;
+		errno = 0;
+		wait_ms = strtoul(argv[2], &end, 10);
+		if (errno || !end || *end || end == argv[2] || wait_ms > GA_NVML_EVENTS_MAX_WAIT_MS)
+			return cli_error(cli, "__vendor-helper", EXIT_USAGE,
+			                 "nvml-events wants milliseconds up to %u, not '%s'",
+			                 GA_NVML_EVENTS_MAX_WAIT_MS, argv[2]);
+	}
 	struct ga_ctx *ctx = NULL;
 	int code = cli_ctx(cli, "__vendor-helper", NULL, 0, &ctx);
 	if (code != EXIT_OK)
@@ -46,6 +59,18 @@ int cmd_vendor_helper(struct cli *cli, int argc, char **argv)
 			r = ga_json_finish(&w);
 			ga_schema_release(&ga_nvml_report_schema, rep);
 			ga_free(rep);
+		}
+	} else if (events) {
+		/* wait for Xid/ECC events; the parent kills us at wait + --timeout */
+		struct ga_nvml_events *ev = NULL;
+		r = ga_nvml_events_collect(ctx, (unsigned)wait_ms, &ev);
+		if (r == 0) {
+			struct ga_json w;
+			ga_json_init(&w, &out, false);
+			ga_schema_write(&w, &ga_nvml_events_schema, ev);
+			r = ga_json_finish(&w);
+			ga_nvml_events_release(ev);
+			ga_free(ev);
 		}
 	} else if (!strcmp(argv[1], "rocm-smi")) {
 		struct ga_rocm_smi *rs = NULL;

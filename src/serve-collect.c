@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "serve-int.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/node.h"
@@ -146,6 +147,10 @@ static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 	} else if ((r = ga_analyze_node(n, &x->f)) < 0) {
 		return r;
 	}
+	/* NVLink error counters that rose, held for a while after the last rise (fabric.h) */
+	if ((r = ga_nvlink_watch(&s->nvlink, n, serve_now_mono(), SERVE_NVLINK_HOLD_S,
+	                         x->have_chk ? &x->chk.findings : &x->f)) < 0)
+		return r;
 	if (s->state_file)
 		fold_state(s, n, x->have_chk ? &x->chk.findings : &x->f, x);
 	ga_findings_sort(x->have_chk ? &x->chk.findings : &x->f);
@@ -165,12 +170,45 @@ static int count_kmsg(struct serve *s, const struct ga_node *n)
 	ga_kev_counter_end(&s->kev);
 	if (r == -ENOMEM)
 		return r;
+	s->kmsg_err = r;
 	bool ok = r == 0;
 	if (s->kmsg_readable.set && s->kmsg_readable.v && !ok)
 		serve_warn(s, "kernel log unreadable: %s", ga_ctx_errmsg(s->ctx));
 	s->kmsg_readable.v = ok;
 	s->kmsg_readable.set = true;
 	return 0;
+}
+
+static bool has_nvidia(const struct ga_node *n)
+{
+	for (size_t i = 0; n && i < n->n_accelerators; i++)
+		if (n->accelerators[i].vendor && !strcmp(n->accelerators[i].vendor, "nvidia"))
+			return true;
+	return false;
+}
+
+/*
+ * The second Xid source: NVML events queued by serve-events.c, counted like
+ * kernel-log Xids; then GA-XID-NO-SOURCE when neither source is live on a node
+ * with NVIDIA GPUs (a recorded tree without dev/kmsg is no news). -ENOMEM or 0.
+ */
+static int count_nvml_events(struct serve *s, const struct ga_node *n, struct found *x)
+{
+	int r = serve_events_drain(s, &s->nvml_events_up);
+	if (r < 0 || !n || !s->kmsg_readable.set || s->kmsg_readable.v)
+		return r;
+	bool pending = s->ev.wait_ms && !s->nvml_events_up.set; /* the first helper run is on its way */
+	if (pending || (s->nvml_events_up.set && s->nvml_events_up.v) || !has_nvidia(n))
+		return 0;
+	bool live_root = !s->so.from && !strcmp(ga_ctx_root(s->ctx), "/");
+	if (!live_root && !s->ev.wait_ms && s->kmsg_err == -ENOENT)
+		return 0;
+	struct ga_findings *f = x->have_chk ? &x->chk.findings : &x->f;
+	char why[160];
+	snprintf(why, sizeof(why), "%s", s->kmsg_err == -ENOENT ? "no dev/kmsg" : strerror(-s->kmsg_err));
+	r = ga_xid_no_source_finding(why, s->ev.wait_ms ? "not live" : "off", f);
+	ga_findings_sort(f);
+	return r;
 }
 
 static void write_nfd(struct serve *s, const struct ga_node *n, struct found *x)
@@ -213,6 +251,7 @@ static int render_check(struct serve *s, const struct found *x, const struct ga_
 		.class = chk && chk->cls ? chk->cls->name : NULL,
 		.result = chk ? (char *)ga_check_result_name(chk->result) : NULL,
 		.collected_at = s->stats.last_collection_s,
+		.xid_sources = { .kmsg = s->kmsg_readable, .nvml_events = s->nvml_events_up },
 	};
 	if (chk) {
 		GA_SET(d.violations, chk->violations);
@@ -236,6 +275,7 @@ static int render(struct serve *s, const struct found *x, const struct ga_node *
 		.pcls = x->pcls,
 		.kev = s->kmsg_readable.set ? &s->kev : NULL,
 		.kmsg_readable = s->kmsg_readable,
+		.nvml_events_up = s->nvml_events_up,
 		.stats = s->stats,
 	};
 	int r;
@@ -275,7 +315,8 @@ int serve_collect_once(struct serve *s, struct rendered *out)
 	ga_findings_init(&x.f);
 	int r = take_snapshot(s, &x);
 	const struct ga_node *n = s->node; /* this collection's, or the last good one */
-	if (r < 0 || (n && (r = judge(s, n, &x)) < 0) || (r = count_kmsg(s, n)) < 0)
+	if (r < 0 || (n && (r = judge(s, n, &x)) < 0) || (r = count_kmsg(s, n)) < 0 ||
+	    (r = count_nvml_events(s, n, &x)) < 0)
 		goto out;
 	write_nfd(s, n, &x);
 	count_collection(s, x.failed, t0);

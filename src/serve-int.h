@@ -15,10 +15,12 @@
 
 #include "cli.h"
 #include "serve-conns.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/prom.h"
 #include "gpuaudit/webconfig.h"
 
 #define SERVE_MAX_BODY (8u << 20) /* cap on any one rendering */
+#define SERVE_NVLINK_HOLD_S 600   /* GA-NVLINK-ERRORS-RISING stays this long after the last rise */
 
 /* What a request can be answered with: rendered by the collector, read by the server. */
 struct rendered {
@@ -35,6 +37,21 @@ struct serve_web {
 	pthread_mutex_t cache_lock;
 	unsigned char cache[GA_WEBCONFIG_MAX_USERS][32]; /* SHA-256 of a password that matched */
 	bool cached[GA_WEBCONFIG_MAX_USERS];
+};
+
+/* serve-events.c: NVML events as a second Xid source (--nvml-events WAIT). */
+#define SERVE_EVENT_LINE 192
+struct serve_events {
+	unsigned wait_ms; /* one helper run's wait; 0: off */
+	struct ga_ctx *ctx;
+	pthread_t thr;
+	bool started;
+	int cancel[2];
+	/* under the serve lock while the thread runs */
+	char (*queue)[SERVE_EVENT_LINE]; /* Xid events as the kernel's lines, not yet counted */
+	size_t n_queue;
+	uint64_t dropped, runs;
+	struct ga_obool live; /* the last helper run had an event set with GPUs registered */
 };
 
 struct serve {
@@ -56,9 +73,13 @@ struct serve {
 	struct ga_kev_counter kev;
 	struct ga_prom_stats stats;
 	struct ga_obool kmsg_readable;
+	struct ga_obool nvml_events_up; /* unset: --nvml-events off, or its first run not back yet */
 	bool vendor_wanted;
 	bool nfd_failed;               /* the last collection could not write the NFD file */
 	struct ga_health_state hstate; /* --state: the sticky conditions, written every collection */
+	int kmsg_err;                  /* the last kernel-log read's -errno, 0 when it was read */
+	struct serve_events ev;
+	struct ga_nvlink_watch nvlink; /* NVLink counters between collections (fabric.h) */
 	/* shared with the server thread, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -90,6 +111,12 @@ int serve_web_systemd_fds(struct cli *cli, int *fds, size_t max, size_t *n);
 const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned *status);
 /* Fill opts (at least 5 slots) with the daemon's TLS options; the count. */
 size_t serve_web_tls_options(const struct serve *s, struct MHD_OptionItem *opts);
+/* serve-events.c: start/stop the event thread (EXIT_OK or an exit code), one run for --once,
+ * and the collector's drain of queued Xids into s->kev (0 / -ENOMEM) with the liveness. */
+int serve_events_start(struct serve *s);
+void serve_events_stop(struct serve *s);
+int serve_events_once(struct serve *s);
+int serve_events_drain(struct serve *s, struct ga_obool *ret_live);
 
 /* serve-http.c: the libmicrohttpd request handler (cls is the struct serve). */
 enum MHD_Result serve_handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,

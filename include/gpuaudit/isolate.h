@@ -47,6 +47,15 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
                         struct ga_isolate_result *res);
 
 /*
+ * The same with one more argument for the helper (NULL: none), its own deadline,
+ * and CANCEL_FD (-1: none): when it becomes readable the helper is killed and
+ * -ECANCELED returned (serve's shutdown during a long NVML event wait).
+ */
+int ga_isolated_collect_arg(struct ga_ctx *ctx, const char *name, const char *arg, int timeout_ms,
+                            int cancel_fd, const struct ga_schema *schema, void *obj,
+                            struct ga_isolate_result *res);
+
+/*
  * The page the helper writes the current call into (fd GA_PROGRESS_FD in the helper).
  * Two slots and an index, so the parent never reads a half-written name.
  */

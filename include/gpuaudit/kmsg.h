@@ -260,6 +260,12 @@ int ga_kev_counter_begin(struct ga_kev_counter *c, const char *boot_id);
 int ga_kev_counter_line(void *c, const char *line, size_t len);
 /* Feed one parsed event: 1 counted, 0 already counted before. */
 int ga_kev_counter_add(struct ga_kev_counter *c, const struct ga_kevent *ev);
+/*
+ * Count an event from a source that delivers each event once (NVML events,
+ * fabric.h), outside any read: no high-water mark is consulted or moved.
+ * 0 / -ENOMEM.
+ */
+int ga_kev_counter_add_once(struct ga_kev_counter *c, const struct ga_kevent *ev);
 /* Finish the read: move the high-water mark. */
 void ga_kev_counter_end(struct ga_kev_counter *c);
 

@@ -142,6 +142,11 @@ struct ga_nvml_link {
 	char *remote_bus_id;
 	char *remote_type; /* "gpu", "switch", "ibmnpu", "unknown" */
 	struct ga_ou64 version;
+	/* nvmlDeviceGetNvLinkErrorCounter, since the driver loaded; absent when not supported */
+	struct ga_ou64 replay_errors;
+	struct ga_ou64 recovery_errors;
+	struct ga_ou64 crc_flit_errors;
+	struct ga_ou64 crc_data_errors;
 };
 
 struct ga_nvml_gpu {
@@ -196,6 +201,15 @@ struct ga_nvml_gpu {
 	struct ga_ou64 pcie_replay_count;
 	struct ga_nvml_link *nvlinks;
 	size_t n_nvlinks;
+	/* GPU fabric (NVSwitch systems, Hopper+): absent where NVML does not support it */
+	char *fabric_state;           /* "not_started", "in_progress", "completed" */
+	struct ga_oi64 fabric_status; /* NVML return code of the registration, when completed */
+	char *fabric_status_text;     /* its text, when not success */
+	struct ga_ou64 fabric_clique_id;
+	char *fabric_cluster_uuid;
+	struct ga_ou64 fabric_health_mask;  /* v2+ */
+	char *fabric_health_summary;        /* v3: "healthy", "unhealthy", "limited_capacity" */
+	struct ga_strv fabric_health_flags; /* mask fields that are TRUE: "degraded_bw", ... */
 	struct ga_strv
 	        topology; /* one entry per NVML index: "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS" */
 	char *error;      /* NVML's text when the device itself failed ("GPU is lost") */
@@ -214,6 +228,22 @@ struct ga_nvml {
 	struct ga_oi64 error_code;
 	struct ga_obool timed_out;
 	struct ga_strv missing_symbols; /* optional symbols this driver lacks */
+};
+
+/*
+ * The fabric daemons of an NVSwitch system, from their files under the root:
+ * nvidia-fabricmanager (its systemd unit and pid file) and, on NVLink 5
+ * systems, the NVLink subnet manager nvlsm (its pid file). "running": the pid
+ * file names a live process of that name (proc/PID/comm); false when the pid
+ * file is missing or stale.
+ */
+struct ga_fabric_manager {
+	char *unit_file; /* the nvidia-fabricmanager.service found, NULL when none */
+	char *pid_file;  /* the pid file read, NULL when none */
+	struct ga_ou64 pid;
+	struct ga_obool running;
+	char *nvlsm_pid_file; /* NULL when none (not an NVLink 5 system, or not running) */
+	struct ga_obool nvlsm_running;
 };
 
 /* What the helper process sends back: the system view plus the GPUs. */
@@ -507,6 +537,8 @@ struct ga_node {
 	/* container layer (CDI, device plugins): NULL, and left out, when none of it is on the node */
 	struct ga_cdi *cdi;
 	struct ga_device_plugins *device_plugins;
+	/* NVSwitch systems (NVML reports a GPU fabric state): the fabric daemons; NULL otherwise */
+	struct ga_fabric_manager *fabric_manager;
 };
 
 extern const struct ga_schema ga_node_schema;

@@ -32,6 +32,7 @@ struct ga_check_report {
 extern const struct ga_schema ga_check_report_schema;
 
 /* What the kernel log gave `health` (docs/schema/health.md). */
+struct ga_nvml_events; /* fabric.h */
 struct ga_health_klog {
 	char *source; /* what was read; NULL when no log */
 	char *note;   /* why there is none; NULL when a log was read */
@@ -44,6 +45,7 @@ struct ga_health_report {
 	char *schema; /* GA_HEALTH_SCHEMA */
 	char *result; /* "ok" or "problems" (an error or critical finding) */
 	struct ga_health_klog kernel_log;
+	struct ga_nvml_events *nvml_events; /* health --nvml-events: what NVML delivered; NULL without */
 	struct ga_findings findings;
 };
 extern const struct ga_schema ga_health_report_schema;
@@ -65,7 +67,8 @@ struct ga_health_log {
 	uint64_t events, in_window;
 	double since_s; /* 0: no --since */
 	struct ga_oi64 btime;
-	const char *boot_id; /* NULL when unknown */
+	const char *boot_id;                /* NULL when unknown */
+	struct ga_nvml_events *nvml_events; /* moved into the report by ga_health_report_take */
 };
 /*
  * The health report: log's values copied, f's findings moved into r (sorted

@@ -52,6 +52,7 @@ struct ga_prom_input {
 	const struct ga_policy_class *pcls; /* the matched policy class, for expectations */
 	const struct ga_kev_counter *kev;   /* NULL when the kernel log is not read */
 	struct ga_obool kmsg_readable;      /* unset: not attempted */
+	struct ga_obool nvml_events_up;     /* the NVML event wait is live; unset: not attempted */
 	struct ga_prom_stats stats;
 };
 

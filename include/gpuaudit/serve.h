@@ -16,6 +16,12 @@ extern "C" {
 #define GA_SERVE_CHECK_SCHEMA "gpuaudit.serve-check/v1"
 
 /* /v1/check: the last collection's check (with --policy) or findings (without). */
+/* Which Xid sources were live at the last collection; null: not attempted (--from, or off). */
+struct ga_serve_xid_sources {
+	struct ga_obool kmsg;        /* the kernel log could be read */
+	struct ga_obool nvml_events; /* the helper's NVML event wait is registered and running */
+};
+
 struct ga_serve_check {
 	char *schema;
 	char *policy; /* the policy file; NULL without --policy */
@@ -24,6 +30,7 @@ struct ga_serve_check {
 	struct ga_ou64 violations;
 	struct ga_ou64 unknowns;
 	struct ga_odbl collected_at; /* Unix seconds of the last collection */
+	struct ga_serve_xid_sources xid_sources;
 	struct ga_findings findings; /* the check's findings, or the node's analysis */
 };
 

@@ -7,6 +7,7 @@
 
 /* NVML view: lost GPUs, ECC, row remapping, throttling, NVML failures (lib/analyze/nvml.c). */
 void ga_analyze_nvml(const struct ga_node *n, struct ga_findings *out);
+void ga_analyze_fabric(const struct ga_node *n, struct ga_findings *out);
 /* amdgpu / i915 / xe sysfs depth and ROCm SMI (lib/analyze/amd_intel.c). */
 void ga_analyze_amd_intel(const struct ga_node *n, struct ga_findings *out);
 

@@ -604,6 +604,7 @@ int ga_health_report_take(struct ga_health_report *r, const struct ga_health_log
 	if (log->since_s > 0)
 		GA_SET(k->since_s, log->since_s);
 	k->btime = log->btime;
+	r->nvml_events = log->nvml_events; /* moved */
 	r->findings = *f;
 	memset(f, 0, sizeof(*f));
 	if (!r->schema || !r->result || (log->source && !k->source) ||

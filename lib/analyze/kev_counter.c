@@ -132,3 +132,8 @@ void ga_kev_counter_end(struct ga_kev_counter *c)
 	c->reads++;
 	c->in_read = false;
 }
+
+int ga_kev_counter_add_once(struct ga_kev_counter *c, const struct ga_kevent *ev)
+{
+	return bump(c, ev);
+}

@@ -187,4 +187,5 @@ void ga_analyze_nvml(const struct ga_node *n, struct ga_findings *out)
 	for (size_t i = 0; i < n->n_accelerators; i++)
 		if (n->accelerators[i].nvml)
 			gpu_findings(&n->accelerators[i], n->accelerators[i].nvml, out);
+	ga_analyze_fabric(n, out); /* nvlink.c: fabric registration and NVLink state */
 }

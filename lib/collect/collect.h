@@ -64,5 +64,7 @@ void ga_collect_vendor(struct ga_col *c);
  * then the CDI specs (and the driver's MIG devices, when either is on the node). */
 void ga_collect_device_plugins(struct ga_col *c);
 void ga_collect_cdi(struct ga_col *c);
+/* fabricmgr.c: nvidia-fabricmanager and nvlsm, where NVML reports a GPU fabric state */
+void ga_collect_fabric_manager(struct ga_col *c);
 
 #endif

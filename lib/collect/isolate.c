@@ -80,6 +80,13 @@ static bool reap(pid_t pid, int *status, int wait_ms)
 int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_schema *schema, void *obj,
                         struct ga_isolate_result *res)
 {
+	return ga_isolated_collect_arg(ctx, name, NULL, ctx->vendor_timeout_ms, -1, schema, obj, res);
+}
+
+int ga_isolated_collect_arg(struct ga_ctx *ctx, const char *name, const char *arg, int timeout_ms,
+                            int cancel_fd, const struct ga_schema *schema, void *obj,
+                            struct ga_isolate_result *res)
+{
 	memset(res, 0, sizeof(*res));
 	res->exit_status = -1;
 	if (!ctx->helper_exe)
@@ -112,7 +119,7 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 	    (r = -posix_spawn_file_actions_adddup2(&fa, memfd, GA_PROGRESS_FD)) < 0 ||
 	    (r = -posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0)) < 0)
 		goto out;
-	char *argv[] = { ctx->helper_exe, (char *)"__vendor-helper", (char *)name, NULL };
+	char *argv[] = { ctx->helper_exe, (char *)"__vendor-helper", (char *)name, (char *)arg, NULL };
 	int e = posix_spawn(&pid, ctx->helper_exe, &fa, NULL, argv, environ);
 	if (e != 0) {
 		pid = -1;
@@ -124,20 +131,25 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 	out[1] = prog[1] = -1;
 
 	bool out_open = true, prog_open = true;
-	double deadline = start + ctx->vendor_timeout_ms;
+	double deadline = start + timeout_ms;
 	while (out_open || prog_open) {
 		double left = deadline - now_ms();
 		if (left <= 0) {
 			res->timed_out = true;
 			break;
 		}
-		struct pollfd pfd[2] = { { out_open ? out[0] : -1, POLLIN, 0 },
-			                 { prog_open ? prog[0] : -1, POLLIN, 0 } };
-		int pr = poll(pfd, 2, (int)left + 1);
+		struct pollfd pfd[3] = { { out_open ? out[0] : -1, POLLIN, 0 },
+			                 { prog_open ? prog[0] : -1, POLLIN, 0 },
+			                 { cancel_fd, POLLIN, 0 } };
+		int pr = poll(pfd, 3, (int)left + 1);
 		if (pr < 0) {
 			if (errno == EINTR)
 				continue;
 			r = ga_err(ctx, -errno, "poll: %s", strerror(errno));
+			break;
+		}
+		if (cancel_fd >= 0 && pfd[2].revents) {
+			r = ga_err(ctx, -ECANCELED, "vendor helper %s: cancelled", name);
 			break;
 		}
 		char chunk[65536];
@@ -167,7 +179,7 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 		kill(pid, SIGKILL);
 		if (!reap(pid, &status, REAP_WAIT_MS))
 			res->unkillable = true;
-	} else if (!reap(pid, &status, ctx->vendor_timeout_ms + REAP_WAIT_MS)) {
+	} else if (!reap(pid, &status, timeout_ms + REAP_WAIT_MS)) {
 		/* closed its pipes but did not exit */
 		kill(pid, SIGKILL);
 		res->timed_out = true;
@@ -185,7 +197,7 @@ int ga_isolated_collect(struct ga_ctx *ctx, const char *name, const struct ga_sc
 		goto out;
 	if (res->timed_out) {
 		r = ga_err(ctx, -ETIMEDOUT, "vendor helper %s did not finish within %d ms (in %s)", name,
-		           ctx->vendor_timeout_ms, res->last_call[0] ? res->last_call : "startup");
+		           timeout_ms, res->last_call[0] ? res->last_call : "startup");
 		goto out;
 	}
 	if (res->term_signal || res->exit_status != 0) {

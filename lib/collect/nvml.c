@@ -15,8 +15,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/isolate.h"
 #include "../dl/dl.h"
 #include "../dl/nvml_types.h"
@@ -74,6 +76,16 @@ struct nvml {
 	nvmlReturn_t (*nvmlDeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t, unsigned int, int *);
 	nvmlReturn_t (*nvmlDeviceGetNvLinkVersion)(nvmlDevice_t, unsigned int, unsigned int *);
 	nvmlReturn_t (*nvmlDeviceGetTopologyCommonAncestor)(nvmlDevice_t, nvmlDevice_t, int *);
+	nvmlReturn_t (*nvmlDeviceGetNvLinkErrorCounter)(nvmlDevice_t, unsigned int, int,
+	                                                unsigned long long *);
+	nvmlReturn_t (*nvmlDeviceGetGpuFabricInfoV)(nvmlDevice_t, nvmlGpuFabricInfo_v3_t *);
+	nvmlReturn_t (*nvmlDeviceGetGpuFabricInfo)(nvmlDevice_t, nvmlGpuFabricInfo_t *);
+	nvmlReturn_t (*nvmlEventSetCreate)(nvmlEventSet_t *);
+	nvmlReturn_t (*nvmlDeviceRegisterEvents)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
+	nvmlReturn_t (*nvmlEventSetWait_v2)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
+	nvmlReturn_t (*nvmlEventSetFree)(nvmlEventSet_t);
+	/* events on old drivers only: the event's GPU needs an address, and they lack _v3 */
+	nvmlReturn_t (*nvmlDeviceGetPciInfo_v2)(nvmlDevice_t, nvmlPciInfoLegacy_t *);
 };
 
 /* preferred name first; older fallbacks after */
@@ -129,6 +141,16 @@ static const struct ga_dl_sym syms[] = {
 	SYM(nvmlDeviceGetNvLinkRemoteDeviceType, false, NULL),
 	SYM(nvmlDeviceGetNvLinkVersion, false, NULL),
 	SYM(nvmlDeviceGetTopologyCommonAncestor, false, NULL),
+	SYM(nvmlDeviceGetNvLinkErrorCounter, false, NULL),
+	/* 550.40.07+; the unversioned one (525.53, deprecated in 13.0) when it is missing */
+	SYM(nvmlDeviceGetGpuFabricInfoV, false, NULL),
+	SYM(nvmlDeviceGetGpuFabricInfo, false, NULL),
+	/* events: the v1 wait fills the same first 24 bytes (no MIG instance ids) */
+	SYM(nvmlEventSetCreate, false, NULL),
+	SYM(nvmlDeviceRegisterEvents, false, NULL),
+	SYM(nvmlEventSetWait_v2, false, "nvmlEventSetWait"),
+	SYM(nvmlEventSetFree, false, NULL),
+	SYM(nvmlDeviceGetPciInfo_v2, false, "nvmlDeviceGetPciInfo"),
 };
 
 static const char *const sonames[] = { "libnvidia-ml.so.1", "libnvidia-ml.so", NULL };
@@ -422,6 +444,32 @@ static int telemetry(struct nvml *m, nvmlDevice_t dev, struct ga_nvml_gpu *g)
 	return 0;
 }
 
+/* The four data-link counters; a link whose counters are not supported keeps them absent. */
+static int nvlink_errors(struct nvml *m, nvmlDevice_t dev, unsigned l, struct ga_nvml_gpu *g,
+                         struct ga_nvml_link *lk)
+{
+	if (!HAVE(m, nvmlDeviceGetNvLinkErrorCounter))
+		return 0;
+	const struct {
+		int counter;
+		struct ga_ou64 *dst;
+	} c[] = {
+		{ NVML_NVLINK_ERROR_DL_REPLAY, &lk->replay_errors },
+		{ NVML_NVLINK_ERROR_DL_RECOVERY, &lk->recovery_errors },
+		{ NVML_NVLINK_ERROR_DL_CRC_FLIT, &lk->crc_flit_errors },
+		{ NVML_NVLINK_ERROR_DL_CRC_DATA, &lk->crc_data_errors },
+	};
+	for (size_t i = 0; i < GA_ARRAY_SIZE(c); i++) {
+		unsigned long long v = 0;
+		nvmlReturn_t rc = CALL(m, nvmlDeviceGetNvLinkErrorCounter, dev, l, c[i].counter, &v);
+		if (rc == NVML_SUCCESS)
+			GA_SET(*c[i].dst, v);
+		else if (note(m, g, "nvmlDeviceGetNvLinkErrorCounter", rc) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int nvlinks(struct nvml *m, nvmlDevice_t dev, struct ga_nvml_gpu *g)
 {
 	if (!HAVE(m, nvmlDeviceGetNvLinkState))
@@ -454,8 +502,114 @@ static int nvlinks(struct nvml *m, nvmlDevice_t dev, struct ga_nvml_gpu *g)
 		if (HAVE(m, nvmlDeviceGetNvLinkVersion) &&
 		    CALL(m, nvmlDeviceGetNvLinkVersion, dev, l, &ver) == NVML_SUCCESS)
 			GA_SET(lk->version, ver);
+		if (nvlink_errors(m, dev, l, g, lk) < 0)
+			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* "GPU fabric": the GPU's registration with the NVSwitch fabric (Fabric Manager / NVLSM). */
+static const char *fabric_state_name(unsigned state)
+{
+	switch (state) {
+	case NVML_GPU_FABRIC_STATE_NOT_STARTED:
+		return "not_started";
+	case NVML_GPU_FABRIC_STATE_IN_PROGRESS:
+		return "in_progress";
+	case NVML_GPU_FABRIC_STATE_COMPLETED:
+		return "completed";
+	default:
+		return NULL; /* NOT_SUPPORTED and values this build does not know: absent */
+	}
+}
+
+static int fabric_health(struct ga_nvml_gpu *g, unsigned mask, bool v3, unsigned summary)
+{
+	static const struct {
+		unsigned shift;
+		const char *name;
+	} flags[] = {
+		{ NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_SHIFT, "degraded_bw" },
+		{ NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_SHIFT, "route_recovery" },
+		{ NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_SHIFT, "route_unhealthy" },
+		{ NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_SHIFT, "access_timeout_recovery" },
+	};
+	GA_SET(g->fabric_health_mask, mask);
+	for (size_t i = 0; i < GA_ARRAY_SIZE(flags); i++)
+		if (((mask >> flags[i].shift) & NVML_GPU_FABRIC_HEALTH_MASK_TWO_STATE_WIDTH) ==
+		            NVML_GPU_FABRIC_HEALTH_MASK_TRUE &&
+		    ga_strv_push(&g->fabric_health_flags, flags[i].name) < 0)
+			return -ENOMEM;
+	const char *s = !v3                                                          ? NULL
+	                : summary == NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY          ? "healthy"
+	                : summary == NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY        ? "unhealthy"
+	                : summary == NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY ? "limited_capacity"
+	                                                                             : NULL;
+	return s ? set_str(&g->fabric_health_summary, s) : 0;
+}
+
+static int fabric_fill(struct nvml *m, struct ga_nvml_gpu *g, const unsigned char uuid[16],
+                       nvmlReturn_t status, unsigned clique, unsigned state)
+{
+	const char *name = fabric_state_name(state);
+	if (!name)
+		return 0;
+	if (set_str(&g->fabric_state, name) < 0)
+		return -ENOMEM;
+	GA_SET(g->fabric_clique_id, clique);
+	bool any = false;
+	for (size_t i = 0; i < NVML_GPU_FABRIC_UUID_LEN; i++)
+		any |= uuid[i] != 0;
+	if (any) {
+		char u[40];
+		snprintf(u, sizeof(u), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		         uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7], uuid[8],
+		         uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]);
+		if (set_str(&g->fabric_cluster_uuid, u) < 0)
+			return -ENOMEM;
+	}
+	if (state == NVML_GPU_FABRIC_STATE_COMPLETED) { /* status means something only then */
+		GA_SET(g->fabric_status, status);
+		if (status != NVML_SUCCESS && set_str(&g->fabric_status_text, errstr(m, status)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* v3, then v2 (550-575 drivers refuse v3 with ARGUMENT_VERSION_MISMATCH), then the v1 call. */
+static int fabric(struct nvml *m, nvmlDevice_t dev, struct ga_nvml_gpu *g)
+{
+	nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+	if (HAVE(m, nvmlDeviceGetGpuFabricInfoV)) {
+		const unsigned versions[] = { NVML_GPU_FABRIC_INFO_V3, NVML_GPU_FABRIC_INFO_V2 };
+		for (size_t i = 0; i < GA_ARRAY_SIZE(versions); i++) {
+			nvmlGpuFabricInfo_v3_t fi;
+			memset(&fi, 0, sizeof(fi));
+			fi.version = versions[i];
+			rc = CALL(m, nvmlDeviceGetGpuFabricInfoV, dev, &fi);
+			if (rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
+				continue;
+			if (rc != NVML_SUCCESS)
+				break;
+			if (fabric_fill(m, g, fi.clusterUuid, fi.status, fi.cliqueId, fi.state) < 0 ||
+			    (g->fabric_state &&
+			     fabric_health(g, fi.healthMask, i == 0, fi.healthSummary) < 0))
+				return -ENOMEM;
+			return 0;
+		}
+	}
+	/* no V, or a V that takes neither version: the unversioned call */
+	if ((rc == NVML_ERROR_FUNCTION_NOT_FOUND || rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) &&
+	    HAVE(m, nvmlDeviceGetGpuFabricInfo)) {
+		nvmlGpuFabricInfo_t fi;
+		memset(&fi, 0, sizeof(fi));
+		rc = CALL(m, nvmlDeviceGetGpuFabricInfo, dev, &fi);
+		if (rc == NVML_SUCCESS)
+			return fabric_fill(m, g, fi.clusterUuid, fi.status, fi.cliqueId, fi.state);
+	}
+	if (rc == NVML_ERROR_FUNCTION_NOT_FOUND || rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
+		return 0;
+	return note(m, g, "nvmlDeviceGetGpuFabricInfoV", rc);
 }
 
 static int device(struct nvml *m, unsigned idx, nvmlDevice_t dev, struct ga_nvml_gpu *g)
@@ -520,6 +674,8 @@ static int device(struct nvml *m, unsigned idx, nvmlDevice_t dev, struct ga_nvml
 		r = telemetry(m, dev, g);
 	if (r == 0)
 		r = nvlinks(m, dev, g);
+	if (r == 0)
+		r = fabric(m, dev, g);
 	return r;
 }
 
@@ -710,4 +866,225 @@ out:
 int ga_nvml_collect(struct ga_ctx *ctx, struct ga_nvml_report **ret)
 {
 	return ga_nvml_collect_from(ctx, sonames, ret);
+}
+
+/* --- events (the helper's "nvml-events MS" mode) --- */
+
+/* One wait call at most this long, so the progress page shows the helper is alive. */
+#define EVENT_SLICE_MS 1000u
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+struct evgpu {
+	nvmlDevice_t dev;
+	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+	char *bus_id;
+};
+
+static int ev_error(struct ga_nvml_events *e, const char *call, nvmlReturn_t rc, const char *text)
+{
+	GA_SET(e->error_code, rc);
+	if (set_str(&e->error_call, call) < 0 || set_str(&e->error, text) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int ev_push(struct ga_nvml_events *e, const struct evgpu *gpus, unsigned n, const nvmlEventData_t *d,
+                   double t0)
+{
+	struct ga_nvml_event *ev = ga_array_push((void **)&e->events, &e->n_events, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	GA_SET(ev->after_ms, (double)(uint64_t)(mono_ms() - t0)); /* whole ms */
+	GA_SET(ev->event_type, d->eventType);
+	const char *type = d->eventType == nvmlEventTypeXidCriticalError    ? "xid"
+	                   : d->eventType == nvmlEventTypeDoubleBitEccError ? "ecc_dbe"
+	                   : d->eventType == nvmlEventTypeSingleBitEccError ? "ecc_sbe"
+	                                                                    : "other";
+	if (set_str(&ev->type, type) < 0)
+		return -ENOMEM;
+	if (d->eventType == nvmlEventTypeXidCriticalError)
+		GA_SET(ev->xid, d->eventData);
+	for (unsigned i = 0; i < n; i++) {
+		if (gpus[i].dev != d->device)
+			continue;
+		GA_SET(ev->gpu, i);
+		if ((gpus[i].uuid[0] && set_str(&ev->uuid, gpus[i].uuid) < 0) ||
+		    (gpus[i].bus_id && set_str(&ev->pci_bus_id, gpus[i].bus_id) < 0))
+			return -ENOMEM;
+		break;
+	}
+	return 0;
+}
+
+/* The GPU's address: _v3, else the legacy struct's numbers (its busId text is 16 bytes). */
+static int ev_bus_id(struct nvml *m, nvmlDevice_t dev, char **ret)
+{
+	nvmlPciInfo_t pci;
+	memset(&pci, 0, sizeof(pci));
+	if (HAVE(m, nvmlDeviceGetPciInfo_v3) && CALL(m, nvmlDeviceGetPciInfo_v3, dev, &pci) == NVML_SUCCESS) {
+		pci.busId[sizeof(pci.busId) - 1] = '\0';
+		return normalize_bus_id(pci.busId, ret);
+	}
+	nvmlPciInfoLegacy_t old;
+	memset(&old, 0, sizeof(old));
+	if (HAVE(m, nvmlDeviceGetPciInfo_v2) && CALL(m, nvmlDeviceGetPciInfo_v2, dev, &old) == NVML_SUCCESS) {
+		char b[32];
+		snprintf(b, sizeof(b), "%04x:%02x:%02x.0", old.domain & 0xffff, old.bus & 0xff,
+		         old.device & 0x1f);
+		return set_str(ret, b);
+	}
+	return 0;
+}
+
+/* Register every GPU, then wait in slices until wait_ms is spent. */
+static int ev_run(struct nvml *m, struct ga_nvml_events *e, unsigned wait_ms)
+{
+	unsigned int count = 0;
+	nvmlReturn_t rc = CALL(m, nvmlDeviceGetCount_v2, &count);
+	if (rc != NVML_SUCCESS)
+		return ev_error(e, "nvmlDeviceGetCount_v2", rc, errstr(m, rc));
+	if (count > 256)
+		count = 256;
+	struct evgpu *gpus = ga_calloc(count ? count : 1, sizeof(*gpus));
+	nvmlEventSet_t set = NULL;
+	int r = 0;
+	if (!gpus)
+		return -ENOMEM;
+	if ((rc = CALL(m, nvmlEventSetCreate, &set)) != NVML_SUCCESS) {
+		r = ev_error(e, "nvmlEventSetCreate", rc, errstr(m, rc));
+		goto out;
+	}
+	const unsigned long long types = nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError |
+	                                 nvmlEventTypeSingleBitEccError;
+	unsigned registered = 0;
+	for (unsigned i = 0; i < count; i++) {
+		char why[160];
+		if ((rc = CALL(m, nvmlDeviceGetHandleByIndex_v2, i, &gpus[i].dev)) != NVML_SUCCESS) {
+			gpus[i].dev = NULL;
+			snprintf(why, sizeof(why), "GPU %u: %s", i, errstr(m, rc));
+			if ((r = ga_strv_push(&e->unregistered, why)) < 0)
+				goto out;
+			continue;
+		}
+		if (HAVE(m, nvmlDeviceGetUUID) && CALL(m, nvmlDeviceGetUUID, gpus[i].dev, gpus[i].uuid,
+		                                       sizeof(gpus[i].uuid)) == NVML_SUCCESS)
+			gpus[i].uuid[sizeof(gpus[i].uuid) - 1] = '\0';
+		else
+			gpus[i].uuid[0] = '\0';
+		if ((r = ev_bus_id(m, gpus[i].dev, &gpus[i].bus_id)) < 0)
+			goto out;
+		/* all three, or Xid alone where a GPU without ECC refuses the ECC types */
+		rc = CALL(m, nvmlDeviceRegisterEvents, gpus[i].dev, types, set);
+		if (rc == NVML_ERROR_NOT_SUPPORTED)
+			rc = CALL(m, nvmlDeviceRegisterEvents, gpus[i].dev, nvmlEventTypeXidCriticalError,
+			          set);
+		if (rc == NVML_SUCCESS) {
+			registered++;
+			continue;
+		}
+		snprintf(why, sizeof(why), "GPU %u: %s", i, errstr(m, rc));
+		if ((r = ga_strv_push(&e->unregistered, why)) < 0)
+			goto out;
+	}
+	GA_SET(e->registered_gpus, registered);
+	GA_SET(e->live, registered > 0);
+	if (!registered) {
+		r = ev_error(e, "nvmlDeviceRegisterEvents", NVML_ERROR_NOT_SUPPORTED,
+		             "no GPU accepted Xid event registration");
+		goto out;
+	}
+	double t0 = mono_ms(), end = t0 + wait_ms;
+	for (;;) {
+		double left = end - mono_ms();
+		if (left <= 0)
+			break;
+		unsigned slice = left < EVENT_SLICE_MS ? (unsigned)left + 1 : EVENT_SLICE_MS;
+		nvmlEventData_t d;
+		memset(&d, 0, sizeof(d));
+		rc = CALL(m, nvmlEventSetWait_v2, set, &d, slice);
+		if (rc == NVML_SUCCESS) {
+			if ((r = ev_push(e, gpus, count, &d, t0)) < 0)
+				goto out;
+			if (e->n_events >= 4096)
+				break; /* a storm: enough to decide */
+		} else if (rc != NVML_ERROR_TIMEOUT) {
+			/* GPU_IS_LOST and friends: the set is no longer live */
+			GA_SET(e->live, false);
+			r = ev_error(e, "nvmlEventSetWait_v2", rc, errstr(m, rc));
+			break;
+		}
+	}
+	GA_SET(e->waited_ms, (uint64_t)(mono_ms() - t0));
+out:
+	if (set)
+		CALL(m, nvmlEventSetFree, set);
+	for (unsigned i = 0; i < count; i++)
+		ga_free(gpus[i].bus_id);
+	ga_free(gpus);
+	return r;
+}
+
+int ga_nvml_events_collect(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_events **ret)
+{
+	struct nvml m;
+	memset(&m, 0, sizeof(m));
+	m.ctx = ctx;
+	struct ga_nvml_report scratch; /* resolve() records into rep->sys */
+	memset(&scratch, 0, sizeof(scratch));
+	m.rep = &scratch;
+	struct ga_nvml_events *e = ga_calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	int r = 0;
+	bool inited = false;
+	const char *path = NULL;
+	GA_SET(e->live, false);
+	for (size_t i = 0; sonames[i] && !m.lib; i++) {
+		ga_progress(ctx, "dlopen");
+		m.lib = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+		path = sonames[i];
+	}
+	if (!m.lib) {
+		r = ev_error(e, "dlopen", NVML_ERROR_LIBRARY_NOT_FOUND,
+		             "library not found: libnvidia-ml.so.1");
+		goto out;
+	}
+	if ((r = resolve(&m, path)) != 0) {
+		r = r < 0 ? r
+		          : ev_error(e, scratch.sys.error_call, NVML_ERROR_FUNCTION_NOT_FOUND,
+		                     scratch.sys.error);
+		goto out;
+	}
+	if (!HAVE(&m, nvmlEventSetCreate) || !HAVE(&m, nvmlDeviceRegisterEvents) ||
+	    !HAVE(&m, nvmlEventSetWait_v2) || !HAVE(&m, nvmlEventSetFree)) {
+		r = ev_error(e, "dlsym", NVML_ERROR_FUNCTION_NOT_FOUND,
+		             "this NVML has no event functions (nvmlEventSetCreate ...)");
+		goto out;
+	}
+	nvmlReturn_t rc = CALL(&m, nvmlInit_v2);
+	if (rc != NVML_SUCCESS) {
+		r = ev_error(e, "nvmlInit_v2", rc, errstr(&m, rc));
+		goto out;
+	}
+	inited = true;
+	r = ev_run(&m, e, wait_ms);
+out:
+	if (inited)
+		CALL(&m, nvmlShutdown);
+	if (m.lib)
+		dlclose(m.lib);
+	ga_schema_release(&ga_nvml_report_schema, &scratch);
+	if (r < 0) {
+		ga_nvml_events_release(e);
+		ga_free(e);
+		return r;
+	}
+	*ret = e;
+	return 0;
 }

@@ -137,6 +137,8 @@ static void nvml(struct ga_col *c)
 	}
 	if (ga_node_merge_nvml(c->node, &rep) < 0)
 		c->err = -ENOMEM;
+	else
+		ga_collect_fabric_manager(c); /* the daemons, on NVSwitch systems */
 out:
 	ga_schema_release(&ga_nvml_report_schema, &rep);
 }

@@ -65,6 +65,18 @@ typedef struct {
 } nvmlPciInfo_t;
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t");
 
+/* The pre-415 layout nvmlDeviceGetPciInfo / _v2 fill (16-byte busId, 4 reserved words). */
+typedef struct {
+	char busIdLegacy[16];
+	unsigned int domain;
+	unsigned int bus;
+	unsigned int device;
+	unsigned int pciDeviceId;
+	unsigned int pciSubSystemId;
+	unsigned int reserved[4];
+} nvmlPciInfoLegacy_t;
+_Static_assert(sizeof(nvmlPciInfoLegacy_t) == 52, "nvmlPciInfoLegacy_t");
+
 typedef struct {
 	unsigned long long total;
 	unsigned long long free;
@@ -107,5 +119,81 @@ _Static_assert(__builtin_offsetof(nvmlGpuInstanceProfileInfo_v2_t, memorySizeMB)
 #define NVML_CLOCKS_EVENT_HW_THERMAL 0x40ull
 #define NVML_CLOCKS_EVENT_HW_POWER_BRAKE 0x80ull
 #define NVML_CLOCKS_EVENT_DISPLAY_CLOCK 0x100ull
+
+/* --- GPU fabric (NVSwitch / multi-node NVLink registration), Hopper and later --- */
+
+#define NVML_ERROR_TIMEOUT 10
+#define NVML_ERROR_ARGUMENT_VERSION_MISMATCH 25
+#define NVML_GPU_FABRIC_UUID_LEN 16
+enum {
+	NVML_GPU_FABRIC_STATE_NOT_SUPPORTED = 0,
+	NVML_GPU_FABRIC_STATE_NOT_STARTED = 1,
+	NVML_GPU_FABRIC_STATE_IN_PROGRESS = 2,
+	NVML_GPU_FABRIC_STATE_COMPLETED = 3,
+};
+enum {
+	NVML_GPU_FABRIC_HEALTH_SUMMARY_NOT_SUPPORTED = 0,
+	NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY = 1,
+	NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY = 2,
+	NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY = 3,
+};
+typedef unsigned char nvmlGpuFabricState_t;
+
+/* nvmlDeviceGetGpuFabricInfo (525.53, deprecated in 13.0): no version field */
+typedef struct {
+	unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlReturn_t status; /* meaningful only when state is COMPLETED */
+	unsigned int cliqueId;
+	nvmlGpuFabricState_t state;
+} nvmlGpuFabricInfo_t;
+_Static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t");
+_Static_assert(__builtin_offsetof(nvmlGpuFabricInfo_t, state) == 24, "fabric v1 state");
+
+/* nvmlDeviceGetGpuFabricInfoV: v2 from 550.40.07, v3 (= nvmlGpuFabricInfoV_t) from 580.65.06 */
+typedef struct {
+	unsigned int version;
+	unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	nvmlGpuFabricState_t state;
+	unsigned int healthMask;
+	unsigned char healthSummary; /* v3 only */
+} nvmlGpuFabricInfo_v3_t;
+_Static_assert(sizeof(nvmlGpuFabricInfo_v3_t) == 40, "nvmlGpuFabricInfo_v3_t");
+_Static_assert(__builtin_offsetof(nvmlGpuFabricInfo_v3_t, healthMask) == 32, "healthMask");
+_Static_assert(__builtin_offsetof(nvmlGpuFabricInfo_v3_t, healthSummary) == 36, "healthSummary");
+/* the v2 struct is the v3 one without healthSummary: 36 bytes */
+#define NVML_GPU_FABRIC_INFO_V2 (36u | (2u << 24))
+#define NVML_GPU_FABRIC_INFO_V3 (40u | (3u << 24))
+/* healthMask fields: (mask >> SHIFT) & WIDTH; two-state fields 0 n/a, 1 true, 2 false */
+#define NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_SHIFT 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_RECOVERY_SHIFT 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_ROUTE_UNHEALTHY_SHIFT 4
+#define NVML_GPU_FABRIC_HEALTH_MASK_ACCESS_TIMEOUT_RECOVERY_SHIFT 6
+#define NVML_GPU_FABRIC_HEALTH_MASK_TWO_STATE_WIDTH 0x3u
+#define NVML_GPU_FABRIC_HEALTH_MASK_TRUE 1u
+
+/* --- NVLink error counters (nvmlNvLinkErrorCounter_t) --- */
+enum {
+	NVML_NVLINK_ERROR_DL_REPLAY = 0,
+	NVML_NVLINK_ERROR_DL_RECOVERY = 1,
+	NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
+	NVML_NVLINK_ERROR_DL_CRC_DATA = 3,
+	NVML_NVLINK_ERROR_DL_ECC_DATA = 4,
+};
+
+/* --- events (nvmlEventSet*) --- */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+#define nvmlEventTypeSingleBitEccError 0x1ull
+#define nvmlEventTypeDoubleBitEccError 0x2ull
+#define nvmlEventTypeXidCriticalError 0x8ull
+typedef struct {
+	nvmlDevice_t device;
+	unsigned long long eventType;
+	unsigned long long eventData; /* the Xid for Xid events (999: unknown Xid), else 0 */
+	unsigned int gpuInstanceId;   /* MIG-attributable Xids only, else 0xFFFFFFFF */
+	unsigned int computeInstanceId;
+} nvmlEventData_t;
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t");
 
 #endif

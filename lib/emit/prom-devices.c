@@ -592,4 +592,5 @@ void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
 	render_memory_health(w, n);
 	render_modes(w, n);
 	render_errors(w, n);
+	ga_prom_render_nvlink(w, n);
 }

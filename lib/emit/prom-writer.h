@@ -38,5 +38,7 @@ void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n);
 void ga_prom_render_ctr(struct ga_pw *w, const struct ga_node *n);
 /* The container layer's families: CDI specs, device plugins (prom-container.c). */
 void ga_prom_render_container(struct ga_pw *w, const struct ga_node *n);
+/* prom-nvlink.c: NVLink state and counters, fabric registration (called by the above) */
+void ga_prom_render_nvlink(struct ga_pw *w, const struct ga_node *n);
 
 #endif

@@ -144,6 +144,28 @@ static const char *gpu_of_address(const struct ga_node *n, const char *addr, cha
 	return NULL;
 }
 
+/* Which Xid sources are live: the kernel log and NVML events (fed to the same counters). */
+static void render_xid_sources(struct ga_pw *w, const struct ga_prom_input *in)
+{
+	if (!in->kmsg_readable.set && !in->nvml_events_up.set)
+		return;
+	ga_pw_family(w, "gpuaudit_xid_source_up", "gauge", NULL,
+	             "1 when the Xid source is live at the last collection: kmsg (the kernel log) or "
+	             "nvml_events (NVML's event wait in the vendor helper); none live raises "
+	             "GA-XID-NO-SOURCE.");
+	const struct {
+		const char *name;
+		struct ga_obool v;
+	} src[] = { { "kmsg", in->kmsg_readable }, { "nvml_events", in->nvml_events_up } };
+	for (size_t i = 0; i < 2; i++) {
+		if (!src[i].v.set)
+			continue;
+		ga_pw_begin(w);
+		ga_pw_label(w, "source", src[i].name);
+		ga_pw_valueu(w, src[i].v.v ? 1 : 0);
+	}
+}
+
 static void render_kev(struct ga_pw *w, const struct ga_prom_input *in)
 {
 	if (in->kmsg_readable.set) {
@@ -322,6 +344,7 @@ int ga_prom_render(const struct ga_prom_input *in, enum ga_prom_format fmt, stru
 		ga_prom_render_container(&w, in->node);
 	}
 	render_kev(&w, in);
+	render_xid_sources(&w, in);
 	render_findings(&w, in);
 	render_stats(&w, in);
 	return w.err;

@@ -3,6 +3,7 @@
  * (kernel-log statistics and the findings).
  */
 #include "../core/internal.h"
+#include "gpuaudit/fabric.h"
 #include "gpuaudit/nodereport.h"
 
 #define U(m) GA_FIELD(struct ga_health_klog, m, GA_F_U64)
@@ -25,6 +26,7 @@ static const struct ga_field health_f[] = {
 	GA_FIELD(struct ga_health_report, schema, GA_F_STR),
 	GA_FIELD(struct ga_health_report, result, GA_F_STR),
 	GA_FIELD_OBJ(struct ga_health_report, kernel_log, klog_s),
+	GA_FIELD_PTR(struct ga_health_report, nvml_events, ga_nvml_events_schema),
 	GA_FIELD_FINDINGS(struct ga_health_report, findings),
 };
 const struct ga_schema ga_health_report_schema = { "ga_health_report", sizeof(struct ga_health_report),

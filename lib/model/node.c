@@ -129,9 +129,15 @@ static const struct ga_field mig_prof_f[] = {
 SCHEMA(mig_prof_s, ga_nvml_mig_profile, mig_prof_f);
 
 static const struct ga_field nvlink_f[] = {
-	U(struct ga_nvml_link, link),          B(struct ga_nvml_link, active),
-	S(struct ga_nvml_link, remote_bus_id), S(struct ga_nvml_link, remote_type),
+	U(struct ga_nvml_link, link),
+	B(struct ga_nvml_link, active),
+	S(struct ga_nvml_link, remote_bus_id),
+	S(struct ga_nvml_link, remote_type),
 	U(struct ga_nvml_link, version),
+	U(struct ga_nvml_link, replay_errors),
+	U(struct ga_nvml_link, recovery_errors),
+	U(struct ga_nvml_link, crc_flit_errors),
+	U(struct ga_nvml_link, crc_data_errors),
 };
 SCHEMA(nvlink_s, ga_nvml_link, nvlink_f);
 
@@ -185,6 +191,14 @@ static const struct ga_field nvml_gpu_f[] = {
 	U(G, pcie_rx_kbps),
 	U(G, pcie_replay_count),
 	GA_FIELD_ARR(G, nvlinks, nvlink_s),
+	S(G, fabric_state),
+	I(G, fabric_status),
+	S(G, fabric_status_text),
+	U(G, fabric_clique_id),
+	S(G, fabric_cluster_uuid),
+	U(G, fabric_health_mask),
+	S(G, fabric_health_summary),
+	V(G, fabric_health_flags),
 	V(G, topology),
 	S(G, error),
 	I(G, error_code),
@@ -413,6 +427,15 @@ static const struct ga_field dp_f[] = {
 };
 const struct ga_schema ga_device_plugins_schema = { "ga_device_plugins", sizeof(struct ga_device_plugins),
 	                                            dp_f, GA_ARRAY_SIZE(dp_f) };
+static const struct ga_field fm_f[] = {
+	S(struct ga_fabric_manager, unit_file),
+	S(struct ga_fabric_manager, pid_file),
+	U(struct ga_fabric_manager, pid),
+	B(struct ga_fabric_manager, running),
+	S(struct ga_fabric_manager, nvlsm_pid_file),
+	B(struct ga_fabric_manager, nvlsm_running),
+};
+SCHEMA(fm_s, ga_fabric_manager, fm_f);
 
 static const struct ga_field node_f[] = {
 	S(struct ga_node, schema),
@@ -431,6 +454,7 @@ static const struct ga_field node_f[] = {
 	GA_FIELD_PTR_OMIT(struct ga_node, container_runtime, ga_container_runtime_schema),
 	GA_FIELD_PTR_OMIT(struct ga_node, cdi, ga_cdi_schema),
 	GA_FIELD_PTR_OMIT(struct ga_node, device_plugins, ga_device_plugins_schema),
+	GA_FIELD_PTR_OMIT(struct ga_node, fabric_manager, fm_s), /* only on NVSwitch systems */
 };
 const struct ga_schema ga_node_schema = { "ga_node", sizeof(struct ga_node), node_f, GA_ARRAY_SIZE(node_f) };
 

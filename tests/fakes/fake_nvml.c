@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -130,7 +131,56 @@ typedef struct {
 typedef struct {
 	int present, active, has_remote, remote_type, has_type, version;
 	fake_pci remote;
+	int has_errors;
+	unsigned long long errors[4]; /* nvmlNvLinkErrorCounter_t: replay, recovery, crc_flit, crc_data */
 } fake_link;
+
+/* GPU fabric info (nvmlGpuFabricInfo_t / _v2_t / _v3_t, see the reference's fabric section) */
+typedef struct {
+	unsigned char clusterUuid[16];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	unsigned char state;
+} nvmlGpuFabricInfo_t;
+_Static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t is 28 bytes");
+typedef struct {
+	unsigned int version;
+	unsigned char clusterUuid[16];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	unsigned char state;
+	unsigned int healthMask;
+	unsigned char healthSummary;
+} nvmlGpuFabricInfo_v3_t;
+_Static_assert(sizeof(nvmlGpuFabricInfo_v3_t) == 40, "nvmlGpuFabricInfo_v3_t is 40 bytes");
+#define FABRIC_INFO_V2 (36u | (2u << 24)) /* 0x02000024 */
+#define FABRIC_INFO_V3 (40u | (3u << 24)) /* 0x03000028 */
+
+typedef struct {
+	int present;
+	unsigned int max_version; /* 1: only the unversioned call answers; 2: V accepts v2; 3: v2 and v3 */
+	unsigned char uuid[16];
+	int status;
+	unsigned int clique;
+	unsigned int state, health_mask, health_summary;
+} fake_fabric;
+
+/* Events (nvmlEventData_t, 32 bytes) */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+typedef struct {
+	nvmlDevice_t device;
+	unsigned long long eventType;
+	unsigned long long eventData;
+	unsigned int gpuInstanceId;
+	unsigned int computeInstanceId;
+} nvmlEventData_t;
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t is 32 bytes");
+#define EVENT_SBE 0x1ull
+#define EVENT_DBE 0x2ull
+#define EVENT_XID 0x8ull
+#define EVENTS_SUPPORTED (EVENT_SBE | EVENT_DBE | EVENT_XID)
+#define NVML_ERROR_TIMEOUT 10
+#define MAX_EVENTS 64
 
 typedef struct {
 	int present;
@@ -199,6 +249,7 @@ struct nvmlDevice_st {
 	/* NVLink */
 	unsigned int n_links;
 	fake_link links[MAX_LINKS];
+	fake_fabric fabric;
 	/* topology level to each GPU index; -1 = not given */
 	int topo[MAX_GPUS];
 };
@@ -213,6 +264,21 @@ static int g_cuda;
 static char g_hang_in[MAX_NAMES][NAME_LEN];
 static int g_n_hang_in;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+/* events: delivered in order, each once per process, to a set registered for its GPU and type */
+typedef struct {
+	unsigned int gpu;
+	unsigned long long type, data;
+	unsigned int delay_ms;
+} fake_event;
+static fake_event g_events[MAX_EVENTS];
+static unsigned int g_n_events;
+struct nvmlEventSet_st {
+	int in_use;
+	unsigned long long mask[MAX_GPUS];
+	unsigned int next; /* next scenario event to look at */
+};
+#define MAX_SETS 4
+static struct nvmlEventSet_st g_sets[MAX_SETS];
 
 #define API __attribute__((visibility("default")))
 
@@ -686,8 +752,41 @@ static int parse_gpu(json_t *j, unsigned int idx, struct nvmlDevice_st *d, load_
 			OPT_U(l, "version", hv, fl->version);
 			if (!hv)
 				fl->version = -1;
+			/* counters: present (0) on every link unless "errors" is null */
+			json_t *er = json_object_get(l, "errors");
+			fl->has_errors = !json_is_null(er);
+			static const char *const ek[4] = { "replay", "recovery", "crc_flit", "crc_data" };
+			for (int k = 0; k < 4 && er; k++)
+				OPT_V(er, ek[k], fl->errors[k]);
 		}
 		d->n_links = (unsigned int)json_array_size(links);
+	}
+	json_t *fab = json_object_get(j, "fabric");
+	if (fab) {
+		fake_fabric *f = &d->fabric;
+		unsigned long long v = 3;
+		f->present = 1;
+		f->max_version = 3;
+		OPT_V(fab, "max_version", f->max_version);
+		OPT_V(fab, "state", f->state);
+		v = 0;
+		OPT_V(fab, "status", v);
+		f->status = (int)v;
+		OPT_V(fab, "clique_id", f->clique);
+		OPT_V(fab, "health_mask", f->health_mask);
+		OPT_V(fab, "health_summary", f->health_summary);
+		char hex[40] = "";
+		if (opt_str(fab, "cluster_uuid", hex, sizeof(hex), e) < 0)
+			return -1;
+		for (size_t k = 0, o = 0; hex[k] && o < 16; k++) {
+			unsigned int b;
+			if (hex[k] == '-')
+				continue;
+			if (sscanf(hex + k, "%2x", &b) != 1)
+				return fail(e, "fabric.cluster_uuid must be hex", NULL);
+			f->uuid[o++] = (unsigned char)b;
+			k++;
+		}
 	}
 	json_t *topo = json_object_get(j, "topology");
 	if (topo) {
@@ -770,6 +869,14 @@ static int parse_gpu(json_t *j, unsigned int idx, struct nvmlDevice_st *d, load_
 	return 0;
 }
 
+static int load_event(json_t *ev, fake_event *fe, load_err *e)
+{
+	OPT_V(ev, "gpu", fe->gpu);
+	OPT_V(ev, "data", fe->data);
+	OPT_V(ev, "delay_ms", fe->delay_ms);
+	return 0;
+}
+
 static int load_scenario(const char *path, int *init_rc, int *init_hang, load_err *e)
 {
 	json_error_t je;
@@ -816,6 +923,35 @@ static int load_scenario(const char *path, int *init_rc, int *init_hang, load_er
 			goto out;
 		g_has_cuda = r;
 		g_cuda = (int)v;
+	}
+	g_n_events = 0;
+	memset(g_sets, 0, sizeof(g_sets));
+	json_t *evs = json_object_get(root, "events");
+	if (evs) {
+		if (!json_is_array(evs) || json_array_size(evs) > MAX_EVENTS) {
+			fail(e, "\"events\" must be an array of at most 64 events", NULL);
+			goto out;
+		}
+		size_t i;
+		json_t *ev;
+		json_array_foreach(evs, i, ev)
+		{
+			fake_event *fe = &g_events[i];
+			memset(fe, 0, sizeof(*fe));
+			const char *t = json_string_value(json_object_get(ev, "type"));
+			fe->type = !t                  ? 0
+			           : !strcmp(t, "xid") ? EVENT_XID
+			           : !strcmp(t, "dbe") ? EVENT_DBE
+			           : !strcmp(t, "sbe") ? EVENT_SBE
+			                               : 0;
+			if (!fe->type) {
+				fail(e, "events[].type must be \"xid\", \"dbe\" or \"sbe\"", NULL);
+				goto out;
+			}
+			if (load_event(ev, fe, e) < 0)
+				goto out;
+		}
+		g_n_events = (unsigned int)json_array_size(evs);
 	}
 	json_t *gpus = json_object_get(root, "gpus");
 	if (gpus) {
@@ -890,7 +1026,18 @@ API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned 
 API nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version);
 API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2,
                                                      int *pathInfo);
+API nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, int counter,
+                                                 unsigned long long *counterValue);
+API nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
+API nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
+                                          nvmlEventSet_t set);
+API nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
+API nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
+API nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set);
 #ifndef FAKE_OLD_DRIVER
+API nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
+API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *info);
+API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfo_v3_t *info);
 API nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfoLegacy_t *pci);
 API nvmlReturn_t nvmlInit_v2(void);
 API nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount);
@@ -1453,6 +1600,125 @@ API nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int li
 	return NVML_SUCCESS;
 }
 
+API nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, int counter,
+                                                 unsigned long long *counterValue)
+{
+	DEV(device, "nvmlDeviceGetNvLinkErrorCounter", NULL, 0);
+	if (!counterValue || counter < 0 || counter > 4)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	nvmlReturn_t rc = link_check(d, link);
+	if (rc)
+		return rc;
+	if (!d->links[link].has_errors || counter == 4) /* DL_ECC_DATA: not on this fake */
+		return NVML_ERROR_NOT_SUPPORTED;
+	*counterValue = d->links[link].errors[counter];
+	return NVML_SUCCESS;
+}
+
+/* --- events --- */
+
+static struct nvmlEventSet_st *set_of(nvmlEventSet_t set)
+{
+	for (int i = 0; i < MAX_SETS; i++)
+		if (set == &g_sets[i] && g_sets[i].in_use)
+			return &g_sets[i];
+	return NULL;
+}
+
+API nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
+{
+	nvmlReturn_t rc = sys_check("nvmlEventSetCreate", NULL);
+	if (rc)
+		return rc;
+	if (!set)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (int i = 0; i < MAX_SETS; i++)
+		if (!g_sets[i].in_use) {
+			memset(&g_sets[i], 0, sizeof(g_sets[i]));
+			g_sets[i].in_use = 1;
+			*set = &g_sets[i];
+			return NVML_SUCCESS;
+		}
+	return NVML_ERROR_UNKNOWN;
+}
+
+API nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)
+{
+	DEV(device, "nvmlDeviceGetSupportedEventTypes", NULL, 0);
+	if (!eventTypes)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*eventTypes = EVENTS_SUPPORTED;
+	return NVML_SUCCESS;
+}
+
+/* NVML refuses the whole mask when one type is not supported (NOT_SUPPORTED). */
+API nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
+                                          nvmlEventSet_t set)
+{
+	DEV(device, "nvmlDeviceRegisterEvents", NULL, 0);
+	struct nvmlEventSet_st *es = set_of(set);
+	if (!es)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (eventTypes & ~EVENTS_SUPPORTED)
+		return NVML_ERROR_NOT_SUPPORTED;
+	es->mask[d->index] |= eventTypes;
+	return NVML_SUCCESS;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static nvmlReturn_t do_wait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms,
+                            const char *sym)
+{
+	nvmlReturn_t rc = sys_check(sym, "nvmlEventSetWait");
+	if (rc)
+		return rc;
+	struct nvmlEventSet_st *es = set_of(set);
+	if (!es || !data)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	while (es->next < g_n_events) {
+		const fake_event *fe = &g_events[es->next++];
+		if (fe->gpu >= g_ngpus || !(es->mask[fe->gpu] & fe->type))
+			continue;
+		if (fe->delay_ms > timeoutms) {
+			sleep_ms(timeoutms);
+			es->next--; /* not yet: the next wait gets it */
+			return NVML_ERROR_TIMEOUT;
+		}
+		sleep_ms(fe->delay_ms);
+		memset(data, 0, sizeof(*data));
+		data->device = &g_gpus[fe->gpu];
+		data->eventType = fe->type;
+		data->eventData = fe->type == EVENT_XID ? fe->data : 0;
+		data->gpuInstanceId = data->computeInstanceId = 0xFFFFFFFFu;
+		return NVML_SUCCESS;
+	}
+	sleep_ms(timeoutms);
+	return NVML_ERROR_TIMEOUT;
+}
+
+API nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
+{
+	return do_wait(set, data, timeoutms, "nvmlEventSetWait");
+}
+
+API nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
+{
+	nvmlReturn_t rc = sys_check("nvmlEventSetFree", NULL);
+	if (rc)
+		return rc;
+	struct nvmlEventSet_st *es = set_of(set);
+	if (!es)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	es->in_use = 0;
+	return NVML_SUCCESS;
+}
+
 API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2,
                                                      int *pathInfo)
 {
@@ -1718,6 +1984,51 @@ API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsign
 	if (!d->links[link].has_type)
 		return NVML_ERROR_NOT_SUPPORTED;
 	*type = d->links[link].remote_type;
+	return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
+{
+	return do_wait(set, data, timeoutms, "nvmlEventSetWait_v2");
+}
+
+static void fabric_common(const fake_fabric *f, unsigned char uuid[16], nvmlReturn_t *status,
+                          unsigned int *clique, unsigned char *state)
+{
+	memcpy(uuid, f->uuid, 16);
+	*status = f->status;
+	*clique = f->clique;
+	*state = (unsigned char)f->state;
+}
+
+API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *info)
+{
+	DEV(device, "nvmlDeviceGetGpuFabricInfo", NULL, 0);
+	if (!info)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (!d->fabric.present)
+		return NVML_ERROR_NOT_SUPPORTED;
+	memset(info, 0, sizeof(*info));
+	fabric_common(&d->fabric, info->clusterUuid, &info->status, &info->cliqueId, &info->state);
+	return NVML_SUCCESS;
+}
+
+/* v2 needs max_version >= 2, v3 needs 3; other versions: ARGUMENT_VERSION_MISMATCH (25). */
+API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfo_v3_t *info)
+{
+	DEV(device, "nvmlDeviceGetGpuFabricInfoV", "nvmlDeviceGetGpuFabricInfo", 0);
+	if (!info)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	const fake_fabric *f = &d->fabric;
+	if (!f->present)
+		return NVML_ERROR_NOT_SUPPORTED;
+	unsigned int v = info->version;
+	if (!((v == FABRIC_INFO_V2 && f->max_version >= 2) || (v == FABRIC_INFO_V3 && f->max_version >= 3)))
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	fabric_common(f, info->clusterUuid, &info->status, &info->cliqueId, &info->state);
+	info->healthMask = f->health_mask;
+	if (v == FABRIC_INFO_V3)
+		info->healthSummary = (unsigned char)f->health_summary;
 	return NVML_SUCCESS;
 }
 

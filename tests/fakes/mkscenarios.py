@@ -32,6 +32,13 @@ CROSS_NODE_SAME_SOCKET_IS_NODE = False
 
 MIB = 1 << 20
 
+# nvmlGpuFabricState_t
+FABRIC_NOT_STARTED, FABRIC_IN_PROGRESS, FABRIC_COMPLETED = 1, 2, 3
+# healthMask with every two-state field FALSE (2): degraded_bw, route_recovery, route_unhealthy,
+# access_timeout_recovery; incorrect_configuration NONE (1 << 8); partition_assigned TRUE (1 << 12)
+HEALTHY_MASK = (2 << 0) | (2 << 2) | (2 << 4) | (2 << 6) | (1 << 8) | (1 << 12)
+CLUSTER_UUID = "5e0c1a4e-7a1d-4f0b-9c2e-0d3f6a8b1c20"
+
 
 def read(path):
     with open(path) as f:
@@ -229,6 +236,59 @@ def scenarios():
     g5["pcie"]["replay_counter"] = 120
     g5["clocks_event_reasons"] = 8
     s["pcie-x8"] = x8
+
+    # GPU fabric (NVSwitch registration). A100 NVML answers NOT_SUPPORTED, so these scenarios
+    # give the DGX A100 GPUs the fabric info a Hopper NVSwitch system reports (reference §9).
+    def with_fabric(state, status=0, summary=1, mask=HEALTHY_MASK):
+        sc = copy.deepcopy(base)
+        for g in sc["gpus"]:
+            g["fabric"] = {"state": state, "status": status, "clique_id": 32766,
+                           "cluster_uuid": CLUSTER_UUID, "health_mask": mask,
+                           "health_summary": summary}
+        return sc
+    s["fabric-completed"] = with_fabric(FABRIC_COMPLETED)
+    s["fabric-in-progress"] = with_fabric(FABRIC_IN_PROGRESS, summary=0, mask=0)
+    failed = with_fabric(FABRIC_COMPLETED)
+    # GPU 2: registration finished with an error; GPU 5: degraded bandwidth, unhealthy
+    failed["gpus"][2]["fabric"]["status"] = 999
+    failed["gpus"][2]["fabric"]["health_summary"] = 2
+    failed["gpus"][5]["fabric"]["health_mask"] = (HEALTHY_MASK & ~0x3) | 0x1
+    failed["gpus"][5]["fabric"]["health_summary"] = 3
+    s["fabric-failed"] = failed
+    # a driver from 550.40-575 (V accepts only the v2 struct) and one from 525-535 (only v1)
+    v2 = with_fabric(FABRIC_COMPLETED)
+    for g in v2["gpus"]:
+        g["fabric"]["max_version"] = 2
+    s["fabric-v2"] = v2
+    # V refuses both struct versions: the unversioned call (28 bytes, no health) answers
+    v1 = with_fabric(FABRIC_COMPLETED)
+    for g in v1["gpus"]:
+        g["fabric"]["max_version"] = 1
+    s["fabric-v1"] = v1
+
+    # NVLink: GPU 0 link 5 down while its other 11 links are up
+    down = copy.deepcopy(base)
+    down["gpus"][0]["nvlinks"][5]["active"] = False
+    s["nvlink-down"] = down
+    # NVLink error counters: GPU 4 link 3 with replays and CRC flit errors; the "-rising"
+    # file is the same link a collection later, with more of both
+    errs = copy.deepcopy(base)
+    errs["gpus"][4]["nvlinks"][3]["errors"] = {"replay": 150, "recovery": 1, "crc_flit": 40, "crc_data": 2}
+    s["nvlink-errors"] = errs
+    rising = copy.deepcopy(errs)
+    rising["gpus"][4]["nvlinks"][3]["errors"] = {"replay": 410, "recovery": 3, "crc_flit": 95, "crc_data": 2}
+    s["nvlink-errors-rising"] = rising
+
+    # NVML events (nvmlEventSetWait_v2): Xid 79 on GPU 3, Xid 48 and a double-bit ECC event on GPU 6
+    ev = copy.deepcopy(base)
+    ev["events"] = [{"gpu": 3, "type": "xid", "data": 79},
+                    {"gpu": 6, "type": "xid", "data": 48, "delay_ms": 20},
+                    {"gpu": 6, "type": "dbe"}]
+    s["events-xid"] = ev
+    # the wait never returns: the helper's deadline kills it
+    hang = copy.deepcopy(base)
+    hang["hang_in"] = ["nvmlEventSetWait"]
+    s["events-hang"] = hang
     return s
 
 

@@ -307,6 +307,124 @@ static void test_mig(void)
 	CHECK_RC(remap(g1, &a, &b, &c, &d), 0);
 }
 
+/* GPU fabric info: v3 and v2 by version, anything else 25; the unversioned 28-byte call. */
+typedef struct {
+	unsigned int version;
+	unsigned char clusterUuid[16];
+	nvmlReturn_t status;
+	unsigned int cliqueId;
+	unsigned char state;
+	unsigned int healthMask;
+	unsigned char healthSummary;
+} fabric_v3_t;
+_Static_assert(sizeof(fabric_v3_t) == 40, "fabric v3 is 40 bytes");
+typedef nvmlReturn_t (*fn_fabric)(nvmlDevice_t, void *);
+typedef nvmlReturn_t (*fn_errcount)(nvmlDevice_t, unsigned int, int, unsigned long long *);
+
+static void test_fabric(void)
+{
+	set_scenario("fabric-failed");
+	void *lib = open_fake();
+	fn_void init = (fn_void)sym(lib, "nvmlInit_v2");
+	fn_handle handle = (fn_handle)sym(lib, "nvmlDeviceGetHandleByIndex_v2");
+	fn_fabric fv = (fn_fabric)sym(lib, "nvmlDeviceGetGpuFabricInfoV");
+	fn_fabric f1 = (fn_fabric)sym(lib, "nvmlDeviceGetGpuFabricInfo");
+	CHECK_RC(init(), 0);
+	nvmlDevice_t g2, g5;
+	CHECK_RC(handle(2, &g2), 0);
+	CHECK_RC(handle(5, &g5), 0);
+	fabric_v3_t fi;
+	memset(&fi, 0, sizeof(fi));
+	fi.version = 40u | (3u << 24);
+	CHECK_RC(fv(g2, &fi), 0);
+	CHECK(fi.state == 3 && fi.status == 999 && fi.cliqueId == 32766 && fi.healthSummary == 2 &&
+	      fi.clusterUuid[0] == 0x5e);
+	memset(&fi, 0, sizeof(fi));
+	fi.version = 36u | (2u << 24);
+	CHECK_RC(fv(g5, &fi), 0);
+	CHECK(fi.healthMask == 0x11A9 && fi.healthSummary == 0); /* v2 leaves the summary alone */
+	fi.version = 0;
+	CHECK_RC(fv(g5, &fi), 25);
+	unsigned char v1[28];
+	memset(v1, 0, sizeof(v1));
+	CHECK_RC(f1(g2, v1), 0);
+	CHECK(v1[24] == 3 && v1[0] == 0x5e);
+	/* NVLink error counters: 0..3 from the scenario (0 without an "errors" object), 4 not
+	 * supported, 5 invalid, a link past the GPU's invalid */
+	fn_errcount ec = (fn_errcount)sym(lib, "nvmlDeviceGetNvLinkErrorCounter");
+	nvmlDevice_t g4;
+	CHECK_RC(handle(4, &g4), 0);
+	unsigned long long v = 0;
+	CHECK_RC(ec(g4, 3, 0, &v), 0);
+	CHECK(v == 0);
+	CHECK_RC(ec(g4, 3, 4, &v), 3);
+	CHECK_RC(ec(g4, 3, 5, &v), 2);
+	CHECK_RC(ec(g4, 12, 0, &v), 2);
+}
+
+/* Events: the scenario's Xid 79 and 48 and a DBE, then TIMEOUT (10). */
+typedef struct {
+	nvmlDevice_t device;
+	unsigned long long eventType, eventData;
+	unsigned int gpuInstanceId, computeInstanceId;
+} event_t;
+_Static_assert(sizeof(event_t) == 32, "nvmlEventData_t is 32 bytes");
+typedef nvmlReturn_t (*fn_setp)(void **);
+typedef nvmlReturn_t (*fn_reg)(nvmlDevice_t, unsigned long long, void *);
+typedef nvmlReturn_t (*fn_wait)(void *, event_t *, unsigned int);
+typedef nvmlReturn_t (*fn_set)(void *);
+
+static void test_events(void)
+{
+	set_scenario("events-xid");
+	void *lib = open_fake();
+	fn_void init = (fn_void)sym(lib, "nvmlInit_v2");
+	fn_uintp count = (fn_uintp)sym(lib, "nvmlDeviceGetCount_v2");
+	fn_handle handle = (fn_handle)sym(lib, "nvmlDeviceGetHandleByIndex_v2");
+	fn_setp create = (fn_setp)sym(lib, "nvmlEventSetCreate");
+	fn_reg reg = (fn_reg)sym(lib, "nvmlDeviceRegisterEvents");
+	fn_wait wait = (fn_wait)sym(lib, "nvmlEventSetWait_v2");
+	fn_set freeset = (fn_set)sym(lib, "nvmlEventSetFree");
+	CHECK_RC(init(), 0);
+	unsigned int n = 0;
+	CHECK_RC(count(&n), 0);
+	void *set = NULL;
+	CHECK_RC(create(&set), 0);
+	nvmlDevice_t devs[8];
+	for (unsigned i = 0; i < n && i < 8; i++) {
+		CHECK_RC(handle(i, &devs[i]), 0);
+		CHECK_RC(reg(devs[i], 0x8ull | 0x2ull | 0x1ull, set), 0);
+	}
+	CHECK_RC(reg(devs[0], 0x4ull, set), 3); /* PState: not in this fake */
+	event_t e;
+	CHECK_RC(wait(set, &e, 100), 0);
+	CHECK(e.device == devs[3] && e.eventType == 0x8 && e.eventData == 79 &&
+	      e.gpuInstanceId == 0xFFFFFFFFu);
+	CHECK_RC(wait(set, &e, 5), 10); /* Xid 48 comes after 20 ms: not within 5 ms */
+	CHECK_RC(wait(set, &e, 100), 0);
+	CHECK(e.device == devs[6] && e.eventType == 0x8 && e.eventData == 48);
+	CHECK_RC(wait(set, &e, 100), 0);
+	CHECK(e.device == devs[6] && e.eventType == 0x2 && e.eventData == 0);
+	CHECK_RC(wait(set, &e, 10), 10);
+	CHECK_RC(freeset(set), 0);
+	CHECK_RC(freeset(set), 2);
+}
+
+static void test_events_hang(void)
+{
+	set_scenario("events-hang");
+	void *lib = open_fake();
+	fn_void init = (fn_void)sym(lib, "nvmlInit_v2");
+	fn_setp create = (fn_setp)sym(lib, "nvmlEventSetCreate");
+	fn_wait wait = (fn_wait)sym(lib, "nvmlEventSetWait_v2");
+	CHECK_RC(init(), 0);
+	void *set = NULL;
+	CHECK_RC(create(&set), 0);
+	event_t e;
+	wait(set, &e, 10);
+	_exit(3); /* must not get here */
+}
+
 static void test_hang(void)
 {
 	set_scenario("init-hangs");
@@ -334,7 +452,10 @@ static void test_old(const char *old_path)
 		                              "nvmlDeviceGetRemappedRows",
 		                              "nvmlDeviceGetNvLinkRemoteDeviceType",
 		                              "nvmlDeviceGetNvLinkRemotePciInfo_v2",
-		                              "nvmlDeviceGetGpuInstanceProfileInfoV" };
+		                              "nvmlDeviceGetGpuInstanceProfileInfoV",
+		                              "nvmlEventSetWait_v2",
+		                              "nvmlDeviceGetGpuFabricInfo",
+		                              "nvmlDeviceGetGpuFabricInfoV" };
 	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
 		if (dlsym(lib, absent[i])) {
 			fprintf(stderr, "old build exports %s\n", absent[i]);
@@ -402,7 +523,9 @@ int main(int argc, char **argv)
 		      { "gpu3-lost", test_lost },
 		      { "version-mismatch", test_version_mismatch },
 		      { "missing-scenario", test_missing_scenario },
-		      { "mig", test_mig } };
+		      { "mig", test_mig },
+		      { "fabric", test_fabric },
+		      { "events", test_events } };
 	int bad = 0;
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		int rc = run_child(tests[i].fn, NULL, NULL, 20000);
@@ -411,6 +534,9 @@ int main(int argc, char **argv)
 	}
 	int rc = run_child(test_hang, NULL, NULL, 300);
 	printf("init-hangs: %s\n", rc == -1 ? "ok" : "FAILED");
+	bad += rc != -1;
+	rc = run_child(test_events_hang, NULL, NULL, 300);
+	printf("events-hang: %s\n", rc == -1 ? "ok" : "FAILED");
 	bad += rc != -1;
 	rc = run_child(NULL, argv[2], test_old, 20000);
 	printf("old-driver: %s\n", rc == 0 ? "ok" : "FAILED");
