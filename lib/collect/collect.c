@@ -20,6 +20,8 @@ int ga_node_collect(struct ga_ctx *ctx, struct ga_node **ret_node)
 	ga_collect_pci(&c);
 	ga_collect_accel(&c);
 	ga_collect_runtimes(&c);
+	ga_collect_ib(&c);
+	ga_collect_fabric(&c);
 	if (c.err == 0)
 		ga_collect_vendor(&c);
 	if (c.err < 0) {

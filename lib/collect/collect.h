@@ -58,5 +58,8 @@ void ga_collect_modules(struct ga_col *c);
 void ga_collect_accel(struct ga_col *c);
 void ga_collect_runtimes(struct ga_col *c);
 void ga_collect_vendor(struct ga_col *c);
+/* InfiniBand / RoCE ports (ib.c) and the NVIDIA fabric manager's files (fabric.c). */
+void ga_collect_ib(struct ga_col *c);
+void ga_collect_fabric(struct ga_col *c);
 
 #endif
