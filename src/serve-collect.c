@@ -16,6 +16,7 @@
 #include "serve-int.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/kmsg.h"
+#include "gpuaudit/network.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
@@ -64,6 +65,7 @@ void serve_warn(struct serve *s, const char *fmt, ...)
 /* What one collection found, for the renderings. */
 struct found {
 	struct ga_node *node; /* this collection's, before it replaces s->node */
+	struct ga_node *prev; /* the previous collection's, for counter deltas (link flaps) */
 	struct ga_check chk;
 	struct ga_findings f;
 	struct ga_nodeclass nc;
@@ -74,6 +76,7 @@ struct found {
 static void found_release(struct found *x)
 {
 	ga_node_free(x->node);
+	ga_node_free(x->prev);
 	ga_check_release(&x->chk);
 	ga_findings_release(&x->f);
 	if (x->have_nc)
@@ -97,7 +100,7 @@ static int take_snapshot(struct serve *s, struct found *x)
 		x->failed = true;
 		return 0;
 	}
-	ga_node_free(s->node);
+	x->prev = s->node; /* kept until this collection is judged: the IB counter deltas */
 	s->node = x->node;
 	x->node = NULL;
 	const struct ga_node *n = s->node;
@@ -106,6 +109,23 @@ static int take_snapshot(struct serve *s, struct found *x)
 	if (n->rocm_smi && n->rocm_smi->timed_out.set && n->rocm_smi->timed_out.v)
 		s->stats.vendor_timeouts_total++;
 	x->failed |= vendor_timed_out(n);
+	return 0;
+}
+
+/*
+ * What only two collections show: InfiniBand link flaps and rising error counters. An
+ * error among them fails a check that had passed, as any error-level node finding does.
+ */
+static int judge_deltas(struct found *x, const struct ga_node *n)
+{
+	struct ga_findings *f = x->have_chk ? &x->chk.findings : &x->f;
+	size_t before = f->n;
+	int r = ga_analyze_ib_delta(x->prev, n, f);
+	if (r < 0)
+		return r;
+	for (size_t i = before; x->have_chk && i < f->n; i++)
+		if (f->v[i].severity >= GA_SEV_ERROR && x->chk.result != GA_CHECK_INCOMPLETE)
+			x->chk.result = GA_CHECK_FAIL;
 	return 0;
 }
 
@@ -125,6 +145,8 @@ static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 	} else if ((r = ga_analyze_node(n, &x->f)) < 0) {
 		return r;
 	}
+	if ((r = judge_deltas(x, n)) < 0)
+		return r;
 	ga_findings_sort(x->have_chk ? &x->chk.findings : &x->f);
 	return 0;
 }

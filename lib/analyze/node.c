@@ -260,6 +260,8 @@ int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 	gap_findings(n, out);
 	ga_analyze_nvml(n, out);
 	ga_analyze_amd_intel(n, out);
+	ga_analyze_ib(n, out);
+	ga_analyze_xgmi(n, out);
 	ga_findings_sort(out);
 	return out->err;
 }
