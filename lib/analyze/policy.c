@@ -876,7 +876,39 @@ static const char *const expect_keys[] = { "gpu_count",
 	                                   "no_retired_pages_pending",
 	                                   "modules",
 	                                   "device_nodes",
+	                                   "ib_ports",
 	                                   NULL };
+
+/* expect.ib_ports: count, rate_gbps, state, link_layer (docs/network.md) */
+static const char *const ib_ports_keys[] = { "count", "rate_gbps", "state", "link_layer", NULL };
+static const char *const ib_states[] = { "active", "down", "init", "armed", NULL };
+static const char *const ib_layers[] = { "infiniband", "ethernet", NULL };
+
+static int ib_choice(struct pstate *ps, struct fy_node *v, struct fy_node *k, const char *const *allowed,
+                     const char *list, char **out)
+{
+	if (get_string(ps, v, k, out) < 0)
+		return ps->err;
+	for (int i = 0; allowed[i]; i++)
+		if (!strcmp(allowed[i], *out))
+			return 0;
+	return perr(ps, v, k, "expected %s, got '%s'", list, *out);
+}
+
+static int ib_ports_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
+{
+	struct ga_policy_class *c = obj;
+	switch (which) {
+	case 0:
+		return get_u64(ps, v, k, 0, 64, &c->expect.ib_ports.count);
+	case 1:
+		return get_u64(ps, v, k, 1, 3200, &c->expect.ib_ports.rate_gbps);
+	case 2:
+		return ib_choice(ps, v, k, ib_states, "active, down, init or armed", &c->expect.ib_ports.state);
+	default:
+		return ib_choice(ps, v, k, ib_layers, "infiniband or ethernet", &c->expect.ib_ports.link_layer);
+	}
+}
 
 static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
 {
@@ -932,8 +964,11 @@ static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node
 		return get_bool(ps, v, k, &c->expect.no_retired_pages_pending);
 	case 10:
 		return get_strv(ps, v, k, &c->expect.modules, NULL);
-	default:
+	case 11:
 		return get_strv(ps, v, k, &c->expect.device_nodes, "/dev/");
+	default:
+		c->expect.ib_ports.set = true;
+		return walk_mapping(ps, v, k, "expect.ib_ports", ib_ports_keys, ib_ports_member, c);
 	}
 }
 
@@ -1076,6 +1111,8 @@ static void class_release(struct ga_policy_class *c)
 	ga_strv_release(&c->expect.mig_profiles);
 	ga_strv_release(&c->expect.modules);
 	ga_strv_release(&c->expect.device_nodes);
+	ga_free(c->expect.ib_ports.state);
+	ga_free(c->expect.ib_ports.link_layer);
 	for (size_t i = 0; i < c->n_smoke; i++)
 		ga_free(c->smoke[i].key);
 	ga_free(c->smoke);

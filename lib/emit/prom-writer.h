@@ -34,5 +34,7 @@ void ga_pw_valueu(struct ga_pw *w, uint64_t v);
 
 /* The per-accelerator families (prom-devices.c). */
 void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n);
+/* The InfiniBand/RoCE port, XGMI and fabric manager families (prom-ib.c). */
+void ga_prom_render_ib(struct ga_pw *w, const struct ga_node *n);
 
 #endif

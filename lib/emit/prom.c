@@ -313,6 +313,7 @@ int ga_prom_render(const struct ga_prom_input *in, enum ga_prom_format fmt, stru
 	if (in->node) {
 		render_node(&w, in);
 		ga_prom_render_devices(&w, in->node);
+		ga_prom_render_ib(&w, in->node);
 	}
 	render_kev(&w, in);
 	render_findings(&w, in);
