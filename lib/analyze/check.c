@@ -641,7 +641,8 @@ static void check_ib_ports(struct cstate *cs)
 			    want, p->state ? p->state : "unknown", "port %s is %s, expected %s", subj,
 			    p->state ? p->state : "in an unknown state", want);
 		uint64_t min_mbps = c->expect.ib_ports.rate_gbps.set ? c->expect.ib_ports.rate_gbps.v * 1000 : 0;
-		if (min_mbps && (!p->rate_mbps.set || p->rate_mbps.v < min_mbps)) {
+		bool up = p->state_code.set && (p->state_code.v == 4 || p->state_code.v == 5);
+		if (min_mbps && up && (!p->rate_mbps.set || p->rate_mbps.v < min_mbps)) { /* down: no rate */
 			char e[32];
 			snprintf(e, sizeof(e), ">= %llu Gb/sec", (unsigned long long)(min_mbps / 1000));
 			add(cs, "GA-EXPECT-IB-PORTS", subj,
