@@ -231,12 +231,12 @@ extern const struct ga_schema ga_nvml_report_schema;
  * are 64-bit numbers kept as the decimal text the driver prints (JSON numbers lose them).
  */
 struct ga_amd_xgmi {
-	char *device_id;                 /* xgmi_device_id: this GPU's node id in the hive */
-	struct ga_ou64 physical_id;      /* xgmi_physical_id */
-	char *hive_id;                   /* xgmi_hive_info/xgmi_hive_id; "0" or absent: no hive */
-	struct ga_ou64 hive_members;     /* xgmi_hive_info/node<K> entries */
-	struct ga_strv num_links;        /* xgmi_num_links: links to each hive node, in node order */
-	struct ga_ou64 error_count;      /* xgmi_error: errors since the previous read (read clears) */
+	char *device_id;             /* xgmi_device_id: this GPU's node id in the hive */
+	struct ga_ou64 physical_id;  /* xgmi_physical_id */
+	char *hive_id;               /* xgmi_hive_info/xgmi_hive_id; "0" or absent: no hive */
+	struct ga_ou64 hive_members; /* xgmi_hive_info/node<K> entries */
+	struct ga_strv num_links;    /* xgmi_num_links: links to each hive node, in node order */
+	struct ga_ou64 error_count;  /* xgmi_error: errors since the previous read (read clears) */
 };
 
 struct ga_amd_ras_block {
@@ -360,23 +360,23 @@ struct ga_ib_counter {
  * never wrapping, so a delta between two reads is meaningful until the counter tops out.
  */
 struct ga_ib_port {
-	char *device;           /* "mlx5_0" */
-	struct ga_ou64 port;    /* 1-based port number */
-	char *pci_address;      /* the device symlink's PCI function, "0000:0c:00.0" */
+	char *device;        /* "mlx5_0" */
+	struct ga_ou64 port; /* 1-based port number */
+	char *pci_address;   /* the device symlink's PCI function, "0000:0c:00.0" */
 	struct ga_oi64 numa_node;
-	char *netdev;           /* "ibp12s0": device/net/<if>, else ports/N/gid_attrs/ndevs/0 */
-	char *hca_type;         /* "MT4123" */
+	char *netdev;   /* "ibp12s0": device/net/<if>, else ports/N/gid_attrs/ndevs/0 */
+	char *hca_type; /* "MT4123" */
 	char *fw_ver;
 	char *node_guid;
-	char *link_layer;       /* "InfiniBand", "Ethernet" (RoCE), "Unknown" */
-	char *state;            /* "ACTIVE", "DOWN", "INIT", "ARMED", "ACTIVE_DEFER", "NOP" */
+	char *link_layer; /* "InfiniBand", "Ethernet" (RoCE), "Unknown" */
+	char *state;      /* "ACTIVE", "DOWN", "INIT", "ARMED", "ACTIVE_DEFER", "NOP" */
 	struct ga_ou64 state_code;
-	char *phys_state;       /* "LinkUp", "Polling", "Disabled", "LinkErrorRecovery", ... */
+	char *phys_state; /* "LinkUp", "Polling", "Disabled", "LinkErrorRecovery", ... */
 	struct ga_ou64 phys_state_code;
-	char *rate;             /* as read: "400 Gb/sec (4X NDR)" */
+	char *rate;               /* as read: "400 Gb/sec (4X NDR)" */
 	struct ga_ou64 rate_mbps; /* 400 Gb/sec: 400000 */
-	struct ga_ou64 width;   /* lanes: 1, 2, 4, 8, 12 */
-	char *speed;            /* per-lane generation: "SDR" ... "NDR", "XDR" */
+	struct ga_ou64 width;     /* lanes: 1, 2, 4, 8, 12 */
+	char *speed;              /* per-lane generation: "SDR" ... "NDR", "XDR" */
 	struct ga_ou64 link_downed;
 	struct ga_ou64 link_error_recovery;
 	struct ga_ou64 symbol_error;

@@ -637,16 +637,19 @@ static void check_ib_ports(struct cstate *cs)
 		const char *want = c->expect.ib_ports.state;
 		if (want && (!p->state || strcasecmp(p->state, want) != 0))
 			add(cs, "GA-EXPECT-IB-PORTS", subj,
-			    "bring the port up (cable, transceiver, switch port, subnet manager): ibstat shows why",
+			    "bring the port up (cable, transceiver, switch port, subnet manager): ibstat "
+			    "shows why",
 			    want, p->state ? p->state : "unknown", "port %s is %s, expected %s", subj,
 			    p->state ? p->state : "in an unknown state", want);
-		uint64_t min_mbps = c->expect.ib_ports.rate_gbps.set ? c->expect.ib_ports.rate_gbps.v * 1000 : 0;
+		uint64_t min_mbps =
+		        c->expect.ib_ports.rate_gbps.set ? c->expect.ib_ports.rate_gbps.v * 1000 : 0;
 		bool up = p->state_code.set && (p->state_code.v == 4 || p->state_code.v == 5);
 		if (min_mbps && up && (!p->rate_mbps.set || p->rate_mbps.v < min_mbps)) { /* down: no rate */
 			char e[32];
 			snprintf(e, sizeof(e), ">= %llu Gb/sec", (unsigned long long)(min_mbps / 1000));
 			add(cs, "GA-EXPECT-IB-PORTS", subj,
-			    "reseat or replace the cable or transceiver and check the switch port's speed setting",
+			    "reseat or replace the cable or transceiver and check the switch port's speed "
+			    "setting",
 			    e, p->rate ? p->rate : "unknown", "port %s runs at %s, expected %s", subj,
 			    p->rate ? p->rate : "an unknown rate", e);
 		}

@@ -78,10 +78,10 @@ const char *ga_network_code_action(const char *code, const char **cause)
 	return NULL;
 }
 
-static struct ga_finding *add(struct ga_findings *out, const char *code, const char *subject,
-                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static struct ga_finding *add(struct ga_findings *out, const char *code, const char *subject,
-                              const char *fmt, ...)
+static struct ga_finding *add(struct ga_findings *out, const char *code, const char *subject, const char *fmt,
+                              ...) __attribute__((format(printf, 4, 5)));
+static struct ga_finding *add(struct ga_findings *out, const char *code, const char *subject, const char *fmt,
+                              ...)
 {
 	const struct ib_code *ic = NULL;
 	for (size_t i = 0; i < GA_ARRAY_SIZE(codes) && !ic; i++)
@@ -103,7 +103,8 @@ static bool streq(const char *a, const char *b)
 
 static void port_subject(const struct ga_ib_port *p, char *out, size_t n)
 {
-	snprintf(out, n, "%s/%llu", p->device ? p->device : "?", p->port.set ? (unsigned long long)p->port.v : 0ULL);
+	snprintf(out, n, "%s/%llu", p->device ? p->device : "?",
+	         p->port.set ? (unsigned long long)p->port.v : 0ULL);
 }
 
 static void port_evidence(struct ga_finding *f, const struct ga_ib_port *p)
@@ -140,8 +141,8 @@ static void state_findings(const struct ga_ib_port *p, struct ga_findings *out)
 		        p->link_layer ? p->link_layer : "RDMA", subj, st, ph);
 	else if (p->state_code.v == 2 || p->state_code.v == 3)
 		f = add(out, "GA-IB-PORT-INIT", subj,
-		        "%s port %s is %s: the physical link is up (%s) but not activated", p->link_layer ? p->link_layer : "RDMA",
-		        subj, st, ph);
+		        "%s port %s is %s: the physical link is up (%s) but not activated",
+		        p->link_layer ? p->link_layer : "RDMA", subj, st, ph);
 	else
 		f = add(out, "GA-IB-PORT-DOWN", subj, "%s port %s is %s (phys_state %s)",
 		        p->link_layer ? p->link_layer : "RDMA", subj, st, ph);
@@ -188,10 +189,9 @@ static void rate_findings(const struct ga_node *n, struct ga_findings *out)
 			continue;
 		char subj[96];
 		port_subject(p, subj, sizeof(subj));
-		struct ga_finding *f = add(out, "GA-IB-PORT-SLOW", subj,
-		                           "port %s runs at %s, %zu of its %zu peers at %llu Gb/s", subj,
-		                           p->rate ? p->rate : "?", best_count, peers,
-		                           (unsigned long long)(best / 1000));
+		struct ga_finding *f = add(
+		        out, "GA-IB-PORT-SLOW", subj, "port %s runs at %s, %zu of its %zu peers at %llu Gb/s",
+		        subj, p->rate ? p->rate : "?", best_count, peers, (unsigned long long)(best / 1000));
 		if (f) {
 			ga_finding_evidence(f, "rate_mbps", "%llu", (unsigned long long)p->rate_mbps.v);
 			ga_finding_evidence(f, "peer_rate_mbps", "%llu", (unsigned long long)best);
@@ -229,8 +229,8 @@ static void error_findings(const struct ga_ib_port *p, struct ga_findings *out)
 		const struct ga_ou64 *c = counter(p, i);
 		if (!c->set || !c->v)
 			continue;
-		int k = snprintf(list + len, sizeof(list) - len, "%s%s %llu", len ? ", " : "", link_counters[i].name,
-		                 (unsigned long long)c->v);
+		int k = snprintf(list + len, sizeof(list) - len, "%s%s %llu", len ? ", " : "",
+		                 link_counters[i].name, (unsigned long long)c->v);
 		if (k > 0 && (size_t)k < sizeof(list) - len)
 			len += (size_t)k;
 	}
@@ -238,7 +238,8 @@ static void error_findings(const struct ga_ib_port *p, struct ga_findings *out)
 		return;
 	char subj[96];
 	port_subject(p, subj, sizeof(subj));
-	struct ga_finding *f = add(out, "GA-IB-LINK-ERRORS", subj, "port %s counted link errors: %s", subj, list);
+	struct ga_finding *f =
+	        add(out, "GA-IB-LINK-ERRORS", subj, "port %s counted link errors: %s", subj, list);
 	for (size_t i = 0; f && i < GA_ARRAY_SIZE(link_counters); i++) {
 		const struct ga_ou64 *c = counter(p, i);
 		if (c->set && c->v)
@@ -272,11 +273,12 @@ static void peermem_findings(const struct ga_node *n, struct ga_findings *out)
 	size_t act = 0;
 	for (size_t i = 0; i < n->n_ib_ports; i++)
 		act += active(&n->ib_ports[i]);
-	struct ga_finding *f = add(out, "GA-IB-PEERMEM-MISSING", "nvidia_peermem",
-	                           "%zu RDMA port%s (%zu active) and NVIDIA GPUs, but neither nvidia_peermem "
-	                           "nor nv_peer_mem is loaded: no GPUDirect RDMA through peer memory%s",
-	                           n->n_ib_ports, n->n_ib_ports == 1 ? "" : "s", act,
-	                           nvidia_open(n) ? " (the open kernel modules can use DMA-BUF instead)" : "");
+	struct ga_finding *f =
+	        add(out, "GA-IB-PEERMEM-MISSING", "nvidia_peermem",
+	            "%zu RDMA port%s (%zu active) and NVIDIA GPUs, but neither nvidia_peermem "
+	            "nor nv_peer_mem is loaded: no GPUDirect RDMA through peer memory%s",
+	            n->n_ib_ports, n->n_ib_ports == 1 ? "" : "s", act,
+	            nvidia_open(n) ? " (the open kernel modules can use DMA-BUF instead)" : "");
 	bool ib = false; /* Ethernet-only RDMA devices (every mlx5 NIC has them) may not carry RoCE */
 	for (size_t i = 0; i < n->n_ib_ports && !ib; i++)
 		ib = active(&n->ib_ports[i]) && streq(n->ib_ports[i].link_layer, "InfiniBand");
@@ -296,9 +298,10 @@ static void fabric_manager_findings(const struct ga_node *n, struct ga_findings 
 		return;
 	const struct ga_fabric_manager *fm = n->fabric_manager;
 	if (!fm) {
-		struct ga_finding *f = add(out, "GA-FABRIC-MANAGER-UNSEEN", "nvidia-fabricmanager",
-		                           "%zu NVSwitch%s but no nvidia-fabricmanager unit or pid file is visible",
-		                           switches, switches == 1 ? "" : "es");
+		struct ga_finding *f =
+		        add(out, "GA-FABRIC-MANAGER-UNSEEN", "nvidia-fabricmanager",
+		            "%zu NVSwitch%s but no nvidia-fabricmanager unit or pid file is visible",
+		            switches, switches == 1 ? "" : "es");
 		if (f)
 			ga_finding_evidence(f, "nvswitches", "%zu", switches);
 		return;
@@ -309,11 +312,13 @@ static void fabric_manager_findings(const struct ga_node *n, struct ga_findings 
 	char buf[160];
 	if (fm->running.set) {
 		snprintf(buf, sizeof(buf), "its pid file %s names pid %llu, which is not running",
-		         fm->pid_file ? fm->pid_file : "?", (unsigned long long)(fm->pid.set ? fm->pid.v : 0));
+		         fm->pid_file ? fm->pid_file : "?",
+		         (unsigned long long)(fm->pid.set ? fm->pid.v : 0));
 		why = buf;
 	} else if (!fm->pid_file) {
-		why = fm->enabled.set && !fm->enabled.v ? "it is installed but not enabled and has no pid file"
-		                                         : "it is installed but has no pid file";
+		why = fm->enabled.set && !fm->enabled.v
+		              ? "it is installed but not enabled and has no pid file"
+		              : "it is installed but has no pid file";
 	}
 	if (!why) /* a pid whose process could not be looked at: nothing to say */
 		return;
@@ -368,15 +373,16 @@ int ga_analyze_ib_delta(const struct ga_node *prev, const struct ga_node *cur, s
 		/* a counter lower than before was cleared (perfquery -x -R, a driver reload): no delta */
 		if (p->link_downed.set && q->link_downed.set && p->link_downed.v > q->link_downed.v) {
 			uint64_t d = p->link_downed.v - q->link_downed.v;
-			struct ga_finding *f = add(out, "GA-IB-LINK-FLAP", subj,
-			                           "port %s went down %llu time%s since the previous collection "
-			                           "(link_downed %llu -> %llu)",
-			                           subj, (unsigned long long)d, d == 1 ? "" : "s",
-			                           (unsigned long long)q->link_downed.v,
-			                           (unsigned long long)p->link_downed.v);
+			struct ga_finding *f = add(
+			        out, "GA-IB-LINK-FLAP", subj,
+			        "port %s went down %llu time%s since the previous collection "
+			        "(link_downed %llu -> %llu)",
+			        subj, (unsigned long long)d, d == 1 ? "" : "s",
+			        (unsigned long long)q->link_downed.v, (unsigned long long)p->link_downed.v);
 			if (f) {
 				ga_finding_evidence(f, "link_downed_delta", "%llu", (unsigned long long)d);
-				ga_finding_evidence(f, "link_downed", "%llu", (unsigned long long)p->link_downed.v);
+				ga_finding_evidence(f, "link_downed", "%llu",
+				                    (unsigned long long)p->link_downed.v);
 			}
 			port_evidence(f, p);
 		}
@@ -392,9 +398,9 @@ int ga_analyze_ib_delta(const struct ga_node *prev, const struct ga_node *cur, s
 				len += (size_t)w;
 		}
 		if (len) {
-			struct ga_finding *f = add(out, "GA-IB-ERRORS-RISING", subj,
-			                           "port %s error counters rose since the previous collection: %s", subj,
-			                           list);
+			struct ga_finding *f = add(
+			        out, "GA-IB-ERRORS-RISING", subj,
+			        "port %s error counters rose since the previous collection: %s", subj, list);
 			port_evidence(f, p);
 		}
 	}
@@ -463,7 +469,8 @@ static void hive_findings(const struct ga_node *n, struct ga_findings *out)
 		}
 		if (hi && (lo != hi || hi < k) && !split) {
 			split = true;
-			snprintf(why, sizeof(why), "hive %s: %zu GPUs claim it, its members list %llu to %llu", x->hive_id, k,
+			snprintf(why, sizeof(why),
+			         "hive %s: %zu GPUs claim it, its members list %llu to %llu", x->hive_id, k,
 			         (unsigned long long)lo, (unsigned long long)hi);
 		}
 		if (!first_size)
@@ -495,11 +502,13 @@ static void xgmi_link_findings(const struct ga_node *n, struct ga_findings *out)
 		if (!x)
 			continue;
 		if (x->error_count.set && x->error_count.v) {
-			struct ga_finding *f = add(out, "GA-XGMI-ERRORS", a->address ? a->address : "?",
-			                           "xgmi_error reports %llu XGMI link error%s since the previous read",
-			                           (unsigned long long)x->error_count.v, x->error_count.v == 1 ? "" : "s");
+			struct ga_finding *f =
+			        add(out, "GA-XGMI-ERRORS", a->address ? a->address : "?",
+			            "xgmi_error reports %llu XGMI link error%s since the previous read",
+			            (unsigned long long)x->error_count.v, x->error_count.v == 1 ? "" : "s");
 			if (f)
-				ga_finding_evidence(f, "xgmi_error", "%llu", (unsigned long long)x->error_count.v);
+				ga_finding_evidence(f, "xgmi_error", "%llu",
+				                    (unsigned long long)x->error_count.v);
 		}
 		if (!in_hive(x) || !x->num_links.n)
 			continue;
@@ -511,9 +520,10 @@ static void xgmi_link_findings(const struct ga_node *n, struct ga_findings *out)
 				least = zero_links(y);
 		}
 		if (mine > least) {
-			struct ga_finding *f = add(out, "GA-XGMI-LINK-MISSING", a->address ? a->address : "?",
-			                           "no XGMI link to %zu hive peer%s that the other GPUs reach", mine - least,
-			                           mine - least == 1 ? "" : "s");
+			struct ga_finding *f =
+			        add(out, "GA-XGMI-LINK-MISSING", a->address ? a->address : "?",
+			            "no XGMI link to %zu hive peer%s that the other GPUs reach", mine - least,
+			            mine - least == 1 ? "" : "s");
 			if (f)
 				ga_finding_evidence(f, "peers_without_link", "%zu", mine - least);
 		}

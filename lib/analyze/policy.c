@@ -904,9 +904,11 @@ static int ib_ports_member(struct pstate *ps, void *obj, int which, struct fy_no
 	case 1:
 		return get_u64(ps, v, k, 1, 3200, &c->expect.ib_ports.rate_gbps);
 	case 2:
-		return ib_choice(ps, v, k, ib_states, "active, down, init or armed", &c->expect.ib_ports.state);
+		return ib_choice(ps, v, k, ib_states, "active, down, init or armed",
+		                 &c->expect.ib_ports.state);
 	default:
-		return ib_choice(ps, v, k, ib_layers, "infiniband or ethernet", &c->expect.ib_ports.link_layer);
+		return ib_choice(ps, v, k, ib_layers, "infiniband or ethernet",
+		                 &c->expect.ib_ports.link_layer);
 	}
 }
 

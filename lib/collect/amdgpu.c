@@ -238,7 +238,8 @@ static void amd_xgmi(struct ga_col *c, struct ga_amd_info *ai, const char *phys)
 	char *links = NULL;
 	if (amd_read(c, ai, phys, "xgmi_num_links", false, &links) == 0) {
 		char *save = NULL;
-		for (char *t = strtok_r(links, " \t\n", &save); t && c->err == 0; t = strtok_r(NULL, " \t\n", &save))
+		for (char *t = strtok_r(links, " \t\n", &save); t && c->err == 0;
+		     t = strtok_r(NULL, " \t\n", &save))
 			ga_col_strv_push(c, &x->num_links, t);
 	}
 	ga_free(links);

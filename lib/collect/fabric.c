@@ -15,7 +15,8 @@
 
 #include "collect.h"
 
-static const char *const unit_dirs[] = { "etc/systemd/system", "lib/systemd/system", "usr/lib/systemd/system" };
+static const char *const unit_dirs[] = { "etc/systemd/system", "lib/systemd/system",
+	                                 "usr/lib/systemd/system" };
 static const char *const pid_files[] = { "run/nvidia-fabricmanager/nv-fabricmanager.pid",
 	                                 "var/run/nvidia-fabricmanager/nv-fabricmanager.pid" };
 #define FM_UNIT "nvidia-fabricmanager.service"

@@ -40,10 +40,11 @@ static const struct {
  * list, so the metric's label set stays bounded whatever the driver exposes.
  */
 static const char *const hw_kept[] = {
-	"duplicate_request",     "implied_nak_seq_err",   "local_ack_timeout_err", "out_of_buffer",
-	"out_of_sequence",       "packet_seq_err",        "req_cqe_error",         "req_remote_access_errors",
-	"req_remote_invalid_request", "resp_cqe_error",   "resp_local_length_error",
-	"resp_remote_access_errors", "rnr_nak_retry_err", "roce_adp_retrans",      "roce_adp_retrans_to",
+	"duplicate_request", "implied_nak_seq_err",      "local_ack_timeout_err",
+	"out_of_buffer",     "out_of_sequence",          "packet_seq_err",
+	"req_cqe_error",     "req_remote_access_errors", "req_remote_invalid_request",
+	"resp_cqe_error",    "resp_local_length_error",  "resp_remote_access_errors",
+	"rnr_nak_retry_err", "roce_adp_retrans",         "roce_adp_retrans_to",
 	"roce_slow_restart",
 };
 
@@ -141,7 +142,8 @@ static char *port_netdev(struct ga_col *c, const char *devdir, const char *pci_d
 				struct ga_ou64 idx = { 0 };
 				ga_col_attr_u64(c, GA_COL_OPT, &idx, "%s/net/%s/dev_port", pci_dir, nets[i]);
 				if (!idx.set)
-					ga_col_attr_u64(c, GA_COL_OPT, &idx, "%s/net/%s/dev_id", pci_dir, nets[i]);
+					ga_col_attr_u64(c, GA_COL_OPT, &idx, "%s/net/%s/dev_id", pci_dir,
+					                nets[i]);
 				if (idx.set && idx.v + 1 == port)
 					found = ga_strdup(nets[i]);
 			}
@@ -153,7 +155,8 @@ static char *port_netdev(struct ga_col *c, const char *devdir, const char *pci_d
 	if (!found && c->err == 0) {
 		char *s = NULL;
 		if (ga_col_attr(c, GA_COL_OPT, &s, "%s/ports/%llu/gid_attrs/ndevs/0", devdir,
-		                (unsigned long long)port) == 0 && *s)
+		                (unsigned long long)port) == 0 &&
+		    *s)
 			found = s;
 		else
 			ga_free(s);

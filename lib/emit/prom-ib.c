@@ -32,7 +32,8 @@ static const struct {
 	const char *name, *help;
 	size_t off;
 } port_counters[] = {
-	{ "gpuaudit_ib_port_link_downed_total", "Times the port's link went down (PMA link_downed, 8 bits, saturates).",
+	{ "gpuaudit_ib_port_link_downed_total",
+	  "Times the port's link went down (PMA link_downed, 8 bits, saturates).",
 	  offsetof(struct ga_ib_port, link_downed) },
 	{ "gpuaudit_ib_port_link_error_recovery_total", "Link error recoveries (PMA link_error_recovery).",
 	  offsetof(struct ga_ib_port, link_error_recovery) },
@@ -42,7 +43,8 @@ static const struct {
 	  offsetof(struct ga_ib_port, port_rcv_errors) },
 	{ "gpuaudit_ib_port_local_link_integrity_errors_total", "Local link integrity errors (PMA, 4 bits).",
 	  offsetof(struct ga_ib_port, local_link_integrity_errors) },
-	{ "gpuaudit_ib_port_excessive_buffer_overrun_errors_total", "Excessive buffer overruns (PMA, 4 bits).",
+	{ "gpuaudit_ib_port_excessive_buffer_overrun_errors_total",
+	  "Excessive buffer overruns (PMA, 4 bits).",
 	  offsetof(struct ga_ib_port, excessive_buffer_overrun_errors) },
 	{ "gpuaudit_ib_port_xmit_discards_total", "Outbound packets discarded (PMA port_xmit_discards).",
 	  offsetof(struct ga_ib_port, port_xmit_discards) },
@@ -72,10 +74,11 @@ static void render_ports(struct ga_pw *w, const struct ga_node *n)
 		port_labels(w, p);
 		ga_pw_value(w, (double)p->rate_mbps.v * 1e6);
 	}
-	port_family(w, n, "gpuaudit_ib_port_width_lanes", "gauge", NULL, "Lanes the port trained at (1X, 2X, 4X ...).",
-	            offsetof(struct ga_ib_port, width));
+	port_family(w, n, "gpuaudit_ib_port_width_lanes", "gauge", NULL,
+	            "Lanes the port trained at (1X, 2X, 4X ...).", offsetof(struct ga_ib_port, width));
 	for (size_t k = 0; k < sizeof(port_counters) / sizeof(port_counters[0]); k++)
-		port_family(w, n, port_counters[k].name, "counter", NULL, port_counters[k].help, port_counters[k].off);
+		port_family(w, n, port_counters[k].name, "counter", NULL, port_counters[k].help,
+		            port_counters[k].off);
 	ga_pw_family(w, "gpuaudit_ib_port_hw_counter_total", "counter", NULL,
 	             "The port's error-related hw_counters (mlx5 names, a fixed list), by counter.");
 	for (size_t i = 0; i < n->n_ib_ports; i++) {

@@ -219,20 +219,21 @@ static const struct ga_field ras_f[] = { S(struct ga_amd_ras_block, block), U(st
 SCHEMA(ras_s, ga_amd_ras_block, ras_f);
 
 static const struct ga_field xgmi_f[] = {
-	S(struct ga_amd_xgmi, device_id),    U(struct ga_amd_xgmi, physical_id),
-	S(struct ga_amd_xgmi, hive_id),      U(struct ga_amd_xgmi, hive_members),
-	V(struct ga_amd_xgmi, num_links),    U(struct ga_amd_xgmi, error_count),
+	S(struct ga_amd_xgmi, device_id), U(struct ga_amd_xgmi, physical_id),
+	S(struct ga_amd_xgmi, hive_id),   U(struct ga_amd_xgmi, hive_members),
+	V(struct ga_amd_xgmi, num_links), U(struct ga_amd_xgmi, error_count),
 };
 SCHEMA(xgmi_s, ga_amd_xgmi, xgmi_f);
 
 #define A struct ga_amd_info
 static const struct ga_field amd_f[] = {
-	U(A, gpu_busy_pct),    U(A, mem_busy_pct),          U(A, vram_total_bytes),  U(A, vram_used_bytes),
-	U(A, gtt_total_bytes), U(A, gtt_used_bytes),        U(A, pcie_replay_count), S(A, unique_id),
-	S(A, serial_number),   S(A, product_number),        S(A, compute_partition), S(A, memory_partition),
-	U(A, temp_edge_mc),    U(A, temp_junction_mc),      U(A, temp_mem_mc),       U(A, power_uw),
-	U(A, power_cap_uw),    GA_FIELD_ARR(A, ras, ras_s), U(A, bad_pages),         V(A, unsupported),
-	GA_FIELD_PTR(A, xgmi, xgmi_s),
+	U(A, gpu_busy_pct),      U(A, mem_busy_pct),      U(A, vram_total_bytes),
+	U(A, vram_used_bytes),   U(A, gtt_total_bytes),   U(A, gtt_used_bytes),
+	U(A, pcie_replay_count), S(A, unique_id),         S(A, serial_number),
+	S(A, product_number),    S(A, compute_partition), S(A, memory_partition),
+	U(A, temp_edge_mc),      U(A, temp_junction_mc),  U(A, temp_mem_mc),
+	U(A, power_uw),          U(A, power_cap_uw),      GA_FIELD_ARR(A, ras, ras_s),
+	U(A, bad_pages),         V(A, unsupported),       GA_FIELD_PTR(A, xgmi, xgmi_s),
 };
 #undef A
 SCHEMA(amd_s, ga_amd_info, amd_f);
@@ -301,7 +302,8 @@ static const struct ga_field rt_f[] = { S(struct ga_runtime, name), S(struct ga_
 	                                S(struct ga_runtime, path), S(struct ga_runtime, target) };
 SCHEMA(rt_s, ga_runtime, rt_f);
 
-static const struct ga_field ib_counter_f[] = { S(struct ga_ib_counter, name), U(struct ga_ib_counter, value) };
+static const struct ga_field ib_counter_f[] = { S(struct ga_ib_counter, name),
+	                                        U(struct ga_ib_counter, value) };
 SCHEMA(ib_counter_s, ga_ib_counter, ib_counter_f);
 
 #define P struct ga_ib_port

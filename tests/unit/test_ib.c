@@ -29,8 +29,14 @@ static void test_parsers(void **state)
 	assert_true(g == 2.5 && w == 1 && !strcmp(sp, "SDR"));
 	assert_int_equal(ga_ib_rate_parse("40 Gb/sec (4X FDR10)", &g, &w, sp), 0);
 	assert_string_equal(sp, "FDR10");
-	static const char *const bad_rates[] = { "", "400", "400 Gb/sec", "400 Gb/sec (0X NDR)", "400 Gb/sec (4X )",
-		                                 "400 Gb/sec (4X NDR", "-1 Gb/sec (4X NDR)", "400 Gb/sec (4X NDRXXXXX)" };
+	static const char *const bad_rates[] = { "",
+		                                 "400",
+		                                 "400 Gb/sec",
+		                                 "400 Gb/sec (0X NDR)",
+		                                 "400 Gb/sec (4X )",
+		                                 "400 Gb/sec (4X NDR",
+		                                 "-1 Gb/sec (4X NDR)",
+		                                 "400 Gb/sec (4X NDRXXXXX)" };
 	for (size_t i = 0; i < sizeof(bad_rates) / sizeof(bad_rates[0]); i++)
 		assert_int_equal(ga_ib_rate_parse(bad_rates[i], &g, &w, sp), -EINVAL);
 	assert_int_equal(ga_ib_state_parse("4: ACTIVE", &code, name), 0);

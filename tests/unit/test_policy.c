@@ -171,16 +171,20 @@ static void test_parse_errors(void **state)
 		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: 8}}]\n",
 		  "p.yaml:2:40: classes[0].expect.ib_ports: expected expect.ib_ports (a mapping), got '8'" },
 		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {rate: 400}}}]\n",
-		  "p.yaml:2:41: classes[0].expect.ib_ports: unknown key 'rate' in expect.ib_ports (expected one "
+		  "p.yaml:2:41: classes[0].expect.ib_ports: unknown key 'rate' in expect.ib_ports (expected "
+		  "one "
 		  "of: count, rate_gbps, state, link_layer)" },
 		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {state: up}}}]\n",
-		  "p.yaml:2:48: classes[0].expect.ib_ports.state: expected active, down, init or armed, got 'up'" },
+		  "p.yaml:2:48: classes[0].expect.ib_ports.state: expected active, down, init or armed, got "
+		  "'up'" },
 		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {link_layer: roce}}}]\n",
-		  "p.yaml:2:53: classes[0].expect.ib_ports.link_layer: expected infiniband or ethernet, got 'roce'" },
+		  "p.yaml:2:53: classes[0].expect.ib_ports.link_layer: expected infiniband or ethernet, got "
+		  "'roce'" },
 		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {count: 65}}}]\n",
 		  "p.yaml:2:48: classes[0].expect.ib_ports.count: expected an integer from 0 to 64, got 65" },
 		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {rate_gbps: 0}}}]\n",
-		  "p.yaml:2:52: classes[0].expect.ib_ports.rate_gbps: expected an integer from 1 to 3200, got 0" },
+		  "p.yaml:2:52: classes[0].expect.ib_ports.rate_gbps: expected an integer from 1 to 3200, "
+		  "got 0" },
 		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {count: 1, count: 2}}}]\n",
 		  "p.yaml:2:51: classes[0].expect.ib_ports: duplicate key 'count' in expect.ib_ports" },
 		/* aliases would read as the anchor's name: both are refused */
