@@ -72,7 +72,8 @@ static const struct {
 	{ "sys/bus/pci/devices/0000:02:00.0", "../../../devices/pci0000:00/0000:00:02.0/0000:02:00.0" },
 	{ "sys/bus/pci/devices/0000:00:03.0", "../../../devices/pci0000:00/0000:00:03.0" },
 	{ AMD "/driver", "../../../../bus/pci/drivers/amdgpu" },
-	{ "sys/class/infiniband/mlx5_0", "../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/infiniband/mlx5_0" },
+	{ "sys/class/infiniband/mlx5_0",
+	  "../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/infiniband/mlx5_0" },
 	{ IB "/device", "../../../0000:01:00.0" },
 	{ AMD "/xgmi_hive_info/node1", "../../0000:02:00.0" },
 };

@@ -367,6 +367,7 @@ out:
 	serve_rendered_release(&s.pub);
 	ga_kev_counter_release(&s.kev);
 	ga_node_free(s.node);
+	serve_held_release(&s);
 	ga_policy_free(s.policy);
 	ga_ctx_free(s.ctx);
 	return code;

@@ -112,15 +112,89 @@ static int take_snapshot(struct serve *s, struct found *x)
 	return 0;
 }
 
+/* A deep copy of F appended to OUT. */
+static void copy_finding(struct ga_findings *out, const struct ga_finding *f)
+{
+	struct ga_finding *c =
+	        ga_findings_add(out, f->code, f->severity, f->subject, f->decision, "%s", f->message);
+	for (size_t i = 0; c && i < f->n_evidence; i++)
+		ga_finding_evidence(c, f->evidence[i].key, "%s", f->evidence[i].value);
+}
+
+void serve_held_release(struct serve *s)
+{
+	for (size_t i = 0; i < s->n_held; i++)
+		ga_findings_release(&s->held[i].f);
+	s->n_held = 0;
+}
+
+static bool same_finding(const struct ga_finding *a, const struct ga_finding *b)
+{
+	return !strcmp(a->code, b->code) && !strcmp(a->subject, b->subject);
+}
+
+/*
+ * A flap is one moment between two collections; a scraper or node-problem-detector that
+ * looks a minute later must still see it. Each new GA-IB-LINK-FLAP is held (replacing an
+ * older one of the same port) for SERVE_FLAP_HOLD_S; held ones this collection did not see
+ * again are added back. -ENOMEM or 0.
+ */
+static int hold_flaps(struct serve *s, struct ga_findings *f, size_t first_new)
+{
+	double now = serve_now_mono();
+	for (size_t i = 0; i < s->n_held;) /* expire */
+		if (s->held[i].until <= now) {
+			ga_findings_release(&s->held[i].f);
+			s->held[i] = s->held[--s->n_held];
+		} else {
+			i++;
+		}
+	size_t n_new = f->n;
+	for (size_t i = first_new; i < n_new; i++) {
+		if (strcmp(f->v[i].code, "GA-IB-LINK-FLAP") != 0)
+			continue;
+		size_t k = 0;
+		while (k < s->n_held && !same_finding(&s->held[k].f.v[0], &f->v[i]))
+			k++;
+		if (k == s->n_held) {
+			if (s->n_held == SERVE_MAX_HELD)
+				continue;
+			s->n_held++;
+		} else {
+			ga_findings_release(&s->held[k].f);
+		}
+		ga_findings_init(&s->held[k].f);
+		copy_finding(&s->held[k].f, &f->v[i]);
+		if (s->held[k].f.err || s->held[k].f.n != 1) {
+			int e = s->held[k].f.err ? s->held[k].f.err : -ENOMEM;
+			ga_findings_release(&s->held[k].f);
+			s->held[k] = s->held[--s->n_held];
+			return e;
+		}
+		s->held[k].until = now + SERVE_FLAP_HOLD_S;
+	}
+	for (size_t k = 0; k < s->n_held; k++) {
+		bool seen = false;
+		for (size_t i = first_new; i < n_new && !seen; i++)
+			seen = same_finding(&s->held[k].f.v[0], &f->v[i]);
+		if (!seen)
+			copy_finding(f, &s->held[k].f.v[0]);
+	}
+	return f->err;
+}
+
 /*
  * What only two collections show: InfiniBand link flaps and rising error counters. An
- * error among them fails a check that had passed, as any error-level node finding does.
+ * error among them (or a flap still held) fails a check that had passed, as any
+ * error-level node finding does.
  */
-static int judge_deltas(struct found *x, const struct ga_node *n)
+static int judge_deltas(struct serve *s, struct found *x, const struct ga_node *n)
 {
 	struct ga_findings *f = x->have_chk ? &x->chk.findings : &x->f;
 	size_t before = f->n;
 	int r = ga_analyze_ib_delta(x->prev, n, f);
+	if (r == 0)
+		r = hold_flaps(s, f, before);
 	if (r < 0)
 		return r;
 	for (size_t i = before; x->have_chk && i < f->n; i++)
@@ -145,7 +219,7 @@ static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 	} else if ((r = ga_analyze_node(n, &x->f)) < 0) {
 		return r;
 	}
-	if ((r = judge_deltas(x, n)) < 0)
+	if ((r = judge_deltas(s, x, n)) < 0)
 		return r;
 	ga_findings_sort(x->have_chk ? &x->chk.findings : &x->f);
 	return 0;

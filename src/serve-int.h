@@ -23,6 +23,10 @@ struct rendered {
 	struct ga_buf text, om, snapshot, check;
 };
 
+/* A link flap stays in the findings this long after the collection that saw it (docs/network.md). */
+#define SERVE_FLAP_HOLD_S 900.0
+#define SERVE_MAX_HELD 64
+
 struct serve {
 	struct cli *cli;
 	/* options */
@@ -42,6 +46,12 @@ struct serve {
 	struct ga_obool kmsg_readable;
 	bool vendor_wanted;
 	bool nfd_failed; /* the last collection could not write the NFD file */
+	/* serve-collect.c: flaps (GA-IB-LINK-FLAP) seen by a delta, re-reported until `until` */
+	struct serve_held {
+		struct ga_findings f; /* one finding */
+		double until;         /* monotonic seconds */
+	} held[SERVE_MAX_HELD];
+	size_t n_held;
 	/* shared with the server thread, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -56,6 +66,7 @@ double serve_now_mono(void);
 void serve_rendered_init(struct rendered *r);
 void serve_rendered_release(struct rendered *r);
 void serve_warn(struct serve *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void serve_held_release(struct serve *s);
 
 /* serve-collect.c: one collection rendered into out (0 or -errno), and the thread that repeats it. */
 int serve_collect_once(struct serve *s, struct rendered *out);
