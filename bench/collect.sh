@@ -4,6 +4,8 @@
 # (tests/fixtures/nodes/dgx-a100-ib) with the fake NVML (tests/fakes) for its 8 GPUs.
 #
 #   bench/collect.sh [SECONDS] [RUNS]     default 20 s of serve, 20 `serve --once` runs
+#   GPUAUDIT_BASE=old/gpuaudit bench/collect.sh   also the steady state of an older binary
+#                                         (one without the network collectors), and the ratio
 #
 # Two figures, both from the kernel's accounting (/proc/PID/stat utime+stime, with the
 # vendor helper child's cutime+cstime; getrusage of waited children for --once):
@@ -47,11 +49,23 @@ cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; 
 trap cleanup EXIT
 hz=$(getconf CLK_TCK)
 
-# 1. steady state: serve every second
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$bin" serve "${args[@]}" --listen 127.0.0.1:"$port" --interval 1s 2>"$tmp/serve.err" &
-pid=$!
-metric() { python3 - "$port" "$1" <<'PY'
+# 1. steady state: serve every second; sets per_col, ncol, rss, hwm
+steady() {
+	local b=$1 port c0 c1 t0 t1
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	"$b" serve "${args[@]}" --listen 127.0.0.1:"$port" --interval 1s 2>"$tmp/serve.err" &
+	pid=$!
+	for _ in $(seq 100); do metric "$port" gpuaudit_collections_total >/dev/null 2>&1 && break; sleep 0.1; done
+	c0=$(metric "$port" gpuaudit_collections_total); t0=$(ticks)
+	sleep "$secs"
+	c1=$(metric "$port" gpuaudit_collections_total); t1=$(ticks)
+	rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
+	hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
+	kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+	ncol=$((c1 - c0))
+	per_col=$(python3 -c "print('%.1f' % (($t1 - $t0) * 1000.0 / $hz / max($ncol, 1)))")
+}
+metric() { python3 - "$1" "$2" <<'PY'
 import sys, urllib.request
 body = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode()
 for line in body.splitlines():
@@ -59,16 +73,14 @@ for line in body.splitlines():
         print(int(float(line.split()[1])))
 PY
 }
-for _ in $(seq 100); do metric gpuaudit_collections_total >/dev/null 2>&1 && break; sleep 0.1; done
 ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$pid/stat"; }
-c0=$(metric gpuaudit_collections_total); t0=$(ticks)
-sleep "$secs"
-c1=$(metric gpuaudit_collections_total); t1=$(ticks)
-rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
-hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
-kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
-ncol=$((c1 - c0))
-per_col=$(python3 -c "print('%.1f' % (($t1 - $t0) * 1000.0 / $hz / max($ncol, 1)))")
+base_line=
+if [ -n "${GPUAUDIT_BASE:-}" ]; then
+	steady "$GPUAUDIT_BASE"
+	base_col=$per_col base_rss=$rss
+	base_line="before (GPUAUDIT_BASE=$GPUAUDIT_BASE, no network collection): $ncol collections, CPU $base_col ms per collection, VmRSS $((base_rss / 1024)).$(((base_rss % 1024) * 10 / 1024)) MiB"
+fi
+steady "$bin"
 
 # 2. whole processes: serve --once
 once=$(python3 - "$bin" "$runs" "${args[@]}" <<'PY'
@@ -94,4 +106,5 @@ mkdir -p bench/results
 	echo "serve --interval 1s for ${secs}s: $ncol collections, CPU $per_col ms per collection (target < 50 ms)"
 	echo "serve resident memory: VmRSS $((rss / 1024)).$(((rss % 1024) * 10 / 1024)) MiB, VmHWM $((hwm / 1024)).$(((hwm % 1024) * 10 / 1024)) MiB (target <= 10 MiB)"
 	echo "serve --once x$runs: CPU median $once_med ms (min $once_min, max $once_max) per whole process"
+	[ -z "$base_line" ] || echo "$base_line; ratio after/before $(python3 -c "print('%.2f' % ($per_col / max($base_col, 0.01)))")"
 } | tee bench/results/collect.txt
