@@ -310,15 +310,18 @@ static void fabric_manager_findings(const struct ga_node *n, struct ga_findings 
 		return;
 	const char *why = NULL;
 	char buf[160];
-	if (fm->running.set) {
+	if (fm->running.set && !fm->pid.set) {
+		snprintf(buf, sizeof(buf), "its pid file %s holds no pid", fm->pid_file ? fm->pid_file : "?");
+		why = buf;
+	} else if (fm->running.set) {
 		snprintf(buf, sizeof(buf), "its pid file %s names pid %llu, which is not running",
-		         fm->pid_file ? fm->pid_file : "?",
-		         (unsigned long long)(fm->pid.set ? fm->pid.v : 0));
+		         fm->pid_file ? fm->pid_file : "?", (unsigned long long)fm->pid.v);
 		why = buf;
 	} else if (!fm->pid_file) {
 		why = fm->enabled.set && !fm->enabled.v
 		              ? "it is installed but not enabled and has no pid file"
-		              : "it is installed but has no pid file";
+		              : "it is installed but has no pid file (one run in the foreground by systemd, "
+		                "DAEMONIZE=0, writes none: see systemctl status nvidia-fabricmanager)";
 	}
 	if (!why) /* a pid whose process could not be looked at: nothing to say */
 		return;
@@ -326,6 +329,8 @@ static void fabric_manager_findings(const struct ga_node *n, struct ga_findings 
 	                           "%zu NVSwitch%s and the fabric manager is not running: %s", switches,
 	                           switches == 1 ? "" : "es", why);
 	if (f) {
+		if (!fm->pid_file) /* no proof either way: a warning, not an error */
+			f->severity = GA_SEV_WARNING;
 		if (fm->unit_path)
 			ga_finding_evidence(f, "unit", "/%s", fm->unit_path);
 		if (fm->enabled.set)

@@ -135,12 +135,75 @@ static void test_delta(void **state)
 	assert_null(ga_network_code_action("GA-LINK-DEGRADED", NULL));
 }
 
+static const struct ga_finding *find(const struct ga_findings *f, const char *code)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].code, code))
+			return &f->v[i];
+	return NULL;
+}
+
+/* The fabric manager's states as the analysis reads them (docs/network.md). */
+static void test_fabric_manager(void **state)
+{
+	(void)state;
+	struct ga_node *n = collect("dgx-a100-ib");
+	struct ga_fabric_manager *fm = n->fabric_manager;
+	struct ga_findings f;
+	/* stale pid file: an error */
+	ga_findings_init(&f);
+	assert_int_equal(ga_analyze_node(n, &f), 0);
+	assert_non_null(find(&f, "GA-FABRIC-MANAGER-DOWN"));
+	assert_int_equal(find(&f, "GA-FABRIC-MANAGER-DOWN")->severity, GA_SEV_ERROR);
+	ga_findings_release(&f);
+	/* running: nothing */
+	fm->running.v = true;
+	ga_findings_init(&f);
+	assert_int_equal(ga_analyze_node(n, &f), 0);
+	assert_null(find(&f, "GA-FABRIC-MANAGER-DOWN"));
+	ga_findings_release(&f);
+	/* unit but no pid file (DAEMONIZE=0 writes none): a warning */
+	ga_free(fm->pid_file);
+	fm->pid_file = NULL;
+	fm->pid.set = fm->running.set = false;
+	ga_findings_init(&f);
+	assert_int_equal(ga_analyze_node(n, &f), 0);
+	assert_non_null(find(&f, "GA-FABRIC-MANAGER-DOWN"));
+	assert_int_equal(find(&f, "GA-FABRIC-MANAGER-DOWN")->severity, GA_SEV_WARNING);
+	ga_findings_release(&f);
+	/* a pid that could not be looked at: nothing to say */
+	fm->pid_file = ga_strdup("run/nvidia-fabricmanager/nv-fabricmanager.pid");
+	GA_SET(fm->pid, 77);
+	ga_findings_init(&f);
+	assert_int_equal(ga_analyze_node(n, &f), 0);
+	assert_null(find(&f, "GA-FABRIC-MANAGER-DOWN"));
+	ga_findings_release(&f);
+	/* nothing visible on an NVSwitch node: info */
+	ga_node_free(n);
+	n = collect("dgx-a100");
+	assert_null(n->fabric_manager);
+	ga_findings_init(&f);
+	assert_int_equal(ga_analyze_node(n, &f), 0);
+	assert_int_equal(find(&f, "GA-FABRIC-MANAGER-UNSEEN")->severity, GA_SEV_INFO);
+	assert_int_equal(find(&f, "GA-IB-PEERMEM-MISSING")->severity, GA_SEV_WARNING);
+	ga_findings_release(&f);
+	ga_node_free(n);
+	/* dgx-h100 loads nvidia_peermem */
+	n = collect("dgx-h100");
+	ga_findings_init(&f);
+	assert_int_equal(ga_analyze_node(n, &f), 0);
+	assert_null(find(&f, "GA-IB-PEERMEM-MISSING"));
+	ga_findings_release(&f);
+	ga_node_free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_fabric_manager),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
