@@ -64,22 +64,22 @@ static void render_ports(struct ga_pw *w, const struct ga_node *n)
 		ga_pw_label(w, "link_layer", p->link_layer ? p->link_layer : "");
 		ga_pw_value(w, p->state_code.v == 4 || p->state_code.v == 5);
 	}
-	ga_pw_family(w, "gpuaudit_ib_port_rate_bits_per_second", "gauge", NULL,
-	             "The port's signalling rate (sysfs rate), in bits per second.");
+	ga_pw_family(w, "gpuaudit_ib_port_rate_bytes_per_second", "gauge", NULL,
+	             "The port's signalling rate (sysfs rate: 200 Gb/sec is 2.5e10 bytes/s).");
 	for (size_t i = 0; i < n->n_ib_ports; i++) {
 		const struct ga_ib_port *p = &n->ib_ports[i];
 		if (!p->rate_mbps.set)
 			continue;
 		ga_pw_begin(w);
 		port_labels(w, p);
-		ga_pw_value(w, (double)p->rate_mbps.v * 1e6);
+		ga_pw_value(w, (double)p->rate_mbps.v * 1e6 / 8);
 	}
 	port_family(w, n, "gpuaudit_ib_port_width_lanes", "gauge", NULL,
 	            "Lanes the port trained at (1X, 2X, 4X ...).", offsetof(struct ga_ib_port, width));
 	for (size_t k = 0; k < sizeof(port_counters) / sizeof(port_counters[0]); k++)
 		port_family(w, n, port_counters[k].name, "counter", NULL, port_counters[k].help,
 		            port_counters[k].off);
-	ga_pw_family(w, "gpuaudit_ib_port_hw_counter_total", "counter", NULL,
+	ga_pw_family(w, "gpuaudit_ib_port_hw_events_total", "counter", NULL,
 	             "The port's error-related hw_counters (mlx5 names, a fixed list), by counter.");
 	for (size_t i = 0; i < n->n_ib_ports; i++) {
 		const struct ga_ib_port *p = &n->ib_ports[i];

@@ -5,7 +5,7 @@ run check --policy "$P" --root "$FIXTURES/nodes/dgx-a100/root"
 run check --policy "$P" --root "$FIXTURES/nodes/dgx-a100-ib/root"
 run check --policy "$P" --root "$FIXTURES/nodes/dgx-a100-ib/root" --json
 # the port metrics of the faulty node: state, rate, the flapping port's counters
-run serve --once --root "$FIXTURES/nodes/dgx-a100-ib/root" --no-vendor | grep -E '^(\$ |gpuaudit_ib_port_(active|rate_bits_per_second|link_downed_total|symbol_errors_total)\{|gpuaudit_fabric_manager|gpuaudit_findings\{.*(IB|FABRIC)|\[exit)'
+run serve --once --root "$FIXTURES/nodes/dgx-a100-ib/root" --no-vendor | grep -E '^(\$ |gpuaudit_ib_port_(active|rate_bytes_per_second|link_downed_total|symbol_errors_total)\{|gpuaudit_fabric_manager|gpuaudit_findings\{.*(IB|FABRIC)|\[exit)'
 # XGMI: mi250x's hive is whole; one GCD out of it (hive id 0), another reporting errors and a
 # missing link, read back with --from
 "$GPUAUDIT" discover --root "$FIXTURES/nodes/mi250x/root" --json >mi.json
