@@ -617,6 +617,12 @@ static void check_ib_ports(struct cstate *cs)
 	const char *layer = c->expect.ib_ports.link_layer;
 	const char *fix_count = "check that every HCA is seated and its driver (mlx5_core, mlx5_ib) loaded "
 	                        "(ibstat lists the ports), or correct expect.ib_ports.count";
+	for (size_t i = 0; i < cs->n->n_gaps; i++)
+		if (cs->n->gaps[i].path && ga_startswith(cs->n->gaps[i].path, "sys/class/infiniband")) {
+			unknown(cs, "ib_ports", NULL, false, "/%s could not be read: %s", cs->n->gaps[i].path,
+			        cs->n->gaps[i].reason ? cs->n->gaps[i].reason : "unreadable");
+			return;
+		}
 	size_t have = 0;
 	for (size_t i = 0; i < cs->n->n_ib_ports; i++)
 		have += ib_layer_is(&cs->n->ib_ports[i], layer);

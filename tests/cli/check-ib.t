@@ -24,3 +24,14 @@ PY
 run discover --root "$FIXTURES/nodes/mi250x/root" | grep -E '^(\$ |findings|  [a-z]+ +GA-XGMI|\[exit)'
 run discover --from split.json | grep -E '^(\$ |findings|  [a-z]+ +GA-XGMI|\[exit)'
 run serve --once --from split.json | grep -E '^(\$ |gpuaudit_gpu_xgmi_(hive_members|errors)\{gpu="[237]"|\[exit)'
+# /sys/class/infiniband unreadable: expect.ib_ports is not checked (unknown), not failed
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/dgx-a100/root" --json >a100.json
+python3 - a100.json <<'PY' >noib.json
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.pop("findings")
+d["ib_ports"] = []
+d["gaps"].append({"path": "sys/class/infiniband", "reason": "permission denied"})
+print(json.dumps(d))
+PY
+run check --policy "$P" --from noib.json | grep -E '^(\$ |class|  [a-z]+ +GA-(CHECK|EXPECT)|\[exit)'
