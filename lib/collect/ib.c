@@ -153,10 +153,14 @@ static char *port_netdev(struct ga_col *c, const char *devdir, const char *pci_d
 	}
 	ga_strv_free(nets);
 	if (!found && c->err == 0) {
-		char *s = NULL;
-		if (ga_col_attr(c, GA_COL_OPT, &s, "%s/ports/%llu/gid_attrs/ndevs/0", devdir,
-		                (unsigned long long)port) == 0 &&
-		    *s)
+		/* an empty GID slot answers EINVAL: no netdev there, not a hole in the snapshot */
+		char path[4096 + 64], *s = NULL;
+		snprintf(path, sizeof(path), "%s/ports/%llu/gid_attrs/ndevs/0", devdir,
+		         (unsigned long long)port);
+		int r = ga_fs_read_attr(c->ctx, path, &s);
+		if (r == -ENOMEM)
+			c->err = r;
+		if (r == 0 && *s)
 			found = s;
 		else
 			ga_free(s);
