@@ -38,7 +38,7 @@ static const struct ib_code {
 	{ "GA-IB-PORT-SLOW", GA_SEV_WARNING, "drain", "network",
 	  "the port trained below its peers (fewer lanes or an older speed): reseat or replace the "
 	  "cable or transceiver, check the switch port; collectives run at the slowest rail" },
-	{ "GA-IB-LINK-ERRORS", GA_SEV_WARNING, "investigate", "network",
+	{ "GA-IB-LINK-ERRORS", GA_SEV_WARNING /* info without link_downed */, "investigate", "network",
 	  "error counters are not zero since they were last cleared: watch for them rising "
 	  "(serve reports rises), then check the cable and switch port (mlxlink, perfquery)" },
 	{ "GA-IB-LINK-FLAP", GA_SEV_ERROR, "drain", "network",
@@ -245,6 +245,10 @@ static void error_findings(const struct ga_ib_port *p, struct ga_findings *out)
 		if (c->set && c->v)
 			ga_finding_evidence(f, link_counters[i].name, "%llu", (unsigned long long)c->v);
 	}
+	/* counts since the last clear are weak evidence on a long-running node; a link that went
+	 * down at least once is worth a warning (serve's deltas say when it happens) */
+	if (f && !(p->link_downed.set && p->link_downed.v))
+		f->severity = GA_SEV_INFO;
 	port_evidence(f, p);
 }
 
