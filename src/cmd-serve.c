@@ -507,6 +507,7 @@ out:
 	serve_rendered_release(&s.pub);
 	ga_kev_counter_release(&s.kev);
 	ga_node_free(s.node);
+	serve_held_release(&s);
 	ga_policy_free(s.policy);
 	ga_hstate_release(&s.hstate);
 	serve_events_stop(&s);

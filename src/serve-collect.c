@@ -17,6 +17,7 @@
 #include "gpuaudit/fabric.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/kmsg.h"
+#include "gpuaudit/network.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
@@ -66,6 +67,7 @@ void serve_warn(struct serve *s, const char *fmt, ...)
 /* What one collection found, for the renderings. */
 struct found {
 	struct ga_node *node; /* this collection's, before it replaces s->node */
+	struct ga_node *prev; /* the previous collection's, for counter deltas (link flaps) */
 	struct ga_check chk;
 	struct ga_findings f;
 	struct ga_nodeclass nc;
@@ -76,6 +78,7 @@ struct found {
 static void found_release(struct found *x)
 {
 	ga_node_free(x->node);
+	ga_node_free(x->prev);
 	ga_check_release(&x->chk);
 	ga_findings_release(&x->f);
 	if (x->have_nc)
@@ -99,7 +102,7 @@ static int take_snapshot(struct serve *s, struct found *x)
 		x->failed = true;
 		return 0;
 	}
-	ga_node_free(s->node);
+	x->prev = s->node; /* kept until this collection is judged: the IB counter deltas */
 	s->node = x->node;
 	x->node = NULL;
 	const struct ga_node *n = s->node;
@@ -131,6 +134,97 @@ static void fold_state(struct serve *s, const struct ga_node *n, struct ga_findi
 	}
 }
 
+/* A deep copy of F appended to OUT. */
+static void copy_finding(struct ga_findings *out, const struct ga_finding *f)
+{
+	struct ga_finding *c =
+	        ga_findings_add(out, f->code, f->severity, f->subject, f->decision, "%s", f->message);
+	for (size_t i = 0; c && i < f->n_evidence; i++)
+		ga_finding_evidence(c, f->evidence[i].key, "%s", f->evidence[i].value);
+}
+
+void serve_held_release(struct serve *s)
+{
+	for (size_t i = 0; i < s->n_held; i++)
+		ga_findings_release(&s->held[i].f);
+	s->n_held = 0;
+}
+
+static bool same_finding(const struct ga_finding *a, const struct ga_finding *b)
+{
+	return !strcmp(a->code, b->code) && !strcmp(a->subject, b->subject);
+}
+
+/*
+ * A flap is one moment between two collections; a scraper or node-problem-detector that
+ * looks a minute later must still see it. Each new GA-IB-LINK-FLAP is held (replacing an
+ * older one of the same port) for SERVE_FLAP_HOLD_S; held ones this collection did not see
+ * again are added back. -ENOMEM or 0.
+ */
+static int hold_flaps(struct serve *s, struct ga_findings *f, size_t first_new)
+{
+	double now = serve_now_mono();
+	for (size_t i = 0; i < s->n_held;) /* expire */
+		if (s->held[i].until <= now) {
+			ga_findings_release(&s->held[i].f);
+			s->held[i] = s->held[--s->n_held];
+		} else {
+			i++;
+		}
+	size_t n_new = f->n;
+	for (size_t i = first_new; i < n_new; i++) {
+		if (strcmp(f->v[i].code, "GA-IB-LINK-FLAP") != 0)
+			continue;
+		size_t k = 0;
+		while (k < s->n_held && !same_finding(&s->held[k].f.v[0], &f->v[i]))
+			k++;
+		if (k == s->n_held) {
+			if (s->n_held == SERVE_MAX_HELD)
+				continue;
+			s->n_held++;
+		} else {
+			ga_findings_release(&s->held[k].f);
+		}
+		ga_findings_init(&s->held[k].f);
+		copy_finding(&s->held[k].f, &f->v[i]);
+		if (s->held[k].f.err || s->held[k].f.n != 1) {
+			int e = s->held[k].f.err ? s->held[k].f.err : -ENOMEM;
+			ga_findings_release(&s->held[k].f);
+			s->held[k] = s->held[--s->n_held];
+			return e;
+		}
+		s->held[k].until = now + SERVE_FLAP_HOLD_S;
+	}
+	for (size_t k = 0; k < s->n_held; k++) {
+		bool seen = false;
+		for (size_t i = first_new; i < n_new && !seen; i++)
+			seen = same_finding(&s->held[k].f.v[0], &f->v[i]);
+		if (!seen)
+			copy_finding(f, &s->held[k].f.v[0]);
+	}
+	return f->err;
+}
+
+/*
+ * What only two collections show: InfiniBand link flaps and rising error counters. An
+ * error among them (or a flap still held) fails a check that had passed, as any
+ * error-level node finding does.
+ */
+static int judge_deltas(struct serve *s, struct found *x, const struct ga_node *n)
+{
+	struct ga_findings *f = x->have_chk ? &x->chk.findings : &x->f;
+	size_t before = f->n;
+	int r = ga_analyze_ib_delta(x->prev, n, f);
+	if (r == 0)
+		r = hold_flaps(s, f, before);
+	if (r < 0)
+		return r;
+	for (size_t i = before; x->have_chk && i < f->n; i++)
+		if (f->v[i].severity >= GA_SEV_ERROR && x->chk.result != GA_CHECK_INCOMPLETE)
+			x->chk.result = GA_CHECK_FAIL;
+	return 0;
+}
+
 /* Class, and the check against the policy or the node's own analysis. 0 or -errno. */
 static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 {
@@ -147,6 +241,8 @@ static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 	} else if ((r = ga_analyze_node(n, &x->f)) < 0) {
 		return r;
 	}
+	if ((r = judge_deltas(s, x, n)) < 0)
+		return r;
 	/* NVLink error counters that rose, held for a while after the last rise (fabric.h) */
 	if ((r = ga_nvlink_watch(&s->nvlink, n, serve_now_mono(), SERVE_NVLINK_HOLD_S,
 	                         x->have_chk ? &x->chk.findings : &x->f)) < 0)

@@ -54,6 +54,10 @@ struct serve_events {
 	struct ga_obool live; /* the last helper run had an event set with GPUs registered */
 };
 
+/* A link flap stays in the findings this long after the collection that saw it (docs/network.md). */
+#define SERVE_FLAP_HOLD_S 900.0
+#define SERVE_MAX_HELD 64
+
 struct serve {
 	struct cli *cli;
 	/* options */
@@ -80,6 +84,12 @@ struct serve {
 	int kmsg_err;                  /* the last kernel-log read's -errno, 0 when it was read */
 	struct serve_events ev;
 	struct ga_nvlink_watch nvlink; /* NVLink counters between collections (fabric.h) */
+	/* serve-collect.c: flaps (GA-IB-LINK-FLAP) seen by a delta, re-reported until `until` */
+	struct serve_held {
+		struct ga_findings f; /* one finding */
+		double until;         /* monotonic seconds */
+	} held[SERVE_MAX_HELD];
+	size_t n_held;
 	/* shared with the server thread, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -94,6 +104,7 @@ double serve_now_mono(void);
 void serve_rendered_init(struct rendered *r);
 void serve_rendered_release(struct rendered *r);
 void serve_warn(struct serve *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void serve_held_release(struct serve *s);
 
 /* serve-collect.c: one collection rendered into out (0 or -errno), and the thread that repeats it. */
 int serve_collect_once(struct serve *s, struct rendered *out);

@@ -256,6 +256,19 @@ extern const struct ga_schema ga_nvml_report_schema;
 
 /* --- amdgpu and i915/xe sysfs depth --- */
 
+/*
+ * XGMI (AMD's GPU-to-GPU link) as amdgpu shows it in sysfs (lib/collect/amdgpu.c). The ids
+ * are 64-bit numbers kept as the decimal text the driver prints (JSON numbers lose them).
+ */
+struct ga_amd_xgmi {
+	char *device_id;             /* xgmi_device_id: this GPU's node id in the hive */
+	struct ga_ou64 physical_id;  /* xgmi_physical_id */
+	char *hive_id;               /* xgmi_hive_info/xgmi_hive_id; "0" or absent: no hive */
+	struct ga_ou64 hive_members; /* xgmi_hive_info/node<K> entries */
+	struct ga_strv num_links;    /* xgmi_num_links: links to each hive node, in node order */
+	struct ga_ou64 error_count;  /* xgmi_error: errors since the previous read (read clears) */
+};
+
 struct ga_amd_ras_block {
 	char *block; /* "umc", "gfx", "sdma", ... */
 	struct ga_ou64 ue;
@@ -285,6 +298,7 @@ struct ga_amd_info {
 	size_t n_ras;
 	struct ga_ou64 bad_pages;
 	struct ga_strv unsupported; /* attributes that answered EINVAL/ENODEV/absent */
+	struct ga_amd_xgmi *xgmi;   /* NULL when the device shows no xgmi_* attributes */
 };
 
 struct ga_intel_info {
@@ -443,6 +457,48 @@ struct ga_container_runtime {
 extern const struct ga_schema ga_container_runtime_schema;
 extern const struct ga_schema ga_ctr_toolkit_schema;
 
+/* --- InfiniBand and RoCE ports (lib/collect/ib.c) --- */
+
+struct ga_ib_counter {
+	char *name; /* hw_counters file name: "out_of_sequence", "local_ack_timeout_err", ... */
+	struct ga_ou64 value;
+};
+
+/*
+ * One port of an RDMA device (/sys/class/infiniband/<device>/ports/<port>/). Counters are
+ * the PMA PortCounters the kernel prints: narrow (link_downed is 8 bits) and saturating,
+ * never wrapping, so a delta between two reads is meaningful until the counter tops out.
+ */
+struct ga_ib_port {
+	char *device;        /* "mlx5_0" */
+	struct ga_ou64 port; /* 1-based port number */
+	char *pci_address;   /* the device symlink's PCI function, "0000:0c:00.0" */
+	struct ga_oi64 numa_node;
+	char *netdev;   /* "ibp12s0": device/net/<if>, else ports/N/gid_attrs/ndevs/0 */
+	char *hca_type; /* "MT4123" */
+	char *fw_ver;
+	char *node_guid;
+	char *link_layer; /* "InfiniBand", "Ethernet" (RoCE), "Unknown" */
+	char *state;      /* "ACTIVE", "DOWN", "INIT", "ARMED", "ACTIVE_DEFER", "NOP" */
+	struct ga_ou64 state_code;
+	char *phys_state; /* "LinkUp", "Polling", "Disabled", "LinkErrorRecovery", ... */
+	struct ga_ou64 phys_state_code;
+	char *rate;               /* as read: "400 Gb/sec (4X NDR)" */
+	struct ga_ou64 rate_mbps; /* 400 Gb/sec: 400000 */
+	struct ga_ou64 width;     /* lanes: 1, 2, 4, 8, 12 */
+	char *speed;              /* per-lane generation: "SDR" ... "NDR", "XDR" */
+	struct ga_ou64 link_downed;
+	struct ga_ou64 link_error_recovery;
+	struct ga_ou64 symbol_error;
+	struct ga_ou64 port_rcv_errors;
+	struct ga_ou64 port_rcv_remote_physical_errors;
+	struct ga_ou64 port_xmit_discards;
+	struct ga_ou64 local_link_integrity_errors;
+	struct ga_ou64 excessive_buffer_overrun_errors;
+	struct ga_ib_counter *hw_counters; /* ports/N/hw_counters/: the error ones, where present */
+	size_t n_hw_counters;
+};
+
 /* Something that could not be read, and why: recorded, never fatal. */
 struct ga_gap {
 	char *path;
@@ -539,6 +595,8 @@ struct ga_node {
 	struct ga_device_plugins *device_plugins;
 	/* NVSwitch systems (NVML reports a GPU fabric state): the fabric daemons; NULL otherwise */
 	struct ga_fabric_manager *fabric_manager;
+	struct ga_ib_port *ib_ports; /* InfiniBand / RoCE ports, sorted by device then port */
+	size_t n_ib_ports;
 };
 
 extern const struct ga_schema ga_node_schema;
@@ -581,6 +639,16 @@ size_t ga_pci_path_links(const struct ga_pci_dev *pd, struct ga_pci_link_view *o
 double ga_pcie_speed_parse(const char *s);
 /* Count CPUs in a cpulist ("0-3,8,10-11"); -1 on malformed input. */
 long ga_cpulist_count(const char *s);
+
+/*
+ * InfiniBand sysfs values (drivers/infiniband/core/sysfs.c formats). A port's rate,
+ * "400 Gb/sec (4X NDR)" or "2.5 Gb/sec (1X SDR)": *gbps in (0, 10000], *width 1..32 and the
+ * per-lane speed name (letters and digits, < 8 bytes) into speed[8]. state and phys_state,
+ * "4: ACTIVE" / "5: LinkUp" / "7: Phy Test": the code and the name (printable, < 32 bytes)
+ * into name[32]. Both return 0, or -EINVAL and leave the outputs untouched.
+ */
+int ga_ib_rate_parse(const char *s, double *gbps, uint64_t *width, char speed[8]);
+int ga_ib_state_parse(const char *s, uint64_t *code, char name[32]);
 
 #ifdef __cplusplus
 }

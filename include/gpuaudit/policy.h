@@ -132,6 +132,14 @@ struct ga_policy_class {
 		struct ga_obool cdi_current; /* true: every spec matches the driver and the devices */
 		struct ga_policy_alloc *allocatable;
 		size_t n_allocatable;
+		/* expect.ib_ports (docs/network.md): InfiniBand/RoCE ports of the link layer */
+		struct {
+			bool set;
+			struct ga_ou64 count;     /* ports of that link layer (all when none is named) */
+			struct ga_ou64 rate_gbps; /* each port's minimum rate */
+			char *state;              /* "active" (the only state a port should be in) */
+			char *link_layer;         /* "infiniband" or "ethernet"; NULL = any */
+		} ib_ports;
 	} expect;
 	struct ga_policy_num *smoke; /* free-form numbers, for the benchmark commands */
 	size_t n_smoke;

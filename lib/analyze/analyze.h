@@ -20,5 +20,9 @@ void ga_analyze_container_runtime(const struct ga_node *n, struct ga_findings *o
 const struct ga_ctr_toolkit *ga_ctr_toolkit_of(const struct ga_node *n, const char *vendor);
 const char *ga_ctr_default_runtime(const struct ga_ctr_engine *e);
 bool ga_ctr_device_open_for(const struct ga_ctr_device *d, const char *const *groups, size_t n_groups);
+/* InfiniBand/RoCE ports, nvidia_peermem, the fabric manager (lib/analyze/ib.c). */
+void ga_analyze_ib(const struct ga_node *n, struct ga_findings *out);
+/* AMD XGMI hives and link errors (lib/analyze/ib.c too: one table of codes). */
+void ga_analyze_xgmi(const struct ga_node *n, struct ga_findings *out);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/internal.h"
 #include "analyze.h"
@@ -136,6 +137,8 @@ static void unknown(struct cstate *cs, const char *what, const char *expected, b
 	if (nvml)
 		cs->nvml_unknown = true;
 }
+
+static void check_ib_ports(struct cstate *cs);
 
 /* --- pins --- */
 
@@ -598,6 +601,67 @@ static void check_expects(struct cstate *cs)
 			    "create it (for NVIDIA: nvidia-modprobe -u -c=0) or add it to the container's "
 			    "devices",
 			    "present", "missing", "device node %s is missing", dn);
+	}
+	check_ib_ports(cs);
+}
+
+/* --- expect.ib_ports (docs/network.md) --- */
+
+static bool ib_layer_is(const struct ga_ib_port *p, const char *want)
+{
+	return !want || (p->link_layer && !strcasecmp(p->link_layer, want));
+}
+
+static void check_ib_ports(struct cstate *cs)
+{
+	const struct ga_policy_class *c = cs->cls;
+	if (!c->expect.ib_ports.set)
+		return;
+	const char *layer = c->expect.ib_ports.link_layer;
+	const char *fix_count = "check that every HCA is seated and its driver (mlx5_core, mlx5_ib) loaded "
+	                        "(ibstat lists the ports), or correct expect.ib_ports.count";
+	for (size_t i = 0; i < cs->n->n_gaps; i++)
+		if (cs->n->gaps[i].path && ga_startswith(cs->n->gaps[i].path, "sys/class/infiniband")) {
+			unknown(cs, "ib_ports", NULL, false, "/%s could not be read: %s", cs->n->gaps[i].path,
+			        cs->n->gaps[i].reason ? cs->n->gaps[i].reason : "unreadable");
+			return;
+		}
+	size_t have = 0;
+	for (size_t i = 0; i < cs->n->n_ib_ports; i++)
+		have += ib_layer_is(&cs->n->ib_ports[i], layer);
+	if (c->expect.ib_ports.count.set && have != c->expect.ib_ports.count.v) {
+		char e[32], a[32];
+		snprintf(e, sizeof(e), "%llu", (unsigned long long)c->expect.ib_ports.count.v);
+		snprintf(a, sizeof(a), "%zu", have);
+		add(cs, "GA-EXPECT-IB-PORTS", "node", fix_count, e, a, "%zu %s port%s, expected %s", have,
+		    layer ? layer : "RDMA", have == 1 ? "" : "s", e);
+	}
+	for (size_t i = 0; i < cs->n->n_ib_ports; i++) {
+		const struct ga_ib_port *p = &cs->n->ib_ports[i];
+		if (!ib_layer_is(p, layer))
+			continue;
+		char subj[96];
+		snprintf(subj, sizeof(subj), "%s/%llu", p->device ? p->device : "?",
+		         (unsigned long long)(p->port.set ? p->port.v : 0));
+		const char *want = c->expect.ib_ports.state;
+		if (want && (!p->state || strcasecmp(p->state, want) != 0))
+			add(cs, "GA-EXPECT-IB-PORTS", subj,
+			    "bring the port up (cable, transceiver, switch port, subnet manager): ibstat "
+			    "shows why",
+			    want, p->state ? p->state : "unknown", "port %s is %s, expected %s", subj,
+			    p->state ? p->state : "in an unknown state", want);
+		uint64_t min_mbps =
+		        c->expect.ib_ports.rate_gbps.set ? c->expect.ib_ports.rate_gbps.v * 1000 : 0;
+		bool up = p->state_code.set && (p->state_code.v == 4 || p->state_code.v == 5);
+		if (min_mbps && up && (!p->rate_mbps.set || p->rate_mbps.v < min_mbps)) { /* down: no rate */
+			char e[32];
+			snprintf(e, sizeof(e), ">= %llu Gb/sec", (unsigned long long)(min_mbps / 1000));
+			add(cs, "GA-EXPECT-IB-PORTS", subj,
+			    "reseat or replace the cable or transceiver and check the switch port's speed "
+			    "setting",
+			    e, p->rate ? p->rate : "unknown", "port %s runs at %s, expected %s", subj,
+			    p->rate ? p->rate : "an unknown rate", e);
+		}
 	}
 }
 

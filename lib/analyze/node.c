@@ -270,6 +270,8 @@ int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 	ga_analyze_container_runtime(n, out);
 	ga_analyze_cdi(n, out);
 	ga_analyze_device_plugins(n, out);
+	ga_analyze_ib(n, out);
+	ga_analyze_xgmi(n, out);
 	int r = ga_findings_bind_devices(out, n);
 	ga_findings_sort(out);
 	return r < 0 ? r : out->err;

@@ -623,9 +623,11 @@ static const char *const expect_keys[] = { "gpu_count",
 	                                   "cdi",
 	                                   "allocatable",
 	                                   "container_runtime",
+	                                   "ib_ports",
 	                                   NULL };
 #define EXPECT_CONTAINER_FIRST 12   /* "cdi": the container layer's keys (expect_container_member) */
 #define EXPECT_CONTAINER_RUNTIME 14 /* "container_runtime" (ctr_expect_parse) */
+#define EXPECT_IB_PORTS 15          /* "ib_ports" (ib_ports_member) */
 
 /* expect.cdi {present, current} and expect.allocatable {resource: count} (docs/container.md) */
 static const char *const cdi_keys[] = { "present", "current", NULL };
@@ -695,6 +697,39 @@ static int expect_container_member(struct pstate *ps, struct ga_policy_class *c,
 static int ctr_expect_parse(struct pstate *ps, struct ga_policy_class *c, struct fy_node *k,
                             struct fy_node *v);
 
+/* expect.ib_ports: count, rate_gbps, state, link_layer (docs/network.md) */
+static const char *const ib_ports_keys[] = { "count", "rate_gbps", "state", "link_layer", NULL };
+static const char *const ib_states[] = { "active", "down", "init", "armed", NULL };
+static const char *const ib_layers[] = { "infiniband", "ethernet", NULL };
+
+static int ib_choice(struct pstate *ps, struct fy_node *v, struct fy_node *k, const char *const *allowed,
+                     const char *list, char **out)
+{
+	if (get_string(ps, v, k, out) < 0)
+		return ps->err;
+	for (int i = 0; allowed[i]; i++)
+		if (!strcmp(allowed[i], *out))
+			return 0;
+	return perr(ps, v, k, "expected %s, got '%s'", list, *out);
+}
+
+static int ib_ports_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
+{
+	struct ga_policy_class *c = obj;
+	switch (which) {
+	case 0:
+		return get_u64(ps, v, k, 0, 64, &c->expect.ib_ports.count);
+	case 1:
+		return get_u64(ps, v, k, 1, 3200, &c->expect.ib_ports.rate_gbps);
+	case 2:
+		return ib_choice(ps, v, k, ib_states, "active, down, init or armed",
+		                 &c->expect.ib_ports.state);
+	default:
+		return ib_choice(ps, v, k, ib_layers, "infiniband or ethernet",
+		                 &c->expect.ib_ports.link_layer);
+	}
+}
+
 static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node *k, struct fy_node *v)
 {
 	struct ga_policy_class *c = obj;
@@ -752,6 +787,10 @@ static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node
 	case 11:
 		return get_strv(ps, v, k, &c->expect.device_nodes, "/dev/");
 	default:
+		if (which == EXPECT_IB_PORTS) {
+			c->expect.ib_ports.set = true;
+			return walk_mapping(ps, v, k, "expect.ib_ports", ib_ports_keys, ib_ports_member, c);
+		}
 		if (which == EXPECT_CONTAINER_RUNTIME)
 			return ctr_expect_parse(ps, c, k, v);
 		return expect_container_member(ps, c, which - EXPECT_CONTAINER_FIRST, k, v);
@@ -961,6 +1000,8 @@ static void class_release(struct ga_policy_class *c)
 	for (size_t i = 0; i < c->expect.n_allocatable; i++)
 		ga_free(c->expect.allocatable[i].resource);
 	ga_free(c->expect.allocatable);
+	ga_free(c->expect.ib_ports.state);
+	ga_free(c->expect.ib_ports.link_layer);
 	for (size_t i = 0; i < c->n_smoke; i++)
 		ga_free(c->smoke[i].key);
 	ga_free(c->smoke);

@@ -1,5 +1,5 @@
 /*
- * amdgpu.c - amdgpu sysfs depth (busy, memory, RAS, hwmon, partitions).
+ * amdgpu.c - amdgpu sysfs depth (busy, memory, RAS, hwmon, partitions, XGMI).
  *
  * amdgpu creates most attributes on every ASIC and answers a read with
  * EINVAL, ENODEV or EOPNOTSUPP where the ASIC or firmware lacks the feature
@@ -208,6 +208,44 @@ static void amd_ras(struct ga_col *c, struct ga_amd_info *ai, const char *phys)
 	ga_free(pages);
 }
 
+/*
+ * XGMI (amdgpu_xgmi.c): present only on GPUs in an XGMI hive. xgmi_num_links is one "%02x "
+ * per hive node; xgmi_error reports and then clears the link error status, so its value is
+ * the errors since the previous read of anyone's (docs/network.md).
+ */
+static void amd_xgmi(struct ga_col *c, struct ga_amd_info *ai, const char *phys)
+{
+	char *devid = NULL;
+	if (amd_read(c, ai, phys, "xgmi_device_id", false, &devid) < 0)
+		return;
+	struct ga_amd_xgmi *x = ga_calloc(1, sizeof(*x));
+	if (!ga_col_ok(c, x)) {
+		ga_free(devid);
+		return;
+	}
+	ai->xgmi = x;
+	x->device_id = devid;
+	amd_u64(c, ai, phys, "xgmi_physical_id", &x->physical_id);
+	amd_str(c, ai, phys, "xgmi_hive_info/xgmi_hive_id", &x->hive_id);
+	char **names = NULL;
+	if (ga_col_list(c, &names, NULL, "%s/xgmi_hive_info", phys) == 0 && names) {
+		uint64_t members = 0;
+		for (char **p = names; *p; p++)
+			members += ga_startswith(*p, "node") && (*p)[4] >= '0' && (*p)[4] <= '9';
+		GA_SET(x->hive_members, members);
+	}
+	ga_strv_free(names);
+	char *links = NULL;
+	if (amd_read(c, ai, phys, "xgmi_num_links", false, &links) == 0) {
+		char *save = NULL;
+		for (char *t = strtok_r(links, " \t\n", &save); t && c->err == 0;
+		     t = strtok_r(NULL, " \t\n", &save))
+			ga_col_strv_push(c, &x->num_links, t);
+	}
+	ga_free(links);
+	amd_u64(c, ai, phys, "xgmi_error", &x->error_count);
+}
+
 void ga_collect_amd_depth(struct ga_col *c, struct ga_accel *a, const char *phys)
 {
 	if (!ga_fs_is_dir(c->ctx, phys))
@@ -246,4 +284,6 @@ void ga_collect_amd_depth(struct ga_col *c, struct ga_accel *a, const char *phys
 		amd_hwmon(c, ai, phys);
 	if (c->err == 0)
 		amd_ras(c, ai, phys);
+	if (c->err == 0)
+		amd_xgmi(c, ai, phys);
 }

@@ -23,6 +23,7 @@ int ga_node_collect(struct ga_ctx *ctx, struct ga_node **ret_node)
 	ga_collect_container_runtime(&c);
 	ga_collect_device_plugins(&c);
 	ga_collect_cdi(&c);
+	ga_collect_ib(&c);
 	if (c.err == 0)
 		ga_collect_vendor(&c);
 	if (c.err < 0) {

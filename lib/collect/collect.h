@@ -66,5 +66,7 @@ void ga_collect_device_plugins(struct ga_col *c);
 void ga_collect_cdi(struct ga_col *c);
 /* fabricmgr.c: nvidia-fabricmanager and nvlsm, where NVML reports a GPU fabric state */
 void ga_collect_fabric_manager(struct ga_col *c);
+/* InfiniBand / RoCE ports (ib.c). */
+void ga_collect_ib(struct ga_col *c);
 
 #endif

@@ -199,7 +199,22 @@ static void class_devices(struct ga_col *c, const char *cls, struct ga_pci_dev *
 	if (ga_col_list(c, &names, NULL, "sys/class/%s", cls) < 0)
 		return;
 	for (char **p = names; *p; p++) {
-		char *dev = ga_col_link_base(c, "sys/class/%s/%s/device", cls, *p);
+		/* The PCI function the class device's `device` link resolves to: the link's own
+		 * text can be any relative path ("../../../0000:0c:00.0" on the kernel's, "../.."
+		 * in a copied tree), so its basename is not the address; the resolved path's is. */
+		char link[4096 + 16], *cdev = NULL, *real = NULL;
+		snprintf(link, sizeof(link), "sys/class/%s/%s", cls, *p);
+		int r = ga_fs_resolve_link(c->ctx, link, &cdev); /* the entry is a link itself */
+		if (r == 0) {
+			snprintf(link, sizeof(link), "%s/device", cdev);
+			r = ga_fs_resolve_link(c->ctx, link, &real);
+		}
+		if (r == -ENOMEM)
+			c->err = r;
+		const char *slash = r == 0 ? strrchr(real, '/') : NULL;
+		char *dev = slash ? ga_strdup(slash + 1) : NULL;
+		ga_free(cdev);
+		ga_free(real);
 		if (dev && !strcmp(dev, pd->address)) {
 			ga_col_strv_push(c, out, *p);
 			if (!strcmp(cls, "net") && !pd->net_speed_mbps.set) {

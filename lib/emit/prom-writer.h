@@ -40,5 +40,7 @@ void ga_prom_render_ctr(struct ga_pw *w, const struct ga_node *n);
 void ga_prom_render_container(struct ga_pw *w, const struct ga_node *n);
 /* prom-nvlink.c: NVLink state and counters, fabric registration (called by the above) */
 void ga_prom_render_nvlink(struct ga_pw *w, const struct ga_node *n);
+/* The InfiniBand/RoCE port, XGMI and fabric manager families (prom-ib.c). */
+void ga_prom_render_ib(struct ga_pw *w, const struct ga_node *n);
 
 #endif

@@ -342,6 +342,7 @@ int ga_prom_render(const struct ga_prom_input *in, enum ga_prom_format fmt, stru
 		ga_prom_render_devices(&w, in->node);
 		ga_prom_render_ctr(&w, in->node);
 		ga_prom_render_container(&w, in->node);
+		ga_prom_render_ib(&w, in->node);
 	}
 	render_kev(&w, in);
 	render_xid_sources(&w, in);

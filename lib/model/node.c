@@ -232,13 +232,22 @@ static const struct ga_field ras_f[] = { S(struct ga_amd_ras_block, block), U(st
 	                                 U(struct ga_amd_ras_block, ce), U(struct ga_amd_ras_block, de) };
 SCHEMA(ras_s, ga_amd_ras_block, ras_f);
 
+static const struct ga_field xgmi_f[] = {
+	S(struct ga_amd_xgmi, device_id), U(struct ga_amd_xgmi, physical_id),
+	S(struct ga_amd_xgmi, hive_id),   U(struct ga_amd_xgmi, hive_members),
+	V(struct ga_amd_xgmi, num_links), U(struct ga_amd_xgmi, error_count),
+};
+SCHEMA(xgmi_s, ga_amd_xgmi, xgmi_f);
+
 #define A struct ga_amd_info
 static const struct ga_field amd_f[] = {
-	U(A, gpu_busy_pct),    U(A, mem_busy_pct),          U(A, vram_total_bytes),  U(A, vram_used_bytes),
-	U(A, gtt_total_bytes), U(A, gtt_used_bytes),        U(A, pcie_replay_count), S(A, unique_id),
-	S(A, serial_number),   S(A, product_number),        S(A, compute_partition), S(A, memory_partition),
-	U(A, temp_edge_mc),    U(A, temp_junction_mc),      U(A, temp_mem_mc),       U(A, power_uw),
-	U(A, power_cap_uw),    GA_FIELD_ARR(A, ras, ras_s), U(A, bad_pages),         V(A, unsupported),
+	U(A, gpu_busy_pct),      U(A, mem_busy_pct),      U(A, vram_total_bytes),
+	U(A, vram_used_bytes),   U(A, gtt_total_bytes),   U(A, gtt_used_bytes),
+	U(A, pcie_replay_count), S(A, unique_id),         S(A, serial_number),
+	S(A, product_number),    S(A, compute_partition), S(A, memory_partition),
+	U(A, temp_edge_mc),      U(A, temp_junction_mc),  U(A, temp_mem_mc),
+	U(A, power_uw),          U(A, power_cap_uw),      GA_FIELD_ARR(A, ras, ras_s),
+	U(A, bad_pages),         V(A, unsupported),       GA_FIELD_PTR(A, xgmi, xgmi_s),
 };
 #undef A
 SCHEMA(amd_s, ga_amd_info, amd_f);
@@ -372,6 +381,42 @@ const struct ga_schema ga_container_runtime_schema = { "ga_container_runtime",
 	                                               sizeof(struct ga_container_runtime), ctr_f,
 	                                               GA_ARRAY_SIZE(ctr_f) };
 
+static const struct ga_field ib_counter_f[] = { S(struct ga_ib_counter, name),
+	                                        U(struct ga_ib_counter, value) };
+SCHEMA(ib_counter_s, ga_ib_counter, ib_counter_f);
+
+#define P struct ga_ib_port
+static const struct ga_field ib_port_f[] = {
+	S(P, device),
+	U(P, port),
+	S(P, pci_address),
+	I(P, numa_node),
+	S(P, netdev),
+	S(P, hca_type),
+	S(P, fw_ver),
+	S(P, node_guid),
+	S(P, link_layer),
+	S(P, state),
+	U(P, state_code),
+	S(P, phys_state),
+	U(P, phys_state_code),
+	S(P, rate),
+	U(P, rate_mbps),
+	U(P, width),
+	S(P, speed),
+	U(P, link_downed),
+	U(P, link_error_recovery),
+	U(P, symbol_error),
+	U(P, port_rcv_errors),
+	U(P, port_rcv_remote_physical_errors),
+	U(P, port_xmit_discards),
+	U(P, local_link_integrity_errors),
+	U(P, excessive_buffer_overrun_errors),
+	GA_FIELD_ARR(P, hw_counters, ib_counter_s),
+};
+#undef P
+SCHEMA(ib_port_s, ga_ib_port, ib_port_f);
+
 static const struct ga_field gap_f[] = { S(struct ga_gap, path), S(struct ga_gap, reason) };
 SCHEMA(gap_s, ga_gap, gap_f);
 
@@ -455,6 +500,7 @@ static const struct ga_field node_f[] = {
 	GA_FIELD_PTR_OMIT(struct ga_node, cdi, ga_cdi_schema),
 	GA_FIELD_PTR_OMIT(struct ga_node, device_plugins, ga_device_plugins_schema),
 	GA_FIELD_PTR_OMIT(struct ga_node, fabric_manager, fm_s), /* only on NVSwitch systems */
+	GA_FIELD_ARR(struct ga_node, ib_ports, ib_port_s),
 };
 const struct ga_schema ga_node_schema = { "ga_node", sizeof(struct ga_node), node_f, GA_ARRAY_SIZE(node_f) };
 
@@ -663,4 +709,64 @@ long ga_cpulist_count(const char *s)
 			p++;
 		return *p ? -1 : count;
 	}
+}
+
+int ga_ib_rate_parse(const char *s, double *gbps, uint64_t *width, char speed[8])
+{
+	/* "%d%s Gb/sec (%dX%s)": the second %s is ".5" for 2.5 and 0.5-step rates */
+	const char *p = s;
+	char num[16];
+	size_t i = 0;
+	while (((*p >= '0' && *p <= '9') || *p == '.') && i < sizeof(num) - 1)
+		num[i++] = *p++;
+	num[i] = '\0';
+	double v;
+	if (i == 0 || ga_parse_dbl(num, &v) < 0 || !(v > 0) || v > 10000)
+		return -EINVAL;
+	if (strncmp(p, " Gb/sec (", 9) != 0)
+		return -EINVAL;
+	p += 9;
+	uint64_t w = 0;
+	size_t digits = 0;
+	while (*p >= '0' && *p <= '9' && digits < 3) {
+		w = w * 10 + (uint64_t)(*p++ - '0');
+		digits++;
+	}
+	if (!digits || w < 1 || w > 32 || *p++ != 'X')
+		return -EINVAL;
+	if (*p == ' ') /* the kernel's speed names carry their space: " NDR" */
+		p++;
+	char sp[8];
+	size_t k = 0;
+	while (((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) && k < sizeof(sp) - 1)
+		sp[k++] = *p++;
+	sp[k] = '\0';
+	if (!k || strcmp(p, ")") != 0)
+		return -EINVAL;
+	*gbps = v;
+	*width = w;
+	memcpy(speed, sp, k + 1);
+	return 0;
+}
+
+int ga_ib_state_parse(const char *s, uint64_t *code, char name[32])
+{
+	const char *p = s;
+	uint64_t c = 0;
+	size_t digits = 0;
+	while (*p >= '0' && *p <= '9' && digits < 3) {
+		c = c * 10 + (uint64_t)(*p++ - '0');
+		digits++;
+	}
+	if (!digits || *p++ != ':' || *p++ != ' ')
+		return -EINVAL;
+	size_t len = strlen(p);
+	if (len == 0 || len >= 32)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] > 0x7e)
+			return -EINVAL;
+	*code = c;
+	memcpy(name, p, len + 1);
+	return 0;
 }

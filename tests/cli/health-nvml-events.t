@@ -14,7 +14,7 @@ print([(f["code"], f["subject"], f["severity"]) for f in d["findings"]])'
 FAKE_NVML_SCENARIO=$S/events-xid.json run health --root "$R" --nvml-events 1s --npd
 # the same Xid state across runs (--state): a hardware Xid from NVML is remembered per boot
 FAKE_NVML_SCENARIO=$S/events-xid.json quiet health --root "$R" --nvml-events 1s --state state.json
-python3 -c 'import json; print(json.load(open("state.json")))' | head -c 300; echo
+python3 -c 'import json; d = json.load(open("state.json")); print(d["schema"], d["collections"], sorted((c["code"], c["subject"], c["action"]) for c in d["conditions"]))'
 # the wait hangs in NVML: the helper is killed at the wait plus --timeout, and with no
 # kernel log either, no Xid source is live
 FAKE_NVML_SCENARIO=$S/events-hang.json run health --root "$R" --nvml-events 1s --timeout 1

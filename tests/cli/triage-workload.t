@@ -9,9 +9,12 @@ run triage --root "$H100" --samples "$S/input-bound.jsonl"
 # memory-bound: compute low, memory busy > 70%
 run triage --root "$H100" --samples "$S/memory-bound.jsonl" --json
 # --pid: the workload runs on node 1's CPUs while CUDA_VISIBLE_DEVICES=0,1 sit on node 0;
-# NCCL_SOCKET_IFNAME cannot be checked (the snapshot names no interfaces)
+# NCCL_SOCKET_IFNAME names one of the node's interfaces (mlx5_0's IPoIB netdev)
 cp -r "$H100" root
 mkdir -p root/proc/4242
 printf 'Name:\tpython3\nPid:\t4242\nCpus_allowed_list:\t56-63\n' >root/proc/4242/status
-printf 'PATH=/usr/bin\0CUDA_VISIBLE_DEVICES=0,1\0NCCL_SOCKET_IFNAME=ib0\0' >root/proc/4242/environ
+printf 'PATH=/usr/bin\0CUDA_VISIBLE_DEVICES=0,1\0NCCL_SOCKET_IFNAME=ibp24s0\0' >root/proc/4242/environ
 run triage --root root --samples "$S/compute-bound.jsonl" --pid 4242
+# ... and one it does not have (ib0): communication is the problem
+printf 'PATH=/usr/bin\0CUDA_VISIBLE_DEVICES=0,1\0NCCL_SOCKET_IFNAME=ib0\0' >root/proc/4242/environ
+run triage --root root --samples "$S/compute-bound.jsonl" --pid 4242 | grep -E '^(\$ |triage:|4\.|   NCCL|   Decision: NCCL|\[exit)'

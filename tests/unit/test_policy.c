@@ -188,6 +188,26 @@ static void test_parse_errors(void **state)
 		  "p.yaml:2:35: classes[0].smoke: duplicate key 'x' in smoke" },
 		{ "version: 1\nclasses: [{name: a, xid: {79: info, 079: error}}]\n",
 		  "p.yaml:2:37: classes[0].xid: duplicate Xid 79" },
+		/* expect.ib_ports (docs/network.md) */
+		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: 8}}]\n",
+		  "p.yaml:2:40: classes[0].expect.ib_ports: expected expect.ib_ports (a mapping), got '8'" },
+		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {rate: 400}}}]\n",
+		  "p.yaml:2:41: classes[0].expect.ib_ports: unknown key 'rate' in expect.ib_ports (expected "
+		  "one "
+		  "of: count, rate_gbps, state, link_layer)" },
+		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {state: up}}}]\n",
+		  "p.yaml:2:48: classes[0].expect.ib_ports.state: expected active, down, init or armed, got "
+		  "'up'" },
+		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {link_layer: roce}}}]\n",
+		  "p.yaml:2:53: classes[0].expect.ib_ports.link_layer: expected infiniband or ethernet, got "
+		  "'roce'" },
+		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {count: 65}}}]\n",
+		  "p.yaml:2:48: classes[0].expect.ib_ports.count: expected an integer from 0 to 64, got 65" },
+		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {rate_gbps: 0}}}]\n",
+		  "p.yaml:2:52: classes[0].expect.ib_ports.rate_gbps: expected an integer from 1 to 3200, "
+		  "got 0" },
+		{ "version: 1\nclasses: [{name: a, expect: {ib_ports: {count: 1, count: 2}}}]\n",
+		  "p.yaml:2:51: classes[0].expect.ib_ports: duplicate key 'count' in expect.ib_ports" },
 		/* aliases would read as the anchor's name: both are refused */
 		{ "version: 1\nclasses:\n  - name: a\n    pin: {driver: *drv}\n",
 		  "p.yaml:4:19: aliases are not supported (*drv)" },
@@ -390,6 +410,18 @@ static void test_parse_fleet(void **state)
 	assert_true(c->expect.ecc.set && c->expect.ecc.v);
 	assert_int_equal(c->n_xid, 3);
 	assert_null(ga_policy_find_class(p, "nope"));
+	assert_false(c->expect.ib_ports.set);
+	ga_policy_free(p);
+	/* expect.ib_ports (tests/fixtures/policies/ib.yaml) */
+	snprintf(path, sizeof(path), "%s/policies/ib.yaml", fx);
+	assert_int_equal(ga_policy_load(ctx, path, &p), 0);
+	c = ga_policy_find_class(p, "a100-ib");
+	assert_non_null(c);
+	assert_true(c->expect.ib_ports.set);
+	assert_int_equal(c->expect.ib_ports.count.v, 8);
+	assert_int_equal(c->expect.ib_ports.rate_gbps.v, 200);
+	assert_string_equal(c->expect.ib_ports.state, "active");
+	assert_string_equal(c->expect.ib_ports.link_layer, "infiniband");
 	ga_policy_free(p);
 	/* an unreadable file */
 	assert_true(ga_policy_load(ctx, "/nonexistent/p.yaml", &p) < 0);
