@@ -75,6 +75,7 @@ struct ga_fleet {
 	size_t n_skips;
 	/* fleet --prometheus */
 	char *prometheus;
+	char *policy_name; /* o.policy_name points here when the nodes said it */
 	struct ga_odbl at_s, since_s;
 	uint64_t history_nodes;
 	struct ga_fleet_history *history; /* sorted by host, source; at most max_drift */

@@ -23,6 +23,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/promfleet.h"
 #include "gpuaudit/reports.h"
 #include "fleet-int.h"
 
@@ -216,6 +217,7 @@ void ga_fleet_free(struct ga_fleet *f)
 		ga_schema_release(&ga_fleet_history_schema, &f->history[i]);
 	ga_free(f->history);
 	ga_free(f->prometheus);
+	ga_free(f->policy_name);
 	for (size_t i = 0; i < f->n_skips; i++)
 		ga_schema_release(&ga_fleet_skip_schema, &f->skips[i]);
 	ga_free(f->skips);
@@ -745,5 +747,36 @@ void ga_fleet_sink(struct ga_fleet *f, struct ga_reports_sink *ret)
 {
 	*ret = (struct ga_reports_sink){
 		.ud = f, .node = sink_node, .check = sink_check, .skipped = sink_skipped, .jobs = f->o.jobs
+	};
+}
+
+/* --- the Prometheus reader's sink (promfleet.h) ------------------------- */
+
+static int psink_node(void *ud, const struct ga_fleet_node *n, const char *source)
+{
+	return ga_fleet_add_reported(ud, n, source);
+}
+
+static int psink_history(void *ud, struct ga_fleet_history *h)
+{
+	return ga_fleet_add_history(ud, h);
+}
+
+static int psink_policy(void *ud, const char *name)
+{
+	struct ga_fleet *f = ud;
+	char *c = ga_strdup(name);
+	if (!c)
+		return -ENOMEM;
+	ga_free(f->policy_name);
+	f->policy_name = c;
+	f->o.policy_name = c;
+	return 0;
+}
+
+void ga_fleet_prom_sink(struct ga_fleet *f, struct ga_prom_fleet_sink *ret)
+{
+	*ret = (struct ga_prom_fleet_sink){
+		.ud = f, .node = psink_node, .skipped = sink_skipped, .history = psink_history, .policy = psink_policy
 	};
 }
