@@ -553,7 +553,12 @@ int ga_prom_matchers_parse(struct ga_ctx *ctx, const char *sel, char **ret)
 	struct ga_buf out;
 	ga_buf_init(&out, 0);
 	int r = 0;
-	if (name_start(*s) || *s == ':') { /* a metric name: ours are fixed, so none may be given */
+	const char *t = s;
+	while (name_char(*t) || *t == ':')
+		t++;
+	t = skip_ws(t);
+	if ((name_start(*s) || *s == ':') && (!*t || *t == '{')) {
+		/* a metric name: ours are fixed, so none may be given */
 		why = "a metric name (fleet chooses the series; give label matchers only)";
 		goto out;
 	}

@@ -484,7 +484,7 @@ int ga_prom_fleet_read(struct ga_ctx *ctx, const struct ga_prom_fleet_opts *o,
 	} else {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		run.at_s = floor((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+		run.at_s = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3; /* the API's ms */
 	}
 	if (o->since_s.set && !(o->since_s.v >= 1))
 		return ga_err(ctx, -EINVAL, "--since: at least 1 s");

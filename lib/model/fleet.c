@@ -60,7 +60,9 @@ static const struct ga_field checks_f[] = {
 };
 SCHEMA(checks_s, ga_fleet_checks, checks_f);
 
-#define D(st, m) GA_FIELD(st, m, GA_F_DBL)
+/* times in Unix seconds, to the millisecond (the API's resolution); integral ones as integers */
+#define D(st, m) GA_FIELD_NUM(st, m, 1000)
+#define D_OMIT(st, m) { #m, GA_F_NUM, offsetof(st, m), NULL, 0, NULL, 0, 1000, GA_FF_OMIT }
 static const struct ga_field state_f[] = {
 	S(struct ga_fleet_state, class_id), S(struct ga_fleet_state, stack_sha256),
 	S(struct ga_fleet_state, driver),   S(struct ga_fleet_state, cuda),
@@ -93,8 +95,8 @@ static const struct ga_field report_f[] = {
 	GA_FIELD_ARR(struct ga_fleet_report, drift, ga_fleet_drift_schema),
 	GA_FIELD_ARR(struct ga_fleet_report, skipped_reports, ga_fleet_skip_schema),
 	GA_FIELD_OMIT(struct ga_fleet_report, prometheus, GA_F_STR),
-	GA_FIELD_OMIT(struct ga_fleet_report, at_s, GA_F_DBL),
-	GA_FIELD_OMIT(struct ga_fleet_report, since_s, GA_F_DBL),
+	D_OMIT(struct ga_fleet_report, at_s),
+	D_OMIT(struct ga_fleet_report, since_s),
 	GA_FIELD_OMIT(struct ga_fleet_report, history_nodes, GA_F_U64),
 	GA_FIELD_ARR_FL(struct ga_fleet_report, history, ga_fleet_history_schema, GA_FF_OMIT),
 };
