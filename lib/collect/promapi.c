@@ -431,10 +431,13 @@ static void head_text(const struct ga_prom_parser *p, char *out, size_t n)
 
 int ga_prom_parser_finish(struct ga_prom_parser *p, long http_status)
 {
-	if (p->err)
-		return p->err;
 	char head[200];
 	head_text(p, head, sizeof(head));
+	bool http_ok = !http_status || (http_status >= 200 && http_status <= 299);
+	if (p->err == -EBADMSG && !http_ok) /* an error page: the status says more than its grammar */
+		return p->err = ga_err(p->ctx, -EBADMSG, "HTTP %ld: %s", http_status, p->head_len ? head : "(no body)");
+	if (p->err)
+		return p->err;
 	if (p->st != S_DONE || !p->status) {
 		if (http_status && (http_status < 200 || http_status > 299))
 			return p->err = ga_err(p->ctx, -EBADMSG, "HTTP %ld: %s", http_status,
@@ -481,7 +484,7 @@ int ga_prom_query(struct ga_ctx *ctx, const struct ga_prom_transport *t, const c
 	long status = 0;
 	r = t->post(t->ud, ctx, path, form, feed_body, p, &status);
 	if (r == 0 || r == p->err)
-		r = p->err ? p->err : ga_prom_parser_finish(p, status);
+		r = ga_prom_parser_finish(p, status);
 	if (r < 0 && r != -ENOMEM) {
 		char msg[1200];
 		snprintf(msg, sizeof(msg), "%s", ga_ctx_errmsg(ctx));
