@@ -143,7 +143,8 @@ static const char *utc(const struct ga_odbl *t, char *buf, size_t n)
 static void text_history(FILE *o, const struct ga_fleet_report *r)
 {
 	fprintf(o, "\ndrift in time (%.0f s before %s): %llu node%s changed or stopped", r->since_s.v,
-	        utc(&r->at_s, (char[32]){ 0 }, 32), u(&r->history_nodes), u(&r->history_nodes) == 1 ? "" : "s");
+	        utc(&r->at_s, (char[32]){ 0 }, 32), u(&r->history_nodes),
+	        u(&r->history_nodes) == 1 ? "" : "s");
 	if (r->n_history < u(&r->history_nodes))
 		fprintf(o, " (first %zu by host; --max-drift N for more)", r->n_history);
 	fputc('\n', o);
@@ -352,7 +353,8 @@ static int prom_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 	case 't':
 		if (ga_duration_parse(arg, &d) < 0 || !(d >= 0.001) || d > 3600)
 			return cli_error(cli, cmd, EXIT_USAGE,
-			                 "--timeout wants a duration between 1ms and 1h (30s, 2m), not '%s'", arg);
+			                 "--timeout wants a duration between 1ms and 1h (30s, 2m), not '%s'",
+			                 arg);
 		a->http.timeout_ms = (long)(d * 1000);
 		a->timeout_set = true;
 		return CLI_NEXT;
@@ -404,10 +406,11 @@ static int check_operands(struct cli *cli, const struct fleet_args *a, int argc,
 	                 a->http.insecure_skip_verify || a->timeout_set;
 	if (a->http.url) {
 		if (optind < argc)
-			return cli_error(cli, "fleet", EXIT_USAGE,
-			                 "--prometheus reads the nodes from the server: no files or directories "
-			                 "with it ('%s')",
-			                 argv[optind]);
+			return cli_error(
+			        cli, "fleet", EXIT_USAGE,
+			        "--prometheus reads the nodes from the server: no files or directories "
+			        "with it ('%s')",
+			        argv[optind]);
 		if (a->policy_file)
 			return cli_error(cli, "fleet", EXIT_USAGE,
 			                 "--policy: with --prometheus the nodes were checked where they run "
@@ -447,13 +450,17 @@ static int read_prometheus(struct cli *cli, struct ga_ctx *ctx, struct ga_fleet 
 	double at = 0, since = 0;
 	int code = 0, r = 0;
 	if (a->at && ga_prom_time_parse(a->at, &at) < 0) {
-		code = cli_error(cli, "fleet", EXIT_USAGE, "--at wants RFC 3339 (2026-01-02T03:04:05Z) or Unix "
-		                 "seconds, not '%s'", a->at);
+		code = cli_error(cli, "fleet", EXIT_USAGE,
+		                 "--at wants RFC 3339 (2026-01-02T03:04:05Z) or Unix "
+		                 "seconds, not '%s'",
+		                 a->at);
 		goto out;
 	}
 	if (a->since && (ga_duration_parse(a->since, &since) < 0 || since < 1 || since > 366 * 86400.0)) {
-		code = cli_error(cli, "fleet", EXIT_USAGE, "--since wants a duration between 1s and 366d (1h, 7d), "
-		                 "not '%s'", a->since);
+		code = cli_error(cli, "fleet", EXIT_USAGE,
+		                 "--since wants a duration between 1s and 366d (1h, 7d), "
+		                 "not '%s'",
+		                 a->since);
 		goto out;
 	}
 	if (a->basic_auth && (code = basic_auth(cli, a, user, sizeof(user))) != CLI_NEXT)
@@ -543,10 +550,14 @@ static int exit_code(struct cli *cli, const struct ga_fleet_report *rep, int unr
 int cmd_fleet(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'P' }, { "json", no_argument, NULL, 'j' },
-		{ "markdown", no_argument, NULL, 'm' },     { "csv", no_argument, NULL, 'c' },
-		{ "diff", required_argument, NULL, 'd' },   { "max-drift", required_argument, NULL, 'M' },
-		{ "jobs", required_argument, NULL, 'J' },   { "verbose", no_argument, NULL, 'v' },
+		{ "policy", required_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "markdown", no_argument, NULL, 'm' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "diff", required_argument, NULL, 'd' },
+		{ "max-drift", required_argument, NULL, 'M' },
+		{ "jobs", required_argument, NULL, 'J' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "prometheus", required_argument, NULL, 'U' },
 		{ "match", required_argument, NULL, 'x' },
 		{ "at", required_argument, NULL, 'A' },
@@ -558,7 +569,8 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ "ca-file", required_argument, NULL, 'C' },
 		{ "insecure-skip-verify", no_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct fleet_args a = { .max_drift = GA_FLEET_MAX_DRIFT_DEFAULT,

@@ -118,7 +118,7 @@ struct ga_fleet_history {
 	char *source;
 	char *status; /* "changed", "stopped" or "changed,stopped" */
 	struct ga_odbl first_seen_s;
-	struct ga_odbl last_seen_s; /* of its last state; before the range's end when it stopped */
+	struct ga_odbl last_seen_s;    /* of its last state; before the range's end when it stopped */
 	struct ga_fleet_state *states; /* oldest first */
 	size_t n_states;
 };
@@ -140,10 +140,10 @@ struct ga_fleet_report {
 	struct ga_fleet_skip *skipped_reports; /* in reading order; at most GA_FLEET_MAX_SKIPPED */
 	size_t n_skipped_reports;
 	/* fleet --prometheus only (left out of the JSON otherwise) */
-	char *prometheus;            /* the server's URL */
-	struct ga_odbl at_s;         /* the evaluation time (Unix seconds); unset: the server's now */
-	struct ga_odbl since_s;      /* --since: the range history covers */
-	struct ga_ou64 history_nodes; /* nodes that changed or stopped within it */
+	char *prometheus;                 /* the server's URL */
+	struct ga_odbl at_s;              /* the evaluation time (Unix seconds); unset: the server's now */
+	struct ga_odbl since_s;           /* --since: the range history covers */
+	struct ga_ou64 history_nodes;     /* nodes that changed or stopped within it */
 	struct ga_fleet_history *history; /* by host then source; at most max_drift */
 	size_t n_history;
 };
@@ -209,8 +209,8 @@ struct ga_fleet_node {
 	const char *stack_sha256;
 	const char *driver, *cuda, *rocm, *kernel, *os; /* the matrix columns, NULL: none */
 	uint64_t gpus;
-	const char *pool;               /* the policy class it matched; NULL: none or no policy */
-	struct ga_ou64 expected_gpus;   /* that class's expect.gpu_count */
+	const char *pool;                   /* the policy class it matched; NULL: none or no policy */
+	struct ga_ou64 expected_gpus;       /* that class's expect.gpu_count */
 	const struct ga_findings *findings; /* code and severity count; a pin's message is its detail */
 };
 /* Aggregate one such node. 0 or -ENOMEM (-EINVAL: a name or hash missing). */

@@ -65,7 +65,8 @@ struct ga_prom_http_opts {
  * -EINVAL for a URL that is not http(s)://, an unreadable or empty secret
  * file; -ENOENT when libcurl is not installed. Release with ->release(ud).
  */
-int ga_prom_curl_transport(struct ga_ctx *ctx, const struct ga_prom_http_opts *o, struct ga_prom_transport *ret);
+int ga_prom_curl_transport(struct ga_ctx *ctx, const struct ga_prom_http_opts *o,
+                           struct ga_prom_transport *ret);
 
 /* --- one series of a result --- */
 

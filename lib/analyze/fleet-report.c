@@ -209,7 +209,8 @@ static int report_classes(struct build *b)
 		rc->hw_sha256 = ga_strdup(k->hw_sha256);
 		/* with a policy, a class no policy class matches has no pool */
 		rc->pool = k->pool ? ga_strdup(k->pool) : fleet_has_policy(f) ? NULL : ga_strdup(mk->id);
-		if (!rc->id || !rc->name || !rc->hw_sha256 || (!rc->pool && (k->pool || !fleet_has_policy(f))))
+		if (!rc->id || !rc->name || !rc->hw_sha256 ||
+		    (!rc->pool && (k->pool || !fleet_has_policy(f))))
 			r = -ENOMEM;
 		GA_SET(rc->gpus, k->gpus);
 		GA_SET(rc->expected_gpus, k->policy_gpus.set ? k->policy_gpus.v : mk->gpus);

@@ -776,7 +776,9 @@ static int psink_policy(void *ud, const char *name)
 
 void ga_fleet_prom_sink(struct ga_fleet *f, struct ga_prom_fleet_sink *ret)
 {
-	*ret = (struct ga_prom_fleet_sink){
-		.ud = f, .node = psink_node, .skipped = sink_skipped, .history = psink_history, .policy = psink_policy
-	};
+	*ret = (struct ga_prom_fleet_sink){ .ud = f,
+		                            .node = psink_node,
+		                            .skipped = sink_skipped,
+		                            .history = psink_history,
+		                            .policy = psink_policy };
 }

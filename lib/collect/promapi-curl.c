@@ -43,10 +43,14 @@ static void api_load(void)
 {
 	static const char *const libs[] = { "libcurl.so.4", "libcurl-gnutls.so.4", "libcurl.so" };
 	static const struct ga_dl_sym syms[] = {
-		GA_DL_SYM(struct curl_api, curl_easy_init),     GA_DL_SYM(struct curl_api, curl_easy_setopt),
-		GA_DL_SYM(struct curl_api, curl_easy_perform),  GA_DL_SYM(struct curl_api, curl_easy_getinfo),
-		GA_DL_SYM(struct curl_api, curl_easy_cleanup),  GA_DL_SYM(struct curl_api, curl_easy_strerror),
-		GA_DL_SYM(struct curl_api, curl_slist_append),  GA_DL_SYM(struct curl_api, curl_slist_free_all),
+		GA_DL_SYM(struct curl_api, curl_easy_init),
+		GA_DL_SYM(struct curl_api, curl_easy_setopt),
+		GA_DL_SYM(struct curl_api, curl_easy_perform),
+		GA_DL_SYM(struct curl_api, curl_easy_getinfo),
+		GA_DL_SYM(struct curl_api, curl_easy_cleanup),
+		GA_DL_SYM(struct curl_api, curl_easy_strerror),
+		GA_DL_SYM(struct curl_api, curl_slist_append),
+		GA_DL_SYM(struct curl_api, curl_slist_free_all),
 	};
 	void *h = NULL;
 	for (size_t i = 0; !h && i < sizeof(libs) / sizeof(libs[0]); i++)
@@ -92,8 +96,8 @@ static size_t on_write(char *p, size_t size, size_t n, void *ud)
 static int curl_err(struct ga_ctx *ctx, CURLcode c, const char *ebuf, const struct transport *t)
 {
 	const char *m = *ebuf ? ebuf : api.curl_easy_strerror(c);
-	int e = c == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT
-	        : c == CURLE_COULDNT_CONNECT  ? -ECONNREFUSED
+	int e = c == CURLE_OPERATION_TIMEDOUT     ? -ETIMEDOUT
+	        : c == CURLE_COULDNT_CONNECT      ? -ECONNREFUSED
 	        : c == CURLE_COULDNT_RESOLVE_HOST ? -EHOSTUNREACH
 	                                          : -EIO;
 	if (e == -ETIMEDOUT)
@@ -230,7 +234,8 @@ out:
 	return r;
 }
 
-int ga_prom_curl_transport(struct ga_ctx *ctx, const struct ga_prom_http_opts *o, struct ga_prom_transport *ret)
+int ga_prom_curl_transport(struct ga_ctx *ctx, const struct ga_prom_http_opts *o,
+                           struct ga_prom_transport *ret)
 {
 	if (!o->url || (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)))
 		return ga_err(ctx, -EINVAL, "--prometheus '%s': an http:// or https:// URL expected",
@@ -275,7 +280,8 @@ int ga_prom_curl_transport(struct ga_ctx *ctx, const struct ga_prom_http_opts *o
 			r = -ENOMEM;
 			goto out;
 		}
-		if (o->password_file && (r = read_secret(ctx, "--password-file", o->password_file, &t->password)) < 0)
+		if (o->password_file &&
+		    (r = read_secret(ctx, "--password-file", o->password_file, &t->password)) < 0)
 			goto out;
 	}
 	if (o->ca_file && !(t->ca_file = ga_strdup(o->ca_file))) {

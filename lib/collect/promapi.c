@@ -33,9 +33,9 @@
 
 enum frame { F_ROOT, F_DATA, F_RESULT };
 enum state {
-	S_START,     /* before the root object */
+	S_START,      /* before the root object */
 	S_KEY_OR_END, /* after '{' */
-	S_KEY,       /* after ',' in an object */
+	S_KEY,        /* after ',' in an object */
 	S_COLON,
 	S_VALUE,
 	S_VALUE_OR_END, /* after '[' */
@@ -128,7 +128,8 @@ static int item_series(struct ga_prom_parser *p, json_t *item)
 {
 	if (!json_is_object(item)) {
 		/* a scalar or string result is [time, "value"]: not series, nothing of ours */
-		if (p->result_type && (!strcmp(p->result_type, "scalar") || !strcmp(p->result_type, "string")))
+		if (p->result_type &&
+		    (!strcmp(p->result_type, "scalar") || !strcmp(p->result_type, "string")))
 			return 0;
 		return bad(p, "result[%s] is not an object", "");
 	}
@@ -137,7 +138,9 @@ static int item_series(struct ga_prom_parser *p, json_t *item)
 	json_t *values = json_object_get(item, "values");
 	if (!json_is_object(metric))
 		return bad(p, "a series without %s", "\"metric\"");
-	size_t nl = json_object_size(metric), ns = value ? 1 : json_is_array(values) ? json_array_size(values) : 0;
+	size_t nl = json_object_size(metric), ns = value                   ? 1
+	                                           : json_is_array(values) ? json_array_size(values)
+	                                                                   : 0;
 	if (ns > SAMPLES_MAX)
 		return bad(p, "a series with more than %s samples", "1,000,000");
 	struct ga_kv *labels = ga_calloc(nl ? nl : 1, sizeof(*labels));
@@ -163,8 +166,8 @@ static int item_series(struct ga_prom_parser *p, json_t *item)
 	for (size_t s = 0; s < ns; s++) {
 		json_t *pt = value ? value : json_array_get(values, s);
 		json_t *t = json_array_get(pt, 0), *sv = json_array_get(pt, 1);
-		if (!json_is_array(pt) || json_array_size(pt) != 2 || !json_is_number(t) || !json_is_string(sv) ||
-		    ga_parse_dbl(json_string_value(sv), &samples[s].v) < 0) {
+		if (!json_is_array(pt) || json_array_size(pt) != 2 || !json_is_number(t) ||
+		    !json_is_string(sv) || ga_parse_dbl(json_string_value(sv), &samples[s].v) < 0) {
 			r = bad(p, "a sample is not [time, \"value\"]%s", "");
 			goto out;
 		}
@@ -201,8 +204,9 @@ static int captured(struct ga_prom_parser *p)
 	int r = ga_json_parse(p->ctx, p->cap.data ? p->cap.data : "", p->cap.len, JSON_DECODE_ANY, &v, NULL);
 	p->cap.len = 0;
 	if (r < 0) {
-		p->err = r == -ENOMEM ? r : ga_err(p->ctx, -EBADMSG, "not a Prometheus API response: %s",
-		                                   ga_ctx_errmsg(p->ctx));
+		p->err = r == -ENOMEM ? r
+		                      : ga_err(p->ctx, -EBADMSG, "not a Prometheus API response: %s",
+		                               ga_ctx_errmsg(p->ctx));
 		return p->err;
 	}
 	if (p->cap_dest == D_ITEM) {
@@ -435,7 +439,8 @@ int ga_prom_parser_finish(struct ga_prom_parser *p, long http_status)
 	head_text(p, head, sizeof(head));
 	bool http_ok = !http_status || (http_status >= 200 && http_status <= 299);
 	if (p->err == -EBADMSG && !http_ok) /* an error page: the status says more than its grammar */
-		return p->err = ga_err(p->ctx, -EBADMSG, "HTTP %ld: %s", http_status, p->head_len ? head : "(no body)");
+		return p->err = ga_err(p->ctx, -EBADMSG, "HTTP %ld: %s", http_status,
+		                       p->head_len ? head : "(no body)");
 	if (p->err)
 		return p->err;
 	if (p->st != S_DONE || !p->status) {
@@ -455,7 +460,8 @@ int ga_prom_parser_finish(struct ga_prom_parser *p, long http_status)
 		                       p->error ? p->error : "(no error message)", http_status);
 	}
 	if (strcmp(p->status, "success"))
-		return p->err = ga_err(p->ctx, -EBADMSG, "status \"%.40s\", neither success nor error", p->status);
+		return p->err = ga_err(p->ctx, -EBADMSG, "status \"%.40s\", neither success nor error",
+		                       p->status);
 	if (http_status && (http_status < 200 || http_status > 299))
 		return p->err = ga_err(p->ctx, -EBADMSG, "HTTP %ld with a success body", http_status);
 	if (p->warnings.len)
@@ -579,7 +585,8 @@ int ga_prom_matchers_parse(struct ga_ctx *ctx, const char *sel, char **ret)
 			s++;
 		const char *ne = s;
 		s = skip_ws(s);
-		size_t ol = !strncmp(s, "=~", 2) || !strncmp(s, "!=", 2) || !strncmp(s, "!~", 2) ? 2 : *s == '=';
+		size_t ol =
+		        !strncmp(s, "=~", 2) || !strncmp(s, "!=", 2) || !strncmp(s, "!~", 2) ? 2 : *s == '=';
 		if (!ol) {
 			why = "an operator expected (=, !=, =~, !~)";
 			goto out;
@@ -621,8 +628,8 @@ int ga_prom_matchers_parse(struct ga_ctx *ctx, const char *sel, char **ret)
 		r = -ENOMEM;
 out:
 	if (why)
-		r = ga_err(ctx, -EINVAL, "--match '%s': %s (PromQL label matchers, e.g. '{cluster=\"a\"}')", sel,
-		           why);
+		r = ga_err(ctx, -EINVAL, "--match '%s': %s (PromQL label matchers, e.g. '{cluster=\"a\"}')",
+		           sel, why);
 	if (r == 0)
 		*ret = ga_buf_detach(&out, NULL);
 	ga_buf_release(&out);
@@ -663,8 +670,9 @@ int ga_prom_time_parse(const char *s, double *ret_s)
 	}
 	unsigned y, mo, d, h, mi, sec;
 	if (strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) || s[7] != '-' ||
-	    !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !digits(s + 11, 2, &h) ||
-	    s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' || !digits(s + 17, 2, &sec))
+	    !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+	    !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
+	    !digits(s + 17, 2, &sec))
 		return -EINVAL;
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
 		return -EINVAL;

@@ -102,7 +102,7 @@ struct run {
 	struct hseries {
 		char *key, *host, *source, *class_id, *stack, *driver, *cuda, *pool;
 		double first_s, last_s;
-	} *hs;
+	} * hs;
 	size_t n_hs;
 	double end_s, step_s;
 };
@@ -115,9 +115,9 @@ static int selector(struct ga_buf *b, const struct ga_prom_fleet_opts *o, const 
 	int r = 0;
 	for (size_t i = 0; i < n && r == 0; i++) {
 		const char *m = o->n_matchers ? o->matchers[i] : "";
-		r = ga_buf_addf(b, "%s%s%s%s{%s%s%s}%s%s%s", i ? " or " : "", fn ? fn : "", fn ? "(" : "", metric,
-		                extra ? extra : "", extra && *m ? ", " : "", m, range ? range : "", at ? at : "",
-		                fn ? ")" : "");
+		r = ga_buf_addf(b, "%s%s%s%s{%s%s%s}%s%s%s", i ? " or " : "", fn ? fn : "", fn ? "(" : "",
+		                metric, extra ? extra : "", extra && *m ? ", " : "", m, range ? range : "",
+		                at ? at : "", fn ? ")" : "");
 	}
 	return r;
 }
@@ -157,11 +157,11 @@ static const char *source_of(const struct ga_prom_series *s, char *buf, size_t n
 
 static enum ga_severity severity_of(const char *s)
 {
-	return !s                        ? GA_SEV_INFO
-	       : !strcmp(s, "critical")  ? GA_SEV_CRITICAL
-	       : !strcmp(s, "error")     ? GA_SEV_ERROR
-	       : !strcmp(s, "warning")   ? GA_SEV_WARNING
-	                                 : GA_SEV_INFO;
+	return !s                       ? GA_SEV_INFO
+	       : !strcmp(s, "critical") ? GA_SEV_CRITICAL
+	       : !strcmp(s, "error")    ? GA_SEV_ERROR
+	       : !strcmp(s, "warning")  ? GA_SEV_WARNING
+	                                : GA_SEV_INFO;
 }
 
 static int on_finding(void *ud, const struct ga_prom_series *s)
@@ -184,7 +184,8 @@ static int on_finding(void *ud, const struct ga_prom_series *s)
 
 /* --- the nodes ----------------------------------------------------------- */
 
-static int skip(struct run *run, const char *source, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int skip(struct run *run, const char *source, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 static int skip(struct run *run, const char *source, const char *fmt, ...)
 {
 	char why[256];
@@ -300,7 +301,8 @@ static int on_range(void *ud, const struct ga_prom_series *s)
 	h.pool = dup_label(s, "pool", &oom);
 	h.first_s = s->samples[0].t_s;
 	h.last_s = s->samples[s->n_samples - 1].t_s;
-	struct hseries *slot = oom || !h.source ? NULL : ga_array_push((void **)&run->hs, &run->n_hs, sizeof(*slot));
+	struct hseries *slot =
+	        oom || !h.source ? NULL : ga_array_push((void **)&run->hs, &run->n_hs, sizeof(*slot));
 	if (!slot) {
 		hseries_release(&h);
 		return -ENOMEM;

@@ -169,8 +169,9 @@ static void md_history(struct ga_emit *o, const struct ga_fleet_report *r)
 {
 	if (!r->since_s.set)
 		return;
-	ga_emitf(o, "\n## Drift in time\n\n%llu nodes changed class, stack or pool, or stopped reporting, "
-	            "within %.0f s",
+	ga_emitf(o,
+	         "\n## Drift in time\n\n%llu nodes changed class, stack or pool, or stopped reporting, "
+	         "within %.0f s",
 	         ga_emit_u(&r->history_nodes), r->since_s.v);
 	if (r->n_history < ga_emit_u(&r->history_nodes))
 		ga_emitf(o, "; the first %zu by host are listed", r->n_history);
@@ -185,7 +186,11 @@ static void md_history(struct ga_emit *o, const struct ga_fleet_report *r)
 			const struct ga_fleet_state *st = &h->states[k];
 			char sha[16], f[32], l[32];
 			snprintf(sha, sizeof(sha), "%.8s", ga_emit_dash(st->stack_sha256));
-			const char *cols[] = { k ? "" : h->host, k ? "" : h->status, st->class_id, sha, st->driver,
+			const char *cols[] = { k ? "" : h->host,
+				               k ? "" : h->status,
+				               st->class_id,
+				               sha,
+				               st->driver,
 				               utc(&st->first_seen_s, f, sizeof(f)),
 				               utc(&st->last_seen_s, l, sizeof(l)) };
 			for (size_t c = 0; c < 7; c++) {

@@ -126,14 +126,16 @@ static void render_gpu_models(struct ga_pw *w, const struct ga_node *n)
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++) {
 			const struct ga_accel *b = &n->accelerators[j];
-			seen = !strcmp(v, b->vendor ? b->vendor : "other") && !strcmp(m, b->model ? b->model : "");
+			seen = !strcmp(v, b->vendor ? b->vendor : "other") &&
+			       !strcmp(m, b->model ? b->model : "");
 		}
 		if (seen)
 			continue;
 		size_t k = 0;
 		for (size_t j = i; j < n->n_accelerators; j++) {
 			const struct ga_accel *b = &n->accelerators[j];
-			k += !strcmp(v, b->vendor ? b->vendor : "other") && !strcmp(m, b->model ? b->model : "");
+			k += !strcmp(v, b->vendor ? b->vendor : "other") &&
+			     !strcmp(m, b->model ? b->model : "");
 		}
 		ga_pw_begin(w);
 		ga_pw_label(w, "vendor", v);

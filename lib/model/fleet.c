@@ -62,22 +62,22 @@ SCHEMA(checks_s, ga_fleet_checks, checks_f);
 
 /* times in Unix seconds, to the millisecond (the API's resolution); integral ones as integers */
 #define D(st, m) GA_FIELD_NUM(st, m, 1000)
-#define D_OMIT(st, m) { #m, GA_F_NUM, offsetof(st, m), NULL, 0, NULL, 0, 1000, GA_FF_OMIT }
+#define D_OMIT(st, m)                                                             \
+	{                                                                         \
+#m, GA_F_NUM, offsetof(st, m), NULL, 0, NULL, 0, 1000, GA_FF_OMIT \
+	}
 static const struct ga_field state_f[] = {
-	S(struct ga_fleet_state, class_id), S(struct ga_fleet_state, stack_sha256),
-	S(struct ga_fleet_state, driver),   S(struct ga_fleet_state, cuda),
-	S(struct ga_fleet_state, pool),     D(struct ga_fleet_state, first_seen_s),
+	S(struct ga_fleet_state, class_id),    S(struct ga_fleet_state, stack_sha256),
+	S(struct ga_fleet_state, driver),      S(struct ga_fleet_state, cuda),
+	S(struct ga_fleet_state, pool),        D(struct ga_fleet_state, first_seen_s),
 	D(struct ga_fleet_state, last_seen_s),
 };
 SCHEMA(state_s, ga_fleet_state, state_f);
 
 static const struct ga_field history_f[] = {
-	S(struct ga_fleet_history, host),
-	S(struct ga_fleet_history, source),
-	S(struct ga_fleet_history, status),
-	D(struct ga_fleet_history, first_seen_s),
-	D(struct ga_fleet_history, last_seen_s),
-	GA_FIELD_ARR(struct ga_fleet_history, states, state_s),
+	S(struct ga_fleet_history, host),        S(struct ga_fleet_history, source),
+	S(struct ga_fleet_history, status),      D(struct ga_fleet_history, first_seen_s),
+	D(struct ga_fleet_history, last_seen_s), GA_FIELD_ARR(struct ga_fleet_history, states, state_s),
 };
 const struct ga_schema ga_fleet_history_schema = { "ga_fleet_history", sizeof(struct ga_fleet_history),
 	                                           history_f, GA_ARRAY_SIZE(history_f) };

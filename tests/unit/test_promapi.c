@@ -87,10 +87,11 @@ static void test_matrix_and_series(void **state)
 {
 	(void)state;
 	struct seen x = { 0 };
-	assert_int_equal(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":"
-	                       "{\"hostname\":\"a\"},\"values\":[[1,\"1\"],[2,\"1\"],[3,\"2.5\"]]}]}}",
-	                       7, 200, &x, NULL, 0),
-	                 0);
+	assert_int_equal(
+	        parse("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":"
+	              "{\"hostname\":\"a\"},\"values\":[[1,\"1\"],[2,\"1\"],[3,\"2.5\"]]}]}}",
+	              7, 200, &x, NULL, 0),
+	        0);
 	assert_int_equal(x.n, 1);
 	assert_int_equal(x.samples[0], 3);
 	assert_true(x.last_v == 2.5);
@@ -105,8 +106,8 @@ static void test_matrix_and_series(void **state)
 	assert_int_equal(y.samples[0], 0);
 	/* an empty result is a success */
 	struct seen z = { 0 };
-	assert_int_equal(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}", 1, 200,
-	                       &z, NULL, 0),
+	assert_int_equal(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}",
+	                       1, 200, &z, NULL, 0),
 	                 0);
 	assert_int_equal(z.n, 0);
 }
@@ -116,25 +117,29 @@ static void test_server_errors(void **state)
 	(void)state;
 	char msg[512];
 	struct seen x = { 0 };
-	assert_int_equal(parse("{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter "
-	                       "\\\"query\\\": 1:5: parse error\"}",
-	                       5, 400, &x, msg, sizeof(msg)),
-	                 -EINVAL);
+	assert_int_equal(
+	        parse("{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter "
+	              "\\\"query\\\": 1:5: parse error\"}",
+	              5, 400, &x, msg, sizeof(msg)),
+	        -EINVAL);
 	assert_non_null(strstr(msg, "bad_data"));
 	assert_non_null(strstr(msg, "parse error"));
 	assert_non_null(strstr(msg, "HTTP 400"));
-	assert_int_equal(parse("{\"status\":\"error\",\"errorType\":\"timeout\",\"error\":\"query timed out in "
-	                       "expression evaluation\"}",
-	                       64, 503, &x, msg, sizeof(msg)),
-	                 -ETIMEDOUT);
+	assert_int_equal(
+	        parse("{\"status\":\"error\",\"errorType\":\"timeout\",\"error\":\"query timed out in "
+	              "expression evaluation\"}",
+	              64, 503, &x, msg, sizeof(msg)),
+	        -ETIMEDOUT);
 	assert_non_null(strstr(msg, "query timed out"));
-	assert_int_equal(parse("{\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"query processing would "
-	                       "load too many samples\"}",
-	                       64, 422, &x, msg, sizeof(msg)),
-	                 -EPROTO);
+	assert_int_equal(
+	        parse("{\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"query processing would "
+	              "load too many samples\"}",
+	              64, 422, &x, msg, sizeof(msg)),
+	        -EPROTO);
 	/* an error after series went out: the query fails all the same */
 	size_t before = x.n;
-	assert_int_equal(parse("{\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,\"1\"]}]},"
+	assert_int_equal(parse("{\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1,"
+	                       "\"1\"]}]},"
 	                       "\"status\":\"error\",\"errorType\":\"internal\",\"error\":\"boom\"}",
 	                       9, 500, &x, msg, sizeof(msg)),
 	                 -EPROTO);
@@ -145,12 +150,14 @@ static void test_server_errors(void **state)
 	                       4, 200, &x, msg, sizeof(msg)),
 	                 -EPROTO);
 	assert_non_null(strstr(msg, "No StoreAPIs"));
-	assert_int_equal(parse("<html><body>502 Bad Gateway</body></html>", 8, 502, &x, msg, sizeof(msg)), -EBADMSG);
+	assert_int_equal(parse("<html><body>502 Bad Gateway</body></html>", 8, 502, &x, msg, sizeof(msg)),
+	                 -EBADMSG);
 	assert_non_null(strstr(msg, "HTTP 502"));
 	assert_non_null(strstr(msg, "Bad Gateway"));
-	assert_int_equal(parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\"",
-	                       3, 200, &x, msg, sizeof(msg)),
-	                 -EBADMSG);
+	assert_int_equal(
+	        parse("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\"",
+	              3, 200, &x, msg, sizeof(msg)),
+	        -EBADMSG);
 	assert_int_equal(parse("", 1, 200, &x, msg, sizeof(msg)), -EBADMSG);
 	assert_int_equal(parse("{\"status\":\"success\"}", 1, 200, &x, msg, sizeof(msg)), -EBADMSG);
 }
@@ -187,7 +194,8 @@ static void test_matchers(void **state)
 	static const char *const good[][2] = {
 		{ "{cluster=\"a\"}", "cluster=\"a\"" },
 		{ "cluster=\"a\"", "cluster=\"a\"" },
-		{ " { a = \"x\" , b=~'h100.*', c!=`z`, d!~\"q\\\"\" } ", "a=\"x\", b=~'h100.*', c!=`z`, d!~\"q\\\"\"" },
+		{ " { a = \"x\" , b=~'h100.*', c!=`z`, d!~\"q\\\"\" } ",
+		  "a=\"x\", b=~'h100.*', c!=`z`, d!~\"q\\\"\"" },
 		{ "{a=\"1\",}", "a=\"1\"" },
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -196,9 +204,18 @@ static void test_matchers(void **state)
 		assert_string_equal(m, good[i][1]);
 		free(m);
 	}
-	static const char *const bad[] = { "",          "{}",         "up",         "up{a=\"b\"}", "{a=b}",
-		                           "{a=\"b\"",  "a=\"b\"}",    "{a==\"b\"}", "{a=\"b\" c=\"d\"}",
-		                           "{1a=\"b\"}", "{a=\"b\"} x", "{a=\"b\nc\"}" };
+	static const char *const bad[] = { "",
+		                           "{}",
+		                           "up",
+		                           "up{a=\"b\"}",
+		                           "{a=b}",
+		                           "{a=\"b\"",
+		                           "a=\"b\"}",
+		                           "{a==\"b\"}",
+		                           "{a=\"b\" c=\"d\"}",
+		                           "{1a=\"b\"}",
+		                           "{a=\"b\"} x",
+		                           "{a=\"b\nc\"}" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *m = NULL;
 		int r = ga_prom_matchers_parse(ctx, bad[i], &m);
@@ -222,8 +239,13 @@ static void test_time_and_form(void **state)
 	assert_true(t == 1700000000.5);
 	assert_int_equal(ga_prom_time_parse("1970-01-01T00:00:00Z", &t), 0);
 	assert_true(t == 0);
-	static const char *const bad[] = { "", "now", "2026-13-01T00:00:00Z", "2026-01-02T03:04:05", "-5",
-		                           "2026-01-02T03:04:05Zx", "2026-01-02 03:04" };
+	static const char *const bad[] = { "",
+		                           "now",
+		                           "2026-13-01T00:00:00Z",
+		                           "2026-01-02T03:04:05",
+		                           "-5",
+		                           "2026-01-02T03:04:05Zx",
+		                           "2026-01-02 03:04" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(ga_prom_time_parse(bad[i], &t), -EINVAL);
 	struct ga_buf f;
@@ -242,14 +264,15 @@ struct canned {
 	char last_form[4096];
 };
 
-#define INFO(host, inst, extra)                                                                            \
-	"{\"metric\":{\"__name__\":\"gpuaudit_fleet_info\",\"job\":\"gpuaudit\",\"instance\":\"" inst        \
-	"\",\"hostname\":\"" host "\",\"class\":\"a100-x8-f4325545\",\"name\":\"a100-x8\",\"hw_sha256\":"    \
-	"\"f43255451307c1b8\",\"family\":\"c0589502\",\"gpus\":\"8\",\"kernel\":\"5.15\",\"os_id\":\"ubuntu\"," \
+#define INFO(host, inst, extra)                                                                           \
+	"{\"metric\":{\"__name__\":\"gpuaudit_fleet_info\",\"job\":\"gpuaudit\",\"instance\":\"" inst     \
+	"\",\"hostname\":\"" host "\",\"class\":\"a100-x8-f4325545\",\"name\":\"a100-x8\",\"hw_sha256\":" \
+	"\"f43255451307c1b8\",\"family\":\"c0589502\",\"gpus\":\"8\",\"kernel\":\"5.15\",\"os_id\":"      \
+	"\"ubuntu\","                                                                                     \
 	"\"os_version\":\"22.04\"" extra "},\"value\":[1700000000,\"1\"]}"
 
-static int canned_post(void *ud, struct ga_ctx *ctx, const char *path, const char *form, ga_prom_body_fn on_body,
-                       void *body_ud, long *ret_status)
+static int canned_post(void *ud, struct ga_ctx *ctx, const char *path, const char *form,
+                       ga_prom_body_fn on_body, void *body_ud, long *ret_status)
 {
 	(void)ctx;
 	struct canned *c = ud;
@@ -259,20 +282,56 @@ static int canned_post(void *ud, struct ga_ctx *ctx, const char *path, const cha
 	*ret_status = 200;
 	if (c->requests == c->fail_on) {
 		*ret_status = 422;
-		body = "{\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"many-to-many matching not allowed\"}";
+		body = "{\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"many-to-many matching "
+		       "not allowed\"}";
 	} else if (strcmp(path, "/api/v1/query")) {
 		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}";
 	} else if (strstr(form, "gpuaudit_findings")) {
 		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
-		       "{\"metric\":{\"__name__\":\"gpuaudit_findings\",\"job\":\"gpuaudit\",\"instance\":\"10.0.0.3:9747\","
-		       "\"code\":\"GA-LINK-DEGRADED\",\"severity\":\"warning\"},\"value\":[1700000000,\"2\"]}]}}";
+		       "{\"metric\":{\"__name__\":\"gpuaudit_findings\",\"job\":\"gpuaudit\",\"instance\":"
+		       "\"10.0.0.3:9747\","
+		       "\"code\":\"GA-LINK-DEGRADED\",\"severity\":\"warning\"},\"value\":[1700000000,\"2\"]}"
+		       "]}}";
 	} else if (strstr(form, "unless")) {
 		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
-		       "{\"metric\":{\"job\":\"gpuaudit\",\"instance\":\"10.0.0.9:9747\"},\"value\":[1700000000,\"1\"]}]}}";
+		       "{\"metric\":{\"job\":\"gpuaudit\",\"instance\":\"10.0.0.9:9747\"},\"value\":["
+		       "1700000000,\"1\"]}]}}";
 	} else {
 		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" INFO(
-		        "n1", "10.0.0.1:9747", ",\"stack_sha256\":\"aaaa\",\"driver\":\"nvidia 550.135 proprietary\"") "," INFO("n2", "10.0.0.2:9747",
-		                                                                                                            ",\"stack_sha256\":\"aaaa\",\"driver\":\"nvidia 550.135 proprietary\"") "," INFO("n3", "10.0.0.3:9747", ",\"stack_sha256\":\"bbbb\",\"driver\":\"nvidia 535.183.01 proprietary\"") "]}}";
+		        "n1", "10.0.0.1:9747",
+		        ",\"stack_sha256\":\"aaaa\",\"driver\":\"nvidia 550.135 proprietary\"") "," INFO("n2",
+		                                                                                         "10."
+		                                                                                         "0."
+		                                                                                         "0."
+		                                                                                         "2:"
+		                                                                                         "974"
+		                                                                                         "7",
+		                                                                                         ",\""
+		                                                                                         "sta"
+		                                                                                         "ck_"
+		                                                                                         "sha"
+		                                                                                         "256"
+		                                                                                         "\":"
+		                                                                                         "\"a"
+		                                                                                         "aaa"
+		                                                                                         "\","
+		                                                                                         "\"d"
+		                                                                                         "riv"
+		                                                                                         "er"
+		                                                                                         "\":"
+		                                                                                         "\"n"
+		                                                                                         "vid"
+		                                                                                         "ia "
+		                                                                                         "550"
+		                                                                                         ".13"
+		                                                                                         "5 "
+		                                                                                         "pro"
+		                                                                                         "pri"
+		                                                                                         "eta"
+		                                                                                         "ry"
+		                                                                                         "\"") "," INFO("n3",
+		                                                                                                        "10.0.0.3:9747",
+		                                                                                                        ",\"stack_sha256\":\"bbbb\",\"driver\":\"nvidia 535.183.01 proprietary\"") "]}}";
 	}
 	/* in pieces of 5 bytes, as a network would */
 	size_t len = strlen(body);
