@@ -223,6 +223,7 @@ def main(exe):
         with open(before, "w") as f:
             json.dump(p_pol, f)
 
+        t_before = time.time()
         # 3. a driver upgrade on one node (550.135 -> 565.57.01, outside the pool's pin <560)
         t_change = time.time()
         for dirpath, _, fnames in os.walk(up_root):
@@ -269,6 +270,14 @@ def main(exe):
         discover("dgx-a100")
         _, f_now, _ = fleet_json(exe, "--policy", POLICY, *[files[n] for n in nodes if nodes[n][1] and n != "a10-x8"])
         same_matrix(f_now, after, "after the upgrade: the same matrix as fleet over the new snapshots")
+        # --at: the fleet as it was before the upgrade
+        _, then, _ = fleet_json(exe, "--prometheus", base, "--match", '{job="gpuaudit"}', "--at", "%.3f" % t_before)
+        same_matrix(p_pol, then or {}, "--at before the upgrade: the matrix of then")
+        if os.environ.get("FLEET_PROM_SAVE"):  # the model's example (tests/fixtures/models/fleet.json)
+            _, out, _ = run(exe, "fleet", "--json", "--prometheus", base, "--match", '{job="gpuaudit"}', "--since",
+                            since)
+            with open(os.environ["FLEET_PROM_SAVE"], "w") as f:
+                f.write(out)
         _, text, _ = run(exe, "fleet", "--prometheus", base, "--match", '{job="gpuaudit"}', "--since", since, "--diff",
                          before)
         check("drift in time" in text and "stopped" in text and "stack-added" in text,
