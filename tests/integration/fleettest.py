@@ -282,6 +282,12 @@ def main(exe):
                          before)
         check("drift in time" in text and "stopped" in text and "stack-added" in text,
               "text output: drift in time and the diff")
+        _, csvt, _ = run(exe, "fleet", "--prometheus", base, "--match", '{job="gpuaudit"}', "--since", since, "--csv")
+        check(len([l for l in csvt.splitlines() if l.startswith("history,")]) == 3,
+              "CSV output: one history row per state (2 + 1)")
+        _, mdown, _ = run(exe, "fleet", "--prometheus", base, "--match", '{job="gpuaudit"}', "--since", since,
+                          "--markdown")
+        check("## Drift in time" in mdown and "565.57.01" in mdown, "Markdown output: the drift in time")
 
         # 4. errors: the server's own message, never a partial matrix
         rc, out, err = run(exe, "fleet", "--prometheus", base, "--match", '{job=~"("}')
