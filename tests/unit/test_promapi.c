@@ -285,7 +285,17 @@ static int canned_post(void *ud, struct ga_ctx *ctx, const char *path, const cha
 		body = "{\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"many-to-many matching "
 		       "not allowed\"}";
 	} else if (strcmp(path, "/api/v1/query")) {
-		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[]}}";
+		/* --since: n1 upgraded its stack half-way, n9 stopped before the end */
+		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+		       "{\"metric\":{\"job\":\"gpuaudit\",\"instance\":\"10.0.0.1:9747\",\"hostname\":\"n1\","
+		       "\"class\":\"a100-x8-f4325545\",\"stack_sha256\":\"cccc\",\"driver\":\"nvidia 565\"},"
+		       "\"values\":[[1699999901,\"1\"],[1700000000,\"1\"]]},"
+		       "{\"metric\":{\"job\":\"gpuaudit\",\"instance\":\"10.0.0.1:9747\",\"hostname\":\"n1\","
+		       "\"class\":\"a100-x8-f4325545\",\"stack_sha256\":\"aaaa\",\"driver\":\"nvidia 550\"},"
+		       "\"values\":[[1699999800,\"1\"],[1699999900,\"1\"]]},"
+		       "{\"metric\":{\"job\":\"gpuaudit\",\"instance\":\"10.0.0.9:9747\",\"hostname\":\"n9\","
+		       "\"class\":\"a100-x8-f4325545\",\"stack_sha256\":\"aaaa\"},"
+		       "\"values\":[[1699999800,\"1\"],[1699999850,\"1\"]]}]}}";
 	} else if (strstr(form, "gpuaudit_findings")) {
 		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
 		       "{\"metric\":{\"__name__\":\"gpuaudit_findings\",\"job\":\"gpuaudit\",\"instance\":"
@@ -343,30 +353,104 @@ static int canned_post(void *ud, struct ga_ctx *ctx, const char *path, const cha
 	return 0;
 }
 
-static int fleet_from_canned(struct canned *c, struct ga_fleet_report **ret, char *msg, size_t msgn)
+/* The fleet through the canned transport (with --since when since_s > 0); may fail anywhere (-ENOMEM). */
+static int fleet_try(struct canned *c, double since_s, struct ga_fleet_report **ret, char *msg, size_t msgn)
 {
 	struct ga_ctx *ctx = NULL;
 	struct ga_fleet *f = NULL;
-	assert_int_equal(ga_ctx_new(&ctx), 0);
 	struct ga_fleet_opts fo = { .max_drift = 10 };
-	assert_int_equal(ga_fleet_new(&fo, &f), 0);
+	int r = ga_ctx_new(&ctx);
+	if (r == 0)
+		r = ga_fleet_new(&fo, &f);
+	if (r < 0)
+		goto out;
 	struct ga_prom_transport t = { .ud = c, .post = canned_post };
 	char *m[1] = { "cluster=\"a\"" };
 	struct ga_prom_fleet_opts o = { .t = &t, .matchers = m, .n_matchers = 1 };
 	GA_SET(o.at_s, 1700000000.0);
+	if (since_s > 0)
+		GA_SET(o.since_s, since_s);
 	struct ga_prom_fleet_sink sink;
 	ga_fleet_prom_sink(f, &sink);
 	double at = 0;
-	int r = ga_prom_fleet_read(ctx, &o, &sink, &at);
+	r = ga_prom_fleet_read(ctx, &o, &sink, &at);
 	if (msg)
 		snprintf(msg, msgn, "%s", r ? ga_ctx_errmsg(ctx) : "");
 	if (r == 0) {
 		assert_true(at == 1700000000.0);
-		assert_int_equal(ga_fleet_report(f, ret), 0);
+		r = ga_fleet_set_origin(f, "http://p", o.at_s, o.since_s);
 	}
+	if (r == 0)
+		r = ga_fleet_report(f, ret);
+out:
 	ga_fleet_free(f);
 	ga_ctx_free(ctx);
 	return r;
+}
+
+static int fleet_from_canned(struct canned *c, struct ga_fleet_report **ret, char *msg, size_t msgn)
+{
+	return fleet_try(c, 0, ret, msg, msgn);
+}
+
+static void test_fleet_history(void **state)
+{
+	(void)state;
+	struct canned c = { 0 };
+	struct ga_fleet_report *rep = NULL;
+	assert_int_equal(fleet_try(&c, 200, &rep, NULL, 0), 0);
+	assert_int_equal(c.requests, 4);
+	assert_non_null(strstr(c.last_form, "count_over_time"));
+	assert_non_null(strstr(c.last_form, "step=1.000"));
+	assert_int_equal(rep->history_nodes.v, 2);
+	assert_int_equal(rep->n_history, 2);
+	const struct ga_fleet_history *h = &rep->history[0];
+	assert_string_equal(h->host, "n1");
+	assert_string_equal(h->status, "changed");
+	assert_int_equal(h->n_states, 2);
+	assert_string_equal(h->states[0].stack_sha256, "aaaa");
+	assert_string_equal(h->states[1].stack_sha256, "cccc");
+	assert_true(h->states[1].first_seen_s.v == 1699999901);
+	assert_true(h->last_seen_s.v == 1700000000);
+	h = &rep->history[1];
+	assert_string_equal(h->host, "n9");
+	assert_string_equal(h->status, "stopped");
+	assert_true(h->last_seen_s.v == 1699999850);
+	assert_string_equal(rep->prometheus, "http://p");
+	/* and it reads back through the model */
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	assert_int_equal(ga_fleet_write_json(rep, NULL, &b), 0);
+	struct ga_fleet_report *back = NULL;
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	assert_int_equal(ga_fleet_report_from_json(ctx, b.data, b.len, &back), 0);
+	assert_int_equal(back->n_history, 2);
+	assert_true(back->since_s.v == 200);
+	ga_fleet_report_free(back);
+	ga_ctx_free(ctx);
+	ga_buf_release(&b);
+	ga_fleet_report_free(rep);
+}
+
+/* Every allocation failing in turn: -ENOMEM or success, never a crash or a leak (ASan). */
+static void test_alloc_failures(void **state)
+{
+	(void)state;
+	int ok = 0;
+	for (long k = 0; k < 100000 && !ok; k++) {
+		struct canned c = { 0 };
+		struct ga_fleet_report *rep = NULL;
+		ga_alloc_fail_after(k);
+		int r = fleet_try(&c, 200, &rep, NULL, 0);
+		ga_alloc_fail_after(-1);
+		if (r != 0 && r != -ENOMEM)
+			print_error("allocation %ld: %d\n", k, r);
+		assert_true(r == 0 || r == -ENOMEM);
+		ok = r == 0;
+		ga_fleet_report_free(rep);
+	}
+	assert_true(ok);
 }
 
 static void test_fleet_canned(void **state)
@@ -416,7 +500,8 @@ int main(void)
 		cmocka_unit_test(test_vector_any_pieces), cmocka_unit_test(test_matrix_and_series),
 		cmocka_unit_test(test_server_errors),     cmocka_unit_test(test_bad_grammar),
 		cmocka_unit_test(test_matchers),          cmocka_unit_test(test_time_and_form),
-		cmocka_unit_test(test_fleet_canned),
+		cmocka_unit_test(test_fleet_canned),      cmocka_unit_test(test_fleet_history),
+		cmocka_unit_test(test_alloc_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
