@@ -102,7 +102,7 @@ static int curl_err(struct ga_ctx *ctx, CURLcode c, const char *ebuf, const stru
 	                                          : -EIO;
 	if (e == -ETIMEDOUT)
 		return ga_err(ctx, e, "no answer within %ld ms (--timeout): %s", t->timeout_ms, m);
-	return ga_err(ctx, e, "%s: %s", t->url, m);
+	return ga_err(ctx, e, "%s", m); /* the caller names the server */
 }
 
 static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form, ga_prom_body_fn on_body,

@@ -131,6 +131,73 @@ def wait(pred, timeout, what):
     return check(False, what + " within %d s" % timeout)
 
 
+def t_tls_auth(exe, work):
+    """--ca-file, --insecure-skip-verify, --bearer-token-file and --basic-auth against a small HTTPS API."""
+    import base64
+    import http.server
+    import ssl
+    import threading
+    if not shutil.which("openssl"):
+        print("skip: TLS and auth (openssl not installed)")
+        return
+    key, crt = os.path.join(work, "tls.key"), os.path.join(work, "tls.crt")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", crt, "-days",
+                    "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    with open(os.path.join(work, "token"), "w") as f:
+        f.write("s3cret-token\n")
+    with open(os.path.join(work, "password"), "w") as f:
+        f.write("pa55\n")
+    body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
+        {"metric": {"job": "j", "instance": "10.0.0.1:9747", "hostname": "n1", "class": "a100-x8-f4325545",
+                    "name": "a100-x8", "hw_sha256": "f4325545", "family": "c0", "stack_sha256": "aa", "gpus": "8"},
+         "value": [1700000000, "1"]}]}}).encode()
+    seen = []
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            form = urllib.parse.parse_qs(self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode())
+            q = form.get("query", [""])[0]
+            auth = self.headers.get("Authorization", "")
+            seen.append(auth)
+            ok = auth in ("Bearer s3cret-token", "Basic " + base64.b64encode(b"alice:pa55").decode())
+            b = body if ok else b'{"status":"error","errorType":"unauthorized","error":"no such token"}'
+            if ok and (q.startswith("group") or "gpuaudit_findings" in q):
+                b = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
+            self.send_response(200 if ok else 401)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(b)))
+            self.end_headers()
+            self.wfile.write(b)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), H)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(crt, key)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = "https://127.0.0.1:%d" % srv.server_address[1]
+    try:
+        rc, out, err = run(exe, "fleet", "--prometheus", url, "--bearer-token-file", os.path.join(work, "token"))
+        check(rc == 3 and "certificate" in err.lower(), "TLS: an unknown CA is refused, exit 3 (%s)" % err.strip()[:160])
+        rc, out, err = run(exe, "fleet", "--prometheus", url, "--ca-file", crt, "--bearer-token-file",
+                           os.path.join(work, "token"))
+        check(rc == 0 and "a100-x8-f4325545" in out and "Bearer s3cret-token" in seen,
+              "--ca-file and --bearer-token-file: the server answers (rc %d %s)" % (rc, err.strip()[:160]))
+        rc, out, err = run(exe, "fleet", "--prometheus", url, "--insecure-skip-verify", "--basic-auth",
+                           "alice:" + os.path.join(work, "password"))
+        check(rc == 0 and "a100-x8-f4325545" in out and seen[-1].startswith("Basic "),
+              "--insecure-skip-verify and --basic-auth (rc %d %s)" % (rc, err.strip()[:160]))
+        rc, out, err = run(exe, "fleet", "--prometheus", url, "--ca-file", crt, "--username", "bob",
+                           "--password-file", os.path.join(work, "password"))
+        check(rc == 3 and "unauthorized" in err and "no such token" in err and not out,
+              "a refused login: exit 3 with the server's message (%s)" % err.strip()[:160])
+    finally:
+        srv.shutdown()
+
+
 def main(exe):
     if not shutil.which("prometheus"):
         print("SKIP: prometheus (Debian package prometheus) is not installed")
@@ -304,6 +371,7 @@ def main(exe):
         check(rc == 4 and not out, "a server that does not answer in time: exit 4 (%s)" % err.strip()[:200])
         rc, out, err = run(exe, "fleet", "--prometheus", base, "--match", "job=")
         check(rc == 2 and "--match" in err, "a malformed --match: exit 2 (%s)" % err.strip()[:200])
+        t_tls_auth(exe, work)
     finally:
         for s in serves.values():
             s.stop()
