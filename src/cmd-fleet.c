@@ -493,7 +493,7 @@ static int read_prometheus(struct cli *cli, struct ga_ctx *ctx, struct ga_fleet 
 		code = cli_error(cli, "fleet", EXIT_INTERNAL, "out of memory");
 out:
 	for (size_t i = 0; i < a->n_match; i++)
-		free(matchers[i]);
+		ga_free(matchers[i]);
 	if (t.release)
 		t.release(t.ud);
 	return code;

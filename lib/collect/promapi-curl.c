@@ -10,6 +10,7 @@
  * constants only; the calls go through the table bound by ga_dl_bind.
  */
 #define CURL_DISABLE_TYPECHECK 1
+#define CURL_DISABLE_DEPRECATION 1 /* CURLOPT_PROTOCOLS: the fallback for libcurl before 7.85 */
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -121,8 +122,12 @@ static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form
 		goto out;
 	}
 	hdr = api.curl_slist_append(NULL, "Accept: application/json");
-	if (hdr && t->auth_header)
-		hdr = api.curl_slist_append(hdr, t->auth_header) ? hdr : NULL;
+	if (hdr && t->auth_header) {
+		struct curl_slist *h2 = api.curl_slist_append(hdr, t->auth_header);
+		if (!h2)
+			api.curl_slist_free_all(hdr);
+		hdr = h2;
+	}
 	if (!hdr) {
 		r = ga_err(ctx, -ENOMEM, "out of memory");
 		goto out;
@@ -137,6 +142,10 @@ static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form
 	SET(CURLOPT_ERRORBUFFER, ebuf);
 	SET(CURLOPT_NOSIGNAL, 1L);
 	SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	if (c == CURLE_UNKNOWN_OPTION) { /* libcurl before 7.85 */
+		c = CURLE_OK;
+		SET(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	}
 	SET(CURLOPT_FOLLOWLOCATION, 0L);
 	SET(CURLOPT_POSTFIELDS, form);
 	SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(form));

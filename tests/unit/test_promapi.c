@@ -202,7 +202,7 @@ static void test_matchers(void **state)
 		char *m = NULL;
 		assert_int_equal(ga_prom_matchers_parse(ctx, good[i][0], &m), 0);
 		assert_string_equal(m, good[i][1]);
-		free(m);
+		ga_free(m);
 	}
 	static const char *const bad[] = { "",
 		                           "{}",
