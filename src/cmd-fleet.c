@@ -351,9 +351,9 @@ static int prom_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 		a->http.insecure_skip_verify = true;
 		return CLI_NEXT;
 	case 't':
-		if (ga_duration_parse(arg, &d) < 0 || !(d >= 0.001) || d > 3600)
+		if (ga_duration_parse(arg, &d) < 0 || !(d >= 1) || d > 3600)
 			return cli_error(cli, cmd, EXIT_USAGE,
-			                 "--timeout wants a duration between 1ms and 1h (30s, 2m), not '%s'",
+			                 "--timeout wants a duration between 1s and 1h (30s, 2m), not '%s'",
 			                 arg);
 		a->http.timeout_ms = (long)(d * 1000);
 		a->timeout_set = true;
@@ -471,7 +471,7 @@ static int read_prometheus(struct cli *cli, struct ga_ctx *ctx, struct ga_fleet 
 	if (r == 0)
 		r = ga_prom_curl_transport(ctx, &a->http, &t);
 	if (r < 0) {
-		code = cli_error(cli, "fleet", r == -ENOENT ? EXIT_UNAVAILABLE : cli_exit_for(r), "%s",
+		code = cli_error(cli, "fleet", r == -ELIBACC ? EXIT_UNAVAILABLE : cli_exit_for(r), "%s",
 		                 ga_ctx_errmsg(ctx));
 		goto out;
 	}

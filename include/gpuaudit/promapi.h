@@ -63,7 +63,7 @@ struct ga_prom_http_opts {
  * libcurl's transport (libcurl loaded with dlopen on first use; the token
  * and password files read here). 0, or -errno with the message in ctx:
  * -EINVAL for a URL that is not http(s)://, an unreadable or empty secret
- * file; -ENOENT when libcurl is not installed. Release with ->release(ud).
+ * file; -ELIBACC when libcurl is not installed. Release with ->release(ud).
  */
 int ga_prom_curl_transport(struct ga_ctx *ctx, const struct ga_prom_http_opts *o,
                            struct ga_prom_transport *ret);

@@ -218,8 +218,14 @@ static int read_secret(struct ga_ctx *ctx, const char *what, const char *file, c
 	struct ga_buf b;
 	ga_buf_init(&b, SECRET_MAX);
 	int r = ga_file_read(ctx, file, SECRET_MAX, &b);
-	if (r < 0)
+	if (r < 0) {
+		if (r != -ENOMEM) {
+			char msg[600];
+			snprintf(msg, sizeof(msg), "%s", ga_ctx_errmsg(ctx));
+			r = ga_err(ctx, -EINVAL, "%s: %s", what, msg);
+		}
 		goto out;
+	}
 	size_t n = 0;
 	while (n < b.len && b.data[n] != '\n' && b.data[n] != '\r')
 		n++;
@@ -253,7 +259,7 @@ int ga_prom_curl_transport(struct ga_ctx *ctx, const struct ga_prom_http_opts *o
 		return ga_err(ctx, -EINVAL, "a bearer token and basic auth exclude each other");
 	pthread_once(&api_once, api_load);
 	if (!api.curl_easy_init)
-		return ga_err(ctx, -ENOENT, "%s", api_error);
+		return ga_err(ctx, -ELIBACC, "%s", api_error);
 	struct transport *t = ga_calloc(1, sizeof(*t));
 	char *token = NULL;
 	int r = 0;
