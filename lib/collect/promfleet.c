@@ -363,13 +363,21 @@ static int history_of(struct run *run, size_t i, size_t j)
 static int read_history(struct run *run)
 {
 	const struct ga_prom_fleet_opts *o = run->o;
-	double since = o->since_s.v;
-	run->step_s = since / HISTORY_STEPS < 1 ? 1 : since / HISTORY_STEPS;
-	double steps = ceil(since / run->step_s);
+	/* whole milliseconds, so that the range query's step and the subqueries' agree */
+	double since_ms = ceil(o->since_s.v * 1000);
+	double step_ms = ceil(since_ms / HISTORY_STEPS) < 1000 ? 1000 : ceil(since_ms / HISTORY_STEPS);
+	double steps = ceil(since_ms / step_ms);
+	run->step_s = step_ms / 1000;
 	run->end_s = run->at_s;
 	double start = run->end_s - steps * run->step_s;
-	char range[48], at[48], num[64];
-	snprintf(range, sizeof(range), "[%.0fs]", ceil(since));
+	char range[64], at[48], num[64];
+	/*
+	 * A subquery at the step, not the raw samples: a week of 100,000 nodes
+	 * scraped every 30 s is 2e9 samples, past the server's --query.max-samples;
+	 * at 240 steps it is 2.4e7 points, and a state shorter than a step is
+	 * missed by the range query anyway.
+	 */
+	snprintf(range, sizeof(range), "[%.0fms:%.0fms]", steps * step_ms, step_ms);
 	snprintf(at, sizeof(at), " @ %.3f", run->at_s);
 	struct ga_buf q, form;
 	ga_buf_init(&q, 0);
@@ -377,7 +385,8 @@ static int read_history(struct run *run)
 	/*
 	 *   X and on(job, instance) (count by (job, instance) (C) > 1
 	 *                            or (group by (job, instance) (C) unless on(job, instance) X @ end))
-	 * C: count_over_time of X over the range, at its end: one per series a node had.
+	 * C: count_over_time of X over the range (a subquery at the step), at its
+ * end: one per series a node had.
 	 */
 	int r = ga_buf_adds(&q, "(");
 	if (r == 0)

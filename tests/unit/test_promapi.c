@@ -402,6 +402,8 @@ static void test_fleet_history(void **state)
 	assert_int_equal(c.requests, 4);
 	assert_non_null(strstr(c.last_form, "count_over_time"));
 	assert_non_null(strstr(c.last_form, "step=1.000"));
+	/* the range counted by a subquery at the step: [200000ms:1000ms] @ 1700000000.000 */
+	assert_non_null(strstr(c.last_form, "%5B200000ms%3A1000ms%5D%20%40%201700000000.000"));
 	assert_int_equal(rep->history_nodes.v, 2);
 	assert_int_equal(rep->n_history, 2);
 	const struct ga_fleet_history *h = &rep->history[0];
