@@ -5,11 +5,15 @@
  * JSON, optionally with what changed since a previous JSON report. The
  * reader (reports.h) yields the documents, the aggregator (fleet.h) takes
  * them; Markdown and CSV are lib/emit's, the JSON the fleet model's.
+ * With --prometheus the nodes come from a Prometheus server's HTTP API
+ * instead (promfleet.h), into the same aggregator, so every output mode and
+ * --diff work the same.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -17,7 +21,9 @@
 #include "gpuaudit/csv.h"
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/markdown.h"
+#include "gpuaudit/kmsg.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/promfleet.h"
 #include "gpuaudit/reports.h"
 
 #define OLD_MAX (256u << 20) /* a --diff report: 256 MiB is millions of drift entries */
@@ -124,6 +130,39 @@ static void text_diff(FILE *o, const struct ga_fleet_diff *d, const char *old)
 	}
 }
 
+/* Unix seconds as RFC 3339 UTC. */
+static const char *utc(const struct ga_odbl *t, char *buf, size_t n)
+{
+	struct tm tm;
+	time_t s = t->set ? (time_t)t->v : 0;
+	if (!t->set || !gmtime_r(&s, &tm) || !strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+static void text_history(FILE *o, const struct ga_fleet_report *r)
+{
+	fprintf(o, "\ndrift in time (%.0f s before %s): %llu node%s changed or stopped", r->since_s.v,
+	        utc(&r->at_s, (char[32]){ 0 }, 32), u(&r->history_nodes),
+	        u(&r->history_nodes) == 1 ? "" : "s");
+	if (r->n_history < u(&r->history_nodes))
+		fprintf(o, " (first %zu by host; --max-drift N for more)", r->n_history);
+	fputc('\n', o);
+	for (size_t i = 0; i < r->n_history; i++) {
+		const struct ga_fleet_history *h = &r->history[i];
+		char l[32];
+		fprintf(o, "  %-20s %-15s last seen %s (%s)\n", cli_esc(h->host), cli_esc(h->status),
+		        utc(&h->last_seen_s, l, sizeof(l)), cli_esc(h->source));
+		for (size_t k = 0; k < h->n_states; k++) {
+			const struct ga_fleet_state *st = &h->states[k];
+			char f[32];
+			fprintf(o, "    %s stack %.8s %s, pool %s: %s .. %s\n", dash(st->class_id),
+			        dash(st->stack_sha256), dash(st->driver), dash(st->pool),
+			        utc(&st->first_seen_s, f, sizeof(f)), utc(&st->last_seen_s, l, sizeof(l)));
+		}
+	}
+}
+
 static void print_text(FILE *o, const struct ga_fleet_report *r, const struct ga_fleet_diff *d,
                        const char *old)
 {
@@ -131,6 +170,8 @@ static void print_text(FILE *o, const struct ga_fleet_report *r, const struct ga
 	        u(&r->nodes), u(&r->nodes) == 1 ? "" : "s", r->n_classes, r->n_classes == 1 ? "" : "es",
 	        n_stacks(r), n_stacks(r) == 1 ? "" : "s", u(&r->check_reports),
 	        u(&r->check_reports) == 1 ? "" : "s", u(&r->skipped));
+	if (r->prometheus)
+		fprintf(o, "from: %s at %s\n", cli_esc(r->prometheus), utc(&r->at_s, (char[32]){ 0 }, 32));
 	if (r->policy)
 		fprintf(o, "policy: %s (drift: pins violated, fewer GPUs, degraded links, failing checks)\n",
 		        cli_esc(r->policy));
@@ -169,6 +210,8 @@ static void print_text(FILE *o, const struct ga_fleet_report *r, const struct ga
 		if (r->n_skipped_reports < u(&r->skipped))
 			fprintf(o, "  ... and %llu more\n", u(&r->skipped) - r->n_skipped_reports);
 	}
+	if (r->since_s.set)
+		text_history(o, r);
 	if (d)
 		text_diff(o, d, old);
 }
@@ -238,13 +281,86 @@ static int count(struct cli *cli, const char *cmd, const char *what, const char 
 	return cli_parse_long(cli, cmd, what, "a count", arg, min, max, ret);
 }
 
+#define MAX_MATCH 64
+
 struct fleet_args {
 	const char *policy_file, *old_file;
 	enum fmt fmt;
 	int fmts, verbose;
 	size_t max_drift;
 	unsigned jobs;
+	/* --prometheus */
+	struct ga_prom_http_opts http;
+	const char *match[MAX_MATCH];
+	size_t n_match;
+	const char *at, *since, *basic_auth;
+	bool timeout_set;
 };
+
+/* --basic-auth USER:PASSWORD-FILE: the user, and the file after the first ':'. */
+static int basic_auth(struct cli *cli, struct fleet_args *a, char *user, size_t n)
+{
+	const char *colon = strchr(a->basic_auth, ':');
+	if (!colon || colon == a->basic_auth || !colon[1] || (size_t)(colon - a->basic_auth) >= n)
+		return cli_error(cli, "fleet", EXIT_USAGE, "--basic-auth wants USER:PASSWORD-FILE, not '%s'",
+		                 a->basic_auth);
+	if (a->http.username || a->http.password_file)
+		return cli_error(cli, "fleet", EXIT_USAGE,
+		                 "--basic-auth and --username/--password-file exclude each other");
+	memcpy(user, a->basic_auth, (size_t)(colon - a->basic_auth));
+	user[colon - a->basic_auth] = '\0';
+	a->http.username = user;
+	a->http.password_file = colon + 1;
+	return CLI_NEXT;
+}
+
+static int prom_opt(struct cli *cli, const char *cmd, int opt, const char *arg, struct fleet_args *a)
+{
+	double d;
+	switch (opt) {
+	case 'U':
+		a->http.url = arg;
+		return CLI_NEXT;
+	case 'x':
+		if (a->n_match == MAX_MATCH)
+			return cli_error(cli, cmd, EXIT_USAGE, "--match: at most %d", MAX_MATCH);
+		a->match[a->n_match++] = arg;
+		return CLI_NEXT;
+	case 'A':
+		a->at = arg;
+		return CLI_NEXT;
+	case 'S':
+		a->since = arg;
+		return CLI_NEXT;
+	case 'T':
+		a->http.bearer_token_file = arg;
+		return CLI_NEXT;
+	case 'B':
+		a->basic_auth = arg;
+		return CLI_NEXT;
+	case 'u':
+		a->http.username = arg;
+		return CLI_NEXT;
+	case 'p':
+		a->http.password_file = arg;
+		return CLI_NEXT;
+	case 'C':
+		a->http.ca_file = arg;
+		return CLI_NEXT;
+	case 'k':
+		a->http.insecure_skip_verify = true;
+		return CLI_NEXT;
+	case 't':
+		if (ga_duration_parse(arg, &d) < 0 || !(d >= 1) || d > 3600)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--timeout wants a duration between 1s and 1h (30s, 2m), not '%s'",
+			                 arg);
+		a->http.timeout_ms = (long)(d * 1000);
+		a->timeout_set = true;
+		return CLI_NEXT;
+	}
+	return CLI_UNKNOWN;
+}
 
 static int fleet_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
 {
@@ -279,12 +395,31 @@ static int fleet_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
 		a->verbose++;
 		return CLI_NEXT;
 	}
-	return CLI_UNKNOWN;
+	return prom_opt(cli, cmd, opt, arg, a);
 }
 
 /* The operands: files, directories, '-' at most once. CLI_NEXT or the usage error's code. */
-static int check_operands(struct cli *cli, int argc, char **argv)
+static int check_operands(struct cli *cli, const struct fleet_args *a, int argc, char **argv)
 {
+	bool prom_only = a->n_match || a->at || a->since || a->http.bearer_token_file || a->basic_auth ||
+	                 a->http.username || a->http.password_file || a->http.ca_file ||
+	                 a->http.insecure_skip_verify || a->timeout_set;
+	if (a->http.url) {
+		if (optind < argc)
+			return cli_error(
+			        cli, "fleet", EXIT_USAGE,
+			        "--prometheus reads the nodes from the server: no files or directories "
+			        "with it ('%s')",
+			        argv[optind]);
+		if (a->policy_file)
+			return cli_error(cli, "fleet", EXIT_USAGE,
+			                 "--policy: with --prometheus the nodes were checked where they run "
+			                 "(serve --policy); the pools are the classes they matched");
+		return CLI_NEXT;
+	}
+	if (prom_only)
+		return cli_error(cli, "fleet", EXIT_USAGE,
+		                 "--match, --at, --since and the HTTP options need --prometheus URL");
 	if (optind >= argc)
 		return cli_error(cli, "fleet", EXIT_USAGE,
 		                 "no reports: name files, directories or '-' for stdin (try -h)");
@@ -294,6 +429,74 @@ static int check_operands(struct cli *cli, int argc, char **argv)
 	if (stdin_uses > 1)
 		return cli_error(cli, "fleet", EXIT_USAGE, "'-' (stdin) can be named only once");
 	return CLI_NEXT;
+}
+
+/* The exit code of a failed read from Prometheus (docs/fleet.md). */
+static int prom_exit(int r)
+{
+	return r == -ENOMEM      ? EXIT_INTERNAL
+	       : r == -ETIMEDOUT ? EXIT_INCONCLUSIVE
+	       : r == -EINVAL    ? EXIT_USAGE
+	                         : EXIT_UNAVAILABLE;
+}
+
+/* The fleet from the server: 0, or the exit code (the error said on stderr). */
+static int read_prometheus(struct cli *cli, struct ga_ctx *ctx, struct ga_fleet *fleet, struct fleet_args *a)
+{
+	char *matchers[MAX_MATCH] = { 0 };
+	char user[256];
+	struct ga_prom_transport t = { 0 };
+	struct ga_prom_fleet_opts po = { .t = &t, .matchers = matchers, .n_matchers = a->n_match };
+	double at = 0, since = 0;
+	int code = 0, r = 0;
+	if (a->at && ga_prom_time_parse(a->at, &at) < 0) {
+		code = cli_error(cli, "fleet", EXIT_USAGE,
+		                 "--at wants RFC 3339 (2026-01-02T03:04:05Z) or Unix "
+		                 "seconds, not '%s'",
+		                 a->at);
+		goto out;
+	}
+	if (a->since && (ga_duration_parse(a->since, &since) < 0 || since < 1 || since > 366 * 86400.0)) {
+		code = cli_error(cli, "fleet", EXIT_USAGE,
+		                 "--since wants a duration between 1s and 366d (1h, 7d), "
+		                 "not '%s'",
+		                 a->since);
+		goto out;
+	}
+	if (a->basic_auth && (code = basic_auth(cli, a, user, sizeof(user))) != CLI_NEXT)
+		goto out;
+	code = 0;
+	for (size_t i = 0; i < a->n_match && r == 0; i++)
+		r = ga_prom_matchers_parse(ctx, a->match[i], &matchers[i]);
+	if (r == 0)
+		r = ga_prom_curl_transport(ctx, &a->http, &t);
+	if (r < 0) {
+		code = cli_error(cli, "fleet", r == -ELIBACC ? EXIT_UNAVAILABLE : cli_exit_for(r), "%s",
+		                 ga_ctx_errmsg(ctx));
+		goto out;
+	}
+	if (a->at)
+		GA_SET(po.at_s, at);
+	if (a->since)
+		GA_SET(po.since_s, since);
+	po.timeout_ms = a->http.timeout_ms;
+	struct ga_prom_fleet_sink sink;
+	ga_fleet_prom_sink(fleet, &sink);
+	r = ga_prom_fleet_read(ctx, &po, &sink, &at);
+	if (r < 0) {
+		code = cli_error(cli, "fleet", prom_exit(r), "%s: %s (no report: it would be partial)",
+		                 a->http.url, ga_ctx_errmsg(ctx));
+		goto out;
+	}
+	struct ga_odbl at_s = { at, true };
+	if (ga_fleet_set_origin(fleet, a->http.url, at_s, po.since_s) < 0)
+		code = cli_error(cli, "fleet", EXIT_INTERNAL, "out of memory");
+out:
+	for (size_t i = 0; i < a->n_match; i++)
+		ga_free(matchers[i]);
+	if (t.release)
+		t.release(t.ud);
+	return code;
 }
 
 /* Every operand into the fleet: 0, -ENOMEM, or 1 when one could not be read (said on stderr). */
@@ -336,23 +539,42 @@ static void say_skipped(struct cli *cli, const struct ga_fleet_report *rep)
 static int exit_code(struct cli *cli, const struct ga_fleet_report *rep, int unreadable)
 {
 	if (u64(&rep->nodes) + u64(&rep->check_reports) == 0)
-		return cli_error(cli, "fleet", EXIT_USAGE, "no node snapshot or check report was read");
+		return cli_error(cli, "fleet", EXIT_USAGE, "%s",
+		                 rep->prometheus ? "no node reports gpuaudit_fleet_info there (--match?)"
+		                                 : "no node snapshot or check report was read");
 	if (unreadable || u64(&rep->skipped))
 		return EXIT_USAGE;
-	return u64(&rep->drift_nodes) ? EXIT_PROBLEMS : EXIT_OK;
+	return u64(&rep->drift_nodes) || u64(&rep->history_nodes) ? EXIT_PROBLEMS : EXIT_OK;
 }
 
 int cmd_fleet(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "policy", required_argument, NULL, 'P' }, { "json", no_argument, NULL, 'j' },
-		{ "markdown", no_argument, NULL, 'm' },     { "csv", no_argument, NULL, 'c' },
-		{ "diff", required_argument, NULL, 'd' },   { "max-drift", required_argument, NULL, 'M' },
-		{ "jobs", required_argument, NULL, 'J' },   { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+		{ "policy", required_argument, NULL, 'P' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "markdown", no_argument, NULL, 'm' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "diff", required_argument, NULL, 'd' },
+		{ "max-drift", required_argument, NULL, 'M' },
+		{ "jobs", required_argument, NULL, 'J' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "prometheus", required_argument, NULL, 'U' },
+		{ "match", required_argument, NULL, 'x' },
+		{ "at", required_argument, NULL, 'A' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "bearer-token-file", required_argument, NULL, 'T' },
+		{ "basic-auth", required_argument, NULL, 'B' },
+		{ "username", required_argument, NULL, 'u' },
+		{ "password-file", required_argument, NULL, 'p' },
+		{ "ca-file", required_argument, NULL, 'C' },
+		{ "insecure-skip-verify", no_argument, NULL, 'k' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct fleet_args a = { .max_drift = GA_FLEET_MAX_DRIFT_DEFAULT,
+		                .http = { .timeout_ms = 120000 },
 		                .jobs = cpus < 1    ? 1
 		                        : cpus > 64 ? 64
 		                                    : (unsigned)cpus };
@@ -361,7 +583,7 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		return code;
 	if (a.fmts & (a.fmts - 1))
 		return cli_error(cli, "fleet", EXIT_USAGE, "--json, --markdown and --csv exclude each other");
-	if ((code = check_operands(cli, argc, argv)) != CLI_NEXT)
+	if ((code = check_operands(cli, &a, argc, argv)) != CLI_NEXT)
 		return code;
 	struct ga_ctx *ctx = NULL;
 	if ((code = cli_ctx(cli, "fleet", NULL, a.verbose, &ctx)) != EXIT_OK)
@@ -384,8 +606,10 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		code = cli_error(cli, "fleet", EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
-	int unreadable = read_reports(cli, ctx, fleet, argc, argv);
-	if (unreadable < 0) {
+	int unreadable = 0;
+	if (a.http.url && (code = read_prometheus(cli, ctx, fleet, &a)) != 0)
+		goto out;
+	if (!a.http.url && (unreadable = read_reports(cli, ctx, fleet, argc, argv)) < 0) {
 		code = EXIT_INTERNAL;
 		goto out;
 	}

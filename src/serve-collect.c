@@ -358,6 +358,13 @@ static int render_check(struct serve *s, const struct found *x, const struct ga_
 	return ga_serve_check_write(&d, out);
 }
 
+/* The policy's file name without its directory: gpuaudit_fleet_info's policy label. */
+static const char *policy_name(const char *file)
+{
+	const char *sl = file ? strrchr(file, '/') : NULL;
+	return sl ? sl + 1 : file;
+}
+
 static int render(struct serve *s, const struct found *x, const struct ga_node *n, struct rendered *out)
 {
 	struct ga_prom_input in = {
@@ -369,6 +376,7 @@ static int render(struct serve *s, const struct found *x, const struct ga_node *
 		                        : NULL,
 		.check = x->have_chk ? &x->chk : NULL,
 		.pcls = x->pcls,
+		.policy_name = policy_name(s->policy_file),
 		.kev = s->kmsg_readable.set ? &s->kev : NULL,
 		.kmsg_readable = s->kmsg_readable,
 		.nvml_events_up = s->nvml_events_up,

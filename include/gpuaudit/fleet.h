@@ -97,6 +97,32 @@ struct ga_fleet_checks {
 	struct ga_ou64 unknown;
 };
 
+/*
+ * Drift in time (fleet --prometheus --since): one state of a node, that is
+ * one class, stack and pool it reported with, and when it was first and last
+ * seen with it within the range (Unix seconds, at the query's step).
+ */
+struct ga_fleet_state {
+	char *class_id;
+	char *stack_sha256;
+	char *driver;
+	char *cuda;
+	char *pool;
+	struct ga_odbl first_seen_s;
+	struct ga_odbl last_seen_s;
+};
+
+/* A node whose class, stack or pool changed within the range, or that stopped reporting. */
+struct ga_fleet_history {
+	char *host;
+	char *source;
+	char *status; /* "changed", "stopped" or "changed,stopped" */
+	struct ga_odbl first_seen_s;
+	struct ga_odbl last_seen_s;    /* of its last state; before the range's end when it stopped */
+	struct ga_fleet_state *states; /* oldest first */
+	size_t n_states;
+};
+
 struct ga_fleet_report {
 	char *schema;
 	char *policy;           /* file, NULL without */
@@ -113,12 +139,20 @@ struct ga_fleet_report {
 	size_t n_drift;
 	struct ga_fleet_skip *skipped_reports; /* in reading order; at most GA_FLEET_MAX_SKIPPED */
 	size_t n_skipped_reports;
+	/* fleet --prometheus only (left out of the JSON otherwise) */
+	char *prometheus;                 /* the server's URL */
+	struct ga_odbl at_s;              /* the evaluation time (Unix seconds); unset: the server's now */
+	struct ga_odbl since_s;           /* --since: the range history covers */
+	struct ga_ou64 history_nodes;     /* nodes that changed or stopped within it */
+	struct ga_fleet_history *history; /* by host then source; at most max_drift */
+	size_t n_history;
 };
 
 /* The tables (lib/model/fleet.c). */
 extern const struct ga_schema ga_fleet_report_schema;
 extern const struct ga_schema ga_fleet_drift_schema;
 extern const struct ga_schema ga_fleet_skip_schema;
+extern const struct ga_schema ga_fleet_history_schema;
 
 void ga_fleet_report_free(struct ga_fleet_report *r);
 /* The report's members into an object the caller opened (so it can append its own). */
@@ -138,6 +172,12 @@ struct ga_fleet_opts {
 	 * the report does not depend on it.
 	 */
 	unsigned jobs;
+	/*
+	 * Pools are policy classes although no policy is here: the nodes were
+	 * checked where they run (fleet --prometheus, serve --policy). Its name
+	 * goes in the report's policy member.
+	 */
+	const char *policy_name;
 };
 
 struct ga_fleet;
@@ -156,6 +196,45 @@ int ga_fleet_add_node(struct ga_fleet *f, const struct ga_node *n, const char *s
  */
 int ga_fleet_add_check(struct ga_fleet *f, const char *source, const char *name, const char *cls,
                        const char *result, const char *detail);
+/*
+ * A node known by what it reports rather than by its snapshot (fleet
+ * --prometheus: serve's gpuaudit_fleet_info series and its findings). The
+ * aggregator derives the same from a snapshot in ga_fleet_add_node.
+ */
+struct ga_fleet_node {
+	const char *host; /* NULL or "": the source names it */
+	const char *class_name;
+	const char *hw_sha256;
+	const char *family; /* equal for hardware classes that differ only in accelerator counts */
+	const char *stack_sha256;
+	const char *driver, *cuda, *rocm, *kernel, *os; /* the matrix columns, NULL: none */
+	uint64_t gpus;
+	const char *pool;                   /* the policy class it matched; NULL: none or no policy */
+	struct ga_ou64 expected_gpus;       /* that class's expect.gpu_count */
+	const struct ga_findings *findings; /* code and severity count; a pin's message is its detail */
+};
+/* Aggregate one such node. 0 or -ENOMEM (-EINVAL: a name or hash missing). */
+int ga_fleet_add_reported(struct ga_fleet *f, const struct ga_fleet_node *n, const char *source);
+/*
+ * Append a node's history (fleet --since); the fleet keeps the max_drift
+ * first by host and counts the rest. Takes the contents of *h (zeroed). 0 or -ENOMEM.
+ */
+int ga_fleet_add_history(struct ga_fleet *f, struct ga_fleet_history *h);
+/* Where the nodes came from, for the report: the URL, the time, the range (unset: none). 0 or -ENOMEM. */
+int ga_fleet_set_origin(struct ga_fleet *f, const char *url, struct ga_odbl at_s, struct ga_odbl since_s);
+
+/*
+ * The family of a hardware class (its canonical JSON): the hex SHA-256 of
+ * the class with the accelerator counts left out. 0, -EINVAL or -ENOMEM.
+ */
+int ga_fleet_family_sha256(const char *hw_json, char **ret);
+/* The matrix columns of a stack (its canonical JSON), as the report writes them. */
+struct ga_fleet_columns {
+	char *driver, *cuda, *rocm, *kernel, *os_id, *os_version;
+};
+int ga_fleet_columns_init(const char *stack_json, struct ga_fleet_columns *out);
+void ga_fleet_columns_release(struct ga_fleet_columns *c);
+
 /* Record a document that could not be used. 0 or -ENOMEM. */
 int ga_fleet_add_skipped(struct ga_fleet *f, const char *source, const char *reason);
 

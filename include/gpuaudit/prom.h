@@ -50,6 +50,7 @@ struct ga_prom_input {
 	const struct ga_findings *findings; /* the node's (or the check's) findings; may be NULL */
 	const struct ga_check *check;       /* with a policy: the check result; else NULL */
 	const struct ga_policy_class *pcls; /* the matched policy class, for expectations */
+	const char *policy_name;            /* with a policy: its name (gpuaudit_fleet_info's policy) */
 	const struct ga_kev_counter *kev;   /* NULL when the kernel log is not read */
 	struct ga_obool kmsg_readable;      /* unset: not attempted */
 	struct ga_obool nvml_events_up;     /* the NVML event wait is live; unset: not attempted */

@@ -73,7 +73,20 @@ struct ga_fleet {
 	uint64_t nodes, check_reports, check_failing, skipped;
 	struct ga_fleet_skip *skips;
 	size_t n_skips;
+	/* fleet --prometheus */
+	char *prometheus;
+	char *policy_name; /* o.policy_name points here when the nodes said it */
+	struct ga_odbl at_s, since_s;
+	uint64_t history_nodes;
+	struct ga_fleet_history *history; /* sorted by host, source; at most max_drift */
+	size_t n_history;
 };
+
+/* Pools are policy classes: a policy here, or nodes checked where they run. */
+static inline bool fleet_has_policy(const struct ga_fleet *f)
+{
+	return f->o.policy || f->o.policy_name;
+}
 
 static inline char *fleet_dup_or_null(const char *s)
 {

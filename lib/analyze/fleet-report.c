@@ -208,8 +208,9 @@ static int report_classes(struct build *b)
 		rc->name = ga_strdup(k->name);
 		rc->hw_sha256 = ga_strdup(k->hw_sha256);
 		/* with a policy, a class no policy class matches has no pool */
-		rc->pool = k->pool ? ga_strdup(k->pool) : f->o.policy ? NULL : ga_strdup(mk->id);
-		if (!rc->id || !rc->name || !rc->hw_sha256 || (!rc->pool && (k->pool || !f->o.policy)))
+		rc->pool = k->pool ? ga_strdup(k->pool) : fleet_has_policy(f) ? NULL : ga_strdup(mk->id);
+		if (!rc->id || !rc->name || !rc->hw_sha256 ||
+		    (!rc->pool && (k->pool || !fleet_has_policy(f))))
 			r = -ENOMEM;
 		GA_SET(rc->gpus, k->gpus);
 		GA_SET(rc->expected_gpus, k->policy_gpus.set ? k->policy_gpus.v : mk->gpus);
@@ -232,7 +233,7 @@ static int report_stack(struct build *b, size_t ci)
 	unsigned cflags = 0;
 	char *detail = NULL;
 	int r = 0;
-	if (!f->o.policy && strcmp(maj->stack_sha256, c->stack_sha256)) {
+	if (!fleet_has_policy(f) && strcmp(maj->stack_sha256, c->stack_sha256)) {
 		cflags |= GA_FLEET_STACK;
 		r = stack_vs_majority(c, maj, &detail);
 	} else if (c->pin_detail && !(detail = ga_strdup(c->pin_detail))) {
@@ -255,7 +256,7 @@ static int report_stack(struct build *b, size_t ci)
 	GA_SET(st->nodes, c->nodes);
 	GA_SET(st->links_degraded, c->links);
 	GA_SET(st->failing, c->failing);
-	if (!f->o.policy)
+	if (!fleet_has_policy(f))
 		GA_SET(st->majority, !strcmp(maj->stack_sha256, c->stack_sha256));
 	GA_SET(st->drift, (cflags & GA_FLEET_STACK) || c->pins > 0);
 
@@ -332,6 +333,56 @@ static int report_checks_and_skips(struct build *b)
 	return 0;
 }
 
+/* fleet --prometheus: the server, the time, the range and the history (copies). */
+static int report_origin(const struct ga_fleet *f, struct ga_fleet_report *rep)
+{
+	if (f->prometheus && !(rep->prometheus = ga_strdup(f->prometheus)))
+		return -ENOMEM;
+	rep->at_s = f->at_s;
+	rep->since_s = f->since_s;
+	if (!f->since_s.set)
+		return 0;
+	GA_SET(rep->history_nodes, f->history_nodes);
+	if (!f->n_history)
+		return 0;
+	rep->history = ga_calloc(f->n_history, sizeof(*rep->history));
+	if (!rep->history)
+		return -ENOMEM;
+	rep->n_history = f->n_history;
+	for (size_t i = 0; i < f->n_history; i++) {
+		const struct ga_fleet_history *h = &f->history[i];
+		struct ga_fleet_history *d = &rep->history[i];
+		d->host = fleet_dup_or_null(h->host);
+		d->source = fleet_dup_or_null(h->source);
+		d->status = fleet_dup_or_null(h->status);
+		d->first_seen_s = h->first_seen_s;
+		d->last_seen_s = h->last_seen_s;
+		if ((h->host && !d->host) || (h->source && !d->source) || (h->status && !d->status))
+			return -ENOMEM;
+		if (!h->n_states)
+			continue;
+		d->states = ga_calloc(h->n_states, sizeof(*d->states));
+		if (!d->states)
+			return -ENOMEM;
+		d->n_states = h->n_states;
+		for (size_t k = 0; k < h->n_states; k++) {
+			const struct ga_fleet_state *a = &h->states[k];
+			struct ga_fleet_state *z = &d->states[k];
+			z->class_id = fleet_dup_or_null(a->class_id);
+			z->stack_sha256 = fleet_dup_or_null(a->stack_sha256);
+			z->driver = fleet_dup_or_null(a->driver);
+			z->cuda = fleet_dup_or_null(a->cuda);
+			z->pool = fleet_dup_or_null(a->pool);
+			z->first_seen_s = a->first_seen_s;
+			z->last_seen_s = a->last_seen_s;
+			if ((a->class_id && !z->class_id) || (a->stack_sha256 && !z->stack_sha256) ||
+			    (a->driver && !z->driver) || (a->cuda && !z->cuda) || (a->pool && !z->pool))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret)
 {
 	struct build b = {
@@ -351,8 +402,9 @@ int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret)
 		goto out;
 	}
 	rep->schema = ga_strdup(GA_FLEET_SCHEMA);
-	rep->policy = f->o.policy && f->o.policy->file ? ga_strdup(f->o.policy->file) : NULL;
-	if (!rep->schema || (f->o.policy && f->o.policy->file && !rep->policy)) {
+	const char *pname = f->o.policy && f->o.policy->file ? f->o.policy->file : f->o.policy_name;
+	rep->policy = pname ? ga_strdup(pname) : NULL;
+	if (!rep->schema || (pname && !rep->policy) || report_origin(f, rep) < 0) {
 		r = -ENOMEM;
 		goto out;
 	}

@@ -19,8 +19,11 @@
 
 #include <jansson.h>
 
+#include <sha2.h> /* libmd */
+
 #include "../core/internal.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/promfleet.h"
 #include "gpuaudit/reports.h"
 #include "fleet-int.h"
 
@@ -210,6 +213,11 @@ void ga_fleet_free(struct ga_fleet *f)
 		ga_free(f->checks[i].cls);
 	ga_free(f->checks);
 	sampleset_release(&f->check_fail);
+	for (size_t i = 0; i < f->n_history; i++)
+		ga_schema_release(&ga_fleet_history_schema, &f->history[i]);
+	ga_free(f->history);
+	ga_free(f->prometheus);
+	ga_free(f->policy_name);
 	for (size_t i = 0; i < f->n_skips; i++)
 		ga_schema_release(&ga_fleet_skip_schema, &f->skips[i]);
 	ga_free(f->skips);
@@ -235,15 +243,30 @@ static int family_key(const char *hw_json, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-static int find_family(struct ga_fleet *f, const char *hw_json, size_t *ret)
+int ga_fleet_family_sha256(const char *hw_json, char **ret)
+{
+	char *key = NULL;
+	int r = family_key(hw_json, &key);
+	if (r < 0)
+		return r;
+	char *hex = ga_malloc(SHA256_DIGEST_STRING_LENGTH);
+	if (hex)
+		SHA256Data((const uint8_t *)key, strlen(key), hex); /* lowercase hex, NUL-terminated */
+	ga_free(key);
+	*ret = hex;
+	return hex ? 0 : -ENOMEM;
+}
+
+/* The family: given (a reported node), or from the hardware class JSON. */
+static int find_family(struct ga_fleet *f, const char *family, const char *hw_json, size_t *ret)
 {
 	char *key = NULL;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	int r = family_key(hw_json, &key);
+	int r = family ? 0 : ga_fleet_family_sha256(hw_json, &key);
 	if (r < 0)
 		goto out;
-	r = ga_buf_addf(&b, "F%s", key);
+	r = ga_buf_addf(&b, "F%s", family ? family : key);
 	if (r < 0)
 		goto out;
 	if (map_get(&f->idx, b.data, ret))
@@ -258,8 +281,11 @@ static int find_family(struct ga_fleet *f, const char *hw_json, size_t *ret)
 		f->n_fams--;
 		goto out;
 	}
-	fam->key = key;
-	key = NULL;
+	fam->key = ga_strdup(b.data + 1);
+	if (!fam->key) {
+		r = -ENOMEM;
+		goto out;
+	}
 	*ret = f->n_fams - 1;
 out:
 	ga_free(key);
@@ -267,34 +293,42 @@ out:
 	return r;
 }
 
-static int find_class(struct ga_fleet *f, const struct ga_node *n, const struct ga_nodeclass *nc,
-                      const struct ga_policy_class *pc, size_t *ret)
+/* A node as the aggregator sees it: the reported fields, or a snapshot's JSON to derive the rest from. */
+struct seen {
+	const struct ga_fleet_node *n;
+	const char *hw_json;    /* NULL: n->family is given */
+	const char *stack_json; /* NULL: n's columns are given */
+	struct ga_ou64 policy_gpus;
+};
+
+static int find_class(struct ga_fleet *f, const struct seen *sn, size_t *ret)
 {
+	const struct ga_fleet_node *n = sn->n;
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	int r = ga_buf_addf(&b, "C%s|%s", nc->hw_sha256, pc ? pc->name : "");
+	int r = ga_buf_addf(&b, "C%s|%s", n->hw_sha256, n->pool ? n->pool : "");
 	if (r < 0)
 		goto out;
 	if (map_get(&f->idx, b.data, ret))
 		goto out;
 	size_t fam;
-	r = find_family(f, nc->hw_json, &fam);
+	r = find_family(f, n->family, sn->hw_json, &fam);
 	if (r < 0)
 		goto out;
 	struct klass k = { 0 };
-	size_t idlen = strlen(nc->name) + 10;
+	size_t idlen = strlen(n->class_name) + 10;
 	k.id = ga_malloc(idlen);
 	if (k.id)
-		snprintf(k.id, idlen, "%s-%.8s", nc->name, nc->hw_sha256);
-	k.name = ga_strdup(nc->name);
-	k.hw_sha256 = ga_strdup(nc->hw_sha256);
-	k.pool = pc ? ga_strdup(pc->name) : NULL;
+		snprintf(k.id, idlen, "%s-%.8s", n->class_name, n->hw_sha256);
+	k.name = ga_strdup(n->class_name);
+	k.hw_sha256 = ga_strdup(n->hw_sha256);
+	k.pool = n->pool ? ga_strdup(n->pool) : NULL;
 	k.fam = fam;
-	k.gpus = n->n_accelerators;
-	if (pc)
-		k.policy_gpus = pc->expect.gpu_count;
+	k.gpus = n->gpus;
+	if (n->pool)
+		k.policy_gpus = sn->policy_gpus;
 	struct klass *slot = NULL;
-	if (k.id && k.name && k.hw_sha256 && (!pc || k.pool))
+	if (k.id && k.name && k.hw_sha256 && (!n->pool || k.pool))
 		slot = ga_array_push((void **)&f->classes, &f->n_classes, sizeof(*slot));
 	if (slot && map_put(&f->idx, b.data, f->n_classes - 1) < 0) {
 		f->n_classes--;
@@ -315,9 +349,21 @@ out:
 	return r;
 }
 
-/* The stack's components for the matrix columns, from its canonical JSON. */
-static int stack_columns(struct cell *c, const char *stack_json)
+void ga_fleet_columns_release(struct ga_fleet_columns *c)
 {
+	ga_free(c->driver);
+	ga_free(c->cuda);
+	ga_free(c->rocm);
+	ga_free(c->kernel);
+	ga_free(c->os_id);
+	ga_free(c->os_version);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The stack's components for the matrix columns, from its canonical JSON. */
+int ga_fleet_columns_init(const char *stack_json, struct ga_fleet_columns *c)
+{
+	memset(c, 0, sizeof(*c));
 	json_t *st = NULL;
 	int pr = ga_json_parse(NULL, stack_json, strlen(stack_json), 0, &st, NULL);
 	if (pr < 0)
@@ -339,28 +385,73 @@ static int stack_columns(struct cell *c, const char *stack_json)
 	const json_t *os = json_object_get(st, "os");
 	const char *os_id = json_string_value(json_object_get(os, "id"));
 	const char *os_v = json_string_value(json_object_get(os, "version_id"));
-	char osbuf[256];
-	snprintf(osbuf, sizeof(osbuf), "%s%s%s", os_id ? os_id : "", os_id && os_v ? " " : "",
-	         os_v ? os_v : "");
+	const char *cuda = json_string_value(json_object_get(st, "cuda"));
+	const char *rocm = json_string_value(json_object_get(st, "rocm"));
+	const char *kernel = json_string_value(json_object_get(st, "kernel"));
 	if (r == 0) {
 		c->driver = b.len ? ga_strdup(b.data) : NULL;
-		c->cuda = fleet_dup_or_null(json_string_value(json_object_get(st, "cuda")));
-		c->rocm = fleet_dup_or_null(json_string_value(json_object_get(st, "rocm")));
-		c->kernel = fleet_dup_or_null(json_string_value(json_object_get(st, "kernel")));
-		c->os = *osbuf ? ga_strdup(osbuf) : NULL;
-		if ((b.len && !c->driver) || (*osbuf && !c->os))
+		c->cuda = fleet_dup_or_null(cuda);
+		c->rocm = fleet_dup_or_null(rocm);
+		c->kernel = fleet_dup_or_null(kernel);
+		c->os_id = fleet_dup_or_null(os_id);
+		c->os_version = fleet_dup_or_null(os_v);
+		if ((b.len && !c->driver) || (cuda && !c->cuda) || (rocm && !c->rocm) ||
+		    (kernel && !c->kernel) || (os_id && !c->os_id) || (os_v && !c->os_version))
 			r = -ENOMEM;
 	}
 	ga_buf_release(&b);
 	json_decref(st);
+	if (r < 0)
+		ga_fleet_columns_release(c);
 	return r;
 }
 
-static int find_cell(struct ga_fleet *f, size_t cls, const struct ga_nodeclass *nc, size_t *ret)
+/* "ubuntu 22.04": the os column from its parts; NULL when both are missing. */
+static char *os_column(const char *id, const char *version)
+{
+	if ((!id || !*id) && (!version || !*version))
+		return NULL;
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	if (ga_buf_addf(&b, "%s%s%s", id ? id : "", id && *id && version && *version ? " " : "",
+	                version ? version : "") < 0) {
+		ga_buf_release(&b);
+		return NULL;
+	}
+	return ga_buf_detach(&b, NULL);
+}
+
+static int cell_columns(struct cell *c, const struct seen *sn)
+{
+	const struct ga_fleet_node *n = sn->n;
+	if (sn->stack_json) {
+		struct ga_fleet_columns col;
+		int r = ga_fleet_columns_init(sn->stack_json, &col);
+		if (r < 0)
+			return r;
+		c->driver = col.driver, c->cuda = col.cuda, c->rocm = col.rocm, c->kernel = col.kernel;
+		col.driver = col.cuda = col.rocm = col.kernel = NULL;
+		c->os = os_column(col.os_id, col.os_version);
+		bool oom = (col.os_id || col.os_version) && !c->os;
+		ga_fleet_columns_release(&col);
+		return oom ? -ENOMEM : 0;
+	}
+	c->driver = fleet_dup_or_null(n->driver);
+	c->cuda = fleet_dup_or_null(n->cuda);
+	c->rocm = fleet_dup_or_null(n->rocm);
+	c->kernel = fleet_dup_or_null(n->kernel);
+	c->os = n->os && *n->os ? ga_strdup(n->os) : NULL;
+	if ((n->driver && !c->driver) || (n->cuda && !c->cuda) || (n->rocm && !c->rocm) ||
+	    (n->kernel && !c->kernel) || (n->os && *n->os && !c->os))
+		return -ENOMEM;
+	return 0;
+}
+
+static int find_cell(struct ga_fleet *f, size_t cls, const struct seen *sn, size_t *ret)
 {
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	int r = ga_buf_addf(&b, "S%zu|%s", cls, nc->stack_sha256);
+	int r = ga_buf_addf(&b, "S%zu|%s", cls, sn->n->stack_sha256);
 	if (r < 0)
 		goto out;
 	if (map_get(&f->idx, b.data, ret))
@@ -371,8 +462,8 @@ static int find_cell(struct ga_fleet *f, size_t cls, const struct ga_nodeclass *
 		goto out;
 	}
 	c->cls = cls;
-	c->stack_sha256 = ga_strdup(nc->stack_sha256);
-	r = c->stack_sha256 ? stack_columns(c, nc->stack_json) : -ENOMEM;
+	c->stack_sha256 = ga_strdup(sn->n->stack_sha256);
+	r = c->stack_sha256 ? cell_columns(c, sn) : -ENOMEM;
 	if (r == 0)
 		r = map_put(&f->idx, b.data, f->n_cells - 1);
 	if (r < 0) {
@@ -431,42 +522,24 @@ static int classify(const struct ga_findings *fs, unsigned *flags, struct ga_buf
 	return r;
 }
 
-int ga_fleet_add_node(struct ga_fleet *f, const struct ga_node *n, const char *source)
+/* One node into its class and cell, with the findings that make it drift. */
+static int aggregate(struct ga_fleet *f, const struct seen *sn, const struct ga_findings *fs,
+                     const char *source)
 {
-	struct ga_nodeclass nc = { 0 };
-	struct ga_check chk = { 0 };
-	struct ga_findings own;
 	struct ga_buf detail, pins;
-	ga_findings_init(&own);
 	ga_buf_init(&detail, 0);
 	ga_buf_init(&pins, 0);
-	const struct ga_policy_class *pc = NULL;
-	const struct ga_findings *fs;
 	unsigned flags = 0;
 	size_t cls = 0, ci = 0;
-	int r = ga_nodeclass_compute(n, &nc);
-	if (r < 0)
-		goto out;
-	if (f->o.policy) {
-		pc = ga_policy_match(f->o.policy, n);
-		r = ga_check_node(n, pc, false, &chk);
-		fs = &chk.findings;
-	} else {
-		r = ga_analyze_node(n, &own);
-		fs = &own;
-	}
+	int r = classify(fs, &flags, &detail, &pins);
 	if (r == 0)
-		r = fs->err;
+		r = find_class(f, sn, &cls);
 	if (r == 0)
-		r = classify(fs, &flags, &detail, &pins);
-	if (r == 0)
-		r = find_class(f, n, &nc, pc, &cls);
-	if (r == 0)
-		r = find_cell(f, cls, &nc, &ci);
+		r = find_cell(f, cls, sn, &ci);
 	if (r < 0)
 		goto out;
 	struct cell *c = &f->cells[ci];
-	const char *host = n->host.hostname && *n->host.hostname ? n->host.hostname : source;
+	const char *host = sn->n->host && *sn->n->host ? sn->n->host : source;
 	r = sampleset_offer(&c->all, f->o.max_drift, host, source, flags, detail.data);
 	if (r == 0 && flags)
 		r = sampleset_offer(&c->badset, f->o.max_drift, host, source, flags, detail.data);
@@ -482,12 +555,106 @@ int ga_fleet_add_node(struct ga_fleet *f, const struct ga_node *n, const char *s
 	c->pins += !!(flags & GA_FLEET_STACK);
 	c->bad += !!flags;
 out:
+	ga_buf_release(&detail);
+	ga_buf_release(&pins);
+	return r;
+}
+
+int ga_fleet_add_node(struct ga_fleet *f, const struct ga_node *n, const char *source)
+{
+	struct ga_nodeclass nc = { 0 };
+	struct ga_check chk = { 0 };
+	struct ga_findings own;
+	ga_findings_init(&own);
+	const struct ga_policy_class *pc = NULL;
+	const struct ga_findings *fs;
+	int r = ga_nodeclass_compute(n, &nc);
+	if (r < 0)
+		goto out;
+	if (f->o.policy) {
+		pc = ga_policy_match(f->o.policy, n);
+		r = ga_check_node(n, pc, false, &chk);
+		fs = &chk.findings;
+	} else {
+		r = ga_analyze_node(n, &own);
+		fs = &own;
+	}
+	if (r == 0)
+		r = fs->err;
+	if (r < 0)
+		goto out;
+	struct ga_fleet_node gn = { .host = n->host.hostname,
+		                    .class_name = nc.name,
+		                    .hw_sha256 = nc.hw_sha256,
+		                    .stack_sha256 = nc.stack_sha256,
+		                    .gpus = n->n_accelerators,
+		                    .pool = pc ? pc->name : NULL };
+	struct seen sn = { .n = &gn, .hw_json = nc.hw_json, .stack_json = nc.stack_json };
+	if (pc)
+		sn.policy_gpus = pc->expect.gpu_count;
+	r = aggregate(f, &sn, fs, source);
+out:
 	ga_nodeclass_release(&nc);
 	ga_check_release(&chk);
 	ga_findings_release(&own);
-	ga_buf_release(&detail);
-	ga_buf_release(&pins);
 	return r < 0 ? (r == -ENOMEM ? r : -EINVAL) : 0;
+}
+
+int ga_fleet_add_reported(struct ga_fleet *f, const struct ga_fleet_node *n, const char *source)
+{
+	static const struct ga_findings none = { 0 };
+	if (!n->class_name || !n->hw_sha256 || !n->family || !n->stack_sha256 || !source)
+		return -EINVAL;
+	struct seen sn = { .n = n, .policy_gpus = n->expected_gpus };
+	return aggregate(f, &sn, n->findings ? n->findings : &none, source);
+}
+
+int ga_fleet_add_history(struct ga_fleet *f, struct ga_fleet_history *h)
+{
+	f->history_nodes++;
+	size_t cap = f->o.max_drift;
+	size_t n = f->n_history;
+	bool full = n >= cap;
+	if (!cap || (full && fleet_sample_cmp(h->host, h->source, f->history[n - 1].host,
+	                                      f->history[n - 1].source) >= 0)) {
+		ga_schema_release(&ga_fleet_history_schema, h);
+		memset(h, 0, sizeof(*h));
+		return 0;
+	}
+	if (full) {
+		ga_schema_release(&ga_fleet_history_schema, &f->history[n - 1]);
+		f->n_history--;
+	} else if (!ga_array_push((void **)&f->history, &f->n_history, sizeof(*h))) {
+		return -ENOMEM;
+	} else {
+		f->n_history--;
+	}
+	/* sorted insert: the list stays the first max_drift by (host, source) */
+	size_t lo = 0, hi = f->n_history;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (fleet_sample_cmp(f->history[mid].host, f->history[mid].source, h->host, h->source) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&f->history[lo + 1], &f->history[lo], (f->n_history - lo) * sizeof(*h));
+	f->history[lo] = *h;
+	f->n_history++;
+	memset(h, 0, sizeof(*h));
+	return 0;
+}
+
+int ga_fleet_set_origin(struct ga_fleet *f, const char *url, struct ga_odbl at_s, struct ga_odbl since_s)
+{
+	char *u = url ? ga_strdup(url) : NULL;
+	if (url && !u)
+		return -ENOMEM;
+	ga_free(f->prometheus);
+	f->prometheus = u;
+	f->at_s = at_s;
+	f->since_s = since_s;
+	return 0;
 }
 
 int ga_fleet_add_check(struct ga_fleet *f, const char *source, const char *name, const char *cls,
@@ -581,4 +748,37 @@ void ga_fleet_sink(struct ga_fleet *f, struct ga_reports_sink *ret)
 	*ret = (struct ga_reports_sink){
 		.ud = f, .node = sink_node, .check = sink_check, .skipped = sink_skipped, .jobs = f->o.jobs
 	};
+}
+
+/* --- the Prometheus reader's sink (promfleet.h) ------------------------- */
+
+static int psink_node(void *ud, const struct ga_fleet_node *n, const char *source)
+{
+	return ga_fleet_add_reported(ud, n, source);
+}
+
+static int psink_history(void *ud, struct ga_fleet_history *h)
+{
+	return ga_fleet_add_history(ud, h);
+}
+
+static int psink_policy(void *ud, const char *name)
+{
+	struct ga_fleet *f = ud;
+	char *c = ga_strdup(name);
+	if (!c)
+		return -ENOMEM;
+	ga_free(f->policy_name);
+	f->policy_name = c;
+	f->o.policy_name = c;
+	return 0;
+}
+
+void ga_fleet_prom_sink(struct ga_fleet *f, struct ga_prom_fleet_sink *ret)
+{
+	*ret = (struct ga_prom_fleet_sink){ .ud = f,
+		                            .node = psink_node,
+		                            .skipped = sink_skipped,
+		                            .history = psink_history,
+		                            .policy = psink_policy };
 }

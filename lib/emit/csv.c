@@ -129,6 +129,28 @@ int ga_csv_fleet(struct ga_buf *out, const struct ga_fleet_report *r, const stru
 		csv(o, e->detail, false);
 		ga_emits(o, ",,\r\n");
 	}
+	for (size_t i = 0; i < r->n_history; i++) {
+		const struct ga_fleet_history *h = &r->history[i];
+		for (size_t k = 0; k < h->n_states; k++) {
+			const struct ga_fleet_state *st = &h->states[k];
+			char detail[96];
+			snprintf(detail, sizeof(detail), "first_seen_s %.3f, last_seen_s %.3f",
+			         st->first_seen_s.v, st->last_seen_s.v);
+			csv(o, "history", false);
+			csv(o, st->class_id, false);
+			csv(o, st->pool, false);
+			ga_emits(o, ",,");
+			csv(o, st->stack_sha256, false);
+			csv(o, st->driver, false);
+			csv(o, st->cuda, false);
+			ga_emits(o, ",,,,,,,,");
+			csv(o, h->host, false);
+			csv(o, h->source, false);
+			csv(o, h->status, false);
+			csv(o, detail, false);
+			ga_emits(o, ",,\r\n");
+		}
+	}
 	for (size_t i = 0; i < r->n_skipped_reports; i++) {
 		csv(o, "skipped", false);
 		ga_emits(o, ",,,,,,,,,,,,,,,,");

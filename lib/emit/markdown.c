@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "emit-int.h"
 #include "gpuaudit/markdown.h"
@@ -153,6 +154,55 @@ static void md_diff(struct ga_emit *o, const struct ga_fleet_diff *d, const char
 	}
 }
 
+/* Unix seconds as RFC 3339 UTC, to the second. */
+static const char *utc(const struct ga_odbl *t, char *buf, size_t n)
+{
+	struct tm tm;
+	time_t s = t->set ? (time_t)t->v : 0;
+	if (!t->set || !gmtime_r(&s, &tm) || !strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+/* fleet --prometheus --since: nodes that changed or stopped. */
+static void md_history(struct ga_emit *o, const struct ga_fleet_report *r)
+{
+	if (!r->since_s.set)
+		return;
+	ga_emitf(o,
+	         "\n## Drift in time\n\n%llu nodes changed class, stack or pool, or stopped reporting, "
+	         "within %.0f s",
+	         ga_emit_u(&r->history_nodes), r->since_s.v);
+	if (r->n_history < ga_emit_u(&r->history_nodes))
+		ga_emitf(o, "; the first %zu by host are listed", r->n_history);
+	ga_emitf(o, ".\n");
+	if (!r->n_history)
+		return;
+	ga_emitf(o, "\n| Host | Status | Class | Stack | Driver | First seen | Last seen |\n"
+	            "|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->n_history; i++) {
+		const struct ga_fleet_history *h = &r->history[i];
+		for (size_t k = 0; k < h->n_states; k++) {
+			const struct ga_fleet_state *st = &h->states[k];
+			char sha[16], f[32], l[32];
+			snprintf(sha, sizeof(sha), "%.8s", ga_emit_dash(st->stack_sha256));
+			const char *cols[] = { k ? "" : h->host,
+				               k ? "" : h->status,
+				               st->class_id,
+				               sha,
+				               st->driver,
+				               utc(&st->first_seen_s, f, sizeof(f)),
+				               utc(&st->last_seen_s, l, sizeof(l)) };
+			for (size_t c = 0; c < 7; c++) {
+				ga_emitf(o, "| ");
+				md(o, cols[c]);
+				ga_emitf(o, " ");
+			}
+			ga_emitf(o, "|\n");
+		}
+	}
+}
+
 int ga_markdown_fleet(struct ga_buf *out, const struct ga_fleet_report *r, const struct ga_fleet_diff *d,
                       const char *old)
 {
@@ -171,9 +221,16 @@ int ga_markdown_fleet(struct ga_buf *out, const struct ga_fleet_report *r, const
 	} else {
 		ga_emitf(o, "No policy: drift is against each pool's majority stack.\n");
 	}
+	if (r->prometheus) {
+		char at[32];
+		ga_emitf(o, "From Prometheus ");
+		md(o, r->prometheus);
+		ga_emitf(o, " at %s.\n", utc(&r->at_s, at, sizeof(at)));
+	}
 	for (size_t i = 0; i < r->n_classes; i++)
 		md_class(o, &r->classes[i]);
 	md_drift(o, r);
+	md_history(o, r);
 	if (d)
 		md_diff(o, d, old);
 	return em.err;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuaudit/fleet.h"
 #include "prom-writer.h"
 
 /* --- node-level families --- */
@@ -53,6 +54,93 @@ static void render_vendor_libs(struct ga_pw *w, const struct ga_node *n)
 		             "GPUs NVML counts (nvmlDeviceGetCount).");
 		ga_pw_begin(w);
 		ga_pw_valueu(w, n->nvml->device_count.v);
+	}
+}
+
+/*
+ * What `gpuaudit fleet --prometheus` rebuilds the matrix from, in one series
+ * per node so that the fleet view is one streamed query: the class (name,
+ * full hardware hash, the family it is compared within), the stack (full
+ * hash and the matrix columns), the GPU count and, with a policy, the class
+ * it matched. Every label is a function of the node's class, stack and
+ * policy class, so a node has one series at a time and a new one only when
+ * its hardware, stack or policy class changes (docs/metrics.md).
+ */
+static void render_fleet_info(struct ga_pw *w, const struct ga_prom_input *in)
+{
+	const struct ga_nodeclass *c = in->cls;
+	if (!c || !c->name || !c->hw_sha256 || !c->stack_sha256 || !c->hw_json || !c->stack_json)
+		return;
+	char *family = NULL;
+	struct ga_fleet_columns col = { 0 };
+	int r = ga_fleet_family_sha256(c->hw_json, &family);
+	if (r == 0)
+		r = ga_fleet_columns_init(c->stack_json, &col);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			w->err = r;
+		goto out;
+	}
+	ga_pw_family(w, "gpuaudit_fleet_info", "info", NULL,
+	             "The node's class, stack and policy class as gpuaudit fleet --prometheus reads them "
+	             "(value 1).");
+	ga_pw_begin(w);
+	char id[160];
+	snprintf(id, sizeof(id), "%s-%.8s", c->name, c->hw_sha256);
+	ga_pw_label(w, "hostname", in->node->host.hostname ? in->node->host.hostname : "");
+	ga_pw_label(w, "class", id);
+	ga_pw_label(w, "name", c->name);
+	ga_pw_label(w, "hw_sha256", c->hw_sha256);
+	ga_pw_label(w, "family", family);
+	ga_pw_label(w, "stack_sha256", c->stack_sha256);
+	ga_pw_labelu(w, "gpus", in->node->n_accelerators);
+	ga_pw_label(w, "driver", col.driver ? col.driver : "");
+	ga_pw_label(w, "cuda", col.cuda ? col.cuda : "");
+	ga_pw_label(w, "rocm", col.rocm ? col.rocm : "");
+	ga_pw_label(w, "kernel", col.kernel ? col.kernel : "");
+	ga_pw_label(w, "os_id", col.os_id ? col.os_id : "");
+	ga_pw_label(w, "os_version", col.os_version ? col.os_version : "");
+	if (in->check) {
+		const struct ga_policy_class *pc = in->check->cls;
+		ga_pw_label(w, "policy", in->policy_name && *in->policy_name ? in->policy_name : "policy");
+		ga_pw_label(w, "pool", pc && pc->name ? pc->name : "");
+		if (pc && pc->expect.gpu_count.set)
+			ga_pw_labelu(w, "expected_gpus", pc->expect.gpu_count.v);
+	}
+	ga_pw_value(w, 1);
+out:
+	ga_free(family);
+	ga_fleet_columns_release(&col);
+}
+
+/* GPUs by (vendor, model): the matrix's GPU models and counts, bounded by the models in the node. */
+static void render_gpu_models(struct ga_pw *w, const struct ga_node *n)
+{
+	if (!n->n_accelerators)
+		return;
+	ga_pw_family(w, "gpuaudit_gpus_by_model", "gauge", NULL,
+	             "Accelerators the snapshot found, by vendor and model.");
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		const char *v = a->vendor ? a->vendor : "other", *m = a->model ? a->model : "";
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++) {
+			const struct ga_accel *b = &n->accelerators[j];
+			seen = !strcmp(v, b->vendor ? b->vendor : "other") &&
+			       !strcmp(m, b->model ? b->model : "");
+		}
+		if (seen)
+			continue;
+		size_t k = 0;
+		for (size_t j = i; j < n->n_accelerators; j++) {
+			const struct ga_accel *b = &n->accelerators[j];
+			k += !strcmp(v, b->vendor ? b->vendor : "other") &&
+			     !strcmp(m, b->model ? b->model : "");
+		}
+		ga_pw_begin(w);
+		ga_pw_label(w, "vendor", v);
+		ga_pw_label(w, "model", m);
+		ga_pw_valueu(w, k);
 	}
 }
 
@@ -127,7 +215,9 @@ static void render_node(struct ga_pw *w, const struct ga_prom_input *in)
 			ga_pw_valueu(w, exp->v);
 		}
 	}
+	render_gpu_models(w, n);
 	render_vendor_libs(w, n);
+	render_fleet_info(w, in);
 }
 
 static const char *gpu_of_address(const struct ga_node *n, const char *addr, char *buf, size_t len)

@@ -60,6 +60,28 @@ static const struct ga_field checks_f[] = {
 };
 SCHEMA(checks_s, ga_fleet_checks, checks_f);
 
+/* times in Unix seconds, to the millisecond (the API's resolution); integral ones as integers */
+#define D(st, m) GA_FIELD_NUM(st, m, 1000)
+#define D_OMIT(st, m)                                                             \
+	{                                                                         \
+#m, GA_F_NUM, offsetof(st, m), NULL, 0, NULL, 0, 1000, GA_FF_OMIT \
+	}
+static const struct ga_field state_f[] = {
+	S(struct ga_fleet_state, class_id),    S(struct ga_fleet_state, stack_sha256),
+	S(struct ga_fleet_state, driver),      S(struct ga_fleet_state, cuda),
+	S(struct ga_fleet_state, pool),        D(struct ga_fleet_state, first_seen_s),
+	D(struct ga_fleet_state, last_seen_s),
+};
+SCHEMA(state_s, ga_fleet_state, state_f);
+
+static const struct ga_field history_f[] = {
+	S(struct ga_fleet_history, host),        S(struct ga_fleet_history, source),
+	S(struct ga_fleet_history, status),      D(struct ga_fleet_history, first_seen_s),
+	D(struct ga_fleet_history, last_seen_s), GA_FIELD_ARR(struct ga_fleet_history, states, state_s),
+};
+const struct ga_schema ga_fleet_history_schema = { "ga_fleet_history", sizeof(struct ga_fleet_history),
+	                                           history_f, GA_ARRAY_SIZE(history_f) };
+
 static const struct ga_field report_f[] = {
 	S(struct ga_fleet_report, schema),
 	S(struct ga_fleet_report, policy),
@@ -72,6 +94,11 @@ static const struct ga_field report_f[] = {
 	GA_FIELD_ARR(struct ga_fleet_report, checks, checks_s),
 	GA_FIELD_ARR(struct ga_fleet_report, drift, ga_fleet_drift_schema),
 	GA_FIELD_ARR(struct ga_fleet_report, skipped_reports, ga_fleet_skip_schema),
+	GA_FIELD_OMIT(struct ga_fleet_report, prometheus, GA_F_STR),
+	D_OMIT(struct ga_fleet_report, at_s),
+	D_OMIT(struct ga_fleet_report, since_s),
+	GA_FIELD_OMIT(struct ga_fleet_report, history_nodes, GA_F_U64),
+	GA_FIELD_ARR_FL(struct ga_fleet_report, history, ga_fleet_history_schema, GA_FF_OMIT),
 };
 const struct ga_schema ga_fleet_report_schema = { "ga_fleet_report", sizeof(struct ga_fleet_report), report_f,
 	                                          GA_ARRAY_SIZE(report_f) };
