@@ -87,23 +87,31 @@ timed() {
 	return $rc
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-header=$(printf '%-52s %8s %8s %8s %9s %5s  %s' "row" "nodes" "wall s" "cpu s" "peak MiB" "runs" "note")
+header=$(printf '%-52s %8s %8s %8s %9s %9s %5s  %s' "row" "nodes" "wall s" "cpu s" "peak MiB" "server s" "runs" "note")
 rows=()
-row() { rows+=("$(printf '%-52s %8s %8s %8s %9s %5s  %s' "$@")"); echo "${rows[-1]}"; }
+row() { rows+=("$(printf '%-52s %8s %8s %8s %9s %9s %5s  %s' "$@")"); echo "${rows[-1]}"; }
+# CPU seconds (user + system) Prometheus has used so far; "-" before it runs
+tick=$(getconf CLK_TCK)
+server_cpu() { [ -n "$prom_pid" ] && awk -v t="$tick" '{ sub(/^.*\) /, ""); print ($12 + $13) / t }' "/proc/$prom_pid/stat" || echo -; }
 # measure LABEL NODES CMD...: R runs, medians; the note names the output's node count
 measure() {
-	local label=$1 count=$2 ws=() cs=() rs=() note="" i
+	local label=$1 count=$2 ws=() cs=() rs=() ss=() note="" i s0 s1
 	shift 2
 	for ((i = 0; i < runs; i++)); do
+		s0=$(server_cpu)
 		if ! timed "$@"; then
-			row "$label" "$count" - - - "$i" "failed: $(tail -c 200 "$work/err" | tr '\n' ' ')"
+			row "$label" "$count" - - - - "$i" "failed: $(tail -c 200 "$work/err" | tr '\n' ' ')"
 			return 0
 		fi
+		s1=$(server_cpu)
 		ws+=("$wall") cs+=("$cpu") rs+=("$rss")
+		[ "$s0" = - ] || ss+=("$(python3 -c "print(round($s1 - $s0, 2))")")
 	done
+	local server=-
+	[ ${#ss[@]} -gt 0 ] && server=$(median "${ss[@]}")
 	note=$(grep -o '"nodes": *[0-9]*' "$work/out" | head -1 || true)
 	cp "$work/out" "$work/out-$(echo "$label" | tr -c 'a-z0-9' '-')"
-	row "$label" "$count" "$(median "${ws[@]}")" "$(median "${cs[@]}")" "$(median "${rs[@]}")" "$runs" "$note"
+	row "$label" "$count" "$(median "${ws[@]}")" "$(median "${cs[@]}")" "$(median "${rs[@]}")" "$server" "$runs" "$note"
 }
 echo "$header"
 
@@ -112,10 +120,10 @@ series=$(awk '/^fleet_scale: [0-9]+ series/ { print $2 }' "$work/plan.txt")
 om_mib=$(du -m "$work/fleet.om" | cut -f1)
 mkdir "$work/tsdb"
 if timed promtool tsdb create-blocks-from openmetrics "$work/fleet.om" "$work/tsdb"; then
-	row "promtool tsdb create-blocks-from openmetrics" "$nodes" "$wall" "$cpu" "$rss" 1 \
+	row "promtool tsdb create-blocks-from openmetrics" "$nodes" "$wall" "$cpu" "$rss" - 1 \
 		"$series series, $om_mib MiB of text -> $(du -sm "$work/tsdb" | cut -f1) MiB of blocks"
 else
-	row "promtool tsdb create-blocks-from openmetrics" "$nodes" - - - 0 "failed: $(tail -c 300 "$work/err")"
+	row "promtool tsdb create-blocks-from openmetrics" "$nodes" - - - - 0 "failed: $(tail -c 300 "$work/err")"
 	exit 1
 fi
 rm -f "$work/fleet.om"
@@ -149,7 +157,7 @@ if "$bin" fleet --help 2>&1 | grep -q -- '--prometheus'; then
 	ok_rc=1 measure "gpuaudit fleet --prometheus URL --at END --since ${span}s" "$nodes" \
 		"$bin" fleet --prometheus "$url" --at "$end" --since "${span}s" --json ${FLEET_PROM_ARGS:-}
 else
-	row "gpuaudit fleet --prometheus URL --at END" "$nodes" - - - 0 "skipped: this gpuaudit has no fleet --prometheus"
+	row "gpuaudit fleet --prometheus URL --at END" "$nodes" - - - - 0 "skipped: this gpuaudit has no fleet --prometheus"
 fi
 measure "PromQL matrix, one query (curl)" "$nodes" \
 	curl -fsS "$url/api/v1/query" --data-urlencode "time=$end" --data-urlencode \
@@ -159,6 +167,8 @@ measure "PromQL drift: nodes with >1 class in the span (curl)" "$nodes" \
 	"query=count by (instance) (last_over_time(gpuaudit_node_class_info[${span}s])) > 1"
 prom_hwm=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$prom_pid/status")
 files=$(find "$work/dir" -type f | wc -l)
+kill "$prom_pid" && wait "$prom_pid" 2>/dev/null || true
+prom_pid= # the file rows: no server
 ok_rc=1 measure "gpuaudit fleet --json DIR (snapshot files, 10% gzip)" "$files" "$bin" fleet --json "$work/dir"
 dir_mib=$(du -sm "$work/dir" | cut -f1)
 
@@ -170,7 +180,9 @@ out=bench/results/fleet-scale-$nodes.txt
 	sed 's/^/# /' "$work/plan.txt"
 	echo "# families: $families"
 	echo "# samples from $((end - span)) to END=$end; prometheus ready in $ready s; RSS $prom_rss0 MiB after start, peak $prom_hwm MiB after the queries"
-	echo "# snapshot files: $files, $dir_mib MiB; wall/cpu/peak: medians of the runs (/usr/bin/time -v)"
+	echo "# snapshot files: $files, $dir_mib MiB; wall/cpu/peak: medians of the runs (/usr/bin/time -v) of the client;"
+	echo "# server s: CPU seconds Prometheus spent during the run (utime + stime from /proc), median;"
+	echo "# promtool's peak RSS includes the input file, which it maps whole"
 	echo "$header"
 	printf '%s\n' "${rows[@]}"
 	echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
