@@ -167,7 +167,7 @@ measure "PromQL drift: nodes with >1 class in the span (curl)" "$nodes" \
 	"query=count by (instance) (last_over_time(gpuaudit_node_class_info[${span}s])) > 1"
 prom_hwm=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$prom_pid/status")
 files=$(find "$work/dir" -type f | wc -l)
-kill "$prom_pid" && wait "$prom_pid" 2>/dev/null || true
+{ kill "$prom_pid"; wait "$prom_pid"; } 2>/dev/null || true
 prom_pid= # the file rows: no server
 ok_rc=1 measure "gpuaudit fleet --json DIR (snapshot files, 10% gzip)" "$files" "$bin" fleet --json "$work/dir"
 dir_mib=$(du -sm "$work/dir" | cut -f1)
