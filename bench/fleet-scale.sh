@@ -23,8 +23,9 @@
 #       $FLEET_PROM_ARGS adds options;
 #     * the matrix as one PromQL query (curl), what the server alone needs;
 #     * `gpuaudit fleet --json DIR` over the same nodes' snapshot files at END.
-# Results: bench/results/fleet-scale-NODES.txt. FAMILIES (environment) selects the
-# exposition's families to replicate (a regular expression, or "all").
+# Results: bench/results/fleet-scale-NODES.txt ($BENCH_OUT overrides). FAMILIES
+# (environment) selects the exposition's families to replicate (a regular expression, or
+# "all"); GPUAUDIT the binary (default build/gpuaudit), which also renders the expositions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nodes=100000 runs=3 keep=0
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
 	--quick) nodes=1000 runs=1 ;;
 	--runs) runs=$2; shift ;;
 	--keep) keep=1 ;;
-	-h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
 	*) nodes=$1 ;;
 	esac
 	shift
@@ -110,7 +111,7 @@ measure() {
 	local server=-
 	[ ${#ss[@]} -gt 0 ] && server=$(median "${ss[@]}")
 	note=$(grep -o '"nodes": *[0-9]*' "$work/out" | head -1 || true)
-	cp "$work/out" "$work/out-$(echo "$label" | tr -c 'a-z0-9' '-')"
+	cp "$work/out" "$work/out-$(printf '%s' "$label" | tr -c 'A-Za-z0-9' '-')"
 	row "$label" "$count" "$(median "${ws[@]}")" "$(median "${cs[@]}")" "$(median "${rs[@]}")" "$server" "$runs" "$note"
 }
 echo "$header"
@@ -171,18 +172,38 @@ files=$(find "$work/dir" -type f | wc -l)
 prom_pid= # the file rows: no server
 ok_rc=1 measure "gpuaudit fleet --json DIR (snapshot files, 10% gzip)" "$files" "$bin" fleet --json "$work/dir"
 dir_mib=$(du -sm "$work/dir" | cut -f1)
+# the same fleet both ways: the matrix (classes) and the drift list must agree
+same=$(python3 - "$work" <<'PY'
+import glob, json, os, sys
+w = sys.argv[1]
+def load(pat):
+    f = sorted(glob.glob(os.path.join(w, pat)))
+    return json.load(open(f[0])) if f else None
+files, prom = load("out-gpuaudit-fleet---json-DIR*"), load("out-gpuaudit-fleet---prometheus-URL---at-END")
+if files is None or prom is None:
+    print("not compared (no fleet --prometheus report)")
+else:
+    key = lambda r: [(d["host"], d["class_id"], d["stack_sha256"], sorted(d["reasons"])) for d in r["drift"]]
+    print("matrix %s, drift list %s (%d and %d drifting nodes)" % (
+        "the same" if files["classes"] == prom["classes"] else "DIFFERENT",
+        "the same" if key(files) == key(prom) else "DIFFERENT", files["drift_nodes"], prom["drift_nodes"]))
+PY
+)
+echo "fleet --prometheus at END against fleet DIR: $same"
 
 mkdir -p bench/results
-out=bench/results/fleet-scale-$nodes.txt
+out=${BENCH_OUT:-bench/results/fleet-scale-$nodes.txt}
 {
 	echo "# bench/fleet.sh scale $nodes on $(uname -n) ($(nproc) CPUs, shared with other jobs: noisy), $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "# $("$bin" --version 2>/dev/null | head -1); $(prometheus --version 2>&1 | head -1); load average before: $load0"
+	echo "# $bin: $("$bin" --version 2>/dev/null | head -1)${GPUAUDIT_COMMIT:+ (commit $GPUAUDIT_COMMIT)}; $(prometheus --version 2>&1 | head -1)"
+	echo "# load average before: $load0"
 	sed 's/^/# /' "$work/plan.txt"
 	echo "# families: $families"
 	echo "# samples from $((end - span)) to END=$end; prometheus ready in $ready s; RSS $prom_rss0 MiB after start, peak $prom_hwm MiB after the queries"
 	echo "# snapshot files: $files, $dir_mib MiB; wall/cpu/peak: medians of the runs (/usr/bin/time -v) of the client;"
 	echo "# server s: CPU seconds Prometheus spent during the run (utime + stime from /proc), median;"
 	echo "# promtool's peak RSS includes the input file, which it maps whole"
+	echo "# fleet --prometheus at END against fleet DIR: $same"
 	echo "$header"
 	printf '%s\n' "${rows[@]}"
 	echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

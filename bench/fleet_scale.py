@@ -196,11 +196,12 @@ def snapshots(work, d):
             continue  # not reporting at the end
         if t not in texts:
             node = templates[t]["snapshot"]
-            node["host"]["hostname"] = HOST_MARK
-            node["host"]["boot_id"] = UUID_MARK
+            node["host"]["hostname"] = "@HOST@"  # marks that JSON does not escape
+            node["host"]["boot_id"] = "@BOOT@"
             texts[t] = json.dumps(node, separators=(",", ":"))
         host = node_name(i)
-        data = texts[t].replace(HOST_MARK, host).replace(UUID_MARK, hashlib.md5(host.encode()).hexdigest()).encode()
+        data = texts[t].replace('"@HOST@"', '"%s"' % host).replace(
+            '"@BOOT@"', '"%s"' % hashlib.md5(host.encode()).hexdigest()).encode()
         sub = os.path.join(d, "%02d" % (i % 100))
         os.makedirs(sub, exist_ok=True)
         if i % 10 == 7:
