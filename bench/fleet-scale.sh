@@ -17,7 +17,8 @@
 #     past inside one 2 h block;
 #  3. `promtool tsdb create-blocks-from openmetrics` (timed, with peak RSS and block size);
 #  4. a Prometheus on those blocks (loopback, retention 100y, no scrape jobs);
-#  5. timed rows (/usr/bin/time -v: wall, CPU, max RSS; the median of R runs):
+#  5. timed rows (/usr/bin/time -v: wall, CPU, max RSS; the median of R runs; "nodes" is
+#     what reports at END, NODES + 80):
 #     * `gpuaudit fleet --prometheus URL --at END --json` and with `--since SPAN` (drift):
 #       only when `gpuaudit fleet --help` lists --prometheus, else the row says so;
 #       $FLEET_PROM_ARGS adds options;
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
 	--quick) nodes=1000 runs=1 ;;
 	--runs) runs=$2; shift ;;
 	--keep) keep=1 ;;
-	-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,29p' "$0"; exit 0 ;;
 	*) nodes=$1 ;;
 	esac
 	shift
@@ -152,18 +153,18 @@ prom_rss0=$(awk '/VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$prom_pid/status")
 # 5. the rows
 if "$bin" fleet --help 2>&1 | grep -q -- '--prometheus'; then
 	# shellcheck disable=SC2086
-	ok_rc=1 measure "gpuaudit fleet --prometheus URL --at END" "$nodes" \
+	ok_rc=1 measure "gpuaudit fleet --prometheus URL --at END" "$got" \
 		"$bin" fleet --prometheus "$url" --at "$end" --json ${FLEET_PROM_ARGS:-}
 	# shellcheck disable=SC2086
-	ok_rc=1 measure "gpuaudit fleet --prometheus URL --at END --since ${span}s" "$nodes" \
+	ok_rc=1 measure "gpuaudit fleet --prometheus URL --at END --since ${span}s" "$got" \
 		"$bin" fleet --prometheus "$url" --at "$end" --since "${span}s" --json ${FLEET_PROM_ARGS:-}
 else
-	row "gpuaudit fleet --prometheus URL --at END" "$nodes" - - - - 0 "skipped: this gpuaudit has no fleet --prometheus"
+	row "gpuaudit fleet --prometheus URL --at END" "$got" - - - - 0 "skipped: this gpuaudit has no fleet --prometheus"
 fi
-measure "PromQL matrix, one query (curl)" "$nodes" \
+measure "PromQL matrix, one query (curl)" "$got" \
 	curl -fsS "$url/api/v1/query" --data-urlencode "time=$end" --data-urlencode \
 	'query=count by (name, class, stack, driver, version) (gpuaudit_driver_info * on (instance, job) group_left (name, class, stack) gpuaudit_node_class_info)'
-measure "PromQL drift: nodes with >1 class in the span (curl)" "$nodes" \
+measure "PromQL drift: nodes with >1 class in the span (curl)" "$got" \
 	curl -fsS "$url/api/v1/query" --data-urlencode "time=$end" --data-urlencode \
 	"query=count by (instance) (last_over_time(gpuaudit_node_class_info[${span}s])) > 1"
 prom_hwm=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$prom_pid/status")
