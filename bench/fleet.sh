@@ -4,6 +4,8 @@
 # follows the classes and stacks, not the nodes.
 #
 #   bench/fleet.sh [NODES]     default 100000
+#   bench/fleet.sh scale [--quick] [NODES]   Prometheus against snapshot files
+#                              (bench/fleet-scale.sh, issue 20)
 #
 # The reports are generated, not collected: tests/fixtures/fleet/mkfleet.py
 # derives 500 variants (seeded drift) from the fixture snapshots, and they are
@@ -16,6 +18,7 @@
 # /usr/bin/time -v gives wall time and peak RSS. Writes bench/results/fleet.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ "${1:-}" = scale ] && { shift; exec bench/fleet-scale.sh "$@"; }
 nodes=${1:-100000}
 bin=${GPUAUDIT:-build/gpuaudit}
 [ -x "$bin" ] || { echo "bench: $bin missing (build first)" >&2; exit 3; }

@@ -3,8 +3,9 @@
 import json
 DS = {"type": "prometheus", "uid": "${datasource}"}
 panels = []
+added = []  # panels added after the first version: numbered after the others, so ids stay
 y = 0
-def panel(title, kind, exprs, w=12, h=8, x=0, unit=None, legend=None, desc=""):
+def panel(title, kind, exprs, w=12, h=8, x=0, unit=None, legend=None, desc="", later=False):
     global y
     p = {"type": kind, "title": title, "description": desc, "datasource": DS,
          "gridPos": {"x": x, "y": y, "w": w, "h": h},
@@ -16,7 +17,7 @@ def panel(title, kind, exprs, w=12, h=8, x=0, unit=None, legend=None, desc=""):
         for t in p["targets"]:
             t["instant"] = True
             t["format"] = "table"
-    panels.append(p)
+    (added if later else panels).append(p)
     return p
 sel = 'instance=~"$instance"'
 # row 1: fleet state
@@ -29,6 +30,29 @@ panel("Degraded PCIe links", "stat", ['count(gpuaudit_gpu_pcie_link_degraded{%s}
 y += 4
 panel("Node classes", "table", ['count by (name, class, hw, stack) (gpuaudit_node_class_info{%s})' % sel], w=12, desc="Nodes per class id; one hardware name with several ids is drift (alert GpuauditNodeClassDrift).")
 panel("Findings by code and severity", "table", ['sum by (code, severity) (gpuaudit_findings{%s})' % sel], w=12, x=12)
+y += 8
+# the fleet's compatibility matrix and its drift (issue 20): from the recording rules of
+# prometheus/recording-rules.yaml, so fleet-wide (the Node variable does not apply to them).
+# The drift panels' queries are the ones prometheus/recording-rules.test.yaml tests (with
+# [30m] for $__range and no Node selection; integration/serve-deploy checks they agree).
+# An info series keeps the value 1, so changes() cannot see a node's class change: the
+# new class is a new series, hence last_over_time() over the range, counted per node.
+fleet = "From the recording rules (prometheus/recording-rules.yaml): the whole fleet, the Node selection does not apply."
+panel("Compatibility matrix: nodes per class, stack and driver", "table", ['class_stack_driver:gpuaudit_nodes:count'], w=16, h=10,
+      desc="Each hardware class (name, class id) with the software stacks (stack hash) and GPU drivers its nodes run, and how many nodes run each: what gpuaudit fleet prints. " + fleet, later=True)
+panel("Nodes per class and stack, with error findings", "table", ['class_stack:gpuaudit_nodes:count', 'class_stack:gpuaudit_nodes_with_errors:count'], w=8, h=10, x=16,
+      desc="A: nodes per matrix cell (CPU-only nodes included); B: those of them with a finding at error level or above. " + fleet, later=True)
+y += 10
+panel("Class or stack changed within the range", "table", ['count by (instance) (last_over_time(gpuaudit_node_class_info{%s}[$__range])) > 1' % sel],
+      w=8, desc="Nodes that reported more than one class id (a stack or hardware change: a driver upgrade, a lost GPU) within the dashboard's time range; the value is how many.", later=True)
+panel("Stopped reporting within the range", "table", ['count by (instance) (last_over_time(gpuaudit_node_class_info{%s}[$__range])) unless on (instance) gpuaudit_node_class_info' % sel],
+      w=8, x=8, desc="Nodes that had a class within the range and have none now: the exporter stopped or the node left.", later=True)
+panel("Matrix cells whose node count changed", "table", ['changes(class_stack:gpuaudit_nodes:count[$__range]) > 0'],
+      w=8, x=16, desc="changes() of the recorded node count per class and stack over the range: cells that nodes joined or left. " + fleet, later=True)
+y += 8
+panel("Nodes per class and stack", "timeseries", ['class_stack:gpuaudit_nodes:count'], w=8, legend=["{{name}} {{class}}"], desc=fleet, later=True)
+panel("Nodes per GPU driver version", "timeseries", ['driver_version:gpuaudit_nodes:count'], w=8, x=8, legend=["{{driver}} {{version}}"], desc=fleet, later=True)
+panel("GPUs and nodes per model", "table", ['vendor_model:gpuaudit_gpus:count', 'vendor_model:gpuaudit_nodes:count'], w=8, x=16, desc="A: accelerators per vendor and model; B: nodes with at least one. " + fleet, later=True)
 y += 8
 # row 2: GPU telemetry
 panel("GPU utilization", "timeseries", ['gpuaudit_gpu_utilization_ratio{%s}' % sel], unit="percentunit", legend=["{{instance}} gpu {{gpu}}"])
@@ -50,12 +74,13 @@ y += 8
 # row 4: the exporter
 panel("Collection age", "timeseries", ['time() - gpuaudit_last_collection_timestamp_seconds{%s}' % sel], unit="s", legend=["{{instance}}"])
 panel("Collection duration and errors", "timeseries", ['gpuaudit_collection_duration_seconds{%s}' % sel, 'increase(gpuaudit_collection_errors_total{%s}[$__rate_interval])' % sel, 'gpuaudit_collection_running_seconds{%s}' % sel], x=12, legend=["duration {{instance}}", "errors {{instance}}", "running {{instance}}"])
+panels += added
 for i, p in enumerate(panels):
     p["id"] = i + 1
 dash = {
     "title": "gpuaudit: GPU nodes",
     "uid": "gpuaudit-nodes",
-    "description": "Node classes, policy checks, GPU telemetry, kernel GPU events and collector staleness from gpuaudit serve (docs/metrics.md).",
+    "description": "Node classes, the fleet's compatibility matrix and its drift, policy checks, GPU telemetry, kernel GPU events and collector staleness from gpuaudit serve (docs/metrics.md).",
     "tags": ["gpuaudit", "gpu"],
     "schemaVersion": 39,
     "version": 1,

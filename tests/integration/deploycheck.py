@@ -50,8 +50,15 @@ def code_metrics():
     return set(re.findall(r'"(gpuaudit_[a-z_]+)"', text))
 
 
+def documented_records():
+    """Recording rules docs/metrics.md lists (level:gpuaudit_metric:operations)."""
+    text = open(os.path.join(SRCDIR, "docs", "metrics.md")).read()
+    return set(re.findall(r"^\| `([a-z_]+:gpuaudit_[a-z_]+:[a-z_]+)`", text, re.M))
+
+
 def names_in_expr(expr):
-    return set(re.findall(r"\b(gpuaudit_[a-z_]+)\b", expr))
+    """gpuaudit metric names and recorded series (with colons) an expression uses."""
+    return set(n for n in re.findall(r"(?<![A-Za-z0-9_:])([a-z_]*:?gpuaudit_[a-z_]+(?::[a-z_]+)?)", expr))
 
 
 def k8s_docs():
@@ -253,6 +260,7 @@ exit 70
     # Prometheus: rules, their unit tests, config
     if shutil.which("promtool"):
         for cmd in (["check", "rules", "rules.yaml"], ["test", "rules", "rules.test.yaml"],
+                    ["check", "rules", "recording-rules.yaml"], ["test", "rules", "recording-rules.test.yaml"],
                     ["check", "config", "prometheus.yml"]):
             r = subprocess.run(["promtool"] + cmd, cwd=os.path.join(DEPLOY, "prometheus"), capture_output=True, text=True)
             check(r.returncode == 0, "promtool %s: %s" % (" ".join(cmd), (r.stdout + r.stderr).strip()[-300:]))
@@ -267,6 +275,34 @@ exit 70
         unk = names_in_expr(r["expr"]) - docs
         check(not unk, "alert %s uses documented metrics only (%s)" % (name, sorted(unk)))
 
+    # recording rules: the convention's form, documented, using documented metrics or
+    # rules recorded before them in the same group (evaluated in order)
+    recfile = yaml.safe_load(open(os.path.join(DEPLOY, "prometheus", "recording-rules.yaml")))
+    prom = yaml.safe_load(open(os.path.join(DEPLOY, "prometheus", "prometheus.yml")))
+    check("recording-rules.yaml" in prom.get("rule_files", []), "prometheus.yml loads recording-rules.yaml")
+    drecs = documented_records()
+    records = set()
+    for g in recfile["groups"]:
+        for r in g["rules"]:
+            rec = r.get("record")
+            check(rec and re.fullmatch(r"[a-z_]+:gpuaudit_[a-z_]+:[a-z_]+", rec),
+                  "recording rule %s is named level:gpuaudit_metric:operations" % rec)
+            unk = names_in_expr(r["expr"]) - docs - records
+            check(not unk, "recording rule %s uses documented metrics and earlier rules only (%s)" % (rec, sorted(unk)))
+            records.add(rec)
+    for want in ("class_stack:gpuaudit_nodes:count", "class_stack_driver:gpuaudit_nodes:count",
+                 "driver_version:gpuaudit_nodes:count", "vendor_model:gpuaudit_gpus:count",
+                 "class_stack:gpuaudit_nodes_with_errors:count"):
+        check(want in records, "recording rule %s exists" % want)
+    check(records == drecs, "docs/metrics.md lists exactly the recording rules (missing: %s, extra: %s)"
+          % (sorted(records - drecs), sorted(drecs - records)))
+    rtest = yaml.safe_load(open(os.path.join(DEPLOY, "prometheus", "recording-rules.test.yaml")))
+    tested = set()
+    for t in rtest["tests"]:
+        for e in t.get("promql_expr_test", []):
+            tested |= names_in_expr(e["expr"]) & records
+    check(tested == records, "recording-rules.test.yaml tests every rule (untested: %s)" % sorted(records - tested))
+
     # Grafana dashboard
     dash = json.load(open(os.path.join(DEPLOY, "grafana", "gpuaudit.json")))
     check(dash.get("title") and dash.get("uid") and dash.get("panels"), "dashboard has title, uid, panels")
@@ -275,8 +311,23 @@ exit 70
     for p in dash["panels"]:
         exprs = [t["expr"] for t in p.get("targets", [])]
         check(exprs, "panel %r has queries" % p["title"])
-        unk = set().union(*[names_in_expr(e) for e in exprs]) - docs
-        check(not unk, "panel %r uses documented metrics only (%s)" % (p["title"], sorted(unk)))
+        unk = set().union(*[names_in_expr(e) for e in exprs]) - docs - records
+        check(not unk, "panel %r uses documented metrics and recording rules only (%s)" % (p["title"], sorted(unk)))
+    titles = {p["title"]: p for p in dash["panels"]}
+    matrix = next((p for t, p in titles.items() if t.startswith("Compatibility matrix")), None)
+    check(matrix is not None and matrix["type"] == "table"
+          and any("class_stack_driver:gpuaudit_nodes:count" in t["expr"] for t in matrix["targets"]),
+          "dashboard: a matrix table from class_stack_driver:gpuaudit_nodes:count")
+    drift = next((p for t, p in titles.items() if t.startswith("Class or stack changed")), None)
+    check(drift is not None and any("gpuaudit_node_class_info{instance=~\"$instance\"}[$__range]" in t["expr"]
+                                    for t in drift["targets"]), "dashboard: a drift panel over the dashboard's range")
+    # the drift panels' queries are those the recording-rule tests evaluate (30m for the range)
+    test_exprs = {e["expr"] for t in rtest["tests"] for e in t.get("promql_expr_test", [])}
+    for t, p in titles.items():
+        for tg in p["targets"]:
+            if "[$__range]" in tg["expr"] and "gpuaudit_node_class_info" in tg["expr"]:
+                e = tg["expr"].replace('{instance=~"$instance"}', "").replace("$__range", "30m")
+                check(e in test_exprs, "panel %r: its query is tested in recording-rules.test.yaml (%s)" % (t, e))
     return 1 if fails else 0
 
 
