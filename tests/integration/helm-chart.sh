@@ -82,7 +82,9 @@ for d in yaml.safe_load_all(open(os.path.join(work, "all.yaml"))):
     if d:
         objs.setdefault(d["kind"], []).append(d)
 rules = yaml.safe_load(open(os.path.join(src, "deploy", "prometheus", "rules.yaml")))
-check(objs["PrometheusRule"][0]["spec"]["groups"] == rules["groups"], "PrometheusRule groups are deploy/prometheus/rules.yaml's")
+recording = yaml.safe_load(open(os.path.join(src, "deploy", "prometheus", "recording-rules.yaml")))
+check(objs["PrometheusRule"][0]["spec"]["groups"] == rules["groups"] + recording["groups"],
+      "PrometheusRule groups are deploy/prometheus/rules.yaml's and recording-rules.yaml's")
 npd = [c for c in objs["ConfigMap"] if c["metadata"]["name"].endswith("-npd")][0]
 check(json.loads(npd["data"]["gpuaudit-plugin.json"]) == json.load(open(os.path.join(src, "deploy", "node-problem-detector", "gpuaudit-plugin.json"))),
       "the NPD ConfigMap is deploy/node-problem-detector's config")
