@@ -6,7 +6,9 @@ K=$FIXTURES/kmsg
 run health --root "$R" --no-vendor --kmsg "$K/xid79.log"
 run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --json
 run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --since 1h
-run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --since 1h --npd
+# --npd truncates its one line to 80 characters: a path of fixed length, wherever the tree is
+cp "$K/xid79.log" foreign.log
+run health --root "$R" --no-vendor --kmsg foreign.log --since 1h --npd
 run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --boot-time 2026-12-01T07:00:00+01:00
 run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --since 10s --boot-time 1796112000 --json
 run health --root "$R" --no-vendor --kmsg "$K/xid79.log" --boot-time yesterday
