@@ -73,6 +73,16 @@ static void sum_release(struct sxid_sum *s)
 	ga_buf_release(&s->summary);
 }
 
+/* Did g's latest event come after o's? (the sample is the latest line of the worst kind) */
+static bool later(const struct ga_sxid_group *g, const struct ga_sxid_group *o)
+{
+	if (g->boot_set && o->boot_set)
+		return g->last_boot_s > o->last_boot_s;
+	if (g->wall_set && o->wall_set)
+		return strcmp(g->last_time, o->last_time) > 0;
+	return false;
+}
+
 /* Groups are (code, switch); the evidence counts per code over all switches. */
 static void sum_take(struct sxid_sum *s, const struct ga_sxid_group *v, size_t n)
 {
@@ -101,7 +111,8 @@ static void sum_take(struct sxid_sum *s, const struct ga_sxid_group *v, size_t n
 				s->last_time = g->last_time;
 			s->wall_set = true;
 		}
-		if (!s->worst || (g->fatal && !s->worst->fatal))
+		if (!s->worst || (g->fatal && !s->worst->fatal) ||
+		    (g->fatal == s->worst->fatal && later(g, s->worst)))
 			s->worst = g;
 		if (listed(&s->codes, code))
 			continue;
