@@ -195,8 +195,8 @@ int ga_nvswitch_sxid_join(const struct ga_sxid_group *v, size_t n, struct ga_fin
 			if (f->severity < GA_SEV_ERROR)
 				f->severity = GA_SEV_ERROR;
 			f->action = GA_ACT_REBOOT; /* a Fatal SXid: a reboot resets the fabric */
-			r = append_message(&f->decision, "a Fatal SXid: ",
-			                   "drain and reboot to reset the NVSwitch fabric");
+			r = append_message(&f->decision,
+			                   "a Fatal SXid: ", "drain and reboot to reset the NVSwitch fabric");
 		}
 		if (r == 0)
 			r = evidence(f, &s);

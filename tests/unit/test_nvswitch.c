@@ -93,7 +93,7 @@ static void test_alone(void **state)
 	assert_null(ev(x, "sxid_fatal"));
 	assert_string_equal(ev(x, "first_boot_s"), "5000.100000");
 	assert_string_equal(ev(x, "last_boot_s"), "5000.200000");
-	assert_null(ev(x, "first_time")); /* seconds since boot only: no date */
+	assert_null(ev(x, "first_time"));                    /* seconds since boot only: no date */
 	assert_non_null(strstr(ev(x, "sample"), "c7:00.0")); /* the latest line */
 	ga_findings_release(&f);
 
@@ -137,7 +137,8 @@ static void test_joined(void **state)
 	ga_findings_init(&f);
 	assert_non_null(ga_findings_add(&f, "GA-FABRIC-DEGRADED", GA_SEV_WARNING, "0000:07:00.0", "check",
 	                                "degraded"));
-	assert_non_null(ga_findings_add(&f, "GA-FABRIC-FAILED", GA_SEV_ERROR, "0000:0f:00.0", NULL, "failed"));
+	assert_non_null(
+	        ga_findings_add(&f, "GA-FABRIC-FAILED", GA_SEV_ERROR, "0000:0f:00.0", NULL, "failed"));
 	judge(fatal_log, 3, &node, &f);
 	assert_int_equal(f.n, 2);
 	for (size_t i = 0; i < f.n; i++) {
@@ -155,12 +156,27 @@ static void test_wall_times(void **state)
 {
 	(void)state;
 	static const struct ga_sxid_group g[] = {
-		{ .code = 12028, .address = "0000:aa:00.0", .count = 1, .wall_set = true,
-		  .first_time = "2026-12-01T09:10:02Z", .last_time = "2026-12-01T09:10:02Z", .sample = "a" },
-		{ .code = 12028, .address = "0000:ab:00.0", .count = 2, .wall_set = true,
-		  .first_time = "2026-12-01T09:00:00Z", .last_time = "2026-12-01T09:30:00Z", .sample = "b" },
-		{ .code = 20034, .address = "", .count = 1, .wall_set = true,
-		  .first_time = "2026-12-01T09:20:00Z", .last_time = "2026-12-01T09:20:00Z", .sample = "c" },
+		{ .code = 12028,
+		  .address = "0000:aa:00.0",
+		  .count = 1,
+		  .wall_set = true,
+		  .first_time = "2026-12-01T09:10:02Z",
+		  .last_time = "2026-12-01T09:10:02Z",
+		  .sample = "a" },
+		{ .code = 12028,
+		  .address = "0000:ab:00.0",
+		  .count = 2,
+		  .wall_set = true,
+		  .first_time = "2026-12-01T09:00:00Z",
+		  .last_time = "2026-12-01T09:30:00Z",
+		  .sample = "b" },
+		{ .code = 20034,
+		  .address = "",
+		  .count = 1,
+		  .wall_set = true,
+		  .first_time = "2026-12-01T09:20:00Z",
+		  .last_time = "2026-12-01T09:20:00Z",
+		  .sample = "c" },
 	};
 	struct ga_findings f;
 	ga_findings_init(&f);
