@@ -7,6 +7,8 @@
  * (--since) is applied afterwards, because "now" may be the newest event.
  * Then each group with events in the window becomes one finding, with policy
  * xid overrides applied and addresses mapped to the snapshot's GPU indexes.
+ * On a node with NVSwitches the SXid groups go to nvswitch.c instead, which
+ * joins them with the fabric findings into one NVSwitch finding.
  */
 #include <errno.h>
 #include <math.h>
