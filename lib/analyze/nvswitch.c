@@ -216,6 +216,9 @@ int ga_nvswitch_sxid_join(const struct ga_sxid_group *v, size_t n, struct ga_fin
 			f->action = GA_ACT_REBOOT;
 		if (r == 0)
 			r = ga_finding_evidence(f, "kind", "sxid");
+		/* a kernel-log finding: --state counts its events above the high-water mark */
+		if (r == 0)
+			r = ga_finding_evidence(f, "count", "%llu", (unsigned long long)s.events);
 		if (r == 0)
 			r = evidence(f, &s);
 	}

@@ -24,3 +24,8 @@ FAKE_NVML_SCENARIO=$S/fabric-failed.json "$GPUAUDIT" health --root "$FIXTURES/no
 # non-fatal SXids leave the fabric finding's severity and action as NVML's state set them
 FAKE_NVML_SCENARIO=$S/fabric-failed.json "$GPUAUDIT" health --root "$FIXTURES/nodes/dgx-a100/root" --vendor --kmsg "$K/nvswitch-nonfatal.log" --json | ev
 run health --root "$FIXTURES/nodes/a10-x8/root" --no-vendor --kmsg "$K/nvswitch.log" | grep -E '^\$ |SXID|action:.*network|^\[exit'
+# --state: GA-NVSWITCH-SXID counts kernel-log events, so reading the same log again adds none
+for now in 1764580000 1764580060; do
+	"$GPUAUDIT" health --root "$FIXTURES/nodes/dgx-h100/root" --no-vendor --kmsg "$K/nvswitch-nonfatal.log" --state st.json --now $now >/dev/null
+done
+python3 -c 'import json; d=json.load(open("st.json")); print([(c["code"], c["subject"], sum(h["n"] for h in c.get("hits", [])), c["raised"], c["action"]) for c in d["conditions"]])'

@@ -89,6 +89,7 @@ static void test_alone(void **state)
 	assert_string_equal(ev(x, "sxid"), "12028");
 	assert_string_equal(ev(x, "sxid_counts"), "12028:2");
 	assert_string_equal(ev(x, "sxid_events"), "2");
+	assert_string_equal(ev(x, "count"), "2"); /* --state: a kernel-log finding */
 	assert_string_equal(ev(x, "nvswitches"), "0000:c6:00.0,0000:c7:00.0");
 	assert_null(ev(x, "sxid_fatal"));
 	assert_string_equal(ev(x, "first_boot_s"), "5000.100000");
@@ -130,6 +131,7 @@ static void test_joined(void **state)
 	assert_string_equal(d->message, "NVLink fabric health is limited_capacity; NVSwitch SXids: 12028 x2");
 	assert_string_equal(d->decision, "check");
 	assert_string_equal(ev(d, "sxid_counts"), "12028:2");
+	assert_null(ev(d, "count")); /* --state: still NVML's condition, once per collection */
 	assert_null(ev(l, "sxid")); /* only the fabric findings carry it */
 	ga_findings_release(&f);
 
