@@ -132,7 +132,7 @@ static void test_joined(void **state)
 	assert_string_equal(d->decision, "check");
 	assert_string_equal(ev(d, "sxid_counts"), "12028:2");
 	assert_null(ev(d, "count")); /* --state: still NVML's condition, once per collection */
-	assert_null(ev(l, "sxid")); /* only the fabric findings carry it */
+	assert_null(ev(l, "sxid"));  /* only the fabric findings carry it */
 	ga_findings_release(&f);
 
 	/* Fatal: error and reboot, on every fabric finding; no finding of its own */
