@@ -25,4 +25,23 @@ void ga_analyze_ib(const struct ga_node *n, struct ga_findings *out);
 /* AMD XGMI hives and link errors (lib/analyze/ib.c too: one table of codes). */
 void ga_analyze_xgmi(const struct ga_node *n, struct ga_findings *out);
 
+/*
+ * NVSwitch SXids joined with the fabric findings (lib/analyze/nvswitch.c): one
+ * (SXid code, NVSwitch) group of kernel-log events in the window, as health.c counted it.
+ * ga_nvswitch_sxid_join adds the SXids as evidence to the GA-FABRIC-FAILED/DEGRADED
+ * findings already in out (a Fatal one: error, reboot), else adds one GA-NVSWITCH-SXID.
+ */
+struct ga_sxid_group {
+	uint64_t code;
+	const char *address; /* the NVSwitch's PCI address, "" when the line had none */
+	uint64_t count;
+	bool fatal; /* a line of the group said Fatal */
+	bool boot_set, wall_set;
+	double first_boot_s, last_boot_s;
+	char first_time[40], last_time[40]; /* RFC 3339 UTC, when wall_set */
+	const char *sample;                 /* the group's latest line */
+};
+bool ga_node_has_nvswitch(const struct ga_node *n);
+int ga_nvswitch_sxid_join(const struct ga_sxid_group *v, size_t n, struct ga_findings *out);
+
 #endif

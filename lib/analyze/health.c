@@ -7,6 +7,8 @@
  * (--since) is applied afterwards, because "now" may be the newest event.
  * Then each group with events in the window becomes one finding, with policy
  * xid overrides applied and addresses mapped to the snapshot's GPU indexes.
+ * On a node with NVSwitches the SXid groups go to nvswitch.c instead, which
+ * joins them with the fabric findings into one NVSwitch finding.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +18,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/kmsg.h"
+#include "analyze.h"
 #include "gpuaudit/nodereport.h"
 
 #define MAX_GROUPS 2048
@@ -388,6 +391,24 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	return r;
 }
 
+/* An SXid group as nvswitch.c takes it; its strings stay the group's. */
+static void sxid_group(const struct group *g, const struct acc *a, struct ga_sxid_group *out)
+{
+	out->code = g->code.v;
+	out->address = g->address;
+	out->count = a->count;
+	out->fatal = a->severity >= (int)GA_SEV_ERROR; /* ga_kev_severity: Fatal is error */
+	out->boot_set = a->boot_set;
+	out->first_boot_s = a->first_boot;
+	out->last_boot_s = a->last_boot;
+	out->wall_set = a->wall_set;
+	if (a->wall_set) {
+		fmt_wall(out->first_time, sizeof(out->first_time), a->first_wall);
+		fmt_wall(out->last_time, sizeof(out->last_time), a->last_wall);
+	}
+	out->sample = g->sample;
+}
+
 static int gpu_count(const struct ga_node *n, const struct ga_policy_class *c, struct ga_findings *out)
 {
 	if (!n || !c || !c->expect.gpu_count.set)
@@ -490,6 +511,8 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 		o = &none;
 	struct acc *acc = NULL;
 	struct links *links = NULL;
+	struct ga_sxid_group *sx = NULL;
+	size_t n_sx = 0;
 	uint64_t in_window = 0;
 	int r = gpu_count(n, o->cls, out);
 	if (r < 0 || !h)
@@ -564,9 +587,23 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 		in_window++;
 		link_event(links, h, e, b, bs, w, ws, acc);
 	}
-	for (size_t g = 0; g < h->n_groups && r == 0; g++)
-		if (acc[g].count)
+	/* on an NVSwitch node the SXids join the fabric finding (nvswitch.c) */
+	bool nvsw = ga_node_has_nvswitch(n);
+	sx = nvsw ? ga_calloc(h->n_groups ? h->n_groups : 1, sizeof(*sx)) : NULL;
+	if (nvsw && !sx) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t g = 0; g < h->n_groups && r == 0; g++) {
+		if (!acc[g].count)
+			continue;
+		if (nvsw && h->groups[g].kind == GA_KEV_SXID)
+			sxid_group(&h->groups[g], &acc[g], &sx[n_sx++]);
+		else
 			r = emit(&h->groups[g], &acc[g], n, out);
+	}
+	if (r == 0 && n_sx)
+		r = ga_nvswitch_sxid_join(sx, n_sx, out);
 	if (r == 0 && h->dropped) {
 		if (!ga_findings_add(out, "GA-KLOG-TRUNCATED", GA_SEV_INFO, "node", NULL,
 		                     "%llu kernel-log events were not counted (more than %u kinds or "
@@ -577,6 +614,7 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 	if (r == 0)
 		r = ga_findings_bind_devices(out, n);
 out:
+	ga_free(sx);
 	ga_free(links);
 	ga_free(acc);
 	if (r == 0 && out->err)
