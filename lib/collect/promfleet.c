@@ -425,7 +425,7 @@ static int read_history(struct run *run)
 	run->step_s = step_ms / 1000;
 	run->end_s = run->at_s;
 	double start = run->end_s - steps * run->step_s;
-	char range[64], at[48], num[64];
+	char range[64], at[48], at_start[48], num[64];
 	/*
 	 * A subquery at the step, not the raw samples: a week of 100,000 nodes
 	 * scraped every 30 s is 2e9 samples, past the server's --query.max-samples;
@@ -434,15 +434,21 @@ static int read_history(struct run *run)
 	 */
 	snprintf(range, sizeof(range), "[%.0fms:%.0fms]", steps * step_ms, step_ms);
 	snprintf(at, sizeof(at), " @ %.3f", run->at_s);
+	snprintf(at_start, sizeof(at_start), " @ %.3f", start);
 	struct ga_buf q, form;
 	ga_buf_init(&q, 0);
 	ga_buf_init(&form, 0);
 	/*
 	 * 1. Which nodes, as one instant query at the end:
-	 *   sum by (job, instance) (count by (job, instance) (C)
+	 *   sum by (job, instance) (count by (job, instance) (C or X @ at * 1 or X @ start * 1)
 	 *     or label_replace(group by (job, instance) (X @ end), "ga_at_end", "1", "", "") * -1) > 0
 	 * C: count_over_time of X over the range (a subquery at the step), at its
-	 * end: one per series a node had. The sum is that count less 1 where the
+	 * end: one per series a node had. Its steps are multiples of S (the
+	 * server aligns a subquery's steps), the range query's end at `at` and
+	 * start at `at` - D: the series at those two instants are counted too
+	 * (`or X @ t * 1`, the name dropped as count_over_time drops it, so a
+	 * series already counted is not counted again), or a change within the
+	 * last step before --at would not be seen. The sum is that count less 1 where the
 	 * node reports at the end, so > 0 keeps the nodes with more than one
 	 * series and those that stopped (the label keeps `or` from matching the
 	 * two sides), with C evaluated once and the arithmetic on (job, instance)
@@ -451,11 +457,19 @@ static int read_history(struct run *run)
 	 * evaluate X of every node at every step (at 100,000 nodes 2.4e7 points
 	 * and most of the time: docs/performance.md, "fleet at scale").
 	 */
-	int r = ga_buf_adds(&q, "sum by (job, instance) (count by (job, instance) (");
+	int r = ga_buf_adds(&q, "sum by (job, instance) (count by (job, instance) ((");
 	if (r == 0)
 		r = selector(&q, o, "count_over_time", "gpuaudit_fleet_info", NULL, range, at);
 	if (r == 0)
-		r = ga_buf_adds(&q, ") or label_replace(group by (job, instance) (");
+		r = ga_buf_adds(&q, ") or (");
+	if (r == 0)
+		r = selector(&q, o, NULL, "gpuaudit_fleet_info", NULL, NULL, at);
+	if (r == 0)
+		r = ga_buf_adds(&q, ") * 1 or (");
+	if (r == 0)
+		r = selector(&q, o, NULL, "gpuaudit_fleet_info", NULL, NULL, at_start);
+	if (r == 0)
+		r = ga_buf_adds(&q, ") * 1) or label_replace(group by (job, instance) (");
 	if (r == 0)
 		r = selector(&q, o, NULL, "gpuaudit_fleet_info", NULL, NULL, at);
 	if (r == 0)

@@ -415,6 +415,9 @@ static void test_fleet_history(void **state)
 	assert_int_equal(c.requests, 5);
 	/* the range counted by a subquery at the step: [200000ms:1000ms] @ 1700000000.000 */
 	assert_non_null(strstr(c.since_form, "%5B200000ms%3A1000ms%5D%20%40%201700000000.000"));
+	/* and the series at the range query's start and end, off the subquery's aligned steps */
+	assert_non_null(
+	        strstr(c.since_form, "gpuaudit_fleet_info%7Bcluster%3D%22a%22%7D%20%40%201699999800.000"));
 	/* then the range query over those nodes' instances only, regex-escaped */
 	assert_null(strstr(c.last_form, "count_over_time"));
 	assert_non_null(strstr(c.last_form, "step=1.000"));
