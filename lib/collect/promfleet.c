@@ -24,12 +24,14 @@
 
 #define DRIFT_CODES "GA-LINK-DEGRADED|GA-PIN-.+|GA-EXPECT-.+|GA-CHECK-NO-CLASS"
 #define HISTORY_STEPS 240 /* points per series of the range query (the server allows 11,000) */
+#define HISTORY_CHUNK 500 /* instances per range query of --since */
 
 /* --- (job, instance) -> findings of that node --------------------------- */
 
 struct nodefind {
 	char *key;
 	struct ga_findings f;
+	unsigned chunk; /* --since: the range query that asks for this node's instance */
 };
 
 struct findmap {
@@ -96,6 +98,8 @@ struct run {
 	const struct ga_prom_fleet_sink *sink;
 	double at_s;
 	struct findmap finds;
+	struct findmap changed; /* --since: the nodes that changed or stopped (keys only) */
+	unsigned chunk;         /* the range query under way */
 	bool policy_said;
 	size_t n_series;
 	/* --since: the series of the nodes that changed or stopped */
@@ -258,6 +262,8 @@ static int on_old(void *ud, const struct ga_prom_series *s)
 	            "--prometheus, or no class could be computed)");
 }
 
+static int instant(struct run *run, const char *query, const char *what, ga_prom_series_fn fn);
+
 /* --- drift in time ------------------------------------------------------- */
 
 static char *dup_label(const struct ga_prom_series *s, const char *name, bool *oom)
@@ -289,6 +295,11 @@ static int on_range(void *ud, const struct ga_prom_series *s)
 	ga_buf_init(&k, 0);
 	char sbuf[48];
 	int r = node_key(s, &k);
+	struct nodefind *nf = r == 0 ? findmap_get(&run->changed, k.data, false) : NULL;
+	if (r == 0 && (!nf || nf->chunk != run->chunk)) {
+		ga_buf_release(&k);
+		return 0; /* the same instance in another job, or asked by another chunk */
+	}
 	struct hseries h = { .key = r == 0 ? ga_buf_detach(&k, NULL) : NULL };
 	ga_buf_release(&k);
 	bool oom = !h.key;
@@ -360,6 +371,50 @@ static int history_of(struct run *run, size_t i, size_t j)
 	return r;
 }
 
+/*
+ * instance=~"a|b|..." for the instances of the changed nodes from slot *i
+ * on, at most HISTORY_CHUNK of them: regex metacharacters escaped for RE2,
+ * then backslash and quote for the PromQL string.
+ */
+static int instance_regex(struct ga_buf *b, struct findmap *m, size_t *i, unsigned chunk)
+{
+	size_t n = 0;
+	int r = ga_buf_adds(b, "instance=~\"");
+	for (; r == 0 && *i < m->cap && n < HISTORY_CHUNK; (*i)++) {
+		const char *key = m->v[*i].key;
+		if (!key)
+			continue;
+		m->v[*i].chunk = chunk;
+		const char *inst = strchr(key, '\x1f');
+		inst = inst ? inst + 1 : "";
+		if (n++)
+			r = ga_buf_adds(b, "|");
+		for (const char *c = inst; r == 0 && *c; c++) {
+			if (strchr(".+*?()|[]{}^$\\", *c))
+				r = ga_buf_adds(b, "\\\\");
+			if (r == 0 && (*c == '"' || *c == '\\'))
+				r = ga_buf_adds(b, "\\");
+			if (r == 0)
+				r = *c == '\n' ? ga_buf_adds(b, "\\n") : ga_buf_addf(b, "%c", *c);
+		}
+	}
+	if (r == 0)
+		r = ga_buf_adds(b, "\"");
+	return r;
+}
+
+static int on_changed(void *ud, const struct ga_prom_series *s)
+{
+	struct run *run = ud;
+	struct ga_buf k;
+	ga_buf_init(&k, 0);
+	int r = node_key(s, &k);
+	if (r == 0 && !findmap_get(&run->changed, k.data, true))
+		r = -ENOMEM;
+	ga_buf_release(&k);
+	return r;
+}
+
 static int read_history(struct run *run)
 {
 	const struct ga_prom_fleet_opts *o = run->o;
@@ -370,7 +425,7 @@ static int read_history(struct run *run)
 	run->step_s = step_ms / 1000;
 	run->end_s = run->at_s;
 	double start = run->end_s - steps * run->step_s;
-	char range[64], at[48], num[64];
+	char range[64], at[48], at_start[48], num[64];
 	/*
 	 * A subquery at the step, not the raw samples: a week of 100,000 nodes
 	 * scraped every 30 s is 2e9 samples, past the server's --query.max-samples;
@@ -379,49 +434,85 @@ static int read_history(struct run *run)
 	 */
 	snprintf(range, sizeof(range), "[%.0fms:%.0fms]", steps * step_ms, step_ms);
 	snprintf(at, sizeof(at), " @ %.3f", run->at_s);
+	snprintf(at_start, sizeof(at_start), " @ %.3f", start);
 	struct ga_buf q, form;
 	ga_buf_init(&q, 0);
 	ga_buf_init(&form, 0);
 	/*
-	 *   X and on(job, instance) (count by (job, instance) (C) > 1
-	 *                            or (group by (job, instance) (C) unless on(job, instance) X @ end))
+	 * 1. Which nodes, as one instant query at the end:
+	 *   sum by (job, instance) (count by (job, instance) (C or X @ at * 1 or X @ start * 1)
+	 *     or label_replace(group by (job, instance) (X @ end), "ga_at_end", "1", "", "") * -1) > 0
 	 * C: count_over_time of X over the range (a subquery at the step), at its
- * end: one per series a node had.
+	 * end: one per series a node had. Its steps are multiples of S (the
+	 * server aligns a subquery's steps), the range query's end at `at` and
+	 * start at `at` - D: the series at those two instants are counted too
+	 * (`or X @ t * 1`, the name dropped as count_over_time drops it, so a
+	 * series already counted is not counted again), or a change within the
+	 * last step before --at would not be seen. The sum is that count less 1 where the
+	 * node reports at the end, so > 0 keeps the nodes with more than one
+	 * series and those that stopped (the label keeps `or` from matching the
+	 * two sides), with C evaluated once and the arithmetic on (job, instance)
+	 * pairs, not on the info series' label sets. The range query used to
+	 * carry this as `X and on(job, instance) (...)`, which made the server
+	 * evaluate X of every node at every step (at 100,000 nodes 2.4e7 points
+	 * and most of the time: docs/performance.md, "fleet at scale").
 	 */
-	int r = ga_buf_adds(&q, "(");
-	if (r == 0)
-		r = selector(&q, o, NULL, "gpuaudit_fleet_info", NULL, NULL, NULL);
-	if (r == 0)
-		r = ga_buf_adds(&q, ") and on(job, instance) ((count by (job, instance) (");
+	int r = ga_buf_adds(&q, "sum by (job, instance) (count by (job, instance) ((");
 	if (r == 0)
 		r = selector(&q, o, "count_over_time", "gpuaudit_fleet_info", NULL, range, at);
 	if (r == 0)
-		r = ga_buf_adds(&q, ") > 1) or (group by (job, instance) (");
-	if (r == 0)
-		r = selector(&q, o, "count_over_time", "gpuaudit_fleet_info", NULL, range, at);
-	if (r == 0)
-		r = ga_buf_adds(&q, ") unless on(job, instance) (");
+		r = ga_buf_adds(&q, ") or (");
 	if (r == 0)
 		r = selector(&q, o, NULL, "gpuaudit_fleet_info", NULL, NULL, at);
 	if (r == 0)
-		r = ga_buf_adds(&q, ")))");
+		r = ga_buf_adds(&q, ") * 1 or (");
 	if (r == 0)
-		r = form_for(run, q.data, false, &form);
-	snprintf(num, sizeof(num), "%.3f", start);
+		r = selector(&q, o, NULL, "gpuaudit_fleet_info", NULL, NULL, at_start);
 	if (r == 0)
-		r = ga_prom_form_add(&form, "start", num);
-	snprintf(num, sizeof(num), "%.3f", run->end_s);
+		r = ga_buf_adds(&q, ") * 1) or label_replace(group by (job, instance) (");
 	if (r == 0)
-		r = ga_prom_form_add(&form, "end", num);
-	snprintf(num, sizeof(num), "%.3f", run->step_s);
+		r = selector(&q, o, NULL, "gpuaudit_fleet_info", NULL, NULL, at);
 	if (r == 0)
-		r = ga_prom_form_add(&form, "step", num);
+		r = ga_buf_adds(&q, "), \"ga_at_end\", \"1\", \"\", \"\") * -1) > 0");
 	if (r == 0)
-		r = ga_prom_query(run->ctx, o->t, "/api/v1/query_range", form.data,
-		                  "the nodes that changed or stopped within --since", on_range, run);
+		r = instant(run, q.data, "the nodes that changed or stopped within --since", on_changed);
+	/*
+	 * 2. Their series over the range, HISTORY_CHUNK instances a query; a
+	 * series of another job with the same instance is dropped by on_range.
+	 */
+	size_t i = 0;
+	while (r == 0) {
+		while (i < run->changed.cap && !run->changed.v[i].key)
+			i++;
+		if (i >= run->changed.cap)
+			break;
+		struct ga_buf re;
+		ga_buf_init(&re, 0);
+		q.len = 0;
+		form.len = 0;
+		r = instance_regex(&re, &run->changed, &i, ++run->chunk);
+		if (r == 0)
+			r = selector(&q, o, NULL, "gpuaudit_fleet_info", re.data, NULL, NULL);
+		ga_buf_release(&re);
+		if (r == 0)
+			r = form_for(run, q.data, false, &form);
+		snprintf(num, sizeof(num), "%.3f", start);
+		if (r == 0)
+			r = ga_prom_form_add(&form, "start", num);
+		snprintf(num, sizeof(num), "%.3f", run->end_s);
+		if (r == 0)
+			r = ga_prom_form_add(&form, "end", num);
+		snprintf(num, sizeof(num), "%.3f", run->step_s);
+		if (r == 0)
+			r = ga_prom_form_add(&form, "step", num);
+		if (r == 0)
+			r = ga_prom_query(run->ctx, o->t, "/api/v1/query_range", form.data,
+			                  "the series of the nodes that changed or stopped within --since",
+			                  on_range, run);
+	}
 	if (r == 0 && run->n_hs)
 		qsort(run->hs, run->n_hs, sizeof(*run->hs), cmp_hs);
-	for (size_t i = 0; r == 0 && i < run->n_hs;) {
+	for (i = 0; r == 0 && i < run->n_hs;) {
 		size_t j = i + 1;
 		while (j < run->n_hs && !strcmp(run->hs[j].key, run->hs[i].key))
 			j++;
@@ -503,6 +594,7 @@ int ga_prom_fleet_read(struct ga_ctx *ctx, const struct ga_prom_fleet_opts *o,
 	if (r == -ENOMEM)
 		r = ga_err(ctx, -ENOMEM, "out of memory");
 	findmap_release(&run.finds);
+	findmap_release(&run.changed);
 	for (size_t i = 0; i < run.n_hs; i++)
 		hseries_release(&run.hs[i]);
 	ga_free(run.hs);

@@ -262,6 +262,7 @@ struct canned {
 	int fail_on; /* the Nth request answers a server error (0: none) */
 	int requests;
 	char last_form[4096];
+	char since_form[4096]; /* --since: the instant query that picks the nodes */
 };
 
 #define INFO(host, inst, extra)                                                                           \
@@ -295,6 +296,10 @@ static int canned_post(void *ud, struct ga_ctx *ctx, const char *path, const cha
 		       "\"values\":[[1699999800,\"1\"],[1699999900,\"1\"]]},"
 		       "{\"metric\":{\"job\":\"gpuaudit\",\"instance\":\"10.0.0.9:9747\",\"hostname\":\"n9\","
 		       "\"class\":\"a100-x8-f4325545\",\"stack_sha256\":\"aaaa\"},"
+		       "\"values\":[[1699999800,\"1\"],[1699999850,\"1\"]]},"
+		       /* the same instance in another job: not one of the nodes asked for */
+		       "{\"metric\":{\"job\":\"other\",\"instance\":\"10.0.0.1:9747\",\"hostname\":\"n1\","
+		       "\"class\":\"a100-x8-f4325545\",\"stack_sha256\":\"dddd\"},"
 		       "\"values\":[[1699999800,\"1\"],[1699999850,\"1\"]]}]}}";
 	} else if (strstr(form, "gpuaudit_findings")) {
 		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
@@ -302,6 +307,14 @@ static int canned_post(void *ud, struct ga_ctx *ctx, const char *path, const cha
 		       "\"10.0.0.3:9747\","
 		       "\"code\":\"GA-LINK-DEGRADED\",\"severity\":\"warning\"},\"value\":[1700000000,\"2\"]}"
 		       "]}}";
+	} else if (strstr(form, "count_over_time")) {
+		/* --since, first: which nodes changed or stopped */
+		snprintf(c->since_form, sizeof(c->since_form), "%s", form);
+		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+		       "{\"metric\":{\"job\":\"gpuaudit\",\"instance\":\"10.0.0.1:9747\"},\"value\":["
+		       "1700000000,\"2\"]},"
+		       "{\"metric\":{\"job\":\"gpuaudit\",\"instance\":\"10.0.0.9:9747\"},\"value\":["
+		       "1700000000,\"1\"]}]}}";
 	} else if (strstr(form, "unless")) {
 		body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
 		       "{\"metric\":{\"job\":\"gpuaudit\",\"instance\":\"10.0.0.9:9747\"},\"value\":["
@@ -399,11 +412,17 @@ static void test_fleet_history(void **state)
 	struct canned c = { 0 };
 	struct ga_fleet_report *rep = NULL;
 	assert_int_equal(fleet_try(&c, 200, &rep, NULL, 0), 0);
-	assert_int_equal(c.requests, 4);
-	assert_non_null(strstr(c.last_form, "count_over_time"));
-	assert_non_null(strstr(c.last_form, "step=1.000"));
+	assert_int_equal(c.requests, 5);
 	/* the range counted by a subquery at the step: [200000ms:1000ms] @ 1700000000.000 */
-	assert_non_null(strstr(c.last_form, "%5B200000ms%3A1000ms%5D%20%40%201700000000.000"));
+	assert_non_null(strstr(c.since_form, "%5B200000ms%3A1000ms%5D%20%40%201700000000.000"));
+	/* and the series at the range query's start and end, off the subquery's aligned steps */
+	assert_non_null(
+	        strstr(c.since_form, "gpuaudit_fleet_info%7Bcluster%3D%22a%22%7D%20%40%201699999800.000"));
+	/* then the range query over those nodes' instances only, regex-escaped */
+	assert_null(strstr(c.last_form, "count_over_time"));
+	assert_non_null(strstr(c.last_form, "step=1.000"));
+	assert_non_null(strstr(c.last_form, "10%5C%5C.0%5C%5C.0%5C%5C.9%3A9747"));
+	assert_non_null(strstr(c.last_form, "10%5C%5C.0%5C%5C.0%5C%5C.1%3A9747"));
 	assert_int_equal(rep->history_nodes.v, 2);
 	assert_int_equal(rep->n_history, 2);
 	const struct ga_fleet_history *h = &rep->history[0];
