@@ -43,9 +43,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ctr_bench ROOT RUNS\n");
 		return 2;
 	}
-	int runs = atoi(argv[2]);
-	if (runs < 1 || runs > 100000)
+	char *end = NULL;
+	long runs = strtol(argv[2], &end, 10);
+	if (end == argv[2] || *end || runs < 1 || runs > 100000) {
+		fprintf(stderr, "ctr_bench: RUNS wants 1 to 100000, not '%s'\n", argv[2]);
 		return 2;
+	}
 	struct ga_ctx *ctx = NULL;
 	if (ga_ctx_new(&ctx) < 0 || ga_ctx_set_root(ctx, argv[1]) < 0) {
 		fprintf(stderr, "ctr_bench: %s\n", ctx ? ga_ctx_errmsg(ctx) : "no memory");
