@@ -20,6 +20,7 @@
 #include "../core/file.h"
 #include "gpuaudit/kmsg.h"
 #include "../core/internal.h"
+#include "../core/yaml-node.h"
 #include "../core/yaml-scan.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/policy.h"
@@ -302,24 +303,6 @@ struct pstate {
 	char kind[64];
 };
 
-/* Where a node starts: its own token for scalars, else its first scalar inside. */
-static const struct fy_mark *node_mark(struct fy_node *n)
-{
-	if (!n)
-		return NULL;
-	if (fy_node_is_scalar(n)) {
-		struct fy_token *t = fy_node_get_scalar_token(n);
-		return t ? fy_token_start_mark(t) : NULL;
-	}
-	void *it = NULL;
-	if (fy_node_is_mapping(n)) {
-		struct fy_node_pair *pr = fy_node_mapping_iterate(n, &it);
-		return pr ? node_mark(fy_node_pair_key(pr)) : NULL;
-	}
-	struct fy_node *first = fy_node_sequence_iterate(n, &it);
-	return node_mark(first);
-}
-
 /* Record the first error: "FILE:LINE:COLUMN: PATH: message". Returns -EINVAL. */
 static int perr(struct pstate *ps, struct fy_node *at, struct fy_node *fallback, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
@@ -327,9 +310,9 @@ static int perr(struct pstate *ps, struct fy_node *at, struct fy_node *fallback,
 {
 	if (ps->err)
 		return ps->err;
-	const struct fy_mark *m = node_mark(at);
+	const struct fy_mark *m = ga_yaml_node_mark(at);
 	if (!m)
-		m = node_mark(fallback);
+		m = ga_yaml_node_mark(fallback);
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
@@ -365,20 +348,17 @@ static void path_pop(struct pstate *ps, size_t len)
 	ps->path[len] = '\0';
 }
 
-static bool is_null(struct fy_node *n);
-static bool scalar_text(struct fy_node *n, char *buf, size_t bufn);
-
 /* What a node is, for messages: "a mapping", "a list", "null" or the scalar quoted. */
 static const char *node_kind(struct pstate *ps, struct fy_node *n)
 {
-	if (!n || is_null(n))
+	if (!n || ga_yaml_is_null(n))
 		return "null";
 	if (fy_node_is_mapping(n))
 		return "a mapping";
 	if (fy_node_is_sequence(n))
 		return "a list";
 	char text[48];
-	if (!scalar_text(n, text, sizeof(text)))
+	if (!ga_yaml_scalar_text(n, text, sizeof(text)))
 		return "a long scalar";
 	snprintf(ps->kind, sizeof(ps->kind), "'%s'", text);
 	return ps->kind;
@@ -389,38 +369,12 @@ static bool plain(struct fy_node *n)
 	return fy_node_get_style(n) == FYNS_PLAIN;
 }
 
-static bool is_null(struct fy_node *n)
-{
-	if (!n)
-		return true;
-	if (!fy_node_is_scalar(n) || !plain(n))
-		return false;
-	size_t len = 0;
-	const char *s = fy_node_get_scalar(n, &len);
-	return !s || len == 0 || (len == 1 && *s == '~') || (len == 4 && !memcmp(s, "null", 4)) ||
-	       (len == 4 && !memcmp(s, "Null", 4)) || (len == 4 && !memcmp(s, "NULL", 4));
-}
-
-/* The scalar's text as a NUL-terminated copy in buf; false when too long or not a scalar. */
-static bool scalar_text(struct fy_node *n, char *buf, size_t bufn)
-{
-	if (!n || !fy_node_is_scalar(n))
-		return false;
-	size_t len = 0;
-	const char *s = fy_node_get_scalar(n, &len);
-	if (!s || len >= bufn || memchr(s, '\0', len))
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	return true;
-}
-
 static int get_string(struct pstate *ps, struct fy_node *v, struct fy_node *key, char **out)
 {
 	char buf[1024];
-	if (is_null(v) || !fy_node_is_scalar(v))
+	if (ga_yaml_is_null(v) || !fy_node_is_scalar(v))
 		return perr(ps, v, key, "expected a string, got %s", node_kind(ps, v));
-	if (!scalar_text(v, buf, sizeof(buf)))
+	if (!ga_yaml_scalar_text(v, buf, sizeof(buf)))
 		return perr(ps, v, key, "expected a string of at most %zu bytes", sizeof(buf) - 1);
 	if (*out)
 		ga_free(*out);
@@ -433,8 +387,9 @@ static int get_u64(struct pstate *ps, struct fy_node *v, struct fy_node *key, ui
 {
 	char buf[32];
 	uint64_t x;
-	if (!v || !fy_node_is_scalar(v) || !plain(v) || is_null(v) || !scalar_text(v, buf, sizeof(buf)) ||
-	    !isdigit((unsigned char)buf[0]) || ga_parse_u64(buf, 10, &x) < 0)
+	if (!v || !fy_node_is_scalar(v) || !plain(v) || ga_yaml_is_null(v) ||
+	    !ga_yaml_scalar_text(v, buf, sizeof(buf)) || !isdigit((unsigned char)buf[0]) ||
+	    ga_parse_u64(buf, 10, &x) < 0)
 		return perr(ps, v, key, "expected an integer from %llu to %llu, got %s",
 		            (unsigned long long)lo, (unsigned long long)hi, node_kind(ps, v));
 	if (x < lo || x > hi)
@@ -449,8 +404,9 @@ static int get_number(struct pstate *ps, struct fy_node *v, struct fy_node *key,
 {
 	char buf[64];
 	double x;
-	if (!v || !fy_node_is_scalar(v) || !plain(v) || is_null(v) || !scalar_text(v, buf, sizeof(buf)) ||
-	    ga_parse_dbl(buf, &x) < 0 || x != x || x > 1e300 || x < -1e300)
+	if (!v || !fy_node_is_scalar(v) || !plain(v) || ga_yaml_is_null(v) ||
+	    !ga_yaml_scalar_text(v, buf, sizeof(buf)) || ga_parse_dbl(buf, &x) < 0 || x != x || x > 1e300 ||
+	    x < -1e300)
 		return perr(ps, v, key, "expected a number, got %s", node_kind(ps, v));
 	*out = x;
 	return 0;
@@ -459,7 +415,7 @@ static int get_number(struct pstate *ps, struct fy_node *v, struct fy_node *key,
 static int get_bool(struct pstate *ps, struct fy_node *v, struct fy_node *key, struct ga_obool *out)
 {
 	char buf[8];
-	if (v && fy_node_is_scalar(v) && plain(v) && scalar_text(v, buf, sizeof(buf))) {
+	if (v && fy_node_is_scalar(v) && plain(v) && ga_yaml_scalar_text(v, buf, sizeof(buf))) {
 		if (!strcmp(buf, "true") || !strcmp(buf, "True") || !strcmp(buf, "TRUE")) {
 			out->v = true;
 			out->set = true;
@@ -486,8 +442,8 @@ static int get_strv(struct pstate *ps, struct fy_node *v, struct fy_node *key, s
 	while ((item = fy_node_sequence_iterate(v, &it))) {
 		char buf[256];
 		size_t old = path_push(ps, "[%zu]", i++);
-		if (is_null(item) || !fy_node_is_scalar(item) || !scalar_text(item, buf, sizeof(buf)) ||
-		    !*buf) {
+		if (ga_yaml_is_null(item) || !fy_node_is_scalar(item) ||
+		    !ga_yaml_scalar_text(item, buf, sizeof(buf)) || !*buf) {
 			perr(ps, item, key, "expected a non-empty string, got %s", node_kind(ps, item));
 			path_pop(ps, old);
 			return ps->err;
@@ -518,7 +474,7 @@ static int walk_mapping(struct pstate *ps, struct fy_node *map, struct fy_node *
 	while ((pr = fy_node_mapping_iterate(map, &it))) {
 		struct fy_node *k = fy_node_pair_key(pr), *v = fy_node_pair_value(pr);
 		char name[64];
-		if (!k || !fy_node_is_scalar(k) || !scalar_text(k, name, sizeof(name)))
+		if (!k || !fy_node_is_scalar(k) || !ga_yaml_scalar_text(k, name, sizeof(name)))
 			return perr(ps, k, map, "expected a key of %s, got %s", what, node_kind(ps, k));
 		int which = -1;
 		for (int i = 0; keys[i] && i < 32; i++)
@@ -588,14 +544,14 @@ static int pin_member(struct pstate *ps, void *obj, int which, struct fy_node *k
 	struct ga_pin *pin = pins[which];
 	ga_vrange_release(&pin->range);
 	pin->kind = GA_PIN_UNSET;
-	if (is_null(v)) {
+	if (ga_yaml_is_null(v)) {
 		if (which == 0)
 			return perr(ps, v, k, "a kernel cannot be absent: expected a version range");
 		pin->kind = GA_PIN_ABSENT;
 		return 0;
 	}
 	char buf[256], why[160];
-	if (!fy_node_is_scalar(v) || !scalar_text(v, buf, sizeof(buf)))
+	if (!fy_node_is_scalar(v) || !ga_yaml_scalar_text(v, buf, sizeof(buf)))
 		return perr(ps, v, k, "expected a version range such as \">=550.54, <560\" or null, got %s",
 		            node_kind(ps, v));
 	int r = ga_vrange_parse(buf, &pin->range, why, sizeof(why));
@@ -661,7 +617,7 @@ static int parse_allocatable(struct pstate *ps, struct ga_policy_class *c, struc
 	while ((pr = fy_node_mapping_iterate(v, &it))) {
 		struct fy_node *pk = fy_node_pair_key(pr), *pv = fy_node_pair_value(pr);
 		char name[128];
-		if (!pk || !fy_node_is_scalar(pk) || !scalar_text(pk, name, sizeof(name)) ||
+		if (!pk || !fy_node_is_scalar(pk) || !ga_yaml_scalar_text(pk, name, sizeof(name)) ||
 		    !resource_name_ok(name))
 			return perr(ps, pk, v,
 			            "expected a resource name such as nvidia.com/gpu (DOMAIN/NAME, at most "
@@ -759,7 +715,7 @@ static int expect_member(struct pstate *ps, void *obj, int which, struct fy_node
 	}
 	case 4: {
 		char buf[16];
-		if (v && fy_node_is_scalar(v) && scalar_text(v, buf, sizeof(buf))) {
+		if (v && fy_node_is_scalar(v) && ga_yaml_scalar_text(v, buf, sizeof(buf))) {
 			if (!strcmp(buf, "disabled")) {
 				c->expect.mig = GA_MIG_DISABLED;
 				return 0;
@@ -876,7 +832,7 @@ static int parse_smoke(struct pstate *ps, struct ga_policy_class *c, struct fy_n
 	while ((pr = fy_node_mapping_iterate(v, &it))) {
 		struct fy_node *pk = fy_node_pair_key(pr), *pv = fy_node_pair_value(pr);
 		char name[64];
-		if (!pk || !fy_node_is_scalar(pk) || !scalar_text(pk, name, sizeof(name)) || !*name)
+		if (!pk || !fy_node_is_scalar(pk) || !ga_yaml_scalar_text(pk, name, sizeof(name)) || !*name)
 			return perr(ps, pk, v, "expected a name of at most 63 bytes");
 		for (size_t i = 0; i < c->n_smoke; i++)
 			if (!strcmp(c->smoke[i].key, name))
@@ -916,7 +872,7 @@ static int parse_xid(struct pstate *ps, struct ga_policy_class *c, struct fy_nod
 			if (c->xid[i].xid == x.v)
 				return perr(ps, pk, v, "duplicate Xid %llu", (unsigned long long)x.v);
 		char act[16];
-		bool ok = pv && fy_node_is_scalar(pv) && scalar_text(pv, act, sizeof(act));
+		bool ok = pv && fy_node_is_scalar(pv) && ga_yaml_scalar_text(pv, act, sizeof(act));
 		int i = 0;
 		for (; ok && xid_actions[i]; i++)
 			if (!strcmp(xid_actions[i], act))
@@ -1044,7 +1000,7 @@ static int parse_classes(struct pstate *ps, struct ga_policy *p, struct fy_node 
 			pnomem(ps);
 			break;
 		}
-		const struct fy_mark *m = node_mark(item);
+		const struct fy_mark *m = ga_yaml_node_mark(item);
 		c->line = m ? (unsigned)m->line + 1 : 0;
 		if (walk_mapping(ps, item, k, "a class", class_keys, class_member, c) < 0)
 			break;
@@ -1060,7 +1016,7 @@ static int parse_classes(struct pstate *ps, struct ga_policy *p, struct fy_node 
 				struct fy_node *at = item;
 				while ((pr = fy_node_mapping_iterate(item, &it2))) {
 					char kn[8];
-					if (scalar_text(fy_node_pair_key(pr), kn, sizeof(kn)) &&
+					if (ga_yaml_scalar_text(fy_node_pair_key(pr), kn, sizeof(kn)) &&
 					    !strcmp(kn, "name"))
 						at = fy_node_pair_value(pr);
 				}
@@ -1087,7 +1043,7 @@ static const char *const threshold_keys[] = { "code", "count", "window", "action
 static int get_duration(struct pstate *ps, struct fy_node *v, struct fy_node *k, double *out)
 {
 	char buf[32];
-	if (!v || !fy_node_is_scalar(v) || is_null(v) || !scalar_text(v, buf, sizeof(buf)) ||
+	if (!v || !fy_node_is_scalar(v) || ga_yaml_is_null(v) || !ga_yaml_scalar_text(v, buf, sizeof(buf)) ||
 	    ga_duration_parse(buf, out) < 0)
 		return perr(ps, v, k, "expected a duration like 30m, 2h, 1d or 1h30m, got %s",
 		            node_kind(ps, v));
@@ -1114,7 +1070,7 @@ static int threshold_member(struct pstate *ps, void *obj, int which, struct fy_n
 	case 2:
 		return get_duration(ps, v, k, &t->window_s);
 	default:
-		if (!v || !fy_node_is_scalar(v) || !scalar_text(v, act, sizeof(act)) ||
+		if (!v || !fy_node_is_scalar(v) || !ga_yaml_scalar_text(v, act, sizeof(act)) ||
 		    ga_action_parse(act, &t->action) < 0)
 			return perr(ps, v, k,
 			            "expected an action (none, restart_workload, reset_gpu, reboot, drain, "
@@ -1145,7 +1101,7 @@ static int parse_thresholds(struct pstate *ps, struct ga_health_policy *hp, stru
 			pnomem(ps);
 			break;
 		}
-		const struct fy_mark *m = node_mark(item);
+		const struct fy_mark *m = ga_yaml_node_mark(item);
 		t->line = m ? (unsigned)m->line + 1 : 0;
 		t->count = 1;
 		if (walk_mapping(ps, item, k, "a threshold", threshold_keys, threshold_member, t) < 0)
@@ -1341,7 +1297,7 @@ int ga_policy_parse(struct ga_ctx *ctx, const char *file, const char *text, size
 	r = refuse_refs(&ps, root);
 	if (r < 0)
 		goto out;
-	if (!root || is_null(root) || !fy_node_is_mapping(root)) {
+	if (!root || ga_yaml_is_null(root) || !fy_node_is_mapping(root)) {
 		r = perr(&ps, root, NULL, "expected a mapping with 'version: 1' and 'classes', got %s",
 		         node_kind(&ps, root));
 		goto out;

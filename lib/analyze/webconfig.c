@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "../core/file.h"
+#include "../core/yaml-node.h"
 #include "../core/internal.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/webconfig.h"
@@ -29,22 +30,6 @@ struct wstate {
 	int err;
 };
 
-static const struct fy_mark *mark_of(struct fy_node *n)
-{
-	if (!n)
-		return NULL;
-	if (fy_node_is_scalar(n)) {
-		struct fy_token *t = fy_node_get_scalar_token(n);
-		return t ? fy_token_start_mark(t) : NULL;
-	}
-	void *it = NULL;
-	if (fy_node_is_mapping(n)) {
-		struct fy_node_pair *pr = fy_node_mapping_iterate(n, &it);
-		return pr ? mark_of(fy_node_pair_key(pr)) : NULL;
-	}
-	return mark_of(fy_node_sequence_iterate(n, &it));
-}
-
 /* The first error, "FILE:LINE:COLUMN: message", at node AT. Returns -EINVAL. */
 static int werr(struct wstate *ws, struct fy_node *at, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
@@ -52,7 +37,7 @@ static int werr(struct wstate *ws, struct fy_node *at, const char *fmt, ...)
 {
 	if (ws->err)
 		return ws->err;
-	const struct fy_mark *m = mark_of(at);
+	const struct fy_mark *m = ga_yaml_node_mark(at);
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
@@ -70,34 +55,9 @@ static int wnomem(struct wstate *ws)
 	return ws->err;
 }
 
-static bool is_null(struct fy_node *n)
-{
-	if (!n)
-		return true;
-	if (!fy_node_is_scalar(n) || fy_node_get_style(n) != FYNS_PLAIN)
-		return false;
-	size_t len = 0;
-	const char *s = fy_node_get_scalar(n, &len);
-	return !s || len == 0 || (len == 1 && *s == '~') || (len == 4 && !strncasecmp(s, "null", 4));
-}
-
-/* A scalar's text into buf (NUL-terminated); false when not a scalar, too long or holding a NUL. */
-static bool text_of(struct fy_node *n, char *buf, size_t bufn)
-{
-	if (!n || !fy_node_is_scalar(n))
-		return false;
-	size_t len = 0;
-	const char *s = fy_node_get_scalar(n, &len);
-	if (!s || len >= bufn || memchr(s, '\0', len))
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	return true;
-}
-
 static int get_text(struct wstate *ws, struct fy_node *v, const char *key, char *buf, size_t bufn)
 {
-	if (is_null(v) || !text_of(v, buf, bufn) || !*buf)
+	if (ga_yaml_is_null(v) || !ga_yaml_scalar_text(v, buf, bufn) || !*buf)
 		return werr(ws, v, "%s: expected a string of 1 to %zu bytes", key, bufn - 1);
 	return 0;
 }
@@ -148,7 +108,7 @@ const char *ga_tls_version_name(unsigned v)
 static int get_version(struct wstate *ws, struct fy_node *v, const char *key, unsigned *out)
 {
 	char buf[16];
-	if (!is_null(v) && text_of(v, buf, sizeof(buf)))
+	if (!ga_yaml_is_null(v) && ga_yaml_scalar_text(v, buf, sizeof(buf)))
 		for (size_t i = 0; i < sizeof(tls_versions) / sizeof(tls_versions[0]); i++)
 			if (!strcmp(buf, tls_versions[i].name)) {
 				*out = tls_versions[i].v;
@@ -193,7 +153,7 @@ static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, str
 	if (!strcmp(key, "max_version"))
 		return get_version(ws, v, "tls_server_config.max_version", &wc->max_version);
 	if (!strcmp(key, "client_auth_type")) {
-		if (!is_null(v) && text_of(v, buf, sizeof(buf)) &&
+		if (!ga_yaml_is_null(v) && ga_yaml_scalar_text(v, buf, sizeof(buf)) &&
 		    (!strcmp(buf, "RequestClientCert") || !strcmp(buf, "RequireAnyClientCert")))
 			return werr(
 			        ws, v,
@@ -201,7 +161,7 @@ static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, str
 			        "supported: use RequireAndVerifyClientCert or VerifyClientCertIfGiven with "
 			        "client_ca_file",
 			        buf);
-		if (!is_null(v) && text_of(v, buf, sizeof(buf)))
+		if (!ga_yaml_is_null(v) && ga_yaml_scalar_text(v, buf, sizeof(buf)))
 			for (size_t i = 0; i < sizeof(client_auths) / sizeof(client_auths[0]); i++)
 				if (!strcmp(buf, client_auths[i].name)) {
 					wc->client_auth = client_auths[i].v;
@@ -231,7 +191,7 @@ static int add_header(struct wstate *ws, struct fy_node *k, struct fy_node *v)
 	struct ga_webconfig *wc = ws->wc;
 	char name[64], value[1024];
 	const char *canon = NULL;
-	if (text_of(k, name, sizeof(name)))
+	if (ga_yaml_scalar_text(k, name, sizeof(name)))
 		for (size_t i = 0; i < sizeof(header_names) / sizeof(header_names[0]); i++)
 			if (!strcasecmp(name, header_names[i]))
 				canon = header_names[i];
@@ -262,16 +222,16 @@ static int http_member(struct wstate *ws, struct fy_node *k, const char *key, st
 {
 	if (!strcmp(key, "http2")) {
 		char buf[8];
-		if (!is_null(v) && text_of(v, buf, sizeof(buf)) && !strcmp(buf, "false"))
+		if (!ga_yaml_is_null(v) && ga_yaml_scalar_text(v, buf, sizeof(buf)) && !strcmp(buf, "false"))
 			return 0;
-		if (!is_null(v) && text_of(v, buf, sizeof(buf)) && !strcmp(buf, "true"))
+		if (!ga_yaml_is_null(v) && ga_yaml_scalar_text(v, buf, sizeof(buf)) && !strcmp(buf, "true"))
 			return werr(ws, v,
 			            "http_server_config.http2: HTTP/2 is not supported: leave it out or set "
 			            "false");
 		return werr(ws, v, "http_server_config.http2: expected true or false");
 	}
 	if (!strcmp(key, "headers")) {
-		if (is_null(v))
+		if (ga_yaml_is_null(v))
 			return 0;
 		if (!fy_node_is_mapping(v))
 			return werr(ws, v, "http_server_config.headers: expected a mapping of header: value");
@@ -301,9 +261,9 @@ static int add_user(struct wstate *ws, struct fy_node *k, struct fy_node *v)
 {
 	struct ga_webconfig *wc = ws->wc;
 	char name[256], hash[128];
-	if (is_null(k) || !text_of(k, name, sizeof(name)) || !*name || strchr(name, ':'))
+	if (ga_yaml_is_null(k) || !ga_yaml_scalar_text(k, name, sizeof(name)) || !*name || strchr(name, ':'))
 		return werr(ws, k, "basic_auth_users: a user name is 1 to 255 bytes without ':'");
-	if (is_null(v) || !text_of(v, hash, sizeof(hash)) || !is_bcrypt(hash))
+	if (ga_yaml_is_null(v) || !ga_yaml_scalar_text(v, hash, sizeof(hash)) || !is_bcrypt(hash))
 		return werr(ws, v,
 		            "basic_auth_users.%s: expected a bcrypt hash ($2y$10$... from htpasswd -nBC 10 "
 		            "USER, or Python's bcrypt)",
@@ -325,7 +285,7 @@ typedef int (*member_fn)(struct wstate *ws, struct fy_node *k, const char *key, 
 /* Every pair of mapping M through fn; keys are scalars, each once. */
 static int walk(struct wstate *ws, struct fy_node *m, const char *what, member_fn fn)
 {
-	if (is_null(m))
+	if (ga_yaml_is_null(m))
 		return 0;
 	if (!fy_node_is_mapping(m))
 		return werr(ws, m, "%s: expected a mapping", what);
@@ -334,13 +294,14 @@ static int walk(struct wstate *ws, struct fy_node *m, const char *what, member_f
 	while ((pr = fy_node_mapping_iterate(m, &it))) {
 		struct fy_node *k = fy_node_pair_key(pr);
 		char key[64];
-		if (!text_of(k, key, sizeof(key)))
+		if (!ga_yaml_scalar_text(k, key, sizeof(key)))
 			return werr(ws, k, "%s: a key is a short string", what);
 		void *it2 = NULL;
 		struct fy_node_pair *q;
 		while ((q = fy_node_mapping_iterate(m, &it2)) != pr) {
 			char other[64];
-			if (text_of(fy_node_pair_key(q), other, sizeof(other)) && !strcmp(other, key))
+			if (ga_yaml_scalar_text(fy_node_pair_key(q), other, sizeof(other)) &&
+			    !strcmp(other, key))
 				return werr(ws, k, "%s: '%s' is given twice", what, key);
 		}
 		if (fn(ws, k, key, fy_node_pair_value(pr)) < 0)
@@ -352,13 +313,13 @@ static int walk(struct wstate *ws, struct fy_node *m, const char *what, member_f
 static int top_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
 {
 	if (!strcmp(key, "tls_server_config")) {
-		ws->wc->tls = !is_null(v);
+		ws->wc->tls = !ga_yaml_is_null(v);
 		return walk(ws, v, "tls_server_config", tls_member);
 	}
 	if (!strcmp(key, "http_server_config"))
 		return walk(ws, v, "http_server_config", http_member);
 	if (!strcmp(key, "basic_auth_users")) {
-		if (is_null(v))
+		if (ga_yaml_is_null(v))
 			return 0;
 		if (!fy_node_is_mapping(v))
 			return werr(ws, v, "basic_auth_users: expected a mapping of user: bcrypt hash");
@@ -445,13 +406,13 @@ int ga_webconfig_parse(struct ga_ctx *ctx, const char *file, const char *text, s
 			           e->msg ? e->msg : "syntax error");
 			goto out;
 		}
-	} else if (fy_node_get_anchor(root) || (!is_null(root) && !fy_node_is_mapping(root))) {
+	} else if (fy_node_get_anchor(root) || (!ga_yaml_is_null(root) && !fy_node_is_mapping(root))) {
 		r = werr(&ws, root,
 		         "expected a mapping (tls_server_config, http_server_config, basic_auth_users)");
 		goto out;
 	}
 	/* an empty file is the toolkit's "no TLS, no authentication" */
-	if (root && !is_null(root) &&
+	if (root && !ga_yaml_is_null(root) &&
 	    ((r = walk(&ws, root, "the web configuration", top_member)) < 0 ||
 	     (r = check_whole(&ws, root)) < 0))
 		goto out;

@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include <libfyaml.h>
 
+#include "../core/yaml-node.h"
 #include "../core/yaml-scan.h"
 #include "collect.h"
 #include "gpuaudit/container.h"
@@ -36,28 +37,11 @@ struct ycv {
 	bool nomem;
 };
 
-/* Where a node starts: its scalar token, else its first key's or item's (bounded by the prescan). */
-static const struct fy_mark *node_mark(struct fy_node *n)
-{
-	if (!n)
-		return NULL;
-	if (fy_node_is_scalar(n)) {
-		struct fy_token *t = fy_node_get_scalar_token(n);
-		return t ? fy_token_start_mark(t) : NULL;
-	}
-	void *it = NULL;
-	if (fy_node_is_mapping(n)) {
-		struct fy_node_pair *pr = fy_node_mapping_iterate(n, &it);
-		return pr ? node_mark(fy_node_pair_key(pr)) : NULL;
-	}
-	return node_mark(fy_node_sequence_iterate(n, &it));
-}
-
 static void ycv_fail(struct ycv *y, struct fy_node *n, const char *what)
 {
 	if (y->err[0])
 		return;
-	const struct fy_mark *m = node_mark(n);
+	const struct fy_mark *m = ga_yaml_node_mark(n);
 	snprintf(y->err, sizeof(y->err), "%d:%d: %s", m ? m->line + 1 : 1, m ? m->column + 1 : 1, what);
 }
 
@@ -98,7 +82,7 @@ static json_t *ycv_node(struct ycv *y, struct fy_node *n)
 		return json_null();
 	if (fy_node_is_alias(n)) {
 		/* libfyaml marks the alias's name: report at its '*' */
-		const struct fy_mark *m = node_mark(n);
+		const struct fy_mark *m = ga_yaml_node_mark(n);
 		if (!y->err[0])
 			snprintf(y->err, sizeof(y->err), "%d:%d: YAML aliases are not read in a CDI spec",
 			         m ? m->line + 1 : 1, m && m->column > 0 ? m->column : 1);
