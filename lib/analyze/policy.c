@@ -278,6 +278,10 @@ static int policy_prescan(struct ga_ctx *ctx, const char *file, const char *text
 		return scan_fail(ctx, file, &sc,
 		                 "two escaped quotes ('') in a row in a single-quoted string: "
 		                 "libfyaml 0.7.12 misreads them; write this value in double quotes");
+	case GA_YSCAN_QKEY:
+		return scan_fail(ctx, file, &sc,
+		                 "an explicit mapping key ('? '): not supported (libfyaml 0.7.12 can crash "
+		                 "on them); write KEY: VALUE");
 	case GA_YSCAN_DEEP:
 	case GA_YSCAN_OK:
 	default:

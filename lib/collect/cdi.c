@@ -161,6 +161,8 @@ static int yaml_to_json(const char *text, size_t len, json_t **ret, char *err, s
 		                   : ys.status == GA_YSCAN_NODES ? "too many YAML nodes for a CDI spec"
 		                   : ys.status == GA_YSCAN_SQRUN
 		                           ? "two escaped quotes ('') in a row in a single-quoted string"
+		                   : ys.status == GA_YSCAN_QKEY
+		                           ? "an explicit mapping key ('? '): not supported"
 		                           : ys.why;
 		snprintf(err, errlen, "%u:%u: %s", ys.line, ys.col, what ? what : "not YAML text");
 		return 0;

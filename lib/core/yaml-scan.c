@@ -18,7 +18,7 @@
 #include "yaml-scan.h"
 
 enum scan_state { SC_NODE, SC_PLAIN, SC_PROP, SC_DQ, SC_SQ, SC_TEXT };
-enum { SCAN_OK, SCAN_DEEP, SCAN_NODES, SCAN_SQRUN };
+enum { SCAN_OK, SCAN_DEEP, SCAN_NODES, SCAN_SQRUN, SCAN_QKEY };
 
 struct scan {
 	const unsigned char *s;
@@ -174,7 +174,10 @@ static int scan_node(struct scan *sc, unsigned c, bool was_sep)
 			sc->flow--;
 	} else if (c == ',') {
 		sc->sep = true;
-	} else if ((c == '-' || c == '?' || c == ':') && (is_blank(next) || is_brk(next))) {
+	} else if (c == '?' && (is_blank(next) || is_brk(next))) {
+		/* an explicit key: libfyaml 0.7.12 crashes cleaning up after some ("? ?:\t?") */
+		return SCAN_QKEY;
+	} else if ((c == '-' || c == ':') && (is_blank(next) || is_brk(next))) {
 		sc->sep = true;
 		if (c == ':' || sc->flow || is_brk(next))
 			return SCAN_OK;
@@ -302,6 +305,7 @@ int ga_yaml_prescan(const char *text, size_t len, struct ga_yscan *res)
 		if (r != SCAN_OK) {
 			res->status = r == SCAN_NODES   ? GA_YSCAN_NODES
 			              : r == SCAN_SQRUN ? GA_YSCAN_SQRUN
+			              : r == SCAN_QKEY  ? GA_YSCAN_QKEY
 			                                : GA_YSCAN_DEEP;
 			return -1;
 		}

@@ -18,6 +18,7 @@ enum ga_yscan_status {
 	GA_YSCAN_DEEP,    /* nested deeper than GA_YAML_MAX_DEPTH */
 	GA_YSCAN_NODES,   /* more than GA_YAML_MAX_NODES characters that can start a node */
 	GA_YSCAN_SQRUN,   /* two '' escapes in a row in a single-quoted string */
+	GA_YSCAN_QKEY,    /* an explicit mapping key ("? KEY"): libfyaml 0.7.12 can crash on them */
 };
 
 struct ga_yscan {

@@ -271,6 +271,10 @@ static void test_parse_prescan(void **state)
 		T("a: 'x''''y'\n", "p.yaml:1:6: two escaped quotes ('') in a row in a single-quoted string"),
 		T(" '''''''''''''''''''''''''''''''''''''''''''", "p.yaml:1:3: two escaped quotes"),
 		T("a: [b, 'c''d''''']\n", "p.yaml:1:13: two escaped quotes"),
+		/* explicit keys: libfyaml 0.7.12 crashes in its cleanup on "? ?:\t?" (a fuzz find) */
+		T("? ?:\t?", "p.yaml:1:1: an explicit mapping key ('? '): not supported"),
+		T("version: 1\nclasses: [{? name: a}]\n", "p.yaml:2:12: an explicit mapping key"),
+		T("version: 1\n# ? in a comment\nx: 'a ? b'\ny: what?\n", "p.yaml:3:1: unknown key 'x'"),
 		/* one escape at a time, and quotes in double quotes, comments and plain text, are fine */
 		T("version: 1\nclasses: []\nb: 'it''s'\nc: ''''\nd: \"''''\"\ne: a''''b # ''''\nzz: 1\n",
 		  "p.yaml:3:1: unknown key 'b' in the policy"),

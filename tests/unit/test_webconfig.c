@@ -132,6 +132,7 @@ static void test_errors(void **state)
 		{ "- a\n", "conf/web.yml:1:3: expected a mapping" },
 		{ "a: [\n", "conf/web.yml:2:1: not valid YAML" },
 		{ "a: \x01\n", "conf/web.yml:1:4: a control character (U+0001)" },
+		{ "? ?:\t?\n", "conf/web.yml:1:1: an explicit mapping key ('? ')" },
 	};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
