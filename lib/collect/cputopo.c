@@ -180,9 +180,8 @@ static int online_per_cpu(struct ga_col *c, const struct mask *present, struct m
  * of sets. Returns the count, or -1 when the first CPU has neither list file (the
  * level is not in this kernel's sysfs). has, when given, gets the CPUs that had the file.
  */
-static long count_sets(struct ga_col *c, const struct mask *cpus, const struct mask *online,
-                       const char *list, const char *alt, const char *id, bool need_online,
-                       struct mask *has)
+static long count_sets(struct ga_col *c, const struct mask *cpus, const struct mask *online, const char *list,
+                       const char *alt, const char *id, bool need_online, struct mask *has)
 {
 	struct mask done = { 0 }, m = { 0 };
 	int64_t ids[256];
@@ -207,7 +206,7 @@ static long count_sets(struct ga_col *c, const struct mask *cpus, const struct m
 			break;
 		if (r < 0 && r != -EINVAL) {
 			if (count < 0)
-				break; /* no such level */
+				break;   /* no such level */
 			m_set(&done, i); /* this CPU has no topology directory */
 			continue;
 		}
@@ -303,8 +302,8 @@ static bool intel_kinds(struct ga_col *c)
  * equal keys, or with gap_pct > 0, sorted keys closer than gap_pct percent, form one
  * kind. Pushed only when there are two kinds or more; name(key) names a kind.
  */
-static void group_kinds(struct ga_col *c, const struct mask *online, const uint64_t *key,
-                        unsigned gap_pct, const char *(*name)(struct ga_col *, uint64_t, char *, size_t))
+static void group_kinds(struct ga_col *c, const struct mask *online, const uint64_t *key, unsigned gap_pct,
+                        const char *(*name)(struct ga_col *, uint64_t, char *, size_t))
 {
 	uint64_t vals[16];
 	size_t nv = 0;
@@ -391,7 +390,8 @@ static bool arm_parts(struct ga_col *c, const struct mask *online, const struct 
 		if (!m_test(online, i))
 			continue;
 		struct ga_ou64 midr = { 0, false };
-		if (ga_col_attr_u64(c, GA_COL_OPT, &midr, SYSCPU "/cpu%zu/regs/identification/midr_el1", i) < 0)
+		if (ga_col_attr_u64(c, GA_COL_OPT, &midr, SYSCPU "/cpu%zu/regs/identification/midr_el1", i) <
+		    0)
 			break; /* not arm64, or no regs directory: the first CPU decides */
 		key[i] = (midr.v >> 4) & 0xfff;
 		if (!cpu->implementer.set) {
@@ -417,8 +417,13 @@ static void core_kinds(struct ga_col *c, const struct mask *online, const struct
 		return;
 	for (size_t i = 0; i < online->nbits; i++)
 		key[i] = UINT64_MAX;
-	bool arm = c->node->cpu.arch && !strcmp(c->node->cpu.arch, "aarch64");
+	/* aarch64, or no cpuinfo to tell: the first CPU's midr_el1 decides */
+	bool arm = !c->node->cpu.arch || !strcmp(c->node->cpu.arch, "aarch64");
 	if (arm && arm_parts(c, online, rows, n_rows, key)) {
+		if (!c->node->cpu.arch) {
+			c->node->cpu.arch = ga_strdup("aarch64");
+			ga_col_ok(c, c->node->cpu.arch);
+		}
 		group_kinds(c, online, key, 0, part_kind);
 		if (c->node->cpu.n_core_kinds)
 			goto out;
@@ -533,8 +538,8 @@ void ga_collect_cpu_topology(struct ga_col *c, const struct ga_cpuinfo_row *rows
 		c->err = -ENOMEM;
 		goto out;
 	}
-	long cores = count_sets(c, &present, &online, "core_cpus_list", "thread_siblings_list", NULL, true,
-	                        &topo);
+	long cores =
+	        count_sets(c, &present, &online, "core_cpus_list", "thread_siblings_list", NULL, true, &topo);
 	if (cores >= 0) {
 		GA_SET(cpu->cores, (uint64_t)cores);
 		long n = count_sets(c, &topo, &online, "package_cpus_list", "core_siblings_list",

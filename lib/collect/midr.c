@@ -71,10 +71,10 @@ struct midr_impl {
 };
 
 static const struct midr_impl impls[] = {
-	{ 0x41, "ARM" },      { 0x42, "Broadcom" }, { 0x43, "Cavium" },   { 0x46, "FUJITSU" },
-	{ 0x48, "HiSilicon" }, { 0x4e, "NVIDIA" },  { 0x50, "APM" },      { 0x51, "Qualcomm" },
-	{ 0x53, "Samsung" },  { 0x56, "Marvell" },  { 0x61, "Apple" },    { 0x69, "Intel" },
-	{ 0x6d, "Microsoft" }, { 0x70, "Phytium" }, { 0xc0, "Ampere" },
+	{ 0x41, "ARM" },       { 0x42, "Broadcom" }, { 0x43, "Cavium" }, { 0x46, "FUJITSU" },
+	{ 0x48, "HiSilicon" }, { 0x4e, "NVIDIA" },   { 0x50, "APM" },    { 0x51, "Qualcomm" },
+	{ 0x53, "Samsung" },   { 0x56, "Marvell" },  { 0x61, "Apple" },  { 0x69, "Intel" },
+	{ 0x6d, "Microsoft" }, { 0x70, "Phytium" },  { 0xc0, "Ampere" },
 };
 
 const char *ga_midr_vendor(uint64_t impl)
