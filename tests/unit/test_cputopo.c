@@ -125,7 +125,8 @@ static void topo(const char *root, const struct tcpu *v, int n)
 			for (int a = 0; a < 2; a++) {
 				if (!lists[lv][a])
 					continue;
-				snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/topology/%s", i, lists[lv][a]);
+				snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/topology/%s", i,
+				         lists[lv][a]);
 				put(root, rel, "%s\n", l);
 			}
 		}
@@ -156,16 +157,18 @@ static void cpuinfo(const char *root, const struct tcpu *v, int n,
 	fclose(f);
 }
 
-static const char x86_flags[] = "fpu vme de pse tsc msr pae cx8 apic sep lm cx16 lahf_lm popcnt sse4_1 sse4_2 "
-                                "ssse3 avx avx2 bmi1 bmi2 f16c fma movbe xsave avx512f avx512bw avx512cd "
-                                "avx512dq avx512vl avx512_vnni";
+static const char x86_flags[] =
+        "fpu vme de pse tsc msr pae cx8 apic sep lm cx16 lahf_lm popcnt sse4_1 sse4_2 "
+        "ssse3 avx avx2 bmi1 bmi2 f16c fma movbe xsave avx512f avx512bw avx512cd "
+        "avx512dq avx512vl avx512_vnni";
 
 static void x86_block(int cpu, const struct tcpu *t, FILE *f)
 {
 	(void)cpu;
-	fprintf(f, "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
-	           "model name\t: Intel(R) Xeon(R) Platinum 8480C\nphysical id\t: %d\ncore id\t\t: %d\n"
-	           "flags\t\t: %s\n",
+	fprintf(f,
+	        "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
+	        "model name\t: Intel(R) Xeon(R) Platinum 8480C\nphysical id\t: %d\ncore id\t\t: %d\n"
+	        "flags\t\t: %s\n",
 	        t->pkg, t->core, x86_flags);
 }
 
@@ -173,9 +176,10 @@ static void x86_block(int cpu, const struct tcpu *t, FILE *f)
 static void amd_block(int cpu, const struct tcpu *t, FILE *f)
 {
 	(void)cpu;
-	fprintf(f, "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n"
-	           "model name\t: AMD EPYC 7313 16-Core Processor\nphysical id\t: %d\ncore id\t\t: %d\n"
-	           "cpu cores\t: 4\nflags\t\t: %s\n",
+	fprintf(f,
+	        "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n"
+	        "model name\t: AMD EPYC 7313 16-Core Processor\nphysical id\t: %d\ncore id\t\t: %d\n"
+	        "cpu cores\t: 4\nflags\t\t: %s\n",
 	        t->pkg, t->core % 4, x86_flags);
 }
 
@@ -189,8 +193,9 @@ static void grace_block(int cpu, const struct tcpu *t, FILE *f)
 {
 	(void)cpu;
 	(void)t;
-	fprintf(f, "BogoMIPS\t: 2000.00\nFeatures\t: %s\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
-	           "CPU variant\t: 0x0\nCPU part\t: 0xd4f\nCPU revision\t: 0\n",
+	fprintf(f,
+	        "BogoMIPS\t: 2000.00\nFeatures\t: %s\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
+	        "CPU variant\t: 0x0\nCPU part\t: 0xd4f\nCPU revision\t: 0\n",
 	        grace_features);
 }
 
@@ -198,8 +203,9 @@ static void grace_block(int cpu, const struct tcpu *t, FILE *f)
 static void gb10_block(int cpu, const struct tcpu *t, FILE *f)
 {
 	(void)t;
-	fprintf(f, "Features\t: %s\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\n"
-	           "CPU part\t: %s\nCPU revision\t: 1\n",
+	fprintf(f,
+	        "Features\t: %s\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\n"
+	        "CPU part\t: %s\nCPU revision\t: 1\n",
 	        grace_features, (cpu % 10) < 5 ? "0xd87" : "0xd85");
 }
 
@@ -273,7 +279,8 @@ static void numa_node(const char *root, int id, const char *cpulist, unsigned lo
 	snprintf(rel, sizeof(rel), "sys/devices/system/node/node%d/cpulist", id);
 	put(root, rel, "%s\n", cpulist);
 	snprintf(rel, sizeof(rel), "sys/devices/system/node/node%d/meminfo", id);
-	put(root, rel, "Node %d MemTotal:       %llu kB\nNode %d MemFree:        %llu kB\n", id, kb, id, kb / 2);
+	put(root, rel, "Node %d MemTotal:       %llu kB\nNode %d MemFree:        %llu kB\n", id, kb, id,
+	    kb / 2);
 	snprintf(rel, sizeof(rel), "sys/devices/system/node/node%d/distance", id);
 	put(root, rel, "%s\n", dist);
 }
@@ -320,7 +327,7 @@ static void test_x86_smt_offline_isolated(void **state)
 	assert_int_equal(c->sockets.v, 2);
 	assert_int_equal(c->dies.v, 2);
 	assert_int_equal(c->clusters.v, 7);
-	assert_int_equal(c->cores.v, 7);   /* core (1,3) has no online thread */
+	assert_int_equal(c->cores.v, 7);    /* core (1,3) has no online thread */
 	assert_int_equal(c->threads.v, 13); /* 16 present - 3 offline */
 	assert_int_equal(c->cpus_present.v, 16);
 	assert_string_equal(c->online, "0-6,8-13");
@@ -402,7 +409,8 @@ static void test_grace(void **state)
 	for (int id = 2; id <= 8; id++) {
 		size_t at = 0;
 		for (int k = 0; k <= 8; k++)
-			at += (size_t)snprintf(dist + at, sizeof(dist) - at, "%s%d", k ? " " : "", k == id ? 10 : 80);
+			at += (size_t)snprintf(dist + at, sizeof(dist) - at, "%s%d", k ? " " : "",
+			                       k == id ? 10 : 80);
 		numa_node(root, id, "", 0, dist);
 	}
 	put(root, "proc/driver/nvidia/gpus/0009:01:00.0/numa_status",
@@ -632,7 +640,7 @@ static void test_garbage(void **state)
 	const struct ga_cpu *c = &n->cpu;
 	assert_int_equal(c->cpus_present.v, 4);
 	assert_int_equal(c->threads.v, 4); /* cpu/online unparsable: the per-CPU files (none) */
-	assert_int_equal(c->cores.v, 2); /* an unparsable set stands for its CPU; 2 and 3 have none */
+	assert_int_equal(c->cores.v, 2);   /* an unparsable set stands for its CPU; 2 and 3 have none */
 	assert_null(c->numa_nodes[0].distances.v);
 	assert_null(c->cpuset);
 	assert_true(n->n_gaps >= 3);
@@ -652,7 +660,8 @@ static void test_cpulist_parse(void **state)
 	assert_int_equal(ga_cpulist_parse("\n", &w, &nbits), 0);
 	assert_null(w);
 	assert_int_equal(nbits, 0);
-	static const char *const bad[] = { "1, 2", "+1", "0-+3", "1-0", "1048576", "0-1048576", "1,", "a", "-1" };
+	static const char *const bad[] = { "1, 2",      "+1", "0-+3", "1-0", "1048576",
+		                           "0-1048576", "1,", "a",    "-1" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		w = (uint64_t *)1;
 		if (ga_cpulist_parse(bad[i], &w, &nbits) != -EINVAL)
