@@ -22,6 +22,8 @@
  *   * the newer field types: arrays of numbers (GA_F_DBLV), arrays of tuples
  *     (GA_FF_TUPLE) and, in a struct with inline groups (GA_F_GROUP), any key
  *     that is not one of its own fields.
+ * Arrays of unsigned integers (GA_F_U64V, the node's NUMA distances) are read
+ * here: non-negative integers only, like the slow path.
  * fuzz/fuzz_schema_fast.c checks exactly this against the slow path.
  *
  * yajl allocates through the library allocator (ga_malloc), so fault

@@ -531,6 +531,19 @@ static void test_no_numa_dirs(void **state)
 	assert_null(c->numa_nodes[0].distances.v);
 	round_trip(n);
 	ga_node_free(n);
+
+	/* no cpu/present nor cpu/online: the cpuN directories and their online files */
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/sys/devices/system/cpu/present", root);
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/sys/devices/system/cpu/online", root);
+	assert_int_equal(unlink(p), 0);
+	n = collect(root);
+	assert_int_equal(n->cpu.cpus_present.v, 4);
+	assert_int_equal(n->cpu.threads.v, 3);
+	assert_string_equal(n->cpu.online, "0-2");
+	assert_int_equal(n->cpu.cores.v, 3);
+	ga_node_free(n);
 	rmtree(root);
 }
 
