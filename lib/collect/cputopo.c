@@ -400,6 +400,10 @@ static bool arm_parts(struct ga_col *c, const struct mask *online, const struct 
 		}
 		any = true;
 	}
+	if (any && !cpu->vendor && ga_midr_vendor(cpu->implementer.v)) {
+		cpu->vendor = ga_strdup(ga_midr_vendor(cpu->implementer.v));
+		ga_col_ok(c, cpu->vendor);
+	}
 	if (any && !cpu->model_name && ga_midr_part_name(cpu->implementer.v, cpu->part.v)) {
 		cpu->model_name = ga_strdup(ga_midr_part_name(cpu->implementer.v, cpu->part.v));
 		ga_col_ok(c, cpu->model_name);

@@ -460,6 +460,8 @@ static void test_grace(void **state)
 	assert_int_equal(n->cpu.part.v, 0xd4f);
 	assert_int_equal(n->cpu.implementer.v, 0x41);
 	assert_string_equal(n->cpu.model_name, "Neoverse-V2");
+	assert_string_equal(n->cpu.vendor, "ARM");
+	assert_string_equal(n->cpu.arch, "aarch64");
 	assert_int_equal(n->cpu.cores.v, 72);
 	ga_node_free(n);
 	rmtree(root);
