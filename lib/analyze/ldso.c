@@ -483,3 +483,8 @@ out:
 	ga_elf_strv_free(v, n);
 	return r;
 }
+
+long ga_ldso_follow(const struct ga_ldso *ix, size_t tree, const char *path)
+{
+	return follow(ix, tree, path);
+}
