@@ -492,7 +492,7 @@ static int deps_cyclonedx(struct cli *cli, struct ga_ctx *ctx, const struct deps
 	struct ga_deps_report rep;
 	struct ga_buf out, subject;
 	ga_buf_init(&out, 0);
-	ga_buf_init(&subject, 256);
+	ga_buf_init(&subject, 0);
 	int code = EXIT_OK;
 	for (int i = 0; i < n_paths; i++)
 		ga_buf_addf(&subject, "%s%s", i ? " " : "", paths[i]);

@@ -211,8 +211,8 @@ static int missing(const struct ga_deps_inventory *inv, const struct ga_deps_tar
 	const struct ga_deps_file *f = &inv->files[u->host];
 	bool some = false;
 	struct ga_buf names, what;
-	ga_buf_init(&names, 256);
-	ga_buf_init(&what, 256);
+	ga_buf_init(&names, 0);
+	ga_buf_init(&what, 0);
 	for (size_t k = 0; k < n_uses; k++) {
 		const struct ga_deps_plugin_use *o = &uses[k];
 		if (o->host != u->host)

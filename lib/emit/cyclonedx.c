@@ -36,7 +36,7 @@ void ga_cdx_purl(const struct ga_deps_report_pkg *p, char *out, size_t n)
 	if (!p->kind || !p->name)
 		return;
 	struct ga_buf b;
-	ga_buf_init(&b, 128);
+	ga_buf_init(&b, 0);
 	if (!strcmp(p->kind, "python")) {
 		/* PEP 503 normalised: lower case, runs of - _ . as one - */
 		ga_buf_adds(&b, "pkg:pypi/");
@@ -345,7 +345,7 @@ int ga_cyclonedx_write(const struct ga_deps_report *rep, const struct ga_cdx_opt
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	struct ga_buf b;
-	ga_buf_init(&b, 256);
+	ga_buf_init(&b, 0);
 	struct ga_json w;
 	ga_json_init(&w, out, pretty);
 	ga_json_obj_begin(&w);
