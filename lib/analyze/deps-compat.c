@@ -70,8 +70,9 @@ static int find_compat(const struct ga_deps_inventory *inv, size_t tree, struct 
 	for (size_t i = 0; i < inv->n_pkgs; i++) {
 		const struct ga_deps_pkg *p = &inv->pkgs[i];
 		int maj, min, end = 0;
-		if (p->tree == tree && p->name && sscanf(p->name, "cuda-compat-%d-%d%n", &maj, &min, &end) == 2 &&
-		    !p->name[end] && maj > 0 && maj < 100 && min >= 0 && min < 10) {
+		if (p->tree == tree && p->name &&
+		    sscanf(p->name, "cuda-compat-%d-%d%n", &maj, &min, &end) == 2 && !p->name[end] &&
+		    maj > 0 && maj < 100 && min >= 0 && min < 10) {
 			c->cuda_version = maj * 1000 + min * 10;
 			c->pkg = p->name;
 			c->where = p->meta_path ? p->meta_path : p->name;
@@ -155,55 +156,68 @@ int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_de
 		case ST_SUPPORTED:
 			fd = ga_findings_add(
 			        out, "GA-DEPS-CUDA-COMPAT", GA_SEV_INFO, subject,
-			        "keep the compat package matched to the CUDA of the image; upgrade the node's "
+			        "keep the compat package matched to the CUDA of the image; upgrade the "
+			        "node's "
 			        "driver in time (forward compatibility covers the user-mode driver only)",
-			        "forward compatibility: cuda-compat (CUDA %s) runs on this %s GPU's R%d driver "
-			        "(CUDA %s): its libraries are the supported fix, and runtimes up to CUDA %s are "
+			        "forward compatibility: cuda-compat (CUDA %s) runs on this %s GPU's R%d "
+			        "driver "
+			        "(CUDA %s): its libraries are the supported fix, and runtimes up to CUDA %s "
+			        "are "
 			        "judged against it%s",
 			        cc, cls, branch, dc, cc,
-			        t->gpu_class == GA_GPU_CLASS_PRO ? " (professional RTX: only the select NGC Server "
-			                                           "Ready SKUs are supported)"
-			                                         : "");
+			        t->gpu_class == GA_GPU_CLASS_PRO
+			                ? " (professional RTX: only the select NGC Server "
+			                  "Ready SKUs are supported)"
+			                : "");
 			break;
 		case ST_CONSUMER:
-			fd = ga_findings_add(
-			        out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
-			        "upgrade the node's driver to one that runs the image's CUDA, or use an image built "
-			        "for the driver's CUDA",
-			        "cuda-compat (CUDA %s) will not help on a consumer GPU (GeForce / TITAN): forward "
-			        "compatibility is supported on data-centre GPUs and select professional RTX SKUs "
-			        "only; CUDA fails with \"forward compatibility was attempted on non supported HW\" "
-			        "(cudaErrorCompatNotSupportedOnDevice, 804)",
-			        cc);
+			fd = ga_findings_add(out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
+			                     "upgrade the node's driver to one that runs the image's CUDA, "
+			                     "or use an image built "
+			                     "for the driver's CUDA",
+			                     "cuda-compat (CUDA %s) will not help on a consumer GPU (GeForce "
+			                     "/ TITAN): forward "
+			                     "compatibility is supported on data-centre GPUs and select "
+			                     "professional RTX SKUs "
+			                     "only; CUDA fails with \"forward compatibility was attempted on "
+			                     "non supported HW\" "
+			                     "(cudaErrorCompatNotSupportedOnDevice, 804)",
+			                     cc);
 			break;
 		case ST_BRANCH:
-			fd = ga_findings_add(
-			        out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
-			        "move the node to a long-term support or production driver branch (R535, R570, "
-			        "R580...), or upgrade it to run the image's CUDA",
-			        "cuda-compat (CUDA %s) on an R%d driver: forward compatibility is supported on the "
-			        "data-centre long-term support and production branches only, and R%d is not one",
-			        cc, branch, branch);
+			fd = ga_findings_add(out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
+			                     "move the node to a long-term support or production driver "
+			                     "branch (R535, R570, "
+			                     "R580...), or upgrade it to run the image's CUDA",
+			                     "cuda-compat (CUDA %s) on an R%d driver: forward compatibility "
+			                     "is supported on the "
+			                     "data-centre long-term support and production branches only, "
+			                     "and R%d is not one",
+			                     cc, branch, branch);
 			break;
 		case ST_NOT_NEWER:
-			fd = ga_findings_add(
-			        out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
-			        "drop cuda-compat from the image (the NVIDIA container toolkit mounts the node's "
-			        "driver), or keep it off the library path",
-			        "cuda-compat (CUDA %s) is not newer than the driver's CUDA %s: it is not needed, and a "
-			        "compat libcuda older than the kernel driver, if loaded, can fail with \"system has "
-			        "unsupported display driver / cuda driver combination\" (803)",
-			        cc, dc);
+			fd = ga_findings_add(out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
+			                     "drop cuda-compat from the image (the NVIDIA container toolkit "
+			                     "mounts the node's "
+			                     "driver), or keep it off the library path",
+			                     "cuda-compat (CUDA %s) is not newer than the driver's CUDA %s: "
+			                     "it is not needed, and a "
+			                     "compat libcuda older than the kernel driver, if loaded, can "
+			                     "fail with \"system has "
+			                     "unsupported display driver / cuda driver combination\" (803)",
+			                     cc, dc);
 			break;
 		case ST_UNKNOWN:
-			fd = ga_findings_add(
-			        out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
-			        "say the GPU and driver: --target ...,brand:tesla,driver:550.54 or --for a node "
-			        "snapshot",
-			        "cuda-compat (CUDA %s) helps only on a data-centre GPU with a long-term support or "
-			        "production driver branch, which the target does not say (GPU class %s, driver %s): "
-			        "runtimes are judged against the driver's CUDA %s",
-			        cc, cls, t->driver_version ? t->driver_version : "unknown", dc);
+			fd = ga_findings_add(out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
+			                     "say the GPU and driver: --target ...,brand:tesla,driver:550.54 "
+			                     "or --for a node "
+			                     "snapshot",
+			                     "cuda-compat (CUDA %s) helps only on a data-centre GPU with a "
+			                     "long-term support or "
+			                     "production driver branch, which the target does not say (GPU "
+			                     "class %s, driver %s): "
+			                     "runtimes are judged against the driver's CUDA %s",
+			                     cc, cls, t->driver_version ? t->driver_version : "unknown", dc);
 			break;
 		}
 		if (!fd)

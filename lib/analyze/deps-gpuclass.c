@@ -24,9 +24,9 @@ enum ga_gpu_class ga_gpu_class_for_brand(const char *b)
 		const char *brand;
 		enum ga_gpu_class c;
 	} tab[] = {
-		{ "tesla", GA_GPU_CLASS_DATACENTER },   { "datacenter", GA_GPU_CLASS_DATACENTER },
-		{ "quadro", GA_GPU_CLASS_PRO },         { "quadrortx", GA_GPU_CLASS_PRO },
-		{ "nvidiartx", GA_GPU_CLASS_PRO },      { "geforce", GA_GPU_CLASS_CONSUMER },
+		{ "tesla", GA_GPU_CLASS_DATACENTER },    { "datacenter", GA_GPU_CLASS_DATACENTER },
+		{ "quadro", GA_GPU_CLASS_PRO },          { "quadrortx", GA_GPU_CLASS_PRO },
+		{ "nvidiartx", GA_GPU_CLASS_PRO },       { "geforce", GA_GPU_CLASS_CONSUMER },
 		{ "geforcertx", GA_GPU_CLASS_CONSUMER }, { "titan", GA_GPU_CLASS_CONSUMER },
 		{ "titanrtx", GA_GPU_CLASS_CONSUMER },
 	};
@@ -48,10 +48,10 @@ static bool token(const char *model, const char *needle)
 
 enum ga_gpu_class ga_gpu_class_for_model(const char *model)
 {
-	static const char *const dc[] = { "Tesla", "H100", "H200", "H800", "H20",  "GH200", "GB200", "GB300",
-		                          "B100",  "B200", "B300", "A100", "A800", "A30",   "A40",   "A10",
-		                          "A16",   "A2",   "L40",  "L40S", "L20",  "L4",    "T4",    "V100",
-		                          "P100",  "P40",  "P4",   "K80" };
+	static const char *const dc[] = { "Tesla", "H100", "H200", "H800", "H20",  "GH200", "GB200",
+		                          "GB300", "B100", "B200", "B300", "A100", "A800",  "A30",
+		                          "A40",   "A10",  "A16",  "A2",   "L40",  "L40S",  "L20",
+		                          "L4",    "T4",   "V100", "P100", "P40",  "P4",    "K80" };
 	if (!model)
 		return GA_GPU_CLASS_UNKNOWN;
 	if (strstr(model, "GeForce") || strstr(model, "TITAN") || strstr(model, "Titan"))

@@ -115,7 +115,9 @@ static int icd_uses(struct ga_ldso *ix, const struct ga_deps_inventory *inv, str
 			if (!c || !(c->flags & GA_PLUGIN_ICD))
 				c = vulkan ? &icd_vulkan : &icd_opencl;
 			/* the ICD's library is opened by the loader (libOpenCL / libvulkan): its search, from the ICD's place */
-			struct ga_deps_file pseudo = { .tree_path = tr->icds[i].path, .tree = t, .elf = &none, .pkg = -1 };
+			struct ga_deps_file pseudo = {
+				.tree_path = tr->icds[i].path, .tree = t, .elf = &none, .pkg = -1
+			};
 			long k = lib[0] == '/' ? follow_path(ix, t, "", lib)
 			         : strchr(lib, '/')
 			                 ? -1 /* a relative path: relative to the manifest's directory */
@@ -131,8 +133,9 @@ static int icd_uses(struct ga_ldso *ix, const struct ga_deps_inventory *inv, str
 				k = ga_ldso_follow(ix, t, inv->files[k].tree_path);
 			if (k == -2)
 				return -ENOMEM;
-			struct ga_deps_plugin_use u = { .tree = t, .host = -1, .host_path = tr->icds[i].path,
-				                        .conv = c, .found = k };
+			struct ga_deps_plugin_use u = {
+				.tree = t, .host = -1, .host_path = tr->icds[i].path, .conv = c, .found = k
+			};
 			snprintf(u.name, sizeof(u.name), "%s", lib);
 			if (push_use(v, n, &u) < 0)
 				return -ENOMEM;
@@ -164,8 +167,11 @@ int ga_deps_plugin_uses(const struct ga_deps_inventory *inv, const struct ga_dep
 			}
 			if (found == (long)i)
 				continue; /* its own name (a SONAME string) */
-			struct ga_deps_plugin_use u = { .tree = f->tree, .host = (long)i, .host_path = f->path,
-				                        .conv = c, .found = found };
+			struct ga_deps_plugin_use u = { .tree = f->tree,
+				                        .host = (long)i,
+				                        .host_path = f->path,
+				                        .conv = c,
+				                        .found = found };
 			snprintf(u.name, sizeof(u.name), "%s", name);
 			r = push_use(ret, ret_n, &u);
 		}
@@ -193,8 +199,8 @@ static enum ga_dep_backend target_backend(const struct ga_deps_target *t)
 static bool missing_backend(const struct ga_deps_inventory *inv, const struct ga_deps_plugin_use *u,
                             enum ga_dep_backend tb)
 {
-	return u->host >= 0 && u->found < 0 && (u->conv->flags & GA_PLUGIN_BACKEND) && u->conv->backend == tb &&
-	       strcmp(inv->trees[u->tree].kind, "file");
+	return u->host >= 0 && u->found < 0 && (u->conv->flags & GA_PLUGIN_BACKEND) &&
+	       u->conv->backend == tb && strcmp(inv->trees[u->tree].kind, "file");
 }
 
 /*
@@ -230,8 +236,8 @@ static int missing(const struct ga_deps_inventory *inv, const struct ga_deps_tar
 	        "end knowingly",
 	        "names %s (%s) but the scanned tree does not carry %s: on this %s target loading it fails "
 	        "(\"%s: cannot open shared object file: No such file or directory\") and %s",
-	        names.data ? names.data : "", what.data ? what.data : "", strchr(names.data ? names.data : "", ',') ? "them" : "it",
-	        ga_dep_backend_name(tb), u->name,
+	        names.data ? names.data : "", what.data ? what.data : "",
+	        strchr(names.data ? names.data : "", ',') ? "them" : "it", ga_dep_backend_name(tb), u->name,
 	        some ? "only that back end is unavailable (another of the same vendor is shipped)"
 	             : "the host runs without a back end of the target's vendor (on the CPU)");
 	ga_buf_release(&names);
@@ -255,8 +261,8 @@ int ga_deps_judge_plugins(const struct ga_deps_inventory *inv, const struct ga_d
 			const struct ga_deps_plugin_use *u = &uses[k];
 			if (u->found < 0 || !fd->subject || strcmp(fd->subject, inv->files[u->found].path))
 				continue;
-			if (ga_finding_evidence(fd, "loaded_by", "%s (by name: %s, %s %s)", u->host_path, u->name,
-			                        u->conv->host, u->conv->brings) < 0)
+			if (ga_finding_evidence(fd, "loaded_by", "%s (by name: %s, %s %s)", u->host_path,
+			                        u->name, u->conv->host, u->conv->brings) < 0)
 				return -ENOMEM;
 		}
 	}

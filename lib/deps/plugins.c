@@ -34,7 +34,8 @@ static const struct ga_deps_plugin_conv plugins[] = {
 	{ "libonnxruntime_providers_dnnl", GA_DEP_CPU, SD, "ONNX Runtime", "oneDNN execution provider" },
 	{ "libonnxruntime_providers_shared", GA_DEP_OTHER, SD, "ONNX Runtime",
 	  "provider bridge (needed by every shared provider)" },
-	{ "libonnxruntime_providers_vitisai", GA_DEP_OTHER, SD, "ONNX Runtime", "Vitis AI execution provider" },
+	{ "libonnxruntime_providers_vitisai", GA_DEP_OTHER, SD, "ONNX Runtime",
+	  "Vitis AI execution provider" },
 	{ "libonnxruntime_providers_qnn", GA_DEP_OTHER, SD, "ONNX Runtime", "QNN execution provider" },
 	{ "libonnxruntime_providers_cann", GA_DEP_OTHER, SD, "ONNX Runtime", "CANN execution provider" },
 	/* TensorRT */

@@ -145,8 +145,8 @@ static void archs(const struct ga_deps_report_devcode *d, bool cuda, struct ga_b
 			continue;
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = d->images[k].arch && !strcmp(d->images[k].arch, im->arch) && d->images[k].format &&
-			       (!strcmp(d->images[k].format, "cuda-fatbin")) == cuda;
+			seen = d->images[k].arch && !strcmp(d->images[k].arch, im->arch) &&
+			       d->images[k].format && (!strcmp(d->images[k].format, "cuda-fatbin")) == cuda;
 		if (!seen)
 			ga_buf_addf(b, "%s%s", b->len ? "," : "", im->arch);
 	}
