@@ -54,9 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* paths after the ICD text's NUL (the text itself ends there) */
 	size_t off = strlen(text) + 2;
 	while (off < size) {
-		size_t n = strcspn((const char *)data + off, "\n");
-		if (off + n > size)
-			n = size - off;
+		const uint8_t *nl = memchr(data + off, '\n', size - off);
+		size_t n = nl ? (size_t)(nl - (data + off)) : size - off;
 		char *tp = ga_strndup((const char *)data + off, n);
 		FUZZ_CHECK(tp != NULL);
 		if (*tp)
@@ -71,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(uses[i].conv && uses[i].found < (long)inv.n_files && uses[i].host == -1);
 	ga_free(uses);
 	FUZZ_CHECK(ga_deps_signals(&inv) == 0);
-	FUZZ_CHECK(ga_deps_target_parse("nvidia:sm_90,driver:470.239.06,brand:tesla", &t, err, sizeof(err)) == 0);
+	FUZZ_CHECK(ga_deps_target_parse("nvidia:sm_90,driver:470.239.06,brand:tesla", &t, err, sizeof(err)) ==
+	           0);
 	struct ga_findings f;
 	ga_findings_init(&f);
 	FUZZ_CHECK(ga_deps_judge(&inv, &t, &f) == 0);

@@ -74,7 +74,8 @@ static void test_target_keys(void **state)
 	(void)state;
 	struct ga_deps_target t;
 	char err[256];
-	assert_int_equal(ga_deps_target_parse("nvidia:sm_90,driver:550.54.15,brand:Tesla", &t, err, sizeof(err)), 0);
+	assert_int_equal(
+	        ga_deps_target_parse("nvidia:sm_90,driver:550.54.15,brand:Tesla", &t, err, sizeof(err)), 0);
 	assert_int_equal(t.kind, GA_TARGET_CUDA);
 	assert_int_equal(t.sm, 90);
 	assert_int_equal(t.cuda_version, 12040); /* from the R550 branch */
@@ -122,15 +123,18 @@ static void test_purl(void **state)
 {
 	(void)state;
 	char out[256];
-	struct ga_deps_report_pkg p = { .kind = (char *)"python", .name = (char *)"Foo_Bar.baz",
+	struct ga_deps_report_pkg p = { .kind = (char *)"python",
+		                        .name = (char *)"Foo_Bar.baz",
 		                        .version = (char *)"2.5.1+cu126" };
 	ga_cdx_purl(&p, out, sizeof(out));
 	assert_string_equal(out, "pkg:pypi/foo-bar-baz@2.5.1%2Bcu126");
-	p = (struct ga_deps_report_pkg){ .kind = (char *)"npm", .name = (char *)"@img/sharp-linux-x64",
+	p = (struct ga_deps_report_pkg){ .kind = (char *)"npm",
+		                         .name = (char *)"@img/sharp-linux-x64",
 		                         .version = (char *)"0.34.1" };
 	ga_cdx_purl(&p, out, sizeof(out));
 	assert_string_equal(out, "pkg:npm/%40img/sharp-linux-x64@0.34.1");
-	p = (struct ga_deps_report_pkg){ .kind = (char *)"deb", .name = (char *)"libc6",
+	p = (struct ga_deps_report_pkg){ .kind = (char *)"deb",
+		                         .name = (char *)"libc6",
 		                         .version = (char *)"1:2.36-9+deb12u4" };
 	ga_cdx_purl(&p, out, sizeof(out));
 	assert_string_equal(out, "pkg:deb/debian/libc6@1%3A2.36-9%2Bdeb12u4");
