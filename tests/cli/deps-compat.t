@@ -27,3 +27,9 @@ print(d["target"])
 run deps --target driver:abc compat.tar
 run deps --target brand:te-sla compat.tar
 run deps --target rocm:6.2,driver:550 compat.tar
+# the brand also decides an image's NVIDIA_REQUIRE_CUDA brand= alternatives (lib/analyze/nvreq.c):
+# a Tesla on the 535 branch meets "brand=tesla,driver>=535,driver<536"; a GeForce does not
+cd ..
+python3 "$FIXTURES/deps/mkimage-nvreq.py" img >/dev/null
+run deps --target driver:535.183.06,brand:tesla img/nvreq-cuda128
+run deps --target driver:535.183.06,brand:geforce img/nvreq-cuda128
