@@ -479,10 +479,11 @@ struct ga_deps_compat {
 /* Is this file one of the forward-compatibility libraries (.../cuda-X.Y/compat/libcuda.so.N)? */
 bool ga_deps_compat_file(const struct ga_deps_file *f);
 /*
- * What forward compatibility gives the files of tree on t: the CUDA version to
- * judge their runtimes against (t->cuda_version when none applies).
+ * What forward compatibility gives each tree on t: out[tree] (n_trees entries)
+ * is the CUDA version to judge its runtimes and PTX against (t->cuda_version
+ * when none applies). 0 or -ENOMEM.
  */
-int ga_deps_compat_cuda(const struct ga_deps_inventory *inv, const struct ga_deps_target *t, size_t tree);
+int ga_deps_compat_cudas(const struct ga_deps_inventory *inv, const struct ga_deps_target *t, int *out);
 /* GA-DEPS-CUDA-COMPAT per tree with compat libraries on a CUDA target. 0 or -ENOMEM. */
 int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
                          struct ga_findings *out);

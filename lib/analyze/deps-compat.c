@@ -61,18 +61,26 @@ bool ga_deps_compat_file(const struct ga_deps_file *f)
 	return gl >= 4 && !memcmp(gn, "cuda", 4);
 }
 
-/* A tree's compat libraries: 1 and *c filled, 0 none. */
-static int find_compat(const struct ga_deps_inventory *inv, size_t tree, struct ga_deps_compat *c)
+/*
+ * Every tree's compat libraries in one pass over the packages and the files
+ * (n_trees entries; .where NULL for a tree without any); NULL out of memory.
+ */
+static struct ga_deps_compat *find_all(const struct ga_deps_inventory *inv)
 {
-	memset(c, 0, sizeof(*c));
-	c->tree = tree;
-	c->cuda_version = -1;
+	struct ga_deps_compat *v = ga_calloc(inv->n_trees ? inv->n_trees : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t t = 0; t < inv->n_trees; t++) {
+		v[t].tree = t;
+		v[t].cuda_version = -1;
+	}
 	for (size_t i = 0; i < inv->n_pkgs; i++) {
 		const struct ga_deps_pkg *p = &inv->pkgs[i];
 		int maj, min, end = 0;
-		if (p->tree == tree && p->name &&
+		if (p->tree < inv->n_trees && p->name &&
 		    sscanf(p->name, "cuda-compat-%d-%d%n", &maj, &min, &end) == 2 && !p->name[end] &&
 		    maj > 0 && maj < 100 && min >= 0 && min < 10) {
+			struct ga_deps_compat *c = &v[p->tree];
 			c->cuda_version = maj * 1000 + min * 10;
 			c->pkg = p->name;
 			c->where = p->meta_path ? p->meta_path : p->name;
@@ -80,10 +88,11 @@ static int find_compat(const struct ga_deps_inventory *inv, size_t tree, struct 
 	}
 	for (size_t i = 0; i < inv->n_files; i++) {
 		const struct ga_deps_file *f = &inv->files[i];
-		if (f->tree != tree || !ga_deps_compat_file(f))
+		if (f->tree >= inv->n_trees || !ga_deps_compat_file(f))
 			continue;
+		struct ga_deps_compat *c = &v[f->tree];
 		const char *b = base_of(f->tree_path);
-		if (!c->where || (!c->pkg && !f->link))
+		if (!c->where || (!c->pkg && !f->link && !c->driver[0]))
 			c->where = f->path;
 		/* libcuda.so.570.124.06: the compat driver's version, hence the CUDA it runs */
 		if (!strncmp(b, "libcuda.so.", 11) && strchr(b + 11, '.') && !c->driver[0]) {
@@ -98,7 +107,7 @@ static int find_compat(const struct ga_deps_inventory *inv, size_t tree, struct 
 		if (c->cuda_version < 0 && cd && cd[5] >= '0' && cd[5] <= '9')
 			c->cuda_version = ga_deps_dotted_version(cd + 5);
 	}
-	return c->where != NULL;
+	return v;
 }
 
 enum state { ST_SUPPORTED, ST_CONSUMER, ST_BRANCH, ST_NOT_NEWER, ST_UNKNOWN };
@@ -117,14 +126,23 @@ static enum state judge_state(const struct ga_deps_target *t, const struct ga_de
 	return ST_SUPPORTED;
 }
 
-int ga_deps_compat_cuda(const struct ga_deps_inventory *inv, const struct ga_deps_target *t, size_t tree)
+int ga_deps_compat_cudas(const struct ga_deps_inventory *inv, const struct ga_deps_target *t, int *out)
 {
-	struct ga_deps_compat c;
-	int branch;
-	if (!t || t->kind != GA_TARGET_CUDA || !find_compat(inv, tree, &c) ||
-	    judge_state(t, &c, &branch) != ST_SUPPORTED)
-		return t ? t->cuda_version : -1;
-	return c.cuda_version > t->cuda_version ? c.cuda_version : t->cuda_version;
+	for (size_t i = 0; i < inv->n_trees; i++)
+		out[i] = t->cuda_version;
+	if (t->kind != GA_TARGET_CUDA)
+		return 0;
+	struct ga_deps_compat *v = find_all(inv);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < inv->n_trees; i++) {
+		int branch;
+		if (v[i].where && judge_state(t, &v[i], &branch) == ST_SUPPORTED &&
+		    v[i].cuda_version > t->cuda_version)
+			out[i] = v[i].cuda_version;
+	}
+	ga_free(v);
+	return 0;
 }
 
 static void vstr(char *b, size_t n, int v)
@@ -140,9 +158,13 @@ int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_de
 {
 	if (!t || t->kind != GA_TARGET_CUDA)
 		return 0;
-	for (size_t tree = 0; tree < inv->n_trees; tree++) {
-		struct ga_deps_compat c;
-		if (!find_compat(inv, tree, &c))
+	struct ga_deps_compat *all = find_all(inv);
+	if (!all)
+		return -ENOMEM;
+	int r = 0;
+	for (size_t tree = 0; tree < inv->n_trees && r == 0; tree++) {
+		const struct ga_deps_compat c = all[tree];
+		if (!c.where)
 			continue;
 		int branch;
 		enum state st = judge_state(t, &c, &branch);
@@ -220,8 +242,10 @@ int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_de
 			                     cc, cls, t->driver_version ? t->driver_version : "unknown", dc);
 			break;
 		}
-		if (!fd)
-			return -ENOMEM;
+		if (!fd) {
+			r = -ENOMEM;
+			break;
+		}
 		ga_finding_evidence(fd, "compat", "%s", c.where);
 		if (c.driver[0])
 			ga_finding_evidence(fd, "compat_driver", "%s", c.driver);
@@ -229,5 +253,6 @@ int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_de
 		ga_finding_evidence(fd, "gpu_class", "%s", cls);
 		ga_finding_evidence(fd, "driver", "%s", t->driver_version ? t->driver_version : "unknown");
 	}
-	return 0;
+	ga_free(all);
+	return r;
 }

@@ -707,6 +707,7 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 	struct ga_deps_plugin_use *uses = NULL;
 	size_t n_uses = 0, first = out->n;
 	const struct ga_deps_plugin_use **plugin_of = NULL; /* per file: a use that found it */
+	int *driver_cuda = NULL;
 	int r = ga_ldso_init(&ix, inv, t);
 	if (r < 0 || (r = ga_deps_plugin_uses(inv, t, &uses, &n_uses)) < 0)
 		goto out;
@@ -718,6 +719,13 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		if (uses[k].found >= 0 && !plugin_of[uses[k].found])
 			plugin_of[uses[k].found] = &uses[k];
 	bool have = t && t->kind != GA_TARGET_NONE;
+	/* per tree: the driver's CUDA, or what forward compatibility lifts it to (deps-compat.c) */
+	if (have && !(driver_cuda = ga_calloc(inv->n_trees ? inv->n_trees : 1, sizeof(*driver_cuda)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (have && (r = ga_deps_compat_cudas(inv, t, driver_cuda)) < 0)
+		goto out;
 	for (size_t i = 0; i < inv->n_files && r == 0; i++) {
 		const struct ga_deps_file *f = &inv->files[i];
 		if (!f->elf)
@@ -730,10 +738,9 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		if (r == 0)
 			r = wrong_vendor_file(inv, f, t, plugin_of[i], out);
 		if (r == 0 && t->kind == GA_TARGET_CUDA && t->cuda_version > 0)
-			r = too_new(f->path, f->signals, f->n_signals, t,
-			            ga_deps_compat_cuda(inv, t, f->tree), out);
+			r = too_new(f->path, f->signals, f->n_signals, t, driver_cuda[f->tree], out);
 		if (r == 0 && t->kind == GA_TARGET_CUDA && t->sm > 0)
-			r = cuda_kernels(inv, f, t->sm, t->cuda_version, "GA-DEPS-NO-KERNEL-IMAGE", out);
+			r = cuda_kernels(inv, f, t->sm, driver_cuda[f->tree], "GA-DEPS-NO-KERNEL-IMAGE", out);
 		if (r == 0 && t->kind == GA_TARGET_ROCM && t->gfx[0])
 			r = hip_code(inv, f, t->gfx, "GA-DEPS-NO-GFX-CODE", out);
 		if (r == 0)
@@ -759,8 +766,7 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		const char *subject = p->meta_path ? p->meta_path : p->name ? p->name : "?";
 		r = wrong_vendor_pkg(p, t, out);
 		if (r == 0 && t->kind == GA_TARGET_CUDA && t->cuda_version > 0)
-			r = too_new(subject, p->signals, p->n_signals, t,
-			            ga_deps_compat_cuda(inv, t, p->tree), out);
+			r = too_new(subject, p->signals, p->n_signals, t, driver_cuda[p->tree], out);
 		if (r == 0)
 			r = policy_backends(subject, p->signals, p->n_signals, t, out);
 	}
@@ -771,6 +777,7 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 	if (r == 0)
 		r = ga_deps_judge_plugins(inv, have ? t : NULL, uses, n_uses, out, first);
 out:
+	ga_free(driver_cuda);
 	ga_free(plugin_of);
 	ga_free(uses);
 	ga_ldso_release(&ix);
