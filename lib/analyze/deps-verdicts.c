@@ -726,6 +726,8 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 	}
 	if (r == 0)
 		r = ga_deps_judge_symver(inv, t, out);
+	if (r == 0)
+		r = ga_deps_judge_install_scripts(inv, out);
 out:
 	ga_ldso_release(&ix);
 	if (r == 0 && out->err)
@@ -756,6 +758,8 @@ const char *ga_deps_rule_text(const char *code)
 		  "A symbol version (GLIBC_, GLIBCXX_) above the target's glibc or libstdc++" },
 		{ "GA-DEPS-MANYLINUX-TAG",
 		  "A wheel's binaries need a newer glibc than its manylinux tag claims" },
+		{ "GA-DEPS-INSTALL-SCRIPT", "An npm package runs (or downloads binaries from) a script at "
+		                            "install time: not in the artifact" },
 	};
 	for (size_t i = 0; i < GA_ARRAY_SIZE(rules); i++)
 		if (!strcmp(code, rules[i].code))
