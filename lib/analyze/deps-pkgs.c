@@ -38,8 +38,8 @@ static bool has_token(const char *name, const char *tok)
 /* An optional per-platform package for another OS: npm skips it on Linux. */
 static bool other_os(const char *name)
 {
-	static const char *const os[] = { "mac", "macos", "darwin", "win", "win32", "windows", "android",
-		                          "freebsd", NULL };
+	static const char *const os[] = { "mac",     "macos",   "darwin",  "win", "win32",
+		                          "windows", "android", "freebsd", NULL };
 	for (size_t i = 0; os[i]; i++)
 		if (has_token(name, os[i]))
 			return true;
@@ -149,7 +149,8 @@ static void own_dirs(struct ga_deps_inventory *inv)
 			if (!pk->owns_dir || pk->tree != f->tree || !pk->tree_dir)
 				continue;
 			size_t k = strlen(pk->tree_dir);
-			bool under = k == 0 || (!strncmp(f->tree_path, pk->tree_dir, k) && f->tree_path[k] == '/');
+			bool under =
+			        k == 0 || (!strncmp(f->tree_path, pk->tree_dir, k) && f->tree_path[k] == '/');
 			if (under && (best < 0 || k > best_len)) {
 				best = (long)p;
 				best_len = k;
@@ -186,18 +187,20 @@ int ga_deps_judge_install_scripts(const struct ga_deps_inventory *inv, struct ga
 		if (p->install_fetch)
 			fd = ga_findings_add(
 			        out, "GA-DEPS-INSTALL-SCRIPT", GA_SEV_WARNING, subject,
-			        "audit the installed tree (node_modules after npm ci on the target's platform), or "
+			        "audit the installed tree (node_modules after npm ci on the target's "
+			        "platform), or "
 			        "ship the prebuilt binaries in the artifact",
 			        "%s %s fetches binaries at install time (%s): not in the artifact: audit the "
 			        "installed tree",
 			        p->name, p->version ? p->version : "", first);
 		else
-			fd = ga_findings_add(out, "GA-DEPS-INSTALL-SCRIPT", GA_SEV_INFO, subject,
-			                     "audit the installed tree (node_modules after npm ci), where its output "
-			                     "is",
-			                     "%s %s runs a script at install time (%s): what it builds or fetches is "
-			                     "not in the artifact: audit the installed tree",
-			                     p->name, p->version ? p->version : "", first);
+			fd = ga_findings_add(
+			        out, "GA-DEPS-INSTALL-SCRIPT", GA_SEV_INFO, subject,
+			        "audit the installed tree (node_modules after npm ci), where its output "
+			        "is",
+			        "%s %s runs a script at install time (%s): what it builds or fetches is "
+			        "not in the artifact: audit the installed tree",
+			        p->name, p->version ? p->version : "", first);
 		if (!fd)
 			return -ENOMEM;
 		if (p->install_fetch)

@@ -88,8 +88,8 @@ static int deps(json_t *v, struct ga_strv *out)
  */
 static const char *fetcher(const char *script)
 {
-	static const char *const words[] = { "node-pre-gyp", "prebuild-install", "cmake-js", "curl ",
-		                             "wget ",        "https://",         "http://",  "download", NULL };
+	static const char *const words[] = { "node-pre-gyp", "prebuild-install", "cmake-js", "curl ", "wget ",
+		                             "https://",     "http://",          "download", NULL };
 	for (size_t i = 0; words[i]; i++)
 		if (strstr(script, words[i]))
 			return words[i];
@@ -105,8 +105,9 @@ static int scripts(json_t *sc, struct ga_deps_pkg *p)
 			continue;
 		char line[MAX_SCRIPT_BYTES + 64];
 		size_t n = strlen(v);
-		snprintf(line, sizeof(line), "%s: %.*s%s", hooks[i], (int)(n > MAX_SCRIPT_BYTES ? MAX_SCRIPT_BYTES : n),
-		         v, n > MAX_SCRIPT_BYTES ? "..." : "");
+		snprintf(line, sizeof(line), "%s: %.*s%s", hooks[i],
+		         (int)(n > MAX_SCRIPT_BYTES ? MAX_SCRIPT_BYTES : n), v,
+		         n > MAX_SCRIPT_BYTES ? "..." : "");
 		for (char *c = line; *c; c++)
 			if ((unsigned char)*c < 0x20)
 				*c = ' ';
@@ -165,10 +166,18 @@ int ga_npm_parse_package_json(const char *text, size_t len, struct ga_deps_pkg *
 	 * dependency that exists to download (onnxruntime-node's postinstall
 	 * fetches its CUDA provider with global-agent and adm-zip) does.
 	 */
-	static const char *const fetch_deps[] = { "global-agent",    "https-proxy-agent", "node-fetch",
-		                                  "axios",           "got",               "undici",
-		                                  "follow-redirects", "@mapbox/node-pre-gyp", "node-pre-gyp",
-		                                  "prebuild-install", "cmake-js",          "node-downloader-helper",
+	static const char *const fetch_deps[] = { "global-agent",
+		                                  "https-proxy-agent",
+		                                  "node-fetch",
+		                                  "axios",
+		                                  "got",
+		                                  "undici",
+		                                  "follow-redirects",
+		                                  "@mapbox/node-pre-gyp",
+		                                  "node-pre-gyp",
+		                                  "prebuild-install",
+		                                  "cmake-js",
+		                                  "node-downloader-helper",
 		                                  NULL };
 	for (size_t i = 0; p->install_scripts.n && !p->install_fetch && i < p->requires.n; i++)
 		for (size_t k = 0; fetch_deps[k]; k++) {

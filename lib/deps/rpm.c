@@ -142,17 +142,18 @@ static int strings(const struct hdr *h, const struct entry *e, const char **out,
 		            e->type);
 	uint32_t count = e->type == T_STRING ? 1 : e->count;
 	if (count == 0 || count > h->dl)
-		return fail(err, errlen, "tag %u (%s): count %u does not fit a data store of %u bytes", e->tag,
-		            tag_name(e->tag), count, h->dl);
+		return fail(err, errlen, "tag %u (%s): count %u does not fit a data store of %u bytes",
+		            e->tag, tag_name(e->tag), count, h->dl);
 	size_t off = e->off;
 	for (uint32_t i = 0; i < count; i++) {
 		if (off >= h->dl)
-			return fail(err, errlen, "tag %u (%s): string %u at offset %zu past the data store (%u bytes)",
+			return fail(err, errlen,
+			            "tag %u (%s): string %u at offset %zu past the data store (%u bytes)",
 			            e->tag, tag_name(e->tag), i, off, h->dl);
 		const uint8_t *z = memchr(h->data + off, '\0', h->dl - off);
 		if (!z)
-			return fail(err, errlen, "tag %u (%s): string %u at offset %zu is not terminated", e->tag,
-			            tag_name(e->tag), i, off);
+			return fail(err, errlen, "tag %u (%s): string %u at offset %zu is not terminated",
+			            e->tag, tag_name(e->tag), i, off);
 		if (out && *n < max)
 			out[(*n)++] = (const char *)h->data + off;
 		else if (!out)
@@ -239,11 +240,13 @@ static int file_names(const struct hdr *h, struct ga_deps_pkg *p, char *err, siz
 	if (!find(h, TAG_DIRNAMES, &ed) || !find(h, TAG_DIRINDEXES, &ei))
 		return fail(err, errlen, "BASENAMES without DIRNAMES and DIRINDEXES");
 	if (ei.type != T_INT32)
-		return fail(err, errlen, "tag %u (DIRINDEXES) has type %u, not INT32", TAG_DIRINDEXES, ei.type);
+		return fail(err, errlen, "tag %u (DIRINDEXES) has type %u, not INT32", TAG_DIRINDEXES,
+		            ei.type);
 	if (ei.count != eb.count)
 		return fail(err, errlen, "DIRINDEXES has %u entries but BASENAMES %u", ei.count, eb.count);
 	if ((uint64_t)ei.off + (uint64_t)ei.count * 4 > h->dl)
-		return fail(err, errlen, "tag %u (DIRINDEXES): %u entries at offset %u past the data store (%u bytes)",
+		return fail(err, errlen,
+		            "tag %u (DIRINDEXES): %u entries at offset %u past the data store (%u bytes)",
 		            TAG_DIRINDEXES, ei.count, ei.off, h->dl);
 	size_t nb = 0, nd = 0;
 	int r = strings(h, &eb, NULL, 0, &nb, err, errlen);
@@ -292,7 +295,8 @@ int ga_rpm_parse_header_blob(const uint8_t *buf, size_t len, struct ga_deps_pkg 
 		return fail(err, errlen, "header truncated: %zu bytes, the counts alone take 8", len);
 	struct hdr h = { .il = be32(buf), .dl = be32(buf + 4) };
 	if (h.il == 0 || h.il > GA_RPM_MAX_INDEX)
-		return fail(err, errlen, "header index count %u out of range (1..%u)", h.il, GA_RPM_MAX_INDEX);
+		return fail(err, errlen, "header index count %u out of range (1..%u)", h.il,
+		            GA_RPM_MAX_INDEX);
 	if (h.dl > GA_RPM_MAX_DATA_BYTES)
 		return fail(err, errlen, "header data store of %u bytes above the %u-byte limit", h.dl,
 		            GA_RPM_MAX_DATA_BYTES);
@@ -322,14 +326,16 @@ int ga_rpm_parse_header_blob(const uint8_t *buf, size_t len, struct ga_deps_pkg 
 	long long epoch = -1;
 	if (find(&h, TAG_EPOCH, &e)) {
 		if (e.type != T_INT32 || e.count < 1 || (uint64_t)e.off + 4 > h.dl)
-			return fail(err, errlen, "tag %u (EPOCH) is not an INT32 inside the data store", TAG_EPOCH);
+			return fail(err, errlen, "tag %u (EPOCH) is not an INT32 inside the data store",
+			            TAG_EPOCH);
 		epoch = be32(h.data + e.off);
 	}
 	if ((r = set_str(&p->name, name)) < 0)
 		return r;
 	if (ver) {
 		char v[512];
-		int k = epoch > 0 ? snprintf(v, sizeof(v), "%lld:%s%s%s", epoch, ver, rel ? "-" : "", rel ? rel : "")
+		int k = epoch > 0 ? snprintf(v, sizeof(v), "%lld:%s%s%s", epoch, ver, rel ? "-" : "",
+		                             rel ? rel : "")
 		                  : snprintf(v, sizeof(v), "%s%s%s", ver, rel ? "-" : "", rel ? rel : "");
 		if (k > 0 && (size_t)k < sizeof(v) && (r = set_str(&p->version, v)) < 0)
 			return r;
@@ -348,7 +354,8 @@ int ga_rpm_parse_package(const uint8_t *buf, size_t len, struct ga_deps_pkg *p, 
                          char *err, size_t errlen)
 {
 	if (len < RPM_LEAD_BYTES)
-		return fail(err, errlen, "truncated: %zu bytes, the lead alone takes %d", len, RPM_LEAD_BYTES);
+		return fail(err, errlen, "truncated: %zu bytes, the lead alone takes %d", len,
+		            RPM_LEAD_BYTES);
 	if (memcmp(buf, "\xed\xab\xee\xdb", 4))
 		return fail(err, errlen, "not an rpm: no lead magic");
 	if (buf[4] < 3 || buf[4] > 4)
@@ -456,17 +463,19 @@ static int db_progress(void *udata)
 	return ++*calls > DB_MAX_PROGRESS_CALLS;
 }
 
-int ga_deps_rpmdb_scan(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
-                       size_t len)
+int ga_deps_rpmdb_scan(struct deps_scan *s, size_t tree, const char *shown, const char *tp,
+                       const uint8_t *buf, size_t len)
 {
 	const struct ga_sqlite_api *q = ga_sqlite_api_get();
 	if (!q)
-		return ga_deps_add_gap(s->inv, shown, "rpm database not read: libsqlite3.so.0 is not installed");
+		return ga_deps_add_gap(s->inv, shown,
+		                       "rpm database not read: libsqlite3.so.0 is not installed");
 	if (len < 100 || memcmp(buf, "SQLite format 3", 16))
 		return ga_deps_add_gap(s->inv, shown, "rpm database not read: not an SQLite 3 database");
 	for (size_t i = 0; i < s->inv->n_pkgs; i++)
 		if (s->inv->pkgs[i].tree == tree && !strcmp(s->inv->pkgs[i].kind, "rpm") &&
-		    !strncmp(s->inv->pkgs[i].meta_dir, tp, strlen(tp)) && s->inv->pkgs[i].meta_dir[strlen(tp)] == '#')
+		    !strncmp(s->inv->pkgs[i].meta_dir, tp, strlen(tp)) &&
+		    s->inv->pkgs[i].meta_dir[strlen(tp)] == '#')
 			return 0; /* the other copy came first */
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
@@ -494,7 +503,8 @@ int ga_deps_rpmdb_scan(struct deps_scan *s, size_t tree, const char *shown, cons
 	if (copy[18] == 2 && copy[19] == 2)
 		copy[18] = copy[19] = 1;
 	if (q->open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) != SQLITE_OK) {
-		r = ga_deps_add_gap(s->inv, shown, "rpm database not read: %s", db ? q->errmsg(db) : "no memory");
+		r = ga_deps_add_gap(s->inv, shown, "rpm database not read: %s",
+		                    db ? q->errmsg(db) : "no memory");
 		goto out;
 	}
 	/* sqlite owns the copy from here, and frees it on failure too */
@@ -546,7 +556,8 @@ int ga_deps_rpmdb_scan(struct deps_scan *s, size_t tree, const char *shown, cons
 		r = ga_deps_add_gap(s->inv, shown, "rpm database: more than %d packages, the rest not read",
 		                    MAX_DB_PACKAGES);
 	if (r == 0 && bad)
-		r = ga_deps_add_gap(s->inv, shown, "rpm database: %zu package headers not understood (first: %s)", bad,
+		r = ga_deps_add_gap(s->inv, shown,
+		                    "rpm database: %zu package headers not understood (first: %s)", bad,
 		                    first_bad);
 out:
 	if (st)
