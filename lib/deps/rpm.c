@@ -32,7 +32,7 @@
 #define MAX_FILES 1000000
 #define MAX_DB_PACKAGES 100000
 /* sqlite virtual-machine steps allowed per database (a hostile schema cannot loop forever) */
-#define DB_MAX_PROGRESS_CALLS 100000
+#define DB_MAX_PROGRESS_CALLS 20000
 
 enum {
 	T_INT32 = 4,
@@ -254,6 +254,9 @@ static int file_names(const struct hdr *h, struct ga_deps_pkg *p, char *err, siz
 		r = strings(h, &ed, NULL, 0, &nd, err, errlen);
 	if (r < 0)
 		return r;
+	if (nb > MAX_FILES || nd > MAX_FILES)
+		return fail(err, errlen, "%zu BASENAMES and %zu DIRNAMES: more than %d files", nb, nd,
+		            MAX_FILES);
 	const char **dirs = ga_calloc(nd, sizeof(*dirs)), **bases = ga_calloc(nb, sizeof(*bases));
 	if (!dirs || !bases) {
 		r = -ENOMEM;
@@ -515,9 +518,10 @@ int ga_deps_rpmdb_scan(struct deps_scan *s, size_t tree, const char *shown, cons
 		r = ga_deps_add_gap(s->inv, shown, "rpm database not read: %s", q->errmsg(db));
 		goto out;
 	}
+	/* rows in the table's order (hnum is its rowid); no sort, so a hostile view cannot make one grow */
 	q->progress_handler(db, 1000, db_progress, &calls);
 	q->limit(db, SQLITE_LIMIT_LENGTH, (int)GA_RPM_MAX_DATA_BYTES);
-	if (q->prepare_v2(db, "SELECT blob FROM Packages ORDER BY hnum", -1, &st, NULL) != SQLITE_OK) {
+	if (q->prepare_v2(db, "SELECT blob FROM Packages", -1, &st, NULL) != SQLITE_OK) {
 		r = ga_deps_add_gap(s->inv, shown, "rpm database not read: %s", q->errmsg(db));
 		goto out;
 	}
