@@ -235,12 +235,13 @@ static void test_npm_fields(void **state)
 	(void)state;
 	struct ga_deps_pkg p = { 0 };
 	char err[200] = "";
-	assert_int_equal(npm("{\"name\": \"@x/y\", \"version\": \"1.2.3\", \"os\": [\"linux\", \"!win32\"], "
-	                     "\"cpu\": \"x64\", \"libc\": [\"glibc\", 7], \"dependencies\": {\"a\": \"^1\", "
-	                     "\"global-agent\": \"^3\"}, \"optionalDependencies\": {\"@n/linux-x64-cuda\": \"1\"}, "
-	                     "\"scripts\": {\"test\": \"x\", \"postinstall\": \"node ./script/install\\nrm -rf x\"}}",
-	                     &p, err, sizeof(err)),
-	                 0);
+	assert_int_equal(
+	        npm("{\"name\": \"@x/y\", \"version\": \"1.2.3\", \"os\": [\"linux\", \"!win32\"], "
+	            "\"cpu\": \"x64\", \"libc\": [\"glibc\", 7], \"dependencies\": {\"a\": \"^1\", "
+	            "\"global-agent\": \"^3\"}, \"optionalDependencies\": {\"@n/linux-x64-cuda\": \"1\"}, "
+	            "\"scripts\": {\"test\": \"x\", \"postinstall\": \"node ./script/install\\nrm -rf x\"}}",
+	            &p, err, sizeof(err)),
+	        0);
 	assert_string_equal(p.name, "@x/y");
 	assert_string_equal(p.version, "1.2.3");
 	assert_int_equal(p.os.n, 2);
@@ -265,9 +266,10 @@ static void test_npm_fields(void **state)
 	assert_non_null(strstr(err, "invalid JSON at line 1"));
 	ga_deps_pkg_release(&p);
 	/* node-pre-gyp's binary field alone says it downloads */
-	assert_int_equal(npm("{\"name\": \"b\", \"binary\": {\"module_name\": \"m\", \"host\": \"https://h\"}}", &p, err,
-	                     sizeof(err)),
-	                 0);
+	assert_int_equal(
+	        npm("{\"name\": \"b\", \"binary\": {\"module_name\": \"m\", \"host\": \"https://h\"}}", &p,
+	            err, sizeof(err)),
+	        0);
 	assert_string_equal(p.install_fetch, "binary");
 	ga_deps_pkg_release(&p);
 }
@@ -305,8 +307,10 @@ static void test_npm_signals_ownership(void **state)
 	assert_int_equal(ga_deps_add_tree(&inv, "app", "dir"), 0);
 	add_npm(&inv, "app", "{\"name\": \"app\"}");
 	add_npm(&inv, "app/node_modules/a",
-	        "{\"name\": \"a\", \"optionalDependencies\": {\"@n/linux-x64-cuda\": \"1\", \"@n/mac-arm64-metal\": \"1\", "
-	        "\"@n/win-x64-cuda\": \"1\", \"@n/linux-x64-vulkan\": \"1\"}, \"scripts\": {\"install\": \"prebuild-install "
+	        "{\"name\": \"a\", \"optionalDependencies\": {\"@n/linux-x64-cuda\": \"1\", "
+	        "\"@n/mac-arm64-metal\": \"1\", "
+	        "\"@n/win-x64-cuda\": \"1\", \"@n/linux-x64-vulkan\": \"1\"}, \"scripts\": {\"install\": "
+	        "\"prebuild-install "
 	        "|| node-gyp rebuild\"}}");
 	add_npm(&inv, "app/node_modules/a/node_modules/b", "{\"name\": \"b-rocm\"}");
 	add_plain_file(&inv, "app/x.node");
@@ -366,8 +370,9 @@ static void test_alloc_failures(void **state)
 	(void)state;
 	uint8_t b[8192];
 	size_t n = sample(b), used;
-	const char *json = "{\"name\": \"a\", \"version\": \"1\", \"os\": [\"linux\"], \"optionalDependencies\": "
-	                   "{\"x-cuda\": \"1\"}, \"scripts\": {\"postinstall\": \"curl -O https://x\"}}";
+	const char *json =
+	        "{\"name\": \"a\", \"version\": \"1\", \"os\": [\"linux\"], \"optionalDependencies\": "
+	        "{\"x-cuda\": \"1\"}, \"scripts\": {\"postinstall\": \"curl -O https://x\"}}";
 	for (long k = 0; k < 200; k++) {
 		struct ga_deps_pkg p = { 0 }, q = { 0 };
 		char err[100];
@@ -377,7 +382,8 @@ static void test_alloc_failures(void **state)
 		int r2 = ga_npm_parse_package_json(json, strlen(json), &q, err, sizeof(err));
 		ga_alloc_fail_after(-1);
 		assert_true(r1 == 0 || r1 == -ENOMEM);
-		assert_true(r2 == 0 || r2 == -ENOMEM || r2 == -EINVAL); /* jansson's own failure reads as invalid */
+		assert_true(r2 == 0 || r2 == -ENOMEM ||
+		            r2 == -EINVAL); /* jansson's own failure reads as invalid */
 		ga_deps_pkg_release(&p);
 		ga_deps_pkg_release(&q);
 		if (r1 == 0 && r2 == 0)
@@ -388,8 +394,8 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rpm_blob_fields),   cmocka_unit_test(test_rpm_blob_lies),
-		cmocka_unit_test(test_rpm_package_lead),  cmocka_unit_test(test_npm_fields),
+		cmocka_unit_test(test_rpm_blob_fields),       cmocka_unit_test(test_rpm_blob_lies),
+		cmocka_unit_test(test_rpm_package_lead),      cmocka_unit_test(test_npm_fields),
 		cmocka_unit_test(test_npm_signals_ownership), cmocka_unit_test(test_rpm_signals),
 		cmocka_unit_test(test_alloc_failures),
 	};
