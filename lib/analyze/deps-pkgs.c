@@ -132,32 +132,65 @@ static int rpm_signals(struct ga_deps_pkg *p)
 	return r;
 }
 
-/* files under a package directory (owns_dir) not owned otherwise: the deepest such package */
-static void own_dirs(struct ga_deps_inventory *inv)
+/* an owns_dir package by (tree, directory), for bsearch */
+struct dir_key {
+	size_t tree;
+	const char *dir;
+	size_t len;
+	long pkg;
+};
+
+static int cmp_dir_key(const void *a, const void *b)
 {
-	bool any = false;
-	for (size_t p = 0; p < inv->n_pkgs && !any; p++)
-		any = inv->pkgs[p].owns_dir;
-	for (size_t i = 0; any && i < inv->n_files; i++) {
+	const struct dir_key *x = a, *y = b;
+	if (x->tree != y->tree)
+		return x->tree < y->tree ? -1 : 1;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->dir, y->dir, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/*
+ * Files under a package directory (owns_dir) not owned otherwise: the deepest
+ * such package. Each file's parent directories are looked up, deepest first,
+ * in the sorted package directories: files x depth x log(packages), not
+ * files x packages (an image holds thousands of node_modules packages).
+ */
+static int own_dirs(struct ga_deps_inventory *inv)
+{
+	size_t n = 0;
+	for (size_t p = 0; p < inv->n_pkgs; p++)
+		n += inv->pkgs[p].owns_dir && inv->pkgs[p].tree_dir;
+	if (!n)
+		return 0;
+	struct dir_key *keys = ga_calloc(n, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	n = 0;
+	for (size_t p = 0; p < inv->n_pkgs; p++)
+		if (inv->pkgs[p].owns_dir && inv->pkgs[p].tree_dir)
+			keys[n++] = (struct dir_key){ inv->pkgs[p].tree, inv->pkgs[p].tree_dir,
+				                      strlen(inv->pkgs[p].tree_dir), (long)p };
+	qsort(keys, n, sizeof(*keys), cmp_dir_key);
+	for (size_t i = 0; i < inv->n_files; i++) {
 		struct ga_deps_file *f = &inv->files[i];
 		if (f->pkg >= 0)
 			continue;
-		size_t best_len = 0;
-		long best = -1;
-		for (size_t p = 0; p < inv->n_pkgs; p++) {
-			const struct ga_deps_pkg *pk = &inv->pkgs[p];
-			if (!pk->owns_dir || pk->tree != f->tree || !pk->tree_dir)
-				continue;
-			size_t k = strlen(pk->tree_dir);
-			bool under =
-			        k == 0 || (!strncmp(f->tree_path, pk->tree_dir, k) && f->tree_path[k] == '/');
-			if (under && (best < 0 || k > best_len)) {
-				best = (long)p;
-				best_len = k;
-			}
+		const char *tp = f->tree_path;
+		for (size_t k = strlen(tp); f->pkg < 0;) {
+			while (k > 0 && tp[k - 1] != '/')
+				k--; /* the parent directory: tp[0, k - 1) */
+			struct dir_key want = { f->tree, tp, k ? k - 1 : 0, -1 };
+			const struct dir_key *hit = bsearch(&want, keys, n, sizeof(*keys), cmp_dir_key);
+			if (hit)
+				f->pkg = hit->pkg; /* equal keys: one directory, one package.json */
+			if (k == 0)
+				break;
+			k--;
 		}
-		f->pkg = best;
 	}
+	ga_free(keys);
+	return 0;
 }
 
 int ga_deps_signals(struct ga_deps_inventory *inv)
@@ -171,7 +204,7 @@ int ga_deps_signals(struct ga_deps_inventory *inv)
 			r = rpm_signals(p);
 	}
 	if (r == 0)
-		own_dirs(inv);
+		r = own_dirs(inv);
 	return r;
 }
 
