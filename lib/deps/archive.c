@@ -3,7 +3,8 @@
  * zip and wheels (ZIP64 included: a zip in memory is read through its central
  * directory), tar plain or gzip/bzip2/xz/zstd compressed, conda packages
  * (.conda: a zip holding info-*.tar.zst and pkg-*.tar.zst; legacy .tar.bz2),
- * Debian .deb (ar holding control.tar.* and data.tar.*), nested archives, and
+ * Debian .deb (ar holding control.tar.* and data.tar.*), the cpio payload of
+ * an .rpm (libarchive's rpm filter; rpm.c reads the header), nested archives, and
  * container images: OCI image layouts (a directory or a tar with oci-layout +
  * index.json) and `docker save` tarballs (manifest.json), the tar plain or
  * compressed, layers plain, gzip or zstd. The image config's Env
