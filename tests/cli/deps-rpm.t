@@ -12,11 +12,14 @@ run deps cudaapp-1.0-1.x86_64.rpm rocmtool-2.0-3.x86_64.rpm | bytes
 # a CUDA 11.8 driver: cuda-cudart-12-4 and libcudart.so.12 are too new (the versions their names pin)
 run deps --target cuda:11.8,sm_90 cudaapp-1.0-1.x86_64.rpm rocmtool-2.0-3.x86_64.rpm | bytes
 run deps --target cuda:12.4,sm_90 rhel-root rhel-root.tar | bytes
+# an image: the upper layer's database (glibc, cuda-cudart-12-4, myapp) is the image's, the lower
+# one's is hidden; each library owned by the package whose file list names it
+run deps --target cuda:12.4,sm_90 ubi-image.tar | bytes
 # hostile databases: a Packages view without end (the 100,000-package cap), one that computes
 # forever (sqlite's progress handler stops it), a file that is not an SQLite database
 run deps hostile-db/endless hostile-db/busy hostile-db/garbage | bytes
 run deps bad-truncated.rpm bad-hugecount.rpm bad-pastend.rpm bad-unterminated.rpm bad-dirindex.rpm | bytes
-"$GPUAUDIT" deps --json rhel-root.tar cudaapp-1.0-1.x86_64.rpm | python3 -c '
+"$GPUAUDIT" deps --json rhel-root.tar cudaapp-1.0-1.x86_64.rpm ubi-image.tar | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 for t in d["trees"]: print("tree", t["kind"], t["name"])
