@@ -9,6 +9,9 @@
 #   @node-llama-cpp/linux-x64-vulkan   the Vulkan variant: .node addons that NEED libvulkan.so.1
 #   @tensorflow/tfjs-node-gpu 4.22.0   an install script that downloads libtensorflow (GPU) and
 #                                      node-pre-gyp's "binary" field
+#   onnxruntime-node 1.30.0            a postinstall (node ./script/install) that downloads the CUDA
+#                                      execution provider, seen through its global-agent dependency
+#                                      (a 113 MB download, cached like the others)
 # The expectations are the reviewed lines below. Exit 0 pass, 1 fail, 77 skipped.
 set -u
 gpuaudit=$(cd "$(dirname "${1:?usage: deps-npm-registry.sh GPUAUDIT}")" && pwd)/$(basename "$1")
@@ -19,7 +22,8 @@ mkdir -p "$cache/npm-gpu" || exit 1
 dir=$cache/npm-gpu
 for spec in node-llama-cpp@3.22.1:node-llama-cpp-3.22.1.tgz \
 	@node-llama-cpp/linux-x64-vulkan@3.22.1:node-llama-cpp-linux-x64-vulkan-3.22.1.tgz \
-	@tensorflow/tfjs-node-gpu@4.22.0:tensorflow-tfjs-node-gpu-4.22.0.tgz; do
+	@tensorflow/tfjs-node-gpu@4.22.0:tensorflow-tfjs-node-gpu-4.22.0.tgz \
+	onnxruntime-node@1.30.0:onnxruntime-node-1.30.0.tgz; do
 	pkg=${spec%:*} file=${spec##*:}
 	[ -s "$dir/$file" ] && continue
 	t=$(mktemp -d)
@@ -56,6 +60,11 @@ expect "$out" "node-llama-cpp-linux-x64-vulkan-3.22.1.tgz!/package/bins/linux-x6
 expect "$out" "vulkan hard: libvulkan.so.1"
 expect "$out" "cuda declared: package @tensorflow/tfjs-node-gpu"
 expect "$out" "GA-DEPS-INSTALL-SCRIPT @tensorflow/tfjs-node-gpu 4.22.0 fetches binaries at install time (install: node scripts/install.js gpu download)"
+"$gpuaudit" deps --target cuda:12.4,sm_90 onnxruntime-node-1.30.0.tgz >"$out" 2>&1
+echo "deps exit $? (onnxruntime-node)"
+expect "$out" "GA-DEPS-INSTALL-SCRIPT onnxruntime-node 1.30.0 fetches binaries at install time (postinstall: node ./script/install)"
+expect "$out" "fetches_with: dependency global-agent"
+expect "$out" "platform: os=win32 os=darwin os=linux"
 "$gpuaudit" deps --json tensorflow-tfjs-node-gpu-4.22.0.tgz node-llama-cpp-linux-x64-vulkan-3.22.1.tgz >"$out" 2>&1
 python3 - "$out" <<'PY' || fail=1
 import json, sys
