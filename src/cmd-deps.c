@@ -212,7 +212,8 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	        inv->n_trees);
 	for (size_t p = 0; p < inv->n_pkgs; p++) {
 		const struct ga_deps_pkg *pk = &inv->pkgs[p];
-		bool any = pk->n_signals > 0;
+		/* npm install scripts: a finding on the package (GA-DEPS-INSTALL-SCRIPT) */
+		bool any = pk->n_signals > 0 || pk->install_scripts.n || pk->install_fetch;
 		for (size_t i = 0; i < inv->n_files && !any; i++)
 			any = inv->files[i].pkg == (long)p && file_worth_showing(&inv->files[i], &ix);
 		if (!any)
@@ -220,6 +221,15 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 		fprintf(o, "\npackage %s %s (%s, %s)\n", pk->name ? cli_esc(pk->name) : "?",
 		        pk->version ? cli_esc(pk->version) : "", cli_esc(pk->kind),
 		        cli_esc(pk->meta_path ? pk->meta_path : pk->meta_dir));
+		if (pk->os.n || pk->cpu.n || pk->libc.n) { /* npm: where npm installs it */
+			fprintf(o, "  platform:");
+			const struct ga_strv *pl[] = { &pk->os, &pk->cpu, &pk->libc };
+			const char *pn[] = { "os", "cpu", "libc" };
+			for (size_t k = 0; k < 3; k++)
+				for (size_t i = 0; i < pl[k]->n; i++)
+					fprintf(o, " %s=%s", pn[k], cli_esc(pl[k]->v[i]));
+			fputc('\n', o);
+		}
 		print_signals(o, pk->signals, pk->n_signals, "  ");
 		print_findings_for(o, &ix, pk->meta_path ? pk->meta_path : pk->name ? pk->name : "?", "  ");
 		for (size_t i = 0; i < inv->n_files; i++)

@@ -60,9 +60,12 @@ struct ga_deps_file {
 	size_t n_signals;
 };
 
-/* A Python distribution (*.dist-info), a conda package (conda-meta, info/index.json) or a Debian package. */
+/*
+ * A Python distribution (*.dist-info), a conda package (conda-meta, info/index.json), a Debian
+ * package, an rpm (.rpm, an image's rpmdb.sqlite) or an npm package (package.json).
+ */
 struct ga_deps_pkg {
-	char *kind; /* "python", "conda", "deb" */
+	char *kind; /* "python", "conda", "deb", "rpm", "npm" */
 	char *name;
 	char *version;       /* as written: "2.5.1+cu126" */
 	char *local_version; /* the part after '+': "cu126", "rocm6.2", "cpu"; NULL when none */
@@ -75,6 +78,20 @@ struct ga_deps_pkg {
 	struct ga_strv files;    /* RECORD / conda "files", relative to tree_dir */
 	struct ga_dep_signal *signals;
 	size_t n_signals;
+	/* rpm (lib/deps/rpm.c): the header's ARCH ("x86_64", "noarch"; NULL none) and PROVIDENAME */
+	char *arch;
+	struct ga_strv provides;
+	/* npm (lib/deps/npm.c): package.json "os", "cpu", "libc" (as written, "!win32" included) */
+	struct ga_strv os, cpu, libc;
+	struct ga_strv optional; /* npm optionalDependencies, "NAME@RANGE" */
+	/* npm install-time scripts, "postinstall: node-pre-gyp install --fallback-to-build" */
+	struct ga_strv install_scripts;
+	/* npm: a script (or the node-pre-gyp "binary" field) that downloads binaries at install time:
+	 * what it fetches is not in the artifact; NULL none, else why ("node-pre-gyp", "https://") */
+	char *install_fetch;
+	/* every file under tree_dir is its own (npm: the package's directory; a nested
+	 * node_modules package is deeper and wins for its files) */
+	bool owns_dir;
 };
 
 /* A loader configuration file found in a tree (etc/ld.so.conf, etc/ld.so.conf.d/NAME.conf). */
@@ -174,6 +191,44 @@ int ga_pymeta_parse_conda(const char *text, size_t len, struct ga_deps_pkg *pkg)
 int ga_pymeta_parse_deb_control(const char *text, size_t len, struct ga_deps_pkg *pkg, size_t *consumed,
                                 bool *installed);
 void ga_deps_pkg_release(struct ga_deps_pkg *pkg);
+
+/* ---- npm and rpm metadata (lib/deps/npm.c, lib/deps/rpm.c): pure, bounded ---- */
+
+/*
+ * Parse an npm package.json into pkg (kind left to the caller): name, version,
+ * dependencies (pkg->requires, "NAME@RANGE"), optionalDependencies, os, cpu,
+ * libc, the preinstall/install/postinstall scripts and whether one of them, or
+ * a node-pre-gyp "binary" field, fetches binaries at install time. 0; 1 when
+ * it is valid JSON without a "name" (a package.json that only sets "type" in
+ * a subdirectory); -EINVAL with errbuf (not JSON, not an object, a name that
+ * is not a string); -ENOMEM.
+ */
+int ga_npm_parse_package_json(const char *text, size_t len, struct ga_deps_pkg *pkg, char *errbuf,
+                              size_t errlen);
+
+/* Limits of the rpm header reader. */
+#define GA_RPM_MAX_INDEX 65536             /* index entries of one header (rpm's own cap is lower) */
+#define GA_RPM_MAX_DATA_BYTES (256u << 20) /* a header's data store */
+
+/*
+ * Parse an rpm header blob as stored in the rpm database (index count, data
+ * length, index entries, data store; no magic) into pkg: NAME, EPOCH:VERSION-
+ * RELEASE as version, ARCH, REQUIRENAME, PROVIDENAME and the file names
+ * (DIRNAMES[DIRINDEXES[i]] + BASENAMES[i], or OLDFILENAMES; stored without the
+ * leading '/'). *used: the blob's size. Every count, offset and string is
+ * checked against the blob: -EINVAL with errbuf on anything out of range or
+ * unterminated, or no NAME; -ENOMEM.
+ */
+int ga_rpm_parse_header_blob(const uint8_t *buf, size_t len, struct ga_deps_pkg *pkg, size_t *used,
+                             char *errbuf, size_t errlen);
+/*
+ * Parse an .rpm file's 96-byte lead, its signature header (skipped, padded to
+ * 8 bytes) and its main header (magic 8e ad e8 01, then a blob as above) into
+ * pkg. *payload_off: where the compressed cpio payload starts. -EINVAL with
+ * errbuf, -ENOMEM.
+ */
+int ga_rpm_parse_package(const uint8_t *buf, size_t len, struct ga_deps_pkg *pkg, size_t *payload_off,
+                         char *errbuf, size_t errlen);
 
 /* ---- signals, targets and verdicts (lib/analyze/deps-signals.c, deps-target.c, deps-verdicts.c, ldso.c): pure ---- */
 
@@ -300,6 +355,14 @@ struct ga_deps_report_pkg {
 	char *tree;     /* the tree's name */
 	struct ga_deps_report_signal *signals;
 	size_t n_signals;
+	/* as in struct ga_deps_pkg; left out of the JSON when absent or empty */
+	char *arch;                     /* rpm */
+	struct ga_strv provides;        /* rpm */
+	struct ga_strv requires;        /* rpm Requires, npm dependencies */
+	struct ga_strv optional;        /* npm optionalDependencies */
+	struct ga_strv os, cpu, libc;   /* npm */
+	struct ga_strv install_scripts; /* npm */
+	char *install_fetch;            /* npm */
 };
 
 /* Distinct (format, kind, arch, PTX ISA) of a file's images, with their count, in order of first appearance. */

@@ -245,6 +245,17 @@ static void packages(struct bld *b, const struct ga_deps_inventory *inv, struct 
 		o->metadata = dup(b, p->meta_path);
 		o->tree = dup(b, inv->trees[p->tree].name);
 		signals(b, p->signals, p->n_signals, &o->signals, &o->n_signals);
+		if (strcmp(p->kind, "npm") && strcmp(p->kind, "rpm"))
+			continue; /* the other kinds' reports stay as they were */
+		o->arch = dup(b, p->arch);
+		strv(b, &o->provides, p->provides.v, p->provides.n);
+		strv(b, &o->requires, p->requires.v, p->requires.n);
+		strv(b, &o->optional, p->optional.v, p->optional.n);
+		strv(b, &o->os, p->os.v, p->os.n);
+		strv(b, &o->cpu, p->cpu.v, p->cpu.n);
+		strv(b, &o->libc, p->libc.v, p->libc.n);
+		strv(b, &o->install_scripts, p->install_scripts.v, p->install_scripts.n);
+		o->install_fetch = dup(b, p->install_fetch);
 	}
 }
 

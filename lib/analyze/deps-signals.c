@@ -267,10 +267,22 @@ static enum ga_dep_backend deb_backend(const char *n, int *ret_version)
 	return GA_DEP_NONE;
 }
 
+int ga_deps_pkg_signal(struct ga_deps_pkg *p, enum ga_dep_backend b, const char *what, int runtime_version)
+{
+	return add_signal(&p->signals, &p->n_signals, b, GA_STRENGTH_DECLARED, what, runtime_version);
+}
+
+enum ga_dep_backend ga_deps_deb_backend(const char *name, int *ret_version)
+{
+	return deb_backend(name, ret_version);
+}
+
 static int pkg_signals(struct ga_deps_pkg *p)
 {
 	int r = 0, ver;
 	char name[128], what[300];
+	if (!strcmp(p->kind, "npm") || !strcmp(p->kind, "rpm"))
+		return 0; /* deps-pkgs.c */
 	if (p->name) {
 		req_name(p->name, name, sizeof(name), !strcmp(p->kind, "python"));
 		enum ga_dep_backend b =
@@ -382,7 +394,7 @@ char *ga_deps_norm_join(const char *dir, const char *rel)
 	return out;
 }
 
-int ga_deps_signals(struct ga_deps_inventory *inv)
+int ga_deps_signals_base(struct ga_deps_inventory *inv)
 {
 	int r = 0;
 	for (size_t i = 0; i < inv->n_files && r == 0; i++)

@@ -776,6 +776,8 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		r = ga_deps_judge_compat(inv, t, out);
 	if (r == 0)
 		r = ga_deps_judge_plugins(inv, have ? t : NULL, uses, n_uses, out, first);
+	if (r == 0)
+		r = ga_deps_judge_install_scripts(inv, out);
 out:
 	ga_free(driver_cuda);
 	ga_free(plugin_of);
@@ -813,6 +815,8 @@ const char *ga_deps_rule_text(const char *code)
 		  "A back-end plug-in the library loads by name is not in the artifact" },
 		{ "GA-DEPS-CUDA-COMPAT",
 		  "CUDA forward compatibility (cuda-compat) on the target GPU and driver" },
+		{ "GA-DEPS-INSTALL-SCRIPT", "An npm package runs (or downloads binaries from) a script at "
+		                            "install time: not in the artifact" },
 	};
 	for (size_t i = 0; i < GA_ARRAY_SIZE(rules); i++)
 		if (!strcmp(code, rules[i].code))

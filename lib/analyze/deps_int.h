@@ -25,6 +25,22 @@ int ga_deps_parse_sm(const char *s);
 /* "6.2", "7.0.1" -> 6020, 7000; -1 otherwise. */
 int ga_deps_dotted_version(const char *s);
 
+/* ---- npm and rpm packages (deps-pkgs.c; helpers from deps-signals.c) ---- */
+
+/* A declared signal on p (deduplicated by backend and what). 0 or -ENOMEM. */
+int ga_deps_pkg_signal(struct ga_deps_pkg *p, enum ga_dep_backend b, const char *what, int runtime_version);
+/* The backend a Debian (or, named alike, rpm) package name means, with the CUDA version it pins. */
+enum ga_dep_backend ga_deps_deb_backend(const char *name, int *ret_version);
+/*
+ * ga_deps_signals without the npm and rpm packages (deps-signals.c): every
+ * file's signals, the other packages' and the file lists' ownership.
+ * ga_deps_signals (deps-pkgs.c) adds the npm and rpm signals and the
+ * package-directory ownership of npm after it.
+ */
+int ga_deps_signals_base(struct ga_deps_inventory *inv);
+/* GA-DEPS-INSTALL-SCRIPT for each npm package with install-time scripts (no target needed). */
+int ga_deps_judge_install_scripts(const struct ga_deps_inventory *inv, struct ga_findings *out);
+
 /* ---- the loader simulation (ldso.c) ---- */
 
 struct ga_ldso_edge {

@@ -51,6 +51,9 @@ static void load(void)
 		SYM(entry_symlink, "archive_entry_symlink"),
 		SYM(entry_hardlink, "archive_entry_hardlink"),
 		SYM(entry_filetype, "archive_entry_filetype"),
+		SYM(support_filter_rpm, "archive_read_support_filter_rpm"),
+		SYM(support_filter_lzma, "archive_read_support_filter_lzma"),
+		SYM(support_format_cpio, "archive_read_support_format_cpio"),
 #undef SYM
 	};
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {

@@ -44,6 +44,10 @@ struct ga_archive_api {
 	__typeof__(&archive_entry_symlink) entry_symlink;
 	__typeof__(&archive_entry_hardlink) entry_hardlink;
 	__typeof__(&archive_entry_filetype) entry_filetype;
+	/* .rpm payloads (lib/deps/rpm.c): the rpm filter skips lead and headers, cpio holds the files */
+	__typeof__(&archive_read_support_filter_rpm) support_filter_rpm;
+	__typeof__(&archive_read_support_filter_lzma) support_filter_lzma;
+	__typeof__(&archive_read_support_format_cpio) support_format_cpio;
 };
 extern struct ga_archive_api ga_archive_api;
 struct archive *ga_archive_read_new(void);
@@ -75,5 +79,8 @@ struct archive *ga_archive_read_new(void);
 #define archive_entry_symlink ga_archive_api.entry_symlink
 #define archive_entry_hardlink ga_archive_api.entry_hardlink
 #define archive_entry_filetype ga_archive_api.entry_filetype
+#define archive_read_support_filter_rpm ga_archive_api.support_filter_rpm
+#define archive_read_support_filter_lzma ga_archive_api.support_filter_lzma
+#define archive_read_support_format_cpio ga_archive_api.support_format_cpio
 
 #endif

@@ -3,7 +3,8 @@
  * zip and wheels (ZIP64 included: a zip in memory is read through its central
  * directory), tar plain or gzip/bzip2/xz/zstd compressed, conda packages
  * (.conda: a zip holding info-*.tar.zst and pkg-*.tar.zst; legacy .tar.bz2),
- * Debian .deb (ar holding control.tar.* and data.tar.*), nested archives, and
+ * Debian .deb (ar holding control.tar.* and data.tar.*), the cpio payload of
+ * an .rpm (libarchive's rpm filter; rpm.c reads the header), nested archives, and
  * container images: OCI image layouts (a directory or a tar with oci-layout +
  * index.json) and `docker save` tarballs (manifest.json), the tar plain or
  * compressed, layers plain, gzip or zstd. The image config's Env
@@ -420,7 +421,7 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	}
 	/* ELF, device code, metadata and zips are held whole (random access): within the memory cap */
 	uint64_t limit;
-	if ((r = member_room(s, shown, m == MAGIC_NONE, size_hint, &limit)) != 0)
+	if ((r = member_room(s, shown, m == MAGIC_NONE && !ga_deps_rpmdb_path(tp), size_hint, &limit)) != 0)
 		return r < 0 ? r : 0;
 	struct deps_membuf local = { 0 }, *b = depth < DEPS_MEMBER_BUFS ? &s->member[depth] : &local;
 	b->len = 0;
@@ -933,6 +934,29 @@ int ga_deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const cha
 	bool pkg = ends_with(name_for_kind, ".conda") || ends_with(name_for_kind, ".deb");
 	r = walk_entries(s, a, (size_t)tree, shown, depth, NULL, pkg);
 out:
+	archive_read_free(a);
+	return r;
+}
+
+int ga_deps_archive_rpm(struct deps_scan *s, const char *shown, const uint8_t *buf, size_t len, size_t tree,
+                        unsigned depth)
+{
+	struct archive *a = archive_read_new();
+	if (!a)
+		return -ENOMEM;
+	/* the rpm filter skips the lead and both headers; the payload is a compressed cpio */
+	archive_read_support_filter_rpm(a);
+	archive_read_support_filter_gzip(a);
+	archive_read_support_filter_bzip2(a);
+	archive_read_support_filter_xz(a);
+	archive_read_support_filter_lzma(a);
+	archive_read_support_filter_zstd(a);
+	archive_read_support_format_cpio(a);
+	int r = 0;
+	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK)
+		r = ga_deps_add_gap(s->inv, shown, "rpm payload not readable: %s", archive_error_string(a));
+	else
+		r = walk_entries(s, a, tree, shown, depth, NULL, false);
 	archive_read_free(a);
 	return r;
 }

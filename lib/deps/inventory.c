@@ -54,6 +54,14 @@ void ga_deps_pkg_release(struct ga_deps_pkg *p)
 	ga_strv_release(&p->requires);
 	ga_strv_release(&p->files);
 	signals_free(p->signals, p->n_signals);
+	ga_free(p->arch);
+	ga_strv_release(&p->provides);
+	ga_strv_release(&p->os);
+	ga_strv_release(&p->cpu);
+	ga_strv_release(&p->libc);
+	ga_strv_release(&p->optional);
+	ga_strv_release(&p->install_scripts);
+	ga_free(p->install_fetch);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -216,6 +224,8 @@ enum deps_magic ga_deps_sniff(const uint8_t *b, size_t len)
 		return MAGIC_DEVCODE;
 	if (len >= 8 && !memcmp(b, "CCOB", 4))
 		return MAGIC_DEVCODE;
+	if (len >= 4 && !memcmp(b, "\xed\xab\xee\xdb", 4))
+		return MAGIC_RPM; /* an .rpm's lead */
 	if (len >= 4 && (!memcmp(b, "PK\3\4", 4) || !memcmp(b, "PK\5\6", 4)))
 		return MAGIC_ZIP;
 	if (len >= 3 && !memcmp(b, "\x1f\x8b\x08", 3))
@@ -304,10 +314,41 @@ bool ga_deps_icd_path(const char *tp)
 	return false;
 }
 
+/* rpm's database (lib/deps/rpm.c) */
+static const char *const rpmdb_paths[] = { "var/lib/rpm/rpmdb.sqlite", "usr/lib/sysimage/rpm/rpmdb.sqlite",
+	                                   NULL };
+
+/* The root the database's file names are relative to: tp less the database's path; -1 not a database. */
+long ga_deps_rpmdb_root_len(const char *tp)
+{
+	size_t n = strlen(tp);
+	for (size_t i = 0; rpmdb_paths[i]; i++) {
+		size_t k = strlen(rpmdb_paths[i]);
+		if (n == k && !strcmp(tp, rpmdb_paths[i]))
+			return 0;
+		if (n > k && tp[n - k - 1] == '/' && !strcmp(tp + n - k, rpmdb_paths[i]))
+			return (long)(n - k - 1);
+	}
+	return -1;
+}
+
+/* at a tree's root, or under a directory scanned as one (tree paths of a directory are absolute) */
+bool ga_deps_rpmdb_path(const char *tp)
+{
+	return ga_deps_rpmdb_root_len(tp) >= 0;
+}
+
+/* npm (lib/deps/npm.c) */
+bool ga_deps_npm_path(const char *tp)
+{
+	return !strcmp(ga_deps_base_name(tp), "package.json");
+}
+
 bool ga_deps_is_meta_path(const char *tp)
 {
 	const char *b = ga_deps_base_name(tp);
-	if (ga_deps_ldconf_path(tp) || ga_deps_deb_meta_path(tp) || ga_deps_icd_path(tp))
+	if (ga_deps_ldconf_path(tp) || ga_deps_deb_meta_path(tp) || ga_deps_icd_path(tp) || ga_deps_rpmdb_path(tp) ||
+	    ga_deps_npm_path(tp))
 		return true;
 	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && ga_deps_parent_is(tp, ".dist-info"))
 		return true;

@@ -232,12 +232,23 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 		f->elf = info;
 		return info->damage ? ga_deps_add_gap(s->inv, shown, "%s", info->damage) : 0;
 	}
+	if (m == MAGIC_RPM) {
+		if ((r = ga_deps_nest_refused(s, shown, depth + 1)) != 0)
+			return r < 0 ? r : 0;
+		return ga_deps_rpm_mem(s, shown, buf, len, depth + 1);
+	}
 	if ((m == MAGIC_ZIP || m == MAGIC_ARCHIVE)) {
 		if ((r = ga_deps_nest_refused(s, shown, depth + 1)) != 0)
 			return r < 0 ? r : 0;
 		return ga_deps_archive_mem(s, shown, tp, buf, len, -1, depth + 1);
 	}
 	if (ga_deps_is_meta_path(tp)) {
+		if (ga_deps_rpmdb_path(tp)) /* a database, not a text: up to the member cap */
+			return len > s->o->max_member_bytes
+			               ? ga_deps_add_gap(
+			                         s->inv, shown,
+			                         "rpm database larger than --max-member-bytes: not read")
+			               : ga_deps_rpmdb_scan(s, tree, shown, tp, buf, len);
 		if (len > GA_DEPS_MAX_META_BYTES)
 			return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
 			                       GA_DEPS_MAX_META_BYTES);
@@ -245,6 +256,8 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 			return add_ldconf(s, tree, tp, buf, len);
 		if (ga_deps_deb_meta_path(tp))
 			return scan_deb(s, tree, shown, tp, buf, len);
+		if (ga_deps_npm_path(tp))
+			return ga_deps_npm_scan(s, tree, shown, tp, buf, len);
 		return scan_meta(s, tree, shown, tp, buf, len);
 	}
 	return 0;
@@ -696,7 +709,7 @@ static int scan_path(struct deps_scan *sp, const char *path)
 		close(fd);
 		return r;
 	}
-	if (m == MAGIC_ARCHIVE) {
+	if (m == MAGIC_ARCHIVE || m == MAGIC_RPM) {
 		inv->files_seen++;
 		inv->bytes_seen += (uint64_t)fst.st_size;
 		void *map = mmap(NULL, (size_t)fst.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -705,7 +718,8 @@ static int scan_path(struct deps_scan *sp, const char *path)
 			close(fd);
 			return r;
 		}
-		r = ga_deps_archive_mem(sp, path, path, map, (size_t)fst.st_size, -1, 1);
+		r = m == MAGIC_RPM ? ga_deps_rpm_mem(sp, path, map, (size_t)fst.st_size, 1)
+		                   : ga_deps_archive_mem(sp, path, path, map, (size_t)fst.st_size, -1, 1);
 		munmap(map, (size_t)fst.st_size);
 		close(fd);
 		return r;

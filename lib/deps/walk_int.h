@@ -62,7 +62,7 @@ bool ga_strset_has(const struct strset *s, const char *str);
 bool ga_strset_has_n(const struct strset *s, const char *str, size_t n);
 
 /* What a buffer's first bytes say it is. */
-enum deps_magic { MAGIC_NONE = 0, MAGIC_ELF, MAGIC_DEVCODE, MAGIC_ZIP, MAGIC_ARCHIVE };
+enum deps_magic { MAGIC_NONE = 0, MAGIC_ELF, MAGIC_DEVCODE, MAGIC_ZIP, MAGIC_ARCHIVE, MAGIC_RPM };
 enum deps_magic ga_deps_sniff(const uint8_t *buf, size_t len);
 /*
  * A static library (ar, not a .deb): its members are relocatable objects with
@@ -114,6 +114,28 @@ int ga_deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const cha
                        unsigned depth);
 /* archive.c: an OCI image layout directory (oci-layout + index.json + blobs/). */
 int ga_deps_oci_dir(struct deps_scan *s, const char *dir, const char *shown);
+
+/*
+ * archive.c: walk an .rpm's payload (libarchive's rpm filter, then the cpio it
+ * holds) into tree. 0 or <0; what cannot be read is a gap.
+ */
+int ga_deps_archive_rpm(struct deps_scan *s, const char *shown, const uint8_t *buf, size_t len, size_t tree,
+                        unsigned depth);
+
+/* rpm.c: an .rpm in memory: its header as a package owning a new tree, its payload walked into it. */
+int ga_deps_rpm_mem(struct deps_scan *s, const char *shown, const uint8_t *buf, size_t len, unsigned depth);
+/* inventory.c: the rpm database's paths (var/lib/rpm/rpmdb.sqlite, usr/lib/sysimage/rpm/rpmdb.sqlite). */
+bool ga_deps_rpmdb_path(const char *tree_path);
+/* inventory.c: the length of the root the database's file names are relative to; -1 not a database. */
+long ga_deps_rpmdb_root_len(const char *tree_path);
+/* rpm.c: an rpmdb.sqlite in memory: one package per header blob, owning the files it lists. */
+int ga_deps_rpmdb_scan(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
+                       const uint8_t *buf, size_t len);
+/* inventory.c: a package.json (basename) anywhere in a tree. */
+bool ga_deps_npm_path(const char *tree_path);
+/* npm.c: a package.json in memory: an npm package owning the files under its directory. */
+int ga_deps_npm_scan(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
+                     const uint8_t *buf, size_t len);
 
 /* Lexically normalise an archive member or path: drop "./", leading '/', "." and ".." (never above the root). */
 char *ga_deps_norm_path(const char *p);

@@ -71,6 +71,15 @@ static const struct ga_field pkg_f[] = {
 	S(P, metadata),
 	S(P, tree),
 	GA_FIELD_ARR(P, signals, signal_s),
+	GA_FIELD_OMIT(P, arch, GA_F_STR),
+	GA_FIELD_OMIT(P, provides, GA_F_STRV),
+	GA_FIELD_OMIT(P, requires, GA_F_STRV),
+	GA_FIELD_OMIT(P, optional, GA_F_STRV),
+	GA_FIELD_OMIT(P, os, GA_F_STRV),
+	GA_FIELD_OMIT(P, cpu, GA_F_STRV),
+	GA_FIELD_OMIT(P, libc, GA_F_STRV),
+	GA_FIELD_OMIT(P, install_scripts, GA_F_STRV),
+	GA_FIELD_OMIT(P, install_fetch, GA_F_STR),
 };
 #undef P
 SCHEMA(pkg_s, ga_deps_report_pkg, pkg_f);
