@@ -347,8 +347,8 @@ bool ga_deps_npm_path(const char *tp)
 bool ga_deps_is_meta_path(const char *tp)
 {
 	const char *b = ga_deps_base_name(tp);
-	if (ga_deps_ldconf_path(tp) || ga_deps_deb_meta_path(tp) || ga_deps_icd_path(tp) || ga_deps_rpmdb_path(tp) ||
-	    ga_deps_npm_path(tp))
+	if (ga_deps_ldconf_path(tp) || ga_deps_deb_meta_path(tp) || ga_deps_icd_path(tp) ||
+	    ga_deps_rpmdb_path(tp) || ga_deps_npm_path(tp))
 		return true;
 	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && ga_deps_parent_is(tp, ".dist-info"))
 		return true;
