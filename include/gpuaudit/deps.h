@@ -203,6 +203,7 @@ struct ga_deps_target {
 	/* the target's glibc ("2.31") and libstdc++ as its highest GLIBCXX_ version ("3.4.30"); "" unknown */
 	char glibc[GA_SYMVER_LEN];
 	char libstdcxx[GA_SYMVER_LEN];
+	bool musl; /* the target's C library is musl ("musl", a musllinux tag): no GLIBC_ versions */
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);
@@ -382,6 +383,20 @@ int ga_deps_judge_symver(const struct ga_deps_inventory *inv, const struct ga_de
  * out filled, 0 when the name has no manylinux tag.
  */
 int ga_deps_manylinux_glibc(const char *wheel, char *out, size_t outlen);
+/* A wheel whose platform tags include musllinux_X_Y (PEP 656). */
+bool ga_deps_musllinux_wheel(const char *wheel);
+/*
+ * A platform tag as a target token: "manylinux_2_28[_ARCH]", "manylinux2014" set
+ * the target's glibc and libstdc++ (GLIBCXX_ limit of that level); "musl",
+ * "musllinux_1_2" make the target musl. 1 when tok was one of them, 0 not.
+ */
+int ga_deps_tag_target(const char *tok, struct ga_deps_target *t);
+/*
+ * The highest GLIBCXX_ (family 0), CXXABI_ (1) or GCC_ (2) version a
+ * manylinux level (its glibc, "2.28") allows, per auditwheel's policy; NULL
+ * below manylinux1 or for a bad family. aarch64 has its own GCC_ limits.
+ */
+const char *ga_deps_manylinux_cxx_limit(const char *glibc, bool aarch64, int family);
 
 #ifdef __cplusplus
 }

@@ -354,6 +354,14 @@ int ga_ptx_isa_min_cuda(unsigned isa_major, unsigned isa_minor);
  */
 int ga_symver_cmp(const char *a, const char *b);
 void ga_symver_note(struct ga_elf_info *info, const char *name);
+/*
+ * The highest version the ELF in buf defines (.gnu.version_d) whose name
+ * starts with prefix ("GLIBC_" -> "2.36"), without the prefix, into out:
+ * 1 found, 0 none (not an ELF, no definitions, damage). Never reads
+ * outside buf.
+ */
+int ga_elf_verdef_highest(struct ga_ctx *ctx, const uint8_t *buf, size_t len, const char *prefix, char *out,
+                          size_t outlen);
 
 #ifdef __cplusplus
 }

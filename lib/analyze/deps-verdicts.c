@@ -754,8 +754,11 @@ const char *ga_deps_rule_text(const char *code)
 		                            "(container toolkit refuses)" },
 		{ "GA-DEPS-SYMBOL-VERSION",
 		  "A symbol version (GLIBC_, GLIBCXX_) above the target's glibc or libstdc++" },
-		{ "GA-DEPS-MANYLINUX-TAG",
-		  "A wheel's binaries need a newer glibc than its manylinux tag claims" },
+		{ "GA-DEPS-MANYLINUX-TAG", "A wheel's binaries need a newer glibc, libstdc++ (GLIBCXX_, "
+		                           "CXXABI_) or libgcc (GCC_) than its manylinux tag allows" },
+		{ "GA-DEPS-MUSLLINUX-TAG", "A wheel tagged musllinux has binaries that need glibc" },
+		{ "GA-DEPS-PTX-JIT", "The target GPU has no cubin: the driver JIT-compiles PTX at first "
+		                     "load (cold start)" },
 	};
 	for (size_t i = 0; i < GA_ARRAY_SIZE(rules); i++)
 		if (!strcmp(code, rules[i].code))
