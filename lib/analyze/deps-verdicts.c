@@ -222,6 +222,11 @@ static enum run cuda_image_runs(const struct ga_devcode_image *im, int sm, int c
 	return RUN_NO;
 }
 
+int ga_deps_cuda_image_runs(const struct ga_devcode_image *im, int sm, int cuda_version)
+{
+	return (int)cuda_image_runs(im, sm, cuda_version);
+}
+
 static void arch_list(const struct ga_elf_info *e, enum ga_devcode_format fmt, struct ga_buf *b)
 {
 	size_t shown = 0;
@@ -726,6 +731,8 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 	}
 	if (r == 0)
 		r = ga_deps_judge_symver(inv, t, out);
+	if (r == 0 && have)
+		r = ga_deps_judge_ptx_jit(inv, t, out);
 out:
 	ga_ldso_release(&ix);
 	if (r == 0 && out->err)

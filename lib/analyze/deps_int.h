@@ -25,6 +25,13 @@ int ga_deps_parse_sm(const char *s);
 /* "6.2", "7.0.1" -> 6020, 7000; -1 otherwise. */
 int ga_deps_dotted_version(const char *s);
 
+/* Would CUDA image im run on compute capability sm with a driver of cuda_version (deps-verdicts.c):
+ * 0 no, 1 yes (a cubin that matches, or PTX the driver JITs), 2 PTX newer than the driver. */
+int ga_deps_cuda_image_runs(const struct ga_devcode_image *im, int sm, int cuda_version);
+/* GA-DEPS-PTX-JIT (deps-jit.c): containers the target runs from PTX only. 0 or -ENOMEM. */
+int ga_deps_judge_ptx_jit(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                          struct ga_findings *out);
+
 /* ---- the loader simulation (ldso.c) ---- */
 
 struct ga_ldso_edge {
