@@ -262,6 +262,9 @@ static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 	case 'n':
 		d->o.elf_flags |= GA_ELF_NO_DEVICE_CODE;
 		return CLI_NEXT;
+	case 'A':
+		d->o.no_archives = true;
+		return CLI_NEXT;
 	case 'm':
 	case 'M':
 		if (parse_size(arg, opt == 'm' ? &d->o.max_member_bytes : &d->o.max_total_bytes) < 0)
@@ -431,6 +434,7 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		{ "for-class", required_argument, NULL, 'C' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "no-device-code", no_argument, NULL, 'n' },
+		{ "no-archives", no_argument, NULL, 'A' },
 		{ "max-member-bytes", required_argument, NULL, 'm' },
 		{ "max-total-bytes", required_argument, NULL, 'M' },
 		{ "ld-library-path", required_argument, NULL, 'L' },

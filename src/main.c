@@ -467,6 +467,7 @@ const struct command commands[] = {
 	  "file, 3 cannot listen, 70 internal error.\n" },
 	{ "deps", cmd_deps, "audit wheels, images and directories for vendor binaries and GPU code",
 	  "usage: gpuaudit deps [--json [--compact] | --sarif] [--no-device-code]\n"
+	  "                     [--no-archives]\n"
 	  "                     [--target SPEC | --for SNAPSHOT.json]\n"
 	  "                     [--for-class NAME --policy FILE]\n"
 	  "                     [--ld-library-path DIRS] [--max-member-bytes N]\n"
@@ -496,6 +497,7 @@ const struct command commands[] = {
 	  "  --compact            with --json or --sarif: one line\n"
 	  "  --sarif              print the findings as SARIF 2.1.0\n"
 	  "  --no-device-code     list dynamic linking only: no device-code census\n"
+	  "  --no-archives        do not open the archives met in a directory walk\n"
 	  "  --ld-library-path DIRS\n"
 	  "                       directories (':' separated) the target's environment puts\n"
 	  "                       on LD_LIBRARY_PATH, searched by the loader simulation as\n"

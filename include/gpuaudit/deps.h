@@ -124,6 +124,10 @@ struct ga_deps_opts {
 	/* Called for each file before it is inspected (progress line); may be NULL. */
 	void (*progress)(void *udata, const struct ga_deps_inventory *inv, const char *path);
 	void *progress_udata;
+	/* archives (zip, jar, wheel, tar, ar, compressed) met in a directory walk are not
+	 * opened (--no-archives): the files a NEEDED scanner such as scanelf reads; an
+	 * archive named as a PATH is still opened */
+	bool no_archives;
 };
 
 void ga_deps_opts_init(struct ga_deps_opts *o);

@@ -25,8 +25,8 @@
 
 /* One container's PTX the driver would JIT for sm: the image it picks, or NULL when a cubin runs
  * (or nothing does: that is GA-DEPS-NO-KERNEL-IMAGE's case). */
-static const struct ga_devcode_image *jit_image(const struct ga_elf_info *e, const struct ga_devcode_container *ct,
-                                                int sm, int cuda_version)
+static const struct ga_devcode_image *
+jit_image(const struct ga_elf_info *e, const struct ga_devcode_container *ct, int sm, int cuda_version)
 {
 	const struct ga_devcode_image *best = NULL;
 	for (uint32_t k = 0; k < ct->n_images && ct->first_image + k < e->n_images; k++) {
@@ -64,7 +64,8 @@ static int ptx_jit_file(const struct ga_deps_file *f, const struct ga_deps_targe
 			kernels += im->ptx_entries;
 			counted++;
 		}
-		if (!strstr(ptx_archs, im->arch) && strlen(ptx_archs) + strlen(im->arch) + 2 < sizeof(ptx_archs))
+		if (!strstr(ptx_archs, im->arch) &&
+		    strlen(ptx_archs) + strlen(im->arch) + 2 < sizeof(ptx_archs))
 			snprintf(ptx_archs + strlen(ptx_archs), sizeof(ptx_archs) - strlen(ptx_archs), "%s%s",
 			         ptx_archs[0] ? " " : "", im->arch);
 	}
@@ -78,7 +79,8 @@ static int ptx_jit_file(const struct ga_deps_file *f, const struct ga_deps_targe
 		snprintf(est, sizeof(est), "%.1f s", est_s);
 	char kern[64];
 	if (counted == jit)
-		snprintf(kern, sizeof(kern), "%llu kernel%s", (unsigned long long)kernels, kernels == 1 ? "" : "s");
+		snprintf(kern, sizeof(kern), "%llu kernel%s", (unsigned long long)kernels,
+		         kernels == 1 ? "" : "s");
 	else if (counted)
 		snprintf(kern, sizeof(kern), "at least %llu kernels", (unsigned long long)kernels);
 	else

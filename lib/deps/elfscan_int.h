@@ -40,6 +40,7 @@ struct dc_scan {
 	size_t region_end;   /* end of the region being scanned (windows stop there) */
 	size_t win_next;     /* bytes the next window of the bulk scan reads after its start */
 	bool simd;           /* the bulk scan uses AVX2 */
+	bool no_populate;    /* MADV_POPULATE_READ refused: windows are pread */
 	char last_name[192]; /* the last library name looked up (string scan) */
 	size_t last_name_len;
 };

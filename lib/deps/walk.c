@@ -280,8 +280,10 @@ static int scan_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, 
 	ssize_t got = pread(fd, head, sizeof(head), 0);
 	if (got < 0)
 		return ga_deps_add_gap(s->inv, shown, "cannot read: %s", strerror(errno));
-	if ((ga_deps_sniff(head, (size_t)got) == MAGIC_NONE && !ga_deps_is_meta_path(tp)) ||
-	    ga_deps_skip_static_lib(s, head, (size_t)got))
+	enum deps_magic hm = ga_deps_sniff(head, (size_t)got);
+	if ((hm == MAGIC_NONE && !ga_deps_is_meta_path(tp)) ||
+	    ga_deps_skip_static_lib(s, head, (size_t)got) ||
+	    (s->o->no_archives && (hm == MAGIC_ZIP || hm == MAGIC_ARCHIVE)))
 		return 0;
 	/*
 	 * Small files are read into one reused buffer: mapping each one costs page

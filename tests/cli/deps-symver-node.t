@@ -35,3 +35,15 @@ h = json.load(open("live.json"))["host"]
 print("live node: glibc", "found" if h.get("glibc") else "missing", "| libstdc++", "found" if h.get("libstdcxx") else "missing")
 '
 "$GPUAUDIT" deps --for live.json libneed.so 2>&1 | sz | sed -E -e 's/glibc( is|:)( ?)[0-9.]+/glibc\1\2N/g' -e 's/(GLIBCXX_ |libstdc\+\+:)[0-9.]+/\1N/g' -e 's/^target: .*\(live.json\)/target: (live node) (live.json)/'
+# --no-archives: the wheels in a directory are not opened (the library next to them is)
+mkdir tree && cp libneed.so need-1.0-cp311-cp311-manylinux2014_x86_64.whl tree/
+"$GPUAUDIT" deps --json --no-archives tree | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("--no-archives:", [f["path"] for f in d["files"]], sorted({f["code"] for f in d["findings"]}))
+'
+"$GPUAUDIT" deps --json tree | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("archives opened:", [f["path"] for f in d["files"]], sorted({f["code"] for f in d["findings"]}))
+'
