@@ -11,6 +11,10 @@
 # tile sizes and types), for -arch compute_80, compiled by ptxas for sm_90.
 #
 #   bench/ptx-jit-rate.sh [OUT.txt]     RUNS=5 KERNELS=64 by default
+#
+# Wall and CPU (user + sys of ptxas) medians both: on a shared machine the CPU
+# figure is the steadier one; the estimate in deps-jit.c uses the wall rate
+# (what a process waits), which is the lower of the two here.
 set -euo pipefail
 CUDA=${CUDA:-/usr/local/cuda}
 RUNS=${RUNS:-5}
@@ -51,19 +55,25 @@ PY
 "$CUDA/bin/nvcc" -ptx -arch=compute_80 -o "$w/k.ptx" "$w/k.cu"
 bytes=$(stat -c %s "$w/k.ptx")
 entries=$(grep -c '^\.visible \.entry\|^\.entry\|[[:space:]]\.entry[[:space:]]' "$w/k.ptx" || true)
-times=()
+times=() cpus=()
 for _ in $(seq "$RUNS"); do
 	s=$(date +%s.%N)
-	"$CUDA/bin/ptxas" -O3 -arch=sm_90 -o "$w/k.cubin" "$w/k.ptx"
+	/usr/bin/time -f '%U %S' -o "$w/t" "$CUDA/bin/ptxas" -O3 -arch=sm_90 -o "$w/k.cubin" "$w/k.ptx"
 	e=$(date +%s.%N)
 	times+=("$(echo "$e - $s" | bc -l)")
+	cpus+=("$(awk '{print $1 + $2}' "$w/t")")
 done
 med=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+cmed=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+cubin=$(stat -c %s "$w/k.cubin")
 {
 	echo "# bench/ptx-jit-rate.sh: ptxas -O3 -arch=sm_90 on nvcc -ptx -arch=compute_80 output"
 	echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs; $("$CUDA/bin/ptxas" --version | tail -1)"
-	echo "kernels: $entries  ptx_bytes: $bytes  runs: $RUNS  times_s: ${times[*]}"
-	printf 'median_s: %.3f\n' "$med"
-	printf 'rate_bytes_per_s: %.0f\n' "$(echo "$bytes / $med" | bc -l)"
-	printf 'rate_kernels_per_s: %.1f\n' "$(echo "$entries / $med" | bc -l)"
+	echo "kernels: $entries  ptx_bytes: $bytes  cubin_bytes: $cubin  runs: $RUNS"
+	echo "wall_s: ${times[*]}"
+	echo "cpu_s: ${cpus[*]}"
+	printf 'median_wall_s: %.3f  median_cpu_s: %.3f\n' "$med" "$cmed"
+	printf 'rate_bytes_per_s: %.0f (wall)  %.0f (cpu)\n' "$(echo "$bytes / $med" | bc -l)" "$(echo "$bytes / $cmed" | bc -l)"
+	printf 'rate_kernels_per_s: %.1f (wall)  %.1f (cpu)\n' "$(echo "$entries / $med" | bc -l)" "$(echo "$entries / $cmed" | bc -l)"
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$out"

@@ -693,6 +693,10 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 			return -ENOMEM;
 		}
 	}
+	/* GA_BENCH_NO_SYMVER: a build without the version needs, for bench/deps.sh's cost of them */
+#ifdef GA_BENCH_NO_SYMVER
+	have_verneed = false;
+#endif
 	if (!have_verneed)
 		return 0;
 	uint64_t vn_off;
