@@ -138,6 +138,21 @@ void ga_dc_drop_last_container(struct dc_scan *s)
 	info->n_containers--;
 }
 
+void ga_dc_drop_window(struct dc_scan *s, const struct win *w)
+{
+#ifdef MADV_POPULATE_READ
+	if (s->fd >= 0 && s->buf && w->lim > w->base && w->p == s->buf + w->base) {
+		uintptr_t pa = ((uintptr_t)(s->buf + w->base) + 4095) & ~(uintptr_t)4095;
+		uintptr_t pz = (uintptr_t)(s->buf + w->lim) & ~(uintptr_t)4095;
+		if (pz > pa)
+			(void)madvise((void *)pa, (size_t)(pz - pa), MADV_DONTNEED);
+	}
+#else
+	(void)s;
+	(void)w;
+#endif
+}
+
 /*
  * Make w cover at least [q - WIN_BEFORE, min(q + ahead + WIN_AFTER, end))
  * clipped to [start, end) (ahead <= WIN_BYTES). Without an fd the mapping
@@ -161,6 +176,9 @@ int ga_dc_fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, 
 	 * hypervisor on this kind of VM). Older kernels say EINVAL: pread then.
 	 */
 	if (s->buf && !s->no_populate) {
+		/* the previous window's pages leave the page tables (they stay in the page cache):
+		 * the process's RSS stays one window, not every byte the census looked at */
+		ga_dc_drop_window(s, w);
 		uintptr_t a = (uintptr_t)(s->buf + lo) & ~(uintptr_t)4095;
 		uintptr_t z = ((uintptr_t)(s->buf + hi) + 4095) & ~(uintptr_t)4095;
 		if (madvise((void *)a, (size_t)(z - a), MADV_POPULATE_READ) == 0) {
