@@ -281,6 +281,10 @@ enum {
 	 * for zstd ones, decompresses the PTX payloads the census otherwise skips. deps sets
 	 * it for a CUDA target (the PTX JIT estimate needs it). */
 	GA_ELF_PTX_ENTRIES = 1u << 2,
+	/* ga_elf_inspect_fd: buf is a read-only mapping of fd (mmap PROT_READ), not a copy:
+	 * the census takes its windows from it (MADV_POPULATE_READ) instead of pread, and
+	 * drops their pages when it moves on (MADV_DONTNEED, which would zero a copy). */
+	GA_ELF_BUF_IS_MAP = 1u << 3,
 };
 /* With GA_ELF_PTX_ENTRIES: only containers the GPU of this SM (90 for sm_90) would JIT are
  * counted; bits 16..31 of the flags, 0 = every container. */
