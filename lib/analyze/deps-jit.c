@@ -24,6 +24,38 @@
  */
 #define PTX_JIT_BYTES_PER_S 1046441.0
 
+static bool tegra(int sm)
+{
+	return sm == 53 || sm == 62 || sm == 72 || sm == 87;
+}
+
+/*
+ * The CUDA image rules (docs/deps.md, "CUDA rules"), shared with the kernel-image verdict
+ * (deps-verdicts.c): a cubin runs within its major at an equal or higher minor, a/f and
+ * Tegra cubins only on their own SM; PTX (not a/f) on any SM at or above its own when the
+ * driver knows its ISA.
+ */
+int ga_deps_cuda_image_runs(const struct ga_devcode_image *im, int sm, int cuda_version)
+{
+	int tmaj = sm / 10, tmin = sm % 10, imaj = im->sm / 10, imin = im->sm % 10;
+	if (im->kind == GA_CODE_CUBIN) {
+		if (im->arch_specific || tegra(sm) || tegra(im->sm))
+			return im->sm == sm ? 1 : 0;
+		return imaj == tmaj && tmin >= imin ? 1 : 0;
+	}
+	if (im->kind == GA_CODE_PTX) {
+		if (im->arch_specific || im->family)
+			return 0; /* a/f PTX is not portable */
+		if (sm < im->sm)
+			return 0;
+		int need = ga_ptx_isa_min_cuda(im->ptx_isa_major, im->ptx_isa_minor);
+		if (cuda_version > 0 && (need < 0 || need > cuda_version))
+			return 2;
+		return 1;
+	}
+	return 0;
+}
+
 /* One container's PTX the driver would JIT for sm: the image it picks, or NULL when a cubin runs
  * (or nothing does: that is GA-DEPS-NO-KERNEL-IMAGE's case). */
 static const struct ga_devcode_image *

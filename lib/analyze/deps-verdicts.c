@@ -194,37 +194,12 @@ static int too_new(const char *subject, const struct ga_dep_signal *v, size_t n,
 	return r;
 }
 
-static bool tegra(int sm)
-{
-	return sm == 53 || sm == 62 || sm == 72 || sm == 87;
-}
-
 enum run { RUN_NO = 0, RUN_YES, RUN_PTX_TOO_NEW };
 
+/* the CUDA image rules live in deps-jit.c (ga_deps_cuda_image_runs), which the JIT judge shares */
 static enum run cuda_image_runs(const struct ga_devcode_image *im, int sm, int cuda_version)
 {
-	int tmaj = sm / 10, tmin = sm % 10, imaj = im->sm / 10, imin = im->sm % 10;
-	if (im->kind == GA_CODE_CUBIN) {
-		if (im->arch_specific || tegra(sm) || tegra(im->sm))
-			return im->sm == sm ? RUN_YES : RUN_NO;
-		return imaj == tmaj && tmin >= imin ? RUN_YES : RUN_NO;
-	}
-	if (im->kind == GA_CODE_PTX) {
-		if (im->arch_specific || im->family)
-			return RUN_NO; /* a/f PTX is not portable */
-		if (sm < im->sm)
-			return RUN_NO;
-		int need = ga_ptx_isa_min_cuda(im->ptx_isa_major, im->ptx_isa_minor);
-		if (cuda_version > 0 && (need < 0 || need > cuda_version))
-			return RUN_PTX_TOO_NEW;
-		return RUN_YES;
-	}
-	return RUN_NO;
-}
-
-int ga_deps_cuda_image_runs(const struct ga_devcode_image *im, int sm, int cuda_version)
-{
-	return (int)cuda_image_runs(im, sm, cuda_version);
+	return (enum run)ga_deps_cuda_image_runs(im, sm, cuda_version);
 }
 
 static void arch_list(const struct ga_elf_info *e, enum ga_devcode_format fmt, struct ga_buf *b)

@@ -25,7 +25,7 @@ int ga_deps_parse_sm(const char *s);
 /* "6.2", "7.0.1" -> 6020, 7000; -1 otherwise. */
 int ga_deps_dotted_version(const char *s);
 
-/* Would CUDA image im run on compute capability sm with a driver of cuda_version (deps-verdicts.c):
+/* Would CUDA image im run on compute capability sm with a driver of cuda_version (deps-jit.c):
  * 0 no, 1 yes (a cubin that matches, or PTX the driver JITs), 2 PTX newer than the driver. */
 int ga_deps_cuda_image_runs(const struct ga_devcode_image *im, int sm, int cuda_version);
 /* GA-DEPS-PTX-JIT (deps-jit.c): containers the target runs from PTX only. 0 or -ENOMEM. */
