@@ -47,3 +47,15 @@ import json, sys
 d = json.load(sys.stdin)
 print("archives opened:", [f["path"] for f in d["files"]], sorted({f["code"] for f in d["findings"]}))
 '
+# discover on a root whose libc.so.6 is a link to glibc < 2.34's libc-2.31.so (no version
+# definitions readable: an empty file here) takes the release from the file name; its
+# libstdc++.so.6 (the stub above) defines GLIBCXX_3.4.99
+mkdir -p r/lib/x86_64-linux-gnu r/usr/lib/x86_64-linux-gnu
+: >r/lib/x86_64-linux-gnu/libc-2.31.so
+ln -s libc-2.31.so r/lib/x86_64-linux-gnu/libc.so.6
+cp stub/libstdc++.so.6 r/usr/lib/x86_64-linux-gnu/
+"$GPUAUDIT" discover --root r --json 2>/dev/null | python3 -c '
+import json, sys
+h = json.load(sys.stdin)["host"]
+print("root r: glibc", h.get("glibc"), "libstdcxx", h.get("libstdcxx"))
+'
