@@ -4,12 +4,16 @@
  * -ENOEXEC, and what it reports satisfies elfscan_check; RPATH/RUNPATH
  * values expand without error. The census through pread windows
  * (ga_elf_inspect_fd on a memfd holding the bytes) and the one without the
- * SIMD scan (ga_ctx_set_no_simd) equal the buffer-only census.
+ * SIMD scan (ga_ctx_set_no_simd) equal the buffer-only census. The version
+ * definitions reader (ga_elf_verdef_highest, discover's glibc / libstdc++)
+ * stays inside the input and writes a NUL-terminated version or nothing; the
+ * PTX kernel count (GA_ELF_PTX_ENTRIES) reads only PTX payloads.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -71,6 +75,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ga_elf_strv_free(d, n);
 		}
 		ga_elf_info_free(info);
+	}
+	/* the PTX kernel count (decompressing LZ4 / zstd PTX) on every container and for one SM */
+	for (unsigned sm = 0; sm <= 90; sm += 90) {
+		struct ga_elf_info *info = NULL;
+		if (ga_elf_inspect(ctx, data, size, GA_ELF_PTX_ENTRIES | GA_ELF_PTX_SM(sm), &info) == 0) {
+			elfscan_check(info, size);
+			for (size_t i = 0; i < info->n_images; i++)
+				FUZZ_CHECK(info->images[i].kind == GA_CODE_PTX ||
+				           !info->images[i].ptx_entries_known);
+		}
+		ga_elf_info_free(info);
+	}
+	char v[16];
+	for (int k = 0; k < 2; k++) {
+		v[0] = 'x';
+		int f = ga_elf_verdef_highest(ctx, data, size, k ? "GLIBCXX_" : "GLIBC_", v, sizeof(v));
+		FUZZ_CHECK(f == 0 || (f == 1 && memchr(v, '\0', sizeof(v)) && v[0] >= '0' && v[0] <= '9'));
 	}
 	ga_ctx_free(ctx);
 	return 0;

@@ -318,6 +318,9 @@ static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 	case 'n':
 		d->o.elf_flags |= GA_ELF_NO_DEVICE_CODE;
 		return CLI_NEXT;
+	case 'A':
+		d->o.no_archives = true;
+		return CLI_NEXT;
 	case 'm':
 	case 'M':
 		if (parse_size(arg, opt == 'm' ? &d->o.max_member_bytes : &d->o.max_total_bytes) < 0)
@@ -558,6 +561,7 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		{ "for-class", required_argument, NULL, 'C' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "no-device-code", no_argument, NULL, 'n' },
+		{ "no-archives", no_argument, NULL, 'A' },
 		{ "max-member-bytes", required_argument, NULL, 'm' },
 		{ "max-total-bytes", required_argument, NULL, 'M' },
 		{ "ld-library-path", required_argument, NULL, 'L' },
@@ -587,6 +591,9 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		goto out;
 	if ((code = deps_target(cli, ctx, &d, &t, &target_from)) != EXIT_OK)
 		goto out;
+	/* a CUDA target: count the kernels of PTX images (the PTX JIT estimate) */
+	if (t.kind == GA_TARGET_CUDA)
+		d.o.elf_flags |= GA_ELF_PTX_ENTRIES | (t.sm > 0 ? GA_ELF_PTX_SM(t.sm) : 0);
 	if (d.mode == MODE_TEXT && isatty(STDERR_FILENO)) {
 		d.o.progress = progress_cb;
 		d.o.progress_udata = &prog;

@@ -213,7 +213,12 @@ static int step_scan(struct pf *p, struct ga_ctx *ctx)
 	struct ga_deps_opts o;
 	ga_deps_opts_init(&o);
 	ga_deps_inventory_init(&p->inv);
-	int r = 0;
+	int r = ga_deps_target_from_node(p->node, &p->tgt);
+	if (r < 0)
+		return r;
+	/* this node's GPU: count the kernels it would JIT from PTX (GA-DEPS-PTX-JIT) */
+	if (p->tgt.kind == GA_TARGET_CUDA)
+		o.elf_flags |= GA_ELF_PTX_ENTRIES | (p->tgt.sm > 0 ? GA_ELF_PTX_SM(p->tgt.sm) : 0);
 	for (size_t i = 0; i < p->n_scan; i++) {
 		r = ga_deps_scan(ctx, &o, p->scan_paths[i], &p->inv);
 		if (r == -ENOMEM)
@@ -225,7 +230,7 @@ static int step_scan(struct pf *p, struct ga_ctx *ctx)
 			return 0;
 		}
 	}
-	if ((r = ga_deps_signals(&p->inv)) < 0 || (r = ga_deps_target_from_node(p->node, &p->tgt)) < 0)
+	if ((r = ga_deps_signals(&p->inv)) < 0)
 		return r;
 	if (p->cls && (r = ga_deps_target_add_class_rules(&p->tgt, p->cls)) < 0)
 		return r;
@@ -237,6 +242,14 @@ static int step_scan(struct pf *p, struct ga_ctx *ctx)
 	         p->n_scan == 1 ? "" : "s", (unsigned long long)p->inv.files_seen,
 	         p->inv.files_seen == 1 ? "" : "s", p->inv.n_pkgs, p->inv.n_pkgs == 1 ? "" : "s",
 	         p->tgt.name ? p->tgt.name : "this node", p->scan_errors, p->scan_errors == 1 ? "" : "s");
+	size_t jit = 0;
+	for (size_t i = 0; i < p->scan_findings.n; i++)
+		jit += !strcmp(p->scan_findings.v[i].code, "GA-DEPS-PTX-JIT");
+	size_t used = strlen(p->scan_msg);
+	if (jit && used < sizeof(p->scan_msg))
+		snprintf(p->scan_msg + used, sizeof(p->scan_msg) - used,
+		         "; %zu file%s this GPU runs from PTX, JIT-compiled at first load (GA-DEPS-PTX-JIT)",
+		         jit, jit == 1 ? "" : "s");
 	return 0;
 }
 

@@ -467,6 +467,7 @@ const struct command commands[] = {
 	  "file, 3 cannot listen, 70 internal error.\n" },
 	{ "deps", cmd_deps, "audit wheels, images and directories for vendor binaries and GPU code",
 	  "usage: gpuaudit deps [--json [--compact] | --sarif] [--no-device-code]\n"
+	  "                     [--no-archives]\n"
 	  "                     [--target SPEC | --for SNAPSHOT.json]\n"
 	  "                     [--for-class NAME --policy FILE]\n"
 	  "                     [--ld-library-path DIRS] [--max-member-bytes N]\n"
@@ -503,6 +504,7 @@ const struct command commands[] = {
 	  "  --cyclonedx FILE     also write the inventory as a CycloneDX 1.5 JSON SBOM\n"
 	  "                       (components with purls, gpuaudit:* properties, findings\n"
 	  "                       as annotations); '-' writes it on stdout instead of text\n"
+	  "  --no-archives        do not open the archives met in a directory walk\n"
 	  "  --ld-library-path DIRS\n"
 	  "                       directories (':' separated) the target's environment puts\n"
 	  "                       on LD_LIBRARY_PATH, searched by the loader simulation as\n"

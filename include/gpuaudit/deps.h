@@ -145,6 +145,10 @@ struct ga_deps_opts {
 	/* Called for each file before it is inspected (progress line); may be NULL. */
 	void (*progress)(void *udata, const struct ga_deps_inventory *inv, const char *path);
 	void *progress_udata;
+	/* archives (zip, jar, wheel, tar, ar, compressed) met in a directory walk are not
+	 * opened (--no-archives): the files a NEEDED scanner such as scanelf reads; an
+	 * archive named as a PATH is still opened */
+	bool no_archives;
 };
 
 void ga_deps_opts_init(struct ga_deps_opts *o);
@@ -266,6 +270,7 @@ struct ga_deps_target {
 	 * the GPU's class (from the brand, or from the snapshot's product name) */
 	char brand[32];
 	int gpu_class; /* enum ga_gpu_class */
+	bool musl; /* the target's C library is musl ("musl", a musllinux tag): no GLIBC_ versions */
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);
@@ -468,6 +473,20 @@ int ga_deps_judge_symver(const struct ga_deps_inventory *inv, const struct ga_de
  * out filled, 0 when the name has no manylinux tag.
  */
 int ga_deps_manylinux_glibc(const char *wheel, char *out, size_t outlen);
+/* A wheel whose platform tags include musllinux_X_Y (PEP 656). */
+bool ga_deps_musllinux_wheel(const char *wheel);
+/*
+ * A platform tag as a target token: "manylinux_2_28[_ARCH]", "manylinux2014" set
+ * the target's glibc and libstdc++ (GLIBCXX_ limit of that level); "musl",
+ * "musllinux_1_2" make the target musl. 1 when tok was one of them, 0 not.
+ */
+int ga_deps_tag_target(const char *tok, struct ga_deps_target *t);
+/*
+ * The highest GLIBCXX_ (family 0), CXXABI_ (1) or GCC_ (2) version a
+ * manylinux level (its glibc, "2.28") allows, per auditwheel's policy; NULL
+ * below manylinux1 or for a bad family. aarch64 has its own GCC_ limits.
+ */
+const char *ga_deps_manylinux_cxx_limit(const char *glibc, bool aarch64, int family);
 
 /* ---- plug-ins loaded by name (lib/deps/plugins.c table, lib/analyze/deps-plugins.c): pure ---- */
 

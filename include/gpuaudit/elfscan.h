@@ -146,6 +146,11 @@ struct ga_devcode_image {
 	uint64_t size;              /* payload bytes as stored */
 	uint64_t uncompressed_size; /* 0 when unknown or not compressed */
 	char *bundle_id;            /* offload bundle entry id as stored, NULL for CUDA */
+	/* PTX only, with GA_ELF_PTX_ENTRIES: its kernels (".entry" directives in the text,
+	 * decompressed first when zstd-compressed); ptx_entries_known false when not counted
+	 * (flag off, compression not readable, payload over the cap) */
+	uint32_t ptx_entries;
+	bool ptx_entries_known;
 };
 
 struct ga_devcode_container {
@@ -272,7 +277,19 @@ enum {
 	GA_ELF_NO_DEVICE_CODE = 1u << 0,
 	/* Do not decompress CCOB bundles to read their target ids. */
 	GA_ELF_NO_DECOMPRESS = 1u << 1,
+	/* Count the kernels of every PTX image (ga_devcode_image.ptx_entries): reads and,
+	 * for zstd ones, decompresses the PTX payloads the census otherwise skips. deps sets
+	 * it for a CUDA target (the PTX JIT estimate needs it). */
+	GA_ELF_PTX_ENTRIES = 1u << 2,
+	/* ga_elf_inspect_fd: buf is a read-only mapping of fd (mmap PROT_READ), not a copy:
+	 * the census takes its windows from it (MADV_POPULATE_READ) instead of pread, and
+	 * drops their pages when it moves on (MADV_DONTNEED, which would zero a copy). */
+	GA_ELF_BUF_IS_MAP = 1u << 3,
 };
+/* With GA_ELF_PTX_ENTRIES: only containers the GPU of this SM (90 for sm_90) would JIT are
+ * counted; bits 16..31 of the flags, 0 = every container. */
+#define GA_ELF_PTX_SM_SHIFT 16
+#define GA_ELF_PTX_SM(sm) (((unsigned)(sm)&0xffffu) << GA_ELF_PTX_SM_SHIFT)
 
 /* Caps (documented in docs/deps-formats.md). */
 #define GA_ELF_MAX_SECTIONS 65536
@@ -354,6 +371,14 @@ int ga_ptx_isa_min_cuda(unsigned isa_major, unsigned isa_minor);
  */
 int ga_symver_cmp(const char *a, const char *b);
 void ga_symver_note(struct ga_elf_info *info, const char *name);
+/*
+ * The highest version the ELF in buf defines (.gnu.version_d) whose name
+ * starts with prefix ("GLIBC_" -> "2.36"), without the prefix, into out:
+ * 1 found, 0 none (not an ELF, no definitions, damage). Never reads
+ * outside buf.
+ */
+int ga_elf_verdef_highest(struct ga_ctx *ctx, const uint8_t *buf, size_t len, const char *prefix, char *out,
+                          size_t outlen);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,11 @@ struct ga_host {
 	struct ga_virt virt;
 	char *cmdline;
 	struct ga_strv gpu_cmdline_flags; /* iommu=, pci=, nvidia.*, amdgpu.*, ... */
+	/* The loader's libraries under the root (issue 19): glibc as libc.so.6's highest GLIBC_
+	 * version ("2.36"), libstdc++ as libstdc++.so.6's highest GLIBCXX_ ("3.4.30"); NULL (left
+	 * out) when not found. What `deps --for` judges symbol versions against. */
+	char *glibc;
+	char *libstdcxx;
 };
 
 struct ga_numa_node {

@@ -66,6 +66,8 @@ static size_t libc_word(const char *tok)
 
 static int libc_token(const char *tok, struct ga_deps_target *t, char *errbuf, size_t errlen)
 {
+	if (ga_deps_tag_target(tok, t))
+		return 1;
 	size_t w = libc_word(tok);
 	if (w--) {
 		const char *v = tok + strlen(libc_words[w]) + 1;
@@ -136,7 +138,7 @@ int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbu
 		rest = NULL;
 	char *kind = copy;
 	/* "glibc:2.31[,libstdc++:3.4.30]" alone: no accelerator, only the loader's view */
-	bool libc_only = libc_word(copy) > 0;
+	bool libc_only = libc_word(copy) > 0 || !strncmp(copy, "musl", 4) || !strncmp(copy, "manylinux", 9);
 	/* "driver:550[,brand:tesla]" alone: an NVIDIA node known by its driver */
 	bool nv_only = (!strncmp(copy, "driver", 6) && (copy[6] == ':' || copy[6] == '=')) ||
 	               (!strncmp(copy, "brand", 5) && (copy[5] == ':' || copy[5] == '='));
@@ -177,7 +179,8 @@ int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbu
 			continue;
 		if (libc_only) {
 			snprintf(errbuf, errlen,
-			         "'%s' is not understood after glibc: (example: glibc:2.31,libstdc++:3.4.30)",
+			         "'%s' is not understood after glibc: (examples: glibc:2.31,libstdc++:3.4.30 "
+			         "manylinux_2_28 musl)",
 			         tok);
 			goto out;
 		}
@@ -320,6 +323,11 @@ int ga_deps_target_from_node(const struct ga_node *n, struct ga_deps_target *t)
 	}
 	if (n->cpu.isa_level && !strncmp(n->cpu.isa_level, "x86-64-v", 8))
 		t->cpu_isa_level = n->cpu.isa_level[8] - '0';
+	/* the node's loader libraries (discover records them): symbol versions are judged on them */
+	if (n->host.glibc && strlen(n->host.glibc) < sizeof(t->glibc))
+		snprintf(t->glibc, sizeof(t->glibc), "%s", n->host.glibc);
+	if (n->host.libstdcxx && strlen(n->host.libstdcxx) < sizeof(t->libstdcxx))
+		snprintf(t->libstdcxx, sizeof(t->libstdcxx), "%s", n->host.libstdcxx);
 	struct ga_buf b;
 	ga_buf_init(&b, 256);
 	static const char *const kinds[] = { "none", "cuda", "rocm", "level-zero", "cpu" };
@@ -334,6 +342,10 @@ int ga_deps_target_from_node(const struct ga_node *n, struct ga_deps_target *t)
 		ga_buf_addf(&b, ",%s", t->gfx);
 	if (t->cpu_isa_level)
 		ga_buf_addf(&b, "%sx86-64-v%d", t->kind == GA_TARGET_CPU ? ":" : ",", t->cpu_isa_level);
+	if (t->glibc[0])
+		ga_buf_addf(&b, ",glibc:%s", t->glibc);
+	if (t->libstdcxx[0])
+		ga_buf_addf(&b, ",libstdc++:%s", t->libstdcxx);
 	t->name = ga_buf_detach(&b, NULL);
 	return t->name ? 0 : -ENOMEM;
 }

@@ -220,32 +220,12 @@ static int too_new(const char *subject, const struct ga_dep_signal *v, size_t n,
 	return r;
 }
 
-static bool tegra(int sm)
-{
-	return sm == 53 || sm == 62 || sm == 72 || sm == 87;
-}
-
 enum run { RUN_NO = 0, RUN_YES, RUN_PTX_TOO_NEW };
 
+/* the CUDA image rules live in deps-jit.c (ga_deps_cuda_image_runs), which the JIT judge shares */
 static enum run cuda_image_runs(const struct ga_devcode_image *im, int sm, int cuda_version)
 {
-	int tmaj = sm / 10, tmin = sm % 10, imaj = im->sm / 10, imin = im->sm % 10;
-	if (im->kind == GA_CODE_CUBIN) {
-		if (im->arch_specific || tegra(sm) || tegra(im->sm))
-			return im->sm == sm ? RUN_YES : RUN_NO;
-		return imaj == tmaj && tmin >= imin ? RUN_YES : RUN_NO;
-	}
-	if (im->kind == GA_CODE_PTX) {
-		if (im->arch_specific || im->family)
-			return RUN_NO; /* a/f PTX is not portable */
-		if (sm < im->sm)
-			return RUN_NO;
-		int need = ga_ptx_isa_min_cuda(im->ptx_isa_major, im->ptx_isa_minor);
-		if (cuda_version > 0 && (need < 0 || need > cuda_version))
-			return RUN_PTX_TOO_NEW;
-		return RUN_YES;
-	}
-	return RUN_NO;
+	return (enum run)ga_deps_cuda_image_runs(im, sm, cuda_version);
 }
 
 static void arch_list(const struct ga_elf_info *e, enum ga_devcode_format fmt, struct ga_buf *b)
@@ -774,6 +754,8 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		r = ga_deps_judge_symver(inv, t, out);
 	if (r == 0 && have)
 		r = ga_deps_judge_compat(inv, t, out);
+	if (r == 0 && have)
+		r = ga_deps_judge_ptx_jit(inv, t, out);
 	if (r == 0)
 		r = ga_deps_judge_plugins(inv, have ? t : NULL, uses, n_uses, out, first);
 	if (r == 0)
@@ -809,14 +791,17 @@ const char *ga_deps_rule_text(const char *code)
 		                            "(container toolkit refuses)" },
 		{ "GA-DEPS-SYMBOL-VERSION",
 		  "A symbol version (GLIBC_, GLIBCXX_) above the target's glibc or libstdc++" },
-		{ "GA-DEPS-MANYLINUX-TAG",
-		  "A wheel's binaries need a newer glibc than its manylinux tag claims" },
 		{ "GA-DEPS-PLUGIN-MISSING",
 		  "A back-end plug-in the library loads by name is not in the artifact" },
 		{ "GA-DEPS-CUDA-COMPAT",
 		  "CUDA forward compatibility (cuda-compat) on the target GPU and driver" },
 		{ "GA-DEPS-INSTALL-SCRIPT", "An npm package runs (or downloads binaries from) a script at "
 		                            "install time: not in the artifact" },
+		{ "GA-DEPS-MANYLINUX-TAG", "A wheel's binaries need a newer glibc, libstdc++ (GLIBCXX_, "
+		                           "CXXABI_) or libgcc (GCC_) than its manylinux tag allows" },
+		{ "GA-DEPS-MUSLLINUX-TAG", "A wheel tagged musllinux has binaries that need glibc" },
+		{ "GA-DEPS-PTX-JIT", "The target GPU has no cubin: the driver JIT-compiles PTX at first "
+		                     "load (cold start)" },
 	};
 	for (size_t i = 0; i < GA_ARRAY_SIZE(rules); i++)
 		if (!strcmp(code, rules[i].code))

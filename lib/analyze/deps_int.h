@@ -40,6 +40,12 @@ enum ga_dep_backend ga_deps_deb_backend(const char *name, int *ret_version);
 int ga_deps_signals_base(struct ga_deps_inventory *inv);
 /* GA-DEPS-INSTALL-SCRIPT for each npm package with install-time scripts (no target needed). */
 int ga_deps_judge_install_scripts(const struct ga_deps_inventory *inv, struct ga_findings *out);
+/* Would CUDA image im run on compute capability sm with a driver of cuda_version (deps-jit.c):
+ * 0 no, 1 yes (a cubin that matches, or PTX the driver JITs), 2 PTX newer than the driver. */
+int ga_deps_cuda_image_runs(const struct ga_devcode_image *im, int sm, int cuda_version);
+/* GA-DEPS-PTX-JIT (deps-jit.c): containers the target runs from PTX only. 0 or -ENOMEM. */
+int ga_deps_judge_ptx_jit(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                          struct ga_findings *out);
 
 /* ---- the loader simulation (ldso.c) ---- */
 

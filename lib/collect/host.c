@@ -1,10 +1,15 @@
 /*
  * host.c - host identity: name, kernel, OS, boot id, uptime, virtualization
- * and container hints, and the kernel command-line flags that matter to GPUs.
+ * and container hints, the kernel command-line flags that matter to GPUs,
+ * and the glibc and libstdc++ the loader would use (their version
+ * definitions: what a library's symbol version needs are judged against).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "collect.h"
+#include "gpuaudit/elfscan.h"
+#include "gpuaudit/fs.h"
 
 /* Command-line keys (exact, before '=') and prefixes that change GPU behaviour. */
 static const char *const cmdline_keys[] = {
@@ -143,6 +148,63 @@ static void virt(struct ga_col *c)
 	}
 }
 
+/* Where libc.so.6 and libstdc++.so.6 live: the multiarch directories first (Debian, Ubuntu),
+ * then lib64 (RHEL, SUSE), then lib (Arch, Alpine's glibc compat). The first one found is the
+ * loader's: ld.so.conf never lists the C library itself. */
+static const char *const libc_dirs[] = {
+	"lib/x86_64-linux-gnu",
+	"usr/lib/x86_64-linux-gnu",
+	"lib/aarch64-linux-gnu",
+	"usr/lib/aarch64-linux-gnu",
+	"lib/powerpc64le-linux-gnu",
+	"usr/lib/powerpc64le-linux-gnu",
+	"lib64",
+	"usr/lib64",
+	"lib",
+	"usr/lib",
+};
+
+/* "libc-2.31.so" (glibc before 2.34 named the file by its release): "2.31" into out. */
+static bool libc_file_version(const char *base, char *out, size_t outlen)
+{
+	size_t n = strlen(base);
+	if (strncmp(base, "libc-", 5) || n < 9 || strcmp(base + n - 3, ".so") || n - 8 >= outlen)
+		return false;
+	snprintf(out, outlen, "%.*s", (int)(n - 8), base + 5);
+	return out[0] >= '0' && out[0] <= '9' && strspn(out, "0123456789.") == strlen(out);
+}
+
+/* The highest version lib (libc.so.6, libstdc++.so.6) defines under prefix, from the first
+ * library directory that has it; *ret stays NULL when none does. */
+static void lib_version(struct ga_col *c, const char *lib, const char *prefix, char **ret)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	char v[32] = "", path[256];
+	for (size_t i = 0; i < GA_ARRAY_SIZE(libc_dirs) && !v[0]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", libc_dirs[i], lib);
+		if (!ga_fs_exists(c->ctx, path))
+			continue;
+		b.len = 0;
+		if (ga_fs_read(c->ctx, path, 64u << 20, &b) == 0 &&
+		    ga_elf_verdef_highest(c->ctx, (const uint8_t *)b.data, b.len, prefix, v, sizeof(v)))
+			break;
+		/* no version definitions readable: the file the link names ("libc-2.31.so") */
+		char *real = NULL;
+		if (!strcmp(prefix, "GLIBC_") && ga_fs_resolve_link(c->ctx, path, &real) == 0) {
+			const char *slash = strrchr(real, '/');
+			libc_file_version(slash ? slash + 1 : real, v, sizeof(v));
+		}
+		ga_free(real);
+		break;
+	}
+	ga_buf_release(&b);
+	if (v[0]) {
+		*ret = ga_strdup(v);
+		ga_col_ok(c, *ret);
+	}
+}
+
 void ga_collect_host(struct ga_col *c)
 {
 	struct ga_host *h = &c->node->host;
@@ -164,4 +226,6 @@ void ga_collect_host(struct ga_col *c)
 	ga_free(up);
 	virt(c);
 	cmdline(c);
+	lib_version(c, "libc.so.6", "GLIBC_", &h->glibc);
+	lib_version(c, "libstdc++.so.6", "GLIBCXX_", &h->libstdcxx);
 }

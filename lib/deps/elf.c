@@ -48,6 +48,8 @@
 #define DT_VERNEED 0x6ffffffe
 #define DT_VERNEEDNUM 0x6fffffff
 #define SHT_GNU_VERNEED 0x6ffffffe
+#define SHT_GNU_VERDEF 0x6ffffffd
+#define MAX_VERDEF 4096   /* Verdef entries followed per file (libc.so.6 has ~45) */
 #define MAX_VERNEED 4096  /* Verneed entries followed per file */
 #define MAX_VERNAUX 65536 /* Vernaux entries followed per file, over all Verneed entries */
 #define MAX_VERNAME 64    /* longest version name looked at ("GLIBCXX_3.4.32" is 14) */
@@ -518,6 +520,58 @@ static int read_verneed_section(struct ga_ctx *ctx, const struct elf *e, struct 
 	return 0;
 }
 
+/*
+ * The highest version a library DEFINES under one prefix (.gnu.version_d:
+ * libc.so.6 defines GLIBC_2.2.5 .. GLIBC_2.36, libstdc++.so.6 GLIBCXX_3.4 ..
+ * 3.4.30): what the node's loader can satisfy. Verdef entries are 20 bytes
+ * (vd_cnt at 6, vd_aux at 12, vd_next at 16), their first Verdaux names the
+ * version (vda_name at 0); the rest name parents and are skipped.
+ */
+int ga_elf_verdef_highest(struct ga_ctx *ctx, const uint8_t *buf, size_t len, const char *prefix, char *out,
+                          size_t outlen)
+{
+	struct elf e = { .buf = buf, .len = len };
+	struct ga_elf_info tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	int found = 0;
+	if (!out || outlen == 0 || read_ehdr(ctx, &e, &tmp) < 0)
+		goto out;
+	size_t plen = strlen(prefix);
+	for (uint32_t i = 0; i < e.shnum; i++) {
+		struct shdr s, l;
+		if (!get_shdr(&e, i, &s) || s.type != SHT_GNU_VERDEF)
+			continue;
+		if (!sect_range(&e, &s) || !get_shdr(&e, s.link, &l) || !sect_range(&e, &l))
+			break;
+		const uint8_t *sh = e.buf + e.shoff + (uint64_t)i * e.shentsize;
+		uint32_t count = rd32(&e, sh + (e.is64 ? 44 : 28));
+		uint64_t off = s.offset;
+		for (uint32_t k = 0; k < count && k < MAX_VERDEF; k++) {
+			if (!dc_range_ok(off, 20, e.len))
+				break;
+			const uint8_t *vd = e.buf + off;
+			uint32_t aux = rd32(&e, vd + 12), next = rd32(&e, vd + 16);
+			if (rd16(&e, vd + 6) && dc_range_ok(off + aux, 8, e.len)) {
+				const char *name = str_at(&e, l.offset, l.size, rd32(&e, e.buf + off + aux));
+				const char *v = name && !strncmp(name, prefix, plen) ? name + plen : NULL;
+				/* "GLIBC_PRIVATE": not a release; only dotted digits count */
+				if (v && *v >= '0' && *v <= '9' && strspn(v, "0123456789.") == strlen(v) &&
+				    strlen(v) < outlen && (!found || ga_symver_cmp(v, out) > 0)) {
+					memcpy(out, v, strlen(v) + 1);
+					found = 1;
+				}
+			}
+			if (!next)
+				break;
+			off += next;
+		}
+		break;
+	}
+out:
+	ga_free(tmp.damage);
+	return found;
+}
+
 static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_info *info,
                         const struct shdr *shstr)
 {
@@ -639,6 +693,10 @@ static int read_dynamic(struct ga_ctx *ctx, const struct elf *e, struct ga_elf_i
 			return -ENOMEM;
 		}
 	}
+	/* GA_BENCH_NO_SYMVER: a build without the version needs, for bench/deps.sh's cost of them */
+#ifdef GA_BENCH_NO_SYMVER
+	have_verneed = false;
+#endif
 	if (!have_verneed)
 		return 0;
 	uint64_t vn_off;
@@ -1078,6 +1136,7 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 				goto out;
 			st.s.fd = fd;
 			st.s.peek = st.s.scratch + SCRATCH_WIN;
+			st.s.no_populate = !(flags & GA_ELF_BUF_IS_MAP);
 		}
 		st.secnames = &blk->secnames;
 		st.n_secnames = &blk->n_secnames;

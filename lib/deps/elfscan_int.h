@@ -40,6 +40,7 @@ struct dc_scan {
 	size_t region_end;   /* end of the region being scanned (windows stop there) */
 	size_t win_next;     /* bytes the next window of the bulk scan reads after its start */
 	bool simd;           /* the bulk scan uses AVX2 */
+	bool no_populate;    /* MADV_POPULATE_READ refused: windows are pread */
 	char last_name[192]; /* the last library name looked up (string scan) */
 	size_t last_name_len;
 };
@@ -67,6 +68,9 @@ struct dc_state {
  * mapping covers everything.
  */
 int ga_dc_fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end, size_t ahead);
+/* census.c: a window taken from the file's mapping leaves the page tables (MADV_DONTNEED; the
+ * pages stay in the page cache), so the RSS stays one window; pread windows: nothing to do. */
+void ga_dc_drop_window(struct dc_scan *s, const struct win *w);
 /* census.c: the pread buffer (SCRATCH_WIN + PEEK_BYTES), kept per thread between files; NULL on ENOMEM. */
 uint8_t *ga_dc_scratch_get(void);
 void ga_dc_scratch_put(uint8_t *p);

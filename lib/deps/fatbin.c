@@ -1,12 +1,20 @@
 /*
  * fatbin.c - CUDA fatbin containers: validate a container header, walk its
  * entry headers (honouring each header_size) and record kind, SM, a/f,
- * PTX ISA and compression of every entry without touching the payloads.
- * Layout: gpu-code-formats.md (reference), docs/deps-formats.md.
+ * PTX ISA and compression of every entry without touching the payloads;
+ * with GA_ELF_PTX_ENTRIES, the kernels of each PTX payload too (the PTX JIT
+ * estimate). Layout: gpu-code-formats.md (reference), docs/deps-formats.md.
  */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
 
 #include "../core/internal.h"
+#include "decomp.h"
 #include "elfscan_int.h"
+
+#define PTX_MAX_BYTES (64u << 20) /* largest PTX text decompressed to count its kernels */
 
 #define FATBIN_HDR 16
 #define ENTRY_MIN 0x40 /* every field the census reads lies in the first 64 bytes */
@@ -108,6 +116,98 @@ static void set_cuda_arch(struct ga_devcode_image *img, const char *prefix)
 	img->arch[n] = '\0';
 }
 
+/* ".entry" directives (a kernel each) in PTX text: the token, after white space or at the start. */
+static uint32_t count_entries(const uint8_t *p, size_t n)
+{
+	uint32_t k = 0;
+	const uint8_t *end = p + n;
+	for (const uint8_t *q = p; q + 7 <= end;) {
+		const uint8_t *d = memchr(q, '.', (size_t)(end - q));
+		if (!d || d + 7 > end)
+			break;
+		if (!memcmp(d, ".entry", 6) && (d[6] == ' ' || d[6] == '\t' || d[6] == '\n') &&
+		    (d == p || d[-1] == ' ' || d[-1] == '\t' || d[-1] == '\n'))
+			k++;
+		q = d + 1;
+	}
+	return k;
+}
+
+/*
+ * LZ4 (fatbin flag 0x2000, CUDA 12 and older) stores each entry as one raw
+ * LZ4 block; liblz4's LZ4_decompress_safe(src, dst, src_size, dst_cap) reads
+ * it. Loaded on first use like zlib and zstd (offload.c), so libgpuaudit does
+ * not link it; without it LZ4 PTX stays uncounted.
+ */
+typedef int (*lz4_decompress_fn)(const char *src, char *dst, int src_size, int dst_cap);
+static lz4_decompress_fn lz4_decompress;
+static pthread_once_t lz4_once = PTHREAD_ONCE_INIT;
+
+static void lz4_load(void)
+{
+	void *h = dlopen("liblz4.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		*(void **)&lz4_decompress = dlsym(h, "LZ4_decompress_safe");
+}
+
+/* The kernels of one PTX image: its text as stored, or decompressed (zstd: CUDA 13, LZ4: 12). */
+static void ptx_entries(struct dc_scan *s, struct ga_devcode_image *img)
+{
+	if (!s->buf || !dc_range_ok(img->offset, img->size, s->len))
+		return;
+	const uint8_t *p = s->buf + img->offset;
+	if (img->compression == GA_COMP_NONE) {
+		img->ptx_entries = count_entries(p, (size_t)img->size);
+		img->ptx_entries_known = true;
+		return;
+	}
+	if ((img->compression != GA_COMP_ZSTD && img->compression != GA_COMP_LZ4) ||
+	    !img->uncompressed_size || img->uncompressed_size > PTX_MAX_BYTES || img->size > PTX_MAX_BYTES)
+		return;
+	if (img->compression == GA_COMP_LZ4) {
+		pthread_once(&lz4_once, lz4_load);
+		if (!lz4_decompress)
+			return;
+	}
+	uint8_t *out = ga_malloc((size_t)img->uncompressed_size);
+	if (!out)
+		return;
+	long got =
+	        img->compression == GA_COMP_ZSTD
+	                ? ga_decompress_prefix(1, p, (size_t)img->size, out, (size_t)img->uncompressed_size)
+	                : lz4_decompress((const char *)p, (char *)out, (int)img->size,
+	                                 (int)img->uncompressed_size);
+	if (got > 0) {
+		img->ptx_entries = count_entries(out, (size_t)got);
+		img->ptx_entries_known = true;
+	}
+	ga_free(out);
+}
+
+/*
+ * With GA_ELF_PTX_ENTRIES: count the kernels of the container's PTX images,
+ * only where the JIT can happen. A target SM in the flags (GA_ELF_PTX_SM)
+ * skips containers with a cubin that runs there (same major, minor not above
+ * it; a/f and Tegra cubins only on their own SM: a wider net than the
+ * verdict's, never a narrower one) and PTX above it. Decompressing is the
+ * cost: cuFFT alone has 8,000 LZ4 PTX entries.
+ */
+static void container_ptx_entries(struct dc_scan *s, const struct ga_devcode_container *c)
+{
+	unsigned sm = (s->flags >> GA_ELF_PTX_SM_SHIFT) & 0xffffu;
+	struct ga_devcode_image *im = s->info->images + c->first_image;
+	if (sm)
+		for (uint32_t k = 0; k < c->n_images; k++)
+			if (im[k].kind == GA_CODE_CUBIN &&
+			    (im[k].sm == sm ||
+			     (!im[k].arch_specific && !im[k].family && im[k].sm / 10 == sm / 10 &&
+			      im[k].sm <= sm && sm != 87 && sm != 72 && sm != 62 && sm != 53)))
+				return;
+	for (uint32_t k = 0; k < c->n_images; k++)
+		if (im[k].kind == GA_CODE_PTX && (!sm || im[k].sm <= sm))
+			ptx_entries(s, &im[k]);
+}
+
 uint64_t ga_dc_fatbin(struct dc_scan *s, size_t off, size_t end)
 {
 	uint8_t tmp[64];
@@ -181,6 +281,8 @@ uint64_t ga_dc_fatbin(struct dc_scan *s, size_t off, size_t end)
 		img->size = csize && csize <= psize ? csize : psize;
 		p = (size_t)(p + ehs + psize);
 	}
+	if (s->flags & GA_ELF_PTX_ENTRIES)
+		container_ptx_entries(s, c);
 	return c->size;
 bad:
 	ga_dc_drop_last_container(s);

@@ -362,6 +362,7 @@ int ga_dc_scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool strings
 	}
 	if (gap < end)
 		info->bytes_scanned += end - gap;
+	ga_dc_drop_window(s, w);
 	memset(w, 0, sizeof(*w));
 	return r < 0 ? r : s->err;
 }

@@ -214,8 +214,10 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 		if (s->o->progress)
 			s->o->progress(s->o->progress_udata, s->inv, shown);
 		struct ga_elf_info *info = NULL;
-		r = m == MAGIC_ELF ? ga_elf_inspect_fd(s->ctx, fd, buf, len, s->o->elf_flags, &info)
-		                   : ga_devcode_inspect_blob(s->ctx, buf, len, s->o->elf_flags, &info);
+		r = m == MAGIC_ELF
+		            ? ga_elf_inspect_fd(s->ctx, fd, buf, len,
+		                                s->o->elf_flags | (fd >= 0 ? GA_ELF_BUF_IS_MAP : 0), &info)
+		            : ga_devcode_inspect_blob(s->ctx, buf, len, s->o->elf_flags, &info);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0)
@@ -295,8 +297,10 @@ static int scan_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, 
 	ssize_t got = pread(fd, head, sizeof(head), 0);
 	if (got < 0)
 		return ga_deps_add_gap(s->inv, shown, "cannot read: %s", strerror(errno));
-	if ((ga_deps_sniff(head, (size_t)got) == MAGIC_NONE && !ga_deps_is_meta_path(tp)) ||
-	    ga_deps_skip_static_lib(s, head, (size_t)got))
+	enum deps_magic hm = ga_deps_sniff(head, (size_t)got);
+	if ((hm == MAGIC_NONE && !ga_deps_is_meta_path(tp)) ||
+	    ga_deps_skip_static_lib(s, head, (size_t)got) ||
+	    (s->o->no_archives && (hm == MAGIC_ZIP || hm == MAGIC_ARCHIVE)))
 		return 0;
 	/*
 	 * Small files are read into one reused buffer: mapping each one costs page
@@ -425,7 +429,8 @@ static void pre_one(const struct pre_job *j, struct pre *p)
 	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	struct ga_ctx *ctx = NULL;
 	if (map != MAP_FAILED && ga_ctx_new(&ctx) == 0) {
-		p->err = ga_elf_inspect_fd(ctx, fd, map, size, j->s->o->elf_flags, &p->info);
+		p->err = ga_elf_inspect_fd(ctx, fd, map, size, j->s->o->elf_flags | GA_ELF_BUF_IS_MAP,
+		                           &p->info);
 		if (p->err < 0)
 			snprintf(p->msg, sizeof(p->msg), "%s", ga_ctx_errmsg(ctx));
 		p->size = size;

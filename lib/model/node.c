@@ -47,6 +47,8 @@ static const struct ga_field host_f[] = {
 	GA_FIELD_OBJ(struct ga_host, virt, virt_s),
 	S(struct ga_host, cmdline),
 	V(struct ga_host, gpu_cmdline_flags),
+	GA_FIELD_OMIT(struct ga_host, glibc, GA_F_STR),
+	GA_FIELD_OMIT(struct ga_host, libstdcxx, GA_F_STR),
 };
 SCHEMA(host_s, ga_host, host_f);
 

@@ -1077,6 +1077,48 @@ static void test_archive_memory_cap(void **state)
 
 /* ---- symbol versions: GA-DEPS-SYMBOL-VERSION, GA-DEPS-MANYLINUX-TAG ---- */
 
+/* manylinux levels' C++ limits (auditwheel's policy), musllinux tags, tags as targets */
+static void test_platform_tags(void **state)
+{
+	(void)state;
+	assert_string_equal(ga_deps_manylinux_cxx_limit("2.17", false, 0), "3.4.19");
+	assert_string_equal(ga_deps_manylinux_cxx_limit("2.17", false, 1), "1.3.7");
+	assert_string_equal(ga_deps_manylinux_cxx_limit("2.17", false, 2), "4.8.0");
+	assert_string_equal(ga_deps_manylinux_cxx_limit("2.17", true, 2), "4.7.0");
+	assert_string_equal(ga_deps_manylinux_cxx_limit("2.28", false, 0), "3.4.24");
+	assert_string_equal(ga_deps_manylinux_cxx_limit("2.30", false, 0), "3.4.24"); /* lower row */
+	assert_string_equal(ga_deps_manylinux_cxx_limit("2.34", true, 2), "11.0");
+	assert_string_equal(ga_deps_manylinux_cxx_limit("2.40", false, 1), "1.3.15");
+	assert_null(ga_deps_manylinux_cxx_limit("2.4", false, 0));
+	assert_null(ga_deps_manylinux_cxx_limit("2.17", false, 3));
+	assert_true(ga_deps_musllinux_wheel("x-1.0-cp312-cp312-musllinux_1_2_x86_64.whl"));
+	assert_true(
+	        ga_deps_musllinux_wheel("d/x-1.0-py3-none-manylinux_2_17_x86_64.musllinux_1_1_x86_64.whl"));
+	assert_false(ga_deps_musllinux_wheel("x-1.0-cp312-cp312-manylinux_2_28_x86_64.whl"));
+	assert_false(ga_deps_musllinux_wheel("musllinux_1_2_x86_64.tar"));
+	struct ga_deps_target t;
+	char err[200];
+	assert_int_equal(ga_deps_target_parse("manylinux2014", &t, err, sizeof(err)), 0);
+	assert_string_equal(t.glibc, "2.17");
+	assert_string_equal(t.libstdcxx, "3.4.19");
+	assert_false(t.musl);
+	ga_deps_target_release(&t);
+	assert_int_equal(ga_deps_target_parse("cuda:12.4,sm_90,manylinux_2_28_aarch64", &t, err, sizeof(err)),
+	                 0);
+	assert_string_equal(t.glibc, "2.28");
+	assert_string_equal(t.libstdcxx, "3.4.24");
+	ga_deps_target_release(&t);
+	assert_int_equal(ga_deps_target_parse("musllinux_1_2", &t, err, sizeof(err)), 0);
+	assert_true(t.musl);
+	assert_string_equal(t.glibc, "");
+	ga_deps_target_release(&t);
+	assert_int_equal(ga_deps_target_parse("cpu,musl", &t, err, sizeof(err)), 0);
+	assert_true(t.musl);
+	assert_int_equal(t.kind, GA_TARGET_CPU);
+	ga_deps_target_release(&t);
+	assert_int_equal(ga_deps_target_parse("manylinux_x_y", &t, err, sizeof(err)), -EINVAL);
+}
+
 static void test_symver_targets(void **state)
 {
 	(void)state;
@@ -1227,6 +1269,7 @@ int main(void)
 		cmocka_unit_test(test_policy_rules),
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_symver_targets),
+		cmocka_unit_test(test_platform_tags),
 		cmocka_unit_test(test_symbol_versions),
 		cmocka_unit_test(test_manylinux_tag),
 		cmocka_unit_test(test_target_from_node),

@@ -3,6 +3,9 @@
  * each part skipped with a message when absent:
  *   - nvcc (/usr/local/cuda/bin/nvcc, no GPU needed): a .so with sm_80,
  *     sm_90a and PTX compute_90, and the static CUDA runtime nvcc links;
+ *     PTX-only builds (-gencode arch=compute_80,code=compute_80), stored
+ *     plain, LZ4 (--compress-mode=speed) and zstd (size): the kernels each
+ *     PTX image holds (GA_ELF_PTX_ENTRIES), and the SM filter;
  *   - the CUDA toolkit's libraries (/usr/local/cuda/lib64): facts of the
  *     reference (cuDNN ops has sm_90a but no plain sm_90, cuBLAS cubins and
  *     PTX ISA, NCCL's 100f), and the container count checked against an
@@ -179,6 +182,72 @@ static void test_nvcc(void **state)
 	ga_elf_info_free(info);
 }
 
+/* The PTX image of the one container holding only compute_80 PTX, or NULL. */
+static const struct ga_devcode_image *ptx80(const struct ga_elf_info *info)
+{
+	for (size_t c = 0; c < info->n_containers; c++) {
+		const struct ga_devcode_container *ct = &info->containers[c];
+		const struct ga_devcode_image *im = &info->images[ct->first_image];
+		if (ct->n_images == 1 && im->kind == GA_CODE_PTX && !strcmp(im->arch, "compute_80"))
+			return im;
+	}
+	return NULL;
+}
+
+static void test_nvcc_ptx_only(void **state)
+{
+	(void)state;
+	const char *nvcc = "/usr/local/cuda/bin/nvcc";
+	if (access(nvcc, X_OK) != 0) {
+		print_message("%s not found: PTX-only census test skipped\n", nvcc);
+		skip();
+	}
+	char cu[512], so[512], cmd[2048];
+	snprintf(cu, sizeof(cu), "%s/jit.cu", tmpdir);
+	FILE *f = fopen(cu, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 5; i++)
+		fprintf(f, "extern \"C\" __global__ void ga_k%d(float *x) { x[threadIdx.x] += %d.0f; }\n", i,
+		        i);
+	fclose(f);
+	static const struct {
+		const char *mode;
+		enum ga_devcode_compression comp;
+	} modes[] = { { "none", GA_COMP_NONE }, { "speed", GA_COMP_LZ4 }, { "size", GA_COMP_ZSTD } };
+	for (size_t m = 0; m < N_OF(modes); m++) {
+		snprintf(so, sizeof(so), "%s/libjit-%s.so", tmpdir, modes[m].mode);
+		snprintf(cmd, sizeof(cmd),
+		         "%s -shared -Xcompiler -fPIC -cudart none -o '%s' '%s' "
+		         "-gencode arch=compute_80,code=compute_80 %s--compress-mode=%s >'%s/nvcc.log' 2>&1",
+		         nvcc, so, cu, m ? "-Xfatbin -compress-all " : "", modes[m].mode, tmpdir);
+		if (system(cmd) != 0)
+			fail_msg("nvcc failed: see %s/nvcc.log", tmpdir);
+		struct mapped mp;
+		assert_true(map_file(so, &mp));
+		/* every PTX image (no SM), for sm_90 (no cubin there: counted) */
+		unsigned flags[2] = { GA_ELF_PTX_ENTRIES, GA_ELF_PTX_ENTRIES | GA_ELF_PTX_SM(90) };
+		for (int k = 0; k < 2; k++) {
+			struct ga_elf_info *info = NULL;
+			assert_int_equal(ga_elf_inspect_fd(ctx, mp.fd, mp.p, mp.len, flags[k], &info), 0);
+			const struct ga_devcode_image *im = ptx80(info);
+			assert_non_null(im);
+			assert_int_equal(im->compression, modes[m].comp);
+			assert_true(im->ptx_entries_known);
+			assert_int_equal(im->ptx_entries, 5);
+			ga_elf_info_free(info);
+		}
+		/* sm_75 is below the PTX: not counted; without the flag: not counted */
+		unsigned off[2] = { GA_ELF_PTX_ENTRIES | GA_ELF_PTX_SM(75), 0 };
+		for (int k = 0; k < 2; k++) {
+			struct ga_elf_info *info = NULL;
+			assert_int_equal(ga_elf_inspect_fd(ctx, mp.fd, mp.p, mp.len, off[k], &info), 0);
+			assert_false(ptx80(info)->ptx_entries_known);
+			ga_elf_info_free(info);
+		}
+		unmap_file(&mp);
+	}
+}
+
 /*
  * Independent count of fatbin containers: every 50 ED 55 BA at any offset
  * with version 1, header size 16 and a fat size inside the file, skipping
@@ -344,9 +413,8 @@ static void test_llvm_bundler(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nvcc),
-		cmocka_unit_test(test_cuda_toolkit),
-		cmocka_unit_test(test_debian_rocm),
+		cmocka_unit_test(test_nvcc),         cmocka_unit_test(test_nvcc_ptx_only),
+		cmocka_unit_test(test_cuda_toolkit), cmocka_unit_test(test_debian_rocm),
 		cmocka_unit_test(test_llvm_bundler),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
