@@ -270,7 +270,7 @@ struct ga_deps_target {
 	 * the GPU's class (from the brand, or from the snapshot's product name) */
 	char brand[32];
 	int gpu_class; /* enum ga_gpu_class */
-	bool musl; /* the target's C library is musl ("musl", a musllinux tag): no GLIBC_ versions */
+	bool musl;     /* the target's C library is musl ("musl", a musllinux tag): no GLIBC_ versions */
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);
