@@ -125,6 +125,9 @@ def lspci_facts(root):
     noise = [l for l in (err + err2).splitlines() if l.strip() and not KMOD_NOISE.match(l)]
     if rc or rc2 or noise:
         return None, "lspci rc %d/%d: %s" % (rc, rc2, " | ".join(noise)[:400])
+    # Linux lets only root read past the first 64 bytes of config space: on the live machine
+    # without root lspci shows no capabilities, so the link registers are not compared there
+    nocaps = root == "/" and os.geteuid() != 0
     devs = {}
     for block in out.strip().split("\n\n"):
         f = {}
@@ -137,7 +140,7 @@ def lspci_facts(root):
                  svendor=hexid(f["SVendor"]) if "SVendor" in f else None,
                  sdevice=hexid(f["SDevice"]) if "SDevice" in f else None,
                  cls=(hexid(f["Class"]) << 8) | int(f.get("ProgIf", "0"), 16),
-                 rev=int(f.get("Rev", "0"), 16), driver=f.get("Driver"))
+                 rev=int(f.get("Rev", "0"), 16), driver=f.get("Driver"), nocaps=nocaps)
         devs[f["Slot"]] = d
     cur = None
     for line in out2.splitlines():
@@ -273,7 +276,7 @@ def tree_diffs(name, root, pci):
     downstream ports (what the generator promises)."""
     out = []
     for addr, d in sorted(pci.items()):
-        lk = sysfs_link(root, addr)
+        lk = None if d.get("nocaps") else sysfs_link(root, addr)
         if lk is not None and (d.get("sta"), d.get("cap")) != lk:
             out.append(("tree-link", addr, lk, (d.get("sta"), d.get("cap"))))
         if name == "live" or "express" not in d:
@@ -287,6 +290,8 @@ def tree_diffs(name, root, pci):
 
 def link_diffs(addr, link, d):
     out = []
+    if d.get("nocaps"):
+        return out
     ours_sta = ours_cap = None
     if link and link.get("cur_width"):
         ours_sta = (float(link["cur_speed_gts"]), int(link["cur_width"]))
