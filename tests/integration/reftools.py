@@ -19,6 +19,9 @@ CPUs, a CPU-less node: see selftest_tree):
     function discover reports, and each bridge in its upstream chain, vendor/device ids,
     subsystem ids, class and prog-if, revision, driver, and link speed and width (LnkSta,
     LnkCap) against discover's link.
+  * the tree against itself as lspci reads it: every function's config-space LnkSta/LnkCap
+    against its sysfs current_*/max_* link files; on the fixtures, AER on every PCIe
+    function and ACS on every root and downstream port.
 Functions discover does not report (host bridges, bridges off every reported path, chipset
 functions) are not compared: discover lists what it audits, not the whole bus.
 
