@@ -1,4 +1,4 @@
-# check every recorded node against the example fleet (tests/fixtures/policies/fleet.yaml):
+# check every synthesized node against the example fleet (tests/fixtures/policies/fleet.yaml):
 # each lands in its class; without NVML the NVML-only expectations are unknown, never guessed.
 P=$FIXTURES/policies/fleet.yaml
 for n in dgx-a100 dgx-h100 mi250x intel-max a10-x8 cpu-vm; do

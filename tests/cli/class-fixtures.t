@@ -1,4 +1,4 @@
-# gpuaudit class on the six recorded nodes (tests/fixtures/nodes), sysfs only: text, JSON, key.
+# gpuaudit class on the six synthesized nodes (tests/fixtures/nodes), sysfs only: text, JSON, key.
 for f in a10-x8 cpu-vm dgx-a100 dgx-h100 intel-max mi250x; do
 	run class --no-vendor --root "$FIXTURES/nodes/$f/root"
 	run class --no-vendor --root "$FIXTURES/nodes/$f/root" --json

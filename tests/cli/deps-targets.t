@@ -1,5 +1,5 @@
 # gpuaudit deps: the "hidden CUDA" wheel (its .so NEEDs libcudart.so.12, its metadata says
-# nothing) and friends, judged against recorded nodes and explicit targets. Artifacts are
+# nothing) and friends, judged against synthesized nodes and explicit targets. Artifacts are
 # built now by tests/fixtures/deps/mkartifacts.py (gcc, zipfile, tarfile, zstd).
 python3 "$FIXTURES/deps/mkartifacts.py" art
 "$GPUAUDIT" discover --root "$FIXTURES/nodes/mi250x/root" --json >mi250x.json

@@ -1,3 +1,3 @@
-# discover on the recorded intel-max node (tests/fixtures/nodes/intel-max): text, then JSON.
+# discover on the synthesized intel-max node (tests/fixtures/nodes/intel-max): text, then JSON.
 run discover --root "$FIXTURES/nodes/intel-max/root"
 run discover --root "$FIXTURES/nodes/intel-max/root" --json

@@ -1,3 +1,3 @@
-# discover on the recorded mi250x node (tests/fixtures/nodes/mi250x): text, then JSON.
+# discover on the synthesized mi250x node (tests/fixtures/nodes/mi250x): text, then JSON.
 run discover --root "$FIXTURES/nodes/mi250x/root"
 run discover --root "$FIXTURES/nodes/mi250x/root" --json

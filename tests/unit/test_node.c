@@ -1,6 +1,6 @@
 /*
  * test_node.c - the node snapshot: value parsers, JSON round trips of the
- * recorded fixture machines, reader errors that name the offending member,
+ * synthesized fixture machines, reader errors that name the offending member,
  * and out-of-memory at every allocation of the reader and the collector.
  */
 #include <dirent.h>
