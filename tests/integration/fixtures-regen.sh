@@ -12,8 +12,8 @@ here=$(cd "$(dirname "$0")/../fixtures/nodes" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The generator writes next to itself (HERE/NAME/root): run a copy in the temporary directory.
-cp "$here/mkfixtures.py" "$tmp/"
-(cd "$tmp" && python3 ./mkfixtures.py >/dev/null)
+cp "$here/mkfixtures.py" "$here/mkfix_new.py" "$tmp/"
+(cd "$tmp" && python3 -B ./mkfixtures.py >/dev/null)
 exec python3 - "$tmp" "$here" <<'PY'
 import hashlib, os, sys
 

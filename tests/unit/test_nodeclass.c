@@ -116,9 +116,9 @@ static void test_same_fixture_same_id(void **state)
 		skip();
 		return;
 	}
-	static const char *const names[] = {
-		"a10-x8", "cpu-vm", "dgx-a100", "dgx-h100", "intel-max", "mi250x"
-	};
+	static const char *const names[] = { "a10-x8",    "cpu-vm", "dgx-a100",    "dgx-h100",
+		                             "intel-max", "mi250x", "gh200",       "gb200-tray",
+		                             "dgx-spark", "mi300x", "power9-v100", "ws-rtx4090" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char root[4096], ids[4096];
 		snprintf(root, sizeof(root), "%s/nodes/%s/root", fx, names[i]);

@@ -20,9 +20,11 @@
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
 
-static const char *const fixtures[] = { "a10-x8",      "cpu-vm",      "dgx-a100",        "dgx-h100",
-	                                "intel-max",   "mi250x",      "k8s-healthy",     "k8s-cdi-stale",
-	                                "k8s-dp-7of8", "k8s-cdi-mig", "k8s-in-container" };
+static const char *const fixtures[] = { "a10-x8",      "cpu-vm",      "dgx-a100",         "dgx-h100",
+	                                "intel-max",   "mi250x",      "k8s-healthy",      "k8s-cdi-stale",
+	                                "k8s-dp-7of8", "k8s-cdi-mig", "k8s-in-container", "gh200",
+	                                "gb200-tray",  "dgx-spark",   "mi300x",           "power9-v100",
+	                                "ws-rtx4090" };
 
 static struct ga_node *collect(const char *name)
 {
