@@ -1,88 +1,123 @@
 /*
  * pci.c - the PCI functions that matter to an accelerator node (GPUs and
  * other accelerators, NVSwitches, NICs, NVMe, display), with ids, names from
- * pci.ids (through libpci), driver, NUMA, IOMMU group and PCIe links, and the
+ * pci.ids (pciids.c: looked up for these devices only), driver, NUMA, IOMMU group and PCIe links, and the
  * chain of bridges up to the root port so a degraded link is found wherever
  * it sits.
  */
 #include <errno.h>
-#include <pci/pci.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "collect.h"
+#include "gpuaudit/atomicfile.h"
+#include "pciids.h"
 
 #define SYS_PCI "sys/bus/pci/devices"
 
-/* --- names through libpci ------------------------------------------------- */
+/* --- names from pci.ids ----------------------------------------------------- */
 
-static jmp_buf pci_jmp;
-static bool pci_jmp_armed;
-
-static void pci_quiet(char *msg, ...)
-{
-	(void)msg;
-}
-
-static void pci_fatal(char *msg, ...) __attribute__((noreturn));
-
-static void pci_fatal(char *msg, ...)
-{
-	(void)msg;
-	if (pci_jmp_armed)
-		longjmp(pci_jmp, 1);
-	abort();
-}
-
-struct names {
-	struct pci_access *pa;
-	int flags;
+/*
+ * Where a pci.ids is looked for when the caller names none: Debian and Ubuntu (the
+ * pci.ids package), Fedora, RHEL, SUSE and Arch (hwdata), then the pciutils default
+ * install. A compressed pci.ids.gz is not read (libpci could, when built with zlib);
+ * these distributions ship it uncompressed.
+ */
+static const char *const pci_ids_paths[] = {
+	"/usr/share/misc/pci.ids",
+	"/usr/share/hwdata/pci.ids",
+	"/usr/share/pci.ids",
 };
 
-static void names_open(struct ga_col *c, struct names *nm)
+#define PCI_IDS_MAX_BYTES (64u << 20) /* the 2026 file is 1.4 MB */
+
+/* The text of one pci.ids in *ret (ga_free) and its length: 0, or -1 for no names. */
+static int names_read(struct ga_col *c, char **ret, size_t *ret_len)
 {
-	nm->pa = pci_alloc();
-	if (!nm->pa)
+	const char *one[1] = { c->ctx->pci_ids };
+	const char *const *paths = c->ctx->pci_ids ? one : pci_ids_paths;
+	size_t n = c->ctx->pci_ids ? 1 : GA_ARRAY_SIZE(pci_ids_paths);
+	for (size_t i = 0; i < n; i++) {
+		int fd = -1;
+		/* NULL context: a missing names file is no error of the collection (libpci
+		 * was silent too); the open refuses FIFOs and devices */
+		if (ga_file_open_input(NULL, paths[i], &fd) < 0)
+			continue;
+		struct stat st;
+		char *text = NULL;
+		size_t len = 0, size = 0;
+		int r = -1;
+		if (fstat(fd, &st) == 0 && st.st_size >= 0 && (uint64_t)st.st_size <= PCI_IDS_MAX_BYTES) {
+			/* one read of the size fstat gave (a file growing meanwhile is cut there) */
+			size = (size_t)st.st_size;
+			text = ga_malloc(size + 1);
+			r = ga_col_ok(c, text) ? 0 : -1;
+		}
+		while (r == 0 && len < size) {
+			ssize_t got = read(fd, text + len, size - len);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0)
+				r = -1;
+			if (got <= 0)
+				break;
+			len += (size_t)got;
+		}
+		close(fd);
+		if (r == 0) {
+			text[len] = '\0';
+			*ret = text;
+			*ret_len = len;
+			return 0;
+		}
+		ga_free(text);
+		if (c->err)
+			return -1;
+	}
+	return -1;
+}
+
+/* Names for the devices [first, n_pci) collected by this call, in one pass over pci.ids. */
+static void names_resolve(struct ga_col *c, size_t first)
+{
+	struct ga_node *n = c->node;
+	if (first >= n->n_pci)
 		return;
-	nm->pa->id_lookup_mode = PCI_LOOKUP_NO_HWDB;
-	nm->pa->error = pci_fatal;
-	nm->pa->warning = pci_quiet;
-	nm->pa->debug = pci_quiet;
-	/*
-	 * Names come from pci.ids only: libpci's udev-hwdb path leaks memory on every
-	 * collection when the system has no hwdb.bin (seen here with libpci 3.9), which a
-	 * long-running exporter cannot afford. A pci.ids named by the caller replaces the
-	 * system's, so test results do not depend on the host.
-	 */
-	nm->flags = PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;
-	if (c->ctx->pci_ids)
-		pci_set_name_list_path(nm->pa, c->ctx->pci_ids, 0);
-}
-
-static char *names_lookup(struct ga_col *c, struct names *nm, int flags, unsigned vendor, unsigned device)
-{
-	if (!nm->pa)
-		return NULL;
-	char buf[256];
-	/* volatile: assigned between setjmp and a possible longjmp from pci_fatal */
-	char *volatile r = NULL;
-	pci_jmp_armed = true;
-	if (setjmp(pci_jmp) == 0)
-		r = pci_lookup_name(nm->pa, buf, (int)sizeof(buf), flags | nm->flags, vendor, device);
-	pci_jmp_armed = false;
-	if (!r)
-		return NULL;
-	char *s = ga_strdup(r);
-	ga_col_ok(c, s);
-	return s;
-}
-
-static void names_close(struct names *nm)
-{
-	if (nm->pa)
-		pci_cleanup(nm->pa);
+	char *text = NULL;
+	size_t len = 0;
+	size_t nq = (n->n_pci - first) * 3;
+	struct ga_pciids_query *q = ga_calloc(nq, sizeof(*q));
+	if (!ga_col_ok(c, q) || names_read(c, &text, &len) < 0)
+		goto out;
+	for (size_t i = first; i < n->n_pci; i++) {
+		const struct ga_pci_dev *pd = &n->pci[i];
+		struct ga_pciids_query *d = &q[(i - first) * 3];
+		d[0].kind = GA_PCIIDS_VENDOR;
+		d[0].id1 = (unsigned)pd->vendor_id.v;
+		d[1].kind = GA_PCIIDS_CLASS;
+		d[1].id1 = (unsigned)(pd->class_code.v >> 8);
+		d[2].kind = GA_PCIIDS_DEVICE;
+		d[2].id1 = (unsigned)pd->vendor_id.v;
+		/* an absent device id asks for nothing: id2 beyond 16 bits matches no line */
+		d[2].id2 = pd->device_id.set ? (unsigned)pd->device_id.v : 0x10000u;
+	}
+	ga_pciids_scan(text, len, q, nq);
+	for (size_t i = first; i < n->n_pci && !c->err; i++) {
+		struct ga_pci_dev *pd = &n->pci[i];
+		const struct ga_pciids_query *d = &q[(i - first) * 3];
+		char **dst[3] = { &pd->vendor_name, &pd->class_name, &pd->device_name };
+		for (int k = 0; k < 3; k++)
+			if (d[k].found && !*dst[k]) {
+				*dst[k] = ga_strdup(d[k].name);
+				ga_col_ok(c, *dst[k]);
+			}
+	}
+out:
+	ga_free(q);
+	ga_free(text);
 }
 
 /* --- classification ------------------------------------------------------- */
@@ -231,7 +266,7 @@ static void class_devices(struct ga_col *c, const char *cls, struct ga_pci_dev *
 
 /* --- devices -------------------------------------------------------------- */
 
-static void device(struct ga_col *c, struct names *nm, const char *bdf)
+static void device(struct ga_col *c, const char *bdf)
 {
 	struct ga_ou64 cls = { 0 }, vendor = { 0 };
 	if (ga_col_attr_u64(c, GA_COL_REQ, &cls, SYS_PCI "/%s/class", bdf) < 0 ||
@@ -269,11 +304,6 @@ static void device(struct ga_col *c, struct names *nm, const char *bdf)
 	ga_col_attr(c, GA_COL_OPT, &pd->local_cpulist, "%s/local_cpulist", phys);
 	pd->driver = ga_col_link_base(c, "%s/driver", phys);
 	pd->iommu_group = ga_col_link_base(c, "%s/iommu_group", phys);
-	pd->vendor_name = names_lookup(c, nm, PCI_LOOKUP_VENDOR, (unsigned)vendor.v, 0);
-	pd->class_name = names_lookup(c, nm, PCI_LOOKUP_CLASS, (unsigned)(cls.v >> 8), 0);
-	if (pd->device_id.set)
-		pd->device_name =
-		        names_lookup(c, nm, PCI_LOOKUP_DEVICE, (unsigned)vendor.v, (unsigned)pd->device_id.v);
 	read_link(c, phys, &pd->link);
 	upstream(c, pd, phys);
 	if (!strcmp(kind, "nic")) {
@@ -291,11 +321,11 @@ void ga_collect_pci(struct ga_col *c)
 			ga_col_gap(c, SYS_PCI, "missing");
 		return;
 	}
-	struct names nm = { 0 };
-	names_open(c, &nm);
+	size_t first = c->node->n_pci;
 	for (char **p = bdfs; *p && c->err == 0; p++)
 		if (is_bdf(*p))
-			device(c, &nm, *p);
-	names_close(&nm);
+			device(c, *p);
+	if (c->err == 0)
+		names_resolve(c, first);
 	ga_strv_free(bdfs);
 }
