@@ -14,6 +14,7 @@
 
 #include "collect.h"
 #include "gpuaudit/atomicfile.h"
+#include "pciconf.h"
 #include "pciids.h"
 
 #define SYS_PCI "sys/bus/pci/devices"
@@ -164,6 +165,174 @@ static void read_link(struct ga_col *c, const char *dir, struct ga_link *l)
 		l->cur_width.set = false;
 }
 
+/* --- configuration space ------------------------------------------------------ */
+
+/*
+ * The function's config space parsed into *pc: true when the file was there. At most
+ * 4096 bytes are read (what the kernel gives root for a PCI Express function).
+ */
+static bool read_config(struct ga_col *c, const char *dir, struct ga_pciconf *pc, size_t *ret_len)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 4096);
+	bool ok = false;
+	int r = ga_col_read(c, GA_COL_OPT, &b, "%s/config", dir);
+	if (r == -ENOMEM)
+		c->err = r;
+	if (r == 0 && ga_pciconf_parse((const uint8_t *)b.data, b.len, pc) == 0) {
+		ok = true;
+		*ret_len = b.len;
+	} else if (r == 0) {
+		char path[4096 + 16];
+		snprintf(path, sizeof(path), "%s/config", dir);
+		ga_col_gap(c, path, "shorter than the 64-byte header");
+	}
+	ga_buf_release(&b);
+	return ok;
+}
+
+/* The link from config space, as the sysfs files would have said it. */
+static void config_link(const struct ga_pciconf *pc, struct ga_link *l)
+{
+	double g;
+	unsigned w;
+	if ((g = ga_pciconf_cur_speed_gts(pc)) > 0)
+		GA_SET(l->cur_speed_gts, g);
+	if ((g = ga_pciconf_max_speed_gts(pc)) > 0)
+		GA_SET(l->max_speed_gts, g);
+	if ((w = ga_pciconf_cur_width(pc)) > 0 && w <= 32)
+		GA_SET(l->cur_width, w);
+	if ((w = ga_pciconf_max_width(pc)) > 0)
+		GA_SET(l->max_width, w);
+}
+
+/* Fill what the sysfs link files did not give; true when something was filled. */
+static bool link_fallback(struct ga_link *l, const struct ga_link *cfg)
+{
+	bool any = false;
+#define FILL(m)                        \
+	if (!l->m.set && cfg->m.set) { \
+		l->m = cfg->m;         \
+		any = true;            \
+	}
+	FILL(cur_speed_gts)
+	FILL(max_speed_gts)
+	FILL(cur_width)
+	FILL(max_width)
+#undef FILL
+	return any;
+}
+
+static void acs_flags(struct ga_col *c, uint16_t ctl, struct ga_strv *out)
+{
+	const char *names[7];
+	size_t n = ga_pciconf_acs_names(ctl, names);
+	for (size_t i = 0; i < n; i++)
+		ga_col_strv_push(c, out, names[i]);
+}
+
+static void pd_config(struct ga_col *c, struct ga_pci_dev *pd, const char *phys)
+{
+	struct ga_pciconf pc;
+	size_t len = 0;
+	if (!read_config(c, phys, &pc, &len))
+		return;
+	GA_SET(pd->config_bytes, (uint64_t)len);
+	for (size_t i = 0; i < pc.n_caps; i++) {
+		char id[8];
+		snprintf(id, sizeof(id), "%02x", pc.caps[i]);
+		ga_col_strv_push(c, &pd->capabilities, id);
+	}
+	for (size_t i = 0; i < pc.n_ext; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "ext:%04x", pc.ext[i]);
+		ga_col_strv_push(c, &pd->capabilities, id);
+	}
+	if (pc.n_caps || pc.cap_loop || pc.ext_loop)
+		GA_SET(pd->config_cap_loop, pc.cap_loop || pc.ext_loop);
+	if (pc.pcie) {
+		const char *t = ga_pciconf_port_type_name(pc.pcie_port_type);
+		if (t) {
+			pd->pcie_port_type = ga_strdup(t);
+			ga_col_ok(c, pd->pcie_port_type);
+		}
+		GA_SET(pd->pcie_cap_version, pc.pcie_version);
+	}
+	if (pc.has_link) {
+		config_link(&pc, &pd->link_config);
+		pd->link_aspm = ga_strdup(ga_pciconf_aspm_name(pc.lnkctl));
+		pd->link_aspm_support = ga_strdup(ga_pciconf_aspm_name(pc.lnkcap >> 10));
+		ga_col_ok(c, pd->link_aspm);
+		ga_col_ok(c, pd->link_aspm_support);
+		GA_SET(pd->link_from_config, link_fallback(&pd->link, &pd->link_config));
+	}
+	if (pc.acs) {
+		GA_SET(pd->acs_cap, pc.acs_cap);
+		GA_SET(pd->acs_ctl, pc.acs_ctl);
+		acs_flags(c, pc.acs_ctl, &pd->acs_ctl_flags);
+	}
+	if (pc.aer) {
+		GA_SET(pd->aer_uncor_status, pc.aer_uncor_status);
+		GA_SET(pd->aer_uncor_mask, pc.aer_uncor_mask);
+		GA_SET(pd->aer_uncor_severity, pc.aer_uncor_severity);
+		GA_SET(pd->aer_cor_status, pc.aer_cor_status);
+		GA_SET(pd->aer_cor_mask, pc.aer_cor_mask);
+	}
+}
+
+/* A hop's port type and ACS control, and its link where sysfs has no link files. */
+static void hop_config(struct ga_col *c, struct ga_pci_hop *h, const char *path)
+{
+	struct ga_pciconf pc;
+	size_t len = 0;
+	if (!read_config(c, path, &pc, &len))
+		return;
+	const char *t = pc.pcie ? ga_pciconf_port_type_name(pc.pcie_port_type) : NULL;
+	if (t) {
+		h->pcie_port_type = ga_strdup(t);
+		ga_col_ok(c, h->pcie_port_type);
+	}
+	if (pc.acs) {
+		GA_SET(h->acs_ctl, pc.acs_ctl);
+		acs_flags(c, pc.acs_ctl, &h->acs_ctl_flags);
+	}
+	if (pc.has_link) {
+		struct ga_link cfg = { 0 };
+		config_link(&pc, &cfg);
+		link_fallback(&h->link, &cfg);
+	}
+}
+
+/*
+ * The AER counters since boot (Linux 4.17+, drivers/pci/pcie/aer.c): lines "NAME COUNT",
+ * the last "TOTAL_ERR_COR" / "TOTAL_ERR_NONFATAL" / "TOTAL_ERR_FATAL".
+ */
+static void aer_total(struct ga_col *c, struct ga_ou64 *out, const char *phys, const char *file,
+                      const char *key)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 1 << 16);
+	if (ga_col_read(c, GA_COL_OPT, &b, "%s/%s", phys, file) == 0) {
+		size_t kl = strlen(key);
+		for (const char *p = b.data; p && *p;) {
+			const char *nl = strchr(p, '\n');
+			if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\t')) {
+				char num[32];
+				size_t n = (size_t)((nl ? nl : p + strlen(p)) - (p + kl));
+				uint64_t v;
+				if (n < sizeof(num)) {
+					memcpy(num, p + kl, n);
+					num[n] = '\0';
+					if (ga_parse_u64(ga_strstrip(num), 10, &v) == 0)
+						GA_SET(*out, v);
+				}
+			}
+			p = nl ? nl + 1 : NULL;
+		}
+	}
+	ga_buf_release(&b);
+}
+
 static bool is_bdf(const char *s)
 {
 	unsigned d, b, dev, f;
@@ -200,6 +369,7 @@ static void upstream(struct ga_col *c, struct ga_pci_dev *pd, const char *physic
 			ga_col_ok(c, h->id);
 		}
 		read_link(c, path, &h->link);
+		hop_config(c, h, path);
 	}
 	ga_free(path);
 
@@ -305,6 +475,10 @@ static void device(struct ga_col *c, const char *bdf)
 	pd->driver = ga_col_link_base(c, "%s/driver", phys);
 	pd->iommu_group = ga_col_link_base(c, "%s/iommu_group", phys);
 	read_link(c, phys, &pd->link);
+	pd_config(c, pd, phys);
+	aer_total(c, &pd->aer_correctable, phys, "aer_dev_correctable", "TOTAL_ERR_COR");
+	aer_total(c, &pd->aer_nonfatal, phys, "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL");
+	aer_total(c, &pd->aer_fatal, phys, "aer_dev_fatal", "TOTAL_ERR_FATAL");
 	upstream(c, pd, phys);
 	if (!strcmp(kind, "nic")) {
 		class_devices(c, "net", pd, &pd->net_interfaces);

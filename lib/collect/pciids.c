@@ -101,7 +101,7 @@ struct scan {
 	size_t n;
 	enum block block;
 	long block_id;
-	bool wanted; /* some query looks inside the current block */
+	bool wanted;             /* some query looks inside the current block */
 	bool fallback[PER_PASS]; /* class queries holding the class name only */
 	/* ids some query asks about: most top-level lines are rejected with one bit test */
 	uint8_t vendors[65536 / 8];
