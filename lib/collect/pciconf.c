@@ -149,9 +149,17 @@ int ga_pciconf_parse(const uint8_t *buf, size_t len, struct ga_pciconf *out)
 const char *ga_pciconf_port_type_name(unsigned type)
 {
 	static const char *const names[] = {
-		"endpoint",        "legacy_endpoint",    "", "", "root_port", "upstream_port",
-		"downstream_port", "pcie_to_pci_bridge", "pci_to_pcie_bridge",
-		"rc_integrated_endpoint", "rc_event_collector",
+		"endpoint",
+		"legacy_endpoint",
+		"",
+		"",
+		"root_port",
+		"upstream_port",
+		"downstream_port",
+		"pcie_to_pci_bridge",
+		"pci_to_pcie_bridge",
+		"rc_integrated_endpoint",
+		"rc_event_collector",
 	};
 	if (type >= sizeof(names) / sizeof(names[0]) || !names[type][0])
 		return NULL;

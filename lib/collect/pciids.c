@@ -100,8 +100,9 @@ struct scan {
 	struct ga_pciids_query *q;
 	size_t n;
 	enum block block;
-	long block_id;
-	bool wanted;             /* some query looks inside the current block */
+	bool wanted;               /* some query looks inside the current block */
+	uint16_t inside[PER_PASS]; /* which: their indices, n_inside of them */
+	size_t n_inside;
 	bool fallback[PER_PASS]; /* class queries holding the class name only */
 	/* ids some query asks about: most top-level lines are rejected with one bit test */
 	uint8_t vendors[65536 / 8];
@@ -125,13 +126,13 @@ static void top_level(struct scan *st, const char *p, size_t len)
 	size_t nl;
 	st->block = B_OTHER;
 	st->wanted = false;
+	st->n_inside = 0;
 	if (len >= 2 && p[0] == 'C' && p[1] == ' ') {
 		if (!entry(p + 2, len - 2, 2, &id, &name, &nl)) {
 			st->block = B_NONE;
 			return;
 		}
 		st->block = B_CLASS;
-		st->block_id = id;
 		if (!bit(st->classes, id))
 			return;
 		for (size_t i = 0; i < st->n; i++) {
@@ -139,6 +140,7 @@ static void top_level(struct scan *st, const char *p, size_t len)
 			if (q->kind != GA_PCIIDS_CLASS || q->found || (long)(q->id1 >> 8) != id)
 				continue;
 			st->wanted = true;
+			st->inside[st->n_inside++] = (uint16_t)i;
 			if (!st->fallback[i]) {
 				/* libpci: a class without the subclass is named with the full number */
 				char num[16];
@@ -156,7 +158,6 @@ static void top_level(struct scan *st, const char *p, size_t len)
 		return;
 	}
 	st->block = B_VENDOR;
-	st->block_id = id;
 	if (!bit(st->vendors, id))
 		return;
 	for (size_t i = 0; i < st->n; i++) {
@@ -168,6 +169,7 @@ static void top_level(struct scan *st, const char *p, size_t len)
 			q->found = true;
 		} else if (q->kind == GA_PCIIDS_DEVICE) {
 			st->wanted = true;
+			st->inside[st->n_inside++] = (uint16_t)i;
 		}
 	}
 }
@@ -180,9 +182,9 @@ static void nested(struct scan *st, const char *p, size_t len)
 	bool vendor = st->block == B_VENDOR;
 	if (!entry(p, len, vendor ? 4 : 2, &id, &name, &nl))
 		return;
-	for (size_t i = 0; i < st->n; i++) {
-		struct ga_pciids_query *q = &st->q[i];
-		if (q->found || (long)(vendor ? q->id1 : q->id1 >> 8) != st->block_id)
+	for (size_t k = 0; k < st->n_inside; k++) {
+		struct ga_pciids_query *q = &st->q[st->inside[k]];
+		if (q->found)
 			continue;
 		if (vendor ? (q->kind == GA_PCIIDS_DEVICE && (long)q->id2 == id)
 		           : (q->kind == GA_PCIIDS_CLASS && (long)(q->id1 & 0xff) == id)) {
@@ -194,6 +196,8 @@ static void nested(struct scan *st, const char *p, size_t len)
 
 static void line(struct scan *st, const char *p, size_t len)
 {
+	if (len >= 2 && p[0] == '\t' && p[1] == '\t')
+		return; /* subsystems and programming interfaces: never asked for */
 	/* a line ends at '\r' too; a NUL inside one is libpci's "line too long" */
 	const char *cr = memchr(p, '\r', len);
 	if (cr)
@@ -216,7 +220,45 @@ static void line(struct scan *st, const char *p, size_t len)
 		top_level(st, p, len);
 	else if (tabs == 1 && st->wanted && (st->block == B_VENDOR || st->block == B_CLASS))
 		nested(st, p + 1, len - 1);
-	/* deeper levels: subsystems and programming interfaces, never asked for */
+}
+
+/*
+ * Most lines are entries of blocks no query asks about (a leading tab), and inside a
+ * block a query asks about, most are subsystems (two tabs), which no query asks for:
+ * skip to the start of the next line that does not begin with `tabs` tabs (1 or 2), or
+ * end. Sixteen bytes at a time with GCC's generic vectors (SSE2 on x86-64, NEON on
+ * aarch64, VSX on ppc64le): a third of the time of one memchr per line.
+ */
+typedef unsigned char pciids_v16 __attribute__((vector_size(16)));
+typedef signed char pciids_m16 __attribute__((vector_size(16)));
+
+static const char *next_line_above(const char *p, const char *end, int tabs)
+{
+	const pciids_v16 nl = { '\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n',
+		                '\n', '\n', '\n', '\n', '\n', '\n', '\n', '\n' };
+	const pciids_v16 tab = { '\t', '\t', '\t', '\t', '\t', '\t', '\t', '\t',
+		                 '\t', '\t', '\t', '\t', '\t', '\t', '\t', '\t' };
+	/* a hit: a line break, then not the tabs */
+	while (end - p > 17) {
+		pciids_v16 a, b, c;
+		memcpy(&a, p, sizeof(a));
+		memcpy(&b, p + 1, sizeof(b));
+		memcpy(&c, p + 2, sizeof(c));
+		pciids_m16 deeper = tabs == 1 ? (b == tab) : ((b == tab) & (c == tab));
+		pciids_m16 hit = (a == nl) & ~deeper;
+		uint64_t h[2];
+		memcpy(h, &hit, sizeof(h));
+		if (h[0] | h[1])
+			break;
+		p += 16;
+	}
+	for (; end - p > 1; p++) {
+		if (p[0] != '\n')
+			continue;
+		if (p[1] != '\t' || (tabs == 2 && (end - p < 3 || p[2] != '\t')))
+			return p + 1;
+	}
+	return end;
 }
 
 void ga_pciids_scan(const char *text, size_t len, struct ga_pciids_query *q, size_t n)
@@ -240,6 +282,10 @@ void ga_pciids_scan(const char *text, size_t len, struct ga_pciids_query *q, siz
 		}
 		const char *p = text, *end = text + len;
 		while (p < end) {
+			if (*p == '\t' && (!st.wanted || (end - p > 1 && p[1] == '\t'))) {
+				p = next_line_above(p, end, st.wanted ? 2 : 1);
+				continue;
+			}
 			const char *nlp = memchr(p, '\n', (size_t)(end - p));
 			size_t ll = (size_t)((nlp ? nlp : end) - p);
 			line(&st, p, ll);

@@ -21,6 +21,7 @@
 #include "collect/pciconf.h"
 #include "collect/pciids.h"
 #include "gpuaudit/core.h"
+#include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 
 static void w16(uint8_t *b, size_t off, unsigned v)
@@ -303,6 +304,14 @@ static void puts_(const char *dir, const char *rel, const char *text)
 	put(dir, rel, text, strlen(text));
 }
 
+static const struct ga_finding *finding(const struct ga_findings *f, const char *code)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].code, code))
+			return &f->v[i];
+	return NULL;
+}
+
 static void test_collect(void **state)
 {
 	(void)state;
@@ -378,6 +387,30 @@ static void test_collect(void **state)
 	/* the path: the GPU's x8 from config is the narrowest */
 	assert_true(pd->path_min_width.set && pd->path_min_width.v == 8);
 	assert_true(pd->path_capable_width.set && pd->path_capable_width.v == 16);
+	/* the x8 link seen only in config space is found degraded; ACS on a root port is
+	 * no finding (peer traffic between root ports goes through the root complex anyway) */
+	struct ga_findings f;
+	ga_findings_init(&f);
+	assert_int_equal(ga_analyze_node(n, &f), 0);
+	assert_non_null(finding(&f, "GA-LINK-DEGRADED"));
+	assert_null(finding(&f, "GA-PCI-ACS-REDIRECT"));
+	ga_findings_release(&f);
+	ga_node_free(n);
+
+	/* the same port as a switch downstream port: ACS redirect is a finding */
+	snprintf(d, sizeof(d), "%s/%s", root, port);
+	build(b, sizeof(b), 1, 6, 4, 16);
+	put(d, "config", b, sizeof(b));
+	n = NULL;
+	assert_int_equal(ga_node_collect(ctx, &n), 0);
+	assert_string_equal(n->pci[0].upstream[0].pcie_port_type, "downstream_port");
+	ga_findings_init(&f);
+	assert_int_equal(ga_analyze_node(n, &f), 0);
+	const struct ga_finding *acs = finding(&f, "GA-PCI-ACS-REDIRECT");
+	assert_non_null(acs);
+	assert_string_equal(acs->subject, "0000:00:01.0");
+	assert_int_equal(acs->action, GA_ACT_FIX_CONFIG);
+	ga_findings_release(&f);
 	ga_node_free(n);
 	ga_ctx_free(ctx);
 
