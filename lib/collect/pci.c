@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,8 +36,14 @@ static const char *const pci_ids_paths[] = {
 
 #define PCI_IDS_MAX_BYTES (64u << 20) /* the 2026 file is 1.4 MB */
 
-/* The text of one pci.ids in *ret (ga_free) and its length: 0, or -1 for no names. */
-static int names_read(struct ga_col *c, char **ret, size_t *ret_len)
+/*
+ * One pci.ids mapped read-only in *ret (munmap *ret_len bytes): 0, or -1 for no names.
+ * Mapped, not read: the page cache's pages are used as they are (reading the 1.3 MB
+ * into an allocation cost 0.6 ms of discover's 5 in page faults and copying). A file
+ * cut short while mapped would fault (SIGBUS); package managers replace pci.ids by
+ * renaming a new file over it, which leaves this mapping whole.
+ */
+static int names_map(struct ga_col *c, const char **ret, size_t *ret_len)
 {
 	const char *one[1] = { c->ctx->pci_ids };
 	const char *const *paths = c->ctx->pci_ids ? one : pci_ids_paths;
@@ -48,35 +55,15 @@ static int names_read(struct ga_col *c, char **ret, size_t *ret_len)
 		if (ga_file_open_input(NULL, paths[i], &fd) < 0)
 			continue;
 		struct stat st;
-		char *text = NULL;
-		size_t len = 0, size = 0;
-		int r = -1;
-		if (fstat(fd, &st) == 0 && st.st_size >= 0 && (uint64_t)st.st_size <= PCI_IDS_MAX_BYTES) {
-			/* one read of the size fstat gave (a file growing meanwhile is cut there) */
-			size = (size_t)st.st_size;
-			text = ga_malloc(size + 1);
-			r = ga_col_ok(c, text) ? 0 : -1;
-		}
-		while (r == 0 && len < size) {
-			ssize_t got = read(fd, text + len, size - len);
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got < 0)
-				r = -1;
-			if (got <= 0)
-				break;
-			len += (size_t)got;
-		}
+		void *map = MAP_FAILED;
+		if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size <= PCI_IDS_MAX_BYTES)
+			map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		close(fd);
-		if (r == 0) {
-			text[len] = '\0';
-			*ret = text;
-			*ret_len = len;
+		if (map != MAP_FAILED) {
+			*ret = map;
+			*ret_len = (size_t)st.st_size;
 			return 0;
 		}
-		ga_free(text);
-		if (c->err)
-			return -1;
 	}
 	return -1;
 }
@@ -87,11 +74,11 @@ static void names_resolve(struct ga_col *c, size_t first)
 	struct ga_node *n = c->node;
 	if (first >= n->n_pci)
 		return;
-	char *text = NULL;
+	const char *text = NULL;
 	size_t len = 0;
 	size_t nq = (n->n_pci - first) * 3;
 	struct ga_pciids_query *q = ga_calloc(nq, sizeof(*q));
-	if (!ga_col_ok(c, q) || names_read(c, &text, &len) < 0)
+	if (!ga_col_ok(c, q) || names_map(c, &text, &len) < 0)
 		goto out;
 	for (size_t i = first; i < n->n_pci; i++) {
 		const struct ga_pci_dev *pd = &n->pci[i];
@@ -118,7 +105,8 @@ static void names_resolve(struct ga_col *c, size_t first)
 	}
 out:
 	ga_free(q);
-	ga_free(text);
+	if (text)
+		munmap((void *)(uintptr_t)text, len);
 }
 
 /* --- classification ------------------------------------------------------- */

@@ -7,7 +7,9 @@
  * allocated entries, to answer the 3 names of each of the few devices a node reports.
  * That was 13 of discover's 21 ms (docs/performance.md, "discover"). Here the queries
  * are known first; one pass over the lines answers them all, looking into a vendor's or
- * class's block only when a query asks for it, and nothing is allocated. (The udev
+ * class's block only when a query asks for it (the others are skipped 16 bytes at a
+ * time), and nothing is allocated: 0.13 ms for the file with the virtio devices of the
+ * build VM asked, 0.33 ms with Intel's and NVIDIA's blocks (12,000 lines) asked. (The udev
  * hwdb, which answers one lookup without loading a database, has no hwdb.bin on the
  * Debian build machines and containers this runs in, and libpci reached it only
  * through libudev, which leaked on every collection without one: pci.c.)
