@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 			in_class = 1;
 			in_vendor = 0;
 			add(&q, &n, &cap, GA_PCIIDS_CLASS, a << 8 | 0xfe, 0);
-		} else if (p[0] != '\t' && p[0] != '#' && e - p > 5 && sscanf(p, "%4x", &a) == 1 && p[4] == ' ') {
+		} else if (p[0] != '\t' && p[0] != '#' && e - p > 5 && sscanf(p, "%4x", &a) == 1 &&
+		           p[4] == ' ') {
 			vendor = a;
 			in_vendor = 1;
 			in_class = 0;
@@ -112,8 +113,9 @@ int main(int argc, char **argv)
 			r = pci_lookup_name(pa, buf, 256, fl | PCI_LOOKUP_CLASS, q[i].id1);
 		if ((r != NULL) != q[i].found || (r && strcmp(r, q[i].name))) {
 			if (bad++ < 20)
-				printf("differs: kind %d %04x %04x: libpci \"%s\", pciids.c \"%s\"\n", q[i].kind,
-				       q[i].id1, q[i].id2, r ? r : "(none)", q[i].found ? q[i].name : "(none)");
+				printf("differs: kind %d %04x %04x: libpci \"%s\", pciids.c \"%s\"\n",
+				       q[i].kind, q[i].id1, q[i].id2, r ? r : "(none)",
+				       q[i].found ? q[i].name : "(none)");
 		}
 	}
 	pci_cleanup(pa);
@@ -135,7 +137,8 @@ int main(int argc, char **argv)
 			m += 3;
 		}
 		printf("one pass, %s: %.3f ms CPU (mean of 100)\n",
-		       set ? "Red Hat, Intel, NVIDIA, Mellanox, Broadcom, Samsung asked" : "Red Hat only asked",
+		       set ? "Red Hat, Intel, NVIDIA, Mellanox, Broadcom, Samsung asked"
+		           : "Red Hat only asked",
 		       scan_ms(t, len, few, m));
 	}
 	free(q);
