@@ -26,7 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 bin=$tmp/elfscan_bench
-libs=$(pkg-config --libs jansson libpci libfyaml libmd libelf libarchive libmicrohttpd libcurl)
+libs=$(pkg-config --libs jansson libfyaml libmd libelf libarchive libmicrohttpd libcurl)
 # shellcheck disable=SC2086
 cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -o "$bin" bench/elfscan_bench.c "$build/libgpuaudit.a" \
 	$libs -lpthread -ldl -lm

@@ -30,7 +30,7 @@ trap cleanup EXIT
 git worktree add --detach "$tmp/base" "$base_rev" >/dev/null 2>&1
 cmake -S "$tmp/base" -B "$tmp/base/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$tmp/base/build" --target gpuaudit -j2 >/dev/null
-libs=$(pkg-config --libs jansson libpci libfyaml libmd libelf libarchive libmicrohttpd libcurl)
+libs=$(pkg-config --libs jansson libfyaml libmd libelf libarchive libmicrohttpd libcurl)
 # shellcheck disable=SC2086
 cc -O2 -std=c11 -D_GNU_SOURCE -I"$tmp/base/include" -o "$tmp/old" bench/elfscan_bench.c \
 	"$tmp/base/build/libgpuaudit.a" $libs -lpthread -ldl -lm

@@ -129,7 +129,7 @@ print(f"HTTP/2 (h2c prior knowledge) 500/s: version {g['http_version']}, {g['ok'
       f"latency p50 {L['p50'] * 1e3:.3f} ms p99 {L['p99'] * 1e3:.3f} ms")
 PY
 	cc -O2 -std=c11 -D_GNU_SOURCE -I"$src/include" "$src/bench/hist_bench.c" "$build/libgpuaudit.a" \
-		$(pkg-config --libs jansson libpci libfyaml libmd libelf libarchive libmicrohttpd libcurl) \
+		$(pkg-config --libs jansson libfyaml libmd libelf libarchive libmicrohttpd libcurl) \
 		-l:libhttp_parser.a -lm -ldl -lpthread -o "$tmp/hist_bench"
 	"$tmp/hist_bench"
 	echo "# load average after: $(cut -d" " -f1-3 /proc/loadavg)"

@@ -477,6 +477,9 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	int code = serve_parse(cli, argc, argv, &a);
 	if (code != CLI_NEXT)
 		return code;
+	char dl_err[512];
+	if (serve_dl_load(dl_err, sizeof(dl_err)) < 0)
+		return cli_error(cli, "serve", EXIT_UNAVAILABLE, "%s", dl_err);
 	struct listener ls[SERVE_MAX_LISTEN];
 	size_t n_ls = 0;
 	if ((!a.once && (code = listeners(&s, &a, ls, &n_ls)) != EXIT_OK) ||

@@ -10,11 +10,12 @@
 #ifndef GA_SRC_SERVE_CONNS_H
 #define GA_SRC_SERVE_CONNS_H
 
-#include <microhttpd.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+
+#include "serve-dl.h" /* <microhttpd.h>, called through the loaded table */
 
 struct serve_conn; /* one tracked connection (serve-conns.c) */
 

@@ -9,12 +9,12 @@
 #define GA_SRC_SERVE_INT_H
 
 #include "gpuaudit/hstate.h"
-#include <microhttpd.h>
 #include <pthread.h>
 #include <stdbool.h>
 
 #include "cli.h"
 #include "serve-conns.h"
+#include "serve-dl.h"
 #include "gpuaudit/fabric.h"
 #include "gpuaudit/prom.h"
 #include "gpuaudit/webconfig.h"

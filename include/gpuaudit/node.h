@@ -113,6 +113,10 @@ struct ga_pci_hop {
 	char *address;
 	char *id; /* "1000:c010" */
 	struct ga_link link;
+	/* From the hop's configuration space (sysfs `config`), absent without it: */
+	char *pcie_port_type;         /* "root_port", "downstream_port", ... (ga_pci_dev) */
+	struct ga_ou64 acs_ctl;       /* ACS Control register */
+	struct ga_strv acs_ctl_flags; /* its set bits: "ReqRedir", "CmpltRedir", ... */
 };
 
 struct ga_pci_dev {
@@ -144,6 +148,32 @@ struct ga_pci_dev {
 	struct ga_strv net_interfaces; /* NICs: netdev names */
 	struct ga_strv rdma_devices;   /* NICs: mlx5_0 ... */
 	struct ga_ou64 net_speed_mbps;
+	/* From configuration space (sysfs `config`, lib/collect/pciconf.c); absent without it.
+	 * The capability registers need 256 bytes: a process without CAP_SYS_ADMIN reads 64. */
+	struct ga_ou64 config_bytes;     /* bytes read: 64 unprivileged, 256 or 4096 as root */
+	struct ga_strv capabilities;     /* ids in list order: "10" ..., extended "ext:0001" ... */
+	struct ga_obool config_cap_loop; /* a capability list pointed back into itself: cut */
+	char *pcie_port_type;            /* "endpoint", "legacy_endpoint", "root_port",
+	                                 * "upstream_port", "downstream_port",
+	                                 * "pcie_to_pci_bridge", "pci_to_pcie_bridge",
+	                                 * "rc_integrated_endpoint", "rc_event_collector" */
+	struct ga_ou64 pcie_cap_version;
+	struct ga_link link_config;       /* Link Capabilities / Status decoded as sysfs does */
+	struct ga_obool link_from_config; /* `link` (some of it) came from config: no sysfs file */
+	char *link_aspm;                  /* Link Control: "disabled", "l0s", "l1", "l0s_l1" */
+	char *link_aspm_support;          /* Link Capabilities: the same names */
+	struct ga_ou64 acs_cap;           /* ACS Capability and Control registers */
+	struct ga_ou64 acs_ctl;
+	struct ga_strv acs_ctl_flags;    /* "SrcValid", "ReqRedir", "CmpltRedir", ... */
+	struct ga_ou64 aer_uncor_status; /* AER registers (error bits latched since cleared) */
+	struct ga_ou64 aer_uncor_mask;
+	struct ga_ou64 aer_uncor_severity;
+	struct ga_ou64 aer_cor_status;
+	struct ga_ou64 aer_cor_mask;
+	/* AER counters since boot: sysfs aer_dev_correctable / _nonfatal / _fatal TOTAL_ERR_* */
+	struct ga_ou64 aer_correctable;
+	struct ga_ou64 aer_nonfatal;
+	struct ga_ou64 aer_fatal;
 };
 
 /* --- NVML view (collected in an isolated helper process, merged by PCI address) --- */

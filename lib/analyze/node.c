@@ -112,6 +112,49 @@ static void link_findings(const struct ga_node *n, struct ga_findings *out)
 	}
 }
 
+/*
+ * ACS P2P Request or Completion Redirect on a switch downstream port above an
+ * accelerator: the switch sends every peer-to-peer request (GPU to GPU, GPU to NIC for
+ * GPUDirect RDMA) up to the root complex instead of across the switch, which slows or
+ * breaks P2P (Linux drivers/pci/p2pdma.c clears these two bits on the downstream ports
+ * for the same reason; NCCL's troubleshooting guide, "PCI Access Control Services",
+ * asks for ACS to be disabled on bare metal). Seen only in configuration space (root).
+ */
+static void acs_findings(const struct ga_node *n, struct ga_findings *out)
+{
+	const char *seen[64];
+	size_t nseen = 0;
+	for (size_t i = 0; i < n->n_pci; i++) {
+		const struct ga_pci_dev *pd = &n->pci[i];
+		if (!streq(pd->kind, "accelerator"))
+			continue;
+		for (size_t h = 0; h < pd->n_upstream; h++) {
+			const struct ga_pci_hop *hop = &pd->upstream[h];
+			if (!streq(hop->pcie_port_type, "downstream_port") || !hop->acs_ctl.set ||
+			    !(hop->acs_ctl.v & 0x000cu) || !hop->address)
+				continue; /* 0x4 P2P Request Redirect, 0x8 P2P Completion Redirect */
+			size_t k;
+			for (k = 0; k < nseen; k++)
+				if (!strcmp(seen[k], hop->address))
+					break;
+			if (k < nseen || nseen == GA_ARRAY_SIZE(seen))
+				continue;
+			seen[nseen++] = hop->address;
+			struct ga_finding *f = ga_findings_add(
+			        out, "GA-PCI-ACS-REDIRECT", GA_SEV_WARNING, hop->address,
+			        "turn ACS redirect off on the switch's downstream ports (BIOS setting, or "
+			        "the "
+			        "kernel parameter pci=disable_acs_redir=ADDRESS), unless the GPUs are passed "
+			        "to virtual machines, whose IOMMU groups need ACS",
+			        "ACS P2P redirect is on at switch port %s above %s: peer-to-peer traffic "
+			        "goes up to the root complex",
+			        hop->address, pd->address);
+			ga_finding_evidence(f, "acs_ctl", "0x%04llx", (unsigned long long)hop->acs_ctl.v);
+			ga_finding_evidence(f, "device", "%s", pd->address);
+		}
+	}
+}
+
 static bool module_loaded(const struct ga_node *n, const char *m)
 {
 	return ga_strv_contains(&n->modules, m);
@@ -261,6 +304,7 @@ static void gap_findings(const struct ga_node *n, struct ga_findings *out)
 int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 {
 	link_findings(n, out);
+	acs_findings(n, out);
 	devnode_findings(n, out);
 	driver_findings(n, out);
 	accel_findings(n, out);

@@ -1,88 +1,112 @@
 /*
  * pci.c - the PCI functions that matter to an accelerator node (GPUs and
  * other accelerators, NVSwitches, NICs, NVMe, display), with ids, names from
- * pci.ids (through libpci), driver, NUMA, IOMMU group and PCIe links, and the
+ * pci.ids (pciids.c: looked up for these devices only), driver, NUMA, IOMMU group and PCIe links, and the
  * chain of bridges up to the root port so a degraded link is found wherever
  * it sits.
  */
 #include <errno.h>
-#include <pci/pci.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "collect.h"
+#include "gpuaudit/atomicfile.h"
+#include "pciconf.h"
+#include "pciids.h"
 
 #define SYS_PCI "sys/bus/pci/devices"
 
-/* --- names through libpci ------------------------------------------------- */
+/* --- names from pci.ids ----------------------------------------------------- */
 
-static jmp_buf pci_jmp;
-static bool pci_jmp_armed;
-
-static void pci_quiet(char *msg, ...)
-{
-	(void)msg;
-}
-
-static void pci_fatal(char *msg, ...) __attribute__((noreturn));
-
-static void pci_fatal(char *msg, ...)
-{
-	(void)msg;
-	if (pci_jmp_armed)
-		longjmp(pci_jmp, 1);
-	abort();
-}
-
-struct names {
-	struct pci_access *pa;
-	int flags;
+/*
+ * Where a pci.ids is looked for when the caller names none: Debian and Ubuntu (the
+ * pci.ids package), Fedora, RHEL, SUSE and Arch (hwdata), then the pciutils default
+ * install. A compressed pci.ids.gz is not read (libpci could, when built with zlib);
+ * these distributions ship it uncompressed.
+ */
+static const char *const pci_ids_paths[] = {
+	"/usr/share/misc/pci.ids",
+	"/usr/share/hwdata/pci.ids",
+	"/usr/share/pci.ids",
 };
 
-static void names_open(struct ga_col *c, struct names *nm)
+#define PCI_IDS_MAX_BYTES (64u << 20) /* the 2026 file is 1.4 MB */
+
+/*
+ * One pci.ids mapped read-only in *ret (munmap *ret_len bytes): 0, or -1 for no names.
+ * Mapped, not read: the page cache's pages are used as they are (reading the 1.3 MB
+ * into an allocation cost 0.6 ms of discover's 5 in page faults and copying). A file
+ * cut short while mapped would fault (SIGBUS); package managers replace pci.ids by
+ * renaming a new file over it, which leaves this mapping whole.
+ */
+static int names_map(struct ga_col *c, const char **ret, size_t *ret_len)
 {
-	nm->pa = pci_alloc();
-	if (!nm->pa)
+	const char *one[1] = { c->ctx->pci_ids };
+	const char *const *paths = c->ctx->pci_ids ? one : pci_ids_paths;
+	size_t n = c->ctx->pci_ids ? 1 : GA_ARRAY_SIZE(pci_ids_paths);
+	for (size_t i = 0; i < n; i++) {
+		int fd = -1;
+		/* NULL context: a missing names file is no error of the collection (libpci
+		 * was silent too); the open refuses FIFOs and devices */
+		if (ga_file_open_input(NULL, paths[i], &fd) < 0)
+			continue;
+		struct stat st;
+		void *map = MAP_FAILED;
+		if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size <= PCI_IDS_MAX_BYTES)
+			map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		if (map != MAP_FAILED) {
+			*ret = map;
+			*ret_len = (size_t)st.st_size;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Names for the devices [first, n_pci) collected by this call, in one pass over pci.ids. */
+static void names_resolve(struct ga_col *c, size_t first)
+{
+	struct ga_node *n = c->node;
+	if (first >= n->n_pci)
 		return;
-	nm->pa->id_lookup_mode = PCI_LOOKUP_NO_HWDB;
-	nm->pa->error = pci_fatal;
-	nm->pa->warning = pci_quiet;
-	nm->pa->debug = pci_quiet;
-	/*
-	 * Names come from pci.ids only: libpci's udev-hwdb path leaks memory on every
-	 * collection when the system has no hwdb.bin (seen here with libpci 3.9), which a
-	 * long-running exporter cannot afford. A pci.ids named by the caller replaces the
-	 * system's, so test results do not depend on the host.
-	 */
-	nm->flags = PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;
-	if (c->ctx->pci_ids)
-		pci_set_name_list_path(nm->pa, c->ctx->pci_ids, 0);
-}
-
-static char *names_lookup(struct ga_col *c, struct names *nm, int flags, unsigned vendor, unsigned device)
-{
-	if (!nm->pa)
-		return NULL;
-	char buf[256];
-	/* volatile: assigned between setjmp and a possible longjmp from pci_fatal */
-	char *volatile r = NULL;
-	pci_jmp_armed = true;
-	if (setjmp(pci_jmp) == 0)
-		r = pci_lookup_name(nm->pa, buf, (int)sizeof(buf), flags | nm->flags, vendor, device);
-	pci_jmp_armed = false;
-	if (!r)
-		return NULL;
-	char *s = ga_strdup(r);
-	ga_col_ok(c, s);
-	return s;
-}
-
-static void names_close(struct names *nm)
-{
-	if (nm->pa)
-		pci_cleanup(nm->pa);
+	const char *text = NULL;
+	size_t len = 0;
+	size_t nq = (n->n_pci - first) * 3;
+	struct ga_pciids_query *q = ga_calloc(nq, sizeof(*q));
+	if (!ga_col_ok(c, q) || names_map(c, &text, &len) < 0)
+		goto out;
+	for (size_t i = first; i < n->n_pci; i++) {
+		const struct ga_pci_dev *pd = &n->pci[i];
+		struct ga_pciids_query *d = &q[(i - first) * 3];
+		d[0].kind = GA_PCIIDS_VENDOR;
+		d[0].id1 = (unsigned)pd->vendor_id.v;
+		d[1].kind = GA_PCIIDS_CLASS;
+		d[1].id1 = (unsigned)(pd->class_code.v >> 8);
+		d[2].kind = GA_PCIIDS_DEVICE;
+		d[2].id1 = (unsigned)pd->vendor_id.v;
+		/* an absent device id asks for nothing: id2 beyond 16 bits matches no line */
+		d[2].id2 = pd->device_id.set ? (unsigned)pd->device_id.v : 0x10000u;
+	}
+	ga_pciids_scan(text, len, q, nq);
+	for (size_t i = first; i < n->n_pci && !c->err; i++) {
+		struct ga_pci_dev *pd = &n->pci[i];
+		const struct ga_pciids_query *d = &q[(i - first) * 3];
+		char **dst[3] = { &pd->vendor_name, &pd->class_name, &pd->device_name };
+		for (int k = 0; k < 3; k++)
+			if (d[k].found && !*dst[k]) {
+				*dst[k] = ga_strdup(d[k].name);
+				ga_col_ok(c, *dst[k]);
+			}
+	}
+out:
+	ga_free(q);
+	if (text)
+		munmap((void *)(uintptr_t)text, len);
 }
 
 /* --- classification ------------------------------------------------------- */
@@ -129,6 +153,174 @@ static void read_link(struct ga_col *c, const char *dir, struct ga_link *l)
 		l->cur_width.set = false;
 }
 
+/* --- configuration space ------------------------------------------------------ */
+
+/*
+ * The function's config space parsed into *pc: true when the file was there. At most
+ * 4096 bytes are read (what the kernel gives root for a PCI Express function).
+ */
+static bool read_config(struct ga_col *c, const char *dir, struct ga_pciconf *pc, size_t *ret_len)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 4096);
+	bool ok = false;
+	int r = ga_col_read(c, GA_COL_OPT, &b, "%s/config", dir);
+	if (r == -ENOMEM)
+		c->err = r;
+	if (r == 0 && ga_pciconf_parse((const uint8_t *)b.data, b.len, pc) == 0) {
+		ok = true;
+		*ret_len = b.len;
+	} else if (r == 0) {
+		char path[4096 + 16];
+		snprintf(path, sizeof(path), "%s/config", dir);
+		ga_col_gap(c, path, "shorter than the 64-byte header");
+	}
+	ga_buf_release(&b);
+	return ok;
+}
+
+/* The link from config space, as the sysfs files would have said it. */
+static void config_link(const struct ga_pciconf *pc, struct ga_link *l)
+{
+	double g;
+	unsigned w;
+	if ((g = ga_pciconf_cur_speed_gts(pc)) > 0)
+		GA_SET(l->cur_speed_gts, g);
+	if ((g = ga_pciconf_max_speed_gts(pc)) > 0)
+		GA_SET(l->max_speed_gts, g);
+	if ((w = ga_pciconf_cur_width(pc)) > 0 && w <= 32)
+		GA_SET(l->cur_width, w);
+	if ((w = ga_pciconf_max_width(pc)) > 0)
+		GA_SET(l->max_width, w);
+}
+
+/* Fill what the sysfs link files did not give; true when something was filled. */
+static bool link_fallback(struct ga_link *l, const struct ga_link *cfg)
+{
+	bool any = false;
+#define FILL(m)                        \
+	if (!l->m.set && cfg->m.set) { \
+		l->m = cfg->m;         \
+		any = true;            \
+	}
+	FILL(cur_speed_gts)
+	FILL(max_speed_gts)
+	FILL(cur_width)
+	FILL(max_width)
+#undef FILL
+	return any;
+}
+
+static void acs_flags(struct ga_col *c, uint16_t ctl, struct ga_strv *out)
+{
+	const char *names[7];
+	size_t n = ga_pciconf_acs_names(ctl, names);
+	for (size_t i = 0; i < n; i++)
+		ga_col_strv_push(c, out, names[i]);
+}
+
+static void pd_config(struct ga_col *c, struct ga_pci_dev *pd, const char *phys)
+{
+	struct ga_pciconf pc;
+	size_t len = 0;
+	if (!read_config(c, phys, &pc, &len))
+		return;
+	GA_SET(pd->config_bytes, (uint64_t)len);
+	for (size_t i = 0; i < pc.n_caps; i++) {
+		char id[8];
+		snprintf(id, sizeof(id), "%02x", pc.caps[i]);
+		ga_col_strv_push(c, &pd->capabilities, id);
+	}
+	for (size_t i = 0; i < pc.n_ext; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "ext:%04x", pc.ext[i]);
+		ga_col_strv_push(c, &pd->capabilities, id);
+	}
+	if (pc.n_caps || pc.cap_loop || pc.ext_loop)
+		GA_SET(pd->config_cap_loop, pc.cap_loop || pc.ext_loop);
+	if (pc.pcie) {
+		const char *t = ga_pciconf_port_type_name(pc.pcie_port_type);
+		if (t) {
+			pd->pcie_port_type = ga_strdup(t);
+			ga_col_ok(c, pd->pcie_port_type);
+		}
+		GA_SET(pd->pcie_cap_version, pc.pcie_version);
+	}
+	if (pc.has_link) {
+		config_link(&pc, &pd->link_config);
+		pd->link_aspm = ga_strdup(ga_pciconf_aspm_name(pc.lnkctl));
+		pd->link_aspm_support = ga_strdup(ga_pciconf_aspm_name(pc.lnkcap >> 10));
+		ga_col_ok(c, pd->link_aspm);
+		ga_col_ok(c, pd->link_aspm_support);
+		GA_SET(pd->link_from_config, link_fallback(&pd->link, &pd->link_config));
+	}
+	if (pc.acs) {
+		GA_SET(pd->acs_cap, pc.acs_cap);
+		GA_SET(pd->acs_ctl, pc.acs_ctl);
+		acs_flags(c, pc.acs_ctl, &pd->acs_ctl_flags);
+	}
+	if (pc.aer) {
+		GA_SET(pd->aer_uncor_status, pc.aer_uncor_status);
+		GA_SET(pd->aer_uncor_mask, pc.aer_uncor_mask);
+		GA_SET(pd->aer_uncor_severity, pc.aer_uncor_severity);
+		GA_SET(pd->aer_cor_status, pc.aer_cor_status);
+		GA_SET(pd->aer_cor_mask, pc.aer_cor_mask);
+	}
+}
+
+/* A hop's port type and ACS control, and its link where sysfs has no link files. */
+static void hop_config(struct ga_col *c, struct ga_pci_hop *h, const char *path)
+{
+	struct ga_pciconf pc;
+	size_t len = 0;
+	if (!read_config(c, path, &pc, &len))
+		return;
+	const char *t = pc.pcie ? ga_pciconf_port_type_name(pc.pcie_port_type) : NULL;
+	if (t) {
+		h->pcie_port_type = ga_strdup(t);
+		ga_col_ok(c, h->pcie_port_type);
+	}
+	if (pc.acs) {
+		GA_SET(h->acs_ctl, pc.acs_ctl);
+		acs_flags(c, pc.acs_ctl, &h->acs_ctl_flags);
+	}
+	if (pc.has_link) {
+		struct ga_link cfg = { 0 };
+		config_link(&pc, &cfg);
+		link_fallback(&h->link, &cfg);
+	}
+}
+
+/*
+ * The AER counters since boot (Linux 4.17+, drivers/pci/pcie/aer.c): lines "NAME COUNT",
+ * the last "TOTAL_ERR_COR" / "TOTAL_ERR_NONFATAL" / "TOTAL_ERR_FATAL".
+ */
+static void aer_total(struct ga_col *c, struct ga_ou64 *out, const char *phys, const char *file,
+                      const char *key)
+{
+	struct ga_buf b;
+	ga_buf_init(&b, 1 << 16);
+	if (ga_col_read(c, GA_COL_OPT, &b, "%s/%s", phys, file) == 0) {
+		size_t kl = strlen(key);
+		for (const char *p = b.data; p && *p;) {
+			const char *nl = strchr(p, '\n');
+			if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\t')) {
+				char num[32];
+				size_t n = (size_t)((nl ? nl : p + strlen(p)) - (p + kl));
+				uint64_t v;
+				if (n < sizeof(num)) {
+					memcpy(num, p + kl, n);
+					num[n] = '\0';
+					if (ga_parse_u64(ga_strstrip(num), 10, &v) == 0)
+						GA_SET(*out, v);
+				}
+			}
+			p = nl ? nl + 1 : NULL;
+		}
+	}
+	ga_buf_release(&b);
+}
+
 static bool is_bdf(const char *s)
 {
 	unsigned d, b, dev, f;
@@ -165,6 +357,7 @@ static void upstream(struct ga_col *c, struct ga_pci_dev *pd, const char *physic
 			ga_col_ok(c, h->id);
 		}
 		read_link(c, path, &h->link);
+		hop_config(c, h, path);
 	}
 	ga_free(path);
 
@@ -231,7 +424,7 @@ static void class_devices(struct ga_col *c, const char *cls, struct ga_pci_dev *
 
 /* --- devices -------------------------------------------------------------- */
 
-static void device(struct ga_col *c, struct names *nm, const char *bdf)
+static void device(struct ga_col *c, const char *bdf)
 {
 	struct ga_ou64 cls = { 0 }, vendor = { 0 };
 	if (ga_col_attr_u64(c, GA_COL_REQ, &cls, SYS_PCI "/%s/class", bdf) < 0 ||
@@ -269,12 +462,11 @@ static void device(struct ga_col *c, struct names *nm, const char *bdf)
 	ga_col_attr(c, GA_COL_OPT, &pd->local_cpulist, "%s/local_cpulist", phys);
 	pd->driver = ga_col_link_base(c, "%s/driver", phys);
 	pd->iommu_group = ga_col_link_base(c, "%s/iommu_group", phys);
-	pd->vendor_name = names_lookup(c, nm, PCI_LOOKUP_VENDOR, (unsigned)vendor.v, 0);
-	pd->class_name = names_lookup(c, nm, PCI_LOOKUP_CLASS, (unsigned)(cls.v >> 8), 0);
-	if (pd->device_id.set)
-		pd->device_name =
-		        names_lookup(c, nm, PCI_LOOKUP_DEVICE, (unsigned)vendor.v, (unsigned)pd->device_id.v);
 	read_link(c, phys, &pd->link);
+	pd_config(c, pd, phys);
+	aer_total(c, &pd->aer_correctable, phys, "aer_dev_correctable", "TOTAL_ERR_COR");
+	aer_total(c, &pd->aer_nonfatal, phys, "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL");
+	aer_total(c, &pd->aer_fatal, phys, "aer_dev_fatal", "TOTAL_ERR_FATAL");
 	upstream(c, pd, phys);
 	if (!strcmp(kind, "nic")) {
 		class_devices(c, "net", pd, &pd->net_interfaces);
@@ -291,11 +483,11 @@ void ga_collect_pci(struct ga_col *c)
 			ga_col_gap(c, SYS_PCI, "missing");
 		return;
 	}
-	struct names nm = { 0 };
-	names_open(c, &nm);
+	size_t first = c->node->n_pci;
 	for (char **p = bdfs; *p && c->err == 0; p++)
 		if (is_bdf(*p))
-			device(c, &nm, *p);
-	names_close(&nm);
+			device(c, *p);
+	if (c->err == 0)
+		names_resolve(c, first);
 	ga_strv_free(bdfs);
 }

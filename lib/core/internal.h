@@ -12,7 +12,7 @@ struct ga_ctx {
 	char *root;  /* as given, "/" by default */
 	int root_fd; /* O_PATH|O_DIRECTORY */
 	size_t max_file;
-	char *pci_ids; /* pci.ids for names; NULL = libpci's default */
+	char *pci_ids; /* pci.ids for names; NULL = the distribution's (lib/collect/pci.c) */
 	ga_progress_fn progress_fn;
 	void *progress_udata;
 	/* vendor libraries: run in a helper process with a deadline */

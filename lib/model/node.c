@@ -96,8 +96,12 @@ static const struct ga_field link_f[] = { D(struct ga_link, cur_speed_gts), U(st
 	                                  D(struct ga_link, max_speed_gts), U(struct ga_link, max_width) };
 SCHEMA(link_s, ga_link, link_f);
 
-static const struct ga_field hop_f[] = { S(struct ga_pci_hop, address), S(struct ga_pci_hop, id),
-	                                 GA_FIELD_OBJ(struct ga_pci_hop, link, link_s) };
+static const struct ga_field hop_f[] = { S(struct ga_pci_hop, address),
+	                                 S(struct ga_pci_hop, id),
+	                                 GA_FIELD_OBJ(struct ga_pci_hop, link, link_s),
+	                                 S(struct ga_pci_hop, pcie_port_type),
+	                                 U(struct ga_pci_hop, acs_ctl),
+	                                 V(struct ga_pci_hop, acs_ctl_flags) };
 SCHEMA(hop_s, ga_pci_hop, hop_f);
 
 static const struct ga_field pci_f[] = {
@@ -126,6 +130,26 @@ static const struct ga_field pci_f[] = {
 	V(struct ga_pci_dev, net_interfaces),
 	V(struct ga_pci_dev, rdma_devices),
 	U(struct ga_pci_dev, net_speed_mbps),
+	U(struct ga_pci_dev, config_bytes),
+	V(struct ga_pci_dev, capabilities),
+	B(struct ga_pci_dev, config_cap_loop),
+	S(struct ga_pci_dev, pcie_port_type),
+	U(struct ga_pci_dev, pcie_cap_version),
+	GA_FIELD_OBJ(struct ga_pci_dev, link_config, link_s),
+	B(struct ga_pci_dev, link_from_config),
+	S(struct ga_pci_dev, link_aspm),
+	S(struct ga_pci_dev, link_aspm_support),
+	U(struct ga_pci_dev, acs_cap),
+	U(struct ga_pci_dev, acs_ctl),
+	V(struct ga_pci_dev, acs_ctl_flags),
+	U(struct ga_pci_dev, aer_uncor_status),
+	U(struct ga_pci_dev, aer_uncor_mask),
+	U(struct ga_pci_dev, aer_uncor_severity),
+	U(struct ga_pci_dev, aer_cor_status),
+	U(struct ga_pci_dev, aer_cor_mask),
+	U(struct ga_pci_dev, aer_correctable),
+	U(struct ga_pci_dev, aer_nonfatal),
+	U(struct ga_pci_dev, aer_fatal),
 };
 SCHEMA(pci_s, ga_pci_dev, pci_f);
 
