@@ -63,7 +63,8 @@ static void print_text(struct cli *cli, const struct ga_capture_report *rep, int
 	        (unsigned long long)rep->truncated_count.v);
 	size_t show = verbose ? rep->n_skipped : rep->n_skipped < 10 ? rep->n_skipped : 10;
 	for (size_t i = 0; i < show; i++)
-		fprintf(o, "  skipped %s: %s\n", cli_esc(rep->skipped[i].path), cli_esc(rep->skipped[i].reason));
+		fprintf(o, "  skipped %s: %s\n", cli_esc(rep->skipped[i].path),
+		        cli_esc(rep->skipped[i].reason));
 	if (show < rep->skipped_count.v)
 		fprintf(o, "  ... %llu more skipped (-v or --json lists them)\n",
 		        (unsigned long long)(rep->skipped_count.v - show));
@@ -74,9 +75,12 @@ static void print_text(struct cli *cli, const struct ga_capture_report *rep, int
 int cmd_capture(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },   { "json", no_argument, NULL, 'j' },
-		{ "compact", no_argument, NULL, 'c' },      { "verbose", no_argument, NULL, 'v' },
-		{ "max-file-kib", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "compact", no_argument, NULL, 'c' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "max-file-kib", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct capture_opts o = { 0 };

@@ -39,8 +39,8 @@ struct ga_capture_skip {
 /* The summary `capture --json` prints (gpuaudit.capture/v1, docs/schema/capture.md). */
 struct ga_capture_report {
 	char *schema;
-	char *root;   /* the source root as given */
-	char *outdir; /* as given */
+	char *root;                 /* the source root as given */
+	char *outdir;               /* as given */
 	struct ga_ou64 files;       /* regular files written with content */
 	struct ga_ou64 empty_files; /* device nodes and libraries written as empty files */
 	struct ga_ou64 links;       /* symlinks recreated */

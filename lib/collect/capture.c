@@ -116,12 +116,12 @@ struct cap {
 	struct ga_capture_report *rep;
 	int out_fd;
 	size_t max_bytes, max_listed;
-	char *buf;               /* max_bytes + 1 */
-	struct strset out_dirs;  /* directories that exist in OUTDIR */
-	struct strset out_done;  /* files and links written to OUTDIR */
-	struct strset src_dirs;  /* source prefixes known to be directories (no link) */
-	struct strset pci_done;  /* PCI functions captured */
-	int err;                 /* first failed OUTDIR write (fatal) */
+	char *buf;              /* max_bytes + 1 */
+	struct strset out_dirs; /* directories that exist in OUTDIR */
+	struct strset out_done; /* files and links written to OUTDIR */
+	struct strset src_dirs; /* source prefixes known to be directories (no link) */
+	struct strset pci_done; /* PCI functions captured */
+	int err;                /* first failed OUTDIR write (fatal) */
 };
 
 static void count(struct ga_ou64 *c, uint64_t n)
@@ -135,8 +135,7 @@ static void skip(struct cap *c, const char *path, const char *reason)
 	count(&c->rep->skipped_count, 1);
 	if (c->rep->n_skipped >= c->max_listed)
 		return;
-	struct ga_capture_skip *s =
-	        ga_array_push((void **)&c->rep->skipped, &c->rep->n_skipped, sizeof(*s));
+	struct ga_capture_skip *s = ga_array_push((void **)&c->rep->skipped, &c->rep->n_skipped, sizeof(*s));
 	if (!s) {
 		c->err = -ENOMEM;
 		return;
@@ -200,7 +199,8 @@ static int out_mkdirs(struct cap *c, const char *rel)
 				struct stat st;
 				if (errno != EEXIST)
 					return out_fail(c, -errno, "mkdir", p);
-				if (fstatat(c->out_fd, p, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+				if (fstatat(c->out_fd, p, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+				    !S_ISDIR(st.st_mode))
 					return -ENOTDIR; /* a link or file of ours there: not written through */
 			}
 			if (set_add(&c->out_dirs, p) < 0)
@@ -631,7 +631,13 @@ static int list_dir(struct cap *c, const char *dir, int *ret_dfd, struct ent **r
 			struct stat st;
 			if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
-			t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : S_ISREG(st.st_mode) ? DT_REG : DT_FIFO;
+			t = S_ISDIR(st.st_mode)    ? DT_DIR
+			    : S_ISLNK(st.st_mode)  ? DT_LNK
+			    : S_ISREG(st.st_mode)  ? DT_REG
+			    : S_ISFIFO(st.st_mode) ? DT_FIFO
+			    : S_ISSOCK(st.st_mode) ? DT_SOCK
+			    : S_ISCHR(st.st_mode)  ? DT_CHR
+			                           : DT_BLK;
 		}
 		struct ent *e = ga_array_push((void **)&v, &n, sizeof(*e));
 		if (!e || !(e->name = ga_strdup(de->d_name))) {
@@ -654,6 +660,22 @@ static int list_dir(struct cap *c, const char *dir, int *ret_dfd, struct ent **r
 	return 0;
 }
 
+static const char *dtype_name(unsigned char t)
+{
+	switch (t) {
+	case DT_FIFO:
+		return "fifo";
+	case DT_SOCK:
+		return "socket";
+	case DT_CHR:
+		return "character device";
+	case DT_BLK:
+		return "block device";
+	default:
+		return "not a regular file";
+	}
+}
+
 static bool in_list(const char *name, const char *const *list)
 {
 	for (; list && *list; list++)
@@ -665,9 +687,10 @@ static bool in_list(const char *name, const char *const *list)
 /* Attributes never opened: their read has side effects, dumps device memory or waits on hardware. */
 static bool dangerous(const char *name)
 {
-	static const char *const never[] = { "rom", "vpd", "reset", "reset_method", "remove", "rescan",
-		                             "bind", "unbind", "new_id", "remove_id", "error", "config",
-		                             "edid", "suspend", "suspend_depth", NULL };
+	static const char *const never[] = { "rom",    "vpd",       "reset",         "reset_method",
+		                             "remove", "rescan",    "bind",          "unbind",
+		                             "new_id", "remove_id", "error",         "config",
+		                             "edid",   "suspend",   "suspend_depth", NULL };
 	if (in_list(name, never))
 		return true;
 	return !strncmp(name, "resource", 8) && name[8] >= '0' && name[8] <= '9';
@@ -732,7 +755,7 @@ static void grab_files(struct cap *c, const char *dir, const char *const *skippe
 		if (v[i].type == DT_REG)
 			copy_at(c, dfd, dir, v[i].name, c->max_bytes);
 		else if (v[i].type != DT_DIR && v[i].type != DT_LNK && join(rel, dir, v[i].name))
-			skip(c, rel, "not a regular file");
+			skip(c, rel, dtype_name(v[i].type));
 	}
 	ents_free(v, n);
 	close(dfd);
@@ -758,7 +781,7 @@ static void grab_tree(struct cap *c, const char *dir, int depth, const char *con
 		else if (v[i].type == DT_DIR)
 			grab_tree(c, rel, depth - 1, skipped);
 		else
-			skip(c, rel, "not a regular file");
+			skip(c, rel, dtype_name(v[i].type));
 	}
 	ents_free(v, n);
 	close(dfd);
@@ -791,7 +814,10 @@ static void each_entry(struct cap *c, const char *dir, const char *prefix, unsig
 		return;
 	for (size_t i = 0; i < n && !c->err; i++) {
 		char rel[CAP_PATH];
-		unsigned bit = v[i].type == DT_DIR ? 1u : v[i].type == DT_LNK ? 2u : v[i].type == DT_REG ? 4u : 8u;
+		unsigned bit = v[i].type == DT_DIR   ? 1u
+		               : v[i].type == DT_LNK ? 2u
+		               : v[i].type == DT_REG ? 4u
+		                                     : 8u;
 		if (!(types & bit) || strncmp(v[i].name, prefix, strlen(prefix)) || !join(rel, p, v[i].name))
 			continue;
 		fn(c, rel, v[i].name, v[i].type);
@@ -817,27 +843,80 @@ static bool digits_after(const char *name, size_t k)
 
 /* ------------------------------------------------------------ what is taken */
 
-static const char *const dmi_names[] = { "sys_vendor", "product_name", "product_version", "product_family",
-	                                 "product_sku", "board_vendor", "board_name", "board_version",
-	                                 "bios_vendor", "bios_version", "bios_date", "bios_release",
-	                                 "chassis_type", "chassis_vendor", "chassis_version", "modalias",
-	                                 NULL }; /* no *_serial, product_uuid, *_asset_tag */
+static const char *const dmi_names[] = {
+	"sys_vendor",   "product_name",   "product_version", "product_family", "product_sku", "board_vendor",
+	"board_name",   "board_version",  "bios_vendor",     "bios_version",   "bios_date",   "bios_release",
+	"chassis_type", "chassis_vendor", "chassis_version", "modalias",       NULL
+}; /* no *_serial, product_uuid, *_asset_tag */
 
-static const char *const pci_attrs[] = {
-	"vendor", "device", "subsystem_vendor", "subsystem_device", "class", "revision", "irq", "numa_node",
-	"local_cpulist", "local_cpus", "enable", "modalias", "resource", "uevent", "driver_override",
-	"current_link_speed", "max_link_speed", "current_link_width", "max_link_width",
-	"secondary_bus_number", "subordinate_bus_number", "boot_vga", "dma_mask_bits",
-	"consistent_dma_mask_bits", "d3cold_allowed", "broken_parity_status", "msi_bus", "ari_enabled",
-	"power_state", "sriov_numvfs", "sriov_totalvfs", "sriov_drivers_autoprobe", "aer_dev_correctable",
-	"aer_dev_fatal", "aer_dev_nonfatal", "aer_rootport_total_err_cor", "aer_rootport_total_err_fatal",
-	"aer_rootport_total_err_nonfatal", "mem_info_vram_total", "mem_info_vram_used",
-	"mem_info_vis_vram_total", "mem_info_vis_vram_used", "mem_info_gtt_total", "mem_info_gtt_used",
-	"product_name", "product_number", "vbios_version", "unique_id", "serial_number", "gpu_busy_percent",
-	"mem_busy_percent", "pcie_replay_count", "current_compute_partition", "available_compute_partition",
-	"current_memory_partition", "label", "index", "acpi_index", "driver", "iommu_group", "subsystem",
-	"physfn", "firmware_node", "xgmi_device_id", "xgmi_physical_id", "xgmi_num_links", "xgmi_error", NULL
-};
+static const char *const pci_attrs[] = { "vendor",
+	                                 "device",
+	                                 "subsystem_vendor",
+	                                 "subsystem_device",
+	                                 "class",
+	                                 "revision",
+	                                 "irq",
+	                                 "numa_node",
+	                                 "local_cpulist",
+	                                 "local_cpus",
+	                                 "enable",
+	                                 "modalias",
+	                                 "resource",
+	                                 "uevent",
+	                                 "driver_override",
+	                                 "current_link_speed",
+	                                 "max_link_speed",
+	                                 "current_link_width",
+	                                 "max_link_width",
+	                                 "secondary_bus_number",
+	                                 "subordinate_bus_number",
+	                                 "boot_vga",
+	                                 "dma_mask_bits",
+	                                 "consistent_dma_mask_bits",
+	                                 "d3cold_allowed",
+	                                 "broken_parity_status",
+	                                 "msi_bus",
+	                                 "ari_enabled",
+	                                 "power_state",
+	                                 "sriov_numvfs",
+	                                 "sriov_totalvfs",
+	                                 "sriov_drivers_autoprobe",
+	                                 "aer_dev_correctable",
+	                                 "aer_dev_fatal",
+	                                 "aer_dev_nonfatal",
+	                                 "aer_rootport_total_err_cor",
+	                                 "aer_rootport_total_err_fatal",
+	                                 "aer_rootport_total_err_nonfatal",
+	                                 "mem_info_vram_total",
+	                                 "mem_info_vram_used",
+	                                 "mem_info_vis_vram_total",
+	                                 "mem_info_vis_vram_used",
+	                                 "mem_info_gtt_total",
+	                                 "mem_info_gtt_used",
+	                                 "product_name",
+	                                 "product_number",
+	                                 "vbios_version",
+	                                 "unique_id",
+	                                 "serial_number",
+	                                 "gpu_busy_percent",
+	                                 "mem_busy_percent",
+	                                 "pcie_replay_count",
+	                                 "current_compute_partition",
+	                                 "available_compute_partition",
+	                                 "current_memory_partition",
+	                                 "label",
+	                                 "index",
+	                                 "acpi_index",
+	                                 "driver",
+	                                 "iommu_group",
+	                                 "subsystem",
+	                                 "physfn",
+	                                 "firmware_node",
+	                                 "xgmi_device_id",
+	                                 "xgmi_physical_id",
+	                                 "xgmi_num_links",
+	                                 "xgmi_error",
+	                                 NULL };
 
 static void pci_virtfn(struct cap *c, const char *rel, const char *name, unsigned char type)
 {
@@ -870,7 +949,8 @@ static void drm_card(struct cap *c, const char *rel, const char *name, unsigned 
 		if (list_dir(c, gt, &dfd, &v, &n) == 0) {
 			for (size_t i = 0; i < n; i++) {
 				char g[CAP_PATH];
-				if (v[i].type == DT_DIR && !strncmp(v[i].name, "gt", 2) && join(g, gt, v[i].name))
+				if (v[i].type == DT_DIR && !strncmp(v[i].name, "gt", 2) &&
+				    join(g, gt, v[i].name))
 					grab_files(c, g, NULL);
 			}
 			ents_free(v, n);
@@ -995,9 +1075,9 @@ static void pci_slot(struct cap *c, const char *rel, const char *name, unsigned 
 
 static void net_dev(struct cap *c, const char *rel, const char *name, unsigned char type)
 {
-	static const char *const attrs[] = { "speed", "mtu", "operstate", "type", "address", "carrier",
-		                             "duplex", "addr_len", "ifindex", "tx_queue_len", "dev_id",
-		                             "dev_port", "device", "subsystem", NULL };
+	static const char *const attrs[] = { "speed",   "mtu",      "operstate", "type",      "address",
+		                             "carrier", "duplex",   "addr_len",  "ifindex",   "tx_queue_len",
+		                             "dev_id",  "dev_port", "device",    "subsystem", NULL };
 	(void)name;
 	(void)type;
 	char p[CAP_PATH], s[CAP_PATH];
@@ -1010,8 +1090,8 @@ static void net_dev(struct cap *c, const char *rel, const char *name, unsigned c
 
 static void ib_port(struct cap *c, const char *rel, const char *name, unsigned char type)
 {
-	static const char *const attrs[] = { "state", "phys_state", "rate", "link_layer", "lid", "sm_lid",
-		                             "lid_mask_count", "cap_mask", NULL };
+	static const char *const attrs[] = { "state",  "phys_state",     "rate",     "link_layer", "lid",
+		                             "sm_lid", "lid_mask_count", "cap_mask", NULL };
 	static const char *const ndev[] = { "0", NULL };
 	(void)type;
 	if (!digits_after(name, 0))
@@ -1029,7 +1109,7 @@ static void ib_port(struct cap *c, const char *rel, const char *name, unsigned c
 static void ib_dev(struct cap *c, const char *rel, const char *name, unsigned char type)
 {
 	static const char *const attrs[] = { "hca_type", "fw_ver", "node_guid", "sys_image_guid", "node_type",
-		                             "board_id", "hw_rev", "node_desc", "device", NULL };
+		                             "board_id", "hw_rev", "node_desc", "device",         NULL };
 	(void)name;
 	(void)type;
 	char p[CAP_PATH], s[CAP_PATH];
@@ -1051,6 +1131,24 @@ static void drm_class(struct cap *c, const char *rel, const char *name, unsigned
 		return;
 	if (join(dev, p, "dev") && !set_has(&c->out_done, dev))
 		grab_files(c, p, s);
+}
+
+/* Block devices, which lstopo places under their PCI controller (no serial, no udev data). */
+static void block_dev(struct cap *c, const char *rel, const char *name, unsigned char type)
+{
+	static const char *const attrs[] = { "dev", "size", "removable", "ro", "uevent", "device", NULL };
+	static const char *const queue[] = { "hw_sector_size", "logical_block_size", "rotational", NULL };
+	static const char *const dev[] = { "devtype", "vendor", "model", NULL };
+	(void)name;
+	(void)type;
+	char p[CAP_PATH], s[CAP_PATH];
+	if (grab(c, rel, p) < 0)
+		return;
+	grab_names(c, p, attrs);
+	if (join(s, p, "queue") && ga_fs_is_dir(c->ctx, s))
+		grab_names(c, s, queue);
+	if (join(s, p, "device") && ga_fs_exists(c->ctx, s))
+		grab_dir_names(c, s, dev);
 }
 
 /* ---- CPU topology, caches, NUMA (what lstopo reads, and discover's CPU collector) ---- */
@@ -1111,11 +1209,12 @@ static void node_n(struct cap *c, const char *rel, const char *name, unsigned ch
 
 static void take_cpu_numa(struct cap *c)
 {
-	static const char *const cpu[] = { "online", "offline", "possible", "present", "isolated",
-		                           "kernel_max", "nohz_full", NULL };
+	static const char *const cpu[] = { "online",   "offline",    "possible",  "present",
+		                           "isolated", "kernel_max", "nohz_full", NULL };
 	static const char *const smt[] = { "active", "control", NULL };
-	static const char *const node[] = { "online", "possible", "has_cpu", "has_memory",
-		                            "has_normal_memory", "has_generic_initiator", NULL };
+	static const char *const node[] = { "online",     "possible",          "has_cpu",
+		                            "has_memory", "has_normal_memory", "has_generic_initiator",
+		                            NULL };
 	static const char *const cpus[] = { "cpus", NULL };
 	char p[CAP_PATH];
 	if (grab(c, "sys/devices/system/cpu", p) == 0) {
@@ -1157,7 +1256,8 @@ static bool safe_cgroup_path(const char *p, size_t n)
 	if (!n || p[0] != '/' || n >= 1024)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (p[i] == '.' && (i == 0 || p[i - 1] == '/') && (i + 1 == n || p[i + 1] == '/' || p[i + 1] == '.'))
+		if (p[i] == '.' && (i == 0 || p[i - 1] == '/') &&
+		    (i + 1 == n || p[i + 1] == '/' || p[i + 1] == '.'))
 			return false;
 	return true;
 }
@@ -1165,8 +1265,13 @@ static bool safe_cgroup_path(const char *p, size_t n)
 /* The cpuset files of the cgroup at path (under hierarchy dir base) and of each ancestor. */
 static void cgroup_cpuset(struct cap *c, const char *base, const char *path, size_t len)
 {
-	static const char *const v2[] = { "cpuset.cpus.effective", "cpuset.cpus", "cpuset.mems.effective",
-		                          "cpuset.mems", "cpuset.cpus.isolated", "cgroup.controllers", NULL };
+	static const char *const v2[] = { "cpuset.cpus.effective",
+		                          "cpuset.cpus",
+		                          "cpuset.mems.effective",
+		                          "cpuset.mems",
+		                          "cpuset.cpus.isolated",
+		                          "cgroup.controllers",
+		                          NULL };
 	static const char *const v1[] = { "cpuset.cpus", "cpuset.effective_cpus", "cpuset.mems",
 		                          "cpuset.effective_mems", NULL };
 	char p[CAP_PATH];
@@ -1226,9 +1331,11 @@ static void take_self(struct cap *c)
 
 static void take_modules(struct cap *c)
 {
-	static const char *const fixed[] = { "nvidia", "nvidia_uvm", "nvidia_modeset", "nvidia_drm",
-		                             "nvidia_peermem", "nvidia_fs", "amdgpu", "amdkfd", "i915", "xe",
-		                             "mlx5_core", "mlx5_ib", "ib_core", "habanalabs", NULL };
+	static const char *const fixed[] = { "nvidia",     "nvidia_uvm",     "nvidia_modeset",
+		                             "nvidia_drm", "nvidia_peermem", "nvidia_fs",
+		                             "amdgpu",     "amdkfd",         "i915",
+		                             "xe",         "mlx5_core",      "mlx5_ib",
+		                             "ib_core",    "habanalabs",     NULL };
 	static const char *const attrs[] = { "version", "initstate", "refcnt", "taint", "srcversion", NULL };
 	if (!ga_fs_is_dir(c->ctx, "sys/module"))
 		return;
@@ -1243,7 +1350,9 @@ static void take_modules(struct cap *c)
 		for (char *l = b.data; *l;) {
 			size_t n = strcspn(l, " \n");
 			char name[128];
-			if (n && n < sizeof(name) && strspn(l, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") >= n) {
+			if (n && n < sizeof(name) &&
+			    strspn(l, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") >=
+			            n) {
 				memcpy(name, l, n);
 				name[n] = '\0';
 				if (join(p, "sys/module", name) && ga_fs_is_dir(c->ctx, p))
@@ -1260,8 +1369,9 @@ static void take_modules(struct cap *c)
 
 static void dev_node(struct cap *c, const char *rel, const char *name, unsigned char type)
 {
-	static const char *const exact[] = { "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset",
-		                             "nvidia-nvlink", "kfd", NULL };
+	static const char *const exact[] = {
+		"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset", "nvidia-nvlink", "kfd", NULL
+	};
 	(void)type;
 	bool take = in_list(name, exact) || (!strncmp(name, "nvidia", 6) && digits_after(name, 6)) ||
 	            !strncmp(name, "nvidia-nvswitch", 15) || !strncmp(rel, "dev/nvidia-caps/", 16) ||
@@ -1283,8 +1393,8 @@ static void take_dev(struct cap *c)
 
 static void runtime_lib(struct cap *c, const char *rel, const char *name, unsigned char type)
 {
-	static const char *const libs[] = { "libcuda.so", "libnvidia-ml.so", "libamdhip64.so", "libze_loader.so",
-		                            "libOpenCL.so", NULL };
+	static const char *const libs[] = { "libcuda.so",      "libnvidia-ml.so", "libamdhip64.so",
+		                            "libze_loader.so", "libOpenCL.so",    NULL };
 	bool want = false;
 	for (const char *const *l = libs; *l && !want; l++)
 		want = !strncmp(name, *l, strlen(*l));
@@ -1314,10 +1424,18 @@ static int strcmp_ptr(const void *a, const void *b)
 
 static void take_libs(struct cap *c)
 {
-	static const char *const defaults[] = { "/lib", "/lib64", "/usr/lib", "/usr/lib64", "/lib/x86_64-linux-gnu",
-		                                "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
-		                                "/usr/lib/aarch64-linux-gnu", "/usr/local/lib", "/opt/rocm/lib",
-		                                "/opt/rocm/lib64", NULL };
+	static const char *const defaults[] = { "/lib",
+		                                "/lib64",
+		                                "/usr/lib",
+		                                "/usr/lib64",
+		                                "/lib/x86_64-linux-gnu",
+		                                "/usr/lib/x86_64-linux-gnu",
+		                                "/lib/aarch64-linux-gnu",
+		                                "/usr/lib/aarch64-linux-gnu",
+		                                "/usr/local/lib",
+		                                "/opt/rocm/lib",
+		                                "/opt/rocm/lib64",
+		                                NULL };
 	struct strset dirs = { 0 };
 	struct ga_buf conf;
 	ga_buf_init(&conf, 0);
@@ -1331,7 +1449,8 @@ static void take_libs(struct cap *c)
 		for (size_t i = 0; i < n; i++) {
 			size_t l = strlen(v[i].name);
 			char rel[CAP_PATH];
-			if (l > 5 && !strcmp(v[i].name + l - 5, ".conf") && join(rel, "etc/ld.so.conf.d", v[i].name)) {
+			if (l > 5 && !strcmp(v[i].name + l - 5, ".conf") &&
+			    join(rel, "etc/ld.so.conf.d", v[i].name)) {
 				grab(c, rel, NULL);
 				ga_buf_addc(&conf, '\n');
 				(void)ga_fs_read(c->ctx, rel, c->max_bytes, &conf);
@@ -1403,7 +1522,8 @@ static void take_fabric_manager(struct cap *c)
 	ga_free(t);
 	for (const char *const *f = pids; *f; f++) {
 		char *pid = NULL;
-		if (!ga_fs_exists(c->ctx, *f) || grab(c, *f, NULL) < 0 || ga_fs_read_attr(c->ctx, *f, &pid) < 0)
+		if (!ga_fs_exists(c->ctx, *f) || grab(c, *f, NULL) < 0 ||
+		    ga_fs_read_attr(c->ctx, *f, &pid) < 0)
 			continue;
 		char comm[64];
 		if (*pid && strspn(pid, "0123456789") == strlen(pid) && strlen(pid) < 16) {
@@ -1413,7 +1533,6 @@ static void take_fabric_manager(struct cap *c)
 		ga_free(pid);
 	}
 }
-
 
 /* ---- the container layer: toolkits, engines, CDI, device plugins, device access ---- */
 
@@ -1440,8 +1559,9 @@ static void mark_paths_in(struct cap *c, const char *text)
 {
 	size_t n = 0;
 	for (const char *t = text; t && *t && n < 4096; t++) {
-		if (*t != '/' || (t > text && (t[-1] == '/' || t[-1] == '.' || (t[-1] >= 'a' && t[-1] <= 'z') ||
-		                               (t[-1] >= 'A' && t[-1] <= 'Z') || (t[-1] >= '0' && t[-1] <= '9'))))
+		if (*t != '/' ||
+		    (t > text && (t[-1] == '/' || t[-1] == '.' || (t[-1] >= 'a' && t[-1] <= 'z') ||
+		                  (t[-1] >= 'A' && t[-1] <= 'Z') || (t[-1] >= '0' && t[-1] <= '9'))))
 			continue;
 		size_t l = strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-/:@");
 		if (l > 1 && l < 1024) {
@@ -1479,9 +1599,9 @@ static void config_dir_file(struct cap *c, const char *rel, const char *name, un
 /* The dpkg status stanzas of the container packages only (the file is megabytes). */
 static void take_dpkg(struct cap *c)
 {
-	static const char *const pkgs[] = { "nvidia-container-toolkit", "nvidia-container-toolkit-base",
+	static const char *const pkgs[] = { "nvidia-container-toolkit",  "nvidia-container-toolkit-base",
 		                            "libnvidia-container-tools", "libnvidia-container1",
-		                            "amd-container-toolkit", NULL };
+		                            "amd-container-toolkit",     NULL };
 	struct ga_buf b, o;
 	ga_buf_init(&b, 0);
 	ga_buf_init(&o, 0);
@@ -1491,8 +1611,8 @@ static void take_dpkg(struct cap *c)
 			size_t len = end ? (size_t)(end - st) + 2 : strlen(st);
 			for (const char *const *p = pkgs; *p; p++) {
 				size_t pl = strlen(*p);
-				if (len > 9 + pl && !strncmp(st, "Package: ", 9) && !strncmp(st + 9, *p, pl) &&
-				    st[9 + pl] == '\n') {
+				if (len > 9 + pl && !strncmp(st, "Package: ", 9) &&
+				    !strncmp(st + 9, *p, pl) && st[9 + pl] == '\n') {
 					ga_buf_add(&o, st, len);
 					break;
 				}
@@ -1616,21 +1736,38 @@ static void dp_entry(struct cap *c, const char *rel, const char *name, unsigned 
 
 static void take_container(struct cap *c)
 {
-	static const char *const bin_dirs[] = { "usr/bin", "usr/local/bin", "usr/sbin", "bin", "sbin",
-		                                "usr/local/nvidia/toolkit", NULL };
-	static const char *const bins[] = { "nvidia-container-runtime", "nvidia-container-cli", "nvidia-ctk",
-		                            "nvidia-container-runtime-hook", "nvidia-container-toolkit",
-		                            "nvidia-cdi-hook", "nvidia-container-runtime.cdi",
-		                            "nvidia-container-runtime.legacy", "amd-container-runtime", "amd-ctk",
-		                            "containerd", "dockerd", "crio", "runc", "crun", "runsc", "youki",
-		                            "kata-runtime", NULL };
+	static const char *const bin_dirs[] = { "usr/bin", "usr/local/bin", "usr/sbin",
+		                                "bin",     "sbin",          "usr/local/nvidia/toolkit",
+		                                NULL };
+	static const char *const bins[] = { "nvidia-container-runtime",
+		                            "nvidia-container-cli",
+		                            "nvidia-ctk",
+		                            "nvidia-container-runtime-hook",
+		                            "nvidia-container-toolkit",
+		                            "nvidia-cdi-hook",
+		                            "nvidia-container-runtime.cdi",
+		                            "nvidia-container-runtime.legacy",
+		                            "amd-container-runtime",
+		                            "amd-ctk",
+		                            "containerd",
+		                            "dockerd",
+		                            "crio",
+		                            "runc",
+		                            "crun",
+		                            "runsc",
+		                            "youki",
+		                            "kata-runtime",
+		                            NULL };
 	static const char *const configs[] = { "etc/nvidia-container-runtime/config.toml",
 		                               "etc/containerd/config.toml",
 		                               "var/lib/rancher/rke2/agent/etc/containerd/config.toml",
 		                               "var/lib/rancher/k3s/agent/etc/containerd/config.toml",
-		                               "etc/docker/daemon.json", "etc/crio/crio.conf", NULL };
+		                               "etc/docker/daemon.json",
+		                               "etc/crio/crio.conf",
+		                               NULL };
 	static const char *const conf_dirs[] = { "etc/containerd/conf.d", "etc/containerd/config.d",
-		                                 "etc/crio/crio.conf.d", "etc/cdi", "var/run/cdi", NULL };
+		                                 "etc/crio/crio.conf.d",  "etc/cdi",
+		                                 "var/run/cdi",           NULL };
 	for (const char *const *d = bin_dirs; *d && !c->err; d++)
 		for (const char *const *b = bins; *b; b++) {
 			char rel[CAP_PATH];
@@ -1661,13 +1798,25 @@ static void take_container(struct cap *c)
 
 static void take_identity(struct cap *c)
 {
-	static const char *const files[] = { "proc/version", "proc/cmdline", "proc/uptime", "proc/cpuinfo",
-		                             "proc/meminfo", "proc/modules", "proc/devices", "proc/1/cgroup",
-		                             "proc/sys/kernel/hostname", "proc/sys/kernel/osrelease",
-		                             "proc/sys/kernel/version", "proc/sys/kernel/random/boot_id",
-		                             "etc/os-release", "usr/lib/os-release", "etc/hostname",
-		                             "etc/dgx-release", "opt/rocm/.info/version",
-		                             "opt/rocm/.info/version-dev", NULL };
+	static const char *const files[] = { "proc/version",
+		                             "proc/cmdline",
+		                             "proc/uptime",
+		                             "proc/cpuinfo",
+		                             "proc/meminfo",
+		                             "proc/modules",
+		                             "proc/devices",
+		                             "proc/1/cgroup",
+		                             "proc/sys/kernel/hostname",
+		                             "proc/sys/kernel/osrelease",
+		                             "proc/sys/kernel/version",
+		                             "proc/sys/kernel/random/boot_id",
+		                             "etc/os-release",
+		                             "usr/lib/os-release",
+		                             "etc/hostname",
+		                             "etc/dgx-release",
+		                             "opt/rocm/.info/version",
+		                             "opt/rocm/.info/version-dev",
+		                             NULL };
 	static const char *const markers[] = { ".dockerenv", "run/.containerenv", NULL };
 	for (const char *const *f = files; *f && !c->err; f++)
 		grab(c, *f, NULL);
@@ -1695,13 +1844,16 @@ static void take_devices(struct cap *c)
 		each_entry(c, "sys/bus/pci/slots", "", T_DIR, pci_slot);
 	if (ga_fs_is_dir(c->ctx, "sys/class/net"))
 		each_entry(c, "sys/class/net", "", T_LNK | T_DIR, net_dev);
+	if (ga_fs_is_dir(c->ctx, "sys/class/block"))
+		each_entry(c, "sys/class/block", "", T_LNK, block_dev);
 	if (ga_fs_is_dir(c->ctx, "sys/class/infiniband"))
 		each_entry(c, "sys/class/infiniband", "", T_LNK | T_DIR, ib_dev);
 	if (ga_fs_is_dir(c->ctx, "sys/class/drm")) {
 		grab(c, "sys/class/drm/version", NULL);
 		each_entry(c, "sys/class/drm", "", T_LNK, drm_class);
 	}
-	if (ga_fs_exists(c->ctx, "sys/class/kfd/kfd/topology") && grab(c, "sys/class/kfd/kfd/topology", p) == 0)
+	if (ga_fs_exists(c->ctx, "sys/class/kfd/kfd/topology") &&
+	    grab(c, "sys/class/kfd/kfd/topology", p) == 0)
 		grab_tree(c, p, 4, NULL);
 	take_modules(c);
 	for (const char *const *d = nvproc; *d; d++)
@@ -1725,7 +1877,8 @@ static int open_outdir(struct ga_ctx *ctx, const char *out, int *ret_fd)
 			return ga_err(ctx, -ENOTDIR, "%s exists and is not a directory", out);
 		if (st.st_uid != geteuid() || (st.st_mode & 022))
 			return ga_err(ctx, -EPERM,
-			              "%s is not yours or is writable by group or others; refusing (use a new directory)",
+			              "%s is not yours or is writable by group or others; refusing (use a "
+			              "new directory)",
 			              out);
 	} else if (errno == ENOENT) {
 		char p[CAP_PATH];
@@ -1807,7 +1960,8 @@ static int check_not_inside(struct ga_ctx *ctx, const char *out)
 	if (real && root && strcmp(root, "/")) {
 		size_t n = strlen(root);
 		if (!strncmp(real, root, n) && (real[n] == '/' || !real[n]))
-			r = ga_err(ctx, -EINVAL, "OUTDIR %s must not be inside the source root %s", out, ctx->root);
+			r = ga_err(ctx, -EINVAL, "OUTDIR %s must not be inside the source root %s", out,
+			           ctx->root);
 	}
 	ga_free(real);
 	free(root);
