@@ -32,13 +32,16 @@ else
 fi
 # capturing a tree reproduces its snapshot: every fixture, synthesized or recorded
 # (symlinked sysfs, vendor files, the container layer, CDI, device plug-ins)
+# (one line when all agree, so that a new fixture does not change this file)
+differ=0
 for d in "$FIXTURES"/nodes/*/root; do
 	f=$(basename "$(dirname "$d")")
 	timeout 30 "$GPUAUDIT" capture --root "$d" "cap-$f" >/dev/null 2>&1 || echo "$f: capture failed"
 	"$GPUAUDIT" discover --no-vendor --root "$d" --json >"$f.a.json"
 	"$GPUAUDIT" discover --no-vendor --root "cap-$f" --json >"$f.b.json"
-	cmp -s "$f.a.json" "$f.b.json" && echo "$f: capture of fixture same" || diff -u "$f.a.json" "$f.b.json" | head -40
+	cmp -s "$f.a.json" "$f.b.json" || { differ=1; echo "$f: capture of fixture differs"; diff -u "$f.a.json" "$f.b.json" | head -40; }
 done
+[ $differ = 0 ] && echo "every fixture: capture of fixture same"
 # the summary: a model document (gpuaudit.capture/v1) with the counts
 "$GPUAUDIT" capture --root "$FIXTURES/nodes/cpu-vm/root" sum --json >sum.json
 python3 -c '
