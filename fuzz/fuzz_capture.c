@@ -24,9 +24,10 @@
 #define SEP "@@@\n"
 
 static const char *const files[] = {
-	"proc/self/cgroup", "proc/modules", "etc/ld.so.conf", "var/lib/dpkg/status", "etc/passwd",
-	"etc/group", "dev/.fixture-perms", "etc/cdi/nvidia.yaml", "etc/containerd/config.toml",
-	"proc/mounts", "proc/self/status",
+	"proc/self/cgroup",    "proc/modules",        "etc/ld.so.conf",
+	"var/lib/dpkg/status", "etc/passwd",          "etc/group",
+	"dev/.fixture-perms",  "etc/cdi/nvidia.yaml", "etc/containerd/config.toml",
+	"proc/mounts",         "proc/self/status",
 };
 static const char *const link_paths[] = {
 	"sys/class/net/eth0",
