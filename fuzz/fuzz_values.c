@@ -1,10 +1,12 @@
 /*
  * fuzz_values.c - the small value parsers on arbitrary text: PCIe speed
- * strings, cpulists and lexical path normalisation. Checks their contracts:
- * speeds are -1 or in (0, 1000], counts -1 or non-negative, and a normalised
+ * strings, cpulists (count and bitmap) and lexical path normalisation. Checks their
+ * contracts: speeds are -1 or in (0, 1000], counts -1 or non-negative, a parsed
+ * cpulist agrees with its count and ends on its highest id, and a normalised
  * path never starts with '/', never has an empty, "." or ".." component,
  * and normalising it again changes nothing.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "fuzz.h"
@@ -48,6 +50,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	long k = ga_cpulist_count(s);
 	FUZZ_CHECK(k >= -1);
+	/* the bitmap parser takes only lists the counter takes, and sets at most k bits (overlaps count twice) */
+	uint64_t *w = NULL;
+	size_t nbits = 0;
+	int r = ga_cpulist_parse(s, &w, &nbits);
+	FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOMEM);
+	if (r == 0) {
+		FUZZ_CHECK(k != -1 || strlen(s) > 20); /* -1 only from the counter's total cap */
+		FUZZ_CHECK(nbits <= GA_CPULIST_MAX_ID);
+		long bits = 0;
+		for (size_t i = 0; i < (nbits + 63) / 64; i++)
+			bits += __builtin_popcountll(w[i]);
+		FUZZ_CHECK(k == -1 || (bits <= k && (k == 0) == (bits == 0)));
+		FUZZ_CHECK(!nbits || (w[(nbits - 1) / 64] >> ((nbits - 1) % 64)) & 1);
+	}
+	ga_free(w);
 
 	check_path(s);
 	free(s);

@@ -17,6 +17,9 @@
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/sarif.h"
+#include "gpuaudit/atomicfile.h"
+#include "gpuaudit/cyclonedx.h"
+#include "gpuaudit/kmsg.h"
 
 enum mode { MODE_TEXT, MODE_JSON, MODE_SARIF };
 
@@ -78,6 +81,9 @@ struct fidx {
 	const struct ga_finding **v;
 	size_t n;
 	bool *printed;
+	const struct ga_deps_inventory *inv;
+	const struct ga_deps_plugin_use *uses; /* plug-ins loaded by name */
+	size_t n_uses;
 };
 
 static void print_findings_for(FILE *o, struct fidx *ix, const char *subject, const char *indent)
@@ -118,10 +124,38 @@ static void print_signals(FILE *o, const struct ga_dep_signal *v, size_t n, cons
 		}
 }
 
+/* "loads by name: NAME (HOST BRINGS) -> PATH, NEEDS a, b" for each plug-in use of host (-1: ICD files) */
+static void print_plugins(FILE *o, const struct fidx *ix, long host, const char *indent)
+{
+	for (size_t k = 0; k < ix->n_uses; k++) {
+		const struct ga_deps_plugin_use *u = &ix->uses[k];
+		if (u->host != host)
+			continue;
+		if (host < 0)
+			fprintf(o, "%s%s: ", indent, cli_esc(u->host_path));
+		else
+			fprintf(o, "%sloads by name: ", indent);
+		fprintf(o, "%s (%s %s, %s)", cli_esc(u->name), u->conv->host, u->conv->brings,
+		        ga_dep_backend_name(u->conv->backend));
+		const struct ga_deps_file *pf = u->found >= 0 ? &ix->inv->files[u->found] : NULL;
+		if (!pf) {
+			fprintf(o, " -> not in the scanned tree\n");
+			continue;
+		}
+		fprintf(o, " -> %s", cli_esc(pf->path));
+		size_t n = 0;
+		for (size_t i = 0; pf->elf && i < pf->elf->n_needed; i++)
+			if (ga_vendor_lib_find(pf->elf->needed[i], NULL))
+				fprintf(o, "%s%s", n++ ? ", " : ", NEEDS ", cli_esc(pf->elf->needed[i]));
+		fputc('\n', o);
+	}
+}
+
 static void print_file(FILE *o, const struct ga_deps_file *f, struct fidx *ix)
 {
 	fprintf(o, "  %s\n", cli_esc(f->path));
 	print_signals(o, f->signals, f->n_signals, "    ");
+	print_plugins(o, ix, (long)(f - ix->inv->files), "    ");
 	print_findings_for(o, ix, f->path, "    ");
 }
 
@@ -150,6 +184,10 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	}
 	for (size_t i = 0; i < fs->n; i++)
 		ix.v[ix.n++] = &fs->v[i];
+	struct ga_deps_plugin_use *uses = NULL;
+	ix.inv = inv;
+	if (ga_deps_plugin_uses(inv, t, &uses, &ix.n_uses) == 0)
+		ix.uses = uses;
 	qsort(ix.v, ix.n, sizeof(*ix.v), cmp_finding_subject);
 
 	size_t elf = 0;
@@ -197,6 +235,12 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 		header = true;
 		print_file(o, &inv->files[i], &ix);
 	}
+	for (size_t k = 0; k < ix.n_uses; k++)
+		if (ix.uses[k].host < 0) {
+			fprintf(o, "\nICD files\n");
+			print_plugins(o, &ix, -1, "  ");
+			break;
+		}
 	header = false;
 	for (size_t i = 0; i < ix.n; i++) {
 		if (ix.printed[i])
@@ -221,11 +265,13 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	        sev[GA_SEV_ERROR] + sev[GA_SEV_CRITICAL], sev[GA_SEV_WARNING]);
 	free(ix.v);
 	free(ix.printed);
+	ga_free(uses);
 }
 
 struct deps_cli {
 	struct ga_deps_opts o;
 	const char *target_spec, *for_file, *class_name, *policy_file, *ld_path;
+	const char *cyclonedx; /* --cyclonedx FILE, "-" stdout */
 	enum mode mode;
 	int modes, verbose;
 	bool compact;
@@ -272,6 +318,9 @@ static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 	case 'v':
 		d->verbose++;
 		return CLI_NEXT;
+	case 'X':
+		d->cyclonedx = arg;
+		return CLI_NEXT;
 	default:
 		return CLI_UNKNOWN;
 	}
@@ -298,6 +347,10 @@ static int deps_parse(struct cli *cli, int argc, char **argv, const struct optio
 		return cli_error(cli, "deps", EXIT_USAGE, "--json and --sarif exclude each other");
 	if (d->target_spec && d->for_file)
 		return cli_error(cli, "deps", EXIT_USAGE, "--target and --for exclude each other");
+	if (d->cyclonedx && !strcmp(d->cyclonedx, "-") && d->mode != MODE_TEXT)
+		return cli_error(cli, "deps", EXIT_USAGE,
+		                 "--cyclonedx - writes the SBOM on stdout: it excludes --json and --sarif "
+		                 "(give --cyclonedx FILE)");
 	if (!!d->class_name != !!d->policy_file)
 		return cli_error(cli, "deps", EXIT_USAGE, "--for-class and --policy go together");
 	return CLI_NEXT;
@@ -414,8 +467,72 @@ static int deps_write(struct cli *cli, const struct deps_cli *d, const struct ga
 		code = cli_error(cli, "deps", EXIT_INTERNAL, "JSON writer failed");
 	else
 		fwrite(out.data, 1, out.len, cli->out);
+	if (d->mode != MODE_SARIF) {
+		/* the findings back to the caller (--cyclonedx builds its own report from them) */
+		ga_findings_release(fs);
+		*fs = rep.findings;
+		ga_findings_init(&rep.findings);
+	}
 	ga_deps_report_release(&rep);
 	ga_buf_release(&out);
+	return code;
+}
+
+/*
+ * --cyclonedx: the SBOM of the report built from inv, t and fs (which it
+ * takes over). metadata.timestamp is the clock or GPUAUDIT_NOW (Unix seconds
+ * or RFC 3339, as the other commands take it); the serial number is random,
+ * or with GPUAUDIT_NOW derived from the time and the paths, so that tests
+ * can compare whole documents.
+ */
+static int deps_cyclonedx(struct cli *cli, struct ga_ctx *ctx, const struct deps_cli *d, char **paths,
+                          int n_paths, const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                          struct ga_findings *fs, const char *verdict)
+{
+	struct ga_deps_report rep;
+	struct ga_buf out, subject;
+	ga_buf_init(&out, 0);
+	ga_buf_init(&subject, 0);
+	int code = EXIT_OK;
+	for (int i = 0; i < n_paths; i++)
+		ga_buf_addf(&subject, "%s%s", i ? " " : "", paths[i]);
+	const char *e = getenv("GPUAUDIT_NOW");
+	int64_t now = (int64_t)time(NULL);
+	bool fixed = e && ga_wall_time_parse(e, &now) == 0;
+	uint8_t u[16];
+	uint64_t h1 = 1469598103934665603ull, h2 = 0x9e3779b97f4a7c15ull;
+	if (fixed || getentropy(u, sizeof(u)) < 0) {
+		/* FNV-1a over the time and the subject, two lanes */
+		char seed[32];
+		snprintf(seed, sizeof(seed), "%lld:", (long long)now);
+		for (const char *s = seed; *s; s++)
+			h1 = (h1 ^ (uint8_t)*s) * 1099511628211ull;
+		for (size_t i = 0; i < subject.len; i++) {
+			h1 = (h1 ^ (uint8_t)subject.data[i]) * 1099511628211ull;
+			h2 = (h2 ^ (uint8_t)subject.data[i]) * 1099511628211ull;
+		}
+		for (int i = 0; i < 8; i++) {
+			u[i] = (uint8_t)(h1 >> (8 * i));
+			u[8 + i] = (uint8_t)(h2 >> (8 * i));
+		}
+	}
+	u[6] = (uint8_t)((u[6] & 0x0f) | 0x40); /* version 4 */
+	u[8] = (uint8_t)((u[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+	char serial[64];
+	snprintf(serial, sizeof(serial),
+	         "urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+	         u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	struct ga_cdx_opts o = { now, serial, subject.data, verdict };
+	if (ga_deps_report_build(inv, t, fs, &rep) < 0 || ga_cyclonedx_write(&rep, &o, &out, true) < 0)
+		code = cli_error(cli, "deps", EXIT_INTERNAL, "CycloneDX writer failed");
+	else if (!strcmp(d->cyclonedx, "-"))
+		fwrite(out.data, 1, out.len, cli->out);
+	else if (ga_file_write_atomic(ctx, d->cyclonedx, out.data, out.len, 0644) < 0)
+		code = cli_error(cli, "deps", EXIT_USAGE, "--cyclonedx %s: %s", d->cyclonedx,
+		                 ga_ctx_errmsg(ctx));
+	ga_deps_report_release(&rep);
+	ga_buf_release(&out);
+	ga_buf_release(&subject);
 	return code;
 }
 
@@ -435,6 +552,7 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		{ "max-total-bytes", required_argument, NULL, 'M' },
 		{ "ld-library-path", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "cyclonedx", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct deps_cli d = { .mode = MODE_TEXT };
@@ -472,9 +590,15 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 	}
 	ga_findings_sort(&fs);
 	int worst = ga_findings_max_severity(&fs);
-	if (d.mode == MODE_TEXT)
+	const char *verdict = worst >= GA_SEV_ERROR ? "FAIL" : inv.n_gaps ? "INCOMPLETE" : "PASS";
+	bool sbom_out = d.cyclonedx && !strcmp(d.cyclonedx, "-");
+	if (d.mode == MODE_TEXT && !sbom_out)
 		print_text(cli->out, &inv, &t, &fs, target_from);
-	else if ((code = deps_write(cli, &d, &inv, &t, &fs)) != EXIT_OK)
+	else if (d.mode != MODE_TEXT && (code = deps_write(cli, &d, &inv, &t, &fs)) != EXIT_OK)
+		goto out;
+	/* after the report: the SBOM takes the findings over */
+	if (d.cyclonedx &&
+	    (code = deps_cyclonedx(cli, ctx, &d, paths, n_paths, &inv, &t, &fs, verdict)) != EXIT_OK)
 		goto out;
 	/* a PATH that cannot be read first; then errors; then anything left unread (a cap, damaged input) */
 	code = scanned != EXIT_OK      ? scanned

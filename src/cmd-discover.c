@@ -190,11 +190,24 @@ static void print_machine(FILE *o, const struct ga_node *n)
 		fprintf(o, ", %llu threads", (unsigned long long)c->threads.v);
 	if (c->isa_level)
 		fprintf(o, ", %s", cli_esc(c->isa_level));
+	if (c->offline && *c->offline)
+		fprintf(o, ", offline %s", cli_esc(c->offline));
+	if (c->isolated && *c->isolated)
+		fprintf(o, ", isolated %s", cli_esc(c->isolated));
+	for (size_t i = 0; i < c->n_core_kinds; i++)
+		fprintf(o, "%s%s %s", i ? " + " : ", kinds ", or_dash(c->core_kinds[i].kind),
+		        or_dash(c->core_kinds[i].cpulist));
 	fputc('\n', o);
+	if (c->cpuset && (!c->online || strcmp(c->cpuset, c->online)))
+		fprintf(o, "  %-10s %s (of %s online)\n", "cpuset", cli_esc(c->cpuset), or_dash(c->online));
 	fprintf(o, "  %-10s %zu node%s", "numa", c->n_numa_nodes, c->n_numa_nodes == 1 ? "" : "s");
-	for (size_t i = 0; i < c->n_numa_nodes && i < 16; i++)
-		fprintf(o, "%s%llu:%s", i ? " " : "  ", (unsigned long long)c->numa_nodes[i].id.v,
-		        or_dash(c->numa_nodes[i].cpulist));
+	/* a CPU-less node by its kind: "1:gpu" */
+	for (size_t i = 0; i < c->n_numa_nodes && i < 16; i++) {
+		const struct ga_numa_node *nn = &c->numa_nodes[i];
+		bool cpuless = nn->cpuless.set && nn->cpuless.v;
+		fprintf(o, "%s%llu:%s", i ? " " : "  ", (unsigned long long)nn->id.v,
+		        cpuless && nn->kind ? cli_esc(nn->kind) : or_dash(nn->cpulist));
+	}
 	fputc('\n', o);
 	char mem[32] = "-", hp[32] = "-";
 	if (c->mem_total_bytes.set)

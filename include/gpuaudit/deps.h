@@ -94,6 +94,10 @@ struct ga_deps_tree {
 	 * ("KEY=value", in order; empty when none) and its com.nvidia.cuda.version label (NULL none) */
 	struct ga_strv nvidia_env;
 	char *cuda_version_label;
+	/* plug-ins: the tree's OpenCL ICD files (etc/OpenCL/vendors/NAME.icd) and Vulkan ICD manifests
+	 * ({usr/share,etc}/vulkan/icd.d/NAME.json), path and text as for ld.so.conf */
+	struct ga_deps_ldconf *icds;
+	size_t n_icds;
 };
 
 struct ga_deps_gap {
@@ -203,6 +207,10 @@ struct ga_deps_target {
 	/* the target's glibc ("2.31") and libstdc++ as its highest GLIBCXX_ version ("3.4.30"); "" unknown */
 	char glibc[GA_SYMVER_LEN];
 	char libstdcxx[GA_SYMVER_LEN];
+	/* forward compatibility: the GPU brand as the toolkit / NVML names it ("tesla"; "" unknown) and
+	 * the GPU's class (from the brand, or from the snapshot's product name) */
+	char brand[32];
+	int gpu_class; /* enum ga_gpu_class */
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);
@@ -263,6 +271,9 @@ struct ga_deps_report_target {
 	struct ga_strv required_archs;
 	char *glibc;     /* "2.31"; NULL (key left out) unknown */
 	char *libstdcxx; /* GLIBCXX_ version the target's libstdc++ has, "3.4.30"; NULL unknown */
+	char *driver;    /* "550.54.15"; NULL (key left out) unknown */
+	char *brand;     /* "tesla"; NULL (key left out) unknown */
+	char *gpu_class; /* "datacenter", "pro", "consumer"; NULL (key left out) unknown */
 };
 
 struct ga_deps_report_scanned {
@@ -329,6 +340,16 @@ struct ga_deps_report_elf {
 	char *gcc_needed;
 };
 
+/* A library a file loads by name (plug-in convention), and where the scan found it. */
+struct ga_deps_report_plugin {
+	char *name;           /* as named: "libonnxruntime_providers_cuda.so" */
+	char *host;           /* the convention's loader: "ONNX Runtime" */
+	char *brings;         /* "CUDA execution provider" */
+	char *backend;        /* ga_dep_backend_name */
+	char *found;          /* the plug-in's shown path in the same tree; NULL not in the scanned tree */
+	struct ga_strv needs; /* the plug-in's vendor DT_NEEDED names (found only) */
+};
+
 struct ga_deps_report_file {
 	char *path;
 	char *package; /* the owning package's name; NULL when none */
@@ -336,6 +357,8 @@ struct ga_deps_report_file {
 	struct ga_deps_report_elf elf;
 	struct ga_deps_report_signal *signals;
 	size_t n_signals;
+	struct ga_deps_report_plugin *plugins; /* libraries it loads by name (key left out when none) */
+	size_t n_plugins;
 };
 
 struct ga_deps_report {
@@ -382,6 +405,88 @@ int ga_deps_judge_symver(const struct ga_deps_inventory *inv, const struct ga_de
  * out filled, 0 when the name has no manylinux tag.
  */
 int ga_deps_manylinux_glibc(const char *wheel, char *out, size_t outlen);
+
+/* ---- plug-ins loaded by name (lib/deps/plugins.c table, lib/analyze/deps-plugins.c): pure ---- */
+
+enum {
+	GA_PLUGIN_SAME_DIR =
+	        1u << 0, /* loaded from the directory of the library that names it (ONNX Runtime) */
+	GA_PLUGIN_BACKEND = 1u << 1, /* without it the host's back end of that vendor is not available */
+	GA_PLUGIN_ICD = 1u << 2,     /* a vendor library an OpenCL / Vulkan ICD file names */
+};
+
+struct ga_deps_plugin_conv {
+	const char *stem; /* "libonnxruntime_providers_cuda"; a trailing '*' matches a prefix */
+	enum ga_dep_backend backend;
+	unsigned flags;     /* GA_PLUGIN_* */
+	const char *host;   /* who loads it: "ONNX Runtime", "NCCL", "OpenCL ICD" */
+	const char *brings; /* "CUDA execution provider" */
+};
+/* The convention a library name follows ("libnccl-net-ib.so", "/x/libonnxruntime_providers_cuda.so"); NULL none. */
+const struct ga_deps_plugin_conv *ga_deps_plugin_find(const char *name);
+const struct ga_deps_plugin_conv *ga_deps_plugin_table(size_t *ret_n);
+
+/* One library named by another (or by an ICD file) that follows a convention of the table. */
+struct ga_deps_plugin_use {
+	size_t tree;
+	long host;             /* file index of the ELF file naming it; -1 for an ICD file */
+	const char *host_path; /* as shown (points into the inventory) */
+	char name[256];        /* the name as written ("libonnxruntime_providers_cuda.so") */
+	const struct ga_deps_plugin_conv *conv;
+	long found; /* file index of the plug-in inside the same tree (symlinks followed); -1 not there */
+};
+/*
+ * Every plug-in use of inv: the dlopen names of its ELF files and the library
+ * each ICD file names, looked up in the same tree (the host's directory for
+ * GA_PLUGIN_SAME_DIR, else the loader's search from the host, t's
+ * LD_LIBRARY_PATH included when t is given). *ret is freed with ga_free.
+ * 0 or -ENOMEM.
+ */
+int ga_deps_plugin_uses(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                        struct ga_deps_plugin_use **ret, size_t *ret_n);
+/*
+ * GA-DEPS-PLUGIN-MISSING (a back-end plug-in of the target's vendor named but
+ * not in the tree) and the chain evidence ("loaded_by") on the findings of
+ * plug-ins found in the tree. Called by ga_deps_judge. 0 or -ENOMEM.
+ */
+int ga_deps_judge_plugins(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                          const struct ga_deps_plugin_use *uses, size_t n_uses, struct ga_findings *out,
+                          size_t first_finding);
+
+/* ---- CUDA forward compatibility (lib/analyze/deps-compat.c): pure ---- */
+
+enum ga_gpu_class {
+	GA_GPU_CLASS_UNKNOWN = 0,
+	GA_GPU_CLASS_DATACENTER, /* NVIDIA data-centre GPUs (brand tesla; H100, A100, L40 ...) */
+	GA_GPU_CLASS_PRO,        /* professional RTX / Quadro: forward compatibility on select SKUs */
+	GA_GPU_CLASS_CONSUMER,   /* GeForce, TITAN: no forward compatibility (error 804) */
+};
+/* "datacenter", "pro", "consumer", "unknown". */
+const char *ga_gpu_class_name(enum ga_gpu_class c);
+/* The class of a toolkit / NVML brand name ("tesla", "geforce", "nvidiartx"; case ignored). */
+enum ga_gpu_class ga_gpu_class_for_brand(const char *brand);
+/* The class of a product name ("NVIDIA H100 80GB HBM3", "NVIDIA GeForce RTX 4090"). */
+enum ga_gpu_class ga_gpu_class_for_model(const char *model);
+
+/* A tree's CUDA forward-compatibility libraries (cuda-compat). */
+struct ga_deps_compat {
+	size_t tree;
+	int cuda_version;  /* the CUDA the compat driver runs (1000*maj+10*min); -1 unknown */
+	char driver[32];   /* the compat libcuda's driver version ("570.124.06"); "" unknown */
+	const char *where; /* a compat file or the cuda-compat package's metadata, as shown */
+	const char *pkg;   /* "cuda-compat-12-8" when a package says so; NULL */
+};
+/* Is this file one of the forward-compatibility libraries (.../cuda-X.Y/compat/libcuda.so.N)? */
+bool ga_deps_compat_file(const struct ga_deps_file *f);
+/*
+ * What forward compatibility gives each tree on t: out[tree] (n_trees entries)
+ * is the CUDA version to judge its runtimes and PTX against (t->cuda_version
+ * when none applies). 0 or -ENOMEM.
+ */
+int ga_deps_compat_cudas(const struct ga_deps_inventory *inv, const struct ga_deps_target *t, int *out);
+/* GA-DEPS-CUDA-COMPAT per tree with compat libraries on a CUDA target. 0 or -ENOMEM. */
+int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                         struct ga_findings *out);
 
 #ifdef __cplusplus
 }

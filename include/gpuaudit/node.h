@@ -53,6 +53,16 @@ struct ga_numa_node {
 	char *cpulist;
 	struct ga_ou64 cpus;
 	struct ga_ou64 mem_total_bytes;
+	struct ga_obool cpuless;  /* no CPUs (cpulist empty): GPU memory, CXL or a memory-only tier */
+	struct ga_u64v distances; /* nodeN/distance, one per node in numa_nodes order */
+	char *kind;               /* "dram" (has CPUs), "gpu", "cxl", "memory" (CPU-less, unknown) */
+};
+
+/* One kind of core on a hybrid CPU (Intel P/E cores, Arm big/little by MIDR or capacity). */
+struct ga_core_kind {
+	char *kind; /* "core", "atom", "lowpower", an Arm part name, or "capacity-<max>" */
+	char *cpulist;
+	struct ga_ou64 count;
 };
 
 struct ga_cpu {
@@ -64,12 +74,26 @@ struct ga_cpu {
 	struct ga_ou64 sockets;
 	struct ga_ou64 cores;
 	struct ga_ou64 threads;
-	char *isa_level; /* "x86-64-v1".."x86-64-v4" */
+	char *isa_level; /* "x86-64-v1".."x86-64-v4", "armv8.0-a".."armv9.0-a", "power9" */
 	struct ga_ou64 mem_total_bytes;
 	struct ga_ou64 hugepages_total;
 	struct ga_ou64 hugepage_size_bytes;
 	struct ga_numa_node *numa_nodes;
 	size_t n_numa_nodes;
+	/* sysfs topology (lib/collect/cputopo.c); sockets/cores/threads above count ONLINE CPUs */
+	struct ga_ou64 dies;
+	struct ga_ou64 clusters;
+	struct ga_ou64 cpus_present;
+	char *online; /* cpulists as the kernel prints them ("" = empty) */
+	char *offline;
+	char *isolated;
+	char *cpuset; /* CPUs this process may use: cgroup cpuset.cpus.effective, else Cpus_allowed_list */
+	struct ga_core_kind *core_kinds; /* empty unless the CPU has more than one kind of core */
+	size_t n_core_kinds;
+	struct ga_ou64 implementer; /* aarch64 MIDR_EL1 implementer and part number */
+	struct ga_ou64 part;
+	struct ga_strv
+	        isa_features; /* the ISA extensions that matter to compute code, as the kernel names them */
 };
 
 struct ga_link {
@@ -639,6 +663,13 @@ size_t ga_pci_path_links(const struct ga_pci_dev *pd, struct ga_pci_link_view *o
 double ga_pcie_speed_parse(const char *s);
 /* Count CPUs in a cpulist ("0-3,8,10-11"); -1 on malformed input. */
 long ga_cpulist_count(const char *s);
+/*
+ * Parse a cpulist into a bitmap: *ret_words (ga_free) holds (*ret_nbits + 63) / 64 words,
+ * *ret_nbits = the highest id + 1 (0 and NULL for an empty list). Ids must stay below
+ * GA_CPULIST_MAX_ID. 0, -EINVAL (outputs untouched) or -ENOMEM.
+ */
+#define GA_CPULIST_MAX_ID (1u << 20)
+int ga_cpulist_parse(const char *s, uint64_t **ret_words, size_t *ret_nbits);
 
 /*
  * InfiniBand sysfs values (drivers/infiniband/core/sysfs.c formats). A port's rate,

@@ -41,6 +41,11 @@ struct ga_dblv {
 	double *v;
 	size_t n;
 };
+/* A list of unsigned integers (GA_F_U64V); v == NULL is absent (null, or left out with GA_FF_OMIT). */
+struct ga_u64v {
+	uint64_t *v;
+	size_t n;
+};
 /* A list of strings; n entries, v NULL-terminated. */
 struct ga_strv {
 	char **v;
@@ -73,6 +78,7 @@ enum ga_ftype {
 	 * name. For documents whose members depend on a kind (gpuaudit.bench/v1).
 	 */
 	GA_F_GROUP,
+	GA_F_U64V, /* struct ga_u64v: an array of unsigned integers (each <= INT64_MAX) */
 };
 
 /* Field flags (struct ga_field.flags). */
@@ -156,6 +162,8 @@ struct ga_schema {
 #define GA_FIELD_TUPLES(st, member, s) \
 	{#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member), NULL, 0, 0, \
 	 GA_FF_TUPLE | GA_FF_LARGE}
+/* A struct ga_u64v member: [10, 21]. */
+#define GA_FIELD_U64V(st, member) GA_FIELD_FL(st, member, GA_F_U64V, 0)
 /* GA_FIELD_ARR with flags (GA_FF_OMIT, GA_FF_LARGE). */
 #define GA_FIELD_ARR_FL(st, member, s, fl) \
 	{#member, GA_F_ARR, offsetof(st, member), &(s), offsetof(st, n_##member), NULL, 0, 0, (fl)}

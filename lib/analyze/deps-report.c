@@ -95,6 +95,36 @@ static void target(struct bld *b, const struct ga_deps_target *t, struct ga_deps
 	strv(b, &r->required_archs, t->required_archs.v, t->required_archs.n);
 	r->glibc = t->glibc[0] ? dup(b, t->glibc) : NULL;
 	r->libstdcxx = t->libstdcxx[0] ? dup(b, t->libstdcxx) : NULL;
+	r->driver = dup(b, t->driver_version);
+	r->brand = t->brand[0] ? dup(b, t->brand) : NULL;
+	r->gpu_class = t->gpu_class ? dup(b, ga_gpu_class_name((enum ga_gpu_class)t->gpu_class)) : NULL;
+}
+
+/* The libraries file fi loads by name, with the vendor libraries the plug-in found NEEDs. */
+static void plugins(struct bld *b, const struct ga_deps_inventory *inv, size_t fi,
+                    const struct ga_deps_plugin_use *uses, size_t n_uses, struct ga_deps_report_file *o)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < n_uses; k++)
+		n += uses[k].host == (long)fi;
+	if (!n || !(o->plugins = alloc(b, n, sizeof(*o->plugins))))
+		return;
+	for (size_t k = 0; k < n_uses; k++) {
+		const struct ga_deps_plugin_use *u = &uses[k];
+		if (u->host != (long)fi)
+			continue;
+		struct ga_deps_report_plugin *p = &o->plugins[o->n_plugins++];
+		p->name = dup(b, u->name);
+		p->host = dup(b, u->conv->host);
+		p->brings = dup(b, u->conv->brings);
+		p->backend = dup(b, ga_dep_backend_name(u->conv->backend));
+		const struct ga_deps_file *pf = u->found >= 0 ? &inv->files[u->found] : NULL;
+		p->found = pf ? dup(b, pf->path) : NULL;
+		for (size_t i = 0; pf && pf->elf && i < pf->elf->n_needed; i++)
+			if (ga_vendor_lib_find(pf->elf->needed[i], NULL) &&
+			    ga_strv_push(&p->needs, pf->elf->needed[i]) < 0)
+				b->err = -ENOMEM;
+	}
 }
 
 struct img_key {
@@ -218,8 +248,13 @@ static void packages(struct bld *b, const struct ga_deps_inventory *inv, struct 
 	}
 }
 
-static void files(struct bld *b, const struct ga_deps_inventory *inv, struct ga_deps_report *rep)
+static void files(struct bld *b, const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
+                  struct ga_deps_report *rep)
 {
+	struct ga_deps_plugin_use *uses = NULL;
+	size_t n_uses = 0;
+	if (ga_deps_plugin_uses(inv, t, &uses, &n_uses) < 0)
+		b->err = -ENOMEM;
 	size_t n = 0;
 	for (size_t i = 0; i < inv->n_files; i++)
 		n += inv->files[i].elf != NULL; /* links and metadata files are inputs, not results */
@@ -234,7 +269,9 @@ static void files(struct bld *b, const struct ga_deps_inventory *inv, struct ga_
 		ou64(&o->size_bytes, fl->size_bytes, true);
 		elf(b, fl->elf, &o->elf);
 		signals(b, fl->signals, fl->n_signals, &o->signals, &o->n_signals);
+		plugins(b, inv, i, uses, n_uses, o);
 	}
+	ga_free(uses);
 }
 
 int ga_deps_report_build(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
@@ -261,7 +298,7 @@ int ga_deps_report_build(const struct ga_deps_inventory *inv, const struct ga_de
 		rep->n_trees = i + 1;
 	}
 	packages(&b, inv, rep);
-	files(&b, inv, rep);
+	files(&b, inv, t, rep);
 	rep->gaps = alloc(&b, inv->n_gaps, sizeof(*rep->gaps));
 	for (size_t i = 0; rep->gaps && i < inv->n_gaps; i++) {
 		rep->gaps[i].path = dup(&b, inv->gaps[i].path);

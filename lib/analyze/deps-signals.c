@@ -50,6 +50,13 @@ static int lib_signal(struct ga_deps_file *f, const char *name, enum ga_dep_stre
 {
 	struct ga_vendor_match m;
 	const struct ga_vendor_lib *l = ga_vendor_lib_find(name, &m);
+	if (!l && st == GA_STRENGTH_SOFT) {
+		/* a plug-in loaded by name (plugins.c): a soft signal of the back end it brings */
+		const struct ga_deps_plugin_conv *c = ga_deps_plugin_find(name);
+		return c && flagged_backend(c->backend)
+		               ? add_signal(&f->signals, &f->n_signals, c->backend, st, name, -1)
+		               : 0;
+	}
 	if (!l || !flagged_backend(l->backend))
 		return 0;
 	return add_signal(&f->signals, &f->n_signals, l->backend, st, name,

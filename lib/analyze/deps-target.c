@@ -82,6 +82,45 @@ static int libc_token(const char *tok, struct ga_deps_target *t, char *errbuf, s
 	return 0;
 }
 
+/*
+ * "driver:550.54.15" / "brand:tesla" (':' or '='): 1 with the value in t, 0
+ * not one of them, -1 (errbuf) a bad value, -2 out of memory.
+ */
+static int nvidia_token(const char *tok, struct ga_deps_target *t, char *errbuf, size_t errlen)
+{
+	if ((!strncmp(tok, "driver", 6) && (tok[6] == ':' || tok[6] == '='))) {
+		const char *v = tok + 7;
+		bool ok = *v >= '0' && *v <= '9' && strlen(v) < 32;
+		for (const char *c = v; ok && *c; c++)
+			ok = (*c >= '0' && *c <= '9') || (*c == '.' && c[1] >= '0' && c[1] <= '9');
+		if (!ok) {
+			snprintf(errbuf, errlen,
+			         "'%s' is not a driver version (driver:550.54.15, driver:550)", tok);
+			return -1;
+		}
+		ga_free(t->driver_version);
+		return (t->driver_version = ga_strdup(v)) ? 1 : -2;
+	}
+	if (!strncmp(tok, "brand", 5) && (tok[5] == ':' || tok[5] == '=')) {
+		const char *v = tok + 6;
+		bool ok = *v && strlen(v) < sizeof(t->brand);
+		for (const char *c = v; ok && *c; c++)
+			ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
+		if (!ok) {
+			snprintf(errbuf, errlen,
+			         "'%s' is not a GPU brand (brand:tesla, brand:geforce, brand:nvidiartx ...)",
+			         tok);
+			return -1;
+		}
+		for (size_t i = 0; v[i]; i++)
+			t->brand[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] + 32 : v[i]);
+		t->brand[strlen(v)] = '\0';
+		t->gpu_class = (int)ga_gpu_class_for_brand(t->brand);
+		return 1;
+	}
+	return 0;
+}
+
 int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbuf, size_t errlen)
 {
 	target_init(t);
@@ -98,14 +137,20 @@ int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbu
 	char *kind = copy;
 	/* "glibc:2.31[,libstdc++:3.4.30]" alone: no accelerator, only the loader's view */
 	bool libc_only = libc_word(copy) > 0;
-	if (rest && !libc_only)
+	/* "driver:550[,brand:tesla]" alone: an NVIDIA node known by its driver */
+	bool nv_only = (!strncmp(copy, "driver", 6) && (copy[6] == ':' || copy[6] == '=')) ||
+	               (!strncmp(copy, "brand", 5) && (copy[5] == ':' || copy[5] == '='));
+	if (rest && !libc_only && !nv_only)
 		*rest++ = '\0';
 	if (libc_only) {
 		t->kind = GA_TARGET_NONE;
 		rest = copy;
+	} else if (nv_only) {
+		t->kind = GA_TARGET_CUDA;
+		rest = copy;
 	} else if (!strcmp(kind, "cpu"))
 		t->kind = GA_TARGET_CPU;
-	else if (!strcmp(kind, "cuda"))
+	else if (!strcmp(kind, "cuda") || !strcmp(kind, "nvidia"))
 		t->kind = GA_TARGET_CUDA;
 	else if (!strcmp(kind, "rocm") || !strcmp(kind, "hip"))
 		t->kind = GA_TARGET_ROCM;
@@ -121,6 +166,14 @@ int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbu
 		if (lt < 0)
 			goto out;
 		if (lt > 0)
+			continue;
+		int nt = t->kind == GA_TARGET_CUDA ? nvidia_token(tok, t, errbuf, errlen) : 0;
+		if (nt < 0) {
+			if (nt == -2)
+				r = -ENOMEM;
+			goto out;
+		}
+		if (nt > 0)
 			continue;
 		if (libc_only) {
 			snprintf(errbuf, errlen,
@@ -156,6 +209,9 @@ int ga_deps_target_parse(const char *spec, struct ga_deps_target *t, char *errbu
 			goto out;
 		}
 	}
+	/* the driver's branch tells its highest CUDA when the spec does not */
+	if (t->kind == GA_TARGET_CUDA && t->cuda_version < 0 && t->driver_version)
+		t->cuda_version = ga_cuda_for_driver(t->driver_version);
 	r = 0;
 out:
 	ga_free(copy);
@@ -249,6 +305,7 @@ int ga_deps_target_from_node(const struct ga_node *n, struct ga_deps_target *t)
 			t->sm = ga_cc_for_model(a->model);
 		if (a->driver_version && !(t->driver_version = ga_strdup(a->driver_version)))
 			return -ENOMEM;
+		t->gpu_class = (int)ga_gpu_class_for_model(a->model); /* the snapshot has no NVML brand */
 	}
 	if (t->kind == GA_TARGET_ROCM) {
 		if (a->gfx_target)

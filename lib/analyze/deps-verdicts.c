@@ -64,18 +64,30 @@ static int strength_rank(enum ga_dep_strength s)
 	return (unsigned)s < GA_STRENGTH_N ? rank[s] : 4;
 }
 
+/*
+ * A plug-in's name (deps-plugins.c) is loaded only when the host is asked for
+ * that back end: no vendor verdict on the name; the plug-in's own file, when
+ * shipped, is judged on its needs.
+ */
+static bool plugin_name(const struct ga_dep_signal *s)
+{
+	return s->strength == GA_STRENGTH_SOFT && !ga_vendor_lib_find(s->what, NULL) &&
+	       ga_deps_plugin_find(s->what);
+}
+
 static const struct ga_dep_signal *strongest(const struct ga_dep_signal *v, size_t n, enum ga_dep_backend b)
 {
 	const struct ga_dep_signal *best = NULL;
 	for (size_t i = 0; i < n; i++)
-		if (v[i].backend == b &&
+		if (v[i].backend == b && !plugin_name(&v[i]) &&
 		    (!best || strength_rank(v[i].strength) < strength_rank(best->strength)))
 			best = &v[i];
 	return best;
 }
 
 static int wrong_vendor_file(const struct ga_deps_inventory *inv, const struct ga_deps_file *f,
-                             const struct ga_deps_target *t, struct ga_findings *out)
+                             const struct ga_deps_target *t, const struct ga_deps_plugin_use *plugin,
+                             struct ga_findings *out)
 {
 	enum ga_dep_backend tb = target_backend(t);
 	static const enum ga_dep_backend gpus[] = { GA_DEP_CUDA, GA_DEP_ROCM, GA_DEP_LEVEL_ZERO };
@@ -88,7 +100,18 @@ static int wrong_vendor_file(const struct ga_deps_inventory *inv, const struct g
 		char pk[300];
 		struct ga_finding *fd;
 		const char *be = ga_dep_backend_name(s->backend);
-		if (s->strength == GA_STRENGTH_HARD)
+		if (s->strength == GA_STRENGTH_HARD && plugin)
+			/* a plug-in: it fails to load only when its host is asked for this back end */
+			fd = ga_findings_add(
+			        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, f->path,
+			        "dead weight on this node: drop the plug-in or ship the target's build",
+			        "needs %s (%s, DT_NEEDED) but the target %s is %s node: it is a plug-in %s "
+			        "loads by name (%s), so only asking for that back end fails, with \"%s: "
+			        "cannot "
+			        "open shared object file: No such file or directory\"",
+			        s->what, be, t->name, vendor_word(tb), plugin->conv->host,
+			        plugin->conv->brings, s->what);
+		else if (s->strength == GA_STRENGTH_HARD)
 			fd = ga_findings_add(
 			        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_ERROR, f->path,
 			        "ship the build for the target's backend, or keep this artifact off these "
@@ -156,7 +179,7 @@ static int wrong_vendor_pkg(const struct ga_deps_pkg *p, const struct ga_deps_ta
 }
 
 static int too_new(const char *subject, const struct ga_dep_signal *v, size_t n,
-                   const struct ga_deps_target *t, struct ga_findings *out)
+                   const struct ga_deps_target *t, int driver_cuda, struct ga_findings *out)
 {
 	const struct ga_dep_signal *worst = NULL;
 	struct ga_buf via;
@@ -166,7 +189,7 @@ static int too_new(const char *subject, const struct ga_dep_signal *v, size_t n,
 		if (s->backend != GA_DEP_CUDA || s->runtime_version <= 0 || s->strength == GA_STRENGTH_SOFT)
 			continue;
 		/* Minor-version compatibility: a 12.x runtime runs on any 12.y driver (PTX JIT aside). */
-		if (s->runtime_version / 1000 <= t->cuda_version / 1000)
+		if (s->runtime_version / 1000 <= driver_cuda / 1000)
 			continue;
 		if (!worst || s->runtime_version > worst->runtime_version)
 			worst = s;
@@ -180,12 +203,15 @@ static int too_new(const char *subject, const struct ga_dep_signal *v, size_t n,
 		        "%s needs CUDA %d but the target's driver runs at most CUDA %d.%d: \"CUDA driver "
 		        "version is "
 		        "insufficient for CUDA runtime version\" (cudaError 35)",
-		        worst->what, worst->runtime_version / 1000, t->cuda_version / 1000,
-		        t->cuda_version % 1000 / 10);
+		        worst->what, worst->runtime_version / 1000, driver_cuda / 1000,
+		        driver_cuda % 1000 / 10);
 		if (fd) {
 			ga_finding_evidence(fd, "runtime_cuda", "%d", worst->runtime_version / 1000);
-			ga_finding_evidence(fd, "driver_cuda", "%d.%d", t->cuda_version / 1000,
-			                    t->cuda_version % 1000 / 10);
+			ga_finding_evidence(fd, "driver_cuda", "%d.%d", driver_cuda / 1000,
+			                    driver_cuda % 1000 / 10);
+			if (driver_cuda != t->cuda_version)
+				ga_finding_evidence(fd, "forward_compat", "CUDA %d.%d through cuda-compat",
+				                    driver_cuda / 1000, driver_cuda % 1000 / 10);
 			ga_finding_evidence(fd, "via", "%s", via.data ? via.data : "");
 		} else
 			r = -ENOMEM;
@@ -437,6 +463,8 @@ static const char *base_name(const char *p)
 
 static int driver_bundled(const struct ga_deps_file *f, struct ga_findings *out)
 {
+	if (ga_deps_compat_file(f))
+		return 0; /* the forward-compatibility driver: GA-DEPS-CUDA-COMPAT judges it (deps-compat.c) */
 	const char *names[2] = { base_name(f->tree_path), f->elf->soname };
 	for (size_t i = 0; i < 2; i++) {
 		const struct ga_vendor_lib *l = names[i] ? ga_vendor_lib_find(names[i], NULL) : NULL;
@@ -640,7 +668,7 @@ static int nvidia_require(const struct ga_deps_inventory *inv, const struct ga_d
 		snprintf(cuda, sizeof(cuda), "%d.%d", t->cuda_version / 1000, t->cuda_version % 1000 / 10);
 	if (t->sm > 0)
 		snprintf(arch, sizeof(arch), "%d.%d", t->sm / 10, t->sm % 10);
-	const struct ga_nvreq_target nt = { cuda, t->driver_version, NULL, arch };
+	const struct ga_nvreq_target nt = { cuda, t->driver_version, t->brand[0] ? t->brand : NULL, arch };
 	for (size_t i = 0; i < inv->n_trees; i++) {
 		const struct ga_deps_tree *tr = &inv->trees[i];
 		struct ga_nvreq_result res;
@@ -676,10 +704,28 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
                   struct ga_findings *out)
 {
 	struct ga_ldso ix;
+	struct ga_deps_plugin_use *uses = NULL;
+	size_t n_uses = 0, first = out->n;
+	const struct ga_deps_plugin_use **plugin_of = NULL; /* per file: a use that found it */
+	int *driver_cuda = NULL;
 	int r = ga_ldso_init(&ix, inv, t);
-	if (r < 0)
+	if (r < 0 || (r = ga_deps_plugin_uses(inv, t, &uses, &n_uses)) < 0)
 		goto out;
+	if (inv->n_files && !(plugin_of = ga_calloc(inv->n_files, sizeof(*plugin_of)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t k = 0; k < n_uses; k++)
+		if (uses[k].found >= 0 && !plugin_of[uses[k].found])
+			plugin_of[uses[k].found] = &uses[k];
 	bool have = t && t->kind != GA_TARGET_NONE;
+	/* per tree: the driver's CUDA, or what forward compatibility lifts it to (deps-compat.c) */
+	if (have && !(driver_cuda = ga_calloc(inv->n_trees ? inv->n_trees : 1, sizeof(*driver_cuda)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (have && (r = ga_deps_compat_cudas(inv, t, driver_cuda)) < 0)
+		goto out;
 	for (size_t i = 0; i < inv->n_files && r == 0; i++) {
 		const struct ga_deps_file *f = &inv->files[i];
 		if (!f->elf)
@@ -690,11 +736,11 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		if (!have)
 			continue;
 		if (r == 0)
-			r = wrong_vendor_file(inv, f, t, out);
+			r = wrong_vendor_file(inv, f, t, plugin_of[i], out);
 		if (r == 0 && t->kind == GA_TARGET_CUDA && t->cuda_version > 0)
-			r = too_new(f->path, f->signals, f->n_signals, t, out);
+			r = too_new(f->path, f->signals, f->n_signals, t, driver_cuda[f->tree], out);
 		if (r == 0 && t->kind == GA_TARGET_CUDA && t->sm > 0)
-			r = cuda_kernels(inv, f, t->sm, t->cuda_version, "GA-DEPS-NO-KERNEL-IMAGE", out);
+			r = cuda_kernels(inv, f, t->sm, driver_cuda[f->tree], "GA-DEPS-NO-KERNEL-IMAGE", out);
 		if (r == 0 && t->kind == GA_TARGET_ROCM && t->gfx[0])
 			r = hip_code(inv, f, t->gfx, "GA-DEPS-NO-GFX-CODE", out);
 		if (r == 0)
@@ -720,13 +766,20 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		const char *subject = p->meta_path ? p->meta_path : p->name ? p->name : "?";
 		r = wrong_vendor_pkg(p, t, out);
 		if (r == 0 && t->kind == GA_TARGET_CUDA && t->cuda_version > 0)
-			r = too_new(subject, p->signals, p->n_signals, t, out);
+			r = too_new(subject, p->signals, p->n_signals, t, driver_cuda[p->tree], out);
 		if (r == 0)
 			r = policy_backends(subject, p->signals, p->n_signals, t, out);
 	}
 	if (r == 0)
 		r = ga_deps_judge_symver(inv, t, out);
+	if (r == 0 && have)
+		r = ga_deps_judge_compat(inv, t, out);
+	if (r == 0)
+		r = ga_deps_judge_plugins(inv, have ? t : NULL, uses, n_uses, out, first);
 out:
+	ga_free(driver_cuda);
+	ga_free(plugin_of);
+	ga_free(uses);
 	ga_ldso_release(&ix);
 	if (r == 0 && out->err)
 		r = out->err;
@@ -756,6 +809,10 @@ const char *ga_deps_rule_text(const char *code)
 		  "A symbol version (GLIBC_, GLIBCXX_) above the target's glibc or libstdc++" },
 		{ "GA-DEPS-MANYLINUX-TAG",
 		  "A wheel's binaries need a newer glibc than its manylinux tag claims" },
+		{ "GA-DEPS-PLUGIN-MISSING",
+		  "A back-end plug-in the library loads by name is not in the artifact" },
+		{ "GA-DEPS-CUDA-COMPAT",
+		  "CUDA forward compatibility (cuda-compat) on the target GPU and driver" },
 	};
 	for (size_t i = 0; i < GA_ARRAY_SIZE(rules); i++)
 		if (!strcmp(code, rules[i].code))

@@ -54,5 +54,7 @@ void ga_ldso_release(struct ga_ldso *ix);
 long ga_ldso_own_search(struct ga_ldso *ix, const struct ga_deps_file *f, const char *name);
 /* name found through the DT_RPATH of an object that loads file fi, up the chain: 1, 0 no, -ENOMEM. */
 int ga_ldso_inherited(struct ga_ldso *ix, size_t fi, const char *name);
+/* The file a tree path names, through symlinks in the tree (plug-ins: deps-plugins.c); -1 none. */
+long ga_ldso_follow(const struct ga_ldso *ix, size_t tree, const char *path);
 
 #endif

@@ -25,6 +25,8 @@
  */
 static long lookup(const struct ga_ldso *ix, size_t tree, const char *path)
 {
+	if (!ix->n)
+		return -1; /* no files (an inventory of ICD files only): bsearch wants a non-null array */
 	struct ga_deps_file_key want = { tree, path, 0 };
 	const struct ga_deps_file_key *k =
 	        bsearch(&want, ix->keys, ix->n, sizeof(*ix->keys), ga_deps_cmp_file_key);
@@ -482,4 +484,9 @@ out:
 	ga_buf_release(&b);
 	ga_elf_strv_free(v, n);
 	return r;
+}
+
+long ga_ldso_follow(const struct ga_ldso *ix, size_t tree, const char *path)
+{
+	return follow(ix, tree, path);
 }

@@ -53,6 +53,24 @@ void ga_collect_intel_depth(struct ga_col *c, struct ga_accel *a, const char *ph
 
 void ga_collect_host(struct ga_col *c);
 void ga_collect_cpu(struct ga_col *c);
+/* After ga_collect_pci and ga_collect_accel: what each CPU-less NUMA node is (cpu.c). */
+void ga_collect_numa_kinds(struct ga_col *c);
+
+/* aarch64 MIDR_EL1 names (midr.c): the implementer's and the part's name, or NULL. */
+const char *ga_midr_vendor(uint64_t impl);
+const char *ga_midr_part_name(uint64_t impl, uint64_t part);
+
+/* What /proc/cpuinfo said of one processor, for the sysfs pass (cpu.c -> cputopo.c). */
+struct ga_cpuinfo_row {
+	uint64_t cpu;
+	struct ga_ou64 part; /* aarch64 "CPU part" */
+};
+/*
+ * The sysfs topology pass (cputopo.c): present/online/offline/isolated CPUs, packages,
+ * dies, clusters, cores and online threads from cpuN/topology, hybrid core kinds and the
+ * process's cpuset. Overrides what /proc/cpuinfo gave where sysfs has it.
+ */
+void ga_collect_cpu_topology(struct ga_col *c, const struct ga_cpuinfo_row *rows, size_t n_rows);
 void ga_collect_pci(struct ga_col *c);
 void ga_collect_modules(struct ga_col *c);
 void ga_collect_accel(struct ga_col *c);

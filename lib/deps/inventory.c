@@ -70,6 +70,11 @@ void ga_deps_inventory_release(struct ga_deps_inventory *inv)
 			ga_free(inv->trees[i].ldconf[k].text);
 		}
 		ga_free(inv->trees[i].ldconf);
+		for (size_t k = 0; k < inv->trees[i].n_icds; k++) {
+			ga_free(inv->trees[i].icds[k].path);
+			ga_free(inv->trees[i].icds[k].text);
+		}
+		ga_free(inv->trees[i].icds);
 	}
 	for (size_t i = 0; i < inv->n_files; i++) {
 		struct ga_deps_file *f = &inv->files[i];
@@ -285,10 +290,24 @@ bool ga_deps_deb_meta_path(const char *tp)
 	return !strcmp(tp, "control") || !strcmp(tp, "var/lib/dpkg/status");
 }
 
+/* OpenCL ICD files and Vulkan ICD manifests: they name the vendor library the loader opens. */
+bool ga_deps_icd_path(const char *tp)
+{
+	static const char *const dirs[] = { "etc/OpenCL/vendors/", "usr/share/vulkan/icd.d/",
+		                            "etc/vulkan/icd.d/" };
+	for (size_t i = 0; i < GA_ARRAY_SIZE(dirs); i++) {
+		size_t k = strlen(dirs[i]);
+		if (!strncmp(tp, dirs[i], k) && !strchr(tp + k, '/') &&
+		    ends_with(tp + k, i == 0 ? ".icd" : ".json"))
+			return true;
+	}
+	return false;
+}
+
 bool ga_deps_is_meta_path(const char *tp)
 {
 	const char *b = ga_deps_base_name(tp);
-	if (ga_deps_ldconf_path(tp) || ga_deps_deb_meta_path(tp))
+	if (ga_deps_ldconf_path(tp) || ga_deps_deb_meta_path(tp) || ga_deps_icd_path(tp))
 		return true;
 	if ((!strcmp(b, "METADATA") || !strcmp(b, "RECORD")) && ga_deps_parent_is(tp, ".dist-info"))
 		return true;

@@ -12,6 +12,7 @@
 
 #include "../core/internal.h"
 #include "elfscan_int.h"
+#include "gpuaudit/deps.h"
 
 #define MAX_DLOPEN_NAMES 256
 
@@ -88,8 +89,8 @@ static int so_hit(struct dc_scan *s, const struct win *w, size_t lo, size_t at, 
 		return 0;
 	memcpy(s->last_name, name, n + 1);
 	s->last_name_len = n;
-	if (!ga_vendor_lib_find(name, NULL))
-		return 0;
+	if (!ga_vendor_lib_find(name, NULL) && !ga_deps_plugin_find(name))
+		return 0; /* neither a vendor library nor a plug-in loaded by name (plugins.c) */
 	if (!strcmp(name, "libcuda.so.1"))
 		s->info->static_cudart_markers |= GA_CUDART_LIBCUDA_STRING;
 	return add_dlopen_name(s->info, name, n);

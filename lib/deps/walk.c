@@ -35,12 +35,14 @@
 static int add_ldconf(struct deps_scan *s, size_t tree, const char *tp, const uint8_t *buf, size_t len)
 {
 	struct ga_deps_tree *t = &s->inv->trees[tree];
-	for (size_t i = 0; i < t->n_ldconf; i++)
-		if (!strcmp(t->ldconf[i].path, tp))
+	bool icd = ga_deps_icd_path(tp); /* ICD files are kept the same way, in their own list */
+	struct ga_deps_ldconf **v = icd ? &t->icds : &t->ldconf;
+	size_t *nv = icd ? &t->n_icds : &t->n_ldconf;
+	for (size_t i = 0; i < *nv; i++)
+		if (!strcmp((*v)[i].path, tp))
 			return 0; /* an upper layer's copy came first */
 	char *p = ga_strdup(tp), *text = ga_strndup((const char *)buf, len);
-	struct ga_deps_ldconf *c =
-	        p && text ? ga_array_push((void **)&t->ldconf, &t->n_ldconf, sizeof(*c)) : NULL;
+	struct ga_deps_ldconf *c = p && text ? ga_array_push((void **)v, nv, sizeof(*c)) : NULL;
 	if (!c) {
 		ga_free(p);
 		ga_free(text);
@@ -239,7 +241,7 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 		if (len > GA_DEPS_MAX_META_BYTES)
 			return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
 			                       GA_DEPS_MAX_META_BYTES);
-		if (ga_deps_ldconf_path(tp))
+		if (ga_deps_ldconf_path(tp) || ga_deps_icd_path(tp))
 			return add_ldconf(s, tree, tp, buf, len);
 		if (ga_deps_deb_meta_path(tp))
 			return scan_deb(s, tree, shown, tp, buf, len);

@@ -77,6 +77,8 @@ const char *ga_deps_base_name(const char *p);
 bool ga_deps_parent_is(const char *tree_path, const char *suffix);
 /* The loader's configuration: etc/ld.so.conf and etc/ld.so.conf.d/NAME.conf at the tree's root. */
 bool ga_deps_ldconf_path(const char *tree_path);
+/* etc/OpenCL/vendors/NAME.icd, {usr/share,etc}/vulkan/icd.d/NAME.json */
+bool ga_deps_icd_path(const char *tree_path);
 /* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
 bool ga_deps_deb_meta_path(const char *tree_path);
 /* Append a file record (no ELF info, no package yet); NULL on ENOMEM. */

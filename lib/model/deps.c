@@ -39,6 +39,9 @@ static const struct ga_field target_f[] = {
 	V(T, required_archs),
 	GA_FIELD_OMIT(T, glibc, GA_F_STR),
 	GA_FIELD_OMIT(T, libstdcxx, GA_F_STR),
+	GA_FIELD_OMIT(T, driver, GA_F_STR),
+	GA_FIELD_OMIT(T, brand, GA_F_STR),
+	GA_FIELD_OMIT(T, gpu_class, GA_F_STR),
 };
 #undef T
 SCHEMA(target_s, ga_deps_report_target, target_f);
@@ -129,6 +132,13 @@ static const struct ga_field elf_f[] = {
 #undef E
 SCHEMA(elf_s, ga_deps_report_elf, elf_f);
 
+static const struct ga_field plugin_f[] = {
+	S(struct ga_deps_report_plugin, name),   S(struct ga_deps_report_plugin, host),
+	S(struct ga_deps_report_plugin, brings), S(struct ga_deps_report_plugin, backend),
+	S(struct ga_deps_report_plugin, found),  V(struct ga_deps_report_plugin, needs),
+};
+SCHEMA(plugin_s, ga_deps_report_plugin, plugin_f);
+
 #define F struct ga_deps_report_file
 static const struct ga_field file_f[] = {
 	S(F, path),
@@ -136,6 +146,7 @@ static const struct ga_field file_f[] = {
 	U(F, size_bytes),
 	GA_FIELD_OBJ(F, elf, elf_s),
 	GA_FIELD_ARR(F, signals, signal_s),
+	GA_FIELD_ARR_FL(F, plugins, plugin_s, GA_FF_OMIT),
 };
 #undef F
 SCHEMA(file_s, ga_deps_report_file, file_f);

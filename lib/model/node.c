@@ -50,10 +50,17 @@ static const struct ga_field host_f[] = {
 };
 SCHEMA(host_s, ga_host, host_f);
 
-static const struct ga_field numa_f[] = { U(struct ga_numa_node, id), S(struct ga_numa_node, cpulist),
-	                                  U(struct ga_numa_node, cpus),
-	                                  U(struct ga_numa_node, mem_total_bytes) };
+static const struct ga_field numa_f[] = {
+	U(struct ga_numa_node, id),      S(struct ga_numa_node, cpulist),
+	U(struct ga_numa_node, cpus),    U(struct ga_numa_node, mem_total_bytes),
+	B(struct ga_numa_node, cpuless), GA_FIELD_U64V(struct ga_numa_node, distances),
+	S(struct ga_numa_node, kind)
+};
 SCHEMA(numa_s, ga_numa_node, numa_f);
+
+static const struct ga_field core_kind_f[] = { S(struct ga_core_kind, kind), S(struct ga_core_kind, cpulist),
+	                                       U(struct ga_core_kind, count) };
+SCHEMA(core_kind_s, ga_core_kind, core_kind_f);
 
 static const struct ga_field cpu_f[] = {
 	S(struct ga_cpu, arch),
@@ -69,6 +76,17 @@ static const struct ga_field cpu_f[] = {
 	U(struct ga_cpu, hugepages_total),
 	U(struct ga_cpu, hugepage_size_bytes),
 	GA_FIELD_ARR(struct ga_cpu, numa_nodes, numa_s),
+	U(struct ga_cpu, dies),
+	U(struct ga_cpu, clusters),
+	U(struct ga_cpu, cpus_present),
+	S(struct ga_cpu, online),
+	S(struct ga_cpu, offline),
+	S(struct ga_cpu, isolated),
+	S(struct ga_cpu, cpuset),
+	GA_FIELD_ARR(struct ga_cpu, core_kinds, core_kind_s),
+	U(struct ga_cpu, implementer),
+	U(struct ga_cpu, part),
+	V(struct ga_cpu, isa_features),
 };
 SCHEMA(cpu_s, ga_cpu, cpu_f);
 
@@ -675,40 +693,105 @@ double ga_pcie_speed_parse(const char *s)
 	return v;
 }
 
-long ga_cpulist_count(const char *s)
+/*
+ * One element of a cpulist ("7" or "0-3"), strictly: digits only (no sign, no blank, as the
+ * kernel's %*pbl prints them), a <= b, each below 2^63. *pp moves past the element and its
+ * ','; 1 with more to come, 0 at the end (only blanks and newlines left), -1 on bad input.
+ */
+static int cpulist_next(const char **pp, uint64_t *ra, uint64_t *rb)
 {
-	long count = 0;
-	const char *p = s;
+	const char *p = *pp;
+	uint64_t v[2] = { 0, 0 };
+	for (int k = 0; k < 2; k++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			unsigned dg = (unsigned)(*p - '0');
+			if (v[k] > ((uint64_t)INT64_MAX - dg) / 10)
+				return -1;
+			v[k] = v[k] * 10 + dg;
+		}
+		if (k == 0) {
+			if (*p != '-') {
+				v[1] = v[0];
+				break;
+			}
+			p++;
+		}
+	}
+	if (v[1] < v[0])
+		return -1;
+	*ra = v[0];
+	*rb = v[1];
+	if (*p == ',') {
+		*pp = p + 1;
+		return 1;
+	}
 	while (*p == ' ' || *p == '\n')
 		p++;
-	if (!*p)
+	*pp = p;
+	return *p ? -1 : 0;
+}
+
+/* Skip leading blanks; true when nothing else is there (an empty list). */
+static bool cpulist_empty(const char **pp)
+{
+	while (**pp == ' ' || **pp == '\n')
+		(*pp)++;
+	return !**pp;
+}
+
+long ga_cpulist_count(const char *s)
+{
+	const char *p = s;
+	if (cpulist_empty(&p))
 		return 0;
+	long count = 0;
 	for (;;) {
-		char *end;
-		errno = 0;
-		long a = strtol(p, &end, 10);
-		if (end == p || a < 0 || errno)
+		uint64_t a, b;
+		int more = cpulist_next(&p, &a, &b);
+		if (more < 0 || b - a >= 1u << 20 || count > (1L << 20))
 			return -1;
-		long b = a;
-		p = end;
-		if (*p == '-') {
-			p++;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a || errno)
-				return -1;
-			p = end;
-		}
-		if (b - a >= 1L << 20 || count > (1L << 20))
-			return -1;
-		count += b - a + 1;
-		if (*p == ',') {
-			p++;
-			continue;
-		}
-		while (*p == ' ' || *p == '\n')
-			p++;
-		return *p ? -1 : count;
+		count += (long)(b - a + 1);
+		if (!more)
+			return count;
 	}
+}
+
+int ga_cpulist_parse(const char *s, uint64_t **ret_words, size_t *ret_nbits)
+{
+	const char *p = s;
+	uint64_t a, b, max = 0;
+	bool any = false;
+	int more = 1;
+	/* pass 1: check the whole list and find the highest id */
+	if (!cpulist_empty(&p))
+		while (more) {
+			more = cpulist_next(&p, &a, &b);
+			if (more < 0 || b >= GA_CPULIST_MAX_ID)
+				return -EINVAL;
+			max = b > max ? b : max;
+			any = true;
+		}
+	if (!any) {
+		*ret_words = NULL;
+		*ret_nbits = 0;
+		return 0;
+	}
+	size_t nbits = (size_t)max + 1;
+	uint64_t *w = ga_calloc((nbits + 63) / 64, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	p = s;
+	cpulist_empty(&p);
+	for (more = 1; more;) {
+		more = cpulist_next(&p, &a, &b);
+		for (uint64_t k = a; k <= b; k++)
+			w[k / 64] |= UINT64_C(1) << (k % 64);
+	}
+	*ret_words = w;
+	*ret_nbits = nbits;
+	return 0;
 }
 
 int ga_ib_rate_parse(const char *s, double *gbps, uint64_t *width, char speed[8])

@@ -98,6 +98,8 @@ static bool absent(const struct ga_field *f, const void *obj)
 		return !CAT(obj, f->off, struct ga_strv)->n;
 	case GA_F_DBLV:
 		return !CAT(obj, f->off, struct ga_dblv)->v;
+	case GA_F_U64V:
+		return !CAT(obj, f->off, struct ga_u64v)->v;
 	case GA_F_ARR:
 	case GA_F_KV:
 	case GA_F_MKV:
@@ -264,6 +266,18 @@ static void write_value(struct ga_json *w, const struct ga_field *f, const void 
 		ga_json_arr_end(w);
 		break;
 	}
+	case GA_F_U64V: {
+		const struct ga_u64v *uv = CAT(obj, f->off, struct ga_u64v);
+		if (!uv->v) {
+			ga_json_null(w);
+			break;
+		}
+		ga_json_arr_begin(w);
+		for (size_t k = 0; k < uv->n; k++)
+			ga_json_u64(w, uv->v[k]);
+		ga_json_arr_end(w);
+		break;
+	}
 	case GA_F_GROUP: /* inline: ga_schema_write_members */
 		ga_json_null(w);
 		break;
@@ -293,6 +307,13 @@ void ga_schema_release(const struct ga_schema *s, void *obj)
 			ga_free(dv->v);
 			dv->v = NULL;
 			dv->n = 0;
+			break;
+		}
+		case GA_F_U64V: {
+			struct ga_u64v *uv = AT(obj, f->off, struct ga_u64v);
+			ga_free(uv->v);
+			uv->v = NULL;
+			uv->n = 0;
 			break;
 		}
 		case GA_F_PTR: {
@@ -375,6 +396,25 @@ static int read_dblv(struct ga_ctx *ctx, const struct ga_field *f, const json_t 
 		if (!json_is_number(e) && !json_is_null(e))
 			return type_err(ctx, path, f->name, "array of numbers");
 		dv->v[dv->n++] = json_is_null(e) ? NAN : json_number_value(e);
+	}
+	return 0;
+}
+
+/* GA_F_U64V: an array of non-negative integers (each within INT64_MAX, as jansson reads them). */
+static int read_u64v(struct ga_ctx *ctx, const struct ga_field *f, const json_t *v, void *obj,
+                     const char *path)
+{
+	size_t n = json_is_array(v) ? json_array_size(v) : 0;
+	if (!json_is_array(v) || n > MAX_ITEMS)
+		return type_err(ctx, path, f->name, "array of non-negative integers");
+	struct ga_u64v *uv = AT(obj, f->off, struct ga_u64v);
+	if (!(uv->v = ga_malloc((n ? n : 1) * sizeof(uint64_t)))) /* [] is present: v non-NULL */
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		const json_t *e = json_array_get(v, k);
+		if (!json_is_integer(e) || json_integer_value(e) < 0)
+			return type_err(ctx, path, f->name, "array of non-negative integers");
+		uv->v[uv->n++] = (uint64_t)json_integer_value(e);
 	}
 	return 0;
 }
@@ -576,6 +616,8 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		return read_arr(ctx, f, v, obj, path, depth);
 	case GA_F_DBLV:
 		return read_dblv(ctx, f, v, obj, path);
+	case GA_F_U64V:
+		return read_u64v(ctx, f, v, obj, path);
 	case GA_F_GROUP: /* read_obj reads a group from the object itself */
 		return 0;
 	}

@@ -22,6 +22,8 @@
  *   * the newer field types: arrays of numbers (GA_F_DBLV), arrays of tuples
  *     (GA_FF_TUPLE) and, in a struct with inline groups (GA_F_GROUP), any key
  *     that is not one of its own fields.
+ * Arrays of unsigned integers (GA_F_U64V, the node's NUMA distances) are read
+ * here: non-negative integers only, like the slow path.
  * fuzz/fuzz_schema_fast.c checks exactly this against the slow path.
  *
  * yajl allocates through the library allocator (ga_malloc), so fault
@@ -53,6 +55,7 @@ enum kind {
 	K_OBJ,      /* a struct of schema s at obj */
 	K_ARR,      /* the array field f of the struct at obj */
 	K_STRV,     /* the string list field f of the struct at obj */
+	K_U64V,     /* the integer list field f (GA_F_U64V) of the struct at obj */
 	K_SKIP_MAP, /* inside a member the schema does not know */
 	K_SKIP_ARR,
 };
@@ -144,7 +147,7 @@ static int cb_null(void *ctx)
 {
 	struct state *st = ctx;
 	struct frame *f = top(st);
-	if (!f || f->kind == K_ARR || f->kind == K_STRV)
+	if (!f || f->kind == K_ARR || f->kind == K_STRV || f->kind == K_U64V)
 		return 0; /* read_obj(null): "expected object"; a null in a string list */
 	value_done(st);
 	return 1; /* absent, or ignored */
@@ -204,6 +207,20 @@ static int cb_number(void *ctx, const char *s, size_t len)
 			return 0;
 		i = neg ? (long long)(0 - u) : (long long)u;
 		d = (double)i;
+	}
+	struct frame *lf = top(st);
+	if (lf && lf->kind == K_U64V) {
+		if (real || i < 0 || ++lf->items > MAX_ITEMS)
+			return 0;
+		struct ga_u64v *uv = AT(lf->obj, lf->f->off, struct ga_u64v);
+		uint64_t *nv = ga_realloc(uv->v, (uv->n + 1) * sizeof(*nv));
+		if (!nv) {
+			st->err = -ENOMEM;
+			return 0;
+		}
+		uv->v = nv;
+		nv[uv->n++] = (uint64_t)i;
+		return 1;
 	}
 	bool skip;
 	const struct ga_field *fd = target(st, &skip);
@@ -377,7 +394,7 @@ static int cb_start_map(void *ctx)
 	}
 	if (f->kind == K_SKIP_MAP || f->kind == K_SKIP_ARR || (f->kind == K_OBJ && !f->pending))
 		return push(st, K_SKIP_MAP) != NULL;
-	if (f->kind == K_STRV)
+	if (f->kind == K_STRV || f->kind == K_U64V)
 		return 0;
 	if (f->kind == K_ARR) {
 		if (++f->items > MAX_ITEMS || f->depth + 1 > MAX_SCHEMA_DEPTH)
@@ -449,11 +466,19 @@ static int cb_start_array(void *ctx)
 	if (f->kind != K_OBJ)
 		return 0; /* an array in a struct array or a string list */
 	const struct ga_field *fd = f->pending;
-	if (fd->type != GA_F_ARR && fd->type != GA_F_STRV)
+	if (fd->type != GA_F_ARR && fd->type != GA_F_STRV && fd->type != GA_F_U64V)
 		return 0;
 	char *obj = f->obj;
 	int depth = f->depth;
-	struct frame *nf = push(st, fd->type == GA_F_ARR ? K_ARR : K_STRV);
+	if (fd->type == GA_F_U64V) {
+		/* [] is present, as the slow path reads it: v non-NULL */
+		struct ga_u64v *uv = AT(obj, fd->off, struct ga_u64v);
+		if (!uv->v && !(uv->v = ga_malloc(sizeof(uint64_t)))) {
+			st->err = -ENOMEM;
+			return 0;
+		}
+	}
+	struct frame *nf = push(st, fd->type == GA_F_ARR ? K_ARR : fd->type == GA_F_STRV ? K_STRV : K_U64V);
 	if (!nf)
 		return 0;
 	nf->obj = obj;
@@ -466,7 +491,7 @@ static int cb_end_array(void *ctx)
 {
 	struct state *st = ctx;
 	struct frame *f = top(st);
-	if (!f || (f->kind != K_ARR && f->kind != K_STRV && f->kind != K_SKIP_ARR))
+	if (!f || (f->kind != K_ARR && f->kind != K_STRV && f->kind != K_U64V && f->kind != K_SKIP_ARR))
 		return 0;
 	st->n--;
 	value_done(st);
