@@ -1227,6 +1227,8 @@ static void take_cpu_numa(struct cap *c)
 		grab_dir_names(c, "sys/devices/cpu_core", cpus);
 	if (ga_fs_exists(c->ctx, "sys/devices/cpu_atom"))
 		grab_dir_names(c, "sys/devices/cpu_atom", cpus);
+	if (ga_fs_exists(c->ctx, "sys/devices/cpu_lowpower"))
+		grab_dir_names(c, "sys/devices/cpu_lowpower", cpus);
 	if (grab(c, "sys/devices/system/node", p) == 0) {
 		grab_names(c, p, node);
 		each_entry(c, p, "node", T_DIR, node_n);
