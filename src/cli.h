@@ -63,6 +63,7 @@ int cmd_canary(struct cli *cli, int argc, char **argv);
 /* The bench subcommands with their summaries (src/cmd-bench.c). */
 void cli_bench_list(FILE *to);
 int cmd_vendor_helper(struct cli *cli, int argc, char **argv);
+int cmd_capture(struct cli *cli, int argc, char **argv);
 
 const struct command *cli_find(const char *name);
 void cli_main_usage(FILE *to);

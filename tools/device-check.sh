@@ -9,7 +9,7 @@
 #      (bench/nvml_bench) and discover with and without vendor libraries,
 #   4. runs the primitive benchmarks (cuBLAS GEMM, transfers, OpenCL stream and
 #      the cuBLAS/CLBlast/OpenCL cliff ratio) and the smoke suite,
-#   5. captures the machine (tools/capture-node + NVML's view) so it becomes
+#   5. captures the machine (gpuaudit capture + NVML's view) so it becomes
 #      the fixture tests/fixtures/nodes/h200-real.
 # Everything lands in $OUT (default ./device-out). Meant to finish in a few
 # minutes; each step is bounded with timeout.
@@ -173,7 +173,7 @@ fi
 
 echo "== capture"
 rm -rf "$OUT/h200-real"
-timeout 300 tools/capture-node "$OUT/h200-real/root" >/dev/null 2>&1
+timeout 300 "$bin" capture "$OUT/h200-real/root" --json >"$OUT/h200-real-capture.json" 2>&1
 timeout 60 "$bin" __vendor-helper nvml >"$OUT/h200-real/nvml.json" 2>/dev/null
 timeout 60 "$bin" discover --root "$OUT/h200-real/root" --json >"$OUT/h200-real/discover-capture.json"
 tar -C "$OUT" -czf "$OUT/h200-real.tar.gz" h200-real && rm -rf "$OUT/h200-real"

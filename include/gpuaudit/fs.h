@@ -62,6 +62,14 @@ int ga_fs_resolve_link(struct ga_ctx *ctx, const char *path, char **ret);
 /* Lexically normalise a relative path ("a/./b/../c" -> "a/c"); never escapes above "". */
 char *ga_path_normalize(const char *path);
 
+/*
+ * Open path under the root with open(2) flags (O_CLOEXEC and, unless O_PATH,
+ * O_NOCTTY are added), resolved in the root like every read here: for readers
+ * that must fstat before reading or read only a prefix (gpuaudit capture).
+ * The caller checks the file type. An fd or -errno; no message is set.
+ */
+int ga_fs_open(struct ga_ctx *ctx, const char *path, int flags);
+
 /* Short description of a negative errno as used in snapshot gaps. */
 const char *ga_fs_reason(int err);
 

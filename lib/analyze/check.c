@@ -828,7 +828,7 @@ static bool check_incomplete(struct cstate *cs)
 	}
 	struct ga_finding *f = ga_findings_add(
 	        &cs->out->findings, "GA-CHECK-INCOMPLETE", GA_SEV_ERROR, "snapshot",
-	        "run on the node itself, or point --root at a captured tree (tools/capture-node) or "
+	        "run on the node itself, or point --root at a captured tree (gpuaudit capture) or "
 	        "--from at a discover --json snapshot",
 	        "nothing of /proc or /sys was read, so no verdict is possible: %s", list);
 	if (f && cs->cls)

@@ -108,6 +108,11 @@ const char *ga_fs_reason(int err)
 	}
 }
 
+int ga_fs_open(struct ga_ctx *ctx, const char *path, int flags)
+{
+	return root_open(ctx, path, flags);
+}
+
 int ga_fs_read(struct ga_ctx *ctx, const char *path, size_t max, struct ga_buf *out)
 {
 	if (!max)

@@ -8,6 +8,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/canary.h"
+#include "gpuaudit/capture.h"
 #include "gpuaudit/deps.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/fleet.h"
@@ -39,6 +40,7 @@ const struct ga_model ga_models[] = {
 	{ GA_VERSION_SCHEMA, &ga_version_doc_schema, "version: version --json" },
 	{ GA_PREFLIGHT_SCHEMA, &ga_pf_doc_schema, "preflight report: preflight --json" },
 	{ GA_BENCH_SCHEMA, &ga_bench_doc_schema, "benchmark result: bench --json/-o, smoke, canary" },
+	{ GA_CAPTURE_SCHEMA, &ga_capture_report_schema, "capture summary: capture --json" },
 	{ NULL, NULL, NULL },
 };
 

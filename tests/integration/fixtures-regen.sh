@@ -4,7 +4,9 @@
 # into a temporary directory and compares it with the committed one, file by file
 # (contents and symlink targets; directories, which git cannot keep empty, only
 # through what they hold). A hand edit of a tree, or a generator change whose
-# output was not committed, fails here instead of drifting. ctest passes the
+# output was not committed, fails here instead of drifting. Trees the generator
+# does not write are not compared: captured-build-vm is a recording (`gpuaudit
+# capture` of the build VM, its README), not a synthesized tree. ctest passes the
 # gpuaudit binary; it is not used. Exit 77 (skipped) without python3.
 set -eu
 command -v python3 >/dev/null 2>&1 || exit 77
