@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../core/internal.h"
+#include "collect.h"
 #include "gpuaudit/capture.h"
 #include "gpuaudit/fs.h"
 
@@ -1419,6 +1420,35 @@ static void runtime_lib(struct cap *c, const char *rel, const char *name, unsign
 	}
 }
 
+/*
+ * The C and C++ runtimes, whole (up to what host.c reads): discover takes the node's glibc and
+ * libstdc++ versions from their version definitions, which can sit anywhere in the file.
+ */
+static void take_libc(struct cap *c)
+{
+	static const char *const libs[] = { "libc.so.6", "libstdc++.so.6" };
+	for (size_t l = 0; l < GA_ARRAY_SIZE(libs); l++) {
+		for (size_t i = 0; ga_collect_libc_dirs[i] && !c->err; i++) {
+			char rel[CAP_PATH], p[CAP_PATH];
+			mode_t mode = 0;
+			if (!join(rel, ga_collect_libc_dirs[i], libs[l]) || resolve(c, rel, p, &mode) < 0)
+				continue;
+			if (S_ISREG(mode) && !set_has(&c->out_done, p)) {
+				/* bigger than the per-file buffer: read into its own, bounded as host.c reads */
+				struct ga_buf b;
+				ga_buf_init(&b, 0);
+				int r = ga_fs_read(c->ctx, p, GA_COLLECT_LIBC_MAX_BYTES, &b);
+				if (r == 0)
+					out_write(c, p, b.data, b.len);
+				else
+					skip(c, p, reason_of(r));
+				ga_buf_release(&b);
+			}
+			break; /* the first directory that has it is the loader's, as in host.c */
+		}
+	}
+}
+
 static int strcmp_ptr(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -1497,6 +1527,7 @@ static void take_libs(struct cap *c)
 	ga_free(all);
 	set_release(&dirs);
 	ga_buf_release(&conf);
+	take_libc(c);
 }
 
 static void take_fabric_manager(struct cap *c)

@@ -87,4 +87,9 @@ void ga_collect_fabric_manager(struct ga_col *c);
 /* InfiniBand / RoCE ports (ib.c). */
 void ga_collect_ib(struct ga_col *c);
 
+/* Where the loader's libc.so.6 and libstdc++.so.6 are looked for (host.c, NULL-terminated),
+ * and how much of them is read: capture.c copies what host.c reads. */
+extern const char *const ga_collect_libc_dirs[];
+#define GA_COLLECT_LIBC_MAX_BYTES (64u << 20)
+
 #endif

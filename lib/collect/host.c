@@ -151,7 +151,7 @@ static void virt(struct ga_col *c)
 /* Where libc.so.6 and libstdc++.so.6 live: the multiarch directories first (Debian, Ubuntu),
  * then lib64 (RHEL, SUSE), then lib (Arch, Alpine's glibc compat). The first one found is the
  * loader's: ld.so.conf never lists the C library itself. */
-static const char *const libc_dirs[] = {
+const char *const ga_collect_libc_dirs[] = {
 	"lib/x86_64-linux-gnu",
 	"usr/lib/x86_64-linux-gnu",
 	"lib/aarch64-linux-gnu",
@@ -162,6 +162,7 @@ static const char *const libc_dirs[] = {
 	"usr/lib64",
 	"lib",
 	"usr/lib",
+	NULL,
 };
 
 /* "libc-2.31.so" (glibc before 2.34 named the file by its release): "2.31" into out. */
@@ -181,12 +182,12 @@ static void lib_version(struct ga_col *c, const char *lib, const char *prefix, c
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
 	char v[32] = "", path[256];
-	for (size_t i = 0; i < GA_ARRAY_SIZE(libc_dirs) && !v[0]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", libc_dirs[i], lib);
+	for (size_t i = 0; ga_collect_libc_dirs[i] && !v[0]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", ga_collect_libc_dirs[i], lib);
 		if (!ga_fs_exists(c->ctx, path))
 			continue;
 		b.len = 0;
-		if (ga_fs_read(c->ctx, path, 64u << 20, &b) == 0 &&
+		if (ga_fs_read(c->ctx, path, GA_COLLECT_LIBC_MAX_BYTES, &b) == 0 &&
 		    ga_elf_verdef_highest(c->ctx, (const uint8_t *)b.data, b.len, prefix, v, sizeof(v)))
 			break;
 		/* no version definitions readable: the file the link names ("libc-2.31.so") */

@@ -61,17 +61,12 @@ for _tree in ("mi250x", "ctr-kfd-group"):
     for _gcd in ("c9", "ce", "d1", "d6", "d9", "de"):
         EXPECTED[(_tree, "numa-locality", "0000:%s:00.0" % _gcd)] = MI250X_ONE_ROOT_BUS
 # The new hosts of issue 16 (tests/fixtures/nodes/mkfix_new.py, README "New hosts").
-ARM_PPC_NO_TOPO = ("discover takes sockets and cores from /proc/cpuinfo's physical id / core id, which "
-                   "aarch64 and ppc64le do not print; the sysfs topology reader (issue 16 item 1) closes it")
 GPU_NUMA_HIDDEN = ("hwloc before 2.11 (and on POWER always) hides the NVIDIA GPU-memory NUMA nodes that "
                    "/proc/driver/nvidia/gpus/*/numa_status names unless HWLOC_KEEP_NVIDIA_GPU_NUMA_NODES=1; "
                    "discover lists every node of sys/devices/system/node")
 CPULESS_BY_DISTANCE = ("hwloc attaches the empty CPU-less nodes of each GPU's 8-node block to the nearest "
                        "package (by distance), so a function below that package has them all as locality; "
                        "discover reports the function's own numa_node, the CPU node among them")
-for _tree in ("gh200", "gb200-tray", "dgx-spark", "power9-v100"):
-    EXPECTED[(_tree, "packages", None)] = ARM_PPC_NO_TOPO
-    EXPECTED[(_tree, "cores", None)] = ARM_PPC_NO_TOPO
 for _tree in ("gh200", "gb200-tray", "power9-v100"):
     EXPECTED[(_tree, "numa-nodes", None)] = GPU_NUMA_HIDDEN
 for _tree in ("gh200", "gb200-tray"):
