@@ -136,7 +136,8 @@ static int icd_uses(struct ga_ldso *ix, const struct ga_deps_inventory *inv, str
 			struct ga_deps_plugin_use u = {
 				.tree = t, .host = -1, .host_path = tr->icds[i].path, .conv = c, .found = k
 			};
-			snprintf(u.name, sizeof(u.name), "%s", lib);
+			/* a longer name is cut: it only labels the use */
+			snprintf(u.name, sizeof(u.name), "%.*s", (int)(sizeof(u.name) - 1), lib);
 			if (push_use(v, n, &u) < 0)
 				return -ENOMEM;
 		}
