@@ -208,15 +208,16 @@ static int add_file(struct ga_deps_pkg *p, const char *dir, const char *base)
 {
 	struct ga_buf b;
 	ga_buf_init(&b, 8192);
-	while (*dir == '/')
-		dir++;
 	int r = ga_buf_adds(&b, dir);
 	if (r == 0 && b.len && b.data[b.len - 1] != '/' && base[0])
 		r = ga_buf_addc(&b, '/');
 	if (r == 0)
 		r = ga_buf_adds(&b, base);
-	if (r == 0 && b.len)
-		r = ga_strv_push(&p->files, b.data) < 0 ? -ENOMEM : 0;
+	/* tree paths are relative: strip the root, also when an empty DIRNAME leaves it on the
+	 * BASENAME ("" + "/x", found by fuzz_rpmhdr) */
+	size_t lead = r == 0 ? strspn(b.data ? b.data : "", "/") : 0;
+	if (r == 0 && b.len > lead)
+		r = ga_strv_push(&p->files, b.data + lead) < 0 ? -ENOMEM : 0;
 	else if (r == -E2BIG)
 		r = 0; /* an absurd path: dropped */
 	ga_buf_release(&b);
