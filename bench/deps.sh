@@ -81,7 +81,7 @@ hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/census.json" \
 	-n "cat FILES >/dev/null" "bash -c 'xargs -0 cat <$tmp/cuda.files >/dev/null'" \
 	-n "same census, one thread (GPUAUDIT_DEPS_THREADS=1)" \
 	"env GPUAUDIT_DEPS_THREADS=1 $bin deps --json --compact $cuda" "${nosym_args[@]}" >/dev/null
-hyperfine -N -i --warmup 0 --runs "$runs" --export-json "$tmp/needed.json" \
+hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/needed.json" \
 	-n "gpuaudit deps --no-device-code --no-archives --json USR_LIB" \
 	"$bin deps --no-device-code --no-archives --json --compact $usrlib" \
 	-n "scanelf -R -n USR_LIB" "bash -c 'scanelf -R -n $usrlib >/dev/null 2>&1'" \
