@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "fuzz_tree.h"
 #include "gpuaudit/capture.h"
 #include "gpuaudit/model.h"
 
@@ -55,68 +56,21 @@ static char root[64], out[80];
 static struct ga_ctx *ctx;
 static unsigned long runs;
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void rm_tree(const char *p)
-{
-	nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static void cleanup(void)
 {
 	if (root[0])
-		rm_tree(root);
+		fuzz_tree_remove(root);
 	if (out[0])
-		rm_tree(out);
+		fuzz_tree_remove(out);
 	ga_ctx_free(ctx);
-}
-
-static void make_parents(const char *rel)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			abort();
-		*s = '/';
-	}
-}
-
-static void write_file(const char *rel, const void *data, size_t len)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	make_parents(rel);
-	unlink(p);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		abort();
-	const char *c = data;
-	while (len) {
-		ssize_t n = write(fd, c, len);
-		if (n <= 0)
-			abort();
-		c += n;
-		len -= (size_t)n;
-	}
-	close(fd);
 }
 
 static void setup(void)
 {
-	snprintf(root, sizeof(root), "/tmp/ga-fuzz-capture-XXXXXX");
-	if (!mkdtemp(root))
-		abort();
+	fuzz_tree_make(root, sizeof(root), "capture");
 	atexit(cleanup);
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		write_file(fixed[i].path, fixed[i].text, strlen(fixed[i].text));
+		fuzz_tree_write(root, fixed[i].path, fixed[i].text, strlen(fixed[i].text));
 	if (ga_ctx_new(&ctx) < 0 || ga_ctx_set_root(ctx, root) < 0)
 		abort();
 }
@@ -182,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!chunk)
 			continue;
 		if (i < nf) {
-			write_file(rel, chunk, len);
+			fuzz_tree_write(root, rel, chunk, len);
 			continue;
 		}
 		char target[256];
@@ -190,8 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(target, chunk, tl);
 		target[tl] = '\0';
 		target[strcspn(target, "\n")] = '\0';
-		make_parents(rel);
-		if (*target && symlink(target, path) < 0)
+		if (*target && fuzz_tree_link(root, rel, target) < 0)
 			abort();
 	}
 	snprintf(out, sizeof(out), "%s.out%lu", root, runs++);
@@ -208,6 +161,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ga_buf_release(&b);
 	ga_capture_report_release(&rep);
 	nftw(out, check_link, 16, FTW_PHYS);
-	rm_tree(out);
+	fuzz_tree_remove(out);
 	return 0;
 }

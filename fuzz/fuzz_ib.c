@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "fuzz_tree.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/network.h"
 #include "gpuaudit/node.h"
@@ -81,67 +82,22 @@ static const struct {
 static char root[64];
 static struct ga_ctx *ctx;
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void cleanup(void)
 {
 	if (root[0])
-		nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fuzz_tree_remove(root);
 	ga_ctx_free(ctx);
-}
-
-static void make_parents(const char *rel)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			abort();
-		*s = '/';
-	}
-}
-
-static void write_file(const char *rel, const void *data, size_t len)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	make_parents(rel);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		abort();
-	const char *c = data;
-	while (len) {
-		ssize_t n = write(fd, c, len);
-		if (n <= 0)
-			abort();
-		c += n;
-		len -= (size_t)n;
-	}
-	close(fd);
 }
 
 static void setup(void)
 {
-	snprintf(root, sizeof(root), "/tmp/ga-fuzz-ib-XXXXXX");
-	if (!mkdtemp(root))
-		abort();
+	fuzz_tree_make(root, sizeof(root), "ib");
 	atexit(cleanup);
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		write_file(fixed[i].path, fixed[i].text, strlen(fixed[i].text));
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		char p[512];
-		make_parents(links[i].path);
-		snprintf(p, sizeof(p), "%s/%s", root, links[i].path);
-		if (symlink(links[i].target, p) < 0)
+		fuzz_tree_write(root, fixed[i].path, fixed[i].text, strlen(fixed[i].text));
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		if (fuzz_tree_link(root, links[i].path, links[i].target) < 0)
 			abort();
-	}
 	if (ga_ctx_new(&ctx) < 0 || ga_ctx_set_root(ctx, root) < 0)
 		abort();
 	ga_ctx_set_max_file(ctx, 1 << 20);
@@ -171,7 +127,7 @@ static void lay_out(const uint8_t *data, size_t size, size_t skip)
 		const uint8_t *s = find_sep(p, left);
 		size_t len = s ? (size_t)(s - p) : left;
 		size_t k = len > skip ? skip : len;
-		write_file(files[i], p + k, len - k);
+		fuzz_tree_write(root, files[i], p + k, len - k);
 		if (s) {
 			left -= len + strlen(SEP);
 			p = s + strlen(SEP);

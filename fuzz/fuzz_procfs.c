@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "fuzz_tree.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 
@@ -105,71 +106,22 @@ static const struct {
 static char root[64];
 static struct ga_ctx *ctx;
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void cleanup(void)
 {
 	if (root[0])
-		nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fuzz_tree_remove(root);
 	ga_ctx_free(ctx);
-}
-
-/* mkdir -p of the directory part of rel (relative to root). */
-static void make_parents(const char *rel)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			abort();
-		*s = '/';
-	}
-}
-
-static void write_file(const char *rel, const void *data, size_t len)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		make_parents(rel);
-		fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	}
-	if (fd < 0)
-		abort();
-	const char *c = data;
-	while (len) {
-		ssize_t n = write(fd, c, len);
-		if (n <= 0)
-			abort();
-		c += n;
-		len -= (size_t)n;
-	}
-	close(fd);
 }
 
 static void setup(void)
 {
-	snprintf(root, sizeof(root), "/tmp/ga-fuzz-procfs-XXXXXX");
-	if (!mkdtemp(root))
-		abort();
+	fuzz_tree_make(root, sizeof(root), "procfs");
 	atexit(cleanup);
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		write_file(fixed[i].path, fixed[i].text, strlen(fixed[i].text));
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		char p[512];
-		make_parents(links[i].path);
-		snprintf(p, sizeof(p), "%s/%s", root, links[i].path);
-		if (symlink(links[i].target, p) < 0)
+		fuzz_tree_write(root, fixed[i].path, fixed[i].text, strlen(fixed[i].text));
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		if (fuzz_tree_link(root, links[i].path, links[i].target) < 0)
 			abort();
-	}
 	if (ga_ctx_new(&ctx) < 0 || ga_ctx_set_root(ctx, root) < 0)
 		abort();
 	char ids[128];
@@ -210,9 +162,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		if (have) {
-			write_file(files[i].path, chunk, len);
+			fuzz_tree_write(root, files[i].path, chunk, len);
 		} else if (files[i].fallback) {
-			write_file(files[i].path, files[i].fallback, strlen(files[i].fallback));
+			fuzz_tree_write(root, files[i].path, files[i].fallback, strlen(files[i].fallback));
 		} else {
 			char path[512];
 			snprintf(path, sizeof(path), "%s/%s", root, files[i].path);
