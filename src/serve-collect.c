@@ -322,8 +322,8 @@ static void write_nfd(struct serve *s, const struct ga_node *n, struct found *x)
 	struct ga_buf nfd;
 	char err[512];
 	ga_buf_init(&nfd, 64 * 1024);
-	if (!x->have_vd || cli_nfd_labels(&nfd, "serve", n, &x->vd, x->have_chk ? &x->chk : NULL,
-	                                  s->nfd_expiry_s) < 0) {
+	if (!x->have_vd ||
+	    cli_nfd_labels(&nfd, "serve", n, &x->vd, x->have_chk ? &x->chk : NULL, s->nfd_expiry_s) < 0) {
 		serve_warn(s, "NFD labels exceed 64 KiB");
 		x->failed = s->nfd_failed = true;
 	} else if (cli_nfd_write(s->nfd_dir, &nfd, err, sizeof(err)) < 0) {

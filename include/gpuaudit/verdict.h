@@ -65,11 +65,11 @@ enum {
 /* One PCI device whose link is judged (every kind but display). */
 struct ga_vd_device {
 	char *pci_address;
-	char *kind;               /* the PCI kind: accelerator, nic, nvme, nvswitch, ... */
-	int link;                 /* enum ga_vd_link */
-	char *link_at;            /* the lower end of the lowest degraded link (or of the narrowest) */
-	char *link_source;        /* "sysfs" (both ends of each link) or "nvml" (the GPU's own view) */
-	struct ga_ou64 width;     /* of that link: lanes now */
+	char *kind;                   /* the PCI kind: accelerator, nic, nvme, nvswitch, ... */
+	int link;                     /* enum ga_vd_link */
+	char *link_at;                /* the lower end of the lowest degraded link (or of the narrowest) */
+	char *link_source;            /* "sysfs" (both ends of each link) or "nvml" (the GPU's own view) */
+	struct ga_ou64 width;         /* of that link: lanes now */
 	struct ga_ou64 capable_width; /* the smaller maximum of its two ends */
 	struct ga_odbl speed_gts;
 	struct ga_odbl capable_speed_gts;
@@ -92,21 +92,21 @@ struct ga_node_verdict {
 	int cdi; /* enum ga_vd_cdi */
 	struct ga_vd_cdi_spec *cdi_specs;
 	size_t n_cdi_specs;
-	struct ga_ou64 cdi_unlisted; /* GPUs and MIG devices no valid nvidia.com/gpu spec names */
-	struct ga_ou64 cdi_gone;     /* spec entries for GPUs or MIG devices that are not on the node */
-	int device_plugin;           /* enum ga_vd_dp */
+	struct ga_ou64 cdi_unlisted;  /* GPUs and MIG devices no valid nvidia.com/gpu spec names */
+	struct ga_ou64 cdi_gone;      /* spec entries for GPUs or MIG devices that are not on the node */
+	int device_plugin;            /* enum ga_vd_dp */
 	struct ga_ou64 dp_registered; /* NVIDIA devices registered, counted once (replicas share one) */
 	struct ga_ou64 dp_expected;   /* NVIDIA devices present and healthy */
 	struct ga_strv runtime_wired; /* container engines wired to the NVIDIA runtime */
 	struct ga_obool runtime_default_nvidia; /* every wired engine defaults to it */
 	int readiness;                          /* enum ga_vd_ready */
 	char *readiness_reason;
-	struct ga_ou64 gpus_expected; /* the class's gpu_count */
-	struct ga_ou64 gpus_usable;   /* of the class's vendor: driver bound, not excluded, not lost */
-	struct ga_strv drift;         /* "link", "gpus", "no_class": ga_node_verdict_drift as names */
+	struct ga_ou64 gpus_expected;  /* the class's gpu_count */
+	struct ga_ou64 gpus_usable;    /* of the class's vendor: driver bound, not excluded, not lost */
+	struct ga_strv drift;          /* "link", "gpus", "no_class": ga_node_verdict_drift as names */
 	struct ga_obool class_matched; /* a policy class was found; absent without a policy */
 	char *class_name;              /* the policy class checked against, when one was */
-	char *node_class;             /* gpuaudit class: name, and the hardware and stack ids */
+	char *node_class;              /* gpuaudit class: name, and the hardware and stack ids */
 	char *hw_class;
 	char *stack_class;
 };
@@ -128,8 +128,8 @@ void ga_node_verdict_release(struct ga_node_verdict *v);
  * "findings" and "verdict". --from reads it as a plain snapshot and recomputes both
  * with today's rules; neither member is part of gpuaudit.node/v1.
  */
-int ga_node_write_report(const struct ga_node *n, const struct ga_findings *f, const struct ga_node_verdict *v,
-                         struct ga_json *w);
+int ga_node_write_report(const struct ga_node *n, const struct ga_findings *f,
+                         const struct ga_node_verdict *v, struct ga_json *w);
 /* The drift bits (GA_VD_DRIFT_*) of a verdict, from its states. */
 unsigned ga_node_verdict_drift(const struct ga_node_verdict *v);
 /* The device entry of a PCI address, or NULL. */

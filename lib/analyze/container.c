@@ -440,16 +440,17 @@ int gai_verdict_cdi(const struct ga_node *n, struct ga_node_verdict *v, struct g
 		any_invalid = any_invalid || !valid[s];
 		if (valid[s])
 			spec_checks(n, &cdi->specs[s], gpus, ng, vs, &gone, out);
-		stale = stale || (vs->stale.set && vs->stale.v) || (vs->missing_paths.set && vs->missing_paths.v);
+		stale = stale || (vs->stale.set && vs->stale.v) ||
+		        (vs->missing_paths.set && vs->missing_paths.v);
 	}
 	coverage(n, valid, gpus, ng, v, out);
 	ga_free(valid);
 	GA_SET(v->cdi_gone, gone);
-	v->cdi = any_invalid               ? GA_VD_CDI_INVALID
-	         : stale                   ? GA_VD_CDI_STALE
+	v->cdi = any_invalid                 ? GA_VD_CDI_INVALID
+	         : stale                     ? GA_VD_CDI_STALE
 	         : v->cdi_unlisted.v || gone ? GA_VD_CDI_INCOMPLETE
-	         : readable == 0           ? GA_VD_CDI_NONE
-	                                   : GA_VD_CDI_CURRENT;
+	         : readable == 0             ? GA_VD_CDI_NONE
+	                                     : GA_VD_CDI_CURRENT;
 	return out->err;
 }
 

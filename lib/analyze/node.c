@@ -124,8 +124,8 @@ static int judge_link(const struct ga_node *n, const struct ga_pci_dev *pd, stru
 				r = vd_str(&d->link_source, "nvml");
 		}
 	}
-	if (!streq(pd->kind, "accelerator") && pd->link.cur_speed_gts.set &&
-	    pd->path_capable_speed_gts.set && pd->path_min_speed_gts.set)
+	if (!streq(pd->kind, "accelerator") && pd->link.cur_speed_gts.set && pd->path_capable_speed_gts.set &&
+	    pd->path_min_speed_gts.set)
 		GA_SET(d->slow, pd->path_min_speed_gts.v + 1e-9 < pd->path_capable_speed_gts.v);
 	if (a)
 		d->memory_bytes = accel_memory(a);

@@ -16,60 +16,54 @@ const char *const ga_vd_cdi_names[6] = { "absent", "none", "current", "stale", "
 const char *const ga_vd_dp_names[5] = { "absent", "ok", "partial", "missing", "unknown" };
 const char *const ga_vd_ready_names[3] = { "unknown", "ready", "not_ready" };
 
-#define D struct ga_vd_device
 static const struct ga_field device_f[] = {
-	GA_FIELD(D, pci_address, GA_F_STR),
-	GA_FIELD(D, kind, GA_F_STR),
-	GA_FIELD_ENUM(D, link, ga_vd_link_names),
-	GA_FIELD(D, link_at, GA_F_STR),
-	GA_FIELD(D, link_source, GA_F_STR),
-	GA_FIELD(D, width, GA_F_U64),
-	GA_FIELD(D, capable_width, GA_F_U64),
-	GA_FIELD(D, speed_gts, GA_F_DBL),
-	GA_FIELD(D, capable_speed_gts, GA_F_DBL),
-	GA_FIELD(D, slow, GA_F_BOOL),
-	GA_FIELD(D, memory_bytes, GA_F_U64),
-	GA_FIELD(D, cdi_listed, GA_F_BOOL),
+	GA_FIELD(struct ga_vd_device, pci_address, GA_F_STR),
+	GA_FIELD(struct ga_vd_device, kind, GA_F_STR),
+	GA_FIELD_ENUM(struct ga_vd_device, link, ga_vd_link_names),
+	GA_FIELD(struct ga_vd_device, link_at, GA_F_STR),
+	GA_FIELD(struct ga_vd_device, link_source, GA_F_STR),
+	GA_FIELD(struct ga_vd_device, width, GA_F_U64),
+	GA_FIELD(struct ga_vd_device, capable_width, GA_F_U64),
+	GA_FIELD(struct ga_vd_device, speed_gts, GA_F_DBL),
+	GA_FIELD(struct ga_vd_device, capable_speed_gts, GA_F_DBL),
+	GA_FIELD(struct ga_vd_device, slow, GA_F_BOOL),
+	GA_FIELD(struct ga_vd_device, memory_bytes, GA_F_U64),
+	GA_FIELD(struct ga_vd_device, cdi_listed, GA_F_BOOL),
 };
-#undef D
 static const struct ga_schema device_s = { "ga_vd_device", sizeof(struct ga_vd_device), device_f,
 	                                   GA_ARRAY_SIZE(device_f) };
 
-#define S struct ga_vd_cdi_spec
 static const struct ga_field spec_f[] = {
-	GA_FIELD(S, path, GA_F_STR),
-	GA_FIELD(S, valid, GA_F_BOOL),
-	GA_FIELD(S, stale, GA_F_BOOL),
-	GA_FIELD(S, missing_paths, GA_F_U64),
+	GA_FIELD(struct ga_vd_cdi_spec, path, GA_F_STR),
+	GA_FIELD(struct ga_vd_cdi_spec, valid, GA_F_BOOL),
+	GA_FIELD(struct ga_vd_cdi_spec, stale, GA_F_BOOL),
+	GA_FIELD(struct ga_vd_cdi_spec, missing_paths, GA_F_U64),
 };
-#undef S
 static const struct ga_schema spec_s = { "ga_vd_cdi_spec", sizeof(struct ga_vd_cdi_spec), spec_f,
 	                                 GA_ARRAY_SIZE(spec_f) };
 
-#define V struct ga_node_verdict
 static const struct ga_field verdict_f[] = {
-	GA_FIELD_ENUM(V, readiness, ga_vd_ready_names),
-	GA_FIELD(V, readiness_reason, GA_F_STR),
-	GA_FIELD(V, gpus_expected, GA_F_U64),
-	GA_FIELD(V, gpus_usable, GA_F_U64),
-	GA_FIELD(V, drift, GA_F_STRV),
-	GA_FIELD(V, class_matched, GA_F_BOOL),
-	GA_FIELD(V, class_name, GA_F_STR),
-	GA_FIELD(V, node_class, GA_F_STR),
-	GA_FIELD(V, hw_class, GA_F_STR),
-	GA_FIELD(V, stack_class, GA_F_STR),
-	GA_FIELD_ARR(V, devices, device_s),
-	GA_FIELD_ENUM(V, cdi, ga_vd_cdi_names),
-	GA_FIELD_ARR(V, cdi_specs, spec_s),
-	GA_FIELD(V, cdi_unlisted, GA_F_U64),
-	GA_FIELD(V, cdi_gone, GA_F_U64),
-	GA_FIELD_ENUM(V, device_plugin, ga_vd_dp_names),
-	GA_FIELD(V, dp_registered, GA_F_U64),
-	GA_FIELD(V, dp_expected, GA_F_U64),
-	GA_FIELD(V, runtime_wired, GA_F_STRV),
-	GA_FIELD(V, runtime_default_nvidia, GA_F_BOOL),
+	GA_FIELD_ENUM(struct ga_node_verdict, readiness, ga_vd_ready_names),
+	GA_FIELD(struct ga_node_verdict, readiness_reason, GA_F_STR),
+	GA_FIELD(struct ga_node_verdict, gpus_expected, GA_F_U64),
+	GA_FIELD(struct ga_node_verdict, gpus_usable, GA_F_U64),
+	GA_FIELD(struct ga_node_verdict, drift, GA_F_STRV),
+	GA_FIELD(struct ga_node_verdict, class_matched, GA_F_BOOL),
+	GA_FIELD(struct ga_node_verdict, class_name, GA_F_STR),
+	GA_FIELD(struct ga_node_verdict, node_class, GA_F_STR),
+	GA_FIELD(struct ga_node_verdict, hw_class, GA_F_STR),
+	GA_FIELD(struct ga_node_verdict, stack_class, GA_F_STR),
+	GA_FIELD_ARR(struct ga_node_verdict, devices, device_s),
+	GA_FIELD_ENUM(struct ga_node_verdict, cdi, ga_vd_cdi_names),
+	GA_FIELD_ARR(struct ga_node_verdict, cdi_specs, spec_s),
+	GA_FIELD(struct ga_node_verdict, cdi_unlisted, GA_F_U64),
+	GA_FIELD(struct ga_node_verdict, cdi_gone, GA_F_U64),
+	GA_FIELD_ENUM(struct ga_node_verdict, device_plugin, ga_vd_dp_names),
+	GA_FIELD(struct ga_node_verdict, dp_registered, GA_F_U64),
+	GA_FIELD(struct ga_node_verdict, dp_expected, GA_F_U64),
+	GA_FIELD(struct ga_node_verdict, runtime_wired, GA_F_STRV),
+	GA_FIELD(struct ga_node_verdict, runtime_default_nvidia, GA_F_BOOL),
 };
-#undef V
 const struct ga_schema ga_node_verdict_schema = { "ga_node_verdict", sizeof(struct ga_node_verdict),
 	                                          verdict_f, GA_ARRAY_SIZE(verdict_f) };
 
@@ -111,8 +105,8 @@ static const struct ga_field node_report_f[] = {
 static const struct ga_schema node_report_s = { "node_report", sizeof(struct node_report), node_report_f,
 	                                        GA_ARRAY_SIZE(node_report_f) };
 
-int ga_node_write_report(const struct ga_node *n, const struct ga_findings *f, const struct ga_node_verdict *v,
-                         struct ga_json *w)
+int ga_node_write_report(const struct ga_node *n, const struct ga_findings *f,
+                         const struct ga_node_verdict *v, struct ga_json *w)
 {
 	struct node_report nr = { *f, v };
 	ga_json_obj_begin(w);
