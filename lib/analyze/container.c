@@ -409,7 +409,7 @@ static void spec_checks(const struct ga_node *n, const struct ga_cdi_spec *s, co
  * (GA-CDI-STALE, GA-CDI-PATH-MISSING), incomplete (GA-CDI-DEVICE-MISSING,
  * GA-CDI-DEVICE-GONE), none (no spec readable) or current.
  */
-int gai_verdict_cdi(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
+int ga_verdict_cdi(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
 {
 	const struct ga_cdi *cdi = n->cdi;
 	if (!cdi || !cdi->n_specs)
@@ -457,7 +457,7 @@ int gai_verdict_cdi(const struct ga_node *n, struct ga_node_verdict *v, struct g
 void ga_analyze_cdi(const struct ga_node *n, struct ga_findings *out)
 {
 	struct ga_node_verdict v = { 0 };
-	gai_verdict_cdi(n, &v, out);
+	ga_verdict_cdi(n, &v, out);
 	ga_node_verdict_release(&v);
 }
 
@@ -668,7 +668,7 @@ static void other_plugin(const struct ga_node *n, const struct ga_device_plugins
  * (GA-DP-NOT-REGISTERED) over partial (GA-DP-GPU-UNREGISTERED) over unknown (a
  * damaged checkpoint, GA-DP-CHECKPOINT-INVALID, leaves nothing to count) over ok.
  */
-int gai_verdict_device_plugins(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
+int ga_verdict_device_plugins(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
 {
 	const struct ga_device_plugins *dp = n->device_plugins;
 	if (!dp)
@@ -694,8 +694,28 @@ int gai_verdict_device_plugins(const struct ga_node *n, struct ga_node_verdict *
 void ga_analyze_device_plugins(const struct ga_node *n, struct ga_findings *out)
 {
 	struct ga_node_verdict v = { 0 };
-	gai_verdict_device_plugins(n, &v, out);
+	ga_verdict_device_plugins(n, &v, out);
 	ga_node_verdict_release(&v);
+}
+
+/* Engines wired to the NVIDIA runtime, and whether each defaults to it. */
+int ga_verdict_runtime(const struct ga_node *n, struct ga_node_verdict *v)
+{
+	const struct ga_container_runtime *cr = n->container_runtime;
+	if (!cr)
+		return 0;
+	bool all_default = true;
+	for (size_t i = 0; i < cr->n_engines; i++) {
+		const struct ga_ctr_engine *e = &cr->engines[i];
+		if (!e->wired.v || !e->name)
+			continue;
+		if (ga_strv_push(&v->runtime_wired, e->name) < 0)
+			return -ENOMEM;
+		all_default = all_default && e->default_nvidia.v;
+	}
+	if (v->runtime_wired.n)
+		GA_SET(v->runtime_default_nvidia, all_default);
+	return 0;
 }
 
 /* --- preflight inside a container: what the container sees against the node --- */

@@ -158,7 +158,7 @@ static void nvml_link_finding(const struct ga_vd_device *d, struct ga_findings *
 	ga_finding_evidence(f, "source", "nvml");
 }
 
-int gai_verdict_links(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
+int ga_verdict_links(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
 {
 	struct degraded seen[64];
 	size_t nseen = 0;
@@ -216,6 +216,20 @@ int gai_verdict_links(const struct ga_node *n, struct ga_node_verdict *v, struct
 		ga_finding_evidence(f, "devices", "%s", d->devices);
 	}
 	return out->err;
+}
+
+/* The verdict's parts decided from the snapshot alone, with their findings. */
+int ga_verdict_sections(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
+{
+	memset(v, 0, sizeof(*v));
+	int r = ga_verdict_links(n, v, out);
+	if (r == 0)
+		r = ga_verdict_cdi(n, v, out);
+	if (r == 0)
+		r = ga_verdict_device_plugins(n, v, out);
+	if (r == 0)
+		r = ga_verdict_runtime(n, v);
+	return r < 0 ? (out->err = r) : 0;
 }
 
 /*
@@ -410,7 +424,7 @@ static void gap_findings(const struct ga_node *n, struct ga_findings *out)
 int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 {
 	struct ga_node_verdict v = { 0 };
-	int vr = gai_verdict_sections(n, &v, out); /* links, CDI, device plugins (verdict.c) */
+	int vr = ga_verdict_sections(n, &v, out); /* links, CDI, device plugins, runtime */
 	ga_node_verdict_release(&v);
 	if (vr < 0)
 		return vr;

@@ -18,39 +18,6 @@ static bool streq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-/* Engines wired to the NVIDIA runtime, and whether each defaults to it. */
-static int runtime_default(const struct ga_node *n, struct ga_node_verdict *v)
-{
-	const struct ga_container_runtime *cr = n->container_runtime;
-	if (!cr)
-		return 0;
-	bool all_default = true;
-	for (size_t i = 0; i < cr->n_engines; i++) {
-		const struct ga_ctr_engine *e = &cr->engines[i];
-		if (!e->wired.v || !e->name)
-			continue;
-		if (ga_strv_push(&v->runtime_wired, e->name) < 0)
-			return -ENOMEM;
-		all_default = all_default && e->default_nvidia.v;
-	}
-	if (v->runtime_wired.n)
-		GA_SET(v->runtime_default_nvidia, all_default);
-	return 0;
-}
-
-int gai_verdict_sections(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
-{
-	memset(v, 0, sizeof(*v));
-	int r = gai_verdict_links(n, v, out);
-	if (r == 0)
-		r = gai_verdict_cdi(n, v, out);
-	if (r == 0)
-		r = gai_verdict_device_plugins(n, v, out);
-	if (r == 0)
-		r = runtime_default(n, v);
-	return r < 0 ? (out->err = r) : 0;
-}
-
 static bool usable(const struct ga_accel *a)
 {
 	if (!a->driver)
@@ -115,7 +82,7 @@ int ga_node_verdict_build(const struct ga_node *n, const struct ga_policy_class 
 {
 	struct ga_findings scratch;
 	ga_findings_init(&scratch);
-	int r = gai_verdict_sections(n, v, out ? out : &scratch);
+	int r = ga_verdict_sections(n, v, out ? out : &scratch);
 	ga_findings_release(&scratch);
 	if (r == 0 && policy_given) {
 		GA_SET(v->class_matched, cls != NULL);
