@@ -561,8 +561,9 @@ static int health_nvml_events(struct cli *cli, const struct health_opts *o, stru
 			snprintf(run->nvml_why, sizeof(run->nvml_why), "NVML events not live: %s", nvml_why);
 		else
 			snprintf(run->nvml_why, sizeof(run->nvml_why), "%llu GPU%s registered, %zu event%s",
-			         (unsigned long long)e->registered_gpus.v, e->registered_gpus.v == 1 ? "" : "s",
-			         e->n_events, e->n_events == 1 ? "" : "s");
+			         (unsigned long long)e->registered_gpus.v,
+			         e->registered_gpus.v == 1 ? "" : "s", e->n_events,
+			         e->n_events == 1 ? "" : "s");
 		ga_health_cover(&run->kl, "nvml_events", nvml_why ? GA_HSRC_MISSING : GA_HSRC_READ, false,
 		                run->nvml_why, NULL);
 	}
@@ -622,7 +623,8 @@ static int health_analyze(struct cli *cli, const struct health_opts *o, struct h
 		return code;
 	run->kl.events = ga_health_events(run->h);
 	run->kl.boot_id = run->node->host.boot_id;
-	r = ga_health_findings(run->h, run->foreign ? NULL : run->node, &run->ho, &run->f, &run->kl.in_window);
+	r = ga_health_findings(run->h, run->foreign ? NULL : run->node, &run->ho, &run->f,
+	                       &run->kl.in_window);
 	if (r < 0)
 		return fail_early(cli, o->mode, EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
 	if (o->state_file)

@@ -100,8 +100,8 @@ struct ga_health_log {
 	size_t n_cov;
 };
 /* Record one source in log's coverage (at most GA_HEALTH_COV_MAX; later ones are dropped). */
-void ga_health_cover(struct ga_health_log *log, const char *source, enum ga_hsrc_state state,
-                     bool decisive, const char *detail, const char *summary);
+void ga_health_cover(struct ga_health_log *log, const char *source, enum ga_hsrc_state state, bool decisive,
+                     const char *detail, const char *summary);
 /* Whether every decisive source was read (no verdict-deciding evidence is missing). */
 bool ga_health_covered(const struct ga_health_log *log);
 /*

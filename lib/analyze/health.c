@@ -624,8 +624,8 @@ out:
 	return r;
 }
 
-void ga_health_cover(struct ga_health_log *log, const char *source, enum ga_hsrc_state state,
-                     bool decisive, const char *detail, const char *summary)
+void ga_health_cover(struct ga_health_log *log, const char *source, enum ga_hsrc_state state, bool decisive,
+                     const char *detail, const char *summary)
 {
 	static const char *const order[] = { "kernel_log", "node", "processes", "nvml_events" };
 	if (log->n_cov >= GA_HEALTH_COV_MAX)

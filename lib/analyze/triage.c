@@ -443,8 +443,9 @@ static void conclude(struct ga_triage *t, const struct ga_triage_klog *k)
 	if (t->no_accelerators)
 		add_reason(t, "no accelerators on this node: the GPU steps do not apply");
 	if (t->n_steps >= 1 && !strcmp(t->steps[0].verdict, "unknown"))
-		add_reason(t, "the kernel log was not read (%s): pass --kmsg FILE, or run as root or with "
-		              "CAP_SYSLOG where /dev/kmsg is refused",
+		add_reason(t,
+		           "the kernel log was not read (%s): pass --kmsg FILE, or run as root or with "
+		           "CAP_SYSLOG where /dev/kmsg is refused",
 		           k && k->missing ? k->missing : "no source");
 	if (t->n_steps >= 2 && !strcmp(t->steps[1].verdict, "unknown"))
 		add_reason(t, "no GPU utilization in the samples: record with 'gpuaudit record --nvml -o "
@@ -656,7 +657,9 @@ int ga_triage_report_take(struct ga_triage_report *r, const struct ga_triage *t,
 	GA_SET(r->samples, n_pts);
 	int e = 0;
 	r->schema = ga_strdup(GA_TRIAGE_SCHEMA);
-	r->result = ga_strdup(t->node_at_fault ? "node-at-fault" : t->inconclusive ? "inconclusive" : "node-ok");
+	r->result = ga_strdup(t->node_at_fault  ? "node-at-fault"
+	                      : t->inconclusive ? "inconclusive"
+	                                        : "node-ok");
 	r->reason = t->inconclusive ? ga_strdup(t->reason) : NULL;
 	if (!r->schema || !r->result || (t->inconclusive && !r->reason) ||
 	    (t->n_steps && !(r->steps = ga_calloc(t->n_steps, sizeof(*r->steps)))))
