@@ -125,8 +125,14 @@ static int take_snapshot(struct serve *s, struct found *x)
  */
 static void fold_state(struct serve *s, const struct ga_node *n, struct ga_findings *f, struct found *x)
 {
-	if (ga_hstate_update(&s->hstate, f, s->policy ? &s->policy->health : NULL, (int64_t)now_wall(),
-	                     n->host.boot_id) < 0) {
+	/*
+	 * Without the kernel log (as of the last read: it is read after this) the run saw no
+	 * Xids: an unknown run, never a clear one (health --state does the same).
+	 */
+	bool known = s->kmsg_readable.set && s->kmsg_readable.v;
+	const struct ga_health_policy *hp = s->policy ? &s->policy->health : NULL;
+	if ((known ? ga_hstate_update(&s->hstate, f, hp, (int64_t)now_wall(), n->host.boot_id)
+	           : ga_hstate_update_unknown(&s->hstate, f, hp, (int64_t)now_wall(), n->host.boot_id)) < 0) {
 		serve_warn(s, "health state: out of memory");
 		x->failed = true;
 		return;
