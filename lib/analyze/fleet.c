@@ -664,6 +664,7 @@ int ga_fleet_add_check(struct ga_fleet *f, const char *source, const char *name,
 	          : !strcmp(result, "fail")       ? 1
 	          : !strcmp(result, "unknown")    ? 2
 	          : !strcmp(result, "incomplete") ? 2 /* no verdict either */
+	          : !strcmp(result, "inconclusive") ? 2 /* PCI not read */
 	                                          : -1;
 	if (res < 0)
 		return -EINVAL;
