@@ -502,7 +502,8 @@ static int classify(const struct ga_findings *fs, unsigned *flags, struct ga_buf
 		const struct ga_finding *fd = &fs->v[i];
 		const char *code = fd->code ? fd->code : "";
 		if (!strcmp(code, "GA-LINK-DEGRADED")) {
-			*flags |= GA_FLEET_LINK;
+			/* an error when the class's expect.pcie_width_min is its evidence (check.c) */
+			*flags |= GA_FLEET_LINK | (fd->severity >= GA_SEV_ERROR ? GA_FLEET_CHECK : 0u);
 			r = add_word(detail, " ", code);
 		} else if (ga_startswith(code, "GA-PIN-")) {
 			*flags |= GA_FLEET_STACK;
