@@ -57,7 +57,10 @@ static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check
 	        c->cls ? cli_esc(c->cls->name) : "-",
 	        color ? (c->result == GA_CHECK_PASS ? "\033[32m" : "\033[31m") : "", res,
 	        color ? "\033[0m" : "", cli_esc(p->file), c->violations, c->violations == 1 ? "" : "s",
-	        c->unknowns, pci_known ? "" : c->cls ? "; PCI devices not read" : "; PCI devices not read, so no class matches");
+	        c->unknowns,
+	        pci_known || c->result == GA_CHECK_INCOMPLETE ? "" /* its finding lists what was read */
+	        : c->cls                                       ? "; PCI devices not read"
+	                                                       : "; PCI devices not read, so no class matches");
 	fprintf(o, "findings: %zu\n", c->findings.n);
 	for (size_t i = 0; i < c->findings.n; i++) {
 		const struct ga_finding *fd = &c->findings.v[i];

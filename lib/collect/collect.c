@@ -8,33 +8,6 @@
 
 #include "collect.h"
 
-static void source_add(struct ga_col *c, const char *source, const char *path, const char *state,
-                       const char *reason)
-{
-	struct ga_node *n = c->node;
-	struct ga_source *e = ga_array_push((void **)&n->coverage, &n->n_coverage, sizeof(*e));
-	if (!ga_col_ok(c, e))
-		return;
-	e->source = ga_strdup(source);
-	e->path = ga_strdup(path);
-	e->state = ga_strdup(state);
-	e->reason = reason ? ga_strdup(reason) : NULL;
-	if (!ga_col_ok(c, e->source) || !ga_col_ok(c, e->path) || !ga_col_ok(c, e->state) ||
-	    (reason && !ga_col_ok(c, e->reason))) {
-		ga_free(e->source);
-		ga_free(e->path);
-		ga_free(e->state);
-		ga_free(e->reason);
-		n->n_coverage--;
-	}
-}
-
-void ga_col_source(struct ga_col *c, const char *source, const char *path, int err)
-{
-	source_add(c, source, path, err == 0 ? "read" : err == -ENOENT ? "missing" : "unreadable",
-	           err ? ga_fs_reason(err) : NULL);
-}
-
 /*
  * The sources the other collectors read whole, recorded from what they left: a
  * required file that could not be read is a gap (with the reader's reason), so no
@@ -55,8 +28,11 @@ static void coverage(struct ga_col *c)
 		for (size_t k = 0; k < n->n_gaps && !why; k++)
 			if (!strcmp(n->gaps[k].path, files[i].path))
 				why = n->gaps[k].reason;
-		source_add(c, files[i].source, files[i].path,
-		           !why ? "read" : !strcmp(why, "missing") ? "missing" : "unreadable", why);
+		ga_col_source_state(c, files[i].source, files[i].path,
+		                    !why                    ? "read"
+		                    : !strcmp(why, "missing") ? "missing"
+		                                              : "unreadable",
+		                    why);
 	}
 	if (!c->err)
 		ga_col_source(c, "modules", n->modules_source ? n->modules_source + 1 : "proc/modules",
