@@ -460,7 +460,9 @@ static int make_name(const struct ga_node *n, const struct dev *devs, size_t nde
 		r = ga_buf_addf(&b, "-%s", ic);
 	if (r == 0 && mig)
 		r = ga_buf_adds(&b, "-mig");
-	if (r == 0 && !any)
+	if (r == 0 && !any && !ga_node_pci_known(n)) /* the bus was not read: not a CPU node */
+		r = ga_buf_adds(&b, "unknown-accelerators");
+	else if (r == 0 && !any)
 		r = ga_buf_addf(&b, "cpu-%s",
 		                n->cpu.isa_level ? n->cpu.isa_level
 		                : n->cpu.arch    ? n->cpu.arch

@@ -34,3 +34,10 @@ run check --policy "$P" --root notdir --no-vendor
 cp -a "$FIXTURES/nodes/a10-x8/root" a10
 rm -rf a10/sys/bus/pci
 run check --policy "$P" --root a10 --no-vendor
+
+# the exporter: pci known 0, and no gpuaudit_gpus samples (unknown, not 0)
+run serve --once --root nopci --no-vendor | grep -E '^(\$ |gpuaudit_source_known|gpuaudit_gpus|\[exit)'
+# NFD labels of the check: the result is inconclusive, not pass
+mkdir nfd
+run check --policy "$P" --root nopci --no-vendor --nfd-dir nfd >/dev/null
+sed 's/^# +expiry-time=.*/# +expiry-time=<masked>/' nfd/gpuaudit
