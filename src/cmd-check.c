@@ -53,14 +53,15 @@ static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check
 	                  : c->result == GA_CHECK_INCOMPLETE   ? "INCOMPLETE"
 	                  : c->result == GA_CHECK_INCONCLUSIVE ? "INCONCLUSIVE"
 	                                                       : "UNKNOWN";
+	/* the INCOMPLETE finding already lists what was read */
+	const char *pci = "";
+	if (!pci_known && c->result != GA_CHECK_INCOMPLETE)
+		pci = c->cls ? "; PCI devices not read" : "; PCI devices not read, so no class matches";
 	fprintf(o, "class %s: %s%s%s (policy %s: %zu violation%s, %zu unknown%s)\n",
 	        c->cls ? cli_esc(c->cls->name) : "-",
 	        color ? (c->result == GA_CHECK_PASS ? "\033[32m" : "\033[31m") : "", res,
 	        color ? "\033[0m" : "", cli_esc(p->file), c->violations, c->violations == 1 ? "" : "s",
-	        c->unknowns,
-	        pci_known || c->result == GA_CHECK_INCOMPLETE ? "" /* its finding lists what was read */
-	        : c->cls                                       ? "; PCI devices not read"
-	                                                       : "; PCI devices not read, so no class matches");
+	        c->unknowns, pci);
 	fprintf(o, "findings: %zu\n", c->findings.n);
 	for (size_t i = 0; i < c->findings.n; i++) {
 		const struct ga_finding *fd = &c->findings.v[i];
@@ -266,8 +267,8 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		code = fail_early(cli, mode, EXIT_INTERNAL, "check failed: %s", strerror(-r));
 		goto out;
 	}
-	code = chk.result == GA_CHECK_PASS         ? EXIT_OK
-	       : chk.result == GA_CHECK_FAIL       ? EXIT_PROBLEMS
+	code = chk.result == GA_CHECK_PASS           ? EXIT_OK
+	       : chk.result == GA_CHECK_FAIL         ? EXIT_PROBLEMS
 	       : chk.result == GA_CHECK_INCOMPLETE   ? EXIT_USAGE /* like an unreadable snapshot */
 	       : chk.result == GA_CHECK_INCONCLUSIVE ? EXIT_INCONCLUSIVE
 	                                             : EXIT_UNAVAILABLE;

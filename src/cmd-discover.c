@@ -527,8 +527,8 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 	/* an error seen is a problem; otherwise a bus not seen is no verdict at all */
 	if (r == 0)
 		code = ga_findings_max_severity(&findings) >= GA_SEV_ERROR ? EXIT_PROBLEMS
-		       : !ga_node_pci_known(node)                           ? EXIT_INCONCLUSIVE
-		                                                            : EXIT_OK;
+		       : !ga_node_pci_known(node)                          ? EXIT_INCONCLUSIVE
+		                                                           : EXIT_OK;
 	ga_findings_release(&findings);
 	ga_node_free(node);
 	ga_ctx_free(ctx);

@@ -695,8 +695,8 @@ enum ga_source_state {
  * (either may be NULL) get the path ("sys/bus/pci/devices", no leading slash) and the
  * reason when not read; they point into N or are static.
  */
-enum ga_source_state ga_node_source_state(const struct ga_node *n, const char *source,
-                                          const char **ret_path, const char **ret_reason);
+enum ga_source_state ga_node_source_state(const struct ga_node *n, const char *source, const char **ret_path,
+                                          const char **ret_reason);
 /* ga_node_source_state(n, "pci", ...) == GA_SOURCE_READ: the accelerator count is known. */
 bool ga_node_pci_known(const struct ga_node *n);
 /* What to do when the PCI devices were not read (one text for every output). */

@@ -681,9 +681,10 @@ static void check_expects(struct cstate *cs)
 					if (!covered(cs, "GA-LINK-DEGRADED", a->address ? a->address : "",
 					             "devices", "expect.pcie_width_min", e, v))
 						add(cs, "GA-EXPECT-PCIE", subj(a), fix, e, v,
-					    "PCIe link runs at x%llu, the class expects x%llu or wider",
-					    (unsigned long long)width,
-					    (unsigned long long)c->expect.pcie_width_min.v);
+						    "PCIe link runs at x%llu, the class expects x%llu or "
+						    "wider",
+						    (unsigned long long)width,
+						    (unsigned long long)c->expect.pcie_width_min.v);
 				}
 			}
 			pcie_missing += miss;

@@ -661,12 +661,12 @@ int ga_fleet_set_origin(struct ga_fleet *f, const char *url, struct ga_odbl at_s
 int ga_fleet_add_check(struct ga_fleet *f, const char *source, const char *name, const char *cls,
                        const char *result, const char *detail)
 {
-	int res = !strcmp(result, "pass")         ? 0
-	          : !strcmp(result, "fail")       ? 1
-	          : !strcmp(result, "unknown")    ? 2
-	          : !strcmp(result, "incomplete") ? 2 /* no verdict either */
+	int res = !strcmp(result, "pass")           ? 0
+	          : !strcmp(result, "fail")         ? 1
+	          : !strcmp(result, "unknown")      ? 2
+	          : !strcmp(result, "incomplete")   ? 2 /* no verdict either */
 	          : !strcmp(result, "inconclusive") ? 2 /* PCI not read */
-	                                          : -1;
+	                                            : -1;
 	if (res < 0)
 		return -EINVAL;
 	struct ga_buf b;

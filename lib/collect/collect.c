@@ -29,7 +29,7 @@ static void coverage(struct ga_col *c)
 			if (!strcmp(n->gaps[k].path, files[i].path))
 				why = n->gaps[k].reason;
 		ga_col_source_state(c, files[i].source, files[i].path,
-		                    !why                    ? "read"
+		                    !why                      ? "read"
 		                    : !strcmp(why, "missing") ? "missing"
 		                                              : "unreadable",
 		                    why);

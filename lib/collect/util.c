@@ -61,8 +61,11 @@ void ga_col_source_state(struct ga_col *c, const char *source, const char *path,
 
 void ga_col_source(struct ga_col *c, const char *source, const char *path, int err)
 {
-	ga_col_source_state(c, source, path, err == 0 ? "read" : err == -ENOENT ? "missing" : "unreadable",
-	           err ? ga_fs_reason(err) : NULL);
+	ga_col_source_state(c, source, path,
+	                    err == 0         ? "read"
+	                    : err == -ENOENT ? "missing"
+	                                     : "unreadable",
+	                    err ? ga_fs_reason(err) : NULL);
 }
 
 int ga_col_strv_push(struct ga_col *c, struct ga_strv *sv, const char *s)

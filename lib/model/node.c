@@ -585,8 +585,8 @@ static const struct {
 	{ "kernel", "proc/sys/kernel/osrelease" },
 };
 
-enum ga_source_state ga_node_source_state(const struct ga_node *n, const char *source,
-                                          const char **ret_path, const char **ret_reason)
+enum ga_source_state ga_node_source_state(const struct ga_node *n, const char *source, const char **ret_path,
+                                          const char **ret_reason)
 {
 	const char *path = NULL, *reason = NULL;
 	enum ga_source_state st = GA_SOURCE_READ;

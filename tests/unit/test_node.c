@@ -389,8 +389,8 @@ static void collect_pci(struct ga_ctx *ctx, const char *dir, const char *state, 
 	assert_string_equal(source_of(n, "memory")->reason, "missing");
 
 	char *a = write_node(n, false);
-	assert_non_null(strstr(a, want == GA_SOURCE_READ ? "\"accelerator_count\":0"
-	                                                 : "\"accelerator_count\":null"));
+	assert_non_null(
+	        strstr(a, want == GA_SOURCE_READ ? "\"accelerator_count\":0" : "\"accelerator_count\":null"));
 	assert_non_null(strstr(a, "\"coverage\":[{\"source\":\"pci\""));
 	struct ga_node *back = NULL;
 	assert_int_equal(ga_node_from_json(ctx, a, strlen(a), &back), 0);
@@ -477,10 +477,14 @@ static void test_coverage_old_snapshots(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pcie_speed),         cmocka_unit_test(test_cpulist),
-		cmocka_unit_test(test_fixture_round_trip), cmocka_unit_test(test_from_json),
-		cmocka_unit_test(test_from_json_errors),   cmocka_unit_test(test_from_json_enomem),
-		cmocka_unit_test(test_collect_enomem),     cmocka_unit_test(test_coverage),
+		cmocka_unit_test(test_pcie_speed),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_fixture_round_trip),
+		cmocka_unit_test(test_from_json),
+		cmocka_unit_test(test_from_json_errors),
+		cmocka_unit_test(test_from_json_enomem),
+		cmocka_unit_test(test_collect_enomem),
+		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_coverage_old_snapshots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
