@@ -46,17 +46,23 @@ static const char *evidence(const struct ga_finding *f, const char *key)
 	return NULL;
 }
 
-static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check *c, bool color)
+static void print_text(FILE *o, const struct ga_policy *p, const struct ga_check *c, bool pci_known,
+                       bool color)
 {
-	const char *res = c->result == GA_CHECK_PASS         ? "PASS"
-	                  : c->result == GA_CHECK_FAIL       ? "FAIL"
-	                  : c->result == GA_CHECK_INCOMPLETE ? "INCOMPLETE"
-	                                                     : "UNKNOWN";
-	fprintf(o, "class %s: %s%s%s (policy %s: %zu violation%s, %zu unknown)\n",
+	const char *res = c->result == GA_CHECK_PASS           ? "PASS"
+	                  : c->result == GA_CHECK_FAIL         ? "FAIL"
+	                  : c->result == GA_CHECK_INCOMPLETE   ? "INCOMPLETE"
+	                  : c->result == GA_CHECK_INCONCLUSIVE ? "INCONCLUSIVE"
+	                                                       : "UNKNOWN";
+	/* the INCOMPLETE finding already lists what was read */
+	const char *pci = "";
+	if (!pci_known && c->result != GA_CHECK_INCOMPLETE)
+		pci = c->cls ? "; PCI devices not read" : "; PCI devices not read, so no class matches";
+	fprintf(o, "class %s: %s%s%s (policy %s: %zu violation%s, %zu unknown%s)\n",
 	        c->cls ? cli_esc(c->cls->name) : "-",
 	        color ? (c->result == GA_CHECK_PASS ? "\033[32m" : "\033[31m") : "", res,
 	        color ? "\033[0m" : "", cli_esc(p->file), c->violations, c->violations == 1 ? "" : "s",
-	        c->unknowns);
+	        c->unknowns, pci);
 	fprintf(o, "findings: %zu\n", c->findings.n);
 	for (size_t i = 0; i < c->findings.n; i++) {
 		const struct ga_finding *fd = &c->findings.v[i];
@@ -113,6 +119,8 @@ static void print_npd(FILE *o, const struct ga_check *c)
 		snprintf(line, sizeof(line), "gpuaudit: %s: %s", name, why);
 	} else if (c->result == GA_CHECK_INCOMPLETE) {
 		snprintf(line, sizeof(line), "gpuaudit: %s: incomplete: nothing of /proc or /sys read", name);
+	} else if (c->result == GA_CHECK_INCONCLUSIVE) {
+		snprintf(line, sizeof(line), "gpuaudit: %s: inconclusive: PCI not read, mount /sys", name);
 	} else {
 		snprintf(line, sizeof(line), "gpuaudit: %s: unknown: vendor library unavailable", name);
 	}
@@ -196,7 +204,7 @@ static int check_print(struct cli *cli, enum mode mode, const struct ga_policy *
 		print_slurm(cli->out, chk);
 		break;
 	default:
-		print_text(cli->out, policy, chk, cli->color);
+		print_text(cli->out, policy, chk, ga_node_pci_known(node), cli->color);
 	}
 	return code;
 }
@@ -260,10 +268,11 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 		code = fail_early(cli, mode, EXIT_INTERNAL, "check failed: %s", strerror(-r));
 		goto out;
 	}
-	code = chk.result == GA_CHECK_PASS         ? EXIT_OK
-	       : chk.result == GA_CHECK_FAIL       ? EXIT_PROBLEMS
-	       : chk.result == GA_CHECK_INCOMPLETE ? EXIT_USAGE /* like an unreadable snapshot */
-	                                           : EXIT_UNAVAILABLE;
+	code = chk.result == GA_CHECK_PASS           ? EXIT_OK
+	       : chk.result == GA_CHECK_FAIL         ? EXIT_PROBLEMS
+	       : chk.result == GA_CHECK_INCOMPLETE   ? EXIT_USAGE /* like an unreadable snapshot */
+	       : chk.result == GA_CHECK_INCONCLUSIVE ? EXIT_INCONCLUSIVE
+	                                             : EXIT_UNAVAILABLE;
 
 	if (nfd_dir) {
 		char err[512];

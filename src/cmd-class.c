@@ -194,9 +194,16 @@ int cmd_class(struct cli *cli, int argc, char **argv)
 		return code;
 	struct ga_node *node = NULL;
 	struct ga_nodeclass nc = { 0 };
+	const char *path = NULL, *why = NULL;
 	int r = snap_node(ctx, &o.so, &node);
 	if (r < 0)
 		code = cli_error(cli, "class", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
+	else if (ga_node_source_state(node, GA_SOURCE_PCI, &path, &why) != GA_SOURCE_READ)
+		/* a CPU-only class (and cache key) for a node whose GPUs were not seen is wrong */
+		code = cli_error(cli, "class", EXIT_INCONCLUSIVE,
+		                 "the PCI devices could not be read (/%s: %s): the node's accelerators, "
+		                 "and so its class, are unknown; " GA_SOURCE_PCI_FIX,
+		                 path ? path : GA_SOURCE_PCI_PATH, why);
 	else if ((r = ga_nodeclass_compute(node, &nc)) < 0)
 		code = cli_error(cli, "class", EXIT_INTERNAL, "class computation failed: %s", strerror(-r));
 	else

@@ -145,7 +145,12 @@ static void print_topology(FILE *o, const struct ga_node *n)
 
 static void print_accels(FILE *o, const struct ga_node *n)
 {
-	fprintf(o, "accelerators: %zu\n", n->n_accelerators);
+	const char *path = NULL, *why = NULL;
+	if (ga_node_source_state(n, GA_SOURCE_PCI, &path, &why) != GA_SOURCE_READ)
+		fprintf(o, "accelerators: unknown (the PCI devices could not be read: /%s: %s)\n",
+		        cli_esc(path ? path : GA_SOURCE_PCI_PATH), cli_esc(why));
+	else
+		fprintf(o, "accelerators: %zu\n", n->n_accelerators);
 	for (size_t i = 0; i < n->n_accelerators; i++) {
 		const struct ga_accel *a = &n->accelerators[i];
 		const struct ga_pci_dev *pd = NULL;
@@ -525,8 +530,11 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 		code = cli_error(cli, "discover", EXIT_INTERNAL, "JSON output failed: %s", strerror(-r));
 	if (r == 0 && !o.json)
 		print_text(cli->out, node, &findings, cli->color);
+	/* an error seen is a problem; otherwise a bus not seen is no verdict at all */
 	if (r == 0)
-		code = ga_findings_max_severity(&findings) >= GA_SEV_ERROR ? EXIT_PROBLEMS : EXIT_OK;
+		code = ga_findings_max_severity(&findings) >= GA_SEV_ERROR ? EXIT_PROBLEMS
+		       : !ga_node_pci_known(node)                          ? EXIT_INCONCLUSIVE
+		                                                           : EXIT_OK;
 	ga_findings_release(&findings);
 	ga_node_free(node);
 	ga_ctx_free(ctx);

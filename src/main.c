@@ -41,7 +41,8 @@ const struct command commands[] = {
 	  "  -h, --help    show this help\n"
 	  "\n"
 	  "Exit status: 0 no error-level findings, 1 error-level findings, 2 usage error\n"
-	  "or unreadable input, 70 internal error.\n" },
+	  "or unreadable input, 4 inconclusive: the PCI devices could not be read (no\n"
+	  "/sys), so the accelerators are unknown, 70 internal error.\n" },
 	{ "class", cmd_class, "node-class fingerprint and compile-cache key",
 	  "usage: gpuaudit class [--root DIR | --from FILE] [--json [--compact] | --key]\n"
 	  "                      [--vendor | --no-vendor] [--timeout SEC] [-v]\n"
@@ -74,7 +75,8 @@ const struct command commands[] = {
 	  "  -v            log what could not be read (repeat for more)\n"
 	  "  -h, --help    show this help\n"
 	  "\n"
-	  "Exit status: 0 ok, 2 usage error or unreadable input, 70 internal error.\n" },
+	  "Exit status: 0 ok, 2 usage error or unreadable input, 4 the PCI devices could\n"
+	  "not be read, so the class is unknown, 70 internal error.\n" },
 	{ "check", cmd_check, "check this node against its class in a golden-image policy",
 	  "usage: gpuaudit check --policy FILE [--class NAME] [--root DIR | --from FILE]\n"
 	  "                      [--json | --npd | --slurm] [--nfd-dir DIR [--nfd-expiry SEC]]\n"
@@ -109,7 +111,9 @@ const struct command commands[] = {
 	  "Exit status: 0 pass, 1 violations or error-level node findings (or no class\n"
 	  "matches), 2 usage error, bad policy or unreadable input, 3 no violation but a\n"
 	  "vendor library that was wanted failed, so NVML-only expectations are\n"
-	  "unknown, 70 internal error.\n" },
+	  "unknown, 4 inconclusive: no violation, but the PCI devices could not be read\n"
+	  "(no /sys), so no class matches and the accelerators are unknown, 70 internal\n"
+	  "error.\n" },
 	{ "fleet", cmd_fleet, "many nodes: the compatibility matrix and drift",
 	  "usage: gpuaudit fleet [--policy FILE] [--json | --markdown | --csv]\n"
 	  "                      [--diff OLD.json] [--max-drift N] [--jobs N] [-v]\n"

@@ -131,9 +131,11 @@ int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n
 		r = add_label(b, "class", c->cls ? c->cls->name : "none");
 	if (r == 0 && c)
 		r = add_label(b, "check", ga_check_result_name(c->result));
+	/* PCI not read (issue 26): the vendor is unknown and the count has no label, never 0 */
+	bool known = ga_node_pci_known(n) || a;
 	if (r == 0)
-		r = add_label(b, "vendor", a ? a->vendor : "none");
-	if (r == 0)
+		r = add_label(b, "vendor", a ? a->vendor : known ? "none" : "unknown");
+	if (r == 0 && known)
 		r = add_label(b, "count", num);
 	if (a) {
 		if (r == 0)

@@ -564,6 +564,20 @@ struct ga_gap {
 	char *reason;
 };
 
+/*
+ * One source the collector examined and what came of it (issue 26): coverage is
+ * part of the snapshot, so a verdict over a source that was not read says
+ * UNKNOWN instead of reading its absence as "none". state is "read",
+ * "missing" (the path is not there: /sys not mounted, a tree without it) or
+ * "unreadable" (there but could not be listed or read; reason says why).
+ */
+struct ga_source {
+	char *source; /* "pci", "cpu", "memory", "kernel", "modules" */
+	char *path;   /* what was read, under the root like a gap's: "sys/bus/pci/devices" */
+	char *state;  /* "read", "missing", "unreadable" */
+	char *reason; /* the reader's words when not read ("not a directory"); NULL when read */
+};
+
 /* --- container layer: CDI specs and kubelet device plugins (lib/collect/cdi.c, devplugin.c) --- */
 
 /* One entry of a CDI spec's devices[]. */
@@ -634,6 +648,9 @@ struct ga_node {
 	struct ga_cpu cpu;
 	struct ga_pci_dev *pci;
 	size_t n_pci;
+	/* How many accelerators the PCI bus shows: absent (null) when the PCI devices could
+	 * not be read, so an unreadable bus is never "0 accelerators" (coverage says why). */
+	struct ga_ou64 accelerator_count;
 	struct ga_accel *accelerators;
 	size_t n_accelerators;
 	struct ga_driver *drivers;
@@ -645,6 +662,8 @@ struct ga_node {
 	size_t n_runtimes;
 	struct ga_gap *gaps;
 	size_t n_gaps;
+	struct ga_source *coverage; /* what was examined; empty in snapshots written before it */
+	size_t n_coverage;
 	struct ga_nvml *nvml;         /* NULL when NVML was not attempted */
 	struct ga_rocm_smi *rocm_smi; /* NULL when ROCm SMI was not attempted */
 	/* Container toolkit, engines, device access; NULL (left out) when the node has none of them. */
@@ -659,6 +678,30 @@ struct ga_node {
 };
 
 extern const struct ga_schema ga_node_schema;
+
+/* What came of one source of a snapshot (struct ga_source). */
+enum ga_source_state {
+	GA_SOURCE_READ = 0,
+	GA_SOURCE_MISSING,
+	GA_SOURCE_UNREADABLE,
+};
+#define GA_SOURCE_PCI "pci"
+#define GA_SOURCE_PCI_PATH "sys/bus/pci/devices"
+/*
+ * The state of SOURCE ("pci") in N. A snapshot with a coverage entry for it answers from
+ * that entry; one without (written before coverage was recorded, or a hand-made --from
+ * document) answers from its gaps: a gap at the source's path is missing or unreadable,
+ * no gap is read (the collectors always gapped these paths). *ret_path and *ret_reason
+ * (either may be NULL) get the path ("sys/bus/pci/devices", no leading slash) and the
+ * reason when not read; they point into N or are static.
+ */
+enum ga_source_state ga_node_source_state(const struct ga_node *n, const char *source, const char **ret_path,
+                                          const char **ret_reason);
+/* ga_node_source_state(n, "pci", ...) == GA_SOURCE_READ: the accelerator count is known. */
+bool ga_node_pci_known(const struct ga_node *n);
+/* What to do when the PCI devices were not read (one text for every output). */
+#define GA_SOURCE_PCI_FIX \
+	"mount /sys (e.g. -v /sys:/sys:ro) or pass --root to a captured tree (gpuaudit capture)"
 
 struct ga_node *ga_node_new(void);
 void ga_node_free(struct ga_node *n);

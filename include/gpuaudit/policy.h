@@ -175,7 +175,8 @@ int ga_policy_load(struct ga_ctx *ctx, const char *file, struct ga_policy **ret)
 void ga_policy_free(struct ga_policy *p);
 
 const struct ga_policy_class *ga_policy_find_class(const struct ga_policy *p, const char *name);
-/* The first class whose match fits the node, or NULL. */
+/* The first class whose match fits the node, or NULL; always NULL when the node's PCI
+ * devices were not read (ga_node_pci_known): an unseen bus is not an empty one. */
 const struct ga_policy_class *ga_policy_match(const struct ga_policy *p, const struct ga_node *n);
 
 /* --- the check --- */
@@ -185,6 +186,9 @@ enum ga_check_result {
 	GA_CHECK_FAIL = 1,
 	GA_CHECK_INCOMPLETE = 2, /* the snapshot holds none of the essential files: no verdict */
 	GA_CHECK_UNKNOWN = 3,    /* no violation, but the vendor library was needed and failed */
+	/* no violation, but the PCI devices were not read: the accelerators, and so the class
+	 * and every expectation about them, are unknown (exit 4) */
+	GA_CHECK_INCONCLUSIVE = 4,
 };
 
 struct ga_check {
@@ -204,7 +208,13 @@ struct ga_check {
  * pass. A snapshot in which none of /proc/cpuinfo, /proc/meminfo,
  * /proc/sys/kernel/osrelease, os-release and /sys/bus/pci/devices yielded
  * anything is GA_CHECK_INCOMPLETE (a GA-CHECK-INCOMPLETE error finding naming
- * them), never a pass nor a fail. Returns 0 or -ENOMEM; release with
+ * them), never a pass nor a fail. A snapshot whose PCI devices were not read
+ * (ga_node_pci_known) has its accelerator expectations as GA-CHECK-UNKNOWN and,
+ * without a violation, is GA_CHECK_INCONCLUSIVE. Where the node's own finding
+ * already reports a broken expectation (GA-DEVNODE-MISSING, GA-LINK-DEGRADED, a
+ * lost or excluded GPU short of expect.gpu_count) the expectation is evidence on
+ * that finding ("policy": "expect.device_nodes"...), not a second finding; it
+ * still counts as a violation. Returns 0 or -ENOMEM; release with
  * ga_check_release.
  */
 int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bool vendor_wanted,

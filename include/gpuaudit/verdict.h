@@ -140,6 +140,8 @@ const struct ga_vd_device *ga_node_verdict_device(const struct ga_node_verdict *
  * and on the bus. The one count behind GA-EXPECT-GPU-COUNT and /readyz.
  */
 size_t ga_vd_class_gpus(const struct ga_node *n, const struct ga_policy_class *cls, size_t *on_bus);
+/* A GPU that can take work: driver bound, not excluded, not lost to NVML. */
+bool ga_vd_accel_usable(const struct ga_accel *a);
 /* "N usable GPUs (M on the bus), the class expects K": the finding's message and /readyz's reason. */
 void ga_vd_gpu_count_reason(char *buf, size_t n, size_t usable, size_t on_bus, uint64_t expected);
 

@@ -63,6 +63,10 @@ static bool class_matches(const struct ga_policy_class *c, const struct ga_node 
 
 const struct ga_policy_class *ga_policy_match(const struct ga_policy *p, const struct ga_node *n)
 {
+	/* PCI not read: the node's accelerators are unknown, so no class fits it (not even
+	 * a CPU-only one: "none seen" is not "none") */
+	if (!ga_node_pci_known(n))
+		return NULL;
 	for (size_t i = 0; i < p->n_classes; i++)
 		if (class_matches(&p->classes[i], n))
 			return &p->classes[i];
@@ -71,10 +75,11 @@ const struct ga_policy_class *ga_policy_match(const struct ga_policy *p, const s
 
 const char *ga_check_result_name(enum ga_check_result r)
 {
-	return r == GA_CHECK_PASS         ? "pass"
-	       : r == GA_CHECK_FAIL       ? "fail"
-	       : r == GA_CHECK_INCOMPLETE ? "incomplete"
-	                                  : "unknown";
+	return r == GA_CHECK_PASS           ? "pass"
+	       : r == GA_CHECK_FAIL         ? "fail"
+	       : r == GA_CHECK_INCOMPLETE   ? "incomplete"
+	       : r == GA_CHECK_INCONCLUSIVE ? "inconclusive"
+	                                    : "unknown";
 }
 
 void ga_check_release(struct ga_check *c)
@@ -90,6 +95,9 @@ struct cstate {
 	const struct ga_policy_class *cls;
 	struct ga_check *out;
 	bool nvml_unknown; /* an unknown is due to missing NVML data */
+	/* the PCI devices were not read (ga_node_source_state): where, and why */
+	bool pci_unknown;
+	const char *pci_path, *pci_why;
 };
 
 static void add(struct cstate *cs, const char *code, const char *subject, const char *decision,
@@ -140,6 +148,72 @@ static void unknown(struct cstate *cs, const char *what, const char *expected, b
 }
 
 static void check_ib_ports(struct cstate *cs);
+
+/*
+ * An expectation about the node's accelerators when the PCI devices were not read:
+ * there is nothing to compare, so it is unknown (never "0 GPUs"). True when it was.
+ */
+static bool pci_unknown(struct cstate *cs, const char *what, const char *expected)
+{
+	if (!cs->pci_unknown)
+		return false;
+	char msg[384];
+	snprintf(msg, sizeof(msg), "not checked: the PCI devices could not be read (/%s: %s)",
+	         cs->pci_path ? cs->pci_path : GA_SOURCE_PCI_PATH, cs->pci_why ? cs->pci_why : "unreadable");
+	add(cs, "GA-CHECK-UNKNOWN", what, GA_SOURCE_PCI_FIX, expected, NULL, "%s", msg);
+	return true;
+}
+
+/*
+ * One problem, one finding: where the node's own finding CODE (ga_analyze_node, already
+ * in the list) reports what an expectation would, the expectation becomes evidence on
+ * it (policy, class, expected, actual) and it is raised to error, as the class wants
+ * it, instead of a second finding with its own cause. It still counts as a violation.
+ * The finding is matched by SUBJECT, or when KEY is set by a word of its evidence KEY.
+ */
+static bool covered(struct cstate *cs, const char *code, const char *subject, const char *key,
+                    const char *policy, const char *expected, const char *actual)
+{
+	struct ga_findings *fs = &cs->out->findings;
+	for (size_t i = 0; i < fs->n; i++) {
+		struct ga_finding *f = &fs->v[i];
+		if (strcmp(f->code, code) != 0)
+			continue;
+		bool hit = false;
+		if (!key) {
+			hit = streq(f->subject, subject);
+		} else {
+			for (size_t k = 0; k < f->n_evidence && !hit; k++) {
+				if (strcmp(f->evidence[k].key, key) != 0)
+					continue;
+				size_t sl = strlen(subject);
+				for (const char *w = f->evidence[k].value; w && *w && !hit;) {
+					size_t wl = strcspn(w, " ");
+					hit = wl == sl && !strncmp(w, subject, sl);
+					w += wl + (w[wl] == ' ');
+				}
+			}
+		}
+		if (!hit)
+			continue;
+		/* once per finding: a link above several GPUs is one problem */
+		for (size_t k = 0; k < f->n_evidence; k++)
+			if (!strcmp(f->evidence[k].key, "policy") && streq(f->evidence[k].value, policy))
+				return true;
+		ga_finding_evidence(f, "policy", "%s", policy);
+		if (cs->cls)
+			ga_finding_evidence(f, "class", "%s", cs->cls->name);
+		if (expected)
+			ga_finding_evidence(f, "expected", "%s", expected);
+		if (actual)
+			ga_finding_evidence(f, "actual", "%s", actual);
+		if (f->severity < GA_SEV_ERROR)
+			f->severity = GA_SEV_ERROR;
+		cs->out->violations++;
+		return true;
+	}
+	return false;
+}
 
 /* --- pins --- */
 
@@ -206,7 +280,9 @@ static void check_pins(struct cstate *cs)
 	static const char *const drv_fix =
 	        "install the pinned driver and reboot (or reimage the node); drain it until then";
 	if (c->driver.kind == GA_PIN_RANGE) {
-		if (!dver)
+		if (!dver && !a && pci_unknown(cs, "driver", c->driver.range.text)) {
+			/* which accelerators there are, and so their driver, is unknown */
+		} else if (!dver)
 			add(cs, "GA-PIN-DRIVER", "driver", drv_fix, c->driver.range.text, "not loaded",
 			    "no accelerator driver is loaded; the pin wants '%s'", c->driver.range.text);
 		else
@@ -384,6 +460,9 @@ static void check_nvml_expects(struct cstate *cs)
 		                    c->expect.no_retired_pages_pending.set &&
 		                            c->expect.no_retired_pages_pending.v };
 	size_t missing[NV_N] = { 0 }, total = 0;
+	for (int e = 0; e < NV_N; e++)
+		if (wanted[e])
+			pci_unknown(cs, names[e], NULL);
 	for (size_t i = 0; i < cs->n->n_accelerators; i++) {
 		const struct ga_accel *a = &cs->n->accelerators[i];
 		if (!in_class(c, a))
@@ -473,14 +552,47 @@ static void check_expects(struct cstate *cs)
 	const struct ga_node *n = cs->n;
 	char e[64], v[64];
 
-	if (c->expect.gpu_count.set) {
+	char gc[32];
+	snprintf(gc, sizeof(gc), "%llu", (unsigned long long)c->expect.gpu_count.v);
+	if (c->expect.gpu_count.set && !pci_unknown(cs, "gpu_count", gc)) {
 		/* the count and the words /readyz renders from the node's verdict (verdict.h) */
 		size_t all = 0, k = ga_vd_class_gpus(n, c, &all);
-		if (k != c->expect.gpu_count.v) {
-			char why[192];
-			ga_vd_gpu_count_reason(why, sizeof(why), k, all, c->expect.gpu_count.v);
-			snprintf(e, sizeof(e), "%llu", (unsigned long long)c->expect.gpu_count.v);
-			snprintf(v, sizeof(v), "%zu", k);
+		char why[192];
+		ga_vd_gpu_count_reason(why, sizeof(why), k, all, c->expect.gpu_count.v);
+		snprintf(e, sizeof(e), "%llu", (unsigned long long)c->expect.gpu_count.v);
+		snprintf(v, sizeof(v), "%zu", k);
+		/* every GPU on the bus is there, and each one that is not usable has its own
+		 * error finding (lost, excluded, no driver): those are the problem, with the
+		 * count as their evidence */
+		bool each = k < all && all == c->expect.gpu_count.v;
+		for (size_t i = 0; each && i < n->n_accelerators; i++) {
+			const struct ga_accel *a = &n->accelerators[i];
+			if (!in_class(c, a) || ga_vd_accel_usable(a))
+				continue;
+			bool found = false;
+			for (size_t j = 0; j < cs->out->findings.n && !found; j++)
+				found = cs->out->findings.v[j].severity >= GA_SEV_ERROR &&
+				        streq(cs->out->findings.v[j].subject, a->address);
+			each = found;
+		}
+		if (k != c->expect.gpu_count.v && each) {
+			for (size_t i = 0; i < n->n_accelerators; i++) {
+				const struct ga_accel *a = &n->accelerators[i];
+				if (!in_class(c, a) || ga_vd_accel_usable(a))
+					continue;
+				for (size_t j = 0; j < cs->out->findings.n; j++) {
+					struct ga_finding *f = &cs->out->findings.v[j];
+					if (f->severity < GA_SEV_ERROR || !streq(f->subject, a->address))
+						continue;
+					ga_finding_evidence(f, "policy", "expect.gpu_count");
+					ga_finding_evidence(f, "class", "%s", c->name);
+					ga_finding_evidence(f, "expected", "%s usable GPUs", e);
+					ga_finding_evidence(f, "actual", "%s usable", v);
+					break;
+				}
+			}
+			cs->out->violations++;
+		} else if (k != c->expect.gpu_count.v) {
 			add(cs, "GA-EXPECT-GPU-COUNT", "node",
 			    "drain the node: a GPU is missing, lost, excluded or has no driver; check the "
 			    "kernel "
@@ -490,6 +602,10 @@ static void check_expects(struct cstate *cs)
 	}
 
 	size_t mem_missing = 0, pcie_missing = 0, total = 0;
+	if (c->expect.memory_min_gib.set)
+		pci_unknown(cs, "memory_min_gib", NULL);
+	if (c->expect.pcie_gen_min.set || c->expect.pcie_width_min.set)
+		pci_unknown(cs, "pcie", NULL);
 	for (size_t i = 0; i < n->n_accelerators; i++) {
 		const struct ga_accel *a = &n->accelerators[i];
 		if (!in_class(c, a))
@@ -550,10 +666,14 @@ static void check_expects(struct cstate *cs)
 					snprintf(e, sizeof(e), ">= x%llu",
 					         (unsigned long long)c->expect.pcie_width_min.v);
 					snprintf(v, sizeof(v), "x%llu", (unsigned long long)width);
-					add(cs, "GA-EXPECT-PCIE", subj(a), fix, e, v,
-					    "PCIe link runs at x%llu, the class expects x%llu or wider",
-					    (unsigned long long)width,
-					    (unsigned long long)c->expect.pcie_width_min.v);
+					/* a link trained below what it can do is GA-LINK-DEGRADED's */
+					if (!covered(cs, "GA-LINK-DEGRADED", a->address ? a->address : "",
+					             "devices", "expect.pcie_width_min", e, v))
+						add(cs, "GA-EXPECT-PCIE", subj(a), fix, e, v,
+						    "PCIe link runs at x%llu, the class expects x%llu or "
+						    "wider",
+						    (unsigned long long)width,
+						    (unsigned long long)c->expect.pcie_width_min.v);
 				}
 			}
 			pcie_missing += miss;
@@ -585,11 +705,23 @@ static void check_expects(struct cstate *cs)
 		bool found = ga_strv_contains(&n->device_nodes, dn);
 		for (size_t k = 0; !found && k < n->n_accelerators; k++)
 			found = ga_strv_contains(&n->accelerators[k].device_nodes, dn);
-		if (!found)
+		/* a node an accelerator needs and lacks is GA-DEVNODE-MISSING's */
+		bool needed = false;
+		for (size_t k = 0; !found && !needed && k < n->n_accelerators; k++)
+			needed = ga_strv_contains(&n->accelerators[k].missing_nodes, dn);
+		if (!found && needed &&
+		    covered(cs, "GA-DEVNODE-MISSING", dn, NULL, "expect.device_nodes", "present", "missing"))
+			continue;
+		if (!found) {
 			add(cs, "GA-EXPECT-DEVNODE", dn,
 			    "create it (for NVIDIA: nvidia-modprobe -u -c=0) or add it to the container's "
 			    "devices",
 			    "present", "missing", "device node %s is missing", dn);
+			/* the same rule as GA-DEVNODE-MISSING's cause: on the host the driver makes
+			 * the nodes; in a container the runtime passes them in */
+			if (!cs->out->findings.err && !n->host.virt.container)
+				cs->out->findings.v[cs->out->findings.n - 1].cause = GA_CAUSE_DRIVER;
+		}
 	}
 	check_ib_ports(cs);
 }
@@ -934,11 +1066,15 @@ int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bo
 	struct ga_check c = { .cls = cls };
 	ga_findings_init(&c.findings);
 	struct cstate cs = { .n = n, .cls = cls, .out = &c };
+	cs.pci_unknown = ga_node_source_state(n, GA_SOURCE_PCI, &cs.pci_path, &cs.pci_why) != GA_SOURCE_READ;
 	int r = ga_analyze_node(n, &c.findings);
 	if (r < 0)
 		goto fail;
 	bool node_errors = ga_findings_max_severity(&c.findings) >= GA_SEV_ERROR;
-	if (!cls) {
+	if (!cls && cs.pci_unknown) {
+		/* no class can be matched: the node's GA-PCI-UNKNOWN finding says why and what to
+		 * do; the result is INCONCLUSIVE, not a violation */
+	} else if (!cls) {
 		char have[128] = "no accelerators";
 		if (n->n_accelerators)
 			snprintf(have, sizeof(have), "%zu x %s %s", n->n_accelerators,
@@ -965,6 +1101,8 @@ int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bo
 		c.result = GA_CHECK_INCOMPLETE;
 	else if (c.violations || node_errors)
 		c.result = GA_CHECK_FAIL;
+	else if (cs.pci_unknown) /* no violation seen, but the accelerators were not seen at all */
+		c.result = GA_CHECK_INCONCLUSIVE;
 	else if (cs.nvml_unknown && vendor_wanted && !nvml_ok(n))
 		c.result = GA_CHECK_UNKNOWN;
 	else

@@ -431,7 +431,8 @@ static int classify(const struct ga_findings *fs, unsigned *flags, struct ga_buf
 		const struct ga_finding *fd = &fs->v[i];
 		const char *code = fd->code ? fd->code : "";
 		if (!strcmp(code, "GA-LINK-DEGRADED")) {
-			*flags |= GA_FLEET_LINK;
+			/* an error when the class's expect.pcie_width_min is its evidence (check.c) */
+			*flags |= GA_FLEET_LINK | (fd->severity >= GA_SEV_ERROR ? GA_FLEET_CHECK : 0u);
 			r = add_word(detail, " ", code);
 		} else if (ga_startswith(code, "GA-PIN-")) {
 			*flags |= GA_FLEET_STACK;
@@ -589,11 +590,12 @@ int ga_fleet_set_origin(struct ga_fleet *f, const char *url, struct ga_odbl at_s
 int ga_fleet_add_check(struct ga_fleet *f, const char *source, const char *name, const char *cls,
                        const char *result, const char *detail)
 {
-	int res = !strcmp(result, "pass")         ? 0
-	          : !strcmp(result, "fail")       ? 1
-	          : !strcmp(result, "unknown")    ? 2
-	          : !strcmp(result, "incomplete") ? 2 /* no verdict either */
-	                                          : -1;
+	int res = !strcmp(result, "pass")           ? 0
+	          : !strcmp(result, "fail")         ? 1
+	          : !strcmp(result, "unknown")      ? 2
+	          : !strcmp(result, "incomplete")   ? 2 /* no verdict either */
+	          : !strcmp(result, "inconclusive") ? 2 /* PCI not read */
+	                                            : -1;
 	if (res < 0)
 		return -EINVAL;
 	struct ga_buf b;

@@ -328,10 +328,21 @@ static void devnode_findings(const struct ga_node *n, struct ga_findings *out)
 				decision = "check udev and the container's device list; ROCm and Level Zero "
 				           "need the render node";
 			}
+			/* Whose fault: on the host the driver's (its module loaded, nvidia-modprobe or
+			 * udev makes the node); inside a container the runtime's, which passes the
+			 * host's nodes in (--device, CDI, the device plugin) and did not pass this one. */
+			bool ctr = n->host.virt.container != NULL;
+			if (ctr)
+				decision = "add it to the container's devices (--device, the CDI spec or the "
+				           "device plugin); on the host, check that it exists";
 			struct ga_finding *f = ga_findings_add(
 			        out, "GA-DEVNODE-MISSING", GA_SEV_ERROR, path, decision,
 			        "device node %s is missing%s; needed by %s", path, why, users);
 			ga_finding_evidence(f, "accelerators", "%s", users);
+			if (f && ctr) {
+				f->cause = GA_CAUSE_CONTAINER_RUNTIME;
+				ga_finding_evidence(f, "container", "%s", n->host.virt.container);
+			}
 		}
 	}
 }
@@ -375,7 +386,19 @@ static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 
 static void accel_findings(const struct ga_node *n, struct ga_findings *out)
 {
-	if (n->n_accelerators == 0) {
+	const char *path = NULL, *why = NULL;
+	if (ga_node_source_state(n, GA_SOURCE_PCI, &path, &why) != GA_SOURCE_READ) {
+		/* not "no accelerator": the bus was not seen, so the count is unknown */
+		struct ga_finding *f = ga_findings_add(
+		        out, "GA-PCI-UNKNOWN", GA_SEV_WARNING, "node", GA_SOURCE_PCI_FIX,
+		        "the PCI devices could not be read (/%s: %s): the accelerator count is unknown",
+		        path ? path : GA_SOURCE_PCI_PATH, why);
+		ga_finding_evidence(f, "source", "%s", GA_SOURCE_PCI);
+		ga_finding_evidence(f, "path", "/%s", path ? path : GA_SOURCE_PCI_PATH);
+		ga_finding_evidence(f, "reason", "%s", why);
+		if (!n->n_accelerators)
+			return;
+	} else if (n->n_accelerators == 0) {
 		ga_findings_add(out, "GA-NO-ACCELERATOR", GA_SEV_INFO, "node",
 		                "nothing to do for a CPU-only pool",
 		                "no GPU or other accelerator found on the PCI bus");
@@ -407,8 +430,14 @@ static void accel_findings(const struct ga_node *n, struct ga_findings *out)
 
 static void gap_findings(const struct ga_node *n, struct ga_findings *out)
 {
+	/* one problem, one finding: the PCI directory's gap is GA-PCI-UNKNOWN's evidence */
+	const char *pci_path = NULL;
+	if (ga_node_source_state(n, GA_SOURCE_PCI, &pci_path, NULL) == GA_SOURCE_READ)
+		pci_path = NULL;
 	for (size_t i = 0; i < n->n_gaps; i++) {
 		const struct ga_gap *g = &n->gaps[i];
+		if (pci_path && streq(g->path, pci_path))
+			continue;
 		char subject[4200];
 		snprintf(subject, sizeof(subject), "/%s", g->path ? g->path : "");
 		bool perm = g->reason && !strcmp(g->reason, "permission denied");

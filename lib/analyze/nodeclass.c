@@ -326,11 +326,16 @@ static void write_hw(struct ga_json *w, const struct ga_node *n, const struct de
 {
 	ga_json_obj_begin(w);
 	ga_json_key(w, "accelerators");
-	ga_json_arr_begin(w);
-	for (size_t i = 0; i < ndev; i++)
-		if (devs[i].count)
-			write_dev(w, &devs[i], devs[i].count);
-	ga_json_arr_end(w);
+	if (!ga_node_pci_known(n) && !ndev) {
+		/* the bus was not read: unknown, not the empty list of a CPU-only node */
+		ga_json_null(w);
+	} else {
+		ga_json_arr_begin(w);
+		for (size_t i = 0; i < ndev; i++)
+			if (devs[i].count)
+				write_dev(w, &devs[i], devs[i].count);
+		ga_json_arr_end(w);
+	}
 	const struct ga_cpu *c = &n->cpu;
 	if (c->arch || c->model_name || c->sockets.set) {
 		ga_json_key(w, "cpu");
@@ -455,7 +460,9 @@ static int make_name(const struct ga_node *n, const struct dev *devs, size_t nde
 		r = ga_buf_addf(&b, "-%s", ic);
 	if (r == 0 && mig)
 		r = ga_buf_adds(&b, "-mig");
-	if (r == 0 && !any)
+	if (r == 0 && !any && !ga_node_pci_known(n)) /* the bus was not read: not a CPU node */
+		r = ga_buf_adds(&b, "unknown-accelerators");
+	else if (r == 0 && !any)
 		r = ga_buf_addf(&b, "cpu-%s",
 		                n->cpu.isa_level ? n->cpu.isa_level
 		                : n->cpu.arch    ? n->cpu.arch

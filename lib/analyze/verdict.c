@@ -18,7 +18,7 @@ static bool streq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-static bool usable(const struct ga_accel *a)
+bool ga_vd_accel_usable(const struct ga_accel *a)
 {
 	if (!a->driver)
 		return false;
@@ -35,7 +35,7 @@ size_t ga_vd_class_gpus(const struct ga_node *n, const struct ga_policy_class *c
 		if (cls && cls->match.vendor && !streq(cls->match.vendor, a->vendor))
 			continue;
 		all++;
-		k += usable(a);
+		k += ga_vd_accel_usable(a);
 	}
 	if (on_bus)
 		*on_bus = all;

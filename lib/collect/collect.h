@@ -23,6 +23,12 @@ struct ga_col {
 #define GA_COL_REQ 1 /* a missing file is a gap */
 
 void ga_col_gap(struct ga_col *c, const char *path, const char *reason);
+/* Record that SOURCE was examined at PATH (coverage, node.h): err 0 read, -ENOENT missing,
+ * another -errno unreadable (its reason from ga_fs_reason). util.c. */
+void ga_col_source(struct ga_col *c, const char *source, const char *path, int err);
+/* The same with the state ("read", "missing", "unreadable") and reason given (util.c). */
+void ga_col_source_state(struct ga_col *c, const char *source, const char *path, const char *state,
+                         const char *reason);
 /* Note an allocation result; returns false (and remembers -ENOMEM) when p is NULL. */
 bool ga_col_ok(struct ga_col *c, const void *p);
 int ga_col_strv_push(struct ga_col *c, struct ga_strv *sv, const char *s);

@@ -568,11 +568,18 @@ static void device(struct ga_col *c, const char *bdf)
 void ga_collect_pci(struct ga_col *c)
 {
 	char **bdfs = NULL;
-	if (ga_col_list(c, &bdfs, NULL, SYS_PCI) < 0) {
-		if (!ga_fs_is_dir(c->ctx, SYS_PCI))
+	int r = ga_col_list(c, &bdfs, NULL, SYS_PCI);
+	if (r < 0) {
+		/* not there, or there but not a listable directory (a file, a FIFO, no access):
+		 * either way the accelerator count is unknown, never 0 */
+		if (r == -ENOENT && !ga_fs_is_dir(c->ctx, SYS_PCI))
 			ga_col_gap(c, SYS_PCI, "missing");
+		else if (r == -ENOTDIR)
+			ga_col_gap(c, SYS_PCI, ga_fs_reason(r));
+		ga_col_source(c, GA_SOURCE_PCI, SYS_PCI, r);
 		return;
 	}
+	ga_col_source(c, GA_SOURCE_PCI, SYS_PCI, 0);
 	size_t first = c->node->n_pci;
 	for (char **p = bdfs; *p && c->err == 0; p++)
 		if (is_bdf(*p))

@@ -38,6 +38,36 @@ void ga_col_gap(struct ga_col *c, const char *path, const char *reason)
 	ga_log(c->ctx, GA_LOG_INFO, "gap: /%s: %s", path, reason);
 }
 
+void ga_col_source_state(struct ga_col *c, const char *source, const char *path, const char *state,
+                         const char *reason)
+{
+	struct ga_node *n = c->node;
+	struct ga_source *e = ga_array_push((void **)&n->coverage, &n->n_coverage, sizeof(*e));
+	if (!ga_col_ok(c, e))
+		return;
+	e->source = ga_strdup(source);
+	e->path = ga_strdup(path);
+	e->state = ga_strdup(state);
+	e->reason = reason ? ga_strdup(reason) : NULL;
+	if (!ga_col_ok(c, e->source) || !ga_col_ok(c, e->path) || !ga_col_ok(c, e->state) ||
+	    (reason && !ga_col_ok(c, e->reason))) {
+		ga_free(e->source);
+		ga_free(e->path);
+		ga_free(e->state);
+		ga_free(e->reason);
+		n->n_coverage--;
+	}
+}
+
+void ga_col_source(struct ga_col *c, const char *source, const char *path, int err)
+{
+	ga_col_source_state(c, source, path,
+	                    err == 0         ? "read"
+	                    : err == -ENOENT ? "missing"
+	                                     : "unreadable",
+	                    err ? ga_fs_reason(err) : NULL);
+}
+
 int ga_col_strv_push(struct ga_col *c, struct ga_strv *sv, const char *s)
 {
 	int r = ga_strv_push(sv, s);

@@ -186,10 +186,28 @@ static void render_node(struct ga_pw *w, const struct ga_prom_input *in)
 		ga_pw_value(w, 1);
 	}
 
-	/* accelerators by vendor, every vendor listed (0 included) so a lost GPU shows as a drop */
+	/* coverage (issue 26): what the snapshot read, so an absent value is told from a 0 */
+	ga_pw_family(w, "gpuaudit_source_known", "gauge", NULL,
+	             "1 when the snapshot read the source (pci, cpu, memory, kernel, modules), 0 when it "
+	             "was missing or unreadable: what depends on it is then unknown, not 0.");
+	for (size_t i = 0; i < n->n_coverage; i++) {
+		if (!n->coverage[i].source)
+			continue;
+		ga_pw_begin(w);
+		ga_pw_label(w, "source", n->coverage[i].source);
+		ga_pw_valueu(w, ga_node_source_state(n, n->coverage[i].source, NULL, NULL) == GA_SOURCE_READ);
+	}
+	if (!n->n_coverage) { /* a snapshot written before coverage: pci from its gaps */
+		ga_pw_begin(w);
+		ga_pw_label(w, "source", GA_SOURCE_PCI);
+		ga_pw_valueu(w, ga_node_pci_known(n));
+	}
+
+	/* accelerators by vendor, every vendor listed (0 included) so a lost GPU shows as a drop;
+	 * none when the PCI devices were not read (unknown, not 0: gpuaudit_source_known) */
 	ga_pw_family(w, "gpuaudit_gpus", "gauge", NULL, "Accelerators the snapshot found, by vendor.");
 	static const char *const vendors[] = { "nvidia", "amd", "intel", "habana", "other" };
-	size_t nv = sizeof(vendors) / sizeof(vendors[0]);
+	size_t nv = ga_node_pci_known(n) ? sizeof(vendors) / sizeof(vendors[0]) : 0;
 	for (size_t v = 0; v < nv; v++) {
 		size_t k = 0;
 		for (size_t i = 0; i < n->n_accelerators; i++) {

@@ -464,6 +464,10 @@ SCHEMA(ib_port_s, ga_ib_port, ib_port_f);
 static const struct ga_field gap_f[] = { S(struct ga_gap, path), S(struct ga_gap, reason) };
 SCHEMA(gap_s, ga_gap, gap_f);
 
+static const struct ga_field source_f[] = { S(struct ga_source, source), S(struct ga_source, path),
+	                                    S(struct ga_source, state), S(struct ga_source, reason) };
+SCHEMA(source_s, ga_source, source_f);
+
 /* --- container layer: CDI specs, device plugins (docs/schema/node.md) --- */
 static const struct ga_field cdi_dev_f[] = { S(struct ga_cdi_device, name),
 	                                     V(struct ga_cdi_device, device_nodes) };
@@ -530,6 +534,7 @@ static const struct ga_field node_f[] = {
 	S(struct ga_node, schema),
 	GA_FIELD_OBJ(struct ga_node, host, host_s),
 	GA_FIELD_OBJ(struct ga_node, cpu, cpu_s),
+	U(struct ga_node, accelerator_count),
 	GA_FIELD_ARR(struct ga_node, accelerators, accel_s),
 	GA_FIELD_ARR(struct ga_node, drivers, driver_s),
 	V(struct ga_node, modules),
@@ -538,6 +543,7 @@ static const struct ga_field node_f[] = {
 	GA_FIELD_ARR(struct ga_node, runtimes, rt_s),
 	GA_FIELD_ARR(struct ga_node, pci, pci_s),
 	GA_FIELD_ARR(struct ga_node, gaps, gap_s),
+	GA_FIELD_ARR_FL(struct ga_node, coverage, source_s, GA_FF_OMIT), /* left out: older snapshots */
 	GA_FIELD_PTR(struct ga_node, nvml, nvml_s),
 	GA_FIELD_PTR(struct ga_node, rocm_smi, ga_rocm_smi_schema),
 	GA_FIELD_PTR_OMIT(struct ga_node, container_runtime, ga_container_runtime_schema),
@@ -567,6 +573,53 @@ void ga_node_free(struct ga_node *n)
 		return;
 	ga_schema_release(&ga_node_schema, n);
 	ga_free(n);
+}
+
+/* The path each recorded source is read from (the fallback through gaps). */
+static const struct {
+	const char *source, *path;
+} source_paths[] = {
+	{ GA_SOURCE_PCI, GA_SOURCE_PCI_PATH },
+	{ "cpu", "proc/cpuinfo" },
+	{ "memory", "proc/meminfo" },
+	{ "kernel", "proc/sys/kernel/osrelease" },
+};
+
+enum ga_source_state ga_node_source_state(const struct ga_node *n, const char *source, const char **ret_path,
+                                          const char **ret_reason)
+{
+	const char *path = NULL, *reason = NULL;
+	enum ga_source_state st = GA_SOURCE_READ;
+	const struct ga_source *e = NULL;
+	for (size_t i = 0; i < n->n_coverage && !e; i++)
+		if (n->coverage[i].source && !strcmp(n->coverage[i].source, source))
+			e = &n->coverage[i];
+	if (e) {
+		path = e->path;
+		reason = e->reason;
+		st = !e->state || !strcmp(e->state, "read") ? GA_SOURCE_READ
+		     : !strcmp(e->state, "missing")         ? GA_SOURCE_MISSING
+		                                            : GA_SOURCE_UNREADABLE;
+	} else {
+		for (size_t i = 0; i < GA_ARRAY_SIZE(source_paths) && !path; i++)
+			if (!strcmp(source_paths[i].source, source))
+				path = source_paths[i].path;
+		for (size_t i = 0; path && i < n->n_gaps; i++)
+			if (n->gaps[i].path && !strcmp(n->gaps[i].path, path)) {
+				reason = n->gaps[i].reason ? n->gaps[i].reason : "unreadable";
+				st = !strcmp(reason, "missing") ? GA_SOURCE_MISSING : GA_SOURCE_UNREADABLE;
+			}
+	}
+	if (ret_path)
+		*ret_path = path;
+	if (ret_reason)
+		*ret_reason = st == GA_SOURCE_READ ? NULL : reason ? reason : "unreadable";
+	return st;
+}
+
+bool ga_node_pci_known(const struct ga_node *n)
+{
+	return ga_node_source_state(n, GA_SOURCE_PCI, NULL, NULL) == GA_SOURCE_READ;
 }
 
 int ga_node_write_json(const struct ga_node *n, struct ga_json *w)
@@ -618,6 +671,9 @@ int ga_node_from_json(struct ga_ctx *ctx, const char *text, size_t len, struct g
 	r = ga_schema_read(ctx, &ga_node_schema, root, n);
 	if (r < 0)
 		goto out;
+	/* a snapshot written before the count was recorded: known whenever its PCI was read */
+	if (!n->accelerator_count.set && ga_node_pci_known(n))
+		GA_SET(n->accelerator_count, n->n_accelerators);
 	*ret_node = n;
 	n = NULL;
 out:

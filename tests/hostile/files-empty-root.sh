@@ -17,7 +17,8 @@ timeout 10 "$G" check --policy "$P" --root empty >out.txt 2>&1
 e=$?
 [ $e -eq 2 ] || bad "check --root EMPTY: exit $e, want 2"
 grep -q "PASS" out.txt && bad "check --root EMPTY: says PASS"
-grep -q "^class cpu-batch: INCOMPLETE" out.txt || bad "check --root EMPTY: not INCOMPLETE: $(head -1 out.txt)"
+# no PCI read: no class matches (issue 26), and the verdict is still INCOMPLETE
+grep -q "^class -: INCOMPLETE" out.txt || bad "check --root EMPTY: not INCOMPLETE: $(head -1 out.txt)"
 grep -q "GA-CHECK-INCOMPLETE snapshot: .*/proc/cpuinfo (missing).*/sys/bus/pci/devices (missing)" out.txt ||
 	bad "check --root EMPTY: no finding naming the missing files"
 timeout 10 "$G" check --policy "$P" --root empty --json >out.json 2>/dev/null
@@ -39,5 +40,9 @@ e=$?
 [ $e -eq 0 ] || bad "check cpu-vm: exit $e, want 0"
 mkdir -p partial/proc && cp "$F/nodes/cpu-vm/root/proc/meminfo" partial/proc/
 timeout 10 "$G" check --policy "$P" --root partial >out.txt 2>&1
+e=$?
 grep -q "INCOMPLETE" out.txt && bad "check with /proc/meminfo only: INCOMPLETE"
+# ...but its PCI devices were not read: INCONCLUSIVE, exit 4, never PASS (issue 26)
+grep -q "^class -: INCONCLUSIVE" out.txt || bad "check with /proc/meminfo only: $(head -1 out.txt)"
+[ $e -eq 4 ] || bad "check with /proc/meminfo only: exit $e, want 4"
 exit $rc

@@ -415,6 +415,9 @@ static void test_grace(void **state)
 	}
 	put(root, "proc/driver/nvidia/gpus/0009:01:00.0/numa_status",
 	    "Node: 1\nStatus: online\nAddress: 0x40000000000\nSize: 0x1800000000\n");
+	/* a PCI bus that was read (and holds nothing here): without one the node's
+	 * accelerators, and so its class, would be unknown (issue 26) */
+	put(root, "sys/bus/pci/devices/.none", "%s", "");
 
 	struct ga_node *n = collect(root);
 	const struct ga_cpu *c = &n->cpu;

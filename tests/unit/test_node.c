@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -339,13 +340,152 @@ static void test_collect_enomem(void **state)
 	ga_ctx_free(ctx);
 }
 
+/* --- coverage (issue 26): what the collector read travels in the snapshot --- */
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	for (char *q = p + strlen(dir) + 1; *q; q++)
+		if (*q == '/') {
+			*q = '\0';
+			mkdir(p, 0755);
+			*q = '/';
+		}
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static const struct ga_source *source_of(const struct ga_node *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_coverage; i++)
+		if (!strcmp(n->coverage[i].source, name))
+			return &n->coverage[i];
+	return NULL;
+}
+
+/* Collect DIR, check the pci entry, and that a JSON round trip keeps what was recorded. */
+static void collect_pci(struct ga_ctx *ctx, const char *dir, const char *state, const char *reason,
+                        enum ga_source_state want)
+{
+	assert_int_equal(ga_ctx_set_root(ctx, dir), 0);
+	struct ga_node *n = NULL;
+	assert_int_equal(ga_node_collect(ctx, &n), 0);
+	const struct ga_source *s = source_of(n, "pci");
+	assert_non_null(s);
+	assert_string_equal(s->path, "sys/bus/pci/devices");
+	assert_string_equal(s->state, state);
+	if (reason)
+		assert_string_equal(s->reason, reason);
+	else
+		assert_null(s->reason);
+	assert_int_equal(ga_node_source_state(n, "pci", NULL, NULL), want);
+	assert_int_equal(n->accelerator_count.set, want == GA_SOURCE_READ);
+	/* the cpu entry: proc/cpuinfo was written, proc/meminfo was not */
+	assert_string_equal(source_of(n, "cpu")->state, "read");
+	assert_string_equal(source_of(n, "memory")->state, "missing");
+	assert_string_equal(source_of(n, "memory")->reason, "missing");
+
+	char *a = write_node(n, false);
+	assert_non_null(
+	        strstr(a, want == GA_SOURCE_READ ? "\"accelerator_count\":0" : "\"accelerator_count\":null"));
+	assert_non_null(strstr(a, "\"coverage\":[{\"source\":\"pci\""));
+	struct ga_node *back = NULL;
+	assert_int_equal(ga_node_from_json(ctx, a, strlen(a), &back), 0);
+	assert_int_equal(back->n_coverage, n->n_coverage);
+	const char *path = NULL, *why = NULL;
+	assert_int_equal(ga_node_source_state(back, "pci", &path, &why), want);
+	assert_string_equal(path, "sys/bus/pci/devices");
+	if (reason)
+		assert_string_equal(why, reason);
+	assert_int_equal(back->accelerator_count.set, want == GA_SOURCE_READ);
+	assert_int_equal(ga_node_pci_known(back), want == GA_SOURCE_READ);
+	round_trip(ctx, n, dir);
+	ga_free(a);
+	ga_node_free(back);
+	ga_node_free(n);
+}
+
+static void test_coverage(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ga-test-coverage-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	put(dir, "proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\n");
+	/* no sys/bus/pci at all: missing */
+	collect_pci(ctx, dir, "missing", "missing", GA_SOURCE_MISSING);
+	/* a file where the directory should be: unreadable, with the reader's reason */
+	put(dir, "sys/bus/pci/devices", "x\n");
+	collect_pci(ctx, dir, "unreadable", "not a directory", GA_SOURCE_UNREADABLE);
+	/* an empty bus that was read: 0 accelerators, known */
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/sys/bus/pci/devices", dir);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(mkdir(p, 0755), 0);
+	collect_pci(ctx, dir, "read", NULL, GA_SOURCE_READ);
+	ga_ctx_free(ctx);
+	char cmd[4300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Snapshots written before coverage was recorded answer from their gaps. */
+static void test_coverage_old_snapshots(void **state)
+{
+	(void)state;
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	struct ga_node *n = NULL;
+	/* the sample: no coverage, no PCI gap: read, and its one accelerator counted */
+	assert_int_equal(ga_node_from_json(ctx, sample, strlen(sample), &n), 0);
+	assert_int_equal(n->n_coverage, 0);
+	assert_true(ga_node_pci_known(n));
+	assert_true(n->accelerator_count.set && n->accelerator_count.v == 1);
+	ga_node_free(n);
+	/* a gap at the PCI directory: missing / unreadable, count unknown */
+	static const char missing[] = "{\"schema\":\"gpuaudit.node/v1\",\"gaps\":[{\"path\":"
+	                              "\"sys/bus/pci/devices\",\"reason\":\"missing\"}]}";
+	assert_int_equal(ga_node_from_json(ctx, missing, strlen(missing), &n), 0);
+	assert_int_equal(ga_node_source_state(n, "pci", NULL, NULL), GA_SOURCE_MISSING);
+	assert_false(n->accelerator_count.set);
+	ga_node_free(n);
+	static const char denied[] = "{\"schema\":\"gpuaudit.node/v1\",\"gaps\":[{\"path\":"
+	                             "\"sys/bus/pci/devices\",\"reason\":\"permission denied\"}]}";
+	assert_int_equal(ga_node_from_json(ctx, denied, strlen(denied), &n), 0);
+	const char *why = NULL;
+	assert_int_equal(ga_node_source_state(n, "pci", NULL, &why), GA_SOURCE_UNREADABLE);
+	assert_string_equal(why, "permission denied");
+	ga_node_free(n);
+	/* a coverage entry wins over the gaps; an unknown source is read (nothing says otherwise) */
+	static const char cov[] = "{\"schema\":\"gpuaudit.node/v1\",\"accelerator_count\":null,"
+	                          "\"coverage\":[{\"source\":\"pci\",\"path\":\"sys/bus/pci/devices\","
+	                          "\"state\":\"unreadable\",\"reason\":\"symlink loop\"}]}";
+	assert_int_equal(ga_node_from_json(ctx, cov, strlen(cov), &n), 0);
+	assert_int_equal(ga_node_source_state(n, "pci", NULL, &why), GA_SOURCE_UNREADABLE);
+	assert_string_equal(why, "symlink loop");
+	assert_false(n->accelerator_count.set);
+	assert_int_equal(ga_node_source_state(n, "kmsg", NULL, NULL), GA_SOURCE_READ);
+	round_trip(ctx, n, "coverage");
+	ga_node_free(n);
+	ga_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pcie_speed),         cmocka_unit_test(test_cpulist),
-		cmocka_unit_test(test_fixture_round_trip), cmocka_unit_test(test_from_json),
-		cmocka_unit_test(test_from_json_errors),   cmocka_unit_test(test_from_json_enomem),
+		cmocka_unit_test(test_pcie_speed),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_fixture_round_trip),
+		cmocka_unit_test(test_from_json),
+		cmocka_unit_test(test_from_json_errors),
+		cmocka_unit_test(test_from_json_enomem),
 		cmocka_unit_test(test_collect_enomem),
+		cmocka_unit_test(test_coverage),
+		cmocka_unit_test(test_coverage_old_snapshots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
