@@ -864,9 +864,15 @@ int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret)
 		x.act = f->action;
 		x.cause = f->cause;
 		x.unused = ga_xid_unused(f);
-		x.action = x.unused && f->action == GA_ACT_INVESTIGATE
-		                   ? "investigate: NVIDIA lists this Xid as unused"
-		                   : ga_xid_action_text(f->action);
+		x.action = ga_xid_action_text(f->action);
+		if (x.unused && f->action == GA_ACT_INVESTIGATE)
+			x.action = "investigate: NVIDIA lists this Xid as unused";
+		else if (f->immediate == GA_XB_WORKFLOW_XID_45)
+			x.action = "follow the other Xid on this GPU; alone, restart nvidia-fabricmanager";
+		else if (f->immediate == GA_XB_XID_154)
+			x.action = "act on the recovery action the line names";
+		else if (f->immediate == GA_XB_WORKFLOW_NVLINK5_ERR)
+			x.action = "act on the line's Fatal/Nonfatal token; investigate the link";
 	}
 	*ret = x;
 	return f != NULL;
