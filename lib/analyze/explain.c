@@ -553,7 +553,7 @@ static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 		snprintf(one, sizeof(one), "%sXid %llu on %s (%s): %s%s%s%s", shown ? "; " : "",
 		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed GPU",
 		         !known ? "not in NVIDIA's catalogue" : xi.unused ? "listed unused by NVIDIA" : xi.name,
-		         ga_action_name(x->act), x->by_line ? ", from the line's words" : "",
+		         ga_action_name(x->act), x->by_line ? ", by the line's words" : "",
 		         known && xi.immediate != GA_XB_NONE_GIVEN ? ", NVIDIA: " : "",
 		         known ? ga_xid_bucket_name(xi.immediate) : "");
 		size_t l = strlen(c->detail);

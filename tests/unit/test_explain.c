@@ -146,7 +146,7 @@ static void test_xid_pairs(void **state)
 	        "Xid 79 on 0000:1b:00.0 (GPU has fallen off the bus): reboot, NVIDIA: RESTART_BM; "
 	        "Xid 79 on 0000:bd:00.0 (GPU has fallen off the bus): reboot, NVIDIA: RESTART_BM; "
 	        "Xid 79 on 0000:b7:00.0 (GPU has fallen off the bus): reboot, NVIDIA: RESTART_BM; "
-	        "Xid 154 on 0008:01:00.0 (GPU Recovery Action Changed): reboot, from the line's words, "
+	        "Xid 154 on 0008:01:00.0 (GPU Recovery Action Changed): reboot, by the line's words, "
 	        "NVIDIA: XID_154; "
 	        "Xid 48 on 0000:c1:00.0 (Double Bit ECC Error): reset_gpu, NVIDIA: WORKFLOW_XID_48; "
 	        "Xid 13 on 0000:1b:00.0 (Graphics Engine Exception): restart_workload, NVIDIA: RESTART_APP");
