@@ -552,7 +552,9 @@ static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 		char one[256];
 		snprintf(one, sizeof(one), "%sXid %llu on %s (%s): %s%s%s%s", shown ? "; " : "",
 		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed GPU",
-		         !known ? "not in NVIDIA's catalogue" : xi.unused ? "listed unused by NVIDIA" : xi.name,
+		         !known      ? "not in NVIDIA's catalogue"
+		         : xi.unused ? "listed unused by NVIDIA"
+		                     : xi.name,
 		         ga_action_name(x->act), x->by_line ? ", by the line's words" : "",
 		         known && xi.immediate != GA_XB_NONE_GIVEN ? ", NVIDIA: " : "",
 		         known ? ga_xid_bucket_name(xi.immediate) : "");
@@ -1026,7 +1028,8 @@ static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *
 	case SIG_AER_CORRECTED: {
 		int adj = -10;
 		for (size_t v = 0; v < c->n_values; v++)
-			if (!strcmp(c->values[v].key, "pci_address") && addr_note(n, c->values[v].value, out, cap))
+			if (!strcmp(c->values[v].key, "pci_address") &&
+			    addr_note(n, c->values[v].value, out, cap))
 				adj = 5;
 		if (adj < 0 && out[0]) {
 			size_t l = strlen(out);

@@ -367,7 +367,8 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	else if (g->kind == GA_KEV_AER_CORRECTED && storm[0])
 		fd->action = GA_ACT_INVESTIGATE;
 	else if (g->kind == GA_KEV_XID && a->line_set)
-		fd->action = a->line_act; /* Xid 154's recovery action, NVLink5's Fatal/Nonfatal (docs/xid.md) */
+		fd->action =
+		        a->line_act; /* Xid 154's recovery action, NVLink5's Fatal/Nonfatal (docs/xid.md) */
 	else if (g->kind == GA_KEV_XID && sev >= GA_SEV_ERROR && fd->action == GA_ACT_NONE)
 		fd->action = GA_ACT_INVESTIGATE; /* a policy promoted an informational Xid */
 	int r = ga_finding_evidence(fd, "kind", "%s", ga_kev_kind_name(g->kind));

@@ -483,9 +483,8 @@ static int recovery_words(const char *s, size_t n)
 		const char *words;
 		int value;
 	} words[] = {
-		{ "Drain and Reset", 4 },      { "Drain P2P", 3 },
-		{ "Node Reboot Required", 2 }, { "System Reboot Required", 7 },
-		{ "Bus Reset Required", 6 },   { "GPU Reset Required", 1 },
+		{ "Drain and Reset", 4 },        { "Drain P2P", 3 },          { "Node Reboot Required", 2 },
+		{ "System Reboot Required", 7 }, { "Bus Reset Required", 6 }, { "GPU Reset Required", 1 },
 	};
 	const char *end = s + n;
 	const char *to = find(s, n, " to ");

@@ -156,8 +156,8 @@ static void test_xid_pairs(void **state)
 	assert_non_null(big);
 	size_t l = 0;
 	for (int i = 0; i < 300; i++)
-		l += (size_t)snprintf(big + l, 300 * 64 - l, "NVRM: Xid (PCI:0000:%02x:%02x): 31, x\n", i / 32,
-		                      i % 32);
+		l += (size_t)snprintf(big + l, 300 * 64 - l, "NVRM: Xid (PCI:0000:%02x:%02x): 31, x\n",
+		                      i / 32, i % 32);
 	ex = run_text(big, 1 << 20, 0);
 	c = ga_explain_causes(ex, &n);
 	assert_int_equal(c[0].count, 300);

@@ -272,8 +272,8 @@ static void test_line_words(void **state)
 		{ "NVRM: Xid (PCI:0000:41:00): 48, An uncorrectable double bit error (DBE) has been "
 		  "detected on GPU in the framebuffer. GPU Reset Required.",
 		  GA_ACT_RESET_GPU, GA_SEV_CRITICAL },
-		{ "NVRM: Xid (PCI:0008:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 08 (0x4)", GA_ACT_RESET_GPU,
-		  GA_SEV_ERROR },
+		{ "NVRM: Xid (PCI:0008:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 08 (0x4)",
+		  GA_ACT_RESET_GPU, GA_SEV_ERROR },
 		{ "NVRM: Xid (PCI:0008:01:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 01 (0x0)", GA_ACT_NONE,
 		  GA_SEV_INFO },
 	};
@@ -526,20 +526,13 @@ static void test_health_vm_fault_reset(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_xid_dmesg),
-		cmocka_unit_test(test_forms),
-		cmocka_unit_test(test_other_kinds),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_addr),
-		cmocka_unit_test(test_catalogue),
-		cmocka_unit_test(test_line_words),
-		cmocka_unit_test(test_overrides),
-		cmocka_unit_test(test_duration),
-		cmocka_unit_test(test_health_window),
-		cmocka_unit_test(test_wall_stamps),
-		cmocka_unit_test(test_wall_time_parse),
-		cmocka_unit_test(test_vm_fault),
-		cmocka_unit_test(test_health_vm_fault_reset),
+		cmocka_unit_test(test_xid_dmesg),   cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_other_kinds), cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_addr),        cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_line_words),  cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_duration),    cmocka_unit_test(test_health_window),
+		cmocka_unit_test(test_wall_stamps), cmocka_unit_test(test_wall_time_parse),
+		cmocka_unit_test(test_vm_fault),    cmocka_unit_test(test_health_vm_fault_reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

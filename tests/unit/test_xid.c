@@ -98,7 +98,8 @@ static void test_facts_equal(void **state)
 		const struct row *r = &rows[i];
 		const struct ga_xid_fact *f = ga_xid_fact(r->xid);
 		if (!f)
-			fail_msg("Xid %u (%s) is published and missing from lib/core/xid.def", r->xid, r->mnemonic);
+			fail_msg("Xid %u (%s) is published and missing from lib/core/xid.def", r->xid,
+			         r->mnemonic);
 		assert_int_equal(f->xid, r->xid);
 		assert_string_equal(f->mnemonic, r->mnemonic);
 		assert_string_equal(f->description, r->description);
@@ -193,8 +194,8 @@ static void test_mapping(void **state)
 	enum ga_xid_bucket b;
 	assert_int_equal(ga_xid_bucket_parse("REBOOT_PLEASE", &b), -EINVAL);
 	/* the NVML recovery actions */
-	static const enum ga_action rec[] = { GA_ACT_NONE,      GA_ACT_RESET_GPU,   GA_ACT_REBOOT,
-		                              GA_ACT_DRAIN,     GA_ACT_RESET_GPU,   GA_ACT_INVESTIGATE,
+	static const enum ga_action rec[] = { GA_ACT_NONE,      GA_ACT_RESET_GPU, GA_ACT_REBOOT,
+		                              GA_ACT_DRAIN,     GA_ACT_RESET_GPU, GA_ACT_INVESTIGATE,
 		                              GA_ACT_RESET_GPU, GA_ACT_REBOOT };
 	for (int r = 0; r < 8; r++) {
 		enum ga_action a;
