@@ -563,13 +563,14 @@ static void set_first_addr(const char *m, const char *end, struct ga_kevent *ev)
  * A cheap first pass: every line classify() can match contains one of these
  * letter pairs (Xid/SXid, "fallen off", NVRM/NVIDIA, RmInit, amdgpu, AER,
  * "blocked", "Killed"/"Kill", "Machine"/"machine", "Hardware", "hub" of the VM
- * fault header, "VM_L2" of its status word). Most kernel-log
+ * fault header, "VM_L2" of its status word, "recovery" of the driver's "GPU
+ * recovery action changed"). Most kernel-log
  * lines contain none, and one pass over the bytes is far cheaper than the
  * dozen substring searches classify() would do (65% of the time on a 100k-line
  * log before this existed).
  */
 static const char *const anchors[] = {
-	"Xi", "ff", "NV", "Rm", "dg", "AE", "ck", "Ki", "hi", "Ha", "hu", "_L"
+	"Xi", "ff", "NV", "Rm", "dg", "AE", "ck", "Ki", "hi", "Ha", "hu", "_L", "ov"
 };
 
 static bool maybe_event(const char *m, const char *end)
@@ -645,6 +646,17 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 		return ev->kind = GA_KEV_XID, parse_xid(t, 11, end, ev);
 	if ((t = find(m, n, "SXid (")))
 		return ev->kind = GA_KEV_SXID, parse_xid(t, 6, end, ev);
+	if ((t = find(m, n, "GPU recovery action changed"))) {
+		/* "nvidia: GPU 0000:41:00.0: GPU recovery action changed from 0x0 to 0x1": Xid 154's words */
+		int rec = recovery_words(t, (size_t)(end - t));
+		if (rec < 0)
+			return false;
+		ev->kind = GA_KEV_XID;
+		ev->code.v = 154, ev->code.set = true;
+		ev->recovery.v = (uint64_t)rec, ev->recovery.set = true;
+		set_first_addr(m, end, ev);
+		return true;
+	}
 	if (find(m, n, "fallen off the bus")) {
 		ev->kind = GA_KEV_GPU_LOST;
 		set_first_addr(m, end, ev);

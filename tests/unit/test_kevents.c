@@ -289,6 +289,20 @@ static void test_line_words(void **state)
 		assert_int_equal(ev.severity, cases[i].sev);
 		assert_string_equal(ga_kev_action(&ev), ga_xid_action_text(a));
 	}
+	/* the driver's own line without an Xid: Xid 154's words for that GPU */
+	struct ga_kevent rv;
+	enum ga_action ra;
+	enum ga_severity rs;
+	assert_int_equal(parse(NULL,
+	                       "[ 9.5] nvidia: GPU 0008:01:00.0: GPU recovery action changed from 0x0 to 0x1",
+	                       &rv),
+	                 1);
+	assert_int_equal(rv.kind, GA_KEV_XID);
+	assert_int_equal(rv.code.v, 154);
+	assert_string_equal(rv.address, "0008:01:00.0");
+	assert_int_equal(ga_kev_xid_line(&rv, &ra, &rs), 1);
+	assert_int_equal(ra, GA_ACT_RESET_GPU);
+	assert_int_equal(parse(NULL, "nvidia: GPU 0008:01:00.0: GPU recovery action changed", &rv), 0);
 	/* no words, no token: the row (154 alone investigates; 149 without a token too) */
 	struct ga_kevent ev;
 	enum ga_action a;
