@@ -569,9 +569,8 @@ static void set_first_addr(const char *m, const char *end, struct ga_kevent *ev)
  * dozen substring searches classify() would do (65% of the time on a 100k-line
  * log before this existed).
  */
-static const char *const anchors[] = {
-	"Xi", "ff", "NV", "Rm", "dg", "AE", "ck", "Ki", "hi", "Ha", "hu", "_L", "ov"
-};
+static const char *const anchors[] = { "Xi", "ff", "NV", "Rm", "dg", "AE", "ck",
+	                               "Ki", "hi", "Ha", "hu", "_L", "ov" };
 
 static bool maybe_event(const char *m, const char *end)
 {
