@@ -111,14 +111,17 @@ int cli_report_fail(struct cli *cli, const char *cmd, const char *npd_what, bool
                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /*
- * Node Feature Discovery labels (src/nfd.c): the feature file text for node N
- * and check C (NULL: no policy, so no class/check labels), expiring after
- * expiry_s; and writing it atomically as DIR/gpuaudit (0, or -1 with err set).
+ * Node Feature Discovery labels (src/nfd.c): the feature file text for node N,
+ * its verdict V (verdict.h: the class ids and the container layer's states are
+ * rendered from it) and check C (NULL: no policy, so no class/check labels),
+ * expiring after expiry_s; and writing it atomically as DIR/gpuaudit (0, or -1
+ * with err set).
  */
 struct ga_buf;
 struct ga_check;
-int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n, const struct ga_check *c,
-                   long expiry_s);
+struct ga_node_verdict;
+int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n,
+                   const struct ga_node_verdict *v, const struct ga_check *c, long expiry_s);
 int cli_nfd_write(const char *dir, const struct ga_buf *b, char *err, size_t errn);
 
 /* Set up a context from --root / GPUAUDIT_ROOT, GPUAUDIT_PCI_IDS and -v. */

@@ -21,6 +21,7 @@
 #include "gpuaudit/nodereport.h"
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/verdict.h"
 
 #define NPD_MAX CLI_NPD_MAX /* node-problem-detector's default max_output_length */
 #define SLURM_MAX 160       /* a drain reason that still reads in `sinfo -R` */
@@ -266,7 +267,14 @@ int cmd_check(struct cli *cli, int argc, char **argv)
 
 	if (nfd_dir) {
 		char err[512];
-		if (cli_nfd_labels(&nfd, "check", node, &chk, expiry_s) < 0) {
+		struct ga_node_verdict vd;
+		if (ga_node_verdict_build(node, cls, true, &vd, NULL) < 0) {
+			code = fail_early(cli, mode, EXIT_INTERNAL, "out of memory");
+			goto out;
+		}
+		r = cli_nfd_labels(&nfd, "check", node, &vd, &chk, expiry_s);
+		ga_node_verdict_release(&vd);
+		if (r < 0) {
 			code = fail_early(cli, mode, EXIT_INTERNAL, "NFD labels exceed 64 KiB");
 			goto out;
 		}

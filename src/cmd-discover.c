@@ -11,6 +11,7 @@
 #include "gpuaudit/findings.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/verdict.h"
 
 static void human_bytes(char *out, size_t n, uint64_t b)
 {
@@ -464,14 +465,19 @@ static int discover_opt(struct cli *cli, const char *cmd, int opt, const char *a
 	return CLI_NEXT;
 }
 
-/* The snapshot with its findings appended (--from ignores them), pretty or one line. */
+/* The snapshot with its findings and verdict appended (--from recomputes them), pretty or one line. */
 static int print_json(struct cli *cli, const struct ga_node *node, const struct ga_findings *f, bool compact)
 {
 	struct ga_buf out;
 	struct ga_json w;
+	struct ga_node_verdict vd;
+	int r = ga_node_verdict_build(node, NULL, false, &vd, NULL);
+	if (r < 0)
+		return r;
 	ga_buf_init(&out, 0);
 	ga_json_init(&w, &out, !compact);
-	int r = ga_node_write_with_findings(node, f, &w);
+	r = ga_node_write_report(node, f, &vd, &w);
+	ga_node_verdict_release(&vd);
 	if (r == 0)
 		r = ga_json_finish(&w);
 	if (r == 0) {

@@ -4,7 +4,10 @@
  * resets and RAS, PCIe AER, hung tasks, OOM kills, MCE, NVRM load failures)
  * counted per kind, code and device inside a window, processes stuck in D
  * state and, with a policy, the expected GPU count. Printed as text, JSON, a
- * node-problem-detector line or a Slurm drain reason, like `check`.
+ * node-problem-detector line or a Slurm drain reason, like `check`. Each source
+ * is recorded in the coverage; without the kernel log the verdict is UNKNOWN
+ * (exit 4; NPD: 2), never OK. A --kmsg file without --root/--from is another
+ * machine's log: this machine's snapshot is not mixed in unless --local.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -74,9 +77,33 @@ static void print_nvml_events(FILE *o, const struct ga_nvml_events *e)
 		fprintf(o, "nvml events: none (%s)\n", e->error ? cli_esc(e->error) : "not live");
 }
 
-static void print_text(FILE *o, const struct ga_findings *f, const struct ga_health_log *k, bool bad)
+/* "coverage: kernel_log read, node read, ..." and a line for each source not read */
+static void print_coverage(FILE *o, const struct ga_health_log *k)
 {
-	fprintf(o, "health: %s\n", bad ? "PROBLEMS" : "OK");
+	fprintf(o, "coverage:");
+	for (size_t i = 0; i < k->n_cov; i++)
+		fprintf(o, "%s %s %s", i ? "," : "", k->cov[i].source, ga_hsrc_state_name(k->cov[i].state));
+	fprintf(o, "\n");
+	for (size_t i = 0; i < k->n_cov; i++)
+		if (k->cov[i].state != GA_HSRC_READ && k->cov[i].detail)
+			fprintf(o, "  %s %s: %s\n", k->cov[i].source, ga_hsrc_state_name(k->cov[i].state),
+			        cli_esc(k->cov[i].detail));
+}
+
+static void print_headline(FILE *o, enum ga_health_verdict v, const struct ga_health_cov *why)
+{
+	if (v == GA_HEALTH_UNKNOWN)
+		fprintf(o, "health: UNKNOWN (%s)\n", why && why->summary ? why->summary : "evidence missing");
+	else
+		fprintf(o, "health: %s\n", v == GA_HEALTH_PROBLEMS ? "PROBLEMS" : "OK");
+}
+
+static void print_text(FILE *o, const struct ga_findings *f, const struct ga_health_log *k)
+{
+	const struct ga_health_cov *why = NULL;
+	enum ga_health_verdict v = ga_health_verdict(k, f, &why);
+	print_headline(o, v, why);
+	print_coverage(o, k);
 	if (k->source)
 		fprintf(o, "kernel log: %s: %llu line%s, %llu event%s, %llu in window%s%s\n",
 		        cli_esc(k->source), (unsigned long long)k->st.lines, k->st.lines == 1 ? "" : "s",
@@ -147,22 +174,37 @@ static void reason(const struct ga_findings *f, char *out, size_t n)
 		snprintf(out, n, "ok");
 }
 
-static void print_npd(FILE *o, const struct ga_findings *f, bool bad)
+/* NPD's custom plugin: one line; unknown says which source is missing (exit 2). */
+static void print_npd(FILE *o, const struct ga_findings *f, enum ga_health_verdict v,
+                      const struct ga_health_cov *miss)
 {
 	char line[512], why[400];
 	reason(f, why, sizeof(why));
-	snprintf(line, sizeof(line), "gpuaudit: health: %s", bad ? why : "ok");
+	if (v == GA_HEALTH_UNKNOWN)
+		snprintf(line, sizeof(line), "gpuaudit: health: unknown: %s",
+		         miss && miss->summary ? miss->summary : "evidence missing");
+	else
+		snprintf(line, sizeof(line), "gpuaudit: health: %s", v == GA_HEALTH_PROBLEMS ? why : "ok");
 	one_line(line, NPD_MAX);
 	fprintf(o, "%s\n", line);
 }
 
-static void print_slurm(FILE *o, const struct ga_findings *f, bool bad)
+/*
+ * Slurm: a drain reason when unhealthy, nothing when healthy; unknown prints
+ * "gpuaudit: unknown: ..." and exits 4, which the wrapper logs without draining.
+ */
+static void print_slurm(FILE *o, const struct ga_findings *f, enum ga_health_verdict v,
+                        const struct ga_health_cov *miss)
 {
-	if (!bad)
+	if (v == GA_HEALTH_OK)
 		return;
 	char line[512], why[400];
 	reason(f, why, sizeof(why));
-	snprintf(line, sizeof(line), "gpuaudit: %s", why);
+	if (v == GA_HEALTH_UNKNOWN)
+		snprintf(line, sizeof(line), "gpuaudit: unknown: %s",
+		         miss && miss->summary ? miss->summary : "evidence missing");
+	else
+		snprintf(line, sizeof(line), "gpuaudit: %s", why);
 	for (char *p = line; *p; p++)
 		if (*p == '"' || *p == '\\' || *p == '`' || *p == '$')
 			*p = '\'';
@@ -173,12 +215,14 @@ static void print_slurm(FILE *o, const struct ga_findings *f, bool bad)
 #define fail_early(cli, mode, code, ...) \
 	cli_report_fail(cli, "health", "cannot check health", (mode) == MODE_NPD, code, __VA_ARGS__)
 
-/* Processes in D state (live or under --root): a warning. 0 or -ENOMEM. */
+/* Processes in D state (live or under --root): a warning. 0, -ENOMEM, or -errno: no process table. */
 static int add_dstate(struct ga_ctx *ctx, struct ga_findings *f)
 {
 	char **names = NULL;
 	size_t n = 0;
-	int r = ga_proc_dstate(ctx, &names, &n) < 0 ? 0 : ga_health_dstate_finding(names, n, f);
+	int r = ga_proc_dstate(ctx, &names, &n);
+	if (r >= 0)
+		r = ga_health_dstate_finding(names, n, f);
 	ga_strv_free(names);
 	return r;
 }
@@ -205,9 +249,10 @@ static int load_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const
  * --state FILE: fold this run's findings into the sticky conditions (thresholds and
  * damping from the policy's health: section), then write the state back, unless
  * --no-state-update (a second reader of the same state, e.g. NPD's temporary rule).
+ * A run without its kernel log (!covered) is not a clear run: nothing is lowered.
  */
 static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, const char *file, bool update,
-                       const struct ga_policy *pol, int64_t now_s, const struct ga_node *node,
+                       bool covered, const struct ga_policy *pol, int64_t now_s, const struct ga_node *node,
                        struct ga_findings *f)
 {
 	struct ga_health_state st;
@@ -217,7 +262,9 @@ static int apply_state(struct cli *cli, struct ga_ctx *ctx, enum mode mode, cons
 	if (!node->host.boot_id)
 		fprintf(cli->err, "gpuaudit health: no boot id in the snapshot; repeats across boots "
 		                  "are not tracked\n");
-	int r = ga_hstate_update(&st, f, pol ? &pol->health : NULL, now_s, node->host.boot_id);
+	const struct ga_health_policy *hp = pol ? &pol->health : NULL;
+	int r = covered ? ga_hstate_update(&st, f, hp, now_s, node->host.boot_id)
+	                : ga_hstate_update_unknown(&st, f, hp, now_s, node->host.boot_id);
 	if (r < 0)
 		code = fail_early(cli, mode, EXIT_INTERNAL, "out of memory");
 	else if (update)
@@ -250,7 +297,7 @@ struct health_opts {
 	struct snap_opts so;
 	const char *kmsg_file, *since, *policy_file, *class_name, *state_file, *boot_time, *clear, *only,
 	        *now, *nvml_events;
-	bool no_state_update;
+	bool no_state_update, local;
 	double nvml_events_s;
 	enum mode mode;
 	int modes;
@@ -280,6 +327,9 @@ static int health_opt(struct cli *cli, const char *cmd, int opt, const char *arg
 		return CLI_NEXT;
 	case 'U':
 		o->no_state_update = true;
+		return CLI_NEXT;
+	case 'L':
+		o->local = true;
 		return CLI_NEXT;
 	case 'E':
 		o->nvml_events = arg;
@@ -322,6 +372,10 @@ struct health_run {
 	struct ga_health_opts ho;
 	int64_t now_s; /* the collection's time for --state: the clock, or --now */
 	bool live;
+	bool foreign;        /* --kmsg FILE of another machine: no local snapshot, no processes */
+	char klog_why[640];  /* the kernel log's coverage detail when it is missing */
+	char nvml_why[320];  /* --nvml-events: what was seen, or why not */
+	char node_what[320]; /* the node's coverage detail */
 };
 
 static void health_release(struct health_run *run)
@@ -339,12 +393,30 @@ static void health_release(struct health_run *run)
 static int read_root_log(struct cli *cli, const struct health_opts *o, struct health_run *run)
 {
 	int r = ga_kmsg_read_root(run->ctx, "dev/kmsg", ga_health_add_line, run->h, &run->kl.st);
-	if (r == 0)
+	if (r == 0) {
 		run->kl.source = run->live ? "/dev/kmsg" : "dev/kmsg under --root";
-	else if (r == -ENOENT)
+		ga_health_cover(&run->kl, "kernel_log", GA_HSRC_READ, true, run->kl.source, NULL);
+	} else if (r == -ENOENT) {
 		run->kl.note = "no dev/kmsg";
-	else if (r != -ENOMEM) {
+		if (run->live)
+			snprintf(run->klog_why, sizeof(run->klog_why),
+			         "no /dev/kmsg (a container without it?): Xid, AER and reset events are "
+			         "unseen; mount /dev/kmsg, or pass --kmsg FILE with this node's log");
+		else
+			snprintf(run->klog_why, sizeof(run->klog_why),
+			         "no dev/kmsg under --root: Xid, AER and reset events are unseen; pass "
+			         "--kmsg FILE with the log of the machine the tree was taken from");
+		ga_health_cover(&run->kl, "kernel_log", GA_HSRC_MISSING, true, run->klog_why,
+		                run->live ? "no /dev/kmsg: mount it or pass --kmsg FILE"
+		                          : "no dev/kmsg under --root: pass --kmsg FILE");
+	} else if (r != -ENOMEM) {
 		run->kl.note = "dev/kmsg unreadable";
+		snprintf(run->klog_why, sizeof(run->klog_why),
+		         "%s: Xid, AER and reset events are unseen; run as root or with CAP_SYSLOG "
+		         "(kernel.dmesg_restrict=1 hides the log from other users), or pass --kmsg FILE",
+		         ga_ctx_errmsg(run->ctx));
+		ga_health_cover(&run->kl, "kernel_log", GA_HSRC_MISSING, true, run->klog_why,
+		                "kernel log unreadable: run as root or pass --kmsg FILE");
 		r = ga_health_klog_unreadable(ga_ctx_errmsg(run->ctx), &run->f);
 	}
 	return r == -ENOMEM ? fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory") : EXIT_OK;
@@ -378,10 +450,36 @@ static int health_load(struct cli *cli, const struct health_opts *o, struct heal
 		if (r < 0)
 			return fail_early(cli, o->mode, cli_exit_for(r), "%s", ga_ctx_errmsg(run->ctx));
 		run->kl.source = o->kmsg_file;
+		ga_health_cover(&run->kl, "kernel_log", GA_HSRC_READ, true, o->kmsg_file, NULL);
 	}
-	if ((r = snap_node(run->ctx, &o->so, &run->node)) < 0)
+	/* a --kmsg file (not the kmsg device) with no machine named: another machine's log */
+	run->foreign = o->kmsg_file && !o->local && !o->so.from && !o->so.root && !run->kl.st.device &&
+	               !strcmp(ga_ctx_root(run->ctx), "/");
+	if (run->foreign && o->nvml_events)
+		return fail_early(cli, o->mode, EXIT_USAGE,
+		                  "--nvml-events waits on this machine's GPUs, and --kmsg %s without --root "
+		                  "is taken as another machine's log; add --local if it is this machine's",
+		                  o->kmsg_file);
+	if (run->foreign) {
+		if (!(run->node = ga_node_new()))
+			return fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory");
+		ga_health_cover(&run->kl, "node", GA_HSRC_SKIPPED, true,
+		                "--kmsg FILE without --root or --from is taken as another machine's log: "
+		                "this machine's sysfs, NVML and processes are not mixed in (--local: FILE "
+		                "is this machine's log)",
+		                NULL);
+	} else if ((r = snap_node(run->ctx, &o->so, &run->node)) < 0) {
 		return fail_early(cli, o->mode, cli_exit_for(r), "%s", ga_ctx_errmsg(run->ctx));
-	if (run->policy && !run->cls)
+	} else {
+		snprintf(run->node_what, sizeof(run->node_what), "%s%s",
+		         o->so.from                           ? "--from "
+		         : strcmp(ga_ctx_root(run->ctx), "/") ? "--root "
+		                                              : "",
+		         o->so.from ? o->so.from : ga_ctx_root(run->ctx));
+		ga_health_cover(&run->kl, "node", GA_HSRC_READ, true, run->node_what, NULL);
+	}
+	/* another machine's log is matched to no class of this one: --class names it */
+	if (run->policy && !run->cls && !run->foreign)
 		run->cls = ga_policy_match(run->policy, run->node);
 	run->ho.cls = run->cls;
 	return EXIT_OK;
@@ -459,6 +557,15 @@ static int health_nvml_events(struct cli *cli, const struct health_opts *o, stru
 			nvml_why = e->timed_out.set && e->timed_out.v ? "timed out"
 			           : e->error                         ? e->error
 			                                              : "not live";
+		if (nvml_why)
+			snprintf(run->nvml_why, sizeof(run->nvml_why), "NVML events not live: %s", nvml_why);
+		else
+			snprintf(run->nvml_why, sizeof(run->nvml_why), "%llu GPU%s registered, %zu event%s",
+			         (unsigned long long)e->registered_gpus.v,
+			         e->registered_gpus.v == 1 ? "" : "s", e->n_events,
+			         e->n_events == 1 ? "" : "s");
+		ga_health_cover(&run->kl, "nvml_events", nvml_why ? GA_HSRC_MISSING : GA_HSRC_READ, false,
+		                run->nvml_why, NULL);
 	}
 	bool kmsg_live = run->kl.source != NULL;
 	bool nvml_live = run->kl.nvml_events && run->kl.nvml_events->live.set && run->kl.nvml_events->live.v;
@@ -473,20 +580,35 @@ static int health_nvml_events(struct cli *cli, const struct health_opts *o, stru
 /* The snapshot's findings, the log's, D-state processes and the --state repeats. */
 static int health_analyze(struct cli *cli, const struct health_opts *o, struct health_run *run)
 {
-	int r = ga_analyze_node(run->node, &run->f);
+	int r = run->foreign ? 0 : ga_analyze_node(run->node, &run->f);
 	if (r < 0)
 		return fail_early(cli, o->mode, EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
-	run->live = !o->so.from && !strcmp(ga_ctx_root(run->ctx), "/");
+	run->live = !o->so.from && !run->foreign && !strcmp(ga_ctx_root(run->ctx), "/");
 	int code = EXIT_OK;
-	if (!o->kmsg_file && o->so.from)
+	if (!o->kmsg_file && o->so.from) {
 		run->kl.note = "a saved snapshot has no kernel log; pass --kmsg FILE";
-	else if (!o->kmsg_file)
+		ga_health_cover(&run->kl, "kernel_log", GA_HSRC_MISSING, true,
+		                "a saved snapshot (--from) has no kernel log: Xid, AER and reset events are "
+		                "unseen; pass --kmsg FILE with the node's log (journalctl -k, dmesg)",
+		                "no kernel log with --from: pass --kmsg FILE");
+	} else if (!o->kmsg_file) {
 		code = read_root_log(cli, o, run);
+	}
 	if (code != EXIT_OK)
 		return code;
 	health_clock(o, run);
-	if (!o->so.from && add_dstate(run->ctx, &run->f) < 0)
+	if (o->so.from || run->foreign)
+		ga_health_cover(&run->kl, "processes", GA_HSRC_SKIPPED, false,
+		                o->so.from ? "a saved snapshot has no process table"
+		                           : "another machine's log: this machine's processes are not its",
+		                NULL);
+	else if ((r = add_dstate(run->ctx, &run->f)) < 0 && r == -ENOMEM)
 		return fail_early(cli, o->mode, EXIT_INTERNAL, "out of memory");
+	else
+		ga_health_cover(&run->kl, "processes", r < 0 ? GA_HSRC_MISSING : GA_HSRC_READ, false,
+		                r < 0 ? "the process table could not be read: D-state processes are unseen"
+		                      : "proc/*/stat",
+		                NULL);
 	uint64_t unplaced =
 	        run->ho.since_s > 0 && !run->ho.now_boot_s.set ? ga_health_unplaced(run->h, &run->ho) : 0;
 	if (unplaced)
@@ -501,35 +623,40 @@ static int health_analyze(struct cli *cli, const struct health_opts *o, struct h
 		return code;
 	run->kl.events = ga_health_events(run->h);
 	run->kl.boot_id = run->node->host.boot_id;
-	r = ga_health_findings(run->h, run->node, &run->ho, &run->f, &run->kl.in_window);
+	r = ga_health_findings(run->h, run->foreign ? NULL : run->node, &run->ho, &run->f,
+	                       &run->kl.in_window);
 	if (r < 0)
 		return fail_early(cli, o->mode, EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
 	if (o->state_file)
-		code = apply_state(cli, run->ctx, o->mode, o->state_file, !o->no_state_update, run->policy,
-		                   run->now_s, run->node, &run->f);
+		code = apply_state(cli, run->ctx, o->mode, o->state_file, !o->no_state_update,
+		                   ga_health_covered(&run->kl), run->policy, run->now_s, run->node, &run->f);
 	if (code == EXIT_OK && o->only)
 		keep_only(&run->f, !strcmp(o->only, "sticky"));
 	ga_findings_sort(&run->f);
 	return code;
 }
 
+/* Exit 0 ok, 1 problems, 4 unknown (NPD: 2, its Unknown). */
 static int health_print(struct cli *cli, const struct health_opts *o, struct health_run *run)
 {
-	bool bad = ga_findings_max_severity(&run->f) >= GA_SEV_ERROR;
-	int code = bad ? EXIT_PROBLEMS : EXIT_OK;
+	const struct ga_health_cov *why = NULL;
+	enum ga_health_verdict v = ga_health_verdict(&run->kl, &run->f, &why);
+	int code = v == GA_HEALTH_PROBLEMS  ? EXIT_PROBLEMS
+	           : v == GA_HEALTH_UNKNOWN ? (o->mode == MODE_NPD ? 2 : EXIT_INCONCLUSIVE)
+	                                    : EXIT_OK;
 	switch (o->mode) {
 	case MODE_JSON:
 		if (print_json(cli, &run->kl, &run->f) < 0)
 			code = cli_error(cli, "health", EXIT_INTERNAL, "JSON output failed");
 		break;
 	case MODE_NPD:
-		print_npd(cli->out, &run->f, bad);
+		print_npd(cli->out, &run->f, v, why);
 		break;
 	case MODE_SLURM:
-		print_slurm(cli->out, &run->f, bad);
+		print_slurm(cli->out, &run->f, v, why);
 		break;
 	default:
-		print_text(cli->out, &run->f, &run->kl, bad);
+		print_text(cli->out, &run->f, &run->kl);
 	}
 	return code;
 }
@@ -552,6 +679,7 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		{ "now", required_argument, NULL, 'W' },
 		{ "no-state-update", no_argument, NULL, 'U' },
 		{ "nvml-events", required_argument, NULL, 'E' },
+		{ "local", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -579,6 +707,9 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		                  o.only);
 	if (o.only && !strcmp(o.only, "sticky") && !o.state_file)
 		return fail_early(cli, o.mode, EXIT_USAGE, "--only sticky needs --state FILE");
+	if (o.local && !o.kmsg_file)
+		return fail_early(cli, o.mode, EXIT_USAGE,
+		                  "--local says a --kmsg FILE is this machine's log; it needs --kmsg FILE");
 	if (o.no_state_update && !o.state_file)
 		return fail_early(cli, o.mode, EXIT_USAGE, "--no-state-update needs --state FILE");
 	struct health_run run = { 0 };

@@ -3,7 +3,9 @@
  * (or loads) the node snapshot and its findings, reads the kernel log like
  * `health`, takes sample lines from `gpuaudit record` (--samples FILE) or
  * records live for --duration, reads the workload's CPUs and NCCL variables
- * with --pid, and prints the steps of lib/analyze/triage.c.
+ * with --pid, and prints the steps of lib/analyze/triage.c. Without the
+ * kernel log or GPU utilization, or on a node without accelerators, the
+ * playbook is inconclusive (exit 4), never "node OK".
  */
 #include <errno.h>
 #include <getopt.h>
@@ -147,7 +149,12 @@ static int record_live(struct ga_ctx *ctx, double duration_s, struct ga_triage_p
 static void print_text(FILE *o, const struct ga_triage *t, const struct ga_findings *f, size_t n_pts,
                        const char *source)
 {
-	fprintf(o, "triage: %s\n", t->node_at_fault ? "NODE AT FAULT" : "node OK");
+	if (t->node_at_fault)
+		fprintf(o, "triage: NODE AT FAULT\n");
+	else if (t->inconclusive)
+		fprintf(o, "triage: INCONCLUSIVE (%s)\n", t->reason);
+	else
+		fprintf(o, "triage: node OK\n");
 	fprintf(o, "samples: %zu interval%s (%s)\n", n_pts, n_pts == 1 ? "" : "s", cli_esc(source));
 	for (size_t i = 0; i < t->n_steps; i++) {
 		const struct ga_triage_step *s = &t->steps[i];
@@ -260,6 +267,8 @@ struct triage_run {
 	size_t n_pts;
 	struct ga_workload wl;
 	struct ga_kmsg_stats kst;
+	struct ga_triage_klog klog; /* what step 1 saw of the kernel log */
+	char klog_why[600];
 };
 
 static void triage_release(struct triage_run *run)
@@ -281,6 +290,7 @@ static int triage_inputs(struct cli *cli, const struct triage_opts *o, struct tr
 	if (o->kmsg_file &&
 	    (r = ga_kmsg_read_file(run->ctx, o->kmsg_file, ga_health_add_line, run->h, &run->kst)) < 0)
 		return fail(cli, r, run->ctx);
+	run->klog.source = o->kmsg_file;
 	if (o->samples && (r = read_samples(cli, run->ctx, o->samples, &run->pts, &run->n_pts)) < 0)
 		return r == -ENOMEM ? cli_error(cli, "triage", EXIT_INTERNAL, "out of memory") : EXIT_USAGE;
 	if (o->pid && (r = ga_workload_read(run->ctx, o->pid, &run->wl)) < 0)
@@ -298,9 +308,22 @@ static int triage_analyze(struct cli *cli, const struct triage_opts *o, struct t
 	int r = ga_analyze_node(run->node, &run->f);
 	if (r < 0)
 		return cli_error(cli, "triage", EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
-	if (!o->kmsg_file && !o->so.from &&
-	    ga_kmsg_read_root(run->ctx, "dev/kmsg", ga_health_add_line, run->h, &run->kst) == -ENOMEM)
-		return cli_error(cli, "triage", EXIT_INTERNAL, "out of memory");
+	bool live = !o->so.from && !strcmp(ga_ctx_root(run->ctx), "/");
+	if (!o->kmsg_file && o->so.from) {
+		run->klog.missing = "a saved snapshot has no kernel log; pass --kmsg FILE";
+	} else if (!o->kmsg_file) {
+		r = ga_kmsg_read_root(run->ctx, "dev/kmsg", ga_health_add_line, run->h, &run->kst);
+		if (r == -ENOMEM)
+			return cli_error(cli, "triage", EXIT_INTERNAL, "out of memory");
+		if (r == 0)
+			run->klog.source = live ? "/dev/kmsg" : "dev/kmsg under --root";
+		else if (r == -ENOENT)
+			run->klog.missing = live ? "no /dev/kmsg" : "no dev/kmsg under --root";
+		else
+			snprintf(run->klog_why, sizeof(run->klog_why), "%s", ga_ctx_errmsg(run->ctx));
+		if (r < 0 && r != -ENOENT)
+			run->klog.missing = run->klog_why;
+	}
 	struct ga_health_opts ho = { 0 };
 	if ((r = ga_health_findings(run->h, run->node, &ho, &run->f, NULL)) < 0)
 		return cli_error(cli, "triage", EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
@@ -315,8 +338,9 @@ static int triage_print(struct cli *cli, const struct triage_opts *o, struct tri
 	struct ga_triage *t = ga_malloc(sizeof(*t));
 	if (!t)
 		return cli_error(cli, "triage", EXIT_INTERNAL, "out of memory");
-	ga_triage_run(run->node, &run->f, run->pts, run->n_pts, o->pid ? &run->wl.w : NULL, t);
-	int code = t->node_at_fault ? EXIT_PROBLEMS : EXIT_OK;
+	ga_triage_run_klog(run->node, &run->f, &run->klog, run->pts, run->n_pts, o->pid ? &run->wl.w : NULL,
+	                   t);
+	int code = t->node_at_fault ? EXIT_PROBLEMS : t->inconclusive ? EXIT_INCONCLUSIVE : EXIT_OK;
 	if (o->json && print_json(cli, t, &run->f, run->n_pts) < 0)
 		code = cli_error(cli, "triage", EXIT_INTERNAL, "JSON output failed");
 	else if (!o->json)

@@ -11,11 +11,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gpuaudit/container.h"
 #include "gpuaudit/atomicfile.h"
 #include "gpuaudit/node.h"
-#include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/verdict.h"
 
 #define NFD_PREFIX "gpuaudit.feature.node.kubernetes.io/"
 
@@ -63,7 +62,7 @@ static int add_label(struct ga_buf *b, const char *name, const char *value)
  * version, mode), the engines wired to it (dot-joined: "containerd.docker"), and whether each of
  * those defaults to it, so a scheduler can keep GPU pods off nodes whose runtime cannot serve them.
  */
-static int ctr_labels(struct ga_buf *b, const struct ga_node *n)
+static int ctr_labels(struct ga_buf *b, const struct ga_node *n, const struct ga_node_verdict *v)
 {
 	const struct ga_container_runtime *cr = n->container_runtime;
 	if (!cr)
@@ -80,65 +79,34 @@ static int ctr_labels(struct ga_buf *b, const struct ga_node *n)
 			r = add_label(b, "container-toolkit-mode", tk->mode ? tk->mode : "auto");
 	}
 	char wired[64] = "";
-	bool all_default = true;
-	for (size_t i = 0; i < cr->n_engines; i++) {
-		const struct ga_ctr_engine *e = &cr->engines[i];
-		if (!e->wired.v || !e->name)
-			continue;
+	for (size_t i = 0; i < v->runtime_wired.n; i++) {
 		size_t l = strlen(wired);
-		snprintf(wired + l, sizeof(wired) - l, "%s%s", l ? "." : "", e->name);
-		all_default &= e->default_nvidia.v;
+		snprintf(wired + l, sizeof(wired) - l, "%s%s", l ? "." : "", v->runtime_wired.v[i]);
 	}
 	if (r == 0 && cr->n_engines)
 		r = add_label(b, "container-wired", *wired ? wired : "none");
-	if (r == 0 && *wired)
-		r = add_label(b, "container-default-nvidia", all_default ? "true" : "false");
+	if (r == 0 && v->runtime_default_nvidia.set)
+		r = add_label(b, "container-default-nvidia", v->runtime_default_nvidia.v ? "true" : "false");
 	return r;
 }
 
 /*
- * The container layer's labels (docs/container.md): `cdi` = current, stale (a
- * spec for another driver, or naming paths that are gone), incomplete (a GPU
- * or MIG device no spec lists, or an entry for one that is gone), invalid or
- * none; `device-plugin` = ok, partial (fewer devices registered than healthy
- * GPUs) or missing. Each only when the node has the section.
+ * The container layer's labels (docs/container.md), the verdict's states as they are
+ * named (verdict.h): `cdi` = current, stale, incomplete, invalid or none;
+ * `device-plugin` = ok, partial, missing or unknown. Each only when the node has the section.
  */
-static int container_labels(struct ga_buf *b, const struct ga_node *n)
+static int container_labels(struct ga_buf *b, const struct ga_node_verdict *v)
 {
-	struct ga_findings f;
-	ga_findings_init(&f);
-	ga_analyze_cdi(n, &f);
-	ga_analyze_device_plugins(n, &f);
-	int r = f.err;
-	bool stale = false, incomplete = false, invalid = false, partial = false, missing = false;
-	for (size_t i = 0; i < f.n; i++) {
-		const char *code = f.v[i].code;
-		stale = stale || !strcmp(code, "GA-CDI-STALE") || !strcmp(code, "GA-CDI-PATH-MISSING");
-		incomplete = incomplete || !strcmp(code, "GA-CDI-DEVICE-MISSING") ||
-		             !strcmp(code, "GA-CDI-DEVICE-GONE");
-		invalid = invalid || !strcmp(code, "GA-CDI-INVALID");
-		partial = partial || !strcmp(code, "GA-DP-GPU-UNREGISTERED");
-		missing = missing || !strcmp(code, "GA-DP-NOT-REGISTERED");
-	}
-	ga_findings_release(&f);
-	if (r == 0 && n->cdi) {
-		size_t readable = 0;
-		for (size_t i = 0; i < n->cdi->n_specs; i++)
-			readable += !n->cdi->specs[i].error;
-		r = add_label(b, "cdi",
-		              invalid         ? "invalid"
-		              : stale         ? "stale"
-		              : incomplete    ? "incomplete"
-		              : readable == 0 ? "none"
-		                              : "current");
-	}
-	if (r == 0 && n->device_plugins)
-		r = add_label(b, "device-plugin", missing ? "missing" : partial ? "partial" : "ok");
+	int r = 0;
+	if (v->cdi != GA_VD_CDI_ABSENT)
+		r = add_label(b, "cdi", ga_vd_cdi_names[v->cdi]);
+	if (r == 0 && v->device_plugin != GA_VD_DP_ABSENT)
+		r = add_label(b, "device-plugin", ga_vd_dp_names[v->device_plugin]);
 	return r;
 }
 
-int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n, const struct ga_check *c,
-                   long expiry_s)
+int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n,
+                   const struct ga_node_verdict *v, const struct ga_check *c, long expiry_s)
 {
 	time_t t = time(NULL) + expiry_s;
 	struct tm tm;
@@ -189,25 +157,23 @@ int cli_nfd_labels(struct ga_buf *b, const char *writer, const struct ga_node *n
 		}
 	}
 	/* the hardware/stack fingerprint (gpuaudit class): same id = same node class */
-	struct ga_nodeclass nc = { 0 };
-	if (r == 0 && ga_nodeclass_compute(n, &nc) == 0) {
+	if (r == 0 && v->node_class) {
 		char hw[16], stack[16];
-		snprintf(hw, sizeof(hw), "%.12s", nc.hw_sha256 ? nc.hw_sha256 : "");
-		snprintf(stack, sizeof(stack), "%.12s", nc.stack_sha256 ? nc.stack_sha256 : "");
-		r = add_label(b, "node-class", nc.name);
+		snprintf(hw, sizeof(hw), "%.12s", v->hw_class ? v->hw_class : "");
+		snprintf(stack, sizeof(stack), "%.12s", v->stack_class ? v->stack_class : "");
+		r = add_label(b, "node-class", v->node_class);
 		if (r == 0)
 			r = add_label(b, "hw-class", hw);
 		if (r == 0)
 			r = add_label(b, "stack-class", stack);
-		ga_nodeclass_release(&nc);
 	}
 	if (n->nvml && !n->nvml->error && n->nvml->cuda_driver_version)
 		if (r == 0)
 			r = add_label(b, "cuda", n->nvml->cuda_driver_version);
 	if (r == 0)
-		r = ctr_labels(b, n);
+		r = ctr_labels(b, n, v);
 	if (r == 0)
-		r = container_labels(b, n);
+		r = container_labels(b, v);
 	return r;
 }
 

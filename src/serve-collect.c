@@ -22,6 +22,7 @@
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/serve.h"
+#include "gpuaudit/verdict.h"
 
 double serve_now_mono(void)
 {
@@ -71,7 +72,8 @@ struct found {
 	struct ga_check chk;
 	struct ga_findings f;
 	struct ga_nodeclass nc;
-	bool have_nc, have_chk, failed;
+	struct ga_node_verdict vd; /* what the writers render: metrics, NFD labels, /readyz */
+	bool have_nc, have_chk, have_vd, failed;
 	const struct ga_policy_class *pcls;
 };
 
@@ -83,6 +85,8 @@ static void found_release(struct found *x)
 	ga_findings_release(&x->f);
 	if (x->have_nc)
 		ga_nodeclass_release(&x->nc);
+	if (x->have_vd)
+		ga_node_verdict_release(&x->vd);
 }
 
 static bool vendor_timed_out(const struct ga_node *n)
@@ -121,8 +125,14 @@ static int take_snapshot(struct serve *s, struct found *x)
  */
 static void fold_state(struct serve *s, const struct ga_node *n, struct ga_findings *f, struct found *x)
 {
-	if (ga_hstate_update(&s->hstate, f, s->policy ? &s->policy->health : NULL, (int64_t)now_wall(),
-	                     n->host.boot_id) < 0) {
+	/*
+	 * Without the kernel log (as of the last read: it is read after this) the run saw no
+	 * Xids: an unknown run, never a clear one (health --state does the same).
+	 */
+	bool known = s->kmsg_readable.set && s->kmsg_readable.v;
+	const struct ga_health_policy *hp = s->policy ? &s->policy->health : NULL;
+	if ((known ? ga_hstate_update(&s->hstate, f, hp, (int64_t)now_wall(), n->host.boot_id)
+	           : ga_hstate_update_unknown(&s->hstate, f, hp, (int64_t)now_wall(), n->host.boot_id)) < 0) {
 		serve_warn(s, "health state: out of memory");
 		x->failed = true;
 		return;
@@ -241,6 +251,9 @@ static int judge(struct serve *s, const struct ga_node *n, struct found *x)
 	} else if ((r = ga_analyze_node(n, &x->f)) < 0) {
 		return r;
 	}
+	if ((r = ga_node_verdict_build(n, x->pcls, s->policy != NULL, &x->vd, NULL)) < 0)
+		return r;
+	x->have_vd = true;
 	if ((r = judge_deltas(s, x, n)) < 0)
 		return r;
 	/* NVLink error counters that rose, held for a while after the last rise (fabric.h) */
@@ -315,7 +328,8 @@ static void write_nfd(struct serve *s, const struct ga_node *n, struct found *x)
 	struct ga_buf nfd;
 	char err[512];
 	ga_buf_init(&nfd, 64 * 1024);
-	if (cli_nfd_labels(&nfd, "serve", n, x->have_chk ? &x->chk : NULL, s->nfd_expiry_s) < 0) {
+	if (!x->have_vd ||
+	    cli_nfd_labels(&nfd, "serve", n, &x->vd, x->have_chk ? &x->chk : NULL, s->nfd_expiry_s) < 0) {
 		serve_warn(s, "NFD labels exceed 64 KiB");
 		x->failed = s->nfd_failed = true;
 	} else if (cli_nfd_write(s->nfd_dir, &nfd, err, sizeof(err)) < 0) {
@@ -375,6 +389,7 @@ static int render(struct serve *s, const struct found *x, const struct ga_node *
 		            : n         ? &x->f
 		                        : NULL,
 		.check = x->have_chk ? &x->chk : NULL,
+		.verdict = x->have_vd ? &x->vd : NULL,
 		.pcls = x->pcls,
 		.policy_name = policy_name(s->policy_file),
 		.kev = s->kmsg_readable.set ? &s->kev : NULL,
@@ -395,20 +410,19 @@ static int render(struct serve *s, const struct found *x, const struct ga_node *
 	return render_check(s, x, n, &out->check);
 }
 
-/* /readyz: not ready while the class's GPU count is not met (GA-EXPECT-GPU-COUNT). */
+/*
+ * /readyz: not ready while the class's GPU count is not met, as the verdict says
+ * (the count behind GA-EXPECT-GPU-COUNT). Unknown (no policy class, or one without
+ * a GPU count) serves as ready: readiness gates on GPUs a class expects.
+ */
 static void not_ready(const struct found *x, struct rendered *out)
 {
 	out->not_ready[0] = '\0';
-	if (!x->have_chk)
+	if (!x->have_chk || !x->have_vd || x->vd.readiness != GA_VD_NOT_READY)
 		return;
-	for (size_t i = 0; i < x->chk.findings.n; i++) {
-		const struct ga_finding *f = &x->chk.findings.v[i];
-		if (!strcmp(f->code, "GA-EXPECT-GPU-COUNT")) {
-			snprintf(out->not_ready, sizeof(out->not_ready), "not ready: %s (%s)\n", f->message,
-			         x->chk.cls && x->chk.cls->name ? x->chk.cls->name : "no class");
-			return;
-		}
-	}
+	snprintf(out->not_ready, sizeof(out->not_ready), "not ready: %s (%s)\n",
+	         x->vd.readiness_reason ? x->vd.readiness_reason : "",
+	         x->vd.class_name ? x->vd.class_name : "no class");
 }
 
 /* One collection: snapshot, class, findings or check, kernel log, NFD file; then render it all. */

@@ -23,8 +23,11 @@
 #                       default --since 10m)
 #
 # Exit status: gpuaudit's (0 pass, 1 drained, 2 bad policy, 3 vendor library
-# unavailable). Slurm kills a health check after 60 s; the check itself is
-# bounded by --timeout and by `timeout 50` here.
+# unavailable, 4 unknown: evidence missing, e.g. health could not read the
+# kernel log). Unknown never drains and never resumes: the node stays as it is
+# and the reason ("gpuaudit: unknown: ...") goes to the log. Slurm kills a
+# health check after 60 s; the check itself is bounded by --timeout and by
+# `timeout 50` here.
 set -u
 GPUAUDIT=${GPUAUDIT:-gpuaudit}
 POLICY=${GPUAUDIT_POLICY:-/etc/gpuaudit/policy.yaml}
@@ -71,6 +74,11 @@ case $rc in
 		log "check fails ($reason) but $NODE is already drained by someone else: $current"
 		;;
 	esac
+	;;
+4)
+	# the evidence was missing (health: the kernel log unreadable): not a
+	# verdict either way, so neither drain nor resume; say why
+	log "gpuaudit could not conclude (${out:-no reason given}); $NODE left as it is"
 	;;
 *)
 	# bad policy, vendor library unavailable, timeout: not this node's fault

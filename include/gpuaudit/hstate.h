@@ -114,6 +114,15 @@ void ga_hstate_cond_release(struct ga_hstate_cond *c);
 int ga_hstate_update(struct ga_health_state *st, struct ga_findings *findings,
                      const struct ga_health_policy *hp, int64_t now_s, const char *boot_id);
 
+/*
+ * The same for a collection whose verdict is unknown (the kernel log could not
+ * be read): findings are folded and raised conditions absent from it are added
+ * back, but it is not a clear collection: no condition's clear count grows, none
+ * is lowered or forgotten. 0 or -ENOMEM.
+ */
+int ga_hstate_update_unknown(struct ga_health_state *st, struct ga_findings *findings,
+                             const struct ga_health_policy *hp, int64_t now_s, const char *boot_id);
+
 /* Lower and forget (the high-water marks stay) the conditions with CODE, or all for "all";
  * returns how many were raised. */
 size_t ga_hstate_clear(struct ga_health_state *st, const char *code);

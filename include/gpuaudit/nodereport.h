@@ -41,9 +41,18 @@ struct ga_health_klog {
 	struct ga_oi64 btime;   /* proc/stat btime; null from a saved snapshot */
 	char *boot_id;          /* the boot the events belong to (the snapshot's) */
 };
+/* One source health looks at: whether it was read, and what (or why not). */
+struct ga_health_source {
+	char *source; /* "kernel_log", "node", "processes", "nvml_events" */
+	char *state;  /* "read", "missing" (could not be read) or "skipped" (not looked at, by design) */
+	char *detail; /* what was read, or why not and what to do */
+};
 struct ga_health_report {
 	char *schema; /* GA_HEALTH_SCHEMA */
-	char *result; /* "ok" or "problems" (an error or critical finding) */
+	char *result; /* "ok", "problems" (an error or critical finding) or "unknown" */
+	char *reason; /* "unknown": the missing source and what to do; NULL otherwise */
+	struct ga_health_source *coverage;
+	size_t n_coverage;
 	struct ga_health_klog kernel_log;
 	struct ga_nvml_events *nvml_events; /* health --nvml-events: what NVML delivered; NULL without */
 	struct ga_findings findings;
@@ -59,6 +68,24 @@ struct ga_check;
 int ga_check_report_take(struct ga_check_report *r, struct ga_check *c, const char *policy_file,
                          const char *host);
 
+/*
+ * Coverage: each source health looks at, read or not. A "missing" source that
+ * decides the verdict (the kernel log) makes it unknown unless a finding
+ * already says problems; "skipped" is by design (--from has no process
+ * table; a foreign --kmsg file gets no local snapshot). Borrowed strings.
+ */
+enum ga_hsrc_state { GA_HSRC_READ, GA_HSRC_MISSING, GA_HSRC_SKIPPED };
+struct ga_health_cov {
+	const char *source; /* "kernel_log", "node", "processes", "nvml_events" */
+	enum ga_hsrc_state state;
+	bool decisive;       /* missing: the verdict is unknown (the kernel log) */
+	const char *detail;  /* what was read, or why not and what to do */
+	const char *summary; /* missing: a short reason for one-line outputs (NPD, Slurm) */
+};
+#define GA_HEALTH_COV_MAX 4
+
+enum ga_health_verdict { GA_HEALTH_OK, GA_HEALTH_PROBLEMS, GA_HEALTH_UNKNOWN };
+
 /* What `health` read of the kernel log (borrowed strings), for the report. */
 struct ga_health_log {
 	const char *source; /* what was read, NULL when no log */
@@ -69,10 +96,28 @@ struct ga_health_log {
 	struct ga_oi64 btime;
 	const char *boot_id;                /* NULL when unknown */
 	struct ga_nvml_events *nvml_events; /* moved into the report by ga_health_report_take */
+	struct ga_health_cov cov[GA_HEALTH_COV_MAX];
+	size_t n_cov;
 };
+/* Record one source in log's coverage (at most GA_HEALTH_COV_MAX; later ones are dropped). */
+void ga_health_cover(struct ga_health_log *log, const char *source, enum ga_hsrc_state state, bool decisive,
+                     const char *detail, const char *summary);
+/* Whether every decisive source was read (no verdict-deciding evidence is missing). */
+bool ga_health_covered(const struct ga_health_log *log);
+/*
+ * The verdict: problems when a finding is an error or worse; else unknown
+ * when a decisive source is missing (*why, optional: that source's entry);
+ * else ok.
+ */
+enum ga_health_verdict ga_health_verdict(const struct ga_health_log *log, const struct ga_findings *f,
+                                         const struct ga_health_cov **why);
+/* "ok", "problems", "unknown" */
+const char *ga_health_verdict_name(enum ga_health_verdict v);
+/* "read", "missing", "skipped" */
+const char *ga_hsrc_state_name(enum ga_hsrc_state s);
 /*
  * The health report: log's values copied, f's findings moved into r (sorted
- * as they are); the result is "problems" when one is an error or worse.
+ * as they are); the result is ga_health_verdict's, with the coverage.
  * r is zeroed first; release with ga_schema_release. 0 or -ENOMEM.
  */
 int ga_health_report_take(struct ga_health_report *r, const struct ga_health_log *log, struct ga_findings *f);

@@ -14,6 +14,7 @@
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/verdict.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +50,8 @@ struct ga_prom_input {
 	const struct ga_nodeclass *cls;     /* NULL when not computed */
 	const struct ga_findings *findings; /* the node's (or the check's) findings; may be NULL */
 	const struct ga_check *check;       /* with a policy: the check result; else NULL */
+	/* the node's verdict (verdict.h): link, memory and CDI families render it; NULL: left out */
+	const struct ga_node_verdict *verdict;
 	const struct ga_policy_class *pcls; /* the matched policy class, for expectations */
 	const char *policy_name;            /* with a policy: its name (gpuaudit_fleet_info's policy) */
 	const struct ga_kev_counter *kev;   /* NULL when the kernel log is not read */

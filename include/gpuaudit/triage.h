@@ -44,7 +44,7 @@ struct ga_triage_ev {
 struct ga_triage_step {
 	int step;            /* 1..5 */
 	const char *title;   /* the question */
-	const char *verdict; /* "ok", "problem", "workload", "unknown", "skipped" */
+	const char *verdict; /* "ok", "problem", "workload", "unknown", "n/a", "skipped" */
 	struct ga_triage_ev ev[GA_TRIAGE_EV_MAX];
 	size_t n_ev;
 	char decision[320];
@@ -54,6 +54,17 @@ struct ga_triage {
 	struct ga_triage_step steps[GA_TRIAGE_STEPS];
 	size_t n_steps;
 	bool node_at_fault; /* step 1, 3 or 4 found a node-side problem */
+	/* nothing at fault, but the playbook could not conclude: the node has no
+	 * accelerators, step 1 lacked the kernel log, or step 2 the utilization */
+	bool inconclusive;
+	bool no_accelerators; /* the snapshot has none: the device steps do not apply */
+	char reason[400];     /* inconclusive: why, and what to do */
+};
+
+/* The kernel log step 1 looks at: what was read, or why none was (the step is then unknown). */
+struct ga_triage_klog {
+	const char *source;  /* what was read; NULL when none */
+	const char *missing; /* why none was read and what to do; NULL when one was */
 };
 
 /* The workload's process (--pid): what its status and environment say; NULL = unknown. */
@@ -84,11 +95,16 @@ int ga_workload_read(struct ga_ctx *ctx, long pid, struct ga_workload *wl);
 void ga_workload_release(struct ga_workload *wl);
 
 /*
- * Run the playbook. n may be NULL (no topology checks); f may be NULL; pts
- * may be empty; w may be NULL (no workload checks).
+ * Run the playbook. n may be NULL (no topology or device-count checks); f may
+ * be NULL; pts may be empty; w may be NULL (no workload checks). The log as
+ * read (ga_triage_run: not reported, taken as read).
  */
 void ga_triage_run(const struct ga_node *n, const struct ga_findings *f, const struct ga_triage_point *pts,
                    size_t n_pts, const struct ga_triage_workload *w, struct ga_triage *ret);
+/* The same with what step 1 saw of the kernel log (k NULL: as ga_triage_run). */
+void ga_triage_run_klog(const struct ga_node *n, const struct ga_findings *f, const struct ga_triage_klog *k,
+                        const struct ga_triage_point *pts, size_t n_pts, const struct ga_triage_workload *w,
+                        struct ga_triage *ret);
 
 /* --- `triage --json`: gpuaudit.triage/v1 (tables in lib/model/triage.c) --- */
 
@@ -103,7 +119,8 @@ struct ga_triage_doc_step {
 };
 struct ga_triage_report {
 	char *schema;           /* GA_TRIAGE_SCHEMA */
-	char *result;           /* "node-at-fault" or "node-ok" */
+	char *result;           /* "node-at-fault", "node-ok" or "inconclusive" */
+	char *reason;           /* "inconclusive": why and what to do; NULL otherwise */
 	struct ga_ou64 samples; /* sample intervals looked at */
 	struct ga_triage_doc_step *steps;
 	size_t n_steps;

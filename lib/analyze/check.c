@@ -18,6 +18,7 @@
 #include "analyze.h"
 #include "gpuaudit/nodereport.h"
 #include "gpuaudit/policy.h"
+#include "gpuaudit/verdict.h"
 
 static bool streq(const char *a, const char *b)
 {
@@ -466,15 +467,6 @@ static void check_nvml_expects(struct cstate *cs)
 		}
 }
 
-static bool usable(const struct ga_accel *a)
-{
-	if (!a->driver)
-		return false;
-	if (a->excluded.set && a->excluded.v)
-		return false;
-	return !(a->nvml && a->nvml->error);
-}
-
 static void check_expects(struct cstate *cs)
 {
 	const struct ga_policy_class *c = cs->cls;
@@ -482,21 +474,18 @@ static void check_expects(struct cstate *cs)
 	char e[64], v[64];
 
 	if (c->expect.gpu_count.set) {
-		size_t k = 0, all = 0;
-		for (size_t i = 0; i < n->n_accelerators; i++)
-			if (in_class(c, &n->accelerators[i])) {
-				all++;
-				k += usable(&n->accelerators[i]);
-			}
+		/* the count and the words /readyz renders from the node's verdict (verdict.h) */
+		size_t all = 0, k = ga_vd_class_gpus(n, c, &all);
 		if (k != c->expect.gpu_count.v) {
+			char why[192];
+			ga_vd_gpu_count_reason(why, sizeof(why), k, all, c->expect.gpu_count.v);
 			snprintf(e, sizeof(e), "%llu", (unsigned long long)c->expect.gpu_count.v);
 			snprintf(v, sizeof(v), "%zu", k);
 			add(cs, "GA-EXPECT-GPU-COUNT", "node",
 			    "drain the node: a GPU is missing, lost, excluded or has no driver; check the "
 			    "kernel "
 			    "log for Xid/AER errors, then reset, reseat or replace it",
-			    e, v, "%zu usable GPU%s (%zu on the bus), the class expects %llu", k,
-			    k == 1 ? "" : "s", all, (unsigned long long)c->expect.gpu_count.v);
+			    e, v, "%s", why);
 		}
 	}
 

@@ -20,6 +20,8 @@
 #include "analyze.h"
 #include "gpuaudit/container.h"
 #include "gpuaudit/preflight.h"
+#include "gpuaudit/verdict.h"
+#include "verdict-int.h"
 
 #define MAX_GPUS 64
 
@@ -238,8 +240,14 @@ static const char *const cdi_regen =
         "regenerate the NVIDIA CDI spec on this node (nvidia-ctk cdi generate --output=PATH; with "
         "the GPU Operator, restart its container-toolkit pod), then restart the pods that use it";
 
+/* The verdict's entry of a PCI address, to mark it listed or not. */
+static struct ga_vd_device *vd_device(struct ga_node_verdict *v, const char *address)
+{
+	return (struct ga_vd_device *)ga_node_verdict_device(v, address);
+}
+
 static void coverage(const struct ga_node *n, const bool *valid, const struct ga_cnt_gpu *gpus, size_t ng,
-                     struct ga_findings *out)
+                     struct ga_node_verdict *v, struct ga_findings *out)
 {
 	const struct ga_cdi *cdi = n->cdi;
 	bool any = false;
@@ -250,7 +258,12 @@ static void coverage(const struct ga_node *n, const bool *valid, const struct ga
 	bool all = has_all(cdi, valid);
 	for (size_t i = 0; i < ng; i++) {
 		const struct ga_cnt_gpu *g = &gpus[i];
-		if (!covered(cdi, valid, g, SIZE_MAX)) {
+		bool listed = covered(cdi, valid, g, SIZE_MAX);
+		struct ga_vd_device *vd = vd_device(v, g->address);
+		if (vd)
+			GA_SET(vd->cdi_listed, listed);
+		v->cdi_unlisted.v += !listed;
+		if (!listed) {
 			struct ga_finding *f = ga_findings_add(
 			        out, "GA-CDI-DEVICE-MISSING", GA_SEV_ERROR, g->address, cdi_regen,
 			        "no CDI device names GPU %llu (%s)%s: a pod that asks for it by name cannot "
@@ -263,6 +276,7 @@ static void coverage(const struct ga_node *n, const bool *valid, const struct ga
 		for (size_t j = 0; j < g->n_mig; j++) {
 			if (covered(cdi, valid, g, j))
 				continue;
+			v->cdi_unlisted.v++;
 			char subj[96];
 			snprintf(subj, sizeof(subj), "%s mig %zu", g->address ? g->address : "", j);
 			const char *mu = mig_uuid(g, j);
@@ -333,11 +347,14 @@ static const char *gone_why(const struct ga_cdi_device *d, const struct ga_cnt_g
 }
 
 static void spec_checks(const struct ga_node *n, const struct ga_cdi_spec *s, const struct ga_cnt_gpu *gpus,
-                        size_t ng, struct ga_findings *out)
+                        size_t ng, struct ga_vd_cdi_spec *vs, size_t *gone, struct ga_findings *out)
 {
 	const char *drv = ga_cnt_driver_version(n);
 	bool nvidia = ga_startswith(s->kind, "nvidia.com/");
 	bool stale = nvidia && drv && s->driver_version && strcmp(drv, s->driver_version) != 0;
+	if (nvidia && drv && s->driver_version)
+		GA_SET(vs->stale, stale);
+	GA_SET(vs->missing_paths, s->missing.n);
 	if (stale) {
 		struct ga_finding *f = ga_findings_add(
 		        out, "GA-CDI-STALE", GA_SEV_ERROR, s->path, cdi_regen,
@@ -376,6 +393,7 @@ static void spec_checks(const struct ga_node *n, const struct ga_cdi_spec *s, co
 		const char *why = gone_why(&s->devices[d], gpus, ng, buf, sizeof(buf));
 		if (!why)
 			continue;
+		(*gone)++;
 		char subj[600];
 		snprintf(subj, sizeof(subj), "%s=%s", s->kind, s->devices[d].name);
 		struct ga_finding *f =
@@ -386,27 +404,61 @@ static void spec_checks(const struct ga_node *n, const struct ga_cdi_spec *s, co
 	}
 }
 
-void ga_analyze_cdi(const struct ga_node *n, struct ga_findings *out)
+/*
+ * The CDI state and its findings, decided together: invalid (GA-CDI-INVALID), stale
+ * (GA-CDI-STALE, GA-CDI-PATH-MISSING), incomplete (GA-CDI-DEVICE-MISSING,
+ * GA-CDI-DEVICE-GONE), none (no spec readable) or current.
+ */
+int ga_verdict_cdi(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
 {
 	const struct ga_cdi *cdi = n->cdi;
 	if (!cdi || !cdi->n_specs)
-		return;
+		return 0;
 	struct ga_cnt_gpu gpus[MAX_GPUS];
 	size_t ng = ga_cnt_nvidia_gpus(n, gpus, MAX_GPUS);
 	if (ng > MAX_GPUS)
 		ng = MAX_GPUS;
 	bool *valid = ga_calloc(cdi->n_specs, sizeof(*valid));
-	if (!valid) {
-		out->err = -ENOMEM;
-		return;
+	v->cdi_specs = ga_calloc(cdi->n_specs, sizeof(*v->cdi_specs));
+	if (!valid || !v->cdi_specs) {
+		ga_free(valid);
+		return out->err = -ENOMEM;
 	}
+	v->n_cdi_specs = cdi->n_specs;
+	GA_SET(v->cdi_unlisted, 0);
+	size_t gone = 0, readable = 0;
+	bool any_invalid = false, stale = false;
 	for (size_t s = 0; s < cdi->n_specs; s++) {
+		struct ga_vd_cdi_spec *vs = &v->cdi_specs[s];
+		if (cdi->specs[s].path && !(vs->path = ga_strdup(cdi->specs[s].path))) {
+			ga_free(valid);
+			return out->err = -ENOMEM;
+		}
+		readable += !cdi->specs[s].error;
 		valid[s] = validate(&cdi->specs[s], out);
+		GA_SET(vs->valid, valid[s]);
+		any_invalid = any_invalid || !valid[s];
 		if (valid[s])
-			spec_checks(n, &cdi->specs[s], gpus, ng, out);
+			spec_checks(n, &cdi->specs[s], gpus, ng, vs, &gone, out);
+		stale = stale || (vs->stale.set && vs->stale.v) ||
+		        (vs->missing_paths.set && vs->missing_paths.v);
 	}
-	coverage(n, valid, gpus, ng, out);
+	coverage(n, valid, gpus, ng, v, out);
 	ga_free(valid);
+	GA_SET(v->cdi_gone, gone);
+	v->cdi = any_invalid                 ? GA_VD_CDI_INVALID
+	         : stale                     ? GA_VD_CDI_STALE
+	         : v->cdi_unlisted.v || gone ? GA_VD_CDI_INCOMPLETE
+	         : readable == 0             ? GA_VD_CDI_NONE
+	                                     : GA_VD_CDI_CURRENT;
+	return out->err;
+}
+
+void ga_analyze_cdi(const struct ga_node *n, struct ga_findings *out)
+{
+	struct ga_node_verdict v = { 0 };
+	ga_verdict_cdi(n, &v, out);
+	ga_node_verdict_release(&v);
 }
 
 /* --- device plugins --- */
@@ -483,7 +535,7 @@ static void nvidia_gone(const struct ga_device_plugins *dp, const struct ga_cnt_
 }
 
 static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugins *dp,
-                          struct ga_findings *out)
+                          struct ga_node_verdict *v, struct ga_findings *out)
 {
 	struct ga_cnt_gpu gpus[MAX_GPUS];
 	size_t ng = ga_cnt_nvidia_gpus(n, gpus, MAX_GPUS);
@@ -513,9 +565,12 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 	}
 	if (!ng)
 		return;
+	GA_SET(v->dp_registered, nreg);
+	GA_SET(v->dp_expected, expected);
 	if (!nres) {
 		if (!dp->checkpoint && !(dp->kubelet_socket.set && dp->kubelet_socket.v))
 			return; /* no kubelet on this node */
+		v->device_plugin = GA_VD_DP_MISSING;
 		struct ga_finding *f = ga_findings_add(
 		        out, "GA-DP-NOT-REGISTERED", GA_SEV_ERROR, "nvidia.com/gpu",
 		        "deploy the NVIDIA device plugin (or the GPU Operator) to this node, or restart it: "
@@ -540,6 +595,7 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 		ga_finding_evidence(f, "sockets", "%zu", dp->sockets.n);
 	}
 	if (nreg < expected) {
+		v->device_plugin = GA_VD_DP_PARTIAL;
 		char missing[512] = "";
 		size_t used = 0, nmiss = 0;
 		for (size_t i = 0; i < ng; i++) {
@@ -566,7 +622,8 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 
 /* AMD and Intel: counts only (their plugins' device IDs are PCI addresses and card names). */
 static void other_plugin(const struct ga_node *n, const struct ga_device_plugins *dp, const char *vendor,
-                         const char *prefix, const char *sock, struct ga_findings *out)
+                         const char *prefix, const char *sock, struct ga_node_verdict *v,
+                         struct ga_findings *out)
 {
 	size_t ng = 0;
 	for (size_t i = 0; i < n->n_accelerators; i++) {
@@ -583,6 +640,7 @@ static void other_plugin(const struct ga_node *n, const struct ga_device_plugins
 			nreg += dp->resources[r].devices.n;
 		}
 	if (!nres && (dp->checkpoint || (dp->kubelet_socket.set && dp->kubelet_socket.v))) {
+		v->device_plugin = GA_VD_DP_MISSING;
 		struct ga_finding *f = ga_findings_add(
 		        out, "GA-DP-NOT-REGISTERED", GA_SEV_ERROR, prefix,
 		        "deploy the vendor's device plugin to this node, or restart it: until it registers, "
@@ -593,6 +651,8 @@ static void other_plugin(const struct ga_node *n, const struct ga_device_plugins
 		ga_finding_evidence(f, "gpus", "%zu", ng);
 		ga_finding_evidence(f, "plugin_socket", "%s", has_socket(dp, sock) ? "present" : "absent");
 	} else if (nres && nreg < ng) {
+		if (v->device_plugin != GA_VD_DP_MISSING)
+			v->device_plugin = GA_VD_DP_PARTIAL;
 		struct ga_finding *f = ga_findings_add(
 		        out, "GA-DP-GPU-UNREGISTERED", GA_SEV_ERROR, prefix, dp_restart,
 		        "the device plugin registered %zu %s devices for %zu %s GPUs: pods cannot be given "
@@ -603,11 +663,17 @@ static void other_plugin(const struct ga_node *n, const struct ga_device_plugins
 	}
 }
 
-void ga_analyze_device_plugins(const struct ga_node *n, struct ga_findings *out)
+/*
+ * The device-plugin state and its findings, decided together: missing
+ * (GA-DP-NOT-REGISTERED) over partial (GA-DP-GPU-UNREGISTERED) over unknown (a
+ * damaged checkpoint, GA-DP-CHECKPOINT-INVALID, leaves nothing to count) over ok.
+ */
+int ga_verdict_device_plugins(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
 {
 	const struct ga_device_plugins *dp = n->device_plugins;
 	if (!dp)
-		return;
+		return 0;
+	v->device_plugin = GA_VD_DP_OK;
 	if (dp->checkpoint_error) {
 		struct ga_finding *f = ga_findings_add(
 		        out, "GA-DP-CHECKPOINT-INVALID", GA_SEV_WARNING,
@@ -617,9 +683,39 @@ void ga_analyze_device_plugins(const struct ga_node *n, struct ga_findings *out)
 		        "the kubelet's device-plugin checkpoint could not be read: %s", dp->checkpoint_error);
 		(void)f;
 	}
-	nvidia_plugin(n, dp, out);
-	other_plugin(n, dp, "amd", "amd.com/", "amd", out);
-	other_plugin(n, dp, "intel", "gpu.intel.com/", "intel", out);
+	nvidia_plugin(n, dp, v, out);
+	other_plugin(n, dp, "amd", "amd.com/", "amd", v, out);
+	other_plugin(n, dp, "intel", "gpu.intel.com/", "intel", v, out);
+	if (dp->checkpoint_error && v->device_plugin == GA_VD_DP_OK)
+		v->device_plugin = GA_VD_DP_UNKNOWN;
+	return out->err;
+}
+
+void ga_analyze_device_plugins(const struct ga_node *n, struct ga_findings *out)
+{
+	struct ga_node_verdict v = { 0 };
+	ga_verdict_device_plugins(n, &v, out);
+	ga_node_verdict_release(&v);
+}
+
+/* Engines wired to the NVIDIA runtime, and whether each defaults to it. */
+int ga_verdict_runtime(const struct ga_node *n, struct ga_node_verdict *v)
+{
+	const struct ga_container_runtime *cr = n->container_runtime;
+	if (!cr)
+		return 0;
+	bool all_default = true;
+	for (size_t i = 0; i < cr->n_engines; i++) {
+		const struct ga_ctr_engine *e = &cr->engines[i];
+		if (!e->wired.v || !e->name)
+			continue;
+		if (ga_strv_push(&v->runtime_wired, e->name) < 0)
+			return -ENOMEM;
+		all_default = all_default && e->default_nvidia.v;
+	}
+	if (v->runtime_wired.n)
+		GA_SET(v->runtime_default_nvidia, all_default);
+	return 0;
 }
 
 /* --- preflight inside a container: what the container sees against the node --- */

@@ -640,13 +640,102 @@ out:
 	return r;
 }
 
+void ga_health_cover(struct ga_health_log *log, const char *source, enum ga_hsrc_state state, bool decisive,
+                     const char *detail, const char *summary)
+{
+	static const char *const order[] = { "kernel_log", "node", "processes", "nvml_events" };
+	if (log->n_cov >= GA_HEALTH_COV_MAX)
+		return;
+	size_t rank = GA_ARRAY_SIZE(order), at = log->n_cov;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(order); i++)
+		if (!strcmp(order[i], source))
+			rank = i;
+	/* kept in that order, whatever order the sources were read in */
+	while (at > 0) {
+		size_t prev = GA_ARRAY_SIZE(order);
+		for (size_t i = 0; i < GA_ARRAY_SIZE(order); i++)
+			if (!strcmp(order[i], log->cov[at - 1].source))
+				prev = i;
+		if (prev <= rank)
+			break;
+		log->cov[at] = log->cov[at - 1];
+		at--;
+	}
+	log->cov[at] = (struct ga_health_cov){ source, state, decisive, detail, summary };
+	log->n_cov++;
+}
+
+static const struct ga_health_cov *first_missing(const struct ga_health_log *log)
+{
+	for (size_t i = 0; log && i < log->n_cov; i++)
+		if (log->cov[i].state == GA_HSRC_MISSING && log->cov[i].decisive)
+			return &log->cov[i];
+	return NULL;
+}
+
+bool ga_health_covered(const struct ga_health_log *log)
+{
+	return first_missing(log) == NULL;
+}
+
+enum ga_health_verdict ga_health_verdict(const struct ga_health_log *log, const struct ga_findings *f,
+                                         const struct ga_health_cov **why)
+{
+	if (why)
+		*why = NULL;
+	if (ga_findings_max_severity(f) >= GA_SEV_ERROR)
+		return GA_HEALTH_PROBLEMS;
+	const struct ga_health_cov *m = first_missing(log);
+	if (why)
+		*why = m;
+	return m ? GA_HEALTH_UNKNOWN : GA_HEALTH_OK;
+}
+
+const char *ga_health_verdict_name(enum ga_health_verdict v)
+{
+	return v == GA_HEALTH_PROBLEMS ? "problems" : v == GA_HEALTH_UNKNOWN ? "unknown" : "ok";
+}
+
+const char *ga_hsrc_state_name(enum ga_hsrc_state s)
+{
+	return s == GA_HSRC_MISSING ? "missing" : s == GA_HSRC_SKIPPED ? "skipped" : "read";
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+	char *c = s ? ga_strdup(s) : NULL;
+	if (s && !c)
+		*oom = true;
+	return c;
+}
+
+static int take_coverage(struct ga_health_report *r, const struct ga_health_log *log)
+{
+	if (!log->n_cov)
+		return 0;
+	r->coverage = ga_calloc(log->n_cov, sizeof(*r->coverage));
+	if (!r->coverage)
+		return -ENOMEM;
+	r->n_coverage = log->n_cov;
+	bool oom = false;
+	for (size_t i = 0; i < log->n_cov; i++) {
+		r->coverage[i].source = dup_or_null(log->cov[i].source, &oom);
+		r->coverage[i].state = dup_or_null(ga_hsrc_state_name(log->cov[i].state), &oom);
+		r->coverage[i].detail = dup_or_null(log->cov[i].detail, &oom);
+	}
+	return oom ? -ENOMEM : 0;
+}
+
 int ga_health_report_take(struct ga_health_report *r, const struct ga_health_log *log, struct ga_findings *f)
 {
 	memset(r, 0, sizeof(*r));
 	struct ga_health_klog *k = &r->kernel_log;
-	bool bad = ga_findings_max_severity(f) >= GA_SEV_ERROR;
+	const struct ga_health_cov *why = NULL;
+	enum ga_health_verdict v = ga_health_verdict(log, f, &why);
+	bool oom = false;
 	r->schema = ga_strdup(GA_HEALTH_SCHEMA);
-	r->result = ga_strdup(bad ? "problems" : "ok");
+	r->result = ga_strdup(ga_health_verdict_name(v));
+	r->reason = why ? dup_or_null(why->detail ? why->detail : why->source, &oom) : NULL;
 	k->source = log->source ? ga_strdup(log->source) : NULL;
 	k->note = !log->source && log->note ? ga_strdup(log->note) : NULL;
 	k->boot_id = log->boot_id ? ga_strdup(log->boot_id) : NULL;
@@ -661,7 +750,7 @@ int ga_health_report_take(struct ga_health_report *r, const struct ga_health_log
 	r->nvml_events = log->nvml_events; /* moved */
 	r->findings = *f;
 	memset(f, 0, sizeof(*f));
-	if (!r->schema || !r->result || (log->source && !k->source) ||
+	if (oom || take_coverage(r, log) < 0 || !r->schema || !r->result || (log->source && !k->source) ||
 	    (!log->source && log->note && !k->note) || (log->boot_id && !k->boot_id)) {
 		ga_schema_release(&ga_health_report_schema, r);
 		return -ENOMEM;

@@ -284,8 +284,13 @@ static int add_back(const struct ga_hstate_cond *c, struct ga_findings *f)
 	return 0;
 }
 
-int ga_hstate_update(struct ga_health_state *st, struct ga_findings *findings,
-                     const struct ga_health_policy *hp, int64_t now_s, const char *boot_id)
+/*
+ * covered: the collection saw its decisive sources (the kernel log). One that
+ * did not proves nothing about the conditions absent from it: they are added
+ * back, but it is not a clear collection, so nothing is lowered or forgotten.
+ */
+static int update(struct ga_health_state *st, struct ga_findings *findings, const struct ga_health_policy *hp,
+                  int64_t now_s, const char *boot_id, bool covered)
 {
 	uint64_t clear_after = hp && hp->clear_after.set ? hp->clear_after.v : GA_HSTATE_CLEAR_AFTER;
 	double clear_for = hp && hp->clear_for_s.set ? hp->clear_for_s.v : GA_HSTATE_CLEAR_FOR_S;
@@ -300,10 +305,10 @@ int ga_hstate_update(struct ga_health_state *st, struct ga_findings *findings,
 	for (size_t i = 0; i < st->n_conditions && r == 0; i++) {
 		struct ga_hstate_cond *c = &st->conditions[i];
 		bool raised = c->raised.set && c->raised.v;
-		if (!seen[i])
+		if (!seen[i] && covered)
 			GA_SET(c->clear_runs, (c->clear_runs.set ? c->clear_runs.v : 0) + 1);
 		double quiet_s = (double)now_s - (double)(c->last_s.set ? c->last_s.v : c->first_s.v);
-		if (raised && c->action != GA_ACT_REPLACE && c->clear_runs.v >= clear_after &&
+		if (covered && raised && c->action != GA_ACT_REPLACE && c->clear_runs.v >= clear_after &&
 		    quiet_s >= clear_for) {
 			GA_SET(c->raised, false); /* clear long enough: lowered */
 			c->n_hits = 0;
@@ -311,7 +316,7 @@ int ga_hstate_update(struct ga_health_state *st, struct ga_findings *findings,
 		}
 		if (raised && !seen[i])
 			r = add_back(c, findings);
-		bool forget = !raised && !seen[i] && quiet_s > (double)GA_HSTATE_FORGET_S;
+		bool forget = covered && !raised && !seen[i] && quiet_s > (double)GA_HSTATE_FORGET_S;
 		if (forget) {
 			ga_hstate_cond_release(c);
 			continue;
@@ -331,6 +336,18 @@ int ga_hstate_update(struct ga_health_state *st, struct ga_findings *findings,
 	if (r == 0 && findings->err)
 		r = findings->err;
 	return r;
+}
+
+int ga_hstate_update(struct ga_health_state *st, struct ga_findings *findings,
+                     const struct ga_health_policy *hp, int64_t now_s, const char *boot_id)
+{
+	return update(st, findings, hp, now_s, boot_id, true);
+}
+
+int ga_hstate_update_unknown(struct ga_health_state *st, struct ga_findings *findings,
+                             const struct ga_health_policy *hp, int64_t now_s, const char *boot_id)
+{
+	return update(st, findings, hp, now_s, boot_id, false);
 }
 
 size_t ga_hstate_clear(struct ga_health_state *st, const char *code)

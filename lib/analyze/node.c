@@ -6,6 +6,7 @@
  * Pure: reads only the snapshot, so every decision is testable on recorded
  * data (fixtures, or a snapshot read back with --from).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -15,6 +16,7 @@
 #include "gpuaudit/container.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
+#include "verdict-int.h"
 
 static bool streq(const char *a, const char *b)
 {
@@ -34,64 +36,167 @@ struct degraded {
 	const char *at;
 	uint64_t cur, cap;
 	struct ga_odbl cur_speed, cap_speed;
-	const char *kind;
 	char devices[512];
 };
 
-static void link_findings(const struct ga_node *n, struct ga_findings *out)
+static const struct ga_accel *accel_at(const struct ga_node *n, const char *address)
+{
+	for (size_t i = 0; address && i < n->n_accelerators; i++)
+		if (streq(n->accelerators[i].address, address))
+			return &n->accelerators[i];
+	return NULL;
+}
+
+/* Device memory from the best source: NVML, amdgpu, Intel local memory, else sysfs. */
+static struct ga_ou64 accel_memory(const struct ga_accel *a)
+{
+	struct ga_ou64 m = { 0 };
+	if (a->nvml && a->nvml->memory_total_bytes.set)
+		m = a->nvml->memory_total_bytes;
+	else if (a->amd && a->amd->vram_total_bytes.set)
+		m = a->amd->vram_total_bytes;
+	else if (a->intel && a->intel->lmem_total_bytes.set)
+		m = a->intel->lmem_total_bytes;
+	else
+		m = a->memory_bytes;
+	return m;
+}
+
+static int vd_str(char **dst, const char *s)
+{
+	if (!s)
+		return 0;
+	*dst = ga_strdup(s);
+	return *dst ? 0 : -ENOMEM;
+}
+
+/*
+ * The one link rule. Both ends of each link on the path to the root complex
+ * (ga_pci_path_links): a link that trained at fewer lanes than the smaller
+ * maximum of its ends is degraded, and the lowest such link explains the device.
+ * An accelerator whose path sysfs does not show degraded at the device itself is
+ * also judged by NVML's view of its own link (width below its maximum). Speed is
+ * judged only for devices that are not GPUs: GPUs lower their speed at idle.
+ */
+static int judge_link(const struct ga_node *n, const struct ga_pci_dev *pd, struct ga_vd_device *d)
+{
+	struct ga_pci_link_view links[40];
+	size_t nl = ga_pci_path_links(pd, links, GA_ARRAY_SIZE(links));
+	const struct ga_pci_link_view *pick = NULL;
+	for (size_t h = 0; h < nl; h++) {
+		const struct ga_pci_link_view *lv = &links[h];
+		if (!lv->lo->cur_width.set || !lv->cap_width || !lv->at)
+			continue;
+		if (!pick || lv->lo->cur_width.v < lv->cap_width)
+			pick = lv;
+		if (lv->lo->cur_width.v < lv->cap_width)
+			break; /* the lowest degraded link explains this device */
+	}
+	int r = 0;
+	if (pick) {
+		d->link = pick->lo->cur_width.v < pick->cap_width ? GA_VD_LINK_DEGRADED : GA_VD_LINK_OK;
+		GA_SET(d->width, pick->lo->cur_width.v);
+		GA_SET(d->capable_width, pick->cap_width);
+		d->speed_gts = pick->lo->cur_speed_gts;
+		if (pick->cap_speed_gts > 0)
+			GA_SET(d->capable_speed_gts, pick->cap_speed_gts);
+		r = vd_str(&d->link_at, pick->at);
+		if (r == 0)
+			r = vd_str(&d->link_source, "sysfs");
+	}
+	const struct ga_accel *a = accel_at(n, pd->address);
+	const struct ga_nvml_gpu *g = a ? a->nvml : NULL;
+	bool own_degraded = d->link == GA_VD_LINK_DEGRADED && streq(d->link_at, pd->address);
+	if (r == 0 && g && !own_degraded && g->pcie_width.set && g->pcie_width_max.set &&
+	    (g->pcie_width.v < g->pcie_width_max.v || d->link == GA_VD_LINK_UNKNOWN)) {
+		bool degraded = g->pcie_width.v < g->pcie_width_max.v;
+		if (degraded || d->link == GA_VD_LINK_UNKNOWN) {
+			ga_free(d->link_at);
+			ga_free(d->link_source);
+			d->link_at = d->link_source = NULL;
+			d->link = degraded ? GA_VD_LINK_DEGRADED : GA_VD_LINK_OK;
+			d->width = g->pcie_width;
+			d->capable_width = g->pcie_width_max;
+			d->speed_gts = (struct ga_odbl){ 0 };
+			d->capable_speed_gts = (struct ga_odbl){ 0 };
+			r = vd_str(&d->link_at, pd->address);
+			if (r == 0)
+				r = vd_str(&d->link_source, "nvml");
+		}
+	}
+	if (!streq(pd->kind, "accelerator") && pd->link.cur_speed_gts.set && pd->path_capable_speed_gts.set &&
+	    pd->path_min_speed_gts.set)
+		GA_SET(d->slow, pd->path_min_speed_gts.v + 1e-9 < pd->path_capable_speed_gts.v);
+	if (a)
+		d->memory_bytes = accel_memory(a);
+	return r;
+}
+
+static void slow_finding(const struct ga_pci_dev *pd, struct ga_findings *out)
+{
+	char cur[32], cap[32];
+	fmt_speed(cur, sizeof(cur), &pd->path_min_speed_gts);
+	fmt_speed(cap, sizeof(cap), &pd->path_capable_speed_gts);
+	struct ga_finding *f =
+	        ga_findings_add(out, "GA-LINK-SLOW", GA_SEV_WARNING, pd->address,
+	                        "reseat the card or check the slot, riser and BIOS PCIe settings",
+	                        "%s link runs at %s, capable of %s", pd->kind, cur, cap);
+	ga_finding_evidence(f, "current_speed", "%s", cur);
+	ga_finding_evidence(f, "capable_speed", "%s", cap);
+}
+
+static void nvml_link_finding(const struct ga_vd_device *d, struct ga_findings *out)
+{
+	struct ga_finding *f = ga_findings_add(
+	        out, "GA-LINK-DEGRADED", GA_SEV_WARNING, d->link_at,
+	        "reseat the GPU or riser, check the slot and BIOS bifurcation; drain the node if "
+	        "transfers matter",
+	        "PCIe link trained at x%llu of x%llu (as NVML reports it)", (unsigned long long)d->width.v,
+	        (unsigned long long)d->capable_width.v);
+	ga_finding_evidence(f, "current_width", "%llu", (unsigned long long)d->width.v);
+	ga_finding_evidence(f, "capable_width", "%llu", (unsigned long long)d->capable_width.v);
+	ga_finding_evidence(f, "source", "nvml");
+}
+
+int ga_verdict_links(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
 {
 	struct degraded seen[64];
 	size_t nseen = 0;
 	for (size_t i = 0; i < n->n_pci; i++) {
 		const struct ga_pci_dev *pd = &n->pci[i];
-		if (streq(pd->kind, "display"))
+		if (streq(pd->kind, "display") || !pd->address)
 			continue;
-		struct ga_pci_link_view links[40];
-		size_t nl = ga_pci_path_links(pd, links, GA_ARRAY_SIZE(links));
-		for (size_t h = 0; h < nl; h++) {
-			const struct ga_link *l = links[h].lo;
-			const char *at = links[h].at;
-			uint64_t cap = links[h].cap_width;
-			if (!l->cur_width.set || !cap || !at || l->cur_width.v >= cap)
+		struct ga_vd_device *d = ga_array_push((void **)&v->devices, &v->n_devices, sizeof(*d));
+		if (!d || vd_str(&d->pci_address, pd->address) < 0 || vd_str(&d->kind, pd->kind) < 0 ||
+		    judge_link(n, pd, d) < 0)
+			return -ENOMEM;
+		if (d->slow.set && d->slow.v)
+			slow_finding(pd, out);
+		if (d->link != GA_VD_LINK_DEGRADED)
+			continue;
+		if (streq(d->link_source, "nvml")) {
+			nvml_link_finding(d, out);
+			continue;
+		}
+		size_t k;
+		for (k = 0; k < nseen; k++)
+			if (!strcmp(seen[k].at, d->link_at))
+				break;
+		if (k == nseen) {
+			if (nseen == GA_ARRAY_SIZE(seen))
 				continue;
-			size_t k;
-			for (k = 0; k < nseen; k++)
-				if (!strcmp(seen[k].at, at))
-					break;
-			if (k == nseen) {
-				if (nseen == GA_ARRAY_SIZE(seen))
-					break;
-				struct degraded *d = &seen[nseen++];
-				memset(d, 0, sizeof(*d));
-				d->at = at;
-				d->cur = l->cur_width.v;
-				d->cap = cap;
-				d->cur_speed = l->cur_speed_gts;
-				d->cap_speed.set = links[h].cap_speed_gts > 0;
-				d->cap_speed.v = links[h].cap_speed_gts;
-				d->kind = pd->kind;
-			}
-			size_t len = strlen(seen[k].devices);
-			if (len + strlen(pd->address) + 2 < sizeof(seen[k].devices))
-				snprintf(seen[k].devices + len, sizeof(seen[k].devices) - len, "%s%s",
-				         len ? " " : "", pd->address);
-			break; /* the lowest degraded link explains this device */
+			struct degraded *dg = &seen[nseen++];
+			memset(dg, 0, sizeof(*dg));
+			dg->at = d->link_at;
+			dg->cur = d->width.v;
+			dg->cap = d->capable_width.v;
+			dg->cur_speed = d->speed_gts;
+			dg->cap_speed = d->capable_speed_gts;
 		}
-
-		/* Speed: GPUs lower their link speed at idle, so only non-GPU devices are flagged. */
-		if (!streq(pd->kind, "accelerator") && pd->link.cur_speed_gts.set &&
-		    pd->path_capable_speed_gts.set && pd->path_min_speed_gts.set &&
-		    pd->path_min_speed_gts.v + 1e-9 < pd->path_capable_speed_gts.v) {
-			char cur[32], cap[32];
-			fmt_speed(cur, sizeof(cur), &pd->path_min_speed_gts);
-			fmt_speed(cap, sizeof(cap), &pd->path_capable_speed_gts);
-			struct ga_finding *f = ga_findings_add(
-			        out, "GA-LINK-SLOW", GA_SEV_WARNING, pd->address,
-			        "reseat the card or check the slot, riser and BIOS PCIe settings",
-			        "%s link runs at %s, capable of %s", pd->kind, cur, cap);
-			ga_finding_evidence(f, "current_speed", "%s", cur);
-			ga_finding_evidence(f, "capable_speed", "%s", cap);
-		}
+		size_t len = strlen(seen[k].devices);
+		if (len + strlen(pd->address) + 2 < sizeof(seen[k].devices))
+			snprintf(seen[k].devices + len, sizeof(seen[k].devices) - len, "%s%s", len ? " " : "",
+			         pd->address);
 	}
 	for (size_t k = 0; k < nseen; k++) {
 		const struct degraded *d = &seen[k];
@@ -110,6 +215,21 @@ static void link_findings(const struct ga_node *n, struct ga_findings *out)
 		ga_finding_evidence(f, "capable_speed", "%s", cap);
 		ga_finding_evidence(f, "devices", "%s", d->devices);
 	}
+	return out->err;
+}
+
+/* The verdict's parts decided from the snapshot alone, with their findings. */
+int ga_verdict_sections(const struct ga_node *n, struct ga_node_verdict *v, struct ga_findings *out)
+{
+	memset(v, 0, sizeof(*v));
+	int r = ga_verdict_links(n, v, out);
+	if (r == 0)
+		r = ga_verdict_cdi(n, v, out);
+	if (r == 0)
+		r = ga_verdict_device_plugins(n, v, out);
+	if (r == 0)
+		r = ga_verdict_runtime(n, v);
+	return r < 0 ? (out->err = r) : 0;
 }
 
 /*
@@ -303,7 +423,11 @@ static void gap_findings(const struct ga_node *n, struct ga_findings *out)
 
 int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 {
-	link_findings(n, out);
+	struct ga_node_verdict v = { 0 };
+	int vr = ga_verdict_sections(n, &v, out); /* links, CDI, device plugins, runtime */
+	ga_node_verdict_release(&v);
+	if (vr < 0)
+		return vr;
 	acs_findings(n, out);
 	devnode_findings(n, out);
 	driver_findings(n, out);
@@ -312,8 +436,6 @@ int ga_analyze_node(const struct ga_node *n, struct ga_findings *out)
 	ga_analyze_nvml(n, out);
 	ga_analyze_amd_intel(n, out);
 	ga_analyze_container_runtime(n, out);
-	ga_analyze_cdi(n, out);
-	ga_analyze_device_plugins(n, out);
 	ga_analyze_ib(n, out);
 	ga_analyze_xgmi(n, out);
 	int r = ga_findings_bind_devices(out, n);

@@ -22,14 +22,6 @@ enum {
 /* Above this many replays since driver load a link is retraining, not just noisy. */
 #define PCIE_REPLAY_WARN 100
 
-static bool has_finding(const struct ga_findings *f, const char *code, const char *subject)
-{
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i].code, code) && !strcmp(f->v[i].subject, subject))
-			return true;
-	return false;
-}
-
 static void system_findings(const struct ga_nvml *s, struct ga_findings *out)
 {
 	if (s->timed_out.set && s->timed_out.v) {
@@ -157,19 +149,7 @@ static void gpu_findings(const struct ga_accel *a, const struct ga_nvml_gpu *g, 
 			ga_finding_evidence(f, "temperature_c", "%llu",
 			                    (unsigned long long)g->temperature_c.v);
 	}
-	/* The GPU's own view of its link; sysfs may have flagged the same link already. */
-	if (g->pcie_width.set && g->pcie_width_max.set && g->pcie_width.v < g->pcie_width_max.v &&
-	    !has_finding(out, "GA-LINK-DEGRADED", subj)) {
-		struct ga_finding *f = ga_findings_add(
-		        out, "GA-LINK-DEGRADED", GA_SEV_WARNING, subj,
-		        "reseat the GPU or riser, check the slot and BIOS bifurcation; drain the node if "
-		        "transfers matter",
-		        "PCIe link trained at x%llu of x%llu (as NVML reports it)",
-		        (unsigned long long)g->pcie_width.v, (unsigned long long)g->pcie_width_max.v);
-		ga_finding_evidence(f, "current_width", "%llu", (unsigned long long)g->pcie_width.v);
-		ga_finding_evidence(f, "capable_width", "%llu", (unsigned long long)g->pcie_width_max.v);
-		ga_finding_evidence(f, "source", "nvml");
-	}
+	/* The GPU's own view of its link is judged with sysfs's, by the one link rule (node.c). */
 	if (g->pcie_replay_count.set && g->pcie_replay_count.v > PCIE_REPLAY_WARN) {
 		struct ga_finding *f = ga_findings_add(
 		        out, "GA-PCIE-REPLAYS", GA_SEV_WARNING, subj,

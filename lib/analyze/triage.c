@@ -67,9 +67,34 @@ static double mean(const struct stat1 *a)
 	return a->n ? a->sum / (double)a->n : 0;
 }
 
-static void step_health(struct ga_triage *t, const struct ga_findings *f)
+/* Append "; " and the text to t->reason. */
+static void add_reason(struct ga_triage *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_reason(struct ga_triage *t, const char *fmt, ...)
+{
+	size_t l = strlen(t->reason);
+	if (l && l + 2 < sizeof(t->reason))
+		snprintf(t->reason + l, sizeof(t->reason) - l, "; "), l += 2;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->reason + l, sizeof(t->reason) - l, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Step 1: error findings stop the playbook. Without them the devices are
+ * healthy only when there are devices and the kernel log (Xid, AER, resets)
+ * was read: no accelerators is "n/a", no log is "unknown".
+ */
+static void step_health(struct ga_triage *t, const struct ga_node *n, const struct ga_findings *f,
+                        const struct ga_triage_klog *k)
 {
 	struct ga_triage_step *s = begin(t, "Is the device healthy and visible?");
+	if (n)
+		ev(s, "accelerators", "%zu", n->n_accelerators);
+	if (k && k->source)
+		ev(s, "kernel_log", "%s", k->source);
+	else if (k)
+		ev(s, "kernel_log", "not read");
 	size_t bad = 0, warn = 0;
 	const struct ga_finding *worst = NULL;
 	for (size_t i = 0; f && i < f->n; i++) {
@@ -90,6 +115,20 @@ static void step_health(struct ga_triage *t, const struct ga_findings *f)
 		       worst->message);
 		return;
 	}
+	if (n && !n->n_accelerators) {
+		t->no_accelerators = true;
+		decide(s, "n/a",
+		       "no accelerators in the snapshot: the device steps do not apply (a node whose "
+		       "GPUs are not listed may lack /sys: mount it)");
+		return;
+	}
+	if (k && !k->source) {
+		decide(s, "unknown",
+		       "no error findings, but the kernel log was not read (%s): Xid, AER and reset "
+		       "events are unseen",
+		       k->missing ? k->missing : "no source");
+		return;
+	}
 	decide(s, "ok", "the devices are healthy and visible; go on");
 }
 
@@ -102,10 +141,15 @@ static void step_util(struct ga_triage *t, const struct ga_triage_point *p, size
 		acc(&m, p[i].mem_busy_pct);
 	}
 	ev(s, "samples", "%zu", n);
+	if (t->no_accelerators) {
+		decide(s, "n/a", "no accelerators: nothing to utilize");
+		return;
+	}
 	if (!g.n) {
 		decide(s, "unknown",
-		       "no GPU busy percentages in the samples (NVIDIA: record has no NVML sampling "
-		       "yet); look at nvidia-smi dmon or the framework's profiler");
+		       "no GPU busy percentages in the samples (sysfs has them for amdgpu only; NVIDIA "
+		       "GPUs need NVML): record during the slow run with 'gpuaudit record --nvml -o "
+		       "FILE' and pass --samples FILE");
 		return;
 	}
 	ev(s, "gpu_busy_mean_pct", "%.1f", mean(&g));
@@ -391,11 +435,36 @@ static void step_comm(struct ga_triage *t, const struct ga_node *nd, const struc
 	decide(s, "ok", "no drops or errors; go on");
 }
 
+/* Nothing at fault: is the answer still open? Step 1 or 2 without evidence, or no devices. */
+static void conclude(struct ga_triage *t, const struct ga_triage_klog *k)
+{
+	if (t->node_at_fault)
+		return;
+	if (t->no_accelerators)
+		add_reason(t, "no accelerators on this node: the GPU steps do not apply");
+	if (t->n_steps >= 1 && !strcmp(t->steps[0].verdict, "unknown"))
+		add_reason(t,
+		           "the kernel log was not read (%s): pass --kmsg FILE, or run as root or with "
+		           "CAP_SYSLOG where /dev/kmsg is refused",
+		           k && k->missing ? k->missing : "no source");
+	if (t->n_steps >= 2 && !strcmp(t->steps[1].verdict, "unknown"))
+		add_reason(t, "no GPU utilization in the samples: record with 'gpuaudit record --nvml -o "
+		              "FILE' and pass --samples FILE");
+	t->inconclusive = t->reason[0] != '\0';
+}
+
 void ga_triage_run(const struct ga_node *n, const struct ga_findings *f, const struct ga_triage_point *pts,
                    size_t n_pts, const struct ga_triage_workload *w, struct ga_triage *ret)
 {
+	ga_triage_run_klog(n, f, NULL, pts, n_pts, w, ret);
+}
+
+void ga_triage_run_klog(const struct ga_node *n, const struct ga_findings *f, const struct ga_triage_klog *k,
+                        const struct ga_triage_point *pts, size_t n_pts, const struct ga_triage_workload *w,
+                        struct ga_triage *ret)
+{
 	memset(ret, 0, sizeof(*ret));
-	step_health(ret, f);
+	step_health(ret, n, f, k);
 	if (ret->node_at_fault) {
 		for (int i = 2; i <= 5; i++) {
 			struct ga_triage_step *s = begin(ret, i == 2   ? "Is it underutilized?"
@@ -409,9 +478,12 @@ void ga_triage_run(const struct ga_node *n, const struct ga_findings *f, const s
 	step_util(ret, pts, n_pts);
 	step_feed(ret, n, w, pts, n_pts);
 	step_comm(ret, n, w, pts, n_pts);
+	conclude(ret, k);
 	struct ga_triage_step *s = begin(ret, "Backend portability questions");
 	if (ret->node_at_fault)
 		decide(s, "skipped", "not yet: fix the node-side problems above first");
+	else if (ret->inconclusive)
+		decide(s, "skipped", "not yet: the steps above lack their evidence");
 	else
 		decide(s, "ok",
 		       "only now ask about the backend: kernel coverage and fallbacks on this "
@@ -585,8 +657,11 @@ int ga_triage_report_take(struct ga_triage_report *r, const struct ga_triage *t,
 	GA_SET(r->samples, n_pts);
 	int e = 0;
 	r->schema = ga_strdup(GA_TRIAGE_SCHEMA);
-	r->result = ga_strdup(t->node_at_fault ? "node-at-fault" : "node-ok");
-	if (!r->schema || !r->result ||
+	r->result = ga_strdup(t->node_at_fault  ? "node-at-fault"
+	                      : t->inconclusive ? "inconclusive"
+	                                        : "node-ok");
+	r->reason = t->inconclusive ? ga_strdup(t->reason) : NULL;
+	if (!r->schema || !r->result || (t->inconclusive && !r->reason) ||
 	    (t->n_steps && !(r->steps = ga_calloc(t->n_steps, sizeof(*r->steps)))))
 		e = -ENOMEM;
 	else

@@ -3,17 +3,16 @@
  * "Container layer"): each CDI spec, whether it matches the running driver and
  * the paths it names that are gone, the GPUs and MIG devices no spec lists, and
  * the devices each device-plugin resource has registered with the kubelet and
- * handed to containers. Written only when the snapshot has the sections.
+ * handed to containers. Written only when the snapshot has the sections; the
+ * judged values (stale, missing paths, unlisted devices) are the node's verdict.
  */
-#include <string.h>
-
 #include "gpuaudit/container.h"
 #include "prom-writer.h"
 
-static void render_cdi(struct ga_pw *w, const struct ga_node *n)
+/* Each spec's verdict (verdict.h): the rules of GA-CDI-STALE, -PATH-MISSING and -DEVICE-MISSING. */
+static void render_cdi(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd)
 {
 	const struct ga_cdi *cdi = n->cdi;
-	const char *drv = ga_cnt_driver_version(n);
 	ga_pw_family(w, "gpuaudit_cdi_spec_info", "info", NULL,
 	             "A CDI spec under /etc/cdi or /var/run/cdi and the driver it was generated for "
 	             "(value 1).");
@@ -33,44 +32,37 @@ static void render_cdi(struct ga_pw *w, const struct ga_node *n)
 		ga_pw_label(w, "path", cdi->specs[i].path ? cdi->specs[i].path : "");
 		ga_pw_value(w, cdi->specs[i].error ? 0 : 1);
 	}
+	if (!vd)
+		return;
 	ga_pw_family(w, "gpuaudit_cdi_spec_stale", "gauge", NULL,
-	             "1 when the CDI spec was generated for another driver than the one running; absent "
-	             "when either version is unknown.");
-	for (size_t i = 0; i < cdi->n_specs; i++) {
-		const struct ga_cdi_spec *s = &cdi->specs[i];
-		if (!drv || !s->driver_version)
+	             "1 when the NVIDIA CDI spec was generated for another driver than the one running "
+	             "(GA-CDI-STALE); absent when either version is unknown or the spec is not valid.");
+	for (size_t i = 0; i < vd->n_cdi_specs; i++) {
+		const struct ga_vd_cdi_spec *s = &vd->cdi_specs[i];
+		if (!s->stale.set)
 			continue;
 		ga_pw_begin(w);
 		ga_pw_label(w, "path", s->path ? s->path : "");
-		ga_pw_value(w, strcmp(drv, s->driver_version) ? 1 : 0);
+		ga_pw_value(w, s->stale.v ? 1 : 0);
 	}
 	ga_pw_family(w, "gpuaudit_cdi_spec_missing_paths", "gauge", NULL,
 	             "Host paths (device nodes, libraries, mounts, hooks) the CDI spec names that are not "
-	             "on the node.");
-	for (size_t i = 0; i < cdi->n_specs; i++) {
-		if (cdi->specs[i].error)
+	             "on the node (GA-CDI-PATH-MISSING); absent when the spec is not valid.");
+	for (size_t i = 0; i < vd->n_cdi_specs; i++) {
+		const struct ga_vd_cdi_spec *s = &vd->cdi_specs[i];
+		if (!s->missing_paths.set)
 			continue;
 		ga_pw_begin(w);
-		ga_pw_label(w, "path", cdi->specs[i].path ? cdi->specs[i].path : "");
-		ga_pw_valueu(w, cdi->specs[i].missing.n);
+		ga_pw_label(w, "path", s->path ? s->path : "");
+		ga_pw_valueu(w, s->missing_paths.v);
 	}
-	/* the GPUs and MIG devices no spec names (the analyzer's GA-CDI-DEVICE-MISSING) */
-	struct ga_findings f;
-	ga_findings_init(&f);
-	ga_analyze_cdi(n, &f);
-	if (f.err) {
-		w->err = f.err;
-	} else {
-		size_t unlisted = 0;
-		for (size_t i = 0; i < f.n; i++)
-			unlisted += !strcmp(f.v[i].code, "GA-CDI-DEVICE-MISSING");
-		ga_pw_family(
-		        w, "gpuaudit_cdi_devices_unlisted", "gauge", NULL,
-		        "NVIDIA GPUs and MIG devices of the node that no nvidia.com/gpu CDI spec names.");
+	if (vd->cdi_unlisted.set) {
+		ga_pw_family(w, "gpuaudit_cdi_devices_unlisted", "gauge", NULL,
+		             "NVIDIA GPUs and MIG devices of the node that no nvidia.com/gpu CDI spec names "
+		             "(GA-CDI-DEVICE-MISSING).");
 		ga_pw_begin(w);
-		ga_pw_valueu(w, unlisted);
+		ga_pw_valueu(w, vd->cdi_unlisted.v);
 	}
-	ga_findings_release(&f);
 }
 
 static void render_device_plugins(struct ga_pw *w, const struct ga_device_plugins *dp)
@@ -101,10 +93,10 @@ static void render_device_plugins(struct ga_pw *w, const struct ga_device_plugin
 	}
 }
 
-void ga_prom_render_container(struct ga_pw *w, const struct ga_node *n)
+void ga_prom_render_container(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd)
 {
 	if (n->cdi && n->cdi->n_specs)
-		render_cdi(w, n);
+		render_cdi(w, n, vd);
 	if (n->device_plugins)
 		render_device_plugins(w, n->device_plugins);
 }

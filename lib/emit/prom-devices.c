@@ -47,19 +47,29 @@ static void dev_family(struct ga_pw *w, const struct ga_node *n, const char *nam
 
 #define OU(x) ((x).set)
 
-static bool get_mem_total(const struct ga_node *n, const struct ga_accel *a, double *v)
+/* One sample per accelerator whose verdict entry (verdict.h) yields a value. */
+typedef bool (*vd_get_fn)(const struct ga_vd_device *d, double *v);
+
+static void vd_family(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd,
+                      const char *name, const char *unit, const char *help, vd_get_fn get)
 {
-	(void)n;
-	if (a->nvml && OU(a->nvml->memory_total_bytes))
-		*v = (double)a->nvml->memory_total_bytes.v;
-	else if (a->amd && OU(a->amd->vram_total_bytes))
-		*v = (double)a->amd->vram_total_bytes.v;
-	else if (a->intel && OU(a->intel->lmem_total_bytes))
-		*v = (double)a->intel->lmem_total_bytes.v;
-	else if (OU(a->memory_bytes))
-		*v = (double)a->memory_bytes.v;
-	else
+	ga_pw_family(w, name, "gauge", unit, help);
+	for (size_t i = 0; vd && i < n->n_accelerators; i++) {
+		const struct ga_vd_device *d = ga_node_verdict_device(vd, n->accelerators[i].address);
+		double v;
+		if (!d || !get(d, &v))
+			continue;
+		ga_pw_begin(w);
+		dev_labels(w, &n->accelerators[i], i);
+		ga_pw_value(w, v);
+	}
+}
+
+static bool get_mem_total(const struct ga_vd_device *d, double *v)
+{
+	if (!d->memory_bytes.set)
 		return false;
+	*v = (double)d->memory_bytes.v;
 	return true;
 }
 
@@ -195,17 +205,12 @@ static bool get_width_max(const struct ga_node *n, const struct ga_accel *a, dou
 	return link_width(n, a, true, v);
 }
 
-/*
- * 1 when the narrowest link between the device and the root complex has fewer lanes
- * than both its ends support. Speed is not compared: GPUs lower their link speed
- * at idle (the same rule as the GA-LINK-DEGRADED finding).
- */
-static bool get_degraded(const struct ga_node *n, const struct ga_accel *a, double *v)
+/* The verdict's link state (the rule of GA-LINK-DEGRADED, lib/analyze/node.c); absent when unknown. */
+static bool get_degraded(const struct ga_vd_device *d, double *v)
 {
-	const struct ga_pci_dev *pd = pci_of(n, a->address);
-	if (!pd || !pd->path_min_width.set || !pd->path_capable_width.set)
+	if (d->link == GA_VD_LINK_UNKNOWN)
 		return false;
-	*v = pd->path_min_width.v < pd->path_capable_width.v;
+	*v = d->link == GA_VD_LINK_DEGRADED;
 	return true;
 }
 
@@ -361,7 +366,7 @@ static bool intel_clk_max(const struct ga_accel *a, double *v)
 }
 
 /* Identity, memory, utilization, temperature, power and energy. */
-static void render_identity(struct ga_pw *w, const struct ga_node *n)
+static void render_identity(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd)
 {
 	ga_pw_family(w, "gpuaudit_gpu_info", "info", NULL,
 	             "One series per accelerator: vendor, model, UUID, driver and compute capability or gfx "
@@ -380,7 +385,7 @@ static void render_identity(struct ga_pw *w, const struct ga_node *n)
 		ga_pw_label(w, "gfx_target", a->gfx_target ? a->gfx_target : "");
 		ga_pw_value(w, 1);
 	}
-	dev_family(w, n, "gpuaudit_gpu_memory_total_bytes", "bytes", "Device memory size.", get_mem_total);
+	vd_family(w, n, vd, "gpuaudit_gpu_memory_total_bytes", "bytes", "Device memory size.", get_mem_total);
 	dev_family(w, n, "gpuaudit_gpu_memory_used_bytes", "bytes", "Device memory in use.", get_mem_used);
 	dev_family(w, n, "gpuaudit_gpu_utilization_ratio", "ratio",
 	           "Fraction of the last sample period the GPU was busy (NVML utilization.gpu, amdgpu "
@@ -457,7 +462,7 @@ static void render_clocks(struct ga_pw *w, const struct ga_node *n)
 }
 
 /* The PCIe link: generation, width, degradation, replays. */
-static void render_pcie(struct ga_pw *w, const struct ga_node *n)
+static void render_pcie(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd)
 {
 	dev_family(w, n, "gpuaudit_gpu_pcie_link_generation", NULL, "PCIe generation the link runs at now.",
 	           get_gen);
@@ -467,10 +472,11 @@ static void render_pcie(struct ga_pw *w, const struct ga_node *n)
 	           get_width);
 	dev_family(w, n, "gpuaudit_gpu_pcie_link_max_width", NULL, "Most PCIe lanes the device supports.",
 	           get_width_max);
-	dev_family(w, n, "gpuaudit_gpu_pcie_link_degraded", NULL,
-	           "1 when the slowest link between the device and the root complex runs below the speed or "
-	           "width both its ends support.",
-	           get_degraded);
+	vd_family(w, n, vd, "gpuaudit_gpu_pcie_link_degraded", NULL,
+	          "1 when a link between the device and the root complex trained at fewer lanes than both "
+	          "its ends support (or NVML reports the GPU's own link below its width): the rule of "
+	          "GA-LINK-DEGRADED.",
+	          get_degraded);
 	ga_pw_family(w, "gpuaudit_gpu_pcie_replays_total", "counter", NULL,
 	             "PCIe replay counter of the device.");
 	for (size_t i = 0; i < n->n_accelerators; i++) {
@@ -584,11 +590,11 @@ static void render_errors(struct ga_pw *w, const struct ga_node *n)
 	}
 }
 
-void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n)
+void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd)
 {
-	render_identity(w, n);
+	render_identity(w, n, vd);
 	render_clocks(w, n);
-	render_pcie(w, n);
+	render_pcie(w, n, vd);
 	render_memory_health(w, n);
 	render_modes(w, n);
 	render_errors(w, n);

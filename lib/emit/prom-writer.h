@@ -7,6 +7,7 @@
 #define GA_EMIT_PROM_WRITER_H
 
 #include "gpuaudit/prom.h"
+#include "gpuaudit/verdict.h"
 
 struct ga_pw {
 	struct ga_buf *b;
@@ -33,11 +34,11 @@ void ga_pw_value(struct ga_pw *w, double v);
 void ga_pw_valueu(struct ga_pw *w, uint64_t v);
 
 /* The per-accelerator families (prom-devices.c). */
-void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n);
+void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd);
 /* The container layer's families (lib/emit/prom-ctr.c); nothing without the section. */
 void ga_prom_render_ctr(struct ga_pw *w, const struct ga_node *n);
 /* The container layer's families: CDI specs, device plugins (prom-container.c). */
-void ga_prom_render_container(struct ga_pw *w, const struct ga_node *n);
+void ga_prom_render_container(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd);
 /* prom-nvlink.c: NVLink state and counters, fabric registration (called by the above) */
 void ga_prom_render_nvlink(struct ga_pw *w, const struct ga_node *n);
 /* The InfiniBand/RoCE port, XGMI and fabric manager families (prom-ib.c). */

@@ -215,6 +215,15 @@ static void render_node(struct ga_pw *w, const struct ga_prom_input *in)
 			ga_pw_valueu(w, exp->v);
 		}
 	}
+	/* /readyz's state (the verdict's readiness: the count behind GA-EXPECT-GPU-COUNT) */
+	ga_pw_family(w, "gpuaudit_node_ready", "gauge", NULL,
+	             "1 when the policy class's GPU count is met (serve's /readyz answers 200), 0 when "
+	             "not; absent without a class that expects a count.");
+	if (in->verdict && in->verdict->readiness != GA_VD_READY_UNKNOWN) {
+		ga_pw_begin(w);
+		ga_pw_label(w, "policy_class", in->verdict->class_name ? in->verdict->class_name : "");
+		ga_pw_value(w, in->verdict->readiness == GA_VD_READY);
+	}
 	render_gpu_models(w, n);
 	render_vendor_libs(w, n);
 	render_fleet_info(w, in);
@@ -429,9 +438,9 @@ int ga_prom_render(const struct ga_prom_input *in, enum ga_prom_format fmt, stru
 	ga_pw_value(&w, 1);
 	if (in->node) {
 		render_node(&w, in);
-		ga_prom_render_devices(&w, in->node);
+		ga_prom_render_devices(&w, in->node, in->verdict);
 		ga_prom_render_ctr(&w, in->node);
-		ga_prom_render_container(&w, in->node);
+		ga_prom_render_container(&w, in->node, in->verdict);
 		ga_prom_render_ib(&w, in->node);
 	}
 	render_kev(&w, in);

@@ -1,6 +1,6 @@
 /*
  * health.c - the gpuaudit.health/v1 model: the report of `health --json`
- * (kernel-log statistics and the findings).
+ * (the verdict and its coverage, kernel-log statistics and the findings).
  */
 #include "../core/internal.h"
 #include "gpuaudit/fabric.h"
@@ -22,9 +22,19 @@ static const struct ga_field klog_f[] = {
 static const struct ga_schema klog_s = { "ga_health_klog", sizeof(struct ga_health_klog), klog_f,
 	                                 GA_ARRAY_SIZE(klog_f) };
 
+static const struct ga_field source_f[] = {
+	GA_FIELD(struct ga_health_source, source, GA_F_STR),
+	GA_FIELD(struct ga_health_source, state, GA_F_STR),
+	GA_FIELD(struct ga_health_source, detail, GA_F_STR),
+};
+static const struct ga_schema source_s = { "ga_health_source", sizeof(struct ga_health_source), source_f,
+	                                   GA_ARRAY_SIZE(source_f) };
+
 static const struct ga_field health_f[] = {
 	GA_FIELD(struct ga_health_report, schema, GA_F_STR),
 	GA_FIELD(struct ga_health_report, result, GA_F_STR),
+	GA_FIELD(struct ga_health_report, reason, GA_F_STR),
+	GA_FIELD_ARR(struct ga_health_report, coverage, source_s),
 	GA_FIELD_OBJ(struct ga_health_report, kernel_log, klog_s),
 	GA_FIELD_PTR(struct ga_health_report, nvml_events, ga_nvml_events_schema),
 	GA_FIELD_FINDINGS(struct ga_health_report, findings),

@@ -18,6 +18,7 @@ static const struct ga_schema step_s = { "ga_triage_doc_step", sizeof(struct ga_
 static const struct ga_field report_f[] = {
 	GA_FIELD(struct ga_triage_report, schema, GA_F_STR),
 	GA_FIELD(struct ga_triage_report, result, GA_F_STR),
+	GA_FIELD(struct ga_triage_report, reason, GA_F_STR),
 	GA_FIELD(struct ga_triage_report, samples, GA_F_U64),
 	GA_FIELD_ARR(struct ga_triage_report, steps, step_s),
 	GA_FIELD_FINDINGS(struct ga_triage_report, findings),

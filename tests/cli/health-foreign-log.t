@@ -27,3 +27,18 @@ run health --root t --no-vendor --kmsg "$K/xid79.log"
 # amdgpu VM faults grouped with the GPU reset that followed
 run health --root "$FIXTURES/nodes/mi250x/root" --no-vendor --kmsg "$K/amdgpu-vm-fault.log"
 run health --root "$FIXTURES/nodes/mi250x/root" --no-vendor --kmsg "$K/amdgpu-vm-fault.log" --json
+# --kmsg FILE without --root or --from is another machine's log: only its findings, none
+# of this machine's (sysfs, NVML, processes); the coverage says the node was skipped.
+# (This runs on the test machine itself, so any local finding would show up here.)
+run health --no-vendor --kmsg "$K/xid79.log"
+"$GPUAUDIT" health --no-vendor --kmsg "$K/xid13-app.log" --json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["result"], [(c["source"], c["state"]) for c in d["coverage"]], [f["code"] for f in d["findings"]])'
+# a class names the log's machine: its Xid overrides apply, its GPU count is not checked
+run health --no-vendor --kmsg "$K/xid13-app.log" --policy "$FIXTURES/policies/fleet.yaml" --class a100-train --npd
+# --local: the file is this machine's log, and this machine is looked at (its findings vary)
+"$GPUAUDIT" health --no-vendor --kmsg "$K/xid13-app.log" --local --json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print([(c["source"], c["state"], c["detail"]) for c in d["coverage"]])'
+run health --no-vendor --kmsg "$K/xid79.log" --nvml-events 1s
+run health --no-vendor --local

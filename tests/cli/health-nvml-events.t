@@ -22,7 +22,8 @@ FAKE_NVML_SCENARIO=$S/events-hang.json run health --root "$R" --nvml-events 1s -
 FAKE_NVML_SCENARIO=$S/events-xid.json LD_LIBRARY_PATH=$GA_FAKE_NVML_OLD_DIR run health --root "$R" --nvml-events 1s --npd
 # no NVML at all
 FAKE_NVML_SCENARIO=$S/events-xid.json LD_LIBRARY_PATH=/nonexistent run health --root "$R" --nvml-events 1s
-# without --nvml-events a recorded tree without dev/kmsg raises nothing; a kernel log file is a source
+# without --nvml-events a recorded tree without dev/kmsg raises no finding, but its health is
+# unknown (no kernel log: NPD exit 2); a kernel log file is a source
 run health --root "$R" --no-vendor --npd
 FAKE_NVML_SCENARIO=$S/events-xid.json run health --root "$R" --kmsg "$FIXTURES/kmsg/xid79.log" --nvml-events 1s --npd
 # serve --once: one event wait before the collection; the Xid counted with the kernel log's

@@ -6,7 +6,8 @@ FAKE_NVML_SCENARIO=$FIXTURES/../fakes/scenarios/init-hangs.json \
 	"$GPUAUDIT" record --root "$FIXTURES/samples/idle" --nvml --timeout 0.5 --count 2 >hang.jsonl
 echo "[exit $?]"
 python3 -c 'import json,sys; [print(json.loads(l)["nvml"]) for l in open("hang.jsonl")]'
-# triage uses NVML utilization for NVIDIA GPUs
+# triage uses NVML utilization for NVIDIA GPUs (an empty kernel log: step 1 has its log)
 FAKE_NVML_SCENARIO=$FIXTURES/../fakes/scenarios/healthy-8xa100.json \
 	"$GPUAUDIT" record --root "$FIXTURES/samples/idle" --nvml >nv.jsonl
-run triage --root "$FIXTURES/nodes/dgx-h100/root" --samples nv.jsonl
+: >empty.log
+run triage --root "$FIXTURES/nodes/dgx-h100/root" --kmsg empty.log --samples nv.jsonl

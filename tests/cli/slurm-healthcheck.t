@@ -45,3 +45,7 @@ GPUAUDIT_HEALTH_ARGS="--from n1.json --kmsg $FIXTURES/kmsg/xid48-ecc.log --now 1
 GPUAUDIT_HEALTH_ARGS="--from n2.json --kmsg empty.log --now 1741083700" STUB_REASON= hc dgx-a100
 "$GPUAUDIT" health --state hs.json --clear all
 GPUAUDIT_HEALTH_ARGS="--from n2.json --kmsg empty.log --now 1741083800" STUB_REASON="gpuaudit: replace GA-XID-48 old" hc dgx-a100
+# health without its kernel log (--from without --kmsg) is unknown: exit 4, the reason
+# logged, the node neither drained nor resumed
+GPUAUDIT_HEALTH_ARGS="--from n2.json --now 1741083900" STUB_REASON= hc dgx-a100
+GPUAUDIT_HEALTH_ARGS="--from n2.json --now 1741084000" STUB_REASON="gpuaudit: replace GA-XID-48 old" hc dgx-a100

@@ -175,11 +175,24 @@ def main(exe):
             state = os.path.join(work, "health-state.json")
             rargs = [pol if x == "/etc/gpuaudit/policy.yaml" else
                      state if x == "/var/lib/gpuaudit/health-state.json" else x for x in rule["args"]]
-            r = subprocess.run([exe] + rargs + ["--root", os.path.join(FIXTURES, "nodes", "a10-x8", "root"),
-                                                "--no-vendor"], capture_output=True, text=True, timeout=10)
+            base = [exe] + rargs + ["--root", os.path.join(FIXTURES, "nodes", "a10-x8", "root"), "--no-vendor"]
+            # the fixture has no dev/kmsg: health rules get an (empty) log so that they can conclude
+            health = rargs[:1] == ["health"]
+            empty = os.path.join(work, "empty.log")
+            open(empty, "w").close()
+            r = subprocess.run(base + (["--kmsg", empty] if health else []), capture_output=True, text=True,
+                               timeout=10)
             lines = r.stdout.splitlines()
             check(r.returncode in (0, 1) and len(lines) == 1 and len(lines[0]) <= npd["pluginConfig"]["max_output_length"],
                   "NPD rule %s gives exit 0/1 and one line within max_output_length: %r" % (rule["reason"], r.stdout))
+            if health:
+                # without the kernel log: NPD's Unknown (exit 2), unless a problem was found anyway
+                want = 1 if r.returncode == 1 else 2
+                r = subprocess.run(base, capture_output=True, text=True, timeout=10)
+                lines = r.stdout.splitlines()
+                check(r.returncode == want and len(lines) == 1 and (want == 1 or "unknown" in lines[0])
+                      and len(lines[0]) <= npd["pluginConfig"]["max_output_length"],
+                      "NPD rule %s without the kernel log: exit %d, one line: %r" % (rule["reason"], want, r.stdout))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -91,6 +91,51 @@ static void test_report(void **state)
 	ga_schema_release(&ga_health_report_schema, &r);
 }
 
+/* The verdict over the coverage: unknown without the kernel log, problems first. */
+static void test_verdict(void **state)
+{
+	(void)state;
+	struct ga_findings f;
+	ga_findings_init(&f);
+	struct ga_health_log log = { 0 };
+	/* recorded out of order, kept kernel log first */
+	ga_health_cover(&log, "processes", GA_HSRC_READ, false, "proc/*/stat", NULL);
+	ga_health_cover(&log, "node", GA_HSRC_READ, true, "/", NULL);
+	ga_health_cover(&log, "kernel_log", GA_HSRC_MISSING, true, "refused: run as root", "unreadable");
+	assert_int_equal(log.n_cov, 3);
+	assert_string_equal(log.cov[0].source, "kernel_log");
+	assert_string_equal(log.cov[1].source, "node");
+	assert_string_equal(log.cov[2].source, "processes");
+	assert_false(ga_health_covered(&log));
+	const struct ga_health_cov *why = NULL;
+	assert_non_null(ga_findings_add(&f, "GA-TEST-W", GA_SEV_WARNING, "x", NULL, "w"));
+	assert_int_equal(ga_health_verdict(&log, &f, &why), GA_HEALTH_UNKNOWN);
+	assert_non_null(why);
+	assert_string_equal(why->summary, "unreadable");
+	struct ga_health_report r;
+	assert_int_equal(ga_health_report_take(&r, &log, &f), 0);
+	assert_string_equal(r.result, "unknown");
+	assert_string_equal(r.reason, "refused: run as root");
+	assert_int_equal(r.n_coverage, 3);
+	assert_string_equal(r.coverage[0].state, "missing");
+	assert_string_equal(r.coverage[2].state, "read");
+	ga_schema_release(&ga_health_report_schema, &r);
+	/* an error finding: problems, whatever is missing */
+	ga_findings_init(&f);
+	assert_non_null(ga_findings_add(&f, "GA-TEST-E", GA_SEV_ERROR, "x", NULL, "e"));
+	assert_int_equal(ga_health_verdict(&log, &f, &why), GA_HEALTH_PROBLEMS);
+	assert_null(why);
+	ga_findings_release(&f);
+	/* a missing source that does not decide (processes) leaves the verdict ok */
+	struct ga_health_log ok = { 0 };
+	ga_health_cover(&ok, "kernel_log", GA_HSRC_READ, true, "k.log", NULL);
+	ga_health_cover(&ok, "processes", GA_HSRC_MISSING, false, "no proc", NULL);
+	ga_findings_init(&f);
+	assert_true(ga_health_covered(&ok));
+	assert_int_equal(ga_health_verdict(&ok, &f, NULL), GA_HEALTH_OK);
+	ga_findings_release(&f);
+}
+
 static void test_boot_clock(void **state)
 {
 	(void)state;
@@ -123,6 +168,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dstate),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_boot_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -193,6 +193,47 @@ static void test_damping(void **state)
 	ga_hstate_release(&st);
 }
 
+/* Runs without the kernel log (verdict unknown) are not clear runs: nothing is lowered or forgotten. */
+static void test_unknown_runs(void **state)
+{
+	(void)state;
+	struct ga_health_state st;
+	assert_int_equal(ga_hstate_read(NULL, NULL, 0, &st), 0);
+	struct ga_health_policy hp = { 0 };
+	GA_SET(hp.clear_after, 2);
+	GA_SET(hp.clear_for_s, 600);
+	int64_t t = 4000000;
+	struct ga_findings f;
+	ga_findings_init(&f);
+	assert_non_null(ga_findings_add(&f, "GA-XID-79", GA_SEV_CRITICAL, "0000:47:00.0", NULL, "lost"));
+	assert_int_equal(ga_hstate_update(&st, &f, &hp, t, "b"), 0);
+	ga_findings_release(&f);
+	/* ten unknown runs over days: added back each time, clear_runs stays 0 */
+	for (int i = 1; i <= 10; i++) {
+		ga_findings_init(&f);
+		assert_int_equal(ga_hstate_update_unknown(&st, &f, &hp, t + i * 86400, "b"), 0);
+		const struct ga_finding *fd = find(&f, "GA-XID-79");
+		assert_non_null(fd);
+		assert_true(ga_finding_is_sticky(fd));
+		ga_findings_release(&f);
+	}
+	assert_int_equal(st.n_conditions, 1);
+	assert_true(st.conditions[0].raised.v);
+	assert_int_equal(st.conditions[0].clear_runs.v, 0);
+	/* the same absences as covered runs: two of them lower it */
+	for (int i = 1; i <= 2; i++) {
+		ga_findings_init(&f);
+		assert_int_equal(ga_hstate_update(&st, &f, &hp, t + 11 * 86400 + i * 600, "b"), 0);
+		if (i == 1)
+			assert_non_null(find(&f, "GA-XID-79"));
+		else
+			assert_null(find(&f, "GA-XID-79"));
+		ga_findings_release(&f);
+	}
+	assert_false(st.conditions[0].raised.v);
+	ga_hstate_release(&st);
+}
+
 /* replace is never lowered by itself; a hardware Xid back after two reboots becomes replace. */
 static void test_replace_and_repeats(void **state)
 {
@@ -253,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_rereading_the_log),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_damping),
+		cmocka_unit_test(test_unknown_runs),
 		cmocka_unit_test(test_replace_and_repeats),
 		cmocka_unit_test(test_bad_files),
 	};

@@ -90,6 +90,65 @@ static void test_health_stops(void **state)
 	ga_findings_release(&f);
 }
 
+/* No accelerators, no kernel log, no utilization: inconclusive, never "ok". */
+static void test_inconclusive(void **state)
+{
+	(void)state;
+	struct ga_triage_point p[2] = { pt(95, 40, 0, 80, 2, 1, 0), pt(97, 40, 0, 80, 2, 1, 0) };
+	struct ga_accel acc[2];
+	memset(acc, 0, sizeof(acc));
+	struct ga_node nd;
+	memset(&nd, 0, sizeof(nd));
+	struct ga_triage t;
+	/* a CPU-only node: steps 1 and 2 n/a, inconclusive */
+	struct ga_triage_klog read = { .source = "k.log" };
+	ga_triage_run_klog(&nd, NULL, &read, p, 2, NULL, &t);
+	assert_false(t.node_at_fault);
+	assert_true(t.inconclusive);
+	assert_true(t.no_accelerators);
+	assert_string_equal(t.steps[0].verdict, "n/a");
+	assert_string_equal(ev(&t.steps[0], "accelerators"), "0");
+	assert_null(strstr(t.steps[0].decision, "healthy"));
+	assert_string_equal(t.steps[1].verdict, "n/a");
+	assert_string_equal(t.steps[4].verdict, "skipped");
+	assert_non_null(strstr(t.reason, "no accelerators"));
+	/* GPUs and the log: a conclusion */
+	nd.accelerators = acc;
+	nd.n_accelerators = 2;
+	ga_triage_run_klog(&nd, NULL, &read, p, 2, NULL, &t);
+	assert_false(t.inconclusive);
+	assert_string_equal(t.steps[0].verdict, "ok");
+	assert_string_equal(ev(&t.steps[0], "kernel_log"), "k.log");
+	assert_string_equal(t.steps[4].verdict, "ok");
+	/* no kernel log: step 1 unknown, the reason names why */
+	struct ga_triage_klog none = { .missing = "no dev/kmsg under --root" };
+	ga_triage_run_klog(&nd, NULL, &none, p, 2, NULL, &t);
+	assert_true(t.inconclusive);
+	assert_string_equal(t.steps[0].verdict, "unknown");
+	assert_string_equal(ev(&t.steps[0], "kernel_log"), "not read");
+	assert_non_null(strstr(t.reason, "no dev/kmsg under --root"));
+	/* no utilization in the samples: step 2 unknown, record with --nvml */
+	p[0].gpu_busy_pct.set = p[1].gpu_busy_pct.set = false;
+	ga_triage_run_klog(&nd, NULL, &read, p, 2, NULL, &t);
+	assert_true(t.inconclusive);
+	assert_string_equal(t.steps[1].verdict, "unknown");
+	assert_non_null(strstr(t.reason, "record --nvml"));
+	/* a node-side problem wins over missing evidence */
+	struct ga_triage_point d[2] = { pt(0, 0, 0, 80, 95, 1, 0), pt(0, 0, 0, 80, 96, 1, 0) };
+	d[0].gpu_busy_pct.set = d[1].gpu_busy_pct.set = false;
+	ga_triage_run_klog(&nd, NULL, &none, d, 2, NULL, &t);
+	assert_true(t.node_at_fault);
+	assert_false(t.inconclusive);
+	struct ga_triage_report r;
+	struct ga_findings f;
+	ga_findings_init(&f);
+	ga_triage_run_klog(&nd, NULL, &none, p, 2, NULL, &t);
+	assert_int_equal(ga_triage_report_take(&r, &t, 2, &f), 0);
+	assert_string_equal(r.result, "inconclusive");
+	assert_non_null(r.reason);
+	ga_schema_release(&ga_triage_report_schema, &r);
+}
+
 static void test_thresholds(void **state)
 {
 	(void)state;
@@ -241,9 +300,10 @@ static void test_point_from_sample(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_compute_bound), cmocka_unit_test(test_health_stops),
-		cmocka_unit_test(test_thresholds),    cmocka_unit_test(test_workload),
-		cmocka_unit_test(test_parsers),       cmocka_unit_test(test_point_from_sample),
+		cmocka_unit_test(test_compute_bound),     cmocka_unit_test(test_health_stops),
+		cmocka_unit_test(test_inconclusive),      cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_workload),          cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_point_from_sample),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

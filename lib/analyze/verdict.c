@@ -1,0 +1,108 @@
+/*
+ * verdict.c - a node's verdict (gpuaudit/verdict.h) put together: the links
+ * (node.c), the CDI specs and device plugins (container.c), the container
+ * runtime's default, readiness against a policy class, the drift reasons and the
+ * class ids. Pure: the snapshot (and the class) in, the verdict and its findings out.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/internal.h"
+#include "gpuaudit/nodeclass.h"
+#include "gpuaudit/policy.h"
+#include "verdict-int.h"
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static bool usable(const struct ga_accel *a)
+{
+	if (!a->driver)
+		return false;
+	if (a->excluded.set && a->excluded.v)
+		return false;
+	return !(a->nvml && a->nvml->error);
+}
+
+size_t ga_vd_class_gpus(const struct ga_node *n, const struct ga_policy_class *cls, size_t *on_bus)
+{
+	size_t k = 0, all = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (cls && cls->match.vendor && !streq(cls->match.vendor, a->vendor))
+			continue;
+		all++;
+		k += usable(a);
+	}
+	if (on_bus)
+		*on_bus = all;
+	return k;
+}
+
+void ga_vd_gpu_count_reason(char *buf, size_t n, size_t usable_gpus, size_t on_bus, uint64_t expected)
+{
+	snprintf(buf, n, "%zu usable GPU%s (%zu on the bus), the class expects %llu", usable_gpus,
+	         usable_gpus == 1 ? "" : "s", on_bus, (unsigned long long)expected);
+}
+
+static int readiness(const struct ga_node *n, const struct ga_policy_class *cls, struct ga_node_verdict *v)
+{
+	char why[192];
+	if (!cls || !cls->expect.gpu_count.set) {
+		v->readiness = GA_VD_READY_UNKNOWN;
+		snprintf(why, sizeof(why), "%s", cls ? "the class expects no GPU count" : "no policy class");
+	} else {
+		size_t all = 0, k = ga_vd_class_gpus(n, cls, &all);
+		GA_SET(v->gpus_expected, cls->expect.gpu_count.v);
+		GA_SET(v->gpus_usable, k);
+		v->readiness = k == cls->expect.gpu_count.v ? GA_VD_READY : GA_VD_NOT_READY;
+		ga_vd_gpu_count_reason(why, sizeof(why), k, all, cls->expect.gpu_count.v);
+	}
+	v->readiness_reason = ga_strdup(why);
+	return v->readiness_reason ? 0 : -ENOMEM;
+}
+
+static int ids(const struct ga_node *n, struct ga_node_verdict *v)
+{
+	struct ga_nodeclass nc = { 0 };
+	int r = ga_nodeclass_compute(n, &nc);
+	if (r == 0 && ((nc.name && !(v->node_class = ga_strdup(nc.name))) ||
+	               (nc.hw_sha256 && !(v->hw_class = ga_strdup(nc.hw_sha256))) ||
+	               (nc.stack_sha256 && !(v->stack_class = ga_strdup(nc.stack_sha256)))))
+		r = -ENOMEM;
+	ga_nodeclass_release(&nc);
+	return r == -ENOMEM ? r : 0; /* a class that cannot be computed leaves the ids null */
+}
+
+int ga_node_verdict_build(const struct ga_node *n, const struct ga_policy_class *cls, bool policy_given,
+                          struct ga_node_verdict *v, struct ga_findings *out)
+{
+	struct ga_findings scratch;
+	ga_findings_init(&scratch);
+	int r = ga_verdict_sections(n, v, out ? out : &scratch);
+	ga_findings_release(&scratch);
+	if (r == 0 && policy_given) {
+		GA_SET(v->class_matched, cls != NULL);
+		if (cls && !(v->class_name = ga_strdup(cls->name)))
+			r = -ENOMEM;
+	}
+	if (r == 0)
+		r = readiness(n, cls, v);
+	if (r == 0)
+		r = ids(n, v);
+	unsigned d = ga_node_verdict_drift(v);
+	if (r == 0 && (d & GA_VD_DRIFT_LINK))
+		r = ga_strv_push(&v->drift, "link");
+	if (r == 0 && (d & GA_VD_DRIFT_GPUS))
+		r = ga_strv_push(&v->drift, "gpus");
+	if (r == 0 && (d & GA_VD_DRIFT_CLASS))
+		r = ga_strv_push(&v->drift, "no_class");
+	if (r < 0) {
+		ga_node_verdict_release(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
