@@ -87,7 +87,7 @@ struct ga_explain_cause {
 	size_t n_values;
 	int score;                 /* weight, adjusted by what the node says */
 	enum ga_cause cause_class; /* the signature's, refined by captured values (Xid numbers) */
-	char detail[256];          /* catalogue detail of captured values (Xid names), "" when none */
+	char detail[2048];         /* catalogue detail (every (GPU, Xid) with its action), "" when none */
 	char *node_note;           /* what the node snapshot says about it (ga_explain_for), or NULL */
 };
 

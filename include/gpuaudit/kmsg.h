@@ -11,6 +11,7 @@
 #ifndef GPUAUDIT_KMSG_H
 #define GPUAUDIT_KMSG_H
 
+#include "gpuaudit/xid.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
@@ -52,6 +53,12 @@ struct ga_kevent {
 	struct ga_ou64 code;   /* Xid / SXid number, amdgpu reset count, VM fault status word */
 	char address[16];      /* sysfs form "0000:41:00.0", "" when the line names none */
 	enum ga_kev_fatal fatal;
+	/*
+	 * Xid lines: the GPU recovery action the line's words name (Xid 154 "...
+	 * to 0x2 (Node Reboot Required)", "GPU Reset Required", "Drain and
+	 * Reset", "Drain P2P"; ga_xid_recovery_default), unset when it names none.
+	 */
+	struct ga_ou64 recovery;
 	/*
 	 * A line that completes the event before it rather than being a new one:
 	 * the *VM_L2_PROTECTION_FAULT_STATUS word after an amdgpu page fault (code
@@ -98,32 +105,50 @@ int ga_kevent_parse(struct ga_kparse *st, const char *line, size_t len, struct g
 /* Normalise "PCI:0000:41:00", "0000:41:00", "41:00.0", "0000:41:00.0" to "0000:41:00.0". 0 / -EINVAL. */
 int ga_pci_addr_normalize(const char *s, size_t len, char out[16]);
 
-/* --- the Xid catalogue (../shared/reference/kernel-log-and-xid.md) --- */
+/* --- the Xid catalogue (NVIDIA's, lib/core/xid.def; the mapping: docs/xid.md) --- */
 
+/* A coarse group derived from the row's action and cause (hardware Xids are the sticky ones). */
 enum ga_xid_group {
-	GA_XID_UNKNOWN = 0,
-	GA_XID_HARDWARE,     /* drain; reset GPU or reboot; inspect if it recurs */
-	GA_XID_DRIVER_FATAL, /* drain and reboot */
-	GA_XID_HW_INSPECT,   /* hardware only: inspection */
-	GA_XID_APP,          /* check the application */
-	GA_XID_INFO,         /* record */
-	GA_XID_WARN_REBOOT,  /* drain at the next window */
-	GA_XID_EXTRA,        /* catalogue extras with their own action */
+	GA_XID_UNKNOWN = 0,  /* not published, or NVIDIA lists it as unused */
+	GA_XID_HARDWARE,     /* reset_gpu / reboot / drain for the node's hardware */
+	GA_XID_DRIVER_FATAL, /* reset_gpu / reboot / drain / fix_config for the driver or a link */
+	GA_XID_HW_INSPECT,   /* replace (no published Xid maps to it today) */
+	GA_XID_APP,          /* restart_workload */
+	GA_XID_INFO,         /* none */
+	GA_XID_WARN_REBOOT,  /* unused: kept for the enum's values */
+	GA_XID_EXTRA,        /* investigate: the line or a person decides (154, 144-150, 45 ...) */
 };
 
 struct ga_xid_info {
 	uint64_t xid;
 	enum ga_xid_group group;
 	enum ga_severity severity;
-	const char *name;   /* short description, "" when the catalogue has none */
-	const char *action; /* what to do first */
+	const char *name;     /* NVIDIA's description, "" when the catalogue has none */
+	const char *action;   /* what to do first (text) */
+	const char *mnemonic; /* NVIDIA's, "" when none */
+	enum ga_xid_bucket immediate;
+	const char *investigatory; /* NVIDIA's investigatory bucket, "" when none */
+	enum ga_action act;        /* the row's gpuaudit action (actions.def carries the same) */
+	enum ga_cause cause;
+	bool unused; /* NVIDIA lists it as unused: not driver-fatal, investigate */
 };
 
-/* Always fills *ret (unknown Xids get GA_XID_UNKNOWN, warning, "look it up"). 1 known, 0 unknown. */
+/* Always fills *ret (unknown Xids get GA_XID_UNKNOWN, warning, "look it up"). 1 published, 0 not. */
 int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret);
-/* Severity and action of a non-Xid event (fatal token and SXid number considered). */
+/* Severity and action of an event (for Xids: the catalogue row, refined by the line's words). */
 enum ga_severity ga_kev_severity(const struct ga_kevent *ev);
 const char *ga_kev_action(const struct ga_kevent *ev);
+/*
+ * The action and severity an Xid line's own words set: the recovery action it
+ * names (Xid 154 and any line with "GPU Reset Required", "Node Reboot
+ * Required", "Drain P2P", "Drain and Reset"), or the Fatal/Nonfatal token of
+ * an NVLink5 Xid (144-150: Fatal reset_gpu / error, Nonfatal none / info, as
+ * the catalogue's 144-150 decode buckets them). 1 when set, 0 when the line
+ * says nothing beyond its number.
+ */
+int ga_kev_xid_line(const struct ga_kevent *ev, enum ga_action *ret_action, enum ga_severity *ret_sev);
+/* The text of a gpuaudit action for an Xid ("drain the GPU and reset it"). */
+const char *ga_xid_action_text(enum ga_action a);
 
 /* Policy override word to a severity: 0 and *ret set, 1 for "ignore", -EINVAL otherwise. */
 int ga_xid_override_parse(const char *action, enum ga_severity *ret);

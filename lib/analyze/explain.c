@@ -88,6 +88,19 @@ static inline unsigned wm_hash(const unsigned char *p)
 	return ((unsigned)p[0] << 10 ^ (unsigned)p[1] << 5 ^ (unsigned)p[2]) & (WM_SIZE - 1);
 }
 
+/* One GPU's Xid, as health groups it: (address, number); a GPU lost without a number is Xid 79. */
+#define XID_PAIRS 64
+
+struct xid_pair {
+	char address[16]; /* "" when the line names no GPU */
+	uint64_t xid;
+	uint64_t count, first_line;
+	enum ga_action act; /* the worst of its lines: the catalogue row, or the line's own words */
+	enum ga_severity sev;
+	bool by_line; /* a line's words set the action (Xid 154, NVLink5 Fatal/Nonfatal) */
+	bool lost;    /* seen as "fallen off the bus" without an Xid number */
+};
+
 struct ga_explain {
 	regex_t re[N_PATS];
 	size_t re_ok;           /* how many are compiled (all of them after _new) */
@@ -105,6 +118,11 @@ struct ga_explain {
 	struct ga_explain_match *matches;
 	size_t n_matches, max_matches;
 	struct ga_explain_cause causes[SIG__COUNT];
+	/* kernel-log Xids: each line of the Xid signature through the kernel-log parser */
+	struct ga_kparse kp;
+	struct xid_pair xids[XID_PAIRS];
+	size_t n_xids;
+	uint64_t xids_dropped; /* (GPU, Xid) pairs beyond XID_PAIRS: counted, not listed */
 	struct ga_explain_cause *ranked[SIG__COUNT];
 	struct ga_explain_cause ranked_copy[SIG__COUNT];
 };
@@ -157,6 +175,9 @@ void ga_explain_reset(struct ga_explain *ex)
 	ex->carry_open = false;
 	ex->lines = ex->matched = 0;
 	ex->n_matches = 0;
+	memset(&ex->kp, 0, sizeof(ex->kp));
+	ex->n_xids = 0;
+	ex->xids_dropped = 0;
 	for (size_t i = 0; i < SIG__COUNT; i++) {
 		ga_free(ex->causes[i].node_note);
 		memset(&ex->causes[i], 0, sizeof(ex->causes[i]));
@@ -239,9 +260,57 @@ static void error_code(const char *line, size_t len, struct ga_explain_match *mt
 	}
 }
 
+/*
+ * An Xid-signature line through the kernel-log parser (the one health reads
+ * with): its (GPU, Xid) pair is counted with the action of the catalogue row or
+ * of the line's own words. false: the line is no event of its own (the first
+ * line of the three-line "fallen off the bus" message only names the GPU).
+ */
+static bool xid_event(struct ga_explain *ex, const char *line, size_t len)
+{
+	struct ga_kevent ev;
+	if (!ga_kevent_parse(&ex->kp, line, len, &ev))
+		return false;
+	if (ev.kind != GA_KEV_XID && ev.kind != GA_KEV_GPU_LOST)
+		return true;
+	uint64_t xid = ev.kind == GA_KEV_XID ? ev.code.v : 79;
+	enum ga_action act;
+	enum ga_severity sev;
+	bool by_line = ga_kev_xid_line(&ev, &act, &sev) == 1;
+	if (!by_line) {
+		struct ga_xid_info xi;
+		ga_xid_lookup(xid, &xi);
+		act = xi.act, sev = xi.severity;
+	}
+	struct xid_pair *x = NULL;
+	for (size_t i = 0; i < ex->n_xids && !x; i++)
+		if (ex->xids[i].xid == xid && !strcmp(ex->xids[i].address, ev.address))
+			x = &ex->xids[i];
+	if (!x) {
+		if (ex->n_xids == XID_PAIRS) {
+			ex->xids_dropped++;
+			return true;
+		}
+		x = &ex->xids[ex->n_xids++];
+		memset(x, 0, sizeof(*x));
+		memcpy(x->address, ev.address, sizeof(x->address));
+		x->xid = xid;
+		x->first_line = ex->lines;
+		x->act = act, x->sev = sev, x->by_line = by_line;
+	} else if (ga_action_rank(act) > ga_action_rank(x->act) ||
+	           (ga_action_rank(act) == ga_action_rank(x->act) && sev > x->sev)) {
+		x->act = act, x->sev = sev, x->by_line = by_line;
+	}
+	x->count++;
+	x->lost |= ev.kind == GA_KEV_GPU_LOST;
+	return true;
+}
+
 static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
 {
 	const struct ga_sig_pattern *p = &pats[pat];
+	if (p->sig == SIG_XID && !xid_event(ex, line, len))
+		return;
 	struct ga_explain_match tmp,
 	        *mt = ex->n_matches < ex->max_matches ? &ex->matches[ex->n_matches++] : &tmp;
 	memset(mt, 0, sizeof(*mt));
@@ -446,58 +515,61 @@ static int cmp_cause(const void *a, const void *b)
 	return x->sig < y->sig ? -1 : x->sig > y->sig;
 }
 
-/*
- * The class an Xid group points at: hardware groups the node, driver groups
- * the driver, application Xids (13, 31, 43, ...) the job. Of several Xids the
- * one that needs most done wins: hardware, then driver, then application.
- */
-static int xid_class_rank(enum ga_xid_group g, enum ga_cause *cls)
+/* Most severe first: the action's urgency, then severity, then the first line. */
+static int cmp_pair(const void *a, const void *b)
 {
-	switch (g) {
-	case GA_XID_HARDWARE:
-	case GA_XID_HW_INSPECT:
-	case GA_XID_WARN_REBOOT:
-	case GA_XID_EXTRA:
-		*cls = GA_CAUSE_NODE_HARDWARE;
-		return 3;
-	case GA_XID_DRIVER_FATAL:
-	case GA_XID_UNKNOWN:
-		*cls = GA_CAUSE_DRIVER;
-		return 2;
-	case GA_XID_APP:
-		*cls = GA_CAUSE_APPLICATION;
-		return 1;
-	case GA_XID_INFO:
-		break;
-	}
-	*cls = GA_CAUSE_DRIVER;
-	return 0;
+	const struct xid_pair *x = a, *y = b;
+	int rx = ga_action_rank(x->act), ry = ga_action_rank(y->act);
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	if (x->sev != y->sev)
+		return x->sev > y->sev ? -1 : 1;
+	return x->first_line < y->first_line ? -1 : x->first_line > y->first_line;
 }
 
-/* The Xid catalogue's name and first action for each captured Xid, and the class they point at. */
-static void xid_detail(struct ga_explain_cause *c)
+/*
+ * Every (GPU, Xid) of the log, most severe first, each with its catalogue
+ * description and action; the class is the most severe one's (an Xid the
+ * catalogue does not publish: the driver).
+ */
+static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 {
 	c->detail[0] = '\0';
 	c->cause_class = sigs[c->sig].cause_class;
-	if (c->sig != SIG_XID)
+	if (c->sig != SIG_XID || !ex->n_xids)
 		return;
-	int best = -1;
-	for (size_t i = 0; i < c->n_values; i++) {
-		if (strcmp(c->values[i].key, "xid"))
-			continue;
-		char *end = NULL;
-		unsigned long long x = strtoull(c->values[i].value, &end, 10);
+	qsort(ex->xids, ex->n_xids, sizeof(ex->xids[0]), cmp_pair);
+	struct ga_xid_info top;
+	ga_xid_lookup(ex->xids[0].xid, &top);
+	c->cause_class = ex->xids[0].lost && !ex->xids[0].by_line ? GA_CAUSE_NODE_HARDWARE : top.cause;
+	if (c->cause_class == GA_CAUSE_UNKNOWN)
+		c->cause_class = GA_CAUSE_DRIVER;
+	size_t cap = sizeof(c->detail), shown = 0;
+	for (size_t i = 0; i < ex->n_xids; i++) {
+		const struct xid_pair *x = &ex->xids[i];
 		struct ga_xid_info xi;
-		int known = end && !*end ? ga_xid_lookup(x, &xi) : 0;
-		enum ga_cause cls;
-		int rank = end && !*end ? xid_class_rank(xi.group, &cls) : -1;
-		if (rank > best)
-			best = rank, c->cause_class = cls;
-		if (!known)
-			continue;
+		int known = ga_xid_lookup(x->xid, &xi);
+		char one[256];
+		snprintf(one, sizeof(one), "%sXid %llu on %s (%s): %s%s%s%s", shown ? "; " : "",
+		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed GPU",
+		         !known      ? "not in NVIDIA's catalogue"
+		         : xi.unused ? "listed unused by NVIDIA"
+		                     : xi.name,
+		         ga_action_name(x->act), x->by_line ? ", by the line's words" : "",
+		         known && xi.immediate != GA_XB_NONE_GIVEN ? ", NVIDIA: " : "",
+		         known ? ga_xid_bucket_name(xi.immediate) : "");
 		size_t l = strlen(c->detail);
-		snprintf(c->detail + l, sizeof(c->detail) - l, "%sXid %llu: %s", l ? "; " : "", x,
-		         xi.name && *xi.name ? xi.name : "no description");
+		/* room for this one and for the "and N more" tail */
+		if (l + strlen(one) + 48 >= cap)
+			break;
+		snprintf(c->detail + l, cap - l, "%s", one);
+		shown++;
+	}
+	uint64_t more = (uint64_t)(ex->n_xids - shown) + ex->xids_dropped;
+	if (more) {
+		size_t l = strlen(c->detail);
+		snprintf(c->detail + l, cap - l, "; and %llu more (GPU, Xid) pair%s",
+		         (unsigned long long)more, more == 1 ? "" : "s");
 	}
 }
 
@@ -546,7 +618,7 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 	for (size_t i = 0; i < SIG__COUNT; i++)
 		if (ex->causes[i].count) {
 			ex->causes[i].score = cause_score(&ex->causes[i]);
-			xid_detail(&ex->causes[i]);
+			xid_detail(ex, &ex->causes[i]);
 			wc_detail(&ex->causes[i]);
 			ex->ranked[k++] = &ex->causes[i];
 		}
@@ -787,8 +859,25 @@ static int note_cuda_needed(const struct facts *f, const char *what, char *out, 
 	return 0;
 }
 
-static int note_for(const struct ga_explain_cause *c, const struct facts *f, const struct ga_node *n,
-                    char *out, size_t cap)
+/* "ADDR is GPU [i] of this node (model)" or "... is not an accelerator", appended; true for a GPU. */
+static bool addr_note(const struct ga_node *n, const char *addr, char *out, size_t cap)
+{
+	size_t l = strlen(out), gpu = SIZE_MAX;
+	for (size_t i = 0; i < n->n_accelerators && gpu == SIZE_MAX; i++)
+		if (n->accelerators[i].address && !strcmp(n->accelerators[i].address, addr))
+			gpu = i;
+	if (gpu == SIZE_MAX) {
+		snprintf(out + l, cap - l, "%s%s is not an accelerator of this node", l ? "; " : "", addr);
+		return false;
+	}
+	const char *model = n->accelerators[gpu].model;
+	snprintf(out + l, cap - l, "%s%s is GPU [%zu] of this node (%s)", l ? "; " : "", addr, gpu,
+	         model ? model : "model unknown");
+	return true;
+}
+
+static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *c, const struct facts *f,
+                    const struct ga_node *n, char *out, size_t cap)
 {
 	char gpus[256], what[192];
 	describe_gpus(f, gpus, sizeof(gpus));
@@ -918,28 +1007,30 @@ static int note_for(const struct ga_explain_cause *c, const struct facts *f, con
 		         n->cpu.model_name ? n->cpu.model_name : "model unknown",
 		         n->cpu.isa_level ? n->cpu.isa_level : "ISA level unknown");
 		return 0;
-	case SIG_XID:
+	case SIG_XID: {
+		/* every GPU the Xids name (the pairs), not only the captured values */
+		int adj = -10;
+		for (size_t k = 0; k < ex->n_xids; k++) {
+			const char *addr = ex->xids[k].address;
+			bool seen = !addr[0];
+			for (size_t j = 0; j < k && !seen; j++)
+				seen = !strcmp(ex->xids[j].address, addr);
+			if (!seen && addr_note(n, addr, out, cap))
+				adj = 5;
+		}
+		if (adj < 0 && out[0]) {
+			size_t l = strlen(out);
+			snprintf(out + l, cap - l, " (a log from another node?)");
+		}
+		return out[0] ? adj : 0;
+	}
 	case SIG_AER_UNCORRECTED:
 	case SIG_AER_CORRECTED: {
 		int adj = -10;
-		for (size_t v = 0; v < c->n_values; v++) {
-			if (strcmp(c->values[v].key, "pci_address"))
-				continue;
-			const char *addr = c->values[v].value;
-			size_t l = strlen(out), gpu = SIZE_MAX;
-			for (size_t i = 0; i < n->n_accelerators && gpu == SIZE_MAX; i++)
-				if (n->accelerators[i].address && !strcmp(n->accelerators[i].address, addr))
-					gpu = i;
-			if (gpu != SIZE_MAX) {
-				const char *model = n->accelerators[gpu].model;
-				snprintf(out + l, cap - l, "%s%s is GPU [%zu] of this node (%s)",
-				         l ? "; " : "", addr, gpu, model ? model : "model unknown");
+		for (size_t v = 0; v < c->n_values; v++)
+			if (!strcmp(c->values[v].key, "pci_address") &&
+			    addr_note(n, c->values[v].value, out, cap))
 				adj = 5;
-			} else {
-				snprintf(out + l, cap - l, "%s%s is not an accelerator of this node",
-				         l ? "; " : "", addr);
-			}
-		}
 		if (adj < 0 && out[0]) {
 			size_t l = strlen(out);
 			snprintf(out + l, cap - l, " (a log from another node?)");
@@ -960,7 +1051,7 @@ int ga_explain_for(struct ga_explain *ex, const struct ga_node *node)
 		if (!c->count)
 			continue;
 		char note[768];
-		int adj = note_for(c, &f, node, note, sizeof(note));
+		int adj = note_for(ex, c, &f, node, note, sizeof(note));
 		c->score = sigs[i].weight + adj;
 		ga_free(c->node_note);
 		c->node_note = NULL;

@@ -41,6 +41,8 @@ struct event {
 	const char *action;
 	uint32_t group;
 	uint8_t severity;
+	uint8_t line_act; /* Xid: the action the line's own words set (ga_kev_xid_line) */
+	bool line_set;
 	bool boot_set, wall_set;
 	bool recovered; /* amdgpu reset: "GPU reset(N) succeeded" followed */
 };
@@ -194,6 +196,10 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	e->group = (uint32_t)g;
 	e->severity = (uint8_t)ev.severity;
 	e->action = ga_kev_action(&ev);
+	enum ga_action la;
+	enum ga_severity ls;
+	e->line_set = ga_kev_xid_line(&ev, &la, &ls) == 1;
+	e->line_act = (uint8_t)(e->line_set ? la : GA_ACT_INVESTIGATE);
 	e->recovered = false;
 	h->groups[g].last_event = (int64_t)(h->n_events - 1);
 	if (status.set)
@@ -232,6 +238,8 @@ struct acc {
 	int64_t first_wall, last_wall;
 	int severity;
 	const char *action;
+	bool line_set; /* an Xid line's words set the action: the worst of them */
+	enum ga_action line_act;
 };
 
 static const char *kind_text(enum ga_kev_kind k)
@@ -358,6 +366,9 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		fd->action = GA_ACT_REBOOT; /* a Fatal SXid: the fabric is reset by a reboot */
 	else if (g->kind == GA_KEV_AER_CORRECTED && storm[0])
 		fd->action = GA_ACT_INVESTIGATE;
+	else if (g->kind == GA_KEV_XID && a->line_set)
+		fd->action =
+		        a->line_act; /* Xid 154's recovery action, NVLink5's Fatal/Nonfatal (docs/xid.md) */
 	else if (g->kind == GA_KEV_XID && sev >= GA_SEV_ERROR && fd->action == GA_ACT_NONE)
 		fd->action = GA_ACT_INVESTIGATE; /* a policy promoted an informational Xid */
 	int r = ga_finding_evidence(fd, "kind", "%s", ga_kev_kind_name(g->kind));
@@ -567,6 +578,11 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 		if (!a->count || (int)sev > a->severity) {
 			a->severity = (int)sev;
 			a->action = e->action;
+		}
+		if (e->line_set && (!a->line_set || ga_action_rank((enum ga_action)e->line_act) >
+		                                            ga_action_rank(a->line_act))) {
+			a->line_set = true;
+			a->line_act = (enum ga_action)e->line_act;
 		}
 		if (bs) {
 			if (!a->boot_set || b < a->first_boot)

@@ -473,6 +473,36 @@ static const char *strip_prefix(const struct ga_kparse *st, const char *s, const
 
 /* --- the parser --- */
 
+/*
+ * The GPU recovery action a line names: "changed from 0x0 (None) to 0x2 (Node
+ * Reboot Required)" (the value after " to "), or the words alone. -1: none.
+ */
+static int recovery_words(const char *s, size_t n)
+{
+	static const struct {
+		const char *words;
+		int value;
+	} words[] = {
+		{ "Drain and Reset", 4 },        { "Drain P2P", 3 },          { "Node Reboot Required", 2 },
+		{ "System Reboot Required", 7 }, { "Bus Reset Required", 6 }, { "GPU Reset Required", 1 },
+	};
+	const char *end = s + n;
+	const char *to = find(s, n, " to ");
+	if (to) {
+		s = to + 4;
+		n = (size_t)(end - s);
+		if (n >= 3 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval(s[2]) >= 0 &&
+		    (n == 3 || hexval(s[3]) < 0))
+			return hexval(s[2]);
+	}
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (find(s, n, words[i].words))
+			return words[i].value;
+	if (to && find(s, n, "(None)"))
+		return 0;
+	return -1;
+}
+
 /* "NVRM: Xid (PCI:0000:41:00): 79, ..." / "SXid (PCI:...): 12028, ..." at tag. */
 static bool parse_xid(const char *tag, size_t taglen, const char *end, struct ga_kevent *ev)
 {
@@ -497,6 +527,11 @@ static bool parse_xid(const char *tag, size_t taglen, const char *end, struct ga
 	ev->code.v = code;
 	ev->code.set = true;
 	ev->fatal = fatal_token(p, (size_t)(end - p));
+	int rec = recovery_words(p, (size_t)(end - p));
+	if (rec >= 0) {
+		ev->recovery.v = (uint64_t)rec;
+		ev->recovery.set = true;
+	}
 	return true;
 }
 
@@ -528,14 +563,14 @@ static void set_first_addr(const char *m, const char *end, struct ga_kevent *ev)
  * A cheap first pass: every line classify() can match contains one of these
  * letter pairs (Xid/SXid, "fallen off", NVRM/NVIDIA, RmInit, amdgpu, AER,
  * "blocked", "Killed"/"Kill", "Machine"/"machine", "Hardware", "hub" of the VM
- * fault header, "VM_L2" of its status word). Most kernel-log
+ * fault header, "VM_L2" of its status word, "recovery" of the driver's "GPU
+ * recovery action changed"). Most kernel-log
  * lines contain none, and one pass over the bytes is far cheaper than the
  * dozen substring searches classify() would do (65% of the time on a 100k-line
  * log before this existed).
  */
-static const char *const anchors[] = {
-	"Xi", "ff", "NV", "Rm", "dg", "AE", "ck", "Ki", "hi", "Ha", "hu", "_L"
-};
+static const char *const anchors[] = { "Xi", "ff", "NV", "Rm", "dg", "AE", "ck",
+	                               "Ki", "hi", "Ha", "hu", "_L", "ov" };
 
 static bool maybe_event(const char *m, const char *end)
 {
@@ -610,6 +645,17 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 		return ev->kind = GA_KEV_XID, parse_xid(t, 11, end, ev);
 	if ((t = find(m, n, "SXid (")))
 		return ev->kind = GA_KEV_SXID, parse_xid(t, 6, end, ev);
+	if ((t = find(m, n, "GPU recovery action changed"))) {
+		/* "nvidia: GPU 0000:41:00.0: GPU recovery action changed from 0x0 to 0x1": Xid 154's words */
+		int rec = recovery_words(t, (size_t)(end - t));
+		if (rec < 0)
+			return false;
+		ev->kind = GA_KEV_XID;
+		ev->code.v = 154, ev->code.set = true;
+		ev->recovery.v = (uint64_t)rec, ev->recovery.set = true;
+		set_first_addr(m, end, ev);
+		return true;
+	}
 	if (find(m, n, "fallen off the bus")) {
 		ev->kind = GA_KEV_GPU_LOST;
 		set_first_addr(m, end, ev);
@@ -753,128 +799,127 @@ int ga_kevent_parse(struct ga_kparse *st, const char *line, size_t len, struct g
 	return 1;
 }
 
-/* --- the catalogue --- */
+/* --- the catalogue: NVIDIA's rows (lib/core/xid.def) --- */
 
 #define A_HW "drain; reset GPU or reboot; inspect if it recurs"
-#define A_DRV "drain and reboot"
-#define A_INSPECT "drain; hardware inspection"
-#define A_APP "check the application"
 #define A_INFO "record"
-#define A_WARN "drain at the next window"
 
-struct xid_range {
-	uint16_t lo, hi;
-	enum ga_xid_group group;
-};
+const char *ga_xid_action_text(enum ga_action a)
+{
+	switch (a) {
+	case GA_ACT_NONE:
+		return A_INFO;
+	case GA_ACT_RESTART_WORKLOAD:
+		return "restart the job; check the application if it repeats";
+	case GA_ACT_RESET_GPU:
+		return "drain the GPU and reset it";
+	case GA_ACT_REBOOT:
+		return "drain and reboot the node";
+	case GA_ACT_DRAIN:
+		return "drain; a person checks the hardware (power cables, seating)";
+	case GA_ACT_REPLACE:
+		return "drain; replace the GPU";
+	case GA_ACT_FIX_CONFIG:
+		return "update the driver or firmware";
+	case GA_ACT_INVESTIGATE:
+	case GA_ACT__COUNT:
+		break;
+	}
+	return "investigate (the catalogue gives no automatic step)";
+}
 
-static const struct xid_range xid_groups[] = {
-	{ 9, 9, GA_XID_DRIVER_FATAL },    { 12, 12, GA_XID_DRIVER_FATAL },  { 13, 13, GA_XID_APP },
-	{ 16, 16, GA_XID_DRIVER_FATAL },  { 18, 19, GA_XID_DRIVER_FATAL },  { 26, 30, GA_XID_DRIVER_FATAL },
-	{ 31, 31, GA_XID_APP },           { 32, 32, GA_XID_HARDWARE },      { 33, 36, GA_XID_DRIVER_FATAL },
-	{ 38, 38, GA_XID_HARDWARE },      { 42, 42, GA_XID_DRIVER_FATAL },  { 43, 43, GA_XID_APP },
-	{ 44, 44, GA_XID_HARDWARE },      { 45, 45, GA_XID_INFO },          { 46, 47, GA_XID_DRIVER_FATAL },
-	{ 48, 48, GA_XID_HARDWARE },      { 54, 54, GA_XID_EXTRA },         { 59, 61, GA_XID_DRIVER_FATAL },
-	{ 62, 65, GA_XID_HARDWARE },      { 68, 69, GA_XID_HARDWARE },      { 74, 74, GA_XID_HARDWARE },
-	{ 78, 78, GA_XID_DRIVER_FATAL },  { 79, 79, GA_XID_HARDWARE },      { 81, 81, GA_XID_HW_INSPECT },
-	{ 92, 92, GA_XID_INFO },          { 94, 94, GA_XID_INFO },          { 95, 95, GA_XID_HARDWARE },
-	{ 109, 109, GA_XID_EXTRA },       { 110, 110, GA_XID_HARDWARE },    { 119, 121, GA_XID_HARDWARE },
-	{ 123, 123, GA_XID_HARDWARE },    { 136, 136, GA_XID_EXTRA },       { 137, 137, GA_XID_APP },
-	{ 140, 140, GA_XID_HARDWARE },    { 143, 143, GA_XID_HW_INSPECT },  { 144, 151, GA_XID_WARN_REBOOT },
-	{ 152, 153, GA_XID_INFO },        { 154, 154, GA_XID_EXTRA },       { 155, 156, GA_XID_WARN_REBOOT },
-	{ 157, 157, GA_XID_INFO },        { 158, 158, GA_XID_WARN_REBOOT }, { 161, 162, GA_XID_INFO },
-	{ 163, 163, GA_XID_WARN_REBOOT }, { 164, 165, GA_XID_INFO },        { 166, 167, GA_XID_WARN_REBOOT },
-	{ 169, 169, GA_XID_WARN_REBOOT }, { 170, 170, GA_XID_APP },         { 172, 173, GA_XID_WARN_REBOOT },
-};
-
-static const struct {
-	uint16_t xid;
-	const char *name;
-} xid_names[] = {
-	{ 13, "graphics engine exception" },
-	{ 31, "GPU memory page fault" },
-	{ 32, "invalid or corrupted push buffer stream" },
-	{ 43, "GPU stopped processing" },
-	{ 45, "preemptive cleanup, due to previous errors" },
-	{ 48, "double-bit ECC error" },
-	{ 54, "auxiliary power is not connected" },
-	{ 61, "internal micro-controller breakpoint/warning" },
-	{ 62, "internal micro-controller halt" },
-	{ 63, "ECC page retirement or row remapping recording event" },
-	{ 64, "ECC page retirement or row remapper recording failure" },
-	{ 68, "NVDEC0 exception" },
-	{ 74, "NVLink error" },
-	{ 79, "GPU has fallen off the bus" },
-	{ 92, "high single-bit ECC error rate" },
-	{ 94, "contained ECC error" },
-	{ 95, "uncontained ECC error" },
-	{ 109, "context switch timeout" },
-	{ 119, "GSP RPC timeout" },
-	{ 120, "GSP error" },
-	{ 121, "C2C link error" },
-	{ 136, "link training failed" },
-	{ 140, "unrecovered ECC error" },
-	{ 143, "GPU initialization failure" },
-	{ 149, "NVLink5 NETIR error" },
-	{ 151, "NVLink5 key rotation" },
-	{ 154, "GPU recovery action changed" },
-};
+static enum ga_xid_group group_of(const struct ga_xid_fact *f)
+{
+	if (!f || ga_xid_unused(f))
+		return f && f->action == GA_ACT_NONE ? GA_XID_INFO : GA_XID_UNKNOWN;
+	switch (f->action) {
+	case GA_ACT_NONE:
+		return GA_XID_INFO;
+	case GA_ACT_RESTART_WORKLOAD:
+		return GA_XID_APP;
+	case GA_ACT_REPLACE:
+		return GA_XID_HW_INSPECT;
+	case GA_ACT_RESET_GPU:
+	case GA_ACT_REBOOT:
+	case GA_ACT_DRAIN:
+	case GA_ACT_FIX_CONFIG:
+		return f->cause == GA_CAUSE_NODE_HARDWARE ? GA_XID_HARDWARE : GA_XID_DRIVER_FATAL;
+	case GA_ACT_INVESTIGATE:
+	case GA_ACT__COUNT:
+		break;
+	}
+	return GA_XID_EXTRA;
+}
 
 int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret)
 {
+	const struct ga_xid_fact *f = ga_xid_fact(xid);
 	struct ga_xid_info x = { .xid = xid,
 		                 .group = GA_XID_UNKNOWN,
 		                 .severity = GA_SEV_WARNING,
 		                 .name = "",
-		                 .action = "look the Xid up in NVIDIA's Xid catalogue" };
-	for (size_t i = 0; i < sizeof(xid_groups) / sizeof(xid_groups[0]); i++)
-		if (xid >= xid_groups[i].lo && xid <= xid_groups[i].hi)
-			x.group = xid_groups[i].group;
-	for (size_t i = 0; i < sizeof(xid_names) / sizeof(xid_names[0]); i++)
-		if (xid == xid_names[i].xid)
-			x.name = xid_names[i].name;
-	switch (x.group) {
-	case GA_XID_HARDWARE:
-		x.severity = GA_SEV_CRITICAL, x.action = A_HW;
-		break;
-	case GA_XID_DRIVER_FATAL:
-		x.severity = GA_SEV_ERROR, x.action = A_DRV;
-		break;
-	case GA_XID_HW_INSPECT:
-		x.severity = GA_SEV_CRITICAL, x.action = A_INSPECT;
-		break;
-	case GA_XID_APP:
-		x.severity = GA_SEV_WARNING, x.action = A_APP;
-		break;
-	case GA_XID_INFO:
-		x.severity = GA_SEV_INFO, x.action = A_INFO;
-		break;
-	case GA_XID_WARN_REBOOT:
-		x.severity = GA_SEV_WARNING, x.action = A_WARN;
-		break;
-	case GA_XID_EXTRA:
-		x.severity = GA_SEV_ERROR;
-		x.action = xid == 54    ? "check the auxiliary power cables"
-		           : xid == 154 ? A_INFO " (recovery action for another Xid)"
-		                        : "reset GPU";
-		if (xid == 154)
-			x.severity = GA_SEV_INFO;
-		break;
-	case GA_XID_UNKNOWN:
-		break;
+		                 .action = "look the Xid up in NVIDIA's Xid catalogue",
+		                 .mnemonic = "",
+		                 .immediate = GA_XB_NONE_GIVEN,
+		                 .investigatory = "",
+		                 .act = GA_ACT_INVESTIGATE,
+		                 .cause = GA_CAUSE_UNKNOWN };
+	if (f) {
+		x.group = group_of(f);
+		x.severity = f->severity;
+		x.name = f->description;
+		x.mnemonic = f->mnemonic;
+		x.immediate = f->immediate;
+		x.investigatory = f->investigatory;
+		x.act = f->action;
+		x.cause = f->cause;
+		x.unused = ga_xid_unused(f);
+		x.action = ga_xid_action_text(f->action);
+		if (x.unused && f->action == GA_ACT_INVESTIGATE)
+			x.action = "investigate: NVIDIA lists this Xid as unused";
+		else if (f->immediate == GA_XB_WORKFLOW_XID_45)
+			x.action = "follow the other Xid on this GPU; alone, restart nvidia-fabricmanager";
+		else if (f->immediate == GA_XB_XID_154)
+			x.action = "act on the recovery action the line names";
+		else if (f->immediate == GA_XB_WORKFLOW_NVLINK5_ERR)
+			x.action = "act on the line's Fatal/Nonfatal token; investigate the link";
 	}
 	*ret = x;
-	return x.group != GA_XID_UNKNOWN;
+	return f != NULL;
+}
+
+int ga_kev_xid_line(const struct ga_kevent *ev, enum ga_action *ret_action, enum ga_severity *ret_sev)
+{
+	if (ev->kind != GA_KEV_XID || !ev->code.set)
+		return 0;
+	if (ev->recovery.set) {
+		ga_xid_recovery_default((int)ev->recovery.v, ret_action, ret_sev);
+		return 1;
+	}
+	const struct ga_xid_fact *f = ga_xid_fact(ev->code.v);
+	if (!f || f->immediate != GA_XB_WORKFLOW_NVLINK5_ERR || ev->fatal == GA_KEV_FATAL_UNSAID)
+		return 0;
+	if (ev->fatal == GA_KEV_FATAL_YES)
+		*ret_action = GA_ACT_RESET_GPU, *ret_sev = GA_SEV_ERROR;
+	else
+		*ret_action = GA_ACT_NONE, *ret_sev = GA_SEV_INFO;
+	return 1;
 }
 
 enum ga_severity ga_kev_severity(const struct ga_kevent *ev)
 {
 	struct ga_xid_info x;
 	switch (ev->kind) {
-	case GA_KEV_XID:
+	case GA_KEV_XID: {
+		enum ga_action a;
+		enum ga_severity s;
+		if (ga_kev_xid_line(ev, &a, &s))
+			return s;
 		ga_xid_lookup(ev->code.v, &x);
 		if (ev->fatal == GA_KEV_FATAL_YES && x.severity < GA_SEV_ERROR)
 			return GA_SEV_ERROR;
 		return x.severity;
+	}
 	case GA_KEV_SXID:
 		return ev->fatal == GA_KEV_FATAL_YES ? GA_SEV_ERROR : GA_SEV_WARNING;
 	case GA_KEV_GPU_LOST:
@@ -906,11 +951,14 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 {
 	struct ga_xid_info x;
 	switch (ev->kind) {
-	case GA_KEV_XID:
+	case GA_KEV_XID: {
+		enum ga_action a;
+		enum ga_severity s;
+		if (ga_kev_xid_line(ev, &a, &s))
+			return ga_xid_action_text(a);
 		ga_xid_lookup(ev->code.v, &x);
-		if (ev->fatal == GA_KEV_FATAL_YES && x.group == GA_XID_WARN_REBOOT)
-			return A_DRV;
 		return x.action;
+	}
 	case GA_KEV_SXID:
 		return ev->fatal == GA_KEV_FATAL_YES ? "drain; reset the NVSwitch fabric (reboot)"
 		                                     : A_INFO "; drain if it repeats";

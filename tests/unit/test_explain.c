@@ -96,7 +96,8 @@ static void test_basic_lines(void **state)
 	assert_int_equal(nc, 2);
 	assert_string_equal(sig_id(c[0].sig), "loader-soname");
 	assert_string_equal(sig_id(c[1].sig), "nvidia-xid");
-	assert_string_equal(c[1].detail, "Xid 79: GPU has fallen off the bus");
+	assert_string_equal(c[1].detail, "Xid 79 on 0000:3b:00.0 (GPU has fallen off the bus): reboot, "
+	                                 "NVIDIA: RESTART_BM");
 	ga_explain_free(ex);
 }
 
@@ -114,6 +115,58 @@ static enum ga_cause class_of(const char *text, const char *id)
 	return cls;
 }
 
+/*
+ * Every Xid of a kernel log with its GPU, most severe first, as health reads
+ * the same lines: an Xid without "PCI:", a second GPU lost without an Xid
+ * number (one-line and three-line forms), and many pairs stay bounded.
+ */
+static void test_xid_pairs(void **state)
+{
+	(void)state;
+	const char *log = "[  10.0] NVRM: Xid (PCI:0000:1b:00): 13, pid=1, name=python3, Graphics Exception\n"
+	                  "[  11.0] NVRM: Xid (0000:c1:00): 48, pid=2, name=python3, An uncorrectable double "
+	                  "bit error (DBE) has been detected on GPU in the framebuffer\n"
+	                  "[  12.0] NVRM: Xid (PCI:0000:1b:00): 79, pid=3, GPU has fallen off the bus.\n"
+	                  "[  12.1] NVRM: GPU 0000:1b:00.0: GPU has fallen off the bus.\n"
+	                  "[  13.0] NVRM: GPU 0000:bd:00.0: GPU has fallen off the bus.\n"
+	                  "[  14.0] NVRM: The NVIDIA GPU 0000:b7:00.0\n"
+	                  "               NVRM: (PCI ID: 10de:20b0) installed in this system has\n"
+	                  "               NVRM: fallen off the bus and is not responding to commands.\n"
+	                  "[  15.0] NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed from 0x0 "
+	                  "(None) to 0x2 (Node Reboot Required)\n";
+	struct ga_explain *ex = run_text(log, 1 << 20, 16);
+	size_t n = 0;
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(sig_id(c[0].sig), "nvidia-xid");
+	assert_int_equal(c[0].count, 7); /* the first line of the three-line form is no match */
+	assert_int_equal(c[0].cause_class, GA_CAUSE_NODE_HARDWARE);
+	assert_string_equal(
+	        c[0].detail,
+	        "Xid 79 on 0000:1b:00.0 (GPU has fallen off the bus): reboot, NVIDIA: RESTART_BM; "
+	        "Xid 79 on 0000:bd:00.0 (GPU has fallen off the bus): reboot, NVIDIA: RESTART_BM; "
+	        "Xid 79 on 0000:b7:00.0 (GPU has fallen off the bus): reboot, NVIDIA: RESTART_BM; "
+	        "Xid 154 on 0008:01:00.0 (GPU Recovery Action Changed): reboot, by the line's words, "
+	        "NVIDIA: XID_154; "
+	        "Xid 48 on 0000:c1:00.0 (Double Bit ECC Error): reset_gpu, NVIDIA: WORKFLOW_XID_48; "
+	        "Xid 13 on 0000:1b:00.0 (Graphics Engine Exception): restart_workload, NVIDIA: RESTART_APP");
+	ga_explain_free(ex);
+	/* 300 GPUs' Xids: listed up to the detail's room, the rest counted */
+	char *big = malloc(300 * 64);
+	assert_non_null(big);
+	size_t l = 0;
+	for (int i = 0; i < 300; i++)
+		l += (size_t)snprintf(big + l, 300 * 64 - l, "NVRM: Xid (PCI:0000:%02x:%02x): 31, x\n",
+		                      i / 32, i % 32);
+	ex = run_text(big, 1 << 20, 0);
+	c = ga_explain_causes(ex, &n);
+	assert_int_equal(c[0].count, 300);
+	assert_non_null(strstr(c[0].detail, "more (GPU, Xid) pairs"));
+	assert_true(strlen(c[0].detail) < sizeof(c[0].detail));
+	ga_explain_free(ex);
+	free(big);
+}
+
 static void test_cause_class(void **state)
 {
 	(void)state;
@@ -129,9 +182,11 @@ static void test_cause_class(void **state)
 	        class_of("NVRM: Xid (PCI:0000:1b:00): 31, pid=1\nNVRM: Xid (PCI:0000:1b:00): 79, x\n",
 	                 "nvidia-xid"),
 	        GA_CAUSE_NODE_HARDWARE);
-	assert_int_equal(class_of("NVRM: Xid (PCI:0000:1b:00): 119, x\n", "nvidia-xid"),
-	                 GA_CAUSE_NODE_HARDWARE);
+	/* GSP RPC timeout: NVIDIA's investigatory bucket is INVESTIGATE_SW */
+	assert_int_equal(class_of("NVRM: Xid (PCI:0000:1b:00): 119, x\n", "nvidia-xid"), GA_CAUSE_DRIVER);
+	/* 61 is unused in NVIDIA's catalogue, 999 not in it: the driver */
 	assert_int_equal(class_of("NVRM: Xid (PCI:0000:1b:00): 61, x\n", "nvidia-xid"), GA_CAUSE_DRIVER);
+	assert_int_equal(class_of("NVRM: Xid (PCI:0000:1b:00): 999, x\n", "nvidia-xid"), GA_CAUSE_DRIVER);
 	/* IB: status 12 the network, 4 memory registration (configuration), 5 a consequence */
 	assert_int_equal(
 	        class_of("NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12 opcode=0\n",
@@ -399,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_basic_lines),
 		cmocka_unit_test(test_most_specific_wins),
 		cmocka_unit_test(test_cause_class),
+		cmocka_unit_test(test_xid_pairs),
 		cmocka_unit_test(test_literal_without_regex),
 		cmocka_unit_test(test_fixtures_cover_catalogue),
 		cmocka_unit_test(test_chunking),

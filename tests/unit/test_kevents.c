@@ -32,7 +32,8 @@ static void test_xid_dmesg(void **state)
 	assert_int_equal(ev.code.v, 79);
 	assert_string_equal(ev.address, "0000:47:00.0");
 	assert_int_equal(ev.severity, GA_SEV_CRITICAL);
-	assert_string_equal(ga_kev_action(&ev), "drain; reset GPU or reboot; inspect if it recurs");
+	/* NVIDIA: RESTART_BM */
+	assert_string_equal(ga_kev_action(&ev), "drain and reboot the node");
 	assert_true(ev.message_len > 0 && !strncmp(ev.message, "NVRM: Xid", 9));
 }
 
@@ -60,14 +61,15 @@ static void test_forms(void **state)
 	assert_string_equal(ev.address, "0008:01:00.0");
 	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0008:01:00): 149, NETIR_LINK_EVT Nonfatal XC0", &ev), 1);
 	assert_int_equal(ev.fatal, GA_KEV_FATAL_NO);
-	assert_int_equal(ev.severity, GA_SEV_WARNING);
+	assert_int_equal(ev.severity, GA_SEV_INFO); /* the 144-150 decode: non-fatal is IGNORE */
+	assert_string_equal(ga_kev_action(&ev), "record");
 	/* short (no year: no time) */
 	assert_int_equal(
 	        parse(NULL, "Mar 04 11:00:01 host kernel: NVRM: Xid (PCI:0000:07:00): 13, pid=1", &ev), 1);
 	assert_false(ev.wall_s.set);
 	assert_false(ev.boot_s.set);
 	assert_int_equal(ev.severity, GA_SEV_WARNING);
-	assert_string_equal(ga_kev_action(&ev), "check the application");
+	assert_string_equal(ga_kev_action(&ev), "restart the job; check the application if it repeats");
 	/* short-monotonic */
 	assert_int_equal(parse(NULL,
 	                       "[  12.500000] host kernel: INFO: task x:1 blocked for more than 120 seconds.",
@@ -203,28 +205,116 @@ static void test_catalogue(void **state)
 {
 	(void)state;
 	struct ga_xid_info x;
-	assert_int_equal(ga_xid_lookup(79, &x), 1);
+	assert_int_equal(ga_xid_lookup(79, &x), 1); /* RESTART_BM */
 	assert_int_equal(x.group, GA_XID_HARDWARE);
 	assert_int_equal(x.severity, GA_SEV_CRITICAL);
+	assert_int_equal(x.act, GA_ACT_REBOOT);
+	assert_string_equal(x.mnemonic, "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS");
+	/* NVIDIA lists 28 as unused: not driver-fatal, investigate, warning */
 	assert_int_equal(ga_xid_lookup(28, &x), 1);
-	assert_int_equal(x.group, GA_XID_DRIVER_FATAL);
-	assert_string_equal(x.action, "drain and reboot");
+	assert_true(x.unused);
+	assert_int_equal(x.group, GA_XID_UNKNOWN);
+	assert_int_equal(x.act, GA_ACT_INVESTIGATE);
+	assert_int_equal(x.severity, GA_SEV_WARNING);
+	assert_string_equal(x.action, "investigate: NVIDIA lists this Xid as unused");
 	assert_int_equal(ga_xid_lookup(31, &x), 1);
 	assert_int_equal(x.group, GA_XID_APP);
-	assert_int_equal(ga_xid_lookup(92, &x), 1);
+	assert_int_equal(ga_xid_lookup(92, &x), 1); /* IGNORE */
 	assert_int_equal(x.severity, GA_SEV_INFO);
 	assert_string_equal(x.action, "record");
-	assert_int_equal(ga_xid_lookup(146, &x), 1);
-	assert_int_equal(x.group, GA_XID_WARN_REBOOT);
-	assert_int_equal(ga_xid_lookup(143, &x), 1);
-	assert_int_equal(x.group, GA_XID_HW_INSPECT);
-	assert_int_equal(ga_xid_lookup(54, &x), 1);
-	assert_string_equal(x.action, "check the auxiliary power cables");
-	assert_int_equal(ga_xid_lookup(154, &x), 1);
-	assert_int_equal(x.severity, GA_SEV_INFO);
+	/* the old table's mistakes (issue 27): 64/143 reset, 46/155/156/158 reset, 38/44/63/121 ignore */
+	static const unsigned reset[] = { 46, 64, 143, 155, 156, 158 }, ignore[] = { 38, 44, 63, 121 };
+	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++) {
+		assert_int_equal(ga_xid_lookup(reset[i], &x), 1);
+		assert_int_equal(x.act, GA_ACT_RESET_GPU);
+	}
+	for (size_t i = 0; i < sizeof(ignore) / sizeof(ignore[0]); i++) {
+		assert_int_equal(ga_xid_lookup(ignore[i], &x), 1);
+		assert_int_equal(x.act, GA_ACT_NONE);
+	}
+	assert_int_equal(ga_xid_lookup(54, &x), 1); /* CHECK_MECHANICALS */
+	assert_int_equal(x.act, GA_ACT_DRAIN);
+	assert_int_equal(ga_xid_lookup(154, &x), 1); /* the line decides */
+	assert_int_equal(x.act, GA_ACT_INVESTIGATE);
+	assert_int_equal(x.group, GA_XID_EXTRA);
 	assert_int_equal(ga_xid_lookup(9999, &x), 0);
 	assert_int_equal(x.group, GA_XID_UNKNOWN);
 	assert_int_equal(x.severity, GA_SEV_WARNING);
+}
+
+/* Xid 154 and recovery-action words act on the words; NVLink5 on Fatal/Nonfatal. */
+static void test_line_words(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		enum ga_action act;
+		enum ga_severity sev;
+	} cases[] = {
+		{ "NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 "
+		  "(Node Reboot Required)",
+		  GA_ACT_REBOOT, GA_SEV_CRITICAL },
+		{ "NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 "
+		  "(GPU Reset Required)",
+		  GA_ACT_RESET_GPU, GA_SEV_CRITICAL },
+		{ "NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed from 0x1 (GPU Reset "
+		  "Required) to 0x4 (Drain and Reset)",
+		  GA_ACT_RESET_GPU, GA_SEV_CRITICAL },
+		{ "NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x3 "
+		  "(Drain P2P)",
+		  GA_ACT_DRAIN, GA_SEV_ERROR },
+		{ "NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed from 0x2 (Node Reboot "
+		  "Required) to 0x0 (None)",
+		  GA_ACT_NONE, GA_SEV_INFO },
+		/* the words without the number */
+		{ "NVRM: Xid (PCI:0000:41:00): 154, GPU recovery action changed to Node Reboot Required",
+		  GA_ACT_REBOOT, GA_SEV_CRITICAL },
+		{ "NVRM: Xid (PCI:0000:41:00): 48, An uncorrectable double bit error (DBE) has been "
+		  "detected on GPU in the framebuffer. GPU Reset Required.",
+		  GA_ACT_RESET_GPU, GA_SEV_CRITICAL },
+		{ "NVRM: Xid (PCI:0008:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 08 (0x4)",
+		  GA_ACT_RESET_GPU, GA_SEV_ERROR },
+		{ "NVRM: Xid (PCI:0008:01:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 01 (0x0)", GA_ACT_NONE,
+		  GA_SEV_INFO },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ga_kevent ev;
+		enum ga_action a;
+		enum ga_severity s;
+		assert_int_equal(parse(NULL, cases[i].line, &ev), 1);
+		if (ga_kev_xid_line(&ev, &a, &s) != 1)
+			fail_msg("no action from the words: %s", cases[i].line);
+		assert_int_equal(a, cases[i].act);
+		assert_int_equal(s, cases[i].sev);
+		assert_int_equal(ev.severity, cases[i].sev);
+		assert_string_equal(ga_kev_action(&ev), ga_xid_action_text(a));
+	}
+	/* the driver's own line without an Xid: Xid 154's words for that GPU */
+	struct ga_kevent rv;
+	enum ga_action ra;
+	enum ga_severity rs;
+	assert_int_equal(parse(NULL,
+	                       "[ 9.5] nvidia: GPU 0008:01:00.0: GPU recovery action changed from 0x0 to 0x1",
+	                       &rv),
+	                 1);
+	assert_int_equal(rv.kind, GA_KEV_XID);
+	assert_int_equal(rv.code.v, 154);
+	assert_string_equal(rv.address, "0008:01:00.0");
+	assert_int_equal(ga_kev_xid_line(&rv, &ra, &rs), 1);
+	assert_int_equal(ra, GA_ACT_RESET_GPU);
+	assert_int_equal(parse(NULL, "nvidia: GPU 0008:01:00.0: GPU recovery action changed", &rv), 0);
+	/* no words, no token: the row (154 alone investigates; 149 without a token too) */
+	struct ga_kevent ev;
+	enum ga_action a;
+	enum ga_severity s;
+	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0008:01:00): 154, GPU recovery action changed", &ev), 1);
+	assert_int_equal(ga_kev_xid_line(&ev, &a, &s), 0);
+	assert_int_equal(ev.severity, GA_SEV_WARNING);
+	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0008:01:00): 149, NETIR_LINK_EVT XC0", &ev), 1);
+	assert_int_equal(ga_kev_xid_line(&ev, &a, &s), 0);
+	/* a "Fatal" word on a non-NVLink5 Xid does not set the action from the token */
+	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0000:41:00): 13, Graphics Exception Fatal", &ev), 1);
+	assert_int_equal(ga_kev_xid_line(&ev, &a, &s), 0);
 }
 
 static void test_overrides(void **state)
@@ -450,19 +540,13 @@ static void test_health_vm_fault_reset(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_xid_dmesg),
-		cmocka_unit_test(test_forms),
-		cmocka_unit_test(test_other_kinds),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_addr),
-		cmocka_unit_test(test_catalogue),
-		cmocka_unit_test(test_overrides),
-		cmocka_unit_test(test_duration),
-		cmocka_unit_test(test_health_window),
-		cmocka_unit_test(test_wall_stamps),
-		cmocka_unit_test(test_wall_time_parse),
-		cmocka_unit_test(test_vm_fault),
-		cmocka_unit_test(test_health_vm_fault_reset),
+		cmocka_unit_test(test_xid_dmesg),   cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_other_kinds), cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_addr),        cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_line_words),  cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_duration),    cmocka_unit_test(test_health_window),
+		cmocka_unit_test(test_wall_stamps), cmocka_unit_test(test_wall_time_parse),
+		cmocka_unit_test(test_vm_fault),    cmocka_unit_test(test_health_vm_fault_reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,216 @@
+/*
+ * test_xid.c - the Xid table (lib/core/xid.def) against the facts file
+ * transcribed from NVIDIA's Xid catalogue (tests/fixtures/xid/
+ * nvidia-xid-catalog.tsv): every published Xid is in the table with the same
+ * mnemonic, description and buckets; every row's action follows the one
+ * mapping (docs/xid.md) unless the row says why it departs; actions.def
+ * carries each row as GA-XID-<n>.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpuaudit/findings.h"
+#include "gpuaudit/kmsg.h"
+#include "gpuaudit/xid.h"
+
+#define MAX_ROWS 512
+
+struct row {
+	unsigned xid;
+	char mnemonic[96], description[160], immediate[48], investigatory[96];
+};
+
+static struct row rows[MAX_ROWS];
+static size_t n_rows;
+
+/* Split a tab-separated line into up to n fields (in place). */
+static size_t split(char *line, char **f, size_t n)
+{
+	size_t k = 0;
+	for (char *p = line; k < n;) {
+		f[k++] = p;
+		char *t = strchr(p, '\t');
+		if (!t)
+			break;
+		*t = '\0';
+		p = t + 1;
+	}
+	return k;
+}
+
+static int load(void **state)
+{
+	(void)state;
+	const char *dir = getenv("GA_FIXTURES");
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/xid/nvidia-xid-catalog.tsv", dir ? dir : "tests/fixtures");
+	FILE *fp = fopen(path, "r");
+	if (!fp) {
+		fprintf(stderr, "cannot open %s\n", path);
+		return -1;
+	}
+	char line[1024];
+	bool header = false;
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '#' || !line[0])
+			continue;
+		if (!header) {
+			header = true; /* the column names */
+			continue;
+		}
+		char *f[5];
+		if (split(line, f, 5) != 5 || n_rows == MAX_ROWS) {
+			fclose(fp);
+			return -1;
+		}
+		struct row *r = &rows[n_rows++];
+		char *end;
+		r->xid = (unsigned)strtoul(f[0], &end, 10);
+		if (*end)
+			return fclose(fp), -1;
+		snprintf(r->mnemonic, sizeof(r->mnemonic), "%s", f[1]);
+		snprintf(r->description, sizeof(r->description), "%s", f[2]);
+		snprintf(r->immediate, sizeof(r->immediate), "%s", f[3]);
+		snprintf(r->investigatory, sizeof(r->investigatory), "%s", strcmp(f[4], "-") ? f[4] : "");
+	}
+	fclose(fp);
+	return n_rows ? 0 : -1;
+}
+
+/* Every published Xid is in the table, equal in every fact, and the table has nothing else. */
+static void test_facts_equal(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct ga_xid_fact *t = ga_xid_facts(&n);
+	assert_int_equal(n, n_rows);
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct row *r = &rows[i];
+		const struct ga_xid_fact *f = ga_xid_fact(r->xid);
+		if (!f)
+			fail_msg("Xid %u (%s) is published and missing from lib/core/xid.def", r->xid,
+			         r->mnemonic);
+		assert_int_equal(f->xid, r->xid);
+		assert_string_equal(f->mnemonic, r->mnemonic);
+		assert_string_equal(f->description, r->description);
+		enum ga_xid_bucket b;
+		if (ga_xid_bucket_parse(r->immediate, &b) < 0)
+			fail_msg("Xid %u: bucket %s has no enum value", r->xid, r->immediate);
+		if (f->immediate != b)
+			fail_msg("Xid %u: immediate bucket %s in the table, %s in the catalogue", r->xid,
+			         ga_xid_bucket_name(f->immediate), r->immediate);
+		assert_string_equal(f->investigatory, r->investigatory);
+		assert_int_equal(ga_xid_unused(f), !strcmp(r->description, "Unused"));
+	}
+	/* rows are in order without gaps: ga_xid_fact indexes them */
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(t[i].xid, i + 1);
+	assert_null(ga_xid_fact(0));
+	assert_null(ga_xid_fact(n + 1));
+}
+
+/* The mapping is applied to every row; a departure is documented and real. */
+static void test_mapping_applied(void **state)
+{
+	(void)state;
+	size_t n;
+	const struct ga_xid_fact *t = ga_xid_facts(&n);
+	for (size_t i = 0; i < n; i++) {
+		enum ga_action a;
+		enum ga_severity s;
+		ga_xid_bucket_default(t[i].immediate, &a, &s);
+		bool same = a == t[i].action && s == t[i].severity;
+		if (!same && !t[i].departure[0])
+			fail_msg("Xid %u departs from the mapping (%s -> %s) without a reason", t[i].xid,
+			         ga_xid_bucket_name(t[i].immediate), ga_action_name(a));
+		if (same && t[i].departure[0])
+			fail_msg("Xid %u has a departure reason but follows the mapping", t[i].xid);
+		/* an unused Xid is never driver-fatal */
+		if (ga_xid_unused(&t[i])) {
+			assert_true(t[i].action == GA_ACT_INVESTIGATE || t[i].action == GA_ACT_NONE);
+			assert_true(t[i].severity <= GA_SEV_WARNING);
+		}
+		/* actions.def carries the row */
+		char code[32];
+		enum ga_action da;
+		enum ga_cause dc;
+		snprintf(code, sizeof(code), "GA-XID-%u", t[i].xid);
+		assert_int_equal(ga_action_default(code, &da, &dc), 2);
+		assert_int_equal(da, t[i].action);
+		assert_int_equal(dc, t[i].cause);
+		/* the kernel-log lookup reads the same row */
+		struct ga_xid_info x;
+		assert_int_equal(ga_xid_lookup(t[i].xid, &x), 1);
+		assert_int_equal(x.act, t[i].action);
+		assert_int_equal(x.severity, t[i].severity);
+		assert_string_equal(x.mnemonic, t[i].mnemonic);
+	}
+}
+
+/* The mapping itself, bucket by bucket (docs/xid.md). */
+static void test_mapping(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *bucket;
+		enum ga_action act;
+		enum ga_severity sev;
+	} want[] = {
+		{ "RESTART_APP", GA_ACT_RESTART_WORKLOAD, GA_SEV_WARNING },
+		{ "RESET_GPU", GA_ACT_RESET_GPU, GA_SEV_CRITICAL },
+		{ "RESTART_BM", GA_ACT_REBOOT, GA_SEV_CRITICAL },
+		{ "RESTART_VM", GA_ACT_REBOOT, GA_SEV_CRITICAL },
+		{ "IGNORE", GA_ACT_NONE, GA_SEV_INFO },
+		{ "CHECK_MECHANICALS", GA_ACT_DRAIN, GA_SEV_ERROR },
+		{ "CHECK_UVM", GA_ACT_INVESTIGATE, GA_SEV_WARNING },
+		{ "UPDATE_SWFW", GA_ACT_FIX_CONFIG, GA_SEV_ERROR },
+		{ "CONTACT_SUPPORT", GA_ACT_INVESTIGATE, GA_SEV_WARNING },
+		{ "WORKFLOW_XID_45", GA_ACT_INVESTIGATE, GA_SEV_INFO },
+		{ "WORKFLOW_XID_48", GA_ACT_RESET_GPU, GA_SEV_CRITICAL },
+		{ "WORKFLOW_NVLINK_ERR", GA_ACT_RESET_GPU, GA_SEV_ERROR },
+		{ "WORKFLOW_NVLINK5_ERR", GA_ACT_INVESTIGATE, GA_SEV_WARNING },
+		{ "XID_154", GA_ACT_INVESTIGATE, GA_SEV_WARNING },
+		{ "-", GA_ACT_INVESTIGATE, GA_SEV_WARNING },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		enum ga_xid_bucket b;
+		enum ga_action a;
+		enum ga_severity s;
+		assert_int_equal(ga_xid_bucket_parse(want[i].bucket, &b), 0);
+		ga_xid_bucket_default(b, &a, &s);
+		assert_int_equal(a, want[i].act);
+		assert_int_equal(s, want[i].sev);
+	}
+	enum ga_xid_bucket b;
+	assert_int_equal(ga_xid_bucket_parse("REBOOT_PLEASE", &b), -EINVAL);
+	/* the NVML recovery actions */
+	static const enum ga_action rec[] = { GA_ACT_NONE,      GA_ACT_RESET_GPU, GA_ACT_REBOOT,
+		                              GA_ACT_DRAIN,     GA_ACT_RESET_GPU, GA_ACT_INVESTIGATE,
+		                              GA_ACT_RESET_GPU, GA_ACT_REBOOT };
+	for (int r = 0; r < 8; r++) {
+		enum ga_action a;
+		enum ga_severity s;
+		ga_xid_recovery_default(r, &a, &s);
+		assert_int_equal(a, rec[r]);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_facts_equal),
+		cmocka_unit_test(test_mapping_applied),
+		cmocka_unit_test(test_mapping),
+	};
+	return cmocka_run_group_tests(tests, load, NULL);
+}
