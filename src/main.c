@@ -516,10 +516,12 @@ const struct command commands[] = {
 	  "\n"
 	  "A progress line is written to stderr when it is a terminal.\n"
 	  "\n"
-	  "Exit status: 0 no error-level findings, 1 error-level findings (wrong vendor,\n"
-	  "CUDA too new, no kernel image, policy violations...), 2 usage error, a PATH\n"
-	  "that cannot be read, or a scan left incomplete (a cap hit, damaged input),\n"
-	  "70 internal error.\n" },
+	  "Exit status (the result line, JSON \"result\", SARIF invocation): 0 PASS\n"
+	  "(everything read, no error-level finding), 1 FAIL (error-level findings:\n"
+	  "wrong vendor, CUDA too new, no kernel image, policy violations...), 2 usage\n"
+	  "error or ERROR (a PATH that cannot be read), 4 INCOMPLETE (part of the input\n"
+	  "not read: a cap hit, damaged input) or UNKNOWN (nothing scanned: no regular\n"
+	  "file in any PATH), 70 internal error.\n" },
 	{ "bench", cmd_bench, "benchmarks: primitives per backend and workloads",
 	  "usage: gpuaudit bench BENCHMARK [OPTIONS]\n"
 	  "\n"
