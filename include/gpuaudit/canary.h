@@ -80,7 +80,7 @@ struct ga_canary_metric {
 	double median_change; /* cand/base - 1 */
 	struct ga_mwu mwu;
 	enum ga_canary_class cls;
-	bool worse; /* cls is a change in the bad direction */
+	bool worse;        /* cls is a change in the bad direction */
 	double min_effect; /* the smallest median change that can fail, in the unit (NAN: relative only) */
 	double floor_abs;  /* its absolute part (0: none), also the tail's */
 	enum ga_canary_tail tail;
@@ -101,7 +101,7 @@ struct ga_canary_report {
 	bool error_slo_broken;
 	int checks_pass, checks_fail, checks_nodata;
 	int checks_unjudged; /* below the metric's resolution: neither pass nor fail */
-	double score; /* NAN when no check decided */
+	double score;        /* NAN when no check decided */
 	enum ga_canary_verdict verdict;
 	char **reasons; /* why the verdict, one sentence each */
 	size_t n_reasons;
@@ -125,7 +125,7 @@ struct ga_canary_doc_metric {
 	int cls; /* "class": enum ga_canary_class */
 	struct ga_obool worse;
 	struct ga_odbl min_effect; /* the smallest median change that can fail; null: none (missing) */
-	int tail; /* enum ga_canary_tail */
+	int tail;                  /* enum ga_canary_tail */
 	struct ga_odbl baseline_tail, candidate_tail;
 	struct ga_odbl tail_ratio, tail_ratio_lo, tail_ratio_hi; /* null without a bootstrap */
 };
