@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "gpuaudit/deps.h"
+#include "gpuaudit/strmap.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
@@ -566,17 +567,14 @@ static int deps_cyclonedx(struct cli *cli, struct ga_ctx *ctx, const struct deps
 	int64_t now = (int64_t)time(NULL);
 	bool fixed = e && ga_wall_time_parse(e, &now) == 0;
 	uint8_t u[16];
-	uint64_t h1 = 1469598103934665603ull, h2 = 0x9e3779b97f4a7c15ull;
+	uint64_t h1 = GA_FNV1A64_BASIS, h2 = 0x9e3779b97f4a7c15ull;
 	if (fixed || getentropy(u, sizeof(u)) < 0) {
 		/* FNV-1a over the time and the subject, two lanes */
 		char seed[32];
 		snprintf(seed, sizeof(seed), "%lld:", (long long)now);
-		for (const char *s = seed; *s; s++)
-			h1 = (h1 ^ (uint8_t)*s) * 1099511628211ull;
-		for (size_t i = 0; i < subject.len; i++) {
-			h1 = (h1 ^ (uint8_t)subject.data[i]) * 1099511628211ull;
-			h2 = (h2 ^ (uint8_t)subject.data[i]) * 1099511628211ull;
-		}
+		h1 = ga_fnv1a64_add(h1, seed, strlen(seed));
+		h1 = ga_fnv1a64_add(h1, subject.data, subject.len);
+		h2 = ga_fnv1a64_add(h2, subject.data, subject.len);
 		for (int i = 0; i < 8; i++) {
 			u[i] = (uint8_t)(h1 >> (8 * i));
 			u[8 + i] = (uint8_t)(h2 >> (8 * i));

@@ -11,14 +11,8 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/strmap.h"
 #include "gpuaudit/fleet.h"
-
-/* a string -> index map (open addressing, FNV-1a) */
-struct map {
-	char **keys;
-	size_t *vals;
-	size_t cap, n; /* cap a power of two, at most half full */
-};
 
 /* bounded samples: the `cap` smallest (host, source) pairs */
 struct sample {
@@ -60,7 +54,7 @@ struct checks {
 
 struct ga_fleet {
 	struct ga_fleet_opts o;
-	struct map idx; /* "F"+family key, "C"+hw|pool, "S"+class|stack, "K"+check class */
+	struct ga_strmap idx; /* "F"+family key, "C"+hw|pool, "S"+class|stack, "K"+check class */
 	struct family *fams;
 	size_t n_fams;
 	struct klass *classes;

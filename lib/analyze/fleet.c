@@ -37,77 +37,6 @@ const char *ga_fleet_reason_name(unsigned bit)
 	return NULL;
 }
 
-/* --- a string -> index map (open addressing, FNV-1a) --------------------- */
-
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static bool map_get(const struct map *m, const char *key, size_t *ret)
-{
-	if (!m->cap)
-		return false;
-	for (size_t i = fnv1a(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->keys[i])
-			return false;
-		if (!strcmp(m->keys[i], key)) {
-			*ret = m->vals[i];
-			return true;
-		}
-	}
-}
-
-static int map_put(struct map *m, const char *key, size_t val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 64;
-		char **nk = ga_calloc(ncap, sizeof(*nk));
-		size_t *nv = ga_calloc(ncap, sizeof(*nv));
-		if (!nk || !nv) {
-			ga_free(nk);
-			ga_free(nv);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->keys[i])
-				continue;
-			size_t j = fnv1a(m->keys[i]) & (ncap - 1);
-			while (nk[j])
-				j = (j + 1) & (ncap - 1);
-			nk[j] = m->keys[i];
-			nv[j] = m->vals[i];
-		}
-		ga_free(m->keys);
-		ga_free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = ncap;
-	}
-	char *k = ga_strdup(key);
-	if (!k)
-		return -ENOMEM;
-	size_t i = fnv1a(key) & (m->cap - 1);
-	while (m->keys[i])
-		i = (i + 1) & (m->cap - 1);
-	m->keys[i] = k;
-	m->vals[i] = val;
-	m->n++;
-	return 0;
-}
-
-static void map_release(struct map *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		ga_free(m->keys[i]);
-	ga_free(m->keys);
-	ga_free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
 /* --- bounded samples: the `cap` smallest (host, source) pairs ------------ */
 
 static void sample_release(struct sample *s)
@@ -184,7 +113,7 @@ void ga_fleet_free(struct ga_fleet *f)
 {
 	if (!f)
 		return;
-	map_release(&f->idx);
+	ga_strmap_release(&f->idx);
 	for (size_t i = 0; i < f->n_fams; i++)
 		ga_free(f->fams[i].key);
 	ga_free(f->fams);
@@ -269,14 +198,14 @@ static int find_family(struct ga_fleet *f, const char *family, const char *hw_js
 	r = ga_buf_addf(&b, "F%s", family ? family : key);
 	if (r < 0)
 		goto out;
-	if (map_get(&f->idx, b.data, ret))
+	if (ga_strmap_get(&f->idx, b.data, ret))
 		goto out;
 	struct family *fam = ga_array_push((void **)&f->fams, &f->n_fams, sizeof(*fam));
 	if (!fam) {
 		r = -ENOMEM;
 		goto out;
 	}
-	r = map_put(&f->idx, b.data, f->n_fams - 1);
+	r = ga_strmap_put(&f->idx, b.data, f->n_fams - 1, NULL);
 	if (r < 0) {
 		f->n_fams--;
 		goto out;
@@ -309,7 +238,7 @@ static int find_class(struct ga_fleet *f, const struct seen *sn, size_t *ret)
 	int r = ga_buf_addf(&b, "C%s|%s", n->hw_sha256, n->pool ? n->pool : "");
 	if (r < 0)
 		goto out;
-	if (map_get(&f->idx, b.data, ret))
+	if (ga_strmap_get(&f->idx, b.data, ret))
 		goto out;
 	size_t fam;
 	r = find_family(f, n->family, sn->hw_json, &fam);
@@ -330,7 +259,7 @@ static int find_class(struct ga_fleet *f, const struct seen *sn, size_t *ret)
 	struct klass *slot = NULL;
 	if (k.id && k.name && k.hw_sha256 && (!n->pool || k.pool))
 		slot = ga_array_push((void **)&f->classes, &f->n_classes, sizeof(*slot));
-	if (slot && map_put(&f->idx, b.data, f->n_classes - 1) < 0) {
+	if (slot && ga_strmap_put(&f->idx, b.data, f->n_classes - 1, NULL) < 0) {
 		f->n_classes--;
 		slot = NULL;
 	}
@@ -454,7 +383,7 @@ static int find_cell(struct ga_fleet *f, size_t cls, const struct seen *sn, size
 	int r = ga_buf_addf(&b, "S%zu|%s", cls, sn->n->stack_sha256);
 	if (r < 0)
 		goto out;
-	if (map_get(&f->idx, b.data, ret))
+	if (ga_strmap_get(&f->idx, b.data, ret))
 		goto out;
 	struct cell *c = ga_array_push((void **)&f->cells, &f->n_cells, sizeof(*c));
 	if (!c) {
@@ -465,7 +394,7 @@ static int find_cell(struct ga_fleet *f, size_t cls, const struct seen *sn, size
 	c->stack_sha256 = ga_strdup(sn->n->stack_sha256);
 	r = c->stack_sha256 ? cell_columns(c, sn) : -ENOMEM;
 	if (r == 0)
-		r = map_put(&f->idx, b.data, f->n_cells - 1);
+		r = ga_strmap_put(&f->idx, b.data, f->n_cells - 1, NULL);
 	if (r < 0) {
 		ga_free(c->stack_sha256);
 		ga_free(c->driver);
@@ -673,11 +602,11 @@ int ga_fleet_add_check(struct ga_fleet *f, const char *source, const char *name,
 	int r = ga_buf_addf(&b, "K%s%s", cls ? "=" : "", cls ? cls : "");
 	if (r < 0)
 		goto out;
-	if (!map_get(&f->idx, b.data, &k)) {
+	if (!ga_strmap_get(&f->idx, b.data, &k)) {
 		char *c = cls ? ga_strdup(cls) : NULL;
 		struct checks *e =
 		        (!cls || c) ? ga_array_push((void **)&f->checks, &f->n_checks, sizeof(*e)) : NULL;
-		if (e && map_put(&f->idx, b.data, f->n_checks - 1) < 0) {
+		if (e && ga_strmap_put(&f->idx, b.data, f->n_checks - 1, NULL) < 0) {
 			f->n_checks--;
 			e = NULL;
 		}

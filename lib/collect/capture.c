@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/strmap.h"
 #include "collect.h"
 #include "gpuaudit/capture.h"
 #include "gpuaudit/fs.h"
@@ -43,39 +44,12 @@
 
 /* ------------------------------------------------------------ string set */
 
-struct strset {
-	char **v;
-	size_t cap, n;
-};
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
+/* the library's string map (lib/core/strmap.h) used as a set */
+#define strset ga_strmap
 
 static bool set_has(const struct strset *s, const char *k)
 {
-	if (!s->cap)
-		return false;
-	for (size_t i = (size_t)str_hash(k) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (!s->v[i])
-			return false;
-		if (!strcmp(s->v[i], k))
-			return true;
-	}
-}
-
-static int set_put(struct strset *s, char *owned)
-{
-	for (size_t i = (size_t)str_hash(owned) & (s->cap - 1);; i = (i + 1) & (s->cap - 1))
-		if (!s->v[i]) {
-			s->v[i] = owned;
-			s->n++;
-			return 0;
-		}
+	return ga_strmap_get(s, k, NULL);
 }
 
 /* 1 added, 0 already there, -ENOMEM. */
@@ -83,31 +57,12 @@ static int set_add(struct strset *s, const char *k)
 {
 	if (set_has(s, k))
 		return 0;
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 256;
-		char **nv = ga_calloc(nc, sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		struct strset ns = { nv, nc, 0 };
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->v[i])
-				set_put(&ns, s->v[i]);
-		ga_free(s->v);
-		*s = ns;
-	}
-	char *d = ga_strdup(k);
-	if (!d)
-		return -ENOMEM;
-	set_put(s, d);
-	return 1;
+	return ga_strmap_put(s, k, 0, NULL) < 0 ? -ENOMEM : 1;
 }
 
 static void set_release(struct strset *s)
 {
-	for (size_t i = 0; i < s->cap; i++)
-		ga_free(s->v[i]);
-	ga_free(s->v);
-	memset(s, 0, sizeof(*s));
+	ga_strmap_release(s);
 }
 
 /* ------------------------------------------------------------ state */
@@ -1513,8 +1468,8 @@ static void take_libs(struct cap *c)
 	char **all = ga_calloc(dirs.n + 1, sizeof(*all));
 	size_t k = 0;
 	for (size_t i = 0; all && i < dirs.cap; i++)
-		if (dirs.v[i])
-			all[k++] = dirs.v[i];
+		if (dirs.keys[i])
+			all[k++] = dirs.keys[i];
 	if (all && k)
 		qsort(all, k, sizeof(*all), strcmp_ptr);
 	for (size_t i = 0; all && i < k && !c->err; i++) {

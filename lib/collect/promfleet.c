@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/strmap.h"
 #include "gpuaudit/promfleet.h"
 
 #define DRIFT_CODES "GA-LINK-DEGRADED|GA-PIN-.+|GA-EXPECT-.+|GA-CHECK-NO-CLASS"
@@ -29,64 +30,48 @@
 /* --- (job, instance) -> findings of that node --------------------------- */
 
 struct nodefind {
-	char *key;
+	const char *key; /* the map's copy */
 	struct ga_findings f;
 	unsigned chunk; /* --since: the range query that asks for this node's instance */
 };
 
 struct findmap {
-	struct nodefind *v;
-	size_t cap, n; /* cap a power of two, at most half full */
+	struct ga_strmap idx; /* key -> index into v */
+	struct nodefind *v;   /* in the order first seen */
+	size_t n, alloc;
 };
-
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
 
 static struct nodefind *findmap_get(struct findmap *m, const char *key, bool add)
 {
-	if (add && (m->n + 1) * 2 > m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 64;
-		struct nodefind *nv = ga_calloc(ncap, sizeof(*nv));
+	size_t i;
+	if (ga_strmap_get(&m->idx, key, &i))
+		return &m->v[i];
+	if (!add)
+		return NULL;
+	if (m->n == m->alloc) {
+		size_t na = m->alloc ? m->alloc * 2 : 64;
+		struct nodefind *nv = ga_realloc(m->v, na * sizeof(*nv));
 		if (!nv)
 			return NULL;
-		for (size_t i = 0; i < m->cap; i++) {
-			if (!m->v[i].key)
-				continue;
-			size_t j = fnv1a(m->v[i].key) & (ncap - 1);
-			while (nv[j].key)
-				j = (j + 1) & (ncap - 1);
-			nv[j] = m->v[i];
-		}
-		ga_free(m->v);
 		m->v = nv;
-		m->cap = ncap;
+		m->alloc = na;
 	}
-	if (!m->cap)
+	const char *k;
+	if (ga_strmap_put(&m->idx, key, m->n, &k) < 0)
 		return NULL;
-	size_t i = fnv1a(key) & (m->cap - 1);
-	for (; m->v[i].key; i = (i + 1) & (m->cap - 1))
-		if (!strcmp(m->v[i].key, key))
-			return &m->v[i];
-	if (!add || !(m->v[i].key = ga_strdup(key)))
-		return NULL;
-	ga_findings_init(&m->v[i].f);
-	m->n++;
-	return &m->v[i];
+	struct nodefind *nf = &m->v[m->n++];
+	memset(nf, 0, sizeof(*nf));
+	nf->key = k;
+	ga_findings_init(&nf->f);
+	return nf;
 }
 
 static void findmap_release(struct findmap *m)
 {
-	for (size_t i = 0; i < m->cap; i++) {
-		ga_free(m->v[i].key);
-		if (m->v[i].key)
-			ga_findings_release(&m->v[i].f);
-	}
+	for (size_t i = 0; i < m->n; i++)
+		ga_findings_release(&m->v[i].f);
 	ga_free(m->v);
+	ga_strmap_release(&m->idx);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -372,7 +357,7 @@ static int history_of(struct run *run, size_t i, size_t j)
 }
 
 /*
- * instance=~"a|b|..." for the instances of the changed nodes from slot *i
+ * instance=~"a|b|..." for the instances of the changed nodes from the *i-th
  * on, at most HISTORY_CHUNK of them: regex metacharacters escaped for RE2,
  * then backslash and quote for the PromQL string.
  */
@@ -380,10 +365,8 @@ static int instance_regex(struct ga_buf *b, struct findmap *m, size_t *i, unsign
 {
 	size_t n = 0;
 	int r = ga_buf_adds(b, "instance=~\"");
-	for (; r == 0 && *i < m->cap && n < HISTORY_CHUNK; (*i)++) {
+	for (; r == 0 && *i < m->n && n < HISTORY_CHUNK; (*i)++) {
 		const char *key = m->v[*i].key;
-		if (!key)
-			continue;
 		m->v[*i].chunk = chunk;
 		const char *inst = strchr(key, '\x1f');
 		inst = inst ? inst + 1 : "";
@@ -482,9 +465,7 @@ static int read_history(struct run *run)
 	 */
 	size_t i = 0;
 	while (r == 0) {
-		while (i < run->changed.cap && !run->changed.v[i].key)
-			i++;
-		if (i >= run->changed.cap)
+		if (i >= run->changed.n)
 			break;
 		struct ga_buf re;
 		ga_buf_init(&re, 0);

@@ -94,27 +94,27 @@ void ga_deps_membuf_release(struct deps_membuf *m)
 }
 
 struct layer_filter {
-	struct strset hidden;      /* paths provided or deleted by upper layers */
-	struct strset opaque;      /* directories an upper layer made opaque */
-	struct strset pend_hidden; /* this layer's whiteouts: apply below it */
-	struct strset pend_opaque;
+	struct ga_strmap hidden;      /* paths provided or deleted by upper layers */
+	struct ga_strmap opaque;      /* directories an upper layer made opaque */
+	struct ga_strmap pend_hidden; /* this layer's whiteouts: apply below it */
+	struct ga_strmap pend_opaque;
 };
 
 static void filter_release(struct layer_filter *f)
 {
-	ga_strset_release(&f->hidden);
-	ga_strset_release(&f->opaque);
-	ga_strset_release(&f->pend_hidden);
-	ga_strset_release(&f->pend_opaque);
+	ga_strmap_release(&f->hidden);
+	ga_strmap_release(&f->opaque);
+	ga_strmap_release(&f->pend_hidden);
+	ga_strmap_release(&f->pend_opaque);
 }
 
 static bool filter_hidden(const struct layer_filter *f, const char *p)
 {
-	if (ga_strset_has(&f->hidden, p))
+	if (ga_strmap_get(&f->hidden, p, NULL))
 		return true;
 	for (const char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
 		size_t n = (size_t)(s - p);
-		if (ga_strset_has_n(&f->hidden, p, n) || ga_strset_has_n(&f->opaque, p, n))
+		if (ga_strmap_get_n(&f->hidden, p, n, NULL) || ga_strmap_get_n(&f->opaque, p, n, NULL))
 			return true;
 	}
 	return false;
@@ -123,13 +123,13 @@ static bool filter_hidden(const struct layer_filter *f, const char *p)
 static int filter_merge(struct layer_filter *f)
 {
 	for (size_t i = 0; i < f->pend_hidden.cap; i++)
-		if (f->pend_hidden.slot[i] && ga_strset_add(&f->hidden, f->pend_hidden.slot[i]) < 0)
+		if (f->pend_hidden.keys[i] && ga_strmap_put(&f->hidden, f->pend_hidden.keys[i], 0, NULL) < 0)
 			return -ENOMEM;
 	for (size_t i = 0; i < f->pend_opaque.cap; i++)
-		if (f->pend_opaque.slot[i] && ga_strset_add(&f->opaque, f->pend_opaque.slot[i]) < 0)
+		if (f->pend_opaque.keys[i] && ga_strmap_put(&f->opaque, f->pend_opaque.keys[i], 0, NULL) < 0)
 			return -ENOMEM;
-	ga_strset_release(&f->pend_hidden);
-	ga_strset_release(&f->pend_opaque);
+	ga_strmap_release(&f->pend_hidden);
+	ga_strmap_release(&f->pend_opaque);
 	return 0;
 }
 
@@ -522,9 +522,9 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 				else if ((x = ga_malloc(strlen(tp))))
 					snprintf(x, strlen(tp), "%.*s%s%s", (int)dirlen, tp,
 					         dirlen ? "/" : "", base + 4);
-				if (!x || ga_strset_add(!strcmp(base, ".wh..wh..opq") ? &lf->pend_opaque
+				if (!x || ga_strmap_put(!strcmp(base, ".wh..wh..opq") ? &lf->pend_opaque
 				                                                      : &lf->pend_hidden,
-				                        x) < 0) {
+				                        x, 0, NULL) < 0) {
 					ga_free(x);
 					r = -ENOMEM;
 					break;
@@ -534,7 +534,7 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 			}
 			if (filter_hidden(lf, tp))
 				continue;
-			if (type != AE_IFDIR && ga_strset_add(&lf->hidden, tp) < 0) {
+			if (type != AE_IFDIR && ga_strmap_put(&lf->hidden, tp, 0, NULL) < 0) {
 				r = -ENOMEM;
 				break;
 			}

@@ -6,6 +6,7 @@
 #define GA_DEPS_WALK_INT_H
 
 #include "gpuaudit/deps.h"
+#include "gpuaudit/strmap.h"
 
 struct archive;
 
@@ -52,14 +53,6 @@ struct deps_scan {
 void ga_deps_scan_release(struct deps_scan *s);
 
 /* A set of strings (open addressing), for whiteouts and layer shadowing. */
-struct strset {
-	char **slot;
-	size_t cap, n;
-};
-void ga_strset_release(struct strset *s);
-int ga_strset_add(struct strset *s, const char *str);
-bool ga_strset_has(const struct strset *s, const char *str);
-bool ga_strset_has_n(const struct strset *s, const char *str, size_t n);
 
 /* What a buffer's first bytes say it is. */
 enum deps_magic { MAGIC_NONE = 0, MAGIC_ELF, MAGIC_DEVCODE, MAGIC_ZIP, MAGIC_ARCHIVE, MAGIC_RPM };
