@@ -31,7 +31,10 @@ enum {
 	OPT_COMPACT,
 	OPT_PLOT,
 	OPT_PLOT_METRIC,
+	OPT_MIN_EFFECT,
 };
+
+#define MAX_FLOORS 16
 
 static int load(struct cli *cli, struct ga_ctx *ctx, const char *what, const char *path,
                 struct ga_bench_file **ret)
@@ -60,7 +63,7 @@ static void print_text(FILE *o, const struct ga_canary_report *r, const struct g
 	/* the kind, the metric names and the reasons come from the result files: the text rule */
 	fprintf(o, "canary (%s): baseline %s, candidate %s\n", cli_esc(r->kind), cli_esc(base),
 	        cli_esc(cand));
-	fprintf(o, "%-24s %7s %7s %13s %13s %8s %8s %-6s %10s %10s %-19s %s\n", "metric", "n base", "n cand",
+	fprintf(o, "%-24s %7s %7s %13s %13s %8s %8s %-8s %10s %10s %-19s %s\n", "metric", "n base", "n cand",
 	        "base p50", "cand p50", "change", "MWU p", "bulk", "base tail", "cand tail",
 	        "tail ratio [CI]", "tail");
 	for (size_t i = 0; i < r->n_metrics; i++) {
@@ -74,11 +77,11 @@ static void print_text(FILE *o, const struct ga_canary_report *r, const struct g
 		bench_fmt(b, sizeof(b), m->cand_median, m->unit);
 		fprintf(o, "%-24s %7zu %7zu %13s %13s %+7.1f%% ", cli_esc(m->name), m->n_base, m->n_cand, a,
 		        b, 100 * m->median_change);
-		if (m->cls != GA_CLASS_NODATA)
+		if (m->cls != GA_CLASS_NODATA && m->cls != GA_CLASS_UNJUDGED)
 			fprintf(o, "%8.2g ", m->mwu.p_two_sided);
 		else
 			fprintf(o, "%8s ", "-");
-		fprintf(o, "%-6s ", ga_canary_class_name(m->cls));
+		fprintf(o, "%-8s ", ga_canary_class_name(m->cls));
 		if (m->tail == GA_TAIL_NA) {
 			fprintf(o, "%10s %10s %-19s %s\n", "-", "-", "-", "n/a");
 			continue;
@@ -108,11 +111,25 @@ static void print_text(FILE *o, const struct ga_canary_report *r, const struct g
 		        op->tail_pct, op->resamples, (unsigned long long)op->seed,
 		        100 * op->max_tail_increase);
 	fputc('\n', o);
+	/* the minimum practical effect of each metric judged (docs/canary.md) */
+	bool first = true;
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct ga_canary_metric *m = &r->metrics[i];
+		if (m->missing || !isfinite(m->min_effect))
+			continue;
+		bench_fmt(a, sizeof(a), m->min_effect, m->unit);
+		fprintf(o, "%s%s %s%s", first ? "minimum effect: " : ", ", cli_esc(m->name), a,
+		        m->cls == GA_CLASS_UNJUDGED ? " (below its resolution: not judged)" : "");
+		first = false;
+	}
+	if (!first)
+		fputc('\n', o);
 	if (isnan(r->score))
 		fprintf(o, "score: - (no check decided; %d without data)\n", r->checks_nodata);
 	else
-		fprintf(o, "score: %.0f (%d pass, %d fail, %d without data or undecided)\n", r->score,
-		        r->checks_pass, r->checks_fail, r->checks_nodata);
+		fprintf(o, "score: %.0f (%d pass, %d fail, %d without data or undecided%s)\n", r->score,
+		        r->checks_pass, r->checks_fail, r->checks_nodata,
+		        r->checks_unjudged ? ", some below resolution" : "");
 	fprintf(o, "verdict: %s\n", ga_canary_verdict_name(r->verdict));
 	for (size_t i = 0; i < r->n_reasons; i++)
 		fprintf(o, "  - %s\n", cli_esc(r->reasons[i]));
@@ -172,7 +189,38 @@ struct canary_args {
 	const char *base_path, *cand_path, *plot_path, *plot_metric;
 	bool json, compact;
 	struct ga_canary_opts o;
+	struct ga_canary_floor floors[MAX_FLOORS]; /* --min-effect; names point into names */
+	char names[MAX_FLOORS][128];
 };
+
+/*
+ * --min-effect NAME=VALUE: metric NAME's absolute floor in its unit (seconds,
+ * bytes); it replaces the default floor, its batch term and its resolution
+ * (0: the relative effect only). Repeated for other metrics.
+ */
+static int parse_min_effect(struct cli *cli, const char *cmd, const char *arg, struct canary_args *a)
+{
+	const char *eq = strchr(arg, '=');
+	double v;
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+	if (!eq || !n || n >= sizeof(a->names[0]) || bench_parse_double(eq + 1, 0, 1e18, &v) < 0)
+		return cli_error(cli, cmd, EXIT_USAGE,
+		                 "--min-effect: METRIC=VALUE in the metric's unit (exec.wall=0.005 for "
+		                 "5 ms), not '%s'",
+		                 arg);
+	size_t i = 0; /* the same metric again replaces its value */
+	while (i < a->o.n_floors && (strlen(a->names[i]) != n || strncmp(a->names[i], arg, n)))
+		i++;
+	if (i == MAX_FLOORS)
+		return cli_error(cli, cmd, EXIT_USAGE, "--min-effect: at most %d metrics", MAX_FLOORS);
+	memcpy(a->names[i], arg, n);
+	a->names[i][n] = '\0';
+	a->floors[i] = (struct ga_canary_floor){ a->names[i], v, 0, false };
+	if (i == a->o.n_floors)
+		a->o.n_floors++;
+	a->o.floors = a->floors;
+	return CLI_NEXT;
+}
 
 /* The options that are percentages or counts; CLI_UNKNOWN for the others. */
 static int canary_number_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
@@ -244,6 +292,8 @@ static int canary_opt(struct cli *cli, const char *cmd, int opt, const char *arg
 	case OPT_PLOT_METRIC:
 		a->plot_metric = arg;
 		return CLI_NEXT;
+	case OPT_MIN_EFFECT:
+		return parse_min_effect(cli, cmd, arg, a);
 	default:
 		return canary_number_opt(cli, cmd, opt, arg, &a->o);
 	}
@@ -306,6 +356,7 @@ int cmd_canary(struct cli *cli, int argc, char **argv)
 		{ "max-error-rate", required_argument, NULL, OPT_ERR },
 		{ "confidence", required_argument, NULL, OPT_CONF },
 		{ "allowed-effect", required_argument, NULL, OPT_EFFECT },
+		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
 		{ "tail-percentile", required_argument, NULL, OPT_TAILP },
 		{ "no-tail", no_argument, NULL, OPT_NOTAIL },
 		{ "resamples", required_argument, NULL, OPT_RESAMPLES },

@@ -172,8 +172,35 @@ static bool file_worth_showing(const struct ga_deps_file *f, struct fidx *ix)
 	return false;
 }
 
+/* "PASS", "FAIL", "INCOMPLETE", "UNKNOWN", "ERROR" */
+static const char *result_upper(enum ga_deps_result res, char *buf, size_t len)
+{
+	size_t i = 0;
+	for (const char *n = ga_deps_result_name(res); *n && i + 1 < len; n++)
+		buf[i++] = (char)(*n - ('a' <= *n && *n <= 'z' ? 'a' - 'A' : 0));
+	buf[i] = '\0';
+	return buf;
+}
+
+/* One mapping from the result to the exit status (docs/deps.md "Exit status"). */
+static int result_exit(enum ga_deps_result res)
+{
+	switch (res) {
+	case GA_DEPS_RESULT_PASS:
+		return EXIT_OK;
+	case GA_DEPS_RESULT_FAIL:
+		return EXIT_PROBLEMS;
+	case GA_DEPS_RESULT_INCOMPLETE:
+	case GA_DEPS_RESULT_UNKNOWN:
+		return EXIT_INCONCLUSIVE;
+	case GA_DEPS_RESULT_ERROR:
+		break;
+	}
+	return EXIT_USAGE;
+}
+
 static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
-                       const struct ga_findings *fs, const char *target_from)
+                       const struct ga_findings *fs, const char *target_from, enum ga_deps_result res)
 {
 	struct fidx ix = { 0 };
 	ix.v = calloc(fs->n + 1, sizeof(*ix.v));
@@ -269,11 +296,11 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	size_t sev[4] = { 0 };
 	for (size_t i = 0; i < fs->n; i++)
 		sev[fs->v[i].severity & 3]++;
-	fprintf(o, "\nresult: %s (%zu errors, %zu warnings)\n",
-	        sev[GA_SEV_ERROR] + sev[GA_SEV_CRITICAL] ? "FAIL"
-	        : inv->n_gaps                            ? "INCOMPLETE"
-	                                                 : "PASS",
+	char name[16], why[512];
+	fprintf(o, "\nresult: %s (%zu errors, %zu warnings)\n", result_upper(res, name, sizeof(name)),
 	        sev[GA_SEV_ERROR] + sev[GA_SEV_CRITICAL], sev[GA_SEV_WARNING]);
+	if (*ga_deps_result_reason(res, inv, why, sizeof(why)))
+		fprintf(o, "  %s\n", cli_esc(why));
 	free(ix.v);
 	free(ix.printed);
 	ga_free(uses);
@@ -464,15 +491,41 @@ static int deps_scan_all(struct cli *cli, struct ga_ctx *ctx, const struct ga_de
 	return code;
 }
 
+/* SARIF with the result as the run's invocation: what could not be read as notifications. */
+static int deps_sarif(const struct deps_cli *d, const struct ga_deps_inventory *inv,
+                      const struct ga_findings *fs, enum ga_deps_result res, struct ga_buf *out)
+{
+	char why[512];
+	struct ga_sarif_notice *nv = inv->n_gaps ? calloc(inv->n_gaps, sizeof(*nv)) : NULL;
+	if (inv->n_gaps && !nv)
+		return -ENOMEM;
+	for (size_t i = 0; i < inv->n_gaps; i++) {
+		nv[i].path = inv->gaps[i].path;
+		nv[i].message = inv->gaps[i].reason;
+		nv[i].error = inv->gaps[i].whole_path;
+	}
+	struct ga_sarif_invocation iv = {
+		.successful = res != GA_DEPS_RESULT_ERROR,
+		.exit_code = result_exit(res),
+		.result = ga_deps_result_name(res),
+		.reason = ga_deps_result_reason(res, inv, why, sizeof(why)),
+		.notices = nv,
+		.n_notices = inv->n_gaps,
+	};
+	int r = ga_sarif_write_run(fs, ga_deps_rule_text, &iv, out, !d->compact);
+	free(nv);
+	return r;
+}
+
 /* JSON (the gpuaudit.deps/v1 model, which takes the findings over) or SARIF on stdout. */
 static int deps_write(struct cli *cli, const struct deps_cli *d, const struct ga_deps_inventory *inv,
-                      const struct ga_deps_target *t, struct ga_findings *fs)
+                      const struct ga_deps_target *t, struct ga_findings *fs, enum ga_deps_result res)
 {
 	struct ga_buf out;
 	struct ga_deps_report rep;
 	ga_buf_init(&out, 0);
 	memset(&rep, 0, sizeof(rep));
-	int r = d->mode == MODE_SARIF ? ga_sarif_write(fs, ga_deps_rule_text, &out, !d->compact)
+	int r = d->mode == MODE_SARIF ? deps_sarif(d, inv, fs, res, &out)
 	        : ga_deps_report_build(inv, t, fs, &rep) < 0
 	                ? -ENOMEM
 	                : ga_model_write(ga_model_find(GA_DEPS_SCHEMA), &rep, &out, !d->compact);
@@ -604,22 +657,20 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	ga_findings_sort(&fs);
-	int worst = ga_findings_max_severity(&fs);
-	const char *verdict = worst >= GA_SEV_ERROR ? "FAIL" : inv.n_gaps ? "INCOMPLETE" : "PASS";
+	/* one result for every output and the exit status (ga_deps_result_of) */
+	enum ga_deps_result res = ga_deps_result_of(&inv, &fs);
+	char verdict[16];
+	result_upper(res, verdict, sizeof(verdict));
 	bool sbom_out = d.cyclonedx && !strcmp(d.cyclonedx, "-");
 	if (d.mode == MODE_TEXT && !sbom_out)
-		print_text(cli->out, &inv, &t, &fs, target_from);
-	else if (d.mode != MODE_TEXT && (code = deps_write(cli, &d, &inv, &t, &fs)) != EXIT_OK)
+		print_text(cli->out, &inv, &t, &fs, target_from, res);
+	else if (d.mode != MODE_TEXT && (code = deps_write(cli, &d, &inv, &t, &fs, res)) != EXIT_OK)
 		goto out;
 	/* after the report: the SBOM takes the findings over */
 	if (d.cyclonedx &&
 	    (code = deps_cyclonedx(cli, ctx, &d, paths, n_paths, &inv, &t, &fs, verdict)) != EXIT_OK)
 		goto out;
-	/* a PATH that cannot be read first; then errors; then anything left unread (a cap, damaged input) */
-	code = scanned != EXIT_OK      ? scanned
-	       : worst >= GA_SEV_ERROR ? EXIT_PROBLEMS
-	       : inv.n_gaps            ? EXIT_USAGE
-	                               : EXIT_OK;
+	code = result_exit(res);
 out:
 	ga_findings_release(&fs);
 	ga_deps_inventory_release(&inv);

@@ -22,7 +22,8 @@
 extern "C" {
 #endif
 
-enum ga_canary_class { GA_CLASS_PASS, GA_CLASS_HIGH, GA_CLASS_LOW, GA_CLASS_NODATA };
+/* Unjudged: both medians below the metric's resolution (CPU time under a clock tick): not judged at all */
+enum ga_canary_class { GA_CLASS_PASS, GA_CLASS_HIGH, GA_CLASS_LOW, GA_CLASS_NODATA, GA_CLASS_UNJUDGED };
 enum ga_canary_tail {
 	GA_TAIL_NA,           /* higher-is-better metric, or --no-tail */
 	GA_TAIL_PASS,         /* the CI's upper bound is under the limit */
@@ -31,6 +32,24 @@ enum ga_canary_tail {
 	GA_TAIL_NODATA,       /* too few values for the percentile */
 };
 enum ga_canary_verdict { GA_VERDICT_PASS, GA_VERDICT_ROLLBACK, GA_VERDICT_INCONCLUSIVE };
+
+/*
+ * The minimum practical effect of one metric, in its unit: a change of the
+ * median (and of the tail) must exceed max(allowed_effect x baseline median,
+ * min_abs, batch_abs / sqrt(runs of the smaller arm)) to fail, whatever the
+ * p-value. batch_abs is the load a short batch of runs carries on a shared
+ * machine (consecutive A/A batches differ by it; it averages out over longer
+ * batches); resolution: min_abs is what the measurement can resolve, and a
+ * metric whose medians are both below it is not judged (class Unjudged).
+ * Defaults in lib/bench/canary.c, measured by bench/canary-aa.sh
+ * (docs/canary.md "Minimum practical effect").
+ */
+struct ga_canary_floor {
+	const char *metric; /* "exec.wall" */
+	double min_abs;
+	double batch_abs;
+	bool resolution;
+};
 
 struct ga_canary_opts {
 	double confidence;        /* of every test, default 0.98 (Kayenta's) */
@@ -42,8 +61,13 @@ struct ga_canary_opts {
 	int resamples;   /* default 2000 */
 	uint64_t seed;   /* default 1 */
 	size_t min_bulk; /* values per arm for the MWU class, default 5 */
+	/* per-metric floors that replace the defaults (canary --min-effect NAME=VALUE); may be NULL */
+	const struct ga_canary_floor *floors;
+	size_t n_floors;
 };
 void ga_canary_opts_init(struct ga_canary_opts *o);
+/* The floor of metric: o's override, else the default, else NULL (relative effect only). */
+const struct ga_canary_floor *ga_canary_floor_find(const struct ga_canary_opts *o, const char *metric);
 
 struct ga_canary_metric {
 	char *name;
@@ -56,7 +80,9 @@ struct ga_canary_metric {
 	double median_change; /* cand/base - 1 */
 	struct ga_mwu mwu;
 	enum ga_canary_class cls;
-	bool worse; /* cls is a change in the bad direction */
+	bool worse;        /* cls is a change in the bad direction */
+	double min_effect; /* the smallest median change that can fail, in the unit (NAN: relative only) */
+	double floor_abs;  /* its absolute part (0: none), also the tail's */
 	enum ga_canary_tail tail;
 	size_t tail_needed; /* values per arm the tail check needs */
 	double base_tail, cand_tail;
@@ -74,7 +100,8 @@ struct ga_canary_report {
 	enum ga_canary_class errors_cls;
 	bool error_slo_broken;
 	int checks_pass, checks_fail, checks_nodata;
-	double score; /* NAN when no check decided */
+	int checks_unjudged; /* below the metric's resolution: neither pass nor fail */
+	double score;        /* NAN when no check decided */
 	enum ga_canary_verdict verdict;
 	char **reasons; /* why the verdict, one sentence each */
 	size_t n_reasons;
@@ -97,7 +124,8 @@ struct ga_canary_doc_metric {
 	struct ga_obool mwu_exact;
 	int cls; /* "class": enum ga_canary_class */
 	struct ga_obool worse;
-	int tail; /* enum ga_canary_tail */
+	struct ga_odbl min_effect; /* the smallest median change that can fail; null: none (missing) */
+	int tail;                  /* enum ga_canary_tail */
 	struct ga_odbl baseline_tail, candidate_tail;
 	struct ga_odbl tail_ratio, tail_ratio_lo, tail_ratio_hi; /* null without a bootstrap */
 };
@@ -113,7 +141,7 @@ struct ga_canary_doc_options {
 	struct ga_ou64 seed;
 };
 struct ga_canary_doc_checks {
-	struct ga_oi64 pass, fail, nodata;
+	struct ga_oi64 pass, fail, nodata, unjudged;
 };
 struct ga_canary_doc {
 	char *schema; /* GA_CANARY_SCHEMA */

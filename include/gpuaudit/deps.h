@@ -120,6 +120,7 @@ struct ga_deps_tree {
 struct ga_deps_gap {
 	char *path;
 	char *reason;
+	bool whole_path; /* a PATH argument that could not be opened at all (not in the JSON) */
 };
 
 struct ga_deps_inventory {
@@ -135,6 +136,8 @@ struct ga_deps_inventory {
 	uint64_t bytes_seen;     /* their sizes */
 	uint64_t bytes_inflated; /* archive member bytes decompressed or skipped */
 	bool truncated;          /* a cap stopped part of the scan (see gaps) */
+	size_t paths;            /* PATH arguments given to ga_deps_scan */
+	size_t paths_unread;     /* of them, those that could not be opened (each also a gap) */
 };
 
 struct ga_deps_opts {
@@ -158,7 +161,8 @@ void ga_deps_inventory_release(struct ga_deps_inventory *inv);
 /*
  * Scan PATH (file, directory, archive, OCI layout directory) into inv. What
  * cannot be read is recorded in inv->gaps and the scan goes on. Returns 0,
- * -ENOENT etc. when PATH itself cannot be opened (message in ctx), -ENOMEM.
+ * -ENOENT etc. when PATH itself cannot be opened (message in ctx; PATH is
+ * then a gap too and counted in inv->paths_unread), -ENOMEM.
  */
 int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *path,
                  struct ga_deps_inventory *inv);
@@ -297,6 +301,32 @@ int ga_cc_for_model(const char *model);
 int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
                   struct ga_findings *out);
 
+/*
+ * The result of a scan, one decision for every output (text, JSON, SARIF,
+ * CycloneDX, the exit status), in this order of precedence:
+ *   ERROR       a PATH could not be read at all (exit 2)
+ *   FAIL        error-level findings in what was read (exit 1)
+ *   INCOMPLETE  part of the input could not be read: gaps (exit 4)
+ *   UNKNOWN     nothing was scanned: no regular file in any PATH (exit 4)
+ *   PASS        everything was read, no error-level finding (exit 0)
+ */
+enum ga_deps_result {
+	GA_DEPS_RESULT_PASS,
+	GA_DEPS_RESULT_FAIL,
+	GA_DEPS_RESULT_INCOMPLETE,
+	GA_DEPS_RESULT_UNKNOWN,
+	GA_DEPS_RESULT_ERROR,
+};
+enum ga_deps_result ga_deps_result_of(const struct ga_deps_inventory *inv, const struct ga_findings *fs);
+/* "pass", "fail", "incomplete", "unknown", "error" (the JSON's names; the text upper-cases them) */
+const char *ga_deps_result_name(enum ga_deps_result r);
+/*
+ * Why the result is not PASS or FAIL, and what to do, into buf (one
+ * sentence); "" for PASS and FAIL. Returns buf.
+ */
+const char *ga_deps_result_reason(enum ga_deps_result r, const struct ga_deps_inventory *inv, char *buf,
+                                  size_t len);
+
 /* Rule text of a GA-DEPS-* code for SARIF and help (the code itself when unknown). */
 const char *ga_deps_rule_text(const char *code);
 
@@ -337,6 +367,8 @@ struct ga_deps_report_target {
 };
 
 struct ga_deps_report_scanned {
+	struct ga_ou64 paths;        /* PATH arguments */
+	struct ga_ou64 paths_unread; /* of them, not readable at all (each also a gap) */
 	struct ga_ou64 files;
 	struct ga_ou64 bytes;
 	struct ga_ou64 archive_bytes_inflated;
@@ -431,6 +463,8 @@ struct ga_deps_report_file {
 
 struct ga_deps_report {
 	char *schema;                         /* GA_DEPS_SCHEMA */
+	int result;                           /* enum ga_deps_result, from ga_deps_result_of */
+	char *result_reason;                  /* ga_deps_result_reason; NULL (null) for pass and fail */
 	struct ga_deps_report_target *target; /* NULL: no target (only the target-free checks) */
 	struct ga_deps_report_scanned scanned;
 	struct ga_deps_report_tree *trees;

@@ -285,6 +285,57 @@ static void files(struct bld *b, const struct ga_deps_inventory *inv, const stru
 	ga_free(uses);
 }
 
+enum ga_deps_result ga_deps_result_of(const struct ga_deps_inventory *inv, const struct ga_findings *fs)
+{
+	if (inv->paths_unread)
+		return GA_DEPS_RESULT_ERROR;
+	if (ga_findings_max_severity(fs) >= GA_SEV_ERROR)
+		return GA_DEPS_RESULT_FAIL;
+	if (inv->n_gaps)
+		return GA_DEPS_RESULT_INCOMPLETE;
+	/* a readable but empty input (an empty directory, an artifact that was not built) is no pass */
+	if (!inv->files_seen)
+		return GA_DEPS_RESULT_UNKNOWN;
+	return GA_DEPS_RESULT_PASS;
+}
+
+const char *ga_deps_result_name(enum ga_deps_result r)
+{
+	static const char *const n[] = { "pass", "fail", "incomplete", "unknown", "error" };
+	return (unsigned)r < GA_ARRAY_SIZE(n) ? n[r] : "error";
+}
+
+const char *ga_deps_result_reason(enum ga_deps_result r, const struct ga_deps_inventory *inv, char *buf,
+                                  size_t len)
+{
+	size_t parts = inv->n_gaps - inv->paths_unread;
+	switch (r) {
+	case GA_DEPS_RESULT_ERROR:
+		snprintf(buf, len,
+		         "%zu of %zu PATH%s could not be read: nothing in %s is judged; "
+		         "give files or directories that exist and can be read",
+		         inv->paths_unread, inv->paths, inv->paths == 1 ? "" : "s",
+		         inv->paths_unread == 1 ? "it" : "them");
+		break;
+	case GA_DEPS_RESULT_INCOMPLETE:
+		snprintf(buf, len,
+		         "%zu part%s of the input could not be read: the verdict covers only what was "
+		         "read; each reason says what to change (a cap to raise, damaged input to replace)",
+		         parts, parts == 1 ? "" : "s");
+		break;
+	case GA_DEPS_RESULT_UNKNOWN:
+		snprintf(buf, len,
+		         "nothing was scanned: no regular file in %s; check that the artifact was built and "
+		         "the path is the right one",
+		         inv->paths == 1 ? "the PATH" : "any PATH");
+		break;
+	default:
+		if (len)
+			buf[0] = '\0';
+	}
+	return buf;
+}
+
 int ga_deps_report_build(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
                          struct ga_findings *fs, struct ga_deps_report *rep)
 {
@@ -293,7 +344,14 @@ int ga_deps_report_build(const struct ga_deps_inventory *inv, const struct ga_de
 	rep->findings = *fs;
 	ga_findings_init(fs);
 	rep->schema = dup(&b, GA_DEPS_SCHEMA);
+	enum ga_deps_result res = ga_deps_result_of(inv, &rep->findings);
+	char why[512];
+	rep->result = (int)res;
+	ga_deps_result_reason(res, inv, why, sizeof(why));
+	rep->result_reason = why[0] ? dup(&b, why) : NULL;
 	target(&b, t, &rep->target);
+	ou64(&rep->scanned.paths, inv->paths, true);
+	ou64(&rep->scanned.paths_unread, inv->paths_unread, true);
 	ou64(&rep->scanned.files, inv->files_seen, true);
 	ou64(&rep->scanned.bytes, inv->bytes_seen, true);
 	ou64(&rep->scanned.archive_bytes_inflated, inv->bytes_inflated, true);

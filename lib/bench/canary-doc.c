@@ -25,13 +25,14 @@ static void metric_doc(struct ga_canary_doc_metric *d, const struct ga_canary_me
 	num(&d->baseline_median, true, m->base_median);
 	num(&d->candidate_median, true, m->cand_median);
 	num(&d->median_change, true, m->median_change);
-	bool tested = m->cls != GA_CLASS_NODATA;
+	bool tested = m->cls != GA_CLASS_NODATA && m->cls != GA_CLASS_UNJUDGED; /* no MWU ran */
 	num(&d->mwu_p, tested, m->mwu.p_two_sided);
 	num(&d->mwu_auc, tested, m->mwu.auc);
 	if (tested)
 		GA_SET(d->mwu_exact, m->mwu.exact);
 	d->cls = (int)m->cls;
 	GA_SET(d->worse, m->worse);
+	num(&d->min_effect, !m->missing, m->min_effect);
 	d->tail = (int)m->tail;
 	bool boot =
 	        m->tail == GA_TAIL_PASS || m->tail == GA_TAIL_REGRESSION || m->tail == GA_TAIL_INCONCLUSIVE;
@@ -95,6 +96,7 @@ int ga_canary_doc_init(struct ga_canary_doc *d, const struct ga_canary_report *r
 	GA_SET(d->checks.pass, r->checks_pass);
 	GA_SET(d->checks.fail, r->checks_fail);
 	GA_SET(d->checks.nodata, r->checks_nodata);
+	GA_SET(d->checks.unjudged, r->checks_unjudged);
 	if (!oom && r->n_metrics && !(d->metrics = ga_calloc(r->n_metrics, sizeof(*d->metrics))))
 		oom = true;
 	for (size_t i = 0; !oom && i < r->n_metrics; i++, d->n_metrics++) {

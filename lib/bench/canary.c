@@ -8,6 +8,39 @@
 
 #include "gpuaudit/canary.h"
 
+/*
+ * The default minimum practical effects (docs/canary.md "Minimum practical
+ * effect"; measured with bench/canary-aa.sh on the 2-core test VM, results in
+ * docs/performance.md):
+ *  - exec.wall: consecutive A/A batches of 10 runs of `true`, `sleep 0.01`
+ *    and `sleep 0.1` at load 13-17 differed in median by up to 51 ms at
+ *    p < 0.02: the load a short batch carries, which averages out over longer
+ *    batches: 200 ms / sqrt(runs) (63 ms at 10 runs, 20 ms at 100, 2.8 ms at
+ *    5000), and at least 2 ms.
+ *  - exec.cpu: CPU time below 10 ms (one clock tick at USER_HZ 100, the
+ *    granularity of the kernel's user/system split) is not judged; A/A
+ *    batches differed by up to 2.2 ms (+42 %) at 3-6 ms.
+ *  - exec.peak_rss: A/A batches differed by up to 291 KB (+10 %; the forked
+ *    child's pages before exec count): 1 MiB.
+ * Other metrics (http.latency, throughputs) have the relative effect only.
+ */
+static const struct ga_canary_floor default_floors[] = {
+	{ "exec.wall", 0.002, 0.200, false },
+	{ "exec.cpu", 0.010, 0, true },
+	{ "exec.peak_rss", 1048576, 0, false },
+};
+
+const struct ga_canary_floor *ga_canary_floor_find(const struct ga_canary_opts *o, const char *metric)
+{
+	for (size_t i = 0; i < o->n_floors; i++)
+		if (!strcmp(o->floors[i].metric, metric))
+			return &o->floors[i];
+	for (size_t i = 0; i < sizeof(default_floors) / sizeof(default_floors[0]); i++)
+		if (!strcmp(default_floors[i].metric, metric))
+			return &default_floors[i];
+	return NULL;
+}
+
 void ga_canary_opts_init(struct ga_canary_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -23,7 +56,7 @@ void ga_canary_opts_init(struct ga_canary_opts *o)
 
 const char *ga_canary_class_name(enum ga_canary_class c)
 {
-	static const char *const n[] = { "Pass", "High", "Low", "NoData" };
+	static const char *const n[] = { "Pass", "High", "Low", "NoData", "Unjudged" };
 	return n[c];
 }
 
@@ -95,6 +128,25 @@ static int judge_metric(const struct ga_metric *bm, const struct ga_metric *cm,
 	out->cand_median = ga_stats_median(y, n);
 	out->median_change = out->base_median > 0 ? out->cand_median / out->base_median - 1 : NAN;
 	out->cls = GA_CLASS_NODATA;
+	/* the minimum practical effect: relative and absolute (the floor shrinks with longer batches) */
+	const struct ga_canary_floor *fl = ga_canary_floor_find(o, bm->name);
+	size_t runs = m < n ? m : n;
+	out->floor_abs = 0;
+	if (fl) {
+		out->floor_abs = fl->min_abs;
+		if (fl->batch_abs > 0 && runs && fl->batch_abs / sqrt((double)runs) > out->floor_abs)
+			out->floor_abs = fl->batch_abs / sqrt((double)runs);
+	}
+	out->min_effect = isfinite(out->base_median) ? fabs(out->base_median) * o->allowed_effect : NAN;
+	if (out->floor_abs > 0 && !(out->min_effect >= out->floor_abs))
+		out->min_effect = out->floor_abs;
+	if (fl && fl->resolution && m && n && out->base_median < fl->min_abs &&
+	    out->cand_median < fl->min_abs) {
+		out->cls = GA_CLASS_UNJUDGED; /* below what the measurement resolves: not judged at all */
+		out->worse = false;
+		out->tail = GA_TAIL_NA;
+		goto out;
+	}
 	if (m >= o->min_bulk && n >= o->min_bulk) {
 		/* x = candidate, y = baseline: "greater" means the candidate is higher. */
 		err = ga_stats_mwu(y, n, x, m, true, &out->mwu);
@@ -102,7 +154,8 @@ static int judge_metric(const struct ga_metric *bm, const struct ga_metric *cm,
 			goto out;
 		out->cls = GA_CLASS_PASS;
 		double alpha = 1 - o->confidence;
-		bool big = !isfinite(out->median_change) || fabs(out->median_change) > o->allowed_effect;
+		bool big = !isfinite(out->median_change) ||
+		           fabs(out->cand_median - out->base_median) > out->min_effect;
 		if (out->mwu.p_two_sided < alpha && big)
 			out->cls = out->mwu.w > (double)m * (double)n / 2 ? GA_CLASS_HIGH : GA_CLASS_LOW;
 	}
@@ -125,6 +178,9 @@ static int judge_metric(const struct ga_metric *bm, const struct ga_metric *cm,
 			out->tail = out->tail_ci.lo > limit   ? GA_TAIL_REGRESSION
 			            : out->tail_ci.hi < limit ? GA_TAIL_PASS
 			                                      : GA_TAIL_INCONCLUSIVE;
+			/* a tail that grew by no more than the absolute floor is practically the same */
+			if (out->tail != GA_TAIL_PASS && out->cand_tail - out->base_tail <= out->floor_abs)
+				out->tail = GA_TAIL_PASS;
 		}
 	}
 out:
@@ -142,6 +198,7 @@ static int add_metric(struct ga_canary_report *r, const struct ga_metric *src, s
 	cm->unit = ga_strdup(src->unit);
 	cm->higher_better = src->higher_better;
 	cm->base_median = cm->cand_median = cm->median_change = NAN;
+	cm->min_effect = NAN;
 	cm->base_tail = cm->cand_tail = NAN;
 	if (!cm->name || !cm->unit)
 		return -ENOMEM;
@@ -210,10 +267,31 @@ struct tally {
 	bool fail, unsure;
 };
 
+/* v in the metric's unit for a reason: seconds as ms, bytes as KiB/MiB. */
+static const char *fmt_unit(char *buf, size_t len, double v, const char *unit)
+{
+	if (!strcmp(unit, "s"))
+		snprintf(buf, len, "%.3g ms", v * 1e3);
+	else if (!strcmp(unit, "byte") || !strcmp(unit, "bytes"))
+		snprintf(buf, len, fabs(v) >= 1048576 ? "%.3g MiB" : "%.3g KiB",
+		         fabs(v) >= 1048576 ? v / 1048576 : v / 1024);
+	else
+		snprintf(buf, len, "%.4g %s", v, unit);
+	return buf;
+}
+
 /* The bulk check of one metric: counted, with its reason. 0 or -ENOMEM. */
 static int tally_bulk(struct ga_canary_report *r, const struct ga_canary_metric *m,
                       const struct ga_canary_opts *o, struct tally *t)
 {
+	char a[32], b[32], c[32];
+	if (m->cls == GA_CLASS_UNJUDGED) {
+		r->checks_unjudged++;
+		return reason(r, "%s: medians %s and %s are below its resolution %s: not judged", m->name,
+		              fmt_unit(a, sizeof(a), m->base_median, m->unit),
+		              fmt_unit(b, sizeof(b), m->cand_median, m->unit),
+		              fmt_unit(c, sizeof(c), m->floor_abs, m->unit));
+	}
 	if (m->cls == GA_CLASS_NODATA) {
 		r->checks_nodata++;
 		t->unsure = true;
@@ -223,11 +301,17 @@ static int tally_bulk(struct ga_canary_report *r, const struct ga_canary_metric 
 	if (m->worse) {
 		r->checks_fail++;
 		t->fail = true;
+		char floor[64] = "";
+		if (m->floor_abs > 0)
+			snprintf(floor, sizeof(floor), ", at least %s",
+			         fmt_unit(c, sizeof(c), m->floor_abs, m->unit));
 		return reason(r,
-		              "%s: median %+.1f%% (%s is better), Mann-Whitney p = %.2g < %.2g and more "
-		              "than the allowed %.0f%% change",
-		              m->name, 100 * m->median_change, m->higher_better ? "higher" : "lower",
-		              m->mwu.p_two_sided, 1 - o->confidence, 100 * o->allowed_effect);
+		              "%s: median %+.1f%% (%s%s, %s is better), Mann-Whitney p = %.2g < %.2g and "
+		              "more than the minimum effect %s (%.0f%% of the baseline%s)",
+		              m->name, 100 * m->median_change, m->cand_median > m->base_median ? "+" : "",
+		              fmt_unit(a, sizeof(a), m->cand_median - m->base_median, m->unit),
+		              m->higher_better ? "higher" : "lower", m->mwu.p_two_sided, 1 - o->confidence,
+		              fmt_unit(b, sizeof(b), m->min_effect, m->unit), 100 * o->allowed_effect, floor);
 	}
 	r->checks_pass++;
 	return 0;

@@ -746,5 +746,17 @@ int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *p
 	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf };
 	int r = scan_path(&s, path);
 	ga_deps_scan_release(&s);
+	inv->paths++;
+	if (r < 0 && r != -ENOMEM) {
+		/* PATH itself is a gap too, so that every output says what was not read */
+		const char *msg = ga_ctx_errmsg(ctx);
+		size_t n = strlen(path);
+		if (!strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2))
+			msg += n + 2;
+		inv->paths_unread++;
+		if (ga_deps_add_gap(inv, path, "%s", msg) < 0)
+			return -ENOMEM;
+		inv->gaps[inv->n_gaps - 1].whole_path = true;
+	}
 	return r;
 }

@@ -124,7 +124,59 @@ static void write_result(struct ga_json *w, const struct ga_finding *f)
 	ga_json_obj_end(w);
 }
 
+/* runs[0].invocations: whether the run could look at its input, and what it could not read */
+static void write_invocation(struct ga_json *w, const struct ga_sarif_invocation *inv)
+{
+	ga_json_key(w, "invocations");
+	ga_json_arr_begin(w);
+	ga_json_obj_begin(w);
+	ga_json_key(w, "executionSuccessful");
+	ga_json_bool(w, inv->successful);
+	ga_json_key(w, "exitCode");
+	ga_json_i64(w, inv->exit_code);
+	ga_json_key(w, "toolExecutionNotifications");
+	ga_json_arr_begin(w);
+	for (size_t i = 0; i < inv->n_notices; i++) {
+		const struct ga_sarif_notice *n = &inv->notices[i];
+		ga_json_obj_begin(w);
+		ga_json_key(w, "level");
+		ga_json_str(w, n->error ? "error" : "warning");
+		ga_json_key(w, "message");
+		ga_json_obj_begin(w);
+		ga_json_key(w, "text");
+		struct ga_buf m;
+		ga_buf_init(&m, 0);
+		if (ga_buf_addf(&m, "%s: %s", n->path, n->message) < 0 && !w->err)
+			w->err = -ENOMEM;
+		ga_json_str(w, m.data ? m.data : "");
+		ga_buf_release(&m);
+		ga_json_obj_end(w);
+		ga_json_key(w, "locations");
+		write_location(w, n->path);
+		ga_json_obj_end(w);
+	}
+	ga_json_arr_end(w);
+	ga_json_key(w, "properties");
+	ga_json_obj_begin(w);
+	ga_json_key(w, "result");
+	ga_json_str(w, inv->result);
+	ga_json_key(w, "result_reason");
+	if (inv->reason && *inv->reason)
+		ga_json_str(w, inv->reason);
+	else
+		ga_json_null(w);
+	ga_json_obj_end(w);
+	ga_json_obj_end(w);
+	ga_json_arr_end(w);
+}
+
 void ga_sarif_write_json(struct ga_json *w, const struct ga_findings *fs, ga_sarif_rule_fn rule_text)
+{
+	ga_sarif_write_json_run(w, fs, rule_text, NULL);
+}
+
+void ga_sarif_write_json_run(struct ga_json *w, const struct ga_findings *fs, ga_sarif_rule_fn rule_text,
+                             const struct ga_sarif_invocation *inv)
 {
 	ga_json_obj_begin(w);
 	ga_json_key(w, "$schema");
@@ -146,6 +198,8 @@ void ga_sarif_write_json(struct ga_json *w, const struct ga_findings *fs, ga_sar
 	write_rules(w, fs, rule_text);
 	ga_json_obj_end(w);
 	ga_json_obj_end(w);
+	if (inv)
+		write_invocation(w, inv);
 	ga_json_key(w, "results");
 	ga_json_arr_begin(w);
 	for (size_t i = 0; i < fs->n; i++)
@@ -158,8 +212,14 @@ void ga_sarif_write_json(struct ga_json *w, const struct ga_findings *fs, ga_sar
 
 int ga_sarif_write(const struct ga_findings *fs, ga_sarif_rule_fn rule_text, struct ga_buf *out, bool pretty)
 {
+	return ga_sarif_write_run(fs, rule_text, NULL, out, pretty);
+}
+
+int ga_sarif_write_run(const struct ga_findings *fs, ga_sarif_rule_fn rule_text,
+                       const struct ga_sarif_invocation *inv, struct ga_buf *out, bool pretty)
+{
 	struct ga_json w;
 	ga_json_init(&w, out, pretty);
-	ga_sarif_write_json(&w, fs, rule_text);
+	ga_sarif_write_json_run(&w, fs, rule_text, inv);
 	return ga_json_finish(&w);
 }

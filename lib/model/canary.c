@@ -11,7 +11,7 @@
 #include "gpuaudit/schema.h"
 
 static const char *const better_names[] = { "lower", "higher" };
-static const char *const class_names[] = { "Pass", "High", "Low", "NoData" };
+static const char *const class_names[] = { "Pass", "High", "Low", "NoData", "Unjudged" };
 static const char *const tail_names[] = { "n/a", "Pass", "Regression", "Inconclusive", "NoData" };
 static const char *const verdict_names[] = { "PASS", "ROLLBACK", "INCONCLUSIVE" };
 
@@ -37,6 +37,7 @@ static const struct ga_field metric_f[] = {
 	GA_FIELD(M, mwu_exact, GA_F_BOOL),
 	CLASS_FIELD(M),
 	GA_FIELD(M, worse, GA_F_BOOL),
+	GA_FIELD(M, min_effect, GA_F_DBL),
 	GA_FIELD_ENUM(M, tail, tail_names),
 	GA_FIELD(M, baseline_tail, GA_F_DBL),
 	GA_FIELD(M, candidate_tail, GA_F_DBL),
@@ -83,6 +84,7 @@ static const struct ga_field checks_f[] = {
 	GA_FIELD(C, pass, GA_F_I64),
 	GA_FIELD(C, fail, GA_F_I64),
 	GA_FIELD(C, nodata, GA_F_I64),
+	GA_FIELD(C, unjudged, GA_F_I64),
 };
 #undef C
 static const struct ga_schema checks_s = { "ga_canary_doc_checks", sizeof(struct ga_canary_doc_checks),

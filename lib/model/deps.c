@@ -51,6 +51,8 @@ static const struct ga_field scanned_f[] = {
 	U(struct ga_deps_report_scanned, bytes),
 	U(struct ga_deps_report_scanned, archive_bytes_inflated),
 	B(struct ga_deps_report_scanned, truncated),
+	U(struct ga_deps_report_scanned, paths),
+	U(struct ga_deps_report_scanned, paths_unread),
 };
 SCHEMA(scanned_s, ga_deps_report_scanned, scanned_f);
 
@@ -163,9 +165,14 @@ SCHEMA(file_s, ga_deps_report_file, file_f);
 static const struct ga_field gap_f[] = { S(struct ga_deps_gap, path), S(struct ga_deps_gap, reason) };
 SCHEMA(gap_s, ga_deps_gap, gap_f);
 
+/* as ga_deps_result_name writes them (enum ga_deps_result) */
+static const char *const result_names[] = { "pass", "fail", "incomplete", "unknown", "error" };
+
 #define R struct ga_deps_report
 static const struct ga_field report_f[] = {
 	S(R, schema),
+	GA_FIELD_ENUM(R, result, result_names),
+	S(R, result_reason),
 	GA_FIELD_PTR(R, target, target_s),
 	GA_FIELD_OBJ(R, scanned, scanned_s),
 	GA_FIELD_ARR(R, trees, tree_s),

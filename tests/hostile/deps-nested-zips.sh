@@ -6,7 +6,7 @@
 # zip quine looks like to a scanner; 63 KB), and a chain alternating zip, tar,
 # tar.gz and wheel (20 levels). Before the fix the zip chain overflowed the stack
 # (6,000 levels: 12.6 GB resident, PASS). Each must end within `timeout 20`, under
-# 200 MB resident, with exit 2 (INCOMPLETE) and the nesting gap at level 9.
+# 200 MB resident, with exit 4 (INCOMPLETE) and the nesting gap at level 9.
 set -u
 GA=$1
 command -v python3 >/dev/null || exit 77
@@ -52,8 +52,8 @@ for f in quine.zip mixed.zip; do
 		timeout 20 "$GA" deps "$tmp/$f" >"$tmp/out" 2>"$tmp/err"
 	fi
 	rc=$?
-	if [ $rc -ne 2 ]; then
-		echo "FAIL $f: exit $rc (want 2, INCOMPLETE)"; tail -n 5 "$tmp/out" "$tmp/err"; fail=1; continue
+	if [ $rc -ne 4 ]; then
+		echo "FAIL $f: exit $rc (want 4, INCOMPLETE)"; tail -n 5 "$tmp/out" "$tmp/err"; fail=1; continue
 	fi
 	line=$(grep 'archive nested deeper than 8 levels: not opened' "$tmp/out" | head -1)
 	if [ -z "$line" ]; then

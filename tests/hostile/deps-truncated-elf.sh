@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps-truncated-elf.sh GPUAUDIT - issue 22 item 6: a shared library cut short
 # (program headers, section headers, the dynamic section beyond the end) is a gap
-# on that file and the scan INCOMPLETE (exit 2), never an ELF with no SONAME and no
+# on that file and the scan INCOMPLETE (exit 4), never an ELF with no SONAME and no
 # NEEDED that passes. Cuts a real shared library (libm, else the libc gpuaudit
 # itself links) at lengths from 64 bytes to all but one byte, each scanned alone,
 # on disk and inside a zip (the archive reader path), and a large one (over 8 MiB,
@@ -32,7 +32,7 @@ for len in 64 100 200 500 1000 2000 3000 5000 20000 $((size / 2)) $((size - 1));
 		n=$((n + 1))
 		timeout 10 "$GA" deps "$tmp/$f" >"$tmp/out" 2>&1
 		rc=$?
-		if [ $rc -ne 2 ] || ! grep -q 'truncated' "$tmp/out" || ! grep -q '^result: INCOMPLETE' "$tmp/out"; then
+		if [ $rc -ne 4 ] || ! grep -q 'truncated' "$tmp/out" || ! grep -q '^result: INCOMPLETE' "$tmp/out"; then
 			echo "FAIL: $f ($len of $size bytes): exit $rc"
 			cat "$tmp/out"
 			fail=1
@@ -47,11 +47,11 @@ if [ -n "$big" ]; then
 	n=$((n + 1))
 	timeout 10 "$GA" deps "$tmp/tree" >"$tmp/out" 2>&1
 	rc=$?
-	if [ $rc -ne 2 ] || ! grep -q 'libbig.so: truncated' "$tmp/out"; then
+	if [ $rc -ne 4 ] || ! grep -q 'libbig.so: truncated' "$tmp/out"; then
 		echo "FAIL: $big cut at 5 MiB in a directory: exit $rc"
 		cat "$tmp/out"
 		fail=1
 	fi
 fi
-echo "$n cuts of $lib: $([ $fail -eq 0 ] && echo 'every one a gap, exit 2' || echo 'some passed')"
+echo "$n cuts of $lib: $([ $fail -eq 0 ] && echo 'every one a gap, exit 4' || echo 'some passed')"
 exit $fail

@@ -159,6 +159,82 @@ static void test_throughput_drop(void **state)
 	ga_bench_file_free(cand);
 }
 
+/* The minimum practical effect (issue 26): a significant shift under the floor passes; above it fails. */
+static void test_min_effect(void **state)
+{
+	(void)state;
+	double a[10], b[10], c[10];
+	for (int i = 0; i < 10; i++) {
+		a[i] = 0.100 + 0.001 * i;
+		b[i] = 0.140 + 0.001 * i; /* +40 ms: every run slower, p = 1.1e-5 */
+		c[i] = 0.180 + 0.001 * i; /* +80 ms */
+	}
+	struct ga_bench_file *base = result("exec", "exec.wall", "s", "lower", a, 10, NULL);
+	struct ga_bench_file *slow = result("exec", "exec.wall", "s", "lower", b, 10, NULL);
+	struct ga_bench_file *slower = result("exec", "exec.wall", "s", "lower", c, 10, NULL);
+	struct ga_canary_opts o;
+	ga_canary_opts_init(&o);
+	o.no_tail = true;
+	struct ga_canary_report *rep = NULL;
+	/* exec.wall at 10 runs: max(5 % of 104.5 ms, 2 ms, 200 ms / sqrt(10)) = 63.2 ms */
+	assert_int_equal(ga_canary_judge(ctx, base, slow, &o, &rep), 0);
+	assert_float_equal(rep->metrics[0].min_effect, 0.2 / sqrt(10), 1e-12);
+	assert_true(rep->metrics[0].mwu.p_two_sided < 0.001);
+	assert_int_equal(rep->metrics[0].cls, GA_CLASS_PASS);
+	assert_int_equal(rep->verdict, GA_VERDICT_PASS);
+	ga_canary_report_free(rep);
+	assert_int_equal(ga_canary_judge(ctx, base, slower, &o, &rep), 0);
+	assert_int_equal(rep->metrics[0].cls, GA_CLASS_HIGH);
+	assert_int_equal(rep->verdict, GA_VERDICT_ROLLBACK);
+	ga_canary_report_free(rep);
+	/* an override replaces the default: 10 ms */
+	struct ga_canary_floor fl = { "exec.wall", 0.010, 0, false };
+	o.floors = &fl;
+	o.n_floors = 1;
+	assert_int_equal(ga_canary_judge(ctx, base, slow, &o, &rep), 0);
+	assert_float_equal(rep->metrics[0].min_effect, 0.010, 1e-12);
+	assert_int_equal(rep->verdict, GA_VERDICT_ROLLBACK);
+	ga_canary_report_free(rep);
+	ga_bench_file_free(base);
+	ga_bench_file_free(slow);
+	ga_bench_file_free(slower);
+}
+
+/* CPU time below its resolution (10 ms) on both sides is not judged: no pass, no fail. */
+static void test_cpu_below_resolution(void **state)
+{
+	(void)state;
+	double a[10], b[10];
+	for (int i = 0; i < 10; i++) {
+		a[i] = 0.0040 + 0.0001 * i;
+		b[i] = 0.0060 + 0.0001 * i; /* +50 %, every run */
+	}
+	struct ga_bench_file *base = result("exec", "exec.cpu", "s", "lower", a, 10, NULL);
+	struct ga_bench_file *cand = result("exec", "exec.cpu", "s", "lower", b, 10, NULL);
+	struct ga_canary_opts o;
+	ga_canary_opts_init(&o);
+	o.no_tail = true;
+	struct ga_canary_report *rep = NULL;
+	assert_int_equal(ga_canary_judge(ctx, base, cand, &o, &rep), 0);
+	assert_int_equal(rep->metrics[0].cls, GA_CLASS_UNJUDGED);
+	assert_false(rep->metrics[0].worse);
+	assert_int_equal(rep->checks_unjudged, 1);
+	assert_int_equal(rep->checks_pass + rep->checks_fail, 0);
+	/* nothing decided: INCONCLUSIVE, never PASS */
+	assert_int_equal(rep->verdict, GA_VERDICT_INCONCLUSIVE);
+	ga_canary_report_free(rep);
+	/* with the floor at 0 (relative effect only) it is judged again: a rollback */
+	struct ga_canary_floor fl = { "exec.cpu", 0, 0, false };
+	o.floors = &fl;
+	o.n_floors = 1;
+	assert_int_equal(ga_canary_judge(ctx, base, cand, &o, &rep), 0);
+	assert_int_equal(rep->metrics[0].cls, GA_CLASS_HIGH);
+	assert_int_equal(rep->verdict, GA_VERDICT_ROLLBACK);
+	ga_canary_report_free(rep);
+	ga_bench_file_free(base);
+	ga_bench_file_free(cand);
+}
+
 static void test_tail_only_regression(void **state)
 {
 	(void)state;
@@ -258,6 +334,8 @@ int main(void)
 		cmocka_unit_test(test_hist_metric_values),
 		cmocka_unit_test(test_read_refusals),
 		cmocka_unit_test(test_throughput_drop),
+		cmocka_unit_test(test_min_effect),
+		cmocka_unit_test(test_cpu_below_resolution),
 		cmocka_unit_test(test_tail_only_regression),
 		cmocka_unit_test(test_errors),
 	};

@@ -794,6 +794,67 @@ static void report_inventory(struct ga_deps_inventory *inv, struct fake_elf *e)
 	assert_int_equal(ga_deps_add_gap(inv, "art.whl!/bad.so", "cannot read member: %s", "damaged"), 0);
 }
 
+/* One result, in precedence: a PATH unread, error findings, gaps, nothing scanned, pass (issue 26). */
+static void test_result(void **state)
+{
+	(void)state;
+	struct ga_deps_inventory inv;
+	struct ga_findings f;
+	char why[512];
+	ga_deps_inventory_init(&inv);
+	ga_findings_init(&f);
+	inv.paths = 1;
+	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_UNKNOWN); /* nothing scanned */
+	assert_string_equal(ga_deps_result_name(GA_DEPS_RESULT_UNKNOWN), "unknown");
+	assert_non_null(strstr(ga_deps_result_reason(GA_DEPS_RESULT_UNKNOWN, &inv, why, sizeof(why)),
+	                       "nothing was scanned"));
+	inv.files_seen = 1;
+	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_PASS);
+	assert_string_equal(ga_deps_result_reason(GA_DEPS_RESULT_PASS, &inv, why, sizeof(why)), "");
+	assert_int_equal(ga_deps_add_gap(&inv, "a.whl!/x.so", "truncated"), 0);
+	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_INCOMPLETE);
+	assert_non_null(ga_findings_add(&f, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, "x", NULL, "w"));
+	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_INCOMPLETE); /* a warning: no fail */
+	assert_non_null(ga_findings_add(&f, "GA-DEPS-WRONG-VENDOR", GA_SEV_ERROR, "x", NULL, "e"));
+	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_FAIL);
+	inv.paths = 2;
+	inv.paths_unread = 1;
+	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_ERROR);
+	assert_string_equal(ga_deps_result_reason(GA_DEPS_RESULT_ERROR, &inv, why, sizeof(why)),
+	                    "1 of 2 PATHs could not be read: nothing in it is judged; give files or "
+	                    "directories that exist and can be read");
+	/* the report carries it */
+	struct ga_deps_report rep;
+	assert_int_equal(ga_deps_report_build(&inv, NULL, &f, &rep), 0);
+	assert_int_equal(rep.result, GA_DEPS_RESULT_ERROR);
+	assert_non_null(rep.result_reason);
+	assert_int_equal(rep.scanned.paths_unread.v, 1);
+	ga_deps_report_release(&rep);
+	ga_findings_release(&f);
+	ga_deps_inventory_release(&inv);
+}
+
+/* ga_deps_scan on a PATH that does not exist: an error, and the PATH a gap counted as unread. */
+static void test_scan_unread_path(void **state)
+{
+	(void)state;
+	struct ga_ctx *ctx = NULL;
+	struct ga_deps_opts o;
+	struct ga_deps_inventory inv;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	ga_deps_opts_init(&o);
+	ga_deps_inventory_init(&inv);
+	assert_int_equal(ga_deps_scan(ctx, &o, "/nonexistent/gpuaudit-test.whl", &inv), -ENOENT);
+	assert_int_equal(inv.paths, 1);
+	assert_int_equal(inv.paths_unread, 1);
+	assert_int_equal(inv.n_gaps, 1);
+	assert_true(inv.gaps[0].whole_path);
+	assert_string_equal(inv.gaps[0].path, "/nonexistent/gpuaudit-test.whl");
+	assert_string_equal(inv.gaps[0].reason, "No such file or directory");
+	ga_deps_inventory_release(&inv);
+	ga_ctx_free(ctx);
+}
+
 static void test_report(void **state)
 {
 	(void)state;
@@ -1276,6 +1337,8 @@ int main(void)
 		cmocka_unit_test(test_pymeta),
 		cmocka_unit_test(test_deb_control),
 		cmocka_unit_test(test_oom),
+		cmocka_unit_test(test_result),
+		cmocka_unit_test(test_scan_unread_path),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_oom),
 		cmocka_unit_test(test_target_from_class),
