@@ -138,7 +138,7 @@ static void fold_state(struct serve *s, const struct ga_node *n, struct ga_findi
 static void copy_finding(struct ga_findings *out, const struct ga_finding *f)
 {
 	struct ga_finding *c =
-	        ga_findings_add(out, f->code, f->severity, f->subject, f->decision, "%s", f->message);
+	        ga_findings_add_code(out, f->code, f->severity, f->subject, f->decision, "%s", f->message);
 	for (size_t i = 0; c && i < f->n_evidence; i++)
 		ga_finding_evidence(c, f->evidence[i].key, "%s", f->evidence[i].value);
 }

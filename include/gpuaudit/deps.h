@@ -297,7 +297,8 @@ int ga_cc_for_model(const char *model);
 int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
                   struct ga_findings *out);
 
-/* Rule text of a GA-DEPS-* code for SARIF and help (the code itself when unknown). */
+/* Rule text of a GA-DEPS-* code for SARIF and help: the catalogue's (lib/core/codes.def; the code
+ * itself when unknown). */
 const char *ga_deps_rule_text(const char *code);
 
 /*

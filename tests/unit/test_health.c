@@ -81,7 +81,8 @@ static void test_report(void **state)
 	ga_schema_release(&ga_health_report_schema, &r);
 
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-XID-79", GA_SEV_CRITICAL, "gpu0", NULL, "fell off the bus"));
+	assert_non_null(
+	        ga_findings_add_code(&f, "GA-XID-79", GA_SEV_CRITICAL, "gpu0", NULL, "fell off the bus"));
 	log = (struct ga_health_log){ .source = "k.log", .note = "ignored", .since_s = 3600 };
 	assert_int_equal(ga_health_report_take(&r, &log, &f), 0);
 	assert_string_equal(r.result, "problems");
