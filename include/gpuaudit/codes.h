@@ -50,6 +50,7 @@ enum ga_code_nfd {
 struct ga_code_info {
 	enum ga_code id;
 	const char *code; /* "GA-LINK-DEGRADED"; a family: its prefix, "GA-XID-" */
+	size_t len;       /* strlen(code) */
 	bool family;
 	int severity; /* enum ga_severity */
 	int action;   /* enum ga_action */

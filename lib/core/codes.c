@@ -16,6 +16,7 @@
 #define GA_CODE(id_, str_, sev_, act_, cause_, fleet_, nfd_, rule_, fix_, source_) \
 	{ .id = GA_C_##id_,                                                        \
 	  .code = str_,                                                            \
+	  .len = sizeof(str_) - 1,                                                 \
 	  .family = false,                                                         \
 	  .severity = GA_SEV_##sev_,                                               \
 	  .action = GA_ACT_##act_,                                                 \
@@ -28,6 +29,7 @@
 #define GA_FAMILY(id_, str_, sev_, act_, cause_, fleet_, nfd_, rule_, fix_, source_) \
 	{ .id = GA_C_##id_,                                                          \
 	  .code = str_,                                                              \
+	  .len = sizeof(str_) - 1,                                                   \
 	  .family = true,                                                            \
 	  .severity = GA_SEV_##sev_,                                                 \
 	  .action = GA_ACT_##act_,                                                   \
@@ -78,7 +80,7 @@ static const struct ga_code_info *family_of(const char *code)
 	const struct ga_code_info *best = NULL;
 	size_t best_len = 0;
 	for (size_t i = 0; code && i < GA_ARRAY_SIZE(rows); i++) {
-		size_t n = rows[i].family ? strlen(rows[i].code) : 0;
+		size_t n = rows[i].family ? rows[i].len : 0;
 		if (n && n >= best_len && !strncmp(code, rows[i].code, n) && code[n])
 			best = &rows[i], best_len = n;
 	}
@@ -87,8 +89,9 @@ static const struct ga_code_info *family_of(const char *code)
 
 enum ga_code ga_code_parse(const char *code)
 {
+	size_t n = code ? strlen(code) : 0;
 	for (size_t i = 0; code && i < GA_ARRAY_SIZE(rows); i++)
-		if (!rows[i].family && !strcmp(code, rows[i].code))
+		if (rows[i].len == n && !rows[i].family && !memcmp(code, rows[i].code, n))
 			return rows[i].id;
 	const struct ga_code_info *fam = family_of(code);
 	return fam ? fam->id : GA_C_NONE;

@@ -230,6 +230,7 @@ static void test_catalogue_rows(void **state)
 		assert_true(r->rule && r->rule[0]);
 		assert_true(r->severity >= GA_SEV_INFO && r->severity <= GA_SEV_CRITICAL);
 		size_t l = strlen(r->code);
+		assert_int_equal(r->len, l);
 		/* a family is a prefix, a code is not */
 		assert_int_equal(r->family, r->code[l - 1] == '-');
 		if (!r->family) {
