@@ -17,12 +17,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	struct ga_findings f;
 	ga_findings_init(&f);
-	struct ga_finding *fd = ga_findings_add(&f, "GA-XID-48", GA_SEV_CRITICAL, "0000:0f:00.0", NULL, "x");
+	struct ga_finding *fd =
+	        ga_findings_add_code(&f, "GA-XID-48", GA_SEV_CRITICAL, "0000:0f:00.0", NULL, "x");
 	if (fd) {
 		ga_finding_evidence(fd, "count", "%s", "18446744073709551615");
 		ga_finding_evidence(fd, "last_boot_s", "%s", "1e308");
 	}
-	ga_findings_add(&f, "GA-ROW-REMAP-PENDING", GA_SEV_ERROR, "0000:0f:00.0", NULL, "p");
+	ga_findings_add(&f, GA_C_ROW_REMAP_PENDING, GA_SEV_ERROR, "0000:0f:00.0", NULL, "p");
 	struct ga_health_threshold th = { .code = "GA-*", .count = 2, .window_s = 60 };
 	struct ga_health_policy hp = { .thresholds = &th, .n_thresholds = 1 };
 	int64_t now = st.updated_s.set && st.updated_s.v > -(1LL << 40) && st.updated_s.v < (1LL << 40)

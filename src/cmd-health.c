@@ -697,7 +697,7 @@ int cmd_health(struct cli *cli, int argc, char **argv)
 		return fail_early(cli, o.mode, EXIT_USAGE, "--class needs --policy");
 	if (o.clear && !o.state_file)
 		return cli_error(cli, "health", EXIT_USAGE, "--clear needs --state FILE");
-	if (o.clear && (strncmp(o.clear, "GA-", 3) && strcmp(o.clear, "all")))
+	if (o.clear && (!ga_code_wellformed(o.clear) && strcmp(o.clear, "all")))
 		return cli_error(cli, "health", EXIT_USAGE,
 		                 "--clear wants a finding code (GA-...) or 'all', not '%s'", o.clear);
 	if (o.clear)

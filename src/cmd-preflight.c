@@ -244,7 +244,7 @@ static int step_scan(struct pf *p, struct ga_ctx *ctx)
 	         p->tgt.name ? p->tgt.name : "this node", p->scan_errors, p->scan_errors == 1 ? "" : "s");
 	size_t jit = 0;
 	for (size_t i = 0; i < p->scan_findings.n; i++)
-		jit += !strcmp(p->scan_findings.v[i].code, "GA-DEPS-PTX-JIT");
+		jit += p->scan_findings.v[i].id == GA_C_DEPS_PTX_JIT;
 	size_t used = strlen(p->scan_msg);
 	if (jit && used < sizeof(p->scan_msg))
 		snprintf(p->scan_msg + used, sizeof(p->scan_msg) - used,

@@ -148,7 +148,7 @@ static void fold_state(struct serve *s, const struct ga_node *n, struct ga_findi
 static void copy_finding(struct ga_findings *out, const struct ga_finding *f)
 {
 	struct ga_finding *c =
-	        ga_findings_add(out, f->code, f->severity, f->subject, f->decision, "%s", f->message);
+	        ga_findings_add_code(out, f->code, f->severity, f->subject, f->decision, "%s", f->message);
 	for (size_t i = 0; c && i < f->n_evidence; i++)
 		ga_finding_evidence(c, f->evidence[i].key, "%s", f->evidence[i].value);
 }
@@ -183,7 +183,7 @@ static int hold_flaps(struct serve *s, struct ga_findings *f, size_t first_new)
 		}
 	size_t n_new = f->n;
 	for (size_t i = first_new; i < n_new; i++) {
-		if (strcmp(f->v[i].code, "GA-IB-LINK-FLAP") != 0)
+		if (f->v[i].id != GA_C_IB_LINK_FLAP)
 			continue;
 		size_t k = 0;
 		while (k < s->n_held && !same_finding(&s->held[k].f.v[0], &f->v[i]))

@@ -327,7 +327,8 @@ const char *ga_deps_result_name(enum ga_deps_result r);
 const char *ga_deps_result_reason(enum ga_deps_result r, const struct ga_deps_inventory *inv, char *buf,
                                   size_t len);
 
-/* Rule text of a GA-DEPS-* code for SARIF and help (the code itself when unknown). */
+/* Rule text of a GA-DEPS-* code for SARIF and help: the catalogue's (lib/core/codes.def; the code
+ * itself when unknown). */
 const char *ga_deps_rule_text(const char *code);
 
 /*

@@ -9,6 +9,7 @@
 #ifndef GPUAUDIT_FINDINGS_H
 #define GPUAUDIT_FINDINGS_H
 
+#include "gpuaudit/codes.h"
 #include "gpuaudit/json.h"
 
 #ifdef __cplusplus
@@ -59,20 +60,13 @@ int ga_action_parse(const char *name, enum ga_action *ret);
 int ga_action_rank(enum ga_action a);
 
 /*
- * The default action and cause of a finding code, from the one table
- * lib/core/actions.def (one line per code; "PREFIX*" lines cover generated
- * codes such as GA-EXPECT-<what>). Exact entries win over the longest prefix;
- * a code in neither gets investigate/unknown. Returns 2 exact, 1 prefix, 0
- * fallback.
+ * The default action and cause of a finding code string, from the catalogue
+ * (lib/core/codes.def; GA-XID-<n> from lib/core/xid.def): a code's own row (or
+ * Xid number) wins over its family's ("GA-EXPECT-" covers a GA-EXPECT-<what>
+ * a newer document carries); a code in neither gets investigate/unknown.
+ * Returns 2 exact, 1 family, 0 fallback.
  */
 int ga_action_default(const char *code, enum ga_action *ret_action, enum ga_cause *ret_cause);
-/* The table itself, for tests and docs: entries [0, *ret_n). */
-struct ga_action_rule {
-	const char *code; /* exact code, or a prefix ending in '*' */
-	enum ga_action action;
-	enum ga_cause cause;
-};
-const struct ga_action_rule *ga_action_rules(size_t *ret_n);
 
 struct ga_evidence {
 	char *key;
@@ -80,7 +74,9 @@ struct ga_evidence {
 };
 
 struct ga_finding {
-	char *code;
+	char *code; /* the code string every writer prints: ga_code_str(id), or a family's prefix + suffix */
+	enum ga_code id; /* its catalogue row (GA_C_XID for any GA-XID-<n>); GA_C_NONE for a code the
+	                  * catalogue does not know (a document from another gpuaudit) */
 	enum ga_severity severity;
 	char *subject;
 	char *message;
@@ -104,10 +100,19 @@ struct ga_findings {
 const char *ga_severity_name(enum ga_severity s);
 void ga_findings_init(struct ga_findings *f);
 void ga_findings_release(struct ga_findings *f);
-/* Add a finding (action and cause from ga_action_default); returns it for evidence, or NULL
- * (and sets f->err) on ENOMEM. */
-struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum ga_severity sev,
+/* Add a finding with code id (string, action and cause from the catalogue, codes.def); returns it
+ * for evidence, or NULL (and sets f->err) on ENOMEM. */
+struct ga_finding *ga_findings_add(struct ga_findings *f, enum ga_code id, enum ga_severity sev,
                                    const char *subject, const char *decision, const char *fmt, ...)
+        __attribute__((format(printf, 6, 7)));
+/* The same for a member of a family: code = family's prefix + suffix (GA_C_XID, "79": "GA-XID-79"),
+ * id = the member's own row when it has one (GA_C_KLOG, "MCE": GA_C_KLOG_MCE), else the family. */
+struct ga_finding *ga_findings_add_member(struct ga_findings *f, enum ga_code family, const char *suffix,
+                                          enum ga_severity sev, const char *subject, const char *decision,
+                                          const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* The same for a code string read back (a state file, another node's findings): id = ga_code_parse. */
+struct ga_finding *ga_findings_add_code(struct ga_findings *f, const char *code, enum ga_severity sev,
+                                        const char *subject, const char *decision, const char *fmt, ...)
         __attribute__((format(printf, 6, 7)));
 int ga_finding_evidence(struct ga_finding *fd, const char *key, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

@@ -21,12 +21,6 @@ extern "C" {
  */
 int ga_analyze_ib_delta(const struct ga_node *prev, const struct ga_node *cur, struct ga_findings *out);
 
-/*
- * The action ("drain", "fix_config", ...) and cause class ("network", "node hardware", ...)
- * of a GA-IB-*, GA-FABRIC-MANAGER-* or GA-XGMI-* code; NULL for any other code.
- */
-const char *ga_network_code_action(const char *code, const char **cause);
-
 #ifdef __cplusplus
 }
 #endif

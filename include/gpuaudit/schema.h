@@ -94,6 +94,9 @@ enum {
 	GA_FF_TUPLE = 1u << 1,
 	/* GA_F_ARR: read up to GA_SCHEMA_MAX_LARGE elements instead of GA_SCHEMA_MAX_ITEMS. */
 	GA_FF_LARGE = 1u << 2,
+	/* GA_F_STR: a finding code; reading it also stores its enum ga_code (ga_code_parse) in the int
+	 * at count_off, so a finding read back has the same id as one raised (GA_FIELD_CODE). */
+	GA_FF_CODE = 1u << 3,
 };
 /* Most elements read into one array, object or string list (a bound on what a reader allocates). */
 #define GA_SCHEMA_MAX_ITEMS 100000
@@ -129,6 +132,8 @@ struct ga_schema {
 
 // clang-format off
 #define GA_FIELD(st, member, t) {#member, t, offsetof(st, member), NULL, 0}
+#define GA_FIELD_CODE(st, member, idm) \
+	{#member, GA_F_STR, offsetof(st, member), NULL, offsetof(st, idm), NULL, 0, 0, GA_FF_CODE}
 #define GA_FIELD_OBJ(st, member, s) {#member, GA_F_OBJ, offsetof(st, member), &(s), 0}
 #define GA_FIELD_PTR(st, member, s) {#member, GA_F_PTR, offsetof(st, member), &(s), 0}
 #define GA_FIELD_ARR(st, member, s) \

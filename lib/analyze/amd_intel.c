@@ -65,7 +65,7 @@ static void ras_findings(const struct ga_accel *a, const struct ga_amd_info *ai,
 	}
 	if (ue > 0) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-AMD-RAS-UNCORRECTABLE", GA_SEV_ERROR, subject_of(a),
+		        out, GA_C_AMD_RAS_UNCORRECTABLE, GA_SEV_ERROR, subject_of(a),
 		        "drain the node: results computed on this GPU since the error may be corrupt; reboot "
 		        "so the driver retires the failing pages, and replace the GPU if errors return",
 		        "%llu uncorrectable RAS error%s (%s)", (unsigned long long)ue, ue == 1 ? "" : "s",
@@ -75,7 +75,7 @@ static void ras_findings(const struct ga_accel *a, const struct ga_amd_info *ai,
 	}
 	if (ce >= CE_THRESHOLD) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-AMD-RAS-CORRECTABLE", GA_SEV_WARNING, subject_of(a),
+		        out, GA_C_AMD_RAS_CORRECTABLE, GA_SEV_WARNING, subject_of(a),
 		        "watch the count and the retired pages; schedule a replacement if it keeps rising",
 		        "%llu correctable RAS errors since boot (threshold %d; %s)", (unsigned long long)ce,
 		        CE_THRESHOLD, ce_blocks);
@@ -85,7 +85,7 @@ static void ras_findings(const struct ga_accel *a, const struct ga_amd_info *ai,
 	}
 	if (ai->bad_pages.set && ai->bad_pages.v > 0) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-AMD-BAD-PAGES", GA_SEV_WARNING, subject_of(a),
+		        out, GA_C_AMD_BAD_PAGES, GA_SEV_WARNING, subject_of(a),
 		        "the driver has retired these VRAM pages; replace the GPU when the count nears "
 		        "amdgpu.bad_page_threshold (the driver then refuses to use it)",
 		        "%llu retired VRAM page%s (ras/gpu_vram_bad_pages)",
@@ -100,7 +100,7 @@ static void replay_findings(const struct ga_node *n, const struct ga_accel *a, c
 	if (!ai->pcie_replay_count.set || ai->pcie_replay_count.v < REPLAY_THRESHOLD)
 		return;
 	struct ga_finding *f = ga_findings_add(
-	        out, "GA-AMD-PCIE-REPLAYS", GA_SEV_WARNING, subject_of(a),
+	        out, GA_C_AMD_PCIE_REPLAYS, GA_SEV_WARNING, subject_of(a),
 	        "reseat the GPU or its riser and check the slot; check the AER counters and dmesg for "
 	        "PCIe errors on this device",
 	        "%llu PCIe replays since boot (threshold %d): the link keeps retransmitting",
@@ -139,7 +139,7 @@ static void hot_findings(const struct ga_accel *a, struct ga_findings *out)
 	if (!*what)
 		return;
 	struct ga_finding *f = ga_findings_add(
-	        out, "GA-GPU-HOT", GA_SEV_WARNING, subject_of(a),
+	        out, GA_C_GPU_HOT, GA_SEV_WARNING, subject_of(a),
 	        "check the fans, airflow and inlet temperature of this chassis; the GPU throttles its "
 	        "clocks at these temperatures",
 	        "GPU runs hot: %s", what);
@@ -159,7 +159,7 @@ static void rocm_smi_findings(const struct ga_node *n, struct ga_findings *out)
 	const char *call = r->error_call ? r->error_call : "unknown call";
 	if (r->timed_out.set && r->timed_out.v) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-VENDOR-TIMEOUT", GA_SEV_ERROR, "rocm_smi",
+		        out, GA_C_VENDOR_TIMEOUT, GA_SEV_ERROR, "rocm_smi",
 		        "the GPU or its driver is hung: check dmesg for amdgpu errors, then reset the GPU or "
 		        "reboot the node",
 		        "ROCm SMI did not answer in time (in %s)", call);
@@ -185,7 +185,7 @@ static void rocm_smi_findings(const struct ga_node *n, struct ga_findings *out)
 	                ? "check that the ROCm SMI library matches the amdgpu driver and that this user can "
 	                  "read /sys/class/drm and /dev/kfd"
 	                : "nothing to do without amdgpu GPUs";
-	struct ga_finding *f = ga_findings_add(out, "GA-ROCM-SMI-FAILED", sev, "rocm_smi", decision,
+	struct ga_finding *f = ga_findings_add(out, GA_C_ROCM_SMI_FAILED, sev, "rocm_smi", decision,
 	                                       "ROCm SMI failed in %s: %s", call, r->error);
 	ga_finding_evidence(f, "error_call", "%s", call);
 	ga_finding_evidence(f, "error", "%s", r->error);

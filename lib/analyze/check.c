@@ -100,10 +100,10 @@ struct cstate {
 	const char *pci_path, *pci_why;
 };
 
-static void add(struct cstate *cs, const char *code, const char *subject, const char *decision,
+static void add(struct cstate *cs, enum ga_code code, const char *subject, const char *decision,
                 const char *expected, const char *actual, const char *fmt, ...)
         __attribute__((format(printf, 7, 8)));
-static void add(struct cstate *cs, const char *code, const char *subject, const char *decision,
+static void add(struct cstate *cs, enum ga_code code, const char *subject, const char *decision,
                 const char *expected, const char *actual, const char *fmt, ...)
 {
 	char msg[512];
@@ -111,7 +111,7 @@ static void add(struct cstate *cs, const char *code, const char *subject, const 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	bool unknown = !strcmp(code, "GA-CHECK-UNKNOWN");
+	bool unknown = code == GA_C_CHECK_UNKNOWN;
 	struct ga_finding *f = ga_findings_add(&cs->out->findings, code, unknown ? GA_SEV_INFO : GA_SEV_ERROR,
 	                                       subject, decision, "%s", msg);
 	if (!f)
@@ -141,7 +141,7 @@ static void unknown(struct cstate *cs, const char *what, const char *expected, b
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	add(cs, "GA-CHECK-UNKNOWN", what, nvml ? NEED_NVML : "collect the missing data, then check again",
+	add(cs, GA_C_CHECK_UNKNOWN, what, nvml ? NEED_NVML : "collect the missing data, then check again",
 	    expected, NULL, "not checked: %s", msg);
 	if (nvml)
 		cs->nvml_unknown = true;
@@ -160,7 +160,7 @@ static bool pci_unknown(struct cstate *cs, const char *what, const char *expecte
 	char msg[384];
 	snprintf(msg, sizeof(msg), "not checked: the PCI devices could not be read (/%s: %s)",
 	         cs->pci_path ? cs->pci_path : GA_SOURCE_PCI_PATH, cs->pci_why ? cs->pci_why : "unreadable");
-	add(cs, "GA-CHECK-UNKNOWN", what, GA_SOURCE_PCI_FIX, expected, NULL, "%s", msg);
+	add(cs, GA_C_CHECK_UNKNOWN, what, GA_SOURCE_PCI_FIX, expected, NULL, "%s", msg);
 	return true;
 }
 
@@ -171,13 +171,13 @@ static bool pci_unknown(struct cstate *cs, const char *what, const char *expecte
  * it, instead of a second finding with its own cause. It still counts as a violation.
  * The finding is matched by SUBJECT, or when KEY is set by a word of its evidence KEY.
  */
-static bool covered(struct cstate *cs, const char *code, const char *subject, const char *key,
+static bool covered(struct cstate *cs, enum ga_code code, const char *subject, const char *key,
                     const char *policy, const char *expected, const char *actual)
 {
 	struct ga_findings *fs = &cs->out->findings;
 	for (size_t i = 0; i < fs->n; i++) {
 		struct ga_finding *f = &fs->v[i];
-		if (strcmp(f->code, code) != 0)
+		if (f->id != code)
 			continue;
 		bool hit = false;
 		if (!key) {
@@ -246,7 +246,7 @@ static bool nvml_ok(const struct ga_node *n)
 	return n->nvml && !n->nvml->error;
 }
 
-static void check_range(struct cstate *cs, const char *code, const char *what, const struct ga_pin *pin,
+static void check_range(struct cstate *cs, enum ga_code code, const char *what, const struct ga_pin *pin,
                         const char *actual, const char *decision)
 {
 	if (ga_vrange_match(&pin->range, actual))
@@ -265,7 +265,7 @@ static void check_pins(struct cstate *cs)
 			unknown(cs, "kernel", c->kernel.range.text, false, "the kernel release was not read");
 		else
 			check_range(
-			        cs, "GA-PIN-KERNEL", "kernel", &c->kernel, n->host.kernel_release,
+			        cs, GA_C_PIN_KERNEL, "kernel", &c->kernel, n->host.kernel_release,
 			        "boot the pinned kernel (fix the bootloader default or reimage) before the "
 			        "node takes jobs");
 	}
@@ -283,14 +283,14 @@ static void check_pins(struct cstate *cs)
 		if (!dver && !a && pci_unknown(cs, "driver", c->driver.range.text)) {
 			/* which accelerators there are, and so their driver, is unknown */
 		} else if (!dver)
-			add(cs, "GA-PIN-DRIVER", "driver", drv_fix, c->driver.range.text, "not loaded",
+			add(cs, GA_C_PIN_DRIVER, "driver", drv_fix, c->driver.range.text, "not loaded",
 			    "no accelerator driver is loaded; the pin wants '%s'", c->driver.range.text);
 		else
-			check_range(cs, "GA-PIN-DRIVER", dname ? dname : "driver", &c->driver, dver, drv_fix);
+			check_range(cs, GA_C_PIN_DRIVER, dname ? dname : "driver", &c->driver, dver, drv_fix);
 	} else if (c->driver.kind == GA_PIN_ABSENT) {
 		for (size_t i = 0; i < n->n_drivers; i++)
 			if (!n->drivers[i].loaded.set || n->drivers[i].loaded.v)
-				add(cs, "GA-PIN-DRIVER", n->drivers[i].name,
+				add(cs, GA_C_PIN_DRIVER, n->drivers[i].name,
 				    "remove the accelerator driver from this image or move the node to its "
 				    "class",
 				    "absent", n->drivers[i].version ? n->drivers[i].version : "loaded",
@@ -303,7 +303,7 @@ static void check_pins(struct cstate *cs)
 			unknown(cs, "nvidia", c->driver_flavor, false,
 			        "the kernel module flavor was not read");
 		else if (strcmp(fl, c->driver_flavor) != 0)
-			add(cs, "GA-PIN-DRIVER", "nvidia", drv_fix, c->driver_flavor, fl,
+			add(cs, GA_C_PIN_DRIVER, "nvidia", drv_fix, c->driver_flavor, fl,
 			    "nvidia kernel modules are %s but the pin wants %s", fl, c->driver_flavor);
 	}
 
@@ -313,18 +313,18 @@ static void check_pins(struct cstate *cs)
 	if (c->cuda.kind == GA_PIN_RANGE) {
 		if (cuda)
 			check_range(
-			        cs, "GA-PIN-CUDA", "cuda", &c->cuda, cuda,
+			        cs, GA_C_PIN_CUDA, "cuda", &c->cuda, cuda,
 			        "install a driver whose CUDA version satisfies the pin (the CUDA driver API "
 			        "version comes with the driver)");
 		else if (!libcuda && !dver)
-			add(cs, "GA-PIN-CUDA", "cuda", "install the pinned NVIDIA driver", c->cuda.range.text,
+			add(cs, GA_C_PIN_CUDA, "cuda", "install the pinned NVIDIA driver", c->cuda.range.text,
 			    "not installed", "no CUDA driver is installed; the pin wants '%s'",
 			    c->cuda.range.text);
 		else
 			unknown(cs, "cuda", c->cuda.range.text, true,
 			        "the CUDA driver version comes from NVML");
 	} else if (c->cuda.kind == GA_PIN_ABSENT && (cuda || libcuda)) {
-		add(cs, "GA-PIN-CUDA", "cuda", "remove the CUDA driver libraries from this image", "absent",
+		add(cs, GA_C_PIN_CUDA, "cuda", "remove the CUDA driver libraries from this image", "absent",
 		    cuda               ? cuda
 		    : libcuda->version ? libcuda->version
 		                       : "installed",
@@ -335,12 +335,12 @@ static void check_pins(struct cstate *cs)
 	static const char *const rocm_fix = "install the pinned ROCm release (or reimage the node)";
 	if (c->rocm.kind == GA_PIN_RANGE) {
 		if (!rocm || !rocm->version)
-			add(cs, "GA-PIN-ROCM", "rocm", rocm_fix, c->rocm.range.text, "not installed",
+			add(cs, GA_C_PIN_ROCM, "rocm", rocm_fix, c->rocm.range.text, "not installed",
 			    "ROCm is not installed; the pin wants '%s'", c->rocm.range.text);
 		else
-			check_range(cs, "GA-PIN-ROCM", "rocm", &c->rocm, rocm->version, rocm_fix);
+			check_range(cs, GA_C_PIN_ROCM, "rocm", &c->rocm, rocm->version, rocm_fix);
 	} else if (c->rocm.kind == GA_PIN_ABSENT && rocm) {
-		add(cs, "GA-PIN-ROCM", "rocm", "remove ROCm from this image", "absent",
+		add(cs, GA_C_PIN_ROCM, "rocm", "remove ROCm from this image", "absent",
 		    rocm->version ? rocm->version : "installed",
 		    "ROCm is installed but the class wants none");
 	}
@@ -412,16 +412,16 @@ static void check_mig(struct cstate *cs, const struct ga_accel *a, const struct 
 		bool want = c->expect.mig == GA_MIG_ENABLED;
 		const char *ws = want ? "enabled" : "disabled";
 		if (g->mig_enabled.v != want)
-			add(cs, "GA-EXPECT-MIG", subj(a), fix, ws, g->mig_enabled.v ? "enabled" : "disabled",
+			add(cs, GA_C_EXPECT_MIG, subj(a), fix, ws, g->mig_enabled.v ? "enabled" : "disabled",
 			    "MIG is %s, the class expects it %s", g->mig_enabled.v ? "enabled" : "disabled",
 			    ws);
 		else if (g->mig_pending.set && g->mig_pending.v != want)
-			add(cs, "GA-EXPECT-MIG", subj(a), fix, ws,
+			add(cs, GA_C_EXPECT_MIG, subj(a), fix, ws,
 			    g->mig_pending.v ? "enabled (pending disabled)" : "disabled (pending enabled)",
 			    "MIG is %s now but a change to %s is pending a GPU reset", ws,
 			    g->mig_pending.v ? "enabled" : "disabled");
 		else if (g->mig_pending.set && g->mig_pending.v != g->mig_enabled.v)
-			add(cs, "GA-EXPECT-MIG", subj(a), fix, ws, "change pending",
+			add(cs, GA_C_EXPECT_MIG, subj(a), fix, ws, "change pending",
 			    "a MIG mode change is pending a GPU reset");
 	}
 	if (c->expect.mig_profiles_set) {
@@ -440,7 +440,7 @@ static void check_mig(struct cstate *cs, const struct ga_accel *a, const struct 
 			char hs[256], ws[256];
 			join(hs, sizeof(hs), have, nh);
 			join(ws, sizeof(ws), want, nw);
-			add(cs, "GA-EXPECT-MIG", subj(a), fix, ws, hs,
+			add(cs, GA_C_EXPECT_MIG, subj(a), fix, ws, hs,
 			    "MIG instances are %s, the class expects %s", hs, ws);
 		}
 	}
@@ -479,7 +479,7 @@ static void check_nvml_expects(struct cstate *cs)
 			if (!g || !g->persistence_mode.set)
 				missing[NV_PERSIST]++;
 			else if (g->persistence_mode.v != c->expect.persistence_mode.v)
-				add(cs, "GA-EXPECT-PERSISTENCE", subj(a),
+				add(cs, GA_C_EXPECT_PERSISTENCE, subj(a),
 				    c->expect.persistence_mode.v ? "run nvidia-persistenced (or nvidia-smi "
 				                                   "-pm 1) so the driver stays "
 				                                   "initialised between jobs"
@@ -495,7 +495,7 @@ static void check_nvml_expects(struct cstate *cs)
 				missing[NV_ECC]++;
 			else if (g->ecc_enabled.v != c->expect.ecc.v ||
 			         (g->ecc_pending.set && g->ecc_pending.v != c->expect.ecc.v))
-				add(cs, "GA-EXPECT-ECC", subj(a),
+				add(cs, GA_C_EXPECT_ECC, subj(a),
 				    "set ECC with nvidia-smi -i N -e 0|1 and reset the GPU; drain it until "
 				    "then",
 				    c->expect.ecc.v ? "on" : "off",
@@ -517,7 +517,7 @@ static void check_nvml_expects(struct cstate *cs)
 				         fail ? "remap failure" : "remap pending",
 				         (unsigned long long)g->remapped_rows_correctable.v,
 				         (unsigned long long)g->remapped_rows_uncorrectable.v);
-				add(cs, "GA-EXPECT-REMAP", subj(a),
+				add(cs, GA_C_EXPECT_REMAP, subj(a),
 				    fail ? "drain the node and replace the GPU: it ran out of spare rows"
 				         : "drain the node and reset the GPU so the pending row remap takes "
 				           "effect",
@@ -531,7 +531,7 @@ static void check_nvml_expects(struct cstate *cs)
 			if (!g || !g->retired_pages_pending.set)
 				missing[NV_RETIRED]++;
 			else if (g->retired_pages_pending.v)
-				add(cs, "GA-EXPECT-RETIRED-PAGES", subj(a),
+				add(cs, GA_C_EXPECT_RETIRED_PAGES, subj(a),
 				    "drain the node and reset the GPU so the pending page retirement takes "
 				    "effect",
 				    "no pending retirement", "retirement pending",
@@ -593,7 +593,7 @@ static void check_expects(struct cstate *cs)
 			}
 			cs->out->violations++;
 		} else if (k != c->expect.gpu_count.v) {
-			add(cs, "GA-EXPECT-GPU-COUNT", "node",
+			add(cs, GA_C_EXPECT_GPU_COUNT, "node",
 			    "drain the node: a GPU is missing, lost, excluded or has no driver; check the "
 			    "kernel "
 			    "log for Xid/AER errors, then reset, reseat or replace it",
@@ -621,7 +621,7 @@ static void check_expects(struct cstate *cs)
 			} else if (gib + 1e-9 < c->expect.memory_min_gib.v) {
 				snprintf(e, sizeof(e), ">= %g GiB", c->expect.memory_min_gib.v);
 				snprintf(v, sizeof(v), "%.2f GiB", gib);
-				add(cs, "GA-EXPECT-MEMORY", subj(a),
+				add(cs, GA_C_EXPECT_MEMORY, subj(a),
 				    "check the GPU model against the class: a smaller SKU, or memory the "
 				    "driver "
 				    "does not expose",
@@ -652,7 +652,7 @@ static void check_expects(struct cstate *cs)
 					snprintf(e, sizeof(e), ">= gen%llu",
 					         (unsigned long long)c->expect.pcie_gen_min.v);
 					snprintf(v, sizeof(v), "gen%llu", (unsigned long long)gen);
-					add(cs, "GA-EXPECT-PCIE", subj(a), fix, e, v,
+					add(cs, GA_C_EXPECT_PCIE, subj(a), fix, e, v,
 					    "PCIe link can reach gen%llu only, the class expects gen%llu or "
 					    "better",
 					    (unsigned long long)gen,
@@ -667,9 +667,9 @@ static void check_expects(struct cstate *cs)
 					         (unsigned long long)c->expect.pcie_width_min.v);
 					snprintf(v, sizeof(v), "x%llu", (unsigned long long)width);
 					/* a link trained below what it can do is GA-LINK-DEGRADED's */
-					if (!covered(cs, "GA-LINK-DEGRADED", a->address ? a->address : "",
+					if (!covered(cs, GA_C_LINK_DEGRADED, a->address ? a->address : "",
 					             "devices", "expect.pcie_width_min", e, v))
-						add(cs, "GA-EXPECT-PCIE", subj(a), fix, e, v,
+						add(cs, GA_C_EXPECT_PCIE, subj(a), fix, e, v,
 						    "PCIe link runs at x%llu, the class expects x%llu or "
 						    "wider",
 						    (unsigned long long)width,
@@ -695,7 +695,7 @@ static void check_expects(struct cstate *cs)
 		else
 			for (size_t i = 0; i < c->expect.modules.n; i++)
 				if (!ga_strv_contains(&n->modules, c->expect.modules.v[i]))
-					add(cs, "GA-EXPECT-MODULE", c->expect.modules.v[i],
+					add(cs, GA_C_EXPECT_MODULE, c->expect.modules.v[i],
 					    "load it (modprobe) or fix the image so it loads at boot",
 					    "loaded", "not loaded", "kernel module %s is not loaded",
 					    c->expect.modules.v[i]);
@@ -710,10 +710,10 @@ static void check_expects(struct cstate *cs)
 		for (size_t k = 0; !found && !needed && k < n->n_accelerators; k++)
 			needed = ga_strv_contains(&n->accelerators[k].missing_nodes, dn);
 		if (!found && needed &&
-		    covered(cs, "GA-DEVNODE-MISSING", dn, NULL, "expect.device_nodes", "present", "missing"))
+		    covered(cs, GA_C_DEVNODE_MISSING, dn, NULL, "expect.device_nodes", "present", "missing"))
 			continue;
 		if (!found) {
-			add(cs, "GA-EXPECT-DEVNODE", dn,
+			add(cs, GA_C_EXPECT_DEVNODE, dn,
 			    "create it (for NVIDIA: nvidia-modprobe -u -c=0) or add it to the container's "
 			    "devices",
 			    "present", "missing", "device node %s is missing", dn);
@@ -754,7 +754,7 @@ static void check_ib_ports(struct cstate *cs)
 		char e[32], a[32];
 		snprintf(e, sizeof(e), "%llu", (unsigned long long)c->expect.ib_ports.count.v);
 		snprintf(a, sizeof(a), "%zu", have);
-		add(cs, "GA-EXPECT-IB-PORTS", "node", fix_count, e, a, "%zu %s port%s, expected %s", have,
+		add(cs, GA_C_EXPECT_IB_PORTS, "node", fix_count, e, a, "%zu %s port%s, expected %s", have,
 		    layer ? layer : "RDMA", have == 1 ? "" : "s", e);
 	}
 	for (size_t i = 0; i < cs->n->n_ib_ports; i++) {
@@ -766,7 +766,7 @@ static void check_ib_ports(struct cstate *cs)
 		         (unsigned long long)(p->port.set ? p->port.v : 0));
 		const char *want = c->expect.ib_ports.state;
 		if (want && (!p->state || strcasecmp(p->state, want) != 0))
-			add(cs, "GA-EXPECT-IB-PORTS", subj,
+			add(cs, GA_C_EXPECT_IB_PORTS, subj,
 			    "bring the port up (cable, transceiver, switch port, subnet manager): ibstat "
 			    "shows why",
 			    want, p->state ? p->state : "unknown", "port %s is %s, expected %s", subj,
@@ -777,7 +777,7 @@ static void check_ib_ports(struct cstate *cs)
 		if (min_mbps && up && (!p->rate_mbps.set || p->rate_mbps.v < min_mbps)) { /* down: no rate */
 			char e[32];
 			snprintf(e, sizeof(e), ">= %llu Gb/sec", (unsigned long long)(min_mbps / 1000));
-			add(cs, "GA-EXPECT-IB-PORTS", subj,
+			add(cs, GA_C_EXPECT_IB_PORTS, subj,
 			    "reseat or replace the cable or transceiver and check the switch port's speed "
 			    "setting",
 			    e, p->rate ? p->rate : "unknown", "port %s runs at %s, expected %s", subj,
@@ -804,7 +804,7 @@ static void check_ctr_default(struct cstate *cs, const struct ga_ctr_engine *e, 
 		return;
 	char exp[160];
 	snprintf(exp, sizeof(exp), "default runtime %s", want);
-	add(cs, "GA-EXPECT-CTR-DEFAULT", e->name,
+	add(cs, GA_C_EXPECT_CTR_DEFAULT, e->name,
 	    streq(e->name, "docker")
 	            ? "set \"default-runtime\" in /etc/docker/daemon.json (nvidia-ctk runtime "
 	              "configure --runtime=docker --set-as-default) and restart docker"
@@ -822,7 +822,7 @@ static void check_ctr_expects(struct cstate *cs)
 	const struct ga_ctr_toolkit *tk = ga_ctr_toolkit_of(n, "nvidia");
 	bool installed = tk && tk->installed.v;
 	if (x->toolkit.set && x->toolkit.v != installed)
-		add(cs, "GA-EXPECT-CTR-TOOLKIT", "nvidia-container-toolkit",
+		add(cs, GA_C_EXPECT_CTR_TOOLKIT, "nvidia-container-toolkit",
 		    x->toolkit.v ? "install nvidia-container-toolkit and run nvidia-ctk runtime configure "
 		                   "for each engine"
 		                 : "remove the NVIDIA container toolkit, or change the policy",
@@ -835,7 +835,7 @@ static void check_ctr_expects(struct cstate *cs)
 		if (!streq(have, x->mode)) {
 			char exp[64];
 			snprintf(exp, sizeof(exp), "mode %s", x->mode);
-			add(cs, "GA-EXPECT-CTR-MODE",
+			add(cs, GA_C_EXPECT_CTR_MODE,
 			    tk && tk->config ? tk->config : "nvidia-container-toolkit",
 			    "set [nvidia-container-runtime] mode in "
 			    "/etc/nvidia-container-runtime/config.toml "
@@ -851,7 +851,7 @@ static void check_ctr_expects(struct cstate *cs)
 			char cmd[160];
 			snprintf(cmd, sizeof(cmd), "nvidia-ctk runtime configure --runtime=%s and restart %s",
 			         name, name);
-			add(cs, "GA-EXPECT-CTR-WIRED", name,
+			add(cs, GA_C_EXPECT_CTR_WIRED, name,
 			    e ? cmd : "install and configure the engine, or change the policy",
 			    "wired to the NVIDIA runtime", e ? "not wired" : "not present",
 			    e ? "%s has no NVIDIA runtime, the policy expects one"
@@ -881,7 +881,7 @@ static void check_ctr_expects(struct cstate *cs)
 				snprintf(exp + l, sizeof(exp) - l, "%s%s", k ? " or " : "",
 				         x->device_groups.v[k]);
 			}
-			add(cs, "GA-EXPECT-CTR-DEVICE-GROUP", d->path,
+			add(cs, GA_C_EXPECT_CTR_DEVICE_GROUP, d->path,
 			    "give the device one of the policy's groups with mode 0660 (a udev rule), or run "
 			    "the "
 			    "containers with the device's group",
@@ -948,7 +948,7 @@ static bool check_incomplete(struct cstate *cs)
 		len = k > 0 && (size_t)k < sizeof(list) - len ? len + (size_t)k : len;
 	}
 	struct ga_finding *f = ga_findings_add(
-	        &cs->out->findings, "GA-CHECK-INCOMPLETE", GA_SEV_ERROR, "snapshot",
+	        &cs->out->findings, GA_C_CHECK_INCOMPLETE, GA_SEV_ERROR, "snapshot",
 	        "run on the node itself, or point --root at a captured tree (gpuaudit capture) or "
 	        "--from at a discover --json snapshot",
 	        "nothing of /proc or /sys was read, so no verdict is possible: %s", list);
@@ -989,7 +989,7 @@ static void check_cdi(struct cstate *cs)
 			char act[96];
 			snprintf(act, sizeof(act), "%zu readable %sspec%s", valid, prefix ? prefix : "",
 			         valid == 1 ? "" : "s");
-			add(cs, "GA-EXPECT-CDI", "node",
+			add(cs, GA_C_EXPECT_CDI, "node",
 			    want ? fix : "remove the CDI specs: the class runs its containers without CDI",
 			    want ? "a CDI spec" : "no CDI spec", act,
 			    want ? "no readable %sCDI spec in /etc/cdi or /var/run/cdi; the class expects one"
@@ -1001,11 +1001,11 @@ static void check_cdi(struct cstate *cs)
 		/* the node's own GA-CDI-* findings (ga_analyze_node) already hold the details */
 		size_t bad = 0;
 		for (size_t i = 0; i < cs->out->findings.n; i++)
-			bad += ga_startswith(cs->out->findings.v[i].code, "GA-CDI-");
+			bad += ga_code_in(cs->out->findings.v[i].id, GA_C_CDI);
 		if (bad) {
 			char act[64];
 			snprintf(act, sizeof(act), "%zu GA-CDI finding%s", bad, bad == 1 ? "" : "s");
-			add(cs, "GA-EXPECT-CDI", "node",
+			add(cs, GA_C_EXPECT_CDI, "node",
 			    "regenerate the CDI spec for the running driver and the current GPU/MIG layout "
 			    "(nvidia-ctk cdi generate), then restart the pods that use it",
 			    "current CDI specs", act,
@@ -1041,7 +1041,7 @@ static void check_allocatable(struct cstate *cs)
 		const char *why = !dp               ? " (no /var/lib/kubelet/device-plugins on the node)"
 		                  : !dp->checkpoint ? " (no kubelet checkpoint)"
 		                                    : "";
-		add(cs, "GA-EXPECT-ALLOCATABLE", want->resource,
+		add(cs, GA_C_EXPECT_ALLOCATABLE, want->resource,
 		    have < want->count
 		            ? "restart the device plugin on the node and read its log; a device it "
 		              "marked unhealthy also has a GPU finding: reset or replace that GPU"
@@ -1080,7 +1080,7 @@ int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bo
 			snprintf(have, sizeof(have), "%zu x %s %s", n->n_accelerators,
 			         n->accelerators[0].vendor ? n->accelerators[0].vendor : "?",
 			         n->accelerators[0].model ? n->accelerators[0].model : "?");
-		add(&cs, "GA-CHECK-NO-CLASS", "node",
+		add(&cs, GA_C_CHECK_NO_CLASS, "node",
 		    "add a class for this hardware to the policy, or name one with --class",
 		    "a matching class", have, "no class in the policy matches this node (%s)", have);
 	} else {

@@ -123,7 +123,7 @@ static void invalid(struct ga_findings *out, const struct ga_cdi_spec *s, const 
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	struct ga_finding *f = ga_findings_add(
-	        out, "GA-CDI-INVALID", GA_SEV_ERROR, s->path,
+	        out, GA_C_CDI_INVALID, GA_SEV_ERROR, s->path,
 	        "fix or regenerate the spec (nvidia-ctk cdi generate --output=PATH for NVIDIA's); "
 	        "runtimes refuse every device of a spec that does not validate",
 	        "CDI spec %s is not valid: %s", s->path, what);
@@ -265,7 +265,7 @@ static void coverage(const struct ga_node *n, const bool *valid, const struct ga
 		v->cdi_unlisted.v += !listed;
 		if (!listed) {
 			struct ga_finding *f = ga_findings_add(
-			        out, "GA-CDI-DEVICE-MISSING", GA_SEV_ERROR, g->address, cdi_regen,
+			        out, GA_C_CDI_DEVICE_MISSING, GA_SEV_ERROR, g->address, cdi_regen,
 			        "no CDI device names GPU %llu (%s)%s: a pod that asks for it by name cannot "
 			        "start",
 			        (unsigned long long)g->index, g->uuid ? g->uuid : "UUID unknown",
@@ -281,7 +281,7 @@ static void coverage(const struct ga_node *n, const bool *valid, const struct ga
 			snprintf(subj, sizeof(subj), "%s mig %zu", g->address ? g->address : "", j);
 			const char *mu = mig_uuid(g, j);
 			struct ga_finding *f = ga_findings_add(
-			        out, "GA-CDI-DEVICE-MISSING", GA_SEV_ERROR, subj, cdi_regen,
+			        out, GA_C_CDI_DEVICE_MISSING, GA_SEV_ERROR, subj, cdi_regen,
 			        "no CDI device names MIG device %llu:%zu%s%s: the spec predates the MIG "
 			        "layout",
 			        (unsigned long long)g->index, j, mu ? " " : "", mu ? mu : "");
@@ -357,7 +357,7 @@ static void spec_checks(const struct ga_node *n, const struct ga_cdi_spec *s, co
 	GA_SET(vs->missing_paths, s->missing.n);
 	if (stale) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-CDI-STALE", GA_SEV_ERROR, s->path, cdi_regen,
+		        out, GA_C_CDI_STALE, GA_SEV_ERROR, s->path, cdi_regen,
 		        "CDI spec %s was generated for driver %s but the running driver is %s: containers "
 		        "given these devices get the old driver's libraries, or none",
 		        s->path, s->driver_version, drv);
@@ -376,7 +376,7 @@ static void spec_checks(const struct ga_node *n, const struct ga_cdi_spec *s, co
 			used += (size_t)k;
 		}
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-CDI-PATH-MISSING", GA_SEV_ERROR, s->path,
+		        out, GA_C_CDI_PATH_MISSING, GA_SEV_ERROR, s->path,
 		        stale ? cdi_regen
 		              : "regenerate the spec, or restore what it names (a device node missing "
 		                "after boot: nvidia-modprobe, or the driver's udev rules)",
@@ -397,7 +397,7 @@ static void spec_checks(const struct ga_node *n, const struct ga_cdi_spec *s, co
 		char subj[600];
 		snprintf(subj, sizeof(subj), "%s=%s", s->kind, s->devices[d].name);
 		struct ga_finding *f =
-		        ga_findings_add(out, "GA-CDI-DEVICE-GONE", GA_SEV_ERROR, subj, cdi_regen,
+		        ga_findings_add(out, GA_C_CDI_DEVICE_GONE, GA_SEV_ERROR, subj, cdi_regen,
 		                        "CDI device %s in %s points at a GPU that is not on the node: %s",
 		                        subj, s->path, why);
 		ga_finding_evidence(f, "spec", "%s", s->path);
@@ -525,7 +525,7 @@ static void nvidia_gone(const struct ga_device_plugins *dp, const struct ga_cnt_
 			if (found)
 				continue;
 			struct ga_finding *f =
-			        ga_findings_add(out, "GA-DP-DEVICE-GONE", GA_SEV_WARNING, id, dp_restart,
+			        ga_findings_add(out, GA_C_DP_DEVICE_GONE, GA_SEV_WARNING, id, dp_restart,
 			                        "the kubelet has %s registered under %s, but no GPU on the "
 			                        "node has that UUID",
 			                        id, dp->resources[r].name);
@@ -572,7 +572,7 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 			return; /* no kubelet on this node */
 		v->device_plugin = GA_VD_DP_MISSING;
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-DP-NOT-REGISTERED", GA_SEV_ERROR, "nvidia.com/gpu",
+		        out, GA_C_DP_NOT_REGISTERED, GA_SEV_ERROR, "nvidia.com/gpu",
 		        "deploy the NVIDIA device plugin (or the GPU Operator) to this node, or restart it: "
 		        "until it registers, the node's allocatable nvidia.com/gpu is 0",
 		        "the node has %zu NVIDIA GPUs but no device plugin registered any nvidia.com "
@@ -586,7 +586,7 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 	}
 	if (!has_socket(dp, "nvidia")) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-DP-SOCKET-MISSING", GA_SEV_WARNING, dp->dir ? dp->dir : "device-plugins",
+		        out, GA_C_DP_SOCKET_MISSING, GA_SEV_WARNING, dp->dir ? dp->dir : "device-plugins",
 		        dp_restart,
 		        "the kubelet's checkpoint lists nvidia.com devices but no NVIDIA plugin socket "
 		        "(nvidia-*.sock) is in %s: the plugin is not running, and the kubelet stops "
@@ -609,7 +609,7 @@ static void nvidia_plugin(const struct ga_node *n, const struct ga_device_plugin
 				used += (size_t)k;
 		}
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-DP-GPU-UNREGISTERED", GA_SEV_ERROR, "nvidia.com/gpu", dp_restart,
+		        out, GA_C_DP_GPU_UNREGISTERED, GA_SEV_ERROR, "nvidia.com/gpu", dp_restart,
 		        "the device plugin registered %zu of the %zu NVIDIA devices that are present and "
 		        "healthy%s%s: pods cannot be given the rest",
 		        nreg, expected, nmiss ? "; not registered: " : "", missing);
@@ -642,7 +642,7 @@ static void other_plugin(const struct ga_node *n, const struct ga_device_plugins
 	if (!nres && (dp->checkpoint || (dp->kubelet_socket.set && dp->kubelet_socket.v))) {
 		v->device_plugin = GA_VD_DP_MISSING;
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-DP-NOT-REGISTERED", GA_SEV_ERROR, prefix,
+		        out, GA_C_DP_NOT_REGISTERED, GA_SEV_ERROR, prefix,
 		        "deploy the vendor's device plugin to this node, or restart it: until it registers, "
 		        "the node advertises none of these GPUs",
 		        "the node has %zu %s GPUs but no device plugin registered a %s resource with the "
@@ -654,7 +654,7 @@ static void other_plugin(const struct ga_node *n, const struct ga_device_plugins
 		if (v->device_plugin != GA_VD_DP_MISSING)
 			v->device_plugin = GA_VD_DP_PARTIAL;
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-DP-GPU-UNREGISTERED", GA_SEV_ERROR, prefix, dp_restart,
+		        out, GA_C_DP_GPU_UNREGISTERED, GA_SEV_ERROR, prefix, dp_restart,
 		        "the device plugin registered %zu %s devices for %zu %s GPUs: pods cannot be given "
 		        "the rest",
 		        nreg, prefix, ng, vendor);
@@ -676,7 +676,7 @@ int ga_verdict_device_plugins(const struct ga_node *n, struct ga_node_verdict *v
 	v->device_plugin = GA_VD_DP_OK;
 	if (dp->checkpoint_error) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-DP-CHECKPOINT-INVALID", GA_SEV_WARNING,
+		        out, GA_C_DP_CHECKPOINT_INVALID, GA_SEV_WARNING,
 		        dp->checkpoint ? dp->checkpoint : "checkpoint",
 		        "the kubelet rewrites the checkpoint on its next device change; if it stays damaged, "
 		        "stop the kubelet, move the file aside and start it (pods keep running)",
@@ -754,7 +754,7 @@ static int container_findings(struct ga_pf_doc_container *c, const char *nvd)
 	size_t want = nvd ? nvd_count(nvd) : SIZE_MAX - 1; /* unset: CDI or --device decides */
 	if (gpus && !vis && want != 0) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-CONTAINER-NO-GPU", GA_SEV_ERROR, "container",
+		        out, GA_C_CONTAINER_NO_GPU, GA_SEV_ERROR, "container",
 		        nvd ? "the container was not started by the NVIDIA runtime: set it as the runtime "
 		              "(docker run --runtime=nvidia / --gpus, runtimeClassName: nvidia) or ask for "
 		              "CDI devices (--device nvidia.com/gpu=all)"
@@ -767,7 +767,7 @@ static int container_findings(struct ga_pf_doc_container *c, const char *nvd)
 	} else if (nvd && want != SIZE_MAX - 1 && want != 0 &&
 	           ((want == SIZE_MAX && vis < gpus) || (want != SIZE_MAX && vis != want))) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-CONTAINER-VISIBLE-MISMATCH", GA_SEV_WARNING, "container",
+		        out, GA_C_CONTAINER_VISIBLE_MISMATCH, GA_SEV_WARNING, "container",
 		        "check which devices the runtime injected: with CDI the devices requested decide, "
 		        "not NVIDIA_VISIBLE_DEVICES; with the device plugin the kubelet's allocation does",
 		        "NVIDIA_VISIBLE_DEVICES=%s asks for %s but the container sees %zu of the node's %zu "
@@ -784,7 +784,7 @@ static int container_findings(struct ga_pf_doc_container *c, const char *nvd)
 		if (!l->version || !c->driver_version || !strcmp(l->version, c->driver_version))
 			continue;
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-CONTAINER-LIB-MISMATCH", GA_SEV_ERROR, l->path,
+		        out, GA_C_CONTAINER_LIB_MISMATCH, GA_SEV_ERROR, l->path,
 		        "remove the driver libraries baked into the image (libcuda.so.*, libnvidia-ml.so.*: "
 		        "the runtime mounts the host's); if the runtime mounted them, the host's CDI spec is "
 		        "stale (regenerate it)",
@@ -796,7 +796,7 @@ static int container_findings(struct ga_pf_doc_container *c, const char *nvd)
 	}
 	if (vis && !cuda)
 		ga_findings_add(
-		        out, "GA-CONTAINER-NO-DRIVER-LIB", GA_SEV_ERROR, "container",
+		        out, GA_C_CONTAINER_NO_DRIVER_LIB, GA_SEV_ERROR, "container",
 		        "the runtime gave the devices but not the driver's libraries: include "
 		        "compute,utility in NVIDIA_DRIVER_CAPABILITIES, or regenerate the CDI spec so "
 		        "it mounts them",

@@ -103,7 +103,7 @@ static void engine_findings(const struct ga_ctr_engine *e, bool nv_gpus, const s
 	const char *name = e->name ? e->name : "engine";
 	if (e->config_error) {
 		struct ga_finding *f =
-		        ga_findings_add(out, "GA-CTR-CONFIG-INVALID", GA_SEV_ERROR, name,
+		        ga_findings_add(out, GA_C_CTR_CONFIG_INVALID, GA_SEV_ERROR, name,
 		                        "fix the file at the line and column given (the engine refuses "
 		                        "to start or falls back to its defaults with it), then restart "
 		                        "the engine",
@@ -113,7 +113,7 @@ static void engine_findings(const struct ga_ctr_engine *e, bool nv_gpus, const s
 	}
 	if (e->default_runtime && !has_runtime(e, e->default_runtime))
 		ga_findings_add(
-		        out, "GA-CTR-DEFAULT-UNDEFINED", GA_SEV_ERROR, name,
+		        out, GA_C_CTR_DEFAULT_UNDEFINED, GA_SEV_ERROR, name,
 		        "define the runtime (nvidia-ctk runtime configure) or point the default at one that "
 		        "is defined, then restart the engine",
 		        "%s's default runtime \"%s\" is not defined: the engine fails to start containers "
@@ -124,7 +124,7 @@ static void engine_findings(const struct ga_ctr_engine *e, bool nv_gpus, const s
 		if (!r->vendor || !r->binary_found.set || r->binary_found.v)
 			continue;
 		struct ga_finding *f =
-		        ga_findings_add(out, "GA-CTR-RUNTIME-BINARY-MISSING", GA_SEV_ERROR, name,
+		        ga_findings_add(out, GA_C_CTR_RUNTIME_BINARY_MISSING, GA_SEV_ERROR, name,
 		                        "install the vendor's container toolkit, or point the runtime at the "
 		                        "binary's real path",
 		                        "%s runtime \"%s\" names %s, which does not exist: every container "
@@ -145,7 +145,7 @@ static void engine_findings(const struct ga_ctr_engine *e, bool nv_gpus, const s
 		for (size_t i = 0; i < nvtk->binaries.n; i++)
 			hook |= strstr(nvtk->binaries.v[i], "/nvidia-container-runtime-hook") != NULL;
 		ga_findings_add(
-		        out, "GA-CTR-NOT-WIRED", docker && hook ? GA_SEV_INFO : GA_SEV_WARNING, name,
+		        out, GA_C_CTR_NOT_WIRED, docker && hook ? GA_SEV_INFO : GA_SEV_WARNING, name,
 		        configure_cmd(e),
 		        docker && hook
 		                ? "docker has no NVIDIA runtime: docker run --gpus works (through the "
@@ -160,7 +160,7 @@ static void engine_findings(const struct ga_ctr_engine *e, bool nv_gpus, const s
 	struct ga_finding *f;
 	if (docker)
 		f = ga_findings_add(
-		        out, "GA-CTR-DEFAULT-RUNTIME", GA_SEV_INFO, name,
+		        out, GA_C_CTR_DEFAULT_RUNTIME, GA_SEV_INFO, name,
 		        "set \"default-runtime\": \"nvidia\" in /etc/docker/daemon.json (nvidia-ctk "
 		        "runtime configure --runtime=docker --set-as-default) if containers started "
 		        "without --gpus or --runtime must see GPUs",
@@ -169,7 +169,7 @@ static void engine_findings(const struct ga_ctr_engine *e, bool nv_gpus, const s
 		        def);
 	else
 		f = ga_findings_add(
-		        out, "GA-CTR-DEFAULT-RUNTIME", GA_SEV_WARNING, name,
+		        out, GA_C_CTR_DEFAULT_RUNTIME, GA_SEV_WARNING, name,
 		        "make nvidia the default runtime (nvidia-ctk runtime configure --set-as-default), "
 		        "or give every GPU pod runtimeClassName: nvidia",
 		        "%s's default runtime is %s, not the NVIDIA runtime: pods without "
@@ -183,13 +183,13 @@ static void toolkit_findings(const struct ga_ctr_toolkit *tk, struct ga_findings
 {
 	if (tk->config_error)
 		ga_findings_add(
-		        out, "GA-CTR-CONFIG-INVALID", GA_SEV_ERROR, tk->config ? tk->config : "toolkit",
+		        out, GA_C_CTR_CONFIG_INVALID, GA_SEV_ERROR, tk->config ? tk->config : "toolkit",
 		        "fix the file at the line and column given (nvidia-ctk config --in-place rewrites "
 		        "a valid one)",
 		        "the NVIDIA container toolkit's configuration does not parse: %s", tk->config_error);
 	if (tk->ldconfig && tk->ldconfig_found.set && !tk->ldconfig_found.v)
 		ga_findings_add(
-		        out, "GA-CTR-LDCONFIG-MISSING", GA_SEV_WARNING, tk->config ? tk->config : "toolkit",
+		        out, GA_C_CTR_LDCONFIG_MISSING, GA_SEV_WARNING, tk->config ? tk->config : "toolkit",
 		        "set [nvidia-container-cli] ldconfig to the host's ldconfig (\"@/sbin/ldconfig\" on "
 		        "most distributions, \"@/sbin/ldconfig.real\" on Ubuntu)",
 		        "ldconfig = \"%s\" names a file the host does not have: containers fail with "
@@ -209,7 +209,7 @@ static void device_findings(const struct ga_container_runtime *cr, struct ga_fin
 		char og[160];
 		snprintf(og, sizeof(og), "%s:%s", d->owner ? d->owner : "?", d->group ? d->group : "?");
 		struct ga_finding *f =
-		        ga_findings_add(out, "GA-CTR-DEVICE-ACCESS", GA_SEV_WARNING, d->path,
+		        ga_findings_add(out, GA_C_CTR_DEVICE_ACCESS, GA_SEV_WARNING, d->path,
 		                        "give the device group render (udev: KERNEL==\"kfd\" / "
 		                        "SUBSYSTEM==\"drm\", GROUP=\"render\", "
 		                        "MODE=\"0660\") and run containers with that group (docker "
@@ -243,7 +243,7 @@ void ga_analyze_container_runtime(const struct ga_node *n, struct ga_findings *o
 			         cr->engines[i].name ? cr->engines[i].name : "?");
 		}
 		ga_findings_add(
-		        out, "GA-CTR-TOOLKIT-MISSING", GA_SEV_WARNING, "nvidia-container-toolkit",
+		        out, GA_C_CTR_TOOLKIT_MISSING, GA_SEV_WARNING, "nvidia-container-toolkit",
 		        "install the NVIDIA container toolkit (package nvidia-container-toolkit), run "
 		        "nvidia-ctk runtime configure --runtime=<engine> and restart the engine",
 		        "NVIDIA GPUs and a container engine (%s), but no NVIDIA container toolkit: "

@@ -177,7 +177,7 @@ int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_de
 		switch (st) {
 		case ST_SUPPORTED:
 			fd = ga_findings_add(
-			        out, "GA-DEPS-CUDA-COMPAT", GA_SEV_INFO, subject,
+			        out, GA_C_DEPS_CUDA_COMPAT, GA_SEV_INFO, subject,
 			        "keep the compat package matched to the CUDA of the image; upgrade the "
 			        "node's "
 			        "driver in time (forward compatibility covers the user-mode driver only)",
@@ -193,7 +193,7 @@ int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_de
 			                : "");
 			break;
 		case ST_CONSUMER:
-			fd = ga_findings_add(out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
+			fd = ga_findings_add(out, GA_C_DEPS_CUDA_COMPAT, GA_SEV_WARNING, subject,
 			                     "upgrade the node's driver to one that runs the image's CUDA, "
 			                     "or use an image built "
 			                     "for the driver's CUDA",
@@ -207,7 +207,7 @@ int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_de
 			                     cc);
 			break;
 		case ST_BRANCH:
-			fd = ga_findings_add(out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
+			fd = ga_findings_add(out, GA_C_DEPS_CUDA_COMPAT, GA_SEV_WARNING, subject,
 			                     "move the node to a long-term support or production driver "
 			                     "branch (R535, R570, "
 			                     "R580...), or upgrade it to run the image's CUDA",
@@ -218,7 +218,7 @@ int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_de
 			                     cc, branch, branch);
 			break;
 		case ST_NOT_NEWER:
-			fd = ga_findings_add(out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
+			fd = ga_findings_add(out, GA_C_DEPS_CUDA_COMPAT, GA_SEV_WARNING, subject,
 			                     "drop cuda-compat from the image (the NVIDIA container toolkit "
 			                     "mounts the node's "
 			                     "driver), or keep it off the library path",
@@ -230,7 +230,7 @@ int ga_deps_judge_compat(const struct ga_deps_inventory *inv, const struct ga_de
 			                     cc, dc);
 			break;
 		case ST_UNKNOWN:
-			fd = ga_findings_add(out, "GA-DEPS-CUDA-COMPAT", GA_SEV_WARNING, subject,
+			fd = ga_findings_add(out, GA_C_DEPS_CUDA_COMPAT, GA_SEV_WARNING, subject,
 			                     "say the GPU and driver: --target ...,brand:tesla,driver:550.54 "
 			                     "or --for a node "
 			                     "snapshot",

@@ -130,7 +130,7 @@ static int ptx_jit_file(const struct ga_deps_file *f, const struct ga_deps_targe
 	         "least %llu MiB, and warm up at deployment (launch each kernel once before taking traffic)",
 	         t->sm, t->sm, t->sm, cache_mib);
 	struct ga_finding *fd = ga_findings_add(
-	        out, "GA-DEPS-PTX-JIT", GA_SEV_WARNING, f->path, fix,
+	        out, GA_C_DEPS_PTX_JIT, GA_SEV_WARNING, f->path, fix,
 	        "%zu of %zu CUDA fatbin containers have no cubin for sm_%d: the driver JIT-compiles their "
 	        "PTX (%s; %s, %llu bytes) when they load: up to about %s of CPU per process without a "
 	        "warm cache (lazy loading compiles only the modules used)",

@@ -219,7 +219,7 @@ int ga_deps_judge_install_scripts(const struct ga_deps_inventory *inv, struct ga
 		struct ga_finding *fd;
 		if (p->install_fetch)
 			fd = ga_findings_add(
-			        out, "GA-DEPS-INSTALL-SCRIPT", GA_SEV_WARNING, subject,
+			        out, GA_C_DEPS_INSTALL_SCRIPT, GA_SEV_WARNING, subject,
 			        "audit the installed tree (node_modules after npm ci on the target's "
 			        "platform), or "
 			        "ship the prebuilt binaries in the artifact",
@@ -228,7 +228,7 @@ int ga_deps_judge_install_scripts(const struct ga_deps_inventory *inv, struct ga
 			        p->name, p->version ? p->version : "", first);
 		else
 			fd = ga_findings_add(
-			        out, "GA-DEPS-INSTALL-SCRIPT", GA_SEV_INFO, subject,
+			        out, GA_C_DEPS_INSTALL_SCRIPT, GA_SEV_INFO, subject,
 			        "audit the installed tree (node_modules after npm ci), where its output "
 			        "is",
 			        "%s %s runs a script at install time (%s): what it builds or fetches is "

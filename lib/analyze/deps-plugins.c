@@ -232,7 +232,7 @@ static int missing(const struct ga_deps_inventory *inv, const struct ga_deps_tar
 		}
 	}
 	struct ga_finding *fd = ga_findings_add(
-	        out, "GA-DEPS-PLUGIN-MISSING", some ? GA_SEV_INFO : GA_SEV_WARNING, f->path,
+	        out, GA_C_DEPS_PLUGIN_MISSING, some ? GA_SEV_INFO : GA_SEV_WARNING, f->path,
 	        "ship the plug-in with the artifact (the GPU build of the package), or run without that back "
 	        "end knowingly",
 	        "names %s (%s) but the scanned tree does not carry %s: on this %s target loading it fails "

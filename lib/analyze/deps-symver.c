@@ -188,7 +188,7 @@ int ga_deps_tag_target(const char *tok, struct ga_deps_target *t)
 	return 1;
 }
 
-static int too_old(const struct ga_deps_file *f, const char *code, const char *prefix, const char *needed,
+static int too_old(const struct ga_deps_file *f, enum ga_code code, const char *prefix, const char *needed,
                    const char *have, const char *what, const char *fix, struct ga_findings *out)
 {
 	struct ga_finding *fd = ga_findings_add(
@@ -201,7 +201,7 @@ static int too_old(const struct ga_deps_file *f, const char *code, const char *p
 }
 
 /* glibc-versioned needs where the C library is musl: there is no libc.so.6 to version them. */
-static int on_musl(const struct ga_deps_file *f, const char *code, const char *what, const char *fix,
+static int on_musl(const struct ga_deps_file *f, enum ga_code code, const char *what, const char *fix,
                    struct ga_findings *out)
 {
 	struct ga_finding *fd = ga_findings_add(
@@ -228,7 +228,7 @@ static int manylinux_cxx(const struct ga_deps_file *f, const char *tag_glibc, bo
 		char what[96];
 		snprintf(what, sizeof(what), "the wheel's manylinux tag (glibc %s) allows at most %s",
 		         tag_glibc, prefix[k]);
-		int r = too_old(f, "GA-DEPS-MANYLINUX-TAG", prefix[k], need[k], lim, what,
+		int r = too_old(f, GA_C_DEPS_MANYLINUX_TAG, prefix[k], need[k], lim, what,
 		                "tag the wheel for the level it needs (auditwheel show / repair), build it "
 		                "with its tag's manylinux image and devtoolset, or link the C++ runtime "
 		                "statically",
@@ -249,20 +249,20 @@ int ga_deps_judge_symver(const struct ga_deps_inventory *inv, const struct ga_de
 		if (!e)
 			continue;
 		if (t && t->musl && e->glibc_needed[0])
-			r = on_musl(f, "GA-DEPS-SYMBOL-VERSION", "the target's C library is",
+			r = on_musl(f, GA_C_DEPS_SYMBOL_VERSION, "the target's C library is",
 			            "build the artifact for musl (a musllinux image, Alpine), or run it on a "
 			            "glibc node",
 			            out);
 		else if (t && t->glibc[0] && e->glibc_needed[0] &&
 		         ga_symver_cmp(e->glibc_needed, t->glibc) > 0)
-			r = too_old(f, "GA-DEPS-SYMBOL-VERSION", "GLIBC_", e->glibc_needed, t->glibc,
+			r = too_old(f, GA_C_DEPS_SYMBOL_VERSION, "GLIBC_", e->glibc_needed, t->glibc,
 			            "the target's glibc is",
 			            "build on (or for) the oldest glibc of the fleet (a manylinux image, "
 			            "an older distribution), or upgrade the node",
 			            out);
 		if (r == 0 && t && t->libstdcxx[0] && e->glibcxx_needed[0] &&
 		    ga_symver_cmp(e->glibcxx_needed, t->libstdcxx) > 0)
-			r = too_old(f, "GA-DEPS-SYMBOL-VERSION", "GLIBCXX_", e->glibcxx_needed, t->libstdcxx,
+			r = too_old(f, GA_C_DEPS_SYMBOL_VERSION, "GLIBCXX_", e->glibcxx_needed, t->libstdcxx,
 			            "the target's libstdc++ has GLIBCXX_",
 			            "build with the fleet's oldest GCC, link libstdc++ statically, or ship "
 			            "the libstdc++ it was built with",
@@ -274,14 +274,14 @@ int ga_deps_judge_symver(const struct ga_deps_inventory *inv, const struct ga_de
 		char tag[GA_SYMVER_LEN];
 		if (r == 0 && wheel && ga_deps_musllinux_wheel(wheel) && e->glibc_needed[0]) {
 			r = on_musl(
-			        f, "GA-DEPS-MUSLLINUX-TAG", "the wheel's musllinux tag promises",
+			        f, GA_C_DEPS_MUSLLINUX_TAG, "the wheel's musllinux tag promises",
 			        "build the wheel in a musllinux image (auditwheel repair there), or tag it "
 			        "manylinux for the glibc it needs",
 			        out);
 		} else if (r == 0 && wheel && ga_deps_manylinux_glibc(wheel, tag, sizeof(tag))) {
 			if (e->glibc_needed[0] && ga_symver_cmp(e->glibc_needed, tag) > 0)
 				r = too_old(
-				        f, "GA-DEPS-MANYLINUX-TAG", "GLIBC_", e->glibc_needed, tag,
+				        f, GA_C_DEPS_MANYLINUX_TAG, "GLIBC_", e->glibc_needed, tag,
 				        "the wheel's manylinux tag promises glibc",
 				        "tag the wheel for the glibc it needs (auditwheel repair / show), or "
 				        "build it in the manylinux image of its tag",

@@ -103,7 +103,7 @@ static int wrong_vendor_file(const struct ga_deps_inventory *inv, const struct g
 		if (s->strength == GA_STRENGTH_HARD && plugin)
 			/* a plug-in: it fails to load only when its host is asked for this back end */
 			fd = ga_findings_add(
-			        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, f->path,
+			        out, GA_C_DEPS_WRONG_VENDOR, GA_SEV_WARNING, f->path,
 			        "dead weight on this node: drop the plug-in or ship the target's build",
 			        "needs %s (%s, DT_NEEDED) but the target %s is %s node: it is a plug-in %s "
 			        "loads by name (%s), so only asking for that back end fails, with \"%s: "
@@ -113,7 +113,7 @@ static int wrong_vendor_file(const struct ga_deps_inventory *inv, const struct g
 			        plugin->conv->brings, s->what);
 		else if (s->strength == GA_STRENGTH_HARD)
 			fd = ga_findings_add(
-			        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_ERROR, f->path,
+			        out, GA_C_DEPS_WRONG_VENDOR, GA_SEV_ERROR, f->path,
 			        "ship the build for the target's backend, or keep this artifact off these "
 			        "nodes",
 			        "needs %s (%s, DT_NEEDED) but the target %s is %s node: loading it fails "
@@ -122,7 +122,7 @@ static int wrong_vendor_file(const struct ga_deps_inventory *inv, const struct g
 			        s->what, be, t->name, vendor_word(tb), s->what);
 		else if (s->strength == GA_STRENGTH_EMBEDDED)
 			fd = ga_findings_add(
-			        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, f->path,
+			        out, GA_C_DEPS_WRONG_VENDOR, GA_SEV_WARNING, f->path,
 			        "ship the build for the target's backend",
 			        "carries %s (%s) that %s node cannot run: it loads, then fails at the first "
 			        "GPU call%s",
@@ -133,7 +133,7 @@ static int wrong_vendor_file(const struct ga_deps_inventory *inv, const struct g
 			                                  : "");
 		else
 			fd = ga_findings_add(
-			        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, f->path,
+			        out, GA_C_DEPS_WRONG_VENDOR, GA_SEV_WARNING, f->path,
 			        "dead weight on this node: drop the plugin or ship the target's build",
 			        "dlopens %s (%s) at run time: on %s node the first use fails with \"%s: "
 			        "cannot "
@@ -162,7 +162,7 @@ static int wrong_vendor_pkg(const struct ga_deps_pkg *p, const struct ga_deps_ta
 			continue;
 		bool torch = p->name && !strcmp(p->name, "torch");
 		struct ga_finding *fd = ga_findings_add(
-		        out, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, p->meta_path ? p->meta_path : p->name,
+		        out, GA_C_DEPS_WRONG_VENDOR, GA_SEV_WARNING, p->meta_path ? p->meta_path : p->name,
 		        "install the build for the target's backend (e.g. the +rocm / +cpu wheel index)",
 		        "%s %s declares %s (%s) but the target %s is %s node%s", p->name ? p->name : "?",
 		        p->version ? p->version : "", s->what, ga_dep_backend_name(s->backend), t->name,
@@ -198,7 +198,7 @@ static int too_new(const char *subject, const struct ga_dep_signal *v, size_t n,
 	int r = 0;
 	if (worst) {
 		struct ga_finding *fd = ga_findings_add(
-		        out, "GA-DEPS-CUDA-TOO-NEW", GA_SEV_ERROR, subject,
+		        out, GA_C_DEPS_CUDA_TOO_NEW, GA_SEV_ERROR, subject,
 		        "upgrade the driver, or pick a build for CUDA <= the driver's (e.g. a lower +cuXYZ)",
 		        "%s needs CUDA %d but the target's driver runs at most CUDA %d.%d: \"CUDA driver "
 		        "version is "
@@ -249,7 +249,7 @@ static void arch_list(const struct ga_elf_info *e, enum ga_devcode_format fmt, s
 }
 
 static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_deps_file *f, int sm,
-                        int cuda_version, const char *code, struct ga_findings *out)
+                        int cuda_version, enum ga_code code, struct ga_findings *out)
 {
 	const struct ga_elf_info *e = f->elf;
 	size_t total = 0, failing = 0, too_new_ptx = 0, first_bad = SIZE_MAX, dispatch_only = 0;
@@ -376,7 +376,7 @@ static bool gfx_loads(const char *image_arch, const char *target)
 }
 
 static int hip_code(const struct ga_deps_inventory *inv, const struct ga_deps_file *f, const char *gfx,
-                    const char *code, struct ga_findings *out)
+                    enum ga_code code, struct ga_findings *out)
 {
 	const struct ga_elf_info *e = f->elf;
 	size_t total = 0, failing = 0, unknown = 0;
@@ -453,14 +453,14 @@ static int driver_bundled(const struct ga_deps_file *f, struct ga_findings *out)
 		bool stub = strstr(f->tree_path, "/stubs/") != NULL;
 		struct ga_finding *fd =
 		        stub ? ga_findings_add(
-		                       out, "GA-DEPS-DRIVER-LIB-BUNDLED", GA_SEV_WARNING, f->path,
+		                       out, GA_C_DEPS_DRIVER_LIB_BUNDLED, GA_SEV_WARNING, f->path,
 		                       "keep lib64/stubs off LD_LIBRARY_PATH and out of runtime images",
 		                       "is the toolkit's link-time stub of %s: found at run time it fails "
 		                       "every "
 		                       "call with \"CUDA driver is a stub library\" (cudaError 34)",
 		                       names[i])
 		             : ga_findings_add(
-		                       out, "GA-DEPS-DRIVER-LIB-BUNDLED", GA_SEV_ERROR, f->path,
+		                       out, GA_C_DEPS_DRIVER_LIB_BUNDLED, GA_SEV_ERROR, f->path,
 		                       "remove it: the node's driver provides it (NVIDIA container toolkit "
 		                       "mounts "
 		                       "the matching copy)",
@@ -549,7 +549,7 @@ static int unresolved(const struct ga_deps_inventory *inv, struct ga_ldso *ix, s
 		bool vendor = l && gpu_backend(l->backend);
 		char pk[300];
 		struct ga_finding *fd = ga_findings_add(
-		        out, "GA-DEPS-UNRESOLVED-NEEDED",
+		        out, GA_C_DEPS_UNRESOLVED_NEEDED,
 		        vendor && tb != GA_DEP_NONE ? GA_SEV_ERROR : GA_SEV_WARNING, f->path,
 		        vendor ? "install the redistributable that provides it (e.g. the nvidia-* wheel) or "
 		                 "fix RPATH"
@@ -579,7 +579,7 @@ static int isa_level(const struct ga_deps_file *f, const struct ga_deps_target *
 {
 	if (!t->cpu_isa_level || f->elf->x86_isa_level <= t->cpu_isa_level)
 		return 0;
-	struct ga_finding *fd = ga_findings_add(out, "GA-DEPS-ISA-LEVEL", GA_SEV_ERROR, f->path,
+	struct ga_finding *fd = ga_findings_add(out, GA_C_DEPS_ISA_LEVEL, GA_SEV_ERROR, f->path,
 	                                        "build for the fleet's baseline ISA level (-march=x86-64-vN)",
 	                                        "needs x86-64-v%d (GNU_PROPERTY_X86_ISA_1_NEEDED) but the "
 	                                        "target CPU is x86-64-v%d: \"Illegal "
@@ -611,7 +611,7 @@ static int policy_backends(const char *subject, const struct ga_dep_signal *v, s
 		if (!s || backend_allowed(t, (enum ga_dep_backend)b))
 			continue;
 		struct ga_finding *fd = ga_findings_add(
-		        out, "GA-DEPS-POLICY-BACKEND",
+		        out, GA_C_DEPS_POLICY_BACKEND,
 		        s->strength == GA_STRENGTH_SOFT ? GA_SEV_WARNING : GA_SEV_ERROR, subject,
 		        "replace it with a build for an allowed backend, or change the policy",
 		        "pulls in %s through %s (%s) but class %s allows only: %s",
@@ -659,7 +659,7 @@ static int nvidia_require(const struct ga_deps_inventory *inv, const struct ga_d
 			continue;
 		bool refused = res.verdict != GA_NVREQ_UNKNOWN;
 		struct ga_finding *fd = ga_findings_add(
-		        out, "GA-DEPS-NVIDIA-REQUIRE", refused ? GA_SEV_ERROR : GA_SEV_WARNING, tr->name,
+		        out, GA_C_DEPS_NVIDIA_REQUIRE, refused ? GA_SEV_ERROR : GA_SEV_WARNING, tr->name,
 		        refused ? "run it on a driver that meets the image's NVIDIA_REQUIRE_* (or pick an "
 		                  "image "
 		                  "built for an older CUDA); NVIDIA_DISABLE_REQUIRE=true skips the check"
@@ -720,9 +720,9 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 		if (r == 0 && t->kind == GA_TARGET_CUDA && t->cuda_version > 0)
 			r = too_new(f->path, f->signals, f->n_signals, t, driver_cuda[f->tree], out);
 		if (r == 0 && t->kind == GA_TARGET_CUDA && t->sm > 0)
-			r = cuda_kernels(inv, f, t->sm, driver_cuda[f->tree], "GA-DEPS-NO-KERNEL-IMAGE", out);
+			r = cuda_kernels(inv, f, t->sm, driver_cuda[f->tree], GA_C_DEPS_NO_KERNEL_IMAGE, out);
 		if (r == 0 && t->kind == GA_TARGET_ROCM && t->gfx[0])
-			r = hip_code(inv, f, t->gfx, "GA-DEPS-NO-GFX-CODE", out);
+			r = hip_code(inv, f, t->gfx, GA_C_DEPS_NO_GFX_CODE, out);
 		if (r == 0)
 			r = isa_level(f, t, out);
 		if (r == 0)
@@ -733,10 +733,10 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 			if (!strncmp(arch, "sm_", 3) && ga_deps_parse_sm(arch) > 0 &&
 			    has_format(f->elf, true) && ga_deps_parse_sm(arch) != t->sm)
 				r = cuda_kernels(inv, f, ga_deps_parse_sm(arch), t->cuda_version,
-				                 "GA-DEPS-POLICY-ARCH", out);
+				                 GA_C_DEPS_POLICY_ARCH, out);
 			else if (!strncmp(arch, "gfx", 3) && has_format(f->elf, false) &&
 			         strcmp(arch, t->gfx))
-				r = hip_code(inv, f, arch, "GA-DEPS-POLICY-ARCH", out);
+				r = hip_code(inv, f, arch, GA_C_DEPS_POLICY_ARCH, out);
 		}
 	}
 	if (r == 0 && have && t->kind == GA_TARGET_CUDA && (t->cuda_version > 0 || t->driver_version))
@@ -772,39 +772,5 @@ out:
 
 const char *ga_deps_rule_text(const char *code)
 {
-	static const struct {
-		const char *code, *text;
-	} rules[] = {
-		{ "GA-DEPS-WRONG-VENDOR",
-		  "The artifact depends on a GPU vendor the target node does not have" },
-		{ "GA-DEPS-CUDA-TOO-NEW",
-		  "CUDA runtime newer than the target driver supports (cudaError 35)" },
-		{ "GA-DEPS-NO-KERNEL-IMAGE",
-		  "No cubin or JIT-able PTX for the target compute capability (209/222)" },
-		{ "GA-DEPS-NO-GFX-CODE", "No code object for the target gfx (hipErrorNoBinaryForGpu)" },
-		{ "GA-DEPS-DRIVER-LIB-BUNDLED", "A GPU driver library is bundled inside the artifact" },
-		{ "GA-DEPS-UNRESOLVED-NEEDED", "A DT_NEEDED library the loader would not find" },
-		{ "GA-DEPS-ISA-LEVEL", "x86-64 ISA level above the target CPU's (Illegal instruction)" },
-		{ "GA-DEPS-POLICY-BACKEND", "Backend not allowed by the policy's artifacts rules" },
-		{ "GA-DEPS-POLICY-ARCH", "Device code missing for an arch the policy requires" },
-		{ "GA-DEPS-NVIDIA-REQUIRE", "The image's NVIDIA_REQUIRE_* is not met by the target driver "
-		                            "(container toolkit refuses)" },
-		{ "GA-DEPS-SYMBOL-VERSION",
-		  "A symbol version (GLIBC_, GLIBCXX_) above the target's glibc or libstdc++" },
-		{ "GA-DEPS-PLUGIN-MISSING",
-		  "A back-end plug-in the library loads by name is not in the artifact" },
-		{ "GA-DEPS-CUDA-COMPAT",
-		  "CUDA forward compatibility (cuda-compat) on the target GPU and driver" },
-		{ "GA-DEPS-INSTALL-SCRIPT", "An npm package runs (or downloads binaries from) a script at "
-		                            "install time: not in the artifact" },
-		{ "GA-DEPS-MANYLINUX-TAG", "A wheel's binaries need a newer glibc, libstdc++ (GLIBCXX_, "
-		                           "CXXABI_) or libgcc (GCC_) than its manylinux tag allows" },
-		{ "GA-DEPS-MUSLLINUX-TAG", "A wheel tagged musllinux has binaries that need glibc" },
-		{ "GA-DEPS-PTX-JIT", "The target GPU has no cubin: the driver JIT-compiles PTX at first "
-		                     "load (cold start)" },
-	};
-	for (size_t i = 0; i < GA_ARRAY_SIZE(rules); i++)
-		if (!strcmp(code, rules[i].code))
-			return rules[i].text;
-	return code;
+	return ga_code_rule(code);
 }

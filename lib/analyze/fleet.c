@@ -26,6 +26,7 @@
 #include "gpuaudit/promfleet.h"
 #include "gpuaudit/reports.h"
 #include "fleet-int.h"
+#include "gpuaudit/codes.h"
 
 static const char *const reason_names[GA_FLEET_N_REASONS] = { "stack", "gpus", "link", "check", "no-class" };
 
@@ -423,30 +424,43 @@ static int add_word(struct ga_buf *b, const char *sep, const char *w)
 	return ga_buf_addf(b, "%s%s", b->len ? sep : "", w);
 }
 
-/* Sort one node's findings into drift reasons. */
+/* Sort one node's findings into drift reasons: the catalogue's fleet column (codes.def). */
 static int classify(const struct ga_findings *fs, unsigned *flags, struct ga_buf *detail, struct ga_buf *pins)
 {
 	int r = 0;
 	for (size_t i = 0; i < fs->n && r == 0; i++) {
 		const struct ga_finding *fd = &fs->v[i];
 		const char *code = fd->code ? fd->code : "";
-		if (!strcmp(code, "GA-LINK-DEGRADED")) {
+		const struct ga_code_info *ci = ga_code_info(fd->id);
+		switch (ci ? ci->fleet : GA_CODE_FLEET_NONE) {
+		case GA_CODE_FLEET_LINK:
 			/* an error when the class's expect.pcie_width_min is its evidence (check.c) */
 			*flags |= GA_FLEET_LINK | (fd->severity >= GA_SEV_ERROR ? GA_FLEET_CHECK : 0u);
 			r = add_word(detail, " ", code);
-		} else if (ga_startswith(code, "GA-PIN-")) {
+			break;
+		case GA_CODE_FLEET_STACK:
 			*flags |= GA_FLEET_STACK;
 			if (pins->len < 400)
 				r = ga_buf_addf(pins, "%s%s", pins->len ? "; " : "", fd->message);
-		} else if (!strcmp(code, "GA-EXPECT-GPU-COUNT")) {
+			break;
+		case GA_CODE_FLEET_GPUS:
 			*flags |= GA_FLEET_GPUS;
 			r = add_word(detail, " ", code);
-		} else if (!strcmp(code, "GA-CHECK-NO-CLASS")) {
+			break;
+		case GA_CODE_FLEET_NO_CLASS:
 			*flags |= GA_FLEET_NO_CLASS;
 			r = add_word(detail, " ", code);
-		} else if (fd->severity >= GA_SEV_ERROR || ga_startswith(code, "GA-EXPECT-")) {
+			break;
+		case GA_CODE_FLEET_CHECK:
 			*flags |= GA_FLEET_CHECK;
 			r = add_word(detail, " ", code);
+			break;
+		case GA_CODE_FLEET_NONE:
+			if (fd->severity >= GA_SEV_ERROR) {
+				*flags |= GA_FLEET_CHECK;
+				r = add_word(detail, " ", code);
+			}
+			break;
 		}
 	}
 	return r;

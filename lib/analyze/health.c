@@ -324,20 +324,22 @@ static int chain_evidence(const struct group *g, const struct acc *a, struct ga_
 
 static int emit(const struct group *g, const struct acc *a, const struct ga_node *n, struct ga_findings *out)
 {
-	char code[48], on[48] = "", what[128];
+	char code[48], on[48] = "", what[128]; /* code: the suffix of GA-XID-<n> or GA-KLOG-<KIND> */
+	enum ga_code family = GA_C_XID;
 	const struct ga_accel *ac = accel_at(n, g->address);
 	if (ac && ac->index.set)
 		snprintf(on, sizeof(on), " on GPU %llu", (unsigned long long)ac->index.v);
 	if (g->kind == GA_KEV_XID) {
 		struct ga_xid_info x;
 		ga_xid_lookup(g->code.v, &x);
-		snprintf(code, sizeof(code), "GA-XID-%llu", (unsigned long long)g->code.v);
+		snprintf(code, sizeof(code), "%llu", (unsigned long long)g->code.v);
 		if (x.name[0])
 			snprintf(what, sizeof(what), "Xid %llu (%s)", (unsigned long long)g->code.v, x.name);
 		else
 			snprintf(what, sizeof(what), "Xid %llu", (unsigned long long)g->code.v);
 	} else {
-		snprintf(code, sizeof(code), "GA-KLOG-");
+		family = GA_C_KLOG;
+		code[0] = '\0';
 		for (const char *p = ga_kev_kind_name(g->kind); *p && strlen(code) + 1 < sizeof(code); p++) {
 			char c = *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
 			size_t l = strlen(code);
@@ -356,12 +358,13 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		snprintf(storm, sizeof(storm), " (storm)");
 	}
 	chain_note(g, a, storm, sizeof(storm));
-	struct ga_finding *fd = ga_findings_add(
-	        out, code, sev, g->address[0] ? g->address : "node", a->action, "%s%s: %llu event%s%s", what,
-	        on, (unsigned long long)a->count, a->count == 1 ? "" : "s", storm);
+	struct ga_finding *fd =
+	        ga_findings_add_member(out, family, code, sev, g->address[0] ? g->address : "node", a->action,
+	                               "%s%s: %llu event%s%s", what, on, (unsigned long long)a->count,
+	                               a->count == 1 ? "" : "s", storm);
 	if (!fd)
 		return -ENOMEM;
-	/* the table's default, refined by what the events said (actions.def) */
+	/* the catalogue's default (codes.def, xid.def), refined by what the events said */
 	if (g->kind == GA_KEV_SXID && sev >= GA_SEV_ERROR)
 		fd->action = GA_ACT_REBOOT; /* a Fatal SXid: the fabric is reset by a reboot */
 	else if (g->kind == GA_KEV_AER_CORRECTED && storm[0])
@@ -436,7 +439,7 @@ static int gpu_count(const struct ga_node *n, const struct ga_policy_class *c, s
 	if (k == c->expect.gpu_count.v)
 		return 0;
 	struct ga_finding *fd = ga_findings_add(
-	        out, "GA-EXPECT-GPU-COUNT", GA_SEV_ERROR, "node",
+	        out, GA_C_EXPECT_GPU_COUNT, GA_SEV_ERROR, "node",
 	        "drain the node: a GPU is missing, lost or excluded; reset, reseat or replace it",
 	        "%zu GPU%s visible, class %s expects %llu", k, k == 1 ? "" : "s", c->name,
 	        (unsigned long long)c->expect.gpu_count.v);
@@ -621,7 +624,7 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 	if (r == 0 && n_sx)
 		r = ga_nvswitch_sxid_join(sx, n_sx, out);
 	if (r == 0 && h->dropped) {
-		if (!ga_findings_add(out, "GA-KLOG-TRUNCATED", GA_SEV_INFO, "node", NULL,
+		if (!ga_findings_add(out, GA_C_KLOG_TRUNCATED, GA_SEV_INFO, "node", NULL,
 		                     "%llu kernel-log events were not counted (more than %u kinds or "
 		                     "%u events)",
 		                     (unsigned long long)h->dropped, MAX_GROUPS, MAX_EVENTS))
@@ -769,7 +772,7 @@ int ga_health_dstate_finding(char *const *names, size_t n, struct ga_findings *f
 	if (n > 16)
 		(void)ga_buf_addf(&b, ", +%zu more", n - 16);
 	struct ga_finding *fd = ga_findings_add(
-	        f, "GA-PROC-D-STATE", GA_SEV_WARNING, "node",
+	        f, GA_C_PROC_D_STATE, GA_SEV_WARNING, "node",
 	        "see what they wait on (cat /proc/PID/stack); a driver call on a wedged GPU never returns",
 	        "%zu process%s in uninterruptible sleep (D): %s", n, n == 1 ? "" : "es",
 	        b.data ? b.data : "");
@@ -781,7 +784,7 @@ int ga_health_dstate_finding(char *const *names, size_t n, struct ga_findings *f
 
 int ga_health_klog_unreadable(const char *why, struct ga_findings *f)
 {
-	return ga_findings_add(f, "GA-KLOG-UNREADABLE", GA_SEV_WARNING, "/dev/kmsg",
+	return ga_findings_add(f, GA_C_KLOG_UNREADABLE, GA_SEV_WARNING, "/dev/kmsg",
 	                       "run as root (dmesg_restrict) or pass --kmsg FILE",
 	                       "the kernel log could not be read: %s", why)
 	               ? 0

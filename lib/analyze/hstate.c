@@ -149,7 +149,8 @@ static bool hardware_xid(const char *code)
 {
 	uint64_t x;
 	struct ga_xid_info info;
-	if (!ga_startswith(code, "GA-XID-") || ga_parse_u64(code + 7, 10, &x) < 0)
+	const char *n = ga_code_suffix(code, GA_C_XID);
+	if (!n || ga_parse_u64(n, 10, &x) < 0)
 		return false;
 	ga_xid_lookup(x, &info);
 	return info.group == GA_XID_HARDWARE;
@@ -265,8 +266,8 @@ static int fold(struct ga_health_state *st, struct ga_finding *fd, const struct 
 /* A raised condition absent from this run's findings, added back (it is sticky). */
 static int add_back(const struct ga_hstate_cond *c, struct ga_findings *f)
 {
-	struct ga_finding *fd = ga_findings_add(f, c->code, c->severity, c->subject, c->decision, "%s",
-	                                        c->message ? c->message : c->code);
+	struct ga_finding *fd = ga_findings_add_code(f, c->code, c->severity, c->subject, c->decision, "%s",
+	                                             c->message ? c->message : c->code);
 	if (!fd)
 		return -ENOMEM;
 	fd->action = c->action;

@@ -17,77 +17,20 @@
 #include "analyze.h"
 #include "gpuaudit/network.h"
 
-/*
- * code, severity, action (none, restart_workload, reset_gpu, reboot, drain, replace,
- * fix_config, investigate), cause class, and the decision text findings carry.
- */
-static const struct ib_code {
-	const char *code;
-	enum ga_severity sev;
-	const char *action, *cause, *decision;
-} codes[] = {
-	{ "GA-IB-PORT-DOWN", GA_SEV_ERROR, "drain", "network",
-	  "check the cable, transceiver and switch port (ibstat, the switch's port log); the node "
-	  "runs multi-node jobs on fewer rails or not at all until the port is ACTIVE" },
-	{ "GA-IB-PORT-DISABLED", GA_SEV_INFO, "investigate", "configuration",
-	  "the port is administratively disabled (phys_state Disabled): enable it (ibportstate, "
-	  "mlxlink) or drop it from the class's expect.ib_ports" },
-	{ "GA-IB-PORT-INIT", GA_SEV_ERROR, "investigate", "network",
-	  "the link is up but the subnet manager has not activated it: check that an SM runs on "
-	  "the fabric (sminfo) and that this port is not fenced by its partition configuration" },
-	{ "GA-IB-PORT-SLOW", GA_SEV_WARNING, "drain", "network",
-	  "the port trained below its peers (fewer lanes or an older speed): reseat or replace the "
-	  "cable or transceiver, check the switch port; collectives run at the slowest rail" },
-	{ "GA-IB-LINK-ERRORS", GA_SEV_WARNING /* info without link_downed */, "investigate", "network",
-	  "error counters are not zero since they were last cleared: watch for them rising "
-	  "(serve reports rises), then check the cable and switch port (mlxlink, perfquery)" },
-	{ "GA-IB-LINK-FLAP", GA_SEV_ERROR, "drain", "network",
-	  "the link went down and came back between two collections: drain the node, then replace "
-	  "the cable or transceiver or move the switch port; jobs see transport retry timeouts" },
-	{ "GA-IB-ERRORS-RISING", GA_SEV_WARNING, "investigate", "network",
-	  "link error counters rose between two collections: a marginal cable, transceiver or "
-	  "switch port; check mlxlink's BER and the switch side" },
-	{ "GA-IB-PEERMEM-MISSING", GA_SEV_WARNING, "fix_config", "configuration",
-	  "load nvidia_peermem (modprobe nvidia_peermem; ships with the NVIDIA driver) so NCCL and "
-	  "MPI use GPUDirect RDMA, or confirm the stack uses DMA-BUF instead" },
-	{ "GA-XGMI-HIVE-SPLIT", GA_SEV_ERROR, "reboot", "node hardware",
-	  "a GPU did not join its XGMI hive: peer-to-peer traffic between the halves goes over PCIe "
-	  "or fails; check dmesg for xgmi errors, reboot, and replace the GPU if it persists" },
-	{ "GA-XGMI-LINK-MISSING", GA_SEV_WARNING, "investigate", "node hardware",
-	  "xgmi_num_links reports no link to a hive peer that its siblings reach: a failed XGMI "
-	  "link; check the GPU's RAS counters and dmesg, reboot, then replace if it persists" },
-	{ "GA-XGMI-ERRORS", GA_SEV_WARNING, "investigate", "node hardware",
-	  "xgmi_error reported link errors since the previous read (reading clears it): check the "
-	  "xgmi_wafl RAS counters and dmesg; repeated errors mean a failing link" },
-};
-
-const char *ga_network_code_action(const char *code, const char **cause)
+/* A finding with the catalogue's severity and fix for code (lib/core/codes.def). */
+static struct ga_finding *add(struct ga_findings *out, enum ga_code code, const char *subject,
+                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static struct ga_finding *add(struct ga_findings *out, enum ga_code code, const char *subject,
+                              const char *fmt, ...)
 {
-	for (size_t i = 0; i < GA_ARRAY_SIZE(codes); i++)
-		if (!strcmp(codes[i].code, code)) {
-			if (cause)
-				*cause = codes[i].cause;
-			return codes[i].action;
-		}
-	return NULL;
-}
-
-static struct ga_finding *add(struct ga_findings *out, const char *code, const char *subject, const char *fmt,
-                              ...) __attribute__((format(printf, 4, 5)));
-static struct ga_finding *add(struct ga_findings *out, const char *code, const char *subject, const char *fmt,
-                              ...)
-{
-	const struct ib_code *ic = NULL;
-	for (size_t i = 0; i < GA_ARRAY_SIZE(codes) && !ic; i++)
-		if (!strcmp(codes[i].code, code))
-			ic = &codes[i];
+	const struct ga_code_info *ci = ga_code_info(code);
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return ga_findings_add(out, code, ic ? ic->sev : GA_SEV_WARNING, subject, ic ? ic->decision : NULL,
-	                       "%s", msg);
+	return ga_findings_add(out, code, ci ? (enum ga_severity)ci->severity : GA_SEV_WARNING, subject,
+	                       ci ? ci->fix : NULL, "%s", msg);
 }
 
 static bool streq(const char *a, const char *b)
@@ -131,14 +74,14 @@ static void state_findings(const struct ga_ib_port *p, struct ga_findings *out)
 	const char *st = p->state ? p->state : "?", *ph = p->phys_state ? p->phys_state : "?";
 	struct ga_finding *f;
 	if (p->phys_state_code.set && p->phys_state_code.v == 3)
-		f = add(out, "GA-IB-PORT-DISABLED", subj, "%s port %s is disabled (state %s, phys_state %s)",
+		f = add(out, GA_C_IB_PORT_DISABLED, subj, "%s port %s is disabled (state %s, phys_state %s)",
 		        p->link_layer ? p->link_layer : "RDMA", subj, st, ph);
 	else if (p->state_code.v == 2 || p->state_code.v == 3)
-		f = add(out, "GA-IB-PORT-INIT", subj,
+		f = add(out, GA_C_IB_PORT_INIT, subj,
 		        "%s port %s is %s: the physical link is up (%s) but not activated",
 		        p->link_layer ? p->link_layer : "RDMA", subj, st, ph);
 	else
-		f = add(out, "GA-IB-PORT-DOWN", subj, "%s port %s is %s (phys_state %s)",
+		f = add(out, GA_C_IB_PORT_DOWN, subj, "%s port %s is %s (phys_state %s)",
 		        p->link_layer ? p->link_layer : "RDMA", subj, st, ph);
 	if (f) {
 		ga_finding_evidence(f, "state", "%s", st);
@@ -184,7 +127,7 @@ static void rate_findings(const struct ga_node *n, struct ga_findings *out)
 		char subj[96];
 		port_subject(p, subj, sizeof(subj));
 		struct ga_finding *f = add(
-		        out, "GA-IB-PORT-SLOW", subj, "port %s runs at %s, %zu of its %zu peers at %llu Gb/s",
+		        out, GA_C_IB_PORT_SLOW, subj, "port %s runs at %s, %zu of its %zu peers at %llu Gb/s",
 		        subj, p->rate ? p->rate : "?", best_count, peers, (unsigned long long)(best / 1000));
 		if (f) {
 			ga_finding_evidence(f, "rate_mbps", "%llu", (unsigned long long)p->rate_mbps.v);
@@ -233,7 +176,7 @@ static void error_findings(const struct ga_ib_port *p, struct ga_findings *out)
 	char subj[96];
 	port_subject(p, subj, sizeof(subj));
 	struct ga_finding *f =
-	        add(out, "GA-IB-LINK-ERRORS", subj, "port %s counted link errors: %s", subj, list);
+	        add(out, GA_C_IB_LINK_ERRORS, subj, "port %s counted link errors: %s", subj, list);
 	for (size_t i = 0; f && i < GA_ARRAY_SIZE(link_counters); i++) {
 		const struct ga_ou64 *c = counter(p, i);
 		if (c->set && c->v)
@@ -272,7 +215,7 @@ static void peermem_findings(const struct ga_node *n, struct ga_findings *out)
 	for (size_t i = 0; i < n->n_ib_ports; i++)
 		act += active(&n->ib_ports[i]);
 	struct ga_finding *f =
-	        add(out, "GA-IB-PEERMEM-MISSING", "nvidia_peermem",
+	        add(out, GA_C_IB_PEERMEM_MISSING, "nvidia_peermem",
 	            "%zu RDMA port%s (%zu active) and NVIDIA GPUs, but neither nvidia_peermem "
 	            "nor nv_peer_mem is loaded: no GPUDirect RDMA through peer memory%s",
 	            n->n_ib_ports, n->n_ib_ports == 1 ? "" : "s", act,
@@ -326,7 +269,7 @@ int ga_analyze_ib_delta(const struct ga_node *prev, const struct ga_node *cur, s
 		if (p->link_downed.set && q->link_downed.set && p->link_downed.v > q->link_downed.v) {
 			uint64_t d = p->link_downed.v - q->link_downed.v;
 			struct ga_finding *f = add(
-			        out, "GA-IB-LINK-FLAP", subj,
+			        out, GA_C_IB_LINK_FLAP, subj,
 			        "port %s went down %llu time%s since the previous collection "
 			        "(link_downed %llu -> %llu)",
 			        subj, (unsigned long long)d, d == 1 ? "" : "s",
@@ -351,7 +294,7 @@ int ga_analyze_ib_delta(const struct ga_node *prev, const struct ga_node *cur, s
 		}
 		if (len) {
 			struct ga_finding *f = add(
-			        out, "GA-IB-ERRORS-RISING", subj,
+			        out, GA_C_IB_ERRORS_RISING, subj,
 			        "port %s error counters rose since the previous collection: %s", subj, list);
 			port_evidence(f, p);
 		}
@@ -441,7 +384,7 @@ static void hive_findings(const struct ga_node *n, struct ga_findings *out)
 	}
 	if (!split)
 		return;
-	struct ga_finding *f = add(out, "GA-XGMI-HIVE-SPLIT", "xgmi", "XGMI hive split: %s", why);
+	struct ga_finding *f = add(out, GA_C_XGMI_HIVE_SPLIT, "xgmi", "XGMI hive split: %s", why);
 	if (f)
 		ga_finding_evidence(f, "gpus_in_hives", "%zu", with);
 }
@@ -455,7 +398,7 @@ static void xgmi_link_findings(const struct ga_node *n, struct ga_findings *out)
 			continue;
 		if (x->error_count.set && x->error_count.v) {
 			struct ga_finding *f =
-			        add(out, "GA-XGMI-ERRORS", a->address ? a->address : "?",
+			        add(out, GA_C_XGMI_ERRORS, a->address ? a->address : "?",
 			            "xgmi_error reports %llu XGMI link error%s since the previous read",
 			            (unsigned long long)x->error_count.v, x->error_count.v == 1 ? "" : "s");
 			if (f)
@@ -473,7 +416,7 @@ static void xgmi_link_findings(const struct ga_node *n, struct ga_findings *out)
 		}
 		if (mine > least) {
 			struct ga_finding *f =
-			        add(out, "GA-XGMI-LINK-MISSING", a->address ? a->address : "?",
+			        add(out, GA_C_XGMI_LINK_MISSING, a->address ? a->address : "?",
 			            "no XGMI link to %zu hive peer%s that the other GPUs reach", mine - least,
 			            mine - least == 1 ? "" : "s");
 			if (f)

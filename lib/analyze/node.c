@@ -138,7 +138,7 @@ static void slow_finding(const struct ga_pci_dev *pd, struct ga_findings *out)
 	fmt_speed(cur, sizeof(cur), &pd->path_min_speed_gts);
 	fmt_speed(cap, sizeof(cap), &pd->path_capable_speed_gts);
 	struct ga_finding *f =
-	        ga_findings_add(out, "GA-LINK-SLOW", GA_SEV_WARNING, pd->address,
+	        ga_findings_add(out, GA_C_LINK_SLOW, GA_SEV_WARNING, pd->address,
 	                        "reseat the card or check the slot, riser and BIOS PCIe settings",
 	                        "%s link runs at %s, capable of %s", pd->kind, cur, cap);
 	ga_finding_evidence(f, "current_speed", "%s", cur);
@@ -148,7 +148,7 @@ static void slow_finding(const struct ga_pci_dev *pd, struct ga_findings *out)
 static void nvml_link_finding(const struct ga_vd_device *d, struct ga_findings *out)
 {
 	struct ga_finding *f = ga_findings_add(
-	        out, "GA-LINK-DEGRADED", GA_SEV_WARNING, d->link_at,
+	        out, GA_C_LINK_DEGRADED, GA_SEV_WARNING, d->link_at,
 	        "reseat the GPU or riser, check the slot and BIOS bifurcation; drain the node if "
 	        "transfers matter",
 	        "PCIe link trained at x%llu of x%llu (as NVML reports it)", (unsigned long long)d->width.v,
@@ -204,7 +204,7 @@ int ga_verdict_links(const struct ga_node *n, struct ga_node_verdict *v, struct 
 		fmt_speed(cur, sizeof(cur), &d->cur_speed);
 		fmt_speed(cap, sizeof(cap), &d->cap_speed);
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-LINK-DEGRADED", GA_SEV_WARNING, d->at,
+		        out, GA_C_LINK_DEGRADED, GA_SEV_WARNING, d->at,
 		        "reseat the device or riser, check the slot and BIOS bifurcation; drain the node "
 		        "if transfers matter",
 		        "PCIe link trained at x%llu of x%llu (%s); affects %s", (unsigned long long)d->cur,
@@ -261,7 +261,7 @@ static void acs_findings(const struct ga_node *n, struct ga_findings *out)
 				continue;
 			seen[nseen++] = hop->address;
 			struct ga_finding *f = ga_findings_add(
-			        out, "GA-PCI-ACS-REDIRECT", GA_SEV_WARNING, hop->address,
+			        out, GA_C_PCI_ACS_REDIRECT, GA_SEV_WARNING, hop->address,
 			        "turn ACS redirect off on the switch's downstream ports (BIOS setting, or "
 			        "the "
 			        "kernel parameter pci=disable_acs_redir=ADDRESS), unless the GPUs are passed "
@@ -336,7 +336,7 @@ static void devnode_findings(const struct ga_node *n, struct ga_findings *out)
 				decision = "add it to the container's devices (--device, the CDI spec or the "
 				           "device plugin); on the host, check that it exists";
 			struct ga_finding *f = ga_findings_add(
-			        out, "GA-DEVNODE-MISSING", GA_SEV_ERROR, path, decision,
+			        out, GA_C_DEVNODE_MISSING, GA_SEV_ERROR, path, decision,
 			        "device node %s is missing%s; needed by %s", path, why, users);
 			ga_finding_evidence(f, "accelerators", "%s", users);
 			if (f && ctr) {
@@ -355,7 +355,7 @@ static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 			continue;
 		if (d->proc_version && d->module_version && strcmp(d->proc_version, d->module_version)) {
 			struct ga_finding *f = ga_findings_add(
-			        out, "GA-DRIVER-MISMATCH", GA_SEV_ERROR, "nvidia",
+			        out, GA_C_DRIVER_MISMATCH, GA_SEV_ERROR, "nvidia",
 			        "reboot (or unload and reload the nvidia modules) so the running module "
 			        "matches "
 			        "the installed one",
@@ -373,7 +373,7 @@ static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 			if (!strcmp(rt->version, d->version))
 				continue;
 			struct ga_finding *f = ga_findings_add(
-			        out, "GA-DRIVER-MISMATCH", GA_SEV_ERROR, rt->path,
+			        out, GA_C_DRIVER_MISMATCH, GA_SEV_ERROR, rt->path,
 			        "install the user-space driver package matching the kernel module (or reboot "
 			        "into the new module); NVML reports 'Driver/library version mismatch'",
 			        "%s is version %s but the NVIDIA kernel module is %s", rt->name, rt->version,
@@ -390,7 +390,7 @@ static void accel_findings(const struct ga_node *n, struct ga_findings *out)
 	if (ga_node_source_state(n, GA_SOURCE_PCI, &path, &why) != GA_SOURCE_READ) {
 		/* not "no accelerator": the bus was not seen, so the count is unknown */
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-PCI-UNKNOWN", GA_SEV_WARNING, "node", GA_SOURCE_PCI_FIX,
+		        out, GA_C_PCI_UNKNOWN, GA_SEV_WARNING, "node", GA_SOURCE_PCI_FIX,
 		        "the PCI devices could not be read (/%s: %s): the accelerator count is unknown",
 		        path ? path : GA_SOURCE_PCI_PATH, why);
 		ga_finding_evidence(f, "source", "%s", GA_SOURCE_PCI);
@@ -399,7 +399,7 @@ static void accel_findings(const struct ga_node *n, struct ga_findings *out)
 		if (!n->n_accelerators)
 			return;
 	} else if (n->n_accelerators == 0) {
-		ga_findings_add(out, "GA-NO-ACCELERATOR", GA_SEV_INFO, "node",
+		ga_findings_add(out, GA_C_NO_ACCELERATOR, GA_SEV_INFO, "node",
 		                "nothing to do for a CPU-only pool",
 		                "no GPU or other accelerator found on the PCI bus");
 		return;
@@ -407,21 +407,21 @@ static void accel_findings(const struct ga_node *n, struct ga_findings *out)
 	for (size_t i = 0; i < n->n_accelerators; i++) {
 		const struct ga_accel *a = &n->accelerators[i];
 		if (!a->driver) {
-			ga_findings_add(out, "GA-ACCEL-NO-DRIVER", GA_SEV_ERROR, a->address,
+			ga_findings_add(out, GA_C_ACCEL_NO_DRIVER, GA_SEV_ERROR, a->address,
 			                "install and load the vendor driver (check dmesg for probe errors)",
 			                "%s accelerator %s has no driver bound", a->vendor ? a->vendor : "",
 			                a->model ? a->model : "");
 		} else if (!strcmp(a->driver, "vfio-pci")) {
-			ga_findings_add(out, "GA-ACCEL-PASSTHROUGH", GA_SEV_INFO, a->address,
+			ga_findings_add(out, GA_C_ACCEL_PASSTHROUGH, GA_SEV_INFO, a->address,
 			                "expected on a hypervisor host that passes GPUs to guests",
 			                "accelerator is bound to vfio-pci (device passthrough)");
 		} else if (!strcmp(a->driver, "nouveau")) {
-			ga_findings_add(out, "GA-ACCEL-WRONG-DRIVER", GA_SEV_ERROR, a->address,
+			ga_findings_add(out, GA_C_ACCEL_WRONG_DRIVER, GA_SEV_ERROR, a->address,
 			                "blacklist nouveau and install the NVIDIA driver",
 			                "NVIDIA GPU is driven by nouveau, which cannot run CUDA");
 		}
 		if (a->excluded.set && a->excluded.v)
-			ga_findings_add(out, "GA-GPU-EXCLUDED", GA_SEV_ERROR, a->address,
+			ga_findings_add(out, GA_C_GPU_EXCLUDED, GA_SEV_ERROR, a->address,
 			                "the driver excluded this GPU (NVreg_ExcludedGpus or a fault at "
 			                "start); check dmesg, then reset or replace it",
 			                "the NVIDIA driver reports this GPU as excluded");
@@ -441,7 +441,7 @@ static void gap_findings(const struct ga_node *n, struct ga_findings *out)
 		char subject[4200];
 		snprintf(subject, sizeof(subject), "/%s", g->path ? g->path : "");
 		bool perm = g->reason && !strcmp(g->reason, "permission denied");
-		ga_findings_add(out, "GA-SNAPSHOT-GAP", GA_SEV_WARNING, subject,
+		ga_findings_add(out, GA_C_SNAPSHOT_GAP, GA_SEV_WARNING, subject,
 		                perm ? "run as root or grant read access; the values that depend on it "
 		                       "are absent"
 		                     : "the file is damaged or not what the kernel writes; the values "

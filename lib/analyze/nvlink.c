@@ -49,7 +49,7 @@ static void fabric_findings(const struct ga_node *n, const struct ga_accel *a, c
 	if (!strcmp(g->fabric_state, "not_started") || !strcmp(g->fabric_state, "in_progress")) {
 		bool started = !strcmp(g->fabric_state, "in_progress");
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-FABRIC-NOT-READY", started ? GA_SEV_WARNING : GA_SEV_ERROR, subj,
+		        out, GA_C_FABRIC_NOT_READY, started ? GA_SEV_WARNING : GA_SEV_ERROR, subj,
 		        "check that nvidia-fabricmanager (and nvlsm on NVLink 5 systems) runs and see "
 		        "/var/log/fabricmanager.log; CUDA refuses work on this GPU until registration "
 		        "completes",
@@ -63,7 +63,7 @@ static void fabric_findings(const struct ga_node *n, const struct ga_accel *a, c
 	}
 	if (g->fabric_status.set && g->fabric_status.v != 0) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-FABRIC-FAILED", GA_SEV_ERROR, subj,
+		        out, GA_C_FABRIC_FAILED, GA_SEV_ERROR, subj,
 		        "drain the node; read /var/log/fabricmanager.log, restart nvidia-fabricmanager and "
 		        "reset the GPUs or reboot",
 		        "the GPU's NVLink fabric registration finished with an error: %s",
@@ -79,7 +79,7 @@ static void fabric_findings(const struct ga_node *n, const struct ga_accel *a, c
 		for (size_t i = 0; i < g->fabric_health_flags.n; i++)
 			(void)ga_buf_addf(&b, "%s%s", i ? " " : "", g->fabric_health_flags.v[i]);
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-FABRIC-DEGRADED", GA_SEV_WARNING, subj,
+		        out, GA_C_FABRIC_DEGRADED, GA_SEV_WARNING, subj,
 		        "the fabric works at reduced capacity: check the NVSwitch trays and NVLink cables "
 		        "and the Fabric Manager log; drain before large all-reduce jobs",
 		        "NVLink fabric health is %s%s%s",
@@ -140,7 +140,7 @@ static void link_down_findings(const struct ga_node *n, size_t idx, struct ga_fi
 	}
 	if (down) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-NVLINK-DOWN", GA_SEV_ERROR, subject_of(a),
+		        out, GA_C_NVLINK_DOWN, GA_SEV_ERROR, subject_of(a),
 		        "drain the node and reset the GPU (or reboot); if the link stays down, have the "
 		        "NVLink/NVSwitch path inspected",
 		        "NVLink %s %s down while the same link is up on %zu other GPU%s", b.data,
@@ -168,7 +168,7 @@ static void fabric_manager_finding(const struct ga_node *n, struct ga_findings *
 		           (g->fabric_status.set && g->fabric_status.v);
 	}
 	struct ga_finding *f = ga_findings_add(
-	        out, "GA-FABRICMANAGER-DOWN", unready ? GA_SEV_ERROR : GA_SEV_WARNING, "nvidia-fabricmanager",
+	        out, GA_C_FABRICMANAGER_DOWN, unready ? GA_SEV_ERROR : GA_SEV_WARNING, "nvidia-fabricmanager",
 	        fm->unit_file ? "start it (systemctl enable --now nvidia-fabricmanager) and read "
 	                        "/var/log/fabricmanager.log; its version must match the driver's"
 	                      : "install nvidia-fabricmanager for this driver version and start it; an "
@@ -283,7 +283,7 @@ int ga_nvlink_error_deltas(const struct ga_nvlink_counters *base, const struct g
 				continue;
 			/* recoveries take the link down for a moment: worse than replays */
 			struct ga_finding *f = ga_findings_add(
-			        out, "GA-NVLINK-ERRORS-RISING", recovery ? GA_SEV_ERROR : GA_SEV_WARNING,
+			        out, GA_C_NVLINK_ERRORS_RISING, recovery ? GA_SEV_ERROR : GA_SEV_WARNING,
 			        subject_of(a),
 			        "the link is retrying and retraining now: drain the node and have the NVLink "
 			        "path (GPU baseboard, NVSwitch tray, cables) inspected if it keeps rising",
@@ -339,7 +339,7 @@ void ga_nvlink_watch_release(struct ga_nvlink_watch *w)
 int ga_xid_no_source_finding(const char *kmsg_why, const char *nvml_why, struct ga_findings *out)
 {
 	struct ga_finding *f = ga_findings_add(
-	        out, "GA-XID-NO-SOURCE", GA_SEV_WARNING, "node",
+	        out, GA_C_XID_NO_SOURCE, GA_SEV_WARNING, "node",
 	        "Xid errors on this node go unseen: give the agent the kernel log (CAP_SYSLOG, or "
 	        "kernel.dmesg_restrict=0, or mount /dev/kmsg) or turn on NVML events (--nvml-events)",
 	        "no Xid source is live (kernel log: %s; NVML events: %s)", kmsg_why ? kmsg_why : "unreadable",

@@ -26,7 +26,7 @@ static void system_findings(const struct ga_nvml *s, struct ga_findings *out)
 {
 	if (s->timed_out.set && s->timed_out.v) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-VENDOR-TIMEOUT", GA_SEV_CRITICAL, "nvml",
+		        out, GA_C_VENDOR_TIMEOUT, GA_SEV_CRITICAL, "nvml",
 		        "drain the node: a GPU or the driver is wedged; check the kernel log for Xid "
 		        "errors, then reset the GPU or reboot",
 		        "NVML did not answer within the deadline (in %s)",
@@ -39,7 +39,7 @@ static void system_findings(const struct ga_nvml *s, struct ga_findings *out)
 	long long code = s->error_code.set ? (long long)s->error_code.v : -1;
 	if (code == NVML_LIB_NOT_FOUND) {
 		ga_findings_add(
-		        out, "GA-NVML-MISSING", GA_SEV_WARNING, "nvml",
+		        out, GA_C_NVML_MISSING, GA_SEV_WARNING, "nvml",
 		        "install the NVIDIA user-space driver (libnvidia-ml.so.1) matching the kernel "
 		        "module, or mount it into the container",
 		        "NVIDIA GPUs are present but NVML could not be loaded: %s", s->error);
@@ -55,7 +55,7 @@ static void system_findings(const struct ga_nvml *s, struct ga_findings *out)
 		        "load the NVIDIA kernel module (modprobe nvidia) and check dmesg for why it failed";
 	else if (code == NVML_NO_PERMISSION)
 		decision = "run as root or give this user access to /dev/nvidia*";
-	struct ga_finding *f = ga_findings_add(out, "GA-NVML-FAILED", sev, "nvml", decision, "%s failed: %s",
+	struct ga_finding *f = ga_findings_add(out, GA_C_NVML_FAILED, sev, "nvml", decision, "%s failed: %s",
 	                                       s->error_call ? s->error_call : "NVML", s->error);
 	ga_finding_evidence(f, "call", "%s", s->error_call ? s->error_call : "?");
 	ga_finding_evidence(f, "nvml_error_code", "%lld", code);
@@ -72,7 +72,7 @@ static void gpu_findings(const struct ga_accel *a, const struct ga_nvml_gpu *g, 
 	if (g->error) {
 		bool lost = g->error_code.set && g->error_code.v == NVML_LOST;
 		struct ga_finding *f =
-		        ga_findings_add(out, lost ? "GA-GPU-LOST" : "GA-NVML-DEVICE-ERROR",
+		        ga_findings_add(out, lost ? GA_C_GPU_LOST : GA_C_NVML_DEVICE_ERROR,
 		                        lost ? GA_SEV_CRITICAL : GA_SEV_ERROR, subj,
 		                        lost ? "drain the node; the GPU fell off the bus: check the kernel "
 		                               "log (Xid 79), then "
@@ -85,14 +85,14 @@ static void gpu_findings(const struct ga_accel *a, const struct ga_nvml_gpu *g, 
 	}
 	if (g->remap_failure.set && g->remap_failure.v) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-ROW-REMAP-FAILED", GA_SEV_CRITICAL, subj,
+		        out, GA_C_ROW_REMAP_FAILED, GA_SEV_CRITICAL, subj,
 		        "take the GPU out of service and open an RMA: it has run out of spare memory rows",
 		        "row remapping failed on this GPU");
 		ga_finding_evidence(f, "remapped_rows_uncorrectable", "%llu",
 		                    (unsigned long long)g->remapped_rows_uncorrectable.v);
 	} else if (g->remap_pending.set && g->remap_pending.v) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-ROW-REMAP-PENDING", GA_SEV_ERROR, subj,
+		        out, GA_C_ROW_REMAP_PENDING, GA_SEV_ERROR, subj,
 		        "drain the GPU and reset it (nvidia-smi -r) or reboot to apply the remap",
 		        "a memory row remap is pending; it takes effect at the next GPU reset");
 		ga_finding_evidence(f, "remapped_rows_uncorrectable", "%llu",
@@ -102,7 +102,7 @@ static void gpu_findings(const struct ga_accel *a, const struct ga_nvml_gpu *g, 
 	}
 	if (g->ecc_uncorrected_volatile.set && g->ecc_uncorrected_volatile.v > 0) {
 		struct ga_finding *f =
-		        ga_findings_add(out, "GA-ECC-UNCORRECTED", GA_SEV_ERROR, subj,
+		        ga_findings_add(out, GA_C_ECC_UNCORRECTED, GA_SEV_ERROR, subj,
 		                        "jobs on this GPU may have been killed or corrupted; drain it and "
 		                        "reset it, and replace "
 		                        "it if errors recur after remapping",
@@ -114,12 +114,12 @@ static void gpu_findings(const struct ga_accel *a, const struct ga_nvml_gpu *g, 
 			                    (unsigned long long)g->ecc_uncorrected_aggregate.v);
 	}
 	if (g->retired_pages_pending.set && g->retired_pages_pending.v)
-		ga_findings_add(out, "GA-RETIRED-PAGES-PENDING", GA_SEV_ERROR, subj,
+		ga_findings_add(out, GA_C_RETIRED_PAGES_PENDING, GA_SEV_ERROR, subj,
 		                "reboot or reset the GPU so the pending page retirement takes effect",
 		                "memory pages are waiting to be retired");
 	if (g->mig_enabled.set && g->mig_pending.set && g->mig_enabled.v != g->mig_pending.v) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-MIG-PENDING", GA_SEV_WARNING, subj,
+		        out, GA_C_MIG_PENDING, GA_SEV_WARNING, subj,
 		        "reset the GPU (nvidia-smi -r) to apply the MIG mode change before scheduling on it",
 		        "MIG mode is %s but %s after the next reset", g->mig_enabled.v ? "on" : "off",
 		        g->mig_pending.v ? "on" : "off");
@@ -136,7 +136,7 @@ static void gpu_findings(const struct ga_accel *a, const struct ga_nvml_gpu *g, 
 		}
 	if (why[0]) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-CLOCKS-THROTTLED", GA_SEV_WARNING, subj,
+		        out, GA_C_CLOCKS_THROTTLED, GA_SEV_WARNING, subj,
 		        "check cooling, power supplies and the power brake signal; a GPU held down by "
 		        "hardware slowdown makes the whole job run at its pace",
 		        "clocks are held down by %s", why);
@@ -152,7 +152,7 @@ static void gpu_findings(const struct ga_accel *a, const struct ga_nvml_gpu *g, 
 	/* The GPU's own view of its link is judged with sysfs's, by the one link rule (node.c). */
 	if (g->pcie_replay_count.set && g->pcie_replay_count.v > PCIE_REPLAY_WARN) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-PCIE-REPLAYS", GA_SEV_WARNING, subj,
+		        out, GA_C_PCIE_REPLAYS, GA_SEV_WARNING, subj,
 		        "the link is retrying transfers: reseat the GPU or riser and watch for AER errors",
 		        "%llu PCIe replays since the driver loaded (warning above %d)",
 		        (unsigned long long)g->pcie_replay_count.v, PCIE_REPLAY_WARN);

@@ -173,7 +173,7 @@ static int append_message(char **msg, const char *what, const char *more)
 
 static bool is_fabric(const struct ga_finding *f)
 {
-	return !strcmp(f->code, "GA-FABRIC-FAILED") || !strcmp(f->code, "GA-FABRIC-DEGRADED");
+	return f->id == GA_C_FABRIC_FAILED || f->id == GA_C_FABRIC_DEGRADED;
 }
 
 int ga_nvswitch_sxid_join(const struct ga_sxid_group *v, size_t n, struct ga_findings *out)
@@ -203,7 +203,7 @@ int ga_nvswitch_sxid_join(const struct ga_sxid_group *v, size_t n, struct ga_fin
 	}
 	if (r == 0 && !joined) {
 		struct ga_finding *f = ga_findings_add(
-		        out, "GA-NVSWITCH-SXID", s.any_fatal ? GA_SEV_ERROR : GA_SEV_WARNING, "nvswitch",
+		        out, GA_C_NVSWITCH_SXID, s.any_fatal ? GA_SEV_ERROR : GA_SEV_WARNING, "nvswitch",
 		        s.any_fatal ? "drain; reset the NVSwitch fabric (reboot); read "
 		                      "/var/log/fabricmanager.log"
 		                    : "record; drain and have the NVSwitch trays and NVLink path "

@@ -1063,7 +1063,7 @@ static int threshold_member(struct pstate *ps, void *obj, int which, struct fy_n
 	case 0:
 		if (get_string(ps, v, k, &t->code) < 0)
 			return ps->err;
-		if (!ga_startswith(t->code, "GA-") || strlen(t->code) < 4)
+		if (!ga_code_wellformed(t->code))
 			return perr(ps, v, k, "expected a finding code (GA-...), got '%s'", t->code);
 		return 0;
 	case 1:

@@ -177,7 +177,7 @@ static int add_ratio(struct ga_bench_report *rep, const struct ga_bench_result *
 		char subj[200];
 		snprintf(subj, sizeof(subj), "%s %s", x->kind, x->what);
 		struct ga_finding *f = ga_findings_add(
-		        &rep->findings, "GA-BENCH-CLIFF", GA_SEV_WARNING, subj,
+		        &rep->findings, GA_C_BENCH_CLIFF, GA_SEV_WARNING, subj,
 		        "prefer the fast path for this operation, or fix the slow backend's install/tuning",
 		        "%s is %.1fx slower than %s on the same device (%s)", q->slow, q->ratio, q->fast,
 		        x->device);
@@ -202,7 +202,7 @@ int ga_bench_analyze(struct ga_bench_report *rep, const struct ga_bench_config *
 		if (r->status == GA_BENCH_FAILED) {
 			bool wrong = r->reason && ga_startswith(r->reason, "wrong result");
 			struct ga_finding *f = ga_findings_add(
-			        &rep->findings, wrong ? "GA-BENCH-WRONG-RESULT" : "GA-BENCH-FAILED",
+			        &rep->findings, wrong ? GA_C_BENCH_WRONG_RESULT : GA_C_BENCH_FAILED,
 			        GA_SEV_ERROR, subj,
 			        wrong ? "take the device out of service and run the vendor diagnostics (e.g. "
 			                "dcgmi diag -r 3)"
@@ -234,7 +234,7 @@ int ga_bench_analyze(struct ga_bench_report *rep, const struct ga_bench_config *
 		if (r->expected_source && !strcmp(r->expected_source, "policy") && min_fraction > 0 &&
 		    r->rate < min_fraction * r->expected) {
 			struct ga_finding *f = ga_findings_add(
-			        &rep->findings, "GA-BENCH-BELOW-EXPECTED", GA_SEV_ERROR, subj,
+			        &rep->findings, GA_C_BENCH_BELOW_EXPECTED, GA_SEV_ERROR, subj,
 			        "check clocks, power and thermal throttling, PCIe/NVLink width and the "
 			        "software stack",
 			        "%s on %s reached %.1f%% of the expected %.4g %s (needs %.0f%%)", r->backend,
@@ -265,7 +265,7 @@ int ga_bench_analyze(struct ga_bench_report *rep, const struct ga_bench_config *
 		if (!strcmp(b->status, "ok"))
 			continue;
 		struct ga_finding *f = ga_findings_add(
-		        &rep->findings, "GA-BENCH-BACKEND-UNAVAILABLE",
+		        &rep->findings, GA_C_BENCH_BACKEND_UNAVAILABLE,
 		        strcmp(b->status, "error") ? GA_SEV_INFO : GA_SEV_WARNING, b->name,
 		        !strcmp(b->status, "absent")
 		                ? "install the backend's libraries if this node class should have it"

@@ -23,7 +23,6 @@
 #include "gpuaudit/strmap.h"
 #include "gpuaudit/promfleet.h"
 
-#define DRIFT_CODES "GA-LINK-DEGRADED|GA-PIN-.+|GA-EXPECT-.+|GA-CHECK-NO-CLASS"
 #define HISTORY_STEPS 240 /* points per series of the range query (the server allows 11,000) */
 #define HISTORY_CHUNK 500 /* instances per range query of --since */
 
@@ -167,7 +166,7 @@ static int on_finding(void *ud, const struct ga_prom_series *s)
 	if (!nf)
 		return -ENOMEM;
 	/* the code is its own message: a pin's message is not in the series */
-	ga_findings_add(&nf->f, code, severity_of(ga_prom_label(s, "severity")), NULL, NULL, "%s", code);
+	ga_findings_add_code(&nf->f, code, severity_of(ga_prom_label(s, "severity")), NULL, NULL, "%s", code);
 	return nf->f.err;
 }
 
@@ -523,8 +522,14 @@ static int read_all(struct run *run)
 	const struct ga_prom_fleet_opts *o = run->o;
 	struct ga_buf q;
 	ga_buf_init(&q, 0);
-	/* 1. the findings that make a node drift: few nodes have them, those are held */
-	int r = selector(&q, o, NULL, "gpuaudit_findings", "code=~\"" DRIFT_CODES "\"", NULL, NULL);
+	/* 1. the findings that make a node drift (the catalogue's fleet column): few nodes have them,
+	 * those are held */
+	char drift[512], match[544];
+	int r = ga_code_fleet_regex(drift, sizeof(drift));
+	if (r >= 0)
+		r = snprintf(match, sizeof(match), "code=~\"%s\"", drift) < (int)sizeof(match) ? 0 : -ENOSPC;
+	if (r == 0)
+		r = selector(&q, o, NULL, "gpuaudit_findings", match, NULL, NULL);
 	if (r == 0)
 		r = ga_buf_adds(&q, " or ");
 	if (r == 0)

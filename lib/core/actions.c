@@ -1,7 +1,8 @@
 /*
- * actions.c - the default action and cause class of every finding code, from
- * the one table in actions.def, so that each check only says what it found
- * and a remediator gets a closed set of actions it can switch on.
+ * actions.c - the names and urgency of the closed sets of actions and cause
+ * classes; which code takes which is the catalogue's (codes.def, codes.c), so
+ * each check only says what it found and a remediator gets a closed set of
+ * actions it can switch on.
  */
 #include <errno.h>
 #include <string.h>
@@ -58,37 +59,4 @@ int ga_action_rank(enum ga_action a)
 		[GA_ACT_DRAIN] = 6,      [GA_ACT_REPLACE] = 7,
 	};
 	return (unsigned)a < GA_ACT__COUNT ? rank[a] : rank[GA_ACT_INVESTIGATE];
-}
-
-#define ACTION(code, act, cause) { code, GA_ACT_##act, GA_CAUSE_##cause },
-static const struct ga_action_rule rules[] = {
-#include "actions.def"
-};
-#undef ACTION
-
-const struct ga_action_rule *ga_action_rules(size_t *ret_n)
-{
-	*ret_n = GA_ARRAY_SIZE(rules);
-	return rules;
-}
-
-int ga_action_default(const char *code, enum ga_action *ret_action, enum ga_cause *ret_cause)
-{
-	const struct ga_action_rule *best = NULL;
-	size_t best_len = 0;
-	int how = 0;
-	for (size_t i = 0; code && i < GA_ARRAY_SIZE(rules); i++) {
-		const char *c = rules[i].code;
-		size_t n = strlen(c);
-		if (n && c[n - 1] == '*') {
-			if (n - 1 >= best_len && !strncmp(code, c, n - 1) && how < 2)
-				best = &rules[i], best_len = n - 1, how = 1;
-		} else if (!strcmp(code, c)) {
-			best = &rules[i], how = 2;
-			break;
-		}
-	}
-	*ret_action = best ? best->action : GA_ACT_INVESTIGATE;
-	*ret_cause = best ? best->cause : GA_CAUSE_UNKNOWN;
-	return how;
 }

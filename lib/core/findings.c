@@ -1,5 +1,6 @@
 /* findings.c - the findings list shared by every command and writer. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +43,16 @@ void ga_findings_release(struct ga_findings *f)
 	ga_findings_init(f);
 }
 
-struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum ga_severity sev,
-                                   const char *subject, const char *decision, const char *fmt, ...)
+/* The one place a finding is made: code is the string writers print, id its catalogue row. */
+static struct ga_finding *vadd(struct ga_findings *f, enum ga_code id, const char *code, enum ga_severity sev,
+                               const char *subject, const char *decision, const char *fmt, va_list ap)
+        __attribute__((format(printf, 7, 0)));
+static struct ga_finding *vadd(struct ga_findings *f, enum ga_code id, const char *code, enum ga_severity sev,
+                               const char *subject, const char *decision, const char *fmt, va_list ap)
 {
 	struct ga_buf msg;
 	ga_buf_init(&msg, 0);
-	va_list ap;
-	va_start(ap, fmt);
 	int r = ga_buf_vaddf(&msg, fmt, ap);
-	va_end(ap);
 	struct ga_finding *fd = r == 0 ? ga_array_push((void **)&f->v, &f->n, sizeof(*fd)) : NULL;
 	if (!fd) {
 		ga_buf_release(&msg);
@@ -58,6 +60,7 @@ struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum
 		return NULL;
 	}
 	fd->code = ga_strdup(code);
+	fd->id = id;
 	fd->severity = sev;
 	fd->subject = ga_strdup(subject ? subject : "node");
 	fd->decision = decision ? ga_strdup(decision) : NULL;
@@ -69,6 +72,47 @@ struct ga_finding *ga_findings_add(struct ga_findings *f, const char *code, enum
 		f->err = -ENOMEM;
 		return NULL;
 	}
+	return fd;
+}
+
+struct ga_finding *ga_findings_add(struct ga_findings *f, enum ga_code id, enum ga_severity sev,
+                                   const char *subject, const char *decision, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct ga_finding *fd = vadd(f, id, ga_code_str(id), sev, subject, decision, fmt, ap);
+	va_end(ap);
+	return fd;
+}
+
+struct ga_finding *ga_findings_add_member(struct ga_findings *f, enum ga_code family, const char *suffix,
+                                          enum ga_severity sev, const char *subject, const char *decision,
+                                          const char *fmt, ...)
+{
+	struct ga_buf code;
+	ga_buf_init(&code, 0);
+	if (ga_buf_addf(&code, "%s%s", ga_code_str(family), suffix ? suffix : "") < 0) {
+		ga_buf_release(&code);
+		f->err = -ENOMEM;
+		return NULL;
+	}
+	enum ga_code id = ga_code_parse(code.data);
+	va_list ap;
+	va_start(ap, fmt);
+	struct ga_finding *fd =
+	        vadd(f, ga_code_in(id, family) ? id : family, code.data, sev, subject, decision, fmt, ap);
+	va_end(ap);
+	ga_buf_release(&code);
+	return fd;
+}
+
+struct ga_finding *ga_findings_add_code(struct ga_findings *f, const char *code, enum ga_severity sev,
+                                        const char *subject, const char *decision, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct ga_finding *fd = vadd(f, ga_code_parse(code), code, sev, subject, decision, fmt, ap);
+	va_end(ap);
 	return fd;
 }
 
@@ -120,9 +164,11 @@ int ga_finding_set_device(struct ga_finding *fd, const char *gpu_uuid, const cha
 struct ga_finding *ga_findings_copy(struct ga_findings *f, const struct ga_finding *s)
 {
 	struct ga_finding *d =
-	        ga_findings_add(f, s->code, s->severity, s->subject, s->decision, "%s", s->message);
+	        ga_findings_add_code(f, s->code, s->severity, s->subject, s->decision, "%s", s->message);
 	if (!d)
 		return NULL;
+	if (s->id != GA_C_NONE)
+		d->id = s->id;
 	d->action = s->action;
 	d->cause = s->cause;
 	int r = ga_finding_set_device(d, s->gpu_uuid, s->pci_address);

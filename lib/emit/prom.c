@@ -353,7 +353,7 @@ static void render_findings(struct ga_pw *w, const struct ga_prom_input *in)
 	             "Findings of the last collection by code, severity and action (with --policy: those of "
 	             "gpuaudit check).");
 	/* count by (code, severity, action) in a stable order: sort "code\tseverity\taction" keys;
-	 * the action follows from the code (actions.def) and a few refinements, so the series stay
+	 * the action follows from the code (lib/core/codes.def) and a few refinements, so the series stay
 	 * bounded by the codes */
 	char **keys = ga_calloc(f->n ? f->n : 1, sizeof(*keys));
 	if (!keys) {

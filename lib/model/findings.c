@@ -15,6 +15,7 @@ static_assert(offsetof(struct ga_evidence, key) == offsetof(struct ga_kv, key) &
                       sizeof(struct ga_evidence) == sizeof(struct ga_kv),
               "evidence is written as a GA_F_KV object");
 
+static_assert(sizeof(enum ga_code) == sizeof(int), "GA_FIELD_CODE stores an int");
 static_assert(sizeof(enum ga_action) == sizeof(int) && sizeof(enum ga_cause) == sizeof(int),
               "GA_F_ENUM stores an int");
 
@@ -28,7 +29,7 @@ static const char *const cause_names[GA_CAUSE__COUNT] = {
 };
 
 static const struct ga_field finding_f[] = {
-	GA_FIELD(struct ga_finding, code, GA_F_STR),
+	GA_FIELD_CODE(struct ga_finding, code, id),
 	GA_FIELD_ENUM(struct ga_finding, severity, severity_names),
 	GA_FIELD(struct ga_finding, subject, GA_F_STR),
 	GA_FIELD(struct ga_finding, message, GA_F_STR),

@@ -92,7 +92,8 @@ static int read_v1(struct ga_health_state *st, const json_t *seen)
 		if (!c)
 			return -ENOMEM;
 		char code[40];
-		snprintf(code, sizeof(code), "GA-XID-%lld", (long long)json_integer_value(x));
+		snprintf(code, sizeof(code), "%s%lld", ga_code_str(GA_C_XID),
+		         (long long)json_integer_value(x));
 		c->code = ga_strdup(code);
 		c->subject = ga_strdup(json_string_value(d));
 		if (!c->code || !c->subject)

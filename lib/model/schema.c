@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/codes.h"
 #include "gpuaudit/schema.h"
 #include "schema-int.h"
 
@@ -514,6 +515,8 @@ static int read_field(struct ga_ctx *ctx, const struct ga_field *f, const json_t
 		if (!json_is_string(v))
 			return type_err(ctx, path, f->name, "string");
 		*AT(obj, f->off, char *) = ga_strndup(json_string_value(v), json_string_length(v));
+		if (*AT(obj, f->off, char *) && (f->flags & GA_FF_CODE))
+			*AT(obj, f->count_off, int) = (int)ga_code_parse(*AT(obj, f->off, char *));
 		return *AT(obj, f->off, char *) ? 0 : -ENOMEM;
 	case GA_F_U64: {
 		if (!json_is_integer(v) || json_integer_value(v) < 0)

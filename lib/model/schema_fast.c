@@ -42,6 +42,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/codes.h"
 #include "gpuaudit/schema.h"
 
 #define AT(obj, off, type) ((type *)((char *)(obj) + (off)))
@@ -289,6 +290,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 	char **p = AT(f->obj, fd->off, char *);
 	if (!(*p = ga_strndup((const char *)s, len)))
 		goto nomem;
+	if (fd->flags & GA_FF_CODE)
+		*AT(f->obj, fd->count_off, int) = (int)ga_code_parse(*p);
 	value_done(st);
 	return 1;
 nomem:

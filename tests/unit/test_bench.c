@@ -751,7 +751,7 @@ static void test_report_model(void **state)
 	ra->ratio = 2.5;
 	ra->cliff = true;
 	assert_non_null(
-	        ga_findings_add(&rep.findings, "BENCH_CLIFF", GA_SEV_WARNING, "cpu", "check", "cliff"));
+	        ga_findings_add_code(&rep.findings, "BENCH_CLIFF", GA_SEV_WARNING, "cpu", "check", "cliff"));
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
 	assert_int_equal(ga_bench_report_json(&rep, &b, false), 0);

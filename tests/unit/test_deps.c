@@ -813,9 +813,9 @@ static void test_result(void **state)
 	assert_string_equal(ga_deps_result_reason(GA_DEPS_RESULT_PASS, &inv, why, sizeof(why)), "");
 	assert_int_equal(ga_deps_add_gap(&inv, "a.whl!/x.so", "truncated"), 0);
 	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_INCOMPLETE);
-	assert_non_null(ga_findings_add(&f, "GA-DEPS-WRONG-VENDOR", GA_SEV_WARNING, "x", NULL, "w"));
+	assert_non_null(ga_findings_add(&f, GA_C_DEPS_WRONG_VENDOR, GA_SEV_WARNING, "x", NULL, "w"));
 	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_INCOMPLETE); /* a warning: no fail */
-	assert_non_null(ga_findings_add(&f, "GA-DEPS-WRONG-VENDOR", GA_SEV_ERROR, "x", NULL, "e"));
+	assert_non_null(ga_findings_add(&f, GA_C_DEPS_WRONG_VENDOR, GA_SEV_ERROR, "x", NULL, "e"));
 	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_FAIL);
 	inv.paths = 2;
 	inv.paths_unread = 1;

@@ -17,7 +17,8 @@ static void test_add_and_evidence(void **state)
 	struct ga_findings f;
 	ga_findings_init(&f);
 	assert_int_equal(ga_findings_max_severity(&f), -1);
-	struct ga_finding *fd = ga_findings_add(&f, "GA-X", GA_SEV_WARNING, NULL, NULL, "n=%d s=%s", 3, "a");
+	struct ga_finding *fd =
+	        ga_findings_add_code(&f, "GA-X", GA_SEV_WARNING, NULL, NULL, "n=%d s=%s", 3, "a");
 	assert_non_null(fd);
 	assert_string_equal(fd->code, "GA-X");
 	assert_string_equal(fd->subject, "node"); /* NULL subject is the node */
@@ -31,7 +32,7 @@ static void test_add_and_evidence(void **state)
 	assert_string_equal(fd->evidence[1].value, "");
 	assert_int_equal(ga_finding_evidence(NULL, "k", "x"), -EINVAL);
 	assert_int_equal(ga_findings_max_severity(&f), GA_SEV_WARNING);
-	ga_findings_add(&f, "GA-Y", GA_SEV_CRITICAL, "s", "d", "m");
+	ga_findings_add_code(&f, "GA-Y", GA_SEV_CRITICAL, "s", "d", "m");
 	assert_int_equal(ga_findings_max_severity(&f), GA_SEV_CRITICAL);
 	assert_int_equal(f.n, 2);
 	assert_int_equal(f.err, 0);
@@ -55,12 +56,12 @@ static void test_sort(void **state)
 	(void)state;
 	struct ga_findings f;
 	ga_findings_init(&f);
-	ga_findings_add(&f, "GA-B", GA_SEV_INFO, "z", NULL, "1");
-	ga_findings_add(&f, "GA-B", GA_SEV_ERROR, "b", NULL, "2");
-	ga_findings_add(&f, "GA-A", GA_SEV_WARNING, "a", NULL, "3");
-	ga_findings_add(&f, "GA-A", GA_SEV_ERROR, "c", NULL, "4");
-	ga_findings_add(&f, "GA-B", GA_SEV_ERROR, "a", NULL, "5");
-	ga_findings_add(&f, "GA-C", GA_SEV_CRITICAL, "x", NULL, "6");
+	ga_findings_add_code(&f, "GA-B", GA_SEV_INFO, "z", NULL, "1");
+	ga_findings_add_code(&f, "GA-B", GA_SEV_ERROR, "b", NULL, "2");
+	ga_findings_add_code(&f, "GA-A", GA_SEV_WARNING, "a", NULL, "3");
+	ga_findings_add_code(&f, "GA-A", GA_SEV_ERROR, "c", NULL, "4");
+	ga_findings_add_code(&f, "GA-B", GA_SEV_ERROR, "a", NULL, "5");
+	ga_findings_add_code(&f, "GA-C", GA_SEV_CRITICAL, "x", NULL, "6");
 	ga_findings_sort(&f);
 	const char *order = "645231";
 	/* the count first: a sort that lost or duplicated findings must not pass */
@@ -94,11 +95,11 @@ static void test_json(void **state)
 	char *s = to_json(&f, false);
 	assert_string_equal(s, "[]");
 	ga_free(s);
-	struct ga_finding *fd = ga_findings_add(&f, "GA-LINK-DEGRADED", GA_SEV_WARNING, "0000:01:00.0",
+	struct ga_finding *fd = ga_findings_add(&f, GA_C_LINK_DEGRADED, GA_SEV_WARNING, "0000:01:00.0",
 	                                        "reseat \"it\"", "x%d of x%d", 8, 16);
 	ga_finding_evidence(fd, "current_width", "%d", 8);
 	ga_finding_evidence(fd, "devices", "%s", "a\tb");
-	ga_findings_add(&f, "GA-NO-ACCELERATOR", GA_SEV_INFO, NULL, NULL, "none");
+	ga_findings_add(&f, GA_C_NO_ACCELERATOR, GA_SEV_INFO, NULL, NULL, "none");
 	s = to_json(&f, false);
 	assert_string_equal(s, "[{\"code\":\"GA-LINK-DEGRADED\",\"severity\":\"warning\","
 	                       "\"subject\":\"0000:01:00.0\",\"message\":\"x8 of x16\","
@@ -151,10 +152,10 @@ static void test_enomem(void **state)
 		struct ga_findings f;
 		ga_findings_init(&f);
 		ga_alloc_fail_after(n);
-		ga_findings_add(&f, "GA-B", GA_SEV_WARNING, "s1", "d", "m %d", 1);
-		struct ga_finding *fd = ga_findings_add(&f, "GA-A", GA_SEV_WARNING, "s2", "d", "m");
+		ga_findings_add_code(&f, "GA-B", GA_SEV_WARNING, "s1", "d", "m %d", 1);
+		struct ga_finding *fd = ga_findings_add_code(&f, "GA-A", GA_SEV_WARNING, "s2", "d", "m");
 		int er = ga_finding_evidence(fd, "k", "v");
-		ga_findings_add(&f, "GA-C", GA_SEV_ERROR, NULL, NULL, "m");
+		ga_findings_add_code(&f, "GA-C", GA_SEV_ERROR, NULL, NULL, "m");
 		ga_alloc_fail_after(-1);
 		ga_findings_sort(&f);
 		char *s = to_json(&f, false);

@@ -81,7 +81,8 @@ static void test_report(void **state)
 	ga_schema_release(&ga_health_report_schema, &r);
 
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-XID-79", GA_SEV_CRITICAL, "gpu0", NULL, "fell off the bus"));
+	assert_non_null(
+	        ga_findings_add_code(&f, "GA-XID-79", GA_SEV_CRITICAL, "gpu0", NULL, "fell off the bus"));
 	log = (struct ga_health_log){ .source = "k.log", .note = "ignored", .since_s = 3600 };
 	assert_int_equal(ga_health_report_take(&r, &log, &f), 0);
 	assert_string_equal(r.result, "problems");
@@ -108,7 +109,7 @@ static void test_verdict(void **state)
 	assert_string_equal(log.cov[2].source, "processes");
 	assert_false(ga_health_covered(&log));
 	const struct ga_health_cov *why = NULL;
-	assert_non_null(ga_findings_add(&f, "GA-TEST-W", GA_SEV_WARNING, "x", NULL, "w"));
+	assert_non_null(ga_findings_add_code(&f, "GA-TEST-W", GA_SEV_WARNING, "x", NULL, "w"));
 	assert_int_equal(ga_health_verdict(&log, &f, &why), GA_HEALTH_UNKNOWN);
 	assert_non_null(why);
 	assert_string_equal(why->summary, "unreadable");
@@ -122,7 +123,7 @@ static void test_verdict(void **state)
 	ga_schema_release(&ga_health_report_schema, &r);
 	/* an error finding: problems, whatever is missing */
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-TEST-E", GA_SEV_ERROR, "x", NULL, "e"));
+	assert_non_null(ga_findings_add_code(&f, "GA-TEST-E", GA_SEV_ERROR, "x", NULL, "e"));
 	assert_int_equal(ga_health_verdict(&log, &f, &why), GA_HEALTH_PROBLEMS);
 	assert_null(why);
 	ga_findings_release(&f);

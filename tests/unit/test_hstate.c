@@ -28,7 +28,7 @@ static const char *ev(const struct ga_finding *f, const char *key)
 /* A kernel-log finding as health.c makes it: evidence count and last_boot_s. */
 static void xid(struct ga_findings *f, const char *code, enum ga_severity sev, unsigned count, double last)
 {
-	struct ga_finding *fd = ga_findings_add(f, code, sev, "0000:0f:00.0", "fix", "%s", code);
+	struct ga_finding *fd = ga_findings_add_code(f, code, sev, "0000:0f:00.0", "fix", "%s", code);
 	assert_non_null(fd);
 	assert_int_equal(ga_finding_set_device(fd, "GPU-1", "0000:0f:00.0"), 0);
 	assert_int_equal(ga_finding_evidence(fd, "count", "%u", count), 0);
@@ -163,7 +163,7 @@ static void test_damping(void **state)
 	int64_t t = 3000000;
 	struct ga_findings f;
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-ROW-REMAP-PENDING", GA_SEV_ERROR, "0000:0f:00.0", NULL, "p"));
+	assert_non_null(ga_findings_add(&f, GA_C_ROW_REMAP_PENDING, GA_SEV_ERROR, "0000:0f:00.0", NULL, "p"));
 	assert_int_equal(ga_hstate_update(&st, &f, &hp, t, "b"), 0);
 	assert_true(ga_finding_is_sticky(&f.v[0]));
 	ga_findings_release(&f);
@@ -176,7 +176,7 @@ static void test_damping(void **state)
 	}
 	/* back once: the clear run starts over */
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-ROW-REMAP-PENDING", GA_SEV_ERROR, "0000:0f:00.0", NULL, "p"));
+	assert_non_null(ga_findings_add(&f, GA_C_ROW_REMAP_PENDING, GA_SEV_ERROR, "0000:0f:00.0", NULL, "p"));
 	assert_int_equal(ga_hstate_update(&st, &f, &hp, t + 900, "b"), 0);
 	ga_findings_release(&f);
 	for (int i = 1; i <= 2; i++) {
@@ -205,7 +205,8 @@ static void test_unknown_runs(void **state)
 	int64_t t = 4000000;
 	struct ga_findings f;
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-XID-79", GA_SEV_CRITICAL, "0000:47:00.0", NULL, "lost"));
+	assert_non_null(
+	        ga_findings_add_member(&f, GA_C_XID, "79", GA_SEV_CRITICAL, "0000:47:00.0", NULL, "lost"));
 	assert_int_equal(ga_hstate_update(&st, &f, &hp, t, "b"), 0);
 	ga_findings_release(&f);
 	/* ten unknown runs over days: added back each time, clear_runs stays 0 */

@@ -120,9 +120,9 @@ static void test_joined(void **state)
 	struct ga_findings f;
 	/* non-fatal: the fabric finding keeps NVML's severity and action, gains the evidence */
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-FABRIC-DEGRADED", GA_SEV_WARNING, "0000:07:00.0", "check",
+	assert_non_null(ga_findings_add(&f, GA_C_FABRIC_DEGRADED, GA_SEV_WARNING, "0000:07:00.0", "check",
 	                                "NVLink fabric health is limited_capacity"));
-	assert_non_null(ga_findings_add(&f, "GA-NVLINK-DOWN", GA_SEV_ERROR, "0000:07:00.0", NULL, "x"));
+	assert_non_null(ga_findings_add(&f, GA_C_NVLINK_DOWN, GA_SEV_ERROR, "0000:07:00.0", NULL, "x"));
 	judge(fatal_log, 2, &node, &f);
 	assert_int_equal(f.n, 2);
 	const struct ga_finding *d = find(&f, "GA-FABRIC-DEGRADED"), *l = find(&f, "GA-NVLINK-DOWN");
@@ -137,10 +137,10 @@ static void test_joined(void **state)
 
 	/* Fatal: error and reboot, on every fabric finding; no finding of its own */
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-FABRIC-DEGRADED", GA_SEV_WARNING, "0000:07:00.0", "check",
+	assert_non_null(ga_findings_add(&f, GA_C_FABRIC_DEGRADED, GA_SEV_WARNING, "0000:07:00.0", "check",
 	                                "degraded"));
 	assert_non_null(
-	        ga_findings_add(&f, "GA-FABRIC-FAILED", GA_SEV_ERROR, "0000:0f:00.0", NULL, "failed"));
+	        ga_findings_add(&f, GA_C_FABRIC_FAILED, GA_SEV_ERROR, "0000:0f:00.0", NULL, "failed"));
 	judge(fatal_log, 3, &node, &f);
 	assert_int_equal(f.n, 2);
 	for (size_t i = 0; i < f.n; i++) {

@@ -33,9 +33,9 @@ static void test_statuses(void **state)
 	size_t errors = 99;
 	assert_int_equal(ga_pf_status_of_findings(&f, false, &errors), GA_PF_PASS);
 	assert_int_equal(errors, 0);
-	assert_non_null(ga_findings_add(&f, "GA-W", GA_SEV_WARNING, "x", NULL, "warn"));
+	assert_non_null(ga_findings_add_code(&f, "GA-W", GA_SEV_WARNING, "x", NULL, "warn"));
 	assert_int_equal(ga_pf_status_of_findings(&f, false, &errors), GA_PF_PASS);
-	assert_non_null(ga_findings_add(&f, "GA-E", GA_SEV_ERROR, "x", NULL, "err"));
+	assert_non_null(ga_findings_add_code(&f, "GA-E", GA_SEV_ERROR, "x", NULL, "err"));
 	assert_int_equal(ga_pf_status_of_findings(&f, false, &errors), GA_PF_FAIL);
 	assert_int_equal(errors, 1);
 	assert_int_equal(ga_pf_status_of_findings(&f, true, &errors), GA_PF_UNKNOWN);
@@ -164,7 +164,8 @@ static void test_doc_command(void **state)
 	struct ga_findings nf, sf;
 	ga_findings_init(&nf);
 	ga_findings_init(&sf);
-	struct ga_finding *fd = ga_findings_add(&nf, "GA-E", GA_SEV_ERROR, "gpu0", "drain it", "bad %d", 1);
+	struct ga_finding *fd =
+	        ga_findings_add_code(&nf, "GA-E", GA_SEV_ERROR, "gpu0", "drain it", "bad %d", 1);
 	assert_non_null(fd);
 	assert_int_equal(ga_finding_evidence(fd, "xid", "%d", 79), 0);
 	struct ga_check chk = { .cls = NULL, .result = GA_CHECK_FAIL, .violations = 1 };

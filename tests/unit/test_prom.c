@@ -204,8 +204,8 @@ static void test_render(void **state)
 
 	struct ga_findings f;
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-X", GA_SEV_ERROR, "s", NULL, "m"));
-	assert_non_null(ga_findings_add(&f, "GA-X", GA_SEV_ERROR, "t", NULL, "m"));
+	assert_non_null(ga_findings_add_code(&f, "GA-X", GA_SEV_ERROR, "s", NULL, "m"));
+	assert_non_null(ga_findings_add_code(&f, "GA-X", GA_SEV_ERROR, "t", NULL, "m"));
 
 	struct ga_prom_input in = {
 		.version = "9.9",

@@ -74,12 +74,13 @@ static void test_health_stops(void **state)
 	(void)state;
 	struct ga_findings f;
 	ga_findings_init(&f);
-	assert_non_null(ga_findings_add(&f, "GA-TEST-WARN", GA_SEV_WARNING, "x", NULL, "a warning"));
+	assert_non_null(ga_findings_add_code(&f, "GA-TEST-WARN", GA_SEV_WARNING, "x", NULL, "a warning"));
 	struct ga_triage t;
 	ga_triage_run(NULL, &f, NULL, 0, NULL, &t);
 	assert_false(t.node_at_fault); /* a warning does not stop it */
 	assert_string_equal(t.steps[1].verdict, "unknown");
-	assert_non_null(ga_findings_add(&f, "GA-TEST-LOST", GA_SEV_CRITICAL, "0000:47:00.0", NULL, "gone"));
+	assert_non_null(
+	        ga_findings_add_code(&f, "GA-TEST-LOST", GA_SEV_CRITICAL, "0000:47:00.0", NULL, "gone"));
 	ga_triage_run(NULL, &f, NULL, 0, NULL, &t);
 	assert_true(t.node_at_fault);
 	assert_string_equal(t.steps[0].verdict, "problem");
