@@ -51,7 +51,11 @@ void ga_vd_gpu_count_reason(char *buf, size_t n, size_t usable_gpus, size_t on_b
 static int readiness(const struct ga_node *n, const struct ga_policy_class *cls, struct ga_node_verdict *v)
 {
 	char why[192];
-	if (!cls || !cls->expect.gpu_count.set) {
+	if (!ga_node_pci_known(n)) {
+		/* the bus was not seen: the GPU count is unknown, never "ready" (coverage) */
+		v->readiness = GA_VD_READY_UNKNOWN;
+		snprintf(why, sizeof(why), "the PCI devices could not be read: the GPU count is unknown");
+	} else if (!cls || !cls->expect.gpu_count.set) {
 		v->readiness = GA_VD_READY_UNKNOWN;
 		snprintf(why, sizeof(why), "%s", cls ? "the class expects no GPU count" : "no policy class");
 	} else {

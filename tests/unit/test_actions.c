@@ -304,7 +304,8 @@ static void test_raise_and_read_back(void **state)
 	assert_non_null(fd);
 	assert_string_equal(fd->code, "GA-XID-64");
 	assert_int_equal(fd->id, GA_C_XID);
-	assert_int_equal(fd->action, GA_ACT_REPLACE); /* xid.def's fact, not the family's */
+	assert_int_equal(fd->action,
+	                 GA_ACT_RESET_GPU); /* xid.def's fact (NVIDIA: RESET_GPU), not the family's */
 	fd = ga_findings_add_member(&f, GA_C_KLOG, "NEW-KIND", GA_SEV_WARNING, NULL, NULL, "new");
 	assert_non_null(fd);
 	assert_int_equal(fd->id, GA_C_KLOG);

@@ -218,12 +218,30 @@ static void test_readiness(void **state)
 	assert_int_equal(ga_node_verdict_drift(&v), GA_VD_DRIFT_GPUS);
 	struct ga_check chk;
 	assert_int_equal(ga_check_node(n, &cls, false, &chk), 0);
-	const struct ga_finding *fd = finding(&chk.findings, "GA-EXPECT-GPU-COUNT", NULL);
+	/* one problem, one finding: the excluded GPU's own finding carries the class's count */
+	assert_null(finding(&chk.findings, "GA-EXPECT-GPU-COUNT", NULL));
+	const struct ga_finding *fd = finding(&chk.findings, "GA-GPU-EXCLUDED", "0000:0f:00.0");
 	assert_non_null(fd);
-	assert_string_equal(fd->message, v.readiness_reason);
+	assert_true(fd->severity >= GA_SEV_ERROR);
+	bool counted = false;
+	for (size_t i = 0; i < fd->n_evidence; i++)
+		counted = counted || (!strcmp(fd->evidence[i].key, "policy") &&
+		                      !strcmp(fd->evidence[i].value, "expect.gpu_count"));
+	assert_true(counted);
+	assert_string_equal(v.readiness_reason, "1 usable GPU (2 on the bus), the class expects 2");
 	char line[512];
 	assert_non_null(metric_line(n, &v, "gpuaudit_node_ready", "two", line, sizeof(line)));
 	assert_non_null(strstr(line, "} 0"));
+	ga_check_release(&chk);
+	ga_node_verdict_release(&v);
+	/* three expected, two on the bus: the count itself is the problem, in readiness's words */
+	cls.expect.gpu_count.v = 3;
+	assert_int_equal(ga_node_verdict_build(n, &cls, true, &v, NULL), 0);
+	assert_int_equal(v.readiness, GA_VD_NOT_READY);
+	assert_int_equal(ga_check_node(n, &cls, false, &chk), 0);
+	fd = finding(&chk.findings, "GA-EXPECT-GPU-COUNT", NULL);
+	assert_non_null(fd);
+	assert_string_equal(fd->message, v.readiness_reason);
 	ga_check_release(&chk);
 	ga_node_verdict_release(&v);
 	/* one GPU expected: ready, no finding */
