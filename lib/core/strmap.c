@@ -43,7 +43,8 @@ bool ga_strmap_get(const struct ga_strmap *m, const char *key, size_t *ret)
 static int grow(struct ga_strmap *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
-	struct ga_strmap nm = { ga_calloc(ncap, sizeof(char *)), ga_calloc(ncap, sizeof(size_t)), ncap, m->n };
+	struct ga_strmap nm = { ga_calloc(ncap, sizeof(char *)), ga_calloc(ncap, sizeof(size_t)), ncap,
+		                m->n };
 	if (!nm.keys || !nm.vals) {
 		ga_free(nm.keys);
 		ga_free(nm.vals);
