@@ -100,6 +100,18 @@ struct cstate {
 	const char *pci_path, *pci_why;
 };
 
+/* The class, what it expects and what the node has, as evidence on F. */
+static void class_evidence(const struct cstate *cs, struct ga_finding *f, const char *expected,
+                           const char *actual)
+{
+	if (cs->cls)
+		ga_finding_evidence(f, "class", "%s", cs->cls->name);
+	if (expected)
+		ga_finding_evidence(f, "expected", "%s", expected);
+	if (actual)
+		ga_finding_evidence(f, "actual", "%s", actual);
+}
+
 static void add(struct cstate *cs, enum ga_code code, const char *subject, const char *decision,
                 const char *expected, const char *actual, const char *fmt, ...)
         __attribute__((format(printf, 7, 8)));
@@ -116,12 +128,7 @@ static void add(struct cstate *cs, enum ga_code code, const char *subject, const
 	                                       subject, decision, "%s", msg);
 	if (!f)
 		return;
-	if (cs->cls)
-		ga_finding_evidence(f, "class", "%s", cs->cls->name);
-	if (expected)
-		ga_finding_evidence(f, "expected", "%s", expected);
-	if (actual)
-		ga_finding_evidence(f, "actual", "%s", actual);
+	class_evidence(cs, f, expected, actual);
 	if (unknown)
 		cs->out->unknowns++;
 	else
@@ -201,12 +208,7 @@ static bool covered(struct cstate *cs, enum ga_code code, const char *subject, c
 			if (!strcmp(f->evidence[k].key, "policy") && streq(f->evidence[k].value, policy))
 				return true;
 		ga_finding_evidence(f, "policy", "%s", policy);
-		if (cs->cls)
-			ga_finding_evidence(f, "class", "%s", cs->cls->name);
-		if (expected)
-			ga_finding_evidence(f, "expected", "%s", expected);
-		if (actual)
-			ga_finding_evidence(f, "actual", "%s", actual);
+		class_evidence(cs, f, expected, actual);
 		if (f->severity < GA_SEV_ERROR)
 			f->severity = GA_SEV_ERROR;
 		cs->out->violations++;

@@ -14,32 +14,21 @@
 #include "gpuaudit/xid.h"
 #include "internal.h"
 
-#define GA_CODE(id_, str_, sev_, act_, cause_, fleet_, nfd_, rule_, fix_, source_) \
-	{ .id = GA_C_##id_,                                                        \
-	  .code = str_,                                                            \
-	  .len = sizeof(str_) - 1,                                                 \
-	  .family = false,                                                         \
-	  .severity = GA_SEV_##sev_,                                               \
-	  .action = GA_ACT_##act_,                                                 \
-	  .cause = GA_CAUSE_##cause_,                                              \
-	  .fleet = GA_CODE_FLEET_##fleet_,                                         \
-	  .nfd = GA_CODE_NFD_##nfd_,                                               \
-	  .rule = rule_,                                                           \
-	  .fix = fix_,                                                             \
+#define GA_ROW(family_, id_, str_, sev_, act_, cause_, fleet_, nfd_, rule_, fix_, source_) \
+	{ .id = GA_C_##id_,                                                                \
+	  .code = str_,                                                                    \
+	  .len = sizeof(str_) - 1,                                                         \
+	  .family = family_,                                                               \
+	  .severity = GA_SEV_##sev_,                                                       \
+	  .action = GA_ACT_##act_,                                                         \
+	  .cause = GA_CAUSE_##cause_,                                                      \
+	  .fleet = GA_CODE_FLEET_##fleet_,                                                 \
+	  .nfd = GA_CODE_NFD_##nfd_,                                                       \
+	  .rule = rule_,                                                                   \
+	  .fix = fix_,                                                                     \
 	  .source = source_ },
-#define GA_FAMILY(id_, str_, sev_, act_, cause_, fleet_, nfd_, rule_, fix_, source_) \
-	{ .id = GA_C_##id_,                                                          \
-	  .code = str_,                                                              \
-	  .len = sizeof(str_) - 1,                                                   \
-	  .family = true,                                                            \
-	  .severity = GA_SEV_##sev_,                                                 \
-	  .action = GA_ACT_##act_,                                                   \
-	  .cause = GA_CAUSE_##cause_,                                                \
-	  .fleet = GA_CODE_FLEET_##fleet_,                                           \
-	  .nfd = GA_CODE_NFD_##nfd_,                                                 \
-	  .rule = rule_,                                                             \
-	  .fix = fix_,                                                               \
-	  .source = source_ },
+#define GA_CODE(...) GA_ROW(false, __VA_ARGS__)
+#define GA_FAMILY(...) GA_ROW(true, __VA_ARGS__)
 static const struct ga_code_info rows[] = {
 #include "codes.def"
 };
