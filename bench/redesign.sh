@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/redesign.sh - the same commands run by two gpuaudit binaries side by
 # side in one hyperfine run, to show that a change of structure (issue 15: the
-# models, the layer order, thin commands) made no command slower. Every
+# models, the layer order, thin commands; issue 26: the catalogue of codes and
+# the node verdict) made no command slower. Every
 # command reads the test fixtures, so both binaries do the same work.
 #
 #   bench/redesign.sh OLD NEW [RUNS]     default 20 runs per command
@@ -24,7 +25,7 @@ fx=tests/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # a fleet of 5,000 derived nodes from the fixture snapshots (written by NEW; both read the same files)
-mkdir "$tmp/base"
+mkdir "$tmp/base" "$tmp/nfd"
 for n in a10-x8 cpu-vm dgx-a100 dgx-h100 intel-max mi250x; do
 	"$new" discover --root "$fx/nodes/$n/root" --no-vendor --json >"$tmp/base/$n.json" || true
 done
@@ -39,6 +40,8 @@ add "discover --json (dgx-h100)" "discover --root $H100 --no-vendor --json"
 add "class (dgx-h100)" "class --root $H100 --no-vendor"
 add "check --json (dgx-h100)" "check --policy $P --root $H100 --no-vendor --json"
 add "health --json (xid79 log)" "health --root $H100 --no-vendor --kmsg $fx/kmsg/xid79.log --json"
+add "serve --once metrics (dgx-h100)" "serve --once --root $H100 --no-vendor"
+add "check --nfd-dir (dgx-h100, labels)" "check --policy $P --root $H100 --no-vendor --nfd-dir $tmp/nfd"
 add "explain (dmesg log)" "explain $fx/logs/dmesg-xid-aer.log"
 add "triage --json (600 samples)" "triage --samples $tmp/samples.jsonl --json"
 add "fleet --json (5,000 nodes)" "fleet --json --max-drift 100000 $tmp/fleet"

@@ -128,7 +128,7 @@ struct ga_xid_info {
 	const char *mnemonic; /* NVIDIA's, "" when none */
 	enum ga_xid_bucket immediate;
 	const char *investigatory; /* NVIDIA's investigatory bucket, "" when none */
-	enum ga_action act;        /* the row's gpuaudit action (actions.def carries the same) */
+	enum ga_action act;        /* the row's gpuaudit action (the code catalogue gives the same) */
 	enum ga_cause cause;
 	bool unused; /* NVIDIA lists it as unused: not driver-fatal, investigate */
 };

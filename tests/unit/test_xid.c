@@ -3,7 +3,7 @@
  * transcribed from NVIDIA's Xid catalogue (tests/fixtures/xid/
  * nvidia-xid-catalog.tsv): every published Xid is in the table with the same
  * mnemonic, description and buckets; every row's action follows the one
- * mapping (docs/xid.md) unless the row says why it departs; actions.def
+ * mapping (docs/xid.md) unless the row says why it departs; the code catalogue
  * carries each row as GA-XID-<n>.
  */
 #include <errno.h>
@@ -140,7 +140,7 @@ static void test_mapping_applied(void **state)
 			assert_true(t[i].action == GA_ACT_INVESTIGATE || t[i].action == GA_ACT_NONE);
 			assert_true(t[i].severity <= GA_SEV_WARNING);
 		}
-		/* actions.def carries the row */
+		/* the code catalogue carries the row */
 		char code[32];
 		enum ga_action da;
 		enum ga_cause dc;
