@@ -79,6 +79,16 @@ void ga_alloc_fail_after(long countdown);
  */
 unsigned long ga_alloc_failures(void);
 
+/* A list of strings: n entries, v NULL-terminated (lib/core/array.c). */
+struct ga_strv {
+	char **v;
+	size_t n;
+};
+/* Append a copy of s: 0 or -ENOMEM (the list unchanged). */
+int ga_strv_push(struct ga_strv *sv, const char *s);
+bool ga_strv_contains(const struct ga_strv *sv, const char *s);
+void ga_strv_release(struct ga_strv *sv);
+
 /* Append a zeroed element to a growable array, return it (NULL on ENOMEM; array unchanged). */
 void *ga_array_push(void **arr, size_t *n, size_t elem_size);
 

@@ -46,11 +46,7 @@ struct ga_u64v {
 	uint64_t *v;
 	size_t n;
 };
-/* A list of strings; n entries, v NULL-terminated. */
-struct ga_strv {
-	char **v;
-	size_t n;
-};
+/* struct ga_strv, a list of strings (GA_F_STRV), is core's (core.h). */
 
 enum ga_ftype {
 	GA_F_STR,   /* char *, NULL = absent */
@@ -199,10 +195,6 @@ int ga_schema_read(struct ga_ctx *ctx, const struct ga_schema *s, const struct j
 int ga_schema_read_fast(const struct ga_schema *s, const char *text, size_t len, void *obj);
 /* Release everything obj owns (not obj itself). */
 void ga_schema_release(const struct ga_schema *s, void *obj);
-
-int ga_strv_push(struct ga_strv *sv, const char *s);
-bool ga_strv_contains(const struct ga_strv *sv, const char *s);
-void ga_strv_release(struct ga_strv *sv);
 
 #define GA_SET(o, val)          \
 	do {                    \

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "gpuaudit/schema.h"
+#include "gpuaudit/core.h"
 #include "internal.h"
 
 int ga_strv_push(struct ga_strv *sv, const char *s)
