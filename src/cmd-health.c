@@ -90,19 +90,30 @@ static void print_coverage(FILE *o, const struct ga_health_log *k)
 			        cli_esc(k->cov[i].detail));
 }
 
-static void print_headline(FILE *o, enum ga_health_verdict v, const struct ga_health_cov *why)
+/*
+ * OK says what it rests on: a source that was not read (processes in a saved
+ * snapshot) is named on the headline, not only in the coverage line below it.
+ */
+static void print_headline(FILE *o, enum ga_health_verdict v, const struct ga_health_cov *why,
+                           const struct ga_health_log *k)
 {
-	if (v == GA_HEALTH_UNKNOWN)
+	if (v == GA_HEALTH_UNKNOWN) {
 		fprintf(o, "health: UNKNOWN (%s)\n", why && why->summary ? why->summary : "evidence missing");
-	else
-		fprintf(o, "health: %s\n", v == GA_HEALTH_PROBLEMS ? "PROBLEMS" : "OK");
+		return;
+	}
+	fprintf(o, "health: %s", v == GA_HEALTH_PROBLEMS ? "PROBLEMS" : "OK");
+	size_t n = 0;
+	for (size_t i = 0; v == GA_HEALTH_OK && i < k->n_cov; i++)
+		if (k->cov[i].state != GA_HSRC_READ)
+			fprintf(o, "%s%s", n++ ? ", " : " (not examined: ", k->cov[i].source);
+	fprintf(o, "%s\n", n ? ")" : "");
 }
 
 static void print_text(FILE *o, const struct ga_findings *f, const struct ga_health_log *k)
 {
 	const struct ga_health_cov *why = NULL;
 	enum ga_health_verdict v = ga_health_verdict(k, f, &why);
-	print_headline(o, v, why);
+	print_headline(o, v, why, k);
 	print_coverage(o, k);
 	if (k->source)
 		fprintf(o, "kernel log: %s: %llu line%s, %llu event%s, %llu in window%s%s\n",

@@ -474,8 +474,8 @@ static void render_pcie(struct ga_pw *w, const struct ga_node *n, const struct g
 	           get_width_max);
 	vd_family(w, n, vd, "gpuaudit_gpu_pcie_link_degraded", NULL,
 	          "1 when a link between the device and the root complex trained at fewer lanes than both "
-	          "its ends support (or NVML reports the GPU's own link below its width): the rule of "
-	          "GA-LINK-DEGRADED.",
+	          "its ends support (or NVML reports the GPU's own link below its width): the same rule "
+	          "as the degraded-link finding.",
 	          get_degraded);
 	ga_pw_family(w, "gpuaudit_gpu_pcie_replays_total", "counter", NULL,
 	             "PCIe replay counter of the device.");
