@@ -8,7 +8,7 @@
 #                   twice: a normal build and an AddressSanitizer+UBSan build
 #   make lint       clang-format --dry-run and the clang-tidy checks (tools/lint)
 #   make fuzz       build the libFuzzer targets with clang (build-fuzz/)
-#   make fuzz-short run each fuzz target for FUZZ_SHORT_SECONDS (10) on a copy of
+#   make fuzz-short run each fuzz target for FUZZ_SHORT_SECONDS (5) on a copy of
 #                   its corpus (part of make test when clang has libFuzzer)
 #   make fuzz-long  the same for FUZZ_SECONDS each (600; nightly-style)
 #   make bench      run the benchmarks in bench/ (installs the peer tools)
@@ -26,7 +26,7 @@ DEB_BUILD  ?= build-deb
 IMAGE_BUILD ?= build-image
 PREFIX     ?= /usr/local
 FUZZ_SECONDS       ?= 600
-FUZZ_SHORT_SECONDS ?= 10
+FUZZ_SHORT_SECONDS ?= 5
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # Warnings are errors in CI (CI=true) and when WERROR=ON is given.
 WERROR     ?= $(if $(filter true 1,$(CI)),ON,OFF)
@@ -74,7 +74,7 @@ test-asan:
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGA_SANITIZE=ON $(CMAKE_COMMON)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -LE source
 
 fuzz: deps
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DGA_FUZZ=ON -DGA_TESTS=OFF $(CMAKE_COMMON)
