@@ -87,3 +87,24 @@ int cli_policy(struct ga_ctx *ctx, const char *file, const char *class_name, con
 	}
 	return 0;
 }
+
+/* "123", "64K", "100M", "4G" -> bytes; -1 on error. */
+int cli_size_parse(const char *s, uint64_t *ret)
+{
+	char *end = NULL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	int shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (*end || v == 0 || (shift && v > (~0ull >> shift)))
+		return -1;
+	*ret = (uint64_t)v << shift;
+	return 0;
+}

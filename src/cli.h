@@ -146,6 +146,8 @@ int cli_parse_permute(struct cli *cli, const char *cmd, int argc, char **argv, c
                       const struct option *opts, cli_opt_fn fn, void *st);
 /* CLI_NEXT when no operand is left, else the usage error's exit code. */
 int cli_no_operands(struct cli *cli, const char *cmd, int argc, char **argv);
+/* "123", "64K", "100M", "4G" -> bytes (K, M, G: powers of 1024; 0 refused); -1 on error. */
+int cli_size_parse(const char *s, uint64_t *ret);
 /* A decimal integer in [min, max] for option what ("--x wants UNIT between ..."): CLI_NEXT or EXIT_USAGE. */
 int cli_parse_long(struct cli *cli, const char *cmd, const char *what, const char *unit, const char *arg,
                    long min, long max, long *ret);

@@ -47,27 +47,6 @@ static void progress_cb(void *udata, const struct ga_deps_inventory *inv, const 
 	fflush(p->to);
 }
 
-/* "123", "64K", "100M", "4G" -> bytes; -1 on error. */
-static int parse_size(const char *s, uint64_t *ret)
-{
-	char *end = NULL;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -1;
-	int shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20, end++;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30, end++;
-	if (*end || v == 0 || (shift && v > (~0ull >> shift)))
-		return -1;
-	*ret = (uint64_t)v << shift;
-	return 0;
-}
-
 static int cmp_finding_subject(const void *a, const void *b)
 {
 	const struct ga_finding *x = *(const struct ga_finding *const *)a,
@@ -351,7 +330,7 @@ static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 		return CLI_NEXT;
 	case 'm':
 	case 'M':
-		if (parse_size(arg, opt == 'm' ? &d->o.max_member_bytes : &d->o.max_total_bytes) < 0)
+		if (cli_size_parse(arg, opt == 'm' ? &d->o.max_member_bytes : &d->o.max_total_bytes) < 0)
 			return cli_error(cli, cmd, EXIT_USAGE,
 			                 "--%s wants a byte count (e.g. 100M, 4G), not '%s'",
 			                 opt == 'm' ? "max-member-bytes" : "max-total-bytes", arg);

@@ -283,6 +283,17 @@ static int count(struct cli *cli, const char *cmd, const char *what, const char 
 
 #define MAX_MATCH 64
 
+/*
+ * The bounds of a read from Prometheus (docs/fleet.md, "A hostile server"):
+ * a fleet of 100,000 nodes is ~200,000 series and ~60 MB of answers, a few
+ * hundred classes; the defaults leave 5-10x room above that and hold
+ * resident memory under 100 MiB whatever the server sends.
+ */
+#define FLEET_MAX_SERIES 2000000ull
+#define FLEET_MAX_BYTES (1ull << 30)
+#define FLEET_MAX_TRACKED 100000
+#define FLEET_MAX_CLASSES 10000
+
 struct fleet_args {
 	const char *policy_file, *old_file;
 	enum fmt fmt;
@@ -295,6 +306,11 @@ struct fleet_args {
 	size_t n_match;
 	const char *at, *since, *basic_auth;
 	bool timeout_set;
+	/* the run's bounds (docs/fleet.md, "A hostile server") */
+	struct ga_prom_budget budget;
+	size_t max_tracked, max_classes;
+	double deadline_s; /* 0: 3 x --timeout */
+	bool bounds_set;
 };
 
 /* --basic-auth USER:PASSWORD-FILE: the user, and the file after the first ':'. */
@@ -312,6 +328,46 @@ static int basic_auth(struct cli *cli, struct fleet_args *a, char *user, size_t 
 	a->http.username = user;
 	a->http.password_file = colon + 1;
 	return CLI_NEXT;
+}
+
+/* --max-series, --max-bytes, --max-tracked, --max-classes, --deadline */
+static int bound_opt(struct cli *cli, const char *cmd, int opt, const char *arg, struct fleet_args *a)
+{
+	long v;
+	int r = CLI_NEXT;
+	double d;
+	switch (opt) {
+	case 'N':
+		if ((r = cli_parse_long(cli, cmd, "--max-series", "a count", arg, 1, 1000000000L, &v)) ==
+		    CLI_NEXT)
+			a->budget.max_series = (uint64_t)v;
+		break;
+	case 'Y':
+		if (cli_size_parse(arg, &a->budget.max_bytes) < 0)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--max-bytes wants a size such as 512M or 4G, not '%s'", arg);
+		break;
+	case 'K':
+		if ((r = cli_parse_long(cli, cmd, "--max-tracked", "a count", arg, 1, 100000000L, &v)) ==
+		    CLI_NEXT)
+			a->max_tracked = (size_t)v;
+		break;
+	case 'L':
+		if ((r = cli_parse_long(cli, cmd, "--max-classes", "a count", arg, 1, 100000000L, &v)) ==
+		    CLI_NEXT)
+			a->max_classes = (size_t)v;
+		break;
+	case 'D':
+		if (ga_duration_parse(arg, &d) < 0 || !(d >= 1) || d > 86400)
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--deadline wants a duration between 1s and 1d (90s, 10m), not '%s'", arg);
+		a->deadline_s = d;
+		break;
+	default:
+		return CLI_UNKNOWN;
+	}
+	a->bounds_set = true;
+	return r;
 }
 
 static int prom_opt(struct cli *cli, const char *cmd, int opt, const char *arg, struct fleet_args *a)
@@ -359,7 +415,7 @@ static int prom_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 		a->timeout_set = true;
 		return CLI_NEXT;
 	}
-	return CLI_UNKNOWN;
+	return bound_opt(cli, cmd, opt, arg, a);
 }
 
 static int fleet_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
@@ -403,7 +459,7 @@ static int check_operands(struct cli *cli, const struct fleet_args *a, int argc,
 {
 	bool prom_only = a->n_match || a->at || a->since || a->http.bearer_token_file || a->basic_auth ||
 	                 a->http.username || a->http.password_file || a->http.ca_file ||
-	                 a->http.insecure_skip_verify || a->timeout_set;
+	                 a->http.insecure_skip_verify || a->timeout_set || a->bounds_set;
 	if (a->http.url) {
 		if (optind < argc)
 			return cli_error(
@@ -419,7 +475,8 @@ static int check_operands(struct cli *cli, const struct fleet_args *a, int argc,
 	}
 	if (prom_only)
 		return cli_error(cli, "fleet", EXIT_USAGE,
-		                 "--match, --at, --since and the HTTP options need --prometheus URL");
+		                 "--match, --at, --since, the bounds and the HTTP options need --prometheus "
+		                 "URL");
 	if (optind >= argc)
 		return cli_error(cli, "fleet", EXIT_USAGE,
 		                 "no reports: name files, directories or '-' for stdin (try -h)");
@@ -434,8 +491,8 @@ static int check_operands(struct cli *cli, const struct fleet_args *a, int argc,
 /* The exit code of a failed read from Prometheus (docs/fleet.md). */
 static int prom_exit(int r)
 {
-	return r == -ENOMEM      ? EXIT_INTERNAL
-	       : r == -ETIMEDOUT ? EXIT_INCONCLUSIVE
+	return r == -ENOMEM                     ? EXIT_INTERNAL
+	       : r == -ETIMEDOUT || r == -ETIME ? EXIT_INCONCLUSIVE
 	       : r == -EINVAL    ? EXIT_USAGE
 	                         : EXIT_UNAVAILABLE;
 }
@@ -480,6 +537,11 @@ static int read_prometheus(struct cli *cli, struct ga_ctx *ctx, struct ga_fleet 
 	if (a->since)
 		GA_SET(po.since_s, since);
 	po.timeout_ms = a->http.timeout_ms;
+	/* the whole run: by default three requests' worth, whatever the server claims */
+	a->budget.deadline_after_s = a->deadline_s > 0 ? a->deadline_s : 3.0 * (double)a->http.timeout_ms / 1000;
+	a->budget.deadline_s = ga_prom_now_s() + a->budget.deadline_after_s;
+	po.budget = &a->budget;
+	po.max_tracked = a->max_tracked;
 	struct ga_prom_fleet_sink sink;
 	ga_fleet_prom_sink(fleet, &sink);
 	r = ga_prom_fleet_read(ctx, &po, &sink, &at);
@@ -569,12 +631,20 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		{ "ca-file", required_argument, NULL, 'C' },
 		{ "insecure-skip-verify", no_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "max-series", required_argument, NULL, 'N' },
+		{ "max-bytes", required_argument, NULL, 'Y' },
+		{ "max-tracked", required_argument, NULL, 'K' },
+		{ "max-classes", required_argument, NULL, 'L' },
+		{ "deadline", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct fleet_args a = { .max_drift = GA_FLEET_MAX_DRIFT_DEFAULT,
 		                .http = { .timeout_ms = 120000 },
+		                .budget = { .max_series = FLEET_MAX_SERIES, .max_bytes = FLEET_MAX_BYTES },
+		                .max_tracked = FLEET_MAX_TRACKED,
+		                .max_classes = FLEET_MAX_CLASSES,
 		                .jobs = cpus < 1    ? 1
 		                        : cpus > 64 ? 64
 		                                    : (unsigned)cpus };
@@ -601,7 +671,10 @@ int cmd_fleet(struct cli *cli, int argc, char **argv)
 		code = cli_error(cli, "fleet", cli_exit_for(r), "--diff: %s", ga_ctx_errmsg(ctx));
 		goto out;
 	}
-	struct ga_fleet_opts fo = { .policy = policy, .max_drift = a.max_drift, .jobs = a.jobs };
+	struct ga_fleet_opts fo = { .policy = policy,
+		                    .max_drift = a.max_drift,
+		                    .jobs = a.jobs,
+		                    .max_rows = a.http.url ? a.max_classes : 0 };
 	if (ga_fleet_new(&fo, &fleet) < 0) {
 		code = cli_error(cli, "fleet", EXIT_INTERNAL, "out of memory");
 		goto out;

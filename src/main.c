@@ -166,13 +166,19 @@ const struct command commands[] = {
 	  "                     --password-file FILE), --ca-file FILE,\n"
 	  "                     --insecure-skip-verify: as Prometheus clients take them\n"
 	  "  --timeout DURATION each query, sent to the server too (default 2m)\n"
+	  "Bounds, whatever the server sends (past one: exit 3 or 4, no report):\n"
+	  "  --deadline DURATION the whole run (default 3 x --timeout)\n"
+	  "  --max-series N     series read in all (default 2000000)\n"
+	  "  --max-bytes SIZE   bytes of answers in all (default 1G)\n"
+	  "  --max-tracked N    nodes with drift findings or changes held (default 100000)\n"
+	  "  --max-classes N    classes and stacks held (default 10000)\n"
 	  "\n"
 	  "Malformed, truncated and unknown documents are reported and skipped; the run\n"
 	  "goes on. Exit status: 0 no drift, 1 drifting or failing nodes (or, with\n"
 	  "--since, nodes that changed or stopped), 2 usage error, an unreadable input or\n"
 	  "a skipped report, 3 the Prometheus server unreachable, refusing or failing a\n"
-	  "query (its own message is printed; no partial report), 4 a query timed out,\n"
-	  "70 internal error.\n" },
+	  "query (its own message is printed; no partial report) or an answer past a\n"
+	  "bound, 4 a query timed out or the deadline passed, 70 internal error.\n" },
 	{ "health", cmd_health, "is this node fit to run jobs: kernel-log Xid/AER/resets, stuck processes",
 	  "usage: gpuaudit health [--kmsg FILE [--local]] [--since DURATION] [--boot-time TIME]\n"
 	  "                       [--nvml-events WAIT]\n"

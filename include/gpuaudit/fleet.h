@@ -166,6 +166,12 @@ struct ga_fleet_opts {
 	const struct ga_policy *policy; /* NULL: drift against each pool's majority */
 	size_t max_drift;               /* drift entries listed (the rest counted); 0 = none */
 	/*
+	 * Families, classes and stacks held in all; past it the add that needs
+	 * one more fails with -E2BIG (fleet --prometheus --max-classes: memory
+	 * bounded whatever the server sends). 0: no cap.
+	 */
+	size_t max_rows;
+	/*
 	 * Threads that parse documents for ga_reports_read_* (the reader takes
 	 * them from ga_fleet_jobs); 0 or 1: none, the caller's thread does all.
 	 * The documents are still aggregated one at a time in reading order, so

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpuaudit/core.h"
 #include "gpuaudit/schema.h"
@@ -38,13 +39,14 @@ struct ga_prom_transport {
 	void *ud;
 	/*
 	 * POST FORM (application/x-www-form-urlencoded) to PATH under the
-	 * server's URL; each piece of the response body goes to on_body (a
+	 * server's URL, within timeout_ms when > 0 (less than the transport's
+	 * own when a run's deadline is nearer; 0: the transport's); each piece of the response body goes to on_body (a
 	 * nonzero return stops the transfer and is returned); *ret_status: the
 	 * HTTP status. 0, or -errno with the message in ctx (-ETIMEDOUT for a
 	 * timeout, -ECONNREFUSED, -EIO, ...).
 	 */
-	int (*post)(void *ud, struct ga_ctx *ctx, const char *path, const char *form, ga_prom_body_fn on_body,
-	            void *body_ud, long *ret_status);
+	int (*post)(void *ud, struct ga_ctx *ctx, const char *path, const char *form, long timeout_ms,
+	            ga_prom_body_fn on_body, void *body_ud, long *ret_status);
 	void (*release)(void *ud);
 };
 
@@ -121,6 +123,31 @@ void ga_prom_parser_free(struct ga_prom_parser *p);
  */
 int ga_prom_query(struct ga_ctx *ctx, const struct ga_prom_transport *t, const char *path, const char *form,
                   const char *what, ga_prom_series_fn fn, void *ud);
+
+/*
+ * What a run of queries may read in all: the server decides how much it
+ * sends, the budget how much is read (fleet --prometheus against a server,
+ * or a man in the middle, that answers with 10 million series or a slow
+ * drip). Zero members: no bound. The counters are the run's so far.
+ */
+struct ga_prom_budget {
+	uint64_t max_series;     /* series handed to the callbacks, all queries together */
+	uint64_t max_bytes;      /* body bytes (after gzip), all queries together */
+	double deadline_s;       /* ga_prom_now_s() by which every query must be done; 0: none */
+	double deadline_after_s; /* the run's length, for messages */
+	uint64_t series, bytes;
+};
+
+/* A monotonic clock in seconds, the one deadline_s is on. */
+double ga_prom_now_s(void);
+
+/*
+ * ga_prom_query under a budget (NULL: none): each request gets at most what
+ * is left of the deadline. Past a bound: -E2BIG (series), -EFBIG (bytes),
+ * -ETIME (the deadline), the message naming the bound and its option.
+ */
+int ga_prom_query_in(struct ga_ctx *ctx, const struct ga_prom_transport *t, struct ga_prom_budget *b,
+                     const char *path, const char *form, const char *what, ga_prom_series_fn fn, void *ud);
 
 /* Append "name=value" to a form (with '&' before it when needed), percent-encoded. 0 or -ENOMEM. */
 int ga_prom_form_add(struct ga_buf *form, const char *name, const char *value);

@@ -32,6 +32,13 @@ struct ga_prom_fleet_opts {
 	struct ga_odbl at_s;    /* the evaluation time; unset: now (this machine's clock) */
 	struct ga_odbl since_s; /* drift in time over [at - since, at]; unset: none */
 	long timeout_ms;        /* sent as each query's timeout; 0: the server's */
+	struct ga_prom_budget *budget; /* series, bytes and time of the whole run; NULL: none */
+	/*
+	 * Nodes held in memory at once: those with drift findings and, with
+	 * since_s, those that changed or stopped (their series). Past it the
+	 * read fails with -E2BIG (--max-tracked). 0: no cap.
+	 */
+	size_t max_tracked;
 };
 
 struct ga_prom_fleet_sink {
@@ -45,7 +52,8 @@ struct ga_prom_fleet_sink {
 
 /*
  * Run the queries and feed the sink. The time used goes to *ret_at_s. 0, or
- * -errno with the message in ctx (promapi.h's errors); on error the sink
+ * -errno with the message in ctx (promapi.h's errors, -E2BIG past
+ * max_tracked or when the sink's node() says so); on error the sink
  * has had part of the fleet and the caller must not report it.
  */
 int ga_prom_fleet_read(struct ga_ctx *ctx, const struct ga_prom_fleet_opts *o,

@@ -110,6 +110,16 @@ unsigned ga_fleet_jobs(const struct ga_fleet *f)
 	return f->o.jobs;
 }
 
+/*
+ * Room for one more family, class or stack: -E2BIG past the opts' max_rows
+ * (fleet --prometheus: the server decides how many it sends, the cap how
+ * many are held).
+ */
+static int room(const struct ga_fleet *f)
+{
+	return f->o.max_rows && f->n_fams + f->n_classes + f->n_cells >= f->o.max_rows ? -E2BIG : 0;
+}
+
 void ga_fleet_free(struct ga_fleet *f)
 {
 	if (!f)
@@ -199,7 +209,7 @@ static int find_family(struct ga_fleet *f, const char *family, const char *hw_js
 	r = ga_buf_addf(&b, "F%s", family ? family : key);
 	if (r < 0)
 		goto out;
-	if (ga_strmap_get(&f->idx, b.data, ret))
+	if (ga_strmap_get(&f->idx, b.data, ret) || (r = room(f)) < 0)
 		goto out;
 	struct family *fam = ga_array_push((void **)&f->fams, &f->n_fams, sizeof(*fam));
 	if (!fam) {
@@ -239,7 +249,7 @@ static int find_class(struct ga_fleet *f, const struct seen *sn, size_t *ret)
 	int r = ga_buf_addf(&b, "C%s|%s", n->hw_sha256, n->pool ? n->pool : "");
 	if (r < 0)
 		goto out;
-	if (ga_strmap_get(&f->idx, b.data, ret))
+	if (ga_strmap_get(&f->idx, b.data, ret) || (r = room(f)) < 0)
 		goto out;
 	size_t fam;
 	r = find_family(f, n->family, sn->hw_json, &fam);
@@ -384,7 +394,7 @@ static int find_cell(struct ga_fleet *f, size_t cls, const struct seen *sn, size
 	int r = ga_buf_addf(&b, "S%zu|%s", cls, sn->n->stack_sha256);
 	if (r < 0)
 		goto out;
-	if (ga_strmap_get(&f->idx, b.data, ret))
+	if (ga_strmap_get(&f->idx, b.data, ret) || (r = room(f)) < 0)
 		goto out;
 	struct cell *c = ga_array_push((void **)&f->cells, &f->n_cells, sizeof(*c));
 	if (!c) {

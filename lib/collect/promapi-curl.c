@@ -106,8 +106,8 @@ static int curl_err(struct ga_ctx *ctx, CURLcode c, const char *ebuf, const stru
 	return ga_err(ctx, e, "%s", m); /* the caller names the server */
 }
 
-static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form, ga_prom_body_fn on_body,
-                void *body_ud, long *ret_status)
+static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form, long timeout_ms,
+                ga_prom_body_fn on_body, void *body_ud, long *ret_status)
 {
 	struct transport *t = ud;
 	struct ga_buf url;
@@ -154,8 +154,10 @@ static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form
 	SET(CURLOPT_USERAGENT, "gpuaudit/" GA_VERSION);
 	SET(CURLOPT_WRITEFUNCTION, on_write);
 	SET(CURLOPT_WRITEDATA, &b);
-	if (t->timeout_ms > 0)
-		SET(CURLOPT_TIMEOUT_MS, t->timeout_ms);
+	if (timeout_ms <= 0 || (t->timeout_ms > 0 && t->timeout_ms < timeout_ms))
+		timeout_ms = t->timeout_ms;
+	if (timeout_ms > 0)
+		SET(CURLOPT_TIMEOUT_MS, timeout_ms);
 	if (t->username) {
 		SET(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		SET(CURLOPT_USERNAME, t->username);

@@ -475,29 +475,98 @@ int ga_prom_parser_finish(struct ga_prom_parser *p, long http_status)
 
 /* --- a query ------------------------------------------------------------- */
 
-static int feed_body(void *ud, const char *buf, size_t n)
+static double mono_s(void)
 {
-	return ga_prom_parser_feed(ud, buf, n);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int ga_prom_query(struct ga_ctx *ctx, const struct ga_prom_transport *t, const char *path, const char *form,
-                  const char *what, ga_prom_series_fn fn, void *ud)
+double ga_prom_now_s(void)
 {
-	struct ga_prom_parser *p = NULL;
-	int r = ga_prom_parser_new(ctx, fn, ud, &p);
+	return mono_s();
+}
+
+/* A query under a budget: the parser, and what the budget counts. */
+struct metered {
+	struct ga_prom_parser *p;
+	struct ga_prom_budget *b;
+	struct ga_ctx *ctx;
+	ga_prom_series_fn fn;
+	void *ud;
+};
+
+static int over_deadline(struct metered *m)
+{
+	return ga_err(m->ctx, -ETIME, "the run's deadline passed (--deadline %.0f s): %llu series, %llu bytes read",
+	              m->b->deadline_after_s, (unsigned long long)m->b->series,
+	              (unsigned long long)m->b->bytes);
+}
+
+static int feed_body(void *ud, const char *buf, size_t n)
+{
+	struct metered *m = ud;
+	struct ga_prom_budget *b = m->b;
+	if (b) {
+		b->bytes += n;
+		if (b->max_bytes && b->bytes > b->max_bytes)
+			return ga_err(m->ctx, -EFBIG,
+			              "the answers passed %llu bytes (--max-bytes): the server sends more than "
+			              "this run will read",
+			              (unsigned long long)b->max_bytes);
+		if (b->deadline_s > 0 && mono_s() > b->deadline_s)
+			return over_deadline(m);
+	}
+	return ga_prom_parser_feed(m->p, buf, n);
+}
+
+static int on_series(void *ud, const struct ga_prom_series *s)
+{
+	struct metered *m = ud;
+	if (++m->b->series > m->b->max_series && m->b->max_series)
+		return ga_err(m->ctx, -E2BIG,
+		              "the answers passed %llu series (--max-series): the server sends more than this run "
+		              "will read",
+		              (unsigned long long)m->b->max_series);
+	return m->fn(m->ud, s);
+}
+
+int ga_prom_query_in(struct ga_ctx *ctx, const struct ga_prom_transport *t, struct ga_prom_budget *b,
+                     const char *path, const char *form, const char *what, ga_prom_series_fn fn, void *ud)
+{
+	struct metered m = { .b = b, .ctx = ctx, .fn = fn, .ud = ud };
+	long timeout_ms = 0;
+	if (b && b->deadline_s > 0) {
+		double left = b->deadline_s - mono_s();
+		if (left <= 0) {
+			int r = over_deadline(&m);
+			return ga_err(ctx, r, "%s (%s): %s", what, path, ga_ctx_errmsg(ctx));
+		}
+		timeout_ms = (long)ceil(left * 1000);
+	}
+	int r = ga_prom_parser_new(ctx, b ? on_series : fn, b ? (void *)&m : ud, &m.p);
 	if (r < 0)
 		return r;
 	long status = 0;
-	r = t->post(t->ud, ctx, path, form, feed_body, p, &status);
-	if (r == 0 || r == p->err)
-		r = ga_prom_parser_finish(p, status);
+	r = t->post(t->ud, ctx, path, form, timeout_ms, feed_body, &m, &status);
+	if (r == 0 || r == m.p->err)
+		r = ga_prom_parser_finish(m.p, status);
+	/* the deadline cut the request short: say so, not "no answer within --timeout" */
+	if (r == -ETIMEDOUT && b && b->deadline_s > 0 && mono_s() >= b->deadline_s - 0.05)
+		r = over_deadline(&m);
 	if (r < 0 && r != -ENOMEM) {
 		char msg[1200];
 		snprintf(msg, sizeof(msg), "%s", ga_ctx_errmsg(ctx));
 		ga_err(ctx, r, "%s (%s): %s", what, path, msg);
 	}
-	ga_prom_parser_free(p);
+	ga_prom_parser_free(m.p);
 	return r;
+}
+
+int ga_prom_query(struct ga_ctx *ctx, const struct ga_prom_transport *t, const char *path, const char *form,
+                  const char *what, ga_prom_series_fn fn, void *ud)
+{
+	return ga_prom_query_in(ctx, t, NULL, path, form, what, fn, ud);
 }
 
 int ga_prom_form_add(struct ga_buf *form, const char *name, const char *value)

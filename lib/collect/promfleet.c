@@ -38,6 +38,7 @@ struct findmap {
 	struct ga_strmap idx; /* key -> index into v */
 	struct nodefind *v;   /* in the order first seen */
 	size_t n, alloc;
+	size_t *held, max; /* the run's count of tracked nodes (both maps) and its cap; 0: none */
 };
 
 static struct nodefind *findmap_get(struct findmap *m, const char *key, bool add)
@@ -45,8 +46,9 @@ static struct nodefind *findmap_get(struct findmap *m, const char *key, bool add
 	size_t i;
 	if (ga_strmap_get(&m->idx, key, &i))
 		return &m->v[i];
-	if (!add)
+	if (!add || (m->max && *m->held >= m->max))
 		return NULL;
+	++*m->held;
 	if (m->n == m->alloc) {
 		size_t na = m->alloc ? m->alloc * 2 : 64;
 		struct nodefind *nv = ga_realloc(m->v, na * sizeof(*nv));
@@ -74,6 +76,17 @@ static void findmap_release(struct findmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* NULL from findmap_get(.., true): the cap, or out of memory. */
+static int track_err(struct ga_ctx *ctx, const struct findmap *m)
+{
+	if (m->max && *m->held >= m->max)
+		return ga_err(ctx, -E2BIG,
+		              "more than %zu nodes with drift findings or changes to hold (--max-tracked): the "
+		              "server claims more than this run will track",
+		              m->max);
+	return -ENOMEM;
+}
+
 /* --- the queries' text --------------------------------------------------- */
 
 struct run {
@@ -83,6 +96,7 @@ struct run {
 	double at_s;
 	struct findmap finds;
 	struct findmap changed; /* --since: the nodes that changed or stopped (keys only) */
+	size_t held;            /* entries of finds and changed together */
 	unsigned chunk;         /* the range query under way */
 	bool policy_said;
 	size_t n_series;
@@ -164,7 +178,7 @@ static int on_finding(void *ud, const struct ga_prom_series *s)
 	struct nodefind *nf = r == 0 ? findmap_get(&run->finds, k.data, true) : NULL;
 	ga_buf_release(&k);
 	if (!nf)
-		return -ENOMEM;
+		return r < 0 ? r : track_err(run->ctx, &run->finds);
 	/* the code is its own message: a pin's message is not in the series */
 	ga_findings_add_code(&nf->f, code, severity_of(ga_prom_label(s, "severity")), NULL, NULL, "%s", code);
 	return nf->f.err;
@@ -232,6 +246,10 @@ static int on_node(void *ud, const struct ga_prom_series *s)
 	r = run->sink->node(run->sink->ud, &n, source);
 	if (r == -EINVAL)
 		r = skip(run, source, "gpuaudit_fleet_info: a name or hash is missing");
+	else if (r == -E2BIG)
+		r = ga_err(run->ctx, r,
+		           "more classes and stacks than --max-classes allows: the server claims a fleet this "
+		           "run will not hold");
 out:
 	ga_buf_release(&k);
 	return r;
@@ -392,7 +410,7 @@ static int on_changed(void *ud, const struct ga_prom_series *s)
 	ga_buf_init(&k, 0);
 	int r = node_key(s, &k);
 	if (r == 0 && !findmap_get(&run->changed, k.data, true))
-		r = -ENOMEM;
+		r = track_err(run->ctx, &run->changed);
 	ga_buf_release(&k);
 	return r;
 }
@@ -486,7 +504,7 @@ static int read_history(struct run *run)
 		if (r == 0)
 			r = ga_prom_form_add(&form, "step", num);
 		if (r == 0)
-			r = ga_prom_query(run->ctx, o->t, "/api/v1/query_range", form.data,
+			r = ga_prom_query_in(run->ctx, o->t, o->budget, "/api/v1/query_range", form.data,
 			                  "the series of the nodes that changed or stopped within --since",
 			                  on_range, run);
 	}
@@ -512,7 +530,8 @@ static int instant(struct run *run, const char *query, const char *what, ga_prom
 	ga_buf_init(&form, 0);
 	int r = form_for(run, query, true, &form);
 	if (r == 0)
-		r = ga_prom_query(run->ctx, run->o->t, "/api/v1/query", form.data, what, fn, run);
+		r = ga_prom_query_in(run->ctx, run->o->t, run->o->budget, "/api/v1/query", form.data, what, fn,
+		                     run);
 	ga_buf_release(&form);
 	return r;
 }
@@ -567,6 +586,8 @@ int ga_prom_fleet_read(struct ga_ctx *ctx, const struct ga_prom_fleet_opts *o,
                        const struct ga_prom_fleet_sink *sink, double *ret_at_s)
 {
 	struct run run = { .ctx = ctx, .o = o, .sink = sink };
+	run.finds.held = run.changed.held = &run.held;
+	run.finds.max = run.changed.max = o->max_tracked;
 	if (o->at_s.set) {
 		run.at_s = o->at_s.v;
 	} else {

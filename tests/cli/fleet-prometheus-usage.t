@@ -12,6 +12,11 @@ run fleet --prometheus http://127.0.0.1:9 --at yesterday
 run fleet --prometheus http://127.0.0.1:9 --at 2026-13-01T00:00:00Z
 run fleet --prometheus http://127.0.0.1:9 --since 0s
 run fleet --prometheus http://127.0.0.1:9 --timeout forever
+run fleet --max-classes 5 reports/
+run fleet --prometheus http://127.0.0.1:9 --max-series 0
+run fleet --prometheus http://127.0.0.1:9 --max-bytes 12Q
+run fleet --prometheus http://127.0.0.1:9 --max-tracked -1
+run fleet --prometheus http://127.0.0.1:9 --deadline 0s
 run fleet --prometheus http://127.0.0.1:9 --basic-auth alice
 run fleet --prometheus http://127.0.0.1:9 --basic-auth alice:pw --username bob
 run fleet --prometheus http://127.0.0.1:9 --bearer-token-file missing-token

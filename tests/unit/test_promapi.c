@@ -272,10 +272,11 @@ struct canned {
 	"\"ubuntu\","                                                                                     \
 	"\"os_version\":\"22.04\"" extra "},\"value\":[1700000000,\"1\"]}"
 
-static int canned_post(void *ud, struct ga_ctx *ctx, const char *path, const char *form,
+static int canned_post(void *ud, struct ga_ctx *ctx, const char *path, const char *form, long timeout_ms,
                        ga_prom_body_fn on_body, void *body_ud, long *ret_status)
 {
 	(void)ctx;
+	(void)timeout_ms;
 	struct canned *c = ud;
 	c->requests++;
 	snprintf(c->last_form, sizeof(c->last_form), "%s", form);
