@@ -360,7 +360,8 @@ static int bound_opt(struct cli *cli, const char *cmd, int opt, const char *arg,
 	case 'D':
 		if (ga_duration_parse(arg, &d) < 0 || !(d >= 1) || d > 86400)
 			return cli_error(cli, cmd, EXIT_USAGE,
-			                 "--deadline wants a duration between 1s and 1d (90s, 10m), not '%s'", arg);
+			                 "--deadline wants a duration between 1s and 1d (90s, 10m), not '%s'",
+			                 arg);
 		a->deadline_s = d;
 		break;
 	default:
@@ -493,8 +494,8 @@ static int prom_exit(int r)
 {
 	return r == -ENOMEM                     ? EXIT_INTERNAL
 	       : r == -ETIMEDOUT || r == -ETIME ? EXIT_INCONCLUSIVE
-	       : r == -EINVAL    ? EXIT_USAGE
-	                         : EXIT_UNAVAILABLE;
+	       : r == -EINVAL                   ? EXIT_USAGE
+	                                        : EXIT_UNAVAILABLE;
 }
 
 /* The fleet from the server: 0, or the exit code (the error said on stderr). */
@@ -538,7 +539,8 @@ static int read_prometheus(struct cli *cli, struct ga_ctx *ctx, struct ga_fleet 
 		GA_SET(po.since_s, since);
 	po.timeout_ms = a->http.timeout_ms;
 	/* the whole run: by default three requests' worth, whatever the server claims */
-	a->budget.deadline_after_s = a->deadline_s > 0 ? a->deadline_s : 3.0 * (double)a->http.timeout_ms / 1000;
+	a->budget.deadline_after_s =
+	        a->deadline_s > 0 ? a->deadline_s : 3.0 * (double)a->http.timeout_ms / 1000;
 	a->budget.deadline_s = ga_prom_now_s() + a->budget.deadline_after_s;
 	po.budget = &a->budget;
 	po.max_tracked = a->max_tracked;

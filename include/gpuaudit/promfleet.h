@@ -29,9 +29,9 @@ struct ga_prom_fleet_opts {
 	const struct ga_prom_transport *t;
 	char *const *matchers; /* each from ga_prom_matchers_parse; several: their union */
 	size_t n_matchers;
-	struct ga_odbl at_s;    /* the evaluation time; unset: now (this machine's clock) */
-	struct ga_odbl since_s; /* drift in time over [at - since, at]; unset: none */
-	long timeout_ms;        /* sent as each query's timeout; 0: the server's */
+	struct ga_odbl at_s;           /* the evaluation time; unset: now (this machine's clock) */
+	struct ga_odbl since_s;        /* drift in time over [at - since, at]; unset: none */
+	long timeout_ms;               /* sent as each query's timeout; 0: the server's */
 	struct ga_prom_budget *budget; /* series, bytes and time of the whole run; NULL: none */
 	/*
 	 * Nodes held in memory at once: those with drift findings and, with

@@ -498,9 +498,9 @@ struct metered {
 
 static int over_deadline(struct metered *m)
 {
-	return ga_err(m->ctx, -ETIME, "the run's deadline passed (--deadline %.0f s): %llu series, %llu bytes read",
-	              m->b->deadline_after_s, (unsigned long long)m->b->series,
-	              (unsigned long long)m->b->bytes);
+	return ga_err(
+	        m->ctx, -ETIME, "the run's deadline passed (--deadline %.0f s): %llu series, %llu bytes read",
+	        m->b->deadline_after_s, (unsigned long long)m->b->series, (unsigned long long)m->b->bytes);
 }
 
 static int feed_body(void *ud, const char *buf, size_t n)
@@ -510,10 +510,11 @@ static int feed_body(void *ud, const char *buf, size_t n)
 	if (b) {
 		b->bytes += n;
 		if (b->max_bytes && b->bytes > b->max_bytes)
-			return ga_err(m->ctx, -EFBIG,
-			              "the answers passed %llu bytes (--max-bytes): the server sends more than "
-			              "this run will read",
-			              (unsigned long long)b->max_bytes);
+			return ga_err(
+			        m->ctx, -EFBIG,
+			        "the answers passed %llu bytes (--max-bytes): the server sends more than "
+			        "this run will read",
+			        (unsigned long long)b->max_bytes);
 		if (b->deadline_s > 0 && mono_s() > b->deadline_s)
 			return over_deadline(m);
 	}
@@ -524,10 +525,11 @@ static int on_series(void *ud, const struct ga_prom_series *s)
 {
 	struct metered *m = ud;
 	if (++m->b->series > m->b->max_series && m->b->max_series)
-		return ga_err(m->ctx, -E2BIG,
-		              "the answers passed %llu series (--max-series): the server sends more than this run "
-		              "will read",
-		              (unsigned long long)m->b->max_series);
+		return ga_err(
+		        m->ctx, -E2BIG,
+		        "the answers passed %llu series (--max-series): the server sends more than this run "
+		        "will read",
+		        (unsigned long long)m->b->max_series);
 	return m->fn(m->ud, s);
 }
 

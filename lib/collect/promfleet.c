@@ -80,10 +80,11 @@ static void findmap_release(struct findmap *m)
 static int track_err(struct ga_ctx *ctx, const struct findmap *m)
 {
 	if (m->max && *m->held >= m->max)
-		return ga_err(ctx, -E2BIG,
-		              "more than %zu nodes with drift findings or changes to hold (--max-tracked): the "
-		              "server claims more than this run will track",
-		              m->max);
+		return ga_err(
+		        ctx, -E2BIG,
+		        "more than %zu nodes with drift findings or changes to hold (--max-tracked): the "
+		        "server claims more than this run will track",
+		        m->max);
 	return -ENOMEM;
 }
 
@@ -247,9 +248,10 @@ static int on_node(void *ud, const struct ga_prom_series *s)
 	if (r == -EINVAL)
 		r = skip(run, source, "gpuaudit_fleet_info: a name or hash is missing");
 	else if (r == -E2BIG)
-		r = ga_err(run->ctx, r,
-		           "more classes and stacks than --max-classes allows: the server claims a fleet this "
-		           "run will not hold");
+		r = ga_err(
+		        run->ctx, r,
+		        "more classes and stacks than --max-classes allows: the server claims a fleet this "
+		        "run will not hold");
 out:
 	ga_buf_release(&k);
 	return r;
@@ -505,8 +507,8 @@ static int read_history(struct run *run)
 			r = ga_prom_form_add(&form, "step", num);
 		if (r == 0)
 			r = ga_prom_query_in(run->ctx, o->t, o->budget, "/api/v1/query_range", form.data,
-			                  "the series of the nodes that changed or stopped within --since",
-			                  on_range, run);
+			                     "the series of the nodes that changed or stopped within --since",
+			                     on_range, run);
 	}
 	if (r == 0 && run->n_hs)
 		qsort(run->hs, run->n_hs, sizeof(*run->hs), cmp_hs);
@@ -530,8 +532,8 @@ static int instant(struct run *run, const char *query, const char *what, ga_prom
 	ga_buf_init(&form, 0);
 	int r = form_for(run, query, true, &form);
 	if (r == 0)
-		r = ga_prom_query_in(run->ctx, run->o->t, run->o->budget, "/api/v1/query", form.data, what, fn,
-		                     run);
+		r = ga_prom_query_in(run->ctx, run->o->t, run->o->budget, "/api/v1/query", form.data, what,
+		                     fn, run);
 	ga_buf_release(&form);
 	return r;
 }
