@@ -31,12 +31,40 @@ struct rendered {
 #define SERVE_MAX_LISTEN 16
 
 /* serve-web.c: the exporter toolkit's conventions (TLS, basic auth, socket activation). */
+/* serve-auth.c: what a wrong password may cost (a bcrypt budget, the unknown user's hash). */
+#define SERVE_AUTH_IP_SLOTS 256 /* client addresses remembered; the stalest is forgotten first */
+struct serve_auth_ip {
+	unsigned char addr[16]; /* IPv4 as ::ffff:a.b.c.d */
+	double tokens, t;
+	bool used;
+};
+struct serve_auth {
+	pthread_mutex_t lock;
+	bool ready;
+	char dummy[64];                /* bcrypt of a random password at the users' highest cost */
+	unsigned cost;                 /* that cost */
+	double bcrypt_s;               /* one bcrypt at that cost, as measured at start */
+	double rate, burst, tokens, t; /* the server's bucket */
+	uint64_t limited;              /* requests answered 429 */
+	struct serve_auth_ip ip[SERVE_AUTH_IP_SLOTS];
+};
+/* The budget and the hash for unknown users (cfg NULL or without users: no budget needed). 0 or
+ * -errno with the reason in err. */
+int serve_auth_init(struct serve_auth *a, const struct ga_webconfig *cfg, char *err, size_t errn);
+void serve_auth_release(struct serve_auth *a);
+/* A token for one bcrypt for this client: true, or false with the seconds to wait in *retry_s. */
+bool serve_auth_take(struct serve_auth *a, struct MHD_Connection *c, unsigned *retry_s);
+/* The token of a password that matched, back to both buckets. */
+void serve_auth_give_back(struct serve_auth *a, struct MHD_Connection *c);
+
 struct serve_web {
 	struct ga_webconfig *cfg; /* --web.config.file, or NULL */
-	char priorities[160];     /* GnuTLS priority string from min_version/max_version */
+	struct serve_auth auth;
+	char priorities[160]; /* GnuTLS priority string from min_version/max_version */
 	pthread_mutex_t cache_lock;
 	unsigned char cache[GA_WEBCONFIG_MAX_USERS][32]; /* SHA-256 of a password that matched */
 	bool cached[GA_WEBCONFIG_MAX_USERS];
+	char limited_msg[128]; /* the 429 answer's text (libmicrohttpd's thread only) */
 };
 
 /* serve-events.c: NVML events as a second Xid source (--nvml-events WAIT). */

@@ -67,6 +67,10 @@ int serve_web_load(struct serve *s, const char *file)
 	if (r < 0)
 		return cli_error(s->cli, "serve", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s",
 		                 ga_ctx_errmsg(s->ctx));
+	char why[256];
+	if ((r = serve_auth_init(&w->auth, w->cfg, why, sizeof(why))) < 0)
+		return cli_error(s->cli, "serve", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s: %s", file,
+		                 why);
 	if (!w->cfg->tls)
 		return EXIT_OK;
 	priorities(w);
@@ -76,6 +80,7 @@ int serve_web_load(struct serve *s, const char *file)
 void serve_web_release(struct serve_web *w)
 {
 	ga_webconfig_free(w->cfg);
+	serve_auth_release(&w->auth);
 	explicit_bzero(w->cache, sizeof(w->cache));
 	pthread_mutex_destroy(&w->cache_lock);
 }
@@ -141,10 +146,15 @@ static const char *refuse_cert(const struct serve_web *w, struct MHD_Connection 
 	return NULL;
 }
 
-/* bcrypt of a hash that matches nothing, for unknown users: the same work either way. */
-static const char dummy_hash[] = "$2b$10$Bn9w3f98Q6FidclQOhImtelei1t7uYY4m/wjkt5hgMiQQ.L9M4sum";
+enum auth_result { AUTH_OK, AUTH_BAD, AUTH_LIMITED };
 
-static bool password_ok(struct serve_web *w, const char *user, const char *pass)
+/*
+ * A pair that matched before costs a SHA-256; any other a token of the
+ * bcrypt budget (serve-auth.c) and a bcrypt, an unknown user's against the
+ * hash of the same cost made at start.
+ */
+static enum auth_result password_ok(struct serve_web *w, struct MHD_Connection *c, const char *user,
+                                    const char *pass, unsigned *retry_s)
 {
 	size_t i = 0;
 	while (i < w->cfg->n_users && strcmp(w->cfg->users[i].name, user))
@@ -164,17 +174,25 @@ static bool password_ok(struct serve_web *w, const char *user, const char *pass)
 		hit = w->cached[i] && diff == 0;
 		pthread_mutex_unlock(&w->cache_lock);
 	}
+	enum auth_result res = AUTH_OK;
 	if (hit)
-		return true;
-	bool ok = ga_bcrypt_check(known ? w->cfg->users[i].hash : dummy_hash, pass) == 1 && known;
+		goto out;
+	if (!serve_auth_take(&w->auth, c, retry_s)) {
+		res = AUTH_LIMITED;
+		goto out;
+	}
+	bool ok = ga_bcrypt_check(known ? w->cfg->users[i].hash : w->auth.dummy, pass) == 1 && known;
 	if (ok) {
 		pthread_mutex_lock(&w->cache_lock);
 		memcpy(w->cache[i], sum, sizeof(sum));
 		w->cached[i] = true;
 		pthread_mutex_unlock(&w->cache_lock);
+		serve_auth_give_back(&w->auth, c);
 	}
+	res = ok ? AUTH_OK : AUTH_BAD;
+out:
 	explicit_bzero(sum, sizeof(sum));
-	return ok;
+	return res;
 }
 
 const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned *status)
@@ -191,13 +209,21 @@ const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned
 		return NULL;
 	char *pass = NULL;
 	char *user = MHD_basic_auth_get_username_password(c, &pass);
-	bool ok = user && pass && password_ok(w, user, pass);
+	unsigned retry_s = 0;
+	enum auth_result res = user && pass ? password_ok(w, c, user, pass, &retry_s) : AUTH_BAD;
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
 	MHD_free(user);
 	MHD_free(pass);
-	if (ok)
+	if (res == AUTH_OK)
 		return NULL;
+	if (res == AUTH_LIMITED) {
+		*status = MHD_HTTP_TOO_MANY_REQUESTS;
+		snprintf(w->limited_msg, sizeof(w->limited_msg),
+		         "too many failed authentications from this address or in all: retry in %u s\n",
+		         retry_s);
+		return w->limited_msg;
+	}
 	*status = MHD_HTTP_UNAUTHORIZED;
 	return "unauthorized: basic authentication with a user of the web configuration is required\n";
 }

@@ -492,8 +492,115 @@ def t_load(exe, work):
     return 0
 
 
+def bcrypt_hash(password, cost):
+    """A bcrypt hash made by libxcrypt through Python's crypt module (not by gpuaudit)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import crypt
+        return crypt.crypt(password, crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << cost))
+
+
+def raw_get(port, auth, src="127.0.0.1", timeout=5.0):
+    """(status, seconds) of one GET /metrics on a new connection with Authorization: Basic auth."""
+    import base64
+    t0 = time.monotonic()
+    c = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(src, 0))
+    try:
+        c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic " +
+                  base64.b64encode(auth.encode()) + b"\r\n\r\n")
+        head = c.recv(64)
+        status = int(head.split()[1]) if head.startswith(b"HTTP/") else 0
+        while c.recv(65536):
+            pass
+    except (OSError, ValueError, IndexError):
+        status = 0
+    finally:
+        c.close()
+    return status, time.monotonic() - t0
+
+
+def t_auth(exe, work):
+    """Issue 29: wrong passwords do not starve scrapes; unknown users cost what known ones cost."""
+    root = os.path.join(FIXTURES, "nodes", "cpu-vm", "root")
+    # cost 10 for the flood, cost 8 for the timing (a bcrypt of ~15 ms: 40 tries in seconds)
+    results = []
+    for cost, attackers in ((10, 50), (10, 200)):
+        cfg = os.path.join(work, "web-%d.yml" % cost)
+        with open(cfg, "w") as f:
+            f.write("basic_auth_users:\n  prom: '%s'\n" % bcrypt_hash("right pass", cost))
+        s = Serve(exe, ["--root", root, "--interval", "5s", "--web.config.file", cfg], work=work)
+        stop = threading.Event()
+        try:
+            deadline = time.time() + 20
+            while time.time() < deadline and raw_get(s.port, "prom:right pass")[0] != 200:
+                time.sleep(0.2)
+
+            def attack(i):
+                src = "127.0.%d.%d" % (1 + i // 250, 1 + i % 250)
+                while not stop.is_set():
+                    raw_get(s.port, "prom:wrong %d" % i, src=src, timeout=10)
+
+            threads = [threading.Thread(target=attack, args=(i,), daemon=True) for i in range(attackers)]
+            for th in threads:
+                th.start()
+            time.sleep(2)
+            lat = []
+            for _ in range(80):
+                st, dt = raw_get(s.port, "prom:right pass", timeout=10)
+                lat.append(dt if st == 200 else 99.0)
+                time.sleep(0.05)
+            stop.set()
+            for th in threads:
+                th.join(timeout=15)
+            within = sum(1 for d in lat if d <= 1.0)
+            lat.sort()
+            print("%d wrong-password clients (cost %d): %d of 80 scrapes within 1 s, p50 %.3f s, p90 %.3f s" %
+                  (attackers, cost, within, lat[40], lat[72]))
+            results.append(within)
+            check(within >= 72, "%d wrong-password clients: >= 90%% of scrapes within 1 s (%d of 80)" %
+                  (attackers, within))
+            st, _ = raw_get(s.port, "prom:wrong again", src="127.0.0.1")
+            check(st in (401, 429), "a wrong password is still refused (%d)" % st)
+        finally:
+            stop.set()
+            rc = s.stop()
+        check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
+    # the timing: a known user and an unknown one, wrong passwords, each try from its own address
+    cfg = os.path.join(work, "web-8.yml")
+    with open(cfg, "w") as f:
+        f.write("basic_auth_users:\n  prom: '%s'\n" % bcrypt_hash("right pass", 8))
+    s = Serve(exe, ["--root", root, "--interval", "5s", "--web.config.file", cfg], work=work)
+    try:
+        times = {"prom": [], "nobody": []}
+        for i in range(20):
+            for user in ("prom", "nobody"):
+                for _ in range(20):  # a 429 (the server's budget spent on a loaded machine) is no sample
+                    st, dt = raw_get(s.port, "%s:wrong" % user, src="127.1.%d.%d" % (i, 1 if user == "prom" else 2))
+                    if st != 429:
+                        break
+                    time.sleep(1)
+                check(st == 401, "a wrong password from a fresh address is a 401 (got %d)" % st)
+                times[user].append(dt)
+                time.sleep(0.4)  # under the server's bcrypt budget (a tenth of its time)
+        known = sorted(times["prom"])[10]
+        unknown = sorted(times["nobody"])[10]
+        print("wrong password, median answer: known user %.1f ms, unknown user %.1f ms" % (known * 1e3, unknown * 1e3))
+        check(abs(known - unknown) <= 0.10 * max(known, unknown),
+              "unknown and known users answer within 10%% (%.1f vs %.1f ms)" % (unknown * 1e3, known * 1e3))
+        # the budget: one address trying again and again gets 429 without a bcrypt
+        codes = [raw_get(s.port, "prom:wrong", src="127.2.0.1")[0] for _ in range(12)]
+        check(429 in codes and codes.count(401) <= 6, "an address that keeps failing gets 429 (%r)" % codes)
+        st, _ = raw_get(s.port, "prom:right pass", src="127.2.0.1")
+        check(st in (200, 429), "the right password from that address: %d" % st)
+    finally:
+        rc = s.stop()
+    check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
+    return 0
+
+
 TESTS = {"promtool": t_promtool, "prometheus": t_prometheus, "hang": t_hang, "http": t_http, "load": t_load,
-         "limits": t_limits}
+         "limits": t_limits, "auth": t_auth}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in TESTS:

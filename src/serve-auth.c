@@ -1,0 +1,196 @@
+/*
+ * serve-auth.c - what a wrong password may cost `gpuaudit serve` (issue 29):
+ * basic authentication checks a password with bcrypt, ~50 ms at cost 10 and
+ * ~200 ms at cost 12, on libmicrohttpd's one thread, so 50 clients sending
+ * wrong passwords used to leave 1 scrape in 80 answered within a second.
+ *
+ * Three rules, in this order, for a request with credentials:
+ *   1. a (user, password) pair that matched before is known by its SHA-256
+ *      (serve-web.c's cache): a hash, never a bcrypt, whatever else is going on
+ *      -- so a scraper that authenticated once keeps its priority;
+ *   2. any other pair needs a token from its client address's bucket and from
+ *      the server's: the server's bucket refills so that bcrypt takes at most a
+ *      tenth of the thread's time (the rate is measured at start, on the hash
+ *      made for unknown users), the address's lets one client try a few times
+ *      then once every two seconds. No token: 429 Too Many Requests with
+ *      Retry-After, without a bcrypt. A pair that matches gives its token back:
+ *      the budget is one of failures, as the exporter toolkit's rate limiter
+ *      counts requests;
+ *   3. an unknown user is checked against a hash made at start with the
+ *      highest cost among the configured users, so it costs what a known user
+ *      costs (docs/serve.md: user names cannot be told by the answer's time).
+ *
+ * Not done: the bcrypt itself still runs on the request thread (suspend and a
+ * worker pool would free the thread during it); the budget bounds the share
+ * of the thread it takes instead (docs/serve.md, "Authentication under
+ * attack").
+ */
+#include <crypt.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "serve-int.h"
+
+#define AUTH_SHARE 0.10 /* of the thread's time that bcrypt may take */
+#define IP_BURST 4.0    /* tries an address may make at once */
+#define IP_RATE 0.5     /* and then per second */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The cost of a bcrypt hash ("$2b$10$..."), 0 when it has none. */
+static unsigned hash_cost(const char *h)
+{
+	if (strlen(h) < 7 || h[0] != '$' || h[1] != '2' || h[3] != '$' || h[6] != '$')
+		return 0;
+	if (h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9')
+		return 0;
+	return (unsigned)((h[4] - '0') * 10 + (h[5] - '0'));
+}
+
+int serve_auth_init(struct serve_auth *a, const struct ga_webconfig *cfg, char *err, size_t errn)
+{
+	memset(a, 0, sizeof(*a));
+	pthread_mutex_init(&a->lock, NULL);
+	a->ready = true;
+	if (!cfg || !cfg->n_users)
+		return 0;
+	unsigned cost = 4;
+	for (size_t i = 0; i < cfg->n_users; i++) {
+		unsigned c = hash_cost(cfg->users[i].hash);
+		cost = c > cost ? c : cost;
+	}
+	unsigned char rnd[16 + 12];
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		snprintf(err, errn, "getrandom: %s", strerror(errno));
+		return -EIO;
+	}
+	char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+	if (!crypt_gensalt_rn("$2b$", cost, (const char *)rnd, 16, salt, (int)sizeof(salt))) {
+		snprintf(err, errn, "crypt_gensalt_rn($2b$, %u): %s", cost, strerror(errno));
+		return -EINVAL;
+	}
+	/* a password nobody knows: random bytes as letters */
+	char pw[13];
+	for (size_t i = 0; i < 12; i++)
+		pw[i] = (char)('a' + rnd[16 + i] % 26);
+	pw[12] = '\0';
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	if (!cd) {
+		snprintf(err, errn, "out of memory");
+		return -ENOMEM;
+	}
+	double t0 = now_s();
+	const char *out = crypt_rn(pw, salt, cd, (int)sizeof(*cd));
+	double took = now_s() - t0;
+	int r = 0;
+	if (!out || out[0] == '*' || strlen(out) >= sizeof(a->dummy)) {
+		snprintf(err, errn, "bcrypt at cost %u: %s", cost, out ? "refused" : strerror(errno));
+		r = -EINVAL;
+	} else {
+		memcpy(a->dummy, out, strlen(out) + 1);
+		a->cost = cost;
+		a->bcrypt_s = took > 1e-4 ? took : 1e-4;
+		/* the server's bucket: AUTH_SHARE of the time, at least 2 at once */
+		a->rate = AUTH_SHARE / a->bcrypt_s;
+		a->burst = fmax(2.0, 3 * a->rate);
+		a->tokens = a->burst;
+		a->t = now_s();
+	}
+	explicit_bzero(cd, sizeof(*cd));
+	free(cd);
+	return r;
+}
+
+void serve_auth_release(struct serve_auth *a)
+{
+	if (a->ready)
+		pthread_mutex_destroy(&a->lock);
+	a->ready = false;
+}
+
+static void refill(double *tokens, double *t, double rate, double burst, double now)
+{
+	*tokens = fmin(burst, *tokens + (now - *t) * rate);
+	*t = now;
+}
+
+/* The bucket of addr (16 bytes, IPv4 mapped), made or recycled. Under the lock. */
+static struct serve_auth_ip *bucket(struct serve_auth *a, const unsigned char *addr, double now)
+{
+	struct serve_auth_ip *stale = &a->ip[0];
+	for (size_t i = 0; i < SERVE_AUTH_IP_SLOTS; i++) {
+		struct serve_auth_ip *b = &a->ip[i];
+		if (b->used && !memcmp(b->addr, addr, 16))
+			return b;
+		if (!b->used || b->t < stale->t)
+			stale = b;
+		if (!b->used)
+			break;
+	}
+	memcpy(stale->addr, addr, 16);
+	stale->used = true;
+	stale->tokens = IP_BURST;
+	stale->t = now;
+	return stale;
+}
+
+/* The client's address as 16 bytes (IPv4 as ::ffff:a.b.c.d); zeros when unknown. */
+static void client_addr(struct MHD_Connection *c, unsigned char out[16])
+{
+	memset(out, 0, 16);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &in->sin_addr, 4);
+	} else if (sa && sa->sa_family == AF_INET6) {
+		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	}
+}
+
+bool serve_auth_take(struct serve_auth *a, struct MHD_Connection *c, unsigned *retry_s)
+{
+	unsigned char addr[16];
+	client_addr(c, addr);
+	double now = now_s();
+	pthread_mutex_lock(&a->lock);
+	refill(&a->tokens, &a->t, a->rate, a->burst, now);
+	struct serve_auth_ip *b = bucket(a, addr, now);
+	refill(&b->tokens, &b->t, IP_RATE, IP_BURST, now);
+	bool ok = a->tokens >= 1 && b->tokens >= 1;
+	if (ok) {
+		a->tokens -= 1;
+		b->tokens -= 1;
+	} else {
+		double wait = fmax(b->tokens >= 1 ? 0 : (1 - b->tokens) / IP_RATE,
+		                   a->tokens >= 1 ? 0 : (1 - a->tokens) / a->rate);
+		*retry_s = (unsigned)ceil(wait) > 0 ? (unsigned)ceil(wait) : 1;
+		a->limited++;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return ok;
+}
+
+void serve_auth_give_back(struct serve_auth *a, struct MHD_Connection *c)
+{
+	unsigned char addr[16];
+	client_addr(c, addr);
+	double now = now_s();
+	pthread_mutex_lock(&a->lock);
+	a->tokens = fmin(a->burst, a->tokens + 1);
+	struct serve_auth_ip *b = bucket(a, addr, now);
+	b->tokens = fmin(IP_BURST, b->tokens + 1);
+	pthread_mutex_unlock(&a->lock);
+}
