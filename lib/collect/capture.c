@@ -87,7 +87,7 @@ struct cap {
 	struct strset src_dirs; /* source prefixes known to be directories (no link) */
 	struct strset pci_done; /* PCI functions captured */
 	int err;                /* first failed OUTDIR write (fatal) */
-	char errmsg[600];       /* its message: later reads must not replace it in ctx */
+	char errmsg[2 * CAP_PATH + 256]; /* its message: later reads must not replace it in ctx */
 	int dir_fd;             /* OUTDIR/dir_rel, the last directory written into */
 	char dir_rel[CAP_PATH];
 };
