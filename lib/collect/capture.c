@@ -81,14 +81,14 @@ struct cap {
 	struct ga_capture_report *rep;
 	int out_fd;
 	size_t max_bytes, max_listed;
-	char *buf;              /* max_bytes + 1 */
-	struct strset out_dirs; /* directories that exist in OUTDIR */
-	struct strset out_done; /* files and links written to OUTDIR */
-	struct strset src_dirs; /* source prefixes known to be directories (no link) */
-	struct strset pci_done; /* PCI functions captured */
-	int err;                /* first failed OUTDIR write (fatal) */
+	char *buf;                       /* max_bytes + 1 */
+	struct strset out_dirs;          /* directories that exist in OUTDIR */
+	struct strset out_done;          /* files and links written to OUTDIR */
+	struct strset src_dirs;          /* source prefixes known to be directories (no link) */
+	struct strset pci_done;          /* PCI functions captured */
+	int err;                         /* first failed OUTDIR write (fatal) */
 	char errmsg[2 * CAP_PATH + 256]; /* its message: later reads must not replace it in ctx */
-	int dir_fd;             /* OUTDIR/dir_rel, the last directory written into */
+	int dir_fd;                      /* OUTDIR/dir_rel, the last directory written into */
 	char dir_rel[CAP_PATH];
 };
 

@@ -349,6 +349,9 @@ int ga_open_beneath(int dirfd, const char *rel, int flags, unsigned mode, unsign
 {
 	if (!*rel || rel[0] == '/')
 		return -EINVAL;
+	for (const char *p = rel; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == rel || p[-1] == '/') && (p[2] == '/' || !p[2]))
+			return -EXDEV; /* as the walk: no "..", even one that stays beneath */
 	if (!(how & GA_BENEATH_NO_OPENAT2)) {
 		struct open_how oh = { .flags = (unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC),
 			               .mode = (flags & O_CREAT) ? mode : 0,

@@ -25,7 +25,7 @@ old .st.json.tmp.ffffff && ln .st.json.tmp.ffffff hard
 locked=
 if command -v flock >/dev/null; then
 	old .st.json.tmp.gggggg
-	flock .st.json.tmp.gggggg sleep 30 &
+	flock .st.json.tmp.gggggg sleep 20 </dev/null >/dev/null 2>&1 &
 	lockpid=$!
 	locked=.st.json.tmp.gggggg
 	sleep 0.3
