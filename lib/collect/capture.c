@@ -2084,6 +2084,18 @@ static int finish_outdir(struct cap *c, struct outdir *od)
 		return r;
 	if (fsync(c->out_fd) < 0 || fchmod(c->out_fd, 0755) < 0)
 		return out_fail(c, -errno, "finish", ".");
+	/* the name must still be our directory: one swapped in by whoever can write the parent is not renamed */
+	struct stat mine, there;
+	if (fstat(c->out_fd, &mine) < 0 ||
+	    fstatat(od->parent_fd, od->partial, &there, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    mine.st_ino != there.st_ino || mine.st_dev != there.st_dev) {
+		snprintf(c->errmsg, sizeof(c->errmsg),
+		         "%s: the partial directory %s was replaced while the capture ran; refusing to "
+		         "rename it into place",
+		         c->rep->outdir, od->partial);
+		od->made = false; /* not ours any more: left alone */
+		return c->err = -EXDEV;
+	}
 	if (renameat(od->parent_fd, od->partial, od->parent_fd, od->name) < 0) {
 		int e = -errno;
 		snprintf(c->errmsg, sizeof(c->errmsg), "cannot rename the finished capture into %s: %s",
