@@ -16,7 +16,7 @@ cd "$W" || exit 1
 command -v timeout >/dev/null || exit 77
 rc=0
 bad() { echo "FAIL: $*"; rc=1; }
-N=${KILLS:-30}
+N=${KILLS:-25}
 # one whole capture: its time bounds the delays, its snapshot is the reference
 t0=$(date +%s%N)
 "$G" capture --root "$R" whole >/dev/null 2>&1 || { echo "FAIL: the whole capture failed"; exit 1; }
