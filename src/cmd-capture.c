@@ -98,6 +98,11 @@ int cmd_capture(struct cli *cli, int argc, char **argv)
 	code = cli_ctx(cli, "capture", o.root, o.verbose, &ctx);
 	if (code != EXIT_OK)
 		return code;
+	if (ga_capture_root_check(ctx) < 0) { /* copying half a machine would hide that it is half */
+		code = cli_error(cli, "capture", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
+		ga_ctx_free(ctx);
+		return code;
+	}
 	struct ga_capture_opts co = { .outdir = outdir, .max_file_bytes = (size_t)o.max_kib * 1024 };
 	struct ga_capture_report rep = { 0 };
 	double t0 = now_ms();

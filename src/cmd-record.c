@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -100,9 +101,13 @@ static bool sleep_until(double t)
 struct rec {
 	struct cli *cli;
 	struct ga_ctx *ctx;
-	FILE *out;
+	FILE *out;          /* standard output (no -o, or -o -) */
 	const char *output; /* -o FILE: opened by open_output once everything is validated */
 	bool opened;
+	int out_fd;    /* -o FILE's descriptor (the temporary, or a FIFO/device), else -1 */
+	bool have_tmp; /* -o FILE goes to tmp and is renamed over FILE at the end */
+	struct ga_file_tmp tmp;
+	off_t written; /* bytes of whole lines in out_fd */
 	struct ga_buf line;
 	uint64_t seq;
 	bool nvml; /* query NVML (through the deadline helper) at every point */
@@ -129,6 +134,36 @@ static int add_nvml(struct rec *rc, struct ga_sample_doc *d)
 	return e;
 }
 
+/*
+ * The line in one write(2) (a kill cannot split it between two calls); a
+ * short write (a full disk) is cut back to the last whole line, so the file
+ * only ever holds whole lines. EXIT_OK or an exit code (the first error named).
+ */
+static int write_line(struct rec *rc)
+{
+	const char *p = rc->line.data;
+	size_t left = rc->line.len;
+	int err = 0;
+	while (left) {
+		ssize_t w = write(rc->out_fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = w < 0 ? errno : EIO;
+			break;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (!err) {
+		rc->written += (off_t)rc->line.len;
+		return EXIT_OK;
+	}
+	if (rc->have_tmp)
+		(void)ftruncate(rc->out_fd, rc->written);
+	return cli_error(rc->cli, "record", EXIT_INTERNAL, "cannot write %s: %s", rc->output, strerror(err));
+}
+
 /* Rates from prev to cur, one line; 0, or an exit code. */
 static int emit(struct rec *rc, const struct ga_sample_raw *prev, const struct ga_sample_raw *cur,
                 double interval_s, double mono_s, const char *wall)
@@ -149,17 +184,24 @@ static int emit(struct rec *rc, const struct ga_sample_raw *prev, const struct g
 		return cli_error(rc->cli, "record", EXIT_INTERNAL, "out of memory");
 	if (r < 0)
 		return cli_error(rc->cli, "record", EXIT_INTERNAL, "JSON writer: %s", strerror(-r));
-	if (ga_buf_addc(&rc->line, '\n') < 0 ||
-	    fwrite(rc->line.data, 1, rc->line.len, rc->out) != rc->line.len || fflush(rc->out) != 0)
+	if (ga_buf_addc(&rc->line, '\n') < 0)
+		return cli_error(rc->cli, "record", EXIT_INTERNAL, "out of memory");
+	if (rc->out_fd >= 0)
+		return write_line(rc);
+	if (fwrite(rc->line.data, 1, rc->line.len, rc->out) != rc->line.len || fflush(rc->out) != 0)
 		return cli_error(rc->cli, "record", EXIT_INTERNAL, "write failed: %s", strerror(errno));
 	return EXIT_OK;
 }
 
 /*
  * -o FILE, opened only now that the options and the first time point are
- * validated (a usage error leaves a previous recording intact), without
- * following a symlink (ga_file_open_output). Streamed: a long recording is
- * readable while it grows, so it is not written to a temporary and renamed.
+ * validated (a usage error leaves a previous recording intact). A new or
+ * regular FILE is written to a temporary ".FILE.tmp.XXXXXX" beside it (which
+ * can be tailed while it grows) and renamed over FILE at the end, so the
+ * previous recording stays whole until the new one replaces it and a hard
+ * link planted at FILE is never written through (refused: it is not ours
+ * alone). A FIFO or a device at FILE is streamed into as before, and a
+ * symlink refused (ga_file_open_output).
  */
 static int open_output(struct rec *rc)
 {
@@ -167,14 +209,43 @@ static int open_output(struct rec *rc)
 	if (rc->opened || !rc->output || !strcmp(rc->output, "-"))
 		return EXIT_OK;
 	rc->opened = true;
+	struct stat st;
+	if (lstat(rc->output, &st) < 0 || S_ISREG(st.st_mode)) {
+		if (ga_file_tmp_open(rc->ctx, rc->output, 0644, GA_FILE_TMP_ONE_LINK, &rc->tmp) < 0)
+			return cli_error(rc->cli, "record", EXIT_USAGE, "%s", ga_ctx_errmsg(rc->ctx));
+		rc->have_tmp = true;
+		rc->out_fd = rc->tmp.fd;
+		return EXIT_OK;
+	}
 	if (ga_file_open_output(rc->ctx, rc->output, 0644, &fd) < 0)
 		return cli_error(rc->cli, "record", EXIT_USAGE, "%s", ga_ctx_errmsg(rc->ctx));
-	if (!(rc->out = fdopen(fd, "w"))) {
-		close(fd);
-		rc->out = rc->cli->out;
-		return cli_error(rc->cli, "record", EXIT_INTERNAL, "out of memory");
-	}
+	rc->out_fd = fd;
 	return EXIT_OK;
+}
+
+/*
+ * The end of -o FILE: the temporary renamed over FILE when it holds a line or
+ * the run succeeded (SIGINT/SIGTERM included), else removed and FILE left as
+ * it was. The exit code, made an error when the rename fails.
+ */
+static int close_output(struct rec *rc, int code)
+{
+	if (rc->have_tmp) {
+		rc->have_tmp = false;
+		rc->out_fd = -1;
+		if (code != EXIT_OK && rc->written == 0) {
+			ga_file_tmp_abort(&rc->tmp);
+			return code;
+		}
+		if (ga_file_tmp_commit(rc->ctx, &rc->tmp) < 0 && code == EXIT_OK)
+			return cli_error(rc->cli, "record", EXIT_INTERNAL, "%s", ga_ctx_errmsg(rc->ctx));
+		return code;
+	}
+	if (rc->out_fd >= 0 && close(rc->out_fd) < 0 && code == EXIT_OK)
+		code = cli_error(rc->cli, "record", EXIT_INTERNAL, "cannot write %s: %s", rc->output,
+		                 strerror(errno));
+	rc->out_fd = -1;
+	return code;
 }
 
 /* Fixture replay: DIR/t0 .. DIR/tN, interval from DIR/interval_s. */
@@ -273,7 +344,8 @@ static int record_live(struct rec *rc, struct ga_ctx *ctx, double interval_s, lo
 	}
 	ga_sample_raw_release(&prev);
 	ga_sample_raw_release(&cur);
-	fflush(rc->out);
+	if (rc->out_fd < 0)
+		fflush(rc->out);
 	return code;
 }
 
@@ -377,16 +449,14 @@ int cmd_record(struct cli *cli, int argc, char **argv)
 	if (o.count && o.duration_s > 0)
 		return cli_error(cli, "record", EXIT_USAGE, "--count and --duration exclude each other");
 
-	struct rec rc = { 0 };
+	struct rec rc = { .out_fd = -1 };
 	ga_buf_init(&rc.line, 0);
 	code = record_setup(cli, &o, &rc);
 	if (code == EXIT_OK && o.root && *o.root)
 		code = record_root(&rc, rc.ctx, o.root, o.interval_s, o.count, o.duration_s);
 	else if (code == EXIT_OK)
 		code = record_live(&rc, rc.ctx, o.interval_s, o.count, o.duration_s);
-	if (rc.out && rc.out != cli->out && fclose(rc.out) != 0 && code == EXIT_OK)
-		code = cli_error(cli, "record", EXIT_INTERNAL, "cannot write %s: %s", o.output,
-		                 strerror(errno));
+	code = close_output(&rc, code);
 	ga_buf_release(&rc.line);
 	ga_ctx_free(rc.ctx);
 	return code;

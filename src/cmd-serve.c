@@ -259,7 +259,7 @@ static int serve_once(struct serve *s, bool openmetrics)
 		code = cli_error(cli, "serve", EXIT_INTERNAL, "rendering failed: %s", strerror(-r));
 		goto out;
 	}
-	if (!s->node || s->nfd_failed) { /* the reason was printed */
+	if (!s->node || s->nfd_failed || s->state_failed) { /* the reason was printed */
 		code = EXIT_USAGE;
 		goto out;
 	}

@@ -74,16 +74,23 @@ static int read_samples(struct cli *cli, struct ga_ctx *ctx, const char *file, s
 			break;
 		}
 		size_t k = (size_t)len;
+		bool cut = line[k - 1] != '\n'; /* only the last line can lack it */
 		while (k && (line[k - 1] == '\n' || line[k - 1] == '\r' || line[k - 1] == ' '))
 			k--;
 		if (!k)
 			continue;
 		struct ga_sample_doc d;
 		struct ga_triage_point p;
-		r = ga_sample_doc_read(ctx, line, k, &d);
+		r = ga_sample_doc_read_line(ctx, line, k, cut, &d);
 		if (r == 0)
 			ga_triage_point_from_sample(&d, &p);
 		ga_sample_doc_release(&d);
+		if (r == 1) {
+			(void)cli_error(cli, "triage", EXIT_OK, "warning: %s:%lu: %s", file, lineno,
+			                ga_ctx_errmsg(ctx));
+			r = 0;
+			continue;
+		}
 		if (r == -EBADMSG) {
 			cli_error(cli, "triage", EXIT_USAGE, "%s:%lu: %s", file, lineno, ga_ctx_errmsg(ctx));
 			r = -EINVAL;

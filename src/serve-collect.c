@@ -134,11 +134,12 @@ static void fold_state(struct serve *s, const struct ga_node *n, struct ga_findi
 	if ((known ? ga_hstate_update(&s->hstate, f, hp, (int64_t)now_wall(), n->host.boot_id)
 	           : ga_hstate_update_unknown(&s->hstate, f, hp, (int64_t)now_wall(), n->host.boot_id)) < 0) {
 		serve_warn(s, "health state: out of memory");
-		x->failed = true;
+		x->failed = s->state_failed = true;
 		return;
 	}
 	char why[600];
-	if (cli_state_write(s->ctx, s->state_file, &s->hstate, why, sizeof(why)) < 0) {
+	s->state_failed = cli_state_write(s->ctx, s->state_file, &s->hstate, why, sizeof(why)) < 0;
+	if (s->state_failed) {
 		serve_warn(s, "%s", why);
 		x->failed = true;
 	}

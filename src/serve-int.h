@@ -108,6 +108,7 @@ struct serve {
 	struct ga_obool nvml_events_up; /* unset: --nvml-events off, or its first run not back yet */
 	bool vendor_wanted;
 	bool nfd_failed;               /* the last collection could not write the NFD file */
+	bool state_failed;             /* the last collection could not write --state FILE */
 	struct ga_health_state hstate; /* --state: the sticky conditions, written every collection */
 	int kmsg_err;                  /* the last kernel-log read's -errno, 0 when it was read */
 	struct serve_events ev;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gpuaudit/capture.h"
 #include "gpuaudit/isolate.h"
 
 void snap_opts_init(struct snap_opts *o)
@@ -78,6 +79,12 @@ int snap_ctx(struct cli *cli, const char *cmd, const struct snap_opts *o, struct
 	int code = cli_ctx(cli, cmd, o->from ? NULL : o->root, o->verbose, &ctx);
 	if (code != EXIT_OK)
 		return code;
+	/* a capture cut short is half a machine: refused, never read as one (issue 29) */
+	if (!o->from && ga_capture_root_check(ctx) < 0) {
+		code = cli_error(cli, cmd, EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
+		ga_ctx_free(ctx);
+		return code;
+	}
 	int r = o->pci_ids ? ga_ctx_set_pci_ids(ctx, o->pci_ids) : 0;
 	ga_ctx_set_vendor(ctx, (enum ga_vendor_mode)o->vendor, (int)(o->timeout_s * 1000));
 	if (r == 0)

@@ -24,13 +24,66 @@ extern "C" {
  * PATH itself must be absent or a regular file: a symlink, FIFO, device or
  * directory there is refused (-ELOOP, -EISDIR, -EEXIST), so that neither a link is replaced
  * silently nor /dev/stdout or /dev/null turned into a file when run as root.
- * Returns 0 or -errno with the message (naming PATH) in ctx (ctx may be NULL).
+ * Returns 0 or -errno with the message (naming PATH) in ctx (ctx may be NULL);
+ * the first error is the one returned (a full disk is -ENOSPC). Leftover
+ * temporaries of PATH from a killed writer are swept first (ga_file_tmp_sweep).
  */
 int ga_file_write_atomic(struct ga_ctx *ctx, const char *path, const void *data, size_t len, unsigned mode);
 
 /* The same for NAME (no '/') in the open directory DIRFD; DIR names it in messages. */
 int ga_file_write_atomic_at(struct ga_ctx *ctx, int dirfd, const char *dir, const char *name,
                             const void *data, size_t len, unsigned mode);
+
+/*
+ * A temporary ".NAME.tmp.XXXXXX" next to PATH, to be written through fd and
+ * renamed over PATH by ga_file_tmp_commit (record -o streams into it: the
+ * previous file at PATH stays whole until the new one is complete). The
+ * temporary is created O_CREAT|O_EXCL|O_NOFOLLOW and held flock(LOCK_EX)
+ * while it is open, which tells ga_file_tmp_sweep that its writer lives.
+ */
+struct ga_file_tmp {
+	int fd;    /* the temporary, open for writing */
+	int dirfd; /* PATH's directory */
+	char name[256];
+	char tmp[256];
+	char shown[4200]; /* PATH as messages name it */
+};
+/* Refuse a PATH that is a regular file with more than one hard link (-EMLINK). */
+#define GA_FILE_TMP_ONE_LINK 1u
+/*
+ * Check PATH as ga_file_write_atomic does (absent or a regular file; with
+ * GA_FILE_TMP_ONE_LINK not hard-linked elsewhere), sweep leftovers of earlier
+ * writers of PATH (ga_file_tmp_sweep), create the temporary. 0 or -errno with
+ * the message in ctx; on error nothing is left to release.
+ */
+int ga_file_tmp_open(struct ga_ctx *ctx, const char *path, unsigned mode, unsigned flags,
+                     struct ga_file_tmp *t);
+int ga_file_tmp_open_at(struct ga_ctx *ctx, int dirfd, const char *dir, const char *name, unsigned mode,
+                        unsigned flags, struct ga_file_tmp *t);
+/* fsync, close, rename over PATH, fsync the directory; the temporary is removed on error. 0 or -errno. */
+int ga_file_tmp_commit(struct ga_ctx *ctx, struct ga_file_tmp *t);
+/* Close and remove the temporary (PATH untouched). */
+void ga_file_tmp_abort(struct ga_file_tmp *t);
+/*
+ * Remove the temporaries of NAME in DIRFD that a killed writer left behind
+ * (a kill between create and rename, issue 29): ".NAME.tmp.XXXXXX" that are
+ * regular files of ours with one link, at least 2 s old and not locked by a
+ * live writer. Best effort; the count removed. Every atomic write and
+ * ga_file_tmp_open call it first, so leftovers go at the next write.
+ */
+int ga_file_tmp_sweep(int dirfd, const char *name);
+
+/*
+ * openat(dirfd, rel, flags, mode) where no component of rel may be a symlink
+ * or "..": openat2 with RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH (Linux 5.6), and
+ * where the kernel (or a seccomp filter) lacks it a walk that opens each
+ * directory O_NOFOLLOW|O_DIRECTORY. O_NOFOLLOW and O_CLOEXEC are always
+ * added. The descriptor, or -errno: -ELOOP (or -ENOTDIR) for a link met,
+ * -EXDEV for "..". HOW: 0, or GA_BENEATH_NO_OPENAT2 to take the walk (tests).
+ * capture creates everything in OUTDIR through it (issue 29).
+ */
+#define GA_BENEATH_NO_OPENAT2 1u
+int ga_open_beneath(int dirfd, const char *rel, int flags, unsigned mode, unsigned how);
 
 /*
  * Open PATH for a streamed output that cannot wait for a rename (record's

@@ -21,6 +21,17 @@ extern "C" {
 
 #define GA_CAPTURE_SCHEMA "gpuaudit.capture/v1"
 
+/*
+ * A capture is written into "OUTDIR.partial-XXXXXX" beside OUTDIR and renamed
+ * to OUTDIR when complete. Its first file is GA_CAPTURE_META, its last
+ * GA_CAPTURE_COMPLETE (both "schema gpuaudit.capture/v1", "version V",
+ * "state ..." lines): a directory with the first and not the last, or named
+ * like a partial one, is a capture that was cut short (issue 29).
+ */
+#define GA_CAPTURE_META ".gpuaudit-capture"
+#define GA_CAPTURE_COMPLETE ".gpuaudit-capture-complete"
+#define GA_CAPTURE_PARTIAL ".partial-"
+
 /* Default cap on the bytes copied from one file (larger ones are truncated and listed). */
 #define GA_CAPTURE_MAX_FILE_BYTES (1024u * 1024u)
 
@@ -56,15 +67,27 @@ struct ga_capture_report {
 extern const struct ga_schema ga_capture_report_schema;
 
 /*
- * Capture the context's root into o->outdir. 0, or -errno with the message in
+ * Capture the context's root into o->outdir, through a private partial
+ * directory renamed into place once complete. 0, or -errno with the message in
  * ctx: -EEXIST/-ENOTEMPTY/-EPERM/-EINVAL for an OUTDIR that may not be used
  * (checked before anything is written), other errors for OUTDIR writes that
- * failed. Files that cannot be read are no error: they are listed in
+ * failed: the first one (-ENOSPC for a full disk) is the one returned and
+ * named, and the partial directory is removed (OUTDIR untouched). Files that cannot be read are no error: they are listed in
  * rep->skipped. rep is zeroed by the caller and filled even on error; release
  * it with ga_capture_report_release.
  */
 int ga_capture(struct ga_ctx *ctx, const struct ga_capture_opts *o, struct ga_capture_report *rep);
 void ga_capture_report_release(struct ga_capture_report *rep);
+
+/*
+ * Is the context's root a capture that was cut short (GA_CAPTURE_META without
+ * GA_CAPTURE_COMPLETE, or an "OUTDIR.partial-XXXXXX" without the latter)?
+ * 0 for any other root (a live machine, a finished capture, a hand-made
+ * tree), -EBADMSG with "incomplete capture: ROOT has no ... (capture was
+ * interrupted; capture again)" in ctx. discover, class, check and capture
+ * --root refuse such a root (exit 2) instead of reading half a machine.
+ */
+int ga_capture_root_check(struct ga_ctx *ctx);
 
 #ifdef __cplusplus
 }

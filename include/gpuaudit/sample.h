@@ -209,6 +209,15 @@ int ga_sample_doc_take_nvml(struct ga_sample_doc *d, struct ga_nvml_report *nv);
  * or a member has the wrong type. 0, -EBADMSG or -ENOMEM (d is left empty then).
  */
 int ga_sample_doc_read(struct ga_ctx *ctx, const char *text, size_t len, struct ga_sample_doc *d);
+/*
+ * ga_sample_doc_read for a line of a recording file. LAST_UNTERMINATED: this
+ * is the file's last line and it has no newline, what a kill or a full disk
+ * in the middle of record's write leaves; when such a line does not parse it
+ * is cut, not bad: 1 (skip it; the warning is in ctx), and d is empty. Else as
+ * ga_sample_doc_read.
+ */
+int ga_sample_doc_read_line(struct ga_ctx *ctx, const char *text, size_t len, bool last_unterminated,
+                            struct ga_sample_doc *d);
 void ga_sample_doc_release(struct ga_sample_doc *d);
 
 /* Percent of delta over total; null when total is 0. Exposed for tests. */

@@ -245,7 +245,18 @@ static int http_member(struct wstate *ws, struct fy_node *k, const char *key, st
 	return werr(ws, k, "unknown key '%s' in http_server_config (known: headers, http2)", key);
 }
 
-/* "$2a$", "$2b$" or "$2y$", a two-digit cost from 04 to 31, 53 characters of bcrypt's base64. */
+/*
+ * The highest bcrypt cost accepted (issue 29). A check costs 2^cost rounds:
+ * cost 10 (htpasswd's default) takes 50-100 ms, 14 about 1-1.5 s, and every
+ * request with a new or wrong password (an unknown user too) pays one, so a
+ * higher cost lets a handful of requests stall the server; 31 would be ~2 days.
+ */
+#define GA_WEBCONFIG_MAX_BCRYPT_COST 14
+
+/*
+ * "$2a$", "$2b$" or "$2y$", a two-digit cost from 04 to 31, 53 characters of
+ * bcrypt's base64 (add_user then bounds the cost at GA_WEBCONFIG_MAX_BCRYPT_COST).
+ */
 static bool is_bcrypt(const char *h)
 {
 	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || !strchr("aby", h[2]) || h[3] != '$' ||
@@ -268,6 +279,14 @@ static int add_user(struct wstate *ws, struct fy_node *k, struct fy_node *v)
 		            "basic_auth_users.%s: expected a bcrypt hash ($2y$10$... from htpasswd -nBC 10 "
 		            "USER, or Python's bcrypt)",
 		            name);
+	int cost = (hash[4] - '0') * 10 + (hash[5] - '0');
+	if (cost > GA_WEBCONFIG_MAX_BCRYPT_COST)
+		return werr(ws, v,
+		            "basic_auth_users.%s: bcrypt cost %d is above %d: every check of a new or "
+		            "wrong password would take about %.0f s of CPU (cost 10 takes 50-100 ms and "
+		            "each step doubles it), so a few requests could stall the server; hash it "
+		            "again with htpasswd -nBC 10 USER",
+		            name, cost, GA_WEBCONFIG_MAX_BCRYPT_COST, 0.075 * (double)(1u << (cost - 10)));
 	if (ga_webconfig_user_hash(wc, name))
 		return werr(ws, k, "basic_auth_users: user '%s' is given twice", name);
 	if (wc->n_users >= GA_WEBCONFIG_MAX_USERS)

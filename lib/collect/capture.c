@@ -17,9 +17,15 @@
  *  - attributes whose read has effects or exposes memory (rom, vpd, resourceN,
  *    reset, remove, rescan, bind, ...) are never opened, and DMI serials and
  *    UUIDs are not on the list of DMI names copied;
- *  - OUTDIR is new, or empty, ours and not writable by others; files are
- *    created O_EXCL|O_NOFOLLOW and every directory prefix is checked to be a
- *    directory once, so a link planted in OUTDIR cannot redirect a write.
+ *  - OUTDIR is new, or empty, ours and not writable by others. The capture is
+ *    written into a private sibling NAME.partial-XXXXXX (0700, made with
+ *    mkdirat relative to the parent, opened once) and renamed over NAME only
+ *    when complete, with .gpuaudit-capture written first and
+ *    .gpuaudit-capture-complete last, so a killed capture never reads as a
+ *    machine (issue 29; ga_capture_root_check refuses such a root). Files
+ *    are created O_EXCL|O_NOFOLLOW in directories reached with openat2
+ *    RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH (an O_NOFOLLOW walk without it), so
+ *    a link planted in OUTDIR cannot redirect a write.
  * What is taken is the list below (docs/capture.md says why each part).
  */
 #include <dirent.h>
@@ -29,10 +35,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/internal.h"
+#include "gpuaudit/atomicfile.h"
 #include "gpuaudit/strmap.h"
 #include "collect.h"
 #include "gpuaudit/capture.h"
@@ -72,12 +81,15 @@ struct cap {
 	struct ga_capture_report *rep;
 	int out_fd;
 	size_t max_bytes, max_listed;
-	char *buf;              /* max_bytes + 1 */
-	struct strset out_dirs; /* directories that exist in OUTDIR */
-	struct strset out_done; /* files and links written to OUTDIR */
-	struct strset src_dirs; /* source prefixes known to be directories (no link) */
-	struct strset pci_done; /* PCI functions captured */
-	int err;                /* first failed OUTDIR write (fatal) */
+	char *buf;                       /* max_bytes + 1 */
+	struct strset out_dirs;          /* directories that exist in OUTDIR */
+	struct strset out_done;          /* files and links written to OUTDIR */
+	struct strset src_dirs;          /* source prefixes known to be directories (no link) */
+	struct strset pci_done;          /* PCI functions captured */
+	int err;                         /* first failed OUTDIR write (fatal) */
+	char errmsg[2 * CAP_PATH + 256]; /* its message: later reads must not replace it in ctx */
+	int dir_fd;                      /* OUTDIR/dir_rel, the last directory written into */
+	char dir_rel[CAP_PATH];
 };
 
 static void count(struct ga_ou64 *c, uint64_t n)
@@ -128,9 +140,46 @@ static bool join(char *out, const char *dir, const char *name)
 
 static int out_fail(struct cap *c, int err, const char *what, const char *rel)
 {
-	if (!c->err)
-		c->err = ga_err(c->ctx, err, "%s/%s: %s: %s", c->rep->outdir, rel, what, strerror(-err));
+	if (!c->err) {
+		c->err = err;
+		snprintf(c->errmsg, sizeof(c->errmsg), "%s/%s: %s: %s", c->rep->outdir, rel, what,
+		         strerror(-err));
+	}
 	return c->err;
+}
+
+/* dir (into out, CAP_PATH) and the last component of rel. */
+static const char *split_rel(const char *rel, char *dir)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+	memcpy(dir, rel, n);
+	dir[n] = '\0';
+	return slash ? slash + 1 : rel;
+}
+
+/*
+ * A descriptor of directory rel of OUTDIR ("" is OUTDIR), reached with no
+ * symlink and no ".." on the way (ga_open_beneath: openat2 RESOLVE_NO_SYMLINKS|
+ * RESOLVE_BENEATH, or an O_NOFOLLOW walk), so nothing swapped in under OUTDIR
+ * can redirect a write. Cached: files come a directory at a time. fd or -errno.
+ */
+static int out_dirfd(struct cap *c, const char *rel)
+{
+	if (!*rel)
+		return c->out_fd;
+	if (c->dir_fd >= 0 && !strcmp(c->dir_rel, rel))
+		return c->dir_fd;
+	if (c->dir_fd >= 0)
+		close(c->dir_fd);
+	c->dir_fd = ga_open_beneath(c->out_fd, rel, O_RDONLY | O_DIRECTORY, 0, 0);
+	if (c->dir_fd < 0) {
+		int e = c->dir_fd;
+		c->dir_fd = -1;
+		return e;
+	}
+	snprintf(c->dir_rel, sizeof(c->dir_rel), "%s", rel);
+	return c->dir_fd;
 }
 
 /* Make every directory of rel (itself included) in OUTDIR; each prefix checked once. */
@@ -138,7 +187,7 @@ static int out_mkdirs(struct cap *c, const char *rel)
 {
 	if (!*rel || set_has(&c->out_dirs, rel))
 		return c->err;
-	char p[CAP_PATH];
+	char p[CAP_PATH], pd[CAP_PATH];
 	size_t len = strlen(rel);
 	if (len >= CAP_PATH)
 		return -ENAMETOOLONG;
@@ -149,14 +198,18 @@ static int out_mkdirs(struct cap *c, const char *rel)
 		char saved = p[i];
 		p[i] = '\0';
 		if (!set_has(&c->out_dirs, p)) {
-			if (mkdirat(c->out_fd, p, 0755) == 0) {
+			const char *base = split_rel(p, pd);
+			int dfd = out_dirfd(c, pd);
+			if (dfd < 0)
+				return dfd == -ELOOP || dfd == -ENOTDIR ? -ENOTDIR
+				                                        : out_fail(c, dfd, "open", pd);
+			if (mkdirat(dfd, base, 0755) == 0) {
 				count(&c->rep->dirs, 1);
 			} else {
 				struct stat st;
 				if (errno != EEXIST)
 					return out_fail(c, -errno, "mkdir", p);
-				if (fstatat(c->out_fd, p, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-				    !S_ISDIR(st.st_mode))
+				if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 					return -ENOTDIR; /* a link or file of ours there: not written through */
 			}
 			if (set_add(&c->out_dirs, p) < 0)
@@ -173,9 +226,7 @@ static int parent_mkdirs(struct cap *c, const char *rel)
 	if (!slash)
 		return c->err;
 	char d[CAP_PATH];
-	size_t n = (size_t)(slash - rel);
-	memcpy(d, rel, n);
-	d[n] = '\0';
+	split_rel(rel, d);
 	return out_mkdirs(c, d);
 }
 
@@ -189,7 +240,12 @@ static int out_write(struct cap *c, const char *rel, const char *data, size_t le
 	int r = parent_mkdirs(c, rel);
 	if (r < 0)
 		return r == -ENOTDIR ? 1 : r;
-	int fd = openat(c->out_fd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	char dir[CAP_PATH];
+	const char *base = split_rel(rel, dir);
+	int dfd = out_dirfd(c, dir);
+	if (dfd < 0)
+		return dfd == -ELOOP || dfd == -ENOTDIR ? 1 : out_fail(c, dfd, "open", dir);
+	int fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return errno == EEXIST ? 1 : out_fail(c, -errno, "create", rel);
 	size_t off = 0;
@@ -198,7 +254,7 @@ static int out_write(struct cap *c, const char *rel, const char *data, size_t le
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			r = out_fail(c, n < 0 ? -errno : -EIO, "write", rel);
+			r = out_fail(c, n < 0 ? -errno : -ENOSPC, "write", rel);
 			break;
 		}
 		off += (size_t)n;
@@ -315,7 +371,13 @@ static void make_link(struct cap *c, const char *rel, const char *target)
 		ga_log(c->ctx, GA_LOG_INFO, "%s: symlink target %s leaves the root: re-rooted", rel, target);
 	if (set_add(&c->out_done, rel) < 0 || (dn && out_mkdirs(c, dir) < 0))
 		return;
-	if (symlinkat(t, c->out_fd, rel) == 0)
+	int dfd = out_dirfd(c, dir);
+	if (dfd < 0) {
+		if (dfd != -ELOOP && dfd != -ENOTDIR)
+			out_fail(c, dfd, "open", dir);
+		return;
+	}
+	if (symlinkat(t, dfd, slash ? slash + 1 : rel) == 0)
 		count(&c->rep->links, 1);
 	else if (errno != EEXIST)
 		out_fail(c, -errno, "symlink", rel);
@@ -1856,23 +1918,103 @@ static void take_devices(struct cap *c)
 	take_container(c);
 }
 
-/* OUTDIR: new (created, parents too), or an empty directory of ours no one else can write. */
-static int open_outdir(struct ga_ctx *ctx, const char *out, int *ret_fd)
+/*
+ * Where the capture goes: OUTDIR's parent, opened once (created first, parents
+ * too), OUTDIR's name in it, and the private sibling "NAME.partial-XXXXXX"
+ * (mode 0700, created with mkdirat relative to the parent) that is filled and
+ * renamed over NAME only once complete. Every later name is relative to these
+ * descriptors, so nothing done to the paths meanwhile redirects a write.
+ */
+struct outdir {
+	int parent_fd;
+	char name[NAME_MAX + 1];
+	char partial[NAME_MAX + 1];
+	bool made; /* partial created: removed on failure */
+};
+
+/* Six random characters of [a-z0-9]. */
+static void rnd6(char out[7], unsigned attempt)
 {
-	struct stat st;
-	if (lstat(out, &st) == 0) {
-		if (!S_ISDIR(st.st_mode))
-			return ga_err(ctx, -ENOTDIR, "%s exists and is not a directory", out);
-		if (st.st_uid != geteuid() || (st.st_mode & 022))
-			return ga_err(ctx, -EPERM,
-			              "%s is not yours or is writable by group or others; refusing (use a "
-			              "new directory)",
-			              out);
-	} else if (errno == ENOENT) {
-		char p[CAP_PATH];
-		if (snprintf(p, sizeof(p), "%s", out) >= (int)sizeof(p))
-			return ga_err(ctx, -ENAMETOOLONG, "%s: path too long", out);
-		for (char *s = p + 1; *s; s++) {
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[6];
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 20) ^
+		                       ((unsigned long long)attempt * 0x9e3779b97f4a7c15ULL);
+		for (size_t i = 0; i < sizeof(r); i++, x >>= 8)
+			r[i] = (unsigned char)x;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		out[i] = abc[r[i] % (sizeof(abc) - 1)];
+	out[6] = '\0';
+}
+
+/* Is directory fd empty? 1, 0, or -errno. */
+static int dir_empty(int fd)
+{
+	int dfd = dup(fd);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		int e = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		return e;
+	}
+	struct dirent *de;
+	bool empty = true;
+	while (empty && (de = readdir(d)) != NULL)
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+/* rm -r of NAME in dirfd, never following a link (our own partial capture). */
+static void remove_tree(int pfd, const char *name, int depth)
+{
+	if (unlinkat(pfd, name, 0) == 0 || (errno != EISDIR && errno != EPERM) || depth > 64)
+		return;
+	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			remove_tree(dirfd(d), de->d_name, depth + 1);
+	closedir(d);
+	unlinkat(pfd, name, AT_REMOVEDIR);
+}
+
+/*
+ * OUTDIR: new (its parents created), or an empty directory of ours no one else
+ * can write (replaced by the rename at the end). The partial directory is
+ * made and opened (*ret_fd) with no symlink followed.
+ */
+static int open_outdir(struct ga_ctx *ctx, const char *out, struct outdir *od, int *ret_fd)
+{
+	char p[CAP_PATH];
+	if (snprintf(p, sizeof(p), "%s", out) >= (int)sizeof(p))
+		return ga_err(ctx, -ENAMETOOLONG, "%s: path too long", out);
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
+	char *slash = strrchr(p, '/');
+	const char *name = slash ? slash + 1 : p;
+	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || strlen(name) + 16 > NAME_MAX)
+		return ga_err(ctx, -EINVAL, "%s: name a new directory (its last component is not usable)",
+		              out);
+	snprintf(od->name, sizeof(od->name), "%s", name);
+	const char *parent = ".";
+	if (slash == p) {
+		parent = "/";
+	} else if (slash) {
+		*slash = '\0';
+		parent = p;
+		for (char *s = p + 1; *s; s++) { /* the parents, as the user named them */
 			if (*s != '/')
 				continue;
 			*s = '\0';
@@ -1880,33 +2022,88 @@ static int open_outdir(struct ga_ctx *ctx, const char *out, int *ret_fd)
 				return ga_err(ctx, -errno, "cannot create %s: %s", p, strerror(errno));
 			*s = '/';
 		}
-		if (mkdir(out, 0755) < 0)
-			return ga_err(ctx, -errno, "cannot create %s: %s", out, strerror(errno));
-	} else {
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return ga_err(ctx, -errno, "cannot create %s: %s", p, strerror(errno));
+	}
+	od->parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (od->parent_fd < 0)
+		return ga_err(ctx, -errno, "%s: %s", parent, strerror(errno));
+	struct stat st;
+	if (fstatat(od->parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return ga_err(ctx, -ENOTDIR, "%s exists and is not a directory", out);
+		if (st.st_uid != geteuid() || (st.st_mode & 022))
+			return ga_err(ctx, -EPERM,
+			              "%s is not yours or is writable by group or others; refusing (use a "
+			              "new directory)",
+			              out);
+		int fd = ga_open_beneath(od->parent_fd, name, O_RDONLY | O_DIRECTORY, 0, 0);
+		int e = fd < 0 ? fd : dir_empty(fd);
+		if (fd >= 0)
+			close(fd);
+		if (e < 0)
+			return ga_err(ctx, e, "%s: %s", out, strerror(-e));
+		if (!e)
+			return ga_err(ctx, -ENOTEMPTY, "%s exists and is not empty; refusing to overwrite",
+			              out);
+	} else if (errno != ENOENT) {
 		return ga_err(ctx, -errno, "%s: %s", out, strerror(errno));
 	}
-	int fd = open(out, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	for (unsigned i = 0; !od->made; i++) {
+		char sfx[7];
+		rnd6(sfx, i);
+		snprintf(od->partial, sizeof(od->partial), "%s%s%s", name, GA_CAPTURE_PARTIAL, sfx);
+		if (mkdirat(od->parent_fd, od->partial, 0700) == 0)
+			od->made = true;
+		else if (errno != EEXIST || i >= 64)
+			return ga_err(ctx, -errno, "cannot create %s%s: %s", out, GA_CAPTURE_PARTIAL,
+			              strerror(errno));
+	}
+	int fd = ga_open_beneath(od->parent_fd, od->partial, O_RDONLY | O_DIRECTORY, 0, 0);
 	if (fd < 0)
-		return ga_err(ctx, -errno, "%s: %s", out, strerror(errno));
-	int dfd = dup(fd);
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!d) {
-		int e = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		close(fd);
-		return ga_err(ctx, e, "%s: %s", out, strerror(-e));
-	}
-	struct dirent *de;
-	bool empty = true;
-	while (empty && (de = readdir(d)) != NULL)
-		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
-	closedir(d);
-	if (!empty) {
-		close(fd);
-		return ga_err(ctx, -ENOTEMPTY, "%s exists and is not empty; refusing to overwrite", out);
-	}
+		return ga_err(ctx, fd, "%s: %s", od->partial, strerror(-fd));
 	*ret_fd = fd;
+	return 0;
+}
+
+/* The marker files' text: what wrote them. */
+static int write_marker(struct cap *c, const char *name, const char *state)
+{
+	char text[256];
+	int n = snprintf(text, sizeof(text), "schema %s\nversion %s\nstate %s\n", GA_CAPTURE_SCHEMA,
+	                 GA_VERSION, state);
+	int r = out_write(c, name, text, (size_t)n);
+	return r == 1 ? out_fail(c, -EEXIST, "create", name) : r;
+}
+
+/* Complete: the marker last, then the directory made readable and renamed into place. */
+static int finish_outdir(struct cap *c, struct outdir *od)
+{
+	int r = write_marker(c, GA_CAPTURE_COMPLETE, "complete");
+	if (r < 0)
+		return r;
+	if (fsync(c->out_fd) < 0 || fchmod(c->out_fd, 0755) < 0)
+		return out_fail(c, -errno, "finish", ".");
+	/* the name must still be our directory: one swapped in by whoever can write the parent is not renamed */
+	struct stat mine, there;
+	if (fstat(c->out_fd, &mine) < 0 ||
+	    fstatat(od->parent_fd, od->partial, &there, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    mine.st_ino != there.st_ino || mine.st_dev != there.st_dev) {
+		snprintf(c->errmsg, sizeof(c->errmsg),
+		         "%s: the partial directory %s was replaced while the capture ran; refusing to "
+		         "rename it into place",
+		         c->rep->outdir, od->partial);
+		od->made = false; /* not ours any more: left alone */
+		return c->err = -EXDEV;
+	}
+	if (renameat(od->parent_fd, od->partial, od->parent_fd, od->name) < 0) {
+		int e = -errno;
+		snprintf(c->errmsg, sizeof(c->errmsg), "cannot rename the finished capture into %s: %s",
+		         c->rep->outdir, strerror(-e));
+		return c->err = e;
+	}
+	od->made = false;
+	(void)fsync(od->parent_fd);
 	return 0;
 }
 
@@ -1958,7 +2155,8 @@ static int check_not_inside(struct ga_ctx *ctx, const char *out)
 
 int ga_capture(struct ga_ctx *ctx, const struct ga_capture_opts *o, struct ga_capture_report *rep)
 {
-	struct cap c = { .ctx = ctx, .rep = rep, .out_fd = -1 };
+	struct cap c = { .ctx = ctx, .rep = rep, .out_fd = -1, .dir_fd = -1 };
+	struct outdir od = { .parent_fd = -1 };
 	int r = 0;
 	rep->schema = ga_strdup(GA_CAPTURE_SCHEMA);
 	rep->root = ga_strdup(ctx->root ? ctx->root : "/");
@@ -1979,7 +2177,7 @@ int ga_capture(struct ga_ctx *ctx, const struct ga_capture_opts *o, struct ga_ca
 	r = check_not_inside(ctx, o->outdir);
 	if (r < 0)
 		goto out;
-	r = open_outdir(ctx, o->outdir, &c.out_fd);
+	r = open_outdir(ctx, o->outdir, &od, &c.out_fd);
 	if (r < 0)
 		goto out;
 	c.buf = ga_malloc(c.max_bytes + 1);
@@ -1987,22 +2185,64 @@ int ga_capture(struct ga_ctx *ctx, const struct ga_capture_opts *o, struct ga_ca
 		r = -ENOMEM;
 		goto out;
 	}
+	/* first: a directory with this and without the completion marker is a cut capture */
+	write_marker(&c, GA_CAPTURE_META, "incomplete until " GA_CAPTURE_COMPLETE " exists");
 	take_identity(&c);
 	take_cpu_numa(&c);
 	take_self(&c);
 	take_devices(&c);
+	if (!c.err)
+		finish_outdir(&c, &od);
 	r = c.err;
 	if (r == -ENOMEM)
 		ga_err(ctx, r, "out of memory");
+	else if (r < 0) /* the first failure (a full disk), not what later reads said */
+		ga_err(ctx, r, "%s (nothing was left at %s)", c.errmsg, o->outdir);
 out:
+	if (c.dir_fd >= 0)
+		close(c.dir_fd);
 	if (c.out_fd >= 0)
 		close(c.out_fd);
+	if (od.made)
+		remove_tree(od.parent_fd, od.partial, 0);
+	if (od.parent_fd >= 0)
+		close(od.parent_fd);
 	ga_free(c.buf);
 	set_release(&c.out_dirs);
 	set_release(&c.out_done);
 	set_release(&c.src_dirs);
 	set_release(&c.pci_done);
 	return r;
+}
+
+/* Does root's last component look like "NAME.partial-XXXXXX"? */
+static bool partial_name(const char *root)
+{
+	size_t n = strlen(root);
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	size_t k = strlen(GA_CAPTURE_PARTIAL);
+	if (n < k + 7)
+		return false;
+	const char *t = root + n - 6 - k;
+	if (strncmp(t, GA_CAPTURE_PARTIAL, k))
+		return false;
+	for (size_t i = 0; i < 6; i++)
+		if (!t[k + i] || !strchr("abcdefghijklmnopqrstuvwxyz0123456789", t[k + i]))
+			return false;
+	return t[-1] != '/';
+}
+
+int ga_capture_root_check(struct ga_ctx *ctx)
+{
+	if (!ctx->root)
+		return 0;
+	bool meta = ga_fs_exists(ctx, GA_CAPTURE_META), done = ga_fs_exists(ctx, GA_CAPTURE_COMPLETE);
+	if ((meta && !done) || (partial_name(ctx->root) && !done))
+		return ga_err(ctx, -EBADMSG,
+		              "incomplete capture: %s has no %s (capture was interrupted; capture again)",
+		              ctx->root, GA_CAPTURE_COMPLETE);
+	return 0;
 }
 
 void ga_capture_report_release(struct ga_capture_report *rep)

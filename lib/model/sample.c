@@ -209,8 +209,11 @@ int ga_sample_doc_read(struct ga_ctx *ctx, const char *text, size_t len, struct 
 	if (fast < 0)
 		return fast;
 	json_error_t jerr;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root)
+	json_t *root = NULL;
+	int pr = ga_json_parse(NULL, text, len, JSON_REJECT_DUPLICATES, &root, &jerr);
+	if (pr == -ENOMEM)
+		return ga_err(ctx, -ENOMEM, "out of memory");
+	if (pr < 0)
 		return ga_err(ctx, -EBADMSG, "not a %s line: %s", GA_SAMPLE_SCHEMA, jerr.text);
 	const json_t *schema = json_object_get(root, "schema");
 	int r = 0;
@@ -225,6 +228,20 @@ int ga_sample_doc_read(struct ga_ctx *ctx, const char *text, size_t len, struct 
 	if (r < 0)
 		ga_sample_doc_release(d);
 	return r;
+}
+
+int ga_sample_doc_read_line(struct ga_ctx *ctx, const char *text, size_t len, bool last_unterminated,
+                            struct ga_sample_doc *d)
+{
+	int r = ga_sample_doc_read(ctx, text, len, d);
+	if (r != -EBADMSG || !last_unterminated)
+		return r;
+	/* the last write of a recording cut by a kill or a full disk: the lines before it stand */
+	char why[512];
+	snprintf(why, sizeof(why), "%s", ga_ctx_errmsg(ctx));
+	ga_err(ctx, -EBADMSG,
+	       "the last line is cut (no newline; the recording was interrupted): skipped (%s)", why);
+	return 1;
 }
 
 void ga_sample_doc_release(struct ga_sample_doc *d)
