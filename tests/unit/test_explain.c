@@ -254,11 +254,12 @@ static void test_actions(void **state)
 	        action_of("NVRM: Xid (PCI:0000:1b:00): 31, pid=1\nNVRM: Xid (PCI:0000:1b:00): 79, x\n",
 	                  "nvidia-xid"),
 	        GA_ACT_REBOOT);
-	/* IB: status 12 drains the hosts, 4 (memory registration) is set-up, 13 is not known to be either */
+	/* IB: status 12 is the network's but not one step (link, routing, GID index, congestion);
+	 * 4 (memory registration) is set-up, 13 is not known to be either */
 	assert_int_equal(
 	        action_of("NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12 opcode=0\n",
 	                  "nccl-ib-retry-exceeded"),
-	        GA_ACT_DRAIN);
+	        GA_ACT_INVESTIGATE);
 	assert_int_equal(action_of("NCCL WARN NET/IB : Got completion with error 4, opcode 1, len 2\n",
 	                           "nccl-ib-completion-error"),
 	                 GA_ACT_FIX_CONFIG);
