@@ -11,7 +11,9 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus").
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Set over the
+# 161 incidents of the h27-corpus and h27-corpus-b branches together: class 80.1 %,
+# decision 84.5 %.
 # CORPUS_DIRS (space-separated) adds incident trees to score beside tests/corpus/incidents.
 # A malformed .expect (a field missing, a value outside the sets) fails the test.
 # ctest passes the gpuaudit binary. Exit 77 (skipped) without python3.
@@ -19,8 +21,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-72}
-MIN_DECISION=${MIN_DECISION:-74}
+MIN_CLASS=${MIN_CLASS:-80}
+MIN_DECISION=${MIN_DECISION:-84}
 exec python3 - "$GPUAUDIT" "$MIN_CLASS" "$MIN_DECISION" "$SRCDIR/tests/corpus/incidents" ${CORPUS_DIRS:-} <<'EOF'
 import json, os, subprocess, sys
 
