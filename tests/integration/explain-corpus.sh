@@ -12,8 +12,8 @@
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
 # fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Set over the
-# 163 incidents of the h27-corpus and h27-corpus-b branches together: class 80.4 %,
-# decision 84.7 %.
+# 165 incidents of the h27-corpus and h27-corpus-b branches together: class 80.0 %,
+# decision 83.6 %.
 # CORPUS_DIRS (space-separated) adds incident trees to score beside tests/corpus/incidents.
 # A malformed .expect (a field missing, a value outside the sets) fails the test.
 # ctest passes the gpuaudit binary. Exit 77 (skipped) without python3.
@@ -22,7 +22,7 @@ command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 MIN_CLASS=${MIN_CLASS:-80}
-MIN_DECISION=${MIN_DECISION:-84}
+MIN_DECISION=${MIN_DECISION:-83}
 exec python3 - "$GPUAUDIT" "$MIN_CLASS" "$MIN_DECISION" "$SRCDIR/tests/corpus/incidents" ${CORPUS_DIRS:-} <<'EOF'
 import json, os, subprocess, sys
 
