@@ -30,8 +30,9 @@ static void print_list(FILE *o)
 {
 	for (size_t i = 0; i < ga_signature_count(); i++) {
 		const struct ga_signature *s = ga_signature_get(i);
-		fprintf(o, "%-32s %-18s %-17s %3d  %s\n", s->id, s->layer,
-		        ga_cause_class_name(s->cause_class), s->weight, s->code ? s->code : "-");
+		fprintf(o, "%-32s %-18s %-17s %-16s %3d  %s\n", s->id, s->layer,
+		        ga_cause_class_name(s->cause_class), ga_action_name(s->action), s->weight,
+		        s->code ? s->code : "-");
 	}
 }
 

@@ -40,6 +40,7 @@ void explain_print_text(FILE *o, struct ga_explain *ex, const char *in)
 			fputc('\n', o);
 		}
 		fprintf(o, "%s    class: %s\n", in, ga_cause_class_name(c[i].cause_class));
+		fprintf(o, "%s    action: %s\n", in, ga_action_name(c[i].action));
 		fprintf(o, "%s    cause: %s\n", in, s->cause);
 		if (c[i].detail[0])
 			fprintf(o, "%s    detail: %s\n", in, cli_esc(c[i].detail));

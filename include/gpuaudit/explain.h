@@ -44,6 +44,7 @@ struct ga_signature {
 	const char *id;            /* stable, kebab-case: "loader-soname" */
 	const char *layer;         /* "loader", "CUDA", "PyTorch", "HIP", "NCCL", ... */
 	enum ga_cause cause_class; /* the usual class; a cause may refine it (Xid numbers) */
+	enum ga_action action;     /* the decision: what to do first; refined like the class */
 	int weight;                /* how directly it names a root cause: 100 definite .. 10 noise */
 	const char *code; /* the library's error code when it has one: "cudaErrorInsufficientDriver (35)" */
 	const char *cause;
@@ -87,6 +88,7 @@ struct ga_explain_cause {
 	size_t n_values;
 	int score;                 /* weight, adjusted by what the node says */
 	enum ga_cause cause_class; /* the signature's, refined by captured values (Xid numbers) */
+	enum ga_action action;     /* likewise: the Xid catalogue's, the IB status's */
 	char detail[2048];         /* catalogue detail (every (GPU, Xid) with its action), "" when none */
 	char *node_note;           /* what the node snapshot says about it (ga_explain_for), or NULL */
 };
@@ -128,6 +130,7 @@ struct ga_explain_doc_cause {
 	struct ga_ou64 rank; /* 1 = most likely */
 	char *id, *layer;
 	char *cause_class; /* "class": ga_cause_class_name */
+	char *action;      /* ga_action_name of the cause's action */
 	struct ga_oi64 score;
 	struct ga_ou64 count, first_line, last_line;
 	char *error_code;       /* the signature's code, NULL when it has none */

@@ -23,7 +23,7 @@
 /* --- the catalogue --- */
 
 enum sig_name {
-#define SIG(name, id, layer, cls, weight, code, cause, fix, next) SIG_##name,
+#define SIG(name, id, layer, cls, act, weight, code, cause, fix, next) SIG_##name,
 #define PAT(...)
 #include "signatures.def"
 #undef SIG
@@ -32,8 +32,8 @@ enum sig_name {
 };
 
 static const struct ga_signature sigs[] = {
-#define SIG(name, id, layer, cls, weight, code, cause, fix, next) \
-	{ id, layer, GA_CAUSE_##cls, weight, code, cause, fix, next },
+#define SIG(name, id, layer, cls, act, weight, code, cause, fix, next) \
+	{ id, layer, GA_CAUSE_##cls, GA_ACT_##act, weight, code, cause, fix, next },
 #define PAT(...)
 #include "signatures.def"
 #undef SIG
@@ -536,6 +536,7 @@ static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 {
 	c->detail[0] = '\0';
 	c->cause_class = sigs[c->sig].cause_class;
+	c->action = sigs[c->sig].action;
 	if (c->sig != SIG_XID || !ex->n_xids)
 		return;
 	qsort(ex->xids, ex->n_xids, sizeof(ex->xids[0]), cmp_pair);
@@ -544,6 +545,7 @@ static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 	c->cause_class = ex->xids[0].lost && !ex->xids[0].by_line ? GA_CAUSE_NODE_HARDWARE : top.cause;
 	if (c->cause_class == GA_CAUSE_UNKNOWN)
 		c->cause_class = GA_CAUSE_DRIVER;
+	c->action = ex->xids[0].act; /* the most urgent pair's: the catalogue row or the line's words */
 	size_t cap = sizeof(c->detail), shown = 0;
 	for (size_t i = 0; i < ex->n_xids; i++) {
 		const struct xid_pair *x = &ex->xids[i];
@@ -609,7 +611,7 @@ static void wc_detail(struct ga_explain_cause *c)
 		snprintf(c->detail + l, sizeof(c->detail) - l, "%sstatus %lu: %s", l ? "; " : "", v, name);
 	}
 	if (memreg && !other)
-		c->cause_class = GA_CAUSE_CONFIGURATION;
+		c->cause_class = GA_CAUSE_CONFIGURATION, c->action = GA_ACT_FIX_CONFIG;
 }
 
 const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *n)
@@ -660,14 +662,15 @@ static int fill_cause(const struct ga_explain_cause *c, size_t rank, struct ga_e
 	d->id = ga_strdup(s->id);
 	d->layer = ga_strdup(s->layer);
 	d->cause_class = ga_strdup(ga_cause_class_name(c->cause_class));
+	d->action = ga_strdup(ga_action_name(c->action));
 	d->error_code = dup_or_null(s->code);
 	d->cause = ga_strdup(s->cause);
 	d->detail = dup_or_null(c->detail[0] ? c->detail : NULL);
 	d->node = dup_or_null(c->node_note);
 	d->fix = ga_strdup(s->fix);
 	d->next = ga_strdup(s->next);
-	if (!d->id || !d->layer || !d->cause_class || (s->code && !d->error_code) || !d->cause ||
-	    (c->detail[0] && !d->detail) || (c->node_note && !d->node) || !d->fix || !d->next)
+	if (!d->id || !d->layer || !d->cause_class || !d->action || (s->code && !d->error_code) ||
+	    !d->cause || (c->detail[0] && !d->detail) || (c->node_note && !d->node) || !d->fix || !d->next)
 		return -ENOMEM;
 	return fill_caps(c->values, c->n_values, &d->captured, &d->n_captured);
 }

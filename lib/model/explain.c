@@ -8,14 +8,14 @@
 
 #define C struct ga_explain_doc_cause
 static const struct ga_field cause_f[] = {
-	GA_FIELD(C, rank, GA_F_U64),       GA_FIELD(C, id, GA_F_STR),
-	GA_FIELD(C, layer, GA_F_STR),      { "class", GA_F_STR, offsetof(C, cause_class), NULL, 0 },
-	GA_FIELD(C, score, GA_F_I64),      GA_FIELD(C, count, GA_F_U64),
-	GA_FIELD(C, first_line, GA_F_U64), GA_FIELD(C, last_line, GA_F_U64),
-	GA_FIELD(C, error_code, GA_F_STR), GA_FIELD_MKV(C, captured),
-	GA_FIELD(C, cause, GA_F_STR),      GA_FIELD(C, detail, GA_F_STR),
-	GA_FIELD(C, node, GA_F_STR),       GA_FIELD(C, fix, GA_F_STR),
-	GA_FIELD(C, next, GA_F_STR),
+	GA_FIELD(C, rank, GA_F_U64),      GA_FIELD(C, id, GA_F_STR),
+	GA_FIELD(C, layer, GA_F_STR),     { "class", GA_F_STR, offsetof(C, cause_class), NULL, 0 },
+	GA_FIELD(C, action, GA_F_STR),    GA_FIELD(C, score, GA_F_I64),
+	GA_FIELD(C, count, GA_F_U64),     GA_FIELD(C, first_line, GA_F_U64),
+	GA_FIELD(C, last_line, GA_F_U64), GA_FIELD(C, error_code, GA_F_STR),
+	GA_FIELD_MKV(C, captured),        GA_FIELD(C, cause, GA_F_STR),
+	GA_FIELD(C, detail, GA_F_STR),    GA_FIELD(C, node, GA_F_STR),
+	GA_FIELD(C, fix, GA_F_STR),       GA_FIELD(C, next, GA_F_STR),
 };
 #undef C
 static const struct ga_schema cause_s = { "ga_explain_doc_cause", sizeof(struct ga_explain_doc_cause),

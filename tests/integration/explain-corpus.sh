@@ -1,0 +1,101 @@
+#!/bin/sh
+# explain-corpus - score `gpuaudit explain` against the corpus of recorded incidents
+# (tests/corpus, issue 27): every tests/corpus/incidents/<category>/<slug>.log is a user's
+# error text as posted in a public thread, and <slug>.expect says what the thread concluded
+# (class and decision). The top-ranked cause of `gpuaudit explain --json` gives the class
+# and the action (no cause: class "unknown", action "investigate"); both are compared with
+# the expectation. Prints the score by category (class %, decision %, n) and every miss,
+# and fails when the whole corpus scores below the floors:
+#
+#   MIN_CLASS / MIN_DECISION (percent, whole corpus; override with the environment)
+#
+# The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
+# are the floor of what the catalogue reaches today, so a change that loses incidents
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Set over the
+# 165 incidents of the h27-corpus and h27-corpus-b branches together: class 80.0 %,
+# decision 83.6 %.
+# CORPUS_DIRS (space-separated) adds incident trees to score beside tests/corpus/incidents.
+# A malformed .expect (a field missing, a value outside the sets) fails the test.
+# ctest passes the gpuaudit binary. Exit 77 (skipped) without python3.
+set -u
+command -v python3 >/dev/null 2>&1 || exit 77
+GPUAUDIT=$1
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+MIN_CLASS=${MIN_CLASS:-80}
+MIN_DECISION=${MIN_DECISION:-83}
+exec python3 - "$GPUAUDIT" "$MIN_CLASS" "$MIN_DECISION" "$SRCDIR/tests/corpus/incidents" ${CORPUS_DIRS:-} <<'EOF'
+import json, os, subprocess, sys
+
+gpuaudit, min_class, min_dec = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+roots = sys.argv[4:]
+CLASSES = {"node_hardware", "driver", "container_runtime", "application", "network",
+           "configuration"}
+ACTIONS = {"investigate", "none", "restart_workload", "reset_gpu", "reboot", "drain",
+           "replace", "fix_config"}
+FIELDS = ("source", "category", "class", "decision", "basis", "conclusion")
+bad, rows = [], []
+for root in roots:
+    if not os.path.isdir(root):
+        bad.append(f"{root}: not a directory")
+        continue
+    for cat in sorted(os.listdir(root)):
+        d = os.path.join(root, cat)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if not name.endswith(".log"):
+                continue
+            log = os.path.join(d, name)
+            exp = log[:-4] + ".expect"
+            if not os.path.exists(exp):
+                bad.append(f"{log}: no .expect")
+                continue
+            e = {}
+            with open(exp, encoding="utf-8") as f:
+                for line in f:
+                    k, sep, v = line.partition(":")
+                    if sep:
+                        e[k.strip()] = v.strip()
+            miss = [k for k in FIELDS if not e.get(k)]
+            if miss or e["class"] not in CLASSES or e["decision"] not in ACTIONS or \
+               e["basis"] not in ("maintainer", "reporter-confirmed") or e["category"] != cat:
+                bad.append(f"{exp}: malformed (missing {miss or 'nothing'}, class "
+                           f"{e.get('class')}, decision {e.get('decision')}, category "
+                           f"{e.get('category')})")
+                continue
+            p = subprocess.run([gpuaudit, "explain", "--json", log], capture_output=True)
+            if p.returncode not in (0, 1):
+                bad.append(f"{log}: explain exited {p.returncode}: {p.stderr.decode()[:200]}")
+                continue
+            doc = json.loads(p.stdout)
+            c = doc["causes"][0] if doc["causes"] else None
+            got_class = c["class"] if c else "unknown"
+            got_action = c["action"] if c else "investigate"
+            rows.append((cat, os.path.relpath(log, root), e["class"], e["decision"], got_class,
+                         got_action, c["id"] if c else "-"))
+
+def pct(a, n):
+    return 100.0 * a / n if n else 0.0
+
+print(f"{'category':<16} {'n':>4} {'class %':>8} {'decision %':>11}")
+cats = sorted({r[0] for r in rows})
+for cat in cats + ["all"]:
+    rs = [r for r in rows if cat in ("all", r[0])]
+    n = len(rs)
+    ok_c = sum(r[2] == r[4] for r in rs)
+    ok_d = sum(r[3] == r[5] for r in rs)
+    print(f"{cat:<16} {n:>4} {pct(ok_c, n):>8.1f} {pct(ok_d, n):>11.1f}")
+misses = [r for r in rows if r[2] != r[4] or r[3] != r[5]]
+if misses:
+    print("\nmisses (incident: expected class/decision, got class/action from the top cause):")
+    for r in misses:
+        print(f"  {r[1]}: expected {r[2]}/{r[3]}, got {r[4]}/{r[5]} ({r[6]})")
+for b in bad:
+    print(f"error: {b}")
+n = len(rows)
+cls, dec = pct(sum(r[2] == r[4] for r in rows), n), pct(sum(r[3] == r[5] for r in rows), n)
+fail = bool(bad) or n == 0 or cls < min_class or dec < min_dec
+print(f"\nwhole corpus: {n} incidents, class {cls:.1f} % (floor {min_class:g}), decision "
+      f"{dec:.1f} % (floor {min_dec:g}): {'FAIL' if fail else 'ok'}")
+sys.exit(1 if fail else 0)
+EOF
