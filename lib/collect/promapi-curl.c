@@ -86,9 +86,9 @@ static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form
 		goto out;
 	}
 	CURLcode c = CURLE_OK;
-#define SET(opt, val)                                          \
-	do {                                                   \
-		if (c == CURLE_OK)                             \
+#define SET(opt, val)                                                  \
+	do {                                                           \
+		if (c == CURLE_OK)                                     \
 			c = ga_curl_api.curl_easy_setopt(e, opt, val); \
 	} while (0)
 	SET(CURLOPT_URL, url.data);

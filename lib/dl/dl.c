@@ -48,6 +48,7 @@ static void *load(const char *name, const char *dir, struct ga_dl_status *st)
 		int w = snprintf(path, sizeof(path), "%s/%s", dir, name);
 		if (w > 0 && (size_t)w < sizeof(path))
 			h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		st->in_dir = h != NULL;
 	}
 	return h;
 }

@@ -23,10 +23,10 @@ enum ga_dl_id {
 };
 
 struct ga_dl_lib {
-	const char *name;            /* "nvml" */
-	bool optional;               /* false: the package Depends on it */
-	const char *what;            /* who loads it, for what */
-	const char *const *sonames;  /* tried in order, NULL-terminated */
+	const char *name;           /* "nvml" */
+	bool optional;              /* false: the package Depends on it */
+	const char *what;           /* who loads it, for what */
+	const char *const *sonames; /* tried in order, NULL-terminated */
 };
 extern const struct ga_dl_lib ga_dl_libs[GA_DL_N];
 
@@ -59,6 +59,7 @@ size_t ga_dl_bind(void *lib, const struct ga_dl_sym *t, size_t n, void *obj);
 struct ga_dl_status {
 	const char *loaded;  /* the name dlopen accepted; NULL when none did */
 	const char *missing; /* the first required symbol not found; NULL when none */
+	bool in_dir;         /* loaded is the name under the DIR of ga_dl_open */
 	char error[256];     /* dlerror() of the first name that failed to load, or "" */
 };
 
