@@ -3,9 +3,10 @@
  * for devices, memory and copies, and rocBLAS (librocblas.so.4/.3/.0) for
  * GEMM through rocblas_gemm_ex (fp32, fp64, and fp16/bf16 inputs with fp32
  * compute), row-major through the column-major C^T = B^T·A^T like backend-cuda.c.
- * Loaded at run time (lib/dl, rows HIP and ROCBLAS); the declarations are our own (lib/dl/hip_types.h,
- * following ROCm 5/6's hip_runtime_api.h and rocblas-types.h; test_vendor_decls
- * checks HIP's against Debian's libamdhip64-dev).
+ * Loaded at run time (lib/dl, rows HIP and ROCBLAS); the declarations are
+ * our own (lib/dl/hip_types.h, following ROCm 5/6's hip_runtime_api.h and
+ * rocblas-types.h; test_vendor_decls checks HIP's against Debian's
+ * libamdhip64-dev).
  *
  * With no AMD GPU the runtime answers hipErrorNoDevice and the backend
  * reports "no-device" cleanly (tested against Debian's libamdhip64-5). The

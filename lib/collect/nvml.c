@@ -754,8 +754,10 @@ static int open_lib(struct nvml *m, const char *const *libs, const char **ret_pa
 		         libs && libs[0] ? libs[0] : ga_dl_libs[GA_DL_NVML].sonames[0], st.error);
 		return sys_error(m, "dlopen", NVML_ERROR_LIBRARY_NOT_FOUND, msg) < 0 ? -ENOMEM : 1;
 	}
-	if (!m->lib) {
+	if (!m->lib) { /* the library that loaded is named, as when it binds */
 		char msg[256];
+		if (set_str(&sys->library, st.loaded) < 0)
+			return -ENOMEM;
 		snprintf(msg, sizeof(msg), "%s lacks the required symbol %s", st.loaded, st.missing);
 		return sys_error(m, "dlsym", NVML_ERROR_FUNCTION_NOT_FOUND, msg) < 0 ? -ENOMEM : 1;
 	}

@@ -68,18 +68,17 @@ void *ga_dl_open(enum ga_dl_id id, const char *const *names, const char *dir, co
 	for (size_t i = 0; names[i] && !h; i++)
 		if ((h = load(names[i], dir, st)))
 			st->loaded = names[i];
-	if (!h)
-		return NULL;
-	size_t bound = ga_dl_bind(h, t, n, obj);
-	if (bound < n) {
+	size_t bound = h ? ga_dl_bind(h, t, n, obj) : 0;
+	if (h && bound == n)
+		return h;
+	if (h) {
 		st->missing = t[bound].names[0];
-		void *null = NULL;
-		for (size_t i = 0; i < n; i++) /* publish nothing of a partial table */
-			memcpy((char *)obj + t[i].off, &null, sizeof(null));
 		dlclose(h);
-		return NULL;
 	}
-	return h;
+	void *null = NULL;
+	for (size_t i = 0; i < n; i++) /* publish nothing of a partial table */
+		memcpy((char *)obj + t[i].off, &null, sizeof(null));
+	return NULL;
 }
 
 void ga_dl_close(void *lib)

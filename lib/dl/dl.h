@@ -69,8 +69,8 @@ struct ga_dl_status {
  * dlopen does not take is retried under DIR when DIR is not NULL (cuBLAS
  * under the CUDA toolkit). Returns the handle (ga_dl_close it, or keep it for
  * the process's life), or NULL with why in *ST (ST may be NULL): no name
- * loaded (st->loaded NULL), or a required symbol is missing (st->missing):
- * then the library is dlclosed again and every entry of t in OBJ is NULL, so
+ * loaded (st->loaded NULL), or a required symbol is missing (st->missing;
+ * the library is dlclosed again). On either, every entry of t in OBJ is NULL:
  * nothing of a partial table is ever published.
  */
 void *ga_dl_open(enum ga_dl_id id, const char *const *names, const char *dir, const struct ga_dl_sym *t,
