@@ -24,7 +24,12 @@ const struct ga_dl_lib ga_dl_libs[GA_DL_N] = {
 #undef GA_DL_LIB
 };
 
-size_t ga_dl_bind(void *lib, const struct ga_dl_sym *t, size_t n, void *obj)
+/*
+ * Resolve t[0..n) from LIB into OBJ: each entry gets the first of its names
+ * that dlsym finds, NULL when none is. Returns n, or the index of the first
+ * required entry not found (the binding stops there).
+ */
+static size_t bind_table(void *lib, const struct ga_dl_sym *t, size_t n, void *obj)
 {
 	for (size_t i = 0; i < n; i++) {
 		void *p = NULL;
@@ -68,7 +73,7 @@ void *ga_dl_open(enum ga_dl_id id, const char *const *names, const char *dir, co
 	for (size_t i = 0; names[i] && !h; i++)
 		if ((h = load(names[i], dir, st)))
 			st->loaded = names[i];
-	size_t bound = h ? ga_dl_bind(h, t, n, obj) : 0;
+	size_t bound = h ? bind_table(h, t, n, obj) : 0;
 	if (h && bound == n)
 		return h;
 	if (h) {

@@ -7,7 +7,7 @@
  * dlclose.
  *
  * A symbol table lists, per function pointer, the names to try and where the
- * pointer goes in the caller's struct; ga_dl_bind fills it.
+ * pointer goes in the caller's struct; the loader fills it.
  */
 #ifndef GA_DL_H
 #define GA_DL_H
@@ -46,14 +46,6 @@ struct ga_dl_sym {
 	{                                                \
 		{ #field }, offsetof(type, field), false \
 	}
-
-/*
- * Resolve t[0..n) from the dlopen handle LIB into OBJ: each entry gets the
- * first of its names that dlsym finds, NULL when none is. Returns n, or the
- * index of the first required entry not found (the binding stops there;
- * entries before it are filled).
- */
-size_t ga_dl_bind(void *lib, const struct ga_dl_sym *t, size_t n, void *obj);
 
 /* What one load did, for the caller's message. */
 struct ga_dl_status {
