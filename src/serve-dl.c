@@ -1,12 +1,12 @@
 /*
- * serve-dl.c - the loader of serve-dl.h: libmicrohttpd.so.12 and libgnutls.so.30 by
- * their sonames (the Debian 12 packages libmicrohttpd12 and libgnutls30, which the
- * gpuaudit package Depends on by name now that the linker does not see them).
+ * serve-dl.c - the table of serve-dl.h, filled through the one loader (lib/dl, rows
+ * MHD and GNUTLS): libmicrohttpd.so.12 and libgnutls.so.30 by their sonames (the
+ * Debian 12 packages libmicrohttpd12 and libgnutls30, which the gpuaudit package
+ * Depends on by name now that the linker does not see them).
  */
-#include <dlfcn.h>
 #include <stdio.h>
-#include <string.h>
 
+#include "../lib/dl/dl.h"
 #include "serve-dl.h"
 
 /* the names: serve-dl.h's macros would rewrite them */
@@ -33,36 +33,29 @@ struct serve_dl serve_dl;
 
 int serve_dl_load(char *err, size_t n)
 {
-	static const char *const libs[2] = { "libmicrohttpd.so.12", "libgnutls.so.30" };
-	if (serve_dl.MHD_start_daemon)
-		return 0;
-	void *h[2] = { NULL, NULL };
-	for (int i = 0; i < 2; i++) {
-		/* kept loaded for the life of the process: never dlclosed once published */
-		h[i] = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
-		if (!h[i]) {
-			snprintf(err, n, "serve needs %s: %s", libs[i], dlerror());
-			goto fail;
-		}
+#define SERVE_DL_SYM(name) GA_DL_SYM(struct serve_dl, name),
+	static const struct ga_dl_sym mhd[] = { SERVE_DL_MHD(SERVE_DL_SYM) };
+	static const struct ga_dl_sym tls[] = { SERVE_DL_GNUTLS(SERVE_DL_SYM) };
+#undef SERVE_DL_SYM
+	static const struct {
+		enum ga_dl_id id;
+		const struct ga_dl_sym *t;
+		size_t n;
+	} libs[] = {
+		{ GA_DL_MHD, mhd, sizeof(mhd) / sizeof(mhd[0]) },
+		{ GA_DL_GNUTLS, tls, sizeof(tls) / sizeof(tls[0]) },
+	};
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		const struct ga_dl_status *st = NULL;
+		/* kept loaded for the life of the process once published */
+		if (ga_dl_shared(libs[i].id, libs[i].t, libs[i].n, &serve_dl, &st))
+			continue;
+		const char *so = ga_dl_libs[libs[i].id].sonames[0];
+		if (st->missing)
+			snprintf(err, n, "serve: %s has no %s", so, st->missing);
+		else
+			snprintf(err, n, "serve needs %s: %s", so, st->error);
+		return -1;
 	}
-	struct serve_dl t;
-	memset(&t, 0, sizeof(t));
-#define SERVE_DL_RESOLVE(name)                                                                         \
-	{                                                                                              \
-		void *sym = dlsym(h[strncmp(#name, "MHD_", 4) == 0 ? 0 : 1], #name);                   \
-		if (!sym) {                                                                            \
-			snprintf(err, n, "serve: %s has no %s", libs[#name[0] == 'M' ? 0 : 1], #name); \
-			goto fail;                                                                     \
-		}                                                                                      \
-		memcpy(&t.name, &sym, sizeof(sym));                                                    \
-	}
-	SERVE_DL_FUNCS(SERVE_DL_RESOLVE)
-#undef SERVE_DL_RESOLVE
-	serve_dl = t;
 	return 0;
-fail:
-	for (int i = 0; i < 2; i++)
-		if (h[i])
-			dlclose(h[i]);
-	return -1;
 }

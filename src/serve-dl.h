@@ -1,5 +1,5 @@
 /*
- * serve-dl.h - libmicrohttpd and GnuTLS, which only `serve` uses, loaded with dlopen
+ * serve-dl.h - libmicrohttpd and GnuTLS, which only `serve` uses, loaded at run time
  * when serve starts (serve-dl.c) instead of linked: linked, the two and GnuTLS's nine
  * dependencies cost every command about 1 ms of CPU at process start (docs/performance.md,
  * "discover against lspci -vmm"), a fifth of a whole `discover`. The headers are still
@@ -14,18 +14,19 @@
 #include <microhttpd.h>
 #include <stddef.h>
 
-#define SERVE_DL_FUNCS(X)                          \
-	X(MHD_add_response_header)                 \
-	X(MHD_basic_auth_get_username_password)    \
-	X(MHD_create_response_from_buffer)         \
-	X(MHD_destroy_response)                    \
-	X(MHD_free)                                \
-	X(MHD_get_connection_info)                 \
-	X(MHD_get_daemon_info)                     \
-	X(MHD_lookup_connection_value)             \
-	X(MHD_queue_response)                      \
-	X(MHD_start_daemon)                        \
-	X(MHD_stop_daemon)                         \
+#define SERVE_DL_MHD(X)                         \
+	X(MHD_add_response_header)              \
+	X(MHD_basic_auth_get_username_password) \
+	X(MHD_create_response_from_buffer)      \
+	X(MHD_destroy_response)                 \
+	X(MHD_free)                             \
+	X(MHD_get_connection_info)              \
+	X(MHD_get_daemon_info)                  \
+	X(MHD_lookup_connection_value)          \
+	X(MHD_queue_response)                   \
+	X(MHD_start_daemon)                     \
+	X(MHD_stop_daemon)
+#define SERVE_DL_GNUTLS(X)                         \
 	X(gnutls_certificate_allocate_credentials) \
 	X(gnutls_certificate_free_credentials)     \
 	X(gnutls_certificate_get_peers)            \
@@ -33,6 +34,7 @@
 	X(gnutls_certificate_set_x509_trust_mem)   \
 	X(gnutls_certificate_verify_peers2)        \
 	X(gnutls_strerror)
+#define SERVE_DL_FUNCS(X) SERVE_DL_MHD(X) SERVE_DL_GNUTLS(X)
 
 struct serve_dl {
 #define SERVE_DL_MEMBER(name) __typeof__(name) *name;
@@ -42,8 +44,10 @@ struct serve_dl {
 extern struct serve_dl serve_dl;
 
 /*
- * Load both libraries and every function above: 0, or -1 with why in err (a library
- * or a symbol missing). Idempotent; the table is filled only when all resolved.
+ * Load both libraries and every function above through the one loader (lib/dl, rows
+ * MHD and GNUTLS): 0, or -1 with why in err (a library or a symbol missing).
+ * Idempotent; each library's part of the table is filled only when all of its
+ * functions resolved.
  */
 int serve_dl_load(char *err, size_t n);
 

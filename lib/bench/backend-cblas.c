@@ -1,15 +1,15 @@
 /*
- * backend-cblas.c - the CPU backend: GEMM through a CBLAS library loaded with dlopen
- * (OpenBLAS, BLIS, MKL or the reference libcblas: the first found, or the
+ * backend-cblas.c - the CPU backend: GEMM through a CBLAS library loaded at run time (lib/dl,
+ * row CBLAS: OpenBLAS, BLIS, MKL or the reference libcblas: the first found, or the
  * one named with --blas), and BabelStream's kernels as plain loops over host
  * memory. No BLAS header is needed: the few declarations are below.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../dl/dl.h"
 #include "gpuaudit/bench.h"
 #include "gpuaudit/fs.h"
 
@@ -34,9 +34,14 @@ struct cblas {
 	struct ga_bench_device dev;
 };
 
-static const char *const default_libs[] = {
-	"libopenblas.so.0", "libopenblas.so", "libblis.so.4", "libblis.so.3", "libmkl_rt.so.2",
-	"libmkl_rt.so",     "libcblas.so.3",  "libcblas.so",  NULL,
+/* the library: --blas LIB, or the first of libs.def's CBLAS row (OpenBLAS, BLIS, MKL, libcblas) */
+static const struct ga_dl_sym cblas_syms[] = {
+	{ { "cblas_sgemm" }, offsetof(struct cblas, sgemm), true },
+	{ { "cblas_dgemm" }, offsetof(struct cblas, dgemm), true },
+	GA_DL_OPT(struct cblas, openblas_get_config),
+	GA_DL_OPT(struct cblas, openblas_set_num_threads),
+	GA_DL_OPT(struct cblas, bli_info_get_version_str),
+	GA_DL_OPT(struct cblas, MKL_Get_Version_String),
 };
 
 static void cpu_name(struct ga_ctx *ctx, char *out, size_t len)
@@ -63,45 +68,36 @@ static void cb_close(void *state)
 	struct cblas *c = state;
 	if (!c)
 		return;
-	if (c->lib)
-		dlclose(c->lib);
+	ga_dl_close(c->lib);
 	ga_free(c);
 }
 
 static int cb_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void **ret_state)
 {
 	const char *one[2] = { cfg->blas_lib, NULL };
-	const char *const *libs = cfg->blas_lib ? one : default_libs;
+	const char *const *libs = cfg->blas_lib ? one : ga_dl_libs[GA_DL_CBLAS].sonames;
 	struct cblas *c = ga_calloc(1, sizeof(*c));
 	const char *used = NULL;
 	int err;
 	if (!c)
 		return -ENOMEM;
 	c->ctx = ctx;
-	char tried[512] = "";
-	for (size_t i = 0; libs[i] && !c->lib; i++) {
-		ga_progress(ctx, libs[i]);
-		c->lib = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
-		if (c->lib)
-			used = libs[i];
-		else
+	ga_progress(ctx, libs[0]);
+	struct ga_dl_status st;
+	c->lib = ga_dl_open(GA_DL_CBLAS, libs, NULL, cblas_syms, GA_ARRAY_SIZE(cblas_syms), c, &st);
+	if (!st.loaded) {
+		char tried[512] = "";
+		for (size_t i = 0; libs[i]; i++)
 			snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s",
 			         *tried ? ", " : "", libs[i]);
-	}
-	if (!c->lib) {
 		err = ga_err(ctx, -ENOENT, "no CBLAS library found (tried %s)", tried);
 		goto out;
 	}
-	*(void **)&c->sgemm = dlsym(c->lib, "cblas_sgemm");
-	*(void **)&c->dgemm = dlsym(c->lib, "cblas_dgemm");
-	if (!c->sgemm || !c->dgemm) {
+	used = st.loaded;
+	if (!c->lib) {
 		err = ga_err(ctx, -EIO, "%s has no cblas_sgemm/cblas_dgemm", used);
 		goto out;
 	}
-	*(void **)&c->openblas_get_config = dlsym(c->lib, "openblas_get_config");
-	*(void **)&c->openblas_set_num_threads = dlsym(c->lib, "openblas_set_num_threads");
-	*(void **)&c->bli_info_get_version_str = dlsym(c->lib, "bli_info_get_version_str");
-	*(void **)&c->MKL_Get_Version_String = dlsym(c->lib, "MKL_Get_Version_String");
 	if (c->openblas_get_config)
 		snprintf(c->version, sizeof(c->version), "%s (%s)", c->openblas_get_config(), used);
 	else if (c->bli_info_get_version_str)

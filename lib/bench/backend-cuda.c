@@ -12,7 +12,6 @@
  * with the toolkit but no driver gets a precise finding. Declarations:
  * cuda_types.h.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -359,44 +358,12 @@ static const struct ga_dl_sym blas_syms[] = {
 	SYM(cublasGemmEx),
 };
 
-static const char *const cublas_names[] = { "libcublas.so.13", "libcublas.so.12", "libcublas.so.11", NULL };
-
 static int cufail(struct cuda *c, const char *call, ga_CUresult r)
 {
 	const char *s = NULL;
 	if (c->cuGetErrorString)
 		c->cuGetErrorString(r, &s);
 	return ga_err(c->ctx, -EIO, "%s failed: %u (%s)", call, r, s ? s : "?");
-}
-
-/* dlopen by soname, then under libdir (NULL: /usr/local/cuda/lib64). */
-static void *open_cublas(const char *libdir, char *used, size_t used_len)
-{
-	for (size_t i = 0; cublas_names[i]; i++) {
-		void *h = dlopen(cublas_names[i], RTLD_NOW | RTLD_LOCAL);
-		if (!h) {
-			char path[512];
-			snprintf(path, sizeof(path), "%s/%s", libdir ? libdir : "/usr/local/cuda/lib64",
-			         cublas_names[i]);
-			h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-			if (h)
-				snprintf(used, used_len, "%s", path);
-		} else
-			snprintf(used, used_len, "%s", cublas_names[i]);
-		if (h)
-			return h;
-	}
-	return NULL;
-}
-
-/* Bind table t from lib into c; 0, or -EIO with the first missing name in *ret_missing. */
-static int load_syms(void *lib, struct cuda *c, const struct ga_dl_sym *t, size_t n, const char **ret_missing)
-{
-	size_t bound = ga_dl_bind(lib, t, n, c);
-	if (bound == n)
-		return 0;
-	*ret_missing = t[bound].names[0];
-	return -EIO;
 }
 
 static void cu_close(void *state)
@@ -423,7 +390,7 @@ static void cu_close(void *state)
 static int cu_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void **ret_state)
 {
 	struct cuda *c = ga_calloc(1, sizeof(*c));
-	const char *missing = NULL;
+	struct ga_dl_status st;
 	char blas_used[600] = "";
 	int blas_ver[3] = { 0 };
 	int err;
@@ -432,17 +399,22 @@ static int cu_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void *
 		return -ENOMEM;
 	c->ctx = ctx;
 	ga_progress(ctx, "dlopen libcublas");
-	c->blas_lib = open_cublas(cfg->cuda_libdir, blas_used, sizeof(blas_used));
-	if (c->blas_lib && load_syms(c->blas_lib, c, blas_syms, GA_ARRAY_SIZE(blas_syms), &missing) < 0) {
-		err = ga_err(ctx, -EIO, "%s lacks %s", blas_used, missing);
+	/* by soname, then under the toolkit's libdir (NULL: /usr/local/cuda/lib64) */
+	const char *libdir = cfg->cuda_libdir ? cfg->cuda_libdir : "/usr/local/cuda/lib64";
+	c->blas_lib = ga_dl_open(GA_DL_CUBLAS, NULL, libdir, blas_syms, GA_ARRAY_SIZE(blas_syms), c, &st);
+	if (st.loaded)
+		snprintf(blas_used, sizeof(blas_used), "%s%s%s", st.in_dir ? libdir : "",
+		         st.in_dir ? "/" : "", st.loaded);
+	if (!c->blas_lib && st.missing) {
+		err = ga_err(ctx, -EIO, "%s lacks %s", blas_used, st.missing);
 		goto out;
 	}
 	if (c->blas_lib)
 		for (unsigned i = 0; i < 3; i++)
 			c->cublasGetProperty(GA_MAJOR_VERSION + i, &blas_ver[i]);
 	ga_progress(ctx, "dlopen libcuda.so.1");
-	c->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!c->lib) {
+	c->lib = ga_dl_open(GA_DL_CUDA, NULL, NULL, drv_syms, GA_ARRAY_SIZE(drv_syms), c, &st);
+	if (!c->lib && !st.loaded) {
 		if (c->blas_lib)
 			err = ga_err(ctx, -ENOENT,
 			             "NVIDIA driver library libcuda.so.1 not found; cuBLAS %d.%d.%d is "
@@ -454,8 +426,8 @@ static int cu_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void *
 			             "NVIDIA driver library libcuda.so.1 not found (and no cuBLAS)");
 		goto out;
 	}
-	if (load_syms(c->lib, c, drv_syms, GA_ARRAY_SIZE(drv_syms), &missing) < 0) {
-		err = ga_err(ctx, -EIO, "libcuda.so.1 lacks %s", missing);
+	if (!c->lib) {
+		err = ga_err(ctx, -EIO, "libcuda.so.1 lacks %s", st.missing);
 		goto out;
 	}
 	ga_progress(ctx, "cuInit");

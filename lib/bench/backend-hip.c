@@ -3,21 +3,22 @@
  * for devices, memory and copies, and rocBLAS (librocblas.so.4/.3/.0) for
  * GEMM through rocblas_gemm_ex (fp32, fp64, and fp16/bf16 inputs with fp32
  * compute), row-major through the column-major C^T = B^T·A^T like backend-cuda.c.
- * Loaded with dlopen; the declarations are our own (lib/dl/hip_types.h,
- * following ROCm 5/6's hip_runtime_api.h and rocblas-types.h; test_vendor_decls
- * checks HIP's against Debian's libamdhip64-dev).
+ * Loaded at run time (lib/dl, rows HIP and ROCBLAS); the declarations are
+ * our own (lib/dl/hip_types.h, following ROCm 5/6's hip_runtime_api.h and
+ * rocblas-types.h; test_vendor_decls checks HIP's against Debian's
+ * libamdhip64-dev).
  *
  * With no AMD GPU the runtime answers hipErrorNoDevice and the backend
  * reports "no-device" cleanly (tested against Debian's libamdhip64-5). The
  * GEMM and copy paths have not run on AMD hardware yet. Without rocBLAS the
  * backend still opens for transfers, and GEMM results say rocBLAS is missing.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../dl/dl.h"
 #include "../dl/hip_types.h"
 #include "bench-internal.h"
 #include "gpuaudit/bench.h"
@@ -51,8 +52,28 @@ struct hip {
 	char version[96];
 };
 
-static const char *const hip_libs[] = { "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", NULL };
-static const char *const rocblas_libs[] = { "librocblas.so.4", "librocblas.so.3", "librocblas.so.0", NULL };
+static const struct ga_dl_sym hip_syms[] = {
+	GA_DL_SYM(struct hip, hipGetDeviceCount),
+	GA_DL_SYM(struct hip, hipGetErrorString),
+	GA_DL_OPT(struct hip, hipRuntimeGetVersion),
+	GA_DL_OPT(struct hip, hipDeviceGetName),
+	GA_DL_OPT(struct hip, hipDeviceGetPCIBusId),
+	GA_DL_OPT(struct hip, hipDeviceTotalMem),
+	GA_DL_SYM(struct hip, hipSetDevice),
+	GA_DL_SYM(struct hip, hipMalloc),
+	GA_DL_SYM(struct hip, hipFree),
+	GA_DL_SYM(struct hip, hipHostMalloc),
+	GA_DL_SYM(struct hip, hipHostFree),
+	GA_DL_SYM(struct hip, hipMemcpy),
+	GA_DL_SYM(struct hip, hipMemcpyAsync),
+	GA_DL_SYM(struct hip, hipDeviceSynchronize),
+};
+/* rocBLAS: optional; without it the devices still serve transfers */
+static const struct ga_dl_sym rocblas_syms[] = {
+	GA_DL_SYM(struct hip, rocblas_create_handle),
+	GA_DL_SYM(struct hip, rocblas_destroy_handle),
+	GA_DL_SYM(struct hip, rocblas_gemm_ex),
+};
 
 static int hipfail(struct hip *h, const char *call, ga_hipError_t r)
 {
@@ -80,32 +101,15 @@ static int hip_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void 
 	if (!h)
 		return -ENOMEM;
 	h->ctx = ctx;
-	for (size_t i = 0; hip_libs[i] && !h->lib; i++) {
-		ga_progress(ctx, hip_libs[i]);
-		if ((h->lib = dlopen(hip_libs[i], RTLD_NOW | RTLD_LOCAL)))
-			used = hip_libs[i];
-	}
-	if (!h->lib) {
+	struct ga_dl_status st;
+	ga_progress(ctx, "dlopen libamdhip64");
+	h->lib = ga_dl_open(GA_DL_HIP, NULL, NULL, hip_syms, GA_ARRAY_SIZE(hip_syms), h, &st);
+	if (!st.loaded) {
 		err = ga_err(ctx, -ENOENT, "HIP runtime not found (libamdhip64.so.6/.so.5)");
 		goto out;
 	}
-	*(void **)&h->hipGetDeviceCount = dlsym(h->lib, "hipGetDeviceCount");
-	*(void **)&h->hipGetErrorString = dlsym(h->lib, "hipGetErrorString");
-	*(void **)&h->hipRuntimeGetVersion = dlsym(h->lib, "hipRuntimeGetVersion");
-	*(void **)&h->hipDeviceGetName = dlsym(h->lib, "hipDeviceGetName");
-	*(void **)&h->hipDeviceGetPCIBusId = dlsym(h->lib, "hipDeviceGetPCIBusId");
-	*(void **)&h->hipDeviceTotalMem = dlsym(h->lib, "hipDeviceTotalMem");
-	*(void **)&h->hipSetDevice = dlsym(h->lib, "hipSetDevice");
-	*(void **)&h->hipMalloc = dlsym(h->lib, "hipMalloc");
-	*(void **)&h->hipFree = dlsym(h->lib, "hipFree");
-	*(void **)&h->hipHostMalloc = dlsym(h->lib, "hipHostMalloc");
-	*(void **)&h->hipHostFree = dlsym(h->lib, "hipHostFree");
-	*(void **)&h->hipMemcpy = dlsym(h->lib, "hipMemcpy");
-	*(void **)&h->hipMemcpyAsync = dlsym(h->lib, "hipMemcpyAsync");
-	*(void **)&h->hipDeviceSynchronize = dlsym(h->lib, "hipDeviceSynchronize");
-	if (!h->hipGetDeviceCount || !h->hipGetErrorString || !h->hipSetDevice || !h->hipMalloc ||
-	    !h->hipFree || !h->hipHostMalloc || !h->hipHostFree || !h->hipMemcpy || !h->hipMemcpyAsync ||
-	    !h->hipDeviceSynchronize) {
+	used = st.loaded;
+	if (!h->lib) {
 		err = ga_err(ctx, -EIO,
 		             "%s lacks part of the HIP API (hipGetDeviceCount, hipMalloc, hipMemcpy...)",
 		             used);
@@ -144,14 +148,8 @@ static int hip_open(struct ga_ctx *ctx, const struct ga_bench_config *cfg, void 
 		if (h->hipDeviceTotalMem && h->hipDeviceTotalMem(&mem, i) == 0)
 			d->mem_bytes = mem;
 	}
-	/* rocBLAS: optional; without it the devices still serve transfers */
-	for (size_t i = 0; rocblas_libs[i] && !h->blas_lib; i++)
-		h->blas_lib = dlopen(rocblas_libs[i], RTLD_NOW | RTLD_LOCAL);
-	if (h->blas_lib) {
-		*(void **)&h->rocblas_create_handle = dlsym(h->blas_lib, "rocblas_create_handle");
-		*(void **)&h->rocblas_destroy_handle = dlsym(h->blas_lib, "rocblas_destroy_handle");
-		*(void **)&h->rocblas_gemm_ex = dlsym(h->blas_lib, "rocblas_gemm_ex");
-	}
+	h->blas_lib =
+	        ga_dl_open(GA_DL_ROCBLAS, NULL, NULL, rocblas_syms, GA_ARRAY_SIZE(rocblas_syms), h, NULL);
 	for (size_t i = 0;
 	     h->rocblas_create_handle && h->rocblas_destroy_handle && h->rocblas_gemm_ex && i < h->n_dev;
 	     i++) {

@@ -1,6 +1,6 @@
 /*
  * backend-nccl.c - collectives across the local GPUs through NCCL (libnccl.so.2),
- * loaded with dlopen, one process driving every device (ncclCommInitAll).
+ * loaded at run time (lib/dl, row NCCL), one process driving every device (ncclCommInitAll).
  * Buffers live in the CUDA backend's contexts (backend-cuda.c). All-reduce (sum of
  * fp32) and all-gather, each warmed up once (the cold start includes
  * communicator setup), timed `reps` times with every device synchronised,
@@ -12,7 +12,6 @@
  * RCCL (librccl.so.1) exports the same API but needs HIP buffers, which the
  * HIP backend does not provide yet; it is reported as not supported.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -213,20 +212,17 @@ int ga_bench_collective(struct ga_bench_session *s, const char *lib, size_t byte
 	c.n = ga_cuda_devices(c.cu);
 	if (c.n > MAX_RANKS)
 		c.n = MAX_RANKS;
-	const char *names[] = { lib ? lib : "libnccl.so.2", lib ? NULL : "libnccl.so", NULL };
-	const char *used = NULL;
+	const char *one[] = { lib, NULL }; /* --nccl LIB; NULL: libs.def's sonames */
+	struct ga_dl_status st;
 	int err = 0;
-	for (size_t i = 0; names[i] && !nc.lib; i++)
-		if ((nc.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
-			used = names[i];
-	if (!nc.lib)
+	nc.lib =
+	        ga_dl_open(GA_DL_NCCL, lib ? one : NULL, NULL, nccl_syms, GA_ARRAY_SIZE(nccl_syms), &nc, &st);
+	if (!st.loaded)
 		return skip_all(rep, cuo, "NCCL not found (libnccl.so.2)");
-	size_t bound = ga_dl_bind(nc.lib, nccl_syms, GA_ARRAY_SIZE(nccl_syms), &nc);
-	if (bound < GA_ARRAY_SIZE(nccl_syms)) {
+	if (!nc.lib) {
 		char why[160];
-		snprintf(why, sizeof(why), "%s lacks %s", used, nccl_syms[bound].names[0]);
-		err = skip_all(rep, cuo, why);
-		goto out;
+		snprintf(why, sizeof(why), "%s lacks %s", st.loaded, st.missing);
+		return skip_all(rep, cuo, why);
 	}
 	c.count = bytes / sizeof(float) / c.n * c.n;
 	if (c.count < 4 * c.n) {
@@ -274,6 +270,5 @@ out:
 			nc.ncclCommDestroy(c.comm[d]);
 	}
 	/* NCCL (C++, with its own threads) stays loaded, like the other vendor libraries. */
-	(void)used;
 	return err;
 }

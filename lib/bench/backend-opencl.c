@@ -12,7 +12,6 @@
  * Kernels are compiled on first use, so the cold start includes the build
  * (and CLBlast's own JIT). No OpenCL header is needed: opencl_types.h.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "../core/internal.h"
 #include "bench-internal.h"
 #include "gpuaudit/bench.h"
+#include "../dl/dl.h"
 #include "../dl/opencl_types.h"
 
 #define MAX_DEVICES 16
@@ -53,14 +53,8 @@ struct cl_api {
 	ga_clFinish_fn clFinish;
 };
 
-#define CLSYM(f)                               \
-	{                                      \
-#f, offsetof(struct cl_api, f) \
-	}
-static const struct {
-	const char *name;
-	size_t off;
-} cl_syms[] = {
+#define CLSYM(f) GA_DL_SYM(struct cl_api, f)
+static const struct ga_dl_sym cl_syms[] = {
 	CLSYM(clGetPlatformIDs),        CLSYM(clGetPlatformInfo),
 	CLSYM(clGetDeviceIDs),          CLSYM(clGetDeviceInfo),
 	CLSYM(clCreateContext),         CLSYM(clReleaseContext),
@@ -171,8 +165,11 @@ static const char stream_src[] =
         "  if (l == 0) sums[get_group_id(0)] = tmp[0];\n"
         "}\n";
 
-static const char *const cl_libs[] = { "libOpenCL.so.1", "libOpenCL.so", NULL };
-static const char *const clblast_libs[] = { "libclblast.so.1", "libclblast.so", NULL };
+static const struct ga_dl_sym clblast_syms[] = {
+	GA_DL_SYM(struct ocl, CLBlastSgemm),
+	GA_DL_OPT(struct ocl, CLBlastDgemm),
+	GA_DL_OPT(struct ocl, CLBlastHgemm),
+};
 
 static int clfail(struct ocl *o, const char *call, ga_cl_int rc)
 {
@@ -203,18 +200,6 @@ static void ocl_close(void *state)
 	ga_free(o);
 }
 
-static void *open_first(const char *const *names, const char **ret_used)
-{
-	for (size_t i = 0; names[i]; i++) {
-		void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-		if (h) {
-			*ret_used = names[i];
-			return h;
-		}
-	}
-	return NULL;
-}
-
 static void dev_key(struct ocl *o, struct cl_dev *d, ga_cl_device_type type)
 {
 	ga_cl_uint bus = 0, slot = 0, dom = 0;
@@ -239,7 +224,6 @@ static void dev_key(struct ocl *o, struct cl_dev *d, ga_cl_device_type type)
 static int ocl_open_common(struct ga_ctx *ctx, bool clblast, void **ret_state)
 {
 	struct ocl *o = ga_calloc(1, sizeof(*o));
-	const char *used = NULL, *bused = NULL;
 	ga_cl_platform_id plats[8];
 	ga_cl_uint np = 0;
 	int err;
@@ -248,28 +232,25 @@ static int ocl_open_common(struct ga_ctx *ctx, bool clblast, void **ret_state)
 	o->ctx = ctx;
 	o->clblast = clblast;
 	ga_progress(ctx, "dlopen libOpenCL.so.1");
-	if (!(o->cl.lib = open_first(cl_libs, &used))) {
+	struct ga_dl_status st;
+	o->cl.lib = ga_dl_open(GA_DL_OPENCL, NULL, NULL, cl_syms, GA_ARRAY_SIZE(cl_syms), &o->cl, &st);
+	if (!st.loaded) {
 		err = ga_err(ctx, -ENOENT, "OpenCL ICD loader not found (libOpenCL.so.1)");
 		goto out;
 	}
-	for (size_t i = 0; i < GA_ARRAY_SIZE(cl_syms); i++) {
-		void *f = dlsym(o->cl.lib, cl_syms[i].name);
-		if (!f) {
-			err = ga_err(ctx, -EIO, "%s lacks %s", used, cl_syms[i].name);
-			goto out;
-		}
-		memcpy((char *)&o->cl + cl_syms[i].off, &f, sizeof(f));
+	if (!o->cl.lib) {
+		err = ga_err(ctx, -EIO, "%s lacks %s", st.loaded, st.missing);
+		goto out;
 	}
 	if (clblast) {
-		if (!(o->blast_lib = open_first(clblast_libs, &bused))) {
+		o->blast_lib = ga_dl_open(GA_DL_CLBLAST, NULL, NULL, clblast_syms,
+		                          GA_ARRAY_SIZE(clblast_syms), o, &st);
+		if (!st.loaded) {
 			err = ga_err(ctx, -ENOENT, "CLBlast not found (libclblast.so.1)");
 			goto out;
 		}
-		*(void **)&o->CLBlastSgemm = dlsym(o->blast_lib, "CLBlastSgemm");
-		*(void **)&o->CLBlastDgemm = dlsym(o->blast_lib, "CLBlastDgemm");
-		*(void **)&o->CLBlastHgemm = dlsym(o->blast_lib, "CLBlastHgemm");
-		if (!o->CLBlastSgemm) {
-			err = ga_err(ctx, -EIO, "%s lacks CLBlastSgemm", bused);
+		if (!o->blast_lib) {
+			err = ga_err(ctx, -EIO, "%s lacks CLBlastSgemm", st.loaded);
 			goto out;
 		}
 	}

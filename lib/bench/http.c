@@ -23,13 +23,12 @@
  * and initialises OpenSSL, nghttp2, LDAP and Kerberos in every gpuaudit process
  * (6.5 MiB of resident memory measured here), which the long-running exporter
  * (`serve`) pays for nothing. The header gives the types and constants; the
- * calls below go through the pointers in `cu` (the names are macros).
+ * calls below go through the one libcurl table of lib/dl/curl_dl.h, ga_curl_api
+ * (the names are macros).
  */
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../dl/curl_dl.h"
 #include "http-run.h"
 #include "http1.h"
 #include "gpuaudit/benchfile.h"
@@ -47,95 +47,27 @@
 #define MAX_REQUESTS 100000000ULL
 #define HIST_HIGHEST_NS BENCH_HTTP_HIST_HIGHEST_NS
 
-static struct {
-	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
-	const char *(*easy_strerror)(CURLcode);
-	CURL *(*easy_init)(void);
-	void (*easy_cleanup)(CURL *);
-	CURLMcode (*multi_setopt)(CURLM *, CURLMoption, ...);
-	const char *(*multi_strerror)(CURLMcode);
-	CURLMcode (*multi_socket_action)(CURLM *, curl_socket_t, int, int *);
-	CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
-	CURLMcode (*multi_add_handle)(CURLM *, CURL *);
-	CURLM *(*multi_init)(void);
-	CURLMsg *(*multi_info_read)(CURLM *, int *);
-	CURLMcode (*multi_cleanup)(CURLM *);
-	CURLMcode (*multi_assign)(CURLM *, curl_socket_t, void *);
-	curl_version_info_data *(*version_info)(CURLversion);
-	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
-	void (*slist_free_all)(struct curl_slist *);
-} cu;
-static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
-static char cu_error[256];
-
-static void cu_load(void)
-{
-	static const char *const libs[] = { "libcurl.so.4", "libcurl-gnutls.so.4", "libcurl.so" };
-	void *h = NULL;
-	for (size_t i = 0; !h && i < sizeof(libs) / sizeof(libs[0]); i++)
-		h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		snprintf(cu_error, sizeof(cu_error), "libcurl not found (libcurl.so.4): %s", dlerror());
-		return;
-	}
-	struct {
-		const char *name;
-		void **slot;
-	} syms[] = {
-#define SYM(field, name) { name, (void **)&cu.field }
-		SYM(easy_setopt, "curl_easy_setopt"),
-		SYM(easy_getinfo, "curl_easy_getinfo"),
-		SYM(easy_strerror, "curl_easy_strerror"),
-		SYM(easy_init, "curl_easy_init"),
-		SYM(easy_cleanup, "curl_easy_cleanup"),
-		SYM(multi_setopt, "curl_multi_setopt"),
-		SYM(multi_strerror, "curl_multi_strerror"),
-		SYM(multi_socket_action, "curl_multi_socket_action"),
-		SYM(multi_remove_handle, "curl_multi_remove_handle"),
-		SYM(multi_add_handle, "curl_multi_add_handle"),
-		SYM(multi_init, "curl_multi_init"),
-		SYM(multi_info_read, "curl_multi_info_read"),
-		SYM(multi_cleanup, "curl_multi_cleanup"),
-		SYM(multi_assign, "curl_multi_assign"),
-		SYM(version_info, "curl_version_info"),
-		SYM(slist_append, "curl_slist_append"),
-		SYM(slist_free_all, "curl_slist_free_all"),
-#undef SYM
-	};
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		*syms[i].slot = dlsym(h, syms[i].name);
-		if (!*syms[i].slot) {
-			snprintf(cu_error, sizeof(cu_error), "libcurl lacks %s", syms[i].name);
-			memset(&cu, 0, sizeof(cu));
-			dlclose(h);
-			return;
-		}
-	}
-	/* the library stays loaded: libcurl and OpenSSL keep global state */
-}
-
 /* curl.h defines these four as function-like macros of themselves */
 #undef curl_easy_setopt
 #undef curl_easy_getinfo
 #undef curl_multi_setopt
-#define curl_easy_setopt cu.easy_setopt
-#define curl_easy_getinfo cu.easy_getinfo
-#define curl_easy_strerror cu.easy_strerror
-#define curl_easy_init cu.easy_init
-#define curl_easy_cleanup cu.easy_cleanup
-#define curl_multi_setopt cu.multi_setopt
-#define curl_multi_strerror cu.multi_strerror
-#define curl_multi_socket_action cu.multi_socket_action
-#define curl_multi_remove_handle cu.multi_remove_handle
-#define curl_multi_add_handle cu.multi_add_handle
-#define curl_multi_init cu.multi_init
-#define curl_multi_info_read cu.multi_info_read
-#define curl_multi_cleanup cu.multi_cleanup
-#define curl_multi_assign cu.multi_assign
-#define curl_version_info cu.version_info
-#define curl_slist_append cu.slist_append
-#define curl_slist_free_all cu.slist_free_all
+#define curl_easy_setopt ga_curl_api.curl_easy_setopt
+#define curl_easy_getinfo ga_curl_api.curl_easy_getinfo
+#define curl_easy_strerror ga_curl_api.curl_easy_strerror
+#define curl_easy_init ga_curl_api.curl_easy_init
+#define curl_easy_cleanup ga_curl_api.curl_easy_cleanup
+#define curl_multi_setopt ga_curl_api.curl_multi_setopt
+#define curl_multi_strerror ga_curl_api.curl_multi_strerror
+#define curl_multi_socket_action ga_curl_api.curl_multi_socket_action
+#define curl_multi_remove_handle ga_curl_api.curl_multi_remove_handle
+#define curl_multi_add_handle ga_curl_api.curl_multi_add_handle
+#define curl_multi_init ga_curl_api.curl_multi_init
+#define curl_multi_info_read ga_curl_api.curl_multi_info_read
+#define curl_multi_cleanup ga_curl_api.curl_multi_cleanup
+#define curl_multi_assign ga_curl_api.curl_multi_assign
+#define curl_version_info ga_curl_api.curl_version_info
+#define curl_slist_append ga_curl_api.curl_slist_append
+#define curl_slist_free_all ga_curl_api.curl_slist_free_all
 
 #define now_ns bench_http_now_ns
 
@@ -409,9 +341,9 @@ static int curl_run(struct ga_ctx *ctx, const struct ga_http_opts *o, struct ben
 {
 	struct curl_engine e = { .lp = { .epfd = -1, .curl_deadline_ns = -1 }, .tfd = -1 };
 	uint64_t total = plan->total;
-	pthread_once(&cu_once, cu_load);
-	if (!cu.easy_init)
-		return ga_err(ctx, -ENOENT, "%s", cu_error);
+	char why[256];
+	if (!ga_curl_api_get(why, sizeof(why)))
+		return ga_err(ctx, -ENOENT, "%s", why);
 	r->engine = "libcurl";
 	r->h2_no_reuse = h2c_no_reuse(o);
 	int err = curl_engine_open(ctx, o, &e);

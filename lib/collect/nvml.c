@@ -1,5 +1,5 @@
 /*
- * nvml.c - NVIDIA's view through NVML, loaded with dlopen.
+ * nvml.c - NVIDIA's view through NVML, loaded at run time (lib/dl, row NVML).
  *
  * No NVIDIA header or library is needed to build: lib/dl/nvml_types.h
  * declares the subset we call. Symbols resolve through a table with versioned
@@ -11,7 +11,6 @@
  * This runs in-process only inside the helper process (gpuaudit
  * __vendor-helper nvml); callers use ga_node_collect, which isolates it.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -152,8 +151,6 @@ static const struct ga_dl_sym syms[] = {
 	SYM(nvmlEventSetFree, false, NULL),
 	SYM(nvmlDeviceGetPciInfo_v2, false, "nvmlDeviceGetPciInfo"),
 };
-
-static const char *const sonames[] = { "libnvidia-ml.so.1", "libnvidia-ml.so", NULL };
 
 /* Announce the call about to be made, then make it. */
 #define CALL(m, fn, ...) (ga_progress((m)->ctx, #fn), (m)->fn(__VA_ARGS__))
@@ -738,21 +735,38 @@ static int topology(struct nvml *m, nvmlDevice_t *devs, unsigned n)
 	return 0;
 }
 
-static int resolve(struct nvml *m, const char *path)
+/*
+ * Open NVML (LIBS: the names to try; NULL: libs.def's) and bind syms into m
+ * through the one loader (lib/dl). 0, with the optional symbols the library
+ * lacks recorded; 1 with the error recorded in rep->sys (dlopen: no name
+ * loaded; dlsym: a required symbol missing, the library closed again);
+ * -ENOMEM.
+ */
+static int open_lib(struct nvml *m, const char *const *libs, const char **ret_path)
 {
 	struct ga_nvml *sys = &m->rep->sys;
-	size_t bound = ga_dl_bind(m->lib, syms, GA_ARRAY_SIZE(syms), m);
-	/* the optional symbols the library lacks, up to where the binding stopped */
-	for (size_t i = 0; i < bound; i++) {
+	struct ga_dl_status st;
+	ga_progress(m->ctx, "dlopen");
+	m->lib = ga_dl_open(GA_DL_NVML, libs, NULL, syms, GA_ARRAY_SIZE(syms), m, &st);
+	if (!m->lib && !st.loaded) {
+		char msg[320];
+		snprintf(msg, sizeof(msg), "library not found: %s (%s)",
+		         libs && libs[0] ? libs[0] : ga_dl_libs[GA_DL_NVML].sonames[0], st.error);
+		return sys_error(m, "dlopen", NVML_ERROR_LIBRARY_NOT_FOUND, msg) < 0 ? -ENOMEM : 1;
+	}
+	if (!m->lib) { /* the library that loaded is named, as when it binds */
+		char msg[256];
+		if (set_str(&sys->library, st.loaded) < 0)
+			return -ENOMEM;
+		snprintf(msg, sizeof(msg), "%s lacks the required symbol %s", st.loaded, st.missing);
+		return sys_error(m, "dlsym", NVML_ERROR_FUNCTION_NOT_FOUND, msg) < 0 ? -ENOMEM : 1;
+	}
+	*ret_path = st.loaded;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(syms); i++) {
 		void *p;
 		memcpy(&p, (char *)m + syms[i].off, sizeof(p));
 		if (!p && ga_strv_push(&sys->missing_symbols, syms[i].names[0]) < 0)
 			return -ENOMEM;
-	}
-	if (bound < GA_ARRAY_SIZE(syms)) {
-		char msg[256];
-		snprintf(msg, sizeof(msg), "%s lacks the required symbol %s", path, syms[bound].names[0]);
-		return sys_error(m, "dlsym", NVML_ERROR_FUNCTION_NOT_FOUND, msg) < 0 ? -ENOMEM : 1;
 	}
 	return 0;
 }
@@ -771,22 +785,7 @@ int ga_nvml_collect_from(struct ga_ctx *ctx, const char *const *libs, struct ga_
 	bool inited = false;
 
 	const char *path = NULL;
-	char dlerr[256] = "";
-	for (size_t i = 0; libs[i] && !m.lib; i++) {
-		ga_progress(ctx, "dlopen");
-		m.lib = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
-		if (m.lib)
-			path = libs[i];
-		else if (!dlerr[0])
-			snprintf(dlerr, sizeof(dlerr), "%s", dlerror());
-	}
-	if (!m.lib) {
-		char msg[320];
-		snprintf(msg, sizeof(msg), "library not found: %s (%s)", libs[0], dlerr);
-		r = sys_error(&m, "dlopen", NVML_ERROR_LIBRARY_NOT_FOUND, msg);
-		goto out;
-	}
-	if ((r = set_str(&sys->library, path)) < 0 || (r = resolve(&m, path)) != 0)
+	if ((r = open_lib(&m, libs, &path)) != 0 || (r = set_str(&sys->library, path)) < 0)
 		goto out;
 
 	nvmlReturn_t rc = CALL(&m, nvmlInit_v2);
@@ -851,8 +850,7 @@ int ga_nvml_collect_from(struct ga_ctx *ctx, const char *const *libs, struct ga_
 out:
 	if (inited)
 		CALL(&m, nvmlShutdown);
-	if (m.lib)
-		dlclose(m.lib);
+	ga_dl_close(m.lib);
 	ga_free(devs);
 	if (r < 0) {
 		ga_schema_release(&ga_nvml_report_schema, m.rep);
@@ -865,7 +863,7 @@ out:
 
 int ga_nvml_collect(struct ga_ctx *ctx, struct ga_nvml_report **ret)
 {
-	return ga_nvml_collect_from(ctx, sonames, ret);
+	return ga_nvml_collect_from(ctx, NULL, ret);
 }
 
 /* --- events (the helper's "nvml-events MS" mode) --- */
@@ -1045,20 +1043,13 @@ int ga_nvml_events_collect(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_
 	bool inited = false;
 	const char *path = NULL;
 	GA_SET(e->live, false);
-	for (size_t i = 0; sonames[i] && !m.lib; i++) {
-		ga_progress(ctx, "dlopen");
-		m.lib = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
-		path = sonames[i];
-	}
-	if (!m.lib) {
-		r = ev_error(e, "dlopen", NVML_ERROR_LIBRARY_NOT_FOUND,
-		             "library not found: libnvidia-ml.so.1");
-		goto out;
-	}
-	if ((r = resolve(&m, path)) != 0) {
-		r = r < 0 ? r
-		          : ev_error(e, scratch.sys.error_call, NVML_ERROR_FUNCTION_NOT_FOUND,
-		                     scratch.sys.error);
+	if ((r = open_lib(&m, NULL, &path)) != 0) {
+		if (r > 0 && !m.lib && !strcmp(scratch.sys.error_call, "dlopen"))
+			r = ev_error(e, "dlopen", NVML_ERROR_LIBRARY_NOT_FOUND,
+			             "library not found: libnvidia-ml.so.1");
+		else if (r > 0)
+			r = ev_error(e, scratch.sys.error_call, NVML_ERROR_FUNCTION_NOT_FOUND,
+			             scratch.sys.error);
 		goto out;
 	}
 	if (!HAVE(&m, nvmlEventSetCreate) || !HAVE(&m, nvmlDeviceRegisterEvents) ||
@@ -1077,8 +1068,7 @@ int ga_nvml_events_collect(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_
 out:
 	if (inited)
 		CALL(&m, nvmlShutdown);
-	if (m.lib)
-		dlclose(m.lib);
+	ga_dl_close(m.lib);
 	ga_schema_release(&ga_nvml_report_schema, &scratch);
 	if (r < 0) {
 		ga_nvml_events_release(e);

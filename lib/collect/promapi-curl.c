@@ -4,71 +4,24 @@
  * it arrives, bearer token or basic auth, TLS options as Prometheus clients
  * take them, and a timeout for the whole request.
  *
- * libcurl is loaded with dlopen on first use, as lib/bench/http.c does and
- * for the same reason (linking it maps OpenSSL, nghttp2, LDAP and Kerberos
- * into every gpuaudit process, serve included). The header gives types and
- * constants only; the calls go through the table bound by ga_dl_bind.
+ * libcurl is loaded on first use through the one libcurl table that
+ * lib/bench/http.c uses too (lib/dl/curl_dl.h: linking it would map OpenSSL,
+ * nghttp2, LDAP and Kerberos into every gpuaudit process, serve included).
+ * The header gives types and constants only.
  */
 #define CURL_DISABLE_TYPECHECK 1
 #define CURL_DISABLE_DEPRECATION 1 /* CURLOPT_PROTOCOLS: the fallback for libcurl before 7.85 */
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../core/file.h"
 #include "../core/internal.h"
-#include "../dl/dl.h"
+#include "../dl/curl_dl.h"
 #include "gpuaudit/promapi.h"
 
 #define SECRET_MAX 65536
-
-struct curl_api {
-	CURL *(*curl_easy_init)(void);
-	CURLcode (*curl_easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode (*curl_easy_perform)(CURL *);
-	CURLcode (*curl_easy_getinfo)(CURL *, CURLINFO, ...);
-	void (*curl_easy_cleanup)(CURL *);
-	const char *(*curl_easy_strerror)(CURLcode);
-	struct curl_slist *(*curl_slist_append)(struct curl_slist *, const char *);
-	void (*curl_slist_free_all)(struct curl_slist *);
-};
-
-static struct curl_api api;
-static pthread_once_t api_once = PTHREAD_ONCE_INIT;
-static char api_error[256];
-
-static void api_load(void)
-{
-	static const char *const libs[] = { "libcurl.so.4", "libcurl-gnutls.so.4", "libcurl.so" };
-	static const struct ga_dl_sym syms[] = {
-		GA_DL_SYM(struct curl_api, curl_easy_init),
-		GA_DL_SYM(struct curl_api, curl_easy_setopt),
-		GA_DL_SYM(struct curl_api, curl_easy_perform),
-		GA_DL_SYM(struct curl_api, curl_easy_getinfo),
-		GA_DL_SYM(struct curl_api, curl_easy_cleanup),
-		GA_DL_SYM(struct curl_api, curl_easy_strerror),
-		GA_DL_SYM(struct curl_api, curl_slist_append),
-		GA_DL_SYM(struct curl_api, curl_slist_free_all),
-	};
-	void *h = NULL;
-	for (size_t i = 0; !h && i < sizeof(libs) / sizeof(libs[0]); i++)
-		h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		snprintf(api_error, sizeof(api_error), "libcurl not found (libcurl.so.4): %s", dlerror());
-		return;
-	}
-	struct curl_api a = { 0 };
-	size_t n = sizeof(syms) / sizeof(syms[0]), got = ga_dl_bind(h, syms, n, &a);
-	if (got != n) {
-		snprintf(api_error, sizeof(api_error), "libcurl lacks %s", syms[got].names[0]);
-		dlclose(h);
-		return;
-	}
-	api = a; /* the library stays loaded: libcurl and its TLS library keep global state */
-}
 
 struct transport {
 	char *url; /* without a trailing '/' */
@@ -96,7 +49,7 @@ static size_t on_write(char *p, size_t size, size_t n, void *ud)
 
 static int curl_err(struct ga_ctx *ctx, CURLcode c, const char *ebuf, const struct transport *t)
 {
-	const char *m = *ebuf ? ebuf : api.curl_easy_strerror(c);
+	const char *m = *ebuf ? ebuf : ga_curl_api.curl_easy_strerror(c);
 	int e = c == CURLE_OPERATION_TIMEDOUT     ? -ETIMEDOUT
 	        : c == CURLE_COULDNT_CONNECT      ? -ECONNREFUSED
 	        : c == CURLE_COULDNT_RESOLVE_HOST ? -EHOSTUNREACH
@@ -116,16 +69,16 @@ static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form
 	char ebuf[CURL_ERROR_SIZE] = "";
 	struct body b = { on_body, body_ud, 0 };
 	int r = ga_buf_addf(&url, "%s%s", t->url, path);
-	CURL *e = r == 0 ? api.curl_easy_init() : NULL;
+	CURL *e = r == 0 ? ga_curl_api.curl_easy_init() : NULL;
 	if (!e) {
 		r = ga_err(ctx, -ENOMEM, "out of memory (curl_easy_init)");
 		goto out;
 	}
-	hdr = api.curl_slist_append(NULL, "Accept: application/json");
+	hdr = ga_curl_api.curl_slist_append(NULL, "Accept: application/json");
 	if (hdr && t->auth_header) {
-		struct curl_slist *h2 = api.curl_slist_append(hdr, t->auth_header);
+		struct curl_slist *h2 = ga_curl_api.curl_slist_append(hdr, t->auth_header);
 		if (!h2)
-			api.curl_slist_free_all(hdr);
+			ga_curl_api.curl_slist_free_all(hdr);
 		hdr = h2;
 	}
 	if (!hdr) {
@@ -133,10 +86,10 @@ static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form
 		goto out;
 	}
 	CURLcode c = CURLE_OK;
-#define SET(opt, val)                                          \
-	do {                                                   \
-		if (c == CURLE_OK)                             \
-			c = api.curl_easy_setopt(e, opt, val); \
+#define SET(opt, val)                                                  \
+	do {                                                           \
+		if (c == CURLE_OK)                                     \
+			c = ga_curl_api.curl_easy_setopt(e, opt, val); \
 	} while (0)
 	SET(CURLOPT_URL, url.data);
 	SET(CURLOPT_ERRORBUFFER, ebuf);
@@ -171,12 +124,12 @@ static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form
 	}
 #undef SET
 	if (c != CURLE_OK) {
-		r = ga_err(ctx, -EINVAL, "libcurl: %s", api.curl_easy_strerror(c));
+		r = ga_err(ctx, -EINVAL, "libcurl: %s", ga_curl_api.curl_easy_strerror(c));
 		goto out;
 	}
-	c = api.curl_easy_perform(e);
+	c = ga_curl_api.curl_easy_perform(e);
 	long status = 0;
-	api.curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+	ga_curl_api.curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
 	*ret_status = status;
 	if (b.err)
 		r = b.err; /* the parser's own error, its message already in ctx */
@@ -184,9 +137,9 @@ static int post(void *ud, struct ga_ctx *ctx, const char *path, const char *form
 		r = curl_err(ctx, c, ebuf, t);
 out:
 	if (hdr)
-		api.curl_slist_free_all(hdr);
+		ga_curl_api.curl_slist_free_all(hdr);
 	if (e)
-		api.curl_easy_cleanup(e);
+		ga_curl_api.curl_easy_cleanup(e);
 	ga_buf_release(&url);
 	return r;
 }
@@ -259,9 +212,9 @@ int ga_prom_curl_transport(struct ga_ctx *ctx, const struct ga_prom_http_opts *o
 		              o->url ? o->url : "");
 	if (o->bearer_token_file && o->username)
 		return ga_err(ctx, -EINVAL, "a bearer token and basic auth exclude each other");
-	pthread_once(&api_once, api_load);
-	if (!api.curl_easy_init)
-		return ga_err(ctx, -ELIBACC, "%s", api_error);
+	char why[256];
+	if (!ga_curl_api_get(why, sizeof(why)))
+		return ga_err(ctx, -ELIBACC, "%s", why);
 	struct transport *t = ga_calloc(1, sizeof(*t));
 	char *token = NULL;
 	int r = 0;

@@ -39,7 +39,7 @@
 
 #include <jansson.h>
 
-#include "../core/archive_dl.h"
+#include "../dl/archive_dl.h"
 #include "../core/internal.h"
 #include "gpuaudit/nodereport.h"
 #include "gpuaudit/reports.h"

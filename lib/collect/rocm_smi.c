@@ -1,5 +1,6 @@
 /*
- * rocm_smi.c - ROCm SMI's view of the AMD GPUs, through dlopen of librocm_smi64.
+ * rocm_smi.c - ROCm SMI's view of the AMD GPUs, librocm_smi64 loaded at run time
+ * (lib/dl, row ROCM_SMI).
  *
  * No ROCm header is needed at build time: our declarations of the few calls
  * (lib/dl/rocm_smi_types.h) follow rocm_smi.h, and test_vendor_decls checks
@@ -9,9 +10,7 @@
  * closed on every path. Failures become error/error_call/error_code in the
  * result, never a return code: only running out of memory is an error.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,8 +54,6 @@ static const struct ga_dl_sym symbols[] = {
 	SYM(dev_temp_metric_get, "rsmi_dev_temp_metric_get", false),
 	SYM(dev_power_ave_get, "rsmi_dev_power_ave_get", false),
 };
-
-static const char *const default_sonames[] = { "librocm_smi64.so.1", "librocm_smi64.so", NULL };
 
 int ga_rocm_smi_bdf(uint64_t id, char *buf, size_t n)
 {
@@ -159,10 +156,8 @@ static int enumerate(const struct rsmi_fns *f, struct ga_rocm_smi *r)
 /* The loaded file's path, for the report; the soname when the loader does not say. */
 static char *library_path(void *h, const char *soname)
 {
-	struct link_map *lm = NULL;
-	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name)
-		return ga_strdup(lm->l_name);
-	return ga_strdup(soname);
+	char path[4096];
+	return ga_strdup(ga_dl_path(h, path, sizeof(path)) ? path : soname);
 }
 
 int ga_rocm_smi_collect_from(struct ga_ctx *ctx, const char *const *sonames, struct ga_rocm_smi **ret)
@@ -171,36 +166,30 @@ int ga_rocm_smi_collect_from(struct ga_ctx *ctx, const char *const *sonames, str
 	if (!r)
 		return ga_err(ctx, -ENOMEM, "ROCm SMI: out of memory");
 	void *h = NULL;
-	const char *loaded = NULL;
 	bool inited = false;
 	int err = 0;
 	struct rsmi_fns f;
 	memset(&f, 0, sizeof(f));
 
-	for (const char *const *s = sonames; s && *s && !h; s++) {
-		h = dlopen(*s, RTLD_NOW | RTLD_LOCAL);
-		if (h)
-			loaded = *s;
-		else
-			ga_log(ctx, GA_LOG_DEBUG, "ROCm SMI: %s", dlerror());
-	}
-	if (!h) {
+	struct ga_dl_status dls;
+	h = ga_dl_open(GA_DL_ROCM_SMI, sonames, NULL, symbols, GA_ARRAY_SIZE(symbols), &f, &dls);
+	if (!dls.loaded) {
 		char text[300];
+		ga_log(ctx, GA_LOG_DEBUG, "ROCm SMI: %s", dls.error);
 		snprintf(text, sizeof(text), "library not found: %s",
-		         sonames && *sonames ? *sonames : "(none)");
+		         sonames && *sonames ? *sonames : ga_dl_libs[GA_DL_ROCM_SMI].sonames[0]);
 		err = set_error(r, NULL, "dlopen", 0, text);
 		goto out;
 	}
-	r->library = library_path(h, loaded);
+	/* the file when loaded; the name that loaded when a missing symbol closed it again */
+	r->library = library_path(h, dls.loaded);
 	if (!r->library) {
 		err = -ENOMEM;
 		goto out;
 	}
-	size_t bound = ga_dl_bind(h, symbols, GA_ARRAY_SIZE(symbols), &f);
-	if (bound < GA_ARRAY_SIZE(symbols)) {
+	if (!h) { /* nothing of the partial table is published (f is zeroed) */
 		char text[128];
-		memset(&f, 0, sizeof(f)); /* publish nothing from a partial table */
-		snprintf(text, sizeof(text), "missing symbol: %s", symbols[bound].names[0]);
+		snprintf(text, sizeof(text), "missing symbol: %s", dls.missing);
 		err = set_error(r, NULL, "dlsym", 0, text);
 		goto out;
 	}
@@ -228,8 +217,7 @@ out:
 		if (st != GA_RSMI_STATUS_SUCCESS && err == 0 && !r->error)
 			err = set_error(r, &f, "rsmi_shut_down", st, NULL);
 	}
-	if (h)
-		dlclose(h);
+	ga_dl_close(h);
 	if (err < 0) {
 		ga_rocm_smi_free(r);
 		return ga_err(ctx, -ENOMEM, "ROCm SMI: out of memory");
@@ -240,5 +228,5 @@ out:
 
 int ga_rocm_smi_collect(struct ga_ctx *ctx, struct ga_rocm_smi **ret)
 {
-	return ga_rocm_smi_collect_from(ctx, default_sonames, ret);
+	return ga_rocm_smi_collect_from(ctx, NULL, ret);
 }

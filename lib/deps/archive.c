@@ -34,7 +34,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../core/archive_dl.h"
+#include "../dl/archive_dl.h"
 #include "../core/internal.h"
 #include "walk_int.h"
 

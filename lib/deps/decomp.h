@@ -1,8 +1,9 @@
 /*
  * decomp.h - the few zlib and zstd entry points the CCOB reader needs, with
- * our own declarations: the libraries are dlopened on first use (libz.so.1,
- * libzstd.so.1), so libgpuaudit links neither. tests/unit/test_elfscan_decomp.c
- * checks these declarations against <zlib.h> and <zstd.h>.
+ * our own declarations: the libraries are loaded on first use (lib/dl, rows
+ * ZLIB and ZSTD: libz.so.1, libzstd.so.1), so libgpuaudit links neither.
+ * tests/unit/test_elfscan_decomp.c checks these declarations against <zlib.h>
+ * and <zstd.h>.
  */
 #ifndef GA_DECOMP_H
 #define GA_DECOMP_H

@@ -5,12 +5,11 @@
  * with GA_ELF_PTX_ENTRIES, the kernels of each PTX payload too (the PTX JIT
  * estimate). Layout: gpu-code-formats.md (reference), docs/deps-formats.md.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../dl/dl.h"
 #include "decomp.h"
 #include "elfscan_int.h"
 
@@ -140,15 +139,12 @@ static uint32_t count_entries(const uint8_t *p, size_t n)
  * not link it; without it LZ4 PTX stays uncounted.
  */
 typedef int (*lz4_decompress_fn)(const char *src, char *dst, int src_size, int dst_cap);
-static lz4_decompress_fn lz4_decompress;
-static pthread_once_t lz4_once = PTHREAD_ONCE_INIT;
-
-static void lz4_load(void)
-{
-	void *h = dlopen("liblz4.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (h)
-		*(void **)&lz4_decompress = dlsym(h, "LZ4_decompress_safe");
-}
+static struct {
+	lz4_decompress_fn LZ4_decompress_safe;
+} lz4;
+static const struct ga_dl_sym lz4_syms[] = {
+	{ { "LZ4_decompress_safe" }, offsetof(__typeof__(lz4), LZ4_decompress_safe), true },
+};
 
 /* The kernels of one PTX image: its text as stored, or decompressed (zstd: CUDA 13, LZ4: 12). */
 static void ptx_entries(struct dc_scan *s, struct ga_devcode_image *img)
@@ -165,8 +161,7 @@ static void ptx_entries(struct dc_scan *s, struct ga_devcode_image *img)
 	    !img->uncompressed_size || img->uncompressed_size > PTX_MAX_BYTES || img->size > PTX_MAX_BYTES)
 		return;
 	if (img->compression == GA_COMP_LZ4) {
-		pthread_once(&lz4_once, lz4_load);
-		if (!lz4_decompress)
+		if (!ga_dl_shared(GA_DL_LZ4, lz4_syms, GA_ARRAY_SIZE(lz4_syms), &lz4, NULL))
 			return;
 	}
 	uint8_t *out = ga_malloc((size_t)img->uncompressed_size);
@@ -175,8 +170,8 @@ static void ptx_entries(struct dc_scan *s, struct ga_devcode_image *img)
 	long got =
 	        img->compression == GA_COMP_ZSTD
 	                ? ga_decompress_prefix(1, p, (size_t)img->size, out, (size_t)img->uncompressed_size)
-	                : lz4_decompress((const char *)p, (char *)out, (int)img->size,
-	                                 (int)img->uncompressed_size);
+	                : lz4.LZ4_decompress_safe((const char *)p, (char *)out, (int)img->size,
+	                                          (int)img->uncompressed_size);
 	if (got > 0) {
 		img->ptx_entries = count_entries(out, (size_t)got);
 		img->ptx_entries_known = true;

@@ -3,15 +3,14 @@
  * compressed "CCOB" v1/v2/v3) and LLVM offload binaries (magic 10 FF 10 AD):
  * validate, read entry ids / target strings, record one image per entry.
  * CCOB ids are only visible after decompression: the first bytes of the
- * stream are inflated (zlib or zstd, dlopened on first use) up to a cap,
+ * stream are inflated (zlib or zstd, loaded on first use) up to a cap,
  * enough for the bundle header. Layout: docs/deps-formats.md.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 
 #include "../core/internal.h"
+#include "../dl/dl.h"
 #include "decomp.h"
 #include "elfscan_int.h"
 
@@ -168,7 +167,7 @@ uint64_t ga_dc_bundle(struct dc_scan *s, size_t off, size_t end)
 	return size;
 }
 
-/* ---- decompression (dlopened) -------------------------------------------- */
+/* ---- decompression (loaded at run time) -------------------------------------------- */
 
 static struct {
 	ga_inflateInit_fn inflateInit_;
@@ -180,40 +179,24 @@ static struct {
 	ga_ZSTD_decompressStream_fn decompressStream;
 	ga_ZSTD_isError_fn isError;
 } dz;
-static pthread_once_t dz_once = PTHREAD_ONCE_INIT;
-
-static void dz_load(void)
-{
-	void *z = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (z) {
-		*(void **)&dz.inflateInit_ = dlsym(z, "inflateInit_");
-		*(void **)&dz.inflate = dlsym(z, "inflate");
-		*(void **)&dz.inflateEnd = dlsym(z, "inflateEnd");
-		if (!dz.inflateInit_ || !dz.inflate || !dz.inflateEnd) {
-			dz.inflateInit_ = NULL;
-			dlclose(z);
-		}
-	}
-	void *zs = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (zs) {
-		*(void **)&dz.createDStream = dlsym(zs, "ZSTD_createDStream");
-		*(void **)&dz.freeDStream = dlsym(zs, "ZSTD_freeDStream");
-		*(void **)&dz.initDStream = dlsym(zs, "ZSTD_initDStream");
-		*(void **)&dz.decompressStream = dlsym(zs, "ZSTD_decompressStream");
-		*(void **)&dz.isError = dlsym(zs, "ZSTD_isError");
-		if (!dz.createDStream || !dz.freeDStream || !dz.initDStream || !dz.decompressStream ||
-		    !dz.isError) {
-			dz.createDStream = NULL;
-			dlclose(zs);
-		}
-	}
-}
+/* each library loaded on its first use through the one loader (lib/dl, rows ZLIB and ZSTD) */
+static const struct ga_dl_sym zlib_syms[] = {
+	{ { "inflateInit_" }, offsetof(__typeof__(dz), inflateInit_), true },
+	{ { "inflate" }, offsetof(__typeof__(dz), inflate), true },
+	{ { "inflateEnd" }, offsetof(__typeof__(dz), inflateEnd), true },
+};
+static const struct ga_dl_sym zstd_syms[] = {
+	{ { "ZSTD_createDStream" }, offsetof(__typeof__(dz), createDStream), true },
+	{ { "ZSTD_freeDStream" }, offsetof(__typeof__(dz), freeDStream), true },
+	{ { "ZSTD_initDStream" }, offsetof(__typeof__(dz), initDStream), true },
+	{ { "ZSTD_decompressStream" }, offsetof(__typeof__(dz), decompressStream), true },
+	{ { "ZSTD_isError" }, offsetof(__typeof__(dz), isError), true },
+};
 
 long ga_decompress_prefix(int method, const uint8_t *in, size_t in_len, uint8_t *out, size_t cap)
 {
-	pthread_once(&dz_once, dz_load);
 	if (method == 0) {
-		if (!dz.inflateInit_)
+		if (!ga_dl_shared(GA_DL_ZLIB, zlib_syms, GA_ARRAY_SIZE(zlib_syms), &dz, NULL))
 			return -ENOSYS;
 		struct ga_z_stream zs;
 		memset(&zs, 0, sizeof(zs));
@@ -250,7 +233,7 @@ long ga_decompress_prefix(int method, const uint8_t *in, size_t in_len, uint8_t 
 		return r < 0 ? r : (long)done;
 	}
 	if (method == 1) {
-		if (!dz.createDStream)
+		if (!ga_dl_shared(GA_DL_ZSTD, zstd_syms, GA_ARRAY_SIZE(zstd_syms), &dz, NULL))
 			return -ENOSYS;
 		void *ds = dz.createDStream();
 		if (!ds)

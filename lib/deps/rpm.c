@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
-#include "../core/sqlite_dl.h"
+#include "../dl/sqlite_dl.h"
 #include "walk_int.h"
 
 #define RPM_LEAD_BYTES 96

@@ -1,5 +1,5 @@
 /*
- * sqlite_dl.h - libsqlite3, loaded with dlopen on first use instead of linked.
+ * sqlite_dl.h - libsqlite3, loaded on first use (lib/dl, row SQLITE) instead of linked.
  *
  * Only `deps` needs it, and only for an image's rpm database
  * (var/lib/rpm/rpmdb.sqlite, RHEL 9 and derivatives; lib/deps/rpm.c). Linking it

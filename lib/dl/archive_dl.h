@@ -1,5 +1,5 @@
 /*
- * archive_dl.h - libarchive, loaded with dlopen on first use instead of linked.
+ * archive_dl.h - libarchive, loaded on first use (lib/dl, row ARCHIVE) instead of linked.
  *
  * Linking libarchive maps and initialises it and its compressors and libxml2 in
  * every gpuaudit process (3.6 MiB of resident memory measured here), which the
