@@ -117,6 +117,35 @@ static int print_json(struct cli *cli, struct ga_explain *ex, const char *file, 
 	return r;
 }
 
+/*
+ * No cause: the most salient error lines, where they seem to come from (a guess
+ * from their words) and the code they name; what to run next. true when there
+ * was any (the result is inconclusive, not clean).
+ */
+static bool print_inconclusive(FILE *o, const struct ga_explain *ex, bool text)
+{
+	size_t n = 0;
+	uint64_t total = 0;
+	const struct ga_explain_salient *s = ga_explain_salient_lines(ex, &n, &total);
+	if (!n)
+		return false;
+	if (!text)
+		return true;
+	fprintf(o,
+	        "inconclusive: %llu line%s like an error and none names a known cause; the most "
+	        "salient (the component is a guess from the line's words):\n",
+	        (unsigned long long)total, total == 1 ? " looks" : "s look");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o, "  %6llu  [%s] %s\n", (unsigned long long)s[i].line, s[i].component,
+		        cli_esc(s[i].text));
+		if (s[i].code[0])
+			fprintf(o, "          code: %s\n", cli_esc(s[i].code));
+	}
+	fprintf(o, "next: gpuaudit health (the node's GPUs, driver and kernel log), gpuaudit deps PROGRAM "
+	           "(its libraries against the node), gpuaudit discover (what the node has)\n");
+	return true;
+}
+
 /* Match the log fd (and the --for node) and print; the exit code. */
 static int explain_run(struct cli *cli, const struct explain_opts *o, int fd, const char *file,
                        const struct ga_node *node)
@@ -140,7 +169,9 @@ static int explain_run(struct cli *cli, const struct explain_opts *o, int fd, co
 		explain_print_text(cli->out, ex, "");
 	}
 	if (code == EXIT_OK)
-		code = ga_explain_match_count(ex) ? EXIT_PROBLEMS : EXIT_OK;
+		code = ga_explain_match_count(ex)                    ? EXIT_PROBLEMS
+		       : print_inconclusive(cli->out, ex, !o->json) ? EXIT_INCONCLUSIVE
+		                                                      : EXIT_OK;
 	ga_explain_free(ex);
 	return code;
 }
