@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "explain-report.h"
 #include "gpuaudit/atomicfile.h"
+#include "gpuaudit/errcodes.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
@@ -23,6 +24,23 @@ static void print_patterns(FILE *o)
 {
 	for (size_t i = 0; i < ga_sig_pattern_count(); i++)
 		fprintf(o, "%s\n", ga_sig_pattern_get(i)->regex);
+}
+
+/* --list-codes: every error code of the tables, its group, class and action. */
+static void print_codes(FILE *o)
+{
+	for (size_t i = 0; i < ga_errcode_count(); i++) {
+		const struct ga_errcode *c = ga_errcode_get(i);
+		enum ga_errcode_group g = ga_errcode_group_of(i);
+		const struct ga_errcode_group_info *gi = ga_errcode_group_get(g);
+		const char *cls = gi ? ga_cause_class_name(gi->cause_class) : NULL;
+		fprintf(o, "%-8s %-52s %11lld  %-26s %-17s %s\n", ga_errcode_family_get(c->family)->id,
+		        c->name, (long long)c->value,
+		        gi && gi->id            ? gi->id
+		        : g == GA_ECG_NOT_ERROR ? "(not an error)"
+		                                : "(names no cause)",
+		        cls ? cls : "-", gi ? ga_action_name(gi->action) : "-");
+	}
 }
 
 /* --list: the catalogue. */
@@ -97,6 +115,9 @@ static int explain_opt(struct cli *cli, const char *cmd, int opt, const char *ar
 	case 'P':
 		print_patterns(cli->out);
 		return EXIT_OK;
+	case 'C':
+		print_codes(cli->out);
+		return EXIT_OK;
 	default:
 		return CLI_UNKNOWN;
 	}
@@ -169,9 +190,9 @@ static int explain_run(struct cli *cli, const struct explain_opts *o, int fd, co
 		explain_print_text(cli->out, ex, "");
 	}
 	if (code == EXIT_OK)
-		code = ga_explain_match_count(ex)                    ? EXIT_PROBLEMS
+		code = ga_explain_match_count(ex)                   ? EXIT_PROBLEMS
 		       : print_inconclusive(cli->out, ex, !o->json) ? EXIT_INCONCLUSIVE
-		                                                      : EXIT_OK;
+		                                                    : EXIT_OK;
 	ga_explain_free(ex);
 	return code;
 }
@@ -183,6 +204,7 @@ int cmd_explain(struct cli *cli, int argc, char **argv)
 		{ "for", required_argument, NULL, 'F' },
 		{ "max-matches", required_argument, NULL, 'm' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "list-codes", no_argument, NULL, 'C' },
 		{ "print-patterns", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

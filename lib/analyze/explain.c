@@ -130,7 +130,7 @@ struct xid_pair {
 #define CODE_HITS 32
 
 struct code_hit {
-	long code;  /* index into the tables, -1: an unknown name */
+	long code; /* index into the tables, -1: an unknown name */
 	char name[64];
 	enum ga_errcode_family family;
 	uint64_t count, first_line;
@@ -147,10 +147,12 @@ struct ga_explain {
 	uint16_t lit_len[MAX_LITS];
 	size_t n_lits;
 	struct ga_errcode_index ecx;
+	int16_t *code_sig; /* per code: the signature whose code it is (or its driver/runtime twin), -1 */
 	struct code_hit codes[CODE_HITS]; /* distinct codes named by lines no signature matched */
 	size_t n_codes;
 	uint64_t codes_dropped;
-	struct ga_explain_salient salient[SALIENT_MAX]; /* the most salient error lines, while no cause is known */
+	struct ga_explain_salient
+	        salient[SALIENT_MAX]; /* the most salient error lines, while no cause is known */
 	size_t n_salient;
 	uint64_t salient_lines; /* lines that look like errors */
 	char carry[GA_EXPLAIN_LINE_MAX + 1];
@@ -172,6 +174,7 @@ struct ga_explain {
 };
 
 static int code_literals(struct ga_explain *ex);
+static int code_sigs(struct ga_explain *ex);
 
 int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 {
@@ -199,6 +202,8 @@ int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 	int e = ga_errcode_index_init(&ex->ecx);
 	if (e == 0)
 		e = code_literals(ex);
+	if (e == 0)
+		e = code_sigs(ex);
 	if (e < 0) {
 		ga_explain_free(ex);
 		return e;
@@ -251,6 +256,7 @@ void ga_explain_free(struct ga_explain *ex)
 	for (size_t i = 0; i < ex->re_ok; i++)
 		regfree(&ex->re[i]);
 	ga_errcode_index_release(&ex->ecx);
+	ga_free(ex->code_sig);
 	for (size_t i = 0; i < N_CAUSES; i++)
 		ga_free(ex->causes[i].node_note);
 	ga_free(ex->matches);
@@ -441,28 +447,75 @@ static int code_literals(struct ga_explain *ex)
 	return e;
 }
 
+/*
+ * The signatures that are about one code ("cudaErrorNoDevice (100)"): a line
+ * naming that code, or its twin of the other CUDA API (the driver API's
+ * CUresult and the runtime's cudaError_t share the numbers of these), is that
+ * signature's cause, with its hand-written text, not the code's group.
+ */
+static int code_sigs(struct ga_explain *ex)
+{
+	size_t nc = ga_errcode_count();
+	if (!(ex->code_sig = ga_calloc(nc, sizeof(*ex->code_sig))))
+		return -ENOMEM;
+	memset(ex->code_sig, 0xff, nc * sizeof(*ex->code_sig));
+	for (size_t i = 0; i < SIG__COUNT; i++) {
+		const char *code = sigs[i].code;
+		if (!code)
+			continue;
+		long k = ga_errcode_lookup(&ex->ecx, code, strcspn(code, " ("));
+		if (k < 0)
+			continue;
+		const struct ga_errcode *c = ga_errcode_get((size_t)k);
+		ex->code_sig[k] = (int16_t)i;
+		enum ga_errcode_family twin = c->family == GA_ECF_CUDART ? GA_ECF_CU
+		                              : c->family == GA_ECF_CU   ? GA_ECF_CUDART
+		                                                         : GA_ECF__COUNT;
+		long t = ga_errcode_lookup_number(&ex->ecx, twin, c->value);
+		if (t >= 0 && ex->code_sig[t] < 0)
+			ex->code_sig[t] = (int16_t)i;
+	}
+	return 0;
+}
+
 /* What the line says about where it comes from: a guess from its words. */
 static const char *component_guess(const char *l, size_t n)
 {
 	static const struct {
 		const char *word, *what;
 	} words[] = {
-		{ "nvidia-container", "container runtime" }, { "OCI runtime", "container runtime" },
-		{ "NVRM", "kernel (NVIDIA driver)" },         { "amdgpu", "kernel (amdgpu driver)" },
-		{ "kernel:", "kernel" },                      { "NCCL", "NCCL (library)" },
-		{ "nccl", "NCCL (library)" },                 { "RCCL", "RCCL (library)" },
-		{ "CUBLAS", "cuBLAS (library)" },             { "cublas", "cuBLAS (library)" },
-		{ "CUDNN", "cuDNN (library)" },               { "cudnn", "cuDNN (library)" },
-		{ "rocblas", "rocBLAS (library)" },           { "NVML", "NVML (driver library)" },
-		{ "nvml", "NVML (driver library)" },          { "HSA_", "ROCm runtime (HSA)" },
-		{ "hipError", "HIP runtime" },                { "HIP", "HIP runtime" },
-		{ "ZE_RESULT", "Level Zero runtime" },        { "CL_", "OpenCL runtime" },
-		{ "CUDA", "CUDA runtime" },                   { "cuda", "CUDA runtime" },
-		{ "torch", "PyTorch (framework)" },           { "jax", "JAX (framework)" },
-		{ "tensorflow", "TensorFlow (framework)" },   { "Error:", "the program (Python exception)" },
-		{ "Exception", "the program" },               { "Traceback", "the program (Python)" },
-		{ "shared object", "loader" },                { "Segmentation fault", "the program (crash)" },
-		{ "core dumped", "the program (crash)" },     { "slurmstepd", "Slurm" },
+		{ "nvidia-container", "container runtime" },
+		{ "OCI runtime", "container runtime" },
+		{ "NVRM", "kernel (NVIDIA driver)" },
+		{ "amdgpu", "kernel (amdgpu driver)" },
+		{ "kernel:", "kernel" },
+		{ "NCCL", "NCCL (library)" },
+		{ "nccl", "NCCL (library)" },
+		{ "RCCL", "RCCL (library)" },
+		{ "CUBLAS", "cuBLAS (library)" },
+		{ "cublas", "cuBLAS (library)" },
+		{ "CUDNN", "cuDNN (library)" },
+		{ "cudnn", "cuDNN (library)" },
+		{ "rocblas", "rocBLAS (library)" },
+		{ "NVML", "NVML (driver library)" },
+		{ "nvml", "NVML (driver library)" },
+		{ "HSA_", "ROCm runtime (HSA)" },
+		{ "hipError", "HIP runtime" },
+		{ "HIP", "HIP runtime" },
+		{ "ZE_RESULT", "Level Zero runtime" },
+		{ "CL_", "OpenCL runtime" },
+		{ "CUDA", "CUDA runtime" },
+		{ "cuda", "CUDA runtime" },
+		{ "torch", "PyTorch (framework)" },
+		{ "jax", "JAX (framework)" },
+		{ "tensorflow", "TensorFlow (framework)" },
+		{ "Error:", "the program (Python exception)" },
+		{ "Exception", "the program" },
+		{ "Traceback", "the program (Python)" },
+		{ "shared object", "loader" },
+		{ "Segmentation fault", "the program (crash)" },
+		{ "core dumped", "the program (crash)" },
+		{ "slurmstepd", "Slurm" },
 	};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (memmem(l, n, words[i].word, strlen(words[i].word)))
@@ -507,10 +560,10 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 	static const struct {
 		const char *word;
 		enum ga_errcode_family fam;
-	} ctx[] = { { "nvmlReturn", GA_ECF_NVML }, { "NVML", GA_ECF_NVML }, { "NCCL", GA_ECF_NCCL },
+	} ctx[] = { { "nvmlReturn", GA_ECF_NVML }, { "NVML", GA_ECF_NVML },    { "NCCL", GA_ECF_NCCL },
 		    { "HIP", GA_ECF_HIP },         { "hipError", GA_ECF_HIP }, { "CUDA", GA_ECF_CUDART } };
-	static const char *const before[] = { "error code ", "code=", "code ", "Return ", "returned ",
-		                              "error ",      "Error ", "nvmlReturn " };
+	static const char *const before[] = { "error code ", "code=",  "code ",  "Return ",
+		                              "returned ",   "error ", "Error ", "nvmlReturn " };
 	for (size_t w = 0; w < sizeof(ctx) / sizeof(ctx[0]); w++) {
 		const char *at = memmem(l, n, ctx[w].word, strlen(ctx[w].word));
 		if (!at)
@@ -610,15 +663,26 @@ static int salience(const char *l, size_t n)
 	static const struct {
 		const char *w;
 		int score;
-	} words[] = { { "Segmentation fault", 4 }, { "core dumped", 4 }, { "FATAL", 4 }, { "Fatal", 4 },
-		      { "fatal", 4 },              { "panic", 4 },       { "Aborted", 4 }, { "rror:", 3 },
-		      { "ERROR", 2 },              { "rror", 2 },        { "FAILED", 1 },  { "ailed", 1 },
-		      { "xception", 1 },           { "Traceback", 1 } };
+	} words[] = { { "Segmentation fault", 4 },
+		      { "core dumped", 4 },
+		      { "FATAL", 4 },
+		      { "Fatal", 4 },
+		      { "fatal", 4 },
+		      { "panic", 4 },
+		      { "Aborted", 4 },
+		      { "rror:", 3 },
+		      { "ERROR", 2 },
+		      { "rror", 2 },
+		      { "FAILED", 1 },
+		      { "ailed", 1 },
+		      { "xception", 1 },
+		      { "Traceback", 1 } };
 	static const char *const negated[] = { "no error", "0 error", "without error", "no failure" };
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (memmem(l, n, words[i].w, strlen(words[i].w))) {
 			/* "(no errors)", "0 errors": a report that all is well, unless it is fatal */
-			for (size_t k = 0; k < sizeof(negated) / sizeof(negated[0]) && words[i].score < 4; k++)
+			for (size_t k = 0; k < sizeof(negated) / sizeof(negated[0]) && words[i].score < 4;
+			     k++)
 				if (memmem(l, n, negated[k], strlen(negated[k])))
 					return 0;
 			return words[i].score;
@@ -647,6 +711,8 @@ static void salient_block(struct ga_explain *ex, const char *s, const char *e)
 	ex->lines = base;
 }
 
+static void code_as_sig(struct ga_explain *ex, unsigned sig, long k, const char *l, size_t n);
+
 /* A line no signature matched: the code it names, if any, as its group's cause. */
 static void code_line(struct ga_explain *ex, const char *l, size_t n)
 {
@@ -664,6 +730,10 @@ static void code_line(struct ga_explain *ex, const char *l, size_t n)
 	enum ga_errcode_group g = (enum ga_errcode_group)ex->ecx.group[k];
 	if (g == GA_ECG_NOT_ERROR)
 		return;
+	if (ex->code_sig[k] >= 0) {
+		code_as_sig(ex, (unsigned)ex->code_sig[k], k, l, n);
+		return;
+	}
 	if (g == GA_ECG_UNSPECIFIED || g >= GA_ECG__COUNT) {
 		if (no_cause_yet(ex)) {
 			char t[160], d[sizeof(ex->salient[0].code)];
@@ -687,7 +757,12 @@ static void code_line(struct ga_explain *ex, const char *l, size_t n)
 	}
 	if (h)
 		h->count++;
-	unsigned sig = (unsigned)(SIG__COUNT + g);
+	code_as_sig(ex, (unsigned)(SIG__COUNT + g), k, l, n);
+}
+
+/* The line as a match of sig (a signature, or a group's), with the code captured. */
+static void code_as_sig(struct ga_explain *ex, unsigned sig, long k, const char *l, size_t n)
+{
 	struct ga_explain_match tmp,
 	        *mt = ex->n_matches < ex->max_matches ? &ex->matches[ex->n_matches++] : &tmp;
 	memset(mt, 0, sizeof(*mt));
