@@ -162,8 +162,7 @@ static bool print_inconclusive(FILE *o, const struct ga_explain *ex, bool text)
 		if (s[i].code[0])
 			fprintf(o, "          code: %s\n", cli_esc(s[i].code));
 	}
-	fprintf(o, "next: gpuaudit health (the node's GPUs, driver and kernel log), gpuaudit deps PROGRAM "
-	           "(its libraries against the node), gpuaudit discover (what the node has)\n");
+	fprintf(o, "next: %s\n", GA_EXPLAIN_NEXT);
 	return true;
 }
 

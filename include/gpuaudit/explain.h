@@ -181,12 +181,31 @@ struct ga_explain_result {
 	struct ga_ou64 matches_omitted;
 };
 extern const struct ga_schema ga_explain_result_schema;
+/* No cause, but lines that look like errors: ga_explain_salient_lines as a document. */
+struct ga_explain_doc_line {
+	struct ga_ou64 line;
+	char *component; /* a guess from the line's words */
+	char *code;      /* NULL when the line names none */
+	char *text;
+};
+struct ga_explain_doc_inconclusive {
+	struct ga_ou64 error_lines; /* every error-looking line */
+	struct ga_explain_doc_line *lines;
+	size_t n_lines;
+	char *next; /* GA_EXPLAIN_NEXT */
+};
+/* What to run when a log names no known cause. */
+#define GA_EXPLAIN_NEXT                                                                         \
+	"gpuaudit health (the node's GPUs, driver and kernel log), gpuaudit deps PROGRAM (its " \
+	"libraries against the node), gpuaudit discover (what the node has)"
 /* `explain --json`: gpuaudit.explain/v1. */
 struct ga_explain_report {
 	char *schema;                    /* GA_EXPLAIN_SCHEMA */
 	char *source;                    /* the log as given ("-": stdin) */
 	char *for_file;                  /* "for": --for's snapshot, NULL without it */
 	struct ga_explain_result result; /* its members, inline */
+	/* left out unless no cause matched and some line looks like an error (exit 4) */
+	struct ga_explain_doc_inconclusive *inconclusive;
 };
 extern const struct ga_schema ga_explain_report_schema;
 

@@ -1187,6 +1187,25 @@ int ga_explain_result_fill(struct ga_explain *ex, struct ga_explain_result *r)
 	return e;
 }
 
+static int fill_inconclusive(const struct ga_explain *ex, struct ga_explain_report *r)
+{
+	struct ga_explain_doc_inconclusive *d = ga_calloc(1, sizeof(*d));
+	if (!(r->inconclusive = d) || !(d->lines = ga_calloc(ex->n_salient, sizeof(*d->lines))) ||
+	    !(d->next = ga_strdup(GA_EXPLAIN_NEXT)))
+		return -ENOMEM;
+	GA_SET(d->error_lines, ex->salient_lines);
+	d->n_lines = ex->n_salient;
+	for (size_t i = 0; i < ex->n_salient; i++) {
+		const struct ga_explain_salient *s = &ex->salient[i];
+		struct ga_explain_doc_line *l = &d->lines[i];
+		GA_SET(l->line, s->line);
+		if (!(l->component = ga_strdup(s->component)) || !(l->text = ga_strdup(s->text)) ||
+		    (s->code[0] && !(l->code = ga_strdup(s->code))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char *for_file,
                            struct ga_explain_report *r)
 {
@@ -1197,6 +1216,8 @@ int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char
 	int e = !r->schema || (source && !r->source) || (for_file && !r->for_file)
 	                ? -ENOMEM
 	                : fill_result(ex, &r->result);
+	if (e == 0 && !ex->matched && ex->n_salient)
+		e = fill_inconclusive(ex, r);
 	if (e < 0)
 		ga_schema_release(&ga_explain_report_schema, r);
 	return e;

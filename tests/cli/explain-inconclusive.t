@@ -6,3 +6,4 @@ L=$FIXTURES/explain-codes
 run explain "$L/inconclusive.log"
 echo "\$ gpuaudit explain < clean.log"
 "$GPUAUDIT" explain <"$FIXTURES/logs/clean.log"; echo "[exit $?]"
+run explain "$L/inconclusive.log" --json --max-matches 0
