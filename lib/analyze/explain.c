@@ -174,6 +174,7 @@ struct ga_explain {
 };
 
 static int code_literals(struct ga_explain *ex);
+static uint64_t count_nl(const char *s, const char *e);
 static int code_sigs(struct ga_explain *ex);
 
 int ga_explain_new(size_t max_matches, struct ga_explain **ret)
@@ -607,7 +608,7 @@ static bool no_cause_yet(const struct ga_explain *ex)
 	return ex->matched == 0;
 }
 
-/* Keep the line among the most salient ones (the least salient, latest, goes first). */
+/* Keep the line among the most salient ones: the highest scores, the earliest lines of a score. */
 static void salient_add(struct ga_explain *ex, const char *l, size_t n, int score, const char *code)
 {
 	struct ga_explain_salient *s = NULL;
@@ -631,7 +632,9 @@ static void salient_add(struct ga_explain *ex, const char *l, size_t n, int scor
 			    (ex->salient[i].score == ex->salient[w].score &&
 			     ex->salient[i].line > ex->salient[w].line))
 				w = i;
-		if (ex->salient[w].score >= score)
+		/* the kept set is the top by (score, earliest line), whatever order lines come in */
+		if (ex->salient[w].score > score ||
+		    (ex->salient[w].score == score && ex->salient[w].line < ex->lines))
 			return;
 		s = &ex->salient[w];
 	}
@@ -697,16 +700,66 @@ static void salient_line(struct ga_explain *ex, const char *l, size_t n)
 		salient_add(ex, l, n, sc, NULL);
 }
 
-/* Every line of [s, e) (complete lines) through salient_line; ex->lines is restored. */
+static int cmp_ptr(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The lines of [s, e) (complete lines) that contain a word salience() scores,
+ * through salient_line; ex->lines is restored. One memmem pass over the block
+ * per word, not a look at every line: a log with no cause costs a few passes
+ * more, not a search per line. A block with very many such lines is taken line
+ * by line.
+ */
+#define SALIENT_HITS 256
 static void salient_block(struct ga_explain *ex, const char *s, const char *e)
 {
+	static const char *const keys[] = { "rror",  "RROR",        "ailed",    "AILED",
+		                            "atal",  "ATAL",        "xception", "Traceback",
+		                            "panic", "core dumped", "Aborted",  "Segmentation fault" };
+	const char *starts[SALIENT_HITS];
+	size_t ns = 0;
 	uint64_t base = ex->lines;
-	while (s < e) {
-		const char *nl = memchr(s, '\n', (size_t)(e - s));
-		size_t n = (size_t)((nl ? nl : e) - s);
-		ex->lines++;
-		salient_line(ex, s, n > GA_EXPLAIN_LINE_MAX ? GA_EXPLAIN_LINE_MAX : n);
-		s = nl ? nl + 1 : e;
+	bool many = false;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !many; k++) {
+		size_t kl = strlen(keys[k]);
+		for (const char *p = s; p < e && (p = memmem(p, (size_t)(e - p), keys[k], kl));) {
+			const char *ls = memrchr(s, '\n', (size_t)(p - s));
+			ls = ls ? ls + 1 : s;
+			bool dup = false;
+			for (size_t i = 0; i < ns && !dup; i++)
+				dup = starts[i] == ls;
+			if (!dup && ns == SALIENT_HITS) {
+				many = true;
+				break;
+			}
+			if (!dup)
+				starts[ns++] = ls;
+			const char *le = memchr(p, '\n', (size_t)(e - p));
+			p = le ? le + 1 : e;
+		}
+	}
+	if (many) {
+		for (const char *l = s; l < e;) {
+			const char *nl = memchr(l, '\n', (size_t)(e - l));
+			size_t n = (size_t)((nl ? nl : e) - l);
+			ex->lines++;
+			salient_line(ex, l, n > GA_EXPLAIN_LINE_MAX ? GA_EXPLAIN_LINE_MAX : n);
+			l = nl ? nl + 1 : e;
+		}
+		ex->lines = base;
+		return;
+	}
+	qsort(starts, ns, sizeof(starts[0]), cmp_ptr);
+	const char *counted = s;
+	for (size_t i = 0; i < ns; i++) {
+		ex->lines += count_nl(counted, starts[i]) + 1;
+		const char *le = memchr(starts[i], '\n', (size_t)(e - starts[i]));
+		size_t n = (size_t)((le ? le : e) - starts[i]);
+		salient_line(ex, starts[i], n > GA_EXPLAIN_LINE_MAX ? GA_EXPLAIN_LINE_MAX : n);
+		counted = le ? le + 1 : e;
 	}
 	ex->lines = base;
 }
