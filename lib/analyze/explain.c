@@ -622,7 +622,26 @@ static void salient_add(struct ga_explain *ex, const char *l, size_t n, int scor
 			snprintf(s->code, sizeof(s->code), "%s", code);
 		return;
 	}
-	ex->salient_lines++;
+	/* a line's score is its own: what it says, raised to 3 when it names a code (below) */
+	char desc[sizeof(ex->salient[0].code)] = "";
+	if (code && code[0]) {
+		snprintf(desc, sizeof(desc), "%s", code);
+	} else {
+		char unknown[96];
+		enum ga_errcode_family uf = GA_ECF__COUNT;
+		long k = line_code(ex, l, n, unknown, sizeof(unknown), &uf);
+		if (k >= 0 && ex->ecx.group[k] != GA_ECG_NOT_ERROR) {
+			char t[160];
+			code_text(k, t, sizeof(t));
+			snprintf(desc, sizeof(desc), "%s%s", t,
+			         ex->ecx.group[k] == GA_ECG_UNSPECIFIED
+			                 ? ": the vendor's description names no cause"
+			                 : "");
+		} else if (k < 0 && unknown[0])
+			snprintf(desc, sizeof(desc), "%s: not in the tables (unknown code)", unknown);
+		if (desc[0] && score < 3)
+			score = 3;
+	}
 	if (ex->n_salient < SALIENT_MAX) {
 		s = &ex->salient[ex->n_salient++];
 	} else {
@@ -643,17 +662,7 @@ static void salient_add(struct ga_explain *ex, const char *l, size_t n, int scor
 	s->score = score;
 	clean_copy(s->text, sizeof(s->text), l, n);
 	s->component = component_guess(l, n);
-	char unknown[96];
-	enum ga_errcode_family uf = GA_ECF__COUNT;
-	if (code && code[0]) {
-		snprintf(s->code, sizeof(s->code), "%s", code);
-	} else {
-		long k = line_code(ex, l, n, unknown, sizeof(unknown), &uf);
-		if (k >= 0)
-			code_text(k, s->code, sizeof(s->code));
-		else if (unknown[0])
-			snprintf(s->code, sizeof(s->code), "%s: not in the tables (unknown code)", unknown);
-	}
+	memcpy(s->code, desc, sizeof(s->code));
 }
 
 /*
@@ -696,8 +705,18 @@ static int salience(const char *l, size_t n)
 static void salient_line(struct ga_explain *ex, const char *l, size_t n)
 {
 	int sc = salience(l, n);
-	if (sc)
+	if (sc) {
+		ex->salient_lines++;
 		salient_add(ex, l, n, sc, NULL);
+	}
+}
+
+/* A line that names a code with no cause: kept as salient (counted here when no word made it so). */
+static void salient_code(struct ga_explain *ex, const char *l, size_t n, const char *desc)
+{
+	if (!salience(l, n))
+		ex->salient_lines++;
+	salient_add(ex, l, n, 3, desc);
 }
 
 static int cmp_ptr(const void *a, const void *b)
@@ -776,7 +795,7 @@ static void code_line(struct ga_explain *ex, const char *l, size_t n)
 		if (unknown[0] && no_cause_yet(ex)) {
 			char t[160];
 			snprintf(t, sizeof(t), "%s: not in the tables (unknown code)", unknown);
-			salient_add(ex, l, n, 3, t);
+			salient_code(ex, l, n, t);
 		}
 		return;
 	}
@@ -792,7 +811,7 @@ static void code_line(struct ga_explain *ex, const char *l, size_t n)
 			char t[160], d[sizeof(ex->salient[0].code)];
 			code_text(k, t, sizeof(t));
 			snprintf(d, sizeof(d), "%s: the vendor's description names no cause", t);
-			salient_add(ex, l, n, 3, d);
+			salient_code(ex, l, n, d);
 		}
 		return;
 	}

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/errcodes.h"
+#include "gpuaudit/explain.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/strmap.h"
 
@@ -296,12 +297,111 @@ static void test_names_in_headers(void **state)
 	}
 }
 
+static struct ga_explain *explain_text(const char *text, size_t chunk)
+{
+	struct ga_explain *ex = NULL;
+	assert_int_equal(ga_explain_new(16, &ex), 0);
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n; i += chunk)
+		assert_int_equal(ga_explain_feed(ex, text + i, n - i < chunk ? n - i : chunk), 0);
+	assert_int_equal(ga_explain_finish(ex), 0);
+	return ex;
+}
+
+static const struct ga_explain_cause *cause_of(struct ga_explain *ex, const char *id)
+{
+	size_t n = 0;
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ga_explain_sig(c[i].sig)->id, id))
+			return &c[i];
+	return NULL;
+}
+
+/* A line that names a code no signature matches gets the code's cause: its group's, or the
+ * signature the code belongs to (the CUDA driver API twin of a runtime code too). */
+static void test_explain_codes(void **state)
+{
+	(void)state;
+	const char *log = "start\n"
+	                  "step 3: CUDA_ERROR_LAUNCH_FAILED from cuLaunchKernel\n"
+	                  "init: cuInit returned CUDA_ERROR_NO_DEVICE\n"
+	                  "x.cu:12 CUDA error code 209\n"
+	                  "ok: ncclSuccess\n"
+	                  "queue: ZE_RESULT_ERROR_DEVICE_LOST\n";
+	struct ga_explain *ex = explain_text(log, 1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 4);
+	const struct ga_explain_cause *c = cause_of(ex, "errcode-launch-failed");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 2);
+	assert_int_equal(c->cause_class, GA_CAUSE_APPLICATION);
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "CUDA_ERROR_LAUNCH_FAILED");
+	assert_non_null(strstr(c->detail, "CUDA_ERROR_LAUNCH_FAILED = 719 (CUDA driver API CUresult)"));
+	assert_non_null(strstr(c->detail, "action: restart_workload"));
+	c = cause_of(ex, "cuda-no-device");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 3);
+	c = cause_of(ex, "cuda-no-kernel-image");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 4);
+	c = cause_of(ex, "errcode-hardware");
+	assert_non_null(c);
+	assert_int_equal(c->cause_class, GA_CAUSE_NODE_HARDWARE);
+	ga_explain_free(ex);
+}
+
+/* No cause: the salient lines, the same however the input is cut; unknown codes stay unknown. */
+static void test_explain_inconclusive(void **state)
+{
+	(void)state;
+	const char *log = "INFO start (no errors)\n"
+	                  "WARN fetch failed, retrying\n"
+	                  "ERROR rank 3: hipErrorSomethingNew\n"
+	                  "Traceback (most recent call last):\n"
+	                  "ValueError: shapes do not match\n"
+	                  "ERROR cublasLt returned CUBLAS_STATUS_INTERNAL_ERROR\n"
+	                  "FATAL: worker died\n"
+	                  "error: a\nerror: b\n";
+	struct ga_explain *whole = explain_text(log, 1 << 20), *cut = explain_text(log, 7);
+	assert_int_equal(ga_explain_match_count(whole), 0);
+	size_t n = 0, m = 0;
+	uint64_t total = 0, total2 = 0;
+	size_t nc = 0;
+	ga_explain_causes(whole, &nc);
+	ga_explain_causes(cut, &nc);
+	assert_int_equal(nc, 0);
+	const struct ga_explain_salient *s = ga_explain_salient_lines(whole, &n, &total);
+	const struct ga_explain_salient *t = ga_explain_salient_lines(cut, &m, &total2);
+	assert_int_equal(n, GA_EXPLAIN_SALIENT_MAX);
+	assert_int_equal(total, 8);
+	assert_int_equal(n, m);
+	assert_int_equal(total, total2);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(s[i].line, t[i].line);
+		assert_int_equal(s[i].score, t[i].score);
+		assert_string_equal(s[i].code, t[i].code);
+		assert_string_equal(s[i].text, t[i].text);
+	}
+	/* kept: the fatal line, the exception, the two codes, the first plain error; in line order */
+	assert_int_equal(s[0].line, 3);
+	assert_string_equal(s[0].code, "hipErrorSomethingNew: not in the tables (unknown code)");
+	assert_string_equal(s[0].component, "HIP runtime");
+	assert_int_equal(s[1].line, 5);
+	assert_int_equal(s[2].line, 6);
+	assert_non_null(strstr(s[2].code, "names no cause"));
+	assert_int_equal(s[3].line, 7);
+	assert_int_equal(s[4].line, 8);
+	ga_explain_free(whole);
+	ga_explain_free(cut);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables),           cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_lookup),           cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_names_in_headers), cmocka_unit_test(test_tables_match_headers),
+		cmocka_unit_test(test_explain_codes),    cmocka_unit_test(test_explain_inconclusive),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
