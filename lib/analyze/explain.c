@@ -130,9 +130,7 @@ struct xid_pair {
 #define CODE_HITS 32
 
 struct code_hit {
-	long code; /* index into the tables, -1: an unknown name */
-	char name[64];
-	enum ga_errcode_family family;
+	long code; /* index into the tables */
 	uint64_t count, first_line;
 };
 
