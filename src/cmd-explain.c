@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "explain-report.h"
 #include "gpuaudit/atomicfile.h"
+#include "gpuaudit/errcodes.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
@@ -23,6 +24,23 @@ static void print_patterns(FILE *o)
 {
 	for (size_t i = 0; i < ga_sig_pattern_count(); i++)
 		fprintf(o, "%s\n", ga_sig_pattern_get(i)->regex);
+}
+
+/* --list-codes: every error code of the tables, its group, class and action. */
+static void print_codes(FILE *o)
+{
+	for (size_t i = 0; i < ga_errcode_count(); i++) {
+		const struct ga_errcode *c = ga_errcode_get(i);
+		enum ga_errcode_group g = ga_errcode_group_of(i);
+		const struct ga_errcode_group_info *gi = ga_errcode_group_get(g);
+		const char *cls = gi ? ga_cause_class_name(gi->cause_class) : NULL;
+		fprintf(o, "%-8s %-52s %11lld  %-26s %-17s %s\n", ga_errcode_family_get(c->family)->id,
+		        c->name, (long long)c->value,
+		        gi && gi->id            ? gi->id
+		        : g == GA_ECG_NOT_ERROR ? "(not an error)"
+		                                : "(names no cause)",
+		        cls ? cls : "-", gi ? ga_action_name(gi->action) : "-");
+	}
 }
 
 /* --list: the catalogue. */
@@ -98,6 +116,9 @@ static int explain_opt(struct cli *cli, const char *cmd, int opt, const char *ar
 	case 'P':
 		print_patterns(cli->out);
 		return EXIT_OK;
+	case 'C':
+		print_codes(cli->out);
+		return EXIT_OK;
 	default:
 		return CLI_UNKNOWN;
 	}
@@ -116,6 +137,34 @@ static int print_json(struct cli *cli, struct ga_explain *ex, const char *file, 
 	ga_schema_release(&ga_explain_report_schema, &rep);
 	ga_buf_release(&b);
 	return r;
+}
+
+/*
+ * No cause: the most salient error lines, where they seem to come from (a guess
+ * from their words) and the code they name; what to run next. true when there
+ * was any (the result is inconclusive, not clean).
+ */
+static bool print_inconclusive(FILE *o, const struct ga_explain *ex, bool text)
+{
+	size_t n = 0;
+	uint64_t total = 0;
+	const struct ga_explain_salient *s = ga_explain_salient_lines(ex, &n, &total);
+	if (!n)
+		return false;
+	if (!text)
+		return true;
+	fprintf(o,
+	        "inconclusive: %llu line%s like an error and none names a known cause; the most "
+	        "salient (the component is a guess from the line's words):\n",
+	        (unsigned long long)total, total == 1 ? " looks" : "s look");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o, "  %6llu  [%s] %s\n", (unsigned long long)s[i].line, s[i].component,
+		        cli_esc(s[i].text));
+		if (s[i].code[0])
+			fprintf(o, "          code: %s\n", cli_esc(s[i].code));
+	}
+	fprintf(o, "next: %s\n", GA_EXPLAIN_NEXT);
+	return true;
 }
 
 /* Match the log fd (and the --for node) and print; the exit code. */
@@ -141,7 +190,9 @@ static int explain_run(struct cli *cli, const struct explain_opts *o, int fd, co
 		explain_print_text(cli->out, ex, "");
 	}
 	if (code == EXIT_OK)
-		code = ga_explain_match_count(ex) ? EXIT_PROBLEMS : EXIT_OK;
+		code = ga_explain_match_count(ex)                   ? EXIT_PROBLEMS
+		       : print_inconclusive(cli->out, ex, !o->json) ? EXIT_INCONCLUSIVE
+		                                                    : EXIT_OK;
 	ga_explain_free(ex);
 	return code;
 }
@@ -153,6 +204,7 @@ int cmd_explain(struct cli *cli, int argc, char **argv)
 		{ "for", required_argument, NULL, 'F' },
 		{ "max-matches", required_argument, NULL, 'm' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "list-codes", no_argument, NULL, 'C' },
 		{ "print-patterns", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

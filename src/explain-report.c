@@ -27,7 +27,7 @@ void explain_print_text(FILE *o, struct ga_explain *ex, const char *in)
 	}
 	fprintf(o, "%scauses, most likely first:\n", in);
 	for (size_t i = 0; i < nc; i++) {
-		const struct ga_signature *s = ga_signature_get(c[i].sig);
+		const struct ga_signature *s = ga_explain_sig(c[i].sig);
 		fprintf(o, "%s%2zu. %s [%s%s%s] line %llu", in, i + 1, s->id, s->layer, s->code ? ", " : "",
 		        s->code ? s->code : "", (unsigned long long)c[i].first_line);
 		if (c[i].count > 1)
@@ -57,7 +57,7 @@ void explain_print_text(FILE *o, struct ga_explain *ex, const char *in)
 		while (cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80 && (size_t)cut < tl)
 			cut--;
 		fprintf(o, "%s  %6llu  %-24s %.*s%s\n", in, (unsigned long long)m[i].line,
-		        ga_signature_get(m[i].sig)->id, cut, text, (size_t)cut < tl ? "..." : "");
+		        ga_explain_sig(m[i].sig)->id, cut, text, (size_t)cut < tl ? "..." : "");
 	}
 	uint64_t omitted = ga_explain_match_count(ex) - nm;
 	if (omitted)

@@ -338,7 +338,7 @@ const struct command commands[] = {
 	  "4 inconclusive, 70 internal error.\n" },
 	{ "explain", cmd_explain, "turn an error log into ranked root causes and fixes",
 	  "usage: gpuaudit explain [FILE|-] [--for SNAPSHOT] [--json] [--max-matches N]\n"
-	  "       gpuaudit explain --list\n"
+	  "       gpuaudit explain --list | --list-codes\n"
 	  "\n"
 	  "Read a log (pod log, dmesg, CI output; default stdin) and match every line\n"
 	  "against the built-in catalogue of error signatures: loader errors (missing\n"
@@ -351,7 +351,11 @@ const struct command commands[] = {
 	  "sm arch, Xid, PCI address), the class of what is at fault (node_hardware,\n"
 	  "driver, container_runtime, application, network, configuration), the fix and\n"
 	  "what to check next, then the matched\n"
-	  "lines with their numbers. The log streams: any size, constant memory; only\n"
+	  "lines with their numbers. A line that names an error code of the vendors'\n"
+	  "tables (CUDA, cuBLAS, cuDNN, NCCL, NVML, HIP, HSA, rocBLAS, Level Zero,\n"
+	  "OpenCL) that no signature matches gets that code's cause. With no cause but\n"
+	  "error-looking lines, the most salient are listed (exit 4). The log streams:\n"
+	  "any size, constant memory; only\n"
 	  "the first 8 KiB of a line are matched.\n"
 	  "\n"
 	  "  --for SNAPSHOT  a node snapshot ('gpuaudit discover --json') of the node the\n"
@@ -362,10 +366,12 @@ const struct command commands[] = {
 	  "                  (schema gpuaudit.explain/v1)\n"
 	  "  --max-matches N matched lines to list (default 100; counts include all)\n"
 	  "  --list          print the catalogue: id, layer, class, weight, error code\n"
+	  "  --list-codes    print the error-code tables: name, number, cause, class, action\n"
 	  "  -h, --help      show this help\n"
 	  "\n"
-	  "Exit status: 0 no signature matched, 1 at least one matched, 2 usage error or\n"
-	  "unreadable input, 70 internal error.\n" },
+	  "Exit status: 0 nothing matched and no line looks like an error, 1 at least\n"
+	  "one cause matched, 2 usage error or unreadable input, 4 inconclusive (error\n"
+	  "lines, no known cause), 70 internal error.\n" },
 	{ "preflight", cmd_preflight, "per-node-class preflight: discover, check, warm-up, explain",
 	  "usage: gpuaudit preflight [--policy FILE [--class NAME]] [--timeout SEC]\n"
 	  "                          [--repeat N] [--shell] [--json | --junit FILE]\n"

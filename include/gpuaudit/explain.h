@@ -118,6 +118,32 @@ const struct ga_explain_match *ga_explain_matches(const struct ga_explain *ex, s
  */
 const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *n);
 
+/*
+ * The signature of a cause or match: sig < ga_signature_count() is the
+ * catalogue's; past it, the error-code groups' (lib/core/errcodes/groups.def:
+ * id "errcode-...", layer "error code", no code of their own: the detail names
+ * the codes). NULL out of range.
+ */
+const struct ga_signature *ga_explain_sig(unsigned sig);
+
+/*
+ * While no cause is known, the lines that look like errors (error, fatal,
+ * failed, exception, a crash, an error code that names no cause or is in no
+ * table): the most salient GA_EXPLAIN_SALIENT_MAX, in line order. Shown when
+ * the log ends with no cause (explain's inconclusive report).
+ */
+#define GA_EXPLAIN_SALIENT_MAX 5
+struct ga_explain_salient {
+	uint64_t line;
+	int score;                          /* 4 crash/fatal .. 1 failed/exception */
+	char text[GA_EXPLAIN_TEXT_MAX + 1]; /* as a match's */
+	const char *component;              /* a guess from the line's words, "unknown" */
+	char code[224];                     /* the code it names, described; "" when none */
+};
+/* n kept, *total: every error-looking line seen while no cause was known. */
+const struct ga_explain_salient *ga_explain_salient_lines(const struct ga_explain *ex, size_t *n,
+                                                          uint64_t *total);
+
 /* Add what the node snapshot says to each cause and re-rank. 0 or -ENOMEM. */
 struct ga_node;
 int ga_explain_for(struct ga_explain *ex, const struct ga_node *node);
@@ -158,12 +184,31 @@ struct ga_explain_result {
 	struct ga_ou64 matches_omitted;
 };
 extern const struct ga_schema ga_explain_result_schema;
+/* No cause, but lines that look like errors: ga_explain_salient_lines as a document. */
+struct ga_explain_doc_line {
+	struct ga_ou64 line;
+	char *component; /* a guess from the line's words */
+	char *code;      /* NULL when the line names none */
+	char *text;
+};
+struct ga_explain_doc_inconclusive {
+	struct ga_ou64 error_lines; /* every error-looking line */
+	struct ga_explain_doc_line *lines;
+	size_t n_lines;
+	char *next; /* GA_EXPLAIN_NEXT */
+};
+/* What to run when a log names no known cause. */
+#define GA_EXPLAIN_NEXT                                                                         \
+	"gpuaudit health (the node's GPUs, driver and kernel log), gpuaudit deps PROGRAM (its " \
+	"libraries against the node), gpuaudit discover (what the node has)"
 /* `explain --json`: gpuaudit.explain/v1. */
 struct ga_explain_report {
 	char *schema;                    /* GA_EXPLAIN_SCHEMA */
 	char *source;                    /* the log as given ("-": stdin) */
 	char *for_file;                  /* "for": --for's snapshot, NULL without it */
 	struct ga_explain_result result; /* its members, inline */
+	/* left out unless no cause matched and some line looks like an error (exit 4) */
+	struct ga_explain_doc_inconclusive *inconclusive;
 };
 extern const struct ga_schema ga_explain_report_schema;
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuaudit/errcodes.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/node.h"
@@ -49,6 +50,36 @@ static const struct ga_sig_pattern pats[] = {
 };
 
 #define N_PATS (sizeof(pats) / sizeof(pats[0]))
+
+/*
+ * Causes past the signatures: one per error-code group (lib/core/errcodes/
+ * groups.def), for a line that names a code no signature matched.
+ */
+#define N_CAUSES (SIG__COUNT + GA_ECG__COUNT)
+
+static const struct ga_signature grp_sigs[] = {
+#define EG(name_, cls_, act_, weight_, id_, summary_, cause_, fix_, next_) \
+	{ .id = id_,                                                       \
+	  .layer = "error code",                                           \
+	  .cause_class = GA_CAUSE_##cls_,                                  \
+	  .action = GA_ACT_##act_,                                         \
+	  .weight = weight_,                                               \
+	  .cause = cause_,                                                 \
+	  .fix = fix_,                                                     \
+	  .next = next_ },
+#include "../core/errcodes/groups.def"
+#undef EG
+};
+
+const struct ga_signature *ga_explain_sig(unsigned sig)
+{
+	return sig < SIG__COUNT ? &sigs[sig] : sig < N_CAUSES ? &grp_sigs[sig - SIG__COUNT] : NULL;
+}
+
+/* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999"). */
+static const char *const number_lits[] = { "CUDA error ", "CUDA error:", "CUDA Error ", "nvmlReturn ",
+	                                   "nvmlReturn:", "nvmlReturn=", "NCCL error ", "NCCL error:",
+	                                   "HIP error: ", "hipError_t " };
 
 const char *ga_cause_class_name(enum ga_cause c)
 {
@@ -101,14 +132,34 @@ struct xid_pair {
 	bool lost;    /* seen as "fallen off the bus" without an Xid number */
 };
 
+#define MAX_LITS (N_PATS + 480)
+#define SALIENT_MAX GA_EXPLAIN_SALIENT_MAX
+#define CODE_HITS 32
+
+struct code_hit {
+	long code; /* index into the tables */
+	uint64_t count, first_line;
+};
+
 struct ga_explain {
 	regex_t re[N_PATS];
 	size_t re_ok;           /* how many are compiled (all of them after _new) */
 	size_t wm_m;            /* shortest literal: the window length */
 	uint8_t shift[WM_SIZE]; /* how far the window may move for a block at its end */
 	int16_t head[WM_SIZE];  /* literals whose window ends in a block with this hash */
-	int16_t next[N_PATS];
-	uint16_t lit_len[N_PATS];
+	int16_t next[MAX_LITS];
+	const char *lit_s[MAX_LITS]; /* [0, N_PATS): the patterns'; then code-name and number literals */
+	uint16_t lit_len[MAX_LITS];
+	size_t n_lits;
+	struct ga_errcode_index ecx;
+	int16_t *code_sig; /* per code: the signature whose code it is (or its driver/runtime twin), -1 */
+	struct code_hit codes[CODE_HITS]; /* distinct codes named by lines no signature matched */
+	size_t n_codes;
+	uint64_t codes_dropped;
+	struct ga_explain_salient
+	        salient[SALIENT_MAX]; /* the most salient error lines, while no cause is known */
+	size_t n_salient;
+	uint64_t salient_lines; /* lines that look like errors */
 	char carry[GA_EXPLAIN_LINE_MAX + 1];
 	size_t carry_len;
 	bool carry_open;
@@ -117,15 +168,19 @@ struct ga_explain {
 	uint64_t matched;
 	struct ga_explain_match *matches;
 	size_t n_matches, max_matches;
-	struct ga_explain_cause causes[SIG__COUNT];
+	struct ga_explain_cause causes[N_CAUSES];
 	/* kernel-log Xids: each line of the Xid signature through the kernel-log parser */
 	struct ga_kparse kp;
 	struct xid_pair xids[XID_PAIRS];
 	size_t n_xids;
 	uint64_t xids_dropped; /* (GPU, Xid) pairs beyond XID_PAIRS: counted, not listed */
-	struct ga_explain_cause *ranked[SIG__COUNT];
-	struct ga_explain_cause ranked_copy[SIG__COUNT];
+	struct ga_explain_cause *ranked[N_CAUSES];
+	struct ga_explain_cause ranked_copy[N_CAUSES];
 };
+
+static int code_literals(struct ga_explain *ex);
+static uint64_t count_nl(const char *s, const char *e);
+static int code_sigs(struct ga_explain *ex);
 
 int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 {
@@ -144,16 +199,27 @@ int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 			return -EINVAL;
 		}
 		ex->re_ok++;
+		ex->lit_s[i] = pats[i].literal;
 		ex->lit_len[i] = (uint16_t)strlen(pats[i].literal);
 		if (ex->lit_len[i] < ex->wm_m)
 			ex->wm_m = ex->lit_len[i];
+	}
+	ex->n_lits = N_PATS;
+	int e = ga_errcode_index_init(&ex->ecx);
+	if (e == 0)
+		e = code_literals(ex);
+	if (e == 0)
+		e = code_sigs(ex);
+	if (e < 0) {
+		ga_explain_free(ex);
+		return e;
 	}
 	/* Wu-Manber over the first m bytes of every literal (m >= WM_B, checked by the tests) */
 	size_t m = ex->wm_m;
 	memset(ex->shift, (int)(m - WM_B + 1), sizeof(ex->shift));
 	memset(ex->head, 0xff, sizeof(ex->head));
-	for (size_t i = 0; i < N_PATS; i++) {
-		const unsigned char *lit = (const unsigned char *)pats[i].literal;
+	for (size_t i = 0; i < ex->n_lits; i++) {
+		const unsigned char *lit = (const unsigned char *)ex->lit_s[i];
 		for (size_t q = WM_B - 1; q < m; q++) {
 			unsigned h = wm_hash(lit + q - (WM_B - 1));
 			if (ex->shift[h] > m - 1 - q)
@@ -163,7 +229,7 @@ int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 		ex->next[i] = ex->head[h];
 		ex->head[h] = (int16_t)i;
 	}
-	for (size_t i = 0; i < SIG__COUNT; i++)
+	for (size_t i = 0; i < N_CAUSES; i++)
 		ex->causes[i].sig = (unsigned)i;
 	*ret = ex;
 	return 0;
@@ -178,7 +244,11 @@ void ga_explain_reset(struct ga_explain *ex)
 	memset(&ex->kp, 0, sizeof(ex->kp));
 	ex->n_xids = 0;
 	ex->xids_dropped = 0;
-	for (size_t i = 0; i < SIG__COUNT; i++) {
+	ex->n_codes = 0;
+	ex->codes_dropped = 0;
+	ex->n_salient = 0;
+	ex->salient_lines = 0;
+	for (size_t i = 0; i < N_CAUSES; i++) {
 		ga_free(ex->causes[i].node_note);
 		memset(&ex->causes[i], 0, sizeof(ex->causes[i]));
 		ex->causes[i].sig = (unsigned)i;
@@ -191,7 +261,9 @@ void ga_explain_free(struct ga_explain *ex)
 		return;
 	for (size_t i = 0; i < ex->re_ok; i++)
 		regfree(&ex->re[i]);
-	for (size_t i = 0; i < SIG__COUNT; i++)
+	ga_errcode_index_release(&ex->ecx);
+	ga_free(ex->code_sig);
+	for (size_t i = 0; i < N_CAUSES; i++)
 		ga_free(ex->causes[i].node_note);
 	ga_free(ex->matches);
 	ga_free(ex);
@@ -345,6 +417,447 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 	ex->matched++;
 }
 
+static bool is_ident(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/*
+ * The scan's literals for codes: the first wm_m bytes of every code name that
+ * names a cause or no cause (not of the codes that are no error), and the
+ * number-context literals; each once. Names shorter than the window cannot be
+ * a literal (docs/explain.md lists how many).
+ */
+static int code_literals(struct ga_explain *ex)
+{
+	struct ga_strmap seen = { 0 };
+	size_t m = ex->wm_m, nc = ga_errcode_count();
+	int e = 0;
+	for (size_t i = 0; i < nc + sizeof(number_lits) / sizeof(number_lits[0]) && e == 0; i++) {
+		const char *name = i < nc ? ga_errcode_get(i)->name : number_lits[i - nc];
+		if (i < nc && ex->ecx.group[i] == GA_ECG_NOT_ERROR)
+			continue;
+		if (strlen(name) < m || ga_strmap_get_n(&seen, name, m, NULL))
+			continue;
+		if (ex->n_lits == MAX_LITS) {
+			e = -E2BIG;
+			break;
+		}
+		char key[64];
+		snprintf(key, sizeof(key), "%.*s", (int)m, name);
+		e = ga_strmap_put(&seen, key, 0, NULL);
+		ex->lit_s[ex->n_lits] = name;
+		ex->lit_len[ex->n_lits++] = (uint16_t)m;
+	}
+	ga_strmap_release(&seen);
+	return e;
+}
+
+/*
+ * The signatures that are about one code ("cudaErrorNoDevice (100)"): a line
+ * naming that code, or its twin of the other CUDA API (the driver API's
+ * CUresult and the runtime's cudaError_t share the numbers of these), is that
+ * signature's cause, with its hand-written text, not the code's group.
+ */
+static int code_sigs(struct ga_explain *ex)
+{
+	size_t nc = ga_errcode_count();
+	if (!(ex->code_sig = ga_calloc(nc, sizeof(*ex->code_sig))))
+		return -ENOMEM;
+	memset(ex->code_sig, 0xff, nc * sizeof(*ex->code_sig));
+	for (size_t i = 0; i < SIG__COUNT; i++) {
+		const char *code = sigs[i].code;
+		if (!code)
+			continue;
+		long k = ga_errcode_lookup(&ex->ecx, code, strcspn(code, " ("));
+		if (k < 0)
+			continue;
+		const struct ga_errcode *c = ga_errcode_get((size_t)k);
+		ex->code_sig[k] = (int16_t)i;
+		enum ga_errcode_family twin = c->family == GA_ECF_CUDART ? GA_ECF_CU
+		                              : c->family == GA_ECF_CU   ? GA_ECF_CUDART
+		                                                         : GA_ECF__COUNT;
+		long t = ga_errcode_lookup_number(&ex->ecx, twin, c->value);
+		if (t >= 0 && ex->code_sig[t] < 0)
+			ex->code_sig[t] = (int16_t)i;
+	}
+	return 0;
+}
+
+/* What the line says about where it comes from: a guess from its words. */
+static const char *component_guess(const char *l, size_t n)
+{
+	static const struct {
+		const char *word, *what;
+	} words[] = {
+		{ "nvidia-container", "container runtime" },
+		{ "OCI runtime", "container runtime" },
+		{ "NVRM", "kernel (NVIDIA driver)" },
+		{ "amdgpu", "kernel (amdgpu driver)" },
+		{ "kernel:", "kernel" },
+		{ "NCCL", "NCCL (library)" },
+		{ "nccl", "NCCL (library)" },
+		{ "RCCL", "RCCL (library)" },
+		{ "CUBLAS", "cuBLAS (library)" },
+		{ "cublas", "cuBLAS (library)" },
+		{ "CUDNN", "cuDNN (library)" },
+		{ "cudnn", "cuDNN (library)" },
+		{ "rocblas", "rocBLAS (library)" },
+		{ "NVML", "NVML (driver library)" },
+		{ "nvml", "NVML (driver library)" },
+		{ "HSA_", "ROCm runtime (HSA)" },
+		{ "hipError", "HIP runtime" },
+		{ "HIP", "HIP runtime" },
+		{ "ZE_RESULT", "Level Zero runtime" },
+		{ "CL_", "OpenCL runtime" },
+		{ "CUDA", "CUDA runtime" },
+		{ "cuda", "CUDA runtime" },
+		{ "torch", "PyTorch (framework)" },
+		{ "jax", "JAX (framework)" },
+		{ "tensorflow", "TensorFlow (framework)" },
+		{ "Error:", "the program (Python exception)" },
+		{ "Exception", "the program" },
+		{ "Traceback", "the program (Python)" },
+		{ "shared object", "loader" },
+		{ "Segmentation fault", "the program (crash)" },
+		{ "core dumped", "the program (crash)" },
+		{ "slurmstepd", "Slurm" },
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (memmem(l, n, words[i].word, strlen(words[i].word)))
+			return words[i].what;
+	return "unknown";
+}
+
+/*
+ * The first error code the line names: an identifier with a family's prefix
+ * looked up in the index (*unknown: it has an error prefix and is in no table),
+ * else a number after a runtime's name ("CUDA error code 700", "nvmlReturn 999").
+ * The code's index, or -1 (*unknown set when an unknown name was seen).
+ */
+static long line_code(const struct ga_explain *ex, const char *l, size_t n, char *unknown, size_t ucap,
+                      enum ga_errcode_family *ufam)
+{
+	unknown[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)l[i];
+		if (!is_ident(c)) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < n && is_ident((unsigned char)l[j]))
+			j++;
+		/* the families' prefixes start with one of these letters */
+		if (j - i >= 6 && strchr("cCnNhHZr", c)) {
+			long k = ga_errcode_lookup(&ex->ecx, l + i, j - i);
+			if (k >= 0)
+				return k;
+			enum ga_errcode_family f = ga_errcode_error_prefix(l + i, j - i);
+			if (f != GA_ECF__COUNT && !unknown[0] && j - i < ucap) {
+				snprintf(unknown, ucap, "%.*s", (int)(j - i), l + i);
+				*ufam = f;
+			}
+		}
+		i = j;
+	}
+	if (unknown[0])
+		return -1;
+	static const struct {
+		const char *word;
+		enum ga_errcode_family fam;
+	} ctx[] = { { "nvmlReturn", GA_ECF_NVML }, { "NVML", GA_ECF_NVML },    { "NCCL", GA_ECF_NCCL },
+		    { "HIP", GA_ECF_HIP },         { "hipError", GA_ECF_HIP }, { "CUDA", GA_ECF_CUDART } };
+	static const char *const before[] = { "error code ", "code=",  "code ",  "Return ",
+		                              "returned ",   "error ", "Error ", "nvmlReturn " };
+	for (size_t w = 0; w < sizeof(ctx) / sizeof(ctx[0]); w++) {
+		const char *at = memmem(l, n, ctx[w].word, strlen(ctx[w].word));
+		if (!at)
+			continue;
+		for (size_t b = 0; b < sizeof(before) / sizeof(before[0]); b++) {
+			size_t bl = strlen(before[b]);
+			const char *p = memmem(at, (size_t)(l + n - at), before[b], bl);
+			if (!p)
+				continue;
+			const char *d = p + bl, *q = d;
+			while (q < l + n && q - d < 6 && *q >= '0' && *q <= '9')
+				q++;
+			if (q == d || q - d > 5 || (q < l + n && is_ident((unsigned char)*q)))
+				continue;
+			int64_t v = 0;
+			for (const char *x = d; x < q; x++)
+				v = v * 10 + (*x - '0');
+			long k = ga_errcode_lookup_number(&ex->ecx, ctx[w].fam, v);
+			if (k < 0) {
+				snprintf(unknown, ucap, "%s %lld", ga_errcode_family_get(ctx[w].fam)->type,
+				         (long long)v);
+				*ufam = ctx[w].fam;
+			}
+			return k;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+/* "cudaErrorIllegalAddress = 700 (CUDA runtime API cudaError_t)" */
+static void code_text(long k, char *out, size_t cap)
+{
+	const struct ga_errcode *c = ga_errcode_get((size_t)k);
+	const struct ga_errcode_family_info *f = ga_errcode_family_get(c->family);
+	snprintf(out, cap, "%s = %lld (%s %s)", c->name, (long long)c->value, f->runtime, f->type);
+}
+
+static bool no_cause_yet(const struct ga_explain *ex)
+{
+	return ex->matched == 0;
+}
+
+/* Keep the line among the most salient ones: the highest scores, the earliest lines of a score. */
+static void salient_add(struct ga_explain *ex, const char *l, size_t n, int score, const char *code)
+{
+	struct ga_explain_salient *s = NULL;
+	for (size_t i = 0; i < ex->n_salient; i++)
+		if (ex->salient[i].line == ex->lines)
+			s = &ex->salient[i];
+	if (s) {
+		if (score > s->score)
+			s->score = score;
+		if (code && code[0])
+			snprintf(s->code, sizeof(s->code), "%s", code);
+		return;
+	}
+	/* a line's score is its own: what it says, raised to 3 when it names a code (below) */
+	char desc[sizeof(ex->salient[0].code)] = "";
+	if (code && code[0]) {
+		snprintf(desc, sizeof(desc), "%s", code);
+	} else {
+		char unknown[96];
+		enum ga_errcode_family uf = GA_ECF__COUNT;
+		long k = line_code(ex, l, n, unknown, sizeof(unknown), &uf);
+		if (k >= 0 && ex->ecx.group[k] != GA_ECG_NOT_ERROR) {
+			char t[160];
+			code_text(k, t, sizeof(t));
+			snprintf(desc, sizeof(desc), "%s%s", t,
+			         ex->ecx.group[k] == GA_ECG_UNSPECIFIED
+			                 ? ": the vendor's description names no cause"
+			                 : "");
+		} else if (k < 0 && unknown[0])
+			snprintf(desc, sizeof(desc), "%s: not in the tables (unknown code)", unknown);
+		if (desc[0] && score < 3)
+			score = 3;
+	}
+	if (ex->n_salient < SALIENT_MAX) {
+		s = &ex->salient[ex->n_salient++];
+	} else {
+		size_t w = 0;
+		for (size_t i = 1; i < ex->n_salient; i++)
+			if (ex->salient[i].score < ex->salient[w].score ||
+			    (ex->salient[i].score == ex->salient[w].score &&
+			     ex->salient[i].line > ex->salient[w].line))
+				w = i;
+		/* the kept set is the top by (score, earliest line), whatever order lines come in */
+		if (ex->salient[w].score > score ||
+		    (ex->salient[w].score == score && ex->salient[w].line < ex->lines))
+			return;
+		s = &ex->salient[w];
+	}
+	memset(s, 0, sizeof(*s));
+	s->line = ex->lines;
+	s->score = score;
+	clean_copy(s->text, sizeof(s->text), l, n);
+	s->component = component_guess(l, n);
+	memcpy(s->code, desc, sizeof(s->code));
+}
+
+/*
+ * How much a line looks like an error, 0 when it does not: a crash or fatal
+ * error 4, an exception's last line ("ValueError: ...") 3, an error 2, a
+ * failure or exception 1.
+ */
+static int salience(const char *l, size_t n)
+{
+	static const struct {
+		const char *w;
+		int score;
+	} words[] = { { "Segmentation fault", 4 },
+		      { "core dumped", 4 },
+		      { "FATAL", 4 },
+		      { "Fatal", 4 },
+		      { "fatal", 4 },
+		      { "panic", 4 },
+		      { "Aborted", 4 },
+		      { "rror:", 3 },
+		      { "ERROR", 2 },
+		      { "rror", 2 },
+		      { "FAILED", 1 },
+		      { "ailed", 1 },
+		      { "xception", 1 },
+		      { "Traceback", 1 } };
+	static const char *const negated[] = { "no error", "0 error", "without error", "no failure" };
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (memmem(l, n, words[i].w, strlen(words[i].w))) {
+			/* "(no errors)", "0 errors": a report that all is well, unless it is fatal */
+			for (size_t k = 0; k < sizeof(negated) / sizeof(negated[0]) && words[i].score < 4;
+			     k++)
+				if (memmem(l, n, negated[k], strlen(negated[k])))
+					return 0;
+			return words[i].score;
+		}
+	return 0;
+}
+
+static void salient_line(struct ga_explain *ex, const char *l, size_t n)
+{
+	int sc = salience(l, n);
+	if (sc) {
+		ex->salient_lines++;
+		salient_add(ex, l, n, sc, NULL);
+	}
+}
+
+/* A line that names a code with no cause: kept as salient (counted here when no word made it so). */
+static void salient_code(struct ga_explain *ex, const char *l, size_t n, const char *desc)
+{
+	if (!salience(l, n))
+		ex->salient_lines++;
+	salient_add(ex, l, n, 3, desc);
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The lines of [s, e) (complete lines) that contain a word salience() scores,
+ * through salient_line; ex->lines is restored. One memmem pass over the block
+ * per word, not a look at every line: a log with no cause costs a few passes
+ * more, not a search per line. A block with very many such lines is taken line
+ * by line.
+ */
+#define SALIENT_HITS 256
+static void salient_block(struct ga_explain *ex, const char *s, const char *e)
+{
+	static const char *const keys[] = { "rror",  "RROR",        "ailed",    "AILED",
+		                            "atal",  "ATAL",        "xception", "Traceback",
+		                            "panic", "core dumped", "Aborted",  "Segmentation fault" };
+	const char *starts[SALIENT_HITS];
+	size_t ns = 0;
+	uint64_t base = ex->lines;
+	bool many = false;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !many; k++) {
+		size_t kl = strlen(keys[k]);
+		for (const char *p = s; p < e && (p = memmem(p, (size_t)(e - p), keys[k], kl));) {
+			const char *ls = memrchr(s, '\n', (size_t)(p - s));
+			ls = ls ? ls + 1 : s;
+			bool dup = false;
+			for (size_t i = 0; i < ns && !dup; i++)
+				dup = starts[i] == ls;
+			if (!dup && ns == SALIENT_HITS) {
+				many = true;
+				break;
+			}
+			if (!dup)
+				starts[ns++] = ls;
+			const char *le = memchr(p, '\n', (size_t)(e - p));
+			p = le ? le + 1 : e;
+		}
+	}
+	if (many) {
+		for (const char *l = s; l < e;) {
+			const char *nl = memchr(l, '\n', (size_t)(e - l));
+			size_t n = (size_t)((nl ? nl : e) - l);
+			ex->lines++;
+			salient_line(ex, l, n > GA_EXPLAIN_LINE_MAX ? GA_EXPLAIN_LINE_MAX : n);
+			l = nl ? nl + 1 : e;
+		}
+		ex->lines = base;
+		return;
+	}
+	qsort(starts, ns, sizeof(starts[0]), cmp_ptr);
+	const char *counted = s;
+	for (size_t i = 0; i < ns; i++) {
+		ex->lines += count_nl(counted, starts[i]) + 1;
+		const char *le = memchr(starts[i], '\n', (size_t)(e - starts[i]));
+		size_t n = (size_t)((le ? le : e) - starts[i]);
+		salient_line(ex, starts[i], n > GA_EXPLAIN_LINE_MAX ? GA_EXPLAIN_LINE_MAX : n);
+		counted = le ? le + 1 : e;
+	}
+	ex->lines = base;
+}
+
+static void code_as_sig(struct ga_explain *ex, unsigned sig, long k, const char *l, size_t n);
+
+/* A line no signature matched: the code it names, if any, as its group's cause. */
+static void code_line(struct ga_explain *ex, const char *l, size_t n)
+{
+	char unknown[96];
+	enum ga_errcode_family uf = GA_ECF__COUNT;
+	long k = line_code(ex, l, n, unknown, sizeof(unknown), &uf);
+	if (k < 0) {
+		if (unknown[0] && no_cause_yet(ex)) {
+			char t[160];
+			snprintf(t, sizeof(t), "%s: not in the tables (unknown code)", unknown);
+			salient_code(ex, l, n, t);
+		}
+		return;
+	}
+	enum ga_errcode_group g = (enum ga_errcode_group)ex->ecx.group[k];
+	if (g == GA_ECG_NOT_ERROR)
+		return;
+	if (ex->code_sig[k] >= 0) {
+		code_as_sig(ex, (unsigned)ex->code_sig[k], k, l, n);
+		return;
+	}
+	if (g == GA_ECG_UNSPECIFIED || g >= GA_ECG__COUNT) {
+		if (no_cause_yet(ex)) {
+			char t[160], d[sizeof(ex->salient[0].code)];
+			code_text(k, t, sizeof(t));
+			snprintf(d, sizeof(d), "%s: the vendor's description names no cause", t);
+			salient_code(ex, l, n, d);
+		}
+		return;
+	}
+	struct code_hit *h = NULL;
+	for (size_t i = 0; i < ex->n_codes && !h; i++)
+		if (ex->codes[i].code == k)
+			h = &ex->codes[i];
+	if (!h && ex->n_codes < CODE_HITS) {
+		h = &ex->codes[ex->n_codes++];
+		memset(h, 0, sizeof(*h));
+		h->code = k;
+		h->first_line = ex->lines;
+	} else if (!h) {
+		ex->codes_dropped++;
+	}
+	if (h)
+		h->count++;
+	code_as_sig(ex, (unsigned)(SIG__COUNT + g), k, l, n);
+}
+
+/* The line as a match of sig (a signature, or a group's), with the code captured. */
+static void code_as_sig(struct ga_explain *ex, unsigned sig, long k, const char *l, size_t n)
+{
+	struct ga_explain_match tmp,
+	        *mt = ex->n_matches < ex->max_matches ? &ex->matches[ex->n_matches++] : &tmp;
+	memset(mt, 0, sizeof(*mt));
+	mt->line = ex->lines;
+	mt->sig = sig;
+	clean_copy(mt->text, sizeof(mt->text), l, n);
+	snprintf(mt->cap[0].key, sizeof(mt->cap[0].key), "code");
+	snprintf(mt->cap[0].value, sizeof(mt->cap[0].value), "%s", ga_errcode_get((size_t)k)->name);
+	mt->n_cap = 1;
+	struct ga_explain_cause *c = &ex->causes[sig];
+	if (!c->count)
+		c->first_line = ex->lines;
+	c->count++;
+	c->last_line = ex->lines;
+	add_value(c, &mt->cap[0]);
+	ex->matched++;
+}
+
 /* Match one line (already counted in ex->lines); only its first LINE_MAX bytes. */
 static void match_line(struct ga_explain *ex, const char *line, size_t len)
 {
@@ -374,11 +887,15 @@ static void match_line(struct ga_explain *ex, const char *line, size_t len)
 	}
 	if (best_w >= 0)
 		record(ex, best, ex->scratch, len, best_m);
+	else
+		code_line(ex, line, len);
 }
 
 int ga_explain_line(struct ga_explain *ex, const char *line, size_t len)
 {
 	ex->lines++;
+	if (no_cause_yet(ex))
+		salient_line(ex, line, len > GA_EXPLAIN_LINE_MAX ? GA_EXPLAIN_LINE_MAX : len);
 	match_line(ex, line, len);
 	return 0;
 }
@@ -407,6 +924,9 @@ static void scan_block(struct ga_explain *ex, const char *s, const char *e)
 	size_t n = (size_t)(e - s), m = ex->wm_m;
 	const char *counted = s;
 	size_t pos = m - 1; /* end of the window */
+	/* while nothing is known, the error-looking lines are kept for an inconclusive report */
+	if (no_cause_yet(ex))
+		salient_block(ex, s, e);
 	while (pos < n) {
 		unsigned h = wm_hash(u + pos - (WM_B - 1));
 		size_t sh = ex->shift[h];
@@ -417,7 +937,7 @@ static void scan_block(struct ga_explain *ex, const char *s, const char *e)
 		size_t st = pos + 1 - m; /* window start */
 		bool hit = false;
 		for (int j = ex->head[h]; j >= 0 && !hit; j = ex->next[j])
-			hit = st + ex->lit_len[j] <= n && !memcmp(s + st, pats[j].literal, ex->lit_len[j]);
+			hit = st + ex->lit_len[j] <= n && !memcmp(s + st, ex->lit_s[j], ex->lit_len[j]);
 		if (!hit) {
 			pos++;
 			continue;
@@ -498,7 +1018,7 @@ const struct ga_explain_match *ga_explain_matches(const struct ga_explain *ex, s
 
 static int cause_score(const struct ga_explain_cause *c)
 {
-	return c->score ? c->score : sigs[c->sig].weight;
+	return c->score ? c->score : ga_explain_sig(c->sig)->weight;
 }
 
 static int cmp_cause(const void *a, const void *b)
@@ -535,8 +1055,8 @@ static int cmp_pair(const void *a, const void *b)
 static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 {
 	c->detail[0] = '\0';
-	c->cause_class = sigs[c->sig].cause_class;
-	c->action = sigs[c->sig].action;
+	c->cause_class = ga_explain_sig(c->sig)->cause_class;
+	c->action = ga_explain_sig(c->sig)->action;
 	if (c->sig != SIG_XID || !ex->n_xids)
 		return;
 	qsort(ex->xids, ex->n_xids, sizeof(ex->xids[0]), cmp_pair);
@@ -614,14 +1134,51 @@ static void wc_detail(struct ga_explain_cause *c)
 		c->cause_class = GA_CAUSE_CONFIGURATION, c->action = GA_ACT_FIX_CONFIG;
 }
 
+/* The codes of an error-code cause: name = number (runtime type), action. */
+static void code_detail(struct ga_explain *ex, struct ga_explain_cause *c)
+{
+	if (c->sig < SIG__COUNT)
+		return;
+	enum ga_errcode_group g = (enum ga_errcode_group)(c->sig - SIG__COUNT);
+	size_t cap = sizeof(c->detail);
+	for (size_t i = 0; i < ex->n_codes; i++) {
+		if (ex->ecx.group[ex->codes[i].code] != g)
+			continue;
+		char t[200];
+		code_text(ex->codes[i].code, t, sizeof(t));
+		size_t l = strlen(c->detail);
+		snprintf(c->detail + l, cap - l, "%s%s, line %llu%s", l ? "; " : "", t,
+		         (unsigned long long)ex->codes[i].first_line,
+		         ex->codes[i].count > 1 ? " and later" : "");
+	}
+	size_t l = strlen(c->detail);
+	snprintf(c->detail + l, cap - l, "; action: %s", ga_action_name(ga_errcode_group_get(g)->action));
+}
+
+const struct ga_explain_salient *ga_explain_salient_lines(const struct ga_explain *ex, size_t *n,
+                                                          uint64_t *total)
+{
+	*n = ex->n_salient;
+	*total = ex->salient_lines;
+	return ex->salient;
+}
+
+static int cmp_salient(const void *a, const void *b)
+{
+	const struct ga_explain_salient *x = a, *y = b;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
 const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *n)
 {
+	qsort(ex->salient, ex->n_salient, sizeof(ex->salient[0]), cmp_salient);
 	size_t k = 0;
-	for (size_t i = 0; i < SIG__COUNT; i++)
+	for (size_t i = 0; i < N_CAUSES; i++)
 		if (ex->causes[i].count) {
 			ex->causes[i].score = cause_score(&ex->causes[i]);
 			xid_detail(ex, &ex->causes[i]);
 			wc_detail(&ex->causes[i]);
+			code_detail(ex, &ex->causes[i]);
 			ex->ranked[k++] = &ex->causes[i];
 		}
 	qsort(ex->ranked, k, sizeof(ex->ranked[0]), cmp_cause);
@@ -653,7 +1210,7 @@ static int fill_caps(const struct ga_capture_kv *kv, size_t n, struct ga_kv **re
 
 static int fill_cause(const struct ga_explain_cause *c, size_t rank, struct ga_explain_doc_cause *d)
 {
-	const struct ga_signature *s = &sigs[c->sig];
+	const struct ga_signature *s = ga_explain_sig(c->sig);
 	GA_SET(d->rank, rank);
 	GA_SET(d->score, c->score);
 	GA_SET(d->count, c->count);
@@ -694,7 +1251,7 @@ static int fill_result(struct ga_explain *ex, struct ga_explain_result *r)
 		const struct ga_explain_match *m = &ex->matches[i];
 		struct ga_explain_doc_match *d = &r->matches[i];
 		GA_SET(d->line, m->line);
-		if (!(d->id = ga_strdup(sigs[m->sig].id)) || !(d->text = ga_strdup(m->text)) ||
+		if (!(d->id = ga_strdup(ga_explain_sig(m->sig)->id)) || !(d->text = ga_strdup(m->text)) ||
 		    fill_caps(m->cap, m->n_cap, &d->captured, &d->n_captured) < 0)
 			return -ENOMEM;
 	}
@@ -710,6 +1267,25 @@ int ga_explain_result_fill(struct ga_explain *ex, struct ga_explain_result *r)
 	return e;
 }
 
+static int fill_inconclusive(const struct ga_explain *ex, struct ga_explain_report *r)
+{
+	struct ga_explain_doc_inconclusive *d = ga_calloc(1, sizeof(*d));
+	if (!(r->inconclusive = d) || !(d->lines = ga_calloc(ex->n_salient, sizeof(*d->lines))) ||
+	    !(d->next = ga_strdup(GA_EXPLAIN_NEXT)))
+		return -ENOMEM;
+	GA_SET(d->error_lines, ex->salient_lines);
+	d->n_lines = ex->n_salient;
+	for (size_t i = 0; i < ex->n_salient; i++) {
+		const struct ga_explain_salient *s = &ex->salient[i];
+		struct ga_explain_doc_line *l = &d->lines[i];
+		GA_SET(l->line, s->line);
+		if (!(l->component = ga_strdup(s->component)) || !(l->text = ga_strdup(s->text)) ||
+		    (s->code[0] && !(l->code = ga_strdup(s->code))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char *for_file,
                            struct ga_explain_report *r)
 {
@@ -720,6 +1296,8 @@ int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char
 	int e = !r->schema || (source && !r->source) || (for_file && !r->for_file)
 	                ? -ENOMEM
 	                : fill_result(ex, &r->result);
+	if (e == 0 && !ex->matched && ex->n_salient)
+		e = fill_inconclusive(ex, r);
 	if (e < 0)
 		ga_schema_release(&ga_explain_report_schema, r);
 	return e;
@@ -1049,13 +1627,13 @@ int ga_explain_for(struct ga_explain *ex, const struct ga_node *node)
 {
 	struct facts f;
 	gather(node, &f);
-	for (size_t i = 0; i < SIG__COUNT; i++) {
+	for (size_t i = 0; i < N_CAUSES; i++) {
 		struct ga_explain_cause *c = &ex->causes[i];
 		if (!c->count)
 			continue;
 		char note[768];
 		int adj = note_for(ex, c, &f, node, note, sizeof(note));
-		c->score = sigs[i].weight + adj;
+		c->score = ga_explain_sig((unsigned)i)->weight + adj;
 		ga_free(c->node_note);
 		c->node_note = NULL;
 		if (note[0] && !(c->node_note = ga_strdup(note)))

@@ -43,11 +43,29 @@ static const struct ga_field result_f[] = { RESULT_FIELDS(struct ga_explain_resu
 const struct ga_schema ga_explain_result_schema = { "ga_explain_result", sizeof(struct ga_explain_result),
 	                                            result_f, GA_ARRAY_SIZE(result_f) };
 
+static const struct ga_field line_f[] = {
+	GA_FIELD(struct ga_explain_doc_line, line, GA_F_U64),
+	GA_FIELD(struct ga_explain_doc_line, component, GA_F_STR),
+	GA_FIELD(struct ga_explain_doc_line, code, GA_F_STR),
+	GA_FIELD(struct ga_explain_doc_line, text, GA_F_STR),
+};
+static const struct ga_schema line_s = { "ga_explain_doc_line", sizeof(struct ga_explain_doc_line), line_f,
+	                                 GA_ARRAY_SIZE(line_f) };
+static const struct ga_field inconclusive_f[] = {
+	GA_FIELD(struct ga_explain_doc_inconclusive, error_lines, GA_F_U64),
+	GA_FIELD_ARR(struct ga_explain_doc_inconclusive, lines, line_s),
+	GA_FIELD(struct ga_explain_doc_inconclusive, next, GA_F_STR),
+};
+static const struct ga_schema inconclusive_s = { "ga_explain_doc_inconclusive",
+	                                         sizeof(struct ga_explain_doc_inconclusive), inconclusive_f,
+	                                         GA_ARRAY_SIZE(inconclusive_f) };
+
 static const struct ga_field report_f[] = {
 	GA_FIELD(struct ga_explain_report, schema, GA_F_STR),
 	GA_FIELD(struct ga_explain_report, source, GA_F_STR),
 	{ "for", GA_F_STR, offsetof(struct ga_explain_report, for_file), NULL, 0 },
 	RESULT_FIELDS(struct ga_explain_report, result.),
+	GA_FIELD_PTR_OMIT(struct ga_explain_report, inconclusive, inconclusive_s),
 };
 const struct ga_schema ga_explain_report_schema = { "ga_explain_report", sizeof(struct ga_explain_report),
 	                                            report_f, GA_ARRAY_SIZE(report_f) };

@@ -1,0 +1,230 @@
+/*
+ * errcodes.c - the vendors' error-code tables (generated, *.def here), the
+ * hand-written rules that put each code in a group (map.def), and the index
+ * that looks a code up by name or by (family, number).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "gpuaudit/errcodes.h"
+
+static const struct ga_errcode_family_info families[] = {
+#define ECF(name, id, runtime, type, source, prefix, error_prefix) \
+	{ id, runtime, type, source, prefix, error_prefix },
+#include "errcodes/families.def"
+#undef ECF
+};
+
+static const struct ga_errcode_group_info groups[] = {
+#define EG(name, cls, act, weight, id, summary, cause, fix, next) \
+	{ GA_CAUSE_##cls, GA_ACT_##act, weight, id, summary, cause, fix, next },
+#include "errcodes/groups.def"
+#undef EG
+};
+
+static const struct ga_errcode codes[] = {
+#define ERRCODE(n, v) { n, v, FAM },
+#define FAM GA_ECF_CUDART
+#include "errcodes/cudart.def"
+#undef FAM
+#define FAM GA_ECF_CU
+#include "errcodes/cu.def"
+#undef FAM
+#define FAM GA_ECF_CUBLAS
+#include "errcodes/cublas.def"
+#undef FAM
+#define FAM GA_ECF_CUFFT
+#include "errcodes/cufft.def"
+#undef FAM
+#define FAM GA_ECF_CUSOLVER
+#include "errcodes/cusolver.def"
+#undef FAM
+#define FAM GA_ECF_CUSPARSE
+#include "errcodes/cusparse.def"
+#undef FAM
+#define FAM GA_ECF_CUDNN
+#include "errcodes/cudnn.def"
+#undef FAM
+#define FAM GA_ECF_NCCL
+#include "errcodes/nccl.def"
+#undef FAM
+#define FAM GA_ECF_NVML
+#include "errcodes/nvml.def"
+#undef FAM
+#define FAM GA_ECF_HIP
+#include "errcodes/hip.def"
+#undef FAM
+#define FAM GA_ECF_HSA
+#include "errcodes/hsa.def"
+#undef FAM
+#define FAM GA_ECF_ROCBLAS
+#include "errcodes/rocblas.def"
+#undef FAM
+#define FAM GA_ECF_ZE
+#include "errcodes/ze.def"
+#undef FAM
+#define FAM GA_ECF_OPENCL
+#include "errcodes/opencl.def"
+#undef FAM
+#undef ERRCODE
+};
+
+struct rule {
+	const char *key; /* "[family/][=]key" */
+	enum ga_errcode_group group;
+};
+
+static const struct rule rules[] = {
+#define EMAP(key, g) { key, GA_ECG_##g },
+#include "errcodes/map.def"
+#undef EMAP
+};
+
+#define N_CODES (sizeof(codes) / sizeof(codes[0]))
+
+size_t ga_errcode_count(void)
+{
+	return N_CODES;
+}
+
+const struct ga_errcode *ga_errcode_get(size_t i)
+{
+	return i < N_CODES ? &codes[i] : NULL;
+}
+
+const struct ga_errcode_family_info *ga_errcode_family_get(enum ga_errcode_family f)
+{
+	return (unsigned)f < GA_ECF__COUNT ? &families[f] : NULL;
+}
+
+const struct ga_errcode_group_info *ga_errcode_group_get(enum ga_errcode_group g)
+{
+	return (unsigned)g < GA_ECG__COUNT ? &groups[g] : NULL;
+}
+
+/* What a key drops from the front of a name, longest first within a family. */
+static const char *const strip[] = {
+	"cudaError",
+	"CUDA_ERROR_",
+	"CUDA_",
+	"cuda",
+	"CUBLAS_STATUS_",
+	"CUFFT_",
+	"CUSOLVER_STATUS_",
+	"CUSPARSE_STATUS_",
+	"CUDNN_STATUS_",
+	"nccl",
+	"hipError",
+	"hip",
+	"HSA_STATUS_ERROR_",
+	"HSA_STATUS_",
+	"ZE_RESULT_ERROR_",
+	"ZE_RESULT_EXP_ERROR_",
+	"ZE_RESULT_EXT_ERROR_",
+	"ZE_RESULT_",
+	"NVML_ERROR_",
+	"NVML_",
+	"CL_",
+	"rocblas_status_",
+};
+
+void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap)
+{
+	const char *s = c->name;
+	for (size_t i = 0; i < sizeof(strip) / sizeof(strip[0]); i++) {
+		size_t l = strlen(strip[i]);
+		if (!strncmp(s, strip[i], l)) {
+			s += l;
+			break;
+		}
+	}
+	size_t k = 0;
+	for (; *s && k + 1 < cap; s++)
+		if (*s != '_')
+			out[k++] = (char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s);
+	out[k] = '\0';
+}
+
+static bool rule_matches(const struct rule *r, const struct ga_errcode *c, const char *key)
+{
+	const char *k = r->key, *slash = strchr(k, '/');
+	if (slash) {
+		const char *fam = families[c->family].id;
+		if (strlen(fam) != (size_t)(slash - k) || strncmp(fam, k, (size_t)(slash - k)))
+			return false;
+		k = slash + 1;
+	}
+	return *k == '=' ? !strcmp(key, k + 1) : strstr(key, k) != NULL;
+}
+
+enum ga_errcode_group ga_errcode_group_of(size_t i)
+{
+	if (i >= N_CODES)
+		return GA_ECG__COUNT;
+	char key[96];
+	ga_errcode_key(&codes[i], key, sizeof(key));
+	for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++)
+		if (rule_matches(&rules[r], &codes[i], key))
+			return rules[r].group;
+	return GA_ECG__COUNT;
+}
+
+static void number_key(enum ga_errcode_family f, int64_t v, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s#%lld", families[f].id, (long long)v);
+}
+
+int ga_errcode_index_init(struct ga_errcode_index *ix)
+{
+	memset(ix, 0, sizeof(*ix));
+	if (!(ix->group = ga_calloc(N_CODES, 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < N_CODES; i++) {
+		char nk[64];
+		ix->group[i] = (uint8_t)ga_errcode_group_of(i);
+		number_key(codes[i].family, codes[i].value, nk, sizeof(nk));
+		/* an alias keeps the number's first name (hipErrorOutOfMemory before hipErrorMemoryAllocation) */
+		if (ga_strmap_put(&ix->map, codes[i].name, i, NULL) < 0 ||
+		    (!ga_strmap_get(&ix->map, nk, NULL) && ga_strmap_put(&ix->map, nk, i, NULL) < 0)) {
+			ga_errcode_index_release(ix);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void ga_errcode_index_release(struct ga_errcode_index *ix)
+{
+	ga_strmap_release(&ix->map);
+	ga_free(ix->group);
+	ix->group = NULL;
+}
+
+long ga_errcode_lookup(const struct ga_errcode_index *ix, const char *name, size_t n)
+{
+	size_t v;
+	return ga_strmap_get_n(&ix->map, name, n, &v) ? (long)v : -1;
+}
+
+long ga_errcode_lookup_number(const struct ga_errcode_index *ix, enum ga_errcode_family f, int64_t v)
+{
+	char nk[64];
+	size_t i;
+	if ((unsigned)f >= GA_ECF__COUNT)
+		return -1;
+	number_key(f, v, nk, sizeof(nk));
+	return ga_strmap_get(&ix->map, nk, &i) ? (long)i : -1;
+}
+
+enum ga_errcode_family ga_errcode_error_prefix(const char *tok, size_t n)
+{
+	for (unsigned f = 0; f < GA_ECF__COUNT; f++) {
+		const char *p = families[f].error_prefix;
+		size_t l = p ? strlen(p) : 0;
+		if (p && n > l && !memcmp(tok, p, l))
+			return (enum ga_errcode_family)f;
+	}
+	return GA_ECF__COUNT;
+}

@@ -1,0 +1,9 @@
+# explain on an error log that no signature and no known code explains: it is no PASS. It shows the
+# most salient error lines, a guess of the component each comes from, the code a line names
+# (unknown names, codes whose vendor text names no cause, a number in no table) and what to run
+# next, with exit 4. A log with no error line stays clean (exit 0). Synthesized log.
+L=$FIXTURES/explain-codes
+run explain "$L/inconclusive.log"
+echo "\$ gpuaudit explain < clean.log"
+"$GPUAUDIT" explain <"$FIXTURES/logs/clean.log"; echo "[exit $?]"
+run explain "$L/inconclusive.log" --json --max-matches 0

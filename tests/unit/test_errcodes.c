@@ -1,0 +1,407 @@
+/*
+ * test_errcodes.c - the vendors' error-code tables (lib/core/errcodes): each
+ * generated table against its header when the header is on this machine, no
+ * duplicate names, every code in a group with a class and an action, and the
+ * lookups by name and by number.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "gpuaudit/errcodes.h"
+#include "gpuaudit/explain.h"
+#include "gpuaudit/findings.h"
+#include "gpuaudit/strmap.h"
+
+/* No duplicate names; every family has a table; every code maps to a group. */
+static void test_tables(void **state)
+{
+	(void)state;
+	struct ga_strmap seen = { 0 };
+	size_t per_family[GA_ECF__COUNT] = { 0 };
+	bool bad = false;
+	assert_true(ga_errcode_count() > 600);
+	for (size_t i = 0; i < ga_errcode_count(); i++) {
+		const struct ga_errcode *c = ga_errcode_get(i);
+		assert_non_null(c->name);
+		assert_true((unsigned)c->family < GA_ECF__COUNT);
+		per_family[c->family]++;
+		if (ga_strmap_get(&seen, c->name, NULL)) {
+			print_message("duplicate name %s\n", c->name);
+			bad = true;
+		}
+		assert_int_equal(ga_strmap_put(&seen, c->name, i, NULL), 0);
+		/* the name starts with its family's prefix (the scan looks for those) */
+		const struct ga_errcode_family_info *f = ga_errcode_family_get(c->family);
+		assert_int_equal(strncmp(c->name, f->prefix, strlen(f->prefix)), 0);
+		if (ga_errcode_group_of(i) == GA_ECG__COUNT) {
+			print_message("no rule of map.def maps %s\n", c->name);
+			bad = true;
+		}
+	}
+	for (unsigned f = 0; f < GA_ECF__COUNT; f++)
+		assert_true(per_family[f] > 0);
+	assert_null(ga_errcode_get(ga_errcode_count()));
+	ga_strmap_release(&seen);
+	assert_false(bad);
+}
+
+/* Every group has an action; one that names a cause has a class, id, cause, fix and next. */
+static void test_groups(void **state)
+{
+	(void)state;
+	for (unsigned g = 0; g < GA_ECG__COUNT; g++) {
+		const struct ga_errcode_group_info *gi = ga_errcode_group_get((enum ga_errcode_group)g);
+		assert_non_null(gi);
+		assert_true((unsigned)gi->action < GA_ACT__COUNT);
+		assert_non_null(gi->summary);
+		bool names_cause = g != GA_ECG_NOT_ERROR && g != GA_ECG_UNSPECIFIED;
+		assert_int_equal(gi->cause_class != GA_CAUSE_UNKNOWN, names_cause);
+		if (names_cause) {
+			assert_non_null(gi->id);
+			assert_int_equal(strncmp(gi->id, "errcode-", 8), 0);
+			assert_non_null(gi->cause);
+			assert_non_null(gi->fix);
+			assert_non_null(gi->next);
+			assert_true(gi->weight > 0 && gi->weight <= 100);
+		} else {
+			assert_null(gi->id);
+		}
+	}
+	assert_null(ga_errcode_group_get(GA_ECG__COUNT));
+}
+
+static long lookup(const struct ga_errcode_index *ix, const char *name)
+{
+	return ga_errcode_lookup(ix, name, strlen(name));
+}
+
+static void expect(const struct ga_errcode_index *ix, const char *name, enum ga_errcode_family f, int64_t v,
+                   enum ga_errcode_group g)
+{
+	long k = lookup(ix, name);
+	if (k < 0)
+		print_message("%s not found\n", name);
+	assert_true(k >= 0);
+	const struct ga_errcode *c = ga_errcode_get((size_t)k);
+	assert_string_equal(c->name, name);
+	assert_int_equal(c->family, f);
+	assert_int_equal(c->value, v);
+	if (ix->group[k] != g)
+		print_message("%s: group %u, expected %u\n", name, ix->group[k], g);
+	assert_int_equal(ix->group[k], g);
+}
+
+/* Names and numbers as the headers define them, and the groups the vendors' texts give. */
+static void test_lookup(void **state)
+{
+	(void)state;
+	struct ga_errcode_index ix;
+	assert_int_equal(ga_errcode_index_init(&ix), 0);
+	expect(&ix, "cudaSuccess", GA_ECF_CUDART, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "cudaErrorMemoryAllocation", GA_ECF_CUDART, 2, GA_ECG_OOM);
+	expect(&ix, "cudaErrorIllegalAddress", GA_ECF_CUDART, 700, GA_ECG_ILLEGAL_ACCESS);
+	expect(&ix, "cudaErrorNoKernelImageForDevice", GA_ECF_CUDART, 209, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "cudaErrorInsufficientDriver", GA_ECF_CUDART, 35, GA_ECG_DRIVER_TOO_OLD);
+	expect(&ix, "cudaErrorSystemNotReady", GA_ECF_CUDART, 802, GA_ECG_SYSTEM_SERVICE);
+	expect(&ix, "cudaErrorUnknown", GA_ECF_CUDART, 999, GA_ECG_UNSPECIFIED);
+	expect(&ix, "CUDA_ERROR_ILLEGAL_ADDRESS", GA_ECF_CU, 700, GA_ECG_ILLEGAL_ACCESS);
+	expect(&ix, "CUDA_ERROR_ECC_UNCORRECTABLE", GA_ECF_CU, 214, GA_ECG_HARDWARE);
+	expect(&ix, "CUDA_ERROR_NO_DEVICE", GA_ECF_CU, 100, GA_ECG_NO_DEVICE);
+	expect(&ix, "CUDA_ERROR_LAUNCH_FAILED", GA_ECF_CU, 719, GA_ECG_LAUNCH);
+	expect(&ix, "CUBLAS_STATUS_EXECUTION_FAILED", GA_ECF_CUBLAS, 13, GA_ECG_LAUNCH);
+	expect(&ix, "CUBLAS_STATUS_INTERNAL_ERROR", GA_ECF_CUBLAS, 14, GA_ECG_UNSPECIFIED);
+	expect(&ix, "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH", GA_ECF_CUDNN, 3007, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "ncclSystemError", GA_ECF_NCCL, 2, GA_ECG_SYSTEM_CALL);
+	expect(&ix, "ncclRemoteError", GA_ECF_NCCL, 6, GA_ECG_REMOTE);
+	expect(&ix, "ncclInternalError", GA_ECF_NCCL, 3, GA_ECG_UNSPECIFIED);
+	expect(&ix, "NVML_ERROR_GPU_IS_LOST", GA_ECF_NVML, 15, GA_ECG_HARDWARE);
+	expect(&ix, "NVML_ERROR_RESET_REQUIRED", GA_ECF_NVML, 16, GA_ECG_GPU_RESET);
+	expect(&ix, "NVML_ERROR_LIB_RM_VERSION_MISMATCH", GA_ECF_NVML, 18, GA_ECG_DRIVER_MISSING);
+	expect(&ix, "hipErrorNoDevice", GA_ECF_HIP, 100, GA_ECG_NO_DEVICE);
+	expect(&ix, "hipErrorNoBinaryForGpu", GA_ECF_HIP, 209, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "HSA_STATUS_ERROR_OUT_OF_RESOURCES", GA_ECF_HSA, 0x1008, GA_ECG_RESOURCES);
+	expect(&ix, "rocblas_status_memory_error", GA_ECF_ROCBLAS, 5, GA_ECG_OOM);
+	expect(&ix, "ZE_RESULT_ERROR_DEVICE_LOST", GA_ECF_ZE, 0x70000001, GA_ECG_HARDWARE);
+	expect(&ix, "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", GA_ECF_ZE, 0x70000003, GA_ECG_OOM);
+	expect(&ix, "CL_OUT_OF_RESOURCES", GA_ECF_OPENCL, -5, GA_ECG_OOM);
+	expect(&ix, "CL_INVALID_VALUE", GA_ECF_OPENCL, -30, GA_ECG_API_MISUSE);
+	/* by number, the number's first name where the header has aliases */
+	long k = ga_errcode_lookup_number(&ix, GA_ECF_CU, 700);
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "CUDA_ERROR_ILLEGAL_ADDRESS");
+	k = ga_errcode_lookup_number(&ix, GA_ECF_HIP, 2);
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "hipErrorOutOfMemory");
+	assert_int_equal(ga_errcode_lookup_number(&ix, GA_ECF_NCCL, 9), -1);
+	assert_int_equal(ga_errcode_lookup_number(&ix, GA_ECF__COUNT, 0), -1);
+	/* not a code; a prefix of one; an unknown name with an error prefix */
+	assert_int_equal(lookup(&ix, "cudaMalloc"), -1);
+	assert_int_equal(ga_errcode_lookup(&ix, "cudaErrorIllegalAddress", 12), -1);
+	assert_int_equal(lookup(&ix, "hipErrorSomethingNew"), -1);
+	assert_int_equal(ga_errcode_error_prefix("hipErrorSomethingNew", 20), GA_ECF_HIP);
+	assert_int_equal(ga_errcode_error_prefix("CUDA_ERROR_X", 12), GA_ECF_CU);
+	assert_int_equal(ga_errcode_error_prefix("CUDA_VISIBLE_DEVICES", 20), GA_ECF__COUNT);
+	assert_int_equal(ga_errcode_error_prefix("hipError", 8), GA_ECF__COUNT);
+	ga_errcode_index_release(&ix);
+}
+
+/* The key map.def matches on. */
+static void test_keys(void **state)
+{
+	(void)state;
+	const struct ga_errcode a = { "CUDA_ERROR_OUT_OF_MEMORY", 2, GA_ECF_CU };
+	const struct ga_errcode b = { "cudaErrorMemoryAllocation", 2, GA_ECF_CUDART };
+	const struct ga_errcode c = { "ZE_RESULT_EXP_ERROR_REMOTE_DEVICE", 0, GA_ECF_ZE };
+	char k[64];
+	ga_errcode_key(&a, k, sizeof(k));
+	assert_string_equal(k, "outofmemory");
+	ga_errcode_key(&b, k, sizeof(k));
+	assert_string_equal(k, "memoryallocation");
+	ga_errcode_key(&c, k, sizeof(k));
+	assert_string_equal(k, "remotedevice");
+	ga_errcode_key(&a, k, 4);
+	assert_string_equal(k, "out");
+}
+
+/* The repository root from GA_FIXTURES (tests/fixtures), or NULL. */
+static const char *src_root(char *buf, size_t cap)
+{
+	const char *fx = getenv("GA_FIXTURES");
+	if (!fx || snprintf(buf, cap, "%s/../..", fx) >= (int)cap)
+		return NULL;
+	return buf;
+}
+
+/*
+ * Each table against its header: tools/gen-errcodes.list run in check mode
+ * regenerates every table whose header is on this machine and compares it with
+ * the checked-in one (a header that is absent is skipped with a message).
+ */
+static void test_tables_match_headers(void **state)
+{
+	(void)state;
+	char root[4096], cmd[4300];
+	if (!src_root(root, sizeof(root))) {
+		print_message("skipped: GA_FIXTURES is not set\n");
+		return;
+	}
+	if (system("command -v python3 >/dev/null 2>&1") != 0) {
+		print_message("skipped: no python3 to run tools/gen-errcodes\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "cd '%s' && GEN_ERRCODES_CHECK=1 sh tools/gen-errcodes.list", root);
+	int rc = system(cmd);
+	assert_int_equal(rc, 0);
+}
+
+/*
+ * Without python: every name of a table whose header is here occurs in it, with
+ * the table's number where the header writes one ("NAME = 700", "#define NAME -5").
+ */
+static const struct {
+	enum ga_errcode_family fam;
+	const char *path;
+} local_headers[] = {
+	{ GA_ECF_CUDART, "/usr/local/cuda/include/driver_types.h" },
+	{ GA_ECF_CU, "/usr/local/cuda/include/cuda.h" },
+	{ GA_ECF_CUBLAS, "/usr/local/cuda/include/cublas_api.h" },
+	{ GA_ECF_NCCL, "/usr/local/cuda/include/nccl.h" },
+	{ GA_ECF_HIP, "/usr/include/hip/hip_runtime_api.h" },
+	{ GA_ECF_HSA, "/usr/include/hsa/hsa.h" },
+	{ GA_ECF_OPENCL, "/usr/include/CL/cl.h" },
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, len = 0, k;
+	char *b = malloc(cap);
+	while (b && (k = fread(b + len, 1, cap - len - 1, f)) > 0) {
+		len += k;
+		if (cap - len < 2)
+			b = realloc(b, cap *= 2);
+	}
+	fclose(f);
+	if (b)
+		b[len] = '\0';
+	return b;
+}
+
+static bool ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static void test_names_in_headers(void **state)
+{
+	(void)state;
+	for (size_t h = 0; h < sizeof(local_headers) / sizeof(local_headers[0]); h++) {
+		char *text = slurp(local_headers[h].path);
+		if (!text) {
+			print_message("skipped: %s is not on this machine\n", local_headers[h].path);
+			continue;
+		}
+		size_t checked = 0;
+		for (size_t i = 0; i < ga_errcode_count(); i++) {
+			const struct ga_errcode *c = ga_errcode_get(i);
+			if (c->family != local_headers[h].fam)
+				continue;
+			size_t nl = strlen(c->name);
+			const char *p = text;
+			bool found = false;
+			while ((p = strstr(p, c->name)) != NULL) {
+				if ((p > text && ident(p[-1])) || ident(p[nl])) {
+					p += nl;
+					continue;
+				}
+				found = true;
+				const char *q = p + nl;
+				while (*q == ' ' || *q == '\t')
+					q++;
+				bool def = c->family == GA_ECF_OPENCL;
+				if (*q == '=' ||
+				    (def && q > p + nl && (*q == '-' || (*q >= '0' && *q <= '9')))) {
+					q += *q == '=';
+					char *end = NULL;
+					long long v = strtoll(q, &end, 0);
+					if (end && end != q && !ident(*end)) {
+						if (v != c->value)
+							print_message("%s: header %lld, table %lld\n",
+							              c->name, v, (long long)c->value);
+						assert_int_equal(v, c->value);
+						checked++;
+						break;
+					}
+				}
+				p += nl;
+			}
+			if (!found)
+				print_message("%s not in %s\n", c->name, local_headers[h].path);
+			assert_true(found);
+		}
+		print_message("%s: %zu numbers checked\n", local_headers[h].path, checked);
+		free(text);
+	}
+}
+
+static struct ga_explain *explain_text(const char *text, size_t chunk)
+{
+	struct ga_explain *ex = NULL;
+	assert_int_equal(ga_explain_new(16, &ex), 0);
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n; i += chunk)
+		assert_int_equal(ga_explain_feed(ex, text + i, n - i < chunk ? n - i : chunk), 0);
+	assert_int_equal(ga_explain_finish(ex), 0);
+	return ex;
+}
+
+static const struct ga_explain_cause *cause_of(struct ga_explain *ex, const char *id)
+{
+	size_t n = 0;
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ga_explain_sig(c[i].sig)->id, id))
+			return &c[i];
+	return NULL;
+}
+
+/* A line that names a code no signature matches gets the code's cause: its group's, or the
+ * signature the code belongs to (the CUDA driver API twin of a runtime code too). */
+static void test_explain_codes(void **state)
+{
+	(void)state;
+	const char *log = "start\n"
+	                  "step 3: CUDA_ERROR_LAUNCH_FAILED from cuLaunchKernel\n"
+	                  "init: cuInit returned CUDA_ERROR_NO_DEVICE\n"
+	                  "x.cu:12 CUDA error code 209\n"
+	                  "ok: ncclSuccess\n"
+	                  "queue: ZE_RESULT_ERROR_DEVICE_LOST\n";
+	struct ga_explain *ex = explain_text(log, 1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 4);
+	const struct ga_explain_cause *c = cause_of(ex, "errcode-launch-failed");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 2);
+	assert_int_equal(c->cause_class, GA_CAUSE_APPLICATION);
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "CUDA_ERROR_LAUNCH_FAILED");
+	assert_non_null(strstr(c->detail, "CUDA_ERROR_LAUNCH_FAILED = 719 (CUDA driver API CUresult)"));
+	assert_non_null(strstr(c->detail, "action: restart_workload"));
+	c = cause_of(ex, "cuda-no-device");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 3);
+	c = cause_of(ex, "cuda-no-kernel-image");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 4);
+	c = cause_of(ex, "errcode-hardware");
+	assert_non_null(c);
+	assert_int_equal(c->cause_class, GA_CAUSE_NODE_HARDWARE);
+	ga_explain_free(ex);
+}
+
+/* No cause: the salient lines, the same however the input is cut; unknown codes stay unknown. */
+static void test_explain_inconclusive(void **state)
+{
+	(void)state;
+	const char *log = "INFO start (no errors)\n"
+	                  "WARN fetch failed, retrying\n"
+	                  "ERROR rank 3: hipErrorSomethingNew\n"
+	                  "Traceback (most recent call last):\n"
+	                  "ValueError: shapes do not match\n"
+	                  "ERROR cublasLt returned CUBLAS_STATUS_INTERNAL_ERROR\n"
+	                  "FATAL: worker died\n"
+	                  "error: a\nerror: b\n";
+	struct ga_explain *whole = explain_text(log, 1 << 20), *cut = explain_text(log, 7);
+	assert_int_equal(ga_explain_match_count(whole), 0);
+	size_t n = 0, m = 0;
+	uint64_t total = 0, total2 = 0;
+	size_t nc = 0;
+	ga_explain_causes(whole, &nc);
+	ga_explain_causes(cut, &nc);
+	assert_int_equal(nc, 0);
+	const struct ga_explain_salient *s = ga_explain_salient_lines(whole, &n, &total);
+	const struct ga_explain_salient *t = ga_explain_salient_lines(cut, &m, &total2);
+	assert_int_equal(n, GA_EXPLAIN_SALIENT_MAX);
+	assert_int_equal(total, 8);
+	assert_int_equal(n, m);
+	assert_int_equal(total, total2);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(s[i].line, t[i].line);
+		assert_int_equal(s[i].score, t[i].score);
+		assert_string_equal(s[i].code, t[i].code);
+		assert_string_equal(s[i].text, t[i].text);
+	}
+	/* kept: the fatal line, the exception, the two codes, the first plain error; in line order */
+	assert_int_equal(s[0].line, 3);
+	assert_string_equal(s[0].code, "hipErrorSomethingNew: not in the tables (unknown code)");
+	assert_string_equal(s[0].component, "HIP runtime");
+	assert_int_equal(s[1].line, 5);
+	assert_int_equal(s[2].line, 6);
+	assert_non_null(strstr(s[2].code, "names no cause"));
+	assert_int_equal(s[3].line, 7);
+	assert_int_equal(s[4].line, 8);
+	ga_explain_free(whole);
+	ga_explain_free(cut);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tables),           cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_lookup),           cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_names_in_headers), cmocka_unit_test(test_tables_match_headers),
+		cmocka_unit_test(test_explain_codes),    cmocka_unit_test(test_explain_inconclusive),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
