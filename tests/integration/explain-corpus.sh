@@ -64,7 +64,7 @@ for root in roots:
                            f"{e.get('category')})")
                 continue
             p = subprocess.run([gpuaudit, "explain", "--json", log], capture_output=True)
-            if p.returncode not in (0, 1):
+            if p.returncode not in (0, 1, 4):  # 4: inconclusive, no cause
                 bad.append(f"{log}: explain exited {p.returncode}: {p.stderr.decode()[:200]}")
                 continue
             doc = json.loads(p.stdout)

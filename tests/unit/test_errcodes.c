@@ -324,7 +324,7 @@ static void test_explain_codes(void **state)
 {
 	(void)state;
 	const char *log = "start\n"
-	                  "step 3: CUDA_ERROR_LAUNCH_FAILED from cuLaunchKernel\n"
+	                  "step 3: CUDA_ERROR_LAUNCH_TIMEOUT from cuLaunchKernel\n"
 	                  "init: cuInit returned CUDA_ERROR_NO_DEVICE\n"
 	                  "x.cu:12 CUDA error code 209\n"
 	                  "ok: ncclSuccess\n"
@@ -335,8 +335,8 @@ static void test_explain_codes(void **state)
 	assert_non_null(c);
 	assert_int_equal(c->first_line, 2);
 	assert_int_equal(c->cause_class, GA_CAUSE_APPLICATION);
-	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "CUDA_ERROR_LAUNCH_FAILED");
-	assert_non_null(strstr(c->detail, "CUDA_ERROR_LAUNCH_FAILED = 719 (CUDA driver API CUresult)"));
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "CUDA_ERROR_LAUNCH_TIMEOUT");
+	assert_non_null(strstr(c->detail, "CUDA_ERROR_LAUNCH_TIMEOUT = 702 (CUDA driver API CUresult)"));
 	assert_non_null(strstr(c->detail, "action: restart_workload"));
 	c = cause_of(ex, "cuda-no-device");
 	assert_non_null(c);
