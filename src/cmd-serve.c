@@ -403,6 +403,7 @@ static int serve_run(struct serve *s, struct listener *ls, size_t n)
 			                 errno ? strerror(errno) : "libmicrohttpd failed to start");
 			goto out;
 		}
+		serve_conns_defer_accept(ls[i].d, s->conn_timeout_s);
 	}
 	if ((code = serve_events_start(s)) != EXIT_OK)
 		goto out;

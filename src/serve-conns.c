@@ -13,6 +13,7 @@
  * closes the connection in its own thread.
  */
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,4 +258,22 @@ void serve_conns_sweep(struct serve_conns *t, double now_mono)
 	}
 	enforce(t, NULL, now_mono); /* kept-alive connections may have gone over the share since */
 	pthread_mutex_unlock(&t->lock);
+}
+
+/*
+ * TCP_DEFER_ACCEPT on the listening socket: the kernel hands over a
+ * connection once its first bytes arrive (a scrape sends its request, TLS
+ * its ClientHello, at once), so connections that send nothing wait in the
+ * kernel for the idle timeout, not in the accept queue ahead of a scraper's
+ * (issue 29: 2,000 idle reconnecting clients). Linux still hands an idle one
+ * over when the time is up (at its next SYN-ACK retransmission); then the
+ * idle timeout runs again and the table cuts it as before.
+ * Best effort: another system, or a socket that is not TCP, keeps the default.
+ */
+void serve_conns_defer_accept(struct MHD_Daemon *d, unsigned idle_s)
+{
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+	int secs = idle_s > 0 && idle_s < 3600 ? (int)idle_s : 10;
+	if (i && i->listen_fd >= 0)
+		(void)setsockopt(i->listen_fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof(secs));
 }

@@ -58,5 +58,8 @@ void serve_conns_headers_done(struct serve_conns *t, struct MHD_Connection *c);
 void serve_conns_counts(struct serve_conns *t, uint64_t *ret_deadline, uint64_t *ret_evicted);
 /* Housekeeping (serve's main thread): cut every request past its deadline at now_mono. */
 void serve_conns_sweep(struct serve_conns *t, double now_mono);
+/* TCP_DEFER_ACCEPT of idle_s on the daemon's listening socket (best effort): a connection that
+ * sends nothing waits in the kernel, not in the accept queue. */
+void serve_conns_defer_accept(struct MHD_Daemon *d, unsigned idle_s);
 
 #endif

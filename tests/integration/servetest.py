@@ -413,14 +413,23 @@ def t_limits(exe, work):
     def conn(src):
         return socket.create_connection(("127.0.0.1", s.port), source_address=(src, 0))
 
+    def partial(src):
+        """An incomplete request: one byte sent, so the kernel hands it over (TCP_DEFER_ACCEPT)."""
+        c = conn(src)
+        c.send(b"G")
+        return c
+
     try:
         s.wait_metric("gpuaudit_collections_total", lambda v: v >= 1)
         time.sleep(1.5)  # let the connections of wait_metric time out
         idle = conn("127.0.0.1")
         t0 = time.monotonic()
-        check(closed_within(idle, 3), "an idle connection is closed by the server")
+        check(closed_within(idle, 6), "an idle connection is closed by the server")
         waited = time.monotonic() - t0
-        check(waited < 2, "an idle connection is closed after --connection-timeout 1 (%.1f s)" % waited)
+        # TCP_DEFER_ACCEPT: it first waits --connection-timeout in the kernel (handed over at the
+        # next SYN-ACK retransmission, 1 s, then 3 s after the connect), then the idle timeout
+        check(waited < 5, "an idle connection is closed after twice --connection-timeout 1 and the "
+              "kernel's retransmission step (%.1f s)" % waited)
         # the deadline: one header byte every 0.3 s resets the idle timeout, not the deadline
         slow = conn("127.0.0.1")
         t0 = time.monotonic()
@@ -437,7 +446,7 @@ def t_limits(exe, work):
         lived = time.monotonic() - t0
         check(cut and 1.5 <= lived <= 3.2, "a trickled request is cut at --request-timeout 2 (%.1f s)" % lived)
         # per address: a third incomplete request from 127.0.0.1 closes the oldest of the two
-        old, mid = conn("127.0.0.1"), conn("127.0.0.1")
+        old, mid = partial("127.0.0.1"), partial("127.0.0.1")
         time.sleep(0.4)  # past the grace of a fresh connection (0.2 s)
         new = conn("127.0.0.1")
         check(answered(new), "a new request is answered while two incomplete ones hold the per-IP cap")
@@ -446,7 +455,7 @@ def t_limits(exe, work):
             c.close()
         time.sleep(1.5)
         # in all: 3 incomplete requests from 3 addresses hold the share; a fourth address is still served
-        held = [conn("127.0.0.%d" % i) for i in (2, 3, 4)]
+        held = [partial("127.0.0.%d" % i) for i in (2, 3, 4)]
         time.sleep(0.4)
         fast = conn("127.0.0.5")
         check(answered(fast), "a request is answered while incomplete ones hold their whole share")
@@ -599,8 +608,67 @@ def t_auth(exe, work):
     return 0
 
 
+def t_idle(exe, work):
+    """Issue 29: 2,000 clients that connect, send nothing and reconnect when cut do not delay scrapes."""
+    import selectors
+    root = os.path.join(FIXTURES, "nodes", "cpu-vm", "root")
+    s = Serve(exe, ["--root", root, "--interval", "5s"], work=work)
+    stop = threading.Event()
+    sel = selectors.DefaultSelector()
+
+    def open_one(i):
+        try:
+            c = socket.socket()
+            c.setblocking(False)
+            c.connect_ex(("127.0.0.1", s.port))
+            sel.register(c, selectors.EVENT_READ, i)
+        except OSError:
+            pass
+
+    def flood():
+        for i in range(2000):
+            open_one(i)
+        while not stop.is_set():
+            for key, _ in sel.select(0.1):
+                c = key.fileobj
+                try:
+                    d = c.recv(100)
+                except OSError:
+                    d = b""
+                if not d:
+                    sel.unregister(c)
+                    c.close()
+                    open_one(key.data)
+
+    try:
+        st, _, _ = s.get("/healthz")
+        check(st == 200, "serve answers before the flood")
+        th = threading.Thread(target=flood, daemon=True)
+        th.start()
+        time.sleep(3)
+        lat = []
+        for _ in range(80):
+            st, dt = raw_get(s.port, "x:y", timeout=10)
+            lat.append(dt if st == 200 else 99.0)
+            time.sleep(0.05)
+        stop.set()
+        th.join(timeout=10)
+        within = sum(1 for d in lat if d <= 1.0)
+        lat.sort()
+        print("2000 idle reconnecting clients: %d of 80 scrapes within 1 s, p50 %.4f s, p90 %.4f s" %
+              (within, lat[40], lat[72]))
+        check(within >= 72, "2000 idle clients: >= 90%% of scrapes within 1 s (%d of 80)" % within)
+    finally:
+        stop.set()
+        for key in list(sel.get_map().values()):
+            key.fileobj.close()
+        rc = s.stop()
+    check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
+    return 0
+
+
 TESTS = {"promtool": t_promtool, "prometheus": t_prometheus, "hang": t_hang, "http": t_http, "load": t_load,
-         "limits": t_limits, "auth": t_auth}
+         "limits": t_limits, "auth": t_auth, "idle": t_idle}
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in TESTS:
