@@ -501,6 +501,15 @@ def t_load(exe, work):
     return 0
 
 
+def rss_bound(kib, what):
+    """serve's resident memory under a flood: under 64 MiB (half the unit's MemoryMax=128M)."""
+    print("%s: serve VmRSS %s KiB" % (what, kib))
+    if os.environ.get("GA_SANITIZE", "OFF").upper() in ("ON", "1", "TRUE"):
+        print("note: sanitizer build: resident memory is not bounded here (ASan's shadow and quarantine)")
+        return
+    check(kib is not None and kib < 65536, "%s: serve's VmRSS %s KiB < 64 MiB" % (what, kib))
+
+
 def bcrypt_hash(password, cost):
     """A bcrypt hash made by libxcrypt through Python's crypt module (not by gpuaudit)."""
     import warnings
@@ -532,7 +541,8 @@ def raw_get(port, auth, src="127.0.0.1", timeout=5.0):
 def t_auth(exe, work):
     """Issue 29: wrong passwords do not starve scrapes; unknown users cost what known ones cost."""
     root = os.path.join(FIXTURES, "nodes", "cpu-vm", "root")
-    # cost 10 for the flood, cost 8 for the timing (a bcrypt of ~15 ms: 40 tries in seconds)
+    # cost 10 for the flood, cost 9 for the timing (a bcrypt of ~25-40 ms: long enough that the
+    # machine's noise is small next to it, short enough for 40 tries within the server's budget)
     results = []
     for cost, attackers in ((10, 50), (10, 200)):
         cfg = os.path.join(work, "web-%d.yml" % cost)
@@ -559,9 +569,11 @@ def t_auth(exe, work):
                 st, dt = raw_get(s.port, "prom:right pass", timeout=10)
                 lat.append(dt if st == 200 else 99.0)
                 time.sleep(0.05)
+            rss = s.rss_kib()
             stop.set()
             for th in threads:
                 th.join(timeout=15)
+            rss_bound(rss, "%d wrong-password clients" % attackers)
             within = sum(1 for d in lat if d <= 1.0)
             lat.sort()
             print("%d wrong-password clients (cost %d): %d of 80 scrapes within 1 s, p50 %.3f s, p90 %.3f s" %
@@ -576,27 +588,37 @@ def t_auth(exe, work):
             rc = s.stop()
         check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
     # the timing: a known user and an unknown one, wrong passwords, each try from its own address
-    cfg = os.path.join(work, "web-8.yml")
+    cfg = os.path.join(work, "web-9.yml")
     with open(cfg, "w") as f:
-        f.write("basic_auth_users:\n  prom: '%s'\n" % bcrypt_hash("right pass", 8))
+        f.write("basic_auth_users:\n  prom: '%s'\n" % bcrypt_hash("right pass", 9))
     s = Serve(exe, ["--root", root, "--interval", "5s", "--web.config.file", cfg], work=work)
     try:
-        times = {"prom": [], "nobody": []}
-        for i in range(20):
-            for user in ("prom", "nobody"):
-                for _ in range(20):  # a 429 (the server's budget spent on a loaded machine) is no sample
-                    st, dt = raw_get(s.port, "%s:wrong" % user, src="127.1.%d.%d" % (i, 1 if user == "prom" else 2))
-                    if st != 429:
-                        break
-                    time.sleep(1)
-                check(st == 401, "a wrong password from a fresh address is a 401 (got %d)" % st)
-                times[user].append(dt)
-                time.sleep(0.4)  # under the server's bcrypt budget (a tenth of its time)
-        known = sorted(times["prom"])[10]
-        unknown = sorted(times["nobody"])[10]
-        print("wrong password, median answer: known user %.1f ms, unknown user %.1f ms" % (known * 1e3, unknown * 1e3))
-        check(abs(known - unknown) <= 0.10 * max(known, unknown),
-              "unknown and known users answer within 10%% (%.1f vs %.1f ms)" % (unknown * 1e3, known * 1e3))
+        # up to three rounds of 20 pairs: a loaded machine can skew one round; the old fixed
+        # cost-10 dummy against a cost-9 user was 2x in every round
+        for rnd in range(3):
+            times = {"prom": [], "nobody": []}
+            for i in range(20):
+                for user in ("prom", "nobody"):
+                    for _ in range(20):  # a 429 (the server's budget spent on a loaded machine) is no sample
+                        st, dt = raw_get(s.port, "%s:wrong" % user,
+                                         src="127.1.%d.%d" % (i, (1 if user == "prom" else 2) + 2 * rnd))
+                        if st != 429:
+                            break
+                        time.sleep(1)
+                    check(st == 401, "a wrong password from a fresh address is a 401 (got %d)" % st)
+                    times[user].append(dt)
+                    time.sleep(0.4)  # under the server's bcrypt budget (a tenth of its time)
+            known = sorted(times["prom"])[10]
+            unknown = sorted(times["nobody"])[10]
+            # each pair is measured back to back: the median of their ratios is robust to the
+            # machine's load drifting over the 20 tries
+            ratio = sorted(u / k for u, k in zip(times["nobody"], times["prom"]))[10]
+            print("round %d: wrong password, median answer: known user %.1f ms, unknown user %.1f ms; "
+                  "median ratio %.3f" % (rnd + 1, known * 1e3, unknown * 1e3, ratio))
+            if 0.9 <= ratio <= 1.1:
+                break
+        check(0.9 <= ratio <= 1.1, "unknown and known users answer within 10%% (median ratio of 20 pairs %.3f)" %
+              ratio)
         # the budget: one address trying again and again gets 429 without a bcrypt
         codes = [raw_get(s.port, "prom:wrong", src="127.2.0.1")[0] for _ in range(12)]
         check(429 in codes and codes.count(401) <= 6, "an address that keeps failing gets 429 (%r)" % codes)
@@ -651,8 +673,10 @@ def t_idle(exe, work):
             st, dt = raw_get(s.port, "x:y", timeout=10)
             lat.append(dt if st == 200 else 99.0)
             time.sleep(0.05)
+        rss = s.rss_kib()
         stop.set()
         th.join(timeout=10)
+        rss_bound(rss, "2000 idle clients")
         within = sum(1 for d in lat if d <= 1.0)
         lat.sort()
         print("2000 idle reconnecting clients: %d of 80 scrapes within 1 s, p50 %.4f s, p90 %.4f s" %
