@@ -25,6 +25,7 @@
 #include "gpuaudit/findings.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
+#include "gpuaudit/klog.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/nodereport.h"
