@@ -1,9 +1,10 @@
 /*
  * cmd-preflight.c - `gpuaudit preflight`: the per-node-class job a deployment
- * pipeline runs before traffic arrives. Discover the node (and check it
- * against a policy), run the warm-up command under a deadline or the built-in
- * matrix-product warm-up, explain a failure from the captured output, and
- * print one report (text, JSON or JUnit XML) with one exit code.
+ * pipeline runs before traffic arrives. The steps (discover, check, scan,
+ * warm-up, explain) run in the library, ga_preflight_run (preflight-run.h);
+ * the command parses its options, collects the node, loads the policy, reads
+ * the environment, calls it, prints one report (text, JSON or JUnit XML) of
+ * the result and picks the one exit code.
  */
 #include <errno.h>
 #include <getopt.h>
