@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "gpuaudit/container-read.h"
 #include "gpuaudit/container.h"
 #include "gpuaudit/json.h"
 

@@ -49,13 +49,3 @@ void cli_print_action(FILE *o, const char *indent, const struct ga_finding *fd)
 		fprintf(o, "  pci: %s", cli_esc(fd->pci_address));
 	fputc('\n', o);
 }
-
-const struct ga_finding *cli_node_action(const struct ga_findings *f)
-{
-	const struct ga_finding *best = NULL;
-	for (size_t i = 0; i < f->n; i++)
-		if (f->v[i].severity >= GA_SEV_ERROR &&
-		    (!best || ga_action_rank(f->v[i].action) > ga_action_rank(best->action)))
-			best = &f->v[i];
-	return best;
-}

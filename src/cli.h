@@ -178,11 +178,6 @@ void cli_fputs_esc(FILE *f, const char *s, unsigned flags);
  * pci only when it is not the subject already). */
 struct ga_finding;
 void cli_print_action(FILE *o, const char *indent, const struct ga_finding *fd);
-/* The finding at error level or above with the most urgent action (ga_action_rank; the
- * first of equals in f's order): what a one-line NPD/Slurm reason names, its action
- * first. NULL when there is none. */
-struct ga_findings;
-const struct ga_finding *cli_node_action(const struct ga_findings *f);
 
 /* src/state-file.c: the health state file. Load: absent = a new state; 0 or -errno with
  * the reason in why. Write: atomically; 0 or -errno with the reason in why. */

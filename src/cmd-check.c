@@ -17,6 +17,7 @@
 #include "gpuaudit/findings.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/model.h"
+#include "gpuaudit/node-action.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodereport.h"
 #include "gpuaudit/nodeclass.h"
@@ -29,14 +30,6 @@
 enum mode { MODE_TEXT, MODE_JSON, MODE_NPD, MODE_SLURM };
 
 #define one_line cli_one_line
-
-static size_t count_at_least(const struct ga_check *c, enum ga_severity s)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < c->findings.n; i++)
-		k += c->findings.v[i].severity >= s;
-	return k;
-}
 
 static const char *evidence(const struct ga_finding *f, const char *key)
 {
@@ -94,16 +87,17 @@ static int print_json(struct cli *cli, const struct ga_policy *p, struct ga_chec
 	return r;
 }
 
+/* The node's action (node-action.h) as one line; rendered, not decided here. */
 static void reason(const struct ga_check *c, char *out, size_t n)
 {
-	const struct ga_finding *f = cli_node_action(&c->findings);
-	size_t more = count_at_least(c, GA_SEV_ERROR);
-	more = more ? more - 1 : 0;
-	const char *act = f ? ga_action_name(f->action) : "none";
-	if (f && more)
-		snprintf(out, n, "%s %s %s: %s (+%zu more)", act, f->code, f->subject, f->message, more);
+	struct ga_node_action na;
+	ga_node_action_of(&c->findings, &na);
+	const struct ga_finding *f = na.finding;
+	if (f && na.errors > 1)
+		snprintf(out, n, "%s %s %s: %s (+%zu more)", ga_action_name(f->action), f->code, f->subject,
+		         f->message, na.errors - 1);
 	else if (f)
-		snprintf(out, n, "%s %s %s: %s", act, f->code, f->subject, f->message);
+		snprintf(out, n, "%s %s %s: %s", ga_action_name(f->action), f->code, f->subject, f->message);
 	else
 		snprintf(out, n, "check failed");
 }

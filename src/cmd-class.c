@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "gpuaudit/isolate.h"
+#include "gpuaudit/json.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
 
@@ -63,8 +64,11 @@ static void print_flat(FILE *o, json_t *obj, const char *prefix, bool *first)
 /* One line per top-level member; arrays of objects one line per element. */
 static int print_section(FILE *o, const char *title, const char *text)
 {
-	json_t *root = json_loads(text, JSON_PRESERVE_ORDER, NULL);
-	if (!root || !json_is_object(root)) {
+	json_t *root = NULL;
+	int r = ga_json_parse(NULL, text, strlen(text), JSON_PRESERVE_ORDER, &root, NULL);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !json_is_object(root)) {
 		json_decref(root);
 		return -EINVAL;
 	}

@@ -25,7 +25,9 @@
 #include "gpuaudit/findings.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
+#include "gpuaudit/klog.h"
 #include "gpuaudit/kmsg.h"
+#include "gpuaudit/node-action.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/nodereport.h"
 #include "gpuaudit/sample.h"
@@ -170,17 +172,17 @@ static int print_json(struct cli *cli, struct ga_health_log *k, struct ga_findin
 	return r;
 }
 
+/* The node's action (node-action.h) as one line; rendered, not decided here. */
 static void reason(const struct ga_findings *f, char *out, size_t n)
 {
-	size_t bad = 0;
-	for (size_t i = 0; i < f->n; i++)
-		bad += f->v[i].severity >= GA_SEV_ERROR;
-	const struct ga_finding *w = cli_node_action(f);
-	const char *act = w ? ga_action_name(w->action) : "none";
-	if (w && bad > 1)
-		snprintf(out, n, "%s %s %s: %s (+%zu more)", act, w->code, w->subject, w->message, bad - 1);
+	struct ga_node_action na;
+	ga_node_action_of(f, &na);
+	const struct ga_finding *w = na.finding;
+	if (w && na.errors > 1)
+		snprintf(out, n, "%s %s %s: %s (+%zu more)", ga_action_name(w->action), w->code, w->subject,
+		         w->message, na.errors - 1);
 	else if (w)
-		snprintf(out, n, "%s %s %s: %s", act, w->code, w->subject, w->message);
+		snprintf(out, n, "%s %s %s: %s", ga_action_name(w->action), w->code, w->subject, w->message);
 	else
 		snprintf(out, n, "ok");
 }

@@ -19,6 +19,7 @@
 #include "gpuaudit/atomicfile.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
+#include "gpuaudit/klog.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"

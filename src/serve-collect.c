@@ -16,6 +16,7 @@
 #include "serve-int.h"
 #include "gpuaudit/fabric.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/klog.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/network.h"
 #include "gpuaudit/node.h"

@@ -1,47 +1,20 @@
 /*
- * container.h - the container layer's readers that take a buffer (CDI specs,
- * the kubelet's device-plugin checkpoint), so that fuzzers and tests reach
- * them without a tree, and the pure view of the node they are checked against.
- * The collectors (lib/collect/cdi.c, lib/collect/devplugin.c) fill the node's
- * `cdi` and `device_plugins` sections; lib/analyze/container.c decides.
+ * container.h - what analyze decides of the container layer
+ * (lib/analyze/container.c): the CDI and device-plugin findings of a snapshot
+ * and the pure view of the node's NVIDIA GPUs they are checked against. What
+ * the collectors read (the node's `cdi` and `device_plugins` sections, their
+ * limits and the readers that take a buffer) is container-read.h's.
  */
 #ifndef GPUAUDIT_CONTAINER_H
 #define GPUAUDIT_CONTAINER_H
 
+#include "gpuaudit/container-read.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define GA_CDI_MAX_SPEC_BYTES (4u << 20)       /* a spec for 8 GPUs is ~20 KiB */
-#define GA_CDI_MAX_DEVICES 4096                /* devices[] entries read from one spec */
-#define GA_CDI_MAX_PATHS 4096                  /* paths kept per list of a spec */
-#define GA_DP_MAX_CHECKPOINT_BYTES (16u << 20) /* the checkpoint of a busy node is a few KiB */
-
-/*
- * Parse one CDI spec (JSON when yaml is false, else YAML through libfyaml after
- * the prescan of lib/core/yaml-scan.c) into spec (zeroed by the caller; path and
- * format are the caller's). Bad input is not an error of the call: spec->error
- * says what is wrong ("LINE:COL: ..." or "devices[2].name: expected a string")
- * and what was read before it stays. Only out of memory returns -ENOMEM; else 0.
- * The paths are recorded, not checked: ga_cdi_spec_check_paths does that.
- */
-int ga_cdi_spec_parse(const char *text, size_t len, bool yaml, struct ga_cdi_spec *spec);
-
-/*
- * Parse the kubelet's kubelet_internal_checkpoint (JSON) into dp's resources
- * and pod_entries; a damaged checkpoint sets dp->checkpoint_error. 0 or -ENOMEM.
- */
-int ga_dp_checkpoint_parse(const char *text, size_t len, struct ga_device_plugins *dp);
-
-/*
- * The version suffix of a driver library file name ("libcuda.so.550.54.15" ->
- * "550.54.15"; "libnvidia-ml.so.1" -> NULL: a soname link, not a version). The
- * result points into name.
- */
-const char *ga_cdi_lib_version(const char *path, const char *stem);
 
 /* CDI findings (GA-CDI-*) and device-plugin findings (GA-DP-*) of a snapshot (pure). */
 void ga_analyze_cdi(const struct ga_node *n, struct ga_findings *out);

@@ -7,7 +7,7 @@
 #ifndef GPUAUDIT_CYCLONEDX_H
 #define GPUAUDIT_CYCLONEDX_H
 
-#include "gpuaudit/deps.h"
+#include "gpuaudit/deps-report.h"
 #include "gpuaudit/json.h"
 
 #ifdef __cplusplus

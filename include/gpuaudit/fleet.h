@@ -292,6 +292,10 @@ struct ga_reports_sink;
  */
 void ga_fleet_sink(struct ga_fleet *f, struct ga_reports_sink *ret);
 
+struct ga_prom_fleet_sink;
+/* The same for ga_prom_fleet_read (promfleet.h, lib/collect/promfleet.c). */
+void ga_fleet_prom_sink(struct ga_fleet *f, struct ga_prom_fleet_sink *ret);
+
 #ifdef __cplusplus
 }
 #endif

@@ -50,6 +50,17 @@ void ga_json_null(struct ga_json *w);
  */
 int ga_json_finish(struct ga_json *w);
 
+/*
+ * The one way JSON text is parsed (lib/core/json-parse.c), for the library
+ * and the CLI alike: jansson's tree into *ret (json_decref it), with out of
+ * memory as -ENOMEM and bad input as -EBADMSG (the message in ctx when ctx is
+ * not NULL; jansson's position in *jerr when jerr is not NULL).
+ */
+struct json_t;
+struct json_error_t;
+int ga_json_parse(struct ga_ctx *ctx, const char *text, size_t len, size_t flags, struct json_t **ret,
+                  struct json_error_t *jerr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,10 @@
 /*
- * kmsg.h - kernel-log events for `gpuaudit health`: the line parser (NVIDIA
- * Xid/SXid, GPU lost, amdgpu resets and RAS, PCIe AER, hung tasks, OOM kills,
- * MCE, NVRM load failures), the Xid catalogue, the readers of /dev/kmsg and of
- * saved logs, and the health analysis that turns event groups into findings.
+ * kmsg.h - what analyze decides from the kernel log (lib/analyze/kevents.c,
+ * health.c, kev_counter.c): the line parser (NVIDIA Xid/SXid, GPU lost, amdgpu
+ * resets and RAS, PCIe AER, hung tasks, OOM kills, MCE, NVRM load failures),
+ * the Xid catalogue and its decisions, the health analysis that turns event
+ * groups into findings, and the event counters. Reading the log (sources,
+ * lines, the reader's counts) is collect's: klog.h.
  *
  * The parser is pure and linear: it takes one line (any of /dev/kmsg records,
  * `dmesg`, `dmesg -T`, `journalctl -k -o short|short-iso|short-monotonic`),
@@ -11,6 +13,7 @@
 #ifndef GPUAUDIT_KMSG_H
 #define GPUAUDIT_KMSG_H
 
+#include "gpuaudit/klog.h"
 #include "gpuaudit/xid.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
@@ -19,8 +22,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define GA_KLINE_MAX 4096 /* longer lines are truncated to this */
 
 enum ga_kev_kind {
 	GA_KEV_XID = 0,
@@ -164,35 +165,6 @@ int ga_wall_time_parse(const char *s, int64_t *ret_s);
 
 /* "2h", "30m", "90s", "1d", "1h30m", "45" (seconds) -> seconds. 0 / -EINVAL. */
 int ga_duration_parse(const char *s, double *ret_s);
-
-/* --- reading the kernel log --- */
-
-typedef int (*ga_kline_fn)(void *udata, const char *line, size_t len);
-
-struct ga_kmsg_stats {
-	uint64_t lines;       /* lines or records handed to the callback */
-	uint64_t truncated;   /* lines longer than GA_KLINE_MAX */
-	uint64_t overwritten; /* /dev/kmsg EPIPE: records lost before we read them */
-	bool device;          /* read from the kmsg character device */
-};
-
-/*
- * Read PATH under the context's root (normally "dev/kmsg"): the character
- * device non-blocking from the oldest record until EAGAIN, or a regular file
- * (a captured log) line by line. A callback returning <0 stops the read with
- * that value. -ENOENT, -EACCES/-EPERM (dmesg_restrict), -EIO, ...
- */
-int ga_kmsg_read_root(struct ga_ctx *ctx, const char *path, ga_kline_fn fn, void *udata,
-                      struct ga_kmsg_stats *st);
-/* Read a log file given on the command line ("-" = stdin), line by line. */
-int ga_kmsg_read_file(struct ga_ctx *ctx, const char *file, ga_kline_fn fn, void *udata,
-                      struct ga_kmsg_stats *st);
-
-/*
- * Processes in uninterruptible sleep (state 'D' in proc/<pid>/stat under the
- * root), as "comm[pid]". *ret_names is NULL-terminated (ga_strv_free).
- */
-int ga_proc_dstate(struct ga_ctx *ctx, char ***ret_names, size_t *ret_n);
 
 /* --- health analysis --- */
 

@@ -9,7 +9,7 @@
 #define GPUAUDIT_NODEREPORT_H
 
 #include "gpuaudit/findings.h"
-#include "gpuaudit/kmsg.h"
+#include "gpuaudit/klog.h"
 #include "gpuaudit/schema.h"
 
 #ifdef __cplusplus

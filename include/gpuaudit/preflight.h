@@ -1,8 +1,10 @@
 /*
  * preflight.h - the decisions of `gpuaudit preflight` (lib/analyze/preflight.c):
  * each step's status from what it found, the overall result, and how the
- * warm-up's runs read as test cases. The command runs the steps and prints;
- * what a result means lives here, where a unit test reaches it.
+ * warm-up's runs read as test cases; the report of what the steps found and
+ * its document, gpuaudit.preflight/v1 (lib/model/preflight.c, written by
+ * lib/emit/preflight.c, which renders and decides nothing). The steps
+ * themselves run in one library call: preflight-run.h.
  */
 #ifndef GPUAUDIT_PREFLIGHT_H
 #define GPUAUDIT_PREFLIGHT_H
@@ -48,7 +50,7 @@ void ga_pf_count(const enum ga_pf_status *steps, size_t n, size_t *fail, size_t 
 void ga_pf_warmup_cases(enum ga_pf_status warmup, bool command, size_t n_runs, enum ga_pf_status *cold,
                         enum ga_pf_status *warm);
 
-/* --- the report: what the steps found (lib/emit/preflight.c) --- */
+/* --- the report: what the steps found and decided (rendered by lib/emit/preflight.c) --- */
 
 #define GA_PREFLIGHT_SCHEMA "gpuaudit.preflight/v1"
 
@@ -56,7 +58,8 @@ struct ga_node;
 struct ga_check;
 struct ga_run_result;
 struct ga_warmup_result;
-struct ga_explain;
+struct ga_explain_result;
+struct ga_pf_doc_container;
 struct ga_buf;
 
 /* What the steps found, borrowed from the caller, for ga_pf_doc_fill. */
@@ -89,11 +92,10 @@ struct ga_pf_report {
 	const char *warmup_msg;
 	bool have_median;
 	double median_s; /* the warm runs' median */
-	/* the failed warm-up's output explained; NULL: none */
-	struct ga_explain *ex;
-	/* inside a container (docs/container.md): the environment as src/ read it */
-	const char *env_nvidia_visible_devices; /* NVIDIA_VISIBLE_DEVICES; NULL: unset */
-	bool env_kubernetes;                    /* KUBERNETES_SERVICE_HOST set (live node only) */
+	/* the failed warm-up's output explained (ga_explain_result_fill); NULL: none */
+	const struct ga_explain_result *explain;
+	/* inside a container (docs/container.md): its view of the node (ga_pf_container_view); NULL: not */
+	const struct ga_pf_doc_container *container;
 };
 
 /* --- the report as a document: gpuaudit.preflight/v1 (lib/model/preflight.c) --- */
@@ -204,7 +206,12 @@ struct ga_pf_doc {
 };
 extern const struct ga_schema ga_pf_doc_schema;
 
-/* The document of what the steps found, into d (zeroed first); everything copied. 0 or -ENOMEM. */
+/*
+ * The document of what the steps found, into d (zeroed first); everything
+ * copied (the explanation and the container view through their models). Decides
+ * nothing: every status, the container view and the explanation come in r.
+ * 0 or -ENOMEM.
+ */
 int ga_pf_doc_fill(const struct ga_pf_report *r, struct ga_pf_doc *d);
 /* The report as gpuaudit.preflight/v1 (pretty, final newline) into out, through the model.
  * 0, -ENOMEM, -E2BIG. */

@@ -2,8 +2,9 @@
  * promfleet.h - the fleet read from Prometheus (lib/collect/promfleet.c):
  * the queries `gpuaudit fleet --prometheus` makes of serve's series, and the
  * nodes, histories and skipped targets they yield, through a sink the caller
- * gives (the fleet aggregator's, fleet.h, a layer above). As reports.h is
- * for snapshot files, this knows nothing of how the matrix is built.
+ * gives (the fleet aggregator's, ga_fleet_prom_sink in fleet.h, a layer
+ * above). As reports.h is for snapshot files, this knows nothing of how the
+ * matrix is built.
  *
  * Series and labels read (docs/fleet.md, docs/metrics.md):
  *   gpuaudit_fleet_info{job, instance, hostname, class, name, hw_sha256,
@@ -58,9 +59,6 @@ struct ga_prom_fleet_sink {
  */
 int ga_prom_fleet_read(struct ga_ctx *ctx, const struct ga_prom_fleet_opts *o,
                        const struct ga_prom_fleet_sink *sink, double *ret_at_s);
-
-/* The aggregator's sink (lib/analyze/fleet.c). */
-void ga_fleet_prom_sink(struct ga_fleet *f, struct ga_prom_fleet_sink *ret);
 
 #ifdef __cplusplus
 }

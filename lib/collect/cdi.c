@@ -25,7 +25,7 @@
 #include "../core/yaml-node.h"
 #include "../core/yaml-scan.h"
 #include "collect.h"
-#include "gpuaudit/container.h"
+#include "gpuaudit/container-read.h"
 
 #define MAX_SPECS_PER_DIR 64
 #define MAX_MIG_PER_GPU 64

@@ -21,7 +21,7 @@
 #include <jansson.h>
 
 #include "collect.h"
-#include "gpuaudit/container.h"
+#include "gpuaudit/container-read.h"
 
 #define DP_REL "var/lib/kubelet/device-plugins" /* under the root */
 #define DP_DIR "/" DP_REL

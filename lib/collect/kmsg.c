@@ -20,7 +20,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/fs.h"
-#include "gpuaudit/kmsg.h"
+#include "gpuaudit/klog.h"
 #include <stdio.h>
 
 #if defined(SYS_openat2) && __has_include(<linux/openat2.h>)

@@ -620,16 +620,23 @@ static int digest_path(const char *digest, char *out, size_t n)
 	return (size_t)snprintf(out, n, "blobs/%.*s/%s", (int)(c - digest), digest, c + 1) < n ? 0 : -EINVAL;
 }
 
-static json_t *load_json(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir,
-                         const char *name)
+/*
+ * An image's JSON member (manifest.json, index.json, a manifest or config
+ * blob) parsed through ga_json_parse into *ret; *ret is NULL when the member
+ * cannot be read or is not JSON (the image is then read as far as it goes).
+ * 0, or -ENOMEM.
+ */
+static int load_json(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir, const char *name,
+                     json_t **ret)
 {
 	struct ga_buf b;
 	ga_buf_init(&b, IMAGE_JSON_MAX);
-	json_t *j = NULL;
+	int r = 0;
+	*ret = NULL;
 	if (image_read(s, buf, len, dir, name, &b) == 0)
-		j = json_loadb(b.data, b.len, 0, NULL);
+		r = ga_json_parse(NULL, b.data, b.len, 0, ret, NULL);
 	ga_buf_release(&b);
-	return j;
+	return r == -ENOMEM ? r : 0;
 }
 
 /* Collect layer member names of the image, bottom first. 0, 1 when not an image, <0. */
@@ -639,8 +646,10 @@ static int image_layers(struct deps_scan *s, const uint8_t *buf, size_t len, con
 	config[0] = '\0';
 	int r = 1;
 	json_t *m = NULL, *idx = NULL, *man = NULL;
-	if (!dir && (m = load_json(s, buf, len, dir, "manifest.json")) && json_is_array(m) &&
-	    json_array_size(m) > 0) {
+	if (!dir && (r = load_json(s, buf, len, dir, "manifest.json", &m)) < 0)
+		goto out;
+	r = 1;
+	if (m && json_is_array(m) && json_array_size(m) > 0) {
 		json_t *ls = json_object_get(json_array_get(m, 0), "Layers");
 		if (json_is_array(ls)) {
 			const char *c = json_string_value(json_object_get(json_array_get(m, 0), "Config"));
@@ -654,7 +663,9 @@ static int image_layers(struct deps_scan *s, const uint8_t *buf, size_t len, con
 			goto out;
 		}
 	}
-	idx = load_json(s, buf, len, dir, "index.json");
+	if ((r = load_json(s, buf, len, dir, "index.json", &idx)) < 0)
+		goto out;
+	r = 1;
 	for (int hop = 0; idx && hop < 3; hop++) {
 		json_t *ms = json_object_get(idx, "manifests");
 		json_t *pick = NULL;
@@ -670,7 +681,9 @@ static int image_layers(struct deps_scan *s, const uint8_t *buf, size_t len, con
 		if (!pick ||
 		    digest_path(json_string_value(json_object_get(pick, "digest")), path, sizeof(path)) < 0)
 			break;
-		man = load_json(s, buf, len, dir, path);
+		if ((r = load_json(s, buf, len, dir, path, &man)) < 0)
+			goto out;
+		r = 1;
 		if (!man)
 			break;
 		json_t *ls = json_object_get(man, "layers");
@@ -784,9 +797,12 @@ static int image_nvidia(struct ga_deps_tree *t, const json_t *cfg)
 static int image_env(struct deps_scan *s, const uint8_t *buf, size_t len, const char *dir, const char *config,
                      size_t tree)
 {
-	json_t *c = load_json(s, buf, len, dir, config);
+	json_t *c = NULL;
+	int r = load_json(s, buf, len, dir, config, &c);
+	if (r < 0)
+		return r;
 	json_t *env = json_object_get(json_object_get(c, "config"), "Env");
-	int r = image_nvidia(&s->inv->trees[tree], json_object_get(c, "config"));
+	r = image_nvidia(&s->inv->trees[tree], json_object_get(c, "config"));
 	for (size_t i = 0; r == 0 && json_is_array(env) && i < json_array_size(env); i++) {
 		const char *v = json_string_value(json_array_get(env, i));
 		if (v && !strncmp(v, "LD_LIBRARY_PATH=", 16)) {

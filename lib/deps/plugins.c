@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
-#include "gpuaudit/deps.h"
+#include "gpuaudit/deps-inventory.h"
 
 #define SD GA_PLUGIN_SAME_DIR
 #define BE GA_PLUGIN_BACKEND

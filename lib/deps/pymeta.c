@@ -15,7 +15,7 @@
 #include <strings.h>
 
 #include "../core/internal.h"
-#include "gpuaudit/deps.h"
+#include "gpuaudit/deps-inventory.h"
 
 #define MAX_REQUIRES 4096
 #define MAX_FILES 1000000

@@ -12,7 +12,7 @@
 
 #include "../core/internal.h"
 #include "elfscan_int.h"
-#include "gpuaudit/deps.h"
+#include "gpuaudit/deps-inventory.h"
 
 #define MAX_DLOPEN_NAMES 256
 

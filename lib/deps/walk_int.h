@@ -5,7 +5,7 @@
 #ifndef GA_DEPS_WALK_INT_H
 #define GA_DEPS_WALK_INT_H
 
-#include "gpuaudit/deps.h"
+#include "gpuaudit/deps-inventory.h"
 #include "gpuaudit/strmap.h"
 
 struct archive;

@@ -3,15 +3,19 @@
  * --json`) from what the steps found: struct ga_pf_report (borrowed plain
  * data) copied into the document struct ga_pf_doc, which the model's table
  * (lib/model/preflight.c) writes, reads back and frees. Serve and library
- * users write the same document through the same two calls.
+ * users write the same document through the same two calls. It renders only:
+ * the statuses, the container view and the explanation were decided before
+ * (lib/bench/preflight.c, ga_preflight_run) and come in the report.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <string.h>
 
 #include "../core/internal.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/json.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
@@ -207,27 +211,60 @@ static int fill_warmup(const struct ga_pf_report *r, struct ga_pf_doc_warmup *d)
 	return r->cmd ? fill_command(r, &d->cmd) : fill_builtin(r, &d->builtin);
 }
 
+/*
+ * A deep copy of a model's struct through the model itself: written, then read
+ * back (the round trip the model's tests hold to). NULL stays NULL. 0 or -ENOMEM.
+ */
+static int copy_through_model(const struct ga_schema *s, const void *src, void **ret)
+{
+	*ret = NULL;
+	if (!src)
+		return 0;
+	struct ga_buf b;
+	struct ga_json w;
+	json_t *j = NULL;
+	void *d = NULL;
+	ga_buf_init(&b, 0);
+	ga_json_init(&w, &b, false);
+	ga_schema_write(&w, s, src);
+	int e = ga_json_finish(&w);
+	if (e < 0 || (e = ga_json_parse(NULL, b.data, b.len, 0, &j, NULL)) < 0)
+		goto out;
+	e = -ENOMEM;
+	if (!(d = ga_calloc(1, s->size)))
+		goto out;
+	if ((e = ga_schema_read(NULL, s, j, d)) < 0) {
+		ga_schema_release(s, d);
+		ga_free(d);
+		d = NULL;
+		e = e == -ENOMEM ? e : -EINVAL;
+		goto out;
+	}
+	*ret = d;
+	e = 0;
+out:
+	json_decref(j);
+	ga_buf_release(&b);
+	return e;
+}
+
 int ga_pf_doc_fill(const struct ga_pf_report *r, struct ga_pf_doc *d)
 {
 	memset(d, 0, sizeof(*d));
 	int e = -ENOMEM;
+	void *container = NULL, *explain = NULL;
 	d->result = r->result;
 	if (!(d->schema = ga_strdup(GA_PREFLIGHT_SCHEMA)))
 		goto out;
 	if ((e = fill_discover(r, &d->discover)) < 0 || (e = fill_check(r, d)) < 0 ||
 	    (e = fill_scan(r, d)) < 0 || (e = fill_warmup(r, &d->warmup)) < 0)
 		goto out;
-	/* inside a container: recomputed from the node and the environment (pure, cheap) */
-	if ((e = ga_pf_container_view(r->node, r->env_nvidia_visible_devices, r->env_kubernetes,
-	                              &d->container)) < 0)
+	if ((e = copy_through_model(&ga_pf_container_schema, r->container, &container)) < 0)
 		goto out;
-	if (r->ex) {
-		e = -ENOMEM;
-		if (!(d->explain = ga_calloc(1, sizeof(*d->explain))))
-			goto out;
-		if ((e = ga_explain_result_fill(r->ex, d->explain)) < 0)
-			goto out;
-	}
+	d->container = container;
+	if ((e = copy_through_model(&ga_explain_result_schema, r->explain, &explain)) < 0)
+		goto out;
+	d->explain = explain;
 	e = 0;
 out:
 	if (e < 0)

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "../core/internal.h"
-#include "gpuaudit/deps.h"
+#include "gpuaudit/deps-report.h"
 
 #define S(st, m) GA_FIELD(st, m, GA_F_STR)
 #define U(st, m) GA_FIELD(st, m, GA_F_U64)

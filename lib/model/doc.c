@@ -9,7 +9,7 @@
 #include "../core/internal.h"
 #include "gpuaudit/canary.h"
 #include "gpuaudit/capture.h"
-#include "gpuaudit/deps.h"
+#include "gpuaudit/deps-report.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/hstate.h"

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "gpuaudit/container-read.h"
 #include "gpuaudit/container.h"
 #include "gpuaudit/core.h"
 #include "gpuaudit/preflight.h"

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "gpuaudit/findings.h"
+#include "gpuaudit/node-action.h"
 
 static void test_add_and_evidence(void **state)
 {
@@ -39,6 +40,44 @@ static void test_add_and_evidence(void **state)
 	ga_findings_release(&f);
 	assert_int_equal(f.n, 0);
 	assert_null(f.v);
+}
+
+/* The node's action: the most urgent action among error-level findings (the first of equals), and their count. */
+static void test_node_action(void **state)
+{
+	(void)state;
+	struct ga_findings f;
+	ga_findings_init(&f);
+	struct ga_node_action na;
+	ga_node_action_of(&f, &na);
+	assert_null(na.finding);
+	assert_int_equal(na.errors, 0);
+	static const struct {
+		const char *code;
+		enum ga_severity sev;
+		enum ga_action act;
+	} rows[] = {
+		{ "GA-A", GA_SEV_WARNING, GA_ACT_REPLACE }, /* below error: never the node's */
+		{ "GA-B", GA_SEV_ERROR, GA_ACT_FIX_CONFIG },
+		{ "GA-C", GA_SEV_CRITICAL, GA_ACT_DRAIN },
+		{ "GA-D", GA_SEV_ERROR, GA_ACT_DRAIN }, /* as urgent as GA-C, later */
+		{ "GA-E", GA_SEV_ERROR, GA_ACT_RESTART_WORKLOAD },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ga_finding *fd = ga_findings_add_code(&f, rows[i].code, rows[i].sev, NULL, NULL, "m");
+		assert_non_null(fd);
+		fd->action = rows[i].act;
+	}
+	ga_node_action_of(&f, &na);
+	assert_ptr_equal(na.finding, &f.v[2]);
+	assert_string_equal(na.finding->code, "GA-C");
+	assert_int_equal(na.errors, 4);
+	/* only warnings: no action, no error */
+	f.v[1].severity = f.v[2].severity = f.v[3].severity = f.v[4].severity = GA_SEV_WARNING;
+	ga_node_action_of(&f, &na);
+	assert_null(na.finding);
+	assert_int_equal(na.errors, 0);
+	ga_findings_release(&f);
 }
 
 static void test_severity_names(void **state)
@@ -175,6 +214,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_and_evidence),
 		cmocka_unit_test(test_severity_names),
+		cmocka_unit_test(test_node_action),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_enomem),

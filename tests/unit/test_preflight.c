@@ -193,6 +193,8 @@ static void test_doc_command(void **state)
 	assert_int_equal(ga_explain_new(10, &ex), 0);
 	assert_int_equal(ga_explain_feed(ex, err1, sizeof(err1) - 1), 0);
 	assert_int_equal(ga_explain_finish(ex), 0);
+	struct ga_explain_result exr;
+	assert_int_equal(ga_explain_result_fill(ex, &exr), 0);
 	const char *paths[] = { "site", "app.whl" };
 	char *cmd[] = { (char *)"python3", (char *)"warmup.py", NULL };
 	struct ga_pf_report rep = { .times = true,
@@ -222,7 +224,7 @@ static void test_doc_command(void **state)
 		                    .warmup_msg = "failed",
 		                    .have_median = true,
 		                    .median_s = 2,
-		                    .ex = ex };
+		                    .explain = &exr };
 	struct ga_pf_doc d;
 	char *text = roundtrip(&rep, &d);
 	assert_int_equal(d.result, GA_PF_FAIL);
@@ -268,6 +270,7 @@ static void test_doc_command(void **state)
 	assert_null(strstr(text, "\"warm_s\""));
 	ga_free(text);
 	ga_model_release(ga_model_find(GA_PREFLIGHT_SCHEMA), &d);
+	ga_schema_release(&ga_explain_result_schema, &exr);
 	ga_explain_free(ex);
 	ga_findings_release(&nf);
 	ga_findings_release(&sf);
