@@ -162,7 +162,7 @@ static void mem_unknown(char *out, size_t n, const struct ga_node *node, const s
 	if (why)
 		snprintf(out, n, "unknown (NVML: %s)", cli_esc(why));
 	else if (!node->nvml)
-		snprintf(out, n, "unknown (NVML not loaded; --vendor on a live node reads it)");
+		snprintf(out, n, "unknown (NVML not loaded)");
 	else
 		snprintf(out, n, "unknown (NVML did not say)");
 }
