@@ -491,12 +491,9 @@ const struct command commands[] = {
 	  "  -h, --help      show this help\n"
 	  "\n"
 	  "Stops cleanly on SIGTERM or SIGINT. Exit status: 0 stopped by a signal (or\n"
-	  "--once collected), 2 usage error, bad policy or (--once) no snapshot, NFD
-"
-	  "or --state file, 3 cannot listen (the address is in use by another process,
-"
-	  "or cannot be bound), 70 internal error.
-" },
+	  "--once collected), 2 usage error, bad policy or (--once) no snapshot, NFD\n"
+	  "or --state file, 3 cannot listen (the address is in use by another process,\n"
+	  "or cannot be bound), 70 internal error.\n" },
 	{ "deps", cmd_deps, "audit wheels, images and directories for vendor binaries and GPU code",
 	  "usage: gpuaudit deps [--json [--compact] | --sarif] [--no-device-code]\n"
 	  "                     [--no-archives]\n"
