@@ -16,7 +16,7 @@ struct bench_cli {
 	const char *class_name;
 	const char *nccl_lib;
 	bool json;
-	double deadline_s; /* --deadline: give up (exit 3) when the run takes longer; 0 = none */
+	double deadline_s; /* --deadline: give up (exit 4) when the run takes longer; 0 = none */
 	/* per command */
 	unsigned dtypes;
 	size_t sizes[32];

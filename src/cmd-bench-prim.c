@@ -300,23 +300,54 @@ int bench_cli_parse(struct cli *cli, const char *cmd, const char *usage, const c
  * The deadline. Vendor libraries run in this process (a benchmark needs the
  * device for seconds, not the millisecond queries discover isolates), so a
  * call that never returns on a wedged GPU is caught by a watchdog thread: at
- * the deadline it names the step in progress and ends the process with exit 3.
- * Every step is announced through the context's progress callback.
+ * the deadline it names the step in progress and ends the process with exit 4
+ * (inconclusive: the run was cut short, as the global --deadline). Every step
+ * is announced through the context's progress callback, which also prints it
+ * on stderr when stderr is a terminal or with -v: a first OpenCL kernel build
+ * on a cold PoCL cache takes most of a minute, and a silent minute reads as a
+ * hang. Each line says the time since the start and how long the previous
+ * step took; nothing is printed when stderr is not a terminal and no -v.
  */
 static struct {
 	char call[2][160];
 	atomic_uint active;
 	const char *cmd;
 	double deadline_s;
-	FILE *err;
+	FILE *err;         /* progress lines go here; NULL: none */
+	double t0, t_prev; /* monotonic: the start, the previous step's start */
 } watch;
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void watch_progress(void *udata, const char *call)
 {
 	(void)udata;
-	unsigned next = 1 - atomic_load(&watch.active);
+	unsigned prev = atomic_load(&watch.active), next = 1 - prev;
+	if (watch.err) {
+		double now = mono_s();
+		fprintf(watch.err, "gpuaudit %s: [%6.1f s] %s (%s: %.1f s)\n", watch.cmd, now - watch.t0,
+		        call, watch.call[prev], now - watch.t_prev);
+		fflush(watch.err);
+		watch.t_prev = now;
+	}
 	snprintf(watch.call[next], sizeof(watch.call[next]), "%s", call);
 	atomic_store(&watch.active, next);
+}
+
+/* The last progress line: the step that ended the run, and the whole time. */
+static void watch_done(void)
+{
+	if (!watch.err)
+		return;
+	double now = mono_s();
+	fprintf(watch.err, "gpuaudit %s: [%6.1f s] done (%s: %.1f s)\n", watch.cmd, now - watch.t0,
+	        watch.call[atomic_load(&watch.active)], now - watch.t_prev);
+	fflush(watch.err);
 }
 
 static void *watchdog(void *arg)
@@ -331,15 +362,17 @@ static void *watchdog(void *arg)
 	                 watch.cmd, watch.deadline_s, watch.call[atomic_load(&watch.active)]);
 	if (n > 0 && write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1) < 0)
 		n = 0;
-	_exit(EXIT_UNAVAILABLE);
+	_exit(EXIT_INCONCLUSIVE);
 	return NULL;
 }
 
-static void watch_start(struct ga_ctx *ctx, const char *cmd, double deadline_s)
+static void watch_start(struct cli *cli, struct ga_ctx *ctx, const char *cmd, double deadline_s, bool verbose)
 {
 	snprintf(watch.call[0], sizeof(watch.call[0]), "start");
 	watch.cmd = cmd;
 	watch.deadline_s = deadline_s;
+	watch.err = verbose || isatty(fileno(cli->err)) ? cli->err : NULL;
+	watch.t0 = watch.t_prev = mono_s();
 	ga_ctx_set_progress(ctx, watch_progress, NULL);
 	if (deadline_s <= 0)
 		return;
@@ -359,7 +392,7 @@ int bench_cli_setup(struct cli *cli, const char *cmd, struct bench_cli *o, struc
 	int code = snap_ctx(cli, cmd, &o->so, &ctx);
 	if (code != EXIT_OK)
 		return code;
-	watch_start(ctx, cmd, o->deadline_s);
+	watch_start(cli, ctx, cmd, o->deadline_s, o->so.verbose > 0);
 	const char *filter = o->backends ? o->backends : getenv("GPUAUDIT_BACKENDS");
 	int n = ga_bench_backends_select(ctx, filter, list, max);
 	if (n < 0) {
@@ -468,6 +501,7 @@ int bench_cli_exit(const struct ga_bench_report *rep)
 int bench_cli_output(struct cli *cli, const char *cmd, struct bench_cli *o, const struct ga_bench_report *rep)
 {
 	int code = bench_cli_exit(rep);
+	watch_done();
 	if (o->json) {
 		struct ga_buf b;
 		ga_buf_init(&b, 0);
@@ -489,7 +523,11 @@ int bench_cli_output(struct cli *cli, const char *cmd, struct bench_cli *o, cons
 		        : b->reason ? b->reason
 		                    : "-");
 	}
-	fprintf(f, "\n%-8s %-24.24s %-26s %-8s %13s %13s %10s %7s %9s\n", "backend", "device", "what",
+	int dw = 24; /* the device column: as wide as the longest name, never cut */
+	for (size_t i = 0; i < rep->n_results; i++)
+		if (rep->results[i].device && strlen(rep->results[i].device) > (size_t)dw)
+			dw = (int)strlen(rep->results[i].device);
+	fprintf(f, "\n%-8s %-*s %-26s %-8s %13s %13s %10s %7s %9s\n", "backend", dw, "device", "what",
 	        "status", "median", "best", "cold", "%exp", "rel_err");
 	for (size_t i = 0; i < rep->n_results; i++) {
 		const struct ga_bench_result *r = &rep->results[i];
@@ -506,7 +544,7 @@ int bench_cli_output(struct cli *cli, const char *cmd, struct bench_cli *o, cons
 			snprintf(err, sizeof(err), "-");
 		else
 			snprintf(err, sizeof(err), "%.1e", r->rel_err);
-		fprintf(f, "%-8s %-24.24s %-26s %-8s %13s %13s %10s %7s %9s\n", r->backend, r->device,
+		fprintf(f, "%-8s %-*s %-26s %-8s %13s %13s %10s %7s %9s\n", r->backend, dw, r->device,
 		        r->what, ga_bench_status_name(r->status), med, best, cold, pct, err);
 		if (r->reason)
 			fprintf(f, "         %s\n", r->reason);
@@ -526,6 +564,8 @@ int bench_cli_output(struct cli *cli, const char *cmd, struct bench_cli *o, cons
 		fprintf(f, "  %-8s %s %s: %s\n", ga_severity_name(fd->severity), fd->code, fd->subject,
 		        fd->message);
 		cli_print_action(f, "           ", fd);
+		if (fd->decision)
+			fprintf(f, "           fix: %s\n", fd->decision);
 	}
 	return code;
 }
@@ -551,18 +591,19 @@ static const char common_usage[] =
         "  --reps N        timed repetitions (default 5)\n"
         "  --seed N        random data seed (default 1)\n"
         "  --threads N     CPU BLAS threads (default: the library's)\n"
-        "  --deadline SEC  give up with exit 3 when the run takes longer, naming the step\n"
+        "  --deadline SEC  give up with exit 4 when the run takes longer, naming the step\n"
         "                  in progress (a vendor call hung on a wedged GPU); default none\n"
         "  --policy FILE   expected figures from the node class's smoke: section\n"
         "  --class NAME    the class to use (default: the one matching this node)\n"
         "  --root DIR, --from FILE, --vendor, --no-vendor, --timeout SEC: the node\n"
         "                  snapshot that --policy matches, as for discover\n"
         "  --json          print gpuaudit.bench/v1 JSON\n"
-        "  -v              log progress to stderr (repeat for more)\n"
+        "  -v              log progress to stderr (repeat for more); without -v only\n"
+        "                  when stderr is a terminal\n"
         "  -h, --help      show this help\n"
         "\n"
         "Exit status: 0 ran, 1 a wrong result, a failure or a figure below the policy,\n"
-        "2 usage error, 3 no backend could run it, 70 internal error.\n";
+        "2 usage error, 3 no backend could run it, 4 --deadline passed, 70 internal error.\n";
 
 static int run_prim(struct cli *cli, int argc, char **argv, const char *cmd, const char *usage_head,
                     const char *extra)

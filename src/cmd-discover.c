@@ -143,6 +143,30 @@ static void print_topology(FILE *o, const struct ga_node *n)
 	}
 }
 
+/*
+ * Why an accelerator's memory size is not known, for the text (the JSON has
+ * null and the reasons in their own members). Sysfs has no memory size for
+ * NVIDIA GPUs: it comes from NVML, so say what happened to NVML.
+ */
+static void mem_unknown(char *out, size_t n, const struct ga_node *node, const struct ga_accel *a)
+{
+	if (!a->vendor || strcmp(a->vendor, "nvidia")) {
+		snprintf(out, n, "-");
+		return;
+	}
+	const char *why = NULL;
+	if (a->nvml && a->nvml->error)
+		why = a->nvml->error;
+	else if (node->nvml && node->nvml->error)
+		why = node->nvml->error;
+	if (why)
+		snprintf(out, n, "unknown (NVML: %s)", cli_esc(why));
+	else if (!node->nvml)
+		snprintf(out, n, "unknown (NVML not loaded)");
+	else
+		snprintf(out, n, "unknown (NVML did not say)");
+}
+
 static void print_accels(FILE *o, const struct ga_node *n)
 {
 	const char *path = NULL, *why = NULL;
@@ -157,9 +181,11 @@ static void print_accels(FILE *o, const struct ga_node *n)
 		for (size_t k = 0; k < n->n_pci; k++)
 			if (a->address && n->pci[k].address && !strcmp(a->address, n->pci[k].address))
 				pd = &n->pci[k];
-		char mem[32] = "-", numa[24] = "-", lk[64] = "-", drv[96];
+		char mem[160] = "-", numa[24] = "-", lk[64] = "-", drv[96];
 		if (a->memory_bytes.set)
 			human_bytes(mem, sizeof(mem), a->memory_bytes.v);
+		else
+			mem_unknown(mem, sizeof(mem), n, a);
 		if (a->numa_node.set && a->numa_node.v >= 0)
 			snprintf(numa, sizeof(numa), "%lld", (long long)a->numa_node.v);
 		if (pd)
@@ -175,6 +201,10 @@ static void print_accels(FILE *o, const struct ga_node *n)
 			fprintf(o, "  minor %llu", (unsigned long long)a->minor.v);
 		for (size_t k = 0; k < a->interconnect.n; k++)
 			fprintf(o, "  %s", cli_esc(a->interconnect.v[k]));
+		/* AMD Instinct (MI300X) partition modes, as the JSON has them */
+		if (a->amd && (a->amd->compute_partition || a->amd->memory_partition))
+			fprintf(o, "  partition compute %s memory %s", or_dash(a->amd->compute_partition),
+			        or_dash(a->amd->memory_partition));
 		fputc('\n', o);
 		if (a->nvml)
 			print_nvml_gpu(o, a->nvml);
@@ -332,8 +362,17 @@ static void print_node(FILE *o, const struct ga_node *n)
 			continue;
 		char lk[64];
 		link_text(lk, sizeof(lk), &pd->link);
-		fprintf(o, "  %-10s %s %s", cli_esc(pd->kind), cli_esc(pd->address),
-		        or_dash(pd->device_name));
+		/* a device pci.ids does not name: its kind and IDs, not a bare '-' */
+		char nm[320];
+		if (pd->device_name && *pd->device_name)
+			snprintf(nm, sizeof(nm), "%s", cli_esc(pd->device_name));
+		else if (pd->vendor_id.set && pd->device_id.set)
+			snprintf(nm, sizeof(nm), "%s [%04llx:%04llx]",
+			         strcmp(pd->kind, "nvswitch") ? "unnamed" : "NVSwitch",
+			         (unsigned long long)pd->vendor_id.v, (unsigned long long)pd->device_id.v);
+		else
+			snprintf(nm, sizeof(nm), "%s", strcmp(pd->kind, "nvswitch") ? "-" : "NVSwitch");
+		fprintf(o, "  %-10s %s %s", cli_esc(pd->kind), cli_esc(pd->address), nm);
 		for (size_t k = 0; k < pd->rdma_devices.n; k++)
 			fprintf(o, " %s", cli_esc(pd->rdma_devices.v[k]));
 		for (size_t k = 0; k < pd->net_interfaces.n; k++)

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "gpuaudit/atomicfile.h"
 #include "gpuaudit/csv.h"
+#include "gpuaudit/deps.h"
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/markdown.h"
 #include "gpuaudit/kmsg.h"
@@ -74,6 +75,26 @@ static int width(const char *s, int w)
 	return l > w ? l : w;
 }
 
+/*
+ * The CUDA column: the stack's own (NVML's cudaDriverVersion), else the
+ * highest CUDA the NVIDIA driver's branch runs, from NVIDIA's CUDA Toolkit
+ * Release Notes table "CUDA Toolkit and Corresponding Driver Versions"
+ * (ga_cuda_for_driver, lib/analyze/deps-target.c; docs/fleet.md), marked
+ * "(from driver)": a node without NVML still has a driver version, and the
+ * driver alone decides it. "-" when neither says.
+ */
+static const char *cuda_col(const struct ga_fleet_stack *s, char *buf, size_t n)
+{
+	if (s->cuda)
+		return s->cuda;
+	const char *d = s->driver ? strstr(s->driver, "nvidia ") : NULL;
+	int cv = d ? ga_cuda_for_driver(d + 7) : -1;
+	if (cv <= 0)
+		return NULL;
+	snprintf(buf, n, "%d.%d (from driver)", cv / 1000, cv % 1000 / 10);
+	return buf;
+}
+
 static void text_class(FILE *o, const struct ga_fleet_class *k)
 {
 	fprintf(o, "\n%s: %llu node%s, %llu GPU%s", cli_esc(k->id), u(&k->nodes),
@@ -84,7 +105,9 @@ static void text_class(FILE *o, const struct ga_fleet_class *k)
 	int wd = 6, wc = 4, wr = 4, wk = 6, wo = 2;
 	for (size_t i = 0; i < k->n_stacks; i++) {
 		const struct ga_fleet_stack *s = &k->stacks[i];
-		wd = width(s->driver, wd), wc = width(s->cuda, wc), wr = width(s->rocm, wr);
+		char cb[48];
+		wd = width(s->driver, wd), wc = width(cuda_col(s, cb, sizeof(cb)), wc);
+		wr = width(s->rocm, wr);
 		wk = width(s->kernel, wk), wo = width(s->os, wo);
 	}
 	fprintf(o, "  %7s  %-8s  %-*s  %-*s  %-*s  %-*s  %-*s  %5s  %5s\n", "NODES", "STACK", wd, "DRIVER",
@@ -94,9 +117,11 @@ static void text_class(FILE *o, const struct ga_fleet_class *k)
 		const char *note = s->drift.set && s->drift.v         ? "  drift"
 		                   : s->majority.set && s->majority.v ? "  majority"
 		                                                      : "";
+		char cb[48];
 		fprintf(o, "  %7llu  %.8s  %-*s  %-*s  %-*s  %-*s  %-*s  %5llu  %5llu%s\n", u(&s->nodes),
-		        dash(s->stack_sha256), wd, dash(s->driver), wc, dash(s->cuda), wr, dash(s->rocm), wk,
-		        dash(s->kernel), wo, dash(s->os), u(&s->links_degraded), u(&s->failing), note);
+		        dash(s->stack_sha256), wd, dash(s->driver), wc, dash(cuda_col(s, cb, sizeof(cb))), wr,
+		        dash(s->rocm), wk, dash(s->kernel), wo, dash(s->os), u(&s->links_degraded),
+		        u(&s->failing), note);
 		if (s->drift.set && s->drift.v && s->drift_detail)
 			fprintf(o, "  %7s  %8s  %s\n", "", "", cli_esc(s->drift_detail));
 	}

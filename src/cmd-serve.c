@@ -280,9 +280,35 @@ struct listener {
 	const char *spec; /* as given; NULL for a systemd socket */
 	struct sockaddr_storage addr;
 	bool v6;
-	int fd; /* systemd's, or -1 */
+	int fd; /* systemd's or ours (bind_listener), -1 before */
 	struct MHD_Daemon *d;
 };
+
+/*
+ * Bind and listen on l->addr ourselves, so that a port another process holds
+ * is refused with the reason (libmicrohttpd's own bind loses errno). Only
+ * SO_REUSEADDR, as every server: a restart may rebind over connections in
+ * TIME_WAIT, but a second listener on the same port fails with EADDRINUSE.
+ * Never SO_REUSEPORT: with it, a second serve on the port also "listens" and
+ * the kernel splits the connections between the two. 0 or -errno.
+ */
+static int bind_listener(struct listener *l)
+{
+	int fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), on = 1, r = 0;
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if (l->v6) /* [::]:P is IPv6 only; 0.0.0.0:P is its own listener */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
+	socklen_t len = l->v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	if (bind(fd, (const struct sockaddr *)&l->addr, len) < 0 || listen(fd, SOMAXCONN) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	l->fd = fd;
+	return 0;
+}
 
 /*
  * The daemon: MHD's connection limit and idle timeout, and our table
@@ -297,14 +323,10 @@ static struct MHD_Daemon *start_daemon(struct serve *s, const struct listener *l
 	size_t n = serve_web_tls_options(s, o);
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (l->v6 ? MHD_USE_IPv6 : 0) |
 	                 (n ? MHD_USE_TLS : 0);
-	if (l->fd >= 0)
-		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, l->fd, NULL };
-	else
-		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)&l->addr };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, l->fd, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, s->max_conns, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_s, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32 * 1024, NULL };
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL };
 	o[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	return MHD_start_daemon(flags, 0, NULL, NULL, serve_handle, s, MHD_OPTION_ARRAY, o,
 	                        MHD_OPTION_NOTIFY_CONNECTION, serve_conns_notify, &s->conns,
@@ -396,6 +418,20 @@ static int serve_run(struct serve *s, struct listener *ls, size_t n)
 	int code = EXIT_OK, r;
 	pthread_t thr;
 	for (size_t i = 0; i < n; i++) {
+		if (ls[i].fd < 0 && (r = bind_listener(&ls[i])) < 0) {
+			if (r == -EADDRINUSE)
+				code = cli_error(cli, "serve", EXIT_UNAVAILABLE,
+				                 "cannot listen on %s: address already in use (another "
+				                 "process listens on that port: stop it, or pick another "
+				                 "port with --web.listen-address)",
+				                 ls[i].spec);
+			else
+				code = cli_error(cli, "serve", EXIT_UNAVAILABLE, "cannot listen on %s: %s",
+				                 ls[i].spec, strerror(-r));
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
 		errno = 0;
 		if (!(ls[i].d = start_daemon(s, &ls[i]))) {
 			code = cli_error(cli, "serve", EXIT_UNAVAILABLE, "cannot listen on %s: %s",
@@ -421,10 +457,10 @@ static int serve_run(struct serve *s, struct listener *ls, size_t n)
 	fprintf(cli->err, "gpuaudit serve: %s: shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	stop_collector(s, thr);
 out:
-	serve_events_stop(s); /* kills a helper in its event wait */
-	for (size_t i = 0; i < n; i++)
+	serve_events_stop(s);          /* kills a helper in its event wait */
+	for (size_t i = 0; i < n; i++) /* a socket no daemon took is left to the exit */
 		if (ls[i].d)
-			MHD_stop_daemon(ls[i].d);
+			MHD_stop_daemon(ls[i].d); /* closes the listening socket it was given */
 	serve_conns_release(&s->conns);
 	pthread_cond_destroy(&s->wake);
 	pthread_mutex_destroy(&s->lock);

@@ -429,7 +429,7 @@ const struct command commands[] = {
 	  "                      [--root DIR | --from FILE] [--vendor | --no-vendor] [--timeout SEC]\n"
 	  "                      [--max-connections N] [--max-connections-per-ip N]\n"
 	  "                      [--request-timeout SEC] [--connection-timeout SEC]\n"
-	  "                      [--once [--openmetrics]] [-v]\n"
+	  "                      [--once [--openmetrics]] [--pci-ids F] [-v]\n"
 	  "\n"
 	  "Serve this node's metrics over HTTP (docs/serve.md, docs/metrics.md):\n"
 	  "  /metrics      Prometheus text format 0.0.4, or OpenMetrics 1.0 when the\n"
@@ -492,7 +492,8 @@ const struct command commands[] = {
 	  "\n"
 	  "Stops cleanly on SIGTERM or SIGINT. Exit status: 0 stopped by a signal (or\n"
 	  "--once collected), 2 usage error, bad policy or (--once) no snapshot, NFD\n"
-	  "or --state file, 3 cannot listen, 70 internal error.\n" },
+	  "or --state file, 3 cannot listen (the address is in use by another process,\n"
+	  "or cannot be bound), 70 internal error.\n" },
 	{ "deps", cmd_deps, "audit wheels, images and directories for vendor binaries and GPU code",
 	  "usage: gpuaudit deps [--json [--compact] | --sarif] [--no-device-code]\n"
 	  "                     [--no-archives]\n"

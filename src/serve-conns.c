@@ -186,6 +186,7 @@ void serve_conns_notify(void *cls, struct MHD_Connection *c, void **socket_conte
 	struct serve_conns *t = cls;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		conn_started(t, c, socket_context);
+		serve_web_guard_plain(c);
 		return;
 	}
 	struct serve_conn *e = *socket_context;

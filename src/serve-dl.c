@@ -28,6 +28,11 @@
 #undef gnutls_certificate_set_x509_trust_mem
 #undef gnutls_certificate_verify_peers2
 #undef gnutls_strerror
+#undef gnutls_transport_get_int2
+#undef gnutls_transport_set_int2
+#undef gnutls_transport_set_ptr2
+#undef gnutls_transport_set_pull_function
+#undef gnutls_transport_set_pull_timeout_function
 
 struct serve_dl serve_dl;
 

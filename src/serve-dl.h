@@ -33,7 +33,12 @@
 	X(gnutls_certificate_set_x509_key_mem)     \
 	X(gnutls_certificate_set_x509_trust_mem)   \
 	X(gnutls_certificate_verify_peers2)        \
-	X(gnutls_strerror)
+	X(gnutls_strerror)                         \
+	X(gnutls_transport_get_int2)               \
+	X(gnutls_transport_set_int2)               \
+	X(gnutls_transport_set_ptr2)               \
+	X(gnutls_transport_set_pull_function)      \
+	X(gnutls_transport_set_pull_timeout_function)
 #define SERVE_DL_FUNCS(X) SERVE_DL_MHD(X) SERVE_DL_GNUTLS(X)
 
 struct serve_dl {
@@ -69,5 +74,10 @@ int serve_dl_load(char *err, size_t n);
 #define gnutls_certificate_set_x509_trust_mem (*serve_dl.gnutls_certificate_set_x509_trust_mem)
 #define gnutls_certificate_verify_peers2 (*serve_dl.gnutls_certificate_verify_peers2)
 #define gnutls_strerror (*serve_dl.gnutls_strerror)
+#define gnutls_transport_get_int2 (*serve_dl.gnutls_transport_get_int2)
+#define gnutls_transport_set_int2 (*serve_dl.gnutls_transport_set_int2)
+#define gnutls_transport_set_ptr2 (*serve_dl.gnutls_transport_set_ptr2)
+#define gnutls_transport_set_pull_function (*serve_dl.gnutls_transport_set_pull_function)
+#define gnutls_transport_set_pull_timeout_function (*serve_dl.gnutls_transport_set_pull_timeout_function)
 
 #endif

@@ -148,6 +148,8 @@ void *serve_collector(void *arg);
 int serve_web_load(struct serve *s, const char *file);
 void serve_web_release(struct serve_web *w);
 int serve_web_systemd_fds(struct cli *cli, int *fds, size_t max, size_t *n);
+/* On a TLS connection, answer a plain HTTP request with a 400 and a hint (serve-web.c). */
+void serve_web_guard_plain(struct MHD_Connection *c);
 const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned *status);
 /* Fill opts (at least 5 slots) with the daemon's TLS options; the count. */
 size_t serve_web_tls_options(const struct serve *s, struct MHD_OptionItem *opts);

@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gnutls/gnutls.h>
+#include <poll.h>
 #include <sha2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,4 +228,96 @@ const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned
 	}
 	*status = MHD_HTTP_UNAUTHORIZED;
 	return "unauthorized: basic authentication with a user of the web configuration is required\n";
+}
+
+/*
+ * Plain HTTP sent to a TLS listener. GnuTLS would fail the handshake and
+ * libmicrohttpd close the connection without a word, so `curl http://` to an
+ * https port saw an empty reply. Instead, as Go's net/http server does, the
+ * first bytes of each TLS connection are looked at before GnuTLS has them: a
+ * TLS record starts with its content type (20..24, a ClientHello 22; an SSLv2
+ * hello has the top bit set), an HTTP request line with an upper-case method
+ * letter. On a letter the request is read off, a 400 with a hint is written in
+ * the clear and the read fails, so libmicrohttpd closes the connection.
+ *
+ * How: libmicrohttpd 0.9.75 hands GnuTLS the socket itself
+ * (gnutls_transport_set_int) and GnuTLS reads it with recv(2). At
+ * MHD_CONNECTION_NOTIFY_STARTED, before the handshake, the session's pull
+ * functions are replaced by guard_pull/guard_wait, whose transport pointer is
+ * the session (to find the socket and swap themselves out): after the first
+ * read they hand over to plain_pull/plain_wait on the socket, GnuTLS's own
+ * behaviour. A libmicrohttpd that sets its own transport is left alone.
+ */
+static const char plain_answer[] = "HTTP/1.0 400 Bad Request\r\n"
+                                   "Content-Type: text/plain; charset=utf-8\r\n"
+                                   "Connection: close\r\n"
+                                   "\r\n"
+                                   "This port speaks HTTPS (TLS): the request was sent as plain "
+                                   "HTTP. Use https:// in the URL (Prometheus: scheme: https).\n";
+
+static int session_fd(gnutls_session_t sess)
+{
+	int r = -1, w = -1;
+	gnutls_transport_get_int2(sess, &r, &w);
+	return w; /* the send side stays the socket */
+}
+
+static ssize_t plain_pull(gnutls_transport_ptr_t p, void *buf, size_t n)
+{
+	return recv((int)(intptr_t)p, buf, n, 0);
+}
+
+static int plain_wait(gnutls_transport_ptr_t p, unsigned ms)
+{
+	struct pollfd pfd = { .fd = (int)(intptr_t)p, .events = POLLIN };
+	return poll(&pfd, 1, ms == GNUTLS_INDEFINITE_TIMEOUT ? -1 : (int)ms);
+}
+
+static int guard_wait(gnutls_transport_ptr_t p, unsigned ms)
+{
+	return plain_wait((gnutls_transport_ptr_t)(intptr_t)session_fd(p), ms);
+}
+
+/* The first byte of a connection: an HTTP method's letter, not a TLS record. */
+static bool plain_http(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+
+static ssize_t guard_pull(gnutls_transport_ptr_t p, void *buf, size_t n)
+{
+	gnutls_session_t sess = p;
+	int fd = session_fd(sess);
+	ssize_t got = recv(fd, buf, n, 0);
+	if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return got; /* nothing yet: look at the first byte when it comes */
+	gnutls_transport_set_int2(sess, fd, fd);
+	gnutls_transport_set_pull_function(sess, plain_pull);
+	gnutls_transport_set_pull_timeout_function(sess, plain_wait);
+	if (got <= 0 || !plain_http(((const unsigned char *)buf)[0]))
+		return got;
+	/* read the request off (a bounded amount) so closing does not reset the answer away */
+	char junk[4096];
+	for (int i = 0; i < 16 && recv(fd, junk, sizeof(junk), MSG_DONTWAIT) > 0; i++)
+		;
+	(void)!send(fd, plain_answer, sizeof(plain_answer) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	shutdown(fd, SHUT_WR);
+	errno = ECONNRESET;
+	return -1;
+}
+
+void serve_web_guard_plain(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	const union MHD_ConnectionInfo *fi = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	gnutls_session_t sess = ci ? (gnutls_session_t)ci->tls_session : NULL;
+	if (!sess || !fi)
+		return; /* not TLS */
+	int r = -1, w = -1;
+	gnutls_transport_get_int2(sess, &r, &w);
+	if (r != fi->connect_fd || w != fi->connect_fd)
+		return; /* libmicrohttpd has its own transport: leave it be */
+	gnutls_transport_set_ptr2(sess, sess, (gnutls_transport_ptr_t)(intptr_t)fi->connect_fd);
+	gnutls_transport_set_pull_function(sess, guard_pull);
+	gnutls_transport_set_pull_timeout_function(sess, guard_wait);
 }

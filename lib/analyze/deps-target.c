@@ -224,6 +224,15 @@ out:
 	return r;
 }
 
+/*
+ * The highest CUDA a Linux driver runs, by driver branch: NVIDIA's CUDA Toolkit
+ * Release Notes, table "CUDA Toolkit and Corresponding Driver Versions"
+ * (docs.nvidia.com/cuda/cuda-toolkit-release-notes, Linux x86_64 column; each
+ * row the toolkit's GA minimum, e.g. CUDA 13.0 GA >= 580.65.06, 12.4 GA >=
+ * 550.54.14, 11.6 GA >= 510.39.01). A branch runs the newest toolkit whose GA
+ * minimum falls in it; branches past the table (590 on) are unknown (-1), not
+ * guessed. Used by deps --target and fleet's CUDA column (docs/fleet.md).
+ */
 int ga_cuda_for_driver(const char *dv)
 {
 	static const struct {

@@ -157,8 +157,21 @@ static double policy_expected(const struct ga_bench_config *cfg, const struct ga
 	return NAN;
 }
 
+/* An OpenCL backend (PoCL, or CLBlast on it) on the host CPU, against the CPU BLAS. */
+static bool portability_pair(const struct ga_bench_ratio *q)
+{
+	return !strcmp(q->device_key, "cpu") && !strcmp(q->fast, "cblas") &&
+	       (!strcmp(q->slow, "opencl") || !strcmp(q->slow, "clblast"));
+}
+
+/*
+ * A pair of backends on one device. A cliff is a warning to fix the slow
+ * backend, except OpenCL slower than the BLAS on the CPU of a node with no
+ * accelerator: PoCL is a portability layer, every CPU-only node shows it, and
+ * there is nothing to fix, so it is information with what to use instead.
+ */
 static int add_ratio(struct ga_bench_report *rep, const struct ga_bench_result *x,
-                     const struct ga_bench_result *y)
+                     const struct ga_bench_result *y, bool any_gpu)
 {
 	/* best samples: on a shared machine the least disturbed run is the stable figure */
 	const struct ga_bench_result *fast = x->rate_best >= y->rate_best ? x : y, *slow = fast == x ? y : x;
@@ -176,11 +189,15 @@ static int add_ratio(struct ga_bench_report *rep, const struct ga_bench_result *
 	if (q->cliff) {
 		char subj[200];
 		snprintf(subj, sizeof(subj), "%s %s", x->kind, x->what);
+		bool portable = !any_gpu && portability_pair(q);
 		struct ga_finding *f = ga_findings_add(
-		        &rep->findings, GA_C_BENCH_CLIFF, GA_SEV_WARNING, subj,
-		        "prefer the fast path for this operation, or fix the slow backend's install/tuning",
-		        "%s is %.1fx slower than %s on the same device (%s)", q->slow, q->ratio, q->fast,
-		        x->device);
+		        &rep->findings, GA_C_BENCH_CLIFF, portable ? GA_SEV_INFO : GA_SEV_WARNING, subj,
+		        portable ? "use the BLAS backend (cblas) for CPU work on this node: OpenCL on a "
+		                   "CPU (PoCL) is a portability layer, not a fast path; nothing to fix"
+		                 : "prefer the fast path for this operation, or fix the slow backend's "
+		                   "install/tuning",
+		        "%s is %.1fx slower than %s on the same device (%s)%s", q->slow, q->ratio, q->fast,
+		        x->device, portable ? " on a node without an accelerator" : "");
 		if (!f || ga_finding_evidence(f, "ratio", "%.2f", q->ratio) < 0 ||
 		    ga_finding_evidence(f, "device_key", "%s", x->device_key) < 0)
 			return -ENOMEM;
@@ -255,7 +272,7 @@ int ga_bench_analyze(struct ga_bench_report *rep, const struct ga_bench_config *
 			    strcmp(x->what, y->what) || strcmp(x->device_key, y->device_key) ||
 			    !strcmp(x->backend, y->backend))
 				continue;
-			int e = add_ratio(rep, x, y);
+			int e = add_ratio(rep, x, y, any_gpu);
 			if (e < 0)
 				return e;
 		}

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -341,15 +342,43 @@ static int tally_tail(struct ga_canary_report *r, const struct ga_canary_metric 
 		              "%s: p%g ratio %.2f, %.0f%% CI %.2f-%.2f includes the +%.0f%% limit: more "
 		              "values needed to decide",
 		              m->name, o->tail_pct, m->tail_ci.ratio, cp, m->tail_ci.lo, m->tail_ci.hi, lim);
-	case GA_TAIL_NODATA:
+	case GA_TAIL_NODATA: /* one reason for all of them: tally_tail_nodata */
 		r->checks_nodata++;
 		t->unsure = true;
-		return reason(r,
-		              "%s: p%g needs at least %zu values per arm to judge the tail, have %zu and "
-		              "%zu (or --no-tail to judge the bulk only)",
-		              m->name, o->tail_pct, m->tail_needed, m->n_base, m->n_cand);
+		return 0;
 	}
 	return 0;
+}
+
+/*
+ * The tails too short to judge, as one reason: with the default p99 every
+ * metric of a run under 1000 repetitions has one, and a line each said the
+ * same thing three times. 0 or -ENOMEM.
+ */
+static int tally_tail_nodata(struct ga_canary_report *r, const struct ga_canary_opts *o)
+{
+	size_t k = 0, needed = 0, nb = SIZE_MAX, nc = SIZE_MAX;
+	char names[512];
+	int len = 0;
+	names[0] = '\0';
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		const struct ga_canary_metric *m = &r->metrics[i];
+		if (m->missing || m->tail != GA_TAIL_NODATA)
+			continue;
+		needed = m->tail_needed > needed ? m->tail_needed : needed;
+		nb = m->n_base < nb ? m->n_base : nb;
+		nc = m->n_cand < nc ? m->n_cand : nc;
+		if (len >= 0 && (size_t)len < sizeof(names))
+			len += snprintf(names + len, sizeof(names) - (size_t)len, "%s%s", k ? ", " : "",
+			                m->name);
+		k++;
+	}
+	if (!k)
+		return 0;
+	return reason(r,
+	              "p%g not judged (%s): needs %zu values per arm, have %zu and %zu (more runs, or "
+	              "--no-tail to judge the bulk only)",
+	              o->tail_pct, names, needed, nb, nc);
 }
 
 /* The error-rate checks: the test and the absolute limit. 0 or -ENOMEM. */
@@ -394,6 +423,8 @@ static int verdict(struct ga_canary_report *r, const struct ga_canary_opts *o)
 		if (!err)
 			err = tally_tail(r, m, o, &t);
 	}
+	if (!err)
+		err = tally_tail_nodata(r, o);
 	if (!err)
 		err = tally_errors(r, o, &t);
 	if (err)

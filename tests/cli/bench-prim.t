@@ -23,6 +23,12 @@ run bench gemm --root "$root" --backends cblas --blas libnosuchblas.so.9 --sizes
 echo '== a run past --deadline stops at once and names the step in progress'
 run bench gemm --root "$root" --backends cblas --dtype fp32 --sizes 6144 --reps 50 --deadline 1
 
+echo '== -v: a line on stderr as each step starts (time, step, time of the previous step), and a last one'
+"$GPUAUDIT" bench gemm --root "$root" --backends cblas --dtype fp32 --sizes 32,48 --reps 1 -v 2>&1 >/dev/null |
+	grep -E '\] (gemm |done)' | sed -E 's/\[ *[0-9.]+ s\]/[T s]/; s/: [0-9.]+ s\)$/: N s)/'
+echo '== without -v and stderr not a terminal: no progress lines'
+"$GPUAUDIT" bench gemm --root "$root" --backends cblas --dtype fp32 --sizes 32 --reps 1 2>&1 >/dev/null | grep -c '\] ' || true
+
 echo '== gemm on OpenBLAS, fp32 and fp64'
 "$GPUAUDIT" bench gemm --root "$root" --backends cblas --sizes 64,96 --reps 2 --json | summary
 echo "[exit ${PIPESTATUS[0]}]"

@@ -4,7 +4,8 @@
 # not libxcrypt's), curl as the client, a real Prometheus scraping over TLS with basic
 # auth (up == 1), and systemd-socket-activate for socket activation. Checked: the right
 # password answers 200 and a wrong or missing one 401; a client that does not trust the
-# CA fails; plain HTTP to the TLS port gets no answer; with client certificates
+# CA fails; plain HTTP to the TLS port gets a 400 saying to use https; a second serve
+# on the port is refused (exit 3, address already in use); with client certificates
 # required, none or one from another CA gets 403 and the right one 200; /health,
 # /readyz and --web.telemetry-path; process_* self-metrics; an unknown web-config key
 # fails at start with its line. Exit 0 pass, 1 fail, 77 skipped (a peer tool missing).
@@ -104,9 +105,25 @@ grep -q '^HTTP/1.1 401' <<<"$h" && grep -qi '^WWW-Authenticate: Basic realm="gpu
 grep -qi '^X-Frame-Options: deny' <<<"$h" && ok "security header from http_server_config" || fail "no X-Frame-Options"
 curl -s --max-time 5 -o /dev/null "https://127.0.0.1:$tls/metrics" && fail "a client without the CA connected" ||
 	ok "a client that does not trust the CA fails (curl exit $?)"
-out=$(curl -s --max-time 5 "http://127.0.0.1:$tls/metrics")
+# plain HTTP to the TLS port: a 400 in the clear that says to use https (as Go's server answers)
+out=$(curl -s --max-time 5 -D plain.h "http://127.0.0.1:$tls/metrics")
 rc=$?
-[ $rc -ne 0 ] && [ -z "$out" ] && ok "plain HTTP to the TLS port gets no answer (curl exit $rc)" || fail "plain HTTP answered: $out"
+[ $rc -eq 0 ] && grep -q '^HTTP/1.0 400 Bad Request' plain.h && grep -q 'Use https://' <<<"$out" &&
+	ok "plain HTTP to the TLS port: 400 with a hint ($out)" || fail "plain HTTP: curl exit $rc, $(cat plain.h) $out"
+# the port still speaks TLS after that (the guard is per connection)
+c=$(code --cacert ca.pem -u 'prom:s3cret pass' "https://127.0.0.1:$tls/metrics")
+[ "$c" = 200 ] && ok "TLS after a plain request: 200" || fail "TLS after a plain request: $c"
+# a second serve on a port in use is refused: exit 3, the address and the reason
+"$exe" serve --web.listen-address 127.0.0.1:$tls --root "$fx/nodes/cpu-vm/root" --no-vendor 2>inuse.txt &
+p2=$!
+pids+=($p2)
+for _ in $(seq 100); do kill -0 $p2 2>/dev/null || break; sleep 0.05; done
+kill $p2 2>/dev/null # still running after 5 s: it listened (a failure)
+wait $p2
+rc=$?
+grep -q "cannot listen on 127.0.0.1:$tls: address already in use" inuse.txt && [ $rc -eq 3 ] &&
+	! grep -q listening inuse.txt && ok "port in use: exit 3, $(cat inuse.txt)" ||
+	fail "port in use: exit $rc, $(cat inuse.txt)"
 curl -s --cacert ca.pem -u 'prom:s3cret pass' "https://127.0.0.1:$tls/metrics" >metrics.txt
 for m in process_cpu_seconds_total process_resident_memory_bytes process_virtual_memory_bytes process_open_fds \
 	process_max_fds process_start_time_seconds; do

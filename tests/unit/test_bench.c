@@ -201,6 +201,8 @@ static void test_analyze(void **state)
 	assert_int_equal(cliffs, 1);
 	assert_non_null(find(&rep, "GA-BENCH-CLIFF", 0));
 	assert_null(find(&rep, "GA-BENCH-CLIFF", 1));
+	/* the node has a GPU: PoCL slower than the BLAS on its CPU stays a warning */
+	assert_int_equal(find(&rep, "GA-BENCH-CLIFF", 0)->severity, GA_SEV_WARNING);
 
 	/* policy glob for fp32, alias for the GPU bf16 figure (TFLOP/s) */
 	assert_string_equal(rep.results[0].expected_source, "policy");
@@ -229,6 +231,42 @@ static void test_analyze(void **state)
 	assert_true(fabs(rep.results[0].percent - 60.0) < 1e-9);
 	assert_true(rep.results[1].expected == 989e12);
 	assert_null(find(&rep, "GA-BENCH-BELOW-EXPECTED", 0));
+	ga_bench_report_release(&rep);
+}
+
+/*
+ * A node without an accelerator: OpenCL (PoCL) slower than the CPU BLAS is
+ * information with what to use instead (every CPU-only node shows it); two
+ * OpenCL paths far apart on that CPU are still a warning.
+ */
+static void test_cliff_cpu_only(void **state)
+{
+	(void)state;
+	struct ga_bench_report rep;
+	ga_bench_report_init(&rep, "gemm");
+	rep.cpu_peak_fp32_flops = 100e9;
+	fake(&rep, "gemm", "cblas", "EPYC", "cpu", "fp32 256x256x256", "gemm.cblas.fp32", 90e9);
+	fake(&rep, "gemm", "opencl", "pocl", "cpu", "fp32 256x256x256", "gemm.opencl.fp32", 30e9);
+	fake(&rep, "gemm", "clblast", "pocl", "cpu", "fp32 256x256x256", "gemm.clblast.fp32", 10e9);
+	struct ga_bench_config cfg;
+	ga_bench_config_init(&cfg);
+	assert_int_equal(ga_bench_analyze(&rep, &cfg, 0.95), 0);
+	size_t info = 0, warn = 0;
+	const struct ga_finding *f;
+	for (size_t i = 0; (f = find(&rep, "GA-BENCH-CLIFF", i)); i++) {
+		if (f->severity == GA_SEV_INFO) {
+			info++;
+			assert_non_null(strstr(f->decision, "use the BLAS backend (cblas)"));
+			assert_non_null(strstr(f->message, "slower than cblas"));
+			assert_non_null(strstr(f->message, "without an accelerator"));
+		} else {
+			warn++;
+			assert_int_equal(f->severity, GA_SEV_WARNING);
+			assert_non_null(strstr(f->message, "clblast is 3.0x slower than opencl"));
+		}
+	}
+	assert_int_equal(info, 2); /* opencl/cblas 3x, clblast/cblas 9x */
+	assert_int_equal(warn, 1); /* clblast/opencl 3x: not the portability pair */
 	ga_bench_report_release(&rep);
 }
 
@@ -841,27 +879,17 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dtypes),
-		cmocka_unit_test(test_stats),
-		cmocka_unit_test(test_select),
-		cmocka_unit_test(test_cpu_peak),
-		cmocka_unit_test(test_analyze),
-		cmocka_unit_test(test_gemm_cblas),
-		cmocka_unit_test(test_gemm_opencl),
-		cmocka_unit_test(test_gemm_clblast),
-		cmocka_unit_test(test_gemm_unsupported_dtype),
-		cmocka_unit_test(test_stream_cblas),
-		cmocka_unit_test(test_stream_opencl),
-		cmocka_unit_test(test_transfer_opencl),
-		cmocka_unit_test(test_transfer_peers),
-		cmocka_unit_test(test_inference),
-		cmocka_unit_test(test_cuda_absent),
-		cmocka_unit_test(test_hip_no_device),
-		cmocka_unit_test(test_cuda_ptx),
-		cmocka_unit_test(test_blas_option),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_report_model),
-		cmocka_unit_test(test_alloc_failures),
+		cmocka_unit_test(test_dtypes),          cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_select),          cmocka_unit_test(test_cpu_peak),
+		cmocka_unit_test(test_analyze),         cmocka_unit_test(test_cliff_cpu_only),
+		cmocka_unit_test(test_gemm_cblas),      cmocka_unit_test(test_gemm_opencl),
+		cmocka_unit_test(test_gemm_clblast),    cmocka_unit_test(test_gemm_unsupported_dtype),
+		cmocka_unit_test(test_stream_cblas),    cmocka_unit_test(test_stream_opencl),
+		cmocka_unit_test(test_transfer_opencl), cmocka_unit_test(test_transfer_peers),
+		cmocka_unit_test(test_inference),       cmocka_unit_test(test_cuda_absent),
+		cmocka_unit_test(test_hip_no_device),   cmocka_unit_test(test_cuda_ptx),
+		cmocka_unit_test(test_blas_option),     cmocka_unit_test(test_json),
+		cmocka_unit_test(test_report_model),    cmocka_unit_test(test_alloc_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
