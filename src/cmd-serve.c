@@ -321,8 +321,8 @@ static struct MHD_Daemon *start_daemon(struct serve *s, const struct listener *l
 {
 	struct MHD_OptionItem o[16];
 	size_t n = serve_web_tls_options(s, o);
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | (l->v6 ? MHD_USE_IPv6 : 0) |
-	                 (n ? MHD_USE_TLS : 0);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
+	                 (l->v6 ? MHD_USE_IPv6 : 0) | (n ? MHD_USE_TLS : 0);
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, l->fd, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, s->max_conns, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_s, NULL };
@@ -417,6 +417,11 @@ static int serve_run(struct serve *s, struct listener *ls, size_t n)
 	serve_conns_init(&s->conns, s->max_conns, s->max_conns_per_ip, s->request_timeout_s);
 	int code = EXIT_OK, r;
 	pthread_t thr;
+	if ((r = serve_auth_start(&s->web.auth, &s->web)) != 0) {
+		code = cli_error(cli, "serve", EXIT_INTERNAL, "cannot start the password checkers: %s",
+		                 strerror(r));
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (ls[i].fd < 0 && (r = bind_listener(&ls[i])) < 0) {
 			if (r == -EADDRINUSE)
@@ -458,6 +463,7 @@ static int serve_run(struct serve *s, struct listener *ls, size_t n)
 	stop_collector(s, thr);
 out:
 	serve_events_stop(s);          /* kills a helper in its event wait */
+	serve_auth_stop(&s->web.auth); /* resumes every suspended request before the daemons stop */
 	for (size_t i = 0; i < n; i++) /* a socket no daemon took is left to the exit */
 		if (ls[i].d)
 			MHD_stop_daemon(ls[i].d); /* closes the listening socket it was given */

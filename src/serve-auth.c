@@ -4,7 +4,7 @@
  * ~200 ms at cost 12, on libmicrohttpd's one thread, so 50 clients sending
  * wrong passwords used to leave 1 scrape in 80 answered within a second.
  *
- * Three rules, in this order, for a request with credentials:
+ * Three rules, in this order, for a request with credentials (and a fourth):
  *   1. a (user, password) pair that matched before is known by its SHA-256
  *      (serve-web.c's cache): a hash, never a bcrypt, whatever else is going on
  *      -- so a scraper that authenticated once keeps its priority;
@@ -20,10 +20,10 @@
  *      highest cost among the configured users, so it costs what a known user
  *      costs (docs/serve.md: user names cannot be told by the answer's time).
  *
- * Not done: the bcrypt itself still runs on the request thread (suspend and a
- * worker pool would free the thread during it); the budget bounds the share
- * of the thread it takes instead (docs/serve.md, "Authentication under
- * attack").
+ * And the bcrypt runs off libmicrohttpd's thread: the handler suspends the
+ * connection and queues the check (at most SERVE_AUTH_QUEUE waiting, else
+ * 429) for one of SERVE_AUTH_WORKERS threads, which resumes the connection
+ * when it is done; scrapes on other connections are answered meanwhile.
  */
 #include <crypt.h>
 #include <errno.h>
@@ -145,8 +145,7 @@ static struct serve_auth_ip *bucket(struct serve_auth *a, const unsigned char *a
 	return stale;
 }
 
-/* The client's address as 16 bytes (IPv4 as ::ffff:a.b.c.d); zeros when unknown. */
-static void client_addr(struct MHD_Connection *c, unsigned char out[16])
+void serve_auth_client_addr(struct MHD_Connection *c, unsigned char out[16])
 {
 	memset(out, 0, 16);
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -160,10 +159,111 @@ static void client_addr(struct MHD_Connection *c, unsigned char out[16])
 	}
 }
 
-bool serve_auth_take(struct serve_auth *a, struct MHD_Connection *c, unsigned *retry_s)
+/* --- the workers --------------------------------------------------------- */
+
+static void check_one(struct serve_auth *a, struct serve_req *rq)
 {
-	unsigned char addr[16];
-	client_addr(c, addr);
+	struct serve_web *w = a->web;
+	bool known = rq->user_index < w->cfg->n_users;
+	bool ok = ga_bcrypt_check(known ? w->cfg->users[rq->user_index].hash : a->dummy, rq->pass) == 1 &&
+	          known;
+	explicit_bzero(rq->pass, sizeof(rq->pass));
+	if (ok) {
+		pthread_mutex_lock(&w->cache_lock);
+		memcpy(w->cache[rq->user_index], rq->sum, sizeof(rq->sum));
+		w->cached[rq->user_index] = true;
+		pthread_mutex_unlock(&w->cache_lock);
+		serve_auth_give_back(a, rq->addr);
+	}
+	explicit_bzero(rq->sum, sizeof(rq->sum));
+	rq->auth_ok = ok;
+}
+
+static void *worker(void *arg)
+{
+	struct serve_auth *a = arg;
+	pthread_mutex_lock(&a->lock);
+	for (;;) {
+		while (!a->head && !a->stopping)
+			pthread_cond_wait(&a->work, &a->lock);
+		struct serve_req *rq = a->head;
+		if (!rq)
+			break; /* stopping, and nothing queued */
+		a->head = rq->next;
+		if (!a->head)
+			a->tail = NULL;
+		a->queued--;
+		bool stopping = a->stopping;
+		pthread_mutex_unlock(&a->lock);
+		if (stopping) {
+			explicit_bzero(rq->pass, sizeof(rq->pass));
+			rq->auth_limited = true; /* serve is stopping: no bcrypt for it */
+		} else {
+			check_one(a, rq);
+		}
+		struct MHD_Connection *c = rq->c;
+		/* the handler reads the result after the resume: published before it */
+		__atomic_store_n(&rq->auth, SERVE_AUTH_DONE, __ATOMIC_RELEASE);
+		MHD_resume_connection(c);
+		pthread_mutex_lock(&a->lock);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+int serve_auth_start(struct serve_auth *a, struct serve_web *w)
+{
+	a->web = w;
+	if (!w->cfg || !w->cfg->n_users)
+		return 0;
+	pthread_cond_init(&a->work, NULL);
+	for (size_t i = 0; i < SERVE_AUTH_WORKERS; i++) {
+		int r = pthread_create(&a->workers[i], NULL, worker, a);
+		if (r)
+			return r;
+		a->n_workers++;
+	}
+	return 0;
+}
+
+void serve_auth_stop(struct serve_auth *a)
+{
+	if (!a->n_workers)
+		return;
+	pthread_mutex_lock(&a->lock);
+	a->stopping = true;
+	pthread_cond_broadcast(&a->work);
+	pthread_mutex_unlock(&a->lock);
+	for (size_t i = 0; i < a->n_workers; i++)
+		pthread_join(a->workers[i], NULL);
+	a->n_workers = 0;
+	pthread_cond_destroy(&a->work);
+}
+
+bool serve_auth_queue(struct serve_auth *a, struct serve_req *rq)
+{
+	bool ok = false;
+	pthread_mutex_lock(&a->lock);
+	if (a->n_workers && !a->stopping && a->queued < SERVE_AUTH_QUEUE) {
+		rq->next = NULL;
+		rq->auth = SERVE_AUTH_PENDING;
+		if (a->tail)
+			a->tail->next = rq;
+		else
+			a->head = rq;
+		a->tail = rq;
+		a->queued++;
+		/* suspended before a worker can resume it: under the lock the workers take first */
+		MHD_suspend_connection(rq->c);
+		pthread_cond_signal(&a->work);
+		ok = true;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return ok;
+}
+
+bool serve_auth_take(struct serve_auth *a, const unsigned char addr[16], unsigned *retry_s)
+{
 	double now = now_s();
 	pthread_mutex_lock(&a->lock);
 	refill(&a->tokens, &a->t, a->rate, a->burst, now);
@@ -183,10 +283,8 @@ bool serve_auth_take(struct serve_auth *a, struct MHD_Connection *c, unsigned *r
 	return ok;
 }
 
-void serve_auth_give_back(struct serve_auth *a, struct MHD_Connection *c)
+void serve_auth_give_back(struct serve_auth *a, const unsigned char addr[16])
 {
-	unsigned char addr[16];
-	client_addr(c, addr);
 	double now = now_s();
 	pthread_mutex_lock(&a->lock);
 	a->tokens = fmin(a->burst, a->tokens + 1);

@@ -223,7 +223,12 @@ void serve_conns_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                            enum MHD_RequestTerminationCode toe)
 {
 	struct serve_conns *t = cls;
-	(void)con_cls;
+	struct serve_req *rq = con_cls ? *con_cls : NULL;
+	if (rq) { /* the handler's state of this request (serve-http.c) */
+		explicit_bzero(rq, sizeof(*rq));
+		free(rq);
+		*con_cls = NULL;
+	}
 	struct serve_conn *e = entry_of(c);
 	if (!e || toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
 		return; /* otherwise the connection is being closed */

@@ -19,6 +19,8 @@
 #undef MHD_get_daemon_info
 #undef MHD_lookup_connection_value
 #undef MHD_queue_response
+#undef MHD_resume_connection
+#undef MHD_suspend_connection
 #undef MHD_start_daemon
 #undef MHD_stop_daemon
 #undef gnutls_certificate_allocate_credentials

@@ -24,7 +24,9 @@
 	X(MHD_get_daemon_info)                  \
 	X(MHD_lookup_connection_value)          \
 	X(MHD_queue_response)                   \
+	X(MHD_resume_connection)                \
 	X(MHD_start_daemon)                     \
+	X(MHD_suspend_connection)               \
 	X(MHD_stop_daemon)
 #define SERVE_DL_GNUTLS(X)                         \
 	X(gnutls_certificate_allocate_credentials) \
@@ -58,6 +60,8 @@ int serve_dl_load(char *err, size_t n);
 
 #define MHD_add_response_header (*serve_dl.MHD_add_response_header)
 #define MHD_basic_auth_get_username_password (*serve_dl.MHD_basic_auth_get_username_password)
+#define MHD_resume_connection (*serve_dl.MHD_resume_connection)
+#define MHD_suspend_connection (*serve_dl.MHD_suspend_connection)
 #define MHD_create_response_from_buffer (*serve_dl.MHD_create_response_from_buffer)
 #define MHD_destroy_response (*serve_dl.MHD_destroy_response)
 #define MHD_free (*serve_dl.MHD_free)

@@ -157,8 +157,16 @@ enum MHD_Result serve_handle(void *cls, struct MHD_Connection *c, const char *ur
 	(void)version;
 	(void)upload_data;
 	serve_conns_headers_done(&s->conns, c); /* called once the request's headers are complete */
+	struct serve_req *rq = *con_cls;
+	if (!rq) { /* the request's state, freed when it ends (serve_conns_completed) */
+		if (!(rq = calloc(1, sizeof(*rq))))
+			return reply_text(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		*con_cls = rq;
+	}
 	unsigned refused = 0;
-	const char *why = serve_web_refuse(s, c, &refused);
+	const char *why = serve_web_refuse(s, c, rq, &refused);
+	if (why == SERVE_WEB_SUSPENDED)
+		return MHD_YES; /* a worker checks the password; called again when it resumes us */
 	if (why)
 		return reply_text(s, c, refused, why);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -168,9 +176,8 @@ enum MHD_Result serve_handle(void *cls, struct MHD_Connection *c, const char *ur
 	if ((cl && strcmp(cl, "0")) || te || *upload_data_size)
 		return reply_text(s, c, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted\n");
 	/* answer on the second call, when the request is complete, so the connection stays open */
-	static int seen;
-	if (!*con_cls) {
-		*con_cls = &seen;
+	if (!rq->seen) {
+		rq->seen = true;
 		return MHD_YES;
 	}
 	enum endpoint ep = endpoint_of(s, url);

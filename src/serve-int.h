@@ -38,9 +38,40 @@ struct serve_auth_ip {
 	double tokens, t;
 	bool used;
 };
+/*
+ * One request's state across the handler's calls (libmicrohttpd's con_cls),
+ * freed when the request ends (serve_conns_completed): whether the first
+ * call was seen, and the check of its password, which a worker thread does
+ * while libmicrohttpd holds the connection suspended.
+ */
+#define SERVE_AUTH_FIELD 256 /* bytes of a user name or password that are checked */
+enum serve_auth_state { SERVE_AUTH_NONE, SERVE_AUTH_PENDING, SERVE_AUTH_DONE };
+struct serve_req {
+	bool seen;
+	enum serve_auth_state auth;
+	bool auth_ok;
+	bool auth_limited;      /* the worker's queue was closed: answer 429 */
+	size_t user_index;      /* into the web config's users; n_users: unknown */
+	unsigned char addr[16]; /* the client's, for its bucket */
+	unsigned char sum[32];  /* SHA-256 of user and password, for the cache */
+	char pass[SERVE_AUTH_FIELD];
+	struct MHD_Connection *c;
+	struct serve_req *next; /* in the workers' queue */
+};
+#define SERVE_AUTH_WORKERS 2
+#define SERVE_AUTH_QUEUE 64 /* checks waiting for a worker; more: 429 */
+
 struct serve_auth {
 	pthread_mutex_t lock;
 	bool ready;
+	/* the workers that run bcrypt off libmicrohttpd's thread */
+	pthread_cond_t work;
+	pthread_t workers[SERVE_AUTH_WORKERS];
+	size_t n_workers;
+	bool stopping;
+	struct serve_req *head, *tail;
+	size_t queued;
+	struct serve_web *web;         /* the cache and the users, for the workers */
 	char dummy[64];                /* bcrypt of a random password at the users' highest cost */
 	unsigned cost;                 /* that cost */
 	double bcrypt_s;               /* one bcrypt at that cost, as measured at start */
@@ -52,10 +83,17 @@ struct serve_auth {
  * -errno with the reason in err. */
 int serve_auth_init(struct serve_auth *a, const struct ga_webconfig *cfg, char *err, size_t errn);
 void serve_auth_release(struct serve_auth *a);
-/* A token for one bcrypt for this client: true, or false with the seconds to wait in *retry_s. */
-bool serve_auth_take(struct serve_auth *a, struct MHD_Connection *c, unsigned *retry_s);
+/* The client's address as 16 bytes (IPv4 as ::ffff:a.b.c.d; zeros when unknown). */
+void serve_auth_client_addr(struct MHD_Connection *c, unsigned char out[16]);
+/* A token for one bcrypt for this address: true, or false with the seconds to wait in *retry_s. */
+bool serve_auth_take(struct serve_auth *a, const unsigned char addr[16], unsigned *retry_s);
 /* The token of a password that matched, back to both buckets. */
-void serve_auth_give_back(struct serve_auth *a, struct MHD_Connection *c);
+void serve_auth_give_back(struct serve_auth *a, const unsigned char addr[16]);
+/* Start the workers (0 or the pthread error); stop them, answering what is queued with 429. */
+int serve_auth_start(struct serve_auth *a, struct serve_web *w);
+void serve_auth_stop(struct serve_auth *a);
+/* Queue rq's check and suspend its connection: false when the queue is full or closed. */
+bool serve_auth_queue(struct serve_auth *a, struct serve_req *rq);
 
 struct serve_web {
 	struct ga_webconfig *cfg; /* --web.config.file, or NULL */
@@ -150,7 +188,11 @@ void serve_web_release(struct serve_web *w);
 int serve_web_systemd_fds(struct cli *cli, int *fds, size_t max, size_t *n);
 /* On a TLS connection, answer a plain HTTP request with a 400 and a hint (serve-web.c). */
 void serve_web_guard_plain(struct MHD_Connection *c);
-const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned *status);
+/* NULL to go on; a text to answer with *status; SERVE_WEB_SUSPENDED when a worker checks the
+ * password (the handler returns MHD_YES and is called again when it is done). */
+extern const char SERVE_WEB_SUSPENDED[];
+const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, struct serve_req *rq,
+                             unsigned *status);
 /* Fill opts (at least 5 slots) with the daemon's TLS options; the count. */
 size_t serve_web_tls_options(const struct serve *s, struct MHD_OptionItem *opts);
 /* serve-events.c: start/stop the event thread (EXIT_OK or an exit code), one run for --once,

@@ -148,15 +148,17 @@ static const char *refuse_cert(const struct serve_web *w, struct MHD_Connection 
 	return NULL;
 }
 
-enum auth_result { AUTH_OK, AUTH_BAD, AUTH_LIMITED };
+const char SERVE_WEB_SUSPENDED[] = "";
+
+enum auth_result { AUTH_OK, AUTH_BAD, AUTH_LIMITED, AUTH_QUEUED };
 
 /*
- * A pair that matched before costs a SHA-256; any other a token of the
- * bcrypt budget (serve-auth.c) and a bcrypt, an unknown user's against the
- * hash of the same cost made at start.
+ * A pair that matched before costs a SHA-256, here; any other a token of the
+ * bcrypt budget and a bcrypt on a worker thread (serve-auth.c), an unknown
+ * user's against the hash of the same cost made at start.
  */
-static enum auth_result password_ok(struct serve_web *w, struct MHD_Connection *c, const char *user,
-                                    const char *pass, unsigned *retry_s)
+static enum auth_result password_ok(struct serve_web *w, struct MHD_Connection *c, struct serve_req *rq,
+                                    const char *user, const char *pass, unsigned *retry_s)
 {
 	size_t i = 0;
 	while (i < w->cfg->n_users && strcmp(w->cfg->users[i].name, user))
@@ -179,25 +181,43 @@ static enum auth_result password_ok(struct serve_web *w, struct MHD_Connection *
 	enum auth_result res = AUTH_OK;
 	if (hit)
 		goto out;
-	if (!serve_auth_take(&w->auth, c, retry_s)) {
-		res = AUTH_LIMITED;
+	serve_auth_client_addr(c, rq->addr);
+	if (strlen(pass) >= sizeof(rq->pass) || !serve_auth_take(&w->auth, rq->addr, retry_s)) {
+		*retry_s = *retry_s ? *retry_s : 1;
+		res = strlen(pass) >= sizeof(rq->pass) ? AUTH_BAD : AUTH_LIMITED;
 		goto out;
 	}
-	bool ok = ga_bcrypt_check(known ? w->cfg->users[i].hash : w->auth.dummy, pass) == 1 && known;
-	if (ok) {
-		pthread_mutex_lock(&w->cache_lock);
-		memcpy(w->cache[i], sum, sizeof(sum));
-		w->cached[i] = true;
-		pthread_mutex_unlock(&w->cache_lock);
-		serve_auth_give_back(&w->auth, c);
+	rq->user_index = i;
+	memcpy(rq->sum, sum, sizeof(sum));
+	memcpy(rq->pass, pass, strlen(pass) + 1);
+	rq->c = c;
+	if (serve_auth_queue(&w->auth, rq)) {
+		res = AUTH_QUEUED;
+		goto out;
 	}
-	res = ok ? AUTH_OK : AUTH_BAD;
+	/* the queue is full (or serve stops): the token back, and the client retries */
+	explicit_bzero(rq->pass, sizeof(rq->pass));
+	serve_auth_give_back(&w->auth, rq->addr);
+	*retry_s = 1;
+	res = AUTH_LIMITED;
 out:
 	explicit_bzero(sum, sizeof(sum));
 	return res;
 }
 
-const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned *status)
+static const char *limited(struct serve_web *w, unsigned retry_s, unsigned *status)
+{
+	*status = MHD_HTTP_TOO_MANY_REQUESTS;
+	snprintf(w->limited_msg, sizeof(w->limited_msg),
+	         "too many failed authentications from this address or in all: retry in %u s\n", retry_s);
+	return w->limited_msg;
+}
+
+static const char unauthorized[] =
+        "unauthorized: basic authentication with a user of the web configuration is required\n";
+
+const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, struct serve_req *rq,
+                             unsigned *status)
 {
 	struct serve_web *w = &s->web;
 	if (!w->cfg)
@@ -209,25 +229,35 @@ const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, unsigned
 	}
 	if (!w->cfg->n_users)
 		return NULL;
+	if (rq->auth == SERVE_AUTH_DONE) { /* a worker checked it, or an earlier call of this request */
+		if (rq->auth_ok)
+			return NULL;
+		if (rq->auth_limited)
+			return limited(w, 1, status);
+		*status = MHD_HTTP_UNAUTHORIZED;
+		return unauthorized;
+	}
+	if (rq->auth == SERVE_AUTH_PENDING)
+		return SERVE_WEB_SUSPENDED; /* not resumed yet (a spurious call) */
 	char *pass = NULL;
 	char *user = MHD_basic_auth_get_username_password(c, &pass);
 	unsigned retry_s = 0;
-	enum auth_result res = user && pass ? password_ok(w, c, user, pass, &retry_s) : AUTH_BAD;
+	enum auth_result res = user && pass ? password_ok(w, c, rq, user, pass, &retry_s) : AUTH_BAD;
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
 	MHD_free(user);
 	MHD_free(pass);
+	if (res == AUTH_QUEUED)
+		return SERVE_WEB_SUSPENDED;
+	rq->auth = SERVE_AUTH_DONE;
+	rq->auth_ok = res == AUTH_OK;
+	rq->auth_limited = res == AUTH_LIMITED;
 	if (res == AUTH_OK)
 		return NULL;
-	if (res == AUTH_LIMITED) {
-		*status = MHD_HTTP_TOO_MANY_REQUESTS;
-		snprintf(w->limited_msg, sizeof(w->limited_msg),
-		         "too many failed authentications from this address or in all: retry in %u s\n",
-		         retry_s);
-		return w->limited_msg;
-	}
+	if (res == AUTH_LIMITED)
+		return limited(w, retry_s, status);
 	*status = MHD_HTTP_UNAUTHORIZED;
-	return "unauthorized: basic authentication with a user of the web configuration is required\n";
+	return unauthorized;
 }
 
 /*
