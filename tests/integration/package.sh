@@ -41,6 +41,7 @@ mkdir -p "$work/tree"
 (cd "$src" && git ls-files -z | tar --null -T - --ignore-failed-read -cf - 2>/dev/null) >"$work/src.tar" ||
 	fail "tar of git's files"
 tar -xf "$work/src.tar" -C "$work/tree" || fail "unpack the tarball"
+rm -f "$work/src.tar"
 rev=$(git -C "$src" rev-parse HEAD)
 echo "$rev" >"$work/tree/REVISION"
 [ -e "$work/tree/.git" ] && fail "the tarball's tree has a .git"
