@@ -122,14 +122,15 @@ install: build
 # dpkg-buildpackage works in a copy of the tree, so the work tree stays clean: in a git
 # checkout the tracked and untracked files (not the ignored build directories), exactly
 # what git would ship; in an unpacked release tarball (no .git) the whole tree less the
-# build outputs. The version is debian/changelog's either way (the tarball carries it).
+# build outputs (also when the tarball is unpacked inside some other git work tree).
+# The version is debian/changelog's either way (the tarball carries it).
 DEB_COPY_EXCLUDE = --exclude=./.git --exclude='./build' --exclude='./build-*' \
 	--exclude=./$(DEB_BUILD) --exclude=./$(IMAGE_BUILD) --exclude=./$(BUILD) --exclude=./$(ASAN_BUILD) \
 	--exclude=./$(FUZZ_BUILD)
 deb:
 	@scripts/install-deps package
 	rm -rf $(DEB_BUILD) && mkdir -p $(DEB_BUILD)/src
-	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+	@if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$$(pwd -P)" ]; then \
 		echo "deb: copying git's files (tracked and untracked, not ignored)"; \
 		git ls-files -z -co --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null \
 			| tar -xf - -C $(DEB_BUILD)/src; \
