@@ -124,7 +124,7 @@ install: build
 # what git would ship; in an unpacked release tarball (no .git) the whole tree less the
 # build outputs (also when the tarball is unpacked inside some other git work tree).
 # The version is debian/changelog's either way (the tarball carries it).
-DEB_COPY_EXCLUDE = --exclude=./.git --exclude='./build' --exclude='./build-*' \
+DEB_COPY_EXCLUDE = --exclude=./.git --exclude='./build' --exclude='./build-*' --exclude=./out --exclude=__pycache__ \
 	--exclude=./$(DEB_BUILD) --exclude=./$(IMAGE_BUILD) --exclude=./$(BUILD) --exclude=./$(ASAN_BUILD) \
 	--exclude=./$(FUZZ_BUILD)
 deb:
