@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpuaudit/core.h"
 
@@ -46,6 +47,26 @@ struct ga_webconfig {
 	size_t n_users;
 	struct ga_webconfig_header *headers; /* http_server_config.headers */
 	size_t n_headers;
+	/*
+	 * client_auth_type VerifyClientCertIfGiven or RequireAndVerifyClientCert
+	 * without client_ca_file: the toolkit (Go's crypto/tls with no ClientCAs)
+	 * checks client certificates against the system's trust store.
+	 */
+	bool client_ca_system;
+	/*
+	 * rate_limit, as the toolkit reads it (web/tls_config.go RateLimiterConfig,
+	 * used in web/handler.go): a token bucket of `burst` tokens that gains one
+	 * token every `interval`; a request takes a token, and one that finds the
+	 * bucket empty is answered 429 Too Many Requests. interval 0 (or absent)
+	 * is no limit; a negative interval is an unlimited rate (golang.org/x/time
+	 * rate.Every); a burst of 0 or less with a positive interval refuses every
+	 * request. One bucket for the whole server, not one per client.
+	 */
+	struct {
+		bool set;            /* rate_limit is present */
+		int64_t interval_ns; /* Go duration ("1s", "500ms", "1m30s") or an integer of nanoseconds */
+		int64_t burst;
+	} rate_limit;
 };
 
 /*

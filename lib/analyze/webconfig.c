@@ -153,8 +153,15 @@ static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, str
 	if (!strcmp(key, "max_version"))
 		return get_version(ws, v, "tls_server_config.max_version", &wc->max_version);
 	if (!strcmp(key, "client_auth_type")) {
-		if (!ga_yaml_is_null(v) && ga_yaml_scalar_text(v, buf, sizeof(buf)) &&
-		    (!strcmp(buf, "RequestClientCert") || !strcmp(buf, "RequireAnyClientCert")))
+		/* null and "" are the toolkit's NoClientCert; RequireClientCert is its old name for
+		 * RequireAnyClientCert */
+		if (ga_yaml_is_null(v) || (ga_yaml_scalar_text(v, buf, sizeof(buf)) && !*buf)) {
+			wc->client_auth = GA_CLIENT_AUTH_NONE;
+			return 0;
+		}
+		if (ga_yaml_scalar_text(v, buf, sizeof(buf)) &&
+		    (!strcmp(buf, "RequestClientCert") || !strcmp(buf, "RequireAnyClientCert") ||
+		     !strcmp(buf, "RequireClientCert")))
 			return werr(
 			        ws, v,
 			        "tls_server_config.client_auth_type: %s (a certificate no CA checks) is not "
@@ -181,30 +188,52 @@ static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, str
 	            key);
 }
 
-/* The security headers the toolkit lets a configuration set. */
-static const char *const header_names[] = { "Strict-Transport-Security", "X-Content-Type-Options",
-	                                    "X-Frame-Options", "X-XSS-Protection",
-	                                    "Content-Security-Policy" };
+/*
+ * The security headers the toolkit lets a configuration set (web/handler.go
+ * extraHTTPHeaders), by their exact names, and the values it allows where it
+ * restricts them (exact, case-sensitive); NULL: any value, empty included.
+ */
+static const struct {
+	const char *name;
+	const char *values[3];
+	const char *expect;
+} header_rules[] = {
+	{ "Strict-Transport-Security", { NULL }, NULL },
+	{ "X-Content-Type-Options", { "nosniff", NULL }, "nosniff" },
+	{ "X-Frame-Options", { "deny", "sameorigin", NULL }, "deny or sameorigin" },
+	{ "X-XSS-Protection", { NULL }, NULL },
+	{ "Content-Security-Policy", { NULL }, NULL },
+};
 
 static int add_header(struct wstate *ws, struct fy_node *k, struct fy_node *v)
 {
 	struct ga_webconfig *wc = ws->wc;
 	char name[64], value[1024];
 	const char *canon = NULL;
+	size_t h_i = 0;
 	if (ga_yaml_scalar_text(k, name, sizeof(name)))
-		for (size_t i = 0; i < sizeof(header_names) / sizeof(header_names[0]); i++)
-			if (!strcasecmp(name, header_names[i]))
-				canon = header_names[i];
+		for (size_t i = 0; i < sizeof(header_rules) / sizeof(header_rules[0]); i++)
+			if (!strcmp(name, header_rules[i].name))
+				canon = header_rules[i].name, h_i = i;
 	if (!canon)
-		return werr(
-		        ws, k,
-		        "http_server_config.headers: only Strict-Transport-Security, X-Content-Type-Options, "
-		        "X-Frame-Options, X-XSS-Protection and Content-Security-Policy may be set");
-	int r = get_text(ws, v, canon, value, sizeof(value));
-	if (r < 0)
-		return r;
+		return werr(ws, k,
+		            "http_server_config.headers: only Strict-Transport-Security, "
+		            "X-Content-Type-Options, X-Frame-Options, X-XSS-Protection and "
+		            "Content-Security-Policy may be set (spelled so)");
+	/* null is Go's empty string: the toolkit sends the header empty */
+	value[0] = '\0';
+	if (!ga_yaml_is_null(v) && !ga_yaml_scalar_text(v, value, sizeof(value)))
+		return werr(ws, v, "%s: expected a string of at most %zu bytes", canon, sizeof(value) - 1);
 	if (strpbrk(value, "\r\n"))
 		return werr(ws, v, "%s: a header value is one line", canon);
+	if (header_rules[h_i].values[0]) {
+		bool ok = false;
+		for (size_t j = 0; header_rules[h_i].values[j]; j++)
+			ok = ok || !strcmp(value, header_rules[h_i].values[j]);
+		if (!ok)
+			return werr(ws, ga_yaml_is_null(v) ? k : v, "%s: expected %s, not '%s'", canon,
+			            header_rules[h_i].expect, value);
+	}
 	for (size_t i = 0; i < wc->n_headers; i++)
 		if (!strcmp(wc->headers[i].name, canon))
 			return werr(ws, k, "http_server_config.headers: %s is given twice", canon);
@@ -216,6 +245,104 @@ static int add_header(struct wstate *ws, struct fy_node *k, struct fy_node *v)
 	h->name = ga_strdup(canon);
 	h->value = ga_strdup(value);
 	return h->name && h->value ? 0 : wnomem(ws);
+}
+
+/*
+ * A Go duration (time.ParseDuration): an optional sign, then one or more
+ * NUMBER UNIT with NUMBER decimal (a fraction allowed) and UNIT one of ns, us,
+ * \u00b5s, \u03bcs, ms, s, m, h; "0" alone needs no unit. Nanoseconds, or false.
+ */
+static bool go_duration(const char *s, int64_t *out)
+{
+	static const struct {
+		const char *u;
+		uint64_t ns;
+	} units[] = {
+		{ "ns", 1 },       { "us", 1000 },         { "\xc2\xb5s", 1000 },   { "\xce\xbcs", 1000 },
+		{ "ms", 1000000 }, { "s", 1000000000ull }, { "m", 60000000000ull }, { "h", 3600000000000ull }
+	};
+	bool neg = *s == '-';
+	if (*s == '-' || *s == '+')
+		s++;
+	if (!strcmp(s, "0")) {
+		*out = 0;
+		return true;
+	}
+	if (!*s)
+		return false;
+	uint64_t total = 0;
+	while (*s) {
+		uint64_t whole = 0, frac = 0, scale = 1;
+		bool digits = false;
+		for (; *s >= '0' && *s <= '9'; s++, digits = true) {
+			if (whole > (UINT64_MAX - 9) / 10)
+				return false;
+			whole = whole * 10 + (uint64_t)(*s - '0');
+		}
+		if (*s == '.') {
+			for (s++; *s >= '0' && *s <= '9'; s++, digits = true)
+				if (scale < 1000000000000000000ull) { /* digits past 10^-18 cannot count */
+					frac = frac * 10 + (uint64_t)(*s - '0');
+					scale *= 10;
+				}
+		}
+		if (!digits)
+			return false;
+		size_t k = 0, ul = 0;
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t l = strlen(units[i].u);
+			if (!strncmp(s, units[i].u, l) && l > ul)
+				k = i, ul = l;
+		}
+		if (!ul)
+			return false; /* a missing or unknown unit */
+		s += ul;
+		uint64_t u = units[k].ns;
+		if (whole > (uint64_t)INT64_MAX / u)
+			return false;
+		uint64_t v = whole * u + (uint64_t)((long double)frac * (long double)u / (long double)scale);
+		if (v > (uint64_t)INT64_MAX - total)
+			return false;
+		total += v;
+	}
+	*out = neg ? -(int64_t)total : (int64_t)total;
+	return true;
+}
+
+static int rate_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
+{
+	struct ga_webconfig *wc = ws->wc;
+	char buf[64];
+	if (!strcmp(key, "interval")) {
+		if (ga_yaml_is_null(v)) {
+			wc->rate_limit.interval_ns = 0;
+			return 0;
+		}
+		int64_t ns = 0;
+		bool ok = ga_yaml_scalar_text(v, buf, sizeof(buf));
+		/* a plain integer is nanoseconds (YAML's int into Go's time.Duration) */
+		if (ok && fy_node_get_style(v) == FYNS_PLAIN && buf[strspn(buf, "-+0123456789")] == '\0' &&
+		    strpbrk(buf, "0123456789")) {
+			ok = ga_parse_i64(buf, 10, &ns) == 0;
+		} else {
+			ok = ok && go_duration(buf, &ns);
+		}
+		if (!ok)
+			return werr(ws, v,
+			            "rate_limit.interval: expected a duration such as 1s, 500ms or 1m30s");
+		wc->rate_limit.interval_ns = ns;
+		return 0;
+	}
+	if (!strcmp(key, "burst")) {
+		int64_t n = 0;
+		if (!ga_yaml_is_null(v) &&
+		    (!ga_yaml_scalar_text(v, buf, sizeof(buf)) || fy_node_get_style(v) != FYNS_PLAIN ||
+		     ga_parse_i64(buf, 10, &n) < 0))
+			return werr(ws, v, "rate_limit.burst: expected an integer");
+		wc->rate_limit.burst = n;
+		return 0;
+	}
+	return werr(ws, k, "unknown key '%s' in rate_limit (known: interval, burst)", key);
 }
 
 static int http_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
@@ -337,6 +464,10 @@ static int top_member(struct wstate *ws, struct fy_node *k, const char *key, str
 	}
 	if (!strcmp(key, "http_server_config"))
 		return walk(ws, v, "http_server_config", http_member);
+	if (!strcmp(key, "rate_limit")) {
+		ws->wc->rate_limit.set = !ga_yaml_is_null(v);
+		return walk(ws, v, "rate_limit", rate_member);
+	}
 	if (!strcmp(key, "basic_auth_users")) {
 		if (ga_yaml_is_null(v))
 			return 0;
@@ -350,7 +481,9 @@ static int top_member(struct wstate *ws, struct fy_node *k, const char *key, str
 		return 0;
 	}
 	return werr(ws, k,
-	            "unknown key '%s' (known: tls_server_config, http_server_config, basic_auth_users)", key);
+	            "unknown key '%s' (known: tls_server_config, http_server_config, rate_limit, "
+	            "basic_auth_users)",
+	            key);
 }
 
 /* What the keys must say together. */
@@ -364,10 +497,8 @@ static int check_whole(struct wstate *ws, struct fy_node *root)
 		return werr(ws, tls, "tls_server_config: cert_file and key_file are both needed");
 	bool verify = wc->client_auth == GA_CLIENT_AUTH_VERIFY_IF_GIVEN ||
 	              wc->client_auth == GA_CLIENT_AUTH_REQUIRE_VERIFY;
-	if (verify && !wc->client_ca_file)
-		return werr(ws, tls, "tls_server_config: client_auth_type %s needs client_ca_file",
-		            wc->client_auth == GA_CLIENT_AUTH_REQUIRE_VERIFY ? "RequireAndVerifyClientCert"
-		                                                             : "VerifyClientCertIfGiven");
+	/* as the toolkit: no client_ca_file means the system's trust store (crypto/tls, nil ClientCAs) */
+	wc->client_ca_system = verify && !wc->client_ca_file;
 	if (wc->client_ca_file && !verify)
 		return werr(ws, tls,
 		            "tls_server_config: client_ca_file is only used with client_auth_type "
