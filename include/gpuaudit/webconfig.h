@@ -40,7 +40,8 @@ struct ga_webconfig {
 	char *file;
 	bool tls;                                    /* tls_server_config is present */
 	char *cert_file, *key_file, *client_ca_file; /* resolved against the file's directory */
-	char *cert_pem, *key_pem, *ca_pem;           /* their contents (ga_webconfig_load) */
+	/* their contents (ga_webconfig_load), or the inline cert, key, client_ca (a file named wins) */
+	char *cert_pem, *key_pem, *ca_pem;
 	enum ga_client_auth client_auth;
 	unsigned min_version, max_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = not set */
 	struct ga_webconfig_user *users;

@@ -15,7 +15,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "../core/file.h"
 #include "../core/yaml-node.h"
@@ -121,9 +120,6 @@ static int get_version(struct wstate *ws, struct fy_node *v, const char *key, un
 static const struct {
 	const char *key, *why;
 } unsupported[] = {
-	{ "cert", "inline certificates are not supported: use cert_file" },
-	{ "key", "inline keys are not supported: use key_file" },
-	{ "client_ca", "an inline CA is not supported: use client_ca_file" },
 	{ "cipher_suites", "not supported: GnuTLS's default suites for the versions allowed are used" },
 	{ "curve_preferences", "not supported: GnuTLS's default groups are used" },
 	{ "prefer_server_cipher_suites", "not supported (the server's order is GnuTLS's)" },
@@ -138,10 +134,39 @@ static int unsupported_key(struct wstate *ws, struct fy_node *k, const char *key
 	return 0;
 }
 
+/*
+ * An inline PEM (cert, key, client_ca): the text as written, up to 1 MiB like
+ * the files; "" and null are the toolkit's "not set". Wiped when it is a key.
+ */
+static int get_inline(struct wstate *ws, struct fy_node *v, const char *key, char **out)
+{
+	size_t len = 0;
+	const char *t = NULL;
+	if (!ga_yaml_is_null(v)) {
+		if (!fy_node_is_scalar(v) || !(t = fy_node_get_scalar(v, &len)) || len > (1u << 20) ||
+		    memchr(t, '\0', len))
+			return werr(ws, v, "tls_server_config.%s: expected PEM text of at most 1 MiB", key);
+	}
+	if (*out) {
+		explicit_bzero(*out, strlen(*out));
+		ga_free(*out);
+		*out = NULL;
+	}
+	if (len && !(*out = ga_strndup(t, len)))
+		return wnomem(ws);
+	return 0;
+}
+
 static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
 {
 	struct ga_webconfig *wc = ws->wc;
 	char buf[64];
+	if (!strcmp(key, "cert"))
+		return get_inline(ws, v, "cert", &wc->cert_pem);
+	if (!strcmp(key, "key"))
+		return get_inline(ws, v, "key", &wc->key_pem);
+	if (!strcmp(key, "client_ca"))
+		return get_inline(ws, v, "client_ca", &wc->ca_pem);
 	if (!strcmp(key, "cert_file"))
 		return get_path(ws, v, "tls_server_config.cert_file", &wc->cert_file);
 	if (!strcmp(key, "key_file"))
@@ -184,7 +209,7 @@ static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, str
 		return r;
 	return werr(ws, k,
 	            "unknown key '%s' in tls_server_config (known: cert_file, key_file, client_auth_type, "
-	            "client_ca_file, min_version, max_version)",
+	            "client_ca_file, min_version, max_version, cert, key, client_ca)",
 	            key);
 }
 
@@ -493,16 +518,20 @@ static int check_whole(struct wstate *ws, struct fy_node *root)
 	struct fy_node *tls = fy_node_mapping_lookup_by_string(root, "tls_server_config", FY_NT);
 	if (!wc->tls)
 		return 0;
-	if (!wc->cert_file || !wc->key_file)
-		return werr(ws, tls, "tls_server_config: cert_file and key_file are both needed");
+	/* the toolkit's "missing one of cert or cert_file" / "... key or key_file" */
+	if ((!wc->cert_file && !wc->cert_pem) || (!wc->key_file && !wc->key_pem))
+		return werr(ws, tls,
+		            "tls_server_config: cert_file and key_file are both needed (or cert and key "
+		            "inline)");
 	bool verify = wc->client_auth == GA_CLIENT_AUTH_VERIFY_IF_GIVEN ||
 	              wc->client_auth == GA_CLIENT_AUTH_REQUIRE_VERIFY;
 	/* as the toolkit: no client_ca_file means the system's trust store (crypto/tls, nil ClientCAs) */
-	wc->client_ca_system = verify && !wc->client_ca_file;
-	if (wc->client_ca_file && !verify)
-		return werr(ws, tls,
-		            "tls_server_config: client_ca_file is only used with client_auth_type "
-		            "RequireAndVerifyClientCert or VerifyClientCertIfGiven");
+	wc->client_ca_system = verify && !wc->client_ca_file && !wc->ca_pem;
+	if ((wc->client_ca_file || wc->ca_pem) && !verify)
+		return werr(
+		        ws, tls,
+		        "tls_server_config: client_ca_file (or client_ca) is only used with client_auth_type "
+		        "RequireAndVerifyClientCert or VerifyClientCertIfGiven");
 	if (wc->min_version && wc->max_version && wc->min_version > wc->max_version)
 		return werr(ws, tls, "tls_server_config: min_version %s is above max_version %s",
 		            ga_tls_version_name(wc->min_version), ga_tls_version_name(wc->max_version));
@@ -591,8 +620,13 @@ static int read_pem(struct ga_ctx *ctx, const char *what, const char *path, char
 	} else if (r < 0) {
 		r = ga_err(ctx, r, "tls_server_config.%s %s: %s", what, path,
 		           r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
-	} else if (!(*out = ga_buf_detach(&b, NULL))) {
-		r = ga_err(ctx, -ENOMEM, "out of memory");
+	} else {
+		if (*out) { /* the inline text the file replaces */
+			explicit_bzero(*out, strlen(*out));
+			ga_free(*out);
+		}
+		if (!(*out = ga_buf_detach(&b, NULL)))
+			r = ga_err(ctx, -ENOMEM, "out of memory");
 	}
 	ga_buf_release(&b);
 	return r;
@@ -614,9 +648,11 @@ int ga_webconfig_load(struct ga_ctx *ctx, const char *file, struct ga_webconfig 
 	else
 		r = ga_webconfig_parse(ctx, file, b.data ? b.data : "", b.len, ret);
 	ga_buf_release(&b);
+	/* a file named wins over the same thing inline, as in the toolkit */
 	if (r == 0 && (*ret)->tls &&
-	    ((r = read_pem(ctx, "cert_file", (*ret)->cert_file, &(*ret)->cert_pem)) < 0 ||
-	     (r = read_pem(ctx, "key_file", (*ret)->key_file, &(*ret)->key_pem)) < 0 ||
+	    (((*ret)->cert_file &&
+	      (r = read_pem(ctx, "cert_file", (*ret)->cert_file, &(*ret)->cert_pem)) < 0) ||
+	     ((*ret)->key_file && (r = read_pem(ctx, "key_file", (*ret)->key_file, &(*ret)->key_pem)) < 0) ||
 	     ((*ret)->client_ca_file &&
 	      (r = read_pem(ctx, "client_ca_file", (*ret)->client_ca_file, &(*ret)->ca_pem)) < 0))) {
 		ga_webconfig_free(*ret);

@@ -12,7 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -100,7 +102,8 @@ static void test_errors(void **state)
 		  "TLS12\n",
 		  "conf/web.yml:2:3: tls_server_config: min_version TLS13 is above max_version TLS12" },
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: c\n",
-		  "conf/web.yml:2:3: tls_server_config: client_ca_file is only used with client_auth_type" },
+		  "conf/web.yml:2:3: tls_server_config: client_ca_file (or client_ca) is only used with "
+		  "client_auth_type" },
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: "
 		  "RequireAnyClientCert\n",
 		  "conf/web.yml:4:21: tls_server_config.client_auth_type: RequireAnyClientCert (a "
@@ -164,13 +167,27 @@ static void test_toolkit_rules(void **state)
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: \"\"\n", "ok" },
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: \"\"\n  "
 		  "client_ca_file: c\n",
-		  "conf/web.yml:2:3: tls_server_config: client_ca_file is only used with client_auth_type" },
+		  "conf/web.yml:2:3: tls_server_config: client_ca_file (or client_ca) is only used with "
+		  "client_auth_type" },
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: NoClientcert\n",
 		  "conf/web.yml:4:21: tls_server_config.client_auth_type: expected NoClientCert" },
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: "
 		  "RequireClientCert\n",
 		  "conf/web.yml:4:21: tls_server_config.client_auth_type: RequireClientCert (a "
 		  "certificate no CA checks) is not supported" },
+		/* inline cert, key, client_ca; "" is not set */
+		{ "tls_server_config:\n  cert: |\n    -----BEGIN CERTIFICATE-----\n    x\n  key: k\n", "ok" },
+		{ "tls_server_config:\n  cert: \"\"\n  key_file: b\n",
+		  "conf/web.yml:2:3: tls_server_config: cert_file and key_file are both needed" },
+		{ "tls_server_config:\n  cert_file: a\n  key: \"\"\n",
+		  "conf/web.yml:2:3: tls_server_config: cert_file and key_file are both needed" },
+		{ "tls_server_config:\n  cert_file: a\n  key: [k]\n",
+		  "conf/web.yml:3:9: tls_server_config.key: expected PEM text" },
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca: c\n",
+		  "conf/web.yml:2:3: tls_server_config: client_ca_file (or client_ca) is only used with" },
+		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca: c\n  client_auth_type: "
+		  "VerifyClientCertIfGiven\n",
+		  "ok" },
 		/* TLS versions: the four names, exactly */
 		{ "tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS10\n  max_version: "
 		  "TLS13\n",
@@ -275,6 +292,47 @@ static void test_toolkit_rules(void **state)
 	                    "ok");
 	assert_false(wc->client_ca_system);
 	ga_webconfig_free(wc);
+	wc = NULL;
+	assert_string_equal(parse_err("tls_server_config:\n  cert: C\n  key: K\n  client_ca: A\n  "
+	                              "client_auth_type: RequireAndVerifyClientCert\n",
+	                              &wc),
+	                    "ok");
+	assert_true(wc->tls);
+	assert_null(wc->cert_file);
+	assert_string_equal(wc->cert_pem, "C");
+	assert_string_equal(wc->key_pem, "K");
+	assert_string_equal(wc->ca_pem, "A");
+	assert_false(wc->client_ca_system);
+	ga_webconfig_free(wc);
+	/* a file named wins over the same thing inline (ga_webconfig_load) */
+	char dir[] = "/tmp/test_webconfig.XXXXXX", path[256];
+	assert_non_null(mkdtemp(dir));
+	static const char *const files[][2] = {
+		{ "web.yml",
+		  "tls_server_config:\n  cert: inline-cert\n  cert_file: c.pem\n  key: inline-key\n" },
+		{ "c.pem", "file-cert\n" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(files[i][1], f);
+		fclose(f);
+	}
+	struct ga_ctx *ctx = NULL;
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	snprintf(path, sizeof(path), "%s/web.yml", dir);
+	wc = NULL;
+	assert_int_equal(ga_webconfig_load(ctx, path, &wc), 0);
+	assert_string_equal(wc->cert_pem, "file-cert\n");
+	assert_string_equal(wc->key_pem, "inline-key");
+	ga_webconfig_free(wc);
+	ga_ctx_free(ctx);
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+		unlink(path);
+	}
+	rmdir(dir);
 	wc = NULL;
 	assert_string_equal(parse_err("http_server_config:\n  headers:\n    X-XSS-Protection:\n", &wc), "ok");
 	assert_int_equal(wc->n_headers, 1);
