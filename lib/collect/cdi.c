@@ -712,6 +712,11 @@ static void check_edits(struct walk *w, const json_t *e, const char *path)
 		}
 	}
 	const json_t *nets = json_object_get(e, "netDevices");
+	if (json_array_size(nets) > GA_CDI_MAX_PATHS) { /* each is compared with those before it */
+		pathf(p, sizeof(p), "%s.netDevices", path);
+		wfail(w, p, "more entries than gpuaudit reads from one list (4096)");
+		return;
+	}
 	json_array_foreach(nets, i, it)
 	{
 		pathf(p, sizeof(p), "%s.netDevices[%zu]", path, i);

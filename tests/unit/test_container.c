@@ -317,6 +317,26 @@ static void test_spec_rules(void **state)
 			         s.error ? s.error : "(no error)");
 		ga_cdi_spec_release(&s);
 	}
+	/* netDevices are compared pairwise: a list longer than 4096 is refused, not walked */
+	size_t cap = 64 + 4097 * 48, len = 0;
+	char *big = malloc(cap);
+	assert_non_null(big);
+	len += (size_t)snprintf(big + len, cap - len,
+	                        "{\"cdiVersion\":\"1.1.0\",\"kind\":\"v/c\",\"devices\":[{\"name\":\"d\","
+	                        "\"containerEdits\":{\"netDevices\":[");
+	for (int i = 0; i < 4097; i++)
+		len += (size_t)snprintf(big + len, cap - len,
+		                        "%s{\"hostInterfaceName\":\"h%d\",\"name\":\"n%d\"}", i ? "," : "", i,
+		                        i);
+	len += (size_t)snprintf(big + len, cap - len, "]}}]}");
+	struct ga_cdi_spec bs;
+	memset(&bs, 0, sizeof(bs));
+	assert_int_equal(ga_cdi_spec_parse(big, len, false, &bs), 0);
+	assert_non_null(bs.error);
+	assert_non_null(
+	        strstr(bs.error, "devices[0].containerEdits.netDevices: more entries than gpuaudit reads"));
+	ga_cdi_spec_release(&bs);
+	free(big);
 	/* YAML reaches the same rules: "v1.1.0" and a device without edits */
 	static const char *const y[][2] = {
 		{ "cdiVersion: \"v1.1.0\"\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
