@@ -5,10 +5,31 @@
  * reads back (so no invalid UTF-8, no NaN, no duplicate member slips through).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "fuzz.h"
 #include "gpuaudit/toml.h"
+
+static bool nul_key(json_t *j)
+{
+	const char *k;
+	size_t kl, i;
+	json_t *v;
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+		{
+			if (nul_key(v))
+				return true;
+		}
+	}
+	json_object_keylen_foreach(j, k, kl, v)
+	{
+		if (strlen(k) != kl || nul_key(v))
+			return true;
+	}
+	return false;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,7 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(json_is_object(j));
 	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	FUZZ_CHECK(s != NULL);
-	fuzz_check_json(s, strlen(s), JSON_REJECT_DUPLICATES);
+	/* a quoted key may hold NUL (valid TOML), which jansson writes but does not read back */
+	if (!nul_key(j))
+		fuzz_check_json(s, strlen(s), JSON_REJECT_DUPLICATES);
 	free(s);
 	json_decref(j);
 	return 0;

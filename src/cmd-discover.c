@@ -420,8 +420,12 @@ static void print_cdi_plugins(FILE *o, const struct ga_node *n)
 		for (size_t i = 0; i < n->cdi->n_specs; i++) {
 			const struct ga_cdi_spec *s = &n->cdi->specs[i];
 			fprintf(o, "%s %s", i ? "," : "", cli_esc(s->path));
-			if (s->error) {
-				fputs(" unreadable", o);
+			if (s->error) { /* read but breaking a rule of the format, or not read */
+				if (s->kind || s->cdi_version)
+					fprintf(o, " %s %s, invalid", or_dash(s->kind),
+					        or_dash(s->cdi_version));
+				else
+					fputs(" unreadable", o);
 				continue;
 			}
 			fprintf(o, " %s %s, %zu device%s", or_dash(s->kind), or_dash(s->cdi_version),

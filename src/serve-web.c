@@ -26,6 +26,13 @@
 static int check_pems(struct serve *s)
 {
 	struct serve_web *w = &s->web;
+	/* the toolkit checks against the system's CAs here; until serve does, refuse rather than
+	 * let an unchecked certificate through (docs/serve.md) */
+	if (w->cfg->client_ca_system)
+		return cli_error(s->cli, "serve", EXIT_USAGE,
+		                 "%s: client_auth_type without client_ca_file (the system's CAs) is not "
+		                 "supported by serve yet: set client_ca_file",
+		                 w->cfg->file);
 	gnutls_certificate_credentials_t cred;
 	if (gnutls_certificate_allocate_credentials(&cred) < 0)
 		return cli_error(s->cli, "serve", EXIT_INTERNAL, "out of memory");
@@ -35,14 +42,16 @@ static int check_pems(struct serve *s)
 	int r = gnutls_certificate_set_x509_key_mem(cred, &cert, &key, GNUTLS_X509_FMT_PEM);
 	if (r < 0) {
 		code = cli_error(s->cli, "serve", EXIT_USAGE, "%s: cert_file %s and key_file %s: %s",
-		                 w->cfg->file, w->cfg->cert_file, w->cfg->key_file, gnutls_strerror(r));
+		                 w->cfg->file, w->cfg->cert_file ? w->cfg->cert_file : "(inline cert)",
+		                 w->cfg->key_file ? w->cfg->key_file : "(inline key)", gnutls_strerror(r));
 	} else if (w->cfg->ca_pem) {
 		gnutls_datum_t ca = { (unsigned char *)w->cfg->ca_pem, (unsigned)strlen(w->cfg->ca_pem) };
 		r = gnutls_certificate_set_x509_trust_mem(cred, &ca, GNUTLS_X509_FMT_PEM);
 		if (r <= 0)
-			code = cli_error(s->cli, "serve", EXIT_USAGE, "%s: client_ca_file %s: %s",
-			                 w->cfg->file, w->cfg->client_ca_file,
-			                 r < 0 ? gnutls_strerror(r) : "no certificate in it");
+			code = cli_error(
+			        s->cli, "serve", EXIT_USAGE, "%s: client_ca_file %s: %s", w->cfg->file,
+			        w->cfg->client_ca_file ? w->cfg->client_ca_file : "(inline client_ca)",
+			        r < 0 ? gnutls_strerror(r) : "no certificate in it");
 	}
 	gnutls_certificate_free_credentials(cred);
 	return code;

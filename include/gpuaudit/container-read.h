@@ -29,7 +29,11 @@ extern "C" {
  * the prescan of lib/core/yaml-scan.c) into spec (zeroed by the caller; path and
  * format are the caller's). Bad input is not an error of the call: spec->error
  * says what is wrong ("LINE:COL: ..." or "devices[2].name: expected a string")
- * and what was read before it stays. Only out of memory returns -ENOMEM; else 0.
+ * and what was read before it stays. A spec that reads well is then held to
+ * the rules the CDI library applies when it loads one (its keys and their
+ * types, the version and the features it needs, kind, device names, edits:
+ * docs/container.md, "The format's rules"); the first rule broken is the
+ * error. Only out of memory returns -ENOMEM; else 0.
  * The paths are recorded, not checked: ga_cdi_spec_check_paths does that.
  */
 int ga_cdi_spec_parse(const char *text, size_t len, bool yaml, struct ga_cdi_spec *spec);

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpuaudit/core.h"
 
@@ -39,13 +40,34 @@ struct ga_webconfig {
 	char *file;
 	bool tls;                                    /* tls_server_config is present */
 	char *cert_file, *key_file, *client_ca_file; /* resolved against the file's directory */
-	char *cert_pem, *key_pem, *ca_pem;           /* their contents (ga_webconfig_load) */
+	/* their contents (ga_webconfig_load), or the inline cert, key, client_ca (a file named wins) */
+	char *cert_pem, *key_pem, *ca_pem;
 	enum ga_client_auth client_auth;
 	unsigned min_version, max_version; /* 0x0301 TLS 1.0 ... 0x0304 TLS 1.3; 0 = not set */
 	struct ga_webconfig_user *users;
 	size_t n_users;
 	struct ga_webconfig_header *headers; /* http_server_config.headers */
 	size_t n_headers;
+	/*
+	 * client_auth_type VerifyClientCertIfGiven or RequireAndVerifyClientCert
+	 * without client_ca_file: the toolkit (Go's crypto/tls with no ClientCAs)
+	 * checks client certificates against the system's trust store.
+	 */
+	bool client_ca_system;
+	/*
+	 * rate_limit, as the toolkit reads it (web/tls_config.go RateLimiterConfig,
+	 * used in web/handler.go): a token bucket of `burst` tokens that gains one
+	 * token every `interval`; a request takes a token, and one that finds the
+	 * bucket empty is answered 429 Too Many Requests. interval 0 (or absent)
+	 * is no limit; a negative interval is an unlimited rate (golang.org/x/time
+	 * rate.Every); a burst of 0 or less with a positive interval refuses every
+	 * request. One bucket for the whole server, not one per client.
+	 */
+	struct {
+		bool set;            /* rate_limit is present */
+		int64_t interval_ns; /* Go duration ("1s", "500ms", "1m30s") or an integer of nanoseconds */
+		int64_t burst;
+	} rate_limit;
 };
 
 /*

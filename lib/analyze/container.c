@@ -74,6 +74,8 @@ static bool known_cdi_version(const char *v)
 {
 	static const char *const known[] = { "0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0",
 		                             "0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0" };
+	if (v && v[0] == 'v') /* the format's optional leading v: "v1.1.0" */
+		v++;
 	for (size_t i = 0; i < GA_ARRAY_SIZE(known); i++)
 		if (streq(v, known[i]))
 			return true;

@@ -15,7 +15,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "../core/file.h"
 #include "../core/yaml-node.h"
@@ -121,9 +120,6 @@ static int get_version(struct wstate *ws, struct fy_node *v, const char *key, un
 static const struct {
 	const char *key, *why;
 } unsupported[] = {
-	{ "cert", "inline certificates are not supported: use cert_file" },
-	{ "key", "inline keys are not supported: use key_file" },
-	{ "client_ca", "an inline CA is not supported: use client_ca_file" },
 	{ "cipher_suites", "not supported: GnuTLS's default suites for the versions allowed are used" },
 	{ "curve_preferences", "not supported: GnuTLS's default groups are used" },
 	{ "prefer_server_cipher_suites", "not supported (the server's order is GnuTLS's)" },
@@ -138,10 +134,39 @@ static int unsupported_key(struct wstate *ws, struct fy_node *k, const char *key
 	return 0;
 }
 
+/*
+ * An inline PEM (cert, key, client_ca): the text as written, up to 1 MiB like
+ * the files; "" and null are the toolkit's "not set". Wiped when it is a key.
+ */
+static int get_inline(struct wstate *ws, struct fy_node *v, const char *key, char **out)
+{
+	size_t len = 0;
+	const char *t = NULL;
+	if (!ga_yaml_is_null(v)) {
+		if (!fy_node_is_scalar(v) || !(t = fy_node_get_scalar(v, &len)) || len > (1u << 20) ||
+		    memchr(t, '\0', len))
+			return werr(ws, v, "tls_server_config.%s: expected PEM text of at most 1 MiB", key);
+	}
+	if (*out) {
+		explicit_bzero(*out, strlen(*out));
+		ga_free(*out);
+		*out = NULL;
+	}
+	if (len && !(*out = ga_strndup(t, len)))
+		return wnomem(ws);
+	return 0;
+}
+
 static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
 {
 	struct ga_webconfig *wc = ws->wc;
 	char buf[64];
+	if (!strcmp(key, "cert"))
+		return get_inline(ws, v, "cert", &wc->cert_pem);
+	if (!strcmp(key, "key"))
+		return get_inline(ws, v, "key", &wc->key_pem);
+	if (!strcmp(key, "client_ca"))
+		return get_inline(ws, v, "client_ca", &wc->ca_pem);
 	if (!strcmp(key, "cert_file"))
 		return get_path(ws, v, "tls_server_config.cert_file", &wc->cert_file);
 	if (!strcmp(key, "key_file"))
@@ -153,8 +178,15 @@ static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, str
 	if (!strcmp(key, "max_version"))
 		return get_version(ws, v, "tls_server_config.max_version", &wc->max_version);
 	if (!strcmp(key, "client_auth_type")) {
-		if (!ga_yaml_is_null(v) && ga_yaml_scalar_text(v, buf, sizeof(buf)) &&
-		    (!strcmp(buf, "RequestClientCert") || !strcmp(buf, "RequireAnyClientCert")))
+		/* null and "" are the toolkit's NoClientCert; RequireClientCert is its old name for
+		 * RequireAnyClientCert */
+		if (ga_yaml_is_null(v) || (ga_yaml_scalar_text(v, buf, sizeof(buf)) && !*buf)) {
+			wc->client_auth = GA_CLIENT_AUTH_NONE;
+			return 0;
+		}
+		if (ga_yaml_scalar_text(v, buf, sizeof(buf)) &&
+		    (!strcmp(buf, "RequestClientCert") || !strcmp(buf, "RequireAnyClientCert") ||
+		     !strcmp(buf, "RequireClientCert")))
 			return werr(
 			        ws, v,
 			        "tls_server_config.client_auth_type: %s (a certificate no CA checks) is not "
@@ -177,34 +209,56 @@ static int tls_member(struct wstate *ws, struct fy_node *k, const char *key, str
 		return r;
 	return werr(ws, k,
 	            "unknown key '%s' in tls_server_config (known: cert_file, key_file, client_auth_type, "
-	            "client_ca_file, min_version, max_version)",
+	            "client_ca_file, min_version, max_version, cert, key, client_ca)",
 	            key);
 }
 
-/* The security headers the toolkit lets a configuration set. */
-static const char *const header_names[] = { "Strict-Transport-Security", "X-Content-Type-Options",
-	                                    "X-Frame-Options", "X-XSS-Protection",
-	                                    "Content-Security-Policy" };
+/*
+ * The security headers the toolkit lets a configuration set (web/handler.go
+ * extraHTTPHeaders), by their exact names, and the values it allows where it
+ * restricts them (exact, case-sensitive); NULL: any value, empty included.
+ */
+static const struct {
+	const char *name;
+	const char *values[3];
+	const char *expect;
+} header_rules[] = {
+	{ "Strict-Transport-Security", { NULL }, NULL },
+	{ "X-Content-Type-Options", { "nosniff", NULL }, "nosniff" },
+	{ "X-Frame-Options", { "deny", "sameorigin", NULL }, "deny or sameorigin" },
+	{ "X-XSS-Protection", { NULL }, NULL },
+	{ "Content-Security-Policy", { NULL }, NULL },
+};
 
 static int add_header(struct wstate *ws, struct fy_node *k, struct fy_node *v)
 {
 	struct ga_webconfig *wc = ws->wc;
 	char name[64], value[1024];
 	const char *canon = NULL;
+	size_t h_i = 0;
 	if (ga_yaml_scalar_text(k, name, sizeof(name)))
-		for (size_t i = 0; i < sizeof(header_names) / sizeof(header_names[0]); i++)
-			if (!strcasecmp(name, header_names[i]))
-				canon = header_names[i];
+		for (size_t i = 0; i < sizeof(header_rules) / sizeof(header_rules[0]); i++)
+			if (!strcmp(name, header_rules[i].name))
+				canon = header_rules[i].name, h_i = i;
 	if (!canon)
-		return werr(
-		        ws, k,
-		        "http_server_config.headers: only Strict-Transport-Security, X-Content-Type-Options, "
-		        "X-Frame-Options, X-XSS-Protection and Content-Security-Policy may be set");
-	int r = get_text(ws, v, canon, value, sizeof(value));
-	if (r < 0)
-		return r;
+		return werr(ws, k,
+		            "http_server_config.headers: only Strict-Transport-Security, "
+		            "X-Content-Type-Options, X-Frame-Options, X-XSS-Protection and "
+		            "Content-Security-Policy may be set (spelled so)");
+	/* null is Go's empty string: the toolkit sends the header empty */
+	value[0] = '\0';
+	if (!ga_yaml_is_null(v) && !ga_yaml_scalar_text(v, value, sizeof(value)))
+		return werr(ws, v, "%s: expected a string of at most %zu bytes", canon, sizeof(value) - 1);
 	if (strpbrk(value, "\r\n"))
 		return werr(ws, v, "%s: a header value is one line", canon);
+	if (header_rules[h_i].values[0]) {
+		bool ok = false;
+		for (size_t j = 0; header_rules[h_i].values[j]; j++)
+			ok = ok || !strcmp(value, header_rules[h_i].values[j]);
+		if (!ok)
+			return werr(ws, ga_yaml_is_null(v) ? k : v, "%s: expected %s, not '%s'", canon,
+			            header_rules[h_i].expect, value);
+	}
 	for (size_t i = 0; i < wc->n_headers; i++)
 		if (!strcmp(wc->headers[i].name, canon))
 			return werr(ws, k, "http_server_config.headers: %s is given twice", canon);
@@ -216,6 +270,104 @@ static int add_header(struct wstate *ws, struct fy_node *k, struct fy_node *v)
 	h->name = ga_strdup(canon);
 	h->value = ga_strdup(value);
 	return h->name && h->value ? 0 : wnomem(ws);
+}
+
+/*
+ * A Go duration (time.ParseDuration): an optional sign, then one or more
+ * NUMBER UNIT with NUMBER decimal (a fraction allowed) and UNIT one of ns, us,
+ * \u00b5s, \u03bcs, ms, s, m, h; "0" alone needs no unit. Nanoseconds, or false.
+ */
+static bool go_duration(const char *s, int64_t *out)
+{
+	static const struct {
+		const char *u;
+		uint64_t ns;
+	} units[] = {
+		{ "ns", 1 },       { "us", 1000 },         { "\xc2\xb5s", 1000 },   { "\xce\xbcs", 1000 },
+		{ "ms", 1000000 }, { "s", 1000000000ull }, { "m", 60000000000ull }, { "h", 3600000000000ull }
+	};
+	bool neg = *s == '-';
+	if (*s == '-' || *s == '+')
+		s++;
+	if (!strcmp(s, "0")) {
+		*out = 0;
+		return true;
+	}
+	if (!*s)
+		return false;
+	uint64_t total = 0;
+	while (*s) {
+		uint64_t whole = 0, frac = 0, scale = 1;
+		bool digits = false;
+		for (; *s >= '0' && *s <= '9'; s++, digits = true) {
+			if (whole > (UINT64_MAX - 9) / 10)
+				return false;
+			whole = whole * 10 + (uint64_t)(*s - '0');
+		}
+		if (*s == '.') {
+			for (s++; *s >= '0' && *s <= '9'; s++, digits = true)
+				if (scale < 1000000000000000000ull) { /* digits past 10^-18 cannot count */
+					frac = frac * 10 + (uint64_t)(*s - '0');
+					scale *= 10;
+				}
+		}
+		if (!digits)
+			return false;
+		size_t k = 0, ul = 0;
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t l = strlen(units[i].u);
+			if (!strncmp(s, units[i].u, l) && l > ul)
+				k = i, ul = l;
+		}
+		if (!ul)
+			return false; /* a missing or unknown unit */
+		s += ul;
+		uint64_t u = units[k].ns;
+		if (whole > (uint64_t)INT64_MAX / u)
+			return false;
+		uint64_t v = whole * u + (uint64_t)((long double)frac * (long double)u / (long double)scale);
+		if (v > (uint64_t)INT64_MAX - total)
+			return false;
+		total += v;
+	}
+	*out = neg ? -(int64_t)total : (int64_t)total;
+	return true;
+}
+
+static int rate_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
+{
+	struct ga_webconfig *wc = ws->wc;
+	char buf[64];
+	if (!strcmp(key, "interval")) {
+		if (ga_yaml_is_null(v)) {
+			wc->rate_limit.interval_ns = 0;
+			return 0;
+		}
+		int64_t ns = 0;
+		bool ok = ga_yaml_scalar_text(v, buf, sizeof(buf));
+		/* a plain integer is nanoseconds (YAML's int into Go's time.Duration) */
+		if (ok && fy_node_get_style(v) == FYNS_PLAIN && buf[strspn(buf, "-+0123456789")] == '\0' &&
+		    strpbrk(buf, "0123456789")) {
+			ok = ga_parse_i64(buf, 10, &ns) == 0;
+		} else {
+			ok = ok && go_duration(buf, &ns);
+		}
+		if (!ok)
+			return werr(ws, v,
+			            "rate_limit.interval: expected a duration such as 1s, 500ms or 1m30s");
+		wc->rate_limit.interval_ns = ns;
+		return 0;
+	}
+	if (!strcmp(key, "burst")) {
+		int64_t n = 0;
+		if (!ga_yaml_is_null(v) &&
+		    (!ga_yaml_scalar_text(v, buf, sizeof(buf)) || fy_node_get_style(v) != FYNS_PLAIN ||
+		     ga_parse_i64(buf, 10, &n) < 0))
+			return werr(ws, v, "rate_limit.burst: expected an integer");
+		wc->rate_limit.burst = n;
+		return 0;
+	}
+	return werr(ws, k, "unknown key '%s' in rate_limit (known: interval, burst)", key);
 }
 
 static int http_member(struct wstate *ws, struct fy_node *k, const char *key, struct fy_node *v)
@@ -337,6 +489,10 @@ static int top_member(struct wstate *ws, struct fy_node *k, const char *key, str
 	}
 	if (!strcmp(key, "http_server_config"))
 		return walk(ws, v, "http_server_config", http_member);
+	if (!strcmp(key, "rate_limit")) {
+		ws->wc->rate_limit.set = !ga_yaml_is_null(v);
+		return walk(ws, v, "rate_limit", rate_member);
+	}
 	if (!strcmp(key, "basic_auth_users")) {
 		if (ga_yaml_is_null(v))
 			return 0;
@@ -350,7 +506,9 @@ static int top_member(struct wstate *ws, struct fy_node *k, const char *key, str
 		return 0;
 	}
 	return werr(ws, k,
-	            "unknown key '%s' (known: tls_server_config, http_server_config, basic_auth_users)", key);
+	            "unknown key '%s' (known: tls_server_config, http_server_config, rate_limit, "
+	            "basic_auth_users)",
+	            key);
 }
 
 /* What the keys must say together. */
@@ -360,18 +518,20 @@ static int check_whole(struct wstate *ws, struct fy_node *root)
 	struct fy_node *tls = fy_node_mapping_lookup_by_string(root, "tls_server_config", FY_NT);
 	if (!wc->tls)
 		return 0;
-	if (!wc->cert_file || !wc->key_file)
-		return werr(ws, tls, "tls_server_config: cert_file and key_file are both needed");
+	/* the toolkit's "missing one of cert or cert_file" / "... key or key_file" */
+	if ((!wc->cert_file && !wc->cert_pem) || (!wc->key_file && !wc->key_pem))
+		return werr(ws, tls,
+		            "tls_server_config: cert_file and key_file are both needed (or cert and key "
+		            "inline)");
 	bool verify = wc->client_auth == GA_CLIENT_AUTH_VERIFY_IF_GIVEN ||
 	              wc->client_auth == GA_CLIENT_AUTH_REQUIRE_VERIFY;
-	if (verify && !wc->client_ca_file)
-		return werr(ws, tls, "tls_server_config: client_auth_type %s needs client_ca_file",
-		            wc->client_auth == GA_CLIENT_AUTH_REQUIRE_VERIFY ? "RequireAndVerifyClientCert"
-		                                                             : "VerifyClientCertIfGiven");
-	if (wc->client_ca_file && !verify)
-		return werr(ws, tls,
-		            "tls_server_config: client_ca_file is only used with client_auth_type "
-		            "RequireAndVerifyClientCert or VerifyClientCertIfGiven");
+	/* as the toolkit: no client_ca_file means the system's trust store (crypto/tls, nil ClientCAs) */
+	wc->client_ca_system = verify && !wc->client_ca_file && !wc->ca_pem;
+	if ((wc->client_ca_file || wc->ca_pem) && !verify)
+		return werr(
+		        ws, tls,
+		        "tls_server_config: client_ca_file (or client_ca) is only used with client_auth_type "
+		        "RequireAndVerifyClientCert or VerifyClientCertIfGiven");
 	if (wc->min_version && wc->max_version && wc->min_version > wc->max_version)
 		return werr(ws, tls, "tls_server_config: min_version %s is above max_version %s",
 		            ga_tls_version_name(wc->min_version), ga_tls_version_name(wc->max_version));
@@ -460,8 +620,13 @@ static int read_pem(struct ga_ctx *ctx, const char *what, const char *path, char
 	} else if (r < 0) {
 		r = ga_err(ctx, r, "tls_server_config.%s %s: %s", what, path,
 		           r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
-	} else if (!(*out = ga_buf_detach(&b, NULL))) {
-		r = ga_err(ctx, -ENOMEM, "out of memory");
+	} else {
+		if (*out) { /* the inline text the file replaces */
+			explicit_bzero(*out, strlen(*out));
+			ga_free(*out);
+		}
+		if (!(*out = ga_buf_detach(&b, NULL)))
+			r = ga_err(ctx, -ENOMEM, "out of memory");
 	}
 	ga_buf_release(&b);
 	return r;
@@ -483,9 +648,11 @@ int ga_webconfig_load(struct ga_ctx *ctx, const char *file, struct ga_webconfig 
 	else
 		r = ga_webconfig_parse(ctx, file, b.data ? b.data : "", b.len, ret);
 	ga_buf_release(&b);
+	/* a file named wins over the same thing inline, as in the toolkit */
 	if (r == 0 && (*ret)->tls &&
-	    ((r = read_pem(ctx, "cert_file", (*ret)->cert_file, &(*ret)->cert_pem)) < 0 ||
-	     (r = read_pem(ctx, "key_file", (*ret)->key_file, &(*ret)->key_pem)) < 0 ||
+	    (((*ret)->cert_file &&
+	      (r = read_pem(ctx, "cert_file", (*ret)->cert_file, &(*ret)->cert_pem)) < 0) ||
+	     ((*ret)->key_file && (r = read_pem(ctx, "key_file", (*ret)->key_file, &(*ret)->key_pem)) < 0) ||
 	     ((*ret)->client_ca_file &&
 	      (r = read_pem(ctx, "client_ca_file", (*ret)->client_ca_file, &(*ret)->ca_pem)) < 0))) {
 		ga_webconfig_free(*ret);

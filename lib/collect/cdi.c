@@ -16,6 +16,7 @@
  * is walked.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -214,10 +215,20 @@ struct walk {
 	int nomem;
 };
 
+/* snprintf for paths and messages that are cut at the buffer's end on purpose */
+static void pathf(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void pathf(char *dst, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(dst, n, fmt, ap);
+	va_end(ap);
+}
+
 static void wfail(struct walk *w, const char *path, const char *what)
 {
 	if (!w->err[0])
-		snprintf(w->err, sizeof(w->err), "%s: %s", path, what);
+		pathf(w->err, sizeof(w->err), "%s: %s", path, what);
 }
 
 static void push_unique(struct walk *w, struct ga_strv *sv, const char *s)
@@ -420,6 +431,461 @@ static void walk_spec(struct walk *w, const json_t *root)
 		}
 }
 
+/*
+ * --- the owners' rules ---
+ *
+ * What tags.cncf.io/container-device-interface refuses when it loads a spec
+ * (pkg/cdi/spec.go Spec.validate, device.go, container-edits.go Validate,
+ * pkg/parser ValidateVendorName/ClassName/DeviceName, specs-go/version.go
+ * ValidateVersion with the requiresV* functions, specs-go/config.go for the
+ * keys each object has; read at commit 05ae4b5 of that repository). Facts of
+ * the format, written anew here: docs/container.md lists them and the
+ * departures kept.
+ */
+
+enum ftype { F_STR, F_STRS, F_I64, F_U32, F_U32S, F_BOOL, F_MAPSTR, F_OBJ, F_OBJS };
+
+struct field {
+	const char *key;
+	enum ftype t;
+	const struct field *sub; /* F_OBJ, F_OBJS: the members of each object */
+};
+
+static const struct field f_node[] = {
+	{ "path", F_STR, NULL },  { "hostPath", F_STR, NULL }, { "type", F_STR, NULL },
+	{ "major", F_I64, NULL }, { "minor", F_I64, NULL },    { "fileMode", F_U32, NULL },
+	{ "uid", F_U32, NULL },   { "gid", F_U32, NULL },      { "permissions", F_STR, NULL },
+	{ NULL, F_STR, NULL },
+};
+static const struct field f_mount[] = {
+	{ "hostPath", F_STR, NULL }, { "containerPath", F_STR, NULL },
+	{ "options", F_STRS, NULL }, { "type", F_STR, NULL },
+	{ NULL, F_STR, NULL },
+};
+static const struct field f_hook[] = {
+	{ "hookName", F_STR, NULL }, { "path", F_STR, NULL },    { "args", F_STRS, NULL },
+	{ "env", F_STRS, NULL },     { "timeout", F_I64, NULL }, { NULL, F_STR, NULL },
+};
+static const struct field f_rdt[] = {
+	{ "closID", F_STR, NULL },    { "l3CacheSchema", F_STR, NULL },     { "memBwSchema", F_STR, NULL },
+	{ "schemata", F_STRS, NULL }, { "enableMonitoring", F_BOOL, NULL }, { NULL, F_STR, NULL },
+};
+static const struct field f_net[] = {
+	{ "hostInterfaceName", F_STR, NULL },
+	{ "name", F_STR, NULL },
+	{ NULL, F_STR, NULL },
+};
+static const struct field f_edits[] = {
+	{ "env", F_STRS, NULL },
+	{ "deviceNodes", F_OBJS, f_node },
+	{ "netDevices", F_OBJS, f_net },
+	{ "hooks", F_OBJS, f_hook },
+	{ "mounts", F_OBJS, f_mount },
+	{ "intelRdt", F_OBJ, f_rdt },
+	{ "additionalGids", F_U32S, NULL },
+	{ NULL, F_STR, NULL },
+};
+static const struct field f_device[] = {
+	{ "name", F_STR, NULL },
+	{ "annotations", F_MAPSTR, NULL },
+	{ "containerEdits", F_OBJ, f_edits },
+	{ NULL, F_STR, NULL },
+};
+static const struct field f_spec[] = {
+	{ "cdiVersion", F_STR, NULL },        { "kind", F_STR, NULL },
+	{ "annotations", F_MAPSTR, NULL },    { "devices", F_OBJS, f_device },
+	{ "containerEdits", F_OBJ, f_edits }, { NULL, F_STR, NULL },
+};
+
+static bool int_in(const json_t *v, json_int_t lo, json_int_t hi)
+{
+	return json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi;
+}
+
+static void check_fields(struct walk *w, const json_t *o, const struct field *fs, const char *path);
+
+/* One member against its type; null is the Go zero value and always fits. */
+static void check_value(struct walk *w, const json_t *v, const struct field *f, const char *p)
+{
+	char q[200];
+	size_t i;
+	const json_t *it;
+	const char *k;
+	if (json_is_null(v))
+		return;
+	switch (f->t) {
+	case F_STR:
+		if (!json_is_string(v))
+			wfail(w, p, "expected a string");
+		break;
+	case F_BOOL:
+		if (!json_is_boolean(v))
+			wfail(w, p, "expected true or false");
+		break;
+	case F_I64:
+		if (!json_is_integer(v))
+			wfail(w, p, "expected an integer");
+		break;
+	case F_U32:
+		if (!int_in(v, 0, 4294967295))
+			wfail(w, p, "expected an integer from 0 to 4294967295");
+		break;
+	case F_STRS:
+	case F_U32S:
+	case F_OBJS:
+		if (!json_is_array(v)) {
+			wfail(w, p, "expected a list");
+			break;
+		}
+		json_array_foreach(v, i, it)
+		{
+			pathf(q, sizeof(q), "%s[%zu]", p, i);
+			if (f->t == F_STRS && !json_is_string(it))
+				wfail(w, q, "expected a string");
+			else if (f->t == F_U32S && !int_in(it, 0, 4294967295))
+				wfail(w, q, "expected an integer from 0 to 4294967295");
+			else if (f->t == F_OBJS && !json_is_object(it))
+				wfail(w, q, "expected a mapping");
+			else if (f->t == F_OBJS)
+				check_fields(w, it, f->sub, q);
+		}
+		break;
+	case F_MAPSTR:
+		if (!json_is_object(v)) {
+			wfail(w, p, "expected a mapping of strings");
+			break;
+		}
+		json_object_foreach((json_t *)v, k, it)
+		{
+			if (!json_is_string(it)) {
+				pathf(q, sizeof(q), "%s.%s", p, k);
+				wfail(w, q, "expected a string");
+			}
+		}
+		break;
+	case F_OBJ:
+		if (!json_is_object(v))
+			wfail(w, p, "expected a mapping");
+		else
+			check_fields(w, v, f->sub, p);
+		break;
+	}
+}
+
+/* Every member of o is one the format defines, with its type (config.go). */
+static void check_fields(struct walk *w, const json_t *o, const struct field *fs, const char *path)
+{
+	const char *k;
+	const json_t *v;
+	char p[200];
+	json_object_foreach((json_t *)o, k, v)
+	{
+		pathf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", k);
+		const struct field *f = fs;
+		while (f->key && strcmp(f->key, k))
+			f++;
+		if (!f->key)
+			wfail(w, p, "not a key of the CDI format");
+		else
+			check_value(w, v, f, p);
+		if (w->err[0])
+			return;
+	}
+}
+
+/* A member as a string: absent, null (and, after check_fields, nothing else) read as "". */
+static const char *sget(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static size_t alen(const json_t *o, const char *key)
+{
+	return json_array_size(json_object_get(o, key));
+}
+
+static bool present(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return v && !json_is_null(v);
+}
+
+static bool is_letter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_alnum(char c)
+{
+	return is_letter(c) || (c >= '0' && c <= '9');
+}
+
+/* pkg/parser: a letter (vendor, class) or alphanumeric (device) first, alphanumeric last, extra inside. */
+static bool name_ok(const char *s, size_t len, const char *extra, bool letter_first)
+{
+	if (!len || !(letter_first ? is_letter(s[0]) : is_alnum(s[0])) || !is_alnum(s[len - 1]))
+		return false;
+	for (size_t i = 1; i + 1 < len; i++)
+		if (!is_alnum(s[i]) && !strchr(extra, s[i]))
+			return false;
+	return true;
+}
+
+/* ValidateEnv: each entry is NAME=value with a NAME of at least one byte. */
+static void check_env(struct walk *w, const json_t *env, const char *path)
+{
+	size_t i;
+	const json_t *it;
+	char p[200];
+	json_array_foreach(env, i, it)
+	{
+		const char *s = json_string_value(it);
+		const char *eq = s ? strchr(s, '=') : NULL;
+		if (!eq || eq == s) {
+			pathf(p, sizeof(p), "%s[%zu]", path, i);
+			wfail(w, p, "an environment entry is NAME=value");
+		}
+	}
+}
+
+static bool hook_name_ok(const char *s)
+{
+	static const char *const names[] = { "prestart",       "createRuntime", "createContainer",
+		                             "startContainer", "poststart",     "poststop" };
+	for (size_t i = 0; i < GA_ARRAY_SIZE(names); i++)
+		if (!strcmp(s, names[i]))
+			return true;
+	return false;
+}
+
+/* ContainerEdits.Validate, for the spec's edits and for each device's. */
+static void check_edits(struct walk *w, const json_t *e, const char *path)
+{
+	char p[200];
+	size_t i;
+	const json_t *it;
+	if (!json_is_object(e))
+		return;
+	pathf(p, sizeof(p), "%s.env", path);
+	check_env(w, json_object_get(e, "env"), p);
+	json_array_foreach(json_object_get(e, "deviceNodes"), i, it)
+	{
+		pathf(p, sizeof(p), "%s.deviceNodes[%zu]", path, i);
+		const char *type = sget(it, "type"), *perm = sget(it, "permissions");
+		if (!*sget(it, "path"))
+			wfail(w, p, "a device node's path is empty");
+		else if (*type && (type[1] || !strchr("bcup", type[0])))
+			wfail(w, p, "type is b, c, u or p (or left out)");
+		else if (strcmp(perm, "none") && strspn(perm, "rwm") != strlen(perm))
+			wfail(w, p, "permissions are made of r, w and m, or are \"none\"");
+	}
+	json_array_foreach(json_object_get(e, "hooks"), i, it)
+	{
+		pathf(p, sizeof(p), "%s.hooks[%zu]", path, i);
+		if (!hook_name_ok(sget(it, "hookName")))
+			wfail(w, p,
+			      "hookName is one of prestart, createRuntime, createContainer, startContainer, "
+			      "poststart, poststop");
+		else if (!*sget(it, "path"))
+			wfail(w, p, "a hook's path is empty");
+		pathf(p, sizeof(p), "%s.hooks[%zu].env", path, i);
+		check_env(w, json_object_get(it, "env"), p);
+	}
+	json_array_foreach(json_object_get(e, "mounts"), i, it)
+	{
+		pathf(p, sizeof(p), "%s.mounts[%zu]", path, i);
+		if (!*sget(it, "hostPath"))
+			wfail(w, p, "a mount's hostPath is empty");
+		else if (!*sget(it, "containerPath"))
+			wfail(w, p, "a mount's containerPath is empty");
+	}
+	const json_t *rdt = json_object_get(e, "intelRdt");
+	if (json_is_object(rdt)) {
+		const char *c = sget(rdt, "closID");
+		if (strcmp(c, "/") &&
+		    (strlen(c) >= 4096 || !strcmp(c, ".") || !strcmp(c, "..") || strpbrk(c, "/\n"))) {
+			pathf(p, sizeof(p), "%s.intelRdt.closID", path);
+			wfail(w, p,
+			      "not a name for a resctrl group (no '/' or newline, not . or .., under 4096 "
+			      "bytes)");
+		}
+	}
+	const json_t *nets = json_object_get(e, "netDevices");
+	if (json_array_size(nets) > GA_CDI_MAX_PATHS) { /* each is compared with those before it */
+		pathf(p, sizeof(p), "%s.netDevices", path);
+		wfail(w, p, "more entries than gpuaudit reads from one list (4096)");
+		return;
+	}
+	json_array_foreach(nets, i, it)
+	{
+		pathf(p, sizeof(p), "%s.netDevices[%zu]", path, i);
+		const char *host = sget(it, "hostInterfaceName"), *name = sget(it, "name");
+		if (!*host)
+			wfail(w, p, "hostInterfaceName is empty");
+		else if (!*name)
+			wfail(w, p, "name is empty");
+		for (size_t j = 0; j < i && !w->err[0]; j++) {
+			const json_t *o = json_array_get(nets, j);
+			if (!strcmp(sget(o, "hostInterfaceName"), host))
+				wfail(w, p, "hostInterfaceName is given twice");
+			else if (!strcmp(sget(o, "name"), name))
+				wfail(w, p, "name is given twice");
+		}
+	}
+}
+
+/* ContainerEdits.isEmpty: nothing a runtime would apply. */
+static bool edits_empty(const json_t *e)
+{
+	return !json_is_object(e) ||
+	       (!alen(e, "env") && !alen(e, "deviceNodes") && !alen(e, "hooks") && !alen(e, "mounts") &&
+	        !alen(e, "additionalGids") && !present(e, "intelRdt") && !alen(e, "netDevices"));
+}
+
+/* The released versions, oldest first (specs-go/version.go). */
+static const char *const cdi_versions[] = { "0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0",
+	                                    "0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0" };
+
+static int version_index(const char *v)
+{
+	if (v[0] == 'v') /* an optional leading v: "v1.1.0" is 1.1.0 */
+		v++;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(cdi_versions); i++)
+		if (!strcmp(v, cdi_versions[i]))
+			return (int)i;
+	return -1;
+}
+
+/* The spec's edits (0), then device i-1's. */
+static const json_t *nth_edits(const json_t *root, size_t i)
+{
+	if (i == 0)
+		return json_object_get(root, "containerEdits");
+	return json_object_get(json_array_get(json_object_get(root, "devices"), i - 1), "containerEdits");
+}
+
+/*
+ * The oldest version that has every feature the spec uses (the requiresV*
+ * functions, newest first), with the feature that needs it in *why.
+ */
+static int required_version(const json_t *root, const char **why)
+{
+	const json_t *devs = json_object_get(root, "devices");
+	size_t ne = 1 + json_array_size(devs);
+	size_t i, j;
+	const json_t *it;
+	for (i = 0; i < ne; i++) { /* 1.1.0 */
+		const json_t *rdt = json_object_get(nth_edits(root, i), "intelRdt");
+		if (json_is_object(rdt) &&
+		    (present(rdt, "schemata") || json_is_true(json_object_get(rdt, "enableMonitoring"))))
+			return *why = "intelRdt schemata or enableMonitoring", 9;
+		if (alen(nth_edits(root, i), "netDevices"))
+			return *why = "netDevices", 9;
+	}
+	for (i = 0; i < ne; i++) { /* 0.7.0 */
+		if (present(nth_edits(root, i), "intelRdt"))
+			return *why = "intelRdt", 6;
+		if (alen(nth_edits(root, i), "additionalGids"))
+			return *why = "additionalGids", 6;
+	}
+	/* 0.6.0 */
+	if (json_object_size(json_object_get(root, "annotations")))
+		return *why = "annotations", 5;
+	json_array_foreach(devs, i, it)
+	{
+		if (json_object_size(json_object_get(it, "annotations")))
+			return *why = "annotations on a device", 5;
+	}
+	const char *slash = strchr(sget(root, "kind"), '/');
+	if (slash && strchr(slash + 1, '.'))
+		return *why = "a '.' in the kind's class", 5;
+	json_array_foreach(devs, i, it) /* 0.5.0 */
+	{
+		const char *name = sget(it, "name");
+		if (name[0] >= '0' && name[0] <= '9')
+			return *why = "a device name that starts with a digit", 4;
+	}
+	for (i = 0; i < ne; i++)
+		json_array_foreach(json_object_get(nth_edits(root, i), "deviceNodes"), j, it)
+		{
+			if (*sget(it, "hostPath"))
+				return *why = "hostPath on a device node", 4;
+		}
+	for (i = 0; i < ne; i++) /* 0.4.0 */
+		json_array_foreach(json_object_get(nth_edits(root, i), "mounts"), j, it)
+		{
+			if (*sget(it, "type"))
+				return *why = "type on a mount", 3;
+		}
+	return *why = "", 2; /* 0.3.0: the oldest a runtime still reads */
+}
+
+/* Spec.validate, in its order: the first rule broken is the one reported. */
+static void check_rules(struct walk *w, const json_t *root)
+{
+	check_fields(w, root, f_spec, "");
+	if (w->err[0])
+		return;
+	const char *ver = sget(root, "cdiVersion"), *kind = sget(root, "kind"), *why = NULL;
+	int have = version_index(ver), need = required_version(root, &why);
+	if (have < 0) {
+		snprintf(w->err, sizeof(w->err),
+		         "cdiVersion '%s' is not a released CDI version (0.1.0 to 1.1.0)", ver);
+		return;
+	}
+	if (have < need) {
+		snprintf(w->err, sizeof(w->err), "cdiVersion '%s' is older than the spec needs: %s%s%s", ver,
+		         cdi_versions[need], *why ? " for " : " (the oldest runtimes read)", why);
+		return;
+	}
+	const char *slash = strchr(kind, '/');
+	const char *cls = slash ? slash + 1 : kind;
+	if (!slash || slash == kind || !*cls || strchr(cls, '/')) {
+		snprintf(w->err, sizeof(w->err), "kind '%s': a kind is VENDOR/CLASS, e.g. nvidia.com/gpu",
+		         kind);
+		return;
+	}
+	if (!name_ok(kind, (size_t)(slash - kind), "-_.", true) || !name_ok(cls, strlen(cls), "-_.", true)) {
+		snprintf(w->err, sizeof(w->err),
+		         "kind '%s': the %s starts with a letter, ends alphanumeric and holds only "
+		         "letters, digits, '-', '_' and '.'",
+		         kind, name_ok(kind, (size_t)(slash - kind), "-_.", true) ? "class" : "vendor");
+		return;
+	}
+	check_edits(w, json_object_get(root, "containerEdits"), "containerEdits");
+	const json_t *devs = json_object_get(root, "devices");
+	size_t i;
+	const json_t *it;
+	json_array_foreach(devs, i, it)
+	{
+		if (w->err[0])
+			return;
+		char p[64], ep[96];
+		pathf(p, sizeof(p), "devices[%zu]", i);
+		pathf(ep, sizeof(ep), "%s.containerEdits", p);
+		const char *name = sget(it, "name");
+		if (!name_ok(name, strlen(name), "-_.:", false)) {
+			snprintf(w->err, sizeof(w->err),
+			         "device name '%s' must start and end alphanumeric and hold only letters, "
+			         "digits, '-', '_', '.' and ':'",
+			         name);
+			return;
+		}
+		if (edits_empty(json_object_get(it, "containerEdits"))) {
+			wfail(w, ep,
+			      "a device needs at least one edit (env, deviceNodes, mounts, hooks, ...)");
+			return;
+		}
+		check_edits(w, json_object_get(it, "containerEdits"), ep);
+		for (size_t j = 0; j < i && !w->err[0]; j++)
+			if (!strcmp(sget(json_array_get(devs, j), "name"), name))
+				snprintf(w->err, sizeof(w->err), "device '%s' is defined twice", name);
+	}
+	if (!w->err[0] && !json_array_size(devs))
+		wfail(w, "devices", "empty (a spec names at least one device)");
+}
+
 int ga_cdi_spec_parse(const char *text, size_t len, bool yaml, struct ga_cdi_spec *spec)
 {
 	struct walk w = { .spec = spec };
@@ -440,6 +906,8 @@ int ga_cdi_spec_parse(const char *text, size_t len, bool yaml, struct ga_cdi_spe
 		goto out;
 	if (root)
 		walk_spec(&w, root);
+	if (root && !w.nomem && !w.err[0])
+		check_rules(&w, root);
 	r = w.nomem;
 	if (r == 0 && w.err[0] && !spec->error && !(spec->error = ga_strdup(w.err)))
 		r = -ENOMEM;

@@ -431,8 +431,15 @@ static bool bare_char(int c)
 	       c == '-';
 }
 
+/*
+ * The parts of a key. A quoted key may hold NUL ("k\u0000" is a valid key in
+ * TOML 1.0), so each part carries its length and goes into jansson with
+ * json_object_getn/setn (jansson 2.14 keeps an object key's length); the
+ * NUL-terminated copy is for messages, which show the key up to its first NUL.
+ */
 struct keyp {
 	char *part[GA_TOML_MAX_DEPTH];
+	size_t len[GA_TOML_MAX_DEPTH];
 	const char *at[GA_TOML_MAX_DEPTH];
 	size_t n;
 };
@@ -451,17 +458,19 @@ static int key(struct tp *t, struct keyp *k)
 		ws(t);
 		const char *at = t->p;
 		char *part = NULL;
+		size_t plen = 0;
 		int c = peek(t, 0);
 		if (c == '"' || c == '\'') {
 			if (string(t, false) < 0)
 				return t->err;
-			if (strlen(t->sb.data) != t->sb.len)
-				return perr(t, at, "a key holding NUL is not supported");
-			part = ga_strdup(t->sb.data);
+			plen = t->sb.len;
+			if ((part = ga_malloc(plen + 1)))
+				memcpy(part, t->sb.data, plen + 1);
 		} else if (bare_char(c)) {
 			while (bare_char(peek(t, 0)))
 				t->p++;
-			part = ga_strndup(at, (size_t)(t->p - at));
+			plen = (size_t)(t->p - at);
+			part = ga_strndup(at, plen);
 		} else if (c < 0) {
 			return perr(t, at, "expected a key, found the end of the file");
 		} else if (c >= 0x20 && c < 0x7f) {
@@ -476,6 +485,7 @@ static int key(struct tp *t, struct keyp *k)
 			return perr(t, at, "a key of more than %d parts", GA_TOML_MAX_DEPTH);
 		}
 		k->at[k->n] = at;
+		k->len[k->n] = plen;
 		k->part[k->n++] = part;
 		ws(t);
 		if (peek(t, 0) != '.')
@@ -495,14 +505,36 @@ static json_t *new_obj(struct tp *t, enum tstate st)
 	return o;
 }
 
-/* Insert v (a new reference, consumed) under key into obj. */
-static int insert(struct tp *t, json_t *obj, const char *k, json_t *v, const char *at)
+/* The member of obj named by part i of k (its length counts: it may hold NUL). */
+static json_t *kget(json_t *obj, const struct keyp *k, size_t i)
+{
+	return json_object_getn(obj, k->part[i], k->len[i]);
+}
+
+/* Part i of k for a message: a NUL inside it is shown as \u0000; cut to the buffer. */
+static const char *kshow(const struct keyp *k, size_t i, char *buf, size_t n)
+{
+	size_t o = 0;
+	for (size_t j = 0; j < k->len[i] && o + 7 < n; j++) {
+		if (k->part[i][j] == '\0') {
+			memcpy(buf + o, "\\u0000", 6);
+			o += 6;
+		} else {
+			buf[o++] = k->part[i][j];
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* Insert v (a new reference, consumed) under part i of k into obj. */
+static int insert(struct tp *t, json_t *obj, const struct keyp *k, size_t i, json_t *v)
 {
 	if (++t->n_keys > GA_TOML_MAX_KEYS) {
 		json_decref(v);
-		return perr(t, at, "more than %d keys and tables", GA_TOML_MAX_KEYS);
+		return perr(t, k->at[i], "more than %d keys and tables", GA_TOML_MAX_KEYS);
 	}
-	if (json_object_set_new(obj, k, v) < 0)
+	if (json_object_setn_new(obj, k->part[i], k->len[i], v) < 0)
 		return pnomem(t);
 	return 0;
 }
@@ -514,6 +546,7 @@ static int keyval(struct tp *t, json_t *tbl)
 {
 	struct keyp k = { .n = 0 };
 	json_t *v = NULL;
+	char shown[256];
 	if (key(t, &k) < 0)
 		goto out;
 	if (t->depth + k.n > 2 * GA_TOML_MAX_DEPTH) {
@@ -528,24 +561,24 @@ static int keyval(struct tp *t, json_t *tbl)
 	ws(t);
 	json_t *obj = tbl;
 	for (size_t i = 0; i + 1 < k.n; i++) {
-		json_t *sub = json_object_get(obj, k.part[i]);
+		json_t *sub = kget(obj, &k, i);
 		if (!sub) {
-			if (!(sub = new_obj(t, T_DOTTED)) || insert(t, obj, k.part[i], sub, k.at[i]) < 0)
+			if (!(sub = new_obj(t, T_DOTTED)) || insert(t, obj, &k, i, sub) < 0)
 				goto out;
 		} else if (!json_is_object(sub) || smap_get(&t->map, sub) != T_DOTTED) {
 			perr(t, k.at[i], "key \"%s\" is already defined: a dotted key cannot extend it",
-			     k.part[i]);
+			     kshow(&k, i, shown, sizeof(shown)));
 			goto out;
 		}
 		obj = sub;
 	}
-	if (json_object_get(obj, k.part[k.n - 1])) {
-		perr(t, k.at[k.n - 1], "key \"%s\" defined twice", k.part[k.n - 1]);
+	if (kget(obj, &k, k.n - 1)) {
+		perr(t, k.at[k.n - 1], "key \"%s\" defined twice", kshow(&k, k.n - 1, shown, sizeof(shown)));
 		goto out;
 	}
 	if (!(v = value(t)))
 		goto out;
-	insert(t, obj, k.part[k.n - 1], v, k.at[k.n - 1]); /* consumes v, also on failure */
+	insert(t, obj, &k, k.n - 1, v); /* consumes v, also on failure */
 	v = NULL;
 out:
 	json_decref(v);
@@ -817,6 +850,7 @@ static int header(struct tp *t, json_t *root, json_t **cur)
 	bool aot = peek(t, 1) == '[';
 	t->p += aot ? 2 : 1;
 	struct keyp k = { .n = 0 };
+	char shown[256];
 	if (key(t, &k) < 0)
 		goto out;
 	if (peek(t, 0) != ']' || (aot && peek(t, 1) != ']')) {
@@ -828,24 +862,24 @@ static int header(struct tp *t, json_t *root, json_t **cur)
 	t->p += aot ? 2 : 1;
 	json_t *obj = root;
 	for (size_t i = 0; i + 1 < k.n; i++) {
-		json_t *sub = json_object_get(obj, k.part[i]);
+		json_t *sub = kget(obj, &k, i);
 		if (!sub) {
-			if (!(sub = new_obj(t, T_IMPLICIT)) || insert(t, obj, k.part[i], sub, k.at[i]) < 0)
+			if (!(sub = new_obj(t, T_IMPLICIT)) || insert(t, obj, &k, i, sub) < 0)
 				goto out;
 		} else if (json_is_array(sub) && smap_get(&t->map, sub) == T_AOT) {
 			sub = json_array_get(sub, json_array_size(sub) - 1);
 		} else if (!json_is_object(sub) || smap_get(&t->map, sub) == T_FROZEN) {
 			perr(t, k.at[i], "\"%s\" is already a value, not a table that a header can extend",
-			     k.part[i]);
+			     kshow(&k, i, shown, sizeof(shown)));
 			goto out;
 		}
 		obj = sub;
 	}
-	const char *last = k.part[k.n - 1];
-	json_t *v = json_object_get(obj, last);
+	const char *last = kshow(&k, k.n - 1, shown, sizeof(shown));
+	json_t *v = kget(obj, &k, k.n - 1);
 	if (!aot) {
 		if (!v) {
-			if (!(v = new_obj(t, T_HEADER)) || insert(t, obj, last, v, k.at[k.n - 1]) < 0)
+			if (!(v = new_obj(t, T_HEADER)) || insert(t, obj, &k, k.n - 1, v) < 0)
 				goto out;
 		} else if (json_is_object(v) && smap_get(&t->map, v) == T_IMPLICIT) {
 			if (smap_set(&t->map, v, T_HEADER) < 0) {
@@ -865,7 +899,7 @@ static int header(struct tp *t, json_t *root, json_t **cur)
 				pnomem(t);
 				goto out;
 			}
-			if (insert(t, obj, last, v, k.at[k.n - 1]) < 0)
+			if (insert(t, obj, &k, k.n - 1, v) < 0)
 				goto out;
 		} else if (!json_is_array(v) || smap_get(&t->map, v) != T_AOT) {
 			perr(t, start, "\"%s\" is already defined and is not an array of tables", last);

@@ -8,6 +8,9 @@ printf '{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu", "devices": [' >root/et
 python3 -c 'print("a: " + "[" * 40 + "]" * 40)' >root/etc/cdi/d-deep.yaml
 mkfifo root/etc/cdi/e-fifo.json
 printf 'cdiVersion: 0.5.0\nkind: vendor.com/dev\ndevices:\n- name: x\n  containerEdits:\n    deviceNodes:\n    - path: /dev/vdev0\n' >root/etc/cdi/f-missing-node.yml
+# the CDI library's rules: a field newer than the declared version; a leading v is allowed
+printf 'cdiVersion: 0.4.0\nkind: vendor.com/dev\ndevices:\n- name: x\n  containerEdits:\n    deviceNodes:\n    - {path: /dev/x, hostPath: /dev/y}\n' >root/etc/cdi/g-hostpath.yaml
+printf '{"cdiVersion": "v1.1.0", "kind": "vendor.com/env", "devices": [{"name": "e", "containerEdits": {"env": ["A=1"]}}]}' >root/etc/cdi/h-v.json
 printf 'not a spec\n' >root/etc/cdi/notes.txt
 touch root/var/lib/kubelet/device-plugins/kubelet.sock
 printf '{"Data":{"RegisteredDevices":{"nvidia.com/gpu":"GPU-1"}},"Checksum":1}' \

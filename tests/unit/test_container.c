@@ -47,7 +47,9 @@ static const char spec_yaml[] = "---\n"
                                 "  containerEdits:\n"
                                 "    deviceNodes:\n"
                                 "    - {path: /dev/nvidia0}\n"
-                                "- name: all\n";
+                                "- name: all\n"
+                                "  containerEdits:\n"
+                                "    env: [NVIDIA_VISIBLE_DEVICES=void]\n";
 
 static void test_spec_yaml(void **state)
 {
@@ -98,6 +100,263 @@ static void test_spec_errors(void **state)
 		assert_int_equal(ga_cdi_spec_parse(t[i][1], strlen(t[i][1]), t[i][0][0] == 'y', &s), 0);
 		if (!s.error || !strstr(s.error, t[i][2]))
 			fail_msg("case %zu: got \"%s\"", i, s.error ? s.error : "(no error)");
+		ga_cdi_spec_release(&s);
+	}
+}
+
+/*
+ * The rules tags.cncf.io/container-device-interface applies when it loads a
+ * spec (docs/container.md lists them), one case or more each, written here:
+ * the owners' test files are not copied. NULL: the spec is valid.
+ */
+#define SPEC(ver, kind, rest) "{\"cdiVersion\":\"" ver "\",\"kind\":\"" kind "\"," rest "}"
+#define DEV1(edits) "\"devices\":[{\"name\":\"d\",\"containerEdits\":" edits "}]"
+#define ENV1 "{\"env\":[\"A=1\"]}"
+
+static void test_spec_rules(void **state)
+{
+	(void)state;
+	static const char *const t[][2] = {
+		/* versions: the known ones, an optional leading v, 0.3.0 at least */
+		{ SPEC("0.3.0", "vendor.com/class", DEV1(ENV1)), NULL },
+		{ SPEC("v1.1.0", "vendor.com/class", DEV1(ENV1)), NULL },
+		{ SPEC("1.0.0", "vendor.com/class", DEV1(ENV1)), NULL },
+		{ SPEC("1.2.0", "vendor.com/class", DEV1(ENV1)),
+		  "cdiVersion '1.2.0' is not a released CDI version" },
+		{ SPEC("vv1.1.0", "vendor.com/class", DEV1(ENV1)), "is not a released CDI version" },
+		{ SPEC("V1.1.0", "vendor.com/class", DEV1(ENV1)), "is not a released CDI version" },
+		{ SPEC("0.2.0", "vendor.com/class", DEV1(ENV1)),
+		  "cdiVersion '0.2.0' is older than the spec needs: 0.3.0 (the oldest runtimes read)" },
+		/* each feature and the version it needs (specs-go/version.go) */
+		{ SPEC("0.3.0", "vendor.com/class",
+		       DEV1("{\"mounts\":[{\"hostPath\":\"/a\",\"containerPath\":\"/"
+		            "a\",\"type\":\"bind\"}]}")),
+		  "older than the spec needs: 0.4.0 for type on a mount" },
+		{ SPEC("0.4.0", "vendor.com/class",
+		       DEV1("{\"mounts\":[{\"hostPath\":\"/a\",\"containerPath\":\"/"
+		            "a\",\"type\":\"bind\"}]}")),
+		  NULL },
+		{ SPEC("0.4.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/x\",\"hostPath\":\"/dev/y\"}]}")),
+		  "needs: 0.5.0 for hostPath on a device node" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/x\",\"hostPath\":\"/dev/y\"}]}")),
+		  NULL },
+		{ SPEC("0.4.0", "vendor.com/class",
+		       "\"devices\":[{\"name\":\"0\",\"containerEdits\":" ENV1 "}]"),
+		  "needs: 0.5.0 for a device name that starts with a digit" },
+		{ SPEC("0.5.0", "vendor.com/class", "\"annotations\":{\"a\":\"b\"}," DEV1(ENV1)),
+		  "needs: 0.6.0 for annotations" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       "\"devices\":[{\"name\":\"d\",\"annotations\":{\"a\":\"b\"},\"containerEdits\":" ENV1
+		       "}]"),
+		  "needs: 0.6.0 for annotations on a device" },
+		{ SPEC("0.5.0", "vendor.com/cl.ass", DEV1(ENV1)),
+		  "needs: 0.6.0 for a '.' in the kind's class" },
+		{ SPEC("0.6.0", "vendor.com/cl.ass", DEV1(ENV1)), NULL },
+		{ SPEC("0.6.0", "vendor.com/class", DEV1("{\"intelRdt\":{}}")), "needs: 0.7.0 for intelRdt" },
+		{ SPEC("0.6.0", "vendor.com/class", DEV1("{\"additionalGids\":[5]}")),
+		  "needs: 0.7.0 for additionalGids" },
+		{ SPEC("0.7.0", "vendor.com/class",
+		       "\"containerEdits\":{\"additionalGids\":[5]}," DEV1(ENV1)),
+		  NULL },
+		{ SPEC("1.0.0", "vendor.com/class", DEV1("{\"intelRdt\":{\"enableMonitoring\":true}}")),
+		  "needs: 1.1.0 for intelRdt schemata or enableMonitoring" },
+		{ SPEC("1.0.0", "vendor.com/class", DEV1("{\"intelRdt\":{\"schemata\":[]}}")),
+		  "needs: 1.1.0 for intelRdt schemata" },
+		{ SPEC("1.0.0", "vendor.com/class", DEV1("{\"intelRdt\":{\"schemata\":null}}")), NULL },
+		{ SPEC("1.0.0", "vendor.com/class",
+		       DEV1("{\"netDevices\":[{\"hostInterfaceName\":\"eth1\",\"name\":\"n\"}]}")),
+		  "needs: 1.1.0 for netDevices" },
+		{ SPEC("1.1.0", "vendor.com/class",
+		       DEV1("{\"netDevices\":[{\"hostInterfaceName\":\"eth1\",\"name\":\"n\"}]}")),
+		  NULL },
+		/* the kind: VENDOR/CLASS, a letter first, alphanumeric last, - _ . inside */
+		{ SPEC("0.3.0", "vendor.com", DEV1(ENV1)), "a kind is VENDOR/CLASS" },
+		{ SPEC("0.3.0", "/class", DEV1(ENV1)), "a kind is VENDOR/CLASS" },
+		{ SPEC("0.3.0", "vendor.com/", DEV1(ENV1)), "a kind is VENDOR/CLASS" },
+		{ SPEC("0.3.0", "a/b/c", DEV1(ENV1)), "a kind is VENDOR/CLASS" },
+		{ SPEC("0.3.0", "9vendor.com/class", DEV1(ENV1)), "the vendor starts with a letter" },
+		{ SPEC("0.3.0", "vendor.com-/class", DEV1(ENV1)), "the vendor starts with a letter" },
+		{ SPEC("0.3.0", "ven dor/class", DEV1(ENV1)), "the vendor starts with a letter" },
+		{ SPEC("0.3.0", "v/c", DEV1(ENV1)), NULL },
+		{ SPEC("0.3.0", "v_e-n.d/c_l-s", DEV1(ENV1)), NULL },
+		{ SPEC("0.3.0", "vendor.com/_class", DEV1(ENV1)), "the class starts with a letter" },
+		{ SPEC("0.3.0", "vendor.com/c:d", DEV1(ENV1)), "the class starts with a letter" },
+		/* device names: alphanumeric at both ends, - _ . : inside; each once; one at least */
+		{ SPEC("0.5.0", "vendor.com/class",
+		       "\"devices\":[{\"name\":\"a:0.b_c-d\",\"containerEdits\":" ENV1 "}]"),
+		  NULL },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       "\"devices\":[{\"name\":\"x-\",\"containerEdits\":" ENV1 "}]"),
+		  "device name 'x-' must start and end alphanumeric" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       "\"devices\":[{\"name\":\":x\",\"containerEdits\":" ENV1 "}]"),
+		  "device name ':x'" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       "\"devices\":[{\"name\":\"a/b\",\"containerEdits\":" ENV1 "}]"),
+		  "device name 'a/b'" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       "\"devices\":[{\"name\":\"\",\"containerEdits\":" ENV1 "}]"),
+		  "device name ''" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       "\"devices\":[{\"name\":\"x\",\"containerEdits\":" ENV1
+		       "},{\"name\":\"x\",\"containerEdits\":" ENV1 "}]"),
+		  "device 'x' is defined twice" },
+		{ SPEC("0.5.0", "vendor.com/class", "\"devices\":[]"), "devices: empty" },
+		/* a device edits something */
+		{ SPEC("0.5.0", "vendor.com/class", "\"devices\":[{\"name\":\"x\"}]"),
+		  "devices[0].containerEdits: a device needs at least one edit" },
+		{ SPEC("0.5.0", "vendor.com/class", DEV1("{}")), "a device needs at least one edit" },
+		{ SPEC("0.5.0", "vendor.com/class", DEV1("{\"env\":[],\"mounts\":null}")),
+		  "a device needs at least one edit" },
+		{ SPEC("0.5.0", "vendor.com/class", "\"containerEdits\":{}," DEV1(ENV1)), NULL },
+		/* env: NAME=value */
+		{ SPEC("0.5.0", "vendor.com/class", DEV1("{\"env\":[\"A=\",\"B==c\"]}")), NULL },
+		{ SPEC("0.5.0", "vendor.com/class", DEV1("{\"env\":[\"A=1\",\"NOVALUE\"]}")),
+		  "devices[0].containerEdits.env[1]: an environment entry is NAME=value" },
+		{ SPEC("0.5.0", "vendor.com/class", "\"containerEdits\":{\"env\":[\"=x\"]}," DEV1(ENV1)),
+		  "containerEdits.env[0]: an environment entry is NAME=value" },
+		/* device nodes: a path; type b, c, u, p; permissions of r, w, m or "none" */
+		{ SPEC("0.5.0", "vendor.com/class", DEV1("{\"deviceNodes\":[{\"path\":\"\"}]}")),
+		  "deviceNodes[0]: a device node's path is empty" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/a\",\"type\":\"c\",\"permissions\":\"mrw\"},"
+		            "{\"path\":\"/dev/b\",\"type\":\"u\",\"permissions\":\"none\"},{\"path\":\"/dev/"
+		            "c\",\"type\":\"p\","
+		            "\"permissions\":\"\",\"major\":-1,\"fileMode\":438,\"uid\":0,\"gid\":4294967295}"
+		            "]}")),
+		  NULL },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/a\",\"type\":\"x\"}]}")),
+		  "type is b, c, u or p" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/a\",\"type\":\"cb\"}]}")),
+		  "type is b, c, u or p" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/a\",\"permissions\":\"rwx\"}]}")),
+		  "permissions are made of r, w and m" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/a\",\"permissions\":\"NONE\"}]}")),
+		  "permissions are made of r, w and m" },
+		/* hooks: one of the OCI hook names, a path, env NAME=value */
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"hooks\":[{\"hookName\":\"prestart\",\"path\":\"/"
+		            "h\"},{\"hookName\":\"createRuntime\",\"path\":\"/h\"},"
+		            "{\"hookName\":\"createContainer\",\"path\":\"/"
+		            "h\"},{\"hookName\":\"startContainer\",\"path\":\"/h\"},"
+		            "{\"hookName\":\"poststart\",\"path\":\"/"
+		            "h\"},{\"hookName\":\"poststop\",\"path\":\"/h\",\"timeout\":5}]}")),
+		  NULL },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"hooks\":[{\"hookName\":\"preStart\",\"path\":\"/h\"}]}")),
+		  "hooks[0]: hookName is one of prestart" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"hooks\":[{\"hookName\":\"poststop\",\"path\":\"\"}]}")),
+		  "hooks[0]: a hook's path is empty" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"hooks\":[{\"hookName\":\"poststop\",\"path\":\"/h\",\"env\":[\"X\"]}]}")),
+		  "hooks[0].env[0]: an environment entry is NAME=value" },
+		/* mounts: both paths */
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"mounts\":[{\"hostPath\":\"\",\"containerPath\":\"/a\"}]}")),
+		  "mounts[0]: a mount's hostPath is empty" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"mounts\":[{\"hostPath\":\"/a\",\"containerPath\":\"\"}]}")),
+		  "mounts[0]: a mount's containerPath is empty" },
+		/* intelRdt closID: a resctrl group name, or "/" */
+		{ SPEC("0.7.0", "vendor.com/class", DEV1("{\"intelRdt\":{\"closID\":\"/\"}}")), NULL },
+		{ SPEC("0.7.0", "vendor.com/class", DEV1("{\"intelRdt\":{\"closID\":\"a/b\"}}")),
+		  "intelRdt.closID: not a name for a resctrl group" },
+		{ SPEC("0.7.0", "vendor.com/class", DEV1("{\"intelRdt\":{\"closID\":\"..\"}}")),
+		  "intelRdt.closID" },
+		/* netDevices: both names, each once */
+		{ SPEC("1.1.0", "vendor.com/class",
+		       DEV1("{\"netDevices\":[{\"hostInterfaceName\":\"\",\"name\":\"n\"}]}")),
+		  "netDevices[0]: hostInterfaceName is empty" },
+		{ SPEC("1.1.0", "vendor.com/class",
+		       DEV1("{\"netDevices\":[{\"hostInterfaceName\":\"e\",\"name\":\"\"}]}")),
+		  "netDevices[0]: name is empty" },
+		{ SPEC("1.1.0", "vendor.com/class",
+		       DEV1("{\"netDevices\":[{\"hostInterfaceName\":\"e\",\"name\":\"a\"},{"
+		            "\"hostInterfaceName\":\"e\",\"name\":\"b\"}]}")),
+		  "netDevices[1]: hostInterfaceName is given twice" },
+		{ SPEC("1.1.0", "vendor.com/class",
+		       DEV1("{\"netDevices\":[{\"hostInterfaceName\":\"e\",\"name\":\"a\"},{"
+		            "\"hostInterfaceName\":\"f\",\"name\":\"a\"}]}")),
+		  "netDevices[1]: name is given twice" },
+		/* only the format's keys, with their types (specs-go/config.go) */
+		{ SPEC("0.5.0", "vendor.com/class", "\"extra\":1," DEV1(ENV1)),
+		  "extra: not a key of the CDI format" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/a\",\"Major\":1}]}")),
+		  "devices[0].containerEdits.deviceNodes[0].Major: not a key of the CDI format" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/a\",\"minor\":\"1\"}]}")),
+		  "deviceNodes[0].minor: expected an integer" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"deviceNodes\":[{\"path\":\"/dev/a\",\"uid\":-1}]}")),
+		  "deviceNodes[0].uid: expected an integer from 0 to 4294967295" },
+		{ SPEC("0.7.0", "vendor.com/class", DEV1("{\"additionalGids\":[4294967296]}")),
+		  "additionalGids[0]: expected an integer from 0 to 4294967295" },
+		{ SPEC("0.6.0", "vendor.com/class", "\"annotations\":{\"a\":1}," DEV1(ENV1)),
+		  "annotations.a: expected a string" },
+		{ SPEC("1.1.0", "vendor.com/class", DEV1("{\"intelRdt\":{\"enableMonitoring\":\"yes\"}}")),
+		  "intelRdt.enableMonitoring: expected true or false" },
+		{ SPEC("0.5.0", "vendor.com/class",
+		       DEV1("{\"mounts\":[{\"hostPath\":\"/a\",\"containerPath\":\"/a\",\"options\":[1]}]}")),
+		  "mounts[0].options[0]: expected a string" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ga_cdi_spec s;
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(ga_cdi_spec_parse(t[i][0], strlen(t[i][0]), false, &s), 0);
+		if (!t[i][1] && s.error)
+			fail_msg("case %zu: valid, got \"%s\"", i, s.error);
+		if (t[i][1] && (!s.error || !strstr(s.error, t[i][1])))
+			fail_msg("case %zu: want \"%s\", got \"%s\"", i, t[i][1],
+			         s.error ? s.error : "(no error)");
+		ga_cdi_spec_release(&s);
+	}
+	/* netDevices are compared pairwise: a list longer than 4096 is refused, not walked */
+	size_t cap = 64 + 4097 * 48, len = 0;
+	char *big = malloc(cap);
+	assert_non_null(big);
+	len += (size_t)snprintf(big + len, cap - len,
+	                        "{\"cdiVersion\":\"1.1.0\",\"kind\":\"v/c\",\"devices\":[{\"name\":\"d\","
+	                        "\"containerEdits\":{\"netDevices\":[");
+	for (int i = 0; i < 4097; i++)
+		len += (size_t)snprintf(big + len, cap - len,
+		                        "%s{\"hostInterfaceName\":\"h%d\",\"name\":\"n%d\"}", i ? "," : "", i,
+		                        i);
+	len += (size_t)snprintf(big + len, cap - len, "]}}]}");
+	struct ga_cdi_spec bs;
+	memset(&bs, 0, sizeof(bs));
+	assert_int_equal(ga_cdi_spec_parse(big, len, false, &bs), 0);
+	assert_non_null(bs.error);
+	assert_non_null(
+	        strstr(bs.error, "devices[0].containerEdits.netDevices: more entries than gpuaudit reads"));
+	ga_cdi_spec_release(&bs);
+	free(big);
+	/* YAML reaches the same rules: "v1.1.0" and a device without edits */
+	static const char *const y[][2] = {
+		{ "cdiVersion: \"v1.1.0\"\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
+		  "    deviceNodes:\n    - path: /dev/nvidia0\n",
+		  NULL },
+		{ "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n",
+		  "devices[0].containerEdits: a device needs at least one edit" },
+		{ "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
+		  "    mounts:\n    - hostPath: /a\n      containerPath: \"\"\n",
+		  "mounts[0]: a mount's containerPath is empty" },
+	};
+	for (size_t i = 0; i < sizeof(y) / sizeof(y[0]); i++) {
+		struct ga_cdi_spec s;
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(ga_cdi_spec_parse(y[i][0], strlen(y[i][0]), true, &s), 0);
+		if (!y[i][1] && s.error)
+			fail_msg("yaml case %zu: valid, got \"%s\"", i, s.error);
+		if (y[i][1] && (!s.error || !strstr(s.error, y[i][1])))
+			fail_msg("yaml case %zu: got \"%s\"", i, s.error ? s.error : "(no error)");
 		ga_cdi_spec_release(&s);
 	}
 }
@@ -358,10 +617,10 @@ static void test_container_view(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spec_yaml),      cmocka_unit_test(test_spec_errors),
-		cmocka_unit_test(test_lib_version),    cmocka_unit_test(test_checkpoint),
-		cmocka_unit_test(test_cdi_findings),   cmocka_unit_test(test_dp_findings),
-		cmocka_unit_test(test_container_view),
+		cmocka_unit_test(test_spec_yaml),   cmocka_unit_test(test_spec_errors),
+		cmocka_unit_test(test_spec_rules),  cmocka_unit_test(test_lib_version),
+		cmocka_unit_test(test_checkpoint),  cmocka_unit_test(test_cdi_findings),
+		cmocka_unit_test(test_dp_findings), cmocka_unit_test(test_container_view),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

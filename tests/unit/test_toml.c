@@ -138,7 +138,13 @@ static void test_errors(void **state)
 	EXPECT("a\n", "ERR t.toml:1:2: expected '=' after the key");
 	EXPECT("a = 1\r\r\n", "ERR t.toml:1:6: expected the end of the line, found byte 0x0d");
 	EXPECT("a = 'x\"\"\"", "ERR t.toml:1:5: unterminated string");
-	EXPECT("\"k\\u0000\" = 1\n", "ERR t.toml:1:1: a key holding NUL is not supported");
+	/* a quoted key may hold NUL (TOML 1.0; toml-test's valid/key/quoted-unicode): it is its own key */
+	EXPECT("\"k\\u0000\" = 1\nk = 2\n", "{\"k\":2,\"k\\u0000\":1}");
+	EXPECT("\"\\u0000\" = 1\n", "{\"\\u0000\":1}");
+	EXPECT("[\"a\\u0000b\"]\nc = 1\n[a]\n", "{\"a\":{},\"a\\u0000b\":{\"c\":1}}");
+	EXPECT("x.\"a\\u0000\".y = 1\n", "{\"x\":{\"a\\u0000\":{\"y\":1}}}");
+	EXPECT("\"k\\u0000\" = 1\n\"k\\u0000\" = 2\n", "ERR t.toml:2:1: key \"k\\u0000\" defined twice");
+	EXPECT("[\"t\\u0000\"]\n[\"t\\u0000\"]\n", "ERR t.toml:2:1: table \"t\\u0000\" defined twice");
 }
 
 static void test_limits(void **state)
