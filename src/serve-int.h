@@ -48,6 +48,8 @@ struct serve_auth_ip {
 enum serve_auth_state { SERVE_AUTH_NONE, SERVE_AUTH_PENDING, SERVE_AUTH_DONE };
 struct serve_req {
 	bool seen;
+	bool rated;    /* took its token of the web config's rate_limit */
+	char msg[128]; /* the 429 answer's text */
 	enum serve_auth_state auth;
 	bool auth_ok;
 	bool auth_limited;      /* the worker's queue was closed: answer 429 */
@@ -102,7 +104,10 @@ struct serve_web {
 	pthread_mutex_t cache_lock;
 	unsigned char cache[GA_WEBCONFIG_MAX_USERS][32]; /* SHA-256 of a password that matched */
 	bool cached[GA_WEBCONFIG_MAX_USERS];
-	char limited_msg[128]; /* the 429 answer's text (libmicrohttpd's thread only) */
+	/* the web config's rate_limit: one bucket for the server (under cache_lock: one
+	 * libmicrohttpd thread per listener) */
+	double rl_tokens, rl_t;
+	bool rl_started;
 };
 
 /* serve-events.c: NVML events as a second Xid source (--nvml-events WAIT). */

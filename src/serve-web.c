@@ -214,12 +214,44 @@ out:
 	return res;
 }
 
-static const char *limited(struct serve_web *w, unsigned retry_s, unsigned *status)
+static const char *limited(struct serve_req *rq, unsigned retry_s, unsigned *status)
 {
 	*status = MHD_HTTP_TOO_MANY_REQUESTS;
-	snprintf(w->limited_msg, sizeof(w->limited_msg),
+	snprintf(rq->msg, sizeof(rq->msg),
 	         "too many failed authentications from this address or in all: retry in %u s\n", retry_s);
-	return w->limited_msg;
+	return rq->msg;
+}
+
+/*
+ * rate_limit as the exporter toolkit applies it (golang.org/x/time/rate
+ * behind web/handler.go): one bucket for the server, full at start, `burst`
+ * tokens, one more every `interval`; each request takes one before anything
+ * else is checked, and finds it or gets 429. interval 0: no limit; below 0:
+ * an unlimited rate; a burst of 0 or less: every request refused.
+ */
+static bool rate_allow(struct serve_web *w)
+{
+	const struct ga_webconfig *cfg = w->cfg;
+	if (!cfg->rate_limit.set || cfg->rate_limit.interval_ns == 0 || cfg->rate_limit.interval_ns < 0)
+		return true;
+	if (cfg->rate_limit.burst <= 0)
+		return false;
+	double burst = (double)cfg->rate_limit.burst, now = serve_now_mono();
+	pthread_mutex_lock(&w->cache_lock);
+	if (!w->rl_started) {
+		w->rl_started = true;
+		w->rl_tokens = burst;
+		w->rl_t = now;
+	}
+	w->rl_tokens += (now - w->rl_t) * 1e9 / (double)cfg->rate_limit.interval_ns;
+	w->rl_t = now;
+	if (w->rl_tokens > burst)
+		w->rl_tokens = burst;
+	bool ok = w->rl_tokens >= 1;
+	if (ok)
+		w->rl_tokens -= 1;
+	pthread_mutex_unlock(&w->cache_lock);
+	return ok;
 }
 
 static const char unauthorized[] =
@@ -231,6 +263,13 @@ const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, struct s
 	struct serve_web *w = &s->web;
 	if (!w->cfg)
 		return NULL;
+	if (!rq->rated) {
+		rq->rated = true;
+		if (!rate_allow(w)) {
+			*status = MHD_HTTP_TOO_MANY_REQUESTS;
+			return "Too Many Requests\n";
+		}
+	}
 	const char *why = refuse_cert(w, c);
 	if (why) {
 		*status = MHD_HTTP_FORBIDDEN;
@@ -242,7 +281,7 @@ const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, struct s
 		if (rq->auth_ok)
 			return NULL;
 		if (rq->auth_limited)
-			return limited(w, 1, status);
+			return limited(rq, 1, status);
 		*status = MHD_HTTP_UNAUTHORIZED;
 		return unauthorized;
 	}
@@ -264,7 +303,7 @@ const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, struct s
 	if (res == AUTH_OK)
 		return NULL;
 	if (res == AUTH_LIMITED)
-		return limited(w, retry_s, status);
+		return limited(rq, retry_s, status);
 	*status = MHD_HTTP_UNAUTHORIZED;
 	return unauthorized;
 }

@@ -587,6 +587,21 @@ def t_auth(exe, work):
             stop.set()
             rc = s.stop()
         check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
+    # the web config's rate_limit, as the exporter toolkit applies it: one bucket for the server
+    cfg = os.path.join(work, "web-rl.yml")
+    with open(cfg, "w") as f:
+        f.write("rate_limit:\n  interval: 1s\n  burst: 3\n")
+    s = Serve(exe, ["--root", root, "--interval", "5s", "--web.config.file", cfg], work=work)
+    try:
+        codes = [raw_get(s.port, "x:y", src="127.3.0.%d" % (i + 1))[0] for i in range(5)]
+        check(codes[:3] == [200, 200, 200] and codes[3:] == [429, 429],
+              "rate_limit burst 3: three answered, then 429 from any address (%r)" % codes)
+        time.sleep(1.2)
+        st, _ = raw_get(s.port, "x:y")
+        check(st == 200, "rate_limit interval 1s: a token again after a second (%d)" % st)
+    finally:
+        rc = s.stop()
+    check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
     # the timing: a known user and an unknown one, wrong passwords, each try from its own address
     cfg = os.path.join(work, "web-9.yml")
     with open(cfg, "w") as f:
