@@ -198,28 +198,48 @@ int ga_file_tmp_open_at(struct ga_ctx *ctx, int dirfd, const char *dir, const ch
 	return 0;
 }
 
-int ga_file_tmp_open(struct ga_ctx *ctx, const char *path, unsigned mode, unsigned flags,
-                     struct ga_file_tmp *t)
+/*
+ * PATH's directory opened (*ret_dfd), its last component (*ret_name, into
+ * path) and the directory as written for messages (dir, "" when PATH has no
+ * slash). 0, or -errno with the message in ctx.
+ */
+static int open_parent(struct ga_ctx *ctx, const char *path, char *dir, size_t n, const char **ret_name,
+                       int *ret_dfd)
 {
-	memset(t, 0, sizeof(*t));
-	t->fd = t->dirfd = -1;
 	const char *slash = strrchr(path, '/');
-	char dir[4096];
 	const char *name = slash ? slash + 1 : path;
 	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
+		snprintf(dir, n, ".");
 	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else if ((size_t)(slash - path) >= sizeof(dir))
+		snprintf(dir, n, "/");
+	else if ((size_t)(slash - path) >= n)
 		return fail(ctx, -ENAMETOOLONG, "cannot write %s: %s", path, strerror(ENAMETOOLONG));
 	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		snprintf(dir, n, "%.*s", (int)(slash - path), path);
 	if (!*name)
 		return fail(ctx, -EISDIR, "cannot write %s: %s", path, strerror(EISDIR));
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return fail(ctx, -errno, "cannot write %s: %s", path, strerror(errno));
-	int r = ga_file_tmp_open_at(ctx, dfd, slash ? dir : "", name, mode, flags, t);
+	if (!slash)
+		dir[0] = '\0';
+	*ret_name = name;
+	*ret_dfd = dfd;
+	return 0;
+}
+
+int ga_file_tmp_open(struct ga_ctx *ctx, const char *path, unsigned mode, unsigned flags,
+                     struct ga_file_tmp *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = t->dirfd = -1;
+	char dir[4096];
+	const char *name = NULL;
+	int dfd = -1;
+	int e = open_parent(ctx, path, dir, sizeof(dir), &name, &dfd);
+	if (e < 0)
+		return e;
+	int r = ga_file_tmp_open_at(ctx, dfd, dir, name, mode, flags, t);
 	close(dfd);
 	return r;
 }
@@ -281,23 +301,13 @@ int ga_file_write_atomic_at(struct ga_ctx *ctx, int dirfd, const char *dir, cons
 
 int ga_file_write_atomic(struct ga_ctx *ctx, const char *path, const void *data, size_t len, unsigned mode)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[4096];
-	const char *name = slash ? slash + 1 : path;
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else if ((size_t)(slash - path) >= sizeof(dir))
-		return fail(ctx, -ENAMETOOLONG, "cannot write %s: %s", path, strerror(ENAMETOOLONG));
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (!*name)
-		return fail(ctx, -EISDIR, "cannot write %s: %s", path, strerror(EISDIR));
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return fail(ctx, -errno, "cannot write %s: %s", path, strerror(errno));
-	int r = ga_file_write_atomic_at(ctx, dfd, slash ? dir : "", name, data, len, mode);
+	const char *name = NULL;
+	int dfd = -1;
+	int e = open_parent(ctx, path, dir, sizeof(dir), &name, &dfd);
+	if (e < 0)
+		return e;
+	int r = ga_file_write_atomic_at(ctx, dfd, dir, name, data, len, mode);
 	close(dfd);
 	return r;
 }

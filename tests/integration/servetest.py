@@ -81,7 +81,7 @@ class Serve:
         self.port = None
         deadline = time.time() + 20
         while time.time() < deadline and self.p.poll() is None:
-            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", open(self.err_path).read())
+            m = re.search(r"listening on https?://127\.0\.0\.1:(\d+)/", open(self.err_path).read())
             if m:
                 self.port = int(m.group(1))
                 break
@@ -501,6 +501,25 @@ def t_load(exe, work):
     return 0
 
 
+def timed_scrapes(port, auth, tls=False):
+    """Seconds of 80 scrapes on new connections, 50 ms apart (99 for one not answered 200)."""
+    lat = []
+    for _ in range(80):
+        st, dt = raw_get(port, auth, timeout=10, tls=tls)
+        lat.append(dt if st == 200 else 99.0)
+        time.sleep(0.05)
+    return lat
+
+
+def judge_scrapes(lat, what):
+    """The scrape objective of issue 29: at least 90 % of them answered within 1 s."""
+    within = sum(1 for d in lat if d <= 1.0)
+    lat = sorted(lat)
+    print("%s: %d of 80 scrapes within 1 s, p50 %.4f s, p90 %.4f s" % (what, within, lat[40], lat[72]))
+    check(within >= 72, "%s: >= 90%% of scrapes within 1 s (%d of 80)" % (what, within))
+    return within
+
+
 def rss_bound(kib, what):
     """serve's resident memory under a flood: under 64 MiB (half the unit's MemoryMax=128M)."""
     print("%s: serve VmRSS %s KiB" % (what, kib))
@@ -519,12 +538,22 @@ def bcrypt_hash(password, cost):
         return crypt.crypt(password, crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << cost))
 
 
-def raw_get(port, auth, src="127.0.0.1", timeout=5.0):
-    """(status, seconds) of one GET /metrics on a new connection with Authorization: Basic auth."""
+def raw_get(port, auth, src="127.0.0.1", timeout=5.0, tls=False):
+    """(status, seconds) of one GET /metrics on a new connection with Authorization: Basic auth
+    (over TLS without verifying the server when tls)."""
     import base64
     t0 = time.monotonic()
-    c = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(src, 0))
     try:
+        c = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(src, 0))
+    except OSError:
+        return 0, time.monotonic() - t0
+    try:
+        if tls:
+            import ssl
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            c = ctx.wrap_socket(c, server_hostname="127.0.0.1")
         c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic " +
                   base64.b64encode(auth.encode()) + b"\r\n\r\n")
         head = c.recv(64)
@@ -544,44 +573,45 @@ def t_auth(exe, work):
     # cost 10 for the flood, cost 9 for the timing (a bcrypt of ~25-40 ms: long enough that the
     # machine's noise is small next to it, short enough for 40 tries within the server's budget)
     results = []
-    for cost, attackers in ((10, 50), (10, 200)):
+    cases = [(10, 50, False), (10, 200, False)]
+    key, crt = os.path.join(work, "k.pem"), os.path.join(work, "c.pem")
+    if subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                       "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1", "-keyout", key, "-out", crt],
+                      capture_output=True).returncode == 0:
+        cases += [(10, 50, True), (10, 200, True)]
+    else:
+        print("note: no openssl to make a certificate: the TLS cases are skipped")
+    for cost, attackers, tls in cases:
         cfg = os.path.join(work, "web-%d.yml" % cost)
         with open(cfg, "w") as f:
+            if tls:
+                f.write("tls_server_config:\n  cert_file: %s\n  key_file: %s\n" % (crt, key))
             f.write("basic_auth_users:\n  prom: '%s'\n" % bcrypt_hash("right pass", cost))
         s = Serve(exe, ["--root", root, "--interval", "5s", "--web.config.file", cfg], work=work)
         stop = threading.Event()
         try:
             deadline = time.time() + 20
-            while time.time() < deadline and raw_get(s.port, "prom:right pass")[0] != 200:
+            while time.time() < deadline and raw_get(s.port, "prom:right pass", tls=tls)[0] != 200:
                 time.sleep(0.2)
 
             def attack(i):
                 src = "127.0.%d.%d" % (1 + i // 250, 1 + i % 250)
                 while not stop.is_set():
-                    raw_get(s.port, "prom:wrong %d" % i, src=src, timeout=10)
+                    raw_get(s.port, "prom:wrong %d" % i, src=src, timeout=10, tls=tls)
 
             threads = [threading.Thread(target=attack, args=(i,), daemon=True) for i in range(attackers)]
             for th in threads:
                 th.start()
             time.sleep(2)
-            lat = []
-            for _ in range(80):
-                st, dt = raw_get(s.port, "prom:right pass", timeout=10)
-                lat.append(dt if st == 200 else 99.0)
-                time.sleep(0.05)
+            lat = timed_scrapes(s.port, "prom:right pass", tls=tls)
             rss = s.rss_kib()
             stop.set()
             for th in threads:
                 th.join(timeout=15)
             rss_bound(rss, "%d wrong-password clients" % attackers)
-            within = sum(1 for d in lat if d <= 1.0)
-            lat.sort()
-            print("%d wrong-password clients (cost %d): %d of 80 scrapes within 1 s, p50 %.3f s, p90 %.3f s" %
-                  (attackers, cost, within, lat[40], lat[72]))
-            results.append(within)
-            check(within >= 72, "%d wrong-password clients: >= 90%% of scrapes within 1 s (%d of 80)" %
-                  (attackers, within))
-            st, _ = raw_get(s.port, "prom:wrong again", src="127.0.0.1")
+            results.append(judge_scrapes(lat, "%d wrong-password clients (cost %d%s)" %
+                                         (attackers, cost, ", TLS" if tls else "")))
+            st, _ = raw_get(s.port, "prom:wrong again", src="127.0.0.1", tls=tls)
             check(st in (401, 429), "a wrong password is still refused (%d)" % st)
         finally:
             stop.set()
@@ -683,20 +713,12 @@ def t_idle(exe, work):
         th = threading.Thread(target=flood, daemon=True)
         th.start()
         time.sleep(3)
-        lat = []
-        for _ in range(80):
-            st, dt = raw_get(s.port, "x:y", timeout=10)
-            lat.append(dt if st == 200 else 99.0)
-            time.sleep(0.05)
+        lat = timed_scrapes(s.port, "x:y")
         rss = s.rss_kib()
         stop.set()
         th.join(timeout=10)
         rss_bound(rss, "2000 idle clients")
-        within = sum(1 for d in lat if d <= 1.0)
-        lat.sort()
-        print("2000 idle reconnecting clients: %d of 80 scrapes within 1 s, p50 %.4f s, p90 %.4f s" %
-              (within, lat[40], lat[72]))
-        check(within >= 72, "2000 idle clients: >= 90%% of scrapes within 1 s (%d of 80)" % within)
+        judge_scrapes(lat, "2000 idle reconnecting clients")
     finally:
         stop.set()
         for key in list(sel.get_map().values()):
