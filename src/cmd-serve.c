@@ -509,7 +509,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	snap_opts_init(&s.so);
 	s.interval_s = 30;
 	s.nfd_expiry_s = 3600;
-	s.max_conns = 128;
+	s.max_conns = 512;
 	s.conn_timeout_s = 10;
 	s.max_conns_per_ip = 16;
 	s.request_timeout_s = 5;

@@ -476,7 +476,7 @@ const struct command commands[] = {
 	  "  --vendor        also query vendor libraries under --root (fake-library tests)\n"
 	  "  --no-vendor     never load vendor libraries\n"
 	  "  --timeout SEC   deadline for each vendor library (default 5)\n"
-	  "  --max-connections N  concurrent connections (default 128); a quarter of\n"
+	  "  --max-connections N  concurrent connections (default 512); a quarter of\n"
 	  "                  them is kept for requests whose headers are complete\n"
 	  "  --max-connections-per-ip N  incomplete requests from one client address\n"
 	  "                  (default 16); one more closes that address's oldest\n"
