@@ -2251,10 +2251,16 @@ int ga_capture_root_check(struct ga_ctx *ctx)
 	if (!ctx->root)
 		return 0;
 	bool meta = ga_fs_exists(ctx, GA_CAPTURE_META), done = ga_fs_exists(ctx, GA_CAPTURE_COMPLETE);
-	if ((meta && !done) || (partial_name(ctx->root) && !done))
+	if ((meta || partial_name(ctx->root)) && !done)
 		return ga_err(ctx, -EBADMSG,
 		              "incomplete capture: %s has no %s (capture was interrupted; capture again)",
 		              ctx->root, GA_CAPTURE_COMPLETE);
+	/* killed between its last file and the rename: whole, but never published under its name */
+	if (partial_name(ctx->root))
+		return ga_err(ctx, -EBADMSG,
+		              "incomplete capture: %s is a capture's private directory that was never renamed "
+		              "into place (capture was interrupted at its end; capture again)",
+		              ctx->root);
 	return 0;
 }
 
