@@ -7,8 +7,8 @@
 # --since a server claiming many changed nodes got one query per 500 nodes,
 # each allowed the whole --timeout. Now each case stops at its bound: exit 3
 # (4 for the deadline), the bound named, no report on stdout, peak RSS under
-# 100 MiB (400 MiB under ASan, whose shadow and quarantine cost more), and
-# within the deadline.
+# 100 MiB (not compared under ASan: its shadow memory and 256 MB quarantine
+# measure the sanitizer, not gpuaudit), and within the deadline.
 set -u
 GA=$1
 command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
@@ -24,7 +24,10 @@ while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 [ -s "$tmp/port" ] || { echo "FAIL: the fake server did not start"; exit 1; }
 port=$(cat "$tmp/port")
 limit=102400
-[ "${GA_SANITIZE:-OFF}" = ON ] && limit=409600
+if [ "${GA_SANITIZE:-OFF}" = ON ]; then
+	echo "note: sanitizer build: peak RSS is printed, not compared"
+	limit=
+fi
 fail=0
 
 # case NAME WANT_EXIT WANT_TEXT MAX_SECONDS [fleet options...]: the case's
@@ -42,7 +45,7 @@ case_() {
 	grep -q -- "$text" "$tmp/err" || { echo "FAIL: $name: no '$text' in:"; cat "$tmp/err"; fail=1; }
 	grep -q 'no report: it would be partial' "$tmp/err" || { echo "FAIL: $name: partial?"; fail=1; }
 	[ ! -s "$tmp/out" ] || { echo "FAIL: $name: printed a report"; head -5 "$tmp/out"; fail=1; }
-	[ "$rss" -lt $limit ] || { echo "FAIL: $name: peak RSS $rss KiB (want < $limit)"; fail=1; }
+	[ -z "$limit" ] || [ "$rss" -lt "$limit" ] || { echo "FAIL: $name: peak RSS $rss KiB (want < $limit)"; fail=1; }
 	awk -v s="$secs" -v m="$maxs" 'BEGIN { exit !(s <= m) }' || { echo "FAIL: $name: $secs s > $maxs s"; fail=1; }
 }
 
