@@ -2257,10 +2257,11 @@ int ga_capture_root_check(struct ga_ctx *ctx)
 		              ctx->root, GA_CAPTURE_COMPLETE);
 	/* killed between its last file and the rename: whole, but never published under its name */
 	if (partial_name(ctx->root))
-		return ga_err(ctx, -EBADMSG,
-		              "incomplete capture: %s is a capture's private directory that was never renamed "
-		              "into place (capture was interrupted at its end; capture again)",
-		              ctx->root);
+		return ga_err(
+		        ctx, -EBADMSG,
+		        "incomplete capture: %s is a capture's private directory that was never renamed "
+		        "into place (capture was interrupted at its end; capture again)",
+		        ctx->root);
 	return 0;
 }
 
