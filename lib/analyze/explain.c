@@ -577,6 +577,9 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		for (size_t b = 0; b < sizeof(before) / sizeof(before[0]); b++) {
 			size_t bl = strlen(before[b]);
 			const char *p = memmem(at, (size_t)(l + n - at), before[b], bl);
+			/* a word of its own: "code 1" is not the end of "opcode 1" */
+			while (p && p > l && is_ident((unsigned char)p[-1]))
+				p = memmem(p + 1, (size_t)(l + n - p - 1), before[b], bl);
 			if (!p)
 				continue;
 			const char *d = p + bl, *q = d;
@@ -891,12 +894,29 @@ static void match_line(struct ga_explain *ex, const char *line, size_t len)
 		code_line(ex, line, len);
 }
 
+/*
+ * Does the line hold one of the scan's literals? scan_block matches only
+ * such lines (the Wu-Manber prefilter); a line that reaches match_line
+ * another way (one cut across two pieces of input, the last without a
+ * newline) must pass the same test, or a log fed in pieces would be read
+ * differently from the same log fed whole (fuzz_explain found "opcode 1"
+ * read as NCCL code 1 on a line cut in two).
+ */
+static bool any_literal(const struct ga_explain *ex, const char *line, size_t len)
+{
+	for (size_t j = 0; j < ex->n_lits; j++)
+		if (memmem(line, len, ex->lit_s[j], ex->lit_len[j]))
+			return true;
+	return false;
+}
+
 int ga_explain_line(struct ga_explain *ex, const char *line, size_t len)
 {
 	ex->lines++;
 	if (no_cause_yet(ex))
 		salient_line(ex, line, len > GA_EXPLAIN_LINE_MAX ? GA_EXPLAIN_LINE_MAX : len);
-	match_line(ex, line, len);
+	if (any_literal(ex, line, len))
+		match_line(ex, line, len);
 	return 0;
 }
 
