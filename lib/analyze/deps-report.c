@@ -293,8 +293,11 @@ enum ga_deps_result ga_deps_result_of(const struct ga_deps_inventory *inv, const
 		return GA_DEPS_RESULT_FAIL;
 	if (inv->n_gaps)
 		return GA_DEPS_RESULT_INCOMPLETE;
-	/* a readable but empty input (an empty directory, an artifact that was not built) is no pass */
-	if (!inv->files_seen)
+	/*
+	 * a readable but empty input (an empty directory, empty files, an artifact that was not
+	 * built) is no pass: not one byte of it was there to judge
+	 */
+	if (!inv->files_seen || !inv->bytes_seen)
 		return GA_DEPS_RESULT_UNKNOWN;
 	return GA_DEPS_RESULT_PASS;
 }
@@ -325,7 +328,8 @@ const char *ga_deps_result_reason(enum ga_deps_result r, const struct ga_deps_in
 		break;
 	case GA_DEPS_RESULT_UNKNOWN:
 		snprintf(buf, len,
-		         "nothing was scanned: no regular file in %s; check that the artifact was built and "
+		         "nothing was scanned: no regular file with content in %s; check that the artifact "
+		         "was built and "
 		         "the path is the right one",
 		         inv->paths == 1 ? "the PATH" : "any PATH");
 		break;

@@ -42,6 +42,10 @@ nobody deps --sarif --compact partial
 # an empty directory: nothing scanned, UNKNOWN
 run deps empty
 run deps --json --compact empty
-# a readable file: PASS (for contrast)
+# an empty file: read, but not one byte to judge: UNKNOWN like the empty directory
 run deps afile
 run deps --json --compact afile
+# a readable file with content: PASS (for contrast)
+printf 'not an ELF\n' > textfile
+run deps textfile
+run deps --json --compact textfile

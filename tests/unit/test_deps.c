@@ -809,6 +809,8 @@ static void test_result(void **state)
 	assert_non_null(strstr(ga_deps_result_reason(GA_DEPS_RESULT_UNKNOWN, &inv, why, sizeof(why)),
 	                       "nothing was scanned"));
 	inv.files_seen = 1;
+	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_UNKNOWN); /* an empty file */
+	inv.bytes_seen = 11;
 	assert_int_equal(ga_deps_result_of(&inv, &f), GA_DEPS_RESULT_PASS);
 	assert_string_equal(ga_deps_result_reason(GA_DEPS_RESULT_PASS, &inv, why, sizeof(why)), "");
 	assert_int_equal(ga_deps_add_gap(&inv, "a.whl!/x.so", "truncated"), 0);
