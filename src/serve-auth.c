@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
 #include "serve-int.h"
 
@@ -45,13 +44,6 @@
  * job sharing an address with a good one took every token, always first.
  */
 #define IP_RATE 2.0
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The cost of a bcrypt hash ("$2b$10$..."), 0 when it has none. */
 static unsigned hash_cost(const char *h)
@@ -95,9 +87,9 @@ int serve_auth_init(struct serve_auth *a, const struct ga_webconfig *cfg, char *
 		snprintf(err, errn, "out of memory");
 		return -ENOMEM;
 	}
-	double t0 = now_s();
+	double t0 = serve_now_mono();
 	const char *out = crypt_rn(pw, salt, cd, (int)sizeof(*cd));
-	double took = now_s() - t0;
+	double took = serve_now_mono() - t0;
 	int r = 0;
 	if (!out || out[0] == '*' || strlen(out) >= sizeof(a->dummy)) {
 		snprintf(err, errn, "bcrypt at cost %u: %s", cost, out ? "refused" : strerror(errno));
@@ -114,7 +106,7 @@ int serve_auth_init(struct serve_auth *a, const struct ga_webconfig *cfg, char *
 		a->rate = AUTH_SHARE / a->bcrypt_s;
 		a->burst = fmax(10.0, 3 * a->rate);
 		a->tokens = a->burst;
-		a->t = now_s();
+		a->t = serve_now_mono();
 	}
 	explicit_bzero(cd, sizeof(*cd));
 	free(cd);
@@ -273,7 +265,7 @@ bool serve_auth_queue(struct serve_auth *a, struct serve_req *rq)
 
 bool serve_auth_take(struct serve_auth *a, const unsigned char addr[16], unsigned *retry_s)
 {
-	double now = now_s();
+	double now = serve_now_mono();
 	pthread_mutex_lock(&a->lock);
 	refill(&a->tokens, &a->t, a->rate, a->burst, now);
 	struct serve_auth_ip *b = bucket(a, addr, now);
@@ -294,7 +286,7 @@ bool serve_auth_take(struct serve_auth *a, const unsigned char addr[16], unsigne
 
 void serve_auth_give_back(struct serve_auth *a, const unsigned char addr[16])
 {
-	double now = now_s();
+	double now = serve_now_mono();
 	pthread_mutex_lock(&a->lock);
 	a->tokens = fmin(a->burst, a->tokens + 1);
 	struct serve_auth_ip *b = bucket(a, addr, now);
