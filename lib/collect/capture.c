@@ -2020,7 +2020,9 @@ static int open_outdir(struct ga_ctx *ctx, const char *out, struct outdir *od, i
 	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || strlen(name) + 16 > NAME_MAX)
 		return ga_err(ctx, -EINVAL, "%s: name a new directory (its last component is not usable)",
 		              out);
-	snprintf(od->name, sizeof(od->name), "%s", name);
+	/* checked above: the name and the partial suffix fit NAME_MAX */
+	const int name_max = NAME_MAX - 16;
+	snprintf(od->name, sizeof(od->name), "%.*s", name_max, name);
 	const char *parent = ".";
 	if (slash == p) {
 		parent = "/";
@@ -2065,7 +2067,8 @@ static int open_outdir(struct ga_ctx *ctx, const char *out, struct outdir *od, i
 	for (unsigned i = 0; !od->made; i++) {
 		char sfx[7];
 		rnd6(sfx, i);
-		snprintf(od->partial, sizeof(od->partial), "%s%s%s", name, GA_CAPTURE_PARTIAL, sfx);
+		snprintf(od->partial, sizeof(od->partial), "%.*s%s%s", name_max, name,
+		         GA_CAPTURE_PARTIAL, sfx);
 		if (mkdirat(od->parent_fd, od->partial, 0700) == 0)
 			od->made = true;
 		else if (errno != EEXIST || i >= 64)
