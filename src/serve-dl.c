@@ -35,6 +35,11 @@
 #undef gnutls_transport_set_ptr2
 #undef gnutls_transport_set_pull_function
 #undef gnutls_transport_set_pull_timeout_function
+#undef gnutls_x509_crt_deinit
+#undef gnutls_x509_crt_get_key_usage
+#undef gnutls_x509_crt_get_pk_algorithm
+#undef gnutls_x509_crt_import
+#undef gnutls_x509_crt_init
 
 struct serve_dl serve_dl;
 

@@ -11,6 +11,7 @@
 #define GA_SRC_SERVE_DL_H
 
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <stddef.h>
 
@@ -28,19 +29,24 @@
 	X(MHD_start_daemon)                     \
 	X(MHD_suspend_connection)               \
 	X(MHD_stop_daemon)
-#define SERVE_DL_GNUTLS(X)                         \
-	X(gnutls_certificate_allocate_credentials) \
-	X(gnutls_certificate_free_credentials)     \
-	X(gnutls_certificate_get_peers)            \
-	X(gnutls_certificate_set_x509_key_mem)     \
-	X(gnutls_certificate_set_x509_trust_mem)   \
-	X(gnutls_certificate_verify_peers2)        \
-	X(gnutls_strerror)                         \
-	X(gnutls_transport_get_int2)               \
-	X(gnutls_transport_set_int2)               \
-	X(gnutls_transport_set_ptr2)               \
-	X(gnutls_transport_set_pull_function)      \
-	X(gnutls_transport_set_pull_timeout_function)
+#define SERVE_DL_GNUTLS(X)                            \
+	X(gnutls_certificate_allocate_credentials)    \
+	X(gnutls_certificate_free_credentials)        \
+	X(gnutls_certificate_get_peers)               \
+	X(gnutls_certificate_set_x509_key_mem)        \
+	X(gnutls_certificate_set_x509_trust_mem)      \
+	X(gnutls_certificate_verify_peers2)           \
+	X(gnutls_strerror)                            \
+	X(gnutls_transport_get_int2)                  \
+	X(gnutls_transport_set_int2)                  \
+	X(gnutls_transport_set_ptr2)                  \
+	X(gnutls_transport_set_pull_function)         \
+	X(gnutls_transport_set_pull_timeout_function) \
+	X(gnutls_x509_crt_deinit)                     \
+	X(gnutls_x509_crt_get_key_usage)              \
+	X(gnutls_x509_crt_get_pk_algorithm)           \
+	X(gnutls_x509_crt_import)                     \
+	X(gnutls_x509_crt_init)
 #define SERVE_DL_FUNCS(X) SERVE_DL_MHD(X) SERVE_DL_GNUTLS(X)
 
 struct serve_dl {
@@ -83,5 +89,10 @@ int serve_dl_load(char *err, size_t n);
 #define gnutls_transport_set_ptr2 (*serve_dl.gnutls_transport_set_ptr2)
 #define gnutls_transport_set_pull_function (*serve_dl.gnutls_transport_set_pull_function)
 #define gnutls_transport_set_pull_timeout_function (*serve_dl.gnutls_transport_set_pull_timeout_function)
+#define gnutls_x509_crt_deinit (*serve_dl.gnutls_x509_crt_deinit)
+#define gnutls_x509_crt_get_key_usage (*serve_dl.gnutls_x509_crt_get_key_usage)
+#define gnutls_x509_crt_get_pk_algorithm (*serve_dl.gnutls_x509_crt_get_pk_algorithm)
+#define gnutls_x509_crt_import (*serve_dl.gnutls_x509_crt_import)
+#define gnutls_x509_crt_init (*serve_dl.gnutls_x509_crt_init)
 
 #endif

@@ -22,17 +22,39 @@
 
 #include "serve-int.h"
 
+/*
+ * An RSA certificate whose keyUsage extension is present without digitalSignature
+ * (keyEncipherment only): RFC 8446 4.4.2.4 makes TLS 1.3 sign with the key, so GnuTLS
+ * offers only TLS 1.2's static RSA key exchange with it and a TLS 1.3-only client
+ * fails, where Go's toolkit (which does not enforce keyUsage) serves TLS 1.3 with the
+ * same file. Said once at start, with the fix.
+ */
+static void check_key_usage(struct serve *s, const gnutls_datum_t *cert)
+{
+	struct serve_web *w = &s->web;
+	gnutls_x509_crt_t crt;
+	if (gnutls_x509_crt_init(&crt) < 0)
+		return;
+	unsigned usage = 0, critical = 0;
+	if (gnutls_x509_crt_import(crt, cert, GNUTLS_X509_FMT_PEM) >= 0 &&
+	    gnutls_x509_crt_get_pk_algorithm(crt, NULL) == GNUTLS_PK_RSA &&
+	    gnutls_x509_crt_get_key_usage(crt, &usage, &critical) >= 0 &&
+	    !(usage & GNUTLS_KEY_DIGITAL_SIGNATURE)) {
+		bool tls13 = !w->cfg->max_version || w->cfg->max_version >= 0x0304;
+		serve_warn(s,
+		           "%s: the certificate's keyUsage has no digitalSignature (RSA, keyEncipherment "
+		           "only): TLS 1.3 cannot use it, so serve offers only TLS 1.2 with RSA key "
+		           "exchange%s; reissue the certificate with keyUsage digitalSignature",
+		           w->cfg->cert_file ? w->cfg->cert_file : w->cfg->file,
+		           tls13 ? " and TLS 1.3-only clients fail" : "");
+	}
+	gnutls_x509_crt_deinit(crt);
+}
+
 /* The certificate and key must pair, the CA must hold a certificate: GnuTLS says why not. */
 static int check_pems(struct serve *s)
 {
 	struct serve_web *w = &s->web;
-	/* the toolkit checks against the system's CAs here; until serve does, refuse rather than
-	 * let an unchecked certificate through (docs/serve.md) */
-	if (w->cfg->client_ca_system)
-		return cli_error(s->cli, "serve", EXIT_USAGE,
-		                 "%s: client_auth_type without client_ca_file (the system's CAs) is not "
-		                 "supported by serve yet: set client_ca_file",
-		                 w->cfg->file);
 	gnutls_certificate_credentials_t cred;
 	if (gnutls_certificate_allocate_credentials(&cred) < 0)
 		return cli_error(s->cli, "serve", EXIT_INTERNAL, "out of memory");
@@ -45,15 +67,20 @@ static int check_pems(struct serve *s)
 		                 w->cfg->file, w->cfg->cert_file ? w->cfg->cert_file : "(inline cert)",
 		                 w->cfg->key_file ? w->cfg->key_file : "(inline key)", gnutls_strerror(r));
 	} else if (w->cfg->ca_pem) {
-		gnutls_datum_t ca = { (unsigned char *)w->cfg->ca_pem, (unsigned)strlen(w->cfg->ca_pem) };
-		r = gnutls_certificate_set_x509_trust_mem(cred, &ca, GNUTLS_X509_FMT_PEM);
+		/* client_ca_system: the system's bundle that ga_webconfig_load read */
+		const char *ca = w->cfg->client_ca_file     ? w->cfg->client_ca_file
+		                 : w->cfg->client_ca_system ? "(the system's trust store)"
+		                                            : "(inline client_ca)";
+		gnutls_datum_t d = { (unsigned char *)w->cfg->ca_pem, (unsigned)strlen(w->cfg->ca_pem) };
+		r = gnutls_certificate_set_x509_trust_mem(cred, &d, GNUTLS_X509_FMT_PEM);
 		if (r <= 0)
-			code = cli_error(
-			        s->cli, "serve", EXIT_USAGE, "%s: client_ca_file %s: %s", w->cfg->file,
-			        w->cfg->client_ca_file ? w->cfg->client_ca_file : "(inline client_ca)",
-			        r < 0 ? gnutls_strerror(r) : "no certificate in it");
+			code = cli_error(s->cli, "serve", EXIT_USAGE, "%s: client_ca_file %s: %s",
+			                 w->cfg->file, ca,
+			                 r < 0 ? gnutls_strerror(r) : "no certificate in it");
 	}
 	gnutls_certificate_free_credentials(cred);
+	if (code == EXIT_OK)
+		check_key_usage(s, &cert);
 	return code;
 }
 

@@ -13,8 +13,10 @@
 #include <errno.h>
 #include <libfyaml.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/file.h"
 #include "../core/yaml-node.h"
@@ -632,6 +634,38 @@ static int read_pem(struct ga_ctx *ctx, const char *what, const char *path, char
 	return r;
 }
 
+/*
+ * The system's trust store, where Go's crypto/x509 looks for it on Linux (root_linux.go:
+ * SSL_CERT_FILE first, then the distributions' bundle files in this order): what the
+ * toolkit checks client certificates against when client_ca_file is not set.
+ */
+static const char *const system_ca_files[] = {
+	"/etc/ssl/certs/ca-certificates.crt",                /* Debian, Ubuntu, Gentoo, Arch */
+	"/etc/pki/tls/certs/ca-bundle.crt",                  /* Fedora, RHEL 6 */
+	"/etc/ssl/ca-bundle.pem",                            /* openSUSE */
+	"/etc/pki/tls/cacert.pem",                           /* OpenELEC */
+	"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", /* CentOS, RHEL 7 */
+	"/etc/ssl/cert.pem",                                 /* Alpine */
+};
+
+static int read_system_cas(struct ga_ctx *ctx, struct ga_webconfig *wc)
+{
+	const char *env = getenv("SSL_CERT_FILE");
+	if (env && *env)
+		return read_pem(ctx, "client_ca_file (the system's, SSL_CERT_FILE)", env, &wc->ca_pem);
+	for (size_t i = 0; i < sizeof(system_ca_files) / sizeof(system_ca_files[0]); i++)
+		if (access(system_ca_files[i], R_OK) == 0)
+			return read_pem(ctx, "client_ca_file (the system's)", system_ca_files[i],
+			                &wc->ca_pem);
+	return ga_err(ctx, -ENOENT,
+	              "tls_server_config: client_auth_type %s without client_ca_file means the "
+	              "system's trust store, and none was found (SSL_CERT_FILE is not set and no "
+	              "bundle such as /etc/ssl/certs/ca-certificates.crt is readable): install "
+	              "ca-certificates or set client_ca_file",
+	              wc->client_auth == GA_CLIENT_AUTH_REQUIRE_VERIFY ? "RequireAndVerifyClientCert"
+	                                                               : "VerifyClientCertIfGiven");
+}
+
 int ga_webconfig_load(struct ga_ctx *ctx, const char *file, struct ga_webconfig **ret)
 {
 	struct ga_buf b;
@@ -655,6 +689,10 @@ int ga_webconfig_load(struct ga_ctx *ctx, const char *file, struct ga_webconfig 
 	     ((*ret)->key_file && (r = read_pem(ctx, "key_file", (*ret)->key_file, &(*ret)->key_pem)) < 0) ||
 	     ((*ret)->client_ca_file &&
 	      (r = read_pem(ctx, "client_ca_file", (*ret)->client_ca_file, &(*ret)->ca_pem)) < 0))) {
+		ga_webconfig_free(*ret);
+		*ret = NULL;
+	}
+	if (r == 0 && (*ret)->client_ca_system && (r = read_system_cas(ctx, *ret)) < 0) {
 		ga_webconfig_free(*ret);
 		*ret = NULL;
 	}

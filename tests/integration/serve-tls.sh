@@ -6,7 +6,9 @@
 # password answers 200 and a wrong or missing one 401; a client that does not trust the
 # CA fails; plain HTTP to the TLS port gets a 400 saying to use https; a second serve
 # on the port is refused (exit 3, address already in use); with client certificates
-# required, none or one from another CA gets 403 and the right one 200; /health,
+# required, none or one from another CA gets 403 and the right one 200, also against the
+# system trust store (no client_ca_file; SSL_CERT_FILE); an RSA certificate with keyUsage
+# keyEncipherment only is warned about at start (no TLS 1.3); /health,
 # /readyz and --web.telemetry-path; process_* self-metrics; an unknown web-config key
 # fails at start with its line. Exit 0 pass, 1 fail, 77 skipped (a peer tool missing).
 set -u
@@ -187,6 +189,33 @@ c=$(code --cacert ca.pem --cert stranger.pem --key stranger.key "https://127.0.0
 [ "$c" = 403 ] || [ "$c" = 000 ] && ok "mTLS: a certificate from another CA is refused ($c)" || fail "mTLS: stranger: $c"
 c=$(code --cacert ca.pem --cert client.pem --key client.key "https://127.0.0.1:$m/metrics")
 [ "$c" = 200 ] && ok "mTLS: the CA's client certificate: 200" || fail "mTLS: client: $c"
+
+# client certificates without client_ca_file: the system's trust store, as the toolkit (here
+# SSL_CERT_FILE names it, as Go's crypto/x509 reads it): the CA's client 200, another 403
+sed '/client_ca_file/d' conf/mtls.yml >conf/mtls-system.yml
+SSL_CERT_FILE=$work/ca.pem start sys.log --web.config.file conf/mtls-system.yml ||
+	{ fail "serve with the system's trust store did not start"; exit 1; }
+m=$port
+c=$(code --cacert ca.pem --cert client.pem --key client.key "https://127.0.0.1:$m/metrics")
+[ "$c" = 200 ] && ok "system trust store: the CA's client certificate: 200" || fail "system store: client: $c"
+c=$(code --cacert ca.pem --cert stranger.pem --key stranger.key "https://127.0.0.1:$m/metrics")
+[ "$c" = 403 ] || [ "$c" = 000 ] && ok "system trust store: another CA's certificate refused ($c)" ||
+	fail "system store: stranger: $c"
+SSL_CERT_FILE=$work/none.pem "$exe" serve --web.config.file conf/mtls-system.yml --once >/dev/null 2>err.txt
+rc=$?
+[ $rc = 2 ] && grep -q "SSL_CERT_FILE.*none.pem" err.txt && ok "a missing system trust store: exit 2 naming it" ||
+	fail "missing system store: exit $rc: $(cat err.txt)"
+
+# an RSA certificate whose keyUsage is keyEncipherment only: TLS 1.3 cannot sign with it
+ossl req -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.csr -subj "/CN=127.0.0.1"
+printf 'subjectAltName=IP:127.0.0.1\nkeyUsage=critical,keyEncipherment\n' >ku.ext
+ossl x509 -req -in rsa.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out rsa.pem -days 2 -extfile ku.ext
+printf 'tls_server_config:\n  cert_file: %s/rsa.pem\n  key_file: %s/rsa.key\n' "$work" "$work" >conf/ku.yml
+start ku.log --web.config.file conf/ku.yml || { fail "serve with a keyEncipherment certificate did not start"; exit 1; }
+grep -q "keyUsage has no digitalSignature.*TLS 1.3-only clients fail" ku.log &&
+	ok "keyEncipherment-only certificate: warned at start" || fail "no keyUsage warning: $(cat ku.log)"
+grep -q "keyUsage" tls.log && fail "a certificate with digitalSignature got the keyUsage warning" ||
+	ok "no keyUsage warning for an EC certificate"
 
 # telemetry path, and /readyz while the class's GPU count is not met (8 GPUs, the class wants 9)
 printf 'version: 1\nclasses:\n  - name: nine-gpus\n    match: {}\n    expect: {gpu_count: 9}\n' >nine.yaml
