@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench-cli.h"
+#include "gpuaudit/core.h"
 #include "gpuaudit/fs.h"
 
 /*
@@ -317,19 +318,12 @@ static struct {
 	double t0, t_prev; /* monotonic: the start, the previous step's start */
 } watch;
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void watch_progress(void *udata, const char *call)
 {
 	(void)udata;
 	unsigned prev = atomic_load(&watch.active), next = 1 - prev;
 	if (watch.err) {
-		double now = mono_s();
+		double now = ga_mono_s();
 		fprintf(watch.err, "gpuaudit %s: [%6.1f s] %s (%s: %.1f s)\n", watch.cmd, now - watch.t0,
 		        call, watch.call[prev], now - watch.t_prev);
 		fflush(watch.err);
@@ -344,7 +338,7 @@ static void watch_done(void)
 {
 	if (!watch.err)
 		return;
-	double now = mono_s();
+	double now = ga_mono_s();
 	fprintf(watch.err, "gpuaudit %s: [%6.1f s] done (%s: %.1f s)\n", watch.cmd, now - watch.t0,
 	        watch.call[atomic_load(&watch.active)], now - watch.t_prev);
 	fflush(watch.err);
@@ -372,7 +366,7 @@ static void watch_start(struct cli *cli, struct ga_ctx *ctx, const char *cmd, do
 	watch.cmd = cmd;
 	watch.deadline_s = deadline_s;
 	watch.err = verbose || isatty(fileno(cli->err)) ? cli->err : NULL;
-	watch.t0 = watch.t_prev = mono_s();
+	watch.t0 = watch.t_prev = ga_mono_s();
 	ga_ctx_set_progress(ctx, watch_progress, NULL);
 	if (deadline_s <= 0)
 		return;

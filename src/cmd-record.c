@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "gpuaudit/atomicfile.h"
+#include "gpuaudit/core.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/kmsg.h"
@@ -56,13 +57,6 @@ static int parse_interval(const char *s, double *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
-}
-
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void wall_now(char *out, size_t n)
@@ -312,7 +306,7 @@ static int record_live(struct rec *rc, struct ga_ctx *ctx, double interval_s, lo
 	memset(&prev, 0, sizeof(prev));
 	memset(&cur, 0, sizeof(cur));
 	int code = EXIT_OK;
-	double t0 = mono_now(), tprev = t0;
+	double t0 = ga_mono_s(), tprev = t0;
 	if (ga_sample_read(ctx, &prev) < 0)
 		return cli_error(rc->cli, "record", EXIT_INTERNAL, "%s", ga_ctx_errmsg(ctx));
 	if ((code = open_output(rc)) != EXIT_OK) {
@@ -327,7 +321,7 @@ static int record_live(struct rec *rc, struct ga_ctx *ctx, double interval_s, lo
 			break;
 		if (!sleep_until(next))
 			break;
-		double t = mono_now();
+		double t = ga_mono_s();
 		char wall[48];
 		wall_now(wall, sizeof(wall));
 		if (ga_sample_read(ctx, &cur) < 0) {

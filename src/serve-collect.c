@@ -27,9 +27,7 @@
 
 double serve_now_mono(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return ga_mono_s();
 }
 
 static double now_wall(void)

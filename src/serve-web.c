@@ -111,6 +111,10 @@ int serve_web_load(struct serve *s, const char *file)
 		                 why);
 	if (!w->cfg->tls)
 		return EXIT_OK;
+	if (w->cfg->client_ca_system &&
+	    (r = ga_webconfig_read_system_cas(s->ctx, w->cfg, getenv("SSL_CERT_FILE"))) < 0)
+		return cli_error(s->cli, "serve", r == -ENOMEM ? EXIT_INTERNAL : EXIT_USAGE, "%s: %s", file,
+		                 ga_ctx_errmsg(s->ctx));
 	priorities(w);
 	return check_pems(s);
 }

@@ -115,6 +115,10 @@ int ga_buf_addc(struct ga_buf *b, char c);
 int ga_buf_addf(struct ga_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ga_buf_vaddf(struct ga_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+/* CLOCK_MONOTONIC in seconds and in milliseconds: for intervals and deadlines, never dates. */
+double ga_mono_s(void);
+double ga_mono_ms(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -83,6 +83,14 @@ int ga_webconfig_parse(struct ga_ctx *ctx, const char *file, const char *text, s
  * and read the certificate, key and CA files it names (1 MiB each at most).
  */
 int ga_webconfig_load(struct ga_ctx *ctx, const char *file, struct ga_webconfig **ret);
+/*
+ * client_ca_system: read the system's trust store into wc->ca_pem, as Go's
+ * crypto/x509 finds it on Linux: the file ssl_cert_file names (the caller's
+ * SSL_CERT_FILE; NULL or "" for none), else the first readable of the
+ * distributions' bundle files. 0, or -errno with the message in ctx (-ENOENT:
+ * none found).
+ */
+int ga_webconfig_read_system_cas(struct ga_ctx *ctx, struct ga_webconfig *wc, const char *ssl_cert_file);
 void ga_webconfig_free(struct ga_webconfig *wc);
 
 /* The user's bcrypt hash, or NULL when there is no such user. */

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <libfyaml.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -648,11 +647,11 @@ static const char *const system_ca_files[] = {
 	"/etc/ssl/cert.pem",                                 /* Alpine */
 };
 
-static int read_system_cas(struct ga_ctx *ctx, struct ga_webconfig *wc)
+int ga_webconfig_read_system_cas(struct ga_ctx *ctx, struct ga_webconfig *wc, const char *ssl_cert_file)
 {
-	const char *env = getenv("SSL_CERT_FILE");
-	if (env && *env)
-		return read_pem(ctx, "client_ca_file (the system's, SSL_CERT_FILE)", env, &wc->ca_pem);
+	if (ssl_cert_file && *ssl_cert_file)
+		return read_pem(ctx, "client_ca_file (the system's, SSL_CERT_FILE)", ssl_cert_file,
+		                &wc->ca_pem);
 	for (size_t i = 0; i < sizeof(system_ca_files) / sizeof(system_ca_files[0]); i++)
 		if (access(system_ca_files[i], R_OK) == 0)
 			return read_pem(ctx, "client_ca_file (the system's)", system_ca_files[i],
@@ -689,10 +688,6 @@ int ga_webconfig_load(struct ga_ctx *ctx, const char *file, struct ga_webconfig 
 	     ((*ret)->key_file && (r = read_pem(ctx, "key_file", (*ret)->key_file, &(*ret)->key_pem)) < 0) ||
 	     ((*ret)->client_ca_file &&
 	      (r = read_pem(ctx, "client_ca_file", (*ret)->client_ca_file, &(*ret)->ca_pem)) < 0))) {
-		ga_webconfig_free(*ret);
-		*ret = NULL;
-	}
-	if (r == 0 && (*ret)->client_ca_system && (r = read_system_cas(ctx, *ret)) < 0) {
 		ga_webconfig_free(*ret);
 		*ret = NULL;
 	}

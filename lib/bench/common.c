@@ -150,9 +150,7 @@ void ga_bench_config_init(struct ga_bench_config *c)
 
 double ga_bench_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return ga_mono_s();
 }
 
 double ga_bench_rand(uint64_t *s)

@@ -22,15 +22,9 @@
 #include <unistd.h>
 
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/core.h"
 
 extern char **environ;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double tv_s(struct timeval tv)
 {
@@ -56,7 +50,7 @@ static bool wait_deadline(pid_t pid, double deadline)
 	int pfd = pidfd_open_compat(pid);
 	bool exited = false;
 	for (;;) {
-		double left = deadline - now_s();
+		double left = deadline - ga_mono_s();
 		if (left <= 0)
 			break;
 		if (pfd >= 0) {
@@ -112,7 +106,7 @@ static int spawn_and_wait(struct ga_ctx *ctx, char *const *argv, bool use_path, 
 	pid_t pid;
 	struct ga_exec_run run;
 	memset(&run, 0, sizeof(run));
-	double t0 = now_s();
+	double t0 = ga_mono_s();
 	int rc = use_path ? posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ)
 	                  : posix_spawn(&pid, argv[0], &fa, &attr, argv, environ);
 	if (rc != 0) {
@@ -131,7 +125,7 @@ static int spawn_and_wait(struct ga_ctx *ctx, char *const *argv, bool use_path, 
 	do
 		w = wait4(pid, &status, 0, &ru);
 	while (w < 0 && errno == EINTR);
-	double t1 = now_s();
+	double t1 = ga_mono_s();
 	if (w < 0) {
 		err = ga_err(ctx, -errno, "wait for %s: %s", argv[0], strerror(errno));
 		goto out;

@@ -197,13 +197,6 @@ bool ga_warmup_backend_known(const char *name)
 	return false;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* splitmix64: reproducible data for a given seed */
 static uint64_t next_u64(uint64_t *s)
 {
@@ -272,7 +265,7 @@ int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, 
 		char why[160] = "";
 		if (backend && strcmp(backend, cand->name))
 			continue;
-		t = now_s();
+		t = ga_mono_s();
 		int e = cand->open(cand, n, a, b, &sess, why, sizeof(why));
 		if (e == 0) {
 			e = cand->run(sess, c, why, sizeof(why));
@@ -297,7 +290,7 @@ int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, 
 		goto done;
 	}
 	r.backend = be->name;
-	r.cold_s = now_s() - t;
+	r.cold_s = ga_mono_s() - t;
 	r.ran = true;
 	r.max_rel_err = compare(n, a, b, c);
 	r.passed = r.max_rel_err <= r.tolerance;
@@ -309,12 +302,12 @@ int ga_warmup_gemm(const char *backend, size_t n, size_t repeat, uint64_t seed, 
 	}
 	/* warm runs: the same session, so only the product and the read-back are timed */
 	for (size_t k = 0; k < repeat; k++) {
-		t = now_s();
+		t = ga_mono_s();
 		if (be->run(sess, c, r.error, sizeof(r.error)) < 0) {
 			r.passed = false;
 			goto done;
 		}
-		r.warm_s[r.n_warm++] = now_s() - t;
+		r.warm_s[r.n_warm++] = ga_mono_s() - t;
 	}
 	if (repeat) {
 		/* the last warm product must still be right (stale or overwritten buffers) */

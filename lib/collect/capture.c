@@ -1945,24 +1945,6 @@ struct outdir {
 	bool made; /* partial created: removed on failure */
 };
 
-/* Six random characters of [a-z0-9]. */
-static void rnd6(char out[7], unsigned attempt)
-{
-	static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	unsigned char r[6];
-	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 20) ^
-		                       ((unsigned long long)attempt * 0x9e3779b97f4a7c15ULL);
-		for (size_t i = 0; i < sizeof(r); i++, x >>= 8)
-			r[i] = (unsigned char)x;
-	}
-	for (size_t i = 0; i < sizeof(r); i++)
-		out[i] = abc[r[i] % (sizeof(abc) - 1)];
-	out[6] = '\0';
-}
-
 /* Is directory fd empty? 1, 0, or -errno. */
 static int dir_empty(int fd)
 {
@@ -2066,9 +2048,9 @@ static int open_outdir(struct ga_ctx *ctx, const char *out, struct outdir *od, i
 	}
 	for (unsigned i = 0; !od->made; i++) {
 		char sfx[7];
-		rnd6(sfx, i);
-		snprintf(od->partial, sizeof(od->partial), "%.*s%s%s", name_max, name,
-		         GA_CAPTURE_PARTIAL, sfx);
+		ga_rand_suffix(sfx, i);
+		snprintf(od->partial, sizeof(od->partial), "%.*s%s%s", name_max, name, GA_CAPTURE_PARTIAL,
+		         sfx);
 		if (mkdirat(od->parent_fd, od->partial, 0700) == 0)
 			od->made = true;
 		else if (errno != EEXIST || i >= 64)

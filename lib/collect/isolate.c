@@ -49,18 +49,11 @@ void ga_ctx_set_vendor(struct ga_ctx *ctx, enum ga_vendor_mode mode, int timeout
 		ctx->vendor_timeout_ms = timeout_ms;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static bool reap(pid_t pid, int *status, int wait_ms)
 {
 	/* The child is usually already exiting (its pipes closed): poll quickly at
 	 * first, then back off, so a clean exit costs microseconds, not a tick. */
-	double end = now_ms() + wait_ms;
+	double end = ga_mono_ms() + wait_ms;
 	long nap_ns = 20 * 1000;
 	for (;;) {
 		pid_t w = waitpid(pid, status, WNOHANG);
@@ -68,7 +61,7 @@ static bool reap(pid_t pid, int *status, int wait_ms)
 			return true;
 		if (w < 0 && errno != EINTR)
 			return true; /* not our child any more */
-		if (now_ms() >= end)
+		if (ga_mono_ms() >= end)
 			return false;
 		struct timespec ts = { 0, nap_ns };
 		nanosleep(&ts, NULL);
@@ -99,7 +92,7 @@ int ga_isolated_collect_arg(struct ga_ctx *ctx, const char *name, const char *ar
 	ga_buf_init(&b, MAX_OUTPUT);
 	posix_spawn_file_actions_t fa;
 	bool fa_ok = false;
-	double start = now_ms();
+	double start = ga_mono_ms();
 
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(prog, O_CLOEXEC) < 0) {
 		r = ga_err(ctx, -errno, "pipe: %s", strerror(errno));
@@ -133,7 +126,7 @@ int ga_isolated_collect_arg(struct ga_ctx *ctx, const char *name, const char *ar
 	bool out_open = true, prog_open = true;
 	double deadline = start + timeout_ms;
 	while (out_open || prog_open) {
-		double left = deadline - now_ms();
+		double left = deadline - ga_mono_ms();
 		if (left <= 0) {
 			res->timed_out = true;
 			break;
@@ -187,7 +180,7 @@ int ga_isolated_collect_arg(struct ga_ctx *ctx, const char *name, const char *ar
 			res->unkillable = true;
 	}
 	pid = -1;
-	res->elapsed_ms = now_ms() - start;
+	res->elapsed_ms = ga_mono_ms() - start;
 	ga_progress_page_read(page, res->last_call, sizeof(res->last_call));
 	if (WIFEXITED(status))
 		res->exit_status = WEXITSTATUS(status);

@@ -871,13 +871,6 @@ int ga_nvml_collect(struct ga_ctx *ctx, struct ga_nvml_report **ret)
 /* One wait call at most this long, so the progress page shows the helper is alive. */
 #define EVENT_SLICE_MS 1000u
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 struct evgpu {
 	nvmlDevice_t dev;
 	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
@@ -898,7 +891,7 @@ static int ev_push(struct ga_nvml_events *e, const struct evgpu *gpus, unsigned 
 	struct ga_nvml_event *ev = ga_array_push((void **)&e->events, &e->n_events, sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
-	GA_SET(ev->after_ms, (double)(uint64_t)(mono_ms() - t0)); /* whole ms */
+	GA_SET(ev->after_ms, (double)(uint64_t)(ga_mono_ms() - t0)); /* whole ms */
 	GA_SET(ev->event_type, d->eventType);
 	const char *type = d->eventType == nvmlEventTypeXidCriticalError    ? "xid"
 	                   : d->eventType == nvmlEventTypeDoubleBitEccError ? "ecc_dbe"
@@ -997,9 +990,9 @@ static int ev_run(struct nvml *m, struct ga_nvml_events *e, unsigned wait_ms)
 		             "no GPU accepted Xid event registration");
 		goto out;
 	}
-	double t0 = mono_ms(), end = t0 + wait_ms;
+	double t0 = ga_mono_ms(), end = t0 + wait_ms;
 	for (;;) {
-		double left = end - mono_ms();
+		double left = end - ga_mono_ms();
 		if (left <= 0)
 			break;
 		unsigned slice = left < EVENT_SLICE_MS ? (unsigned)left + 1 : EVENT_SLICE_MS;
@@ -1018,7 +1011,7 @@ static int ev_run(struct nvml *m, struct ga_nvml_events *e, unsigned wait_ms)
 			break;
 		}
 	}
-	GA_SET(e->waited_ms, (uint64_t)(mono_ms() - t0));
+	GA_SET(e->waited_ms, (uint64_t)(ga_mono_ms() - t0));
 out:
 	if (set)
 		CALL(m, nvmlEventSetFree, set);

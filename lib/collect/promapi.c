@@ -475,16 +475,9 @@ int ga_prom_parser_finish(struct ga_prom_parser *p, long http_status)
 
 /* --- a query ------------------------------------------------------------- */
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 double ga_prom_now_s(void)
 {
-	return mono_s();
+	return ga_mono_s();
 }
 
 /* A query under a budget: the parser, and what the budget counts. */
@@ -515,7 +508,7 @@ static int feed_body(void *ud, const char *buf, size_t n)
 			        "the answers passed %llu bytes (--max-bytes): the server sends more than "
 			        "this run will read",
 			        (unsigned long long)b->max_bytes);
-		if (b->deadline_s > 0 && mono_s() > b->deadline_s)
+		if (b->deadline_s > 0 && ga_mono_s() > b->deadline_s)
 			return over_deadline(m);
 	}
 	return ga_prom_parser_feed(m->p, buf, n);
@@ -539,7 +532,7 @@ int ga_prom_query_in(struct ga_ctx *ctx, const struct ga_prom_transport *t, stru
 	struct metered m = { .b = b, .ctx = ctx, .fn = fn, .ud = ud };
 	long timeout_ms = 0;
 	if (b && b->deadline_s > 0) {
-		double left = b->deadline_s - mono_s();
+		double left = b->deadline_s - ga_mono_s();
 		if (left <= 0) {
 			int r = over_deadline(&m);
 			return ga_err(ctx, r, "%s (%s): %s", what, path, ga_ctx_errmsg(ctx));
@@ -554,7 +547,7 @@ int ga_prom_query_in(struct ga_ctx *ctx, const struct ga_prom_transport *t, stru
 	if (r == 0 || r == m.p->err)
 		r = ga_prom_parser_finish(m.p, status);
 	/* the deadline cut the request short: say so, not "no answer within --timeout" */
-	if (r == -ETIMEDOUT && b && b->deadline_s > 0 && mono_s() >= b->deadline_s - 0.05)
+	if (r == -ETIMEDOUT && b && b->deadline_s > 0 && ga_mono_s() >= b->deadline_s - 0.05)
 		r = over_deadline(&m);
 	if (r < 0 && r != -ENOMEM) {
 		char msg[1200];

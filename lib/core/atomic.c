@@ -52,24 +52,6 @@ static const char *kind_name(mode_t m)
 	                     : "not a regular file";
 }
 
-/* Six random characters of [a-z0-9]: the kernel's, else the clock and the pid mixed. */
-static void tmp_suffix(char out[7], unsigned attempt)
-{
-	static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	unsigned char rnd[6];
-	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 20) ^
-		                       ((unsigned long long)attempt * 0x9e3779b97f4a7c15ULL);
-		for (size_t i = 0; i < sizeof(rnd); i++, x >>= 8)
-			rnd[i] = (unsigned char)x;
-	}
-	for (size_t i = 0; i < sizeof(rnd); i++)
-		out[i] = abc[rnd[i] % (sizeof(abc) - 1)];
-	out[6] = '\0';
-}
-
 static int write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
@@ -173,7 +155,7 @@ int ga_file_tmp_open_at(struct ga_ctx *ctx, int dirfd, const char *dir, const ch
 	int fd = -1;
 	for (unsigned i = 0; fd < 0 && i < TMP_TRIES; i++) {
 		char sfx[7];
-		tmp_suffix(sfx, i);
+		ga_rand_suffix(sfx, i);
 		snprintf(t->tmp, sizeof(t->tmp), ".%.*s.tmp.%s", TMP_NAME_MAX, name, sfx);
 		/* O_EXCL|O_NOFOLLOW: whatever is planted at the name is never opened */
 		fd = openat(dirfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,

@@ -34,6 +34,11 @@ int ga_parse_i64(const char *s, int base, int64_t *ret);
 int ga_parse_dbl(const char *s, double *ret);
 bool ga_startswith(const char *s, const char *prefix);
 /*
+ * Six random characters of [a-z0-9] for a temporary name: the kernel's random
+ * bytes, else the clock, the pid and the attempt number mixed.
+ */
+void ga_rand_suffix(char out[7], unsigned attempt);
+/*
  * Parse JSON text (json_loadb with flags) into *ret: 0, -ENOMEM when an
  * allocation failed inside jansson, or -EBADMSG with "invalid JSON at line L
  * column C: ..." in ctx (no message when ctx is NULL); jansson's error in

@@ -1,8 +1,11 @@
-/* util.c - small strict parsers shared by the collectors and readers. */
+/* util.c - small strict parsers shared by the collectors and readers; the clock and temporary names. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -67,4 +70,35 @@ int ga_parse_dbl(const char *s, double *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
+}
+
+double ga_mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double ga_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void ga_rand_suffix(char out[7], unsigned attempt)
+{
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[6];
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 20) ^
+		                       ((unsigned long long)attempt * 0x9e3779b97f4a7c15ULL);
+		for (size_t i = 0; i < sizeof(rnd); i++, x >>= 8)
+			rnd[i] = (unsigned char)x;
+	}
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		out[i] = abc[rnd[i] % (sizeof(abc) - 1)];
+	out[6] = '\0';
 }

@@ -19,18 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpuaudit/core.h"
 #include "gpuaudit/run.h"
 
 extern char **environ;
 
 #define DRAIN_AFTER_EXIT_S 0.5
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int cap_init(struct ga_capture *c, size_t head, size_t tail)
 {
@@ -172,7 +166,7 @@ static int supervise(struct ga_ctx *ctx, const struct ga_run_opts *o, pid_t pid,
 	double deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0, kill_at = 0, drain_until = 0;
 	double grace = o->kill_grace_s > 0 ? o->kill_grace_s : 2.0;
 	for (;;) {
-		double t = now_s();
+		double t = ga_mono_s();
 		if (!reaped && deadline > 0 && !r->timed_out && t >= deadline) {
 			kill(-pid, SIGTERM);
 			r->timed_out = true;
@@ -186,13 +180,13 @@ static int supervise(struct ga_ctx *ctx, const struct ga_run_opts *o, pid_t pid,
 			pid_t w = waitpid(pid, status, WNOHANG);
 			if (w == pid) {
 				reaped = true;
-				r->wall_s = now_s() - t0;
-				drain_until = now_s() + DRAIN_AFTER_EXIT_S;
+				r->wall_s = ga_mono_s() - t0;
+				drain_until = ga_mono_s() + DRAIN_AFTER_EXIT_S;
 			} else if (w < 0 && errno != EINTR) {
 				return ga_err(ctx, -errno, "waitpid: %s", strerror(errno));
 			}
 		}
-		if (reaped && ((eof_out && eof_err) || now_s() >= drain_until))
+		if (reaped && ((eof_out && eof_err) || ga_mono_s() >= drain_until))
 			break;
 		/* how long to wait: until the next event we must act on */
 		double until = 0.1;
@@ -282,7 +276,7 @@ int ga_run(struct ga_ctx *ctx, const struct ga_run_opts *o, struct ga_run_result
 		err = -ENOMEM;
 		goto out;
 	}
-	double t0 = now_s();
+	double t0 = ga_mono_s();
 	int se = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	close(pout[1]);
 	close(perr[1]);
