@@ -278,7 +278,6 @@ bool serve_auth_take(struct serve_auth *a, const unsigned char addr[16], unsigne
 		double wait = fmax(b->tokens >= 1 ? 0 : (1 - b->tokens) / IP_RATE,
 		                   a->tokens >= 1 ? 0 : (1 - a->tokens) / a->rate);
 		*retry_s = (unsigned)ceil(wait) > 0 ? (unsigned)ceil(wait) : 1;
-		a->limited++;
 	}
 	pthread_mutex_unlock(&a->lock);
 	return ok;

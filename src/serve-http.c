@@ -59,7 +59,13 @@ static char *copy_out(struct serve *s, const struct ga_buf *b, bool metrics, enu
 		double run = s->running_since >= 0 ? serve_now_mono() - s->running_since : -1;
 		struct ga_process_stats ps;
 		ga_process_stats_read(&ps);
-		if (ga_prom_render_process(fmt, &ps, &tail) < 0 || ga_prom_render_tail(fmt, run, &tail) < 0) {
+		struct ga_serve_stats st = {
+			.refused_rate_limit = __atomic_load_n(&s->web.n_rate_refused, __ATOMIC_RELAXED),
+			.refused_auth_budget = __atomic_load_n(&s->web.n_auth_refused, __ATOMIC_RELAXED),
+		};
+		serve_conns_counts(&s->conns, &st.closed_deadline, &st.closed_stalled);
+		if (ga_prom_render_process(fmt, &ps, &tail) < 0 ||
+		    ga_prom_render_serve(fmt, &st, &tail) < 0 || ga_prom_render_tail(fmt, run, &tail) < 0) {
 			ga_buf_release(&tail);
 			return NULL;
 		}

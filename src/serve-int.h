@@ -78,7 +78,6 @@ struct serve_auth {
 	unsigned cost;                 /* that cost */
 	double bcrypt_s;               /* one bcrypt at that cost, as measured at start */
 	double rate, burst, tokens, t; /* the server's bucket */
-	uint64_t limited;              /* requests answered 429 */
 	struct serve_auth_ip ip[SERVE_AUTH_IP_SLOTS];
 };
 /* The budget and the hash for unknown users (cfg NULL or without users: no budget needed). 0 or
@@ -108,6 +107,8 @@ struct serve_web {
 	 * libmicrohttpd thread per listener) */
 	double rl_tokens, rl_t;
 	bool rl_started;
+	/* 429 answers since start, by cause (atomics): rate_limit, the bcrypt budget */
+	uint64_t n_rate_refused, n_auth_refused;
 };
 
 /* serve-events.c: NVML events as a second Xid source (--nvml-events WAIT). */

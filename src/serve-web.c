@@ -245,8 +245,9 @@ out:
 	return res;
 }
 
-static const char *limited(struct serve_req *rq, unsigned retry_s, unsigned *status)
+static const char *limited(struct serve_web *w, struct serve_req *rq, unsigned retry_s, unsigned *status)
 {
+	__atomic_fetch_add(&w->n_auth_refused, 1, __ATOMIC_RELAXED);
 	*status = MHD_HTTP_TOO_MANY_REQUESTS;
 	snprintf(rq->msg, sizeof(rq->msg),
 	         "too many failed authentications from this address or in all: retry in %u s\n", retry_s);
@@ -297,6 +298,7 @@ const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, struct s
 	if (!rq->rated) {
 		rq->rated = true;
 		if (!rate_allow(w)) {
+			__atomic_fetch_add(&w->n_rate_refused, 1, __ATOMIC_RELAXED);
 			*status = MHD_HTTP_TOO_MANY_REQUESTS;
 			return "Too Many Requests\n";
 		}
@@ -312,7 +314,7 @@ const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, struct s
 		if (rq->auth_ok)
 			return NULL;
 		if (rq->auth_limited)
-			return limited(rq, 1, status);
+			return limited(w, rq, 1, status);
 		*status = MHD_HTTP_UNAUTHORIZED;
 		return unauthorized;
 	}
@@ -334,7 +336,7 @@ const char *serve_web_refuse(struct serve *s, struct MHD_Connection *c, struct s
 	if (res == AUTH_OK)
 		return NULL;
 	if (res == AUTH_LIMITED)
-		return limited(rq, retry_s, status);
+		return limited(w, rq, retry_s, status);
 	*status = MHD_HTTP_UNAUTHORIZED;
 	return unauthorized;
 }

@@ -74,6 +74,17 @@ int ga_prom_render_tail(enum ga_prom_format fmt, double running_s, struct ga_buf
 /* The process_* self-metrics of this process (process.h), rendered per scrape before the tail. */
 struct ga_process_stats;
 int ga_prom_render_process(enum ga_prom_format fmt, const struct ga_process_stats *ps, struct ga_buf *out);
+/*
+ * serve's own defences since it started, rendered per scrape beside the
+ * process_* families: requests answered 429 (the web configuration's
+ * rate_limit; the budget of password checks) and connections serve closed
+ * (at the request deadline; stalled ones closed to make room).
+ */
+struct ga_serve_stats {
+	uint64_t refused_rate_limit, refused_auth_budget;
+	uint64_t closed_deadline, closed_stalled;
+};
+int ga_prom_render_serve(enum ga_prom_format fmt, const struct ga_serve_stats *st, struct ga_buf *out);
 
 #ifdef __cplusplus
 }

@@ -43,3 +43,29 @@ int ga_prom_render_process(enum ga_prom_format fmt, const struct ga_process_stat
 	}
 	return w.err;
 }
+
+int ga_prom_render_serve(enum ga_prom_format fmt, const struct ga_serve_stats *st, struct ga_buf *out)
+{
+	struct ga_pw w = { .b = out, .fmt = fmt };
+	ga_pw_family(&w, "gpuaudit_serve_requests_refused_total", "counter", NULL,
+	             "HTTP requests serve answered 429 Too Many Requests since it started, by reason "
+	             "(rate_limit: the web configuration's rate_limit; auth_budget: the budget of "
+	             "password checks per address and in all).");
+	ga_pw_begin(&w);
+	ga_pw_label(&w, "reason", "rate_limit");
+	ga_pw_valueu(&w, st->refused_rate_limit);
+	ga_pw_begin(&w);
+	ga_pw_label(&w, "reason", "auth_budget");
+	ga_pw_valueu(&w, st->refused_auth_budget);
+	ga_pw_family(&w, "gpuaudit_serve_connections_closed_total", "counter", NULL,
+	             "Connections serve closed itself since it started, by reason (request_deadline: "
+	             "a request not complete within --request-timeout; stalled: an idle or slow "
+	             "connection closed to make room at --max-connections).");
+	ga_pw_begin(&w);
+	ga_pw_label(&w, "reason", "request_deadline");
+	ga_pw_valueu(&w, st->closed_deadline);
+	ga_pw_begin(&w);
+	ga_pw_label(&w, "reason", "stalled");
+	ga_pw_valueu(&w, st->closed_stalled);
+	return w.err;
+}

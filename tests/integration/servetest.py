@@ -8,6 +8,7 @@ wrappers through ctest.
 """
 import json
 import os
+import base64
 import re
 import shutil
 import signal
@@ -464,6 +465,17 @@ def t_limits(exe, work):
             c.close()
         st, _, body = s.get("/healthz")
         check(st == 200, "a new connection is served afterwards")
+        # what serve closed shows on /metrics: the trickled request at its deadline (and
+        # maybe idle ones), the oldest incomplete requests (one per address, one in all) to
+        # make room
+        text = s.metrics()
+        cut = metric(text, "gpuaudit_serve_connections_closed_total", {"reason": "request_deadline"})
+        stalled = metric(text, "gpuaudit_serve_connections_closed_total", {"reason": "stalled"})
+        check(cut is not None and cut >= 1 and stalled is not None and stalled >= 2,
+              "gpuaudit_serve_connections_closed_total counts them (request_deadline %r, stalled %r)" %
+              (cut, stalled))
+        check(metric(text, "gpuaudit_serve_requests_refused_total", {"reason": "rate_limit"}) == 0,
+              "no rate_limit refusals without a web configuration")
     finally:
         rc = s.stop()
     check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
@@ -633,6 +645,11 @@ def t_auth(exe, work):
         time.sleep(1.2)
         st, _ = raw_get(s.port, "x:y")
         check(st == 200, "rate_limit interval 1s: a token again after a second (%d)" % st)
+        time.sleep(1.2)
+        text = s.metrics()
+        check(metric(text, "gpuaudit_serve_requests_refused_total", {"reason": "rate_limit"}) == 2 and
+              metric(text, "gpuaudit_serve_requests_refused_total", {"reason": "auth_budget"}) == 0,
+              "gpuaudit_serve_requests_refused_total counts the two 429s of rate_limit")
     finally:
         rc = s.stop()
     check(rc == 0, "serve stopped cleanly (exit %d)" % rc)
@@ -671,6 +688,16 @@ def t_auth(exe, work):
         # the budget: one address trying again and again gets 429 without a bcrypt
         codes = [raw_get(s.port, "prom:wrong", src="127.2.0.1")[0] for _ in range(12)]
         check(429 in codes and codes.count(401) <= 6, "an address that keeps failing gets 429 (%r)" % codes)
+        auth = {"Authorization": "Basic " + base64.b64encode(b"prom:right pass").decode()}
+        for _ in range(10):  # the right password, once the budget has a token again
+            st, _, body = s.get("/metrics", headers=auth)
+            if st == 200:
+                break
+            time.sleep(1)
+        got = metric(body.decode(), "gpuaudit_serve_requests_refused_total", {"reason": "auth_budget"})
+        check(st == 200 and got is not None and got >= codes.count(429),
+              "gpuaudit_serve_requests_refused_total{reason=auth_budget} counts the 429s (%r of %d, %d)" %
+              (got, codes.count(429), st))
         st, _ = raw_get(s.port, "prom:right pass", src="127.2.0.1")
         check(st in (200, 429), "the right password from that address: %d" % st)
     finally:
