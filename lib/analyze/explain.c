@@ -77,9 +77,9 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 }
 
 /* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999"). */
-static const char *const number_lits[] = { "CUDA error ", "CUDA error:", "CUDA Error ", "nvmlReturn ",
-	                                   "nvmlReturn:", "nvmlReturn=", "NCCL error ", "NCCL error:",
-	                                   "HIP error: ", "hipError_t " };
+static const char *const number_lits[] = { "CUDA error ", "CUDA error:", "CUDA Error ",  "nvmlReturn ",
+	                                   "nvmlReturn:", "nvmlReturn=", "NCCL error ",  "NCCL error:",
+	                                   "HIP error: ", "hipError_t ", "hsa api call", "ze_result_t " };
 
 const char *ga_cause_class_name(enum ga_cause c)
 {
@@ -532,7 +532,8 @@ static const char *component_guess(const char *l, size_t n)
 /*
  * The first error code the line names: an identifier with a family's prefix
  * looked up in the index (*unknown: it has an error prefix and is in no table),
- * else a number after a runtime's name ("CUDA error code 700", "nvmlReturn 999").
+ * else a number after a runtime's name ("CUDA error code 700", "nvmlReturn 999", rocminfo's "hsa api
+ * call failure ... Call returned 4104", "Unknown ze_result_t value: 1879179264").
  * The code's index, or -1 (*unknown set when an unknown name was seen).
  */
 static long line_code(const struct ga_explain *ex, const char *l, size_t n, char *unknown, size_t ucap,
@@ -566,10 +567,18 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 	static const struct {
 		const char *word;
 		enum ga_errcode_family fam;
-	} ctx[] = { { "nvmlReturn", GA_ECF_NVML }, { "NVML", GA_ECF_NVML },    { "NCCL", GA_ECF_NCCL },
-		    { "HIP", GA_ECF_HIP },         { "hipError", GA_ECF_HIP }, { "CUDA", GA_ECF_CUDART } };
-	static const char *const before[] = { "error code ", "code=",  "code ",  "Return ",
-		                              "returned ",   "error ", "Error ", "nvmlReturn " };
+	} ctx[] = { { "nvmlReturn", GA_ECF_NVML },
+		    { "NVML", GA_ECF_NVML },
+		    { "NCCL", GA_ECF_NCCL },
+		    { "HIP", GA_ECF_HIP },
+		    { "hipError", GA_ECF_HIP },
+		    { "CUDA", GA_ECF_CUDART },
+		    /* rocminfo's "hsa api call failure at: FILE:LINE ... Call returned 4104" */
+		    { "hsa api call", GA_ECF_HSA },
+		    /* the Level Zero C++ helpers' "Unknown ze_result_t value: 1879179264" */
+		    { "ze_result_t", GA_ECF_ZE } };
+	static const char *const before[] = { "error code ", "code=",  "code ",       "Return ", "returned ",
+		                              "error ",      "Error ", "nvmlReturn ", "value: " };
 	for (size_t w = 0; w < sizeof(ctx) / sizeof(ctx[0]); w++) {
 		const char *at = memmem(l, n, ctx[w].word, strlen(ctx[w].word));
 		if (!at)
@@ -583,9 +592,10 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			if (!p)
 				continue;
 			const char *d = p + bl, *q = d;
-			while (q < l + n && q - d < 6 && *q >= '0' && *q <= '9')
+			/* ten digits: Level Zero's codes are 0x70000000 and up */
+			while (q < l + n && q - d < 11 && *q >= '0' && *q <= '9')
 				q++;
-			if (q == d || q - d > 5 || (q < l + n && is_ident((unsigned char)*q)))
+			if (q == d || q - d > 10 || (q < l + n && is_ident((unsigned char)*q)))
 				continue;
 			int64_t v = 0;
 			for (const char *x = d; x < q; x++)
