@@ -1487,6 +1487,70 @@ static bool addr_note(const struct ga_node *n, const char *addr, char *out, size
 	return true;
 }
 
+/*
+ * Who may open the node's AMD/Intel compute device nodes (/dev/kfd, /dev/dri/renderD*), from
+ * the snapshot's container layer: "/dev/kfd root:root 0660; 8 render nodes root:render 0660".
+ * True when one of them only root can open (group root, or no group read-write bits).
+ */
+static bool dev_access(const struct ga_node *n, char *out, size_t cap)
+{
+	out[0] = '\0';
+	const struct ga_container_runtime *cr = n->container_runtime;
+	if (!cr)
+		return false;
+	bool root_only = false;
+	size_t n_render = 0;
+	const struct ga_ctr_device *render = NULL;
+	for (size_t i = 0; i < cr->n_devices; i++) {
+		const struct ga_ctr_device *d = &cr->devices[i];
+		if (!d->path)
+			continue;
+		bool kfd = !strcmp(d->path, "/dev/kfd");
+		bool rnd = has_prefix(d->path, "/dev/dri/renderD");
+		if (!kfd && !rnd)
+			continue;
+		unsigned long mode = d->mode ? strtoul(d->mode, NULL, 8) : 0;
+		bool only_root = (d->gid.set && d->gid.v == 0) || (d->mode && (mode & 060) != 060);
+		root_only |= only_root;
+		if (rnd) {
+			n_render++;
+			if (!render || only_root)
+				render = d;
+			continue;
+		}
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, "%s%s %s:%s %s%s", l ? "; " : "", d->path,
+		         d->owner ? d->owner : "?", d->group ? d->group : "?", d->mode ? d->mode : "?",
+		         only_root ? " (only root may open it)" : "");
+	}
+	if (render) {
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, "%s%zu render node%s, e.g. %s %s:%s %s", l ? "; " : "", n_render,
+		         n_render == 1 ? "" : "s", render->path, render->owner ? render->owner : "?",
+		         render->group ? render->group : "?", render->mode ? render->mode : "?");
+	}
+	return root_only;
+}
+
+/*
+ * NVIDIA GPUs with MIG enabled in the snapshot (NVML); *known: how many NVIDIA GPUs have a MIG
+ * state in it (none without NVML, as with discover --no-vendor).
+ */
+static size_t mig_gpus(const struct ga_node *n, size_t *known)
+{
+	size_t k = 0;
+	*known = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (!a->vendor || strcmp(a->vendor, "nvidia") || !a->nvml || !a->nvml->mig_enabled.set)
+			continue;
+		(*known)++;
+		if (a->nvml->mig_enabled.v)
+			k++;
+	}
+	return k;
+}
+
 static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *c, const struct facts *f,
                     const struct ga_node *n, char *out, size_t cap)
 {
@@ -1576,6 +1640,17 @@ static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *
 			return -10;
 		}
 		snprintf(out, cap, "this node has %s", gpus);
+		if (c->sig == SIG_HSA_RESOURCES) {
+			/* the runtime's first resource is /dev/kfd: who may open it */
+			char acc[320];
+			bool root_only = dev_access(n, acc, sizeof(acc));
+			size_t l = strlen(out);
+			if (acc[0])
+				snprintf(out + l, cap - l, "; %s%s", acc,
+				         root_only ? ": only root may open a compute node, the likely cause"
+				                   : "");
+			return root_only ? 10 : 0;
+		}
 		return 0;
 	case SIG_HIP_NO_BINARY:
 	case SIG_HIP_NO_DEVICE:
@@ -1613,6 +1688,48 @@ static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *
 				         d->proc_version ? d->proc_version : "unknown");
 		}
 		return 0;
+	case SIG_GPU_DEV_PERMISSION: {
+		char acc[320];
+		bool root_only = dev_access(n, acc, sizeof(acc));
+		if (!acc[0])
+			return 0;
+		snprintf(out, cap, "%s%s", acc,
+		         root_only ? ": a device node only root may open (the vendor's udev rule is missing)"
+		                   : ": give the user (or the container) that group");
+		return root_only ? 10 : 5;
+	}
+	case SIG_CUDA_COMPAT_HW:
+		if (!f->n_nvidia)
+			return 0;
+		if (f->nvidia_model && strstr(f->nvidia_model, "GeForce")) {
+			snprintf(out, cap,
+			         "this node has %s: CUDA forward compatibility is not supported on GeForce "
+			         "GPUs, so the compat libraries cannot work here; upgrade the driver instead",
+			         gpus);
+			return 10;
+		}
+		snprintf(out, cap,
+		         "this node has %s, no GeForce: forward compatibility works on data-centre (and "
+		         "some workstation) GPUs with a driver branch the compat package supports; check "
+		         "that pairing",
+		         gpus);
+		return 0;
+	case SIG_DP_INIT: {
+		size_t known = 0, mig = mig_gpus(n, &known);
+		if (!f->n_nvidia)
+			return 0;
+		if (!known) {
+			snprintf(out, cap, "this node has %s; its MIG state is not in the snapshot (no NVML)",
+			         gpus);
+			return 0;
+		}
+		snprintf(out, cap, "MIG is enabled on %zu of the node's %zu NVIDIA GPUs%s", mig, known,
+		         mig == 0 ? ": the plugin's MIG strategy should be none"
+		         : mig == known
+		                 ? ": a single or mixed MIG strategy, matching how they are partitioned"
+		                 : ": only the mixed MIG strategy fits a node with MIG on some GPUs");
+		return mig ? 5 : 0;
+	}
 	case SIG_CPU_SIGILL:
 		snprintf(out, cap, "this node's CPU: %s, %s",
 		         n->cpu.model_name ? n->cpu.model_name : "model unknown",
