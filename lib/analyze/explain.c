@@ -77,9 +77,9 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 }
 
 /* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999"). */
-static const char *const number_lits[] = { "CUDA error ", "CUDA error:", "CUDA Error ", "nvmlReturn ",
-	                                   "nvmlReturn:", "nvmlReturn=", "NCCL error ", "NCCL error:",
-	                                   "HIP error: ", "hipError_t " };
+static const char *const number_lits[] = { "CUDA error ", "CUDA error:", "CUDA Error ",  "nvmlReturn ",
+	                                   "nvmlReturn:", "nvmlReturn=", "NCCL error ",  "NCCL error:",
+	                                   "HIP error: ", "hipError_t ", "hsa api call", "ze_result_t " };
 
 const char *ga_cause_class_name(enum ga_cause c)
 {
@@ -532,7 +532,8 @@ static const char *component_guess(const char *l, size_t n)
 /*
  * The first error code the line names: an identifier with a family's prefix
  * looked up in the index (*unknown: it has an error prefix and is in no table),
- * else a number after a runtime's name ("CUDA error code 700", "nvmlReturn 999").
+ * else a number after a runtime's name ("CUDA error code 700", "nvmlReturn 999", rocminfo's "hsa api
+ * call failure ... Call returned 4104", "Unknown ze_result_t value: 1879179264").
  * The code's index, or -1 (*unknown set when an unknown name was seen).
  */
 static long line_code(const struct ga_explain *ex, const char *l, size_t n, char *unknown, size_t ucap,
@@ -566,10 +567,18 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 	static const struct {
 		const char *word;
 		enum ga_errcode_family fam;
-	} ctx[] = { { "nvmlReturn", GA_ECF_NVML }, { "NVML", GA_ECF_NVML },    { "NCCL", GA_ECF_NCCL },
-		    { "HIP", GA_ECF_HIP },         { "hipError", GA_ECF_HIP }, { "CUDA", GA_ECF_CUDART } };
-	static const char *const before[] = { "error code ", "code=",  "code ",  "Return ",
-		                              "returned ",   "error ", "Error ", "nvmlReturn " };
+	} ctx[] = { { "nvmlReturn", GA_ECF_NVML },
+		    { "NVML", GA_ECF_NVML },
+		    { "NCCL", GA_ECF_NCCL },
+		    { "HIP", GA_ECF_HIP },
+		    { "hipError", GA_ECF_HIP },
+		    { "CUDA", GA_ECF_CUDART },
+		    /* rocminfo's "hsa api call failure at: FILE:LINE ... Call returned 4104" */
+		    { "hsa api call", GA_ECF_HSA },
+		    /* the Level Zero C++ helpers' "Unknown ze_result_t value: 1879179264" */
+		    { "ze_result_t", GA_ECF_ZE } };
+	static const char *const before[] = { "error code ", "code=",  "code ",       "Return ", "returned ",
+		                              "error ",      "Error ", "nvmlReturn ", "value: " };
 	for (size_t w = 0; w < sizeof(ctx) / sizeof(ctx[0]); w++) {
 		const char *at = memmem(l, n, ctx[w].word, strlen(ctx[w].word));
 		if (!at)
@@ -583,9 +592,10 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			if (!p)
 				continue;
 			const char *d = p + bl, *q = d;
-			while (q < l + n && q - d < 6 && *q >= '0' && *q <= '9')
+			/* ten digits: Level Zero's codes are 0x70000000 and up */
+			while (q < l + n && q - d < 11 && *q >= '0' && *q <= '9')
 				q++;
-			if (q == d || q - d > 5 || (q < l + n && is_ident((unsigned char)*q)))
+			if (q == d || q - d > 10 || (q < l + n && is_ident((unsigned char)*q)))
 				continue;
 			int64_t v = 0;
 			for (const char *x = d; x < q; x++)
@@ -1477,6 +1487,70 @@ static bool addr_note(const struct ga_node *n, const char *addr, char *out, size
 	return true;
 }
 
+/*
+ * Who may open the node's AMD/Intel compute device nodes (/dev/kfd, /dev/dri/renderD*), from
+ * the snapshot's container layer: "/dev/kfd root:root 0660; 8 render nodes root:render 0660".
+ * True when one of them only root can open (group root, or no group read-write bits).
+ */
+static bool dev_access(const struct ga_node *n, char *out, size_t cap)
+{
+	out[0] = '\0';
+	const struct ga_container_runtime *cr = n->container_runtime;
+	if (!cr)
+		return false;
+	bool root_only = false;
+	size_t n_render = 0;
+	const struct ga_ctr_device *render = NULL;
+	for (size_t i = 0; i < cr->n_devices; i++) {
+		const struct ga_ctr_device *d = &cr->devices[i];
+		if (!d->path)
+			continue;
+		bool kfd = !strcmp(d->path, "/dev/kfd");
+		bool rnd = has_prefix(d->path, "/dev/dri/renderD");
+		if (!kfd && !rnd)
+			continue;
+		unsigned long mode = d->mode ? strtoul(d->mode, NULL, 8) : 0;
+		bool only_root = (d->gid.set && d->gid.v == 0) || (d->mode && (mode & 060) != 060);
+		root_only |= only_root;
+		if (rnd) {
+			n_render++;
+			if (!render || only_root)
+				render = d;
+			continue;
+		}
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, "%s%s %s:%s %s%s", l ? "; " : "", d->path,
+		         d->owner ? d->owner : "?", d->group ? d->group : "?", d->mode ? d->mode : "?",
+		         only_root ? " (only root may open it)" : "");
+	}
+	if (render) {
+		size_t l = strlen(out);
+		snprintf(out + l, cap - l, "%s%zu render node%s, e.g. %s %s:%s %s", l ? "; " : "", n_render,
+		         n_render == 1 ? "" : "s", render->path, render->owner ? render->owner : "?",
+		         render->group ? render->group : "?", render->mode ? render->mode : "?");
+	}
+	return root_only;
+}
+
+/*
+ * NVIDIA GPUs with MIG enabled in the snapshot (NVML); *known: how many NVIDIA GPUs have a MIG
+ * state in it (none without NVML, as with discover --no-vendor).
+ */
+static size_t mig_gpus(const struct ga_node *n, size_t *known)
+{
+	size_t k = 0;
+	*known = 0;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (!a->vendor || strcmp(a->vendor, "nvidia") || !a->nvml || !a->nvml->mig_enabled.set)
+			continue;
+		(*known)++;
+		if (a->nvml->mig_enabled.v)
+			k++;
+	}
+	return k;
+}
+
 static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *c, const struct facts *f,
                     const struct ga_node *n, char *out, size_t cap)
 {
@@ -1566,6 +1640,17 @@ static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *
 			return -10;
 		}
 		snprintf(out, cap, "this node has %s", gpus);
+		if (c->sig == SIG_HSA_RESOURCES) {
+			/* the runtime's first resource is /dev/kfd: who may open it */
+			char acc[320];
+			bool root_only = dev_access(n, acc, sizeof(acc));
+			size_t l = strlen(out);
+			if (acc[0])
+				snprintf(out + l, cap - l, "; %s%s", acc,
+				         root_only ? ": only root may open a compute node, the likely cause"
+				                   : "");
+			return root_only ? 10 : 0;
+		}
 		return 0;
 	case SIG_HIP_NO_BINARY:
 	case SIG_HIP_NO_DEVICE:
@@ -1603,6 +1688,48 @@ static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *
 				         d->proc_version ? d->proc_version : "unknown");
 		}
 		return 0;
+	case SIG_GPU_DEV_PERMISSION: {
+		char acc[320];
+		bool root_only = dev_access(n, acc, sizeof(acc));
+		if (!acc[0])
+			return 0;
+		snprintf(out, cap, "%s%s", acc,
+		         root_only ? ": a device node only root may open (the vendor's udev rule is missing)"
+		                   : ": give the user (or the container) that group");
+		return root_only ? 10 : 5;
+	}
+	case SIG_CUDA_COMPAT_HW:
+		if (!f->n_nvidia)
+			return 0;
+		if (f->nvidia_model && strstr(f->nvidia_model, "GeForce")) {
+			snprintf(out, cap,
+			         "this node has %s: CUDA forward compatibility is not supported on GeForce "
+			         "GPUs, so the compat libraries cannot work here; upgrade the driver instead",
+			         gpus);
+			return 10;
+		}
+		snprintf(out, cap,
+		         "this node has %s, no GeForce: forward compatibility works on data-centre (and "
+		         "some workstation) GPUs with a driver branch the compat package supports; check "
+		         "that pairing",
+		         gpus);
+		return 0;
+	case SIG_DP_INIT: {
+		size_t known = 0, mig = mig_gpus(n, &known);
+		if (!f->n_nvidia)
+			return 0;
+		if (!known) {
+			snprintf(out, cap, "this node has %s; its MIG state is not in the snapshot (no NVML)",
+			         gpus);
+			return 0;
+		}
+		snprintf(out, cap, "MIG is enabled on %zu of the node's %zu NVIDIA GPUs%s", mig, known,
+		         mig == 0 ? ": the plugin's MIG strategy should be none"
+		         : mig == known
+		                 ? ": a single or mixed MIG strategy, matching how they are partitioned"
+		                 : ": only the mixed MIG strategy fits a node with MIG on some GPUs");
+		return mig ? 5 : 0;
+	}
 	case SIG_CPU_SIGILL:
 		snprintf(out, cap, "this node's CPU: %s, %s",
 		         n->cpu.model_name ? n->cpu.model_name : "model unknown",

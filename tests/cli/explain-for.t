@@ -24,3 +24,17 @@ run explain "$L/amdgpu-vm-fault.log" --for mi250x.json
 run explain "$L/amdgpu-reset.log" --for h100.json
 # Xid 13/31/43 are the job's: class application
 run explain "$L/xid-application.log" --for h100.json --json --max-matches 0
+# issue 27 point 5: the node in the decision: who may open /dev/kfd and the render nodes (a
+# root-only node confirms a permission or HSA-resources cause), GeForce against forward
+# compatibility (804), the MIG state against the device plugin's MIG strategy
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/ctr-kfd-group/root" --no-vendor --json >kfd.json
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/ws-rtx4090/root" --no-vendor --json >ws.json
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/k8s-cdi-mig/root" --no-vendor --json >mig.json
+run explain "$L/rocm-userspace.log" --for kfd.json
+run explain "$L/compat-804.log" --for ws.json
+run explain "$L/compat-804.log" --for h100.json
+run explain "$L/node-setup-more.log" --for mig.json
+# NVML's MIG state (not collected with --no-vendor) written in: GPU 0 with MIG, GPU 1 without
+sed -e '0,/"nvml": null/s//"nvml": {"mig_enabled": true}/' \
+	-e '0,/"nvml": null/s//"nvml": {"mig_enabled": false}/' mig.json >mig2.json
+run explain "$L/node-setup-more.log" --for mig2.json
