@@ -106,7 +106,12 @@ int cmd_capture(struct cli *cli, int argc, char **argv)
 	struct ga_capture_opts co = { .outdir = outdir, .max_file_bytes = (size_t)o.max_kib * 1024 };
 	struct ga_capture_report rep = { 0 };
 	double t0 = now_ms();
+	struct cli_progress prog; /* files and MiB so far and the directory, on a terminal only */
+	if (cli_progress_init(&prog, cli, "capture"))
+		ga_ctx_set_progress(ctx, cli_progress_ctx, &prog);
 	int r = ga_capture(ctx, &co, &rep);
+	ga_ctx_set_progress(ctx, NULL, NULL);
+	cli_progress_end(&prog);
 	GA_SET(rep.elapsed_ms, now_ms() - t0);
 	if (r < 0) {
 		code = cli_error(cli, "capture", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));

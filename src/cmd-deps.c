@@ -624,7 +624,7 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 	/* a CUDA target: count the kernels of PTX images (the PTX JIT estimate) */
 	if (t.kind == GA_TARGET_CUDA)
 		d.o.elf_flags |= GA_ELF_PTX_ENTRIES | (t.sm > 0 ? GA_ELF_PTX_SM(t.sm) : 0);
-	if (d.mode == MODE_TEXT && isatty(STDERR_FILENO)) {
+	if (d.mode == MODE_TEXT && cli_progress_to(cli)) {
 		d.o.progress = progress_cb;
 		d.o.progress_udata = &prog;
 	}
