@@ -3,7 +3,7 @@
  * (or loads) the node snapshot and its findings, reads the kernel log like
  * `health`, takes sample lines from `gpuaudit record` (--samples FILE) or
  * records live for --duration (sysfs busy percentages, and NVML's utilization
- * where the NVIDIA driver is loaded or with --vendor), reads the workload's CPUs
+ * where the NVIDIA driver is loaded or with --nvml), reads the workload's CPUs
  * and NCCL variables with --pid, and prints the steps of lib/analyze/triage.c. Without the
  * kernel log or GPU utilization, or on a node without accelerators, the
  * playbook is inconclusive (exit 4), never "node OK".
