@@ -8,8 +8,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/core.h"
 #include "gpuaudit/text.h"
 
 static const struct command *table;
@@ -67,6 +70,54 @@ int cli_error(struct cli *cli, const char *cmd, int code, const char *fmt, ...)
 	ga_buf_release(&msg);
 	fputc('\n', cli->err);
 	return code;
+}
+
+FILE *cli_progress_to(struct cli *cli)
+{
+	int fd = cli->err ? fileno(cli->err) : -1;
+	return fd >= 0 && isatty(fd) ? cli->err : NULL;
+}
+
+bool cli_progress_init(struct cli_progress *p, struct cli *cli, const char *cmd)
+{
+	memset(p, 0, sizeof(*p));
+	p->to = cli_progress_to(cli);
+	p->prog = cli->prog;
+	p->cmd = cmd;
+	p->t0 = ga_mono_s();
+	return p->to != NULL;
+}
+
+void cli_progress_show(struct cli_progress *p, const char *fmt, ...)
+{
+	if (!p->to)
+		return;
+	double now = ga_mono_s();
+	if (p->shown && now - p->last < 0.1) /* a line a tenth of a second at most */
+		return;
+	p->last = now;
+	p->shown = true;
+	char msg[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(p->to, "\r\033[K%s %s: [%5.1f s] %s", p->prog, p->cmd, now - p->t0, cli_esc(msg));
+	fflush(p->to);
+}
+
+void cli_progress_ctx(void *udata, const char *call)
+{
+	cli_progress_show(udata, "%s", call);
+}
+
+void cli_progress_end(struct cli_progress *p)
+{
+	if (p->to && p->shown) {
+		fputs("\r\033[K", p->to);
+		fflush(p->to);
+	}
+	p->shown = false;
 }
 
 static void log_stderr(void *udata, enum ga_log_level level, const char *msg)

@@ -48,6 +48,11 @@ int cmd_check(struct cli *cli, int argc, char **argv);
 int cmd_fleet(struct cli *cli, int argc, char **argv);
 int cmd_health(struct cli *cli, int argc, char **argv);
 int cmd_record(struct cli *cli, int argc, char **argv);
+/* NVML's live counters (through the deadline-bound vendor helper) into one sample line;
+ * NVML's failure goes into the line too. 0 or -ENOMEM (cmd-record.c; triage uses it live). */
+struct ga_ctx;
+struct ga_sample_doc;
+int cli_sample_add_nvml(struct ga_ctx *ctx, struct ga_sample_doc *d);
 int cmd_triage(struct cli *cli, int argc, char **argv);
 int cmd_deps(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
@@ -68,6 +73,26 @@ int cmd_capture(struct cli *cli, int argc, char **argv);
 const struct command *cli_find(const char *name);
 void cli_main_usage(FILE *to);
 void cli_usage(struct cli *cli, const struct command *c, FILE *to);
+/*
+ * Progress on stderr, only when stderr is a terminal: nothing in a pipe, a file
+ * or a journal (bench, deps, smoke, capture, fleet --prometheus). One line
+ * rewritten in place ("\r", erase to the end), at most every 100 ms, cleared
+ * by cli_progress_end before the report.
+ */
+FILE *cli_progress_to(struct cli *cli); /* cli->err when it is a terminal, else NULL */
+struct cli_progress {
+	FILE *to; /* NULL: progress off */
+	const char *prog, *cmd;
+	double t0, last; /* monotonic seconds: the start, the last line */
+	bool shown;      /* a line is on the terminal */
+};
+/* Whether progress is shown (stderr a terminal). */
+bool cli_progress_init(struct cli_progress *p, struct cli *cli, const char *cmd);
+void cli_progress_show(struct cli_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A ga_ctx progress callback (ga_ctx_set_progress): udata is the struct cli_progress. */
+void cli_progress_ctx(void *udata, const char *call);
+void cli_progress_end(struct cli_progress *p);
+
 /* Print "gpuaudit CMD: message" to stderr; returns code. */
 int cli_error(struct cli *cli, const char *cmd, int code, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));

@@ -365,7 +365,7 @@ static void watch_start(struct cli *cli, struct ga_ctx *ctx, const char *cmd, do
 	snprintf(watch.call[0], sizeof(watch.call[0]), "start");
 	watch.cmd = cmd;
 	watch.deadline_s = deadline_s;
-	watch.err = verbose || isatty(fileno(cli->err)) ? cli->err : NULL;
+	watch.err = verbose || cli_progress_to(cli) ? cli->err : NULL;
 	watch.t0 = watch.t_prev = ga_mono_s();
 	ga_ctx_set_progress(ctx, watch_progress, NULL);
 	if (deadline_s <= 0)

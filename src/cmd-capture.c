@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "gpuaudit/core.h"
 #include "gpuaudit/capture.h"
 #include "gpuaudit/model.h"
 
@@ -41,13 +42,6 @@ static int capture_opt(struct cli *cli, const char *cmd, int opt, const char *ar
 	default:
 		return CLI_UNKNOWN;
 	}
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static void print_text(struct cli *cli, const struct ga_capture_report *rep, int verbose)
@@ -105,9 +99,14 @@ int cmd_capture(struct cli *cli, int argc, char **argv)
 	}
 	struct ga_capture_opts co = { .outdir = outdir, .max_file_bytes = (size_t)o.max_kib * 1024 };
 	struct ga_capture_report rep = { 0 };
-	double t0 = now_ms();
+	double t0 = ga_mono_ms();
+	struct cli_progress prog; /* files and MiB so far and the directory, on a terminal only */
+	if (cli_progress_init(&prog, cli, "capture"))
+		ga_ctx_set_progress(ctx, cli_progress_ctx, &prog);
 	int r = ga_capture(ctx, &co, &rep);
-	GA_SET(rep.elapsed_ms, now_ms() - t0);
+	ga_ctx_set_progress(ctx, NULL, NULL);
+	cli_progress_end(&prog);
+	GA_SET(rep.elapsed_ms, ga_mono_ms() - t0);
 	if (r < 0) {
 		code = cli_error(cli, "capture", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
 		goto out;

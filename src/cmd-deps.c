@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/core.h"
 #include "gpuaudit/deps.h"
 #include "gpuaudit/strmap.h"
 #include "gpuaudit/model.h"
@@ -26,17 +27,15 @@ enum mode { MODE_TEXT, MODE_JSON, MODE_SARIF };
 
 struct progress {
 	FILE *to;
-	struct timespec last;
+	double last;
 	bool shown;
 };
 
 static void progress_cb(void *udata, const struct ga_deps_inventory *inv, const char *path)
 {
 	struct progress *p = udata;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (p->shown &&
-	    (now.tv_sec - p->last.tv_sec) * 1000 + (now.tv_nsec - p->last.tv_nsec) / 1000000 < 100)
+	double now = ga_mono_s();
+	if (p->shown && now - p->last < 0.1)
 		return;
 	p->last = now;
 	p->shown = true;
@@ -624,7 +623,7 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 	/* a CUDA target: count the kernels of PTX images (the PTX JIT estimate) */
 	if (t.kind == GA_TARGET_CUDA)
 		d.o.elf_flags |= GA_ELF_PTX_ENTRIES | (t.sm > 0 ? GA_ELF_PTX_SM(t.sm) : 0);
-	if (d.mode == MODE_TEXT && isatty(STDERR_FILENO)) {
+	if (d.mode == MODE_TEXT && cli_progress_to(cli)) {
 		d.o.progress = progress_cb;
 		d.o.progress_udata = &prog;
 	}

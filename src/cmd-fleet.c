@@ -571,7 +571,12 @@ static int read_prometheus(struct cli *cli, struct ga_ctx *ctx, struct ga_fleet 
 	po.max_tracked = a->max_tracked;
 	struct ga_prom_fleet_sink sink;
 	ga_fleet_prom_sink(fleet, &sink);
+	struct cli_progress prog; /* the query under way, on a terminal only */
+	if (cli_progress_init(&prog, cli, "fleet"))
+		ga_ctx_set_progress(ctx, cli_progress_ctx, &prog);
 	r = ga_prom_fleet_read(ctx, &po, &sink, &at);
+	ga_ctx_set_progress(ctx, NULL, NULL);
+	cli_progress_end(&prog);
 	if (r < 0) {
 		code = cli_error(cli, "fleet", prom_exit(r), "%s: %s (no report: it would be partial)",
 		                 a->http.url, ga_ctx_errmsg(ctx));

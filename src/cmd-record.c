@@ -108,17 +108,18 @@ struct rec {
 	const struct ga_model *model;
 };
 
-/* NVML's live counters into the line (--nvml); a failure goes into it too. 0 or -ENOMEM. */
-static int add_nvml(struct rec *rc, struct ga_sample_doc *d)
+/* NVML's live counters into the line (record --nvml, live triage); a failure goes into it
+ * too. 0 or -ENOMEM. */
+int cli_sample_add_nvml(struct ga_ctx *ctx, struct ga_sample_doc *d)
 {
 	struct ga_nvml_report nv;
 	memset(&nv, 0, sizeof(nv));
 	struct ga_isolate_result res;
-	int e = ga_isolated_collect(rc->ctx, "nvml", &ga_nvml_report_schema, &nv, &res);
+	int e = ga_isolated_collect(ctx, "nvml", &ga_nvml_report_schema, &nv, &res);
 	if (e < 0 && e != -ENOMEM) { /* the sample still goes out, with NVML's failure in it */
 		ga_schema_release(&ga_nvml_report_schema, &nv);
 		memset(&nv, 0, sizeof(nv));
-		nv.sys.error = ga_strdup(ga_ctx_errmsg(rc->ctx));
+		nv.sys.error = ga_strdup(ga_ctx_errmsg(ctx));
 		GA_SET(nv.sys.timed_out, res.timed_out);
 		e = nv.sys.error ? 0 : -ENOMEM;
 	}
@@ -169,7 +170,7 @@ static int emit(struct rec *rc, const struct ga_sample_raw *prev, const struct g
 	int r = ga_sample_doc_take(&d, &s, ++rc->seq, mono_s, wall);
 	ga_sample_release(&s);
 	if (r == 0 && rc->nvml)
-		r = add_nvml(rc, &d);
+		r = cli_sample_add_nvml(rc->ctx, &d);
 	ga_buf_reset(&rc->line);
 	if (r == 0)
 		r = ga_model_write(rc->model, &d, &rc->line, false);

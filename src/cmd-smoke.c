@@ -55,7 +55,9 @@ int cmd_smoke(struct cli *cli, int argc, char **argv)
 		goto out;
 	bench_cli_cpu_peak(ctx, &rep);
 
-	/* 1. discovery: the node's own error-level findings fail the smoke test */
+	/* 1. discovery: the node's own error-level findings fail the smoke test (the step is
+	 * announced: a progress line on a terminal, and the watchdog names it at --deadline) */
+	ga_progress(ctx, "discover the node");
 	int r = snap_node(ctx, &o.so, &node);
 	if (r < 0) {
 		code = cli_error(cli, "smoke", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));

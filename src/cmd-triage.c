@@ -2,8 +2,9 @@
  * cmd-triage.c - `gpuaudit triage`: the "GPUs are slow" playbook. Collects
  * (or loads) the node snapshot and its findings, reads the kernel log like
  * `health`, takes sample lines from `gpuaudit record` (--samples FILE) or
- * records live for --duration, reads the workload's CPUs and NCCL variables
- * with --pid, and prints the steps of lib/analyze/triage.c. Without the
+ * records live for --duration (sysfs busy percentages, and NVML's utilization
+ * where the NVIDIA driver is loaded or with --nvml), reads the workload's CPUs
+ * and NCCL variables with --pid, and prints the steps of lib/analyze/triage.c. Without the
  * kernel log or GPU utilization, or on a node without accelerators, the
  * playbook is inconclusive (exit 4), never "node OK".
  */
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuaudit/core.h"
 #include "gpuaudit/atomicfile.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
@@ -109,22 +111,27 @@ static int read_samples(struct cli *cli, struct ga_ctx *ctx, const char *file, s
 	return r;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+/* The live recording: NVML asked at every point or not, and its last failure (for a warning). */
+struct live_rec {
+	bool nvml;
+	size_t nvml_failed;
+	char nvml_error[240];
+};
 
-/* Record live for duration_s at one-second intervals. 0 or -ENOMEM. */
-static int record_live(struct ga_ctx *ctx, double duration_s, struct ga_triage_point **v, size_t *n)
+/*
+ * Record live for duration_s: one-second intervals, at least four of them in a
+ * window shorter than 4 s. Each point has the sysfs busy percentages (amdgpu)
+ * and, with lr->nvml, NVML's utilization. 0 or -ENOMEM.
+ */
+static int record_live(struct ga_ctx *ctx, double duration_s, struct live_rec *lr, struct ga_triage_point **v,
+                       size_t *n)
 {
 	struct ga_sample_raw prev, cur;
 	int r = ga_sample_read(ctx, &prev);
 	if (r < 0)
 		return r;
-	double t0 = mono_now(), last = t0;
-	double interval = duration_s < 1 ? duration_s : 1;
+	double t0 = ga_mono_s(), last = t0;
+	double interval = duration_s < 4 ? duration_s / 4 : 1;
 	for (int k = 1; r == 0 && (double)k * interval <= duration_s + 1e-9; k++) {
 		double deadline = t0 + (double)k * interval;
 		struct timespec ts = { (time_t)deadline,
@@ -133,14 +140,22 @@ static int record_live(struct ga_ctx *ctx, double duration_s, struct ga_triage_p
 			;
 		if ((r = ga_sample_read(ctx, &cur)) < 0)
 			break;
-		double now = mono_now();
+		double now = ga_mono_s();
 		struct ga_sample s = { 0 };
 		struct ga_sample_doc d;
 		if ((r = ga_sample_rates(&prev, &cur, now - last, &s)) == 0 &&
 		    (r = ga_sample_doc_take(&d, &s, (uint64_t)k, now - t0, NULL)) == 0) {
 			struct ga_triage_point p;
-			ga_triage_point_from_sample(&d, &p);
-			r = push_point(v, n, &p);
+			if (lr->nvml)
+				r = cli_sample_add_nvml(ctx, &d);
+			if (r == 0 && d.nvml && d.nvml->error) {
+				lr->nvml_failed++;
+				snprintf(lr->nvml_error, sizeof(lr->nvml_error), "%s", d.nvml->error);
+			}
+			if (r == 0) {
+				ga_triage_point_from_sample(&d, &p);
+				r = push_point(v, n, &p);
+			}
 			ga_sample_doc_release(&d);
 		}
 		ga_sample_release(&s);
@@ -207,6 +222,7 @@ struct triage_opts {
 	struct snap_opts so;
 	const char *samples, *duration, *pid_s, *kmsg_file;
 	bool json;
+	int nvml; /* live NVML sampling: -1 auto (a live NVIDIA driver), 0 --no-nvml, 1 --nvml */
 	double duration_s;
 	long pid;
 };
@@ -233,6 +249,10 @@ static int triage_opt(struct cli *cli, const char *cmd, int opt, const char *arg
 	case 'j':
 		o->json = true;
 		return CLI_NEXT;
+	case 'U':
+	case 'u':
+		o->nvml = opt == 'U';
+		return CLI_NEXT;
 	default:
 		return CLI_UNKNOWN;
 	}
@@ -248,6 +268,9 @@ static int triage_check_opts(struct cli *cli, struct triage_opts *o)
 		return cli_error(cli, "triage", EXIT_USAGE,
 		                 "--duration wants a duration like 5s, 1m (at most 1h), not '%s'",
 		                 o->duration);
+	if (o->nvml == 1 && o->samples)
+		return cli_error(cli, "triage", EXIT_USAGE,
+		                 "--nvml asks NVML while recording live; with --samples nothing is recorded");
 	if (o->so.from && !o->samples)
 		return cli_error(cli, "triage", EXIT_USAGE,
 		                 "--from (a saved snapshot) needs --samples: there is nothing to record");
@@ -275,6 +298,7 @@ struct triage_run {
 	size_t n_pts;
 	struct ga_workload wl;
 	struct ga_kmsg_stats kst;
+	struct live_rec live;
 	struct ga_triage_klog klog; /* what step 1 saw of the kernel log */
 	char klog_why[600];
 };
@@ -336,8 +360,19 @@ static int triage_analyze(struct cli *cli, const struct triage_opts *o, struct t
 	if ((r = ga_health_findings(run->h, run->node, &ho, &run->f, NULL)) < 0)
 		return cli_error(cli, "triage", EXIT_INTERNAL, "health analysis failed: %s", strerror(-r));
 	ga_findings_sort(&run->f);
-	if (!o->samples && (r = record_live(run->ctx, o->duration_s, &run->pts, &run->n_pts)) < 0)
+	if (o->samples)
+		return EXIT_OK;
+	/* NVML at every point: --nvml, or by default a live machine whose NVIDIA driver is loaded
+	 * (--no-vendor and --no-nvml: never) */
+	run->live.nvml =
+	        o->nvml == 1 || (o->nvml < 0 && live && ga_fs_exists(run->ctx, "proc/driver/nvidia/version"));
+	if (run->live.nvml)
+		ga_ctx_set_vendor(run->ctx, GA_VENDOR_ON, (int)(o->so.timeout_s * 1000));
+	if ((r = record_live(run->ctx, o->duration_s, &run->live, &run->pts, &run->n_pts)) < 0)
 		return cli_error(cli, "triage", EXIT_INTERNAL, "recording failed: %s", strerror(-r));
+	if (run->live.nvml_failed)
+		(void)cli_error(cli, "triage", EXIT_OK, "warning: NVML failed at %zu of %zu points: %s",
+		                run->live.nvml_failed, run->n_pts, run->live.nvml_error);
 	return EXIT_OK;
 }
 
@@ -352,7 +387,10 @@ static int triage_print(struct cli *cli, const struct triage_opts *o, struct tri
 	if (o->json && print_json(cli, t, &run->f, run->n_pts) < 0)
 		code = cli_error(cli, "triage", EXIT_INTERNAL, "JSON output failed");
 	else if (!o->json)
-		print_text(cli->out, t, &run->f, run->n_pts, o->samples ? o->samples : "recorded live");
+		print_text(cli->out, t, &run->f, run->n_pts,
+		           o->samples       ? o->samples
+		           : run->live.nvml ? "recorded live: sysfs and NVML"
+		                            : "recorded live: sysfs");
 	ga_free(t);
 	return code;
 }
@@ -366,13 +404,21 @@ int cmd_triage(struct cli *cli, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'P' },
 		{ "kmsg", required_argument, NULL, 'K' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "nvml", no_argument, NULL, 'U' },
+		{ "no-nvml", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct triage_opts o = { .duration_s = 5 };
+	struct triage_opts o = { .duration_s = 5, .nvml = -1 };
 	snap_opts_init(&o.so);
-	o.so.vendor = GA_VENDOR_OFF;
+	/* the snapshot asks vendor libraries only with --vendor (the live samples ask NVML by
+	 * default on a live NVIDIA machine, for step 2's GPU utilization; --no-vendor: never) */
 	int code = cli_parse(cli, "triage", argc, argv, "j" SNAP_SHORT_OPTIONS, opts, triage_opt, &o);
+	bool no_vendor = o.so.vendor == GA_VENDOR_OFF;
+	if (o.so.vendor == GA_VENDOR_AUTO)
+		o.so.vendor = GA_VENDOR_OFF;
+	if (no_vendor && o.nvml < 0)
+		o.nvml = 0;
 	if (code == CLI_NEXT)
 		code = cli_no_operands(cli, "triage", argc, argv);
 	if (code == CLI_NEXT)

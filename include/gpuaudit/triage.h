@@ -31,6 +31,7 @@ struct ga_triage_point {
 	char disk[64];
 	struct ga_ou64 net_drops, net_errors; /* rx+tx over all interfaces in the interval */
 	char net_if[64];                      /* the first interface with drops or errors */
+	bool nvml_asked, nvml_failed;         /* the line's NVML member: present; its error set */
 };
 
 #define GA_TRIAGE_EV_MAX 10

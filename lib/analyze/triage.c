@@ -136,20 +136,25 @@ static void step_util(struct ga_triage *t, const struct ga_triage_point *p, size
 {
 	struct ga_triage_step *s = begin(t, "Is it underutilized?");
 	struct stat1 g = { 0 }, m = { 0 };
+	size_t nv_asked = 0, nv_failed = 0;
 	for (size_t i = 0; i < n; i++) {
 		acc(&g, p[i].gpu_busy_pct);
 		acc(&m, p[i].mem_busy_pct);
+		nv_asked += p[i].nvml_asked;
+		nv_failed += p[i].nvml_failed;
 	}
 	ev(s, "samples", "%zu", n);
+	if (nv_asked)
+		ev(s, "nvml_failed_intervals", "%zu of %zu", nv_failed, nv_asked);
 	if (t->no_accelerators) {
 		decide(s, "n/a", "no accelerators: nothing to utilize");
 		return;
 	}
 	if (!g.n) {
 		decide(s, "unknown",
-		       "no GPU busy percentages in the samples (sysfs has them for amdgpu only; NVIDIA "
-		       "GPUs need NVML): record during the slow run with 'gpuaudit record --nvml -o "
-		       "FILE' and pass --samples FILE");
+		       "no GPU busy percentages in the samples: amdgpu has gpu_busy_percent in sysfs, "
+		       "NVIDIA GPUs need NVML (live triage asks it when the driver is loaded, --nvml "
+		       "forces it; or record --nvml), Intel i915/xe have none in sysfs");
 		return;
 	}
 	ev(s, "gpu_busy_mean_pct", "%.1f", mean(&g));
@@ -448,8 +453,8 @@ static void conclude(struct ga_triage *t, const struct ga_triage_klog *k)
 		           "CAP_SYSLOG where /dev/kmsg is refused",
 		           k && k->missing ? k->missing : "no source");
 	if (t->n_steps >= 2 && !strcmp(t->steps[1].verdict, "unknown"))
-		add_reason(t, "no GPU utilization in the samples: record with 'gpuaudit record --nvml -o "
-		              "FILE' and pass --samples FILE");
+		add_reason(t, "no GPU utilization in the samples: NVIDIA GPUs need NVML (--nvml live, or "
+		              "--samples from 'gpuaudit record --nvml'); Intel i915/xe expose none in sysfs");
 	t->inconclusive = t->reason[0] != '\0';
 }
 
@@ -601,6 +606,8 @@ void ga_triage_point_from_sample(const struct ga_sample_doc *d, struct ga_triage
 		mean_add(&m, a->mem_busy_pct.set, (double)a->mem_busy_pct.v);
 	}
 	/* NVIDIA GPUs: NVML's utilization, when the samples were recorded with --nvml */
+	p->nvml_asked = d->nvml != NULL;
+	p->nvml_failed = d->nvml && d->nvml->error;
 	for (size_t i = 0; d->nvml && i < d->nvml->n_gpus; i++) {
 		const struct ga_sample_nvml_gpu *a = &d->nvml->gpus[i];
 		mean_add(&g, a->utilization_gpu_pct.set, (double)a->utilization_gpu_pct.v);

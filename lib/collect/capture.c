@@ -631,9 +631,23 @@ static void ents_free(struct ent *v, size_t n)
 	ga_free(v);
 }
 
+/* "N files, M MiB: WHERE" through the context's progress callback (capture's terminal line). */
+static void note(struct cap *c, const char *where)
+{
+	char s[320];
+	size_t n = strlen(where);
+	snprintf(s, sizeof(s), "%llu files, %llu MiB: %s%s", (unsigned long long)c->rep->files.v,
+	         (unsigned long long)(c->rep->bytes.v >> 20), n > 120 ? "..." : "",
+	         !n        ? "/"
+	         : n > 120 ? where + n - 120
+	                   : where);
+	ga_progress(c->ctx, s);
+}
+
 /* The entries of the physical source directory dir, sorted; *ret_dfd stays open (caller closes). */
 static int list_dir(struct cap *c, const char *dir, int *ret_dfd, struct ent **ret, size_t *ret_n)
 {
+	note(c, dir);
 	int fd = ga_fs_open(c->ctx, *dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	if (fd < 0)
 		return fd;
@@ -2048,7 +2062,11 @@ static int open_outdir(struct ga_ctx *ctx, const char *out, struct outdir *od, i
 	}
 	for (unsigned i = 0; !od->made; i++) {
 		char sfx[7];
+<<<<<<< HEAD
 		ga_rand_suffix(sfx, i);
+=======
+		rnd6(sfx, i);
+>>>>>>> h30-live
 		snprintf(od->partial, sizeof(od->partial), "%.*s%s%s", name_max, name, GA_CAPTURE_PARTIAL,
 		         sfx);
 		if (mkdirat(od->parent_fd, od->partial, 0700) == 0)
@@ -2185,9 +2203,12 @@ int ga_capture(struct ga_ctx *ctx, const struct ga_capture_opts *o, struct ga_ca
 	}
 	/* first: a directory with this and without the completion marker is a cut capture */
 	write_marker(&c, GA_CAPTURE_META, "incomplete until " GA_CAPTURE_COMPLETE " exists");
+	note(&c, "identity");
 	take_identity(&c);
+	note(&c, "CPUs and NUMA");
 	take_cpu_numa(&c);
 	take_self(&c);
+	note(&c, "devices");
 	take_devices(&c);
 	if (!c.err)
 		finish_outdir(&c, &od);

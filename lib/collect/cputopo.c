@@ -13,11 +13,15 @@
  * /proc/cpuinfo (cpu.c) is the fallback where a kernel or a capture has no topology:
  * its "cpu cores" and "core id" are per die on multi-die AMD packages and it says
  * nothing of packages on aarch64. Cores are counted as distinct sibling sets with an
- * online thread, threads as online CPUs: an offline CPU is never a usable thread.
+ * online thread (a core whose threads are all offline is none: lstopo drops it too),
+ * packages as distinct package sets (not physical_package_id values, which POWER
+ * LPARs leave at -1), threads as online CPUs: an offline CPU is never a usable thread.
+ * AMD's Bulldozer-era compute units count as two cores each, as hwloc shows them.
  * Each set's list is read once, for its first CPU, so a 256-CPU machine costs about
  * two reads per core.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +44,15 @@ static size_t m_count(const struct mask *m)
 	size_t n = 0;
 	for (size_t i = 0; i < (m->nbits + 63) / 64; i++)
 		n += (size_t)__builtin_popcountll(m->w[i]);
+	return n;
+}
+
+/* The bits set in both a and b. */
+static size_t m_count_and(const struct mask *a, const struct mask *b)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < (a->nbits + 63) / 64 && i < (b->nbits + 63) / 64; i++)
+		n += (size_t)__builtin_popcountll(a->w[i] & b->w[i]);
 	return n;
 }
 
@@ -175,17 +188,17 @@ static int online_per_cpu(struct ga_col *c, const struct mask *present, struct m
 
 /*
  * Count the sets of one topology level over the CPUs in cpus: each set is the list
- * file (or its old name) of its first CPU. need_online: count only sets with an online
- * CPU. id: count distinct values of that file (read for each set's first CPU) instead
- * of sets. Returns the count, or -1 when the first CPU has neither list file (the
- * level is not in this kernel's sysfs). has, when given, gets the CPUs that had the file.
+ * file (or its old name) of its first CPU, as hwloc counts them (a package is a distinct
+ * package_cpus set, whatever physical_package_id says: POWER LPARs give -1 to every
+ * CPU of every chip). need_online: count only sets with an online CPU. Returns the
+ * count, or -1 when the first online CPU has neither list file (the level is not in
+ * this kernel's sysfs; an offline CPU has no topology directory, and cpu0 can be
+ * offline). has, when given, gets the CPUs that had the file.
  */
 static long count_sets(struct ga_col *c, const struct mask *cpus, const struct mask *online, const char *list,
-                       const char *alt, const char *id, bool need_online, struct mask *has)
+                       const char *alt, bool need_online, struct mask *has)
 {
 	struct mask done = { 0 }, m = { 0 };
-	int64_t ids[256];
-	size_t nids = 0;
 	long count = -1;
 	if (m_init(&done, cpus->nbits) < 0) {
 		c->err = -ENOMEM;
@@ -205,9 +218,9 @@ static long count_sets(struct ga_col *c, const struct mask *cpus, const struct m
 		if (r == -ENOMEM)
 			break;
 		if (r < 0 && r != -EINVAL) {
-			if (count < 0)
+			if (count < 0 && m_test(online, i))
 				break;   /* no such level */
-			m_set(&done, i); /* this CPU has no topology directory */
+			m_set(&done, i); /* this CPU has no topology directory (offline) */
 			continue;
 		}
 		if (count < 0)
@@ -223,23 +236,51 @@ static long count_sets(struct ga_col *c, const struct mask *cpus, const struct m
 		bool on = m_test(online, i) || m_intersects(&m, online);
 		if (need_online && !on)
 			continue;
-		if (!id) {
-			count++;
-			continue;
-		}
-		struct ga_oi64 v = { 0, false };
-		if (ga_col_attr_i64(c, GA_COL_OPT, &v, SYSCPU "/cpu%zu/topology/%s", i, id) < 0 || !v.set)
-			v.v = INT64_MIN; /* a set without its id still counts once */
-		bool seen = false;
-		for (size_t k = 0; k < nids && !seen; k++)
-			seen = ids[k] == v.v;
-		if (!seen && nids < GA_ARRAY_SIZE(ids))
-			ids[nids++] = v.v;
-		count = (long)nids;
+		count++;
 	}
 	m_release(&m);
 	m_release(&done);
 	return count;
+}
+
+/*
+ * AMD families 15h (Bulldozer to Excavator) and 16h: Linux puts the two cores of a
+ * compute unit in one core_cpus (thread_siblings) set, each with its own core_id.
+ * hwloc then makes every CPU a core (it compares the core_id of the first set with two
+ * online CPUs; equal ids are SMT threads). Whether that holds here.
+ */
+static bool amd_cu_cores(struct ga_col *c, const struct mask *topo, const struct mask *online)
+{
+	const struct ga_cpu *cpu = &c->node->cpu;
+	if (!cpu->vendor || strcmp(cpu->vendor, "AuthenticAMD") || !cpu->family.set ||
+	    (cpu->family.v != 0x15 && cpu->family.v != 0x16))
+		return false;
+	bool differ = false;
+	for (size_t i = 0; i < topo->nbits && i < online->nbits; i++) {
+		if (!m_test(topo, i) || !m_test(online, i))
+			continue;
+		struct mask m = { 0 };
+		char path[128];
+		snprintf(path, sizeof(path), SYSCPU "/cpu%zu/topology/core_cpus_list", i);
+		if (read_list(c, GA_COL_OPT, path, &m, NULL) < 0) {
+			snprintf(path, sizeof(path), SYSCPU "/cpu%zu/topology/thread_siblings_list", i);
+			if (read_list(c, GA_COL_OPT, path, &m, NULL) < 0)
+				continue;
+		}
+		size_t sib = SIZE_MAX;
+		for (size_t k = 0; k < m.nbits && sib == SIZE_MAX; k++)
+			if (k != i && m_test(&m, k) && m_test(online, k))
+				sib = k;
+		m_release(&m);
+		if (sib == SIZE_MAX)
+			continue; /* a set of one: look on */
+		struct ga_oi64 a = { 0, false }, b = { 0, false };
+		ga_col_attr_i64(c, GA_COL_OPT, &a, SYSCPU "/cpu%zu/topology/core_id", i);
+		ga_col_attr_i64(c, GA_COL_OPT, &b, SYSCPU "/cpu%zu/topology/core_id", sib);
+		differ = a.set && b.set && a.v != b.v;
+		break;
+	}
+	return differ;
 }
 
 /* Distinct physical_package_id of every CPU in cpus (no package list files); -1 if none. */
@@ -542,20 +583,21 @@ void ga_collect_cpu_topology(struct ga_col *c, const struct ga_cpuinfo_row *rows
 		c->err = -ENOMEM;
 		goto out;
 	}
-	long cores =
-	        count_sets(c, &present, &online, "core_cpus_list", "thread_siblings_list", NULL, true, &topo);
+	long cores = count_sets(c, &present, &online, "core_cpus_list", "thread_siblings_list", true, &topo);
 	if (cores >= 0) {
+		if (amd_cu_cores(c, &topo, &online))
+			cores = (long)m_count_and(&topo, &online);
 		GA_SET(cpu->cores, (uint64_t)cores);
-		long n = count_sets(c, &topo, &online, "package_cpus_list", "core_siblings_list",
-		                    "physical_package_id", false, NULL);
+		long n =
+		        count_sets(c, &topo, &online, "package_cpus_list", "core_siblings_list", false, NULL);
 		if (n < 0)
 			n = package_ids(c, &topo);
 		if (n >= 0)
 			GA_SET(cpu->sockets, (uint64_t)n);
-		n = count_sets(c, &topo, &online, "die_cpus_list", NULL, NULL, false, NULL);
+		n = count_sets(c, &topo, &online, "die_cpus_list", NULL, false, NULL);
 		if (n >= 0)
 			GA_SET(cpu->dies, (uint64_t)n);
-		n = count_sets(c, &topo, &online, "cluster_cpus_list", NULL, NULL, false, NULL);
+		n = count_sets(c, &topo, &online, "cluster_cpus_list", NULL, false, NULL);
 		if (n >= 0)
 			GA_SET(cpu->clusters, (uint64_t)n);
 	}

@@ -487,6 +487,7 @@ struct metered {
 	struct ga_ctx *ctx;
 	ga_prom_series_fn fn;
 	void *ud;
+	const char *what; /* the query, for progress notes */
 };
 
 static int over_deadline(struct metered *m)
@@ -514,6 +515,15 @@ static int feed_body(void *ud, const char *buf, size_t n)
 	return ga_prom_parser_feed(m->p, buf, n);
 }
 
+/* "WHAT: N series, K KiB read": the query under way, through the context's progress callback. */
+static void progress(const struct metered *m, uint64_t series)
+{
+	char note[240];
+	snprintf(note, sizeof(note), "%s: %llu series, %llu KiB read", m->what, (unsigned long long)series,
+	         (unsigned long long)(m->b->bytes >> 10));
+	ga_progress(m->ctx, note);
+}
+
 static int on_series(void *ud, const struct ga_prom_series *s)
 {
 	struct metered *m = ud;
@@ -523,14 +533,20 @@ static int on_series(void *ud, const struct ga_prom_series *s)
 		        "the answers passed %llu series (--max-series): the server sends more than this run "
 		        "will read",
 		        (unsigned long long)m->b->max_series);
+	if (m->b->series % 1000 == 0) /* a progress note every thousand series (fleet's terminal line) */
+		progress(m, m->b->series);
 	return m->fn(m->ud, s);
 }
 
 int ga_prom_query_in(struct ga_ctx *ctx, const struct ga_prom_transport *t, struct ga_prom_budget *b,
                      const char *path, const char *form, const char *what, ga_prom_series_fn fn, void *ud)
 {
-	struct metered m = { .b = b, .ctx = ctx, .fn = fn, .ud = ud };
+	struct metered m = { .b = b, .ctx = ctx, .fn = fn, .ud = ud, .what = what };
 	long timeout_ms = 0;
+	if (b)
+		progress(&m, b->series);
+	else
+		ga_progress(ctx, what);
 	if (b && b->deadline_s > 0) {
 		double left = b->deadline_s - ga_mono_s();
 		if (left <= 0) {

@@ -22,13 +22,16 @@ CPUs, a CPU-less node: see selftest_tree):
   * the tree against itself as lspci reads it: every function's config-space LnkSta/LnkCap
     against its sysfs current_*/max_* link files; on the fixtures, AER on every PCIe
     function and ACS on every root and downstream port.
+For each tree under tests/fixtures/cputopo (CPU topology only: offline cores, POWER packages
+without ids, AMD compute units; README there), Package, Core and PU counts as above.
 Functions discover does not report (host bridges, bridges off every reported path, chipset
 functions) are not compared: discover lists what it audits, not the whole bus.
 
 Every difference fails unless EXPECTED lists it with its reason. An EXPECTED entry that no
 longer occurs fails too (so the table is pruned when a gap closes).
 
-Usage: reftools.py GPUAUDIT [TREE ...]   (TREE: a fixture name, live, selftest; default all)
+Usage: reftools.py GPUAUDIT [TREE ...]   (TREE: a fixture name, cputopo/NAME, live, selftest;
+default all)
 exit 0 pass, 1 differences, 77 tools absent.
 """
 import json
@@ -43,6 +46,7 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.normpath(os.path.join(HERE, "..", ".."))
 NODES = os.path.join(SRC, "tests", "fixtures", "nodes")
+CPUTOPO = os.path.join(SRC, "tests", "fixtures", "cputopo")
 PCI_IDS = os.path.join(SRC, "tests", "fixtures", "pci.ids")
 
 # (tree, check, subject) -> reason. tree "live" is the machine the test runs on; subject
@@ -180,17 +184,37 @@ def lspci_facts(root):
     return devs, None
 
 
-def discover(root):
+def discover(root, ok=(0, 1)):
     env = dict(os.environ, GPUAUDIT_PCI_IDS=PCI_IDS, LC_ALL="C")
     env.pop("GPUAUDIT_ROOT", None)
     rc, out, err = run([GPUAUDIT, "discover", "--root", root, "--json", "--no-vendor"], env)
-    if rc not in (0, 1):
+    if rc not in ok:
         return None, "discover rc %d: %s" % (rc, err.strip()[:400])
     return json.loads(out), None
 
 
+def compare_cpu(name, root):
+    """A CPU-only tree (tests/fixtures/cputopo): packages, cores and threads. -> diffs as compare.
+    discover exits 4 on such a tree (no PCI bus, no kernel version: unknowns), with its report."""
+    node, e = discover(root, ok=(0, 1, 4))
+    if e:
+        return [("discover", None, e, "")]
+    topo, e = lstopo_facts(root)
+    if e:
+        return [("lstopo-read", None, "", e)]
+    cpu = node.get("cpu") or {}
+    c = topo["counts"]
+    print("     %s: lstopo Package %d Core %d PU %d; discover sockets %s cores %s threads %s" % (
+        name, c["Package"], c["Core"], c["PU"], cpu.get("sockets"), cpu.get("cores"), cpu.get("threads")))
+    return [(check, None, ours, theirs) for check, ours, theirs in (
+        ("packages", cpu.get("sockets"), c["Package"]), ("cores", cpu.get("cores"), c["Core"]),
+        ("threads", cpu.get("threads"), c["PU"])) if ours != theirs]
+
+
 def compare(name, root):
     """-> list of (check, subject, ours, theirs)."""
+    if name.startswith("cputopo/"):
+        return compare_cpu(name, root)
     diffs = []
     node, e = discover(root)
     if e:
@@ -359,7 +383,11 @@ def main(argv):
               "(pciutils): scripts/install-deps installs them")
         return 77
     names = argv[2:] or sorted(n for n in os.listdir(NODES) if os.path.isdir(os.path.join(NODES, n, "root")))
-    targets = [(n, os.path.join(NODES, n, "root")) for n in names if n not in ("live", "selftest")]
+    targets = [(n, os.path.join(NODES, n, "root")) for n in names
+               if n not in ("live", "selftest", "cputopo") and not n.startswith("cputopo/")]
+    topos = sorted(n for n in os.listdir(CPUTOPO) if os.path.isdir(os.path.join(CPUTOPO, n)))
+    targets += [("cputopo/" + n, os.path.join(CPUTOPO, n)) for n in topos
+                if not argv[2:] or "cputopo" in argv[2:] or "cputopo/" + n in argv[2:]]
     if not argv[2:] or "live" in argv[2:]:
         targets.append(("live", "/"))
     tmp = None

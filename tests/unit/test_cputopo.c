@@ -3,7 +3,8 @@
  * trees built in a temp dir: x86 2-socket SMT with offline and isolated CPUs, AMD with
  * two dies per package, Grace (aarch64, MIDR, a CPU-less GPU memory node), POWER9 SMT4,
  * a tree without NUMA directories, hybrid Intel, GB10 (two Arm parts) and cpu_capacity
- * classes. The layouts follow Documentation/ABI/stable/sysfs-devices-system-cpu and the
+ * classes; cpu0's core offline, POWER packages without ids and AMD compute units (as lstopo
+ * counts them, issue 28). The layouts follow Documentation/ABI/stable/sysfs-devices-system-cpu and the
  * facts in docs/cpu-models.md; they are synthesized, not recorded.
  */
 #include <setjmp.h>
@@ -511,6 +512,106 @@ static void test_power9(void **state)
 	rmtree(root);
 }
 
+/* POWER9 bare metal, 2 chips x 4 cores x SMT4, with core 0 (cpu0 included: ppc64le can
+ * offline it), core 6 and one thread of core 5 offline. An offline CPU has no topology
+ * directory, cpuinfo no core ids: the first online CPU, not cpu0, says the level exists,
+ * and a core without an online thread is none (as lstopo; tests/fixtures/cputopo). */
+static void test_offline_core0(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/ga-topo-XXXXXX";
+	assert_non_null(mkdtemp(root));
+	struct tcpu v[32];
+	for (int i = 0; i < 32; i++) {
+		int chip = i / 16, core = i / 4;
+		v[i] = (struct tcpu){ chip * 8, -1, -1, chip * 2048 + (core % 4) * 4,
+			              core == 0 || core == 6 || i == 21 };
+	}
+	topo(root, v, 32);
+	put(root, "sys/devices/system/cpu/cpu0/online", "0\n");
+	cpuinfo(root, v, 32, power9_block);
+	struct ga_node *n = collect(root);
+	assert_int_equal(n->cpu.threads.v, 23);
+	assert_true(n->cpu.cores.set);
+	assert_int_equal(n->cpu.cores.v, 6);
+	assert_int_equal(n->cpu.sockets.v, 2);
+	assert_string_equal(n->cpu.offline, "0-3,21,24-27");
+	ga_node_free(n);
+	rmtree(root);
+}
+
+/* A POWER LPAR without ibm,chip-id: physical_package_id -1 (then 0) on every CPU of two
+ * chips whose package_cpus sets differ: two packages, as hwloc counts the sets. */
+static void test_power_package_ids(void **state)
+{
+	(void)state;
+	for (int id = -1; id <= 0; id++) {
+		char root[] = "/tmp/ga-topo-XXXXXX";
+		assert_non_null(mkdtemp(root));
+		struct tcpu v[32];
+		for (int i = 0; i < 32; i++)
+			v[i] = (struct tcpu){ i / 16, -1, -1, (i / 4) * 4, false };
+		topo(root, v, 32);
+		char rel[128];
+		for (int i = 0; i < 32; i++) {
+			snprintf(rel, sizeof(rel),
+			         "sys/devices/system/cpu/cpu%d/topology/physical_package_id", i);
+			put(root, rel, "%d\n", id);
+		}
+		cpuinfo(root, v, 32, power9_block);
+		struct ga_node *n = collect(root);
+		assert_int_equal(n->cpu.sockets.v, 2);
+		assert_int_equal(n->cpu.cores.v, 8);
+		assert_int_equal(n->cpu.threads.v, 32);
+		ga_node_free(n);
+		rmtree(root);
+	}
+}
+
+static void fx_block(int cpu, const struct tcpu *t, FILE *f)
+{
+	fprintf(f,
+	        "vendor_id\t: AuthenticAMD\ncpu family\t: %d\nmodel\t\t: 2\n"
+	        "model name\t: AMD FX(tm)-8350 Eight-Core Processor\nphysical id\t: %d\ncore id\t\t: %d\n"
+	        "cpu cores\t: 4\nflags\t\t: %s\n",
+	        t->cluster, t->pkg, cpu, x86_flags);
+}
+
+/* AMD family 15h (FX-8350): the two cores of a compute unit share one thread_siblings set
+ * but have their own core_id: eight cores, as hwloc shows them. The same sets with equal
+ * core ids are SMT threads (four cores), and so is another family (Zen, 17h). */
+static void test_amd_compute_units(void **state)
+{
+	(void)state;
+	static const struct {
+		int family;
+		bool own_ids;
+		unsigned cores;
+	} cases[] = { { 21, true, 8 }, { 21, false, 4 }, { 23, true, 4 } };
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char root[] = "/tmp/ga-topo-XXXXXX";
+		assert_non_null(mkdtemp(root));
+		struct tcpu v[8];
+		for (int i = 0; i < 8; i++) /* cluster carries the family into fx_block */
+			v[i] = (struct tcpu){ 0, -1, -1, i / 2, false };
+		topo(root, v, 8);
+		for (int i = 0; i < 8; i++) {
+			char rel[128];
+			snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%d/topology/core_id", i);
+			put(root, rel, "%d\n", cases[k].own_ids ? i : i / 2);
+			v[i].cluster = cases[k].family;
+		}
+		cpuinfo(root, v, 8, fx_block);
+		struct ga_node *n = collect(root);
+		assert_int_equal(n->cpu.family.v, (uint64_t)cases[k].family);
+		assert_int_equal(n->cpu.cores.v, cases[k].cores);
+		assert_int_equal(n->cpu.threads.v, 8);
+		assert_int_equal(n->cpu.sockets.v, 1);
+		ga_node_free(n);
+		rmtree(root);
+	}
+}
+
 /* No sys/devices/system/node (CONFIG_NUMA off): one node with every CPU and MemTotal. */
 static void test_no_numa_dirs(void **state)
 {
@@ -698,6 +799,9 @@ int main(void)
 		cmocka_unit_test(test_amd_two_dies),
 		cmocka_unit_test(test_grace),
 		cmocka_unit_test(test_power9),
+		cmocka_unit_test(test_offline_core0),
+		cmocka_unit_test(test_power_package_ids),
+		cmocka_unit_test(test_amd_compute_units),
 		cmocka_unit_test(test_no_numa_dirs),
 		cmocka_unit_test(test_hybrid_intel),
 		cmocka_unit_test(test_gb10_parts),
