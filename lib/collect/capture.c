@@ -2062,11 +2062,7 @@ static int open_outdir(struct ga_ctx *ctx, const char *out, struct outdir *od, i
 	}
 	for (unsigned i = 0; !od->made; i++) {
 		char sfx[7];
-<<<<<<< HEAD
 		ga_rand_suffix(sfx, i);
-=======
-		rnd6(sfx, i);
->>>>>>> h30-live
 		snprintf(od->partial, sizeof(od->partial), "%.*s%s%s", name_max, name, GA_CAPTURE_PARTIAL,
 		         sfx);
 		if (mkdirat(od->parent_fd, od->partial, 0700) == 0)
