@@ -17,7 +17,10 @@
 #   bench/deps.sh [RUNS]       default 3 runs per command (hyperfine, 1 warmup)
 #
 # Env: CUDA_LIB (default /usr/local/cuda/lib64/), USR_LIB (default /usr/lib),
-# GPUAUDIT (default build/gpuaudit), NOSYMVER (default build-nosymver/gpuaudit when
+# GPUAUDIT (default build/gpuaudit), BASE (another binary, e.g. main's built in
+# a separate build directory: its census in row 1 too, same hyperfine run, and its
+# JSON compared with GPUAUDIT's), CENSUS_ONLY=1 (row 1 and its RSS only),
+# NOSYMVER (default build-nosymver/gpuaudit when
 # present: cmake -S . -B build-nosymver -DGA_TESTS=OFF -DCMAKE_C_FLAGS=-DGA_BENCH_NO_SYMVER
 # && cmake --build build-nosymver --target gpuaudit-cli). Writes bench/results/deps.txt.
 set -euo pipefail
@@ -26,7 +29,9 @@ runs=${1:-3}
 bin=$(realpath "${GPUAUDIT:-build/gpuaudit}")
 cuda=${CUDA_LIB:-/usr/local/cuda/lib64/}
 usrlib=${USR_LIB:-/usr/lib}
-for t in hyperfine scanelf bsdtar python3; do
+tools="hyperfine python3"
+[ -n "${CENSUS_ONLY:-}" ] || tools="$tools scanelf bsdtar"
+for t in $tools; do
 	command -v $t >/dev/null || { echo "bench: $t missing (scripts/install-deps --bench)" >&2; exit 3; }
 done
 [ -x "$bin" ] || { echo "bench: $bin missing (build first)" >&2; exit 3; }
@@ -37,6 +42,13 @@ trap 'rm -rf "$tmp"' EXIT
 # a private copy: rebuilding during the run must not change what is measured
 cp "$bin" "$tmp/gpuaudit"
 bin=$tmp/gpuaudit
+base=${BASE:-}
+if [ -n "$base" ]; then
+	[ -x "$base" ] || { echo "bench: BASE $base missing" >&2; exit 3; }
+	cp "$base" "$tmp/gpuaudit-base"
+	base=$tmp/gpuaudit-base
+fi
+census_only=${CENSUS_ONLY:-}
 nosym=${NOSYMVER:-build-nosymver/gpuaudit}
 if [ -x "$nosym" ]; then
 	cp "$nosym" "$tmp/gpuaudit-nosymver"
@@ -50,7 +62,7 @@ find "$cuda" -type f -print0 >"$tmp/cuda.files"
 cuda_bytes=$(find "$cuda" -type f -printf '%s\n' | awk '{s += $1} END {printf "%d\n", s}')
 
 # a wheel of ~100 MB: the biggest CUDA libraries under 110 MB, deflated
-python3 - "$cuda" "$tmp/big-1.0-cp311-cp311-linux_x86_64.whl" <<'PY'
+[ -n "$census_only" ] || python3 - "$cuda" "$tmp/big-1.0-cp311-cp311-linux_x86_64.whl" <<'PY'
 import os, sys, zipfile
 d, out = sys.argv[1], sys.argv[2]
 files = sorted((os.path.getsize(os.path.join(d, f)), f) for f in os.listdir(d)
@@ -68,7 +80,8 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
 print("wheel:", len(pick), "libraries,", total >> 20, "MiB inflated,", os.path.getsize(out) >> 20, "MiB on disk")
 PY
 wheel="$tmp/big-1.0-cp311-cp311-linux_x86_64.whl"
-wheel_inflated=$(bsdtar -xOf "$wheel" | wc -c)
+wheel_inflated=0
+[ -n "$census_only" ] || wheel_inflated=$(bsdtar -xOf "$wheel" | wc -c)
 
 # exit 1 (findings) is a result, not a failure: -i
 nosym_args=()
@@ -76,11 +89,21 @@ nosym_args=()
 	"$nosym deps --json --compact $cuda"
 	-n "same census, one thread, without symbol versions"
 	"env GPUAUDIT_DEPS_THREADS=1 $nosym deps --json --compact $cuda")
+base_args=()
+[ -n "$base" ] && base_args=(-n "BASE: full census" "$base deps --json --compact $cuda"
+	-n "BASE: same census, one thread" "env GPUAUDIT_DEPS_THREADS=1 $base deps --json --compact $cuda")
 hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/census.json" \
 	-n "gpuaudit deps --json CUDA_LIB (full census)" "$bin deps --json --compact $cuda" \
 	-n "cat FILES >/dev/null" "bash -c 'xargs -0 cat <$tmp/cuda.files >/dev/null'" \
 	-n "same census, one thread (GPUAUDIT_DEPS_THREADS=1)" \
-	"env GPUAUDIT_DEPS_THREADS=1 $bin deps --json --compact $cuda" "${nosym_args[@]}" >/dev/null
+	"env GPUAUDIT_DEPS_THREADS=1 $bin deps --json --compact $cuda" "${nosym_args[@]}" "${base_args[@]}" >/dev/null
+same_json=
+if [ -n "$base" ]; then
+	"$bin" deps --json --compact "$cuda" >"$tmp/new.json" 2>/dev/null || true
+	"$base" deps --json --compact "$cuda" >"$tmp/base.json" 2>/dev/null || true
+	cmp -s "$tmp/new.json" "$tmp/base.json" && same_json=same || same_json=DIFFERENT
+fi
+if [ -z "$census_only" ]; then
 hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/needed.json" \
 	-n "gpuaudit deps --no-device-code --no-archives --json USR_LIB" \
 	"$bin deps --no-device-code --no-archives --json --compact $usrlib" \
@@ -90,9 +113,14 @@ hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/needed.json" \
 hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/wheel.json" \
 	-n "gpuaudit deps --json WHEEL" "$bin deps --json --compact $wheel" \
 	-n "bsdtar -xOf WHEEL >/dev/null" "bash -c 'bsdtar -xOf $wheel >/dev/null'" >/dev/null
+fi
 
 rss() { /usr/bin/time -f %M "$@" >/dev/null 2>"$tmp/rss" || true; tail -1 "$tmp/rss"; }
 rss_census=$(rss "$bin" deps --json --compact "$cuda")
+rss_base=
+[ -n "$base" ] && rss_base=$(rss "$base" deps --json --compact "$cuda")
+rss_needed= files_needed= files_all= files_scanelf= rss_wheel= rss_bsdtar= rss_scanelf=
+if [ -z "$census_only" ]; then
 rss_needed=$(rss "$bin" deps --no-device-code --no-archives --json --compact "$usrlib")
 # the file sets: what each tool looked at (gpuaudit's files_seen, scanelf's lines)
 files_needed=$("$bin" deps --no-device-code --no-archives --json --compact "$usrlib" 2>/dev/null |
@@ -103,16 +131,18 @@ files_scanelf=$(scanelf -R -n "$usrlib" 2>/dev/null | wc -l)
 rss_wheel=$(rss "$bin" deps --json --compact "$wheel")
 rss_bsdtar=$(rss bsdtar -xOf "$wheel")
 rss_scanelf=$(rss scanelf -R -n "$usrlib")
+fi
 
 mkdir -p bench/results
 python3 - "$tmp" "$runs" "$cuda_bytes" "$wheel_inflated" "$rss_census" "$rss_needed" "$rss_wheel" \
 	"$rss_bsdtar" "$rss_scanelf" "$cuda" "$usrlib" "$files_needed" "$files_all" "$files_scanelf" \
-	"${nosym:+yes}" <<'PY' | tee bench/results/deps.txt
+	"${nosym:+yes}" "$census_only" "${BASE:-}" "$same_json" "$rss_base" <<'PY' | tee "bench/results/deps${census_only:+-census}.txt"
 import json, os, sys, datetime, platform
 tmp, runs, cuda_bytes, wheel_bytes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rss = dict(zip(["census", "needed", "wheel", "bsdtar", "scanelf"], sys.argv[5:10]))
 cuda, usrlib = sys.argv[10], sys.argv[11]
 files_needed, files_all, files_scanelf, have_nosym = sys.argv[12], sys.argv[13], sys.argv[14], sys.argv[15] == "yes"
+census_only, base, same_json, rss_base = sys.argv[16] != "", sys.argv[17], sys.argv[18], sys.argv[19]
 def load(name):
     return [(r["command"], r["median"], r["user"] + r["system"]) for r in json.load(open(f"{tmp}/{name}.json"))["results"]]
 load_avg = os.getloadavg()
@@ -124,13 +154,22 @@ c = load("census")
 print(f"census of {cuda} ({cuda_bytes / 2**30:.2f} GiB)")
 for cmd, med, cpu in c:
     print(f"  {cmd:48s} median {med:7.3f} s   cpu {cpu:7.3f} s")
-print(f"  ratio gpuaudit / cat: {c[0][1] / c[1][1]:.2f}x wall, {c[0][2] / max(c[1][2], 1e-9):.2f}x cpu (target <= 0.3x cpu)")
+print(f"  ratio gpuaudit / cat: {c[0][1] / c[1][1]:.2f}x wall, {c[0][2] / max(c[1][2], 1e-9):.2f}x cpu (target <= 0.3x cpu, issue 19; <= 0.15x, issue 28)")
 print(f"  one thread / cat: {c[2][1] / c[1][1]:.2f}x wall, {c[2][2] / max(c[1][2], 1e-9):.2f}x cpu")
 if have_nosym:
     print(f"  symbol versions add: {(c[0][2] / max(c[3][2], 1e-9) - 1) * 100:+.1f}% cpu, "
           f"{(c[0][1] / c[3][1] - 1) * 100:+.1f}% wall; one thread {(c[2][2] / max(c[4][2], 1e-9) - 1) * 100:+.1f}% cpu, "
           f"{(c[2][1] / c[4][1] - 1) * 100:+.1f}% wall (target <= 5%)")
-print(f"  peak RSS gpuaudit: {rss['census']} KiB")
+if base:
+    b = [r for r in c if r[0].startswith("BASE: ")]
+    print(f"  BASE = {base}: census {b[0][2] / max(c[1][2], 1e-9):.2f}x cpu, {b[0][1] / c[1][1]:.2f}x wall of cat; "
+          f"one thread {b[1][2] / max(c[1][2], 1e-9):.2f}x cpu, {b[1][1] / c[1][1]:.2f}x wall")
+    print(f"  gpuaudit / BASE: {c[0][2] / max(b[0][2], 1e-9):.2f}x cpu, {c[0][1] / b[0][1]:.2f}x wall; "
+          f"one thread {c[2][2] / max(b[1][2], 1e-9):.2f}x cpu, {c[2][1] / b[1][1]:.2f}x wall")
+    print(f"  JSON of gpuaudit and BASE: {same_json}")
+print(f"  peak RSS gpuaudit: {rss['census']} KiB" + (f", BASE: {rss_base} KiB" if base else ""))
+if census_only:
+    sys.exit(0)
 print()
 n = load("needed")
 print(f"NEEDED/RPATH listing of {usrlib}")

@@ -281,9 +281,10 @@ enum {
 	 * for zstd ones, decompresses the PTX payloads the census otherwise skips. deps sets
 	 * it for a CUDA target (the PTX JIT estimate needs it). */
 	GA_ELF_PTX_ENTRIES = 1u << 2,
-	/* ga_elf_inspect_fd: buf is a read-only mapping of fd (mmap PROT_READ), not a copy:
-	 * the census takes its windows from it (MADV_POPULATE_READ) instead of pread, and
-	 * drops their pages when it moves on (MADV_DONTNEED, which would zero a copy). */
+	/* ga_elf_inspect_fd: buf is a read-only mapping of fd (mmap PROT_READ), not a copy.
+	 * Accepted and changes nothing since issue 28: the census's windows are always pread
+	 * into a reused buffer, which costs less than mapping them (MADV_POPULATE_READ, then
+	 * MADV_DONTNEED) on the machines measured (docs/performance.md). */
 	GA_ELF_BUF_IS_MAP = 1u << 3,
 };
 /* With GA_ELF_PTX_ENTRIES: only containers the GPU of this SM (90 for sm_90) would JIT are
@@ -316,8 +317,10 @@ int ga_elf_inspect(struct ga_ctx *ctx, const uint8_t *buf, size_t len, unsigned 
 /*
  * The same for a file mapped read-only at offset 0 (buf, len) whose
  * descriptor is fd: the bulk scans of sections that may hold device code
- * read the file with pread() into windows of 32 KiB to 256 KiB, and
- * container and entry headers with 4 KiB read-ahead, instead of touching the
+ * read the file with pread() into windows of 4 KiB to 256 KiB (32 KiB at a
+ * section's start, 4 KiB after a container, doubling while no container is
+ * found), and container and entry headers with 1 KiB read-ahead; payloads
+ * are skipped by the sizes in the headers, never read; instead of touching the
  * mapping (ELF headers, the dynamic section and notes are still read from
  * buf). On a VM, first touches of a fresh mapping cost several times a
  * kernel copy per byte (docs/performance.md), so this is the fast path for

@@ -138,21 +138,6 @@ void ga_dc_drop_last_container(struct dc_scan *s)
 	info->n_containers--;
 }
 
-void ga_dc_drop_window(struct dc_scan *s, const struct win *w)
-{
-#ifdef MADV_POPULATE_READ
-	if (s->fd >= 0 && s->buf && w->lim > w->base && w->p == s->buf + w->base) {
-		uintptr_t pa = ((uintptr_t)(s->buf + w->base) + 4095) & ~(uintptr_t)4095;
-		uintptr_t pz = (uintptr_t)(s->buf + w->lim) & ~(uintptr_t)4095;
-		if (pz > pa)
-			(void)madvise((void *)pa, (size_t)(pz - pa), MADV_DONTNEED);
-	}
-#else
-	(void)s;
-	(void)w;
-#endif
-}
-
 /*
  * Make w cover at least [q - WIN_BEFORE, min(q + ahead + WIN_AFTER, end))
  * clipped to [start, end) (ahead <= WIN_BYTES). Without an fd the mapping
@@ -168,28 +153,6 @@ int ga_dc_fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, 
 	}
 	size_t lo = q - start > WIN_BEFORE ? q - WIN_BEFORE : start;
 	size_t hi = end - q > ahead + WIN_AFTER ? q + ahead + WIN_AFTER : end;
-#ifdef MADV_POPULATE_READ
-	/*
-	 * The window straight from the file's mapping, its page tables filled in
-	 * one call (Linux 5.14): no copy of the bytes (pread's _copy_to_iter was
-	 * two thirds of the census) and no fault per page (which traps to the
-	 * hypervisor on this kind of VM). Older kernels say EINVAL: pread then.
-	 */
-	if (s->buf && !s->no_populate) {
-		/* the previous window's pages leave the page tables (they stay in the page cache):
-		 * the process's RSS stays one window, not every byte the census looked at */
-		ga_dc_drop_window(s, w);
-		uintptr_t a = (uintptr_t)(s->buf + lo) & ~(uintptr_t)4095;
-		uintptr_t z = ((uintptr_t)(s->buf + hi) + 4095) & ~(uintptr_t)4095;
-		if (madvise((void *)a, (size_t)(z - a), MADV_POPULATE_READ) == 0) {
-			w->p = s->buf + lo;
-			w->base = lo;
-			w->lim = hi;
-			return 0;
-		}
-		s->no_populate = true;
-	}
-#endif
 	size_t n = hi - lo, got = 0;
 	while (got < n) {
 		ssize_t r = pread(s->fd, s->scratch + got, n - got, (off_t)(lo + got));
@@ -216,12 +179,6 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 		return s->w.p + (off - s->w.base);
 	if (off >= s->peek_base && off < s->peek_lim && n <= s->peek_lim - off)
 		return s->peek + (off - s->peek_base);
-	/* a dense chain (containers of a few KiB, as in cuFFT): move the scan window along */
-	if (s->w.lim && off >= s->w.lim && off - s->w.lim < DENSE_BYTES && off < s->region_end &&
-	    n <= s->region_end - off) {
-		ga_dc_fill_window(s, &s->w, off, off, s->region_end, WIN_BYTES);
-		return ga_dc_peek(s, off, n, tmp);
-	}
 	/* read ahead: a container header and its first entry header in one call */
 	size_t want = s->len - off < PEEK_BYTES ? s->len - off : PEEK_BYTES;
 	if (want < n)

@@ -1136,7 +1136,6 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 				goto out;
 			st.s.fd = fd;
 			st.s.peek = st.s.scratch + SCRATCH_WIN;
-			st.s.no_populate = !(flags & GA_ELF_BUF_IS_MAP);
 		}
 		st.secnames = &blk->secnames;
 		st.n_secnames = &blk->n_secnames;

@@ -15,8 +15,11 @@
 #include "gpuaudit/elfscan.h"
 
 /*
- * The bytes of the file at offsets [base, lim): the mapping itself, or a
- * scratch copy read with pread (see ga_elf_inspect_fd).
+ * The bytes of the file at offsets [base, lim): the mapping itself (no fd),
+ * or a scratch copy read with pread (ga_elf_inspect_fd). Windows are never
+ * taken from the mapping: a page-table entry costs more than copying the
+ * page on the VMs measured (docs/performance.md, "census at the physical
+ * limit"; bench/census-read.sh measures a machine).
  */
 struct win {
 	const uint8_t *p;
@@ -37,10 +40,8 @@ struct dc_scan {
 	struct win w;  /* current window of the bulk scan */
 	uint8_t *peek; /* read-ahead of ga_dc_peek: file bytes [peek_base, peek_lim) */
 	size_t peek_base, peek_lim;
-	size_t region_end;   /* end of the region being scanned (windows stop there) */
 	size_t win_next;     /* bytes the next window of the bulk scan reads after its start */
 	bool simd;           /* the bulk scan uses AVX2 */
-	bool no_populate;    /* MADV_POPULATE_READ refused: windows are pread */
 	char last_name[192]; /* the last library name looked up (string scan) */
 	size_t last_name_len;
 };
@@ -55,11 +56,17 @@ struct dc_state {
 };
 
 #define WIN_BYTES (256u << 10) /* largest pread window */
-#define WIN_MIN (32u << 10)    /* first window of a section, and after a container ran past one */
-#define PEEK_BYTES 4096u
-#define DENSE_BYTES (64u << 10) /* a header this close after the window: move the window */
-#define WIN_BEFORE 256          /* context kept before a window (names straddling it) */
-#define WIN_AFTER 64            /* and after */
+#define WIN_MIN (32u << 10)    /* first window of a section */
+#define WIN_GAP (4u << 10)     /* first window after a container ran past one */
+/*
+ * Read-ahead of a header outside the window: a container header and its
+ * first entry header. A pread costs about as much as copying 4-8 KiB more
+ * (docs/performance.md); payloads are never read, so a larger read-ahead
+ * copies payload bytes for nothing.
+ */
+#define PEEK_BYTES 1024u
+#define WIN_BEFORE 256 /* context kept before a window (names straddling it) */
+#define WIN_AFTER 64   /* and after */
 #define SCRATCH_WIN (WIN_BYTES + WIN_BEFORE + WIN_AFTER)
 
 /*
@@ -68,9 +75,6 @@ struct dc_state {
  * mapping covers everything.
  */
 int ga_dc_fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end, size_t ahead);
-/* census.c: a window taken from the file's mapping leaves the page tables (MADV_DONTNEED; the
- * pages stay in the page cache), so the RSS stays one window; pread windows: nothing to do. */
-void ga_dc_drop_window(struct dc_scan *s, const struct win *w);
 /* census.c: the pread buffer (SCRATCH_WIN + PEEK_BYTES), kept per thread between files; NULL on ENOMEM. */
 uint8_t *ga_dc_scratch_get(void);
 void ga_dc_scratch_put(uint8_t *p);

@@ -269,15 +269,16 @@ int ga_dc_scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool strings
 	int r = 0;
 	struct win *w = &s->w;
 	memset(w, 0, sizeof(*w));
-	s->region_end = end;
 	s->win_next = WIN_MIN;
 	while (r == 0 && !s->err && q < end) {
 		if (q < w->base || q >= w->lim || (w->lim < end && q + 66 > w->lim)) {
 			/*
 			 * Windows grow while they hold no container: a container that
 			 * runs past its window means the bytes after its header were
-			 * read for nothing, so the next window starts small again
-			 * (.cask_resource: containers of ~200 KiB between gaps).
+			 * read for nothing, so the window after it starts at WIN_GAP:
+			 * the gap to the next container and that container's headers
+			 * in one read (cuFFT's .ldata: containers of ~12 KiB ~500 bytes
+			 * apart; .cask_resource: ~200 KiB between gaps).
 			 */
 			ga_dc_fill_window(s, w, start, q, end, s->win_next);
 			s->win_next = s->win_next >= WIN_BYTES / 2 ? WIN_BYTES : s->win_next * 2;
@@ -351,7 +352,7 @@ int ga_dc_scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool strings
 						next = start + ((gap - start + 3) & ~(size_t)3);
 					}
 					if (gap > w->lim)
-						s->win_next = WIN_MIN;
+						s->win_next = WIN_GAP;
 					break;
 				}
 			}
@@ -362,7 +363,6 @@ int ga_dc_scan_fatbins(struct dc_scan *s, size_t start, size_t end, bool strings
 	}
 	if (gap < end)
 		info->bytes_scanned += end - gap;
-	ga_dc_drop_window(s, w);
 	memset(w, 0, sizeof(*w));
 	return r < 0 ? r : s->err;
 }

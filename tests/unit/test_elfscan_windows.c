@@ -8,7 +8,8 @@
  * any window, a damaged header between containers,
  * and a writable section whose strings are not searched for library names.
  * Every census (mapping only, pread windows, with and without the SIMD scan)
- * must find exactly what was placed; threads inspecting at once agree.
+ * must find exactly what was placed; threads inspecting at once agree. And a
+ * dense chain of small containers with short gaps (cuFFT's .ldata layout).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -308,6 +309,143 @@ static void test_threads(void **state)
 	free(b);
 }
 
+/*
+ * A dense chain as cuFFT keeps in .ldata (issue 28): 300 small containers with
+ * gaps of 8 bytes to ~6 KiB between them (across the 4 KiB window the scan
+ * reads after a container, and the 1 KiB header read-ahead), every third with
+ * a second entry after its first payload, and library names in the gaps of
+ * the read-only copy. The pread census finds exactly what the mapping census
+ * finds, and both find what was placed.
+ */
+#define DENSE_N 300
+#define DENSE_LEN (6u << 20)
+
+static size_t dense_gap(size_t i)
+{
+	return (8 + (i * 797) % 6200) & ~(size_t)3;
+}
+
+static size_t put_dense(uint8_t *p, size_t i)
+{
+	size_t payload = (3000 + (i * 331) % 12000) & ~(size_t)3;
+	size_t n = put_fatbin(p, 80 + (unsigned)(i % 3), payload);
+	if (i % 3 == 0) {
+		/* a second entry after the first payload (its header read on its own) */
+		uint8_t *e = p + n;
+		memset(e, 0, 64);
+		le(e, 1, 2); /* PTX */
+		le(e + 4, 64, 4);
+		le(e + 8, 500, 8);
+		le(e + 0x18, 8, 2);
+		le(e + 0x1A, 8, 2);
+		le(e + 0x1C, 90, 4);
+		memset(e + 64, 0x5b, 500);
+		n += 64 + 500;
+		le(p + 8, n - 16, 8);
+	}
+	return n;
+}
+
+static size_t build_dense(uint8_t *b, size_t *offs)
+{
+	static const char shstr[] = "\0.rodata\0.ldata\0.shstrtab";
+	static const char *const names[] = { "libcuda.so.1", "libcufft.so.12", "libnvidia-ml.so.1" };
+	const size_t ro_off = 0x1000, ld_off = ro_off + DENSE_LEN, shstr_off = ld_off + DENSE_LEN;
+	const size_t sh_off = (shstr_off + sizeof(shstr) + 7) & ~(size_t)7, len = sh_off + 4 * 64;
+	memset(b, 0, len);
+	memcpy(b, "\177ELF", 4);
+	b[4] = 2;
+	b[5] = 1;
+	b[6] = 1;
+	le(b + 16, 3, 2);
+	le(b + 18, 62, 2);
+	le(b + 20, 1, 4);
+	le(b + 40, sh_off, 8);
+	le(b + 52, 64, 2);
+	le(b + 58, 64, 2);
+	le(b + 60, 4, 2);
+	le(b + 62, 3, 2);
+	memset(b + ro_off, 0x33, 2 * DENSE_LEN);
+	size_t k = 0;
+	for (int sec = 0; sec < 2; sec++) {
+		uint8_t *base = b + (sec ? ld_off : ro_off);
+		size_t at = 64;
+		for (size_t i = 0; i < DENSE_N; i++) {
+			size_t n = put_dense(base + at, i);
+			offs[k++] = (size_t)(base - b) + at;
+			size_t gap = dense_gap(i);
+			if (gap >= 40 && i % 7 == 0) {
+				const char *nm = names[(i / 7) % 3];
+				memcpy(base + at + n + 4, nm, strlen(nm) + 1);
+			}
+			at += n + gap;
+		}
+		assert_true(at < DENSE_LEN);
+	}
+	memcpy(b + shstr_off, shstr, sizeof(shstr));
+	const struct {
+		uint32_t name, type;
+		uint64_t flags, off, size;
+	} sh[4] = {
+		{ 0, 0, 0, 0, 0 },
+		{ 1, 1, 0x2, ro_off, DENSE_LEN }, /* PROGBITS, ALLOC */
+		{ 9, 1, 0x3, ld_off, DENSE_LEN }, /* PROGBITS, WRITE|ALLOC */
+		{ 16, 3, 0, shstr_off, sizeof(shstr) },
+	};
+	for (int i = 0; i < 4; i++) {
+		uint8_t *s = b + sh_off + (size_t)i * 64;
+		le(s, sh[i].name, 4);
+		le(s + 4, sh[i].type, 4);
+		le(s + 8, sh[i].flags, 8);
+		le(s + 24, sh[i].off, 8);
+		le(s + 32, sh[i].size, 8);
+		le(s + 48, 1, 8);
+	}
+	return len;
+}
+
+static void test_dense_chain(void **state)
+{
+	(void)state;
+	uint8_t *b = malloc(0x1000 + 2 * DENSE_LEN + 4096);
+	size_t *offs = malloc(2 * DENSE_N * sizeof(size_t));
+	assert_non_null(b);
+	assert_non_null(offs);
+	size_t len = build_dense(b, offs);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/dense.so", tmpdir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, len, f), len);
+	fclose(f);
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	struct ga_elf_info *map = NULL, *win = NULL;
+	assert_int_equal(ga_elf_inspect(ctx, b, len, 0, &map), 0);
+	assert_int_equal(ga_elf_inspect_fd(ctx, fd, b, len, 0, &win), 0);
+	const size_t n_img = 2 * (DENSE_N + (DENSE_N + 2) / 3);
+	for (int k = 0; k < 2; k++) {
+		const struct ga_elf_info *info = k ? win : map;
+		assert_int_equal(info->n_containers, 2 * DENSE_N);
+		assert_int_equal(info->n_images, n_img);
+		assert_int_equal(info->n_bad_containers, 0);
+		for (size_t i = 0; i < 2 * DENSE_N; i++)
+			assert_int_equal(info->containers[i].offset, offs[i]);
+		/* names in the read-only copy only */
+		assert_int_equal(info->n_dlopen_names, 3);
+		assert_string_equal(info->dlopen_names[0], "libcuda.so.1");
+		assert_string_equal(info->dlopen_names[1], "libcufft.so.12");
+		assert_string_equal(info->dlopen_names[2], "libnvidia-ml.so.1");
+	}
+	same(map, win);
+	ga_elf_info_free(map);
+	ga_elf_info_free(win);
+	close(fd);
+	unlink(path);
+	free(offs);
+	free(b);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -331,6 +469,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_dense_chain),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
