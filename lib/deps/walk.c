@@ -276,7 +276,9 @@ int ga_deps_scan_buffer(struct ga_ctx *ctx, const struct ga_deps_opts *o, struct
                         size_t tree, const char *shown_path, const char *tree_path, const uint8_t *buf,
                         size_t len)
 {
-	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf };
+	struct deps_scan s = {
+		.ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf, .scan_map = scan_buf_fd
+	};
 	int r = ga_deps_scan_buf(&s, tree, shown_path, tree_path, buf, len, 0);
 	ga_deps_scan_release(&s);
 	return r;
@@ -743,7 +745,9 @@ static int scan_path(struct deps_scan *sp, const char *path)
 int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *path,
                  struct ga_deps_inventory *inv)
 {
-	struct deps_scan s = { .ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf };
+	struct deps_scan s = {
+		.ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf, .scan_map = scan_buf_fd
+	};
 	int r = scan_path(&s, path);
 	ga_deps_scan_release(&s);
 	inv->paths++;
