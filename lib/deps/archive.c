@@ -195,10 +195,11 @@ static bool charge(struct deps_scan *s, const char *shown, uint64_t n)
 	    s->in_inflated / s->in_size >= s->o->max_ratio) {
 		s->in_stopped = true;
 		s->inv->truncated = true;
-		ga_deps_add_gap(s->inv, shown,
-		                "archive inflates to more than %u times its %llu bytes on disk (--max-ratio): "
-		                "rest not read",
-		                s->o->max_ratio, (unsigned long long)s->in_size);
+		ga_deps_add_gap(
+		        s->inv, shown,
+		        "archive inflates to more than %u times its %llu bytes on disk (--max-ratio): "
+		        "rest not read",
+		        s->o->max_ratio, (unsigned long long)s->in_size);
 	}
 	return !halted(s);
 }
