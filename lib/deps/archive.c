@@ -499,7 +499,7 @@ static int scan_spooled(struct deps_scan *s, int fd, uint64_t len, enum deps_mag
 			                       strerror(errno));
 		return archive_fd_into(s, fd, shown, tp, outer_is_pkg ? (long)tree : -1, depth + 1);
 	}
-	void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, 0);
+	void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return ga_deps_add_gap(s->inv, shown, "cannot map the spooled member: %s", strerror(errno));
 	int r = s->scan_map(s, fd, tree, shown, tp, map, (size_t)len, depth);

@@ -195,9 +195,32 @@ static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const c
 	return r < 0 ? r : 0;
 }
 
-/* fd >= 0: buf maps that file at offset 0 (the ELF census then reads it with pread, see elfscan.h). */
+/*
+ * fd >= 0: buf maps that file at offset 0 (the ELF census then reads it in
+ * windows through fd, see elfscan.h); elf_map: GA_ELF_BUF_IS_MAP when those
+ * windows may come from the mapping itself, 0 for pread into a scratch buffer.
+ */
+static int scan_buf_at(struct deps_scan *s, int fd, unsigned elf_map, size_t tree, const char *shown,
+                       const char *tp, const uint8_t *buf, size_t len, unsigned depth);
+
 static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
-                       const uint8_t *buf, size_t len, unsigned depth);
+                       const uint8_t *buf, size_t len, unsigned depth)
+{
+	return scan_buf_at(s, fd, fd >= 0 ? GA_ELF_BUF_IS_MAP : 0, tree, shown, tp, buf, len, depth);
+}
+
+/*
+ * An archive member spooled to a temporary file (archive.c): its census
+ * windows are pread, not populated from the mapping. Measured on an 80 MiB
+ * member just written (issue 28): the populated windows left its page-cache
+ * pages in the process's RSS (74 MiB peak, 2.0 s) where pread kept it at
+ * 8.5 MiB (0.66 s).
+ */
+static int scan_spooled(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
+                        const uint8_t *buf, size_t len, unsigned depth)
+{
+	return scan_buf_at(s, fd, 0, tree, shown, tp, buf, len, depth);
+}
 
 int ga_deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
                      size_t len, unsigned depth)
@@ -205,8 +228,8 @@ int ga_deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const 
 	return scan_buf_fd(s, -1, tree, shown, tp, buf, len, depth);
 }
 
-static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
-                       const uint8_t *buf, size_t len, unsigned depth)
+static int scan_buf_at(struct deps_scan *s, int fd, unsigned elf_map, size_t tree, const char *shown,
+                       const char *tp, const uint8_t *buf, size_t len, unsigned depth)
 {
 	enum deps_magic m = ga_deps_sniff(buf, len);
 	int r;
@@ -214,10 +237,8 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
 		if (s->o->progress)
 			s->o->progress(s->o->progress_udata, s->inv, shown);
 		struct ga_elf_info *info = NULL;
-		r = m == MAGIC_ELF
-		            ? ga_elf_inspect_fd(s->ctx, fd, buf, len,
-		                                s->o->elf_flags | (fd >= 0 ? GA_ELF_BUF_IS_MAP : 0), &info)
-		            : ga_devcode_inspect_blob(s->ctx, buf, len, s->o->elf_flags, &info);
+		r = m == MAGIC_ELF ? ga_elf_inspect_fd(s->ctx, fd, buf, len, s->o->elf_flags | elf_map, &info)
+		                   : ga_devcode_inspect_blob(s->ctx, buf, len, s->o->elf_flags, &info);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0)
@@ -277,7 +298,7 @@ int ga_deps_scan_buffer(struct ga_ctx *ctx, const struct ga_deps_opts *o, struct
                         size_t len)
 {
 	struct deps_scan s = {
-		.ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf, .scan_map = scan_buf_fd
+		.ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf, .scan_map = scan_spooled
 	};
 	int r = ga_deps_scan_buf(&s, tree, shown_path, tree_path, buf, len, 0);
 	ga_deps_scan_release(&s);
@@ -746,7 +767,7 @@ int ga_deps_scan(struct ga_ctx *ctx, const struct ga_deps_opts *o, const char *p
                  struct ga_deps_inventory *inv)
 {
 	struct deps_scan s = {
-		.ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf, .scan_map = scan_buf_fd
+		.ctx = ctx, .o = o, .inv = inv, .scan_buf = ga_deps_scan_buf, .scan_map = scan_spooled
 	};
 	int r = scan_path(&s, path);
 	ga_deps_scan_release(&s);
