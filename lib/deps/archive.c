@@ -1076,6 +1076,28 @@ static bool compressed_image(const uint8_t *buf, size_t len)
 	return yes;
 }
 
+/* A file mapping read as a stream, the pages of each block dropped once libarchive moved past it. */
+struct map_src {
+	const uint8_t *buf;
+	size_t len, off, prev;
+};
+
+static la_ssize_t map_read(struct archive *a, void *cd, const void **ret)
+{
+	(void)a;
+	struct map_src *m = cd;
+	/* libarchive is done with the block it had before this call: its whole pages leave our RSS */
+	uintptr_t lo = ((uintptr_t)(m->buf + m->prev) + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = (uintptr_t)(m->buf + m->off) & ~(uintptr_t)4095;
+	if (hi > lo)
+		(void)madvise((void *)lo, (size_t)(hi - lo), MADV_DONTNEED);
+	m->prev = m->off;
+	size_t n = m->len - m->off < SPOOL_BLOCK ? m->len - m->off : SPOOL_BLOCK;
+	*ret = m->buf + m->off;
+	m->off += n;
+	return (la_ssize_t)n;
+}
+
 int ga_deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
                         size_t len, long into_tree, unsigned depth)
 {
@@ -1099,7 +1121,14 @@ int ga_deps_archive_mem(struct deps_scan *s, const char *shown, const char *name
 	/* gzip/bzip2/xz/zstd around something that is not an archive (a .gz man page, a .mod): not ours */
 	bool container = (len >= 4 && !memcmp(buf, "PK", 2)) || (len >= 8 && !memcmp(buf, "!<arch>\n", 8)) ||
 	                 (len >= 263 && !memcmp(buf + 257, "ustar", 5));
-	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
+	/*
+	 * A file of the walk mapped whole and a stream archive (not a zip, which
+	 * seeks to its central directory): read in blocks dropped behind the read.
+	 */
+	struct map_src ms = { .buf = buf, .len = len };
+	bool stream = buf == s->file_map && len == s->file_map_len && !(len >= 2 && !memcmp(buf, "PK", 2));
+	if ((stream ? archive_read_open(a, &ms, NULL, map_read, NULL)
+	            : archive_read_open_memory(a, buf, len)) != ARCHIVE_OK) {
 		if (container)
 			r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s",
 			                    archive_error_string(a));

@@ -354,7 +354,10 @@ static int scan_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, 
 	void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return ga_deps_add_gap(s->inv, shown, "cannot map: %s", strerror(errno));
+	s->file_map = map;
+	s->file_map_len = (size_t)size;
 	int r = scan_buf_fd(s, fd, tree, shown, tp, map, (size_t)size, 0);
+	s->file_map = NULL;
 	munmap(map, (size_t)size);
 	return r;
 }
@@ -746,8 +749,11 @@ static int scan_path(struct deps_scan *sp, const char *path)
 			close(fd);
 			return r;
 		}
+		sp->file_map = map;
+		sp->file_map_len = (size_t)fst.st_size;
 		r = m == MAGIC_RPM ? ga_deps_rpm_mem(sp, path, map, (size_t)fst.st_size, 1)
 		                   : ga_deps_archive_mem(sp, path, path, map, (size_t)fst.st_size, -1, 1);
+		sp->file_map = NULL;
 		munmap(map, (size_t)fst.st_size);
 		close(fd);
 		return r;

@@ -57,6 +57,14 @@ struct deps_scan {
 	 */
 	uint64_t in_size, in_inflated;
 	bool in_stopped;
+	/*
+	 * A file of the walk mapped whole (walk.c), while ga_deps_archive_mem
+	 * reads it: a stream archive (tar, ar, compressed) is then fed to
+	 * libarchive from the mapping in blocks whose pages are dropped behind it,
+	 * so a 1 GB .deb does not stay resident while it is read.
+	 */
+	const uint8_t *file_map;
+	size_t file_map_len;
 	/* bytes of zips held in memory around the member being read (their members get the rest of the room) */
 	uint64_t held_bytes;
 	/*
