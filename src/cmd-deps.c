@@ -334,6 +334,23 @@ static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 			                 "--%s wants a byte count (e.g. 100M, 4G), not '%s'",
 			                 opt == 'm' ? "max-member-bytes" : "max-total-bytes", arg);
 		return CLI_NEXT;
+	case 'R':
+	case 'N': {
+		/* a count: --max-ratio 0 turns the expansion bound off; nesting 1..16 */
+		char *end = NULL;
+		errno = 0;
+		unsigned long v = strtoul(arg, &end, 10);
+		unsigned long hi = opt == 'R' ? 1000000ul : GA_DEPS_NESTING_CEILING;
+		if (errno || end == arg || *end || arg[0] == '-' || v > hi || (opt == 'N' && v == 0))
+			return cli_error(cli, cmd, EXIT_USAGE, "--%s wants a number from %u to %lu, not '%s'",
+			                 opt == 'R' ? "max-ratio" : "max-nesting", opt == 'R' ? 0u : 1u, hi,
+			                 arg);
+		if (opt == 'R')
+			d->o.max_ratio = (unsigned)v;
+		else
+			d->o.max_nesting = (unsigned)v;
+		return CLI_NEXT;
+	}
 	case 'v':
 		d->verbose++;
 		return CLI_NEXT;
@@ -593,6 +610,8 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		{ "no-archives", no_argument, NULL, 'A' },
 		{ "max-member-bytes", required_argument, NULL, 'm' },
 		{ "max-total-bytes", required_argument, NULL, 'M' },
+		{ "max-ratio", required_argument, NULL, 'R' },
+		{ "max-nesting", required_argument, NULL, 'N' },
 		{ "ld-library-path", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "cyclonedx", required_argument, NULL, 'X' },
@@ -600,6 +619,8 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 	};
 	struct deps_cli d = { .mode = MODE_TEXT };
 	ga_deps_opts_init(&d.o);
+	/* members too large for memory are spooled (unlinked) where temporary files go */
+	d.o.spool_dir = getenv("TMPDIR");
 	struct ga_ctx *ctx = NULL;
 	struct ga_deps_target t;
 	struct ga_deps_inventory inv;

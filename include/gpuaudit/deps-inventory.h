@@ -17,11 +17,24 @@
 extern "C" {
 #endif
 
-/* Defaults of the zip-bomb caps (configurable per scan). */
-#define GA_DEPS_MAX_MEMBER_BYTES (64ull << 20) /* archive members held in memory at once (ELF, zip) */
-#define GA_DEPS_MAX_TOTAL_BYTES (64ull << 30)  /* all archive members of one scan, inflated */
-#define GA_DEPS_MAX_NESTING 8                  /* archives inside archives */
-#define GA_DEPS_MAX_META_BYTES (16u << 20)     /* one metadata file (METADATA, RECORD, json) */
+/*
+ * Defaults of the zip-bomb bounds (configurable per scan). A member of any
+ * size is read (spooled to an unlinked temporary file past a few MiB, so
+ * memory stays bounded); what stops a hostile archive is what makes it
+ * hostile: its expansion, its nesting, the total work.
+ */
+#define GA_DEPS_MAX_MEMBER_BYTES UINT64_MAX   /* one archive member: no cap unless asked */
+#define GA_DEPS_MAX_TOTAL_BYTES (64ull << 30) /* all archive members of one scan, inflated */
+#define GA_DEPS_MAX_NESTING 8                 /* archives inside archives */
+#define GA_DEPS_NESTING_CEILING 16            /* what max_nesting may be raised to */
+/*
+ * One PATH (or one archive file met in a directory) may inflate to this many
+ * times its size on disk, once past GA_DEPS_RATIO_FLOOR bytes: real
+ * packages inflate 2-10 times, a zip bomb over 200 times.
+ */
+#define GA_DEPS_MAX_RATIO 100u
+#define GA_DEPS_RATIO_FLOOR (256ull << 20)
+#define GA_DEPS_MAX_META_BYTES (16u << 20) /* one metadata file (METADATA, RECORD, json) */
 
 enum ga_dep_strength {
 	GA_STRENGTH_HARD = 0, /* DT_NEEDED: the loader needs it before any code runs */
@@ -135,10 +148,13 @@ struct ga_deps_inventory {
 };
 
 struct ga_deps_opts {
-	unsigned elf_flags; /* GA_ELF_* (GA_ELF_NO_DEVICE_CODE for --no-device-code) */
-	uint64_t max_member_bytes;
+	unsigned elf_flags;        /* GA_ELF_* (GA_ELF_NO_DEVICE_CODE for --no-device-code) */
+	uint64_t max_member_bytes; /* UINT64_MAX: no cap */
 	uint64_t max_total_bytes;
 	unsigned max_nesting;
+	unsigned max_ratio; /* inflated bytes per byte on disk, past GA_DEPS_RATIO_FLOOR; 0: no bound */
+	/* where members too large to hold in memory are spooled (unlinked); NULL: /tmp */
+	const char *spool_dir;
 	/* Called for each file before it is inspected (progress line); may be NULL. */
 	void (*progress)(void *udata, const struct ga_deps_inventory *inv, const char *path);
 	void *progress_udata;

@@ -28,11 +28,14 @@
  * on entry, so recursion is bounded by max_nesting by construction.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../dl/archive_dl.h"
 #include "../core/internal.h"
@@ -45,6 +48,9 @@
 #define HUGE_PAGE (2u << 20)
 #define POPULATE_STEP (8u << 20)
 #define MEMBUF_KEEP_BYTES (16u << 20)
+/* members (and the zips around them) held in memory up to this; larger ones are spooled */
+#define HOLD_BYTES (32u << 20)
+#define SPOOL_BLOCK (1u << 20)
 
 int ga_deps_membuf_reserve(struct deps_membuf *m, size_t need)
 {
@@ -155,10 +161,27 @@ static struct archive *new_reader(void)
 	return a;
 }
 
-/* Count inflated bytes against the scan's total cap; false once it is exceeded. */
+void ga_deps_input_begin(struct deps_scan *s, uint64_t size)
+{
+	s->in_size = size;
+	s->in_inflated = 0;
+	s->in_stopped = false;
+}
+
+/* The scan, or the input being read, stopped at a bound: read nothing more of it. */
+static bool halted(const struct deps_scan *s)
+{
+	return s->stopped || s->in_stopped;
+}
+
+/*
+ * Count inflated bytes against the scan's total cap and the input's
+ * expansion bound; false once either is exceeded.
+ */
 static bool charge(struct deps_scan *s, const char *shown, uint64_t n)
 {
 	s->inv->bytes_inflated += n;
+	s->in_inflated += n;
 	if (s->inv->bytes_inflated > s->o->max_total_bytes && !s->stopped) {
 		s->stopped = true;
 		s->inv->truncated = true;
@@ -167,7 +190,18 @@ static bool charge(struct deps_scan *s, const char *shown, uint64_t n)
 		        "archives inflate to more than %llu bytes in total (--max-total-bytes): scan stopped",
 		        (unsigned long long)s->o->max_total_bytes);
 	}
-	return !s->stopped;
+	/* past the floor, more than max_ratio bytes out per byte in: a bomb, not a package */
+	if (!halted(s) && s->o->max_ratio && s->in_size && s->in_inflated > GA_DEPS_RATIO_FLOOR &&
+	    s->in_inflated / s->in_size >= s->o->max_ratio) {
+		s->in_stopped = true;
+		s->inv->truncated = true;
+		ga_deps_add_gap(
+		        s->inv, shown,
+		        "archive inflates to more than %u times its %llu bytes on disk (--max-ratio): "
+		        "rest not read",
+		        s->o->max_ratio, (unsigned long long)s->in_size);
+	}
+	return !halted(s);
 }
 
 /* Stream source for an archive nested in another: the peeked head, then the outer member's data. */
@@ -211,7 +245,16 @@ int ga_deps_nest_refused(struct deps_scan *s, const char *shown, unsigned depth)
 	unsigned cap = s->o->max_nesting < DEPS_NESTING_CEILING ? s->o->max_nesting : DEPS_NESTING_CEILING;
 	if (depth <= cap)
 		return 0;
-	return ga_deps_add_gap(s->inv, shown, "archive nested deeper than %u levels: not opened", cap) ?: 1;
+	if (cap < DEPS_NESTING_CEILING)
+		return ga_deps_add_gap(s->inv, shown,
+		                       "archive nested deeper than %u levels: not opened (--max-nesting "
+		                       "raises the bound)",
+		                       cap)
+		               ?: 1;
+	return ga_deps_add_gap(s->inv, shown,
+	                       "archive nested deeper than %u levels: not opened (the most that is read)",
+	                       cap)
+	               ?: 1;
 }
 
 /*
@@ -280,9 +323,7 @@ static int read_rest(struct deps_scan *s, struct archive *a, const char *shown, 
 			r = ga_buf_add(b, block, (size_t)got);
 		if (r == -E2BIG)
 			return ga_deps_add_gap(s->inv, shown,
-			                       "member inflates to more than %llu bytes "
-			                       "(--max-member-bytes): not read",
-			                       (unsigned long long)s->o->max_member_bytes)
+			                       "member inflates to more than %zu bytes: not read", b->max)
 			               ?: 1;
 		if (r < 0)
 			return r;
@@ -291,22 +332,24 @@ static int read_rest(struct deps_scan *s, struct archive *a, const char *shown, 
 
 /*
  * Read the rest of the current member into b, straight into the buffer (no
- * intermediate copy): 0, 1 when not read whole (gap recorded), <0.
+ * intermediate copy), while it fits in room bytes: 0 read whole, 1 not read
+ * (gap recorded), 2 longer than room (b holds its first bytes, more than
+ * room), <0.
  */
 static int read_member(struct deps_scan *s, struct archive *a, const char *shown, struct deps_membuf *b,
-                       uint64_t limit)
+                       uint64_t room)
 {
-	for (;;) {
+	while (b->len <= room) {
 		if (b->len + 1 >= b->cap) {
 			int r = ga_deps_membuf_reserve(b, b->len + STREAM_BLOCK);
 			if (r < 0)
 				return r;
 		}
-		size_t room = b->cap - b->len - 1;
-		if (room > POPULATE_STEP)
-			room = POPULATE_STEP;
-		membuf_populate(b, b->len + room + 1);
-		la_ssize_t got = archive_read_data(a, b->data + b->len, room);
+		size_t n = b->cap - b->len - 1;
+		if (n > POPULATE_STEP)
+			n = POPULATE_STEP;
+		membuf_populate(b, b->len + n + 1);
+		la_ssize_t got = archive_read_data(a, b->data + b->len, n);
 		if (got == 0)
 			return 0;
 		if (got < 0)
@@ -317,45 +360,151 @@ static int read_member(struct deps_scan *s, struct archive *a, const char *shown
 			return 1;
 		b->len += (size_t)got;
 		b->data[b->len] = '\0';
-		if (b->len > limit)
-			break;
 	}
-	return ga_deps_add_gap(s->inv, shown, "member inflates to more than %llu bytes%s: not read",
-	                       (unsigned long long)limit,
-	                       limit == s->o->max_member_bytes ? " (--max-member-bytes)" : "")
+	return 2;
+}
+
+/* A member over its cap (size is what its header says, or what it inflated to so far): gap, 1. */
+static int member_over(struct deps_scan *s, const char *shown, bool meta_only, uint64_t size, bool claimed)
+{
+	if (meta_only)
+		return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
+		                       GA_DEPS_MAX_META_BYTES)
+		               ?: 1;
+	if (claimed)
+		return ga_deps_add_gap(s->inv, shown,
+		                       "member is %llu bytes, more than --max-member-bytes %llu: not read",
+		                       (unsigned long long)size, (unsigned long long)s->o->max_member_bytes)
+		               ?: 1;
+	return ga_deps_add_gap(s->inv, shown,
+	                       "member inflates to more than %llu bytes (--max-member-bytes): not read",
+	                       (unsigned long long)s->o->max_member_bytes)
 	               ?: 1;
 }
 
 /*
- * How many bytes a member may take in memory: --max-member-bytes less what
- * the zips around it already hold (so all held at once stay under the cap),
- * metadata files at most GA_DEPS_MAX_META_BYTES. 0 when it fits, 1 when
- * refused (gap recorded), <0.
+ * An unlinked temporary file in dir: O_TMPFILE, else mkstemp then unlink,
+ * else a memfd (memory, not disk: the last resort). The fd, or -errno of the
+ * first way tried.
  */
-static int member_room(struct deps_scan *s, const char *shown, bool meta_only, int64_t size_hint,
-                       uint64_t *limit)
+static int spool_open(const char *dir)
 {
-	uint64_t cap = s->o->max_member_bytes;
-	*limit = cap > s->held_bytes ? cap - s->held_bytes : 0;
-	if (meta_only && *limit > GA_DEPS_MAX_META_BYTES)
-		*limit = GA_DEPS_MAX_META_BYTES;
-	if (size_hint < 0 || (uint64_t)size_hint <= *limit)
-		return 0;
-	if (meta_only && *limit == GA_DEPS_MAX_META_BYTES)
-		return ga_deps_add_gap(s->inv, shown, "metadata file larger than %u bytes: not read",
-		                       GA_DEPS_MAX_META_BYTES)
-		               ?: 1;
-	if (*limit == cap)
+	int fd, err = 0;
+#ifdef O_TMPFILE
+	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600)) >= 0)
+		return fd;
+	err = errno;
+#endif
+	char path[4096];
+	if ((size_t)snprintf(path, sizeof(path), "%s/gpuaudit-member-XXXXXX", dir) < sizeof(path)) {
+		if ((fd = mkostemp(path, O_CLOEXEC)) >= 0) {
+			(void)unlink(path);
+			return fd;
+		}
+		if (!err)
+			err = errno;
+	}
+	if ((fd = memfd_create("gpuaudit-member", MFD_CLOEXEC)) >= 0)
+		return fd;
+	return -(err ? err : errno);
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * A member too large to hold in memory: its first bytes (already read), then
+ * the rest of it streamed to an unlinked temporary file (s->o->spool_dir).
+ * Resident memory stays one block whatever the member's size. 0 with *ret_fd
+ * and *ret_len, 1 not read (gap recorded), <0.
+ */
+static int spool_member(struct deps_scan *s, struct archive *a, const char *shown, const uint8_t *first,
+                        size_t first_len, int *ret_fd, uint64_t *ret_len)
+{
+	const char *dir = s->o->spool_dir && s->o->spool_dir[0] ? s->o->spool_dir : "/tmp";
+	int fd = spool_open(dir);
+	if (fd < 0)
 		return ga_deps_add_gap(s->inv, shown,
-		                       "member is %llu bytes, more than --max-member-bytes %llu: not read",
-		                       (unsigned long long)size_hint, (unsigned long long)cap)
+		                       "member too large to hold in memory and no temporary file in %s: %s "
+		                       "(set TMPDIR to a writable directory)",
+		                       dir, strerror(-fd))
 		               ?: 1;
-	return ga_deps_add_gap(s->inv, shown,
-	                       "member is %llu bytes, more than the %llu bytes of --max-member-bytes %llu "
-	                       "left by the archives holding it: not read",
-	                       (unsigned long long)size_hint, (unsigned long long)*limit,
-	                       (unsigned long long)cap)
-	               ?: 1;
+	uint8_t *block = ga_malloc(SPOOL_BLOCK);
+	uint64_t len = first_len;
+	int r = 0, werr = block ? write_all(fd, first, first_len) : 0;
+	if (!block)
+		r = -ENOMEM;
+	while (r == 0 && werr == 0) {
+		la_ssize_t got = archive_read_data(a, block, SPOOL_BLOCK);
+		if (got == 0)
+			break;
+		if (got < 0) {
+			r = ga_deps_add_gap(s->inv, shown, "cannot read member: %s", archive_error_string(a))
+			            ?: 1;
+			break;
+		}
+		if (!charge(s, shown, (uint64_t)got)) {
+			r = 1;
+			break;
+		}
+		if ((len += (uint64_t)got) > s->o->max_member_bytes) {
+			r = member_over(s, shown, false, len, false);
+			break;
+		}
+		werr = write_all(fd, block, (size_t)got);
+	}
+	ga_free(block);
+	if (r == 0 && werr)
+		r = ga_deps_add_gap(s->inv, shown,
+		                    "cannot write the member to a temporary file in %s: %s "
+		                    "(set TMPDIR to a filesystem with room for it)",
+		                    dir, strerror(-werr))
+		            ?: 1;
+	if (r == 0 && len > SIZE_MAX)
+		r = ga_deps_add_gap(s->inv, shown, "member too large to map") ?: 1;
+	if (r != 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	*ret_len = len;
+	return 0;
+}
+
+static int archive_fd_into(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
+                           long into_tree, unsigned depth);
+
+/*
+ * The spooled member: a zip through its central directory (libarchive's
+ * seekable reader on the file), anything else mapped read-only for the walk
+ * (the ELF census reads the mapping in windows through fd and drops them).
+ */
+static int scan_spooled(struct deps_scan *s, int fd, uint64_t len, enum deps_magic m, size_t tree,
+                        const char *shown, const char *tp, unsigned depth, bool outer_is_pkg)
+{
+	if (m == MAGIC_ZIP) {
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			return ga_deps_add_gap(s->inv, shown, "cannot read the spooled member: %s",
+			                       strerror(errno));
+		return archive_fd_into(s, fd, shown, tp, outer_is_pkg ? (long)tree : -1, depth + 1);
+	}
+	void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return ga_deps_add_gap(s->inv, shown, "cannot map the spooled member: %s", strerror(errno));
+	int r = s->scan_map(s, fd, tree, shown, tp, map, (size_t)len, depth);
+	munmap(map, (size_t)len);
+	return r;
 }
 
 static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, const char *shown, const char *tp,
@@ -383,11 +532,20 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 	if ((m == MAGIC_ARCHIVE || m == MAGIC_ZIP) && (r = ga_deps_nest_refused(s, shown, depth + 1)) != 0)
 		return r < 0 ? r : 0;
 	/*
-	 * A zip larger than the memory left for it is streamed like the other
-	 * nested archives (through its local headers) instead of held for its
-	 * central directory: its members are still read, nothing big is held.
+	 * What may be held in memory: HOLD_BYTES less what the zips around it
+	 * hold, and never more than the member may be (metadata files stop at
+	 * GA_DEPS_MAX_META_BYTES, anything at the optional --max-member-bytes).
 	 */
-	uint64_t room = s->o->max_member_bytes > s->held_bytes ? s->o->max_member_bytes - s->held_bytes : 0;
+	bool meta_only = m == MAGIC_NONE && !ga_deps_rpmdb_path(tp);
+	uint64_t limit = meta_only ? GA_DEPS_MAX_META_BYTES : s->o->max_member_bytes;
+	uint64_t room = HOLD_BYTES > s->held_bytes ? HOLD_BYTES - s->held_bytes : 0;
+	if (room > limit)
+		room = limit;
+	/*
+	 * A zip larger than that room is streamed like the other nested
+	 * archives (through its local headers) instead of held for its central
+	 * directory: its members are still read, nothing big is held.
+	 */
 	if (m == MAGIC_ARCHIVE || (m == MAGIC_ZIP && size_hint >= 0 && (uint64_t)size_hint > room)) {
 		struct nest_src *n = ga_calloc(1, sizeof(*n));
 		struct archive *in = new_reader();
@@ -419,31 +577,55 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 		ga_free(n);
 		return r;
 	}
-	/* ELF, device code, metadata and zips are held whole (random access): within the memory cap */
-	uint64_t limit;
-	if ((r = member_room(s, shown, m == MAGIC_NONE && !ga_deps_rpmdb_path(tp), size_hint, &limit)) != 0)
-		return r < 0 ? r : 0;
+	/*
+	 * ELF, device code, metadata and zips are read whole (random access): in
+	 * memory up to the room left, spooled to a temporary file beyond it.
+	 * Metadata files stop at GA_DEPS_MAX_META_BYTES, anything at the
+	 * optional --max-member-bytes.
+	 */
+	if (size_hint >= 0 && (uint64_t)size_hint > limit)
+		return member_over(s, shown, meta_only, (uint64_t)size_hint, true) < 0 ? -ENOMEM : 0;
 	struct deps_membuf local = { 0 }, *b = depth < DEPS_MEMBER_BUFS ? &s->member[depth] : &local;
 	b->len = 0;
-	/* the header's size (already checked against the cap) sizes the buffer: one mapping, no copies */
-	size_t want = size_hint > (int64_t)hl && (uint64_t)size_hint <= limit ? (size_t)size_hint
-	                                                                      : hl + STREAM_BLOCK;
-	r = ga_deps_membuf_reserve(b, want);
-	if (r < 0 && want > hl + STREAM_BLOCK) /* a size the address space refuses: grow as data comes */
-		r = ga_deps_membuf_reserve(b, hl + STREAM_BLOCK);
-	if (r < 0)
-		goto out;
-	membuf_populate(b, hl + 1);
-	memcpy(b->data, head, hl);
-	b->len = hl;
-	b->data[b->len] = '\0';
-	r = read_member(s, a, shown, b, limit);
-	if (r != 0) {
+	bool spool = size_hint >= 0 && (uint64_t)size_hint > room;
+	if (!spool) {
+		/* the header's size sizes the buffer: one mapping, no copies */
+		size_t want = size_hint > (int64_t)hl ? (size_t)size_hint : hl + STREAM_BLOCK;
+		r = ga_deps_membuf_reserve(b, want);
+		if (r < 0 &&
+		    want > hl + STREAM_BLOCK) /* a size the address space refuses: grow as data comes */
+			r = ga_deps_membuf_reserve(b, hl + STREAM_BLOCK);
+		if (r < 0)
+			goto out;
+		membuf_populate(b, hl + 1);
+		memcpy(b->data, head, hl);
+		b->len = hl;
+		b->data[b->len] = '\0';
+		r = read_member(s, a, shown, b, room);
+		if (r < 0 || r == 1) {
+			r = r < 0 ? r : 0;
+			goto out;
+		}
+		if (r == 2 && b->len > limit) { /* longer than its header said, past the cap */
+			r = member_over(s, shown, meta_only, b->len, false) < 0 ? -ENOMEM : 0;
+			goto out;
+		}
+	}
+	if (spool || r == 2) {
+		int fd = -1;
+		uint64_t len = 0;
+		r = spool_member(s, a, shown, spool ? head : b->data, spool ? hl : b->len, &fd, &len);
+		if (b->cap > MEMBUF_KEEP_BYTES)
+			ga_deps_membuf_release(b);
+		if (r == 0) {
+			r = scan_spooled(s, fd, len, m, tree, shown, tp, depth, outer_is_pkg);
+			close(fd);
+		}
 		r = r < 0 ? r : 0;
 		goto out;
 	}
 	if (m == MAGIC_ZIP) {
-		/* held while its members are read: they get what is left of the memory cap */
+		/* held while its members are read: they get what is left of the room */
 		s->held_bytes += b->len;
 		r = ga_deps_archive_mem(s, shown, tp, b->data, b->len, outer_is_pkg ? (long)tree : -1,
 		                        depth + 1);
@@ -471,7 +653,7 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 	char *tp = NULL;
 	int retries = 0;
 	bool first = true;
-	while (!s->stopped) {
+	while (!halted(s)) {
 		struct archive_entry *e;
 		int h = archive_read_next_header(a, &e);
 		if (h == ARCHIVE_EOF)
@@ -726,6 +908,9 @@ static int image_layer(struct deps_scan *s, const uint8_t *buf, size_t len, cons
 	if (dir) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", dir, layer);
+		struct stat st;
+		/* each layer file of an image directory is an input of its own (--max-ratio) */
+		ga_deps_input_begin(s, stat(path, &st) == 0 ? (uint64_t)st.st_size : 0);
 		if (archive_read_open_filename(in, path, STREAM_BLOCK) != ARCHIVE_OK) {
 			r = ga_deps_add_gap(s->inv, path, "layer not readable: %s", archive_error_string(in));
 			goto out;
@@ -836,7 +1021,7 @@ static int image_scan(struct deps_scan *s, const uint8_t *buf, size_t len, const
 	}
 	if (config[0] && (r = image_env(s, buf, len, dir, config, (size_t)tree)) < 0)
 		goto out;
-	for (size_t i = layers.n; i-- > 0 && !s->stopped && r == 0;)
+	for (size_t i = layers.n; i-- > 0 && !halted(s) && r == 0;)
 		r = image_layer(s, buf, len, dir, layers.v[i], (size_t)tree, shown, &lf, depth);
 out:
 	ga_strv_release(&layers);
@@ -891,6 +1076,28 @@ static bool compressed_image(const uint8_t *buf, size_t len)
 	return yes;
 }
 
+/* A file mapping read as a stream, the pages of each block dropped once libarchive moved past it. */
+struct map_src {
+	const uint8_t *buf;
+	size_t len, off, prev;
+};
+
+static la_ssize_t map_read(struct archive *a, void *cd, const void **ret)
+{
+	(void)a;
+	struct map_src *m = cd;
+	/* libarchive is done with the block it had before this call: its whole pages leave our RSS */
+	uintptr_t lo = ((uintptr_t)(m->buf + m->prev) + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = (uintptr_t)(m->buf + m->off) & ~(uintptr_t)4095;
+	if (hi > lo)
+		(void)madvise((void *)lo, (size_t)(hi - lo), MADV_DONTNEED);
+	m->prev = m->off;
+	size_t n = m->len - m->off < SPOOL_BLOCK ? m->len - m->off : SPOOL_BLOCK;
+	*ret = m->buf + m->off;
+	m->off += n;
+	return (la_ssize_t)n;
+}
+
 int ga_deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,
                         size_t len, long into_tree, unsigned depth)
 {
@@ -900,6 +1107,8 @@ int ga_deps_archive_mem(struct deps_scan *s, const char *shown, const char *name
 	 * manifests first. A compressed image is read in passes over the stream
 	 * (manifests, then one per layer), never inflated whole into memory.
 	 */
+	if (depth == 1)
+		ga_deps_input_begin(s, len);
 	if (into_tree < 0 && ((len >= 263 && !memcmp(buf + 257, "ustar", 5)) || compressed_image(buf, len))) {
 		int r = image_scan(s, buf, len, NULL, shown, depth);
 		if (r <= 0)
@@ -912,7 +1121,14 @@ int ga_deps_archive_mem(struct deps_scan *s, const char *shown, const char *name
 	/* gzip/bzip2/xz/zstd around something that is not an archive (a .gz man page, a .mod): not ours */
 	bool container = (len >= 4 && !memcmp(buf, "PK", 2)) || (len >= 8 && !memcmp(buf, "!<arch>\n", 8)) ||
 	                 (len >= 263 && !memcmp(buf + 257, "ustar", 5));
-	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK) {
+	/*
+	 * A file of the walk mapped whole and a stream archive (not a zip, which
+	 * seeks to its central directory): read in blocks dropped behind the read.
+	 */
+	struct map_src ms = { .buf = buf, .len = len };
+	bool stream = buf == s->file_map && len == s->file_map_len && !(len >= 2 && !memcmp(buf, "PK", 2));
+	if ((stream ? archive_read_open(a, &ms, NULL, map_read, NULL)
+	            : archive_read_open_memory(a, buf, len)) != ARCHIVE_OK) {
 		if (container)
 			r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s",
 			                    archive_error_string(a));
@@ -930,8 +1146,8 @@ out:
 	return r;
 }
 
-int ga_deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
-                       unsigned depth)
+static int archive_fd_into(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
+                           long into_tree, unsigned depth)
 {
 	struct archive *a = new_reader();
 	if (!a)
@@ -942,8 +1158,8 @@ int ga_deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const cha
 		r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s", archive_error_string(a));
 		goto out;
 	}
-	long tree = ga_deps_add_tree(s->inv, shown, tree_kind(name_for_kind, 0));
-	if (tree < 0) {
+	long tree = into_tree;
+	if (tree < 0 && (tree = ga_deps_add_tree(s->inv, shown, tree_kind(name_for_kind, 0))) < 0) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -952,6 +1168,15 @@ int ga_deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const cha
 out:
 	archive_read_free(a);
 	return r;
+}
+
+int ga_deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
+                       unsigned depth)
+{
+	struct stat st;
+	if (depth == 1)
+		ga_deps_input_begin(s, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0);
+	return archive_fd_into(s, fd, shown, name_for_kind, -1, depth);
 }
 
 int ga_deps_archive_rpm(struct deps_scan *s, const char *shown, const uint8_t *buf, size_t len, size_t tree,
@@ -969,6 +1194,8 @@ int ga_deps_archive_rpm(struct deps_scan *s, const char *shown, const uint8_t *b
 	archive_read_support_filter_zstd(a);
 	archive_read_support_format_cpio(a);
 	int r = 0;
+	if (depth == 1)
+		ga_deps_input_begin(s, len);
 	if (archive_read_open_memory(a, buf, len) != ARCHIVE_OK)
 		r = ga_deps_add_gap(s->inv, shown, "rpm payload not readable: %s", archive_error_string(a));
 	else

@@ -26,6 +26,7 @@ void ga_deps_opts_init(struct ga_deps_opts *o)
 	o->max_member_bytes = GA_DEPS_MAX_MEMBER_BYTES;
 	o->max_total_bytes = GA_DEPS_MAX_TOTAL_BYTES;
 	o->max_nesting = GA_DEPS_MAX_NESTING;
+	o->max_ratio = GA_DEPS_MAX_RATIO;
 }
 
 void ga_deps_inventory_init(struct ga_deps_inventory *inv)

@@ -34,14 +34,38 @@ struct deps_scan;
 typedef int (*deps_scan_buf_fn)(struct deps_scan *s, size_t tree, const char *shown, const char *tree_path,
                                 const uint8_t *buf, size_t len, unsigned depth);
 
+/*
+ * The same as deps_scan_buf_fn for a file mapped whole at buf (fd >= 0: the
+ * ELF census reads it through fd in windows, so that resident memory stays
+ * one window however large the file): a member spooled to a temporary file.
+ */
+typedef int (*deps_scan_map_fn)(struct deps_scan *s, int fd, size_t tree, const char *shown,
+                                const char *tree_path, const uint8_t *buf, size_t len, unsigned depth);
+
 struct deps_scan {
 	struct ga_ctx *ctx;
 	const struct ga_deps_opts *o;
 	struct ga_deps_inventory *inv;
 	/* ga_deps_scan_buf, through a pointer: archives hold archives, and archive.c calls no walk function */
 	deps_scan_buf_fn scan_buf;
+	deps_scan_map_fn scan_map;
 	bool stopped;
-	/* bytes of zips held in memory around the member being read (their members get the rest of the cap) */
+	/*
+	 * The input being read (a PATH, or an archive file of a directory): its
+	 * size on disk, what its archives inflated so far, and whether it went past
+	 * --max-ratio (the rest of it is then not read).
+	 */
+	uint64_t in_size, in_inflated;
+	bool in_stopped;
+	/*
+	 * A file of the walk mapped whole (walk.c), while ga_deps_archive_mem
+	 * reads it: a stream archive (tar, ar, compressed) is then fed to
+	 * libarchive from the mapping in blocks whose pages are dropped behind it,
+	 * so a 1 GB .deb does not stay resident while it is read.
+	 */
+	const uint8_t *file_map;
+	size_t file_map_len;
+	/* bytes of zips held in memory around the member being read (their members get the rest of the room) */
 	uint64_t held_bytes;
 	/*
 	 * One member buffer per nesting depth, reused from member to member: a fresh
@@ -93,8 +117,14 @@ int ga_deps_add_link(struct deps_scan *s, size_t tree, const char *shown, const 
  * bounded whatever opens the archive; callers also ask it first so that a
  * refused member is not read at all.
  */
-#define DEPS_NESTING_CEILING 16
+#define DEPS_NESTING_CEILING GA_DEPS_NESTING_CEILING
 int ga_deps_nest_refused(struct deps_scan *s, const char *shown, unsigned depth);
+
+/*
+ * archive.c: a new input begins (an archive file of size bytes at depth 1):
+ * the --max-ratio accounting starts again.
+ */
+void ga_deps_input_begin(struct deps_scan *s, uint64_t size);
 
 /* archive.c: walk an archive held in memory as a new tree (or into tree when into_tree >= 0). */
 int ga_deps_archive_mem(struct deps_scan *s, const char *shown, const char *name_for_kind, const uint8_t *buf,

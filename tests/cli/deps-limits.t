@@ -16,11 +16,15 @@ rss=$(tail -1 rss.txt)
 run deps --target cuda:12.4,sm_80 tree | bytes
 # ten archives deep: the walk stops at the nesting cap (8) and says so
 run deps deep.tar.gz | bytes
+# the gap names the flag that completes the scan: with it, all eleven levels are read
+run deps --max-nesting 11 deep.tar.gz | bytes
 # a symlink loop as the argument, a FIFO as the argument, a missing path: exit 2, others still scanned
 run deps tree/loop tree/fifo missing.whl tree/lib/libkern80.so | bytes
 run deps --target vulkan:1 tree
 run deps --target cuda:12.4,sm_9x tree
 run deps --max-member-bytes 0 tree
+run deps --max-nesting 17 tree
+run deps --max-ratio lots tree
 run deps --json --sarif tree
 run deps --for-class h100-train tree
 run deps

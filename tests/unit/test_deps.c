@@ -1102,7 +1102,9 @@ static void test_archive_memory_cap(void **state)
 	(void)state;
 	struct ga_deps_opts o;
 	ga_deps_opts_init(&o);
-	assert_int_equal(o.max_member_bytes, 64u << 20);
+	/* no cap by default (members too large for memory are spooled); the cap is optional */
+	assert_true(o.max_member_bytes == UINT64_MAX);
+	assert_int_equal(o.max_ratio, GA_DEPS_MAX_RATIO);
 	o.max_member_bytes = 1u << 20;
 	size_t len;
 	struct ga_deps_inventory inv;
@@ -1113,11 +1115,11 @@ static void test_archive_memory_cap(void **state)
 	assert_non_null(strstr(inv.gaps[0].reason, "more than --max-member-bytes 1048576"));
 	ga_deps_inventory_release(&inv);
 	free(z);
-	/* 600 KiB held by the zip around it leave too little for a 600 KiB ELF member */
+	/* the cap is per member: a 600 KiB ELF in a 600 KiB zip is read (memory is bounded by spooling) */
 	z = nested_zips(2, 600u << 10, &len);
 	scan_zip(&o, z, len, &inv);
-	assert_int_equal(inv.n_gaps, 1);
-	assert_non_null(strstr(inv.gaps[0].reason, "left by the archives holding it"));
+	assert_int_equal(inv.n_gaps, 0);
+	assert_int_equal(inv.n_files, 1);
 	ga_deps_inventory_release(&inv);
 	free(z);
 	/* a nested zip larger than the cap is streamed, not held: its members are still read */
@@ -1134,6 +1136,39 @@ static void test_archive_memory_cap(void **state)
 	scan_zip(&o, z, len, &inv);
 	assert_int_equal(inv.n_gaps, 0);
 	assert_int_equal(inv.n_files, 1);
+	ga_deps_inventory_release(&inv);
+	free(z);
+}
+
+/*
+ * Issue 28: a member larger than the memory left for it (32 MiB less the zips
+ * held around it) is spooled to an unlinked temporary file and read from
+ * there: a 20 MiB ELF inside a 20 MiB zip is read, no gap; with a spool
+ * directory that cannot be written, the memfd fallback still reads it.
+ */
+static void test_archive_spool(void **state)
+{
+	(void)state;
+	struct ga_deps_opts o;
+	ga_deps_opts_init(&o);
+	size_t len;
+	struct ga_deps_inventory inv;
+	uint8_t *z = nested_zips(2, 20u << 20, &len);
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 0);
+	assert_int_equal(inv.n_files, 1);
+	assert_true(inv.files[0].size_bytes == 20u << 20);
+	ga_deps_inventory_release(&inv);
+	o.spool_dir = "/nonexistent-gpuaudit-spool";
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 0);
+	assert_int_equal(inv.n_files, 1);
+	ga_deps_inventory_release(&inv);
+	/* the optional cap applies to spooled members too */
+	o.max_member_bytes = 16u << 20;
+	scan_zip(&o, z, len, &inv);
+	assert_int_equal(inv.n_gaps, 1);
+	assert_non_null(strstr(inv.gaps[0].reason, "more than --max-member-bytes 16777216"));
 	ga_deps_inventory_release(&inv);
 	free(z);
 }
@@ -1346,6 +1381,7 @@ int main(void)
 		cmocka_unit_test(test_target_from_class),
 		cmocka_unit_test(test_archive_nesting),
 		cmocka_unit_test(test_archive_memory_cap),
+		cmocka_unit_test(test_archive_spool),
 		cmocka_unit_test(test_real_cuda_toolkit),
 		cmocka_unit_test(test_real_rocrand),
 	};
