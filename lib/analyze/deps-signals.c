@@ -426,8 +426,23 @@ int ga_deps_signals_base(struct ga_deps_inventory *inv)
 			struct ga_deps_file_key want = { pk->tree, full, 0 };
 			struct ga_deps_file_key *hit =
 			        bsearch(&want, keys, inv->n_files, sizeof(*keys), ga_deps_cmp_file_key);
+			/* merged /usr: dpkg lists /lib/x/libfoo.so.1 where the tree holds usr/lib/x/... */
+			char *usr = NULL;
+			if (!hit && (!strncmp(full, "lib", 3) || !strncmp(full, "bin/", 4) ||
+			             !strncmp(full, "sbin/", 5))) {
+				size_t n = strlen(full) + 5;
+				if (!(usr = ga_malloc(n))) {
+					ga_free(full);
+					r = -ENOMEM;
+					break;
+				}
+				snprintf(usr, n, "usr/%s", full);
+				want.path = usr;
+				hit = bsearch(&want, keys, inv->n_files, sizeof(*keys), ga_deps_cmp_file_key);
+			}
 			if (hit && inv->files[hit->index].pkg < 0)
 				inv->files[hit->index].pkg = (long)p;
+			ga_free(usr);
 			ga_free(full);
 		}
 	}

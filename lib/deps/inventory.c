@@ -226,10 +226,20 @@ bool ga_deps_ldconf_path(const char *tp)
 	                                         !strchr(tp + 17, '/') && ends_with(tp + 17, ".conf"));
 }
 
-/* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
+/*
+ * Debian metadata: a .deb's control file (its control.tar is merged at the
+ * tree's root), dpkg's status, and the file list dpkg keeps of each installed
+ * package (var/lib/dpkg/info/NAME[:ARCH].list).
+ */
 bool ga_deps_deb_meta_path(const char *tp)
 {
-	return !strcmp(tp, "control") || !strcmp(tp, "var/lib/dpkg/status");
+	return !strcmp(tp, "control") || !strcmp(tp, "var/lib/dpkg/status") || ga_deps_dpkg_list_path(tp);
+}
+
+bool ga_deps_dpkg_list_path(const char *tp)
+{
+	return !strncmp(tp, "var/lib/dpkg/info/", 18) && !strchr(tp + 18, '/') && strlen(tp + 18) > 5 &&
+	       ends_with(tp + 18, ".list");
 }
 
 /* OpenCL ICD files and Vulkan ICD manifests: they name the vendor library the loader opens. */
