@@ -428,15 +428,23 @@ int ga_deps_signals_base(struct ga_deps_inventory *inv)
 			        bsearch(&want, keys, inv->n_files, sizeof(*keys), ga_deps_cmp_file_key);
 			/* merged /usr: dpkg lists /lib/x/libfoo.so.1 where the tree holds usr/lib/x/... */
 			char *usr = NULL;
-			if (!hit && (!strncmp(full, "lib", 3) || !strncmp(full, "bin/", 4) ||
-			             !strncmp(full, "sbin/", 5))) {
-				size_t n = strlen(full) + 5;
-				if (!(usr = ga_malloc(n))) {
+			const char *rel = pk->files.v[k];
+			while (*rel == '/')
+				rel++;
+			if (!hit && pk->kind && !strcmp(pk->kind, "deb") &&
+			    (!strncmp(rel, "lib", 3) || !strncmp(rel, "bin/", 4) ||
+			     !strncmp(rel, "sbin/", 5))) {
+				size_t n = strlen(rel) + 5;
+				char *u = ga_malloc(n);
+				if (u)
+					snprintf(u, n, "usr/%s", rel);
+				usr = u ? ga_deps_norm_join(pk->tree_dir ? pk->tree_dir : "", u) : NULL;
+				ga_free(u);
+				if (!usr) {
 					ga_free(full);
 					r = -ENOMEM;
 					break;
 				}
-				snprintf(usr, n, "usr/%s", full);
 				want.path = usr;
 				hit = bsearch(&want, keys, inv->n_files, sizeof(*keys), ga_deps_cmp_file_key);
 			}

@@ -393,11 +393,16 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 	        newest_ptx ? ga_ptx_isa_min_cuda(newest_ptx->ptx_isa_major, newest_ptx->ptx_isa_minor) : -1;
 	int drv_cuda = -1;
 	const char *drv = need > 0 ? ga_driver_for_cuda(need, &drv_cuda) : NULL;
-	if (need > 0)
-		snprintf(ptxneed, sizeof(ptxneed), " (PTX ISA %u.%u needs CUDA %d.%d: a driver >= %s%s)",
+	if (need > 0 && drv && drv_cuda != need)
+		snprintf(ptxneed, sizeof(ptxneed),
+		         "; PTX ISA %u.%u needs CUDA %d.%d, which no toolkit shipped: a driver >= %s (CUDA "
+		         "%d.%d's)",
 		         newest_ptx->ptx_isa_major, newest_ptx->ptx_isa_minor, need / 1000, need % 1000 / 10,
-		         drv ? drv : "newer than NVIDIA's table",
-		         drv && drv_cuda != need ? " (the first toolkit at or above it)" : "");
+		         drv, drv_cuda / 1000, drv_cuda % 1000 / 10);
+	else if (need > 0)
+		snprintf(ptxneed, sizeof(ptxneed), "; PTX ISA %u.%u needs CUDA %d.%d, a driver >= %s",
+		         newest_ptx->ptx_isa_major, newest_ptx->ptx_isa_minor, need / 1000, need % 1000 / 10,
+		         drv ? drv : "newer than NVIDIA's table");
 	if (gone)
 		snprintf(fix, sizeof(fix),
 		         "CUDA %d.0 dropped %s (sm_%d): no CUDA %d toolkit builds for it; use a build made "
@@ -409,6 +414,11 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 		        "nothing to do: %s picks its kernels per arch and has kernels for sm_%d in its other "
 		        "containers",
 		        own->component, sm);
+	else if (own && !all_ptx)
+		snprintf(fix, sizeof(fix),
+		         "the target can load none of %s's kernels: use a %s release that ships kernels for "
+		         "sm_%d, or run it on a GPU it was built for",
+		         own->component, own->component, sm);
 	else if (all_ptx && drv)
 		snprintf(fix, sizeof(fix),
 		         "upgrade the driver to >= %s (CUDA %d.%d), or build cubins for the target's compute "
@@ -811,17 +821,17 @@ static void missing_fix(const char *fmt, enum ga_dep_backend vendor, const char 
 		snprintf(buf, n, "bundle %s in the wheel (auditwheel repair) or fix RPATH/RUNPATH", nd);
 	else if (vendor == GA_DEP_CUDA)
 		snprintf(buf, n,
-		         "install NVIDIA's CUDA package that ships %s in the image (apt-file search / dnf "
-		         "provides), or fix RPATH",
+		         "install NVIDIA's CUDA package that ships %s (apt-file search / dnf provides), or "
+		         "fix RPATH",
 		         nd);
 	else if (vendor == GA_DEP_ROCM)
 		snprintf(buf, n,
-		         "install AMD's ROCm package that ships %s in the image (apt-file search / dnf "
+		         "install AMD's ROCm package that ships %s (apt-file search / dnf "
 		         "provides), or fix RPATH",
 		         nd);
 	else if (vendor == GA_DEP_LEVEL_ZERO)
 		snprintf(buf, n,
-		         "install Intel's oneAPI / Level Zero package that ships %s in the image, or fix "
+		         "install Intel's oneAPI / Level Zero package that ships %s, or fix "
 		         "RPATH",
 		         nd);
 	else
@@ -878,12 +888,8 @@ static int unresolved(const struct ga_deps_inventory *inv, struct ga_ldso *ix, s
 			        out, GA_C_DEPS_UNRESOLVED_NEEDED,
 			        vendor && tb != GA_DEP_NONE ? GA_SEV_ERROR : GA_SEV_WARNING, f->path, fix,
 			        "NEEDs %s, which is neither in the scanned tree on its %s nor in the "
-			        "target's "
-			        "system "
-			        "directories: \"error while loading shared libraries: %s: cannot open shared "
-			        "object "
-			        "file: No such "
-			        "file or directory\"",
+			        "target's system directories: \"error while loading shared libraries: %s: "
+			        "cannot open shared object file: No such file or directory\"",
 			        nd, how, nd);
 		}
 		if (!fd) {

@@ -141,7 +141,8 @@ out:
  */
 static int scan_dpkg_list(struct deps_scan *s, size_t tree, const char *tp, const uint8_t *buf, size_t len)
 {
-	const char *b = tp + 18; /* after "var/lib/dpkg/info/" */
+	long root = ga_deps_dpkg_root_len(tp); /* the files are relative to the database's root */
+	const char *b = ga_deps_base_name(tp);
 	size_t n = strlen(b) - 5, colon = strcspn(b, ":");
 	if (colon < n)
 		n = colon; /* "libc6:amd64" is libc6 */
@@ -149,7 +150,8 @@ static int scan_dpkg_list(struct deps_scan *s, size_t tree, const char *tp, cons
 	ga_buf_init(&key, 0);
 	int r = 0;
 	struct ga_deps_pkg *p = NULL;
-	if (ga_buf_addf(&key, "var/lib/dpkg/status#%.*s", (int)n, b) < 0 ||
+	if (ga_buf_addf(&key, "%.*s%svar/lib/dpkg/status#%.*s", (int)root, tp, root ? "/" : "", (int)n, b) <
+	            0 ||
 	    !(p = pkg_for_meta(s->inv, tree, key.data, "deb"))) {
 		r = -ENOMEM;
 		goto out;
@@ -160,7 +162,7 @@ static int scan_dpkg_list(struct deps_scan *s, size_t tree, const char *tp, cons
 		r = -ENOMEM;
 		goto out;
 	}
-	if (!p->tree_dir && !(p->tree_dir = ga_strdup(""))) {
+	if (!p->tree_dir && !(p->tree_dir = ga_strndup(tp, (size_t)root))) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -235,7 +237,7 @@ static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const c
 			p->owns_tree = !status;
 			/* one status file, many packages: "…/status#NAME" names each (findings group by it) */
 			ga_buf_reset(&key);
-			if (!(p->tree_dir = ga_strdup("")) ||
+			if (!(p->tree_dir = ga_strndup(tp, status ? (size_t)ga_deps_dpkg_root_len(tp) : 0)) ||
 			    ga_buf_addf(&key, status ? "%s#%s" : "%s", shown, p->name) < 0 ||
 			    !(p->meta_path = ga_strdup(key.data)))
 				r = -ENOMEM;

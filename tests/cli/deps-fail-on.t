@@ -5,11 +5,11 @@
 python3 "$FIXTURES/deps/mkverdicts.py" v >/dev/null
 bytes() { sed -E 's/, [0-9]+ bytes,/, N bytes,/'; }
 cd v
-run deps --target cuda:13.0,sm_90 vendor/user/libmine.so | bytes | tail -n 3
-run deps --fail-on error --target cuda:13.0,sm_90 vendor/user/libmine.so | bytes | tail -n 3
-run deps --fail-on warning --target cuda:13.0,sm_90 vendor/user/libmine.so | bytes | tail -n 4
-run deps --target cuda:13.0,sm_90 vendor/cuda-13.0/lib64/libcusparse.so.13 --fail-on warning | bytes | tail -n 4
-run deps --target cuda:13.0,sm_90 vendor/cuda-13.0/lib64/libcusparse.so.13 --fail-on info | bytes | tail -n 4
+run deps --target cuda:13.0,sm_90 vendor/user/libmine.so | bytes | grep -E '^\$|^result|--fail-on|^\[exit'
+run deps --fail-on error --target cuda:13.0,sm_90 vendor/user/libmine.so | bytes | grep -E '^\$|^result|--fail-on|^\[exit'
+run deps --fail-on warning --target cuda:13.0,sm_90 vendor/user/libmine.so | bytes | grep -E '^\$|^result|--fail-on|^\[exit'
+run deps --target cuda:13.0,sm_90 vendor/cuda-13.0/lib64/libcusparse.so.13 --fail-on warning | bytes | grep -E '^\$|^result|--fail-on|^\[exit'
+run deps --target cuda:13.0,sm_90 vendor/cuda-13.0/lib64/libcusparse.so.13 --fail-on info | bytes | grep -E '^\$|^result|--fail-on|^\[exit'
 run deps --fail-on fatal vendor/user/libmine.so
 "$GPUAUDIT" deps --json --fail-on warning --target cuda:13.0,sm_90 vendor/user/libmine.so | python3 -c '
 import json, sys; print("json result:", json.load(sys.stdin)["result"])'
