@@ -454,7 +454,7 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 		                    (unsigned long long)ct->offset);
 		if (own)
 			ga_finding_evidence(fd, "vendor_library", "NVIDIA %s", own->component);
-		if (legacy)
+		if (own && legacy)
 			ga_finding_evidence(fd, "older_arch_containers", "%zu", legacy);
 		if (gone) {
 			ga_finding_evidence(fd, "arch_dropped_in", "CUDA %d.0 (%s)", dropped / 1000, family);
@@ -878,9 +878,9 @@ static int unresolved(const struct ga_deps_inventory *inv, struct ga_ldso *ix, s
 			         p->name ? p->name : "the package", p->name ? p->name : "the package");
 			fd = ga_findings_add(out, GA_C_DEPS_UNRESOLVED_NEEDED, GA_SEV_INFO, f->path, fix,
 			                     "NEEDs %s, which is not in the scanned tree on its %s: %s %s "
-			                     "declares \"%s\" (%s), which provides it",
+			                     "declares %s: %.*s, which provides it",
 			                     nd, how, p->name ? p->name : "?", p->version ? p->version : "",
-			                     prov, requires_field(p->kind));
+			                     requires_field(p->kind), (int)strcspn(prov, ";"), prov);
 		} else {
 			missing_fix(artifact_format(inv, f), vendor ? l->backend : GA_DEP_NONE, nd, fix,
 			            sizeof(fix));
