@@ -282,6 +282,37 @@ static const struct ga_vendor_lib *nvidia_own(const struct ga_deps_file *f, stru
 }
 
 /*
+ * The name to tell one of NVIDIA's libraries by (its component, "cuBLAS"), or
+ * NULL when the file is not NVIDIA's: the vendor table by name, else a file
+ * of NVIDIA's packaging: a CUDA toolkit directory (".../cuda-13.0/...",
+ * ".../cuda/targets/..."), an nvidia-* wheel's "site-packages/nvidia/"
+ * directory, or a Debian / rpm package whose name says CUDA (libcublas-13-0,
+ * cuda-nvrtc-13-0). The file's base name in buf then.
+ */
+static const char *nvidia_lib_name(const struct ga_deps_inventory *inv, const struct ga_deps_file *f,
+                                   char *buf, size_t n)
+{
+	struct ga_vendor_match m;
+	const struct ga_vendor_lib *l = nvidia_own(f, &m);
+	if (l)
+		return l->component;
+	const char *tp = f->tree_path, *c = strstr(tp, "cuda-");
+	bool nv = (c && (c == tp || c[-1] == '/') && c[5] >= '1' && c[5] <= '9') ||
+	          strstr(tp, "cuda/targets/") || strstr(tp, "site-packages/nvidia/");
+	const struct ga_deps_pkg *p = f->pkg >= 0 ? &inv->pkgs[f->pkg] : NULL;
+	int ver = -1;
+	if (!nv && p && p->name && p->kind && (!strcmp(p->kind, "deb") || !strcmp(p->kind, "rpm")))
+		nv = ga_deps_deb_backend(p->name, &ver) == GA_DEP_CUDA;
+	if (!nv && p && p->name && p->kind && !strcmp(p->kind, "python"))
+		nv = !strncmp(p->name, "nvidia-", 7);
+	if (!nv)
+		return NULL;
+	const char *b = strrchr(tp, '/');
+	snprintf(buf, n, "%s", b ? b + 1 : tp);
+	return buf;
+}
+
+/*
  * The CUDA major a file was built with, as far as it tells: its own soname
  * (libcublas.so.13), the runtimes it links (libcudart.so.13), the PTX ISA of
  * its PTX (9.0 is CUDA 13.0's). -1 unknown.
@@ -383,8 +414,8 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 	 * nothing of the library (several containers, none for it) or the target's
 	 * arch is one the library's CUDA dropped.
 	 */
-	struct ga_vendor_match vm;
-	const struct ga_vendor_lib *own = nvidia_own(f, &vm);
+	char ownbuf[128];
+	const char *own = nvidia_lib_name(inv, f, ownbuf, sizeof(ownbuf));
 	enum ga_severity sev = failing == total ? GA_SEV_ERROR : GA_SEV_WARNING;
 	if (own && !gone && (failing < total || (failing == 1 && legacy == 1)))
 		sev = GA_SEV_INFO;
@@ -413,12 +444,12 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 		        fix, sizeof(fix),
 		        "nothing to do: %s picks its kernels per arch and has kernels for sm_%d in its other "
 		        "containers",
-		        own->component, sm);
+		        own, sm);
 	else if (own && !all_ptx)
 		snprintf(fix, sizeof(fix),
 		         "the target can load none of %s's kernels: use a %s release that ships kernels for "
 		         "sm_%d, or run it on a GPU it was built for",
-		         own->component, own->component, sm);
+		         own, own, sm);
 	else if (all_ptx && drv)
 		snprintf(fix, sizeof(fix),
 		         "upgrade the driver to >= %s (CUDA %d.%d), or build cubins for the target's compute "
@@ -435,7 +466,7 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 		snprintf(fix, sizeof(fix),
 		         "nothing to do: the one container of %s without sm_%d code holds kernels for an "
 		         "older arch only, which it launches there",
-		         own->component, sm);
+		         own, sm);
 	struct ga_finding *fd = ga_findings_add(
 	        out, code, sev, f->path, fix,
 	        "%zu of %zu CUDA fatbin containers have no cubin for sm_%d %s: their kernels fail with %s%s",
@@ -453,7 +484,7 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 		ga_finding_evidence(fd, "first_container", "%s+0x%llx", ct->section ? ct->section : "",
 		                    (unsigned long long)ct->offset);
 		if (own)
-			ga_finding_evidence(fd, "vendor_library", "NVIDIA %s", own->component);
+			ga_finding_evidence(fd, "vendor_library", "NVIDIA %s", own);
 		if (own && legacy)
 			ga_finding_evidence(fd, "older_arch_containers", "%zu", legacy);
 		if (gone) {
