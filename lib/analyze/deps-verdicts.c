@@ -296,7 +296,8 @@ static const char *nvidia_lib_name(const struct ga_deps_inventory *inv, const st
 	const struct ga_vendor_lib *l = nvidia_own(f, &m);
 	if (l)
 		return l->component;
-	const char *tp = f->tree_path, *c = strstr(tp, "cuda-");
+	/* the shown path: a file given alone has its base name as tree path */
+	const char *tp = f->path, *c = strstr(tp, "cuda-");
 	bool nv = (c && (c == tp || c[-1] == '/') && c[5] >= '1' && c[5] <= '9') ||
 	          strstr(tp, "cuda/targets/") || strstr(tp, "site-packages/nvidia/");
 	const struct ga_deps_pkg *p = f->pkg >= 0 ? &inv->pkgs[f->pkg] : NULL;
