@@ -178,7 +178,8 @@ static int result_exit(enum ga_deps_result res)
 }
 
 static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struct ga_deps_target *t,
-                       const struct ga_findings *fs, const char *target_from, enum ga_deps_result res)
+                       const struct ga_findings *fs, const char *target_from, enum ga_deps_result res,
+                       enum ga_severity fail_on)
 {
 	struct fidx ix = { 0 };
 	ix.v = calloc(fs->n + 1, sizeof(*ix.v));
@@ -279,6 +280,13 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	        sev[GA_SEV_ERROR] + sev[GA_SEV_CRITICAL], sev[GA_SEV_WARNING]);
 	if (*ga_deps_result_reason(res, inv, why, sizeof(why)))
 		fprintf(o, "  %s\n", cli_esc(why));
+	if (fail_on != GA_SEV_ERROR) {
+		size_t at = 0;
+		for (size_t i = 0; i < fs->n; i++)
+			at += fs->v[i].severity >= fail_on;
+		fprintf(o, "  --fail-on %s: %zu finding%s at or above it\n", ga_severity_name(fail_on), at,
+		        at == 1 ? "" : "s");
+	}
 	free(ix.v);
 	free(ix.printed);
 	ga_free(uses);
@@ -291,6 +299,7 @@ struct deps_cli {
 	enum mode mode;
 	int modes, verbose;
 	bool compact;
+	enum ga_severity fail_on; /* --fail-on: FAIL at findings of this severity or above */
 };
 
 static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, void *st)
@@ -356,6 +365,17 @@ static int deps_opt(struct cli *cli, const char *cmd, int opt, const char *arg, 
 		return CLI_NEXT;
 	case 'X':
 		d->cyclonedx = arg;
+		return CLI_NEXT;
+	case 'f':
+		if (!strcmp(arg, "error"))
+			d->fail_on = GA_SEV_ERROR;
+		else if (!strcmp(arg, "warning"))
+			d->fail_on = GA_SEV_WARNING;
+		else if (!strcmp(arg, "info"))
+			d->fail_on = GA_SEV_INFO;
+		else
+			return cli_error(cli, cmd, EXIT_USAGE,
+			                 "--fail-on wants error, warning or info, not '%s'", arg);
 		return CLI_NEXT;
 	default:
 		return CLI_UNKNOWN;
@@ -520,10 +540,15 @@ static int deps_write(struct cli *cli, const struct deps_cli *d, const struct ga
 	struct ga_deps_report rep;
 	ga_buf_init(&out, 0);
 	memset(&rep, 0, sizeof(rep));
-	int r = d->mode == MODE_SARIF ? deps_sarif(d, inv, fs, res, &out)
-	        : ga_deps_report_build(inv, t, fs, &rep) < 0
-	                ? -ENOMEM
-	                : ga_model_write(ga_model_find(GA_DEPS_SCHEMA), &rep, &out, !d->compact);
+	int r;
+	if (d->mode == MODE_SARIF)
+		r = deps_sarif(d, inv, fs, res, &out);
+	else if (ga_deps_report_build(inv, t, fs, &rep) < 0)
+		r = -ENOMEM;
+	else {
+		rep.result = (int)res; /* --fail-on decides it, as it decides the exit status */
+		r = ga_model_write(ga_model_find(GA_DEPS_SCHEMA), &rep, &out, !d->compact);
+	}
 	int code = EXIT_OK;
 	if (r < 0 || (d->compact && ga_buf_addc(&out, '\n') < 0))
 		code = cli_error(cli, "deps", EXIT_INTERNAL, "JSON writer failed");
@@ -615,9 +640,10 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 		{ "ld-library-path", required_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "cyclonedx", required_argument, NULL, 'X' },
+		{ "fail-on", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct deps_cli d = { .mode = MODE_TEXT };
+	struct deps_cli d = { .mode = MODE_TEXT, .fail_on = GA_SEV_ERROR };
 	ga_deps_opts_init(&d.o);
 	/* members too large for memory are spooled (unlinked) where temporary files go */
 	d.o.spool_dir = getenv("TMPDIR");
@@ -657,12 +683,12 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 	}
 	ga_findings_sort(&fs);
 	/* one result for every output and the exit status (ga_deps_result_of) */
-	enum ga_deps_result res = ga_deps_result_of(&inv, &fs);
+	enum ga_deps_result res = ga_deps_result_at(&inv, &fs, d.fail_on);
 	char verdict[16];
 	result_upper(res, verdict, sizeof(verdict));
 	bool sbom_out = d.cyclonedx && !strcmp(d.cyclonedx, "-");
 	if (d.mode == MODE_TEXT && !sbom_out)
-		print_text(cli->out, &inv, &t, &fs, target_from, res);
+		print_text(cli->out, &inv, &t, &fs, target_from, res, d.fail_on);
 	else if (d.mode != MODE_TEXT && (code = deps_write(cli, &d, &inv, &t, &fs, res)) != EXIT_OK)
 		goto out;
 	/* after the report: the SBOM takes the findings over */

@@ -506,8 +506,10 @@ const struct command commands[] = {
 	  "                     [--target SPEC | --for SNAPSHOT.json]\n"
 	  "                     [--for-class NAME --policy FILE]\n"
 	  "                     [--ld-library-path DIRS] [--max-member-bytes N]\n"
-	  "                     [--max-total-bytes N] [--max-ratio N] [--max-nesting N]\n"
-	  "                     [--cyclonedx FILE|-] [-v] PATH...\n"
+	  "                     [--max-total-bytes N] [--max-ratio N] [--max-nesting N]
+"
+	  "                     [--cyclonedx FILE|-] [--fail-on error|warning|info] [-v] PATH...
+"
 	  "\n"
 	  "Inventory what PATH pulls in from GPU vendors and judge whether it will load\n"
 	  "and find kernels on a target node (docs/deps.md). PATH is a file, a directory\n"
@@ -540,6 +542,9 @@ const struct command commands[] = {
 	  "  --cyclonedx FILE     also write the inventory as a CycloneDX 1.5 JSON SBOM\n"
 	  "                       (components with purls, gpuaudit:* properties, findings\n"
 	  "                       as annotations); '-' writes it on stdout instead of text\n"
+	  "  --fail-on SEVERITY   FAIL (exit 1) when any finding is at or above SEVERITY:\n"
+	  "                       error (the default), warning or info; the JSON, SARIF\n"
+	  "                       and CycloneDX say the same result\n"
 	  "  --no-archives        do not open the archives met in a directory walk\n"
 	  "  --ld-library-path DIRS\n"
 	  "                       directories (':' separated) the target's environment puts\n"
@@ -559,7 +564,8 @@ const struct command commands[] = {
 	  "\n"
 	  "Exit status (the result line, JSON \"result\", SARIF invocation): 0 PASS\n"
 	  "(everything read, no error-level finding), 1 FAIL (error-level findings:\n"
-	  "wrong vendor, CUDA too new, no kernel image, policy violations...), 2 usage\n"
+	  "wrong vendor, CUDA too new, no kernel image, policy violations...; with\n"
+	  "--fail-on, findings at or above its severity), 2 usage\n"
 	  "error or ERROR (a PATH that cannot be read), 4 INCOMPLETE (part of the input\n"
 	  "not read: a cap hit, damaged input) or UNKNOWN (nothing scanned: no regular\n"
 	  "file in any PATH), 70 internal error.\n" },

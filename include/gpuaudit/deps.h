@@ -70,6 +70,16 @@ struct ga_policy_class;
 int ga_deps_target_add_class_rules(struct ga_deps_target *t, const struct ga_policy_class *c);
 /* Highest CUDA a driver version supports ("550.54.15" -> 12040); -1 unknown. */
 int ga_cuda_for_driver(const char *driver_version);
+/*
+ * The lowest Linux driver that runs CUDA cuda (1000*maj+10*min): the GA
+ * minimum of the first toolkit at or above it in NVIDIA's table ("580.65.06"
+ * for 13000); *ret_cuda (may be NULL) that toolkit's version. NULL when the
+ * table has no toolkit that new.
+ */
+const char *ga_driver_for_cuda(int cuda, int *ret_cuda);
+/* The CUDA release (13000) that dropped compute capability sm (70), the family ("Volta") in
+ * *ret_family (may be NULL); 0 when no release has dropped it. */
+int ga_cuda_arch_dropped(int sm, const char **ret_family);
 /* Compute capability of a product name ("NVIDIA H100 80GB HBM3" -> 90); -1 unknown. */
 int ga_cc_for_model(const char *model);
 
@@ -98,6 +108,13 @@ enum ga_deps_result {
 	GA_DEPS_RESULT_ERROR,
 };
 enum ga_deps_result ga_deps_result_of(const struct ga_deps_inventory *inv, const struct ga_findings *fs);
+/*
+ * The same with FAIL at findings of severity fail_on or above (--fail-on:
+ * GA_SEV_WARNING fails on warnings too, GA_SEV_INFO on any finding);
+ * ga_deps_result_of is fail_on GA_SEV_ERROR.
+ */
+enum ga_deps_result ga_deps_result_at(const struct ga_deps_inventory *inv, const struct ga_findings *fs,
+                                      enum ga_severity fail_on);
 /* "pass", "fail", "incomplete", "unknown", "error" (the JSON's names; the text upper-cases them) */
 const char *ga_deps_result_name(enum ga_deps_result r);
 /*

@@ -287,9 +287,15 @@ static void files(struct bld *b, const struct ga_deps_inventory *inv, const stru
 
 enum ga_deps_result ga_deps_result_of(const struct ga_deps_inventory *inv, const struct ga_findings *fs)
 {
+	return ga_deps_result_at(inv, fs, GA_SEV_ERROR);
+}
+
+enum ga_deps_result ga_deps_result_at(const struct ga_deps_inventory *inv, const struct ga_findings *fs,
+                                      enum ga_severity fail_on)
+{
 	if (inv->paths_unread)
 		return GA_DEPS_RESULT_ERROR;
-	if (ga_findings_max_severity(fs) >= GA_SEV_ERROR)
+	if (ga_findings_max_severity(fs) >= (int)fail_on)
 		return GA_DEPS_RESULT_FAIL;
 	if (inv->n_gaps)
 		return GA_DEPS_RESULT_INCOMPLETE;

@@ -426,8 +426,31 @@ int ga_deps_signals_base(struct ga_deps_inventory *inv)
 			struct ga_deps_file_key want = { pk->tree, full, 0 };
 			struct ga_deps_file_key *hit =
 			        bsearch(&want, keys, inv->n_files, sizeof(*keys), ga_deps_cmp_file_key);
+			/* merged /usr: dpkg lists /lib/x/libfoo.so.1 where the tree holds usr/lib/x/... */
+			char *usr = NULL;
+			const char *rel = pk->files.v[k];
+			while (*rel == '/')
+				rel++;
+			if (!hit && pk->kind && !strcmp(pk->kind, "deb") &&
+			    (!strncmp(rel, "lib", 3) || !strncmp(rel, "bin/", 4) ||
+			     !strncmp(rel, "sbin/", 5))) {
+				size_t n = strlen(rel) + 5;
+				char *u = ga_malloc(n);
+				if (u)
+					snprintf(u, n, "usr/%s", rel);
+				usr = u ? ga_deps_norm_join(pk->tree_dir ? pk->tree_dir : "", u) : NULL;
+				ga_free(u);
+				if (!usr) {
+					ga_free(full);
+					r = -ENOMEM;
+					break;
+				}
+				want.path = usr;
+				hit = bsearch(&want, keys, inv->n_files, sizeof(*keys), ga_deps_cmp_file_key);
+			}
 			if (hit && inv->files[hit->index].pkg < 0)
 				inv->files[hit->index].pkg = (long)p;
+			ga_free(usr);
 			ga_free(full);
 		}
 	}

@@ -225,32 +225,93 @@ out:
 }
 
 /*
- * The highest CUDA a Linux driver runs, by driver branch: NVIDIA's CUDA Toolkit
- * Release Notes, table "CUDA Toolkit and Corresponding Driver Versions"
- * (docs.nvidia.com/cuda/cuda-toolkit-release-notes, Linux x86_64 column; each
- * row the toolkit's GA minimum, e.g. CUDA 13.0 GA >= 580.65.06, 12.4 GA >=
- * 550.54.14, 11.6 GA >= 510.39.01). A branch runs the newest toolkit whose GA
- * minimum falls in it; branches past the table (590 on) are unknown (-1), not
- * guessed. Used by deps --target and fleet's CUDA column (docs/fleet.md).
+ * NVIDIA's CUDA Toolkit Release Notes, table "CUDA Toolkit and Corresponding
+ * Driver Versions" (docs.nvidia.com/cuda/cuda-toolkit-release-notes, Linux
+ * x86_64 column; each row the toolkit's GA minimum; checked against the CUDA
+ * 13.2 release notes' Table 3): CUDA 13.2 GA >= 595.45.04, 13.1 GA >= 590.44.01,
+ * 13.0 GA >= 580.65.06, 12.9 GA >= 575.51.03, 12.8 GA >= 570.26, 12.6 GA >=
+ * 560.28.03, 12.5 GA >= 555.42.02, 12.4 GA >= 550.54.14, 12.3 GA >= 545.23.06,
+ * 12.2 GA >= 535.54.03, 12.1 GA >= 530.30.02, 12.0 GA >= 525.60.13, 11.8 GA >=
+ * 520.61.05 ... 11.0 GA >= 450.36.06. There was no CUDA 12.7 toolkit: the 565
+ * branch reports CUDA 12.7 itself (cuDriverGetVersion 12070, the "CUDA Version"
+ * nvidia-smi prints), which is the PTX ISA 8.6 level; it has no row in the
+ * table, so a driver for 12.7 is named by the next row (12.8's).
+ */
+static const struct {
+	int branch, cuda;
+	const char *min_driver; /* the toolkit's GA minimum; NULL: no toolkit of that version */
+} driver_tab[] = { { 595, 13020, "595.45.04" }, { 590, 13010, "590.44.01" }, { 580, 13000, "580.65.06" },
+	           { 575, 12090, "575.51.03" }, { 570, 12080, "570.26" },    { 565, 12070, NULL },
+	           { 560, 12060, "560.28.03" }, { 555, 12050, "555.42.02" }, { 550, 12040, "550.54.14" },
+	           { 545, 12030, "545.23.06" }, { 535, 12020, "535.54.03" }, { 530, 12010, "530.30.02" },
+	           { 525, 12000, "525.60.13" }, { 520, 11080, "520.61.05" }, { 515, 11070, "515.43.04" },
+	           { 510, 11060, "510.39.01" }, { 495, 11050, "495.29.05" }, { 470, 11040, "470.42.01" },
+	           { 465, 11030, "465.19.01" }, { 460, 11020, "460.27.03" }, { 455, 11010, "455.23" },
+	           { 450, 11000, "450.36.06" } };
+
+/*
+ * The highest CUDA a Linux driver runs, by driver branch (the table above): a
+ * branch runs the newest toolkit whose GA minimum falls in it; branches past
+ * the table (600 on) are unknown (-1), not guessed. Used by deps --target and
+ * fleet's CUDA column (docs/fleet.md).
  */
 int ga_cuda_for_driver(const char *dv)
 {
-	static const struct {
-		int branch, cuda;
-	} tab[] = { { 580, 13000 }, { 575, 12090 }, { 570, 12080 }, { 565, 12070 }, { 560, 12060 },
-		    { 555, 12050 }, { 550, 12040 }, { 545, 12030 }, { 535, 12020 }, { 530, 12010 },
-		    { 525, 12000 }, { 520, 11080 }, { 515, 11070 }, { 510, 11060 }, { 495, 11050 },
-		    { 470, 11040 }, { 465, 11030 }, { 460, 11020 }, { 455, 11010 }, { 450, 11000 } };
 	if (!dv)
 		return -1;
 	char *end;
 	long major = strtol(dv, &end, 10);
 	if (end == dv || major <= 0)
 		return -1;
-	for (size_t i = 0; i < GA_ARRAY_SIZE(tab); i++)
-		if (major >= tab[i].branch)
-			return i == 0 && major >= 590 ? -1 : tab[i].cuda;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(driver_tab); i++)
+		if (major >= driver_tab[i].branch)
+			return i == 0 && major >= 600 ? -1 : driver_tab[i].cuda;
 	return -1;
+}
+
+const char *ga_driver_for_cuda(int cuda, int *ret_cuda)
+{
+	const char *best = NULL;
+	int at = -1;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(driver_tab); i++)
+		if (driver_tab[i].cuda >= cuda && driver_tab[i].min_driver) {
+			best = driver_tab[i].min_driver;
+			at = driver_tab[i].cuda;
+		}
+	if (ret_cuda)
+		*ret_cuda = at;
+	return best;
+}
+
+/*
+ * The CUDA release that dropped a compute capability (no toolkit from it on
+ * builds for it, and its libraries carry no code for it): CUDA 12.0 dropped
+ * Kepler sm_35 / sm_37 ("Starting from CUDA 12.0: GPU architectures SM35 and
+ * SM37 are no longer supported. The minimum required architecture is SM50",
+ * docs.nvidia.com/cuda/cufft/deprecated-functionality.html); CUDA 13.0
+ * dropped Maxwell (sm_50, 52, 53), Pascal (sm_60, 61, 62) and Volta (sm_70,
+ * 72) (CUDA Toolkit Release Notes 13.x, "Deprecated Architectures": "Offline
+ * compilation and library support for these architectures have been removed
+ * in CUDA Toolkit 13.0 major version release"; the CUDA Features Archive, CUDA
+ * 13.0: "supports all NVIDIA architectures from Turing through Grace
+ * Blackwell"). 0 for an arch still supported.
+ */
+int ga_cuda_arch_dropped(int sm, const char **ret_family)
+{
+	static const struct {
+		int lo, hi, cuda;
+		const char *family;
+	} tab[] = { { 35, 37, 12000, "Kepler" },
+		    { 50, 53, 13000, "Maxwell" },
+		    { 60, 62, 13000, "Pascal" },
+		    { 70, 72, 13000, "Volta" } };
+	for (size_t i = 0; i < GA_ARRAY_SIZE(tab); i++)
+		if (sm >= tab[i].lo && sm <= tab[i].hi) {
+			if (ret_family)
+				*ret_family = tab[i].family;
+			return tab[i].cuda;
+		}
+	return 0;
 }
 
 int ga_cc_for_model(const char *model)

@@ -161,10 +161,30 @@ static int wrong_vendor_pkg(const struct ga_deps_pkg *p, const struct ga_deps_ta
 		if (!s)
 			continue;
 		bool torch = p->name && !strcmp(p->name, "torch");
+		char fix[300];
+		const char *k = p->kind ? p->kind : "";
+		if (!strcmp(k, "python"))
+			snprintf(fix, sizeof(fix),
+			         "install the build for the target's backend (the %s wheel index)",
+			         tb == GA_DEP_ROCM         ? "+rocm"
+			         : tb == GA_DEP_CUDA       ? "+cuXYZ"
+			         : tb == GA_DEP_LEVEL_ZERO ? "+xpu"
+			                                   : "+cpu");
+		else if (!strcmp(k, "deb") || !strcmp(k, "rpm"))
+			snprintf(fix, sizeof(fix),
+			         "install the distribution's %s package built for the target's backend, or "
+			         "keep "
+			         "%s off these nodes",
+			         !strcmp(k, "deb") ? "Debian" : "rpm", p->name ? p->name : "it");
+		else if (!strcmp(k, "conda"))
+			snprintf(fix, sizeof(fix),
+			         "install the conda build for the target's backend (its build string names "
+			         "it)");
+		else
+			snprintf(fix, sizeof(fix), "install the package's build for the target's backend");
 		struct ga_finding *fd = ga_findings_add(
 		        out, GA_C_DEPS_WRONG_VENDOR, GA_SEV_WARNING, p->meta_path ? p->meta_path : p->name,
-		        "install the build for the target's backend (e.g. the +rocm / +cpu wheel index)",
-		        "%s %s declares %s (%s) but the target %s is %s node%s", p->name ? p->name : "?",
+		        fix, "%s %s declares %s (%s) but the target %s is %s node%s", p->name ? p->name : "?",
 		        p->version ? p->version : "", s->what, ga_dep_backend_name(s->backend), t->name,
 		        vendor_word(tb),
 		        torch && s->backend == GA_DEP_CUDA
@@ -248,24 +268,103 @@ static void arch_list(const struct ga_elf_info *e, enum ga_devcode_format fmt, s
 	}
 }
 
+/* One of NVIDIA's own libraries (cuBLAS, cuDNN, NCCL ...: the vendor table, by file name or soname). */
+static const struct ga_vendor_lib *nvidia_own(const struct ga_deps_file *f, struct ga_vendor_match *m)
+{
+	const char *b = strrchr(f->tree_path, '/');
+	const char *names[2] = { b ? b + 1 : f->tree_path, f->elf->soname };
+	for (size_t i = 0; i < 2; i++) {
+		const struct ga_vendor_lib *l = names[i] ? ga_vendor_lib_find(names[i], m) : NULL;
+		if (l && l->backend == GA_DEP_CUDA)
+			return l;
+	}
+	return NULL;
+}
+
+/*
+ * The name to tell one of NVIDIA's libraries by (its component, "cuBLAS"), or
+ * NULL when the file is not NVIDIA's: the vendor table by name, else a file
+ * of NVIDIA's packaging: a CUDA toolkit directory (".../cuda-13.0/...",
+ * ".../cuda/targets/..."), an nvidia-* wheel's "site-packages/nvidia/"
+ * directory, or a Debian / rpm package whose name says CUDA (libcublas-13-0,
+ * cuda-nvrtc-13-0). The file's base name in buf then.
+ */
+static const char *nvidia_lib_name(const struct ga_deps_inventory *inv, const struct ga_deps_file *f,
+                                   char *buf, size_t n)
+{
+	struct ga_vendor_match m;
+	const struct ga_vendor_lib *l = nvidia_own(f, &m);
+	if (l)
+		return l->component;
+	/* the shown path: a file given alone has its base name as tree path */
+	const char *tp = f->path, *c = strstr(tp, "cuda-");
+	bool nv = (c && (c == tp || c[-1] == '/') && c[5] >= '1' && c[5] <= '9') ||
+	          strstr(tp, "cuda/targets/") || strstr(tp, "site-packages/nvidia/");
+	const struct ga_deps_pkg *p = f->pkg >= 0 ? &inv->pkgs[f->pkg] : NULL;
+	int ver = -1;
+	if (!nv && p && p->name && p->kind && (!strcmp(p->kind, "deb") || !strcmp(p->kind, "rpm")))
+		nv = ga_deps_deb_backend(p->name, &ver) == GA_DEP_CUDA;
+	if (!nv && p && p->name && p->kind && !strcmp(p->kind, "python"))
+		nv = !strncmp(p->name, "nvidia-", 7);
+	if (!nv)
+		return NULL;
+	const char *b = strrchr(tp, '/');
+	snprintf(buf, n, "%s", b ? b + 1 : tp);
+	return buf;
+}
+
+/*
+ * The CUDA major a file was built with, as far as it tells: its own soname
+ * (libcublas.so.13), the runtimes it links (libcudart.so.13), the PTX ISA of
+ * its PTX (9.0 is CUDA 13.0's). -1 unknown.
+ */
+static int built_cuda_major(const struct ga_deps_file *f)
+{
+	int best = -1;
+	struct ga_vendor_match m;
+	if (nvidia_own(f, &m) && m.runtime_major > 0)
+		best = m.runtime_major;
+	for (size_t i = 0; i < f->n_signals; i++) {
+		const struct ga_dep_signal *s = &f->signals[i];
+		if (s->backend == GA_DEP_CUDA && s->runtime_version > 0 && s->strength != GA_STRENGTH_SOFT &&
+		    s->runtime_version / 1000 > best)
+			best = s->runtime_version / 1000;
+	}
+	for (size_t i = 0; i < f->elf->n_images; i++) {
+		const struct ga_devcode_image *im = &f->elf->images[i];
+		int c = im->kind == GA_CODE_PTX ? ga_ptx_isa_min_cuda(im->ptx_isa_major, im->ptx_isa_minor)
+		                                : -1;
+		if (c > 0 && c / 1000 > best)
+			best = c / 1000;
+	}
+	return best;
+}
+
 static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_deps_file *f, int sm,
                         int cuda_version, enum ga_code code, struct ga_findings *out)
 {
 	const struct ga_elf_info *e = f->elf;
-	size_t total = 0, failing = 0, too_new_ptx = 0, first_bad = SIZE_MAX, dispatch_only = 0;
+	size_t total = 0, failing = 0, too_new_ptx = 0, first_bad = SIZE_MAX, dispatch_only = 0, legacy = 0;
+	const struct ga_devcode_image *newest_ptx = NULL; /* the highest PTX ISA the driver cannot JIT */
 	for (size_t c = 0; c < e->n_containers; c++) {
 		const struct ga_devcode_container *ct = &e->containers[c];
 		if (ct->format != GA_DEVCODE_CUDA_FATBIN)
 			continue;
-		bool runnable_kind = false, portable = false;
+		bool runnable_kind = false, portable = false, old = true;
 		enum run best = RUN_NO;
+		const struct ga_devcode_image *ptx = NULL;
 		for (uint32_t k = 0; k < ct->n_images; k++) {
 			const struct ga_devcode_image *im = &e->images[ct->first_image + k];
 			if (im->kind != GA_CODE_CUBIN && im->kind != GA_CODE_PTX)
 				continue;
 			runnable_kind = true;
 			portable |= !im->arch_specific && !im->family;
+			old &= im->sm / 10 < sm / 10;
 			enum run rr = cuda_image_runs(im, sm, cuda_version);
+			if (rr == RUN_PTX_TOO_NEW &&
+			    (!ptx || im->ptx_isa_major * 100 + im->ptx_isa_minor >
+			                     ptx->ptx_isa_major * 100 + ptx->ptx_isa_minor))
+				ptx = im;
 			if (rr == RUN_YES || (rr == RUN_PTX_TOO_NEW && best == RUN_NO))
 				best = rr;
 		}
@@ -280,6 +379,11 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 		if (best != RUN_YES) {
 			failing++;
 			too_new_ptx += best == RUN_PTX_TOO_NEW;
+			legacy += old && best == RUN_NO;
+			if (ptx && (!newest_ptx ||
+			            ptx->ptx_isa_major * 100 + ptx->ptx_isa_minor >
+			                    newest_ptx->ptx_isa_major * 100 + newest_ptx->ptx_isa_minor))
+				newest_ptx = ptx;
 			if (first_bad == SIZE_MAX)
 				first_bad = c;
 		}
@@ -298,21 +402,80 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 	ga_buf_init(&archs, 4096);
 	arch_list(e, GA_DEVCODE_CUDA_FATBIN, &archs);
 	bool all_ptx = too_new_ptx == failing;
+	/* the CUDA release that dropped the target's arch, when the file was built with it or later */
+	const char *family = NULL;
+	int dropped = ga_cuda_arch_dropped(sm, &family), built = built_cuda_major(f);
+	bool gone = dropped > 0 && built > 0 && built * 1000 >= dropped;
 	/*
 	 * Every container failing: nothing in the file can run. Some failing: those
 	 * kernels fail when launched; a library that picks kernels per arch may never
-	 * launch them, so it is a warning.
+	 * launch them, so it is a warning. NVIDIA's own libraries pick their kernels
+	 * per arch (their sm_XYa cubins and their few containers for one older arch
+	 * are launched on that arch alone): a note, unless the target can load
+	 * nothing of the library (several containers, none for it) or the target's
+	 * arch is one the library's CUDA dropped.
 	 */
+	char ownbuf[128];
+	const char *own = nvidia_lib_name(inv, f, ownbuf, sizeof(ownbuf));
+	enum ga_severity sev = failing == total ? GA_SEV_ERROR : GA_SEV_WARNING;
+	if (own && !gone && (failing < total || (failing == 1 && legacy == 1)))
+		sev = GA_SEV_INFO;
+	char fix[400], ptxneed[160] = "";
+	int need =
+	        newest_ptx ? ga_ptx_isa_min_cuda(newest_ptx->ptx_isa_major, newest_ptx->ptx_isa_minor) : -1;
+	int drv_cuda = -1;
+	const char *drv = need > 0 ? ga_driver_for_cuda(need, &drv_cuda) : NULL;
+	if (need > 0 && drv && drv_cuda != need)
+		snprintf(ptxneed, sizeof(ptxneed),
+		         "; PTX ISA %u.%u needs CUDA %d.%d, which no toolkit shipped: a driver >= %s (CUDA "
+		         "%d.%d's)",
+		         newest_ptx->ptx_isa_major, newest_ptx->ptx_isa_minor, need / 1000, need % 1000 / 10,
+		         drv, drv_cuda / 1000, drv_cuda % 1000 / 10);
+	else if (need > 0)
+		snprintf(ptxneed, sizeof(ptxneed), "; PTX ISA %u.%u needs CUDA %d.%d, a driver >= %s",
+		         newest_ptx->ptx_isa_major, newest_ptx->ptx_isa_minor, need / 1000, need % 1000 / 10,
+		         drv ? drv : "newer than NVIDIA's table");
+	if (gone)
+		snprintf(fix, sizeof(fix),
+		         "CUDA %d.0 dropped %s (sm_%d): no CUDA %d toolkit builds for it; use a build made "
+		         "with CUDA %d.x for this GPU, or run it on a newer GPU",
+		         dropped / 1000, family, sm, built, dropped / 1000 - 1);
+	else if (sev == GA_SEV_INFO)
+		snprintf(
+		        fix, sizeof(fix),
+		        "nothing to do: %s picks its kernels per arch and has kernels for sm_%d in its other "
+		        "containers",
+		        own, sm);
+	else if (own && !all_ptx)
+		snprintf(fix, sizeof(fix),
+		         "the target can load none of %s's kernels: use a %s release that ships kernels for "
+		         "sm_%d, or run it on a GPU it was built for",
+		         own, own, sm);
+	else if (all_ptx && drv)
+		snprintf(fix, sizeof(fix),
+		         "upgrade the driver to >= %s (CUDA %d.%d), or build cubins for the target's compute "
+		         "capability",
+		         drv, drv_cuda / 1000, drv_cuda % 1000 / 10);
+	else if (all_ptx)
+		snprintf(fix, sizeof(fix),
+		         "upgrade the driver, or build cubins for the target's compute capability");
+	else
+		snprintf(fix, sizeof(fix),
+		         "rebuild with the target's arch (e.g. -gencode arch=compute_XY,code=sm_XY) or ship "
+		         "PTX");
+	if (sev == GA_SEV_INFO && failing == 1 && legacy == 1 && failing == total)
+		snprintf(fix, sizeof(fix),
+		         "nothing to do: the one container of %s without sm_%d code holds kernels for an "
+		         "older arch only, which it launches there",
+		         own, sm);
 	struct ga_finding *fd = ga_findings_add(
-	        out, code, failing == total ? GA_SEV_ERROR : GA_SEV_WARNING, f->path,
-	        all_ptx ? "upgrade the driver, or build cubins for the target's compute capability"
-	                : "rebuild with the target's arch (e.g. -gencode arch=compute_XY,code=sm_XY) or ship "
-	                  "PTX",
-	        "%zu of %zu CUDA fatbin containers have no cubin for sm_%d %s: their kernels fail with %s",
+	        out, code, sev, f->path, fix,
+	        "%zu of %zu CUDA fatbin containers have no cubin for sm_%d %s: their kernels fail with %s%s",
 	        failing, total, sm,
 	        all_ptx ? "and only PTX newer than the driver can JIT" : "and no PTX the driver can JIT",
 	        all_ptx ? "\"the provided PTX was compiled with an unsupported toolchain.\" (cudaError 222)"
-	                : "\"no kernel image is available for execution on the device\" (cudaError 209)");
+	                : "\"no kernel image is available for execution on the device\" (cudaError 209)",
+	        all_ptx ? ptxneed : "");
 	if (fd) {
 		ga_finding_evidence(fd, "archs", "%s", archs.data ? archs.data : "");
 		ga_finding_evidence(fd, "target_sm", "sm_%d", sm);
@@ -321,6 +484,21 @@ static int cuda_kernels(const struct ga_deps_inventory *inv, const struct ga_dep
 		const struct ga_devcode_container *ct = &e->containers[first_bad];
 		ga_finding_evidence(fd, "first_container", "%s+0x%llx", ct->section ? ct->section : "",
 		                    (unsigned long long)ct->offset);
+		if (own)
+			ga_finding_evidence(fd, "vendor_library", "NVIDIA %s", own);
+		if (own && legacy)
+			ga_finding_evidence(fd, "older_arch_containers", "%zu", legacy);
+		if (gone) {
+			ga_finding_evidence(fd, "arch_dropped_in", "CUDA %d.0 (%s)", dropped / 1000, family);
+			ga_finding_evidence(fd, "built_with_cuda", "%d", built);
+		}
+		if (need > 0) {
+			ga_finding_evidence(fd, "ptx_isa", "%u.%u", newest_ptx->ptx_isa_major,
+			                    newest_ptx->ptx_isa_minor);
+			ga_finding_evidence(fd, "ptx_needs_cuda", "%d.%d", need / 1000, need % 1000 / 10);
+			if (drv)
+				ga_finding_evidence(fd, "ptx_needs_driver", ">= %s", drv);
+		}
 		char pk[300];
 		if (f->pkg >= 0)
 			ga_finding_evidence(fd, "package", "%s", pkg_label(inv, f, pk, sizeof(pk)));
@@ -520,6 +698,178 @@ static bool target_provides(const struct ga_deps_target *t, const char *name)
 	return false;
 }
 
+/* "libtorch.so.1.13" -> stem "libtorch" (ret), version "1.13" in *ver; NULL when no ".so." version. */
+static size_t soname_split(const char *so, const char **ver)
+{
+	const char *p = strstr(so, ".so.");
+	if (!p || !p[4])
+		return 0;
+	*ver = p + 4;
+	return (size_t)(p - so);
+}
+
+/* A dependency's name as written: up to white space, '(', ':' (a Debian arch) or a PEP 508 operator. */
+static size_t dep_name_len(const char *d)
+{
+	return strcspn(d, " \t(:;<>=!~[,");
+}
+
+/*
+ * Does the dependency d, declared by a package of kind, provide the library
+ * soname? Debian: the library package naming of Debian Policy 8.1 (libfoo.so.N
+ * in libfooN, libfoo2.so.N in libfoo2-N; a "t64" / "v5" ABI suffix allowed),
+ * or an exact "(= VERSION)" dependency on a lib* package named for the
+ * soname's version (libtorch1.13 ships libc10.so.1.13 too: one source, one
+ * version); rpm: the soname itself ("libfoo.so.1()(64bit)"); Python: the
+ * NVIDIA wheel named for it (nvidia-cublas-cu12 ships libcublas.so.12,
+ * nvidia-cuda-runtime-cu12 libcudart); conda: the package named like the stem.
+ */
+static bool dep_provides(const char *kind, const char *d, const char *soname)
+{
+	const char *ver = NULL;
+	size_t sl = soname_split(soname, &ver), nl = dep_name_len(d);
+	if (!strcmp(kind, "rpm")) {
+		size_t k = strlen(soname);
+		return !strncmp(d, soname, k) && (d[k] == '(' || d[k] == '\0' || d[k] == ' ');
+	}
+	if (!sl)
+		return false;
+	char stem[128], name[160];
+	if (sl >= sizeof(stem) || nl >= sizeof(name))
+		return false;
+	memcpy(stem, soname, sl);
+	stem[sl] = '\0';
+	for (size_t i = 0; i < nl; i++) /* package names compare without case; '_' is '-' in PEP 503 */
+		name[i] = d[i] == '_' ? '-' : (char)(d[i] >= 'A' && d[i] <= 'Z' ? d[i] + 32 : d[i]);
+	name[nl] = '\0';
+	if (!strcmp(kind, "deb")) {
+		char want[200];
+		bool digit = stem[sl - 1] >= '0' && stem[sl - 1] <= '9';
+		snprintf(want, sizeof(want), "%s%s%s", stem, digit ? "-" : "", ver);
+		for (char *c = want; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c + 32);
+		size_t wl = strlen(want);
+		if (!strncmp(name, want, wl) &&
+		    (!name[wl] || !strcmp(name + wl, "t64") || !strcmp(name + wl, "v5")))
+			return true;
+		/* an exact dependency on a library package of the soname's version */
+		size_t vl = strlen(ver);
+		const char *eq = strstr(d + nl, "(=");
+		return eq && !strncmp(name, "lib", 3) && nl > vl + 3 && !strcmp(name + nl - vl, ver) &&
+		       !(name[nl - vl - 1] == '.' || (name[nl - vl - 1] >= '0' && name[nl - vl - 1] <= '9'));
+	}
+	const char *bare = !strncmp(stem, "lib", 3) ? stem + 3 : stem;
+	if (!strcmp(kind, "python")) {
+		char a[160], b[160];
+		snprintf(a, sizeof(a), "nvidia-%s-cu", !strcmp(bare, "cudart") ? "cuda-runtime" : bare);
+		snprintf(b, sizeof(b), "nvidia-cuda-%s-cu", bare);
+		return !strncmp(name, a, strlen(a)) || !strncmp(name, b, strlen(b));
+	}
+	if (!strcmp(kind, "conda"))
+		return !strcmp(name, stem) || !strcmp(name, bare);
+	return false;
+}
+
+/* The declared dependency of p that provides soname (as written), or NULL. */
+static const char *declared_provider(const struct ga_deps_pkg *p, const char *soname)
+{
+	if (!p->kind)
+		return NULL;
+	for (size_t i = 0; i < p->requires.n; i++)
+		if (dep_provides(p->kind, p->requires.v[i], soname))
+	return p->requires.v[i];
+	return NULL;
+}
+
+/* The field a package kind declares its dependencies in. */
+static const char *requires_field(const char *kind)
+{
+	return !strcmp(kind, "deb")      ? "Depends"
+	       : !strcmp(kind, "rpm")    ? "Requires"
+	       : !strcmp(kind, "python") ? "Requires-Dist"
+	       : !strcmp(kind, "npm")    ? "dependencies"
+	                                 : "depends";
+}
+
+/*
+ * The format an artifact's fix is told in: its package's kind, else its tree's
+ * ("wheel", "deb", "conda", "rpm"; an image or directory "image").
+ */
+static const char *artifact_format(const struct ga_deps_inventory *inv, const struct ga_deps_file *f)
+{
+	const char *k = f->pkg >= 0 ? inv->pkgs[f->pkg].kind : NULL;
+	if (k)
+		return !strcmp(k, "python") ? "wheel" : k;
+	k = f->tree < inv->n_trees ? inv->trees[f->tree].kind : NULL;
+	if (k && (!strcmp(k, "wheel") || !strcmp(k, "deb") || !strcmp(k, "conda") || !strcmp(k, "rpm")))
+		return k;
+	return "image";
+}
+
+/*
+ * What to do about a NEEDed library nobody provides, by the artifact's format
+ * and the library's vendor (NVIDIA, AMD, Intel; none: a system library).
+ */
+static void missing_fix(const char *fmt, enum ga_dep_backend vendor, const char *nd, char *buf, size_t n)
+{
+	if (!strcmp(fmt, "deb"))
+		snprintf(buf, n,
+		         "install the Debian package that ships %s (apt-file search %s) and add it to "
+		         "Depends, or fix RPATH",
+		         nd, nd);
+	else if (!strcmp(fmt, "rpm"))
+		snprintf(buf, n,
+		         "install the rpm that ships %s (dnf provides '*/%s') and add it to Requires, or fix "
+		         "RPATH",
+		         nd, nd);
+	else if (!strcmp(fmt, "conda"))
+		snprintf(buf, n,
+		         "add the conda package that ships %s to the environment and to the recipe's "
+		         "run requirements, or fix RPATH",
+		         nd);
+	else if (!strcmp(fmt, "npm"))
+		snprintf(buf, n,
+		         "install the runtime that ships %s on the node, or use the package's build without "
+		         "it",
+		         nd);
+	else if (!strcmp(fmt, "wheel") && vendor == GA_DEP_CUDA)
+		snprintf(buf, n,
+		         "pip install the NVIDIA wheel that ships %s (nvidia-<library>-cuNN, e.g. "
+		         "nvidia-cublas-cu12 for libcublas.so.12) and declare it in Requires-Dist, or fix "
+		         "RPATH",
+		         nd);
+	else if (!strcmp(fmt, "wheel") && vendor == GA_DEP_ROCM)
+		snprintf(buf, n,
+		         "install the ROCm release that ships %s on the node, or the wheel's ROCm build "
+		         "from the ROCm wheel index that bundles it",
+		         nd);
+	else if (!strcmp(fmt, "wheel") && vendor == GA_DEP_LEVEL_ZERO)
+		snprintf(buf, n,
+		         "install Intel's runtime that ships %s (the oneAPI / Level Zero packages) on the "
+		         "node, or bundle it",
+		         nd);
+	else if (!strcmp(fmt, "wheel"))
+		snprintf(buf, n, "bundle %s in the wheel (auditwheel repair) or fix RPATH/RUNPATH", nd);
+	else if (vendor == GA_DEP_CUDA)
+		snprintf(buf, n,
+		         "install NVIDIA's CUDA package that ships %s (apt-file search / dnf provides), or "
+		         "fix RPATH",
+		         nd);
+	else if (vendor == GA_DEP_ROCM)
+		snprintf(buf, n,
+		         "install AMD's ROCm package that ships %s (apt-file search / dnf "
+		         "provides), or fix RPATH",
+		         nd);
+	else if (vendor == GA_DEP_LEVEL_ZERO)
+		snprintf(buf, n,
+		         "install Intel's oneAPI / Level Zero package that ships %s, or fix "
+		         "RPATH",
+		         nd);
+	else
+		snprintf(buf, n, "bundle %s, install the package that provides it, or fix RPATH/RUNPATH", nd);
+}
+
 static int unresolved(const struct ga_deps_inventory *inv, struct ga_ldso *ix, size_t fi,
                       const struct ga_deps_target *t, struct ga_findings *out)
 {
@@ -547,22 +897,33 @@ static int unresolved(const struct ga_deps_inventory *inv, struct ga_ldso *ix, s
 		if (l && gpu_backend(l->backend) && tb != GA_DEP_NONE && l->backend != tb)
 			continue; /* reported as GA-DEPS-WRONG-VENDOR */
 		bool vendor = l && gpu_backend(l->backend);
-		char pk[300];
-		struct ga_finding *fd = ga_findings_add(
-		        out, GA_C_DEPS_UNRESOLVED_NEEDED,
-		        vendor && tb != GA_DEP_NONE ? GA_SEV_ERROR : GA_SEV_WARNING, f->path,
-		        vendor ? "install the redistributable that provides it (e.g. the nvidia-* wheel) or "
-		                 "fix RPATH"
-		               : "bundle it, depend on the package that provides it, or fix RPATH/RUNPATH",
-		        "NEEDs %s, which is neither in the scanned tree on its %s nor in the target's system "
-		        "directories: \"error while loading shared libraries: %s: cannot open shared object "
-		        "file: No such "
-		        "file or directory\"",
-		        nd,
-		        e->runpath ? "RUNPATH"
-		        : e->rpath ? "RPATH"
-		                   : "search path",
-		        nd);
+		char pk[300], fix[512];
+		const struct ga_deps_pkg *p = f->pkg >= 0 ? &inv->pkgs[f->pkg] : NULL;
+		const char *prov = p ? declared_provider(p, nd) : NULL;
+		const char *how = e->runpath ? "RUNPATH" : e->rpath ? "RPATH" : "search path";
+		struct ga_finding *fd;
+		if (prov) {
+			/* the package manager installs it with the package: a note, not a defect */
+			snprintf(fix, sizeof(fix),
+			         "nothing to do where %s is installed with its dependencies; scan %s with it "
+			         "to judge the pair",
+			         p->name ? p->name : "the package", p->name ? p->name : "the package");
+			fd = ga_findings_add(out, GA_C_DEPS_UNRESOLVED_NEEDED, GA_SEV_INFO, f->path, fix,
+			                     "NEEDs %s, which is not in the scanned tree on its %s: %s %s "
+			                     "declares %s: %.*s, which provides it",
+			                     nd, how, p->name ? p->name : "?", p->version ? p->version : "",
+			                     requires_field(p->kind), (int)strcspn(prov, ";"), prov);
+		} else {
+			missing_fix(artifact_format(inv, f), vendor ? l->backend : GA_DEP_NONE, nd, fix,
+			            sizeof(fix));
+			fd = ga_findings_add(
+			        out, GA_C_DEPS_UNRESOLVED_NEEDED,
+			        vendor && tb != GA_DEP_NONE ? GA_SEV_ERROR : GA_SEV_WARNING, f->path, fix,
+			        "NEEDs %s, which is neither in the scanned tree on its %s nor in the "
+			        "target's system directories: \"error while loading shared libraries: %s: "
+			        "cannot open shared object file: No such file or directory\"",
+			        nd, how, nd);
+		}
 		if (!fd) {
 			r = -ENOMEM;
 			break;
@@ -571,6 +932,8 @@ static int unresolved(const struct ga_deps_inventory *inv, struct ga_ldso *ix, s
 			ga_finding_evidence(fd, e->runpath ? "runpath" : "rpath", "%s", list);
 		if (f->pkg >= 0)
 			ga_finding_evidence(fd, "package", "%s", pkg_label(inv, f, pk, sizeof(pk)));
+		if (prov)
+			ga_finding_evidence(fd, "provided_by", "%s", prov);
 	}
 	return r;
 }

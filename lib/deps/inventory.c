@@ -227,10 +227,39 @@ bool ga_deps_ldconf_path(const char *tp)
 	                                         !strchr(tp + 17, '/') && ends_with(tp + 17, ".conf"));
 }
 
-/* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
+/*
+ * Debian metadata: a .deb's control file (its control.tar is merged at the
+ * tree's root), dpkg's status, and the file list dpkg keeps of each installed
+ * package (var/lib/dpkg/info/NAME[:ARCH].list).
+ */
 bool ga_deps_deb_meta_path(const char *tp)
 {
-	return !strcmp(tp, "control") || !strcmp(tp, "var/lib/dpkg/status");
+	return !strcmp(tp, "control") || ga_deps_dpkg_root_len(tp) >= 0;
+}
+
+/*
+ * The root of dpkg's database that tp is part of (status or info/NAME.list):
+ * the length of the part before "var/lib/dpkg/" less its '/' (0 at the
+ * tree's root; a directory scanned as a root has absolute tree paths, as for
+ * rpm's database); -1 when tp is neither.
+ */
+long ga_deps_dpkg_root_len(const char *tp)
+{
+	const char *hit = NULL;
+	for (const char *p = strstr(tp, "var/lib/dpkg/"); p; p = strstr(p + 1, "var/lib/dpkg/"))
+		if (p == tp || p[-1] == '/')
+			hit = p;
+	if (!hit)
+		return -1;
+	const char *rest = hit + 13;
+	bool ok = !strcmp(rest, "status") || (!strncmp(rest, "info/", 5) && !strchr(rest + 5, '/') &&
+	                                      strlen(rest + 5) > 5 && ends_with(rest + 5, ".list"));
+	return !ok ? -1 : hit == tp ? 0 : (long)(hit - tp - 1);
+}
+
+bool ga_deps_dpkg_list_path(const char *tp)
+{
+	return ga_deps_dpkg_root_len(tp) >= 0 && ends_with(tp, ".list");
 }
 
 /* OpenCL ICD files and Vulkan ICD manifests: they name the vendor library the loader opens. */

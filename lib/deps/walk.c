@@ -134,13 +134,67 @@ out:
 }
 
 /*
- * A .deb's control file (the package owns its tree) or dpkg's status (one
- * package per installed stanza, owning no files: the file lists under
- * var/lib/dpkg/info are not read).
+ * dpkg's file list of one package (var/lib/dpkg/info/NAME[:ARCH].list, one
+ * absolute path a line): the files the package owns, attached to the package
+ * its status stanza describes (the key scan_deb gives it, whichever of the
+ * two is read first). The first copy wins (an upper layer's).
+ */
+static int scan_dpkg_list(struct deps_scan *s, size_t tree, const char *tp, const uint8_t *buf, size_t len)
+{
+	long root = ga_deps_dpkg_root_len(tp); /* the files are relative to the database's root */
+	const char *b = ga_deps_base_name(tp);
+	size_t n = strlen(b) - 5, colon = strcspn(b, ":");
+	if (colon < n)
+		n = colon; /* "libc6:amd64" is libc6 */
+	struct ga_buf key;
+	ga_buf_init(&key, 0);
+	int r = 0;
+	struct ga_deps_pkg *p = NULL;
+	if (ga_buf_addf(&key, "%.*s%svar/lib/dpkg/status#%.*s", (int)root, tp, root ? "/" : "", (int)n, b) <
+	            0 ||
+	    !(p = pkg_for_meta(s->inv, tree, key.data, "deb"))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (p->files.n)
+		goto out; /* an upper layer's list came first */
+	if (!p->name && !(p->name = ga_strndup(b, n))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!p->tree_dir && !(p->tree_dir = ga_strndup(tp, (size_t)root))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < len && r == 0;) {
+		size_t e = i;
+		while (e < len && buf[e] != '\n')
+			e++;
+		size_t a = i;
+		while (a < e && buf[a] == '/')
+			a++;
+		if (e > a && !(e - a == 1 && buf[a] == '.')) {
+			char *line = ga_strndup((const char *)buf + a, e - a);
+			r = line ? ga_strv_push(&p->files, line) : -ENOMEM;
+			ga_free(line);
+		}
+		i = e + 1;
+	}
+out:
+	ga_buf_release(&key);
+	return r < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * A .deb's control file (the package owns its tree), dpkg's status (one
+ * package per installed stanza) or one of dpkg's file lists (the files of the
+ * package of that name: scan_dpkg_list).
  */
 static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
                     size_t len)
 {
+	if (ga_deps_dpkg_list_path(tp))
+		return scan_dpkg_list(s, tree, tp, buf, len);
 	bool status = strcmp(tp, "control") != 0;
 	if (!status && strcmp(s->inv->trees[tree].kind, "deb"))
 		return 0; /* a file named control elsewhere */
@@ -172,7 +226,9 @@ static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const c
 			r = -ENOMEM;
 			break;
 		}
-		if (!p->name) { /* the first copy wins (an upper layer's) */
+		if (!p->meta_path) { /* the first copy wins (an upper layer's); a file list may have named it */
+			ga_free(p->name);
+			ga_free(p->tree_dir);
 			p->name = tmp.name;
 			p->version = tmp.version;
 			p->requires = tmp.requires;
@@ -181,7 +237,7 @@ static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const c
 			p->owns_tree = !status;
 			/* one status file, many packages: "…/status#NAME" names each (findings group by it) */
 			ga_buf_reset(&key);
-			if (!(p->tree_dir = ga_strdup("")) ||
+			if (!(p->tree_dir = ga_strndup(tp, status ? (size_t)ga_deps_dpkg_root_len(tp) : 0)) ||
 			    ga_buf_addf(&key, status ? "%s#%s" : "%s", shown, p->name) < 0 ||
 			    !(p->meta_path = ga_strdup(key.data)))
 				r = -ENOMEM;

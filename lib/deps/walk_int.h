@@ -98,6 +98,10 @@ bool ga_deps_ldconf_path(const char *tree_path);
 bool ga_deps_icd_path(const char *tree_path);
 /* Debian metadata: a .deb's control file (its control.tar is merged at the tree's root), dpkg's status. */
 bool ga_deps_deb_meta_path(const char *tree_path);
+/* dpkg's file list of one installed package: [ROOT/]var/lib/dpkg/info/NAME[:ARCH].list */
+bool ga_deps_dpkg_list_path(const char *tree_path);
+/* [ROOT/]var/lib/dpkg/status or a file list: the length of ROOT (0 none), -1 neither */
+long ga_deps_dpkg_root_len(const char *tree_path);
 /* Append a file record (no ELF info, no package yet); NULL on ENOMEM. */
 struct ga_deps_file *ga_deps_add_file(struct deps_scan *s, size_t tree, const char *shown,
                                       const char *tree_path, uint64_t size);

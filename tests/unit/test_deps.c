@@ -475,6 +475,30 @@ static void test_targets(void **state)
 	assert_int_equal(ga_cuda_for_driver("470.256.02"), 11040);
 	assert_int_equal(ga_cuda_for_driver("440.33"), -1);
 	assert_int_equal(ga_cuda_for_driver("x"), -1);
+	/* NVIDIA's table (CUDA 13.2 release notes, Table 3): 590 runs 13.1, 595 13.2, 600 on unknown */
+	assert_int_equal(ga_cuda_for_driver("590.48.01"), 13010);
+	assert_int_equal(ga_cuda_for_driver("595.45.04"), 13020);
+	assert_int_equal(ga_cuda_for_driver("610.43.02"), -1);
+	assert_int_equal(ga_cuda_for_driver("565.57.01"), 12070);
+	int at = 0;
+	assert_string_equal(ga_driver_for_cuda(13010, &at), "590.44.01");
+	assert_int_equal(at, 13010);
+	assert_string_equal(ga_driver_for_cuda(12040, NULL), "550.54.14");
+	/* no CUDA 12.7 toolkit: the next row, 12.8's */
+	assert_string_equal(ga_driver_for_cuda(12070, &at), "570.26");
+	assert_int_equal(at, 12080);
+	assert_null(ga_driver_for_cuda(13030, &at));
+	assert_int_equal(at, -1);
+	const char *fam = NULL;
+	assert_int_equal(ga_cuda_arch_dropped(70, &fam), 13000);
+	assert_string_equal(fam, "Volta");
+	assert_int_equal(ga_cuda_arch_dropped(61, NULL), 13000);
+	assert_int_equal(ga_cuda_arch_dropped(52, &fam), 13000);
+	assert_string_equal(fam, "Maxwell");
+	assert_int_equal(ga_cuda_arch_dropped(37, &fam), 12000);
+	assert_string_equal(fam, "Kepler");
+	assert_int_equal(ga_cuda_arch_dropped(75, NULL), 0);
+	assert_int_equal(ga_cuda_arch_dropped(90, NULL), 0);
 	assert_int_equal(ga_cc_for_model("NVIDIA H100 80GB HBM3"), 90);
 	assert_int_equal(ga_cc_for_model("NVIDIA A100-SXM4-40GB"), 80);
 	assert_int_equal(ga_cc_for_model("NVIDIA A10"), 86);

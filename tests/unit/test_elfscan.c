@@ -225,6 +225,7 @@ static void test_ptx_isa(void **state)
 	assert_int_equal(ga_ptx_isa_min_cuda(8, 4), 12040);
 	assert_int_equal(ga_ptx_isa_min_cuda(8, 6), 12070);
 	assert_int_equal(ga_ptx_isa_min_cuda(9, 1), 13010);
+	assert_int_equal(ga_ptx_isa_min_cuda(9, 2), 13020);
 	assert_int_equal(ga_ptx_isa_min_cuda(7, 0), 11000);
 	assert_int_equal(ga_ptx_isa_min_cuda(6, 4), -1);
 	assert_int_equal(ga_ptx_isa_min_cuda(9, 9), -1);
