@@ -266,6 +266,13 @@ int ga_topology_build(const struct ga_node *n, struct ga_topology *t)
 
 /* --- findings ------------------------------------------------------------------------------ */
 
+/* The catalogue's fix text of code (lib/core/codes.def). */
+static const char *fix(enum ga_code code)
+{
+	const struct ga_code_info *ci = ga_code_info(code);
+	return ci ? ci->fix : NULL;
+}
+
 static const char *nic_label(const struct ga_topo_device *d)
 {
 	return d->net_devices.n ? d->net_devices.v[0] : d->pci_address ? d->pci_address : d->name;
@@ -298,7 +305,7 @@ int ga_topology_findings(const struct ga_topology *t, struct ga_findings *out)
 		numa_text(nn, sizeof(nn), nic);
 		struct ga_finding *fd = ga_findings_add(
 		        out, GA_C_TOPO_NIC_REMOTE, GA_SEV_WARNING, g->pci_address ? g->pci_address : g->name,
-		        NULL,
+		        fix(GA_C_TOPO_NIC_REMOTE),
 		        "%s (NUMA node %s) has no NIC on its NUMA node: every NIC is across the socket "
 		        "interconnect (SYS), the first %s %s on NUMA node %s",
 		        g->name, gn, nic->name, nic_label(nic), nn);
@@ -327,7 +334,7 @@ int ga_topology_findings(const struct ga_topology *t, struct ga_findings *out)
 	}
 	if (n_pairs) {
 		struct ga_finding *fd = ga_findings_add(
-		        out, GA_C_TOPO_GPU_SYS_ONLY, GA_SEV_WARNING, "node", NULL,
+		        out, GA_C_TOPO_GPU_SYS_ONLY, GA_SEV_WARNING, "node", fix(GA_C_TOPO_GPU_SYS_ONLY),
 		        "%zu GPU pair%s meet only across NUMA nodes (SYS) with no NVLink or "
 		        "XGMI: %s%s; peer-to-peer traffic between them goes through host memory",
 		        n_pairs, n_pairs == 1 ? "" : "s", pairs, n_pairs > 8 ? ", ..." : "");
