@@ -41,11 +41,10 @@ struct ga_topo_device {
 	struct ga_oi64 numa_node; /* sysfs numa_node; null: not known (numa_note says why) */
 	char *numa_note;          /* why numa_node is null, or how it was inferred; NULL when read */
 	char *cpu_affinity;       /* sysfs local_cpulist; NULL when not read */
-	/* The matrix row: one cell per device of the matrix, in its order (GA_TOPO_*, "NV12") */
+	/* The matrix row: one cell per device of the matrix, in its order (GA_TOPO_*, "NV12"):
+	 * NV# from NVML, XGMI from amdgpu, the PCIe letters from sysfs (where sysfs cannot
+	 * tell and NVML gave a letter for the pair, NVML's) */
 	struct ga_strv paths;
-	/* Where each non-PCIe cell came from: "nvml" (NVML's topology or its NVLink remote bus ids),
-	 * "xgmi" (amdgpu xgmi_hive_id), "sysfs" (the PCI tree); one per device, like paths */
-	struct ga_strv sources;
 	/* Accelerators: where its GPU-to-GPU links were read, "nvml" (NVIDIA) or "amdgpu" (the
 	 * xgmi_* files); NULL when not read (no NVML, another vendor): then a PCIe cell to
 	 * another GPU says nothing of a link beside it. */

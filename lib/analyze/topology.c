@@ -79,8 +79,8 @@ static bool in_hive(const struct ga_accel *a)
 	       strcmp(a->amd->xgmi->hive_id, "0") != 0;
 }
 
-/* A GPU-to-GPU link between x and y (NV<n>, XGMI) into cell, with its source; false when none is seen. */
-static bool link_cell(const struct dev *x, const struct dev *y, char *cell, size_t len, const char **src)
+/* A GPU-to-GPU link between x and y (NV<n>, XGMI) into cell; false when none is seen. */
+static bool link_cell(const struct dev *x, const struct dev *y, char *cell, size_t len)
 {
 	if (!x->a || !y->a)
 		return false;
@@ -90,20 +90,17 @@ static bool link_cell(const struct dev *x, const struct dev *y, char *cell, size
 			const char *s = a->topology.v[b->index.v];
 			if (s && !strncmp(s, "NV", 2) && s[2] >= '0' && s[2] <= '9') {
 				snprintf(cell, len, "%s", s);
-				*src = "nvml";
 				return true;
 			}
 		}
 		unsigned nv = nvlinks_between(x->a, y->a);
 		if (nv) {
 			snprintf(cell, len, "NV%u", nv);
-			*src = "nvml";
 			return true;
 		}
 	}
 	if (in_hive(x->a) && in_hive(y->a) && !strcmp(x->a->amd->xgmi->hive_id, y->a->amd->xgmi->hive_id)) {
 		snprintf(cell, len, "%s", GA_TOPO_XGMI);
-		*src = "xgmi";
 		return true;
 	}
 	return false;
@@ -238,10 +235,9 @@ int ga_topology_build(const struct ga_node *n, struct ga_topology *t)
 		struct ga_topo_device *ti = &t->devices[i];
 		for (size_t j = 0; r == 0 && j < t->n_devices; j++) {
 			char cell[24];
-			const char *src = "sysfs";
 			if (i == j)
 				snprintf(cell, sizeof(cell), "%s", GA_TOPO_SELF);
-			else if (!link_cell(&devs[i], &devs[j], cell, sizeof(cell), &src))
+			else if (!link_cell(&devs[i], &devs[j], cell, sizeof(cell)))
 				snprintf(cell, sizeof(cell), "%s",
 				         pcie_cell(&devs[i], ti, &devs[j], &t->devices[j]));
 			/* sysfs cannot tell: NVML's own PCIe letter, when it gave one */
@@ -251,10 +247,9 @@ int ga_topology_build(const struct ga_node *n, struct ga_topology *t)
 				const char *s = devs[i].a->nvml->topology.v[devs[j].a->nvml->index.v];
 				if (s && strcmp(s, "?") != 0) {
 					snprintf(cell, sizeof(cell), "%s", s);
-					src = "nvml";
 				}
 			}
-			if (ga_strv_push(&ti->paths, cell) < 0 || ga_strv_push(&ti->sources, src) < 0)
+			if (ga_strv_push(&ti->paths, cell) < 0)
 				r = -ENOMEM;
 		}
 	}
@@ -306,8 +301,8 @@ int ga_topology_findings(const struct ga_topology *t, struct ga_findings *out)
 		struct ga_finding *fd = ga_findings_add(
 		        out, GA_C_TOPO_NIC_REMOTE, GA_SEV_WARNING, g->pci_address ? g->pci_address : g->name,
 		        fix(GA_C_TOPO_NIC_REMOTE),
-		        "%s (NUMA node %s) has no NIC on its NUMA node: every NIC is across the socket "
-		        "interconnect (SYS), the first %s %s on NUMA node %s",
+		        "%s (NUMA node %s) has no NIC on its NUMA node: every NIC is across NUMA nodes "
+		        "(SYS), %s %s on NUMA node %s among them",
 		        g->name, gn, nic->name, nic_label(nic), nn);
 		if (fd && (ga_finding_evidence(fd, "gpu", "%s", g->name + 3) < 0 ||
 		           ga_finding_evidence(fd, "gpu_numa_node", "%s", gn) < 0 ||
@@ -321,8 +316,7 @@ int ga_topology_findings(const struct ga_topology *t, struct ga_findings *out)
 	for (size_t i = 0; i < na; i++) {
 		const struct ga_topo_device *g = &t->devices[i];
 		for (size_t j = i + 1; j < na && j < g->paths.n; j++) {
-			if (strcmp(g->paths.v[j], GA_TOPO_SYS) || !g->sources.v ||
-			    strcmp(g->sources.v[j], "sysfs") || !g->links_from || !t->devices[j].links_from)
+			if (strcmp(g->paths.v[j], GA_TOPO_SYS) || !g->links_from || !t->devices[j].links_from)
 				continue;
 			n_pairs++;
 			if (n_pairs <= 8 && used < sizeof(pairs)) {
@@ -336,7 +330,8 @@ int ga_topology_findings(const struct ga_topology *t, struct ga_findings *out)
 		struct ga_finding *fd = ga_findings_add(
 		        out, GA_C_TOPO_GPU_SYS_ONLY, GA_SEV_WARNING, "node", fix(GA_C_TOPO_GPU_SYS_ONLY),
 		        "%zu GPU pair%s meet only across NUMA nodes (SYS) with no NVLink or "
-		        "XGMI: %s%s; peer-to-peer traffic between them goes through host memory",
+		        "XGMI: %s%s; their peer traffic crosses the socket interconnect (NCCL uses P2P "
+		        "there only with NCCL_P2P_LEVEL=SYS, else it goes through host memory)",
 		        n_pairs, n_pairs == 1 ? "" : "s", pairs, n_pairs > 8 ? ", ..." : "");
 		if (fd && ga_finding_evidence(fd, "pairs", "%zu", n_pairs) < 0)
 			return -ENOMEM;

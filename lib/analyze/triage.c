@@ -400,7 +400,7 @@ static void step_comm(struct ga_triage *t, const struct ga_node *nd, const struc
 	size_t len = strlen(s->decision);
 	if (first && len < sizeof(s->decision))
 		len += (size_t)snprintf(s->decision + len, sizeof(s->decision) - len,
-		                        "; %s: each GPU's nearest NIC is across NUMA nodes (SYS): %s",
+		                        "; %s: a GPU's nearest NIC is across NUMA nodes (SYS): %s",
 		                        first->code, first->decision ? first->decision : "see the finding");
 	if (pairs && len < sizeof(s->decision))
 		snprintf(s->decision + len, sizeof(s->decision) - len,

@@ -10,10 +10,10 @@
 
 #define F(m, t) GA_FIELD(struct ga_topo_device, m, t)
 static const struct ga_field device_f[] = {
-	F(name, GA_F_STR),      F(kind, GA_F_STR),         F(pci_address, GA_F_STR),  F(vendor, GA_F_STR),
-	F(model, GA_F_STR),     F(net_devices, GA_F_STRV), F(host_bridge, GA_F_STR),  F(bridges, GA_F_STRV),
-	F(numa_node, GA_F_I64), F(numa_note, GA_F_STR),    F(cpu_affinity, GA_F_STR), F(paths, GA_F_STRV),
-	F(sources, GA_F_STRV),  F(links_from, GA_F_STR),
+	F(name, GA_F_STR),       F(kind, GA_F_STR),         F(pci_address, GA_F_STR),  F(vendor, GA_F_STR),
+	F(model, GA_F_STR),      F(net_devices, GA_F_STRV), F(host_bridge, GA_F_STR),  F(bridges, GA_F_STRV),
+	F(numa_node, GA_F_I64),  F(numa_note, GA_F_STR),    F(cpu_affinity, GA_F_STR), F(paths, GA_F_STRV),
+	F(links_from, GA_F_STR),
 };
 #undef F
 static const struct ga_schema device_s = { "ga_topo_device", sizeof(struct ga_topo_device), device_f,
