@@ -11,6 +11,8 @@
 #include "gpuaudit/findings.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/topomatrix.h"
+#include "gpuaudit/topotext.h"
 #include "gpuaudit/verdict.h"
 
 static void human_bytes(char *out, size_t n, uint64_t b)
@@ -105,42 +107,14 @@ static void print_nvml_gpu(FILE *o, const struct ga_nvml_gpu *g)
 	}
 }
 
-/* nvidia-smi topo -m style matrix, when NVML gave one, in NVML index order. */
-static const struct ga_nvml_gpu *nvml_by_index(const struct ga_node *n, uint64_t idx)
+/* The topology matrix (lib/emit/topology.c), when there are two accelerators or one and a NIC. */
+static void print_topology(FILE *o, const struct ga_topology *t)
 {
-	for (size_t i = 0; i < n->n_accelerators; i++) {
-		const struct ga_nvml_gpu *g = n->accelerators[i].nvml;
-		if (g && g->index.set && g->index.v == idx)
-			return g;
-	}
-	return NULL;
-}
-
-static void print_topology(FILE *o, const struct ga_node *n)
-{
-	size_t count = 0;
-	for (size_t i = 0; i < n->n_accelerators; i++)
-		if (n->accelerators[i].nvml && n->accelerators[i].nvml->topology.n)
-			count++;
-	if (count < 2)
-		return;
-	fputs("topology (nvml):\n        ", o);
-	for (uint64_t idx = 0; idx < 1024; idx++) {
-		const struct ga_nvml_gpu *g = nvml_by_index(n, idx);
-		if (!g)
-			break;
-		fprintf(o, " GPU%-4llu", (unsigned long long)idx);
-	}
-	fputc('\n', o);
-	for (uint64_t idx = 0; idx < 1024; idx++) {
-		const struct ga_nvml_gpu *g = nvml_by_index(n, idx);
-		if (!g)
-			break;
-		fprintf(o, "  GPU%-4llu", (unsigned long long)idx);
-		for (size_t k = 0; k < g->topology.n; k++)
-			fprintf(o, " %-7s", cli_esc(g->topology.v[k]));
-		fputc('\n', o);
-	}
+	struct ga_buf b;
+	ga_buf_init(&b, 0);
+	if (t && ga_topology_text(&b, t) == 0)
+		fwrite(b.data, 1, b.len, o);
+	ga_buf_release(&b);
 }
 
 /*
@@ -167,7 +141,7 @@ static void mem_unknown(char *out, size_t n, const struct ga_node *node, const s
 		snprintf(out, n, "unknown (NVML did not say)");
 }
 
-static void print_accels(FILE *o, const struct ga_node *n)
+static void print_accels(FILE *o, const struct ga_node *n, const struct ga_topology *topo)
 {
 	const char *path = NULL, *why = NULL;
 	if (ga_node_source_state(n, GA_SOURCE_PCI, &path, &why) != GA_SOURCE_READ)
@@ -209,7 +183,7 @@ static void print_accels(FILE *o, const struct ga_node *n)
 		if (a->nvml)
 			print_nvml_gpu(o, a->nvml);
 	}
-	print_topology(o, n);
+	print_topology(o, topo);
 }
 
 static void print_machine(FILE *o, const struct ga_node *n)
@@ -479,7 +453,8 @@ static void print_findings(FILE *o, const struct ga_findings *f, bool color)
 	}
 }
 
-static void print_text(FILE *o, const struct ga_node *n, const struct ga_findings *f, bool color)
+static void print_text(FILE *o, const struct ga_node *n, const struct ga_findings *f,
+                       const struct ga_topology *topo, bool color)
 {
 	const struct ga_host *h = &n->host;
 	fprintf(o, "host: %s  %s  kernel %s", or_dash(h->hostname), or_dash(h->os.pretty_name),
@@ -487,7 +462,7 @@ static void print_text(FILE *o, const struct ga_node *n, const struct ga_finding
 	if (h->uptime_s.set)
 		fprintf(o, "  up %.1f h", h->uptime_s.v / 3600.0);
 	fputc('\n', o);
-	print_accels(o, n);
+	print_accels(o, n, topo);
 	print_node(o, n);
 	print_cdi_plugins(o, n);
 	print_findings(o, f, color);
@@ -514,7 +489,8 @@ static int discover_opt(struct cli *cli, const char *cmd, int opt, const char *a
 }
 
 /* The snapshot with its findings and verdict appended (--from recomputes them), pretty or one line. */
-static int print_json(struct cli *cli, const struct ga_node *node, const struct ga_findings *f, bool compact)
+static int print_json(struct cli *cli, const struct ga_node *node, const struct ga_findings *f,
+                      const struct ga_topology *topo, bool compact)
 {
 	struct ga_buf out;
 	struct ga_json w;
@@ -524,7 +500,7 @@ static int print_json(struct cli *cli, const struct ga_node *node, const struct 
 		return r;
 	ga_buf_init(&out, 0);
 	ga_json_init(&w, &out, !compact);
-	r = ga_node_write_report(node, f, &vd, &w);
+	r = ga_node_write_report(node, f, &vd, topo, &w);
 	ga_node_verdict_release(&vd);
 	if (r == 0)
 		r = ga_json_finish(&w);
@@ -563,22 +539,24 @@ int cmd_discover(struct cli *cli, int argc, char **argv)
 		return code;
 	struct ga_node *node = NULL;
 	struct ga_findings findings;
+	struct ga_topology topo = { 0 };
 	ga_findings_init(&findings);
 	int r = snap_node(ctx, &o.so, &node);
 	if (r < 0)
 		code = cli_error(cli, "discover", cli_exit_for(r), "%s", ga_ctx_errmsg(ctx));
-	else if ((r = ga_analyze_node(node, &findings)) < 0)
+	else if ((r = ga_analyze_node(node, &findings)) < 0 || (r = ga_topology_build(node, &topo)) < 0)
 		code = cli_error(cli, "discover", EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
-	else if (o.json && (r = print_json(cli, node, &findings, o.compact)) < 0)
+	else if (o.json && (r = print_json(cli, node, &findings, &topo, o.compact)) < 0)
 		code = cli_error(cli, "discover", EXIT_INTERNAL, "JSON output failed: %s", strerror(-r));
 	if (r == 0 && !o.json)
-		print_text(cli->out, node, &findings, cli->color);
+		print_text(cli->out, node, &findings, &topo, cli->color);
 	/* an error seen is a problem; otherwise a bus not seen is no verdict at all */
 	if (r == 0)
 		code = ga_findings_max_severity(&findings) >= GA_SEV_ERROR ? EXIT_PROBLEMS
 		       : !ga_node_pci_known(node)                          ? EXIT_INCONCLUSIVE
 		                                                           : EXIT_OK;
 	ga_findings_release(&findings);
+	ga_topology_release(&topo);
 	ga_node_free(node);
 	ga_ctx_free(ctx);
 	return code;

@@ -26,6 +26,7 @@
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/sample.h"
+#include "gpuaudit/topomatrix.h"
 #include "gpuaudit/triage.h"
 
 #define LINE_MAX_BYTES (4u << 20) /* one sample line; a 1024-core node writes ~200 KiB */
@@ -338,6 +339,15 @@ static int triage_inputs(struct cli *cli, const struct triage_opts *o, struct tr
 static int triage_analyze(struct cli *cli, const struct triage_opts *o, struct triage_run *run)
 {
 	int r = ga_analyze_node(run->node, &run->f);
+	if (r == 0) { /* the topology's findings, for the communication step */
+		struct ga_topology topo;
+		if ((r = ga_topology_build(run->node, &topo)) == 0) {
+			r = ga_topology_findings(&topo, &run->f);
+			ga_topology_release(&topo);
+		}
+		if (r == 0)
+			r = ga_findings_bind_devices(&run->f, run->node);
+	}
 	if (r < 0)
 		return cli_error(cli, "triage", EXIT_INTERNAL, "analysis failed: %s", strerror(-r));
 	bool live = !o->so.from && !strcmp(ga_ctx_root(run->ctx), "/");

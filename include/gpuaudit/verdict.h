@@ -124,12 +124,14 @@ int ga_node_verdict_build(const struct ga_node *n, const struct ga_policy_class 
                           struct ga_node_verdict *v, struct ga_findings *out);
 void ga_node_verdict_release(struct ga_node_verdict *v);
 /*
- * `discover --json`: the snapshot with its findings and its verdict appended as
- * "findings" and "verdict". --from reads it as a plain snapshot and recomputes both
- * with today's rules; neither member is part of gpuaudit.node/v1.
+ * `discover --json`: the snapshot with its findings, its verdict and its topology matrix
+ * (topology.h; NULL: null) appended as "findings", "verdict" and "topology". --from reads
+ * it as a plain snapshot and recomputes all three with today's rules; none of them is part
+ * of gpuaudit.node/v1.
  */
+struct ga_topology;
 int ga_node_write_report(const struct ga_node *n, const struct ga_findings *f,
-                         const struct ga_node_verdict *v, struct ga_json *w);
+                         const struct ga_node_verdict *v, const struct ga_topology *topo, struct ga_json *w);
 /* The drift bits (GA_VD_DRIFT_*) of a verdict, from its states. */
 unsigned ga_node_verdict_drift(const struct ga_node_verdict *v);
 /* The device entry of a PCI address, or NULL. */

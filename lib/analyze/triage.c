@@ -364,10 +364,58 @@ static int nccl_check(const struct ga_node *nd, const char *val, bool rdma, char
 	return ga_triage_nccl_missing(val, c, nc, miss, len);
 }
 
-static void step_comm(struct ga_triage *t, const struct ga_node *nd, const struct ga_triage_workload *w,
-                      const struct ga_triage_point *p, size_t n)
+static void step_comm_counters(struct ga_triage *t, struct ga_triage_step *s, const struct ga_node *nd,
+                               const struct ga_triage_workload *w, const struct ga_triage_point *p, size_t n);
+
+/*
+ * The topology findings (lib/analyze/topology.c: GA-TOPO-NIC-REMOTE, GA-TOPO-GPU-SYS-ONLY) as
+ * evidence, and their fix after the step's decision: a path across NUMA nodes slows
+ * collectives without dropping a packet, so it is said whatever the counters say.
+ */
+static void step_comm(struct ga_triage *t, const struct ga_node *nd, const struct ga_findings *f,
+                      const struct ga_triage_workload *w, const struct ga_triage_point *p, size_t n)
 {
 	struct ga_triage_step *s = begin(t, "Is communication healthy?");
+	step_comm_counters(t, s, nd, w, p, n);
+	char remote[96] = "";
+	size_t n_remote = 0, used = 0;
+	const struct ga_finding *pairs = NULL, *first = NULL;
+	for (size_t i = 0; f && i < f->n; i++) {
+		const struct ga_finding *fd = &f->v[i];
+		if (fd->id == GA_C_TOPO_GPU_SYS_ONLY && !pairs)
+			pairs = fd;
+		if (fd->id != GA_C_TOPO_NIC_REMOTE)
+			continue;
+		first = first ? first : fd;
+		n_remote++;
+		int k = used < sizeof(remote) ? snprintf(remote + used, sizeof(remote) - used, "%s%s",
+		                                         used ? ", " : "", fd->subject ? fd->subject : "?")
+		                              : 0;
+		used += k > 0 ? (size_t)k : 0;
+	}
+	if (n_remote)
+		ev(s, "gpus_without_a_local_nic", "%zu: %s", n_remote, remote);
+	if (pairs) {
+		const char *np = NULL;
+		for (size_t k = 0; k < pairs->n_evidence; k++)
+			if (!strcmp(pairs->evidence[k].key, "pairs"))
+				np = pairs->evidence[k].value;
+		ev(s, "gpu_pairs_sys_only", "%s (no NVLink or XGMI)", np ? np : "?");
+	}
+	size_t len = strlen(s->decision);
+	if (first && len < sizeof(s->decision))
+		len += (size_t)snprintf(s->decision + len, sizeof(s->decision) - len,
+		                        "; %s: a GPU's nearest NIC is across NUMA nodes (SYS): %s",
+		                        first->code, first->decision ? first->decision : "see the finding");
+	if (pairs && len < sizeof(s->decision))
+		snprintf(s->decision + len, sizeof(s->decision) - len,
+		         "; %s: GPU pairs meet only across NUMA nodes: keep a job's GPUs on one node",
+		         pairs->code);
+}
+
+static void step_comm_counters(struct ga_triage *t, struct ga_triage_step *s, const struct ga_node *nd,
+                               const struct ga_triage_workload *w, const struct ga_triage_point *p, size_t n)
+{
 	uint64_t drops = 0, errs = 0;
 	size_t bad_intervals = 0, seen = 0;
 	const char *nif = NULL;
@@ -482,7 +530,7 @@ void ga_triage_run_klog(const struct ga_node *n, const struct ga_findings *f, co
 	}
 	step_util(ret, pts, n_pts);
 	step_feed(ret, n, w, pts, n_pts);
-	step_comm(ret, n, w, pts, n_pts);
+	step_comm(ret, n, f, w, pts, n_pts);
 	conclude(ret, k);
 	struct ga_triage_step *s = begin(ret, "Backend portability questions");
 	if (ret->node_at_fault)

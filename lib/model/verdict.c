@@ -9,6 +9,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/schema.h"
+#include "gpuaudit/topology.h"
 #include "gpuaudit/verdict.h"
 
 const char *const ga_vd_link_names[3] = { "unknown", "ok", "degraded" };
@@ -93,22 +94,24 @@ unsigned ga_node_verdict_drift(const struct ga_node_verdict *v)
 	return d;
 }
 
-/* `discover --json`: the snapshot's members, then "findings" and "verdict". */
+/* `discover --json`: the snapshot's members, then "findings", "verdict" and "topology". */
 struct node_report {
 	struct ga_findings findings;
 	const struct ga_node_verdict *verdict;
+	const struct ga_topology *topology;
 };
 static const struct ga_field node_report_f[] = {
 	GA_FIELD_FINDINGS(struct node_report, findings),
 	GA_FIELD_PTR(struct node_report, verdict, ga_node_verdict_schema),
+	GA_FIELD_PTR(struct node_report, topology, ga_topology_schema),
 };
 static const struct ga_schema node_report_s = { "node_report", sizeof(struct node_report), node_report_f,
 	                                        GA_ARRAY_SIZE(node_report_f) };
 
 int ga_node_write_report(const struct ga_node *n, const struct ga_findings *f,
-                         const struct ga_node_verdict *v, struct ga_json *w)
+                         const struct ga_node_verdict *v, const struct ga_topology *topo, struct ga_json *w)
 {
-	struct node_report nr = { *f, v };
+	struct node_report nr = { *f, v, topo };
 	ga_json_obj_begin(w);
 	ga_schema_write_members(w, &ga_node_schema, n);
 	ga_schema_write_members(w, &node_report_s, &nr);

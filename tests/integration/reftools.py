@@ -14,6 +14,8 @@ CPUs, a CPU-less node: see selftest_tree):
     PCI function discover reports (accelerators and the pci list), the NUMA nodes of the
     object lstopo hangs it under against its numa_node (-1 = no locality, which lstopo shows
     as the whole machine: all nodes).
+  * the same XML: for each device of discover's topology matrix (accelerators and NICs), its
+    host bridge and the bridges above it against the Bridge objects lstopo places it under.
   * lspci -vmm -nn -D -k and -vvv (every config file must read: no message on stderr but
     libkmod's, which concerns the running kernel's module files, not the tree): for each PCI
     function discover reports, and each bridge in its upstream chain, vendor/device ids,
@@ -76,7 +78,7 @@ for _tree in ("gh200", "gb200-tray", "power9-v100"):
 for _tree in ("gh200", "gb200-tray"):
     EXPECTED[(_tree, "numa-locality", "*")] = CPULESS_BY_DISTANCE
 
-STATS = {"functions": 0, "bridges": 0}
+STATS = {"functions": 0, "bridges": 0, "topology": 0}
 KMOD_NOISE = re.compile(r"^lspci: Unable to load libkmod resources: error -?\d+$")
 
 
@@ -108,22 +110,31 @@ def lstopo_facts(root):
     top = ET.fromstring(out.encode())
     counts = {"Package": 0, "Core": 0, "PU": 0, "NUMANode": 0}
     loc = {}
+    anc = {}
     io = {"Bridge", "PCIDev", "OSDev", "Misc"}
 
-    def walk(node, normal):
+    def walk(node, normal, chain):
         for o in node.findall("object"):
             ty = o.get("type")
             if ty in counts:
                 counts[ty] += 1
             if ty == "PCIDev":
                 loc[o.get("pci_busid")] = bitmap(normal.get("nodeset", "0x0"))
-            walk(o, normal if ty in io else o)
-    walk(top, top)
+                anc[o.get("pci_busid")] = chain
+            sub = chain
+            if ty == "Bridge" and o.get("bridge_type", "").startswith("0-"):
+                # a host bridge: "0000:[40-54]" is its root bus 0000:40 and the buses below
+                m = re.match(r"([0-9a-f]{4}):\[([0-9a-f]{2})", o.get("bridge_pci", ""))
+                sub = (m.group(1) + ":" + m.group(2) if m else o.get("bridge_pci"), [])
+            elif ty == "Bridge" and o.get("pci_busid"):
+                sub = (chain[0] if chain else None, (chain[1] if chain else []) + [o.get("pci_busid")])
+            walk(o, normal if ty in io else o, sub)
+    walk(top, top, None)
     allnodes = set()
     for o in top.iter("object"):
         if o.get("type") == "NUMANode":
             allnodes.add(int(o.get("os_index")))
-    return dict(counts=counts, loc=loc, allnodes=allnodes), None
+    return dict(counts=counts, loc=loc, anc=anc, allnodes=allnodes), None
 
 
 def hexid(field):
@@ -259,6 +270,18 @@ def compare(name, root):
             want = topo["allnodes"] if ours is None or ours < 0 else {ours}
             if theirs != want:
                 diffs.append(("numa-locality", addr, ours, sorted(theirs)))
+    # the topology matrix's PCI ancestry (issue 30 point 5): the host bridge (its root bus) and
+    # the bridges from the root port down, against the Bridge objects lstopo hangs the function
+    # under; the NUMA node of each is the numa-locality check above
+    if topo:
+        for d in (node.get("topology") or {}).get("devices") or []:
+            addr = d.get("pci_address")
+            STATS["topology"] += 1
+            ours = (d.get("host_bridge"), d.get("bridges") or [])
+            theirs = topo["anc"].get(addr)
+            theirs = (theirs[0], theirs[1]) if theirs else "not in lstopo"
+            if ours != theirs:
+                diffs.append(("topology-ancestry", addr, ours, theirs))
     if pci is not None:
         diffs += tree_diffs(name, root, pci)
         for addr, f in sorted(funcs.items()):
@@ -411,8 +434,8 @@ def main(argv):
             print("FAIL %s %s %s: discover %r, reference %r" % (name, check, subject or "-", ours, theirs))
         print("%s %s: %d difference(s), %d expected" % ("ok  " if not shown else "FAIL", name, len(diffs),
                                                          len(diffs) - shown))
-    print("compared %d trees, %d PCI functions and %d upstream bridges" % (
-        len(targets), STATS["functions"], STATS["bridges"]))
+    print("compared %d trees, %d PCI functions, %d upstream bridges and %d topology devices" % (
+        len(targets), STATS["functions"], STATS["bridges"], STATS["topology"]))
     # an expected difference that no longer occurs in a tree that was compared: prune it
     compared = {n for n, _ in targets}
     for key, why in sorted(EXPECTED.items(), key=str):
