@@ -15,6 +15,7 @@
 
 #include "gpuaudit/klog.h"
 #include "gpuaudit/xid.h"
+#include "gpuaudit/sxid.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
@@ -54,6 +55,7 @@ struct ga_kevent {
 	struct ga_ou64 code;   /* Xid / SXid number, amdgpu reset count, VM fault status word */
 	char address[16];      /* sysfs form "0000:41:00.0", "" when the line names none */
 	enum ga_kev_fatal fatal;
+	struct ga_ou64 link; /* SXid and NVLink Xid lines: "Link 32"; unset when the line names none */
 	/*
 	 * Xid lines: the GPU recovery action the line's words name (Xid 154 "...
 	 * to 0x2 (Node Reboot Required)", "GPU Reset Required", "Drain and
@@ -136,6 +138,14 @@ struct ga_xid_info {
 
 /* Always fills *ret (unknown Xids get GA_XID_UNKNOWN, warning, "look it up"). 1 published, 0 not. */
 int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret);
+/*
+ * An SXid line's decision: the Fabric Manager guide's row (lib/core/sxid.def) and the
+ * line's Fatal token (ga_sxid_decide). Returns the row or NULL (0 for other kinds).
+ */
+const struct ga_sxid_fact *ga_kev_sxid(const struct ga_kevent *ev, enum ga_action *ret_action,
+                                       enum ga_severity *ret_sev);
+/* The text of an SXid action ("drain and reboot: resets the NVSwitches ..."). */
+const char *ga_sxid_action_text(enum ga_action a);
 /* Severity and action of an event (for Xids: the catalogue row, refined by the line's words). */
 enum ga_severity ga_kev_severity(const struct ga_kevent *ev);
 const char *ga_kev_action(const struct ga_kevent *ev);

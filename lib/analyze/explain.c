@@ -130,6 +130,7 @@ struct xid_pair {
 	enum ga_severity sev;
 	bool by_line; /* a line's words set the action (Xid 154, NVLink5 Fatal/Nonfatal) */
 	bool lost;    /* seen as "fallen off the bus" without an Xid number */
+	struct ga_ou64 link; /* SXid pairs: the link the latest line named */
 };
 
 #define MAX_LITS (N_PATS + 480)
@@ -174,6 +175,9 @@ struct ga_explain {
 	struct xid_pair xids[XID_PAIRS];
 	size_t n_xids;
 	uint64_t xids_dropped; /* (GPU, Xid) pairs beyond XID_PAIRS: counted, not listed */
+	struct xid_pair sxids[XID_PAIRS]; /* (NVSwitch, SXid) pairs, as health groups them */
+	size_t n_sxids;
+	uint64_t sxids_dropped;
 	struct ga_explain_cause *ranked[N_CAUSES];
 	struct ga_explain_cause ranked_copy[N_CAUSES];
 };
@@ -244,6 +248,8 @@ void ga_explain_reset(struct ga_explain *ex)
 	memset(&ex->kp, 0, sizeof(ex->kp));
 	ex->n_xids = 0;
 	ex->xids_dropped = 0;
+	ex->n_sxids = 0;
+	ex->sxids_dropped = 0;
 	ex->n_codes = 0;
 	ex->codes_dropped = 0;
 	ex->n_salient = 0;
@@ -378,11 +384,51 @@ static bool xid_event(struct ga_explain *ex, const char *line, size_t len)
 	return true;
 }
 
+/*
+ * An SXid line through the kernel-log parser: its (NVSwitch, SXid) pair is counted
+ * with the action of the Fabric Manager guide's row, raised by a Fatal token
+ * (ga_kev_sxid, as health decides).
+ */
+static void sxid_event(struct ga_explain *ex, const char *line, size_t len)
+{
+	struct ga_kevent ev;
+	if (!ga_kevent_parse(&ex->kp, line, len, &ev) || ev.kind != GA_KEV_SXID || !ev.code.set)
+		return;
+	enum ga_action act;
+	enum ga_severity sev;
+	ga_kev_sxid(&ev, &act, &sev);
+	struct xid_pair *x = NULL;
+	for (size_t i = 0; i < ex->n_sxids && !x; i++)
+		if (ex->sxids[i].xid == ev.code.v && !strcmp(ex->sxids[i].address, ev.address))
+			x = &ex->sxids[i];
+	if (!x) {
+		if (ex->n_sxids == XID_PAIRS) {
+			ex->sxids_dropped++;
+			return;
+		}
+		x = &ex->sxids[ex->n_sxids++];
+		memset(x, 0, sizeof(*x));
+		memcpy(x->address, ev.address, sizeof(x->address));
+		x->xid = ev.code.v;
+		x->first_line = ex->lines;
+		x->act = act, x->sev = sev;
+	} else if (ga_action_rank(act) > ga_action_rank(x->act) ||
+	           (ga_action_rank(act) == ga_action_rank(x->act) && sev > x->sev)) {
+		x->act = act, x->sev = sev;
+	}
+	x->by_line |= ev.fatal == GA_KEV_FATAL_YES;
+	if (ev.link.set)
+		x->link = ev.link;
+	x->count++;
+}
+
 static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
 {
 	const struct ga_sig_pattern *p = &pats[pat];
 	if (p->sig == SIG_XID && !xid_event(ex, line, len))
 		return;
+	if (p->sig == SIG_SXID)
+		sxid_event(ex, line, len);
 	struct ga_explain_match tmp,
 	        *mt = ex->n_matches < ex->max_matches ? &ex->matches[ex->n_matches++] : &tmp;
 	memset(mt, 0, sizeof(*mt));
@@ -1116,6 +1162,44 @@ static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 }
 
 /*
+ * Every (NVSwitch, SXid) of the log, most severe first, each with the Fabric
+ * Manager guide's name and table and gpuaudit's action; the cause's action is
+ * the most urgent pair's.
+ */
+static void sxid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
+{
+	if (c->sig != SIG_SXID || !ex->n_sxids)
+		return;
+	qsort(ex->sxids, ex->n_sxids, sizeof(ex->sxids[0]), cmp_pair);
+	c->action = ex->sxids[0].act;
+	size_t cap = sizeof(c->detail), shown = 0;
+	c->detail[0] = '\0';
+	for (size_t i = 0; i < ex->n_sxids; i++) {
+		const struct xid_pair *x = &ex->sxids[i];
+		const struct ga_sxid_fact *f = ga_sxid_fact(x->xid);
+		char link[32] = "", one[256];
+		if (x->link.set)
+			snprintf(link, sizeof(link), " link %llu", (unsigned long long)x->link.v);
+		snprintf(one, sizeof(one), "%sSXid %llu on %s%s (%s%s%s): %s%s, x%llu", shown ? "; " : "",
+		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed NVSwitch",
+		         link, f ? f->name : "not in the Fabric Manager guide", f ? ", " : "",
+		         f ? ga_sxid_table_name(f->table) : "", ga_action_name(x->act),
+		         x->by_line ? ", the line says Fatal" : "", (unsigned long long)x->count);
+		size_t l = strlen(c->detail);
+		if (l + strlen(one) + 48 >= cap)
+			break;
+		snprintf(c->detail + l, cap - l, "%s", one);
+		shown++;
+	}
+	uint64_t more = (uint64_t)(ex->n_sxids - shown) + ex->sxids_dropped;
+	if (more) {
+		size_t l = strlen(c->detail);
+		snprintf(c->detail + l, cap - l, "; and %llu more (NVSwitch, SXid) pair%s",
+		         (unsigned long long)more, more == 1 ? "" : "s");
+	}
+}
+
+/*
  * NCCL's IB completion statuses (enum ibv_wc_status, rdma-core verbs.h): the
  * name of each captured one, and the class: local protection and remote
  * access errors come from memory registration (GPUDirect RDMA set-up), the
@@ -1197,6 +1281,7 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 		if (ex->causes[i].count) {
 			ex->causes[i].score = cause_score(&ex->causes[i]);
 			xid_detail(ex, &ex->causes[i]);
+			sxid_detail(ex, &ex->causes[i]);
 			wc_detail(&ex->causes[i]);
 			code_detail(ex, &ex->causes[i]);
 			ex->ranked[k++] = &ex->causes[i];

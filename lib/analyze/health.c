@@ -32,6 +32,7 @@ struct group {
 	char address[16];
 	char sample[SAMPLE_MAX + 1]; /* the latest line of the group */
 	struct ga_ou64 status;       /* amdgpu VM fault: the latest folded status word */
+	struct ga_ou64 link;         /* SXid: the link the latest line named */
 	int64_t last_event;          /* index of its latest event, -1 before one */
 };
 
@@ -199,11 +200,18 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	enum ga_action la;
 	enum ga_severity ls;
 	e->line_set = ga_kev_xid_line(&ev, &la, &ls) == 1;
+	if (ev.kind == GA_KEV_SXID) {
+		/* the guide's row and the line's token (ga_sxid_decide) */
+		ga_kev_sxid(&ev, &la, &ls);
+		e->line_set = true;
+	}
 	e->line_act = (uint8_t)(e->line_set ? la : GA_ACT_INVESTIGATE);
 	e->recovered = false;
 	h->groups[g].last_event = (int64_t)(h->n_events - 1);
 	if (status.set)
 		h->groups[g].status = status;
+	if (ev.link.set)
+		h->groups[g].link = ev.link;
 	set_sample(&h->groups[g], &ev);
 	return 0;
 }
@@ -322,6 +330,29 @@ static int chain_evidence(const struct group *g, const struct acc *a, struct ga_
 	return r;
 }
 
+/* "NVSwitch SXid 12028 (egress nonposted PRIV error), link 32" */
+static void sxid_what(const struct group *g, char *out, size_t cap)
+{
+	const struct ga_sxid_fact *f = ga_sxid_fact(g->code.v);
+	int k = snprintf(out, cap, "NVSwitch SXid %llu", (unsigned long long)g->code.v);
+	size_t l = k > 0 && (size_t)k < cap ? (size_t)k : strlen(out);
+	if (f)
+		snprintf(out + l, cap - l, " (%s)", f->name);
+	l = strlen(out);
+	if (g->link.set)
+		snprintf(out + l, cap - l, ", link %llu", (unsigned long long)g->link.v);
+}
+
+static int sxid_evidence(const struct group *g, struct ga_finding *fd)
+{
+	const struct ga_sxid_fact *f = ga_sxid_fact(g->code.v);
+	int r = ga_finding_evidence(fd, "sxid_table", "%s",
+	                            f ? ga_sxid_table_name(f->table) : "not-in-guide");
+	if (r == 0 && g->link.set)
+		r = ga_finding_evidence(fd, "link", "%llu", (unsigned long long)g->link.v);
+	return r;
+}
+
 static int emit(const struct group *g, const struct acc *a, const struct ga_node *n, struct ga_findings *out)
 {
 	char code[48], on[48] = "", what[128]; /* code: the suffix of GA-XID-<n> or GA-KLOG-<KIND> */
@@ -347,7 +378,7 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 			code[l + 1] = '\0';
 		}
 		if (g->kind == GA_KEV_SXID)
-			snprintf(what, sizeof(what), "NVSwitch SXid %llu", (unsigned long long)g->code.v);
+			sxid_what(g, what, sizeof(what));
 		else
 			snprintf(what, sizeof(what), "%s", kind_text(g->kind));
 	}
@@ -365,8 +396,8 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	if (!fd)
 		return -ENOMEM;
 	/* the catalogue's default (codes.def, xid.def), refined by what the events said */
-	if (g->kind == GA_KEV_SXID && sev >= GA_SEV_ERROR)
-		fd->action = GA_ACT_REBOOT; /* a Fatal SXid: the fabric is reset by a reboot */
+	if (g->kind == GA_KEV_SXID && a->line_set)
+		fd->action = a->line_act; /* the guide's row, a Fatal token raises it (docs/xid.md) */
 	else if (g->kind == GA_KEV_AER_CORRECTED && storm[0])
 		fd->action = GA_ACT_INVESTIGATE;
 	else if (g->kind == GA_KEV_XID && a->line_set)
@@ -381,6 +412,8 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		                        : g->kind == GA_KEV_SXID ? "sxid"
 		                                                 : "code",
 		                        "%llu", (unsigned long long)g->code.v);
+	if (r == 0 && g->kind == GA_KEV_SXID)
+		r = sxid_evidence(g, fd);
 	if (r == 0 && ac && ac->index.set)
 		r = ga_finding_evidence(fd, "gpu", "%llu", (unsigned long long)ac->index.v);
 	if (r == 0)
@@ -411,7 +444,10 @@ static void sxid_group(const struct group *g, const struct acc *a, struct ga_sxi
 	out->code = g->code.v;
 	out->address = g->address;
 	out->count = a->count;
-	out->fatal = a->severity >= (int)GA_SEV_ERROR; /* ga_kev_severity: Fatal is error */
+	out->fatal = a->severity >= (int)GA_SEV_ERROR; /* the guide's fatal tables, a Fatal token */
+	out->severity = (enum ga_severity)a->severity;
+	out->action = a->line_set ? a->line_act : GA_ACT_INVESTIGATE;
+	out->link = g->link;
 	out->boot_set = a->boot_set;
 	out->first_boot_s = a->first_boot;
 	out->last_boot_s = a->last_boot;

@@ -527,6 +527,15 @@ static bool parse_xid(const char *tag, size_t taglen, const char *end, struct ga
 	ev->code.v = code;
 	ev->code.set = true;
 	ev->fatal = fatal_token(p, (size_t)(end - p));
+	const char *lk = find(p, (size_t)(end - p), "Link ");
+	if (lk) {
+		const char *q = lk + 5;
+		uint64_t link;
+		if (parse_u64(&q, end, &link) && link < 100000) {
+			ev->link.v = link;
+			ev->link.set = true;
+		}
+	}
 	int rec = recovery_words(p, (size_t)(end - p));
 	if (rec >= 0) {
 		ev->recovery.v = (uint64_t)rec;
@@ -906,6 +915,39 @@ int ga_kev_xid_line(const struct ga_kevent *ev, enum ga_action *ret_action, enum
 	return 1;
 }
 
+const struct ga_sxid_fact *ga_kev_sxid(const struct ga_kevent *ev, enum ga_action *ret_action,
+                                       enum ga_severity *ret_sev)
+{
+	*ret_action = GA_ACT_INVESTIGATE, *ret_sev = GA_SEV_WARNING;
+	if (ev->kind != GA_KEV_SXID || !ev->code.set)
+		return NULL;
+	int fatal = ev->fatal == GA_KEV_FATAL_YES ? 1 : ev->fatal == GA_KEV_FATAL_NO ? 0 : -1;
+	return ga_sxid_decide(ev->code.v, fatal, ret_action, ret_sev);
+}
+
+/* What an SXid's action means for an NVSwitch (docs/xid.md "SXids"). */
+const char *ga_sxid_action_text(enum ga_action a)
+{
+	switch (a) {
+	case GA_ACT_NONE:
+		return "record (the NVSwitch corrected it or it has no impact)";
+	case GA_ACT_RESTART_WORKLOAD:
+		return "restart the job that uses the link; drain if it repeats";
+	case GA_ACT_REBOOT:
+		return "drain and reboot: resets the NVSwitches and GPUs of the fabric";
+	case GA_ACT_DRAIN:
+		return "drain; a person checks the link's mechanical connections";
+	case GA_ACT_FIX_CONFIG:
+		return "check the fabric partition configuration (NVSwitch-audit)";
+	case GA_ACT_RESET_GPU:
+	case GA_ACT_REPLACE:
+	case GA_ACT_INVESTIGATE:
+	case GA_ACT__COUNT:
+		break;
+	}
+	return "investigate; read /var/log/fabricmanager.log";
+}
+
 enum ga_severity ga_kev_severity(const struct ga_kevent *ev)
 {
 	struct ga_xid_info x;
@@ -920,8 +962,12 @@ enum ga_severity ga_kev_severity(const struct ga_kevent *ev)
 			return GA_SEV_ERROR;
 		return x.severity;
 	}
-	case GA_KEV_SXID:
-		return ev->fatal == GA_KEV_FATAL_YES ? GA_SEV_ERROR : GA_SEV_WARNING;
+	case GA_KEV_SXID: {
+		enum ga_action a;
+		enum ga_severity s;
+		ga_kev_sxid(ev, &a, &s);
+		return s;
+	}
 	case GA_KEV_GPU_LOST:
 	case GA_KEV_AMDGPU_RAS:
 		return GA_SEV_CRITICAL;
@@ -959,9 +1005,12 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 		ga_xid_lookup(ev->code.v, &x);
 		return x.action;
 	}
-	case GA_KEV_SXID:
-		return ev->fatal == GA_KEV_FATAL_YES ? "drain; reset the NVSwitch fabric (reboot)"
-		                                     : A_INFO "; drain if it repeats";
+	case GA_KEV_SXID: {
+		enum ga_action a;
+		enum ga_severity s;
+		ga_kev_sxid(ev, &a, &s);
+		return ga_sxid_action_text(a);
+	}
 	case GA_KEV_GPU_LOST:
 		return "drain; restart the bare-metal host; inspect if it recurs";
 	case GA_KEV_AMDGPU_RESET:
