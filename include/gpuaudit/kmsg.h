@@ -57,6 +57,12 @@ struct ga_kevent {
 	enum ga_kev_fatal fatal;
 	struct ga_ou64 link; /* SXid and NVLink Xid lines: "Link 32"; unset when the line names none */
 	/*
+	 * NVLink5 Xids 144-150: the unit the line names ("RLW_REMAP") and its error status
+	 * word, the second of the words in parentheses (NVIDIA's "XID 144-150 Decode").
+	 */
+	char nvl_unit[24];
+	struct ga_ou64 nvl_status;
+	/*
 	 * Xid lines: the GPU recovery action the line's words name (Xid 154 "...
 	 * to 0x2 (Node Reboot Required)", "GPU Reset Required", "Drain and
 	 * Reset", "Drain P2P"; ga_xid_recovery_default), unset when it names none.
@@ -144,6 +150,8 @@ int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret);
  */
 const struct ga_sxid_fact *ga_kev_sxid(const struct ga_kevent *ev, enum ga_action *ret_action,
                                        enum ga_severity *ret_sev);
+/* An NVLink5 Xid line's sub-error row (its unit and error status decoded), NULL when none. */
+const struct ga_xid_nvl5_fact *ga_kev_nvl5(const struct ga_kevent *ev);
 /* The text of an SXid action ("drain and reboot: resets the NVSwitches ..."). */
 const char *ga_sxid_action_text(enum ga_action a);
 /* Severity and action of an event (for Xids: the catalogue row, refined by the line's words). */

@@ -130,7 +130,9 @@ struct xid_pair {
 	enum ga_severity sev;
 	bool by_line; /* a line's words set the action (Xid 154, NVLink5 Fatal/Nonfatal) */
 	bool lost;    /* seen as "fallen off the bus" without an Xid number */
-	struct ga_ou64 link; /* SXid pairs: the link the latest line named */
+	struct ga_ou64 link; /* SXid and NVLink Xid pairs: the link the latest line named */
+	char nvl_unit[24];   /* NVLink5 Xids: the unit and error status of the line that decided */
+	struct ga_ou64 nvl_status;
 };
 
 #define MAX_LITS (N_PATS + 480)
@@ -381,6 +383,12 @@ static bool xid_event(struct ga_explain *ex, const char *line, size_t len)
 	}
 	x->count++;
 	x->lost |= ev.kind == GA_KEV_GPU_LOST;
+	if (ev.link.set)
+		x->link = ev.link;
+	if (ev.nvl_unit[0] && ev.nvl_status.set && (!x->nvl_unit[0] || (x->act == act && x->sev == sev))) {
+		memcpy(x->nvl_unit, ev.nvl_unit, sizeof(x->nvl_unit));
+		x->nvl_status = ev.nvl_status;
+	}
 	return true;
 }
 
@@ -1137,9 +1145,16 @@ static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 		const struct xid_pair *x = &ex->xids[i];
 		struct ga_xid_info xi;
 		int known = ga_xid_lookup(x->xid, &xi);
-		char one[256];
-		snprintf(one, sizeof(one), "%sXid %llu on %s (%s): %s%s%s%s", shown ? "; " : "",
-		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed GPU",
+		char one[320], sub[96] = "";
+		if (x->link.set && x->xid >= 144 && x->xid <= 150)
+			snprintf(sub, sizeof(sub), " link %llu", (unsigned long long)x->link.v);
+		if (x->nvl_unit[0]) {
+			size_t sl = strlen(sub);
+			snprintf(sub + sl, sizeof(sub) - sl, " %s 0x%08llx", x->nvl_unit,
+			         (unsigned long long)x->nvl_status.v);
+		}
+		snprintf(one, sizeof(one), "%sXid %llu on %s%s (%s): %s%s%s%s", shown ? "; " : "",
+		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed GPU", sub,
 		         !known      ? "not in NVIDIA's catalogue"
 		         : xi.unused ? "listed unused by NVIDIA"
 		                     : xi.name,

@@ -32,7 +32,9 @@ struct group {
 	char address[16];
 	char sample[SAMPLE_MAX + 1]; /* the latest line of the group */
 	struct ga_ou64 status;       /* amdgpu VM fault: the latest folded status word */
-	struct ga_ou64 link;         /* SXid: the link the latest line named */
+	struct ga_ou64 link;         /* SXid, NVLink Xids: the link the latest line named */
+	char nvl_unit[24];           /* NVLink5 Xids: the latest line's unit and error status */
+	struct ga_ou64 nvl_status;
 	int64_t last_event;          /* index of its latest event, -1 before one */
 };
 
@@ -212,6 +214,10 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 		h->groups[g].status = status;
 	if (ev.link.set)
 		h->groups[g].link = ev.link;
+	if (ev.nvl_unit[0] && ev.nvl_status.set) {
+		memcpy(h->groups[g].nvl_unit, ev.nvl_unit, sizeof(ev.nvl_unit));
+		h->groups[g].nvl_status = ev.nvl_status;
+	}
 	set_sample(&h->groups[g], &ev);
 	return 0;
 }
@@ -353,9 +359,43 @@ static int sxid_evidence(const struct group *g, struct ga_finding *fd)
 	return r;
 }
 
+/* NVLink5 Xids: ", link 8, RLW_REMAP 0x00000040 (Fatal, RESET_GPU)" (docs/xid.md) */
+static void nvl5_what(const struct group *g, char *out, size_t cap)
+{
+	size_t l = strlen(out);
+	if (g->code.v < 144 || g->code.v > 150)
+		return;
+	if (g->link.set)
+		snprintf(out + l, cap - l, ", link %llu", (unsigned long long)g->link.v);
+	l = strlen(out);
+	if (!g->nvl_unit[0] || !g->nvl_status.set)
+		return;
+	const struct ga_xid_nvl5_fact *d = ga_xid_nvl5_decode(
+	        g->code.v, g->nvl_unit, strlen(g->nvl_unit), (uint32_t)g->nvl_status.v);
+	snprintf(out + l, cap - l, ", %s 0x%08llx (%s%s%s)", g->nvl_unit,
+	         (unsigned long long)g->nvl_status.v, d ? d->severity : "not in NVIDIA's decode",
+	         d ? ", " : "", d ? d->immediate : "");
+}
+
+static int nvl5_evidence(const struct group *g, struct ga_finding *fd)
+{
+	int r = 0;
+	if (g->code.v < 144 || g->code.v > 150)
+		return 0;
+	if (g->link.set)
+		r = ga_finding_evidence(fd, "link", "%llu", (unsigned long long)g->link.v);
+	if (r == 0 && g->nvl_unit[0] && g->nvl_status.set) {
+		r = ga_finding_evidence(fd, "nvlink_unit", "%s", g->nvl_unit);
+		if (r == 0)
+			r = ga_finding_evidence(fd, "error_status", "0x%08llx",
+			                        (unsigned long long)g->nvl_status.v);
+	}
+	return r;
+}
+
 static int emit(const struct group *g, const struct acc *a, const struct ga_node *n, struct ga_findings *out)
 {
-	char code[48], on[48] = "", what[128]; /* code: the suffix of GA-XID-<n> or GA-KLOG-<KIND> */
+	char code[48], on[48] = "", what[192]; /* code: the suffix of GA-XID-<n> or GA-KLOG-<KIND> */
 	enum ga_code family = GA_C_XID;
 	const struct ga_accel *ac = accel_at(n, g->address);
 	if (ac && ac->index.set)
@@ -368,6 +408,7 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 			snprintf(what, sizeof(what), "Xid %llu (%s)", (unsigned long long)g->code.v, x.name);
 		else
 			snprintf(what, sizeof(what), "Xid %llu", (unsigned long long)g->code.v);
+		nvl5_what(g, what, sizeof(what));
 	} else {
 		family = GA_C_KLOG;
 		code[0] = '\0';
@@ -414,6 +455,8 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		                        "%llu", (unsigned long long)g->code.v);
 	if (r == 0 && g->kind == GA_KEV_SXID)
 		r = sxid_evidence(g, fd);
+	if (r == 0 && g->kind == GA_KEV_XID)
+		r = nvl5_evidence(g, fd);
 	if (r == 0 && ac && ac->index.set)
 		r = ga_finding_evidence(fd, "gpu", "%llu", (unsigned long long)ac->index.v);
 	if (r == 0)

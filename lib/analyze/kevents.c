@@ -503,6 +503,53 @@ static int recovery_words(const char *s, size_t n)
 	return -1;
 }
 
+/* "0x0000abcd" at *p: the word, *p moved past it. */
+static bool hex_word(const char **p, const char *end, uint64_t *ret)
+{
+	const char *q = *p;
+	if (end - q < 3 || q[0] != '0' || (q[1] != 'x' && q[1] != 'X'))
+		return false;
+	q += 2;
+	uint64_t v = 0;
+	size_t k = 0;
+	while (q < end && hexval(*q) >= 0 && k < 16)
+		v = v * 16 + (uint64_t)hexval(*q++), k++;
+	if (!k)
+		return false;
+	*p = q, *ret = v;
+	return true;
+}
+
+/*
+ * NVLink5 Xids: "145, RLW_REMAP Fatal XC0 i0 Link 00 (0x00000004 0x00000040 ...)" from
+ * after the number: the unit, and the second word in the parentheses (the error status).
+ */
+static void nvl5_fields(const char *p, const char *end, struct ga_kevent *ev)
+{
+	while (p < end && (*p == ',' || *p == ' '))
+		p++;
+	size_t k = 0;
+	while (p + k < end && k + 1 < sizeof(ev->nvl_unit) &&
+	       ((p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9') || p[k] == '_'))
+		k++;
+	if (!k || p + k >= end || p[k] != ' ')
+		return;
+	memcpy(ev->nvl_unit, p, k);
+	ev->nvl_unit[k] = '\0';
+	const char *open = memchr(p, '(', (size_t)(end - p));
+	if (!open)
+		return;
+	const char *q = open + 1;
+	uint64_t intrinfo, status;
+	if (!hex_word(&q, end, &intrinfo) || q >= end || *q != ' ')
+		return;
+	q++;
+	if (hex_word(&q, end, &status) && status <= UINT32_MAX) {
+		ev->nvl_status.v = status;
+		ev->nvl_status.set = true;
+	}
+}
+
 /* "NVRM: Xid (PCI:0000:41:00): 79, ..." / "SXid (PCI:...): 12028, ..." at tag. */
 static bool parse_xid(const char *tag, size_t taglen, const char *end, struct ga_kevent *ev)
 {
@@ -527,6 +574,8 @@ static bool parse_xid(const char *tag, size_t taglen, const char *end, struct ga
 	ev->code.v = code;
 	ev->code.set = true;
 	ev->fatal = fatal_token(p, (size_t)(end - p));
+	if (taglen == 11 && code >= 144 && code <= 150)
+		nvl5_fields(p, end, ev);
 	const char *lk = find(p, (size_t)(end - p), "Link ");
 	if (lk) {
 		const char *q = lk + 5;
@@ -891,10 +940,18 @@ int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret)
 		else if (f->immediate == GA_XB_XID_154)
 			x.action = "act on the recovery action the line names";
 		else if (f->immediate == GA_XB_WORKFLOW_NVLINK5_ERR)
-			x.action = "act on the line's Fatal/Nonfatal token; investigate the link";
+			x.action = "act on the line's sub-error (NVIDIA's 144-150 decode), else its Fatal/Nonfatal token";
 	}
 	*ret = x;
 	return f != NULL;
+}
+
+const struct ga_xid_nvl5_fact *ga_kev_nvl5(const struct ga_kevent *ev)
+{
+	if (ev->kind != GA_KEV_XID || !ev->code.set || !ev->nvl_unit[0] || !ev->nvl_status.set)
+		return NULL;
+	return ga_xid_nvl5_decode(ev->code.v, ev->nvl_unit, strlen(ev->nvl_unit),
+	                          (uint32_t)ev->nvl_status.v);
 }
 
 int ga_kev_xid_line(const struct ga_kevent *ev, enum ga_action *ret_action, enum ga_severity *ret_sev)
@@ -906,7 +963,15 @@ int ga_kev_xid_line(const struct ga_kevent *ev, enum ga_action *ret_action, enum
 		return 1;
 	}
 	const struct ga_xid_fact *f = ga_xid_fact(ev->code.v);
-	if (!f || f->immediate != GA_XB_WORKFLOW_NVLINK5_ERR || ev->fatal == GA_KEV_FATAL_UNSAID)
+	if (!f || f->immediate != GA_XB_WORKFLOW_NVLINK5_ERR)
+		return 0;
+	const struct ga_xid_nvl5_fact *d = ga_kev_nvl5(ev);
+	if (d) {
+		/* NVIDIA's decode of the unit's error status (docs/xid.md "NVLink5 sub-errors") */
+		*ret_action = d->action, *ret_sev = d->gseverity;
+		return 1;
+	}
+	if (ev->fatal == GA_KEV_FATAL_UNSAID)
 		return 0;
 	if (ev->fatal == GA_KEV_FATAL_YES)
 		*ret_action = GA_ACT_RESET_GPU, *ret_sev = GA_SEV_ERROR;
