@@ -16,6 +16,7 @@
 #include "gpuaudit/klog.h"
 #include "gpuaudit/xid.h"
 #include "gpuaudit/sxid.h"
+#include "gpuaudit/aer.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
@@ -63,6 +64,11 @@ struct ga_kevent {
 	char nvl_unit[24];
 	struct ga_ou64 nvl_status;
 	/*
+	 * PCIe AER detail ("device [10de:2330] error status/mask=00000041/00006000"): the
+	 * error types, status & ~mask (the bits the kernel counts); 0 on other lines.
+	 */
+	uint32_t aer_bits;
+	/*
 	 * Xid lines: the GPU recovery action the line's words name (Xid 154 "...
 	 * to 0x2 (Node Reboot Required)", "GPU Reset Required", "Drain and
 	 * Reset", "Drain P2P"; ga_xid_recovery_default), unset when it names none.
@@ -102,6 +108,13 @@ struct ga_kparse {
 	/* an amdgpu "GPU reset begin" not yet ended by "GPU reset(N) succeeded" */
 	char reset_address[16];
 	bool reset_open;
+	/* PCIe AER: the last "PCIe Bus Error: severity=" line (class 1 corrected, 2 non-fatal, 3 fatal) */
+	char aer_address[16];
+	unsigned aer_class;
+	/* an AER "... error received: <addr>" whose detail may follow (and fold into it) */
+	char aer_rx_address[16];
+	enum ga_kev_kind aer_rx_kind;
+	bool aer_rx_open;
 };
 
 /*

@@ -135,6 +135,16 @@ struct xid_pair {
 	struct ga_ou64 nvl_status;
 };
 
+/* One device's PCIe AER messages of one class, as health counts them. */
+#define AER_PAIRS 32
+
+struct aer_pair {
+	char address[16];
+	enum ga_aer_class cls;
+	uint64_t messages, first_line;
+	uint32_t types[32]; /* per error status bit, from the detail lines */
+};
+
 #define MAX_LITS (N_PATS + 480)
 #define SALIENT_MAX GA_EXPLAIN_SALIENT_MAX
 #define CODE_HITS 32
@@ -180,6 +190,9 @@ struct ga_explain {
 	struct xid_pair sxids[XID_PAIRS]; /* (NVSwitch, SXid) pairs, as health groups them */
 	size_t n_sxids;
 	uint64_t sxids_dropped;
+	struct aer_pair aers[AER_PAIRS]; /* (device, AER class) */
+	size_t n_aers;
+	uint64_t aers_dropped;
 	struct ga_explain_cause *ranked[N_CAUSES];
 	struct ga_explain_cause ranked_copy[N_CAUSES];
 };
@@ -252,6 +265,8 @@ void ga_explain_reset(struct ga_explain *ex)
 	ex->xids_dropped = 0;
 	ex->n_sxids = 0;
 	ex->sxids_dropped = 0;
+	ex->n_aers = 0;
+	ex->aers_dropped = 0;
 	ex->n_codes = 0;
 	ex->codes_dropped = 0;
 	ex->n_salient = 0;
@@ -430,6 +445,41 @@ static void sxid_event(struct ga_explain *ex, const char *line, size_t len)
 	x->count++;
 }
 
+/*
+ * An AER-signature line through the kernel-log parser: messages and error types
+ * counted per (device, class). false: the line is the detail of a message (the
+ * "error status/mask=" word), not a match of its own.
+ */
+static bool aer_event(struct ga_explain *ex, const char *line, size_t len)
+{
+	struct ga_kevent ev;
+	if (!ga_kevent_parse(&ex->kp, line, len, &ev))
+		return true;
+	if (ev.kind != GA_KEV_AER_CORRECTED && ev.kind != GA_KEV_AER_UNCORRECTED)
+		return true;
+	enum ga_aer_class cls = ev.kind == GA_KEV_AER_CORRECTED ? GA_AER_CORRECTED
+	                        : ev.fatal == GA_KEV_FATAL_NO   ? GA_AER_NONFATAL
+	                                                        : GA_AER_FATAL;
+	struct aer_pair *a = NULL;
+	for (size_t i = 0; i < ex->n_aers && !a; i++)
+		if (ex->aers[i].cls == cls && !strcmp(ex->aers[i].address, ev.address))
+			a = &ex->aers[i];
+	if (!a && ex->n_aers == AER_PAIRS)
+		ex->aers_dropped++;
+	if (!a && ex->n_aers < AER_PAIRS) {
+		a = &ex->aers[ex->n_aers++];
+		memset(a, 0, sizeof(*a));
+		memcpy(a->address, ev.address, sizeof(a->address));
+		a->cls = cls;
+		a->first_line = ex->lines;
+	}
+	if (a && !ev.folded)
+		a->messages++;
+	for (unsigned b = 0; a && b < 32; b++)
+		a->types[b] += (ev.aer_bits >> b) & 1u;
+	return ev.aer_bits == 0;
+}
+
 static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
 {
 	const struct ga_sig_pattern *p = &pats[pat];
@@ -437,6 +487,8 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 		return;
 	if (p->sig == SIG_SXID)
 		sxid_event(ex, line, len);
+	if ((p->sig == SIG_AER_CORRECTED || p->sig == SIG_AER_UNCORRECTED) && !aer_event(ex, line, len))
+		return;
 	struct ga_explain_match tmp,
 	        *mt = ex->n_matches < ex->max_matches ? &ex->matches[ex->n_matches++] : &tmp;
 	memset(mt, 0, sizeof(*mt));
@@ -1215,6 +1267,56 @@ static void sxid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 }
 
 /*
+ * Every device's AER messages of the cause's class, most urgent first, with the
+ * error types the detail lines named; the cause's action is the most urgent
+ * device's (ga_aer_decide, as health decides).
+ */
+static void aer_detail(struct ga_explain *ex, struct ga_explain_cause *c)
+{
+	if (c->sig != SIG_AER_CORRECTED && c->sig != SIG_AER_UNCORRECTED)
+		return;
+	bool unc = c->sig == SIG_AER_UNCORRECTED;
+	size_t cap = sizeof(c->detail), shown = 0, listed = 0;
+	int best = -1;
+	c->detail[0] = '\0';
+	for (int pass = 0; pass < 2; pass++) {
+		/* the fatal ones first, then the rest */
+		for (size_t i = 0; i < ex->n_aers; i++) {
+			const struct aer_pair *a = &ex->aers[i];
+			if ((a->cls != GA_AER_CORRECTED) != unc || (pass == 0) != (a->cls == GA_AER_FATAL))
+				continue;
+			listed++;
+			enum ga_action act;
+			enum ga_severity sev;
+			bool storm = ga_aer_decide(a->cls, a->types, a->messages, &act, &sev);
+			if (best < 0 || ga_action_rank(act) > ga_action_rank(c->action)) {
+				c->action = act;
+				best = (int)i;
+			}
+			char types[160], one[320];
+			ga_aer_types_text(unc, a->types, types, sizeof(types));
+			snprintf(one, sizeof(one), "%s%s%s: %llu message%s%s%s%s: %s%s", shown ? "; " : "",
+			         a->address[0] ? a->address : "an unnamed device",
+			         a->cls == GA_AER_FATAL ? " fatal" : a->cls == GA_AER_NONFATAL ? " non-fatal" : "",
+			         (unsigned long long)a->messages, a->messages == 1 ? "" : "s",
+			         types[0] ? " (" : "", types, types[0] ? ")" : "", ga_action_name(act),
+			         storm ? ", a storm (10 or more of one type)" : "");
+			size_t l = strlen(c->detail);
+			if (l + strlen(one) + 48 >= cap)
+				continue;
+			snprintf(c->detail + l, cap - l, "%s", one);
+			shown++;
+		}
+	}
+	uint64_t more = (uint64_t)(listed - shown) + ex->aers_dropped;
+	if (more && c->detail[0]) {
+		size_t l = strlen(c->detail);
+		snprintf(c->detail + l, cap - l, "; and %llu more device%s", (unsigned long long)more,
+		         more == 1 ? "" : "s");
+	}
+}
+
+/*
  * NCCL's IB completion statuses (enum ibv_wc_status, rdma-core verbs.h): the
  * name of each captured one, and the class: local protection and remote
  * access errors come from memory registration (GPUDirect RDMA set-up), the
@@ -1297,6 +1399,7 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 			ex->causes[i].score = cause_score(&ex->causes[i]);
 			xid_detail(ex, &ex->causes[i]);
 			sxid_detail(ex, &ex->causes[i]);
+			aer_detail(ex, &ex->causes[i]);
 			wc_detail(&ex->causes[i]);
 			code_detail(ex, &ex->causes[i]);
 			ex->ranked[k++] = &ex->causes[i];

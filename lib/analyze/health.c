@@ -48,6 +48,7 @@ struct event {
 	bool line_set;
 	bool boot_set, wall_set;
 	bool recovered; /* amdgpu reset: "GPU reset(N) succeeded" followed */
+	uint32_t aer_bits; /* PCIe AER: the error types its detail named (status & ~mask) */
 };
 
 struct ga_health {
@@ -158,6 +159,9 @@ static void fold(struct ga_health *h, const struct ga_kevent *ev)
 			gr->status = ev->code;
 		if (ev->kind == GA_KEV_AMDGPU_RESET && gr->last_event >= 0)
 			h->events[gr->last_event].recovered = true;
+		if ((ev->kind == GA_KEV_AER_CORRECTED || ev->kind == GA_KEV_AER_UNCORRECTED) &&
+		    gr->last_event >= 0)
+			h->events[gr->last_event].aer_bits |= ev->aer_bits;
 		return;
 	}
 }
@@ -209,6 +213,14 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	}
 	e->line_act = (uint8_t)(e->line_set ? la : GA_ACT_INVESTIGATE);
 	e->recovered = false;
+	e->aer_bits = ev.aer_bits;
+	if (ev.kind == GA_KEV_AER_UNCORRECTED) {
+		/* fatal: reboot, non-fatal: drain (ga_aer_decide) */
+		ga_aer_decide(ev.fatal == GA_KEV_FATAL_NO ? GA_AER_NONFATAL : GA_AER_FATAL, NULL, 1, &la,
+		              &ls);
+		e->line_set = true;
+		e->line_act = (uint8_t)la;
+	}
 	h->groups[g].last_event = (int64_t)(h->n_events - 1);
 	if (status.set)
 		h->groups[g].status = status;
@@ -254,6 +266,7 @@ struct acc {
 	const char *action;
 	bool line_set; /* an Xid line's words set the action: the worst of them */
 	enum ga_action line_act;
+	uint32_t aer_types[32]; /* PCIe AER: events in the window per error type (status bit) */
 };
 
 static const char *kind_text(enum ga_kev_kind k)
@@ -393,6 +406,27 @@ static int nvl5_evidence(const struct group *g, struct ga_finding *fd)
 	return r;
 }
 
+/* "aer_types": "RxErr:10,BadTLP:2" (the kernel's names, docs/health.md) */
+static int aer_evidence(const struct group *g, const struct acc *a, struct ga_finding *fd)
+{
+	char buf[400];
+	size_t l = 0;
+	buf[0] = '\0';
+	bool unc = g->kind == GA_KEV_AER_UNCORRECTED;
+	for (unsigned b = 0; b < 32 && l + 32 < sizeof(buf); b++) {
+		if (!a->aer_types[b])
+			continue;
+		const struct ga_aer_fact *f = ga_aer_fact(unc, b);
+		int k = f ? snprintf(buf + l, sizeof(buf) - l, "%s%s:%u", l ? "," : "", f->name,
+		                     a->aer_types[b])
+		          : snprintf(buf + l, sizeof(buf) - l, "%sbit%u:%u", l ? "," : "", b,
+		                     a->aer_types[b]);
+		if (k > 0)
+			l += (size_t)k;
+	}
+	return buf[0] ? ga_finding_evidence(fd, "aer_types", "%s", buf) : 0;
+}
+
 static int emit(const struct group *g, const struct acc *a, const struct ga_node *n, struct ga_findings *out)
 {
 	char code[48], on[48] = "", what[192]; /* code: the suffix of GA-XID-<n> or GA-KLOG-<KIND> */
@@ -424,10 +458,23 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 			snprintf(what, sizeof(what), "%s", kind_text(g->kind));
 	}
 	enum ga_severity sev = (enum ga_severity)a->severity;
-	char storm[96] = "";
-	if (g->kind == GA_KEV_AER_CORRECTED && a->count >= 10 && sev < GA_SEV_WARNING) {
-		sev = GA_SEV_WARNING;
-		snprintf(storm, sizeof(storm), " (storm)");
+	char storm[224] = "";
+	bool aer = g->kind == GA_KEV_AER_CORRECTED || g->kind == GA_KEV_AER_UNCORRECTED;
+	if (aer) {
+		/* the error types the detail lines named, counted per device (docs/health.md) */
+		char types[160];
+		ga_aer_types_text(g->kind == GA_KEV_AER_UNCORRECTED, a->aer_types, types, sizeof(types));
+		if (types[0])
+			snprintf(storm, sizeof(storm), " (%s)", types);
+	}
+	if (g->kind == GA_KEV_AER_CORRECTED) {
+		enum ga_action aa;
+		enum ga_severity as;
+		if (ga_aer_decide(GA_AER_CORRECTED, a->aer_types, a->count, &aa, &as) && sev < as) {
+			sev = as;
+			size_t l = strlen(storm);
+			snprintf(storm + l, sizeof(storm) - l, " (storm)");
+		}
 	}
 	chain_note(g, a, storm, sizeof(storm));
 	struct ga_finding *fd =
@@ -439,8 +486,10 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	/* the catalogue's default (codes.def, xid.def), refined by what the events said */
 	if (g->kind == GA_KEV_SXID && a->line_set)
 		fd->action = a->line_act; /* the guide's row, a Fatal token raises it (docs/xid.md) */
-	else if (g->kind == GA_KEV_AER_CORRECTED && storm[0])
-		fd->action = GA_ACT_INVESTIGATE;
+	else if (g->kind == GA_KEV_AER_CORRECTED && sev >= GA_SEV_WARNING)
+		fd->action = GA_ACT_INVESTIGATE; /* a storm, or a policy raised it */
+	else if (g->kind == GA_KEV_AER_UNCORRECTED && a->line_set)
+		fd->action = a->line_act; /* fatal: reboot, non-fatal: drain */
 	else if (g->kind == GA_KEV_XID && a->line_set)
 		fd->action =
 		        a->line_act; /* Xid 154's recovery action, NVLink5's Fatal/Nonfatal (docs/xid.md) */
@@ -457,6 +506,8 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		r = sxid_evidence(g, fd);
 	if (r == 0 && g->kind == GA_KEV_XID)
 		r = nvl5_evidence(g, fd);
+	if (r == 0 && aer)
+		r = aer_evidence(g, a, fd);
 	if (r == 0 && ac && ac->index.set)
 		r = ga_finding_evidence(fd, "gpu", "%llu", (unsigned long long)ac->index.v);
 	if (r == 0)
@@ -682,6 +733,8 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 		}
 		a->count++;
 		a->recovered += e->recovered;
+		for (unsigned bit = 0; bit < 32; bit++)
+			a->aer_types[bit] += (e->aer_bits >> bit) & 1u;
 		in_window++;
 		link_event(links, h, e, b, bs, w, ws, acc);
 	}

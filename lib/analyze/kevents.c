@@ -622,13 +622,14 @@ static void set_first_addr(const char *m, const char *end, struct ga_kevent *ev)
  * letter pairs (Xid/SXid, "fallen off", NVRM/NVIDIA, RmInit, amdgpu, AER,
  * "blocked", "Killed"/"Kill", "Machine"/"machine", "Hardware", "hub" of the VM
  * fault header, "VM_L2" of its status word, "recovery" of the driver's "GPU
- * recovery action changed"). Most kernel-log
+ * recovery action changed", "severity=C"/"=U" and "status/mask" of the AER detail
+ * lines of kernels that print them without "AER:"). Most kernel-log
  * lines contain none, and one pass over the bytes is far cheaper than the
  * dozen substring searches classify() would do (65% of the time on a 100k-line
  * log before this existed).
  */
-static const char *const anchors[] = { "Xi", "ff", "NV", "Rm", "dg", "AE", "ck",
-	                               "Ki", "hi", "Ha", "hu", "_L", "ov" };
+static const char *const anchors[] = { "Xi", "ff", "NV", "Rm", "dg", "AE", "ck", "Ki",
+	                               "hi", "Ha", "hu", "_L", "ov", "=C", "=U", "s/" };
 
 static bool maybe_event(const char *m, const char *end)
 {
@@ -693,6 +694,77 @@ static bool vm_fault_status(struct ga_kparse *st, const char *m, const char *end
 		st->vm_fault_open = false;
 	}
 	return true; /* alone (a grep of the log): a fault of its own */
+}
+
+/*
+ * PCIe AER detail (drivers/pci/pcie/aer.c aer_print_error): "<dev>: PCIe Bus Error:
+ * severity=Corrected, type=Physical Layer, (Receiver ID)" sets the class, then
+ * "<dev>:   device [10de:2330] error status/mask=00000001/0000e000" names the error
+ * types (status & ~mask, the bits the kernel counts). The detail folds into the
+ * "... error received: <dev>" event before it; alone it is an event of its own.
+ */
+static void aer_severity_line(struct ga_kparse *st, const char *m, const char *end, const char *v)
+{
+	size_t r = (size_t)(end - v);
+	if (!st)
+		return;
+	st->aer_class = 0;
+	if (!strncmp(v, "Corrected", r < 9 ? r : 9) || !strncmp(v, "Correctable", r < 11 ? r : 11))
+		st->aer_class = 1;
+	else if (find(v, r, "Non-Fatal)"))
+		st->aer_class = 2;
+	else if (find(v, r, "Fatal)"))
+		st->aer_class = 3;
+	char addr[16];
+	if (!first_addr(m, (size_t)(end - m), addr))
+		st->aer_class = 0;
+	else
+		memcpy(st->aer_address, addr, sizeof(addr));
+}
+
+static bool aer_status_line(struct ga_kparse *st, const char *m, const char *end, const char *v,
+                            struct ga_kevent *ev)
+{
+	char addr[16];
+	uint64_t status, mask;
+	const char *p = v;
+	if (!st || !st->aer_class || !first_addr(m, (size_t)(end - m), addr) ||
+	    strcmp(addr, st->aer_address))
+		return false; /* which register the word is from is unknown */
+	status = 0, mask = 0;
+	size_t k = 0;
+	while (p < end && hexval(*p) >= 0 && k < 8)
+		status = status * 16 + (uint64_t)hexval(*p++), k++;
+	if (k != 8 || p >= end || *p != '/')
+		return false;
+	p++, k = 0;
+	while (p < end && hexval(*p) >= 0 && k < 8)
+		mask = mask * 16 + (uint64_t)hexval(*p++), k++;
+	if (k != 8)
+		return false;
+	ev->kind = st->aer_class == 1 ? GA_KEV_AER_CORRECTED : GA_KEV_AER_UNCORRECTED;
+	ev->fatal = st->aer_class == 3 ? GA_KEV_FATAL_YES
+	            : st->aer_class == 2 ? GA_KEV_FATAL_NO
+	                                 : GA_KEV_FATAL_UNSAID;
+	ev->aer_bits = (uint32_t)(status & ~mask);
+	if (!ev->aer_bits)
+		ev->aer_bits = (uint32_t)status;
+	memcpy(ev->address, addr, sizeof(addr));
+	st->aer_class = 0;
+	if (st->aer_rx_open && st->aer_rx_kind == ev->kind && !strcmp(st->aer_rx_address, addr)) {
+		ev->folded = true; /* the types of the message counted at its "received" line */
+		st->aer_rx_open = false;
+	}
+	return true;
+}
+
+static void aer_received(struct ga_kparse *st, const struct ga_kevent *ev)
+{
+	if (!st)
+		return;
+	memcpy(st->aer_rx_address, ev->address, sizeof(st->aer_rx_address));
+	st->aer_rx_kind = ev->kind;
+	st->aer_rx_open = ev->address[0] != '\0';
 }
 
 static bool classify(struct ga_kparse *st, const char *m, const char *end, struct ga_kevent *ev)
@@ -788,6 +860,12 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 			return true;
 		}
 	}
+	if ((t = find(m, n, "PCIe Bus Error: severity="))) {
+		aer_severity_line(st, m, end, t + 25);
+		return false; /* the class of the detail that follows */
+	}
+	if ((t = find(m, n, "error status/mask=")))
+		return aer_status_line(st, m, end, t + 18, ev);
 	if ((t = find(m, n, "AER: "))) {
 		const char *p = t + 5;
 		size_t r = (size_t)(end - p);
@@ -797,6 +875,7 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 			ev->kind = GA_KEV_AER_CORRECTED;
 			set_addr_after(p, end,
 			               find(p, r, "received from") ? "received from" : "received:", ev);
+			aer_received(st, ev);
 			return true;
 		}
 		if ((find(p, r, "Uncorrected (") || find(p, r, "Uncorrectable (")) &&
@@ -805,6 +884,7 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 			ev->fatal = find(p, r, "Non-Fatal)") ? GA_KEV_FATAL_NO : GA_KEV_FATAL_YES;
 			set_addr_after(p, end,
 			               find(p, r, "received from") ? "received from" : "received:", ev);
+			aer_received(st, ev);
 			return true;
 		}
 	}
@@ -1087,9 +1167,14 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 	case GA_KEV_AMDGPU_RAS:
 		return A_HW;
 	case GA_KEV_AER_CORRECTED:
-		return "record; reseat or replace the card or riser if the rate stays high";
+		return "record; from 10 errors of one type on the device (a storm): reseat or replace "
+		       "the card, riser or cable";
 	case GA_KEV_AER_UNCORRECTED:
-		return "drain; reboot; reseat or replace the card or riser if it recurs";
+		return ev->fatal == GA_KEV_FATAL_NO
+		               ? "drain: a transaction was lost, the link still works; investigate the "
+		                 "device and its driver"
+		               : "drain and reboot: the link is unreliable; reseat or replace the device "
+		                 "or riser if it recurs";
 	case GA_KEV_HUNG_TASK:
 		return "find the blocked process (often a driver call on a wedged GPU)";
 	case GA_KEV_OOM_KILL:

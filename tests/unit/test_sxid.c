@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/findings.h"
+#include "gpuaudit/kmsg.h"
 #include "gpuaudit/sxid.h"
 
 #define MAX_ROWS 256
@@ -191,12 +192,60 @@ static void test_mapping(void **state)
 	assert_int_equal(s, GA_SEV_ERROR);
 }
 
+/* Kernel-log lines in the driver's form: number, switch, token and link; the row decides. */
+static void test_lines(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		const char *address;
+		uint64_t sxid, link;
+		enum ga_kev_fatal fatal;
+		enum ga_action act;
+		enum ga_severity sev;
+	} cases[] = {
+		{ "[ 1234.567890] nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 "
+		  "egress non-posted PRIV error (First)",
+		  "0000:05:00.0", 12028, 32, GA_KEV_FATAL_NO, GA_ACT_RESTART_WORKLOAD, GA_SEV_WARNING },
+		{ "nvidia-nvswitch3: SXid (PCI:0000:8a:00.0): 11012, Non-fatal, Link 61 single bit ECC "
+		  "error",
+		  "0000:8a:00.0", 11012, 61, GA_KEV_FATAL_NO, GA_ACT_NONE, GA_SEV_INFO },
+		{ "nvidia-nvswitch0: SXid (PCI:0000:a9:00.0): 20034, Fatal, Link 30 LTSSM Fault Up",
+		  "0000:a9:00.0", 20034, 30, GA_KEV_FATAL_YES, GA_ACT_REBOOT, GA_SEV_ERROR },
+		{ "nvidia-nvswitch1: SXid (PCI:0000:06:00.0): 22003, Fatal, Link 04 Minion Halt",
+		  "0000:06:00.0", 22003, 4, GA_KEV_FATAL_YES, GA_ACT_REBOOT, GA_SEV_CRITICAL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ga_kevent ev;
+		assert_int_equal(ga_kevent_parse(NULL, cases[i].line, strlen(cases[i].line), &ev), 1);
+		assert_int_equal(ev.kind, GA_KEV_SXID);
+		assert_string_equal(ev.address, cases[i].address);
+		assert_int_equal(ev.code.v, cases[i].sxid);
+		assert_true(ev.link.set);
+		assert_int_equal(ev.link.v, cases[i].link);
+		assert_int_equal(ev.fatal, cases[i].fatal);
+		enum ga_action a;
+		enum ga_severity s;
+		assert_non_null(ga_kev_sxid(&ev, &a, &s));
+		assert_int_equal(a, cases[i].act);
+		assert_int_equal(s, cases[i].sev);
+		assert_int_equal(ga_kev_severity(&ev), cases[i].sev);
+		assert_string_equal(ga_kev_action(&ev), ga_sxid_action_text(cases[i].act));
+	}
+	/* no link named: unset */
+	const char *l = "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 10004, Non-fatal, thermal event";
+	struct ga_kevent ev;
+	assert_int_equal(ga_kevent_parse(NULL, l, strlen(l), &ev), 1);
+	assert_false(ev.link.set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_facts_equal),
 		cmocka_unit_test(test_mapping_applied),
 		cmocka_unit_test(test_mapping),
+		cmocka_unit_test(test_lines),
 	};
 	return cmocka_run_group_tests(tests, load, NULL);
 }
