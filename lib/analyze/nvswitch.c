@@ -206,9 +206,10 @@ int ga_nvswitch_sxid_join(const struct ga_sxid_group *v, size_t n, struct ga_fin
 		r = append_message(&f->message, "NVSwitch SXids: ", s.summary.data);
 		if (r == 0 && s.severity > f->severity)
 			f->severity = s.severity;
-		if (r == 0 && s.severity >= GA_SEV_ERROR &&
-		    ga_action_rank(s.action) > ga_action_rank(f->action)) {
-			f->action = s.action; /* the guide's row for the worst SXid (docs/xid.md) */
+		if (r == 0 && s.severity >= GA_SEV_ERROR) {
+			/* the guide's row for the worst SXid (docs/xid.md), when it asks more */
+			if (ga_action_rank(s.action) > ga_action_rank(f->action))
+				f->action = s.action;
 			r = append_message(&f->decision, "NVSwitch SXids: ", ga_sxid_action_text(s.action));
 		}
 		if (r == 0)
