@@ -410,13 +410,16 @@ static bool xid_event(struct ga_explain *ex, const char *line, size_t len)
 /*
  * An SXid line through the kernel-log parser: its (NVSwitch, SXid) pair is counted
  * with the action of the Fabric Manager guide's row, raised by a Fatal token
- * (ga_kev_sxid, as health decides).
+ * (ga_kev_sxid, as health decides). false: the line is the record that follows an
+ * SXid line, not a match of its own.
  */
-static void sxid_event(struct ga_explain *ex, const char *line, size_t len)
+static bool sxid_event(struct ga_explain *ex, const char *line, size_t len)
 {
 	struct ga_kevent ev;
 	if (!ga_kevent_parse(&ex->kp, line, len, &ev) || ev.kind != GA_KEV_SXID || !ev.code.set)
-		return;
+		return true;
+	if (ev.folded)
+		return false; /* the record lines that follow an SXid ("Severity 0 Engine ...") */
 	enum ga_action act;
 	enum ga_severity sev;
 	ga_kev_sxid(&ev, &act, &sev);
@@ -427,7 +430,7 @@ static void sxid_event(struct ga_explain *ex, const char *line, size_t len)
 	if (!x) {
 		if (ex->n_sxids == XID_PAIRS) {
 			ex->sxids_dropped++;
-			return;
+			return true;
 		}
 		x = &ex->sxids[ex->n_sxids++];
 		memset(x, 0, sizeof(*x));
@@ -443,6 +446,7 @@ static void sxid_event(struct ga_explain *ex, const char *line, size_t len)
 	if (ev.link.set)
 		x->link = ev.link;
 	x->count++;
+	return true;
 }
 
 /*
@@ -485,8 +489,8 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 	const struct ga_sig_pattern *p = &pats[pat];
 	if (p->sig == SIG_XID && !xid_event(ex, line, len))
 		return;
-	if (p->sig == SIG_SXID)
-		sxid_event(ex, line, len);
+	if (p->sig == SIG_SXID && !sxid_event(ex, line, len))
+		return;
 	if ((p->sig == SIG_AER_CORRECTED || p->sig == SIG_AER_UNCORRECTED) && !aer_event(ex, line, len))
 		return;
 	struct ga_explain_match tmp,

@@ -576,6 +576,19 @@ static bool parse_xid(const char *tag, size_t taglen, const char *end, struct ga
 	ev->fatal = fatal_token(p, (size_t)(end - p));
 	if (taglen == 11 && code >= 144 && code <= 150)
 		nvl5_fields(p, end, ev);
+	if (taglen == 6) {
+		/*
+		 * The NVSwitch driver follows an SXid line with the same error's record:
+		 * "12028, Severity 0 Engine instance 32 Sub-engine instance 00" and
+		 * "12028, Data {0x...}". They complete the event, they are no new one.
+		 */
+		const char *q = p;
+		while (q < end && (*q == ',' || *q == ' '))
+			q++;
+		size_t r = (size_t)(end - q);
+		if ((r >= 9 && !memcmp(q, "Severity ", 9)) || (r >= 6 && !memcmp(q, "Data {", 6)))
+			ev->folded = true;
+	}
 	const char *lk = find(p, (size_t)(end - p), "Link ");
 	if (lk) {
 		const char *q = lk + 5;
