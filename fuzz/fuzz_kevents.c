@@ -52,8 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_event(s, len, &ev);
 			FUZZ_CHECK(!ev.folded || ev.kind == GA_KEV_AMDGPU_VM_FAULT ||
 			           ev.kind == GA_KEV_AMDGPU_RESET || ev.kind == GA_KEV_SXID ||
-			           ev.kind == GA_KEV_AER_CORRECTED ||
-			           ev.kind == GA_KEV_AER_UNCORRECTED);
+			           ev.kind == GA_KEV_AER_CORRECTED || ev.kind == GA_KEV_AER_UNCORRECTED);
 			/* the AER detail's error types and the NVLink5 unit belong to their kinds */
 			FUZZ_CHECK(!ev.aer_bits || ev.kind == GA_KEV_AER_CORRECTED ||
 			           ev.kind == GA_KEV_AER_UNCORRECTED);

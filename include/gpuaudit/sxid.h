@@ -28,11 +28,11 @@ enum ga_sxid_table {
 struct ga_sxid_fact {
 	uint16_t sxid;
 	enum ga_sxid_table table;
-	const char *name;          /* the guide's words */
-	const char *recovery;      /* the guide's recovery words, "-" when it gives none */
-	enum ga_action action;     /* what gpuaudit does (the mapping, or the departure) */
+	const char *name;      /* the guide's words */
+	const char *recovery;  /* the guide's recovery words, "-" when it gives none */
+	enum ga_action action; /* what gpuaudit does (the mapping, or the departure) */
 	enum ga_severity severity;
-	const char *departure;     /* "" or why action/severity depart from the mapping */
+	const char *departure; /* "" or why action/severity depart from the mapping */
 };
 
 /* The row of a documented SXid, NULL when the guide lists none. */

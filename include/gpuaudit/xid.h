@@ -65,7 +65,6 @@ void ga_xid_bucket_default(enum ga_xid_bucket b, enum ga_action *ret_action, enu
  */
 void ga_xid_recovery_default(int recovery, enum ga_action *ret_action, enum ga_severity *ret_sev);
 
-
 /*
  * The NVLink5 Xids' (144-150) sub-errors: NVIDIA's sheet "XID 144-150 Decode"
  * (lib/core/xid_nvlink5.def). A line names the unit and the unit's error status

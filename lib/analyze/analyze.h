@@ -36,7 +36,7 @@ struct ga_sxid_group {
 	uint64_t code;
 	const char *address; /* the NVSwitch's PCI address, "" when the line had none */
 	uint64_t count;
-	bool fatal; /* error or worse: the guide's fatal tables, or a line said Fatal */
+	bool fatal;                /* error or worse: the guide's fatal tables, or a line said Fatal */
 	enum ga_severity severity; /* the worst line's (ga_kev_sxid) */
 	enum ga_action action;     /* the most urgent line's (ga_kev_sxid) */
 	struct ga_ou64 link;       /* the link the latest line named */

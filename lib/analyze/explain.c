@@ -128,8 +128,8 @@ struct xid_pair {
 	uint64_t count, first_line;
 	enum ga_action act; /* the worst of its lines: the catalogue row, or the line's own words */
 	enum ga_severity sev;
-	bool by_line; /* a line's words set the action (Xid 154, NVLink5 Fatal/Nonfatal) */
-	bool lost;    /* seen as "fallen off the bus" without an Xid number */
+	bool by_line;        /* a line's words set the action (Xid 154, NVLink5 Fatal/Nonfatal) */
+	bool lost;           /* seen as "fallen off the bus" without an Xid number */
 	struct ga_ou64 link; /* SXid and NVLink Xid pairs: the link the latest line named */
 	char nvl_unit[24];   /* NVLink5 Xids: the unit and error status of the line that decided */
 	struct ga_ou64 nvl_status;
@@ -186,7 +186,7 @@ struct ga_explain {
 	struct ga_kparse kp;
 	struct xid_pair xids[XID_PAIRS];
 	size_t n_xids;
-	uint64_t xids_dropped; /* (GPU, Xid) pairs beyond XID_PAIRS: counted, not listed */
+	uint64_t xids_dropped;            /* (GPU, Xid) pairs beyond XID_PAIRS: counted, not listed */
 	struct xid_pair sxids[XID_PAIRS]; /* (NVSwitch, SXid) pairs, as health groups them */
 	size_t n_sxids;
 	uint64_t sxids_dropped;
@@ -1252,8 +1252,8 @@ static void sxid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 		if (x->link.set)
 			snprintf(link, sizeof(link), " link %llu", (unsigned long long)x->link.v);
 		snprintf(one, sizeof(one), "%sSXid %llu on %s%s (%s%s%s): %s%s, x%llu", shown ? "; " : "",
-		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed NVSwitch",
-		         link, f ? f->name : "not in the Fabric Manager guide", f ? ", " : "",
+		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed NVSwitch", link,
+		         f ? f->name : "not in the Fabric Manager guide", f ? ", " : "",
 		         f ? ga_sxid_table_name(f->table) : "", ga_action_name(x->act),
 		         x->by_line ? ", the line says Fatal" : "", (unsigned long long)x->count);
 		size_t l = strlen(c->detail);
@@ -1301,7 +1301,9 @@ static void aer_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 			ga_aer_types_text(unc, a->types, types, sizeof(types));
 			snprintf(one, sizeof(one), "%s%s%s: %llu message%s%s%s%s: %s%s", shown ? "; " : "",
 			         a->address[0] ? a->address : "an unnamed device",
-			         a->cls == GA_AER_FATAL ? " fatal" : a->cls == GA_AER_NONFATAL ? " non-fatal" : "",
+			         a->cls == GA_AER_FATAL      ? " fatal"
+			         : a->cls == GA_AER_NONFATAL ? " non-fatal"
+			                                     : "",
 			         (unsigned long long)a->messages, a->messages == 1 ? "" : "s",
 			         types[0] ? " (" : "", types, types[0] ? ")" : "", ga_action_name(act),
 			         storm ? ", a storm (10 or more of one type)" : "");

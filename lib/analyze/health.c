@@ -35,7 +35,7 @@ struct group {
 	struct ga_ou64 link;         /* SXid, NVLink Xids: the link the latest line named */
 	char nvl_unit[24];           /* NVLink5 Xids: the latest line's unit and error status */
 	struct ga_ou64 nvl_status;
-	int64_t last_event;          /* index of its latest event, -1 before one */
+	int64_t last_event; /* index of its latest event, -1 before one */
 };
 
 struct event {
@@ -47,7 +47,7 @@ struct event {
 	uint8_t line_act; /* Xid: the action the line's own words set (ga_kev_xid_line) */
 	bool line_set;
 	bool boot_set, wall_set;
-	bool recovered; /* amdgpu reset: "GPU reset(N) succeeded" followed */
+	bool recovered;    /* amdgpu reset: "GPU reset(N) succeeded" followed */
 	uint32_t aer_bits; /* PCIe AER: the error types its detail named (status & ~mask) */
 };
 
@@ -383,11 +383,10 @@ static void nvl5_what(const struct group *g, char *out, size_t cap)
 	l = strlen(out);
 	if (!g->nvl_unit[0] || !g->nvl_status.set)
 		return;
-	const struct ga_xid_nvl5_fact *d = ga_xid_nvl5_decode(
-	        g->code.v, g->nvl_unit, strlen(g->nvl_unit), (uint32_t)g->nvl_status.v);
-	snprintf(out + l, cap - l, ", %s 0x%08llx (%s%s%s)", g->nvl_unit,
-	         (unsigned long long)g->nvl_status.v, d ? d->severity : "not in NVIDIA's decode",
-	         d ? ", " : "", d ? d->immediate : "");
+	const struct ga_xid_nvl5_fact *d =
+	        ga_xid_nvl5_decode(g->code.v, g->nvl_unit, strlen(g->nvl_unit), (uint32_t)g->nvl_status.v);
+	snprintf(out + l, cap - l, ", %s 0x%08llx (%s%s%s)", g->nvl_unit, (unsigned long long)g->nvl_status.v,
+	         d ? d->severity : "not in NVIDIA's decode", d ? ", " : "", d ? d->immediate : "");
 }
 
 static int nvl5_evidence(const struct group *g, struct ga_finding *fd)

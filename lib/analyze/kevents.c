@@ -741,8 +741,7 @@ static bool aer_status_line(struct ga_kparse *st, const char *m, const char *end
 	char addr[16];
 	uint64_t status, mask;
 	const char *p = v;
-	if (!st || !st->aer_class || !first_addr(m, (size_t)(end - m), addr) ||
-	    strcmp(addr, st->aer_address))
+	if (!st || !st->aer_class || !first_addr(m, (size_t)(end - m), addr) || strcmp(addr, st->aer_address))
 		return false; /* which register the word is from is unknown */
 	status = 0, mask = 0;
 	size_t k = 0;
@@ -756,7 +755,7 @@ static bool aer_status_line(struct ga_kparse *st, const char *m, const char *end
 	if (k != 8)
 		return false;
 	ev->kind = st->aer_class == 1 ? GA_KEV_AER_CORRECTED : GA_KEV_AER_UNCORRECTED;
-	ev->fatal = st->aer_class == 3 ? GA_KEV_FATAL_YES
+	ev->fatal = st->aer_class == 3   ? GA_KEV_FATAL_YES
 	            : st->aer_class == 2 ? GA_KEV_FATAL_NO
 	                                 : GA_KEV_FATAL_UNSAID;
 	ev->aer_bits = (uint32_t)(status & ~mask);
@@ -1033,7 +1032,8 @@ int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret)
 		else if (f->immediate == GA_XB_XID_154)
 			x.action = "act on the recovery action the line names";
 		else if (f->immediate == GA_XB_WORKFLOW_NVLINK5_ERR)
-			x.action = "act on the line's sub-error (NVIDIA's 144-150 decode), else its Fatal/Nonfatal token";
+			x.action = "act on the line's sub-error (NVIDIA's 144-150 decode), else its "
+			           "Fatal/Nonfatal token";
 	}
 	*ret = x;
 	return f != NULL;
@@ -1043,8 +1043,7 @@ const struct ga_xid_nvl5_fact *ga_kev_nvl5(const struct ga_kevent *ev)
 {
 	if (ev->kind != GA_KEV_XID || !ev->code.set || !ev->nvl_unit[0] || !ev->nvl_status.set)
 		return NULL;
-	return ga_xid_nvl5_decode(ev->code.v, ev->nvl_unit, strlen(ev->nvl_unit),
-	                          (uint32_t)ev->nvl_status.v);
+	return ga_xid_nvl5_decode(ev->code.v, ev->nvl_unit, strlen(ev->nvl_unit), (uint32_t)ev->nvl_status.v);
 }
 
 int ga_kev_xid_line(const struct ga_kevent *ev, enum ga_action *ret_action, enum ga_severity *ret_sev)

@@ -115,7 +115,8 @@ static void test_alone(void **state)
 	assert_string_equal(ev(x, "sxid_fatal"), "24007");
 	assert_string_equal(ev(x, "last_boot_s"), "5100.200000");
 	assert_non_null(strstr(ev(x, "sample"), "24007, Fatal")); /* the Fatal line */
-	assert_non_null(strstr(x->message, "24007 (sourcetrack timeout error) on 0000:c8:00.0 link 44 x1 Fatal"));
+	assert_non_null(
+	        strstr(x->message, "24007 (sourcetrack timeout error) on 0000:c8:00.0 link 44 x1 Fatal"));
 	ga_findings_release(&f);
 }
 

@@ -211,8 +211,7 @@ static void test_nvl5_facts(void **state)
 	(void)state;
 	const char *dir = getenv("GA_FIXTURES");
 	char path[1024];
-	snprintf(path, sizeof(path), "%s/xid/nvidia-xid-nvlink5-decode.tsv",
-	         dir ? dir : "tests/fixtures");
+	snprintf(path, sizeof(path), "%s/xid/nvidia-xid-nvlink5-decode.tsv", dir ? dir : "tests/fixtures");
 	FILE *fp = fopen(path, "r");
 	assert_non_null(fp);
 	size_t n;
@@ -323,10 +322,8 @@ static void test_nvl5_lines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_facts_equal),
-		cmocka_unit_test(test_mapping_applied),
-		cmocka_unit_test(test_mapping),
-		cmocka_unit_test(test_nvl5_facts),
+		cmocka_unit_test(test_facts_equal), cmocka_unit_test(test_mapping_applied),
+		cmocka_unit_test(test_mapping),     cmocka_unit_test(test_nvl5_facts),
 		cmocka_unit_test(test_nvl5_lines),
 	};
 	return cmocka_run_group_tests(tests, load, NULL);
