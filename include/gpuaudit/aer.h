@@ -46,7 +46,7 @@ enum ga_aer_class { GA_AER_CORRECTED = 0, GA_AER_NONFATAL, GA_AER_FATAL };
  * AER"): types[bit] counts each error type the detail lines named, messages the
  * messages (a message without detail names no type). Corrected: info / none, a
  * storm (one type GA_AER_STORM or more, or that many messages when no type was
- * named) warning / investigate; non-fatal: error / drain; fatal: critical / reboot.
+ * named) warning / investigate; non-fatal: error / drain; fatal: critical / drain.
  * Returns true for a storm.
  */
 bool ga_aer_decide(enum ga_aer_class c, const uint32_t types[32], uint64_t messages,

@@ -215,7 +215,7 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	e->recovered = false;
 	e->aer_bits = ev.aer_bits;
 	if (ev.kind == GA_KEV_AER_UNCORRECTED) {
-		/* fatal: reboot, non-fatal: drain (ga_aer_decide) */
+		/* the class's action (ga_aer_decide: drain; fatal is critical) */
 		ga_aer_decide(ev.fatal == GA_KEV_FATAL_NO ? GA_AER_NONFATAL : GA_AER_FATAL, NULL, 1, &la,
 		              &ls);
 		e->line_set = true;
@@ -488,7 +488,7 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	else if (g->kind == GA_KEV_AER_CORRECTED && sev >= GA_SEV_WARNING)
 		fd->action = GA_ACT_INVESTIGATE; /* a storm, or a policy raised it */
 	else if (g->kind == GA_KEV_AER_UNCORRECTED && a->line_set)
-		fd->action = a->line_act; /* fatal: reboot, non-fatal: drain */
+		fd->action = a->line_act; /* ga_aer_decide: drain */
 	else if (g->kind == GA_KEV_XID && a->line_set)
 		fd->action =
 		        a->line_act; /* Xid 154's recovery action, NVLink5's Fatal/Nonfatal (docs/xid.md) */

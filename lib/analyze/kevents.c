@@ -1185,8 +1185,8 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 		return ev->fatal == GA_KEV_FATAL_NO
 		               ? "drain: a transaction was lost, the link still works; investigate the "
 		                 "device and its driver"
-		               : "drain and reboot: the link is unreliable; reseat or replace the device "
-		                 "or riser if it recurs";
+		               : "drain: the link is unreliable; reboot to reset it, reseat or replace the "
+		                 "device or riser if it recurs";
 	case GA_KEV_HUNG_TASK:
 		return "find the blocked process (often a driver call on a wedged GPU)";
 	case GA_KEV_OOM_KILL:

@@ -45,8 +45,12 @@ bool ga_aer_decide(enum ga_aer_class c, const uint32_t types[32], uint64_t messa
                    enum ga_action *ret_action, enum ga_severity *ret_sev)
 {
 	if (c == GA_AER_FATAL) {
-		/* pcieaer-howto: the link is unreliable; the kernel resets it, a failed recovery leaves the device unusable */
-		*ret_action = GA_ACT_REBOOT, *ret_sev = GA_SEV_CRITICAL;
+		/*
+		 * pcieaer-howto: the link is unreliable; the kernel resets it, and a failed
+		 * recovery leaves the device unusable. A person reboots, reseats or replaces:
+		 * drain (the recorded incidents of tests/corpus conclude the same, docs/health.md)
+		 */
+		*ret_action = GA_ACT_DRAIN, *ret_sev = GA_SEV_CRITICAL;
 		return false;
 	}
 	if (c == GA_AER_NONFATAL) {

@@ -162,7 +162,7 @@ static void test_decide(void **state)
 	assert_int_equal(a, GA_ACT_DRAIN);
 	assert_int_equal(s, GA_SEV_ERROR);
 	ga_aer_decide(GA_AER_FATAL, none, 1, &a, &s);
-	assert_int_equal(a, GA_ACT_REBOOT);
+	assert_int_equal(a, GA_ACT_DRAIN);
 	assert_int_equal(s, GA_SEV_CRITICAL);
 	char out[64];
 	ga_aer_types_text(false, types, out, sizeof(out));
