@@ -722,7 +722,7 @@ static void aer_severity_line(struct ga_kparse *st, const char *m, const char *e
 	if (!st)
 		return;
 	st->aer_class = 0;
-	if (!strncmp(v, "Corrected", r < 9 ? r : 9) || !strncmp(v, "Correctable", r < 11 ? r : 11))
+	if ((r >= 9 && !memcmp(v, "Corrected", 9)) || (r >= 11 && !memcmp(v, "Correctable", 11)))
 		st->aer_class = 1;
 	else if (find(v, r, "Non-Fatal)"))
 		st->aer_class = 2;
