@@ -51,7 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ga_kevent_parse(&st, s, len, &ev)) {
 			check_event(s, len, &ev);
 			FUZZ_CHECK(!ev.folded || ev.kind == GA_KEV_AMDGPU_VM_FAULT ||
-			           ev.kind == GA_KEV_AMDGPU_RESET);
+			           ev.kind == GA_KEV_AMDGPU_RESET || ev.kind == GA_KEV_SXID ||
+			           ev.kind == GA_KEV_AER_CORRECTED || ev.kind == GA_KEV_AER_UNCORRECTED);
+			/* the AER detail's error types and the NVLink5 unit belong to their kinds */
+			FUZZ_CHECK(!ev.aer_bits || ev.kind == GA_KEV_AER_CORRECTED ||
+			           ev.kind == GA_KEV_AER_UNCORRECTED);
+			FUZZ_CHECK(!ev.nvl_unit[0] || ev.kind == GA_KEV_XID);
+			FUZZ_CHECK(!ev.link.set || ev.kind == GA_KEV_XID || ev.kind == GA_KEV_SXID);
 		}
 		FUZZ_CHECK(ga_health_add_line(h, s, len) == 0);
 		s += len + (nl != NULL);

@@ -15,6 +15,8 @@
 
 #include "gpuaudit/klog.h"
 #include "gpuaudit/xid.h"
+#include "gpuaudit/sxid.h"
+#include "gpuaudit/aer.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
@@ -54,6 +56,18 @@ struct ga_kevent {
 	struct ga_ou64 code;   /* Xid / SXid number, amdgpu reset count, VM fault status word */
 	char address[16];      /* sysfs form "0000:41:00.0", "" when the line names none */
 	enum ga_kev_fatal fatal;
+	struct ga_ou64 link; /* SXid and NVLink Xid lines: "Link 32"; unset when the line names none */
+	/*
+	 * NVLink5 Xids 144-150: the unit the line names ("RLW_REMAP") and its error status
+	 * word, the second of the words in parentheses (NVIDIA's "XID 144-150 Decode").
+	 */
+	char nvl_unit[24];
+	struct ga_ou64 nvl_status;
+	/*
+	 * PCIe AER detail ("device [10de:2330] error status/mask=00000041/00006000"): the
+	 * error types, status & ~mask (the bits the kernel counts); 0 on other lines.
+	 */
+	uint32_t aer_bits;
 	/*
 	 * Xid lines: the GPU recovery action the line's words name (Xid 154 "...
 	 * to 0x2 (Node Reboot Required)", "GPU Reset Required", "Drain and
@@ -94,6 +108,13 @@ struct ga_kparse {
 	/* an amdgpu "GPU reset begin" not yet ended by "GPU reset(N) succeeded" */
 	char reset_address[16];
 	bool reset_open;
+	/* PCIe AER: the last "PCIe Bus Error: severity=" line (class 1 corrected, 2 non-fatal, 3 fatal) */
+	char aer_address[16];
+	unsigned aer_class;
+	/* an AER "... error received: <addr>" whose detail may follow (and fold into it) */
+	char aer_rx_address[16];
+	enum ga_kev_kind aer_rx_kind;
+	bool aer_rx_open;
 };
 
 /*
@@ -136,6 +157,16 @@ struct ga_xid_info {
 
 /* Always fills *ret (unknown Xids get GA_XID_UNKNOWN, warning, "look it up"). 1 published, 0 not. */
 int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret);
+/*
+ * An SXid line's decision: the Fabric Manager guide's row (lib/core/sxid.def) and the
+ * line's Fatal token (ga_sxid_decide). Returns the row or NULL (0 for other kinds).
+ */
+const struct ga_sxid_fact *ga_kev_sxid(const struct ga_kevent *ev, enum ga_action *ret_action,
+                                       enum ga_severity *ret_sev);
+/* An NVLink5 Xid line's sub-error row (its unit and error status decoded), NULL when none. */
+const struct ga_xid_nvl5_fact *ga_kev_nvl5(const struct ga_kevent *ev);
+/* The text of an SXid action ("drain and reboot: resets the NVSwitches ..."). */
+const char *ga_sxid_action_text(enum ga_action a);
 /* Severity and action of an event (for Xids: the catalogue row, refined by the line's words). */
 enum ga_severity ga_kev_severity(const struct ga_kevent *ev);
 const char *ga_kev_action(const struct ga_kevent *ev);

@@ -65,4 +65,33 @@ void ga_xid_bucket_default(enum ga_xid_bucket b, enum ga_action *ret_action, enu
  */
 void ga_xid_recovery_default(int recovery, enum ga_action *ret_action, enum ga_severity *ret_sev);
 
+/*
+ * The NVLink5 Xids' (144-150) sub-errors: NVIDIA's sheet "XID 144-150 Decode"
+ * (lib/core/xid_nvlink5.def). A line names the unit and the unit's error status
+ * word; each row is one (Xid, unit, status bit or value).
+ */
+struct ga_xid_nvl5_fact {
+	uint16_t xid;
+	const char *unit;          /* "RLW_REMAP", "NETIR_MFDE_EVENT" ... */
+	uint32_t status;           /* a bit of the error status word (NETIR_*, MSE_WATCHDOG: the value) */
+	const char *severity;      /* the sheet's words: "Fatal", "Non-fatal*" ... */
+	const char *immediate;     /* "IGNORE", "RESET_GPU", "XID_154_EVAL" */
+	const char *investigatory; /* as written */
+	const char *action2;       /* a second action the sheet names, "-" when none */
+	enum ga_action action;     /* what gpuaudit does (ga_xid_nvl5_default or the departure) */
+	enum ga_severity gseverity;
+	const char *departure; /* "" or why the row departs from the mapping */
+};
+
+/* Every row, in (xid, unit, status) order. */
+const struct ga_xid_nvl5_fact *ga_xid_nvl5_facts(size_t *ret_n);
+/* The mapping from the sheet's immediate resolution (docs/xid.md). 0 / -EINVAL. */
+int ga_xid_nvl5_default(const char *immediate, enum ga_action *ret_action, enum ga_severity *ret_sev);
+/*
+ * Decode a line's unit (unit_len bytes) and error status word: the row that equals
+ * the status, else the most urgent row of each set bit; NULL when the sheet has none.
+ */
+const struct ga_xid_nvl5_fact *ga_xid_nvl5_decode(uint64_t xid, const char *unit, size_t unit_len,
+                                                  uint32_t status);
+
 #endif

@@ -29,13 +29,17 @@ void ga_analyze_xgmi(const struct ga_node *n, struct ga_findings *out);
  * NVSwitch SXids joined with the fabric findings (lib/analyze/nvswitch.c): one
  * (SXid code, NVSwitch) group of kernel-log events in the window, as health.c counted it.
  * ga_nvswitch_sxid_join adds the SXids as evidence to the GA-FABRIC-FAILED/DEGRADED
- * findings already in out (a Fatal one: error, reboot), else adds one GA-NVSWITCH-SXID.
+ * findings already in out (raised to the worst SXid's severity and action from the
+ * Fabric Manager guide's table, lib/core/sxid.def), else adds one GA-NVSWITCH-SXID.
  */
 struct ga_sxid_group {
 	uint64_t code;
 	const char *address; /* the NVSwitch's PCI address, "" when the line had none */
 	uint64_t count;
-	bool fatal; /* a line of the group said Fatal */
+	bool fatal;                /* error or worse: the guide's fatal tables, or a line said Fatal */
+	enum ga_severity severity; /* the worst line's (ga_kev_sxid) */
+	enum ga_action action;     /* the most urgent line's (ga_kev_sxid) */
+	struct ga_ou64 link;       /* the link the latest line named */
 	bool boot_set, wall_set;
 	double first_boot_s, last_boot_s;
 	char first_time[40], last_time[40]; /* RFC 3339 UTC, when wall_set */

@@ -128,8 +128,21 @@ struct xid_pair {
 	uint64_t count, first_line;
 	enum ga_action act; /* the worst of its lines: the catalogue row, or the line's own words */
 	enum ga_severity sev;
-	bool by_line; /* a line's words set the action (Xid 154, NVLink5 Fatal/Nonfatal) */
-	bool lost;    /* seen as "fallen off the bus" without an Xid number */
+	bool by_line;        /* a line's words set the action (Xid 154, NVLink5 Fatal/Nonfatal) */
+	bool lost;           /* seen as "fallen off the bus" without an Xid number */
+	struct ga_ou64 link; /* SXid and NVLink Xid pairs: the link the latest line named */
+	char nvl_unit[24];   /* NVLink5 Xids: the unit and error status of the line that decided */
+	struct ga_ou64 nvl_status;
+};
+
+/* One device's PCIe AER messages of one class, as health counts them. */
+#define AER_PAIRS 32
+
+struct aer_pair {
+	char address[16];
+	enum ga_aer_class cls;
+	uint64_t messages, first_line;
+	uint32_t types[32]; /* per error status bit, from the detail lines */
 };
 
 #define MAX_LITS (N_PATS + 480)
@@ -173,7 +186,13 @@ struct ga_explain {
 	struct ga_kparse kp;
 	struct xid_pair xids[XID_PAIRS];
 	size_t n_xids;
-	uint64_t xids_dropped; /* (GPU, Xid) pairs beyond XID_PAIRS: counted, not listed */
+	uint64_t xids_dropped;            /* (GPU, Xid) pairs beyond XID_PAIRS: counted, not listed */
+	struct xid_pair sxids[XID_PAIRS]; /* (NVSwitch, SXid) pairs, as health groups them */
+	size_t n_sxids;
+	uint64_t sxids_dropped;
+	struct aer_pair aers[AER_PAIRS]; /* (device, AER class) */
+	size_t n_aers;
+	uint64_t aers_dropped;
 	struct ga_explain_cause *ranked[N_CAUSES];
 	struct ga_explain_cause ranked_copy[N_CAUSES];
 };
@@ -244,6 +263,10 @@ void ga_explain_reset(struct ga_explain *ex)
 	memset(&ex->kp, 0, sizeof(ex->kp));
 	ex->n_xids = 0;
 	ex->xids_dropped = 0;
+	ex->n_sxids = 0;
+	ex->sxids_dropped = 0;
+	ex->n_aers = 0;
+	ex->aers_dropped = 0;
 	ex->n_codes = 0;
 	ex->codes_dropped = 0;
 	ex->n_salient = 0;
@@ -375,13 +398,100 @@ static bool xid_event(struct ga_explain *ex, const char *line, size_t len)
 	}
 	x->count++;
 	x->lost |= ev.kind == GA_KEV_GPU_LOST;
+	if (ev.link.set)
+		x->link = ev.link;
+	if (ev.nvl_unit[0] && ev.nvl_status.set && (!x->nvl_unit[0] || (x->act == act && x->sev == sev))) {
+		memcpy(x->nvl_unit, ev.nvl_unit, sizeof(x->nvl_unit));
+		x->nvl_status = ev.nvl_status;
+	}
 	return true;
+}
+
+/*
+ * An SXid line through the kernel-log parser: its (NVSwitch, SXid) pair is counted
+ * with the action of the Fabric Manager guide's row, raised by a Fatal token
+ * (ga_kev_sxid, as health decides). false: the line is the record that follows an
+ * SXid line, not a match of its own.
+ */
+static bool sxid_event(struct ga_explain *ex, const char *line, size_t len)
+{
+	struct ga_kevent ev;
+	if (!ga_kevent_parse(&ex->kp, line, len, &ev) || ev.kind != GA_KEV_SXID || !ev.code.set)
+		return true;
+	if (ev.folded)
+		return false; /* the record lines that follow an SXid ("Severity 0 Engine ...") */
+	enum ga_action act;
+	enum ga_severity sev;
+	ga_kev_sxid(&ev, &act, &sev);
+	struct xid_pair *x = NULL;
+	for (size_t i = 0; i < ex->n_sxids && !x; i++)
+		if (ex->sxids[i].xid == ev.code.v && !strcmp(ex->sxids[i].address, ev.address))
+			x = &ex->sxids[i];
+	if (!x) {
+		if (ex->n_sxids == XID_PAIRS) {
+			ex->sxids_dropped++;
+			return true;
+		}
+		x = &ex->sxids[ex->n_sxids++];
+		memset(x, 0, sizeof(*x));
+		memcpy(x->address, ev.address, sizeof(x->address));
+		x->xid = ev.code.v;
+		x->first_line = ex->lines;
+		x->act = act, x->sev = sev;
+	} else if (ga_action_rank(act) > ga_action_rank(x->act) ||
+	           (ga_action_rank(act) == ga_action_rank(x->act) && sev > x->sev)) {
+		x->act = act, x->sev = sev;
+	}
+	x->by_line |= ev.fatal == GA_KEV_FATAL_YES;
+	if (ev.link.set)
+		x->link = ev.link;
+	x->count++;
+	return true;
+}
+
+/*
+ * An AER-signature line through the kernel-log parser: messages and error types
+ * counted per (device, class). false: the line is the detail of a message (the
+ * "error status/mask=" word), not a match of its own.
+ */
+static bool aer_event(struct ga_explain *ex, const char *line, size_t len)
+{
+	struct ga_kevent ev;
+	if (!ga_kevent_parse(&ex->kp, line, len, &ev))
+		return true;
+	if (ev.kind != GA_KEV_AER_CORRECTED && ev.kind != GA_KEV_AER_UNCORRECTED)
+		return true;
+	enum ga_aer_class cls = ev.kind == GA_KEV_AER_CORRECTED ? GA_AER_CORRECTED
+	                        : ev.fatal == GA_KEV_FATAL_NO   ? GA_AER_NONFATAL
+	                                                        : GA_AER_FATAL;
+	struct aer_pair *a = NULL;
+	for (size_t i = 0; i < ex->n_aers && !a; i++)
+		if (ex->aers[i].cls == cls && !strcmp(ex->aers[i].address, ev.address))
+			a = &ex->aers[i];
+	if (!a && ex->n_aers == AER_PAIRS)
+		ex->aers_dropped++;
+	if (!a && ex->n_aers < AER_PAIRS) {
+		a = &ex->aers[ex->n_aers++];
+		memset(a, 0, sizeof(*a));
+		memcpy(a->address, ev.address, sizeof(a->address));
+		a->cls = cls;
+		a->first_line = ex->lines;
+	}
+	if (a && !ev.folded)
+		a->messages++;
+	for (unsigned b = 0; a && b < 32; b++)
+		a->types[b] += (ev.aer_bits >> b) & 1u;
+	return ev.aer_bits == 0;
 }
 
 static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
 {
 	const struct ga_sig_pattern *p = &pats[pat];
 	if (p->sig == SIG_XID && !xid_event(ex, line, len))
+		return;
+	if (p->sig == SIG_SXID && !sxid_event(ex, line, len))
+		return;
+	if ((p->sig == SIG_AER_CORRECTED || p->sig == SIG_AER_UNCORRECTED) && !aer_event(ex, line, len))
 		return;
 	struct ga_explain_match tmp,
 	        *mt = ex->n_matches < ex->max_matches ? &ex->matches[ex->n_matches++] : &tmp;
@@ -1101,9 +1211,16 @@ static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 		const struct xid_pair *x = &ex->xids[i];
 		struct ga_xid_info xi;
 		int known = ga_xid_lookup(x->xid, &xi);
-		char one[256];
-		snprintf(one, sizeof(one), "%sXid %llu on %s (%s): %s%s%s%s", shown ? "; " : "",
-		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed GPU",
+		char one[320], sub[96] = "";
+		if (x->link.set && x->xid >= 144 && x->xid <= 150)
+			snprintf(sub, sizeof(sub), " link %llu", (unsigned long long)x->link.v);
+		if (x->nvl_unit[0]) {
+			size_t sl = strlen(sub);
+			snprintf(sub + sl, sizeof(sub) - sl, " %s 0x%08llx", x->nvl_unit,
+			         (unsigned long long)x->nvl_status.v);
+		}
+		snprintf(one, sizeof(one), "%sXid %llu on %s%s (%s): %s%s%s%s", shown ? "; " : "",
+		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed GPU", sub,
 		         !known      ? "not in NVIDIA's catalogue"
 		         : xi.unused ? "listed unused by NVIDIA"
 		                     : xi.name,
@@ -1122,6 +1239,96 @@ static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 		size_t l = strlen(c->detail);
 		snprintf(c->detail + l, cap - l, "; and %llu more (GPU, Xid) pair%s",
 		         (unsigned long long)more, more == 1 ? "" : "s");
+	}
+}
+
+/*
+ * Every (NVSwitch, SXid) of the log, most severe first, each with the Fabric
+ * Manager guide's name and table and gpuaudit's action; the cause's action is
+ * the most urgent pair's.
+ */
+static void sxid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
+{
+	if (c->sig != SIG_SXID || !ex->n_sxids)
+		return;
+	qsort(ex->sxids, ex->n_sxids, sizeof(ex->sxids[0]), cmp_pair);
+	c->action = ex->sxids[0].act;
+	size_t cap = sizeof(c->detail), shown = 0;
+	c->detail[0] = '\0';
+	for (size_t i = 0; i < ex->n_sxids; i++) {
+		const struct xid_pair *x = &ex->sxids[i];
+		const struct ga_sxid_fact *f = ga_sxid_fact(x->xid);
+		char link[32] = "", one[256];
+		if (x->link.set)
+			snprintf(link, sizeof(link), " link %llu", (unsigned long long)x->link.v);
+		snprintf(one, sizeof(one), "%sSXid %llu on %s%s (%s%s%s): %s%s, x%llu", shown ? "; " : "",
+		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed NVSwitch", link,
+		         f ? f->name : "not in the Fabric Manager guide", f ? ", " : "",
+		         f ? ga_sxid_table_name(f->table) : "", ga_action_name(x->act),
+		         x->by_line ? ", the line says Fatal" : "", (unsigned long long)x->count);
+		size_t l = strlen(c->detail);
+		if (l + strlen(one) + 48 >= cap)
+			break;
+		snprintf(c->detail + l, cap - l, "%s", one);
+		shown++;
+	}
+	uint64_t more = (uint64_t)(ex->n_sxids - shown) + ex->sxids_dropped;
+	if (more) {
+		size_t l = strlen(c->detail);
+		snprintf(c->detail + l, cap - l, "; and %llu more (NVSwitch, SXid) pair%s",
+		         (unsigned long long)more, more == 1 ? "" : "s");
+	}
+}
+
+/*
+ * Every device's AER messages of the cause's class, most urgent first, with the
+ * error types the detail lines named; the cause's action is the most urgent
+ * device's (ga_aer_decide, as health decides).
+ */
+static void aer_detail(struct ga_explain *ex, struct ga_explain_cause *c)
+{
+	if (c->sig != SIG_AER_CORRECTED && c->sig != SIG_AER_UNCORRECTED)
+		return;
+	bool unc = c->sig == SIG_AER_UNCORRECTED;
+	size_t cap = sizeof(c->detail), shown = 0, listed = 0;
+	int best = -1;
+	c->detail[0] = '\0';
+	for (int pass = 0; pass < 2; pass++) {
+		/* the fatal ones first, then the rest */
+		for (size_t i = 0; i < ex->n_aers; i++) {
+			const struct aer_pair *a = &ex->aers[i];
+			if ((a->cls != GA_AER_CORRECTED) != unc || (pass == 0) != (a->cls == GA_AER_FATAL))
+				continue;
+			listed++;
+			enum ga_action act;
+			enum ga_severity sev;
+			bool storm = ga_aer_decide(a->cls, a->types, a->messages, &act, &sev);
+			if (best < 0 || ga_action_rank(act) > ga_action_rank(c->action)) {
+				c->action = act;
+				best = (int)i;
+			}
+			char types[160], one[320];
+			ga_aer_types_text(unc, a->types, types, sizeof(types));
+			snprintf(one, sizeof(one), "%s%s%s: %llu message%s%s%s%s: %s%s", shown ? "; " : "",
+			         a->address[0] ? a->address : "an unnamed device",
+			         a->cls == GA_AER_FATAL      ? " fatal"
+			         : a->cls == GA_AER_NONFATAL ? " non-fatal"
+			                                     : "",
+			         (unsigned long long)a->messages, a->messages == 1 ? "" : "s",
+			         types[0] ? " (" : "", types, types[0] ? ")" : "", ga_action_name(act),
+			         storm ? ", a storm (10 or more of one type)" : "");
+			size_t l = strlen(c->detail);
+			if (l + strlen(one) + 48 >= cap)
+				continue;
+			snprintf(c->detail + l, cap - l, "%s", one);
+			shown++;
+		}
+	}
+	uint64_t more = (uint64_t)(listed - shown) + ex->aers_dropped;
+	if (more && c->detail[0]) {
+		size_t l = strlen(c->detail);
+		snprintf(c->detail + l, cap - l, "; and %llu more device%s", (unsigned long long)more,
+		         more == 1 ? "" : "s");
 	}
 }
 
@@ -1207,6 +1414,8 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 		if (ex->causes[i].count) {
 			ex->causes[i].score = cause_score(&ex->causes[i]);
 			xid_detail(ex, &ex->causes[i]);
+			sxid_detail(ex, &ex->causes[i]);
+			aer_detail(ex, &ex->causes[i]);
 			wc_detail(&ex->causes[i]);
 			code_detail(ex, &ex->causes[i]);
 			ex->ranked[k++] = &ex->causes[i];

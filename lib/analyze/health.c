@@ -32,7 +32,10 @@ struct group {
 	char address[16];
 	char sample[SAMPLE_MAX + 1]; /* the latest line of the group */
 	struct ga_ou64 status;       /* amdgpu VM fault: the latest folded status word */
-	int64_t last_event;          /* index of its latest event, -1 before one */
+	struct ga_ou64 link;         /* SXid, NVLink Xids: the link the latest line named */
+	char nvl_unit[24];           /* NVLink5 Xids: the latest line's unit and error status */
+	struct ga_ou64 nvl_status;
+	int64_t last_event; /* index of its latest event, -1 before one */
 };
 
 struct event {
@@ -44,7 +47,8 @@ struct event {
 	uint8_t line_act; /* Xid: the action the line's own words set (ga_kev_xid_line) */
 	bool line_set;
 	bool boot_set, wall_set;
-	bool recovered; /* amdgpu reset: "GPU reset(N) succeeded" followed */
+	bool recovered;    /* amdgpu reset: "GPU reset(N) succeeded" followed */
+	uint32_t aer_bits; /* PCIe AER: the error types its detail named (status & ~mask) */
 };
 
 struct ga_health {
@@ -155,6 +159,9 @@ static void fold(struct ga_health *h, const struct ga_kevent *ev)
 			gr->status = ev->code;
 		if (ev->kind == GA_KEV_AMDGPU_RESET && gr->last_event >= 0)
 			h->events[gr->last_event].recovered = true;
+		if ((ev->kind == GA_KEV_AER_CORRECTED || ev->kind == GA_KEV_AER_UNCORRECTED) &&
+		    gr->last_event >= 0)
+			h->events[gr->last_event].aer_bits |= ev->aer_bits;
 		return;
 	}
 }
@@ -199,11 +206,30 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	enum ga_action la;
 	enum ga_severity ls;
 	e->line_set = ga_kev_xid_line(&ev, &la, &ls) == 1;
+	if (ev.kind == GA_KEV_SXID) {
+		/* the guide's row and the line's token (ga_sxid_decide) */
+		ga_kev_sxid(&ev, &la, &ls);
+		e->line_set = true;
+	}
 	e->line_act = (uint8_t)(e->line_set ? la : GA_ACT_INVESTIGATE);
 	e->recovered = false;
+	e->aer_bits = ev.aer_bits;
+	if (ev.kind == GA_KEV_AER_UNCORRECTED) {
+		/* the class's action (ga_aer_decide: drain; fatal is critical) */
+		ga_aer_decide(ev.fatal == GA_KEV_FATAL_NO ? GA_AER_NONFATAL : GA_AER_FATAL, NULL, 1, &la,
+		              &ls);
+		e->line_set = true;
+		e->line_act = (uint8_t)la;
+	}
 	h->groups[g].last_event = (int64_t)(h->n_events - 1);
 	if (status.set)
 		h->groups[g].status = status;
+	if (ev.link.set)
+		h->groups[g].link = ev.link;
+	if (ev.nvl_unit[0] && ev.nvl_status.set) {
+		memcpy(h->groups[g].nvl_unit, ev.nvl_unit, sizeof(ev.nvl_unit));
+		h->groups[g].nvl_status = ev.nvl_status;
+	}
 	set_sample(&h->groups[g], &ev);
 	return 0;
 }
@@ -240,6 +266,7 @@ struct acc {
 	const char *action;
 	bool line_set; /* an Xid line's words set the action: the worst of them */
 	enum ga_action line_act;
+	uint32_t aer_types[32]; /* PCIe AER: events in the window per error type (status bit) */
 };
 
 static const char *kind_text(enum ga_kev_kind k)
@@ -322,9 +349,86 @@ static int chain_evidence(const struct group *g, const struct acc *a, struct ga_
 	return r;
 }
 
+/* "NVSwitch SXid 12028 (egress nonposted PRIV error), link 32" */
+static void sxid_what(const struct group *g, char *out, size_t cap)
+{
+	const struct ga_sxid_fact *f = ga_sxid_fact(g->code.v);
+	int k = snprintf(out, cap, "NVSwitch SXid %llu", (unsigned long long)g->code.v);
+	size_t l = k > 0 && (size_t)k < cap ? (size_t)k : strlen(out);
+	if (f)
+		snprintf(out + l, cap - l, " (%s)", f->name);
+	l = strlen(out);
+	if (g->link.set)
+		snprintf(out + l, cap - l, ", link %llu", (unsigned long long)g->link.v);
+}
+
+static int sxid_evidence(const struct group *g, struct ga_finding *fd)
+{
+	const struct ga_sxid_fact *f = ga_sxid_fact(g->code.v);
+	int r = ga_finding_evidence(fd, "sxid_table", "%s",
+	                            f ? ga_sxid_table_name(f->table) : "not-in-guide");
+	if (r == 0 && g->link.set)
+		r = ga_finding_evidence(fd, "link", "%llu", (unsigned long long)g->link.v);
+	return r;
+}
+
+/* NVLink5 Xids: ", link 8, RLW_REMAP 0x00000040 (Fatal, RESET_GPU)" (docs/xid.md) */
+static void nvl5_what(const struct group *g, char *out, size_t cap)
+{
+	size_t l = strlen(out);
+	if (g->code.v < 144 || g->code.v > 150)
+		return;
+	if (g->link.set)
+		snprintf(out + l, cap - l, ", link %llu", (unsigned long long)g->link.v);
+	l = strlen(out);
+	if (!g->nvl_unit[0] || !g->nvl_status.set)
+		return;
+	const struct ga_xid_nvl5_fact *d =
+	        ga_xid_nvl5_decode(g->code.v, g->nvl_unit, strlen(g->nvl_unit), (uint32_t)g->nvl_status.v);
+	snprintf(out + l, cap - l, ", %s 0x%08llx (%s%s%s)", g->nvl_unit, (unsigned long long)g->nvl_status.v,
+	         d ? d->severity : "not in NVIDIA's decode", d ? ", " : "", d ? d->immediate : "");
+}
+
+static int nvl5_evidence(const struct group *g, struct ga_finding *fd)
+{
+	int r = 0;
+	if (g->code.v < 144 || g->code.v > 150)
+		return 0;
+	if (g->link.set)
+		r = ga_finding_evidence(fd, "link", "%llu", (unsigned long long)g->link.v);
+	if (r == 0 && g->nvl_unit[0] && g->nvl_status.set) {
+		r = ga_finding_evidence(fd, "nvlink_unit", "%s", g->nvl_unit);
+		if (r == 0)
+			r = ga_finding_evidence(fd, "error_status", "0x%08llx",
+			                        (unsigned long long)g->nvl_status.v);
+	}
+	return r;
+}
+
+/* "aer_types": "RxErr:10,BadTLP:2" (the kernel's names, docs/health.md) */
+static int aer_evidence(const struct group *g, const struct acc *a, struct ga_finding *fd)
+{
+	char buf[400];
+	size_t l = 0;
+	buf[0] = '\0';
+	bool unc = g->kind == GA_KEV_AER_UNCORRECTED;
+	for (unsigned b = 0; b < 32 && l + 32 < sizeof(buf); b++) {
+		if (!a->aer_types[b])
+			continue;
+		const struct ga_aer_fact *f = ga_aer_fact(unc, b);
+		int k = f ? snprintf(buf + l, sizeof(buf) - l, "%s%s:%u", l ? "," : "", f->name,
+		                     a->aer_types[b])
+		          : snprintf(buf + l, sizeof(buf) - l, "%sbit%u:%u", l ? "," : "", b,
+		                     a->aer_types[b]);
+		if (k > 0)
+			l += (size_t)k;
+	}
+	return buf[0] ? ga_finding_evidence(fd, "aer_types", "%s", buf) : 0;
+}
+
 static int emit(const struct group *g, const struct acc *a, const struct ga_node *n, struct ga_findings *out)
 {
-	char code[48], on[48] = "", what[128]; /* code: the suffix of GA-XID-<n> or GA-KLOG-<KIND> */
+	char code[48], on[48] = "", what[192]; /* code: the suffix of GA-XID-<n> or GA-KLOG-<KIND> */
 	enum ga_code family = GA_C_XID;
 	const struct ga_accel *ac = accel_at(n, g->address);
 	if (ac && ac->index.set)
@@ -337,6 +441,7 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 			snprintf(what, sizeof(what), "Xid %llu (%s)", (unsigned long long)g->code.v, x.name);
 		else
 			snprintf(what, sizeof(what), "Xid %llu", (unsigned long long)g->code.v);
+		nvl5_what(g, what, sizeof(what));
 	} else {
 		family = GA_C_KLOG;
 		code[0] = '\0';
@@ -347,15 +452,28 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 			code[l + 1] = '\0';
 		}
 		if (g->kind == GA_KEV_SXID)
-			snprintf(what, sizeof(what), "NVSwitch SXid %llu", (unsigned long long)g->code.v);
+			sxid_what(g, what, sizeof(what));
 		else
 			snprintf(what, sizeof(what), "%s", kind_text(g->kind));
 	}
 	enum ga_severity sev = (enum ga_severity)a->severity;
-	char storm[96] = "";
-	if (g->kind == GA_KEV_AER_CORRECTED && a->count >= 10 && sev < GA_SEV_WARNING) {
-		sev = GA_SEV_WARNING;
-		snprintf(storm, sizeof(storm), " (storm)");
+	char storm[224] = "";
+	bool aer = g->kind == GA_KEV_AER_CORRECTED || g->kind == GA_KEV_AER_UNCORRECTED;
+	if (aer) {
+		/* the error types the detail lines named, counted per device (docs/health.md) */
+		char types[160];
+		ga_aer_types_text(g->kind == GA_KEV_AER_UNCORRECTED, a->aer_types, types, sizeof(types));
+		if (types[0])
+			snprintf(storm, sizeof(storm), " (%s)", types);
+	}
+	if (g->kind == GA_KEV_AER_CORRECTED) {
+		enum ga_action aa;
+		enum ga_severity as;
+		if (ga_aer_decide(GA_AER_CORRECTED, a->aer_types, a->count, &aa, &as) && sev < as) {
+			sev = as;
+			size_t l = strlen(storm);
+			snprintf(storm + l, sizeof(storm) - l, " (storm)");
+		}
 	}
 	chain_note(g, a, storm, sizeof(storm));
 	struct ga_finding *fd =
@@ -365,10 +483,12 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	if (!fd)
 		return -ENOMEM;
 	/* the catalogue's default (codes.def, xid.def), refined by what the events said */
-	if (g->kind == GA_KEV_SXID && sev >= GA_SEV_ERROR)
-		fd->action = GA_ACT_REBOOT; /* a Fatal SXid: the fabric is reset by a reboot */
-	else if (g->kind == GA_KEV_AER_CORRECTED && storm[0])
-		fd->action = GA_ACT_INVESTIGATE;
+	if (g->kind == GA_KEV_SXID && a->line_set)
+		fd->action = a->line_act; /* the guide's row, a Fatal token raises it (docs/xid.md) */
+	else if (g->kind == GA_KEV_AER_CORRECTED && sev >= GA_SEV_WARNING)
+		fd->action = GA_ACT_INVESTIGATE; /* a storm, or a policy raised it */
+	else if (g->kind == GA_KEV_AER_UNCORRECTED && a->line_set)
+		fd->action = a->line_act; /* ga_aer_decide: drain */
 	else if (g->kind == GA_KEV_XID && a->line_set)
 		fd->action =
 		        a->line_act; /* Xid 154's recovery action, NVLink5's Fatal/Nonfatal (docs/xid.md) */
@@ -381,6 +501,12 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		                        : g->kind == GA_KEV_SXID ? "sxid"
 		                                                 : "code",
 		                        "%llu", (unsigned long long)g->code.v);
+	if (r == 0 && g->kind == GA_KEV_SXID)
+		r = sxid_evidence(g, fd);
+	if (r == 0 && g->kind == GA_KEV_XID)
+		r = nvl5_evidence(g, fd);
+	if (r == 0 && aer)
+		r = aer_evidence(g, a, fd);
 	if (r == 0 && ac && ac->index.set)
 		r = ga_finding_evidence(fd, "gpu", "%llu", (unsigned long long)ac->index.v);
 	if (r == 0)
@@ -411,7 +537,10 @@ static void sxid_group(const struct group *g, const struct acc *a, struct ga_sxi
 	out->code = g->code.v;
 	out->address = g->address;
 	out->count = a->count;
-	out->fatal = a->severity >= (int)GA_SEV_ERROR; /* ga_kev_severity: Fatal is error */
+	out->fatal = a->severity >= (int)GA_SEV_ERROR; /* the guide's fatal tables, a Fatal token */
+	out->severity = (enum ga_severity)a->severity;
+	out->action = a->line_set ? a->line_act : GA_ACT_INVESTIGATE;
+	out->link = g->link;
 	out->boot_set = a->boot_set;
 	out->first_boot_s = a->first_boot;
 	out->last_boot_s = a->last_boot;
@@ -603,6 +732,8 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 		}
 		a->count++;
 		a->recovered += e->recovered;
+		for (unsigned bit = 0; bit < 32; bit++)
+			a->aer_types[bit] += (e->aer_bits >> bit) & 1u;
 		in_window++;
 		link_event(links, h, e, b, bs, w, ws, acc);
 	}

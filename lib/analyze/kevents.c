@@ -503,6 +503,53 @@ static int recovery_words(const char *s, size_t n)
 	return -1;
 }
 
+/* "0x0000abcd" at *p: the word, *p moved past it. */
+static bool hex_word(const char **p, const char *end, uint64_t *ret)
+{
+	const char *q = *p;
+	if (end - q < 3 || q[0] != '0' || (q[1] != 'x' && q[1] != 'X'))
+		return false;
+	q += 2;
+	uint64_t v = 0;
+	size_t k = 0;
+	while (q < end && hexval(*q) >= 0 && k < 16)
+		v = v * 16 + (uint64_t)hexval(*q++), k++;
+	if (!k)
+		return false;
+	*p = q, *ret = v;
+	return true;
+}
+
+/*
+ * NVLink5 Xids: "145, RLW_REMAP Fatal XC0 i0 Link 00 (0x00000004 0x00000040 ...)" from
+ * after the number: the unit, and the second word in the parentheses (the error status).
+ */
+static void nvl5_fields(const char *p, const char *end, struct ga_kevent *ev)
+{
+	while (p < end && (*p == ',' || *p == ' '))
+		p++;
+	size_t k = 0;
+	while (p + k < end && k + 1 < sizeof(ev->nvl_unit) &&
+	       ((p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9') || p[k] == '_'))
+		k++;
+	if (!k || p + k >= end || p[k] != ' ')
+		return;
+	memcpy(ev->nvl_unit, p, k);
+	ev->nvl_unit[k] = '\0';
+	const char *open = memchr(p, '(', (size_t)(end - p));
+	if (!open)
+		return;
+	const char *q = open + 1;
+	uint64_t intrinfo, status;
+	if (!hex_word(&q, end, &intrinfo) || q >= end || *q != ' ')
+		return;
+	q++;
+	if (hex_word(&q, end, &status) && status <= UINT32_MAX) {
+		ev->nvl_status.v = status;
+		ev->nvl_status.set = true;
+	}
+}
+
 /* "NVRM: Xid (PCI:0000:41:00): 79, ..." / "SXid (PCI:...): 12028, ..." at tag. */
 static bool parse_xid(const char *tag, size_t taglen, const char *end, struct ga_kevent *ev)
 {
@@ -527,6 +574,30 @@ static bool parse_xid(const char *tag, size_t taglen, const char *end, struct ga
 	ev->code.v = code;
 	ev->code.set = true;
 	ev->fatal = fatal_token(p, (size_t)(end - p));
+	if (taglen == 11 && code >= 144 && code <= 150)
+		nvl5_fields(p, end, ev);
+	if (taglen == 6) {
+		/*
+		 * The NVSwitch driver follows an SXid line with the same error's record:
+		 * "12028, Severity 0 Engine instance 32 Sub-engine instance 00" and
+		 * "12028, Data {0x...}". They complete the event, they are no new one.
+		 */
+		const char *q = p;
+		while (q < end && (*q == ',' || *q == ' '))
+			q++;
+		size_t r = (size_t)(end - q);
+		if ((r >= 9 && !memcmp(q, "Severity ", 9)) || (r >= 6 && !memcmp(q, "Data {", 6)))
+			ev->folded = true;
+	}
+	const char *lk = find(p, (size_t)(end - p), "Link ");
+	if (lk) {
+		const char *q = lk + 5;
+		uint64_t link;
+		if (parse_u64(&q, end, &link) && link < 100000) {
+			ev->link.v = link;
+			ev->link.set = true;
+		}
+	}
 	int rec = recovery_words(p, (size_t)(end - p));
 	if (rec >= 0) {
 		ev->recovery.v = (uint64_t)rec;
@@ -564,13 +635,14 @@ static void set_first_addr(const char *m, const char *end, struct ga_kevent *ev)
  * letter pairs (Xid/SXid, "fallen off", NVRM/NVIDIA, RmInit, amdgpu, AER,
  * "blocked", "Killed"/"Kill", "Machine"/"machine", "Hardware", "hub" of the VM
  * fault header, "VM_L2" of its status word, "recovery" of the driver's "GPU
- * recovery action changed"). Most kernel-log
+ * recovery action changed", "severity=C"/"=U" and "status/mask" of the AER detail
+ * lines of kernels that print them without "AER:"). Most kernel-log
  * lines contain none, and one pass over the bytes is far cheaper than the
  * dozen substring searches classify() would do (65% of the time on a 100k-line
  * log before this existed).
  */
-static const char *const anchors[] = { "Xi", "ff", "NV", "Rm", "dg", "AE", "ck",
-	                               "Ki", "hi", "Ha", "hu", "_L", "ov" };
+static const char *const anchors[] = { "Xi", "ff", "NV", "Rm", "dg", "AE", "ck", "Ki",
+	                               "hi", "Ha", "hu", "_L", "ov", "=C", "=U", "s/" };
 
 static bool maybe_event(const char *m, const char *end)
 {
@@ -635,6 +707,76 @@ static bool vm_fault_status(struct ga_kparse *st, const char *m, const char *end
 		st->vm_fault_open = false;
 	}
 	return true; /* alone (a grep of the log): a fault of its own */
+}
+
+/*
+ * PCIe AER detail (drivers/pci/pcie/aer.c aer_print_error): "<dev>: PCIe Bus Error:
+ * severity=Corrected, type=Physical Layer, (Receiver ID)" sets the class, then
+ * "<dev>:   device [10de:2330] error status/mask=00000001/0000e000" names the error
+ * types (status & ~mask, the bits the kernel counts). The detail folds into the
+ * "... error received: <dev>" event before it; alone it is an event of its own.
+ */
+static void aer_severity_line(struct ga_kparse *st, const char *m, const char *end, const char *v)
+{
+	size_t r = (size_t)(end - v);
+	if (!st)
+		return;
+	st->aer_class = 0;
+	if ((r >= 9 && !memcmp(v, "Corrected", 9)) || (r >= 11 && !memcmp(v, "Correctable", 11)))
+		st->aer_class = 1;
+	else if (find(v, r, "Non-Fatal)"))
+		st->aer_class = 2;
+	else if (find(v, r, "Fatal)"))
+		st->aer_class = 3;
+	char addr[16];
+	if (!first_addr(m, (size_t)(end - m), addr))
+		st->aer_class = 0;
+	else
+		memcpy(st->aer_address, addr, sizeof(addr));
+}
+
+static bool aer_status_line(struct ga_kparse *st, const char *m, const char *end, const char *v,
+                            struct ga_kevent *ev)
+{
+	char addr[16];
+	uint64_t status, mask;
+	const char *p = v;
+	if (!st || !st->aer_class || !first_addr(m, (size_t)(end - m), addr) || strcmp(addr, st->aer_address))
+		return false; /* which register the word is from is unknown */
+	status = 0, mask = 0;
+	size_t k = 0;
+	while (p < end && hexval(*p) >= 0 && k < 8)
+		status = status * 16 + (uint64_t)hexval(*p++), k++;
+	if (k != 8 || p >= end || *p != '/')
+		return false;
+	p++, k = 0;
+	while (p < end && hexval(*p) >= 0 && k < 8)
+		mask = mask * 16 + (uint64_t)hexval(*p++), k++;
+	if (k != 8)
+		return false;
+	ev->kind = st->aer_class == 1 ? GA_KEV_AER_CORRECTED : GA_KEV_AER_UNCORRECTED;
+	ev->fatal = st->aer_class == 3   ? GA_KEV_FATAL_YES
+	            : st->aer_class == 2 ? GA_KEV_FATAL_NO
+	                                 : GA_KEV_FATAL_UNSAID;
+	ev->aer_bits = (uint32_t)(status & ~mask);
+	if (!ev->aer_bits)
+		ev->aer_bits = (uint32_t)status;
+	memcpy(ev->address, addr, sizeof(addr));
+	st->aer_class = 0;
+	if (st->aer_rx_open && st->aer_rx_kind == ev->kind && !strcmp(st->aer_rx_address, addr)) {
+		ev->folded = true; /* the types of the message counted at its "received" line */
+		st->aer_rx_open = false;
+	}
+	return true;
+}
+
+static void aer_received(struct ga_kparse *st, const struct ga_kevent *ev)
+{
+	if (!st)
+		return;
+	memcpy(st->aer_rx_address, ev->address, sizeof(st->aer_rx_address));
+	st->aer_rx_kind = ev->kind;
+	st->aer_rx_open = ev->address[0] != '\0';
 }
 
 static bool classify(struct ga_kparse *st, const char *m, const char *end, struct ga_kevent *ev)
@@ -730,6 +872,12 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 			return true;
 		}
 	}
+	if ((t = find(m, n, "PCIe Bus Error: severity="))) {
+		aer_severity_line(st, m, end, t + 25);
+		return false; /* the class of the detail that follows */
+	}
+	if ((t = find(m, n, "error status/mask=")))
+		return aer_status_line(st, m, end, t + 18, ev);
 	if ((t = find(m, n, "AER: "))) {
 		const char *p = t + 5;
 		size_t r = (size_t)(end - p);
@@ -739,6 +887,7 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 			ev->kind = GA_KEV_AER_CORRECTED;
 			set_addr_after(p, end,
 			               find(p, r, "received from") ? "received from" : "received:", ev);
+			aer_received(st, ev);
 			return true;
 		}
 		if ((find(p, r, "Uncorrected (") || find(p, r, "Uncorrectable (")) &&
@@ -747,6 +896,7 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 			ev->fatal = find(p, r, "Non-Fatal)") ? GA_KEV_FATAL_NO : GA_KEV_FATAL_YES;
 			set_addr_after(p, end,
 			               find(p, r, "received from") ? "received from" : "received:", ev);
+			aer_received(st, ev);
 			return true;
 		}
 	}
@@ -882,10 +1032,18 @@ int ga_xid_lookup(uint64_t xid, struct ga_xid_info *ret)
 		else if (f->immediate == GA_XB_XID_154)
 			x.action = "act on the recovery action the line names";
 		else if (f->immediate == GA_XB_WORKFLOW_NVLINK5_ERR)
-			x.action = "act on the line's Fatal/Nonfatal token; investigate the link";
+			x.action = "act on the line's sub-error (NVIDIA's 144-150 decode), else its "
+			           "Fatal/Nonfatal token";
 	}
 	*ret = x;
 	return f != NULL;
+}
+
+const struct ga_xid_nvl5_fact *ga_kev_nvl5(const struct ga_kevent *ev)
+{
+	if (ev->kind != GA_KEV_XID || !ev->code.set || !ev->nvl_unit[0] || !ev->nvl_status.set)
+		return NULL;
+	return ga_xid_nvl5_decode(ev->code.v, ev->nvl_unit, strlen(ev->nvl_unit), (uint32_t)ev->nvl_status.v);
 }
 
 int ga_kev_xid_line(const struct ga_kevent *ev, enum ga_action *ret_action, enum ga_severity *ret_sev)
@@ -897,13 +1055,54 @@ int ga_kev_xid_line(const struct ga_kevent *ev, enum ga_action *ret_action, enum
 		return 1;
 	}
 	const struct ga_xid_fact *f = ga_xid_fact(ev->code.v);
-	if (!f || f->immediate != GA_XB_WORKFLOW_NVLINK5_ERR || ev->fatal == GA_KEV_FATAL_UNSAID)
+	if (!f || f->immediate != GA_XB_WORKFLOW_NVLINK5_ERR)
+		return 0;
+	const struct ga_xid_nvl5_fact *d = ga_kev_nvl5(ev);
+	if (d) {
+		/* NVIDIA's decode of the unit's error status (docs/xid.md "NVLink5 sub-errors") */
+		*ret_action = d->action, *ret_sev = d->gseverity;
+		return 1;
+	}
+	if (ev->fatal == GA_KEV_FATAL_UNSAID)
 		return 0;
 	if (ev->fatal == GA_KEV_FATAL_YES)
 		*ret_action = GA_ACT_RESET_GPU, *ret_sev = GA_SEV_ERROR;
 	else
 		*ret_action = GA_ACT_NONE, *ret_sev = GA_SEV_INFO;
 	return 1;
+}
+
+const struct ga_sxid_fact *ga_kev_sxid(const struct ga_kevent *ev, enum ga_action *ret_action,
+                                       enum ga_severity *ret_sev)
+{
+	*ret_action = GA_ACT_INVESTIGATE, *ret_sev = GA_SEV_WARNING;
+	if (ev->kind != GA_KEV_SXID || !ev->code.set)
+		return NULL;
+	int fatal = ev->fatal == GA_KEV_FATAL_YES ? 1 : ev->fatal == GA_KEV_FATAL_NO ? 0 : -1;
+	return ga_sxid_decide(ev->code.v, fatal, ret_action, ret_sev);
+}
+
+/* What an SXid's action means for an NVSwitch (docs/xid.md "SXids"). */
+const char *ga_sxid_action_text(enum ga_action a)
+{
+	switch (a) {
+	case GA_ACT_NONE:
+		return "record (the NVSwitch corrected it or it has no impact)";
+	case GA_ACT_RESTART_WORKLOAD:
+		return "restart the job that uses the link; drain if it repeats";
+	case GA_ACT_REBOOT:
+		return "drain and reboot: resets the NVSwitches and GPUs of the fabric";
+	case GA_ACT_DRAIN:
+		return "drain; a person checks the link's mechanical connections";
+	case GA_ACT_FIX_CONFIG:
+		return "check the fabric partition configuration (NVSwitch-audit)";
+	case GA_ACT_RESET_GPU:
+	case GA_ACT_REPLACE:
+	case GA_ACT_INVESTIGATE:
+	case GA_ACT__COUNT:
+		break;
+	}
+	return "investigate; read /var/log/fabricmanager.log";
 }
 
 enum ga_severity ga_kev_severity(const struct ga_kevent *ev)
@@ -920,8 +1119,12 @@ enum ga_severity ga_kev_severity(const struct ga_kevent *ev)
 			return GA_SEV_ERROR;
 		return x.severity;
 	}
-	case GA_KEV_SXID:
-		return ev->fatal == GA_KEV_FATAL_YES ? GA_SEV_ERROR : GA_SEV_WARNING;
+	case GA_KEV_SXID: {
+		enum ga_action a;
+		enum ga_severity s;
+		ga_kev_sxid(ev, &a, &s);
+		return s;
+	}
 	case GA_KEV_GPU_LOST:
 	case GA_KEV_AMDGPU_RAS:
 		return GA_SEV_CRITICAL;
@@ -959,9 +1162,12 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 		ga_xid_lookup(ev->code.v, &x);
 		return x.action;
 	}
-	case GA_KEV_SXID:
-		return ev->fatal == GA_KEV_FATAL_YES ? "drain; reset the NVSwitch fabric (reboot)"
-		                                     : A_INFO "; drain if it repeats";
+	case GA_KEV_SXID: {
+		enum ga_action a;
+		enum ga_severity s;
+		ga_kev_sxid(ev, &a, &s);
+		return ga_sxid_action_text(a);
+	}
 	case GA_KEV_GPU_LOST:
 		return "drain; restart the bare-metal host; inspect if it recurs";
 	case GA_KEV_AMDGPU_RESET:
@@ -973,9 +1179,14 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 	case GA_KEV_AMDGPU_RAS:
 		return A_HW;
 	case GA_KEV_AER_CORRECTED:
-		return "record; reseat or replace the card or riser if the rate stays high";
+		return "record; from 10 errors of one type on the device (a storm): reseat or replace "
+		       "the card, riser or cable";
 	case GA_KEV_AER_UNCORRECTED:
-		return "drain; reboot; reseat or replace the card or riser if it recurs";
+		return ev->fatal == GA_KEV_FATAL_NO
+		               ? "drain: a transaction was lost, the link still works; investigate the "
+		                 "device and its driver"
+		               : "drain: the link is unreliable; reboot to reset it, reseat or replace the "
+		                 "device or riser if it recurs";
 	case GA_KEV_HUNG_TASK:
 		return "find the blocked process (often a driver call on a wedged GPU)";
 	case GA_KEV_OOM_KILL:

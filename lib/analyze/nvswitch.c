@@ -7,10 +7,10 @@
  * findings, or one GA-NVSWITCH-SXID when NVML reports no fabric problem, so a
  * remediator sees one NVSwitch finding with all the evidence.
  *
- * What an SXid says is only what the line says: its number and its Fatal / Non-fatal
- * token (NVIDIA Fabric Manager user guide: a fatal SXid needs the fabric reset, a
- * non-fatal one is logged). A Fatal one raises the finding to error and its action to
- * reboot; non-fatal ones ask for investigation.
+ * What an SXid asks for is its row in NVIDIA's Fabric Manager user guide (lib/core/sxid.def,
+ * docs/xid.md "SXids"), raised by the line's Fatal token (ga_kev_sxid): the finding takes
+ * the worst group's severity and the most urgent group's action. The message lists one
+ * item per (SXid, NVSwitch) with the guide's name and the link.
  *
  * Pure: the SXid groups and the findings so far in, findings out.
  */
@@ -20,6 +20,7 @@
 
 #include "../core/internal.h"
 #include "analyze.h"
+#include "gpuaudit/kmsg.h"
 
 bool ga_node_has_nvswitch(const struct ga_node *n)
 {
@@ -34,6 +35,8 @@ struct sxid_sum {
 	struct ga_buf codes, counts, fatal, switches, summary;
 	uint64_t events;
 	bool any_fatal, boot_set, wall_set;
+	enum ga_severity severity; /* the worst group's */
+	enum ga_action action;     /* the most urgent group's */
 	double first_boot_s, last_boot_s;
 	const char *first_time, *last_time, *sample;
 	const struct ga_sxid_group *worst; /* the group whose line is the sample */
@@ -92,6 +95,21 @@ static void sum_take(struct sxid_sum *s, const struct ga_sxid_group *v, size_t n
 		snprintf(code, sizeof(code), "%llu", (unsigned long long)g->code);
 		s->events += g->count;
 		add_item(&s->switches, g->address);
+		if (i == 0 || g->severity > s->severity)
+			s->severity = g->severity;
+		if (i == 0 || ga_action_rank(g->action) > ga_action_rank(s->action))
+			s->action = g->action;
+		/* "12028 (egress nonposted PRIV error) on 0000:05:00.0 link 32 x2 Fatal" */
+		const struct ga_sxid_fact *fact = ga_sxid_fact(g->code);
+		(void)ga_buf_addf(&s->summary, "%s%s", s->summary.len ? ", " : "", code);
+		if (fact)
+			(void)ga_buf_addf(&s->summary, " (%s)", fact->name);
+		if (g->address && g->address[0])
+			(void)ga_buf_addf(&s->summary, " on %s", g->address);
+		if (g->link.set)
+			(void)ga_buf_addf(&s->summary, " link %llu", (unsigned long long)g->link.v);
+		(void)ga_buf_addf(&s->summary, " x%llu%s", (unsigned long long)g->count,
+		                  g->fatal ? " Fatal" : "");
 		if (g->fatal) {
 			s->any_fatal = true;
 			add_item(&s->fatal, code);
@@ -118,16 +136,11 @@ static void sum_take(struct sxid_sum *s, const struct ga_sxid_group *v, size_t n
 			continue;
 		add_item(&s->codes, code);
 		uint64_t count = 0;
-		bool fatal = false;
 		for (size_t k = i; k < n; k++)
-			if (v[k].code == g->code) {
+			if (v[k].code == g->code)
 				count += v[k].count;
-				fatal |= v[k].fatal;
-			}
 		(void)ga_buf_addf(&s->counts, "%s%s:%llu", s->counts.len ? "," : "", code,
 		                  (unsigned long long)count);
-		(void)ga_buf_addf(&s->summary, "%s%s x%llu%s", s->summary.len ? ", " : "", code,
-		                  (unsigned long long)count, fatal ? " Fatal" : "");
 	}
 	s->sample = s->worst ? s->worst->sample : NULL;
 }
@@ -156,7 +169,7 @@ static int evidence(struct ga_finding *f, const struct sxid_sum *s)
 	return r;
 }
 
-/* "..." + "; NVSwitch SXids: 12028 x2, 24007 x1 Fatal" */
+/* "..." + "; NVSwitch SXids: 12028 (egress nonposted PRIV error) on 0000:05:00.0 link 32 x2" */
 static int append_message(char **msg, const char *what, const char *more)
 {
 	struct ga_buf b;
@@ -191,29 +204,26 @@ int ga_nvswitch_sxid_join(const struct ga_sxid_group *v, size_t n, struct ga_fin
 			continue;
 		joined++;
 		r = append_message(&f->message, "NVSwitch SXids: ", s.summary.data);
-		if (r == 0 && s.any_fatal) {
-			if (f->severity < GA_SEV_ERROR)
-				f->severity = GA_SEV_ERROR;
-			f->action = GA_ACT_REBOOT; /* a Fatal SXid: a reboot resets the fabric */
-			r = append_message(&f->decision,
-			                   "a Fatal SXid: ", "drain and reboot to reset the NVSwitch fabric");
+		if (r == 0 && s.severity > f->severity)
+			f->severity = s.severity;
+		if (r == 0 && s.severity >= GA_SEV_ERROR) {
+			/* the guide's row for the worst SXid (docs/xid.md), when it asks more */
+			if (ga_action_rank(s.action) > ga_action_rank(f->action))
+				f->action = s.action;
+			r = append_message(&f->decision, "NVSwitch SXids: ", ga_sxid_action_text(s.action));
 		}
 		if (r == 0)
 			r = evidence(f, &s);
 	}
 	if (r == 0 && !joined) {
 		struct ga_finding *f = ga_findings_add(
-		        out, GA_C_NVSWITCH_SXID, s.any_fatal ? GA_SEV_ERROR : GA_SEV_WARNING, "nvswitch",
-		        s.any_fatal ? "drain; reset the NVSwitch fabric (reboot); read "
-		                      "/var/log/fabricmanager.log"
-		                    : "record; drain and have the NVSwitch trays and NVLink path "
-		                      "inspected if they repeat",
+		        out, GA_C_NVSWITCH_SXID, s.severity, "nvswitch", ga_sxid_action_text(s.action),
 		        "NVSwitch SXids: %s (%llu event%s)", s.summary.data, (unsigned long long)s.events,
 		        s.events == 1 ? "" : "s");
 		if (!f)
 			r = -ENOMEM;
-		if (f && s.any_fatal)
-			f->action = GA_ACT_REBOOT;
+		if (f)
+			f->action = s.action; /* the guide's row, raised by a Fatal token */
 		if (r == 0)
 			r = ga_finding_evidence(f, "kind", "sxid");
 		/* a kernel-log finding: --state counts its events above the high-water mark */

@@ -164,3 +164,81 @@ void ga_xid_recovery_default(int recovery, enum ga_action *ret_action, enum ga_s
 	*ret_action = a;
 	*ret_sev = s;
 }
+
+static const struct ga_xid_nvl5_fact nvl5[] = {
+#define NVL5(n, unit, st, sev, imm, inv, a2, act, gsev, why) \
+	{ n, unit, st, sev, imm, inv, a2, GA_ACT_##act, GA_SEV_##gsev, why },
+#include "xid_nvlink5.def"
+#undef NVL5
+};
+
+const struct ga_xid_nvl5_fact *ga_xid_nvl5_facts(size_t *ret_n)
+{
+	*ret_n = GA_ARRAY_SIZE(nvl5);
+	return nvl5;
+}
+
+/*
+ * The mapping (docs/xid.md "NVLink5 sub-errors"):
+ *   IGNORE        none         info
+ *   RESET_GPU     reset_gpu    error    (one GPU's link: as the line's Fatal token)
+ *   XID_154_EVAL  investigate  warning  (the Xid 154 line that follows names the recovery)
+ */
+int ga_xid_nvl5_default(const char *immediate, enum ga_action *ret_action, enum ga_severity *ret_sev)
+{
+	if (!immediate)
+		return -EINVAL;
+	if (!strcmp(immediate, "IGNORE"))
+		*ret_action = GA_ACT_NONE, *ret_sev = GA_SEV_INFO;
+	else if (!strcmp(immediate, "RESET_GPU"))
+		*ret_action = GA_ACT_RESET_GPU, *ret_sev = GA_SEV_ERROR;
+	else if (!strcmp(immediate, "XID_154_EVAL"))
+		*ret_action = GA_ACT_INVESTIGATE, *ret_sev = GA_SEV_WARNING;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static bool unit_is(const struct ga_xid_nvl5_fact *f, const char *unit, size_t len)
+{
+	return strlen(f->unit) == len && !memcmp(f->unit, unit, len);
+}
+
+static bool worse(const struct ga_xid_nvl5_fact *a, const struct ga_xid_nvl5_fact *b)
+{
+	int ra = ga_action_rank(a->action), rb = ga_action_rank(b->action);
+	return ra != rb ? ra > rb : a->gseverity > b->gseverity;
+}
+
+/* A unit whose status is a value, not bits: a row of it is 0 or has several bits (NETIR_*, MSE). */
+static bool value_coded(uint64_t xid, const char *unit, size_t len)
+{
+	for (size_t i = 0; i < GA_ARRAY_SIZE(nvl5); i++)
+		if (nvl5[i].xid == xid && unit_is(&nvl5[i], unit, len) &&
+		    (!nvl5[i].status || (nvl5[i].status & (nvl5[i].status - 1))))
+			return true;
+	return false;
+}
+
+const struct ga_xid_nvl5_fact *ga_xid_nvl5_decode(uint64_t xid, const char *unit, size_t unit_len,
+                                                  uint32_t status)
+{
+	const struct ga_xid_nvl5_fact *best = NULL;
+	if (!unit || !unit_len)
+		return NULL;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(nvl5); i++)
+		if (nvl5[i].xid == xid && unit_is(&nvl5[i], unit, unit_len) && nvl5[i].status == status)
+			return &nvl5[i]; /* the value itself, or the one bit set */
+	if (value_coded(xid, unit, unit_len))
+		return NULL;
+	for (size_t i = 0; i < GA_ARRAY_SIZE(nvl5); i++) {
+		const struct ga_xid_nvl5_fact *f = &nvl5[i];
+		/* several bits set: each bit's row (a one-bit status of a bitmask unit) */
+		if (f->xid != xid || !unit_is(f, unit, unit_len) || !f->status ||
+		    (f->status & (f->status - 1)) || !(status & f->status))
+			continue;
+		if (!best || worse(f, best))
+			best = f;
+	}
+	return best;
+}

@@ -1,7 +1,8 @@
 /*
  * test_nvswitch.c - the NVSwitch view (lib/analyze/nvswitch.c through health.c): on a
  * node with NVSwitches the kernel log's SXids become evidence on the fabric findings,
- * or one GA-NVSWITCH-SXID; a Fatal SXid makes it error and reboot; a node without
+ * or one GA-NVSWITCH-SXID, whose severity and action are the worst SXid's row of the
+ * Fabric Manager guide (lib/core/sxid.def): a fatal one makes it error and reboot; a node without
  * NVSwitch keeps the per-(code, device) GA-KLOG-SXID findings.
  */
 #include <errno.h>
@@ -82,8 +83,13 @@ static void test_alone(void **state)
 	assert_int_equal(f.n, 1);
 	const struct ga_finding *x = find(&f, "GA-NVSWITCH-SXID");
 	assert_non_null(x);
+	/* 12028: the guide restarts the guest VM on the port; on bare metal, the job */
 	assert_int_equal(x->severity, GA_SEV_WARNING);
-	assert_int_equal(x->action, GA_ACT_INVESTIGATE);
+	assert_int_equal(x->action, GA_ACT_RESTART_WORKLOAD);
+	assert_string_equal(x->message,
+	                    "NVSwitch SXids: 12028 (egress nonposted PRIV error) on 0000:c6:00.0 link 32 "
+	                    "x1, 12028 (egress nonposted PRIV error) on 0000:c7:00.0 link 2 x1 (2 "
+	                    "events)");
 	assert_int_equal(x->cause, GA_CAUSE_NODE_HARDWARE);
 	assert_string_equal(x->subject, "nvswitch");
 	assert_string_equal(ev(x, "sxid"), "12028");
@@ -109,7 +115,8 @@ static void test_alone(void **state)
 	assert_string_equal(ev(x, "sxid_fatal"), "24007");
 	assert_string_equal(ev(x, "last_boot_s"), "5100.200000");
 	assert_non_null(strstr(ev(x, "sample"), "24007, Fatal")); /* the Fatal line */
-	assert_non_null(strstr(x->message, "24007 x1 Fatal"));
+	assert_non_null(
+	        strstr(x->message, "24007 (sourcetrack timeout error) on 0000:c8:00.0 link 44 x1 Fatal"));
 	ga_findings_release(&f);
 }
 
@@ -128,7 +135,10 @@ static void test_joined(void **state)
 	const struct ga_finding *d = find(&f, "GA-FABRIC-DEGRADED"), *l = find(&f, "GA-NVLINK-DOWN");
 	assert_int_equal(d->severity, GA_SEV_WARNING);
 	assert_int_equal(d->action, GA_ACT_INVESTIGATE);
-	assert_string_equal(d->message, "NVLink fabric health is limited_capacity; NVSwitch SXids: 12028 x2");
+	assert_string_equal(d->message,
+	                    "NVLink fabric health is limited_capacity; NVSwitch SXids: 12028 (egress "
+	                    "nonposted PRIV error) on 0000:c6:00.0 link 32 x1, 12028 (egress nonposted "
+	                    "PRIV error) on 0000:c7:00.0 link 2 x1");
 	assert_string_equal(d->decision, "check");
 	assert_string_equal(ev(d, "sxid_counts"), "12028:2");
 	assert_null(ev(d, "count")); /* --state: still NVML's condition, once per collection */
@@ -148,7 +158,7 @@ static void test_joined(void **state)
 		assert_int_equal(f.v[i].action, GA_ACT_REBOOT);
 		assert_string_equal(ev(&f.v[i], "sxid_fatal"), "24007");
 		assert_string_equal(ev(&f.v[i], "sxid_events"), "3");
-		assert_non_null(strstr(f.v[i].decision, "a Fatal SXid: drain and reboot"));
+		assert_non_null(strstr(f.v[i].decision, "NVSwitch SXids: drain and reboot"));
 	}
 	ga_findings_release(&f);
 }

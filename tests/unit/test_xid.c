@@ -205,12 +205,126 @@ static void test_mapping(void **state)
 	}
 }
 
+/* The NVLink5 decode table (xid_nvlink5.def) against its facts file, row by row. */
+static void test_nvl5_facts(void **state)
+{
+	(void)state;
+	const char *dir = getenv("GA_FIXTURES");
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/xid/nvidia-xid-nvlink5-decode.tsv", dir ? dir : "tests/fixtures");
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	size_t n;
+	const struct ga_xid_nvl5_fact *t = ga_xid_nvl5_facts(&n);
+	char line[1024];
+	bool header = false;
+	size_t k = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '#' || !line[0])
+			continue;
+		if (!header) {
+			header = true;
+			continue;
+		}
+		char *f[7];
+		assert_int_equal(split(line, f, 7), 7);
+		if (k == n)
+			fail_msg("the decode sheet row %s %s %s is missing from xid_nvlink5.def", f[0], f[1],
+			         f[2]);
+		const struct ga_xid_nvl5_fact *r = &t[k++];
+		assert_int_equal(r->xid, strtoul(f[0], NULL, 10));
+		assert_string_equal(r->unit, f[1]);
+		assert_int_equal(r->status, strtoul(f[2], NULL, 16));
+		assert_string_equal(r->severity, f[3]);
+		assert_string_equal(r->immediate, f[4]);
+		assert_string_equal(r->investigatory, f[5]);
+		assert_string_equal(r->action2, f[6]);
+		/* the mapping, or a documented departure */
+		enum ga_action a;
+		enum ga_severity s;
+		if (ga_xid_nvl5_default(r->immediate, &a, &s) < 0)
+			fail_msg("Xid %u %s: resolution %s has no mapping", r->xid, r->unit, r->immediate);
+		bool same = a == r->action && s == r->gseverity;
+		if (same == (r->departure[0] != '\0'))
+			fail_msg("Xid %u %s 0x%08x: departure and mapping disagree", r->xid, r->unit,
+			         r->status);
+		/* every row is an NVLink5 Xid of the catalogue */
+		const struct ga_xid_fact *x = ga_xid_fact(r->xid);
+		assert_non_null(x);
+		assert_int_equal(x->immediate, GA_XB_WORKFLOW_NVLINK5_ERR);
+		/* the sheet's Fatal rows are the ones that reset the GPU */
+		assert_int_equal(!strncmp(r->severity, "Fatal", 5), r->action == GA_ACT_RESET_GPU);
+	}
+	fclose(fp);
+	assert_int_equal(k, n);
+}
+
+/* Lines built from the documented form decode to the sheet's row. */
+static void test_nvl5_lines(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line;
+		const char *unit;
+		uint64_t link;
+		enum ga_action act;
+		enum ga_severity sev;
+	} cases[] = {
+		/* a fatal bit of RLW_REMAP: reset the GPU */
+		{ "NVRM: Xid (PCI:0000:04:00): 145, RLW_REMAP Fatal XC0 i0 Link 07 (0x00000004 0x00000040 "
+		  "0x00000000 0x00000000)",
+		  "RLW_REMAP", 7, GA_ACT_RESET_GPU, GA_SEV_ERROR },
+		/* a non-fatal bit: nothing to do */
+		{ "NVRM: Xid (PCI:0000:04:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 07 (0x00000004 "
+		  "0x00000100 0x00000000 0x00000000)",
+		  "RLW_REMAP", 7, GA_ACT_NONE, GA_SEV_INFO },
+		/* XID_154_EVAL: the Xid 154 line that follows decides */
+		{ "NVRM: Xid (PCI:0000:04:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 02 (0x00000004 "
+		  "0x00000001 0x00000000 0x00000000)",
+		  "RLW_REMAP", 2, GA_ACT_INVESTIGATE, GA_SEV_WARNING },
+		/* two bits, one fatal: the most urgent row */
+		{ "NVRM: Xid (PCI:0000:04:00): 144, SAW_MVB Fatal XC0 i0 Link 00 (0x00000001 0x00000003 "
+		  "0x00000000 0x00000000)",
+		  "SAW_MVB", 0, GA_ACT_RESET_GPU, GA_SEV_ERROR },
+		/* NETIR's status is a value: 3 is its own (non-fatal) row, not bits 1 and 2 */
+		{ "NVRM: Xid (PCI:0008:01:00): 149, NETIR_MFDE_EVENT Nonfatal XC0 i0 Link 08 (0x004505c6 "
+		  "0x00000003 0x00000000 0x00000000)",
+		  "NETIR_MFDE_EVENT", 8, GA_ACT_NONE, GA_SEV_INFO },
+		{ "NVRM: Xid (PCI:0008:01:00): 149, NETIR_MFDE_EVENT Fatal XC0 i0 Link 08 (0x004505c6 "
+		  "0x00000005 0x00000000 0x00000000)",
+		  "NETIR_MFDE_EVENT", 8, GA_ACT_RESET_GPU, GA_SEV_ERROR },
+		/* a unit the sheet does not decode: the Fatal token decides (docs/xid.md) */
+		{ "NVRM: Xid (PCI:0008:01:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 08 (0x004505c6 "
+		  "0x00000000 0x00000000 0x00000000)",
+		  "NETIR_LINK_EVT", 8, GA_ACT_RESET_GPU, GA_SEV_ERROR },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ga_kevent ev;
+		assert_int_equal(ga_kevent_parse(NULL, cases[i].line, strlen(cases[i].line), &ev), 1);
+		assert_int_equal(ev.kind, GA_KEV_XID);
+		assert_string_equal(ev.nvl_unit, cases[i].unit);
+		assert_true(ev.link.set);
+		assert_int_equal(ev.link.v, cases[i].link);
+		enum ga_action a;
+		enum ga_severity s;
+		assert_int_equal(ga_kev_xid_line(&ev, &a, &s), 1);
+		if (a != cases[i].act || s != cases[i].sev)
+			fail_msg("case %zu: %s/%d, want %s/%d", i, ga_action_name(a), (int)s,
+			         ga_action_name(cases[i].act), (int)cases[i].sev);
+	}
+	/* the decode itself: an unknown unit, a status with no row */
+	assert_null(ga_xid_nvl5_decode(145, "NO_SUCH_UNIT", 12, 0x40));
+	assert_null(ga_xid_nvl5_decode(146, "TLW_CTRL", 8, 0x00000100));
+	assert_non_null(ga_xid_nvl5_decode(150, "MSE_WATCHDOG", 12, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_facts_equal),
-		cmocka_unit_test(test_mapping_applied),
-		cmocka_unit_test(test_mapping),
+		cmocka_unit_test(test_facts_equal), cmocka_unit_test(test_mapping_applied),
+		cmocka_unit_test(test_mapping),     cmocka_unit_test(test_nvl5_facts),
+		cmocka_unit_test(test_nvl5_lines),
 	};
 	return cmocka_run_group_tests(tests, load, NULL);
 }
