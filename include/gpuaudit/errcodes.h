@@ -68,9 +68,15 @@ enum ga_errcode_group ga_errcode_group_of(size_t i);
 /* A code's key for map.def: the name without its family's prefix, lower case, no '_'. */
 void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap);
 
+/* The longest message string a lookup reads (the longest in the tables is shorter). */
+#define GA_ERRCODE_MESSAGE_MAX 256
+
 struct ga_errcode_index {
 	struct ga_strmap map; /* name -> i, "family#value" -> i (the first code with that number) */
 	uint8_t *group;       /* per code */
+	struct ga_strmap msg; /* "family|message" -> i (the first code with that message) */
+	const char **message; /* per code: the vendor's message string (FAMILY.str.def), or NULL */
+	size_t msg_max;       /* the longest key text in msg */
 };
 int ga_errcode_index_init(struct ga_errcode_index *ix); /* 0 or -ENOMEM */
 void ga_errcode_index_release(struct ga_errcode_index *ix);
@@ -78,6 +84,17 @@ void ga_errcode_index_release(struct ga_errcode_index *ix);
 long ga_errcode_lookup(const struct ga_errcode_index *ix, const char *name, size_t n);
 /* The code of family f with that number, or -1. */
 long ga_errcode_lookup_number(const struct ga_errcode_index *ix, enum ga_errcode_family f, int64_t v);
+/* The vendor's message string of code i ("no kernel image is available for execution on the
+ * device"), NULL when its table has none (docs/explain.md lists the tables that have them). */
+const char *ga_errcode_message(const struct ga_errcode_index *ix, size_t i);
+/* The code of family f whose message is exactly the n bytes at s, or -1. */
+long ga_errcode_lookup_message(const struct ga_errcode_index *ix, enum ga_errcode_family f, const char *s,
+                               size_t n);
+/* The code of family f whose message starts the n bytes at s and ends at a word's end (the
+ * longest such; "unhandled system error (run with ...), NCCL version 2.18.1"), or -1: one hash
+ * lookup per word end of the first msg_max bytes, not a scan of the messages. */
+long ga_errcode_find_message(const struct ga_errcode_index *ix, enum ga_errcode_family f, const char *s,
+                             size_t n);
 /* The family whose error prefix starts the n bytes at tok, or GA_ECF__COUNT. */
 enum ga_errcode_family ga_errcode_error_prefix(const char *tok, size_t n);
 

@@ -640,8 +640,47 @@ static const char *component_guess(const char *l, size_t n)
 }
 
 /*
+ * The code whose message string (the vendor's, lib/core/errcodes/FAMILY.str.def)
+ * follows a runtime's error prefix: "CUDA error: an illegal memory access was
+ * encountered" (cudaGetErrorString after the CUDA runtime's and PyTorch's
+ * prefix), "HIP error: invalid device function", "NCCL error: unhandled system
+ * error", PyTorch's "NCCL error in: FILE:LINE, unhandled system error ...".
+ * The text after the prefix is looked up in the message index (a hash per word
+ * end, ga_errcode_find_message), never compared with every message. -1: none.
+ */
+static long message_code(const struct ga_explain *ex, const char *l, size_t n)
+{
+	static const struct {
+		const char *prefix;
+		enum ga_errcode_family fam;
+		bool after_comma; /* the message follows the first ", " after the prefix */
+	} pre[] = { { "CUDA error: ", GA_ECF_CUDART, false },
+		    { "HIP error: ", GA_ECF_HIP, false },
+		    { "NCCL error: ", GA_ECF_NCCL, false },
+		    { "NCCL error in: ", GA_ECF_NCCL, true } };
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		size_t pl = strlen(pre[i].prefix);
+		const char *at = memmem(l, n, pre[i].prefix, pl);
+		if (!at)
+			continue;
+		const char *s = at + pl, *e = l + n;
+		if (pre[i].after_comma) {
+			const char *c = memmem(s, (size_t)(e - s), ", ", 2);
+			if (!c)
+				continue;
+			s = c + 2;
+		}
+		long k = ga_errcode_find_message(&ex->ecx, pre[i].fam, s, (size_t)(e - s));
+		if (k >= 0)
+			return k;
+	}
+	return -1;
+}
+
+/*
  * The first error code the line names: an identifier with a family's prefix
  * looked up in the index (*unknown: it has an error prefix and is in no table),
+ * else the vendor's message after a runtime's prefix (message_code),
  * else a number after a runtime's name ("CUDA error code 700", "nvmlReturn 999", rocminfo's "hsa api
  * call failure ... Call returned 4104", "Unknown ze_result_t value: 1879179264").
  * The code's index, or -1 (*unknown set when an unknown name was seen).
@@ -674,6 +713,9 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 	}
 	if (unknown[0])
 		return -1;
+	long mk = message_code(ex, l, n);
+	if (mk >= 0)
+		return mk;
 	static const struct {
 		const char *word;
 		enum ga_errcode_family fam;

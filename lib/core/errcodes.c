@@ -71,6 +71,39 @@ static const struct ga_errcode codes[] = {
 #undef ERRCODE
 };
 
+/* The message strings (FAMILY.str.def): what the vendor's library returns for a code. */
+struct message {
+	const char *name, *text;
+	enum ga_errcode_family family;
+};
+
+static bool is_word_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static const struct message messages[] = {
+#define ERRSTR(n, t) { n, t, FAM },
+#define FAM GA_ECF_CUDART
+#include "errcodes/cudart.str.def"
+#undef FAM
+#define FAM GA_ECF_NCCL
+#include "errcodes/nccl.str.def"
+#undef FAM
+#define FAM GA_ECF_CUBLAS
+#include "errcodes/cublas.str.def"
+#undef FAM
+#define FAM GA_ECF_CUSPARSE
+#include "errcodes/cusparse.str.def"
+#undef FAM
+#define FAM GA_ECF_HIP
+#include "errcodes/hip.str.def"
+#undef FAM
+#undef ERRSTR
+};
+
+#define N_MESSAGES (sizeof(messages) / sizeof(messages[0]))
+
 struct rule {
 	const char *key; /* "[family/][=]key" */
 	enum ga_errcode_group group;
@@ -176,6 +209,63 @@ static void number_key(enum ga_errcode_family f, int64_t v, char *out, size_t ca
 	snprintf(out, cap, "%s#%lld", families[f].id, (long long)v);
 }
 
+/* "family|text" for the message map; false when it does not fit */
+static bool message_key(enum ga_errcode_family f, const char *t, size_t n, char *out, size_t cap)
+{
+	int l = snprintf(out, cap, "%s|", families[f].id);
+	if (l < 0 || (size_t)l + n >= cap)
+		return false;
+	memcpy(out + l, t, n);
+	out[(size_t)l + n] = '\0';
+	return true;
+}
+
+/* Put "family|text" -> code unless the key is taken (the first code of a text keeps it). */
+static int message_put(struct ga_errcode_index *ix, enum ga_errcode_family f, const char *t, size_t n,
+                       size_t code)
+{
+	char key[GA_ERRCODE_MESSAGE_MAX + 16];
+	if (!n || !message_key(f, t, n, key, sizeof(key)) || ga_strmap_get(&ix->msg, key, NULL))
+		return 0;
+	if (n > ix->msg_max)
+		ix->msg_max = n;
+	return ga_strmap_put(&ix->msg, key, code, NULL) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * The message index: every message of FAMILY.str.def, then each one's text
+ * before a note the library appends (" (run with NCCL_DEBUG=INFO for
+ * details)", " - please report this issue to the NCCL developers") where no
+ * message of the family has that shorter text: logs of releases whose
+ * strings had no such note still match.
+ */
+static int messages_index(struct ga_errcode_index *ix)
+{
+	if (!(ix->message = ga_calloc(N_CODES, sizeof(*ix->message))))
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t m = 0; m < N_MESSAGES; m++) {
+			size_t i;
+			if (!ga_strmap_get(&ix->map, messages[m].name, &i) ||
+			    codes[i].family != messages[m].family)
+				continue; /* the generator writes only names of the family's table */
+			const char *t = messages[m].text;
+			size_t n = strlen(t);
+			if (pass == 0) {
+				ix->message[i] = t;
+			} else {
+				const char *a = strstr(t, " ("), *b = strstr(t, " - ");
+				const char *cut = a && (!b || a < b) ? a : b;
+				if (!cut)
+					continue;
+				n = (size_t)(cut - t);
+			}
+			if (message_put(ix, messages[m].family, t, n, i) < 0)
+				return -ENOMEM;
+		}
+	return 0;
+}
+
 int ga_errcode_index_init(struct ga_errcode_index *ix)
 {
 	memset(ix, 0, sizeof(*ix));
@@ -192,14 +282,21 @@ int ga_errcode_index_init(struct ga_errcode_index *ix)
 			return -ENOMEM;
 		}
 	}
+	if (messages_index(ix) < 0) {
+		ga_errcode_index_release(ix);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 void ga_errcode_index_release(struct ga_errcode_index *ix)
 {
 	ga_strmap_release(&ix->map);
+	ga_strmap_release(&ix->msg);
 	ga_free(ix->group);
 	ix->group = NULL;
+	ga_free(ix->message);
+	ix->message = NULL;
 }
 
 long ga_errcode_lookup(const struct ga_errcode_index *ix, const char *name, size_t n)
@@ -216,6 +313,37 @@ long ga_errcode_lookup_number(const struct ga_errcode_index *ix, enum ga_errcode
 		return -1;
 	number_key(f, v, nk, sizeof(nk));
 	return ga_strmap_get(&ix->map, nk, &i) ? (long)i : -1;
+}
+
+const char *ga_errcode_message(const struct ga_errcode_index *ix, size_t i)
+{
+	return i < N_CODES && ix->message ? ix->message[i] : NULL;
+}
+
+long ga_errcode_lookup_message(const struct ga_errcode_index *ix, enum ga_errcode_family f, const char *s,
+                               size_t n)
+{
+	char key[GA_ERRCODE_MESSAGE_MAX + 16];
+	size_t i;
+	if ((unsigned)f >= GA_ECF__COUNT || n > ix->msg_max || !message_key(f, s, n, key, sizeof(key)))
+		return -1;
+	return ga_strmap_get(&ix->msg, key, &i) ? (long)i : -1;
+}
+
+long ga_errcode_find_message(const struct ga_errcode_index *ix, enum ga_errcode_family f, const char *s,
+                             size_t n)
+{
+	size_t all = n;
+	if (n > ix->msg_max)
+		n = ix->msg_max;
+	for (size_t e = n; e > 0; e--) {
+		if (e < all && is_word_byte((unsigned char)s[e]))
+			continue;
+		long k = ga_errcode_lookup_message(ix, f, s, e);
+		if (k >= 0)
+			return k;
+	}
+	return -1;
 }
 
 enum ga_errcode_family ga_errcode_error_prefix(const char *tok, size_t n)

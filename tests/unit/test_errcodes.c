@@ -350,6 +350,84 @@ static void test_explain_codes(void **state)
 	ga_explain_free(ex);
 }
 
+/* The vendors' message strings (FAMILY.str.def): looked up exactly, at a word's end, per family. */
+static void test_messages(void **state)
+{
+	(void)state;
+	struct ga_errcode_index ix;
+	assert_int_equal(ga_errcode_index_init(&ix), 0);
+	const char *m = "no kernel image is available for execution on the device";
+	long k = ga_errcode_lookup_message(&ix, GA_ECF_CUDART, m, strlen(m));
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "cudaErrorNoKernelImageForDevice");
+	assert_int_equal(ga_errcode_get((size_t)k)->value, 209);
+	assert_string_equal(ga_errcode_message(&ix, (size_t)k), m);
+	/* the same text is HIP's hipErrorNoBinaryForGpu: the family decides */
+	k = ga_errcode_lookup_message(&ix, GA_ECF_HIP, m, strlen(m));
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "hipErrorNoBinaryForGpu");
+	m = "invalid device function";
+	k = ga_errcode_lookup_message(&ix, GA_ECF_HIP, m, strlen(m));
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "hipErrorInvalidDeviceFunction");
+	/* a prefix of a message is not the message; nor is another family's */
+	assert_int_equal(ga_errcode_lookup_message(&ix, GA_ECF_CUDART, m, 7), -1);
+	assert_int_equal(ga_errcode_lookup_message(&ix, GA_ECF_NVML, m, strlen(m)), -1);
+	/* NCCL 2.28's text with its note, and the text before the note */
+	m = "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5";
+	k = ga_errcode_find_message(&ix, GA_ECF_NCCL, m, strlen(m));
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "ncclSystemError");
+	m = "unhandled system error, NCCL version 2.7.8";
+	k = ga_errcode_find_message(&ix, GA_ECF_NCCL, m, strlen(m));
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "ncclSystemError");
+	/* the longest message wins: "unspecified launch failure in prior launch" (HIP) */
+	m = "unspecified launch failure in prior launch";
+	k = ga_errcode_find_message(&ix, GA_ECF_HIP, m, strlen(m));
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "hipErrorPriorLaunchFailure");
+	k = ga_errcode_find_message(&ix, GA_ECF_HIP, m, 26);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "hipErrorLaunchFailure");
+	/* a message ends at a word's end: "out of memoryX" is none */
+	m = "out of memoryX";
+	assert_int_equal(ga_errcode_find_message(&ix, GA_ECF_CUDART, m, strlen(m)), -1);
+	k = ga_errcode_find_message(&ix, GA_ECF_CUDART, m, strlen(m) - 1);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "cudaErrorMemoryAllocation");
+	/* every message of a table is found again, and names a code of its own family */
+	size_t with = 0;
+	for (size_t i = 0; i < ga_errcode_count(); i++) {
+		const char *t = ga_errcode_message(&ix, i);
+		if (!t)
+			continue;
+		with++;
+		k = ga_errcode_lookup_message(&ix, ga_errcode_get(i)->family, t, strlen(t));
+		assert_true(k >= 0);
+		assert_int_equal(ga_errcode_get((size_t)k)->family, ga_errcode_get(i)->family);
+		assert_string_equal(ga_errcode_message(&ix, (size_t)k), t);
+	}
+	assert_true(with > 200);
+	ga_errcode_index_release(&ix);
+}
+
+/* explain: a runtime's message after its prefix is that code, with the code's cause. */
+static void test_explain_messages(void **state)
+{
+	(void)state;
+	const char *log = "start\n"
+	                  "RuntimeError: CUDA error: the launch timed out and was terminated\n"
+	                  "RuntimeError: HIP error: the launch timed out and was terminated\n"
+	                  "CUDA error: this is not a message of libcudart\n";
+	struct ga_explain *ex = explain_text(log, 1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 2);
+	const struct ga_explain_cause *c = cause_of(ex, "errcode-launch-failed");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 2);
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "cudaErrorLaunchTimeout");
+	assert_non_null(strstr(c->detail, "cudaErrorLaunchTimeout = 702 (CUDA runtime API cudaError_t)"));
+	assert_non_null(strstr(c->detail, "hipErrorLaunchTimeOut"));
+	ga_explain_free(ex);
+}
+
 /* No cause: the salient lines, the same however the input is cut; unknown codes stay unknown. */
 static void test_explain_inconclusive(void **state)
 {
@@ -402,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_lookup),           cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_names_in_headers), cmocka_unit_test(test_tables_match_headers),
 		cmocka_unit_test(test_explain_codes),    cmocka_unit_test(test_explain_inconclusive),
+		cmocka_unit_test(test_messages),         cmocka_unit_test(test_explain_messages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -354,20 +354,22 @@ static char *slurp_fixture_logs(void)
 	return all;
 }
 
-/* Every signature of the catalogue is hit by at least one fixture log. */
+/* Every signature of the catalogue is hit by at least one fixture log (an error code's group
+ * cause, errcode-*, that a log's line also names is no signature and is not counted). */
 static void test_fixtures_cover_catalogue(void **state)
 {
 	(void)state;
 	char *all = slurp_fixture_logs();
 	struct ga_explain *ex = run_text(all, 1 << 20, 0);
-	size_t nc = 0;
-	ga_explain_causes(ex, &nc);
+	size_t n = 0, nc = 0;
+	const struct ga_explain_cause *cs = ga_explain_causes(ex, &n);
+	for (size_t j = 0; j < n; j++)
+		nc += cs[j].sig < ga_signature_count();
 	if (nc != ga_signature_count()) {
-		const struct ga_explain_cause *c = ga_explain_causes(ex, &nc);
 		for (size_t i = 0; i < ga_signature_count(); i++) {
 			bool seen = false;
-			for (size_t j = 0; j < nc; j++)
-				seen |= c[j].sig == i;
+			for (size_t j = 0; j < n; j++)
+				seen |= cs[j].sig == i;
 			if (!seen)
 				print_message("no fixture log matches %s\n", sig_id((unsigned)i));
 		}

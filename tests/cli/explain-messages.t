@@ -1,0 +1,8 @@
+# explain recognises the vendors' message strings after a runtime's prefix ("CUDA error: the
+# launch timed out and was terminated" is cudaGetErrorString(cudaErrorLaunchTimeout), "HIP error:
+# ...", "NCCL error: ...", PyTorch's "NCCL error in: FILE:LINE, ...") as the code itself
+# (lib/core/errcodes/*.str.def), with the code's cause when no signature matches. The log is
+# synthesized around the libraries' real strings (tests/fixtures/logs/README.md).
+L=$FIXTURES/explain-codes
+run explain "$L/messages.log"
+run explain "$L/messages.log" --json --max-matches 2
