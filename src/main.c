@@ -506,10 +506,8 @@ const struct command commands[] = {
 	  "                     [--target SPEC | --for SNAPSHOT.json]\n"
 	  "                     [--for-class NAME --policy FILE]\n"
 	  "                     [--ld-library-path DIRS] [--max-member-bytes N]\n"
-	  "                     [--max-total-bytes N] [--max-ratio N] [--max-nesting N]
-"
-	  "                     [--cyclonedx FILE|-] [--fail-on error|warning|info] [-v] PATH...
-"
+	  "                     [--max-total-bytes N] [--max-ratio N] [--max-nesting N]\n"
+	  "                     [--cyclonedx FILE|-] [--fail-on error|warning|info] [-v] PATH...\n"
 	  "\n"
 	  "Inventory what PATH pulls in from GPU vendors and judge whether it will load\n"
 	  "and find kernels on a target node (docs/deps.md). PATH is a file, a directory\n"
