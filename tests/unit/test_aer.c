@@ -17,45 +17,20 @@
 
 #include <cmocka.h>
 
+#include "facts-tsv.h"
 #include "gpuaudit/aer.h"
 #include "gpuaudit/kmsg.h"
-
-static size_t split(char *line, char **f, size_t n)
-{
-	size_t k = 0;
-	for (char *p = line; k < n;) {
-		f[k++] = p;
-		char *t = strchr(p, '\t');
-		if (!t)
-			break;
-		*t = '\0';
-		p = t + 1;
-	}
-	return k;
-}
 
 static void test_facts_equal(void **state)
 {
 	(void)state;
-	const char *dir = getenv("GA_FIXTURES");
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/aer/linux-aer-error-strings.tsv", dir ? dir : "tests/fixtures");
-	FILE *fp = fopen(path, "r");
-	assert_non_null(fp);
-	size_t n, k = 0;
+	struct facts_tsv tsv;
+	assert_int_equal(facts_open(&tsv, "aer/linux-aer-error-strings.tsv"), 0);
+	size_t n, k = 0, nf;
 	const struct ga_aer_fact *t = ga_aer_facts(&n);
-	char line[512];
-	bool header = false;
-	while (fgets(line, sizeof(line), fp)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || !line[0])
-			continue;
-		if (!header) {
-			header = true;
-			continue;
-		}
-		char *f[4];
-		assert_int_equal(split(line, f, 4), 4);
+	char *f[4];
+	while ((nf = facts_row(&tsv, f, 4))) {
+		assert_int_equal(nf, 4);
 		if (k == n)
 			fail_msg("%s bit %s (%s) is missing from lib/core/aer.def", f[0], f[1], f[2]);
 		const struct ga_aer_fact *r = &t[k++];
@@ -65,7 +40,7 @@ static void test_facts_equal(void **state)
 		assert_string_equal(ga_aer_layer_name(r->layer), f[3]);
 		assert_ptr_equal(ga_aer_fact(r->uncorrectable, r->bit), r);
 	}
-	fclose(fp);
+	facts_close(&tsv);
 	assert_int_equal(k, n);
 	assert_null(ga_aer_fact(false, 1)); /* the kernel names no correctable bit 1 */
 }

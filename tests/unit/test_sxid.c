@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "facts-tsv.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/sxid.h"
@@ -32,56 +33,29 @@ struct row {
 static struct row rows[MAX_ROWS];
 static size_t n_rows;
 
-static size_t split(char *line, char **f, size_t n)
-{
-	size_t k = 0;
-	for (char *p = line; k < n;) {
-		f[k++] = p;
-		char *t = strchr(p, '\t');
-		if (!t)
-			break;
-		*t = '\0';
-		p = t + 1;
-	}
-	return k;
-}
-
 static int load(void **state)
 {
 	(void)state;
-	const char *dir = getenv("GA_FIXTURES");
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/sxid/nvidia-fm-sxid.tsv", dir ? dir : "tests/fixtures");
-	FILE *fp = fopen(path, "r");
-	if (!fp) {
-		fprintf(stderr, "cannot open %s\n", path);
+	struct facts_tsv tsv;
+	if (facts_open(&tsv, "sxid/nvidia-fm-sxid.tsv") < 0)
 		return -1;
-	}
-	char line[1024];
-	bool header = false;
-	while (fgets(line, sizeof(line), fp)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || !line[0])
-			continue;
-		if (!header) {
-			header = true;
-			continue;
-		}
-		char *f[4];
-		if (split(line, f, 4) != 4 || n_rows == MAX_ROWS) {
-			fclose(fp);
+	char *f[4];
+	size_t nf;
+	while ((nf = facts_row(&tsv, f, 4))) {
+		if (nf != 4 || n_rows == MAX_ROWS) {
+			facts_close(&tsv);
 			return -1;
 		}
 		struct row *r = &rows[n_rows++];
 		char *end;
 		r->sxid = (unsigned)strtoul(f[0], &end, 10);
 		if (*end)
-			return fclose(fp), -1;
+			return facts_close(&tsv), -1;
 		snprintf(r->table, sizeof(r->table), "%s", f[1]);
 		snprintf(r->name, sizeof(r->name), "%s", f[2]);
 		snprintf(r->recovery, sizeof(r->recovery), "%s", f[3]);
 	}
-	fclose(fp);
+	facts_close(&tsv);
 	return n_rows ? 0 : -1;
 }
 

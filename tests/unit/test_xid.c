@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "facts-tsv.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/xid.h"
@@ -32,58 +33,30 @@ struct row {
 static struct row rows[MAX_ROWS];
 static size_t n_rows;
 
-/* Split a tab-separated line into up to n fields (in place). */
-static size_t split(char *line, char **f, size_t n)
-{
-	size_t k = 0;
-	for (char *p = line; k < n;) {
-		f[k++] = p;
-		char *t = strchr(p, '\t');
-		if (!t)
-			break;
-		*t = '\0';
-		p = t + 1;
-	}
-	return k;
-}
-
 static int load(void **state)
 {
 	(void)state;
-	const char *dir = getenv("GA_FIXTURES");
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/xid/nvidia-xid-catalog.tsv", dir ? dir : "tests/fixtures");
-	FILE *fp = fopen(path, "r");
-	if (!fp) {
-		fprintf(stderr, "cannot open %s\n", path);
+	struct facts_tsv tsv;
+	if (facts_open(&tsv, "xid/nvidia-xid-catalog.tsv") < 0)
 		return -1;
-	}
-	char line[1024];
-	bool header = false;
-	while (fgets(line, sizeof(line), fp)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || !line[0])
-			continue;
-		if (!header) {
-			header = true; /* the column names */
-			continue;
-		}
-		char *f[5];
-		if (split(line, f, 5) != 5 || n_rows == MAX_ROWS) {
-			fclose(fp);
+	char *f[5];
+	size_t nf;
+	while ((nf = facts_row(&tsv, f, 5))) {
+		if (nf != 5 || n_rows == MAX_ROWS) {
+			facts_close(&tsv);
 			return -1;
 		}
 		struct row *r = &rows[n_rows++];
 		char *end;
 		r->xid = (unsigned)strtoul(f[0], &end, 10);
 		if (*end)
-			return fclose(fp), -1;
+			return facts_close(&tsv), -1;
 		snprintf(r->mnemonic, sizeof(r->mnemonic), "%s", f[1]);
 		snprintf(r->description, sizeof(r->description), "%s", f[2]);
 		snprintf(r->immediate, sizeof(r->immediate), "%s", f[3]);
 		snprintf(r->investigatory, sizeof(r->investigatory), "%s", strcmp(f[4], "-") ? f[4] : "");
 	}
-	fclose(fp);
+	facts_close(&tsv);
 	return n_rows ? 0 : -1;
 }
 
@@ -209,26 +182,14 @@ static void test_mapping(void **state)
 static void test_nvl5_facts(void **state)
 {
 	(void)state;
-	const char *dir = getenv("GA_FIXTURES");
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/xid/nvidia-xid-nvlink5-decode.tsv", dir ? dir : "tests/fixtures");
-	FILE *fp = fopen(path, "r");
-	assert_non_null(fp);
+	struct facts_tsv tsv;
+	assert_int_equal(facts_open(&tsv, "xid/nvidia-xid-nvlink5-decode.tsv"), 0);
 	size_t n;
 	const struct ga_xid_nvl5_fact *t = ga_xid_nvl5_facts(&n);
-	char line[1024];
-	bool header = false;
-	size_t k = 0;
-	while (fgets(line, sizeof(line), fp)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || !line[0])
-			continue;
-		if (!header) {
-			header = true;
-			continue;
-		}
-		char *f[7];
-		assert_int_equal(split(line, f, 7), 7);
+	size_t k = 0, nf;
+	char *f[7];
+	while ((nf = facts_row(&tsv, f, 7))) {
+		assert_int_equal(nf, 7);
 		if (k == n)
 			fail_msg("the decode sheet row %s %s %s is missing from xid_nvlink5.def", f[0], f[1],
 			         f[2]);
@@ -256,7 +217,7 @@ static void test_nvl5_facts(void **state)
 		/* the sheet's Fatal rows are the ones that reset the GPU */
 		assert_int_equal(!strncmp(r->severity, "Fatal", 5), r->action == GA_ACT_RESET_GPU);
 	}
-	fclose(fp);
+	facts_close(&tsv);
 	assert_int_equal(k, n);
 }
 
