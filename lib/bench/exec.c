@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 
 extern char **environ;
 

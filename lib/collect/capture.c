@@ -45,6 +45,7 @@
 #include "gpuaudit/strmap.h"
 #include "collect.h"
 #include "gpuaudit/capture.h"
+#include "gpuaudit/capture-read.h"
 #include "gpuaudit/fs.h"
 
 #define CAP_PATH 4096
@@ -2067,8 +2068,8 @@ static int open_outdir(struct ga_ctx *ctx, const char *out, struct outdir *od, i
 	for (unsigned i = 0; !od->made; i++) {
 		char sfx[7];
 		rnd6(sfx, i);
-		snprintf(od->partial, sizeof(od->partial), "%.*s%s%s", name_max, name,
-		         GA_CAPTURE_PARTIAL, sfx);
+		snprintf(od->partial, sizeof(od->partial), "%.*s%s%s", name_max, name, GA_CAPTURE_PARTIAL,
+		         sfx);
 		if (mkdirat(od->parent_fd, od->partial, 0700) == 0)
 			od->made = true;
 		else if (errno != EEXIST || i >= 64)

@@ -22,6 +22,8 @@
 #include "gpuaudit/policy.h"
 #include "gpuaudit/prom.h"
 #include "gpuaudit/verdict.h"
+#include "gpuaudit/verdict-analyze.h"
+#include "gpuaudit/findings-analyze.h"
 
 static struct ga_node *node_of(const char *members)
 {
