@@ -61,8 +61,8 @@ static const struct ga_field devnode_f[] = {
 	GA_FIELD(struct ga_vd_device_node, path, GA_F_STR),
 	GA_FIELD(struct ga_vd_device_node, accessible, GA_F_BOOL),
 };
-static const struct ga_schema devnode_s = { "ga_vd_device_node", sizeof(struct ga_vd_device_node),
-	                                    devnode_f, GA_ARRAY_SIZE(devnode_f) };
+static const struct ga_schema devnode_s = { "ga_vd_device_node", sizeof(struct ga_vd_device_node), devnode_f,
+	                                    GA_ARRAY_SIZE(devnode_f) };
 
 static const struct ga_field verdict_f[] = {
 	GA_FIELD_ENUM(struct ga_node_verdict, readiness, ga_vd_ready_names),
