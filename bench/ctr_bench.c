@@ -17,6 +17,7 @@
 
 #include "collect/collect.h"
 #include "gpuaudit/isolate.h"
+#include "gpuaudit/node-read.h"
 
 static double now_ms(void)
 {

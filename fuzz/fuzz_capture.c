@@ -20,6 +20,7 @@
 #include "fuzz.h"
 #include "fuzz_tree.h"
 #include "gpuaudit/capture.h"
+#include "gpuaudit/capture-read.h"
 #include "gpuaudit/model.h"
 
 #define SEP "@@@\n"

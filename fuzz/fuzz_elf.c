@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "elfscan_check.h"
+#include "gpuaudit/elfscan-analyze.h"
 
 static void other_paths(struct ga_ctx *ctx, const uint8_t *data, size_t size, const struct ga_elf_info *ref)
 {

@@ -9,6 +9,7 @@
 
 #include "fuzz.h"
 #include "gpuaudit/explain.h"
+#include "gpuaudit/explain-analyze.h"
 
 /* Two matchers compiled once (regcomp of the catalogue is the slow part), reset per input. */
 static struct ga_explain *feed(int which, const char *s, size_t n, size_t chunk)

@@ -10,6 +10,7 @@
 
 #include "fuzz.h"
 #include "gpuaudit/fleet.h"
+#include "gpuaudit/fleet-analyze.h"
 #include "gpuaudit/reports.h"
 
 static struct ga_ctx *ctx;

@@ -9,6 +9,7 @@
 
 #include "fuzz.h"
 #include "gpuaudit/hstate.h"
+#include "gpuaudit/hstate-analyze.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

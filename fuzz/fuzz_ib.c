@@ -16,8 +16,10 @@
 #include "fuzz.h"
 #include "fuzz_tree.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/network.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 #include "gpuaudit/prom.h"
 
 #define NIC "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"

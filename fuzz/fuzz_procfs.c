@@ -17,7 +17,9 @@
 #include "fuzz.h"
 #include "fuzz_tree.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 
 #define NV "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"
 #define AMD "sys/devices/pci0000:00/0000:00:02.0/0000:02:00.0"

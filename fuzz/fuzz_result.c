@@ -10,7 +10,9 @@
 
 #include "fuzz.h"
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 #include "gpuaudit/canary.h"
+#include "gpuaudit/canary-run.h"
 
 static struct ga_ctx *ctx;
 

@@ -14,6 +14,7 @@
 #include "bench-load.h"
 #include "bench-report.h"
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 #include "gpuaudit/stats.h"
 
 static const char exec_usage[] =

@@ -14,6 +14,7 @@
 #include "bench-load.h"
 #include "bench-report.h"
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 
 static const char http_usage[] =
         "usage: gpuaudit bench http URL --rate R --duration D [--connections C]\n"

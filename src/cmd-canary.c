@@ -12,7 +12,9 @@
 #include "bench-report.h"
 #include "cli.h"
 #include "gpuaudit/canary.h"
+#include "gpuaudit/canary-run.h"
 #include "gpuaudit/model.h"
+#include "gpuaudit/benchfile-run.h"
 
 #define MAX_RESULT_BYTES (512u << 20)
 

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "gpuaudit/core.h"
 #include "gpuaudit/capture.h"
+#include "gpuaudit/capture-read.h"
 #include "gpuaudit/model.h"
 
 struct capture_opts {

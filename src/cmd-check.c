@@ -20,9 +20,11 @@
 #include "gpuaudit/node-action.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodereport.h"
+#include "gpuaudit/nodereport-analyze.h"
 #include "gpuaudit/nodeclass.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/verdict.h"
+#include "gpuaudit/verdict-analyze.h"
 
 #define NPD_MAX CLI_NPD_MAX /* node-problem-detector's default max_output_length */
 #define SLURM_MAX 160       /* a drain reason that still reads in `sinfo -R` */

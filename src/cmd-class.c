@@ -16,6 +16,7 @@
 #include "gpuaudit/json.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/nodeclass-analyze.h"
 
 /* One scalar as text: strings bare, quoted when they hold spaces. */
 static void print_scalar(FILE *o, json_t *v)

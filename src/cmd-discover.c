@@ -9,11 +9,13 @@
 
 #include "cli.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/topomatrix.h"
 #include "gpuaudit/topotext.h"
 #include "gpuaudit/verdict.h"
+#include "gpuaudit/verdict-analyze.h"
 
 static void human_bytes(char *out, size_t n, uint64_t b)
 {

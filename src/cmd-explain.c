@@ -14,6 +14,7 @@
 #include "gpuaudit/atomicfile.h"
 #include "gpuaudit/errcodes.h"
 #include "gpuaudit/explain.h"
+#include "gpuaudit/explain-analyze.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 

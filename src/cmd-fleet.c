@@ -21,6 +21,7 @@
 #include "gpuaudit/csv.h"
 #include "gpuaudit/deps.h"
 #include "gpuaudit/fleet.h"
+#include "gpuaudit/fleet-analyze.h"
 #include "gpuaudit/markdown.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/policy.h"

@@ -22,7 +22,10 @@
 #include "cli.h"
 #include "gpuaudit/atomicfile.h"
 #include "gpuaudit/fabric.h"
+#include "gpuaudit/fabric-analyze.h"
+#include "gpuaudit/fabric-read.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/fs.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/klog.h"
@@ -30,10 +33,13 @@
 #include "gpuaudit/node-action.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/nodereport.h"
+#include "gpuaudit/nodereport-analyze.h"
 #include "gpuaudit/sample.h"
+#include "gpuaudit/sample-read.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/hstate.h"
+#include "gpuaudit/hstate-analyze.h"
 
 #define NPD_MAX CLI_NPD_MAX
 #define SLURM_MAX 160

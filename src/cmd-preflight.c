@@ -24,6 +24,8 @@
 #include "gpuaudit/junit.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/preflight.h"
+#include "gpuaudit/preflight-emit.h"
+#include "gpuaudit/preflight-analyze.h"
 #include "gpuaudit/preflight-run.h"
 #include "gpuaudit/run.h"
 #include "gpuaudit/warmup.h"

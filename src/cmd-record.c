@@ -29,6 +29,8 @@
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/sample.h"
+#include "gpuaudit/sample-analyze.h"
+#include "gpuaudit/sample-read.h"
 
 #define MAX_POINTS 100000
 

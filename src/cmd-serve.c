@@ -23,6 +23,7 @@
 
 #include "serve-int.h"
 #include "gpuaudit/fabric.h"
+#include "gpuaudit/fabric-analyze.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"

@@ -12,6 +12,7 @@
 
 #include "bench-cli.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/node.h"
 
 /* The last lines of the text output: the verdict and what was judged. */

@@ -27,7 +27,12 @@
 #include "gpuaudit/node.h"
 #include "gpuaudit/sample.h"
 #include "gpuaudit/topomatrix.h"
+#include "gpuaudit/sample-analyze.h"
+#include "gpuaudit/sample-read.h"
 #include "gpuaudit/triage.h"
+#include "gpuaudit/triage-analyze.h"
+#include "gpuaudit/triage-read.h"
+#include "gpuaudit/findings-analyze.h"
 
 #define LINE_MAX_BYTES (4u << 20) /* one sample line; a 1024-core node writes ~200 KiB */
 #define POINTS_MAX 100000

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "gpuaudit/fabric.h"
+#include "gpuaudit/fabric-read.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/vendor.h"
 

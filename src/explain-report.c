@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "explain-report.h"
 #include "gpuaudit/explain.h"
+#include "gpuaudit/explain-analyze.h"
 
 #define TEXT_COLS 160
 

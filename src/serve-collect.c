@@ -15,15 +15,20 @@
 
 #include "serve-int.h"
 #include "gpuaudit/fabric.h"
+#include "gpuaudit/fabric-analyze.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/klog.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/network.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/nodeclass-analyze.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/serve.h"
 #include "gpuaudit/verdict.h"
+#include "gpuaudit/verdict-analyze.h"
+#include "gpuaudit/hstate-analyze.h"
 
 double serve_now_mono(void)
 {

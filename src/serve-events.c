@@ -17,6 +17,7 @@
 
 #include "serve-int.h"
 #include "gpuaudit/fabric.h"
+#include "gpuaudit/fabric-read.h"
 #include "gpuaudit/kmsg.h"
 
 #define QUEUE_MAX 4096

@@ -11,7 +11,9 @@
 
 #include "cli.h"
 #include "gpuaudit/capture.h"
+#include "gpuaudit/capture-read.h"
 #include "gpuaudit/isolate.h"
+#include "gpuaudit/node-read.h"
 
 void snap_opts_init(struct snap_opts *o)
 {

@@ -10,6 +10,8 @@
  * top. Every failed check means ROLLBACK; otherwise missing data or an
  * interval that straddles a limit means INCONCLUSIVE; else PASS. The score is
  * Kayenta's: 100 * passed checks / decided checks.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in canary-run.h (bench).
  */
 #ifndef GPUAUDIT_CANARY_H
 #define GPUAUDIT_CANARY_H
@@ -65,9 +67,6 @@ struct ga_canary_opts {
 	const struct ga_canary_floor *floors;
 	size_t n_floors;
 };
-void ga_canary_opts_init(struct ga_canary_opts *o);
-/* The floor of metric: o's override, else the default, else NULL (relative effect only). */
-const struct ga_canary_floor *ga_canary_floor_find(const struct ga_canary_opts *o, const char *metric);
 
 struct ga_canary_metric {
 	char *name;
@@ -158,21 +157,6 @@ struct ga_canary_doc {
 	struct ga_canary_doc_errors *errors; /* NULL (null) when the results have no error counts */
 };
 extern const struct ga_schema ga_canary_doc_schema;
-/* Fill d (zeroed by the caller) from a report. 0 or -ENOMEM; release with ga_canary_doc_release. */
-int ga_canary_doc_init(struct ga_canary_doc *d, const struct ga_canary_report *r,
-                       const struct ga_canary_opts *o, const char *baseline, const char *candidate);
-void ga_canary_doc_release(struct ga_canary_doc *d);
-
-/*
- * 0, -EINVAL (different kinds, with a message) or -ENOMEM. The report is
- * deterministic for given inputs and options (seeded bootstrap).
- */
-int ga_canary_judge(struct ga_ctx *ctx, const struct ga_bench_file *base, const struct ga_bench_file *cand,
-                    const struct ga_canary_opts *opts, struct ga_canary_report **ret);
-void ga_canary_report_free(struct ga_canary_report *r);
-const char *ga_canary_class_name(enum ga_canary_class c);
-const char *ga_canary_tail_name(enum ga_canary_tail t);
-const char *ga_canary_verdict_name(enum ga_canary_verdict v);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
  * O_NOFOLLOW and only regular files are read, each to at most
  * max_file_bytes; device nodes become empty files; symlinks are recreated as
  * relative links that stay inside OUTDIR, resolved with a hop limit.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in capture-read.h (collect).
  */
 #ifndef GPUAUDIT_CAPTURE_H
 #define GPUAUDIT_CAPTURE_H
@@ -65,29 +67,6 @@ struct ga_capture_report {
 	struct ga_strv truncated; /* files cut at max_file_bytes */
 };
 extern const struct ga_schema ga_capture_report_schema;
-
-/*
- * Capture the context's root into o->outdir, through a private partial
- * directory renamed into place once complete. 0, or -errno with the message in
- * ctx: -EEXIST/-ENOTEMPTY/-EPERM/-EINVAL for an OUTDIR that may not be used
- * (checked before anything is written), other errors for OUTDIR writes that
- * failed: the first one (-ENOSPC for a full disk) is the one returned and
- * named, and the partial directory is removed (OUTDIR untouched). Files that cannot be read are no error: they are listed in
- * rep->skipped. rep is zeroed by the caller and filled even on error; release
- * it with ga_capture_report_release.
- */
-int ga_capture(struct ga_ctx *ctx, const struct ga_capture_opts *o, struct ga_capture_report *rep);
-void ga_capture_report_release(struct ga_capture_report *rep);
-
-/*
- * Is the context's root a capture that was cut short (GA_CAPTURE_META without
- * GA_CAPTURE_COMPLETE, or an "OUTDIR.partial-XXXXXX" without the latter)?
- * 0 for any other root (a live machine, a finished capture, a hand-made
- * tree), -EBADMSG with "incomplete capture: ROOT has no ... (capture was
- * interrupted; capture again)" in ctx. discover, class, check and capture
- * --root refuse such a root (exit 2) instead of reading half a machine.
- */
-int ga_capture_root_check(struct ga_ctx *ctx);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,12 @@
 /*
- * container-read.h - what collect reads of the container layer: the limits of
- * what is read and the readers that take a buffer (CDI specs, the kubelet's
- * device-plugin checkpoint; lib/collect/cdi.c, lib/collect/devplugin.c), so
- * that fuzzers and tests reach them without a tree. They fill the model's
- * structs (node.h: struct ga_cdi_spec, struct ga_device_plugins), which the
- * collectors put in the node's `cdi` and `device_plugins` sections. Nothing
- * here decides: that is container.h's (analyze).
+ * container-read.h - what collect reads of the container layer: the readers
+ * that take a buffer (CDI specs, the kubelet's device-plugin checkpoint;
+ * lib/collect/cdi.c, lib/collect/devplugin.c), so that fuzzers and tests reach
+ * them without a tree. They fill the model's structs (node.h: struct
+ * ga_cdi_spec, struct ga_device_plugins, and the limits of what they hold,
+ * GA_CDI_MAX_*, GA_DP_MAX_CHECKPOINT_BYTES), which the collectors put in the
+ * node's `cdi` and `device_plugins` sections. Nothing here decides: that is
+ * container.h's (analyze).
  */
 #ifndef GPUAUDIT_CONTAINER_READ_H
 #define GPUAUDIT_CONTAINER_READ_H
@@ -18,11 +19,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define GA_CDI_MAX_SPEC_BYTES (4u << 20)       /* a spec for 8 GPUs is ~20 KiB */
-#define GA_CDI_MAX_DEVICES 4096                /* devices[] entries read from one spec */
-#define GA_CDI_MAX_PATHS 4096                  /* paths kept per list of a spec */
-#define GA_DP_MAX_CHECKPOINT_BYTES (16u << 20) /* the checkpoint of a busy node is a few KiB */
 
 /*
  * Parse one CDI spec (JSON when yaml is false, else YAML through libfyaml after

@@ -13,6 +13,8 @@
  * bytes, so censusing a library costs far less than reading it.
  *
  * Formats: ../docs/deps-formats.md. Layouts: gpu-code-formats.md (reference).
+ * One layer per header: this one is deps'; what analyze does with the ELF facts is
+ * declared in elfscan-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_ELFSCAN_H
 #define GPUAUDIT_ELFSCAN_H
@@ -344,20 +346,7 @@ int ga_devcode_inspect_blob(struct ga_ctx *ctx, const uint8_t *buf, size_t len, 
 /* NULL-safe. */
 void ga_elf_info_free(struct ga_elf_info *info);
 
-/*
- * Expand one RPATH/RUNPATH value: split at ':', replace $ORIGIN / ${ORIGIN}
- * with origin_dir (the directory holding the ELF file), $LIB / ${LIB} with
- * lib_dir ("lib/x86_64-linux-gnu" if NULL) and $PLATFORM / ${PLATFORM} with
- * platform ("x86_64" if NULL), then normalise "." and ".." lexically (a
- * scanned tree may live in an archive: no symlinks are resolved). Empty
- * elements are dropped (ld.so reads them as the current directory, which
- * never helps an artifact). Returns 0 and a ga_free-able array of ga_free-able
- * strings in *ret_dirs / *ret_n, or -ENOMEM. (Defined with the loader
- * simulation that uses it, lib/analyze/ldso.c.)
- */
-int ga_elf_expand_origin(const char *path_list, const char *origin_dir, const char *lib_dir,
-                         const char *platform, char ***ret_dirs, size_t *ret_n);
-/* Frees what ga_elf_expand_origin returned. NULL-safe. */
+/* Frees a list of strings such as ga_elf_expand_origin (elfscan-analyze.h) returns. NULL-safe. */
 void ga_elf_strv_free(char **v, size_t n);
 
 /*

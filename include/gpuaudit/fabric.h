@@ -7,6 +7,8 @@
  * The events are waited for in the vendor helper process ("__vendor-helper
  * nvml-events MS"), under the same deadline and kill rules as every other NVML
  * call: a wait that does not return is killed and reported, never a hung agent.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in fabric-read.h (collect), fabric-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_FABRIC_H
 #define GPUAUDIT_FABRIC_H
@@ -30,16 +32,6 @@ struct ga_nvlink_counters {
 	double at_s; /* when they were read (the caller's clock) */
 	bool taken;
 };
-int ga_nvlink_counters_take(const struct ga_node *n, double at_s, struct ga_nvlink_counters *out);
-void ga_nvlink_counters_release(struct ga_nvlink_counters *c);
-
-/*
- * GA-NVLINK-ERRORS-RISING into OUT (NULL: only *ret_rose) for every link of CUR
- * whose replay, recovery or CRC counter is above BASE (a counter that went back,
- * after a reset or driver reload, is not a rise). 0 or -ENOMEM.
- */
-int ga_nvlink_error_deltas(const struct ga_nvlink_counters *base, const struct ga_node *cur, double now_s,
-                           struct ga_findings *out, bool *ret_rose);
 
 /*
  * Repeated collections (serve): a rise between two collections raises the
@@ -50,9 +42,6 @@ struct ga_nvlink_watch {
 	struct ga_nvlink_counters prev, base;
 	double last_rise_s;
 };
-int ga_nvlink_watch(struct ga_nvlink_watch *w, const struct ga_node *cur, double now_s, double hold_s,
-                    struct ga_findings *out);
-void ga_nvlink_watch_release(struct ga_nvlink_watch *w);
 
 /* --- NVML events --- */
 
@@ -85,21 +74,6 @@ extern const struct ga_schema ga_nvml_events_schema;
 void ga_nvml_events_release(struct ga_nvml_events *e);
 
 /*
- * Helper side: open NVML, register Xid and ECC events on every GPU, wait up to
- * wait_ms (in slices, so a wait that NVML never returns from is the parent's to
- * kill), close. Failures are described in the result, not returned; -ENOMEM only.
- */
-int ga_nvml_events_collect(struct ga_ctx *ctx, unsigned wait_ms, struct ga_nvml_events **ret);
-
-/*
- * Parent side: run the helper for wait_ms; the deadline is wait_ms plus the
- * context's vendor timeout. *out (zeroed by the caller) describes what
- * happened; returns 0, -ENOMEM, or -ECANCELED when cancel_fd (-1: none) became
- * readable (the helper is killed; *out is empty).
- */
-int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, int cancel_fd, struct ga_nvml_events *out);
-
-/*
  * The event written as the kernel would log it ("[ 123.456789] NVRM: Xid
  * (PCI:0000:07:00): 79, reported by NVML events"), so that the kernel-log
  * analyzers (health, the serve counters, --state) treat it exactly as a logged
@@ -108,9 +82,6 @@ int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, int cancel_fd,
  * event is not an Xid or names no GPU address.
  */
 size_t ga_nvml_event_kline(const struct ga_nvml_event *e, double start_boot_s, char *buf, size_t n);
-
-/* A short text for the Xid sources: "GA-XID-NO-SOURCE" when neither is live. 0 / -ENOMEM. */
-int ga_xid_no_source_finding(const char *kmsg_why, const char *nvml_why, struct ga_findings *out);
 
 #ifdef __cplusplus
 }

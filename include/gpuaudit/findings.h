@@ -5,6 +5,8 @@
  * (device address, file, metric), a message, evidence (named values) and the
  * decision or fix to take. Writers (text, JSON, and later Prometheus, NPD,
  * Slurm) all take the same list.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in findings-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_FINDINGS_H
 #define GPUAUDIT_FINDINGS_H
@@ -133,13 +135,6 @@ extern const struct ga_schema ga_finding_schema;
 
 /* Analyzer for discover: pure, reads only the snapshot. */
 struct ga_node;
-int ga_analyze_node(const struct ga_node *n, struct ga_findings *out);
-/*
- * Give every finding about one of n's accelerators that accelerator's UUID and
- * PCI address: the subject is its address (any case, with or without the PCI
- * domain), "gpuN", or evidence "gpu" names its index. 0 or -ENOMEM.
- */
-int ga_findings_bind_devices(struct ga_findings *f, const struct ga_node *n);
 
 #ifdef __cplusplus
 }

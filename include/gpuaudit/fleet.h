@@ -20,6 +20,8 @@
  * The report (struct ga_fleet_report) is plain data with a schema table: it
  * serialises to JSON ("schema": "gpuaudit.fleet/v1") and reads back, which is
  * what `gpuaudit fleet --diff OLD.json` compares against.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in fleet-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_FLEET_H
 #define GPUAUDIT_FLEET_H
@@ -44,7 +46,6 @@ enum ga_fleet_reason {
 	GA_FLEET_NO_CLASS = 1 << 4, /* "no-class": no policy class matches the node */
 };
 #define GA_FLEET_N_REASONS 5
-const char *ga_fleet_reason_name(unsigned bit);
 
 /* --- the report: plain data, JSON in and out through a schema table --- */
 
@@ -188,20 +189,6 @@ struct ga_fleet_opts {
 
 struct ga_fleet;
 
-int ga_fleet_new(const struct ga_fleet_opts *o, struct ga_fleet **ret);
-void ga_fleet_free(struct ga_fleet *f);
-/* The opts' jobs. */
-unsigned ga_fleet_jobs(const struct ga_fleet *f);
-
-/* Aggregate one node snapshot. source names it in the drift list. 0 or -ENOMEM. */
-int ga_fleet_add_node(struct ga_fleet *f, const struct ga_node *n, const char *source);
-/*
- * Aggregate one check report: the node's name (its host, or the file's), its
- * policy class (NULL: none matched), the result ("pass", "fail", "unknown")
- * and what failed (codes, for the drift list). 0, -EINVAL (bad result), -ENOMEM.
- */
-int ga_fleet_add_check(struct ga_fleet *f, const char *source, const char *name, const char *cls,
-                       const char *result, const char *detail);
 /*
  * A node known by what it reports rather than by its snapshot (fleet
  * --prometheus: serve's gpuaudit_fleet_info series and its findings). The
@@ -219,33 +206,11 @@ struct ga_fleet_node {
 	struct ga_ou64 expected_gpus;       /* that class's expect.gpu_count */
 	const struct ga_findings *findings; /* code and severity count; a pin's message is its detail */
 };
-/* Aggregate one such node. 0 or -ENOMEM (-EINVAL: a name or hash missing). */
-int ga_fleet_add_reported(struct ga_fleet *f, const struct ga_fleet_node *n, const char *source);
-/*
- * Append a node's history (fleet --since); the fleet keeps the max_drift
- * first by host and counts the rest. Takes the contents of *h (zeroed). 0 or -ENOMEM.
- */
-int ga_fleet_add_history(struct ga_fleet *f, struct ga_fleet_history *h);
-/* Where the nodes came from, for the report: the URL, the time, the range (unset: none). 0 or -ENOMEM. */
-int ga_fleet_set_origin(struct ga_fleet *f, const char *url, struct ga_odbl at_s, struct ga_odbl since_s);
 
-/*
- * The family of a hardware class (its canonical JSON): the hex SHA-256 of
- * the class with the accelerator counts left out. 0, -EINVAL or -ENOMEM.
- */
-int ga_fleet_family_sha256(const char *hw_json, char **ret);
 /* The matrix columns of a stack (its canonical JSON), as the report writes them. */
 struct ga_fleet_columns {
 	char *driver, *cuda, *rocm, *kernel, *os_id, *os_version;
 };
-int ga_fleet_columns_init(const char *stack_json, struct ga_fleet_columns *out);
-void ga_fleet_columns_release(struct ga_fleet_columns *c);
-
-/* Record a document that could not be used. 0 or -ENOMEM. */
-int ga_fleet_add_skipped(struct ga_fleet *f, const char *source, const char *reason);
-
-/* The report so far (the fleet can take more reports afterwards). 0 or -ENOMEM. */
-int ga_fleet_report(const struct ga_fleet *f, struct ga_fleet_report **ret);
 
 /* --- what changed between two reports --- */
 
@@ -273,28 +238,11 @@ struct ga_fleet_diff {
 
 extern const struct ga_schema ga_fleet_diff_schema;
 
-int ga_fleet_diff(const struct ga_fleet_report *old, const struct ga_fleet_report *cur,
-                  struct ga_fleet_diff **ret);
-void ga_fleet_diff_free(struct ga_fleet_diff *d);
-
 /*
  * The document `fleet --json` prints: the report, with a "diff" member after
  * its own when d is not NULL (pretty JSON, final newline). 0 or -ENOMEM.
  */
 int ga_fleet_write_json(const struct ga_fleet_report *r, const struct ga_fleet_diff *d, struct ga_buf *out);
-
-/* --- feeding the aggregator from the report reader (reports.h) --- */
-
-struct ga_reports_sink;
-/*
- * A sink for ga_reports_read_* (lib/collect/reports.c) that aggregates into
- * f: the reader yields documents, the fleet takes them.
- */
-void ga_fleet_sink(struct ga_fleet *f, struct ga_reports_sink *ret);
-
-struct ga_prom_fleet_sink;
-/* The same for ga_prom_fleet_read (promfleet.h, lib/collect/promfleet.c). */
-void ga_fleet_prom_sink(struct ga_fleet *f, struct ga_prom_fleet_sink *ret);
 
 #ifdef __cplusplus
 }

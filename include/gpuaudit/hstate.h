@@ -10,6 +10,8 @@
  * The model (lib/model/hstate.c) is plain data; the update (lib/analyze/
  * hstate.c) is pure: findings, the state, the clock value and the boot id in;
  * the state and the findings out. The CLI reads and writes the file.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in hstate-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_HSTATE_H
 #define GPUAUDIT_HSTATE_H
@@ -102,33 +104,6 @@ int ga_hstate_write(const struct ga_health_state *st, struct ga_buf *out);
 void ga_hstate_release(struct ga_health_state *st);
 /* What one condition owns (not the struct itself). */
 void ga_hstate_cond_release(struct ga_hstate_cond *c);
-
-/*
- * One collection: fold FINDINGS (this run's, sorted or not) into ST as of
- * NOW_S on boot BOOT_ID (may be NULL), with HP's thresholds and damping (NULL:
- * defaults). Raised conditions mark their finding (evidence condition=raised,
- * raised_at; the threshold's action), raised ones that are absent this run
- * are added back as findings (evidence condition=sticky), and findings below
- * a threshold carry evidence "threshold". 0 or -ENOMEM.
- */
-int ga_hstate_update(struct ga_health_state *st, struct ga_findings *findings,
-                     const struct ga_health_policy *hp, int64_t now_s, const char *boot_id);
-
-/*
- * The same for a collection whose verdict is unknown (the kernel log could not
- * be read): findings are folded and raised conditions absent from it are added
- * back, but it is not a clear collection: no condition's clear count grows, none
- * is lowered or forgotten. 0 or -ENOMEM.
- */
-int ga_hstate_update_unknown(struct ga_health_state *st, struct ga_findings *findings,
-                             const struct ga_health_policy *hp, int64_t now_s, const char *boot_id);
-
-/* Lower and forget (the high-water marks stay) the conditions with CODE, or all for "all";
- * returns how many were raised. */
-size_t ga_hstate_clear(struct ga_health_state *st, const char *code);
-
-/* Whether finding fd is a raised (sticky) condition: its evidence says so. */
-bool ga_finding_is_sticky(const struct ga_finding *fd);
 
 #ifdef __cplusplus
 }

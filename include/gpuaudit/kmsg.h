@@ -13,6 +13,7 @@
 #ifndef GPUAUDIT_KMSG_H
 #define GPUAUDIT_KMSG_H
 
+#include "gpuaudit/kevent.h"
 #include "gpuaudit/klog.h"
 #include "gpuaudit/xid.h"
 #include "gpuaudit/sxid.h"
@@ -24,27 +25,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum ga_kev_kind {
-	GA_KEV_XID = 0,
-	GA_KEV_SXID,
-	GA_KEV_GPU_LOST,
-	GA_KEV_AMDGPU_RESET,
-	GA_KEV_AMDGPU_RING_TIMEOUT,
-	GA_KEV_AMDGPU_RAS,
-	GA_KEV_AER_CORRECTED,
-	GA_KEV_AER_UNCORRECTED,
-	GA_KEV_HUNG_TASK,
-	GA_KEV_OOM_KILL,
-	GA_KEV_MCE,
-	GA_KEV_NVRM_INIT_FAILURE,
-	GA_KEV_NVRM_API_MISMATCH,
-	GA_KEV_AMDGPU_VM_FAULT, /* [gfxhub]/[mmhub] page fault, *VM_L2_PROTECTION_FAULT_STATUS */
-	GA_KEV__COUNT
-};
-
-/* "xid", "aer-corrected", ...; NULL when out of range. */
-const char *ga_kev_kind_name(enum ga_kev_kind k);
 
 /* What a line's "Fatal"/"Nonfatal" token said (NVLink5 Xids, SXids, AER). */
 enum ga_kev_fatal { GA_KEV_FATAL_UNSAID = 0, GA_KEV_FATAL_YES, GA_KEV_FATAL_NO };

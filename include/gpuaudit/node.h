@@ -6,6 +6,8 @@
  *
  * Units are in the names (_bytes, _gts, _s). A value that was not read is
  * absent (presence bit clear / NULL), never 0.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in node-read.h (collect).
  */
 #ifndef GPUAUDIT_NODE_H
 #define GPUAUDIT_NODE_H
@@ -580,6 +582,15 @@ struct ga_source {
 
 /* --- container layer: CDI specs and kubelet device plugins (lib/collect/cdi.c, devplugin.c) --- */
 
+/*
+ * The most of the container layer a snapshot holds: what the readers
+ * (container-read.h) take of one spec and of the kubelet's checkpoint.
+ */
+#define GA_CDI_MAX_SPEC_BYTES (4u << 20)       /* a spec for 8 GPUs is ~20 KiB */
+#define GA_CDI_MAX_DEVICES 4096                /* devices[] entries read from one spec */
+#define GA_CDI_MAX_PATHS 4096                  /* paths kept per list of a spec */
+#define GA_DP_MAX_CHECKPOINT_BYTES (16u << 20) /* the checkpoint of a busy node is a few KiB */
+
 /* One entry of a CDI spec's devices[]. */
 struct ga_cdi_device {
 	char *name;                  /* "0", "GPU-<uuid>", "0:1", "MIG-<uuid>", "all", "gpu0", "mig0:1" */
@@ -705,9 +716,6 @@ bool ga_node_pci_known(const struct ga_node *n);
 
 struct ga_node *ga_node_new(void);
 void ga_node_free(struct ga_node *n);
-
-/* Collect a snapshot of the machine under the context's root. */
-int ga_node_collect(struct ga_ctx *ctx, struct ga_node **ret_node);
 
 /* Serialise (pretty or compact) and parse back. */
 int ga_node_write_json(const struct ga_node *n, struct ga_json *w);

@@ -14,6 +14,8 @@
  *
  * Canonical JSON: compact, keys sorted, integers and strings only. A value
  * that was not collected is omitted: absence is part of the identity.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in nodeclass-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_NODECLASS_H
 #define GPUAUDIT_NODECLASS_H
@@ -34,14 +36,6 @@ struct ga_nodeclass {
 	char *key;          /* "nvidia-a100-sxm4-40gb-sm80-drv550.135-cuda12.4-<hash8>" */
 	char *key_json;     /* canonical JSON the key's hash is taken over */
 };
-
-/*
- * Compute the class of n into *out (all members set, owned by *out; release
- * with ga_nodeclass_release). Returns 0 or -ENOMEM; *out is untouched on failure.
- */
-int ga_nodeclass_compute(const struct ga_node *n, struct ga_nodeclass *out);
-/* Free the members and zero *c. NULL-safe. */
-void ga_nodeclass_release(struct ga_nodeclass *c);
 
 /*
  * The class as a document (`class --json`, lib/model/class.c): schema, id,

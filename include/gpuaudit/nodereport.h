@@ -4,6 +4,8 @@
  * in lib/model/check.c and lib/model/health.c; the analyzers fill the structs
  * (ga_check_report_take in lib/analyze/check.c, ga_health_report_take in
  * lib/analyze/health.c), the commands write them, fleet reads check reports.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in nodereport-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_NODEREPORT_H
 #define GPUAUDIT_NODEREPORT_H
@@ -18,6 +20,20 @@ extern "C" {
 
 #define GA_CHECK_SCHEMA "gpuaudit.check/v1"
 #define GA_HEALTH_SCHEMA "gpuaudit.health/v1"
+
+/* What a check decided (policy.h's ga_check_node); its name is the report's "result". */
+enum ga_check_result {
+	GA_CHECK_PASS = 0,
+	GA_CHECK_FAIL = 1,
+	GA_CHECK_INCOMPLETE = 2, /* the snapshot holds none of the essential files: no verdict */
+	GA_CHECK_UNKNOWN = 3,    /* no violation, but the vendor library was needed and failed */
+	/* no violation, but the PCI devices were not read: the accelerators, and so the class
+	 * and every expectation about them, are unknown (exit 4) */
+	GA_CHECK_INCONCLUSIVE = 4,
+};
+
+/* "pass", "fail", "incomplete", "inconclusive" or "unknown" (lib/model/check.c). */
+const char *ga_check_result_name(enum ga_check_result r);
 
 /* The node against its class in a policy (docs/schema/check.md). */
 struct ga_check_report {
@@ -65,8 +81,6 @@ extern const struct ga_schema ga_health_report_schema;
  * ga_schema_release(&ga_check_report_schema, r). 0 or -ENOMEM.
  */
 struct ga_check;
-int ga_check_report_take(struct ga_check_report *r, struct ga_check *c, const char *policy_file,
-                         const char *host);
 
 /*
  * Coverage: each source health looks at, read or not. A "missing" source that
@@ -99,33 +113,6 @@ struct ga_health_log {
 	struct ga_health_cov cov[GA_HEALTH_COV_MAX];
 	size_t n_cov;
 };
-/* Record one source in log's coverage (at most GA_HEALTH_COV_MAX; later ones are dropped). */
-void ga_health_cover(struct ga_health_log *log, const char *source, enum ga_hsrc_state state, bool decisive,
-                     const char *detail, const char *summary);
-/* Whether every decisive source was read (no verdict-deciding evidence is missing). */
-bool ga_health_covered(const struct ga_health_log *log);
-/*
- * The verdict: problems when a finding is an error or worse; else unknown
- * when a decisive source is missing (*why, optional: that source's entry);
- * else ok.
- */
-enum ga_health_verdict ga_health_verdict(const struct ga_health_log *log, const struct ga_findings *f,
-                                         const struct ga_health_cov **why);
-/* "ok", "problems", "unknown" */
-const char *ga_health_verdict_name(enum ga_health_verdict v);
-/* "read", "missing", "skipped" */
-const char *ga_hsrc_state_name(enum ga_hsrc_state s);
-/*
- * The health report: log's values copied, f's findings moved into r (sorted
- * as they are); the result is ga_health_verdict's, with the coverage.
- * r is zeroed first; release with ga_schema_release. 0 or -ENOMEM.
- */
-int ga_health_report_take(struct ga_health_report *r, const struct ga_health_log *log, struct ga_findings *f);
-
-/* GA-PROC-D-STATE (warning) for the n processes names in uninterruptible sleep; none when n is 0. */
-int ga_health_dstate_finding(char *const *names, size_t n, struct ga_findings *f);
-/* GA-KLOG-UNREADABLE (warning): the kernel log exists but could not be read, for reason why. */
-int ga_health_klog_unreadable(const char *why, struct ga_findings *f);
 
 #ifdef __cplusplus
 }

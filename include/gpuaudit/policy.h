@@ -14,6 +14,7 @@
 #include "gpuaudit/findings.h"
 #include "gpuaudit/hstate.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/nodereport.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -181,16 +182,6 @@ const struct ga_policy_class *ga_policy_match(const struct ga_policy *p, const s
 
 /* --- the check --- */
 
-enum ga_check_result {
-	GA_CHECK_PASS = 0,
-	GA_CHECK_FAIL = 1,
-	GA_CHECK_INCOMPLETE = 2, /* the snapshot holds none of the essential files: no verdict */
-	GA_CHECK_UNKNOWN = 3,    /* no violation, but the vendor library was needed and failed */
-	/* no violation, but the PCI devices were not read: the accelerators, and so the class
-	 * and every expectation about them, are unknown (exit 4) */
-	GA_CHECK_INCONCLUSIVE = 4,
-};
-
 struct ga_check {
 	const struct ga_policy_class *cls; /* NULL: no class matched */
 	enum ga_check_result result;
@@ -220,7 +211,6 @@ struct ga_check {
 int ga_check_node(const struct ga_node *n, const struct ga_policy_class *cls, bool vendor_wanted,
                   struct ga_check *out);
 void ga_check_release(struct ga_check *c);
-const char *ga_check_result_name(enum ga_check_result r);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
  * its document, gpuaudit.preflight/v1 (lib/model/preflight.c, written by
  * lib/emit/preflight.c, which renders and decides nothing). The steps
  * themselves run in one library call: preflight-run.h.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in preflight-analyze.h (analyze), preflight-emit.h (emit).
  */
 #ifndef GPUAUDIT_PREFLIGHT_H
 #define GPUAUDIT_PREFLIGHT_H
@@ -24,31 +26,6 @@ extern "C" {
 
 enum ga_pf_status { GA_PF_PASS, GA_PF_FAIL, GA_PF_UNKNOWN, GA_PF_SKIP };
 #define GA_PF_N_STATUS 4
-
-/* "pass", "fail", "unknown", "skip". */
-const char *ga_pf_status_name(enum ga_pf_status s);
-/* Error-level (and worse) findings in f. */
-size_t ga_pf_errors(const struct ga_findings *f);
-/*
- * A step judged by its findings: unknown when the analysis failed, fail with
- * any error-level finding, else pass. *errors (may be NULL) gets their count.
- */
-enum ga_pf_status ga_pf_status_of_findings(const struct ga_findings *f, bool analysis_failed, size_t *errors);
-/* The check step from the policy check's result. */
-enum ga_pf_status ga_pf_status_of_check(enum ga_check_result r);
-/* The overall result: fail if any step failed, else unknown if any is, else pass (skips count as pass). */
-enum ga_pf_status ga_pf_result(const enum ga_pf_status *steps, size_t n);
-/* Failures, errors (unknown) and skips among steps (JUnit's suite counts). */
-void ga_pf_count(const enum ga_pf_status *steps, size_t n, size_t *fail, size_t *unknown, size_t *skip);
-
-/*
- * The warm-up as two test cases: the cold start and the warm runs. A warm-up
- * command that got past its cold start (n_runs > 1) passed it whatever the
- * warm runs did; warm runs that never started (the cold start failed) are
- * skipped. With the built-in warm-up, both are the step's status.
- */
-void ga_pf_warmup_cases(enum ga_pf_status warmup, bool command, size_t n_runs, enum ga_pf_status *cold,
-                        enum ga_pf_status *warm);
 
 /* --- the report: what the steps found and decided (rendered by lib/emit/preflight.c) --- */
 
@@ -183,14 +160,6 @@ struct ga_pf_doc_container {
 	size_t n_libraries;
 	struct ga_findings findings; /* GA-CONTAINER-* */
 };
-/*
- * The container view of node n (NULL in *ret when n is not a container: no
- * container hint in its files and, live, no KUBERNETES_SERVICE_HOST; or when the
- * node has no NVIDIA GPU, since the view compares NVIDIA GPUs). Pure
- * (lib/analyze/container.c). 0 or -ENOMEM; free with ga_pf_container_free.
- */
-int ga_pf_container_view(const struct ga_node *n, const char *nvidia_visible_devices, bool kubernetes_env,
-                         struct ga_pf_doc_container **ret);
 void ga_pf_container_free(struct ga_pf_doc_container *c);
 extern const struct ga_schema ga_pf_container_schema;
 
@@ -205,17 +174,6 @@ struct ga_pf_doc {
 	struct ga_pf_doc_container *container; /* NULL (left out): not run inside a container */
 };
 extern const struct ga_schema ga_pf_doc_schema;
-
-/*
- * The document of what the steps found, into d (zeroed first); everything
- * copied (the explanation and the container view through their models). Decides
- * nothing: every status, the container view and the explanation come in r.
- * 0 or -ENOMEM.
- */
-int ga_pf_doc_fill(const struct ga_pf_report *r, struct ga_pf_doc *d);
-/* The report as gpuaudit.preflight/v1 (pretty, final newline) into out, through the model.
- * 0, -ENOMEM, -E2BIG. */
-int ga_preflight_write_json(const struct ga_pf_report *r, struct ga_buf *out);
 
 #ifdef __cplusplus
 }

@@ -2,9 +2,9 @@
  * promfleet.h - the fleet read from Prometheus (lib/collect/promfleet.c):
  * the queries `gpuaudit fleet --prometheus` makes of serve's series, and the
  * nodes, histories and skipped targets they yield, through a sink the caller
- * gives (the fleet aggregator's, ga_fleet_prom_sink in fleet.h, a layer
- * above). As reports.h is for snapshot files, this knows nothing of how the
- * matrix is built.
+ * gives (its type is the model's, reader-sinks.h; the fleet aggregator's is
+ * ga_fleet_prom_sink in fleet-analyze.h, a layer above). As reports.h is for
+ * snapshot files, this knows nothing of how the matrix is built.
  *
  * Series and labels read (docs/fleet.md, docs/metrics.md):
  *   gpuaudit_fleet_info{job, instance, hostname, class, name, hw_sha256,
@@ -21,6 +21,7 @@
 
 #include "gpuaudit/fleet.h"
 #include "gpuaudit/promapi.h"
+#include "gpuaudit/reader-sinks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,15 +41,6 @@ struct ga_prom_fleet_opts {
 	 * read fails with -E2BIG (--max-tracked). 0: no cap.
 	 */
 	size_t max_tracked;
-};
-
-struct ga_prom_fleet_sink {
-	void *ud;
-	/* 0, or a negative errno that stops the read */
-	int (*node)(void *ud, const struct ga_fleet_node *n, const char *source);
-	int (*skipped)(void *ud, const char *source, const char *reason);
-	int (*history)(void *ud, struct ga_fleet_history *h); /* takes the contents */
-	int (*policy)(void *ud, const char *name);            /* the first policy label seen */
 };
 
 /*

@@ -8,6 +8,8 @@
  * and an interval in, one rate sample out. Every value carries a presence
  * bit: a counter that went backwards (wrap or reset), a zero interval or a
  * device that was not there at the previous point gives null, never 0.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in sample-read.h (collect), sample-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_SAMPLE_H
 #define GPUAUDIT_SAMPLE_H
@@ -23,7 +25,6 @@ extern "C" {
 
 /* Resources of proc/pressure/, in this order. */
 enum { GA_PSI_CPU, GA_PSI_IO, GA_PSI_MEMORY, GA_PSI_N };
-extern const char *const ga_psi_names[GA_PSI_N];
 
 /* --- raw counters ------------------------------------------------------------ */
 
@@ -81,19 +82,6 @@ struct ga_sample_raw {
 	size_t n_gpus;
 };
 
-/*
- * Read one point in time under the context's root. Missing or malformed
- * files leave their part empty or absent (logged at debug level); only
- * -ENOMEM is an error. *ret is zeroed first; release with ga_sample_raw_release.
- */
-int ga_sample_read(struct ga_ctx *ctx, struct ga_sample_raw *ret);
-void ga_sample_raw_release(struct ga_sample_raw *s);
-
-/* The boot clock under the root: proc/stat's btime (epoch seconds) and proc/uptime's
- * first number; each left unset when absent or malformed. */
-void ga_proc_btime(struct ga_ctx *ctx, struct ga_oi64 *ret);
-void ga_proc_uptime(struct ga_ctx *ctx, struct ga_odbl *ret);
-
 /* --- rates between two points ------------------------------------------------ */
 
 /* Percent of the interval's ticks; user includes nice, system includes irq and softirq. */
@@ -137,15 +125,6 @@ struct ga_sample {
 	struct ga_gpu_raw *gpus; /* the current point's values */
 	size_t n_gpus;
 };
-
-/*
- * Rates from prev to cur over interval_s seconds. Devices are those of cur,
- * matched to prev by name. Returns 0 or -ENOMEM (*ret untouched then).
- * Release with ga_sample_release.
- */
-int ga_sample_rates(const struct ga_sample_raw *prev, const struct ga_sample_raw *cur, double interval_s,
-                    struct ga_sample *ret);
-void ga_sample_release(struct ga_sample *s);
 
 /* --- the document: one gpuaudit.sample/v1 line (lib/model/sample.c) ---------- */
 
@@ -219,11 +198,6 @@ int ga_sample_doc_read(struct ga_ctx *ctx, const char *text, size_t len, struct 
 int ga_sample_doc_read_line(struct ga_ctx *ctx, const char *text, size_t len, bool last_unterminated,
                             struct ga_sample_doc *d);
 void ga_sample_doc_release(struct ga_sample_doc *d);
-
-/* Percent of delta over total; null when total is 0. Exposed for tests. */
-struct ga_odbl ga_rate_pct(uint64_t delta, uint64_t total);
-/* (cur - prev) / interval_s; null on a counter that went backwards or interval_s <= 0. */
-struct ga_odbl ga_rate_per_s(uint64_t prev, uint64_t cur, double interval_s);
 
 #ifdef __cplusplus
 }

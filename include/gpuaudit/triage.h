@@ -4,6 +4,8 @@
  * its findings (snapshot + kernel log) and a series of sample points reduced
  * to what the playbook looks at, and fills a fixed-size result. No I/O; the
  * playbook allocates nothing (only its report, ga_triage_report_take, does).
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in triage-read.h (collect), triage-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_TRIAGE_H
 #define GPUAUDIT_TRIAGE_H
@@ -82,7 +84,6 @@ struct ga_triage_workload {
 /* One sample line reduced to a point: means over cards (amdgpu busy and NVML utilization),
  * the busiest disk, NIC drops and errors summed. */
 struct ga_sample_doc;
-void ga_triage_point_from_sample(const struct ga_sample_doc *d, struct ga_triage_point *p);
 
 /* The workload as read under the context's root (lib/collect/workload.c); w points into it. */
 #define GA_WORKLOAD_ENV_MAX 256
@@ -91,21 +92,6 @@ struct ga_workload {
 	char *cpus;
 	char ifname[GA_WORKLOAD_ENV_MAX], hca[GA_WORKLOAD_ENV_MAX], visible[GA_WORKLOAD_ENV_MAX];
 };
-/* proc/PID/status and proc/PID/environ: 0, or -errno (no such process) with nothing read. */
-int ga_workload_read(struct ga_ctx *ctx, long pid, struct ga_workload *wl);
-void ga_workload_release(struct ga_workload *wl);
-
-/*
- * Run the playbook. n may be NULL (no topology or device-count checks); f may
- * be NULL; pts may be empty; w may be NULL (no workload checks). The log as
- * read (ga_triage_run: not reported, taken as read).
- */
-void ga_triage_run(const struct ga_node *n, const struct ga_findings *f, const struct ga_triage_point *pts,
-                   size_t n_pts, const struct ga_triage_workload *w, struct ga_triage *ret);
-/* The same with what step 1 saw of the kernel log (k NULL: as ga_triage_run). */
-void ga_triage_run_klog(const struct ga_node *n, const struct ga_findings *f, const struct ga_triage_klog *k,
-                        const struct ga_triage_point *pts, size_t n_pts, const struct ga_triage_workload *w,
-                        struct ga_triage *ret);
 
 /* --- `triage --json`: gpuaudit.triage/v1 (tables in lib/model/triage.c) --- */
 
@@ -128,19 +114,6 @@ struct ga_triage_report {
 	struct ga_findings findings;
 };
 extern const struct ga_schema ga_triage_report_schema;
-/* The report of t over n_pts points; f's findings move into r. r is zeroed first;
- * release with ga_schema_release(&ga_triage_report_schema, r). 0 or -ENOMEM. */
-int ga_triage_report_take(struct ga_triage_report *r, const struct ga_triage *t, size_t n_pts,
-                          struct ga_findings *f);
-
-/* "0-3,8,10-11" into a bitmap of nbits bits; CPUs past nbits are ignored. Count set, or -1 if malformed. */
-int ga_triage_cpulist(const char *s, unsigned char *bits, size_t nbits);
-
-/* Is NAME one of the names LIST (NCCL syntax: comma list, "^" excludes, "=" exact, else prefix,
- * ":port" suffixes ignored) selects among the candidates? Returns the first selector that matches
- * none of the candidates in *missing (static buffer of the caller), or 0 when all match. */
-int ga_triage_nccl_missing(const char *list, const char *const *cands, size_t n_cands, char *missing,
-                           size_t missing_len);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
  * The model (lib/model/verdict.c) is the member "verdict" of `discover --json`
  * (docs/schema/verdict.md); `--from` recomputes it from the snapshot with the
  * same rules.
+ * One layer per header: this one is the model's; what the layers above do with it is
+ * declared in verdict-analyze.h (analyze).
  */
 #ifndef GPUAUDIT_VERDICT_H
 #define GPUAUDIT_VERDICT_H
@@ -86,6 +88,28 @@ struct ga_vd_cdi_spec {
 	struct ga_ou64 missing_paths;
 };
 
+/* The matrix columns of the node's stack, as `fleet` writes them (from the class's stack JSON). */
+struct ga_vd_stack {
+	char *driver; /* "nvidia 550.54.15 open, ...": each driver with its version and flavor */
+	char *cuda;
+	char *rocm;
+	char *kernel;
+	char *os_id;
+	char *os_version;
+};
+
+/* A container engine and the default runtime it resolves to (its own, or the engine's built-in). */
+struct ga_vd_engine {
+	char *name;
+	char *default_runtime;
+};
+
+/* An AMD/Intel device node and whether a non-root container in group render or video opens it. */
+struct ga_vd_device_node {
+	char *path;
+	struct ga_obool accessible; /* true also when its mode is not known: no verdict */
+};
+
 struct ga_node_verdict {
 	struct ga_vd_device *devices;
 	size_t n_devices;
@@ -109,19 +133,16 @@ struct ga_node_verdict {
 	char *node_class;              /* gpuaudit class: name, and the hardware and stack ids */
 	char *hw_class;
 	char *stack_class;
+	char *hw_family;          /* the class family fleet compares within (SHA-256); NULL with no class */
+	struct ga_vd_stack stack; /* with hw_family: the stack's matrix columns */
+	struct ga_vd_engine *runtime_engines; /* the container engines the snapshot found */
+	size_t n_runtime_engines;
+	struct ga_vd_device_node *device_nodes; /* the AMD/Intel device nodes of the container layer */
+	size_t n_device_nodes;
 };
 extern const struct ga_schema ga_node_verdict_schema;
 
 struct ga_policy_class;
-/*
- * The verdict of node n, checked against class cls (NULL: no policy class; with
- * policy_given, that is the no-class drift). The link, CDI, device-plugin and
- * readiness findings are added to out (NULL: not wanted) by the same code that
- * decides the state. v is zeroed here; release it with ga_node_verdict_release.
- * 0, or -ENOMEM (v released).
- */
-int ga_node_verdict_build(const struct ga_node *n, const struct ga_policy_class *cls, bool policy_given,
-                          struct ga_node_verdict *v, struct ga_findings *out);
 void ga_node_verdict_release(struct ga_node_verdict *v);
 /*
  * `discover --json`: the snapshot with its findings, its verdict and its topology matrix
@@ -136,16 +157,6 @@ int ga_node_write_report(const struct ga_node *n, const struct ga_findings *f,
 unsigned ga_node_verdict_drift(const struct ga_node_verdict *v);
 /* The device entry of a PCI address, or NULL. */
 const struct ga_vd_device *ga_node_verdict_device(const struct ga_node_verdict *v, const char *pci_address);
-
-/*
- * GPUs of class cls on node n: usable (driver bound, not excluded, not lost to NVML)
- * and on the bus. The one count behind GA-EXPECT-GPU-COUNT and /readyz.
- */
-size_t ga_vd_class_gpus(const struct ga_node *n, const struct ga_policy_class *cls, size_t *on_bus);
-/* A GPU that can take work: driver bound, not excluded, not lost to NVML. */
-bool ga_vd_accel_usable(const struct ga_accel *a);
-/* "N usable GPUs (M on the bus), the class expects K": the finding's message and /readyz's reason. */
-void ga_vd_gpu_count_reason(char *buf, size_t n, size_t usable, size_t on_bus, uint64_t expected);
 
 #ifdef __cplusplus
 }

@@ -17,8 +17,11 @@
 #include "../core/internal.h"
 #include "analyze.h"
 #include "gpuaudit/nodereport.h"
+#include "gpuaudit/nodereport-analyze.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/verdict.h"
+#include "gpuaudit/verdict-analyze.h"
+#include "gpuaudit/findings-analyze.h"
 
 static bool streq(const char *a, const char *b)
 {
@@ -71,15 +74,6 @@ const struct ga_policy_class *ga_policy_match(const struct ga_policy *p, const s
 		if (class_matches(&p->classes[i], n))
 			return &p->classes[i];
 	return NULL;
-}
-
-const char *ga_check_result_name(enum ga_check_result r)
-{
-	return r == GA_CHECK_PASS           ? "pass"
-	       : r == GA_CHECK_FAIL         ? "fail"
-	       : r == GA_CHECK_INCOMPLETE   ? "incomplete"
-	       : r == GA_CHECK_INCONCLUSIVE ? "inconclusive"
-	                                    : "unknown";
 }
 
 void ga_check_release(struct ga_check *c)

@@ -20,6 +20,7 @@
 #include "analyze.h"
 #include "gpuaudit/container.h"
 #include "gpuaudit/preflight.h"
+#include "gpuaudit/preflight-analyze.h"
 #include "gpuaudit/verdict.h"
 #include "verdict-int.h"
 

@@ -18,6 +18,7 @@
 
 #include "gpuaudit/errcodes.h"
 #include "gpuaudit/explain.h"
+#include "gpuaudit/explain-analyze.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/node.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fleet-int.h"
+#include "gpuaudit/fleet-analyze.h"
 
 static const struct ga_fleet_class *find_rclass(const struct ga_fleet_report *r,
                                                 const struct ga_fleet_class *k)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fleet-int.h"
+#include "gpuaudit/fleet-analyze.h"
 
 struct famstat {
 	size_t maj_class; /* SIZE_MAX: none */

@@ -20,6 +20,8 @@
 #include "gpuaudit/kmsg.h"
 #include "analyze.h"
 #include "gpuaudit/nodereport.h"
+#include "gpuaudit/nodereport-analyze.h"
+#include "gpuaudit/findings-analyze.h"
 
 #define MAX_GROUPS 2048
 #define HASH_SLOTS 4096 /* power of two, > MAX_GROUPS */

@@ -22,6 +22,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/hstate.h"
+#include "gpuaudit/hstate-analyze.h"
 #include "gpuaudit/kmsg.h"
 
 static const char *evidence(const struct ga_finding *f, const char *key)

@@ -13,6 +13,7 @@
 
 #include "../core/internal.h"
 #include "deps_int.h"
+#include "gpuaudit/elfscan-analyze.h"
 
 /*
  * The loader simulation (glibc ld.so's search order, docs/deps.md): a NEEDED

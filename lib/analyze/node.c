@@ -15,6 +15,7 @@
 #include "analyze.h"
 #include "gpuaudit/container.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/node.h"
 #include "verdict-int.h"
 

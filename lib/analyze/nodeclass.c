@@ -20,6 +20,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/nodeclass-analyze.h"
 
 #define MODEL_MAX 64
 #define GIB ((uint64_t)1 << 30)

@@ -16,6 +16,7 @@
 #include "../core/internal.h"
 #include "analyze.h"
 #include "gpuaudit/fabric.h"
+#include "gpuaudit/fabric-analyze.h"
 
 static const char *subject_of(const struct ga_accel *a)
 {

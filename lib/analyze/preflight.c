@@ -4,6 +4,7 @@
  * statuses' names are the model's (lib/model/preflight.c).
  */
 #include "gpuaudit/preflight.h"
+#include "gpuaudit/preflight-analyze.h"
 
 const char *ga_pf_status_name(enum ga_pf_status s)
 {

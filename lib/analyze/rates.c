@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpuaudit/sample.h"
+#include "gpuaudit/sample-analyze.h"
 
 struct ga_odbl ga_rate_pct(uint64_t delta, uint64_t total)
 {

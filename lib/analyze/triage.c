@@ -9,6 +9,7 @@
 
 #include "gpuaudit/sample.h"
 #include "gpuaudit/triage.h"
+#include "gpuaudit/triage-analyze.h"
 
 static void ev(struct ga_triage_step *s, const char *key, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

@@ -9,9 +9,14 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "analyze.h"
+#include "gpuaudit/fleet.h"
+#include "gpuaudit/fleet-analyze.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/nodeclass-analyze.h"
 #include "gpuaudit/policy.h"
 #include "verdict-int.h"
+#include "gpuaudit/verdict-analyze.h"
 
 static bool streq(const char *a, const char *b)
 {
@@ -69,6 +74,26 @@ static int readiness(const struct ga_node *n, const struct ga_policy_class *cls,
 	return v->readiness_reason ? 0 : -ENOMEM;
 }
 
+/* The family fleet compares the class within and the stack's matrix columns (fleet.c's rules). */
+static int family(const struct ga_nodeclass *nc, struct ga_node_verdict *v)
+{
+	if (!nc->hw_json || !nc->stack_json)
+		return 0;
+	char *fam = NULL;
+	struct ga_fleet_columns col = { 0 };
+	int r = ga_fleet_family_sha256(nc->hw_json, &fam);
+	if (r == 0)
+		r = ga_fleet_columns_init(nc->stack_json, &col);
+	if (r < 0) {
+		ga_free(fam);
+		return r == -ENOMEM ? r : 0; /* one that cannot be computed leaves them null */
+	}
+	v->hw_family = fam;
+	v->stack =
+	        (struct ga_vd_stack){ col.driver, col.cuda, col.rocm, col.kernel, col.os_id, col.os_version };
+	return 0;
+}
+
 static int ids(const struct ga_node *n, struct ga_node_verdict *v)
 {
 	struct ga_nodeclass nc = { 0 };
@@ -77,8 +102,33 @@ static int ids(const struct ga_node *n, struct ga_node_verdict *v)
 	               (nc.hw_sha256 && !(v->hw_class = ga_strdup(nc.hw_sha256))) ||
 	               (nc.stack_sha256 && !(v->stack_class = ga_strdup(nc.stack_sha256)))))
 		r = -ENOMEM;
+	if (r == 0)
+		r = family(&nc, v);
 	ga_nodeclass_release(&nc);
 	return r == -ENOMEM ? r : 0; /* a class that cannot be computed leaves the ids null */
+}
+
+/* Each container engine's default runtime and whether each device node opens for render/video. */
+static int container_access(const struct ga_node *n, struct ga_node_verdict *v)
+{
+	const struct ga_container_runtime *cr = n->container_runtime;
+	for (size_t i = 0; cr && i < cr->n_engines; i++) {
+		const struct ga_ctr_engine *e = &cr->engines[i];
+		struct ga_vd_engine *x =
+		        ga_array_push((void **)&v->runtime_engines, &v->n_runtime_engines, sizeof(*x));
+		if (!x || (e->name && !(x->name = ga_strdup(e->name))) ||
+		    !(x->default_runtime = ga_strdup(ga_ctr_default_runtime(e))))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; cr && i < cr->n_devices; i++) {
+		const struct ga_ctr_device *d = &cr->devices[i];
+		struct ga_vd_device_node *x =
+		        ga_array_push((void **)&v->device_nodes, &v->n_device_nodes, sizeof(*x));
+		if (!x || (d->path && !(x->path = ga_strdup(d->path))))
+			return -ENOMEM;
+		GA_SET(x->accessible, ga_ctr_device_open_for(d, NULL, 0));
+	}
+	return 0;
 }
 
 int ga_node_verdict_build(const struct ga_node *n, const struct ga_policy_class *cls, bool policy_given,
@@ -97,6 +147,8 @@ int ga_node_verdict_build(const struct ga_node *n, const struct ga_policy_class 
 		r = readiness(n, cls, v);
 	if (r == 0)
 		r = ids(n, v);
+	if (r == 0)
+		r = container_access(n, v);
 	unsigned d = ga_node_verdict_drift(v);
 	if (r == 0 && (d & GA_VD_DRIFT_LINK))
 		r = ga_strv_push(&v->drift, "link");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpuaudit/canary.h"
+#include "gpuaudit/canary-run.h"
 
 /* A number, or absent (null) when it is not finite or the check did not produce it. */
 static void num(struct ga_odbl *o, bool have, double v)

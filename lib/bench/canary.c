@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "gpuaudit/canary.h"
+#include "gpuaudit/canary-run.h"
+#include "gpuaudit/benchfile-run.h"
 
 /*
  * The default minimum practical effects (docs/canary.md "Minimum practical

@@ -14,6 +14,7 @@
 #include "../core/internal.h"
 #include "bench-internal.h"
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 
 static const char *const dtype_names[GA_DT_COUNT] = { "fp32", "fp64", "fp16", "bf16" };
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 #include "gpuaudit/stats.h"
 
 bool ga_exec_run_failed(const struct ga_exec_run *r)

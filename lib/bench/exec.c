@@ -23,6 +23,7 @@
 
 #include "gpuaudit/benchfile.h"
 #include "gpuaudit/core.h"
+#include "gpuaudit/benchfile-run.h"
 
 extern char **environ;
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "http-run.h"
+#include "gpuaudit/benchfile-run.h"
 
 #define HIST_HIGHEST_NS BENCH_HTTP_HIST_HIGHEST_NS
 

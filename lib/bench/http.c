@@ -42,6 +42,7 @@
 #include "http-run.h"
 #include "http1.h"
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 #include "gpuaudit/stats.h"
 
 #define MAX_REQUESTS 100000000ULL

@@ -12,6 +12,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 #include "gpuaudit/stats.h"
 
 static void run_doc(struct ga_bench_doc_run *d, const struct ga_exec_run *r)

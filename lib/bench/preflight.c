@@ -13,6 +13,10 @@
 #include "../core/internal.h"
 #include "gpuaudit/preflight-run.h"
 #include "gpuaudit/stats.h"
+#include "gpuaudit/nodeclass-analyze.h"
+#include "gpuaudit/findings-analyze.h"
+#include "gpuaudit/explain-analyze.h"
+#include "gpuaudit/preflight-analyze.h"
 
 /* The warm-up command as one line of words. */
 static void cmd_words(const struct ga_pf_opts *o, char *out, size_t n)

@@ -12,6 +12,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/stats.h"
 

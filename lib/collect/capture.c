@@ -45,6 +45,7 @@
 #include "gpuaudit/strmap.h"
 #include "collect.h"
 #include "gpuaudit/capture.h"
+#include "gpuaudit/capture-read.h"
 #include "gpuaudit/fs.h"
 
 #define CAP_PATH 4096

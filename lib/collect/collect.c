@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collect.h"
+#include "gpuaudit/node-read.h"
 
 /*
  * The sources the other collectors read whole, recorded from what they left: a

@@ -10,6 +10,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/fabric.h"
+#include "gpuaudit/fabric-read.h"
 #include "gpuaudit/isolate.h"
 
 int ga_nvml_events_isolated(struct ga_ctx *ctx, unsigned wait_ms, int cancel_fd, struct ga_nvml_events *out)

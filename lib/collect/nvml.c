@@ -18,6 +18,7 @@
 
 #include "../core/internal.h"
 #include "gpuaudit/fabric.h"
+#include "gpuaudit/fabric-read.h"
 #include "gpuaudit/isolate.h"
 #include "../dl/dl.h"
 #include "../dl/nvml_types.h"

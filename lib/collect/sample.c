@@ -14,6 +14,7 @@
 
 #include "gpuaudit/fs.h"
 #include "gpuaudit/sample.h"
+#include "gpuaudit/sample-read.h"
 
 const char *const ga_psi_names[GA_PSI_N] = { "cpu", "io", "memory" };
 

@@ -9,6 +9,7 @@
 
 #include "gpuaudit/fs.h"
 #include "gpuaudit/triage.h"
+#include "gpuaudit/triage-read.h"
 
 int ga_workload_read(struct ga_ctx *ctx, long pid, struct ga_workload *wl)
 {

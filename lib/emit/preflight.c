@@ -20,6 +20,7 @@
 #include "gpuaudit/node.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/preflight.h"
+#include "gpuaudit/preflight-emit.h"
 #include "gpuaudit/run.h"
 #include "gpuaudit/warmup.h"
 

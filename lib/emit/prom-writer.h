@@ -36,7 +36,7 @@ void ga_pw_valueu(struct ga_pw *w, uint64_t v);
 /* The per-accelerator families (prom-devices.c). */
 void ga_prom_render_devices(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd);
 /* The container layer's families (lib/emit/prom-ctr.c); nothing without the section. */
-void ga_prom_render_ctr(struct ga_pw *w, const struct ga_node *n);
+void ga_prom_render_ctr(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd);
 /* The container layer's families: CDI specs, device plugins (prom-container.c). */
 void ga_prom_render_container(struct ga_pw *w, const struct ga_node *n, const struct ga_node_verdict *vd);
 /* prom-nvlink.c: NVLink state and counters, fabric registration (called by the above) */

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpuaudit/fleet.h"
 #include "prom-writer.h"
 
 /* --- node-level families --- */
@@ -62,44 +61,36 @@ static void render_vendor_libs(struct ga_pw *w, const struct ga_node *n)
  * per node so that the fleet view is one streamed query: the class (name,
  * full hardware hash, the family it is compared within), the stack (full
  * hash and the matrix columns), the GPU count and, with a policy, the class
- * it matched. Every label is a function of the node's class, stack and
+ * it matched. The class ids, the family and the columns are the verdict's
+ * (verdict.h, computed once by the analysis); without a verdict, no series. Every label is a function of the node's class, stack and
  * policy class, so a node has one series at a time and a new one only when
  * its hardware, stack or policy class changes (docs/metrics.md).
  */
 static void render_fleet_info(struct ga_pw *w, const struct ga_prom_input *in)
 {
-	const struct ga_nodeclass *c = in->cls;
-	if (!c || !c->name || !c->hw_sha256 || !c->stack_sha256 || !c->hw_json || !c->stack_json)
+	const struct ga_node_verdict *v = in->verdict;
+	if (!v || !v->node_class || !v->hw_class || !v->stack_class || !v->hw_family)
 		return;
-	char *family = NULL;
-	struct ga_fleet_columns col = { 0 };
-	int r = ga_fleet_family_sha256(c->hw_json, &family);
-	if (r == 0)
-		r = ga_fleet_columns_init(c->stack_json, &col);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			w->err = r;
-		goto out;
-	}
+	const struct ga_vd_stack *col = &v->stack;
 	ga_pw_family(w, "gpuaudit_fleet_info", "info", NULL,
 	             "The node's class, stack and policy class as gpuaudit fleet --prometheus reads them "
 	             "(value 1).");
 	ga_pw_begin(w);
 	char id[160];
-	snprintf(id, sizeof(id), "%s-%.8s", c->name, c->hw_sha256);
+	snprintf(id, sizeof(id), "%s-%.8s", v->node_class, v->hw_class);
 	ga_pw_label(w, "hostname", in->node->host.hostname ? in->node->host.hostname : "");
 	ga_pw_label(w, "class", id);
-	ga_pw_label(w, "name", c->name);
-	ga_pw_label(w, "hw_sha256", c->hw_sha256);
-	ga_pw_label(w, "family", family);
-	ga_pw_label(w, "stack_sha256", c->stack_sha256);
+	ga_pw_label(w, "name", v->node_class);
+	ga_pw_label(w, "hw_sha256", v->hw_class);
+	ga_pw_label(w, "family", v->hw_family);
+	ga_pw_label(w, "stack_sha256", v->stack_class);
 	ga_pw_labelu(w, "gpus", in->node->n_accelerators);
-	ga_pw_label(w, "driver", col.driver ? col.driver : "");
-	ga_pw_label(w, "cuda", col.cuda ? col.cuda : "");
-	ga_pw_label(w, "rocm", col.rocm ? col.rocm : "");
-	ga_pw_label(w, "kernel", col.kernel ? col.kernel : "");
-	ga_pw_label(w, "os_id", col.os_id ? col.os_id : "");
-	ga_pw_label(w, "os_version", col.os_version ? col.os_version : "");
+	ga_pw_label(w, "driver", col->driver ? col->driver : "");
+	ga_pw_label(w, "cuda", col->cuda ? col->cuda : "");
+	ga_pw_label(w, "rocm", col->rocm ? col->rocm : "");
+	ga_pw_label(w, "kernel", col->kernel ? col->kernel : "");
+	ga_pw_label(w, "os_id", col->os_id ? col->os_id : "");
+	ga_pw_label(w, "os_version", col->os_version ? col->os_version : "");
 	if (in->check) {
 		const struct ga_policy_class *pc = in->check->cls;
 		ga_pw_label(w, "policy", in->policy_name && *in->policy_name ? in->policy_name : "policy");
@@ -108,9 +99,6 @@ static void render_fleet_info(struct ga_pw *w, const struct ga_prom_input *in)
 			ga_pw_labelu(w, "expected_gpus", pc->expect.gpu_count.v);
 	}
 	ga_pw_value(w, 1);
-out:
-	ga_free(family);
-	ga_fleet_columns_release(&col);
 }
 
 /* GPUs by (vendor, model): the matrix's GPU models and counts, bounded by the models in the node. */
@@ -457,7 +445,7 @@ int ga_prom_render(const struct ga_prom_input *in, enum ga_prom_format fmt, stru
 	if (in->node) {
 		render_node(&w, in);
 		ga_prom_render_devices(&w, in->node, in->verdict);
-		ga_prom_render_ctr(&w, in->node);
+		ga_prom_render_ctr(&w, in->node, in->verdict);
 		ga_prom_render_container(&w, in->node, in->verdict);
 		ga_prom_render_ib(&w, in->node);
 	}

@@ -5,6 +5,15 @@
 #include "../core/internal.h"
 #include "gpuaudit/nodereport.h"
 
+const char *ga_check_result_name(enum ga_check_result r)
+{
+	return r == GA_CHECK_PASS           ? "pass"
+	       : r == GA_CHECK_FAIL         ? "fail"
+	       : r == GA_CHECK_INCOMPLETE   ? "incomplete"
+	       : r == GA_CHECK_INCONCLUSIVE ? "inconclusive"
+	                                    : "unknown";
+}
+
 static const struct ga_field check_f[] = {
 	GA_FIELD(struct ga_check_report, schema, GA_F_STR),
 	GA_FIELD(struct ga_check_report, host, GA_F_STR),

@@ -43,6 +43,28 @@ static const struct ga_field spec_f[] = {
 static const struct ga_schema spec_s = { "ga_vd_cdi_spec", sizeof(struct ga_vd_cdi_spec), spec_f,
 	                                 GA_ARRAY_SIZE(spec_f) };
 
+static const struct ga_field stack_f[] = {
+	GA_FIELD(struct ga_vd_stack, driver, GA_F_STR), GA_FIELD(struct ga_vd_stack, cuda, GA_F_STR),
+	GA_FIELD(struct ga_vd_stack, rocm, GA_F_STR),   GA_FIELD(struct ga_vd_stack, kernel, GA_F_STR),
+	GA_FIELD(struct ga_vd_stack, os_id, GA_F_STR),  GA_FIELD(struct ga_vd_stack, os_version, GA_F_STR),
+};
+static const struct ga_schema stack_s = { "ga_vd_stack", sizeof(struct ga_vd_stack), stack_f,
+	                                  GA_ARRAY_SIZE(stack_f) };
+
+static const struct ga_field engine_f[] = {
+	GA_FIELD(struct ga_vd_engine, name, GA_F_STR),
+	GA_FIELD(struct ga_vd_engine, default_runtime, GA_F_STR),
+};
+static const struct ga_schema engine_s = { "ga_vd_engine", sizeof(struct ga_vd_engine), engine_f,
+	                                   GA_ARRAY_SIZE(engine_f) };
+
+static const struct ga_field devnode_f[] = {
+	GA_FIELD(struct ga_vd_device_node, path, GA_F_STR),
+	GA_FIELD(struct ga_vd_device_node, accessible, GA_F_BOOL),
+};
+static const struct ga_schema devnode_s = { "ga_vd_device_node", sizeof(struct ga_vd_device_node), devnode_f,
+	                                    GA_ARRAY_SIZE(devnode_f) };
+
 static const struct ga_field verdict_f[] = {
 	GA_FIELD_ENUM(struct ga_node_verdict, readiness, ga_vd_ready_names),
 	GA_FIELD(struct ga_node_verdict, readiness_reason, GA_F_STR),
@@ -54,6 +76,8 @@ static const struct ga_field verdict_f[] = {
 	GA_FIELD(struct ga_node_verdict, node_class, GA_F_STR),
 	GA_FIELD(struct ga_node_verdict, hw_class, GA_F_STR),
 	GA_FIELD(struct ga_node_verdict, stack_class, GA_F_STR),
+	GA_FIELD(struct ga_node_verdict, hw_family, GA_F_STR),
+	GA_FIELD_OBJ(struct ga_node_verdict, stack, stack_s),
 	GA_FIELD_ARR(struct ga_node_verdict, devices, device_s),
 	GA_FIELD_ENUM(struct ga_node_verdict, cdi, ga_vd_cdi_names),
 	GA_FIELD_ARR(struct ga_node_verdict, cdi_specs, spec_s),
@@ -64,6 +88,8 @@ static const struct ga_field verdict_f[] = {
 	GA_FIELD(struct ga_node_verdict, dp_expected, GA_F_U64),
 	GA_FIELD(struct ga_node_verdict, runtime_wired, GA_F_STRV),
 	GA_FIELD(struct ga_node_verdict, runtime_default_nvidia, GA_F_BOOL),
+	GA_FIELD_ARR(struct ga_node_verdict, runtime_engines, engine_s),
+	GA_FIELD_ARR(struct ga_node_verdict, device_nodes, devnode_s),
 };
 const struct ga_schema ga_node_verdict_schema = { "ga_node_verdict", sizeof(struct ga_node_verdict),
 	                                          verdict_f, GA_ARRAY_SIZE(verdict_f) };

@@ -20,6 +20,7 @@
 #include "analyze/analyze.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 
 /* --- collection from the fixtures ------------------------------------------- */
 

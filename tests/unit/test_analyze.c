@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/node.h"
 
 #define HEAD "{\"schema\":\"gpuaudit.node/v1\","

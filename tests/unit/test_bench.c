@@ -22,6 +22,7 @@
 
 #include "gpuaudit/bench.h"
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 #include "gpuaudit/core.h"
 #include "gpuaudit/model.h"
 #include "bench/backend-cuda.h"

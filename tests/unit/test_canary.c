@@ -19,6 +19,8 @@
 #include <cmocka.h>
 
 #include "gpuaudit/canary.h"
+#include "gpuaudit/canary-run.h"
+#include "gpuaudit/benchfile-run.h"
 
 static struct ga_ctx *ctx;
 

@@ -20,6 +20,7 @@
 #include "gpuaudit/container.h"
 #include "gpuaudit/core.h"
 #include "gpuaudit/preflight.h"
+#include "gpuaudit/preflight-analyze.h"
 
 static const char spec_yaml[] = "---\n"
                                 "cdiVersion: 0.5.0\n"

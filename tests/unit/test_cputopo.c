@@ -21,7 +21,9 @@
 
 #include "gpuaudit/core.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/nodeclass-analyze.h"
 
 static void put(const char *dir, const char *rel, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void put(const char *dir, const char *rel, const char *fmt, ...)

@@ -22,7 +22,9 @@
 #include <cmocka.h>
 
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 #include "gpuaudit/isolate.h"
 
 static char root[256];

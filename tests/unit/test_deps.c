@@ -19,6 +19,7 @@
 #include "gpuaudit/deps.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 #include "gpuaudit/policy.h"
 #include "gpuaudit/sarif.h"
 

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/elfscan.h"
+#include "gpuaudit/elfscan-analyze.h"
 
 #define GA_ARRAY_SIZE_T(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -20,6 +20,7 @@
 
 #include "gpuaudit/errcodes.h"
 #include "gpuaudit/explain.h"
+#include "gpuaudit/explain-analyze.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/strmap.h"
 

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/benchfile.h"
+#include "gpuaudit/benchfile-run.h"
 #include "gpuaudit/model.h"
 
 static struct ga_exec_run run(double wall_s, int64_t rss_bytes)

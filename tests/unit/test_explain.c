@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/explain.h"
+#include "gpuaudit/explain-analyze.h"
 #include "gpuaudit/node.h"
 
 static struct ga_explain *run_text(const char *text, size_t chunk, size_t max_matches)

@@ -16,8 +16,10 @@
 #include <cmocka.h>
 
 #include "gpuaudit/fleet.h"
+#include "gpuaudit/fleet-analyze.h"
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/reports.h"
+#include "gpuaudit/node-read.h"
 
 static struct ga_node *collect(const char *name)
 {

@@ -17,7 +17,9 @@
 
 #include "gpuaudit/core.h"
 #include "gpuaudit/nodereport.h"
+#include "gpuaudit/nodereport-analyze.h"
 #include "gpuaudit/sample.h"
+#include "gpuaudit/sample-read.h"
 
 static const char *ev(const struct ga_finding *f, const char *key)
 {

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/hstate.h"
+#include "gpuaudit/hstate-analyze.h"
 
 static const char *ev(const struct ga_finding *f, const char *key)
 {

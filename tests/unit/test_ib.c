@@ -16,6 +16,7 @@
 #include "gpuaudit/findings.h"
 #include "gpuaudit/network.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 
 static void test_parsers(void **state)
 {

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 
 static void test_pcie_speed(void **state)
 {

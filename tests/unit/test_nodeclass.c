@@ -17,6 +17,8 @@
 
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/nodeclass.h"
+#include "gpuaudit/nodeclass-analyze.h"
+#include "gpuaudit/node-read.h"
 
 /* A snapshot with n A100s seen by NVML; every argument is something a test varies. */
 struct params {

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/fabric.h"
+#include "gpuaudit/fabric-analyze.h"
 #include "gpuaudit/findings.h"
 #include "gpuaudit/kmsg.h"
 #include "gpuaudit/node.h"

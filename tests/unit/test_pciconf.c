@@ -22,7 +22,9 @@
 #include "collect/pciids.h"
 #include "gpuaudit/core.h"
 #include "gpuaudit/findings.h"
+#include "gpuaudit/findings-analyze.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 
 static void w16(uint8_t *b, size_t off, unsigned v)
 {

@@ -18,10 +18,13 @@
 
 #include "gpuaudit/core.h"
 #include "gpuaudit/explain.h"
+#include "gpuaudit/explain-analyze.h"
 #include "gpuaudit/junit.h"
 #include "gpuaudit/model.h"
 #include "gpuaudit/node.h"
 #include "gpuaudit/preflight.h"
+#include "gpuaudit/preflight-emit.h"
+#include "gpuaudit/preflight-analyze.h"
 #include "gpuaudit/run.h"
 #include "gpuaudit/warmup.h"
 

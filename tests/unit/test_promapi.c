@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "gpuaudit/fleet.h"
+#include "gpuaudit/fleet-analyze.h"
 #include "gpuaudit/promapi.h"
 #include "gpuaudit/promfleet.h"
 

@@ -18,6 +18,8 @@
 #include <cmocka.h>
 
 #include "gpuaudit/sample.h"
+#include "gpuaudit/sample-analyze.h"
+#include "gpuaudit/sample-read.h"
 
 #define DBL(o, want)                                     \
 	do {                                             \

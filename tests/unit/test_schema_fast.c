@@ -19,6 +19,7 @@
 
 #include "gpuaudit/isolate.h"
 #include "gpuaudit/node.h"
+#include "gpuaudit/node-read.h"
 
 static const char *const fixtures[] = { "a10-x8",      "cpu-vm",      "dgx-a100",         "dgx-h100",
 	                                "intel-max",   "mi250x",      "k8s-healthy",      "k8s-cdi-stale",

@@ -17,6 +17,7 @@
 #include "gpuaudit/core.h"
 #include "gpuaudit/sample.h"
 #include "gpuaudit/triage.h"
+#include "gpuaudit/triage-analyze.h"
 
 static struct ga_odbl D(double v) {
 	return (struct ga_odbl){ v, true };

@@ -6,7 +6,9 @@
  * for another driver (the old metric said stale, the finding did not), a damaged
  * kubelet checkpoint (the old label said ok), and readiness against a class, whose
  * reason is GA-EXPECT-GPU-COUNT's message. Each case checks the state, the finding
- * and the rendered metric together.
+ * and the rendered metric together. The values the metrics once asked an analyzer
+ * for (the engines' default runtimes, the device nodes' access, the fleet family and
+ * the stack's columns) are checked the same way: in the verdict, and rendered from it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +24,10 @@
 #include "gpuaudit/policy.h"
 #include "gpuaudit/prom.h"
 #include "gpuaudit/verdict.h"
+#include "gpuaudit/verdict-analyze.h"
+#include "gpuaudit/findings-analyze.h"
+#include "gpuaudit/fleet-analyze.h"
+#include "gpuaudit/nodeclass-analyze.h"
 
 static struct ga_node *node_of(const char *members)
 {
@@ -260,6 +266,72 @@ static void test_readiness(void **state)
 	ga_node_free(n);
 }
 
+/*
+ * The container engines' default runtimes and the device nodes' access are the
+ * verdict's (ctr-runtime.c's rules), and the container families render them; without
+ * a verdict those two families are left out, not recomputed.
+ */
+static void test_container_access(void **state)
+{
+	(void)state;
+	struct ga_node *n = node_of(
+	        "\"container_runtime\":{\"engines\":[{\"name\":\"crio\"},{\"name\":\"docker\","
+	        "\"default_runtime\":\"nvidia\",\"default_nvidia\":true}],\"devices\":[{\"path\":"
+	        "\"/dev/kfd\",\"mode\":\"0600\",\"group\":\"render\"},{\"path\":\"/dev/dri/renderD128\","
+	        "\"mode\":\"0660\",\"group\":\"render\"}]}");
+	struct ga_node_verdict v;
+	assert_int_equal(ga_node_verdict_build(n, NULL, false, &v, NULL), 0);
+	assert_int_equal(v.n_runtime_engines, 2);
+	assert_string_equal(v.runtime_engines[0].name, "crio");
+	assert_string_equal(v.runtime_engines[0].default_runtime, "(CRI-O built-in)");
+	assert_string_equal(v.runtime_engines[1].default_runtime, "nvidia");
+	assert_int_equal(v.n_device_nodes, 2);
+	assert_true(v.device_nodes[0].accessible.set && !v.device_nodes[0].accessible.v);
+	assert_true(v.device_nodes[1].accessible.set && v.device_nodes[1].accessible.v);
+	char buf[512];
+	assert_non_null(metric_line(n, &v, "gpuaudit_container_engine_default_nvidia",
+	                            "engine=\"crio\",default_runtime=\"(CRI-O built-in)\"} 0", buf,
+	                            sizeof(buf)));
+	assert_non_null(metric_line(n, &v, "gpuaudit_container_engine_default_nvidia",
+	                            "engine=\"docker\",default_runtime=\"nvidia\"} 1", buf, sizeof(buf)));
+	assert_non_null(metric_line(n, &v, "gpuaudit_container_device_accessible",
+	                            "path=\"/dev/kfd\",group=\"render\"} 0", buf, sizeof(buf)));
+	assert_non_null(metric_line(n, &v, "gpuaudit_container_device_accessible",
+	                            "path=\"/dev/dri/renderD128\",group=\"render\"} 1", buf, sizeof(buf)));
+	assert_null(metric_line(n, NULL, "gpuaudit_container_device_accessible", "kfd", buf, sizeof(buf)));
+	assert_null(
+	        metric_line(n, NULL, "gpuaudit_container_engine_default_nvidia", "crio", buf, sizeof(buf)));
+	ga_node_verdict_release(&v);
+	ga_node_free(n);
+}
+
+/* The fleet family and the stack's columns are the verdict's, as fleet.c computes them. */
+static void test_fleet_family(void **state)
+{
+	(void)state;
+	struct ga_node *n = node_of("\"host\":{\"hostname\":\"h\",\"kernel_release\":\"6.8.0\"}");
+	struct ga_node_verdict v;
+	assert_int_equal(ga_node_verdict_build(n, NULL, false, &v, NULL), 0);
+	struct ga_nodeclass nc = { 0 };
+	assert_int_equal(ga_nodeclass_compute(n, &nc), 0);
+	char *fam = NULL;
+	assert_int_equal(ga_fleet_family_sha256(nc.hw_json, &fam), 0);
+	assert_non_null(v.hw_family);
+	assert_string_equal(v.hw_family, fam);
+	struct ga_fleet_columns col;
+	assert_int_equal(ga_fleet_columns_init(nc.stack_json, &col), 0);
+	assert_true(col.kernel ? v.stack.kernel && !strcmp(col.kernel, v.stack.kernel) : !v.stack.kernel);
+	char needle[128], buf[2048];
+	snprintf(needle, sizeof(needle), "family=\"%s\"", fam);
+	assert_non_null(metric_line(n, &v, "gpuaudit_fleet_info", needle, buf, sizeof(buf)));
+	assert_null(metric_line(n, NULL, "gpuaudit_fleet_info", "family=", buf, sizeof(buf)));
+	ga_fleet_columns_release(&col);
+	ga_free(fam);
+	ga_nodeclass_release(&nc);
+	ga_node_verdict_release(&v);
+	ga_node_free(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +340,8 @@ int main(void)
 		cmocka_unit_test(test_cdi_other_vendor),
 		cmocka_unit_test(test_dp_damaged_checkpoint),
 		cmocka_unit_test(test_readiness),
+		cmocka_unit_test(test_container_access),
+		cmocka_unit_test(test_fleet_family),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
