@@ -1,6 +1,6 @@
 /*
  * facts-tsv.h - the facts files the catalogue tests hold the tables against
- * (tests/fixtures/{xid,sxid,aer}/*.tsv: '#' comment lines with the source, one
+ * (the .tsv files under tests/fixtures/xid, sxid and aer: '#' comment lines with the source, one
  * line of column names, then one tab-separated row per fact). Header-only, for
  * the unit tests.
  */

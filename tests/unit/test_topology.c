@@ -16,6 +16,7 @@
 #include "gpuaudit/topomatrix.h"
 #include "gpuaudit/topotext.h"
 #include "gpuaudit/triage.h"
+#include "gpuaudit/triage-analyze.h"
 
 #define MAXD 8
 #define MAXH 6
