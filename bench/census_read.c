@@ -46,36 +46,14 @@ struct file {
 	size_t n;
 };
 
-static const char *const skip[] = { ".debug",
-	                            ".zdebug",
-	                            ".eh_frame",
-	                            ".gcc_except_table",
-	                            ".comment",
-	                            ".got",
-	                            ".plt",
-	                            ".note",
-	                            ".stapsdt",
-	                            ".gnu",
-	                            ".rel",
-	                            ".interp",
-	                            ".init",
-	                            ".fini",
-	                            ".ctors",
-	                            ".dtors",
-	                            ".jcr",
-	                            ".tdata",
-	                            ".dynamic",
-	                            ".nvFatBinSegment",
-	                            ".hipFatBinSegment",
-	                            ".symtab",
-	                            ".strtab",
-	                            ".shstrtab",
-	                            ".dynsym",
-	                            ".dynstr",
-	                            ".hash",
-	                            ".data.rel.ro",
-	                            ".nv_fatbin",
-	                            "__nv_relfatbin" };
+/* what the census passes over (lib/deps/elf.c), and the fatbin sections it walks by header */
+static const char *const skip[] = {
+#define GA_ELF_SKIP(p) p,
+#include "../lib/deps/elf-skip.def"
+#undef GA_ELF_SKIP
+	".nv_fatbin",
+	"__nv_relfatbin",
+};
 
 static int load(struct file *f)
 {

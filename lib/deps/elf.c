@@ -875,34 +875,9 @@ static bool has_prefix(const char *s, const char *p)
 static bool skip_section(const char *name)
 {
 	static const char *const prefixes[] = {
-		".debug",
-		".zdebug",
-		".eh_frame",
-		".gcc_except_table",
-		".comment",
-		".got",
-		".plt",
-		".note",
-		".stapsdt",
-		".gnu",
-		".rel",
-		".interp",
-		".init",
-		".fini",
-		".ctors",
-		".dtors",
-		".jcr",
-		".tdata",
-		".dynamic",
-		".nvFatBinSegment",
-		".hipFatBinSegment",
-		".symtab",
-		".strtab",
-		".shstrtab",
-		".dynsym",
-		".dynstr",
-		".hash",
-		".data.rel.ro",
+#define GA_ELF_SKIP(p) p,
+#include "elf-skip.def"
+#undef GA_ELF_SKIP
 	};
 	for (size_t i = 0; i < GA_ARRAY_SIZE(prefixes); i++)
 		if (has_prefix(name, prefixes[i]))
