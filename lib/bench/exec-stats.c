@@ -123,7 +123,6 @@ int ga_exec_bench_run(struct ga_ctx *ctx, const struct ga_exec_opts *o, long war
 	ret->runs = ga_calloc(runs > 0 ? (size_t)runs : 1, sizeof(*ret->runs));
 	if (!ret->runs || ga_hist_init(&ret->wall_hist, 1, 3600LL * 1000 * 1000 * 1000, 3) < 0)
 		return -ENOMEM;
-	int64_t floor_bytes = ga_exec_own_hwm_bytes();
 	long total = 1 + warmup + runs;
 	for (long i = 0; i < total; i++) {
 		struct ga_exec_run r;
@@ -141,5 +140,12 @@ int ga_exec_bench_run(struct ga_ctx *ctx, const struct ga_exec_opts *o, long war
 	}
 	for (size_t i = 0; i < n; i++)
 		ga_hist_record(&ret->wall_hist, (int64_t)llround(ret->runs[i].wall_s * 1e9));
+	/*
+	 * The floor is this process's peak after the runs, not before: posix_spawn
+	 * shares our memory until exec (CLONE_VM), so a child's ru_maxrss is our peak
+	 * at its spawn, and that peak grows while the runs are recorded. Read before,
+	 * it sat a few per cent under what the children report and hid the note.
+	 */
+	int64_t floor_bytes = ga_exec_own_hwm_bytes();
 	return ga_exec_summarize(&ret->cold, ret->runs, n, floor_bytes, &ret->summary);
 }
