@@ -15,7 +15,9 @@
 # share of bsdtar's (target >= 70 %), peak RSS (target <= 64 MiB).
 # Env: GPUAUDIT (default build/gpuaudit), SIZE (MiB, default 2048; needs about
 # 2.3 x SIZE of disk in BENCH_TMP, default /tmp, plus SIZE for the spool in
-# TMPDIR). Writes bench/results/deps-stream.txt.
+# TMPDIR), BASELINE (optional: another gpuaudit binary, e.g. built from an
+# earlier commit, timed in the same run as a third row "baseline").
+# Writes bench/results/deps-stream.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
@@ -30,6 +32,12 @@ tmp=$(mktemp -d "${BENCH_TMP:-/tmp}/deps-stream.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cp "$bin" "$tmp/gpuaudit"
 bin=$tmp/gpuaudit
+base=
+if [ -n "${BASELINE:-}" ]; then
+	[ -x "$BASELINE" ] || { echo "bench: BASELINE $BASELINE not executable" >&2; exit 3; }
+	cp "$BASELINE" "$tmp/gpuaudit-baseline"
+	base=$tmp/gpuaudit-baseline
+fi
 df -h "$tmp" | tail -1 | awk '{print "bench: " $4 " free in " $6}' >&2
 
 python3 - "$tmp" "$size" <<'PY'
@@ -74,17 +82,23 @@ for kind in stored deflated; do
 	w="$tmp/big_$kind-1.0-py3-none-any.whl"
 	# the verdict: the member is read whole (no gap), its sm_80 kernel found
 	"$bin" deps --target cuda:12.4,sm_80 "$w" >"$tmp/verdict.$kind" 2>&1 || true
+	[ -z "$base" ] || "$base" deps --target cuda:12.4,sm_80 "$w" >"$tmp/verdict-base.$kind" 2>&1 || true
+	extra=()
+	[ -z "$base" ] || extra=(-n "baseline: gpuaudit deps ... WHEEL" "$base deps --target cuda:12.4,sm_80 $w")
 	hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/$kind.json" \
 		-n "gpuaudit deps --target cuda:12.4,sm_80 WHEEL" "$bin deps --target cuda:12.4,sm_80 $w" \
-		-n "bsdtar -xOf WHEEL MEMBER >/dev/null" "bash -c 'bsdtar -xOf $w big/lib/libbig.so >/dev/null'" >/dev/null
+		-n "bsdtar -xOf WHEEL MEMBER >/dev/null" "bash -c 'bsdtar -xOf $w big/lib/libbig.so >/dev/null'" \
+		"${extra[@]}" >/dev/null
 	out+=("$(rss "$bin" deps --target cuda:12.4,sm_80 "$w")" "$(rss bsdtar -xOf "$w" big/lib/libbig.so)")
+	[ -z "$base" ] || out+=("$(rss "$base" deps --target cuda:12.4,sm_80 "$w")")
 done
 
 mkdir -p bench/results
 python3 - "$tmp" "$runs" "$member_bytes" "${out[@]}" <<'PY' | tee bench/results/deps-stream.txt
 import json, os, sys, datetime, platform
 tmp, runs, member = sys.argv[1], sys.argv[2], int(sys.argv[3])
-rss = sys.argv[4:8]
+rss = sys.argv[4:]
+per = len(rss) // 2
 la = os.getloadavg()
 print(f"# gpuaudit deps on a wheel with one {member / 2**20:.0f} MiB library: {platform.node()} "
       f"({os.cpu_count()} CPUs), {datetime.date.today()}")
@@ -98,9 +112,13 @@ for i, kind in enumerate(("stored", "deflated")):
     print()
     print(f"{kind} wheel ({wheel / 2**20:.0f} MiB on disk); gpuaudit: {result[0] if result else 'no result line'}, "
           f"{'a gap' if 'not read' in verdict else 'no gap'}, sm_80 {'found' if 'sm_80' in verdict else 'NOT found'}")
-    for (cmd, med, cpu), r in zip(res, rss[2 * i:2 * i + 2]):
+    for (cmd, med, cpu), r in zip(res, rss[per * i:per * i + per]):
         print(f"  {cmd:44s} median {med:7.2f} s  {member / med / 2**20:7.1f} MiB/s  cpu {cpu:6.2f} s  "
               f"peak RSS {int(r) / 1024:6.1f} MiB")
     print(f"  gpuaudit throughput / bsdtar's: {res[1][1] / res[0][1] * 100:.0f}% (target >= 70%); "
-          f"peak RSS {int(rss[2 * i]) / 1024:.1f} MiB (target <= 64 MiB)")
+          f"peak RSS {int(rss[per * i]) / 1024:.1f} MiB (target <= 64 MiB)")
+    if per == 3:
+        same = open(f"{tmp}/verdict-base.{kind}").read() == verdict
+        print(f"  baseline's verdict {'identical' if same else 'DIFFERS'}")
+        print(f"  baseline throughput / bsdtar's: {res[1][1] / res[2][1] * 100:.0f}%")
 PY

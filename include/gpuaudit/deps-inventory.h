@@ -145,6 +145,10 @@ struct ga_deps_inventory {
 	bool truncated;          /* a cap stopped part of the scan (see gaps) */
 	size_t paths;            /* PATH arguments given to ga_deps_scan */
 	size_t paths_unread;     /* of them, those that could not be opened (each also a gap) */
+	/* archive members too large to hold in memory: copied to a temporary file, or (stored
+	 * uncompressed in a zip on disk) scanned in place in the zip's file (issue 28) */
+	uint64_t members_spooled;
+	uint64_t members_in_place;
 };
 
 struct ga_deps_opts {

@@ -336,6 +336,13 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
                       struct ga_elf_info **ret);
 
 /*
+ * The same for an image that lies at offset base of fd (buf maps those
+ * bytes): a member stored uncompressed in a zip on disk, read in place.
+ */
+int ga_elf_inspect_fd_at(struct ga_ctx *ctx, int fd, uint64_t base, const uint8_t *buf, size_t len,
+                         unsigned flags, struct ga_elf_info **ret);
+
+/*
  * Census of a raw blob that is not ELF (a .fatbin file, an offload bundle
  * file, a CCOB .hipfb): scans the whole buffer as one region. Returns 0 and
  * *ret with elf_class 0 (possibly with no containers), or -ENOMEM.

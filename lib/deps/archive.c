@@ -482,6 +482,253 @@ static int spool_member(struct deps_scan *s, struct archive *a, const char *show
 	return 0;
 }
 
+/* ---- stored members of a zip on disk, read in place (issue 28) ---- */
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, (uint8_t *)buf + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* One central directory entry: what the in-place check compares. */
+struct zip_cd_entry {
+	uint64_t lho, csize, usize;
+	size_t name_off;
+	uint16_t name_len, method, flags;
+};
+
+struct deps_zip_disk {
+	int fd;
+	uint64_t size;
+	struct archive *a; /* the reader walking this zip: only its members are looked up */
+	uint8_t *cd;       /* the central directory, read whole */
+	struct zip_cd_entry *e;
+	size_t n;
+};
+
+/* a central directory larger than this is not indexed (its members are spooled as before) */
+#define ZIP_CD_MAX (64u << 20)
+
+static void zip_disk_free(struct deps_zip_disk *z)
+{
+	if (!z)
+		return;
+	ga_free(z->cd);
+	ga_free(z->e);
+	ga_free(z);
+}
+
+/*
+ * The zip64 extra field (0x0001) of a central directory entry: the 64-bit
+ * values of the fields stored as 0xFFFFFFFF, in their order (APPNOTE 4.5.3).
+ * false when a field it should hold is missing.
+ */
+static bool zip64_extra(const uint8_t *x, size_t xl, uint64_t *usize, uint64_t *csize, uint64_t *lho)
+{
+	uint64_t *want[3] = { *usize == 0xffffffffu ? usize : NULL, *csize == 0xffffffffu ? csize : NULL,
+		              lho && *lho == 0xffffffffu ? lho : NULL };
+	if (!want[0] && !want[1] && !want[2])
+		return true;
+	for (size_t i = 0; i + 4 <= xl;) {
+		uint16_t id = le16(x + i), sz = le16(x + i + 2);
+		if (sz > xl - i - 4)
+			return false;
+		if (id == 1) {
+			size_t q = i + 4, end = q + sz;
+			for (int k = 0; k < 3; k++) {
+				if (!want[k])
+					continue;
+				if (end - q < 8)
+					return false;
+				*want[k] = le64(x + q);
+				q += 8;
+			}
+			return true;
+		}
+		i += 4u + sz;
+	}
+	return false;
+}
+
+/*
+ * Index the central directory of the zip on disk (fd, size): NULL when it
+ * cannot be read or is not plain (several disks, a comment that does not
+ * end the file, entries that do not parse, their count not the one the end
+ * record gives). NULL costs nothing but speed: every member is then read
+ * through libarchive as before.
+ */
+static struct deps_zip_disk *zip_disk_index(int fd, uint64_t size)
+{
+	enum { EOCD = 22, TAIL = EOCD + 65535 };
+	struct deps_zip_disk *z = NULL;
+	uint8_t *tail = NULL;
+	size_t tl = size < TAIL ? (size_t)size : TAIL;
+	if (tl < EOCD || !(tail = ga_malloc(tl)) || pread_all(fd, tail, tl, size - tl) < 0)
+		goto fail;
+	size_t i = tl - EOCD + 1;
+	bool found = false;
+	while (i-- > 0)
+		if (!memcmp(tail + i, "PK\5\6", 4) && i + EOCD + le16(tail + i + 20) == tl) {
+			found = true;
+			break;
+		}
+	if (!found || le16(tail + i + 4) != 0 || le16(tail + i + 6) != 0)
+		goto fail;
+	uint64_t eocd = size - tl + i, n = le16(tail + i + 10), cd_size = le32(tail + i + 12),
+	         cd_off = le32(tail + i + 16);
+	if (n == 0xffff || cd_size == 0xffffffffu || cd_off == 0xffffffffu) {
+		uint8_t loc[20], rec[56];
+		if (eocd < 20 || pread_all(fd, loc, 20, eocd - 20) < 0 || memcmp(loc, "PK\6\7", 4))
+			goto fail;
+		uint64_t at = le64(loc + 8);
+		if (at > eocd - 20 || eocd - 20 - at < 56 || pread_all(fd, rec, 56, at) < 0 ||
+		    memcmp(rec, "PK\6\6", 4))
+			goto fail;
+		n = le64(rec + 32), cd_size = le64(rec + 40), cd_off = le64(rec + 48);
+	}
+	if (cd_off > size || cd_size > size - cd_off || cd_size > ZIP_CD_MAX || n > cd_size / 46)
+		goto fail;
+	if (!(z = ga_calloc(1, sizeof(*z))) || !(z->cd = ga_malloc(cd_size ? (size_t)cd_size : 1)) ||
+	    !(z->e = ga_calloc(n ? (size_t)n : 1, sizeof(*z->e))) ||
+	    pread_all(fd, z->cd, (size_t)cd_size, cd_off) < 0)
+		goto fail;
+	const uint8_t *cd = z->cd;
+	size_t off = 0;
+	for (; z->n < n; z->n++) {
+		if (cd_size - off < 46 || memcmp(cd + off, "PK\1\2", 4))
+			goto fail;
+		const uint8_t *p = cd + off;
+		size_t nl = le16(p + 28), xl = le16(p + 30), cl = le16(p + 32);
+		if (cd_size - off - 46 < nl + xl + cl)
+			goto fail;
+		struct zip_cd_entry *e = &z->e[z->n];
+		*e = (struct zip_cd_entry){ .lho = le32(p + 42),
+			                    .csize = le32(p + 20),
+			                    .usize = le32(p + 24),
+			                    .name_off = off + 46,
+			                    .name_len = (uint16_t)nl,
+			                    .method = le16(p + 10),
+			                    .flags = le16(p + 8) };
+		if (!zip64_extra(p + 46 + nl, xl, &e->usize, &e->csize, &e->lho))
+			goto fail;
+		off += 46 + nl + xl + cl;
+	}
+	ga_free(tail);
+	z->fd = fd;
+	z->size = size;
+	return z;
+fail:
+	ga_free(tail);
+	zip_disk_free(z);
+	return NULL;
+}
+
+/*
+ * Where the bytes of member name (size bytes, by libarchive's header) lie in
+ * the zip on disk, when they can be read there as they are: exactly one
+ * central directory entry of that name, stored (method 0), not encrypted,
+ * both sizes equal to size; its local file header at the offset the entry
+ * gives, inside the file, with the signature, method 0, the same name, sizes
+ * that agree (or are left to a data descriptor: flag bit 3), and the data
+ * [offset, offset + size) inside the file. The CRC is not checked: the census
+ * reads only the bytes it needs, not every byte. -1 otherwise (the member is
+ * then read through libarchive and spooled, as before: lying headers get the
+ * verdict they always had).
+ */
+static int64_t zip_disk_locate(const struct deps_zip_disk *z, const char *name, int64_t size)
+{
+	size_t nl = strlen(name);
+	const struct zip_cd_entry *e = NULL;
+	if (size < 0 || nl > 0xffff)
+		return -1;
+	for (size_t i = 0; i < z->n; i++)
+		if (z->e[i].name_len == nl && !memcmp(z->cd + z->e[i].name_off, name, nl)) {
+			if (e)
+				return -1; /* two members of that name: not ours to choose */
+			e = &z->e[i];
+		}
+	if (!e || e->method != 0 || (e->flags & 1) || e->csize != (uint64_t)size ||
+	    e->usize != (uint64_t)size || e->lho > z->size || z->size - e->lho < 30)
+		return -1;
+	uint8_t h[30];
+	if (pread_all(z->fd, h, sizeof(h), e->lho) < 0 || memcmp(h, "PK\3\4", 4) || le16(h + 8) != 0 ||
+	    le16(h + 26) != nl)
+		return -1;
+	size_t xl = le16(h + 28);
+	uint64_t data = e->lho + 30 + nl + xl;
+	if (data > z->size || z->size - data < (uint64_t)size)
+		return -1;
+	uint8_t *lx = ga_malloc(nl + xl + 1);
+	if (!lx)
+		return -1;
+	uint64_t lcs = le32(h + 18), lus = le32(h + 22);
+	bool ok = pread_all(z->fd, lx, nl + xl, e->lho + 30) == 0 && !memcmp(lx, name, nl) &&
+	          zip64_extra(lx + nl, xl, &lus, &lcs, NULL);
+	ga_free(lx);
+	if (!ok)
+		return -1;
+	if (!((le16(h + 6) & 8) && lcs == 0 && lus == 0) && (lcs != (uint64_t)size || lus != (uint64_t)size))
+		return -1;
+	return (int64_t)data;
+}
+
+/*
+ * The member (ELF or device code, size bytes at offset at of the zip on
+ * disk) scanned where it lies: mapped read-only for the headers, its census
+ * windows pread from the zip's fd. Charged like the bytes read through
+ * libarchive (done already: the first `done` bytes). 0, 1 not mapped (the
+ * caller spools it as before), <0.
+ */
+static int scan_in_place(struct deps_scan *s, size_t tree, const char *shown, const char *tp, unsigned depth,
+                         uint64_t at, uint64_t size, uint64_t done)
+{
+	const struct deps_zip_disk *z = s->zip_disk;
+	if (size > SIZE_MAX / 2)
+		return 1;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = at - at % page;
+	size_t maplen = (size_t)(at - lo + size);
+	void *map = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE, z->fd, (off_t)lo);
+	if (map == MAP_FAILED)
+		return 1;
+	/* the bytes count as read, in the blocks the spool would have read them in */
+	for (uint64_t left = size - done; left;) {
+		uint64_t n = left < SPOOL_BLOCK ? left : SPOOL_BLOCK;
+		left -= n;
+		if (!charge(s, shown, n)) {
+			munmap(map, maplen);
+			return 0;
+		}
+	}
+	s->inv->members_in_place++;
+	int r = s->scan_map(s, z->fd, at, tree, shown, tp, (const uint8_t *)map + (at - lo), (size_t)size,
+	                    depth);
+	munmap(map, maplen);
+	return r < 0 ? r : 0;
+}
+
 static int archive_fd_into(struct deps_scan *s, int fd, const char *shown, const char *name_for_kind,
                            long into_tree, unsigned depth);
 
@@ -502,13 +749,13 @@ static int scan_spooled(struct deps_scan *s, int fd, uint64_t len, enum deps_mag
 	void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return ga_deps_add_gap(s->inv, shown, "cannot map the spooled member: %s", strerror(errno));
-	int r = s->scan_map(s, fd, tree, shown, tp, map, (size_t)len, depth);
+	int r = s->scan_map(s, fd, 0, tree, shown, tp, map, (size_t)len, depth);
 	munmap(map, (size_t)len);
 	return r;
 }
 
 static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, const char *shown, const char *tp,
-                       unsigned depth, bool outer_is_pkg, int64_t size_hint)
+                       unsigned depth, bool outer_is_pkg, int64_t size_hint, int64_t at)
 {
 	uint8_t head[PEEK_BYTES];
 	size_t hl = 0;
@@ -611,7 +858,11 @@ static int scan_member(struct deps_scan *s, struct archive *a, size_t tree, cons
 			goto out;
 		}
 	}
+	if (spool && at >= 0 && (m == MAGIC_ELF || m == MAGIC_DEVCODE) &&
+	    (r = scan_in_place(s, tree, shown, tp, depth, (uint64_t)at, (uint64_t)size_hint, hl)) != 1)
+		goto out;
 	if (spool || r == 2) {
+		s->inv->members_spooled++;
 		int fd = -1;
 		uint64_t len = 0;
 		r = spool_member(s, a, shown, spool ? head : b->data, spool ? hl : b->len, &fd, &len);
@@ -740,7 +991,11 @@ static int walk_entries(struct deps_scan *s, struct archive *a, size_t tree, con
 		        inner_into_tree && (ends_with(tp, ".tar.zst") || !strncmp(tp, "data.tar", 8) ||
 		                            !strncmp(tp, "control.tar", 11));
 		int64_t hint = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
-		if ((r = scan_member(s, a, tree, shown.data, tp, depth, pkg_inner, hint)) < 0)
+		/* a member of the zip on disk too large to hold: stored bytes are read where they lie */
+		int64_t at = s->zip_disk && s->zip_disk->a == a && hint > (int64_t)HOLD_BYTES
+		                     ? zip_disk_locate(s->zip_disk, name, hint)
+		                     : -1;
+		if ((r = scan_member(s, a, tree, shown.data, tp, depth, pkg_inner, hint, at)) < 0)
 			break;
 	}
 	ga_free(tp);
@@ -1153,6 +1408,8 @@ static int archive_fd_into(struct deps_scan *s, int fd, const char *shown, const
 	if (!a)
 		return -ENOMEM;
 	int r = 0;
+	if (depth == 1 && s->zip_disk && !s->zip_disk->a)
+		s->zip_disk->a = a; /* the zip indexed by ga_deps_archive_fd */
 	/* read() into libarchive's block rather than mapped: the archive's pages stay out of our RSS */
 	if (archive_read_open_fd(a, fd, 1u << 20) != ARCHIVE_OK) {
 		r = ga_deps_add_gap(s->inv, shown, "not a readable archive: %s", archive_error_string(a));
@@ -1174,9 +1431,18 @@ int ga_deps_archive_fd(struct deps_scan *s, int fd, const char *shown, const cha
                        unsigned depth)
 {
 	struct stat st;
+	bool st_ok = fstat(fd, &st) == 0;
 	if (depth == 1)
-		ga_deps_input_begin(s, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0);
-	return archive_fd_into(s, fd, shown, name_for_kind, -1, depth);
+		ga_deps_input_begin(s, st_ok ? (uint64_t)st.st_size : 0);
+	/* a zip file larger than what is held in memory may have stored members worth reading in place */
+	struct deps_zip_disk *z = NULL, *saved = s->zip_disk;
+	if (depth == 1 && st_ok && S_ISREG(st.st_mode) && (uint64_t)st.st_size > HOLD_BYTES)
+		z = zip_disk_index(fd, (uint64_t)st.st_size);
+	s->zip_disk = z;
+	int r = archive_fd_into(s, fd, shown, name_for_kind, -1, depth);
+	s->zip_disk = saved;
+	zip_disk_free(z);
+	return r;
 }
 
 int ga_deps_archive_rpm(struct deps_scan *s, const char *shown, const uint8_t *buf, size_t len, size_t tree,

@@ -155,7 +155,7 @@ int ga_dc_fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, 
 	size_t hi = end - q > ahead + WIN_AFTER ? q + ahead + WIN_AFTER : end;
 	size_t n = hi - lo, got = 0;
 	while (got < n) {
-		ssize_t r = pread(s->fd, s->scratch + got, n - got, (off_t)(lo + got));
+		ssize_t r = pread(s->fd, s->scratch + got, n - got, (off_t)(s->fd_base + lo + got));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
@@ -185,7 +185,7 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 		want = n;
 	size_t got = 0;
 	while (got < want) {
-		ssize_t r = pread(s->fd, s->peek + got, want - got, (off_t)(off + got));
+		ssize_t r = pread(s->fd, s->peek + got, want - got, (off_t)(s->fd_base + off + got));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)

@@ -1082,6 +1082,12 @@ static void scan_init(struct dc_state *st, struct ga_ctx *ctx, struct ga_elf_inf
 int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len, unsigned flags,
                       struct ga_elf_info **ret)
 {
+	return ga_elf_inspect_fd_at(ctx, fd, 0, buf, len, flags, ret);
+}
+
+int ga_elf_inspect_fd_at(struct ga_ctx *ctx, int fd, uint64_t base, const uint8_t *buf, size_t len,
+                         unsigned flags, struct ga_elf_info **ret)
+{
 	struct info_block *blk = ga_calloc(1, sizeof(*blk));
 	if (!blk)
 		return ga_err(ctx, -ENOMEM, "out of memory");
@@ -1110,6 +1116,7 @@ int ga_elf_inspect_fd(struct ga_ctx *ctx, int fd, const uint8_t *buf, size_t len
 			if (!st.s.scratch)
 				goto out;
 			st.s.fd = fd;
+			st.s.fd_base = base;
 			st.s.peek = st.s.scratch + SCRATCH_WIN;
 		}
 		st.secnames = &blk->secnames;

@@ -36,6 +36,7 @@ struct dc_scan {
 	const char *section_raw; /* the same in the file's string table */
 	int err;                 /* first -ENOMEM; parsers stop adding once set */
 	int fd;                  /* >= 0: bulk scans pread from it into scratch (ga_elf_inspect_fd) */
+	uint64_t fd_base;        /* where buf[0] lies in that file (ga_elf_inspect_fd_at) */
 	uint8_t *scratch;
 	struct win w;  /* current window of the bulk scan */
 	uint8_t *peek; /* read-ahead of ga_dc_peek: file bytes [peek_base, peek_lim) */

@@ -256,13 +256,13 @@ static int scan_deb(struct deps_scan *s, size_t tree, const char *shown, const c
  * windows through fd, see elfscan.h); elf_map: GA_ELF_BUF_IS_MAP when those
  * windows may come from the mapping itself, 0 for pread into a scratch buffer.
  */
-static int scan_buf_at(struct deps_scan *s, int fd, unsigned elf_map, size_t tree, const char *shown,
-                       const char *tp, const uint8_t *buf, size_t len, unsigned depth);
+static int scan_buf_at(struct deps_scan *s, int fd, uint64_t base, unsigned elf_map, size_t tree,
+                       const char *shown, const char *tp, const uint8_t *buf, size_t len, unsigned depth);
 
 static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
                        const uint8_t *buf, size_t len, unsigned depth)
 {
-	return scan_buf_at(s, fd, fd >= 0 ? GA_ELF_BUF_IS_MAP : 0, tree, shown, tp, buf, len, depth);
+	return scan_buf_at(s, fd, 0, fd >= 0 ? GA_ELF_BUF_IS_MAP : 0, tree, shown, tp, buf, len, depth);
 }
 
 /*
@@ -270,12 +270,13 @@ static int scan_buf_fd(struct deps_scan *s, int fd, size_t tree, const char *sho
  * windows are pread, not populated from the mapping. Measured on an 80 MiB
  * member just written (issue 28): the populated windows left its page-cache
  * pages in the process's RSS (74 MiB peak, 2.0 s) where pread kept it at
- * 8.5 MiB (0.66 s).
+ * 8.5 MiB (0.66 s). The same for a member stored uncompressed in a zip on
+ * disk, read in place at offset base of the zip's fd (archive.c).
  */
-static int scan_spooled(struct deps_scan *s, int fd, size_t tree, const char *shown, const char *tp,
-                        const uint8_t *buf, size_t len, unsigned depth)
+static int scan_spooled(struct deps_scan *s, int fd, uint64_t base, size_t tree, const char *shown,
+                        const char *tp, const uint8_t *buf, size_t len, unsigned depth)
 {
-	return scan_buf_at(s, fd, 0, tree, shown, tp, buf, len, depth);
+	return scan_buf_at(s, fd, base, 0, tree, shown, tp, buf, len, depth);
 }
 
 int ga_deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const char *tp, const uint8_t *buf,
@@ -284,8 +285,8 @@ int ga_deps_scan_buf(struct deps_scan *s, size_t tree, const char *shown, const 
 	return scan_buf_fd(s, -1, tree, shown, tp, buf, len, depth);
 }
 
-static int scan_buf_at(struct deps_scan *s, int fd, unsigned elf_map, size_t tree, const char *shown,
-                       const char *tp, const uint8_t *buf, size_t len, unsigned depth)
+static int scan_buf_at(struct deps_scan *s, int fd, uint64_t base, unsigned elf_map, size_t tree,
+                       const char *shown, const char *tp, const uint8_t *buf, size_t len, unsigned depth)
 {
 	enum deps_magic m = ga_deps_sniff(buf, len);
 	int r;
@@ -293,7 +294,8 @@ static int scan_buf_at(struct deps_scan *s, int fd, unsigned elf_map, size_t tre
 		if (s->o->progress)
 			s->o->progress(s->o->progress_udata, s->inv, shown);
 		struct ga_elf_info *info = NULL;
-		r = m == MAGIC_ELF ? ga_elf_inspect_fd(s->ctx, fd, buf, len, s->o->elf_flags | elf_map, &info)
+		r = m == MAGIC_ELF ? ga_elf_inspect_fd_at(s->ctx, fd, base, buf, len,
+		                                          s->o->elf_flags | elf_map, &info)
 		                   : ga_devcode_inspect_blob(s->ctx, buf, len, s->o->elf_flags, &info);
 		if (r == -ENOMEM)
 			return r;

@@ -37,9 +37,10 @@ typedef int (*deps_scan_buf_fn)(struct deps_scan *s, size_t tree, const char *sh
 /*
  * The same as deps_scan_buf_fn for a file mapped whole at buf (fd >= 0: the
  * ELF census reads it through fd in windows, so that resident memory stays
- * one window however large the file): a member spooled to a temporary file.
+ * one window however large the file): a member spooled to a temporary file
+ * (base 0), or stored uncompressed at offset base of a zip on disk.
  */
-typedef int (*deps_scan_map_fn)(struct deps_scan *s, int fd, size_t tree, const char *shown,
+typedef int (*deps_scan_map_fn)(struct deps_scan *s, int fd, uint64_t base, size_t tree, const char *shown,
                                 const char *tree_path, const uint8_t *buf, size_t len, unsigned depth);
 
 struct deps_scan {
@@ -67,6 +68,13 @@ struct deps_scan {
 	size_t file_map_len;
 	/* bytes of zips held in memory around the member being read (their members get the rest of the room) */
 	uint64_t held_bytes;
+	/*
+	 * The zip on disk being read (ga_deps_archive_fd, depth 1), indexed by
+	 * its central directory: a member stored uncompressed (method 0) too
+	 * large to hold is scanned in place in the zip's file, not spooled.
+	 * NULL: none (a stream, a nested archive, a zip not indexed).
+	 */
+	struct deps_zip_disk *zip_disk;
 	/*
 	 * One member buffer per nesting depth, reused from member to member: a fresh
 	 * allocation per member would fault its pages in again (costly on a VM).

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -1089,6 +1090,14 @@ static void scan_zip(const struct ga_deps_opts *o, const uint8_t *z, size_t len,
 	ga_ctx_free(ctx);
 }
 
+/* scan_zip with the default options */
+static void scan_zip_buf(const uint8_t *z, size_t len, struct ga_deps_inventory *inv)
+{
+	struct ga_deps_opts o;
+	ga_deps_opts_init(&o);
+	scan_zip(&o, z, len, inv);
+}
+
 static void test_archive_nesting(void **state)
 {
 	(void)state;
@@ -1195,6 +1204,142 @@ static void test_archive_spool(void **state)
 	assert_int_equal(inv.n_gaps, 1);
 	assert_non_null(strstr(inv.gaps[0].reason, "more than --max-member-bytes 16777216"));
 	ga_deps_inventory_release(&inv);
+	free(z);
+}
+
+/*
+ * Issue 28: a member stored uncompressed (method 0) in a zip on disk, too
+ * large to hold in memory, is scanned where it lies in the zip's file: no
+ * temporary file (inv.members_spooled stays 0), the census's windows pread
+ * at the member's offset in the zip. Synthesized: a minimal ELF whose
+ * .nv_fatbin section holds the fatbin fixture, padded to 40 MiB.
+ */
+static uint8_t *fatbin_elf(size_t len)
+{
+	char path[512];
+	const char *fx = getenv("GA_FIXTURES");
+	snprintf(path, sizeof(path), "%s/deps/fatbin.bin", fx ? fx : "tests/fixtures");
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	uint8_t *e = calloc(1, len);
+	assert_non_null(e);
+	size_t fl = fread(e + 0x10000, 1, 1u << 20, f);
+	fclose(f);
+	assert_true(fl > 0 && fl < (1u << 20));
+	static const char shstr[] = "\0.nv_fatbin\0.shstrtab";
+	memcpy(e, "\177ELF\2\1\1", 7);
+	le(e + 16, 3, 2), le(e + 18, 62, 2), le(e + 20, 1, 4), le(e + 40, 0x1000, 8), le(e + 52, 64, 2);
+	le(e + 58, 64, 2), le(e + 60, 3, 2), le(e + 62, 2, 2);
+	uint8_t *sh = e + 0x1000 + 64; /* section 1: .nv_fatbin */
+	le(sh, 1, 4), le(sh + 4, 1, 4), le(sh + 8, 2, 8), le(sh + 24, 0x10000, 8), le(sh + 32, fl, 8);
+	le(sh + 48, 8, 8);
+	sh += 64; /* section 2: the section names */
+	le(sh, 12, 4), le(sh + 4, 3, 4), le(sh + 24, 0x800, 8), le(sh + 32, sizeof(shstr), 8),
+	        le(sh + 48, 1, 8);
+	memcpy(e + 0x800, shstr, sizeof(shstr));
+	return e;
+}
+
+static void write_file(const char *path, const uint8_t *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void scan_path(const char *path, struct ga_deps_inventory *inv)
+{
+	struct ga_ctx *ctx = NULL;
+	struct ga_deps_opts o;
+	ga_deps_opts_init(&o);
+	assert_int_equal(ga_ctx_new(&ctx), 0);
+	ga_deps_inventory_init(inv);
+	assert_int_equal(ga_deps_scan(ctx, &o, path, inv), 0);
+	ga_ctx_free(ctx);
+}
+
+static void test_archive_stored_in_place(void **state)
+{
+	(void)state;
+	const size_t elf_len = 40u << 20;
+	uint8_t *elf = fatbin_elf(elf_len);
+	size_t len;
+	uint8_t *z = stored_zip("lib/libx.so", elf, elf_len, &len);
+	free(elf);
+	char path[] = "/tmp/gpuaudit-test-stored-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_file(path, z, len);
+	/* in place: found, its fatbin read, nothing spooled */
+	struct ga_deps_inventory inv, ref;
+	scan_path(path, &inv);
+	assert_int_equal(inv.n_gaps, 0);
+	assert_int_equal(inv.n_files, 1);
+	assert_true(inv.members_in_place == 1 && inv.members_spooled == 0);
+	assert_true(inv.files[0].size_bytes == elf_len);
+	assert_non_null(inv.files[0].elf);
+	assert_true(inv.files[0].elf->n_containers >= 1 && inv.files[0].elf->n_images >= 1);
+	/* the same zip in memory is spooled (the path it had before): the same census */
+	scan_zip_buf(z, len, &ref);
+	assert_true(ref.members_in_place == 0 && ref.members_spooled == 1);
+	assert_int_equal(ref.n_files, 1);
+	assert_int_equal(ref.files[0].elf->n_containers, inv.files[0].elf->n_containers);
+	assert_int_equal(ref.files[0].elf->n_images, inv.files[0].elf->n_images);
+	assert_true(ref.bytes_inflated == inv.bytes_inflated);
+	ga_deps_inventory_release(&ref);
+	ga_deps_inventory_release(&inv);
+	/*
+	 * A CRC-32 that does not match the data: in place the CRC is not checked
+	 * (the census reads only the bytes it needs), so the member is censused;
+	 * spooled, libarchive checks it as the last bytes are read: a gap.
+	 */
+	size_t nl = strlen("lib/libx.so");
+	uint8_t *cdh = z + 30 + nl + elf_len;
+	z[14] ^= 1, cdh[16] ^= 1;
+	write_file(path, z, len);
+	scan_path(path, &inv);
+	assert_true(inv.members_in_place == 1);
+	assert_int_equal(inv.n_gaps, 0);
+	assert_int_equal(inv.n_files, 1);
+	ga_deps_inventory_release(&inv);
+	scan_zip_buf(z, len, &ref);
+	assert_int_equal(ref.n_gaps, 1);
+	assert_non_null(strstr(ref.gaps[0].reason, "ZIP bad CRC"));
+	ga_deps_inventory_release(&ref);
+	z[14] ^= 1, cdh[16] ^= 1;
+	/*
+	 * Lying headers (hostile): the size in both headers past the end of the
+	 * file, then in the local header only. Not read in place; read through
+	 * libarchive as before, which reports a gap: no crash, no file.
+	 */
+	le(z + 18, 0x7fffffffu, 4), le(z + 22, 0x7fffffffu, 4);
+	le(cdh + 20, 0x7fffffffu, 4), le(cdh + 24, 0x7fffffffu, 4);
+	write_file(path, z, len);
+	scan_path(path, &inv);
+	assert_true(inv.members_in_place == 0);
+	assert_int_equal(inv.n_files, 0);
+	assert_int_equal(inv.n_gaps, 1);
+	ga_deps_inventory_release(&inv);
+	le(cdh + 20, elf_len, 4), le(cdh + 24, elf_len, 4);
+	write_file(path, z, len);
+	scan_path(path, &inv);
+	assert_true(inv.members_in_place == 0);
+	assert_int_equal(inv.n_files, 0);
+	assert_int_equal(inv.n_gaps, 1);
+	ga_deps_inventory_release(&inv);
+	/*
+	 * The local header's name and extra lengths put the data past the end of
+	 * the file: not read in place, and libarchive (as before) finds no file.
+	 */
+	le(z + 18, elf_len, 4), le(z + 22, elf_len, 4), le(z + 26, 0xffff, 2), le(z + 28, 0xffff, 2);
+	write_file(path, z, len);
+	scan_path(path, &inv);
+	assert_true(inv.members_in_place == 0);
+	assert_int_equal(inv.n_files, 0);
+	ga_deps_inventory_release(&inv);
+	unlink(path);
 	free(z);
 }
 
@@ -1407,6 +1552,7 @@ int main(void)
 		cmocka_unit_test(test_archive_nesting),
 		cmocka_unit_test(test_archive_memory_cap),
 		cmocka_unit_test(test_archive_spool),
+		cmocka_unit_test(test_archive_stored_in_place),
 		cmocka_unit_test(test_real_cuda_toolkit),
 		cmocka_unit_test(test_real_rocrand),
 	};
