@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 #include "../dl/archive_dl.h"
+#include "../dl/dl.h"
 #include "../core/internal.h"
 #include "walk_int.h"
 
@@ -516,6 +518,7 @@ static int pread_all(int fd, void *buf, size_t n, uint64_t off)
 /* One central directory entry: what the in-place check compares. */
 struct zip_cd_entry {
 	uint64_t lho, csize, usize;
+	uint32_t crc;
 	size_t name_off;
 	uint16_t name_len, method, flags;
 };
@@ -527,6 +530,7 @@ struct deps_zip_disk {
 	uint8_t *cd;       /* the central directory, read whole */
 	struct zip_cd_entry *e;
 	size_t n;
+	uint32_t located_crc; /* the CRC-32 of the member zip_disk_locate found last */
 };
 
 /* a central directory larger than this is not indexed (its members are spooled as before) */
@@ -628,6 +632,7 @@ static struct deps_zip_disk *zip_disk_index(int fd, uint64_t size)
 		*e = (struct zip_cd_entry){ .lho = le32(p + 42),
 			                    .csize = le32(p + 20),
 			                    .usize = le32(p + 24),
+			                    .crc = le32(p + 16),
 			                    .name_off = off + 46,
 			                    .name_len = (uint16_t)nl,
 			                    .method = le16(p + 10),
@@ -653,12 +658,12 @@ fail:
  * both sizes equal to size; its local file header at the offset the entry
  * gives, inside the file, with the signature, method 0, the same name, sizes
  * that agree (or are left to a data descriptor: flag bit 3), and the data
- * [offset, offset + size) inside the file. The CRC is not checked: the census
- * reads only the bytes it needs, not every byte. -1 otherwise (the member is
+ * [offset, offset + size) inside the file; its CRC-32 in z->located_crc
+ * (scan_in_place checks it before the scan). -1 otherwise (the member is
  * then read through libarchive and spooled, as before: lying headers get the
  * verdict they always had).
  */
-static int64_t zip_disk_locate(const struct deps_zip_disk *z, const char *name, int64_t size)
+static int64_t zip_disk_locate(struct deps_zip_disk *z, const char *name, int64_t size)
 {
 	size_t nl = strlen(name);
 	const struct zip_cd_entry *e = NULL;
@@ -692,7 +697,45 @@ static int64_t zip_disk_locate(const struct deps_zip_disk *z, const char *name, 
 		return -1;
 	if (!((le16(h + 6) & 8) && lcs == 0 && lus == 0) && (lcs != (uint64_t)size || lus != (uint64_t)size))
 		return -1;
+	z->located_crc = e->crc;
 	return (int64_t)data;
+}
+
+/* zlib's crc32, loaded on first use through the one loader (lib/dl, row ZLIB) */
+static struct {
+	unsigned long (*crc32)(unsigned long crc, const unsigned char *buf, unsigned len);
+} zc;
+static const struct ga_dl_sym zc_syms[] = {
+	{ { "crc32" }, offsetof(__typeof__(zc), crc32), true },
+};
+
+/*
+ * Whether size bytes at offset at of fd have CRC-32 want, read in blocks into
+ * one buffer (the page cache, not this process, holds them): 1 they do, 0
+ * they do not, -1 it could not be checked (zlib missing, a read or an
+ * allocation failed: the caller reads the member through libarchive, which
+ * checks it).
+ */
+static int crc_matches(int fd, uint64_t at, uint64_t size, uint32_t want)
+{
+	if (!ga_dl_shared(GA_DL_ZLIB, zc_syms, GA_ARRAY_SIZE(zc_syms), &zc, NULL))
+		return -1;
+	uint8_t *buf = ga_malloc(SPOOL_BLOCK);
+	if (!buf)
+		return -1;
+	unsigned long crc = zc.crc32(0, NULL, 0);
+	int r = 1;
+	for (uint64_t off = 0; off < size;) {
+		size_t n = size - off < SPOOL_BLOCK ? (size_t)(size - off) : SPOOL_BLOCK;
+		if (pread_all(fd, buf, n, at + off) < 0) {
+			r = -1;
+			break;
+		}
+		crc = zc.crc32(crc, buf, (unsigned)n);
+		off += n;
+	}
+	ga_free(buf);
+	return r < 0 ? r : (uint32_t)crc == want;
 }
 
 /*
@@ -708,6 +751,23 @@ static int scan_in_place(struct deps_scan *s, size_t tree, const char *shown, co
 	const struct deps_zip_disk *z = s->zip_disk;
 	if (size > SIZE_MAX / 2)
 		return 1;
+	/* every byte is checked as libarchive would on the way out: damaged is a gap, not a verdict */
+	int crc = crc_matches(z->fd, at, size, z->located_crc);
+	if (crc < 0)
+		return 1;
+	if (!crc) {
+		for (uint64_t left = size - done; left;) { /* read, as libarchive would have */
+			uint64_t n = left < SPOOL_BLOCK ? left : SPOOL_BLOCK;
+			left -= n;
+			if (!charge(s, shown, n))
+				return 0;
+		}
+		return ga_deps_add_gap(s->inv, shown,
+		                       "cannot read member: ZIP bad CRC (stored member "
+		                       "read in place; the archive is damaged)") < 0
+		               ? -ENOMEM
+		               : 0;
+	}
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = at - at % page;
 	size_t maplen = (size_t)(at - lo + size);
 	void *map = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE, z->fd, (off_t)lo);
