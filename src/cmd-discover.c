@@ -114,7 +114,7 @@ static void print_topology(FILE *o, const struct ga_topology *t)
 {
 	struct ga_buf b;
 	ga_buf_init(&b, 0);
-	if (t && ga_topology_text(&b, t) == 0)
+	if (t && ga_topology_text(&b, t) == 0 && b.len)
 		fwrite(b.data, 1, b.len, o);
 	ga_buf_release(&b);
 }
