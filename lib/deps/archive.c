@@ -41,6 +41,7 @@
 #include "../dl/archive_dl.h"
 #include "../dl/dl.h"
 #include "../core/internal.h"
+#include "le.h"
 #include "walk_int.h"
 
 #define PEEK_BYTES 512
@@ -486,21 +487,6 @@ static int spool_member(struct deps_scan *s, struct archive *a, const char *show
 
 /* ---- stored members of a zip on disk, read in place (issue 28) ---- */
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 static int pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
 	size_t got = 0;
@@ -557,7 +543,7 @@ static bool zip64_extra(const uint8_t *x, size_t xl, uint64_t *usize, uint64_t *
 	if (!want[0] && !want[1] && !want[2])
 		return true;
 	for (size_t i = 0; i + 4 <= xl;) {
-		uint16_t id = le16(x + i), sz = le16(x + i + 2);
+		uint16_t id = dc_le16(x + i), sz = dc_le16(x + i + 2);
 		if (sz > xl - i - 4)
 			return false;
 		if (id == 1) {
@@ -567,7 +553,7 @@ static bool zip64_extra(const uint8_t *x, size_t xl, uint64_t *usize, uint64_t *
 					continue;
 				if (end - q < 8)
 					return false;
-				*want[k] = le64(x + q);
+				*want[k] = dc_le64(x + q);
 				q += 8;
 			}
 			return true;
@@ -595,23 +581,23 @@ static struct deps_zip_disk *zip_disk_index(int fd, uint64_t size)
 	size_t i = tl - EOCD + 1;
 	bool found = false;
 	while (i-- > 0)
-		if (!memcmp(tail + i, "PK\5\6", 4) && i + EOCD + le16(tail + i + 20) == tl) {
+		if (!memcmp(tail + i, "PK\5\6", 4) && i + EOCD + dc_le16(tail + i + 20) == tl) {
 			found = true;
 			break;
 		}
-	if (!found || le16(tail + i + 4) != 0 || le16(tail + i + 6) != 0)
+	if (!found || dc_le16(tail + i + 4) != 0 || dc_le16(tail + i + 6) != 0)
 		goto fail;
-	uint64_t eocd = size - tl + i, n = le16(tail + i + 10), cd_size = le32(tail + i + 12),
-	         cd_off = le32(tail + i + 16);
+	uint64_t eocd = size - tl + i, n = dc_le16(tail + i + 10), cd_size = dc_le32(tail + i + 12),
+	         cd_off = dc_le32(tail + i + 16);
 	if (n == 0xffff || cd_size == 0xffffffffu || cd_off == 0xffffffffu) {
 		uint8_t loc[20], rec[56];
 		if (eocd < 20 || pread_all(fd, loc, 20, eocd - 20) < 0 || memcmp(loc, "PK\6\7", 4))
 			goto fail;
-		uint64_t at = le64(loc + 8);
+		uint64_t at = dc_le64(loc + 8);
 		if (at > eocd - 20 || eocd - 20 - at < 56 || pread_all(fd, rec, 56, at) < 0 ||
 		    memcmp(rec, "PK\6\6", 4))
 			goto fail;
-		n = le64(rec + 32), cd_size = le64(rec + 40), cd_off = le64(rec + 48);
+		n = dc_le64(rec + 32), cd_size = dc_le64(rec + 40), cd_off = dc_le64(rec + 48);
 	}
 	if (cd_off > size || cd_size > size - cd_off || cd_size > ZIP_CD_MAX || n > cd_size / 46)
 		goto fail;
@@ -625,18 +611,18 @@ static struct deps_zip_disk *zip_disk_index(int fd, uint64_t size)
 		if (cd_size - off < 46 || memcmp(cd + off, "PK\1\2", 4))
 			goto fail;
 		const uint8_t *p = cd + off;
-		size_t nl = le16(p + 28), xl = le16(p + 30), cl = le16(p + 32);
+		size_t nl = dc_le16(p + 28), xl = dc_le16(p + 30), cl = dc_le16(p + 32);
 		if (cd_size - off - 46 < nl + xl + cl)
 			goto fail;
 		struct zip_cd_entry *e = &z->e[z->n];
-		*e = (struct zip_cd_entry){ .lho = le32(p + 42),
-			                    .csize = le32(p + 20),
-			                    .usize = le32(p + 24),
-			                    .crc = le32(p + 16),
+		*e = (struct zip_cd_entry){ .lho = dc_le32(p + 42),
+			                    .csize = dc_le32(p + 20),
+			                    .usize = dc_le32(p + 24),
+			                    .crc = dc_le32(p + 16),
 			                    .name_off = off + 46,
 			                    .name_len = (uint16_t)nl,
-			                    .method = le16(p + 10),
-			                    .flags = le16(p + 8) };
+			                    .method = dc_le16(p + 10),
+			                    .flags = dc_le16(p + 8) };
 		if (!zip64_extra(p + 46 + nl, xl, &e->usize, &e->csize, &e->lho))
 			goto fail;
 		off += 46 + nl + xl + cl;
@@ -679,23 +665,24 @@ static int64_t zip_disk_locate(struct deps_zip_disk *z, const char *name, int64_
 	    e->usize != (uint64_t)size || e->lho > z->size || z->size - e->lho < 30)
 		return -1;
 	uint8_t h[30];
-	if (pread_all(z->fd, h, sizeof(h), e->lho) < 0 || memcmp(h, "PK\3\4", 4) || le16(h + 8) != 0 ||
-	    le16(h + 26) != nl)
+	if (pread_all(z->fd, h, sizeof(h), e->lho) < 0 || memcmp(h, "PK\3\4", 4) || dc_le16(h + 8) != 0 ||
+	    dc_le16(h + 26) != nl)
 		return -1;
-	size_t xl = le16(h + 28);
+	size_t xl = dc_le16(h + 28);
 	uint64_t data = e->lho + 30 + nl + xl;
 	if (data > z->size || z->size - data < (uint64_t)size)
 		return -1;
 	uint8_t *lx = ga_malloc(nl + xl + 1);
 	if (!lx)
 		return -1;
-	uint64_t lcs = le32(h + 18), lus = le32(h + 22);
+	uint64_t lcs = dc_le32(h + 18), lus = dc_le32(h + 22);
 	bool ok = pread_all(z->fd, lx, nl + xl, e->lho + 30) == 0 && !memcmp(lx, name, nl) &&
 	          zip64_extra(lx + nl, xl, &lus, &lcs, NULL);
 	ga_free(lx);
 	if (!ok)
 		return -1;
-	if (!((le16(h + 6) & 8) && lcs == 0 && lus == 0) && (lcs != (uint64_t)size || lus != (uint64_t)size))
+	if (!((dc_le16(h + 6) & 8) && lcs == 0 && lus == 0) &&
+	    (lcs != (uint64_t)size || lus != (uint64_t)size))
 		return -1;
 	z->located_crc = e->crc;
 	return (int64_t)data;

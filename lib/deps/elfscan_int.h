@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gpuaudit/elfscan.h"
+#include "le.h"
 
 /*
  * The bytes of the file at offsets [base, lim): the mapping itself (no fd),
@@ -86,20 +87,6 @@ int ga_dc_scan_bundles(struct dc_scan *s, size_t start, size_t end);
 int ga_dc_scan_offload(struct dc_scan *s, size_t start, size_t end);
 /* scan.c: the AVX2 scan for this ctx (the CPU has it and ga_ctx_set_no_simd did not turn it off). */
 bool ga_dc_use_simd(const struct ga_ctx *ctx);
-
-/* little-endian loads from an unaligned buffer */
-static inline uint16_t dc_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-static inline uint32_t dc_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-static inline uint64_t dc_le64(const uint8_t *p)
-{
-	return (uint64_t)dc_le32(p) | ((uint64_t)dc_le32(p + 4) << 32);
-}
 
 /* off + n <= len without overflow */
 static inline bool dc_range_ok(uint64_t off, uint64_t n, uint64_t len)
