@@ -25,25 +25,13 @@
 
 enum mode { MODE_TEXT, MODE_JSON, MODE_SARIF };
 
-struct progress {
-	FILE *to;
-	double last;
-	bool shown;
-};
-
+/* Files and bytes so far and the path being read (the shared terminal progress line, cli.h). */
 static void progress_cb(void *udata, const struct ga_deps_inventory *inv, const char *path)
 {
-	struct progress *p = udata;
-	double now = ga_mono_s();
-	if (p->shown && now - p->last < 0.1)
-		return;
-	p->last = now;
-	p->shown = true;
 	size_t n = strlen(path);
-	const char *tail = n > 50 ? path + n - 50 : path;
-	fprintf(p->to, "\r\033[K%llu files, %llu MiB  %s%s", (unsigned long long)inv->files_seen,
-	        (unsigned long long)(inv->bytes_seen >> 20), n > 50 ? "..." : "", cli_esc(tail));
-	fflush(p->to);
+	cli_progress_show(udata, "%llu files, %llu MiB  %s%s", (unsigned long long)inv->files_seen,
+	                  (unsigned long long)(inv->bytes_seen >> 20), n > 50 ? "..." : "",
+	                  n > 50 ? path + n - 50 : path);
 }
 
 static int cmp_finding_subject(const void *a, const void *b)
@@ -487,7 +475,7 @@ out:
 
 /* Scan every PATH: EXIT_OK, EXIT_USAGE when one could not be read (scan goes on), EXIT_INTERNAL. */
 static int deps_scan_all(struct cli *cli, struct ga_ctx *ctx, const struct ga_deps_opts *o, char **paths,
-                         int n_paths, struct progress *prog, struct ga_deps_inventory *inv)
+                         int n_paths, struct cli_progress *prog, struct ga_deps_inventory *inv)
 {
 	int code = EXIT_OK;
 	for (int i = 0; i < n_paths; i++) {
@@ -495,14 +483,11 @@ static int deps_scan_all(struct cli *cli, struct ga_ctx *ctx, const struct ga_de
 		if (r == -ENOMEM)
 			return cli_error(cli, "deps", EXIT_INTERNAL, "out of memory");
 		if (r < 0) {
-			if (prog->shown)
-				fprintf(cli->err, "\r\033[K");
-			prog->shown = false;
+			cli_progress_end(prog);
 			code = cli_error(cli, "deps", EXIT_USAGE, "%s", ga_ctx_errmsg(ctx));
 		}
 	}
-	if (prog->shown)
-		fprintf(cli->err, "\r\033[K");
+	cli_progress_end(prog);
 	return code;
 }
 
@@ -651,7 +636,8 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 	struct ga_deps_target t;
 	struct ga_deps_inventory inv;
 	struct ga_findings fs;
-	struct progress prog = { .to = cli->err };
+	struct cli_progress prog;
+	cli_progress_init(&prog, cli, "deps");
 	memset(&t, 0, sizeof(t));
 	t.cuda_version = t.sm = t.rocm_major = -1;
 	ga_deps_inventory_init(&inv);
@@ -670,7 +656,7 @@ int cmd_deps(struct cli *cli, int argc, char **argv)
 	/* a CUDA target: count the kernels of PTX images (the PTX JIT estimate) */
 	if (t.kind == GA_TARGET_CUDA)
 		d.o.elf_flags |= GA_ELF_PTX_ENTRIES | (t.sm > 0 ? GA_ELF_PTX_SM(t.sm) : 0);
-	if (d.mode == MODE_TEXT && cli_progress_to(cli)) {
+	if (d.mode == MODE_TEXT && prog.to) {
 		d.o.progress = progress_cb;
 		d.o.progress_udata = &prog;
 	}

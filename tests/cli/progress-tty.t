@@ -1,5 +1,5 @@
 # Progress on stderr only when stderr is a terminal (cli_progress_to, shared with bench
-# and deps): smoke, capture and fleet --prometheus. script(1) gives the command a pty;
+# and deps): smoke, capture, deps and fleet --prometheus. script(1) gives the command a pty;
 # in a pipe (every other test) nothing is printed. Times are replaced by T.
 N=$FIXTURES/nodes
 export GPUAUDIT_BACKENDS=-cuda,-hip
@@ -21,6 +21,9 @@ piped() {
 }
 onatty capture cap1 --root "$N/cpu-vm/root"
 piped capture cap2 --root "$N/cpu-vm/root"
+cp "$FIXTURES/deps/fatbin.bin" .   # a short path: the line shows its last 50 characters
+onatty deps fatbin.bin
+piped deps fatbin.bin
 onatty smoke --root "$N/cpu-vm/root" --backends cblas --size 32
 piped smoke --root "$N/cpu-vm/root" --backends cblas --size 32
 # fleet --prometheus against a small stand-in for the query API (one node)
