@@ -710,6 +710,8 @@ enum ga_source_state ga_node_source_state(const struct ga_node *n, const char *s
                                           const char **ret_reason);
 /* ga_node_source_state(n, "pci", ...) == GA_SOURCE_READ: the accelerator count is known. */
 bool ga_node_pci_known(const struct ga_node *n);
+/* The PCI function at addr ("0000:07:00.0"), or NULL (addr NULL, or not in the snapshot). */
+const struct ga_pci_dev *ga_node_pci_find(const struct ga_node *n, const char *addr);
 /* What to do when the PCI devices were not read (one text for every output). */
 #define GA_SOURCE_PCI_FIX \
 	"mount /sys (e.g. -v /sys:/sys:ro) or pass --root to a captured tree (gpuaudit capture)"

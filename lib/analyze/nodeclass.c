@@ -163,14 +163,6 @@ static uint64_t host_mem_gib(uint64_t bytes)
 	return (bytes + 4 * GIB) / (8 * GIB) * 8;
 }
 
-static const struct ga_pci_dev *pci_of(const struct ga_node *n, const struct ga_accel *a)
-{
-	for (size_t i = 0; a->address && i < n->n_pci; i++)
-		if (n->pci[i].address && !strcmp(n->pci[i].address, a->address))
-			return &n->pci[i];
-	return NULL;
-}
-
 static const char *interconnect(const struct ga_accel *a)
 {
 	bool nvlink = false;
@@ -277,7 +269,7 @@ static int sha256_hex(const char *s, char **ret)
 static int fill_dev(const struct ga_node *n, const struct ga_accel *a, struct dev *d)
 {
 	const struct ga_nvml_gpu *g = a->nvml;
-	const struct ga_pci_dev *pd = pci_of(n, a);
+	const struct ga_pci_dev *pd = ga_node_pci_find(n, a->address);
 	d->vendor = a->vendor;
 	d->mig = -1;
 	norm_model(a->vendor, g && g->name ? g->name : a->model, d->model, sizeof(d->model));

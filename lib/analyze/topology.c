@@ -36,14 +36,6 @@ static bool nv_known(const struct ga_accel *a)
 	return a && a->nvml && !a->nvml->error;
 }
 
-static const struct ga_pci_dev *pci_of(const struct ga_node *n, const char *addr)
-{
-	for (size_t i = 0; addr && i < n->n_pci; i++)
-		if (n->pci[i].address && !strcmp(n->pci[i].address, addr))
-			return &n->pci[i];
-	return NULL;
-}
-
 /* "0000:07:00.0" -> "0000:07" (its bus): the root bus of a host bridge when it is a root port. */
 static char *bus_of(const char *addr)
 {
@@ -220,8 +212,8 @@ int ga_topology_build(const struct ga_node *n, struct ga_topology *t)
 	for (size_t i = 0; r == 0 && i < n->n_accelerators; i++) {
 		const struct ga_accel *a = &n->accelerators[i];
 		snprintf(name, sizeof(name), "GPU%llu", (unsigned long long)(a->index.set ? a->index.v : i));
-		r = add_device(n, t, devs, (struct dev){ .a = a, .pd = pci_of(n, a->address) }, "accelerator",
-		               name);
+		r = add_device(n, t, devs, (struct dev){ .a = a, .pd = ga_node_pci_find(n, a->address) },
+		               "accelerator", name);
 	}
 	GA_SET(t->accelerators, t->n_devices);
 	size_t nics = 0;

@@ -12,16 +12,6 @@
 
 /* --- per-device values --- */
 
-static const struct ga_pci_dev *pci_of(const struct ga_node *n, const char *addr)
-{
-	if (!addr)
-		return NULL;
-	for (size_t i = 0; i < n->n_pci; i++)
-		if (n->pci[i].address && !strcmp(n->pci[i].address, addr))
-			return &n->pci[i];
-	return NULL;
-}
-
 static void dev_labels(struct ga_pw *w, const struct ga_accel *a, size_t pos)
 {
 	ga_pw_labelu(w, "gpu", a->index.set ? a->index.v : pos);
@@ -159,7 +149,7 @@ static unsigned pcie_gen(double gts)
 
 static bool link_gen(const struct ga_node *n, const struct ga_accel *a, bool max, double *v)
 {
-	const struct ga_pci_dev *pd = pci_of(n, a->address);
+	const struct ga_pci_dev *pd = ga_node_pci_find(n, a->address);
 	if (pd) {
 		const struct ga_odbl *s = max ? &pd->link.max_speed_gts : &pd->link.cur_speed_gts;
 		unsigned g = s->set ? pcie_gen(s->v) : 0;
@@ -178,7 +168,7 @@ static bool link_gen(const struct ga_node *n, const struct ga_accel *a, bool max
 
 static bool link_width(const struct ga_node *n, const struct ga_accel *a, bool max, double *v)
 {
-	const struct ga_pci_dev *pd = pci_of(n, a->address);
+	const struct ga_pci_dev *pd = ga_node_pci_find(n, a->address);
 	const struct ga_ou64 *w = pd ? (max ? &pd->link.max_width : &pd->link.cur_width) : NULL;
 	if (!w || !w->set || w->v == 0)
 		w = a->nvml ? (max ? &a->nvml->pcie_width_max : &a->nvml->pcie_width) : NULL;

@@ -622,6 +622,14 @@ bool ga_node_pci_known(const struct ga_node *n)
 	return ga_node_source_state(n, GA_SOURCE_PCI, NULL, NULL) == GA_SOURCE_READ;
 }
 
+const struct ga_pci_dev *ga_node_pci_find(const struct ga_node *n, const char *addr)
+{
+	for (size_t i = 0; addr && i < n->n_pci; i++)
+		if (n->pci[i].address && !strcmp(n->pci[i].address, addr))
+			return &n->pci[i];
+	return NULL;
+}
+
 int ga_node_write_json(const struct ga_node *n, struct ga_json *w)
 {
 	ga_schema_write(w, &ga_node_schema, n);
