@@ -32,8 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	FUZZ_CHECK(wc != NULL);
+	/* a certificate and a key each from a file or inline (the toolkit's cert/key) */
 	if (wc->tls)
-		FUZZ_CHECK(wc->cert_file && wc->key_file);
+		FUZZ_CHECK((wc->cert_file || wc->cert_pem) && (wc->key_file || wc->key_pem));
 	FUZZ_CHECK(!wc->min_version || !wc->max_version || wc->min_version <= wc->max_version);
 	for (size_t i = 0; i < wc->n_users; i++) {
 		FUZZ_CHECK(strlen(wc->users[i].hash) == 60 && wc->users[i].hash[0] == '$');
