@@ -1875,13 +1875,13 @@ static int node_sm(const struct ga_node *n, const char **how)
 	return -1;
 }
 
-/* "sm_90" is a word of list ("sm_50 sm_60 sm_90") */
+/* "sm_90" is a word of list ("sm_50 sm_60 sm_90"; "gfx90a" of "gfx90a:xnack-, gfx942") */
 static bool has_word(const char *list, const char *w)
 {
 	size_t wl = strlen(w);
 	for (const char *p = list; p && (p = strstr(p, w)) != NULL; p += wl)
 		if ((p == list || p[-1] == ' ' || p[-1] == ',') &&
-		    (p[wl] == '\0' || p[wl] == ' ' || p[wl] == ','))
+		    (p[wl] == '\0' || p[wl] == ' ' || p[wl] == ',' || p[wl] == ':'))
 			return true;
 	return false;
 }
@@ -1975,13 +1975,18 @@ static int note_no_device_mig(struct ga_explain *ex, const struct ga_explain_cau
 	}
 	if (on && empty) {
 		const struct ga_accel *a = &n->accelerators[first_empty];
+		/* nvidia-smi -i takes NVML's index (set: the MIG state is NVML's), else the bus id */
+		char id[32];
+		if (a->nvml->index.set)
+			snprintf(id, sizeof(id), "%llu", (unsigned long long)a->nvml->index.v);
+		else
+			snprintf(id, sizeof(id), "%s", a->address ? a->address : "N");
 		snprintf(out, cap,
 		         "MIG mode is on for %zu of the node's %zu NVIDIA GPUs, %zu with no MIG instance "
 		         "(first GPU [%zu], %s): a GPU in MIG mode offers CUDA no device until a GPU "
 		         "instance and a compute instance exist on it; fix here: create them (nvidia-smi "
-		         "mig -i %zu -cgi PROFILE -C) or turn MIG off on that GPU (nvidia-smi -i %zu -mig 0)",
-		         on, f->n_nvidia, empty, first_empty, a->model ? a->model : "model unknown",
-		         first_empty, first_empty);
+		         "mig -i %s -cgi PROFILE -C) or turn MIG off on that GPU (nvidia-smi -i %s -mig 0)",
+		         on, f->n_nvidia, empty, first_empty, a->model ? a->model : "model unknown", id, id);
 		refine(ex, c, GA_CAUSE_CONFIGURATION, GA_ACT_FIX_CONFIG);
 		return 10;
 	}
@@ -2282,11 +2287,16 @@ static int note_for(struct ga_explain *ex, const struct ga_explain_cause *c, con
 			         "the node");
 			return 0;
 		}
-		snprintf(out + l, cap - l,
-		         "; the binary needs a code object for %s, this node's gfx target "
-		         "(PYTORCH_ROCM_ARCH=%s, "
-		         "--offload-arch=%s)",
-		         f->gfx, f->gfx, f->gfx);
+		if (strchr(f->gfx, ','))
+			snprintf(out + l, cap - l,
+			         "; the binary needs a code object for each of this node's gfx targets (%s: "
+			         "PYTORCH_ROCM_ARCH, one --offload-arch each)",
+			         f->gfx);
+		else
+			snprintf(out + l, cap - l,
+			         "; the binary needs a code object for %s, this node's gfx target "
+			         "(PYTORCH_ROCM_ARCH=%s, --offload-arch=%s)",
+			         f->gfx, f->gfx, f->gfx);
 		return 5;
 	}
 	case SIG_CUDA_NOT_INIT:
