@@ -30,11 +30,18 @@ echo 'RuntimeError: CUDA error: no kernel image is available for execution on th
 run explain noimage-torch.log --for h100.json
 run explain noimage.log --for v100.json
 run explain noimage.log --for "$N/nvidia-unknown.json"
+# the driver API's name for 209, with NVML's compute capability
+echo 'cuModuleLoad failed: CUDA_ERROR_NO_BINARY_FOR_GPU' >noimage-cu.log
+run explain noimage-cu.log --for "$N/a100-mig-off.json"
 echo 'hipErrorNoBinaryForGpu: Unable to find code object for all current devices!' >nobinary.log
 run explain nobinary.log --for "$N/mi300x-render.json"
 # forward compatibility (804): professional RTX, unknown class
 run explain "$L/compat-804.log" --for "$N/rtx-a6000.json"
 run explain "$L/compat-804.log" --for "$N/nvidia-unknown.json"
+# the driver API's name for 804 on a GeForce node
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/ws-rtx4090/root" --no-vendor --json >ws.json
+echo 'cuInit returned CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE' >compat-cu.log
+run explain compat-cu.log --for ws.json
 # no HIP device / permission denied: who may open /dev/kfd and the render nodes
 "$GPUAUDIT" discover --root "$FIXTURES/nodes/ctr-kfd-group/root" --no-vendor --json >kfd.json
 "$GPUAUDIT" discover --root "$FIXTURES/nodes/mi250x/root" --no-vendor --json >mi250x.json
