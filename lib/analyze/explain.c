@@ -2317,8 +2317,27 @@ static int note_for(struct ga_explain *ex, const struct ga_explain_cause *c, con
 				         d->proc_version ? d->proc_version : "unknown");
 		}
 		return 0;
-	case SIG_GPU_DEV_PERMISSION:
+	case SIG_GPU_DEV_PERMISSION: {
+		/* the snapshot has the owners of /dev/kfd and the render nodes only */
+		bool amd = false, other = false;
+		for (size_t v = 0; v < c->n_values; v++) {
+			if (strcmp(c->values[v].key, "device"))
+				continue;
+			bool a = !strcmp(c->values[v].value, "kfd") || has_prefix(c->values[v].value, "dri/");
+			amd |= a;
+			other |= !a;
+		}
+		if (other && !amd) {
+			snprintf(out, cap,
+			         "who may open /dev/%s is not in the snapshot (unknown: it holds the owners "
+			         "of "
+			         "/dev/kfd and /dev/dri/renderD* only): ls -l /dev/nvidia* on the node; the "
+			         "nvidia module's NVreg_DeviceFileGID and NVreg_DeviceFileMode set them",
+			         ga_capture_get(c->values, c->n_values, "device"));
+			return 0;
+		}
 		return note_dev_access(n, out, cap);
+	}
 	case SIG_CUDA_COMPAT_HW:
 		if (!f->n_nvidia)
 			return 0;

@@ -50,3 +50,6 @@ run explain "$L/hip-no-device.log" --for "$N/mi300x-render.json"
 run explain "$L/hip-no-device.log" --for kfd.json
 run explain "$L/hip-no-device.log" --for mi250x.json
 run explain kfd-denied.log --for "$N/mi300x-render.json"
+# an NVIDIA device node: its owners are not in the snapshot
+echo 'open /dev/nvidia0: permission denied' >nv-denied.log
+run explain nv-denied.log --for h100.json
