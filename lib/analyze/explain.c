@@ -1994,8 +1994,8 @@ static int note_no_device_mig(struct ga_explain *ex, const struct ga_explain_cau
 		snprintf(out, cap,
 		         "MIG mode is on for %zu of the node's %zu NVIDIA GPUs, with %zu MIG device%s%s%s: a "
 		         "GPU in MIG mode is seen by CUDA only through its MIG devices; fix here: set "
-		         "CUDA_VISIBLE_DEVICES to a MIG device's UUID (MIG-<uuid>, nvidia-smi -L), not the "
-		         "GPU's index or GPU-<uuid>, or request a MIG resource (nvidia.com/mig-<profile>)",
+		         "CUDA_VISIBLE_DEVICES to a MIG device's UUID (MIG-<uuid>, nvidia-smi -L), or "
+		         "request a MIG resource (nvidia.com/mig-<profile>) rather than the whole GPU",
 		         on, f->n_nvidia, inst, inst == 1 ? "" : "s", uuid ? ", e.g. " : "",
 		         uuid ? uuid : "");
 		refine(ex, c, GA_CAUSE_CONFIGURATION, GA_ACT_FIX_CONFIG);
