@@ -177,6 +177,16 @@ timeout 300 "$bin" capture "$OUT/h200-real/root" --json >"$OUT/h200-real-capture
 timeout 60 "$bin" __vendor-helper nvml >"$OUT/h200-real/nvml.json" 2>/dev/null
 timeout 60 "$bin" discover --root "$OUT/h200-real/root" --json >"$OUT/h200-real/discover-capture.json"
 tar -C "$OUT" -czf "$OUT/h200-real.tar.gz" h200-real && rm -rf "$OUT/h200-real"
+echo "== error strings (libcuda, libnvidia-ml: not on the build machine)"
+# cuGetErrorString and nvmlErrorString for every code of lib/core/errcodes/{cu,nvml}.def, from this
+# machine's driver: copy $OUT/errstrings/{cu,nvml}.tsv to tools/errstrings/ and run
+# tools/gen-errcodes --strings (docs/explain.md, "Message strings")
+mkdir -p "$OUT/errstrings"
+for fam in cu nvml; do
+	check "error strings: $fam dumped from the driver's library" \
+		timeout 60 python3 tools/dump-errstrings "$fam" --out "$OUT/errstrings"
+done
+
 ls -la "$OUT"
 echo "device-check: $([ $fail = 0 ] && echo all checks passed || echo SOME CHECKS FAILED)"
 exit $fail

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpuaudit/deps.h"
 #include "gpuaudit/errcodes.h"
 #include "gpuaudit/explain.h"
 #include "gpuaudit/explain-analyze.h"
@@ -196,6 +197,8 @@ struct ga_explain {
 	uint64_t aers_dropped;
 	struct ga_explain_cause *ranked[N_CAUSES];
 	struct ga_explain_cause ranked_copy[N_CAUSES];
+	/* --for: the class and action the node refines a cause to, +1 (0: the signature's) */
+	uint8_t for_class[N_CAUSES], for_action[N_CAUSES];
 };
 
 static int code_literals(struct ga_explain *ex);
@@ -1461,6 +1464,10 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 			aer_detail(ex, &ex->causes[i]);
 			wc_detail(&ex->causes[i]);
 			code_detail(ex, &ex->causes[i]);
+			if (ex->for_class[i])
+				ex->causes[i].cause_class = (enum ga_cause)(ex->for_class[i] - 1);
+			if (ex->for_action[i])
+				ex->causes[i].action = (enum ga_action)(ex->for_action[i] - 1);
 			ex->ranked[k++] = &ex->causes[i];
 		}
 	qsort(ex->ranked, k, sizeof(ex->ranked[0]), cmp_cause);
@@ -1593,8 +1600,7 @@ struct facts {
 	const char *nvidia_driver; /* kernel module version */
 	const char *cuda;          /* the driver's CUDA version (NVML) */
 	const char *rocm;
-	char gfx[96];  /* distinct gfx targets */
-	char ccap[96]; /* distinct compute capabilities */
+	char gfx[96]; /* distinct gfx targets */
 	bool nvswitch;
 };
 
@@ -1620,8 +1626,6 @@ static void gather(const struct ga_node *n, struct facts *f)
 			f->n_nvidia++;
 			if (!f->nvidia_model)
 				f->nvidia_model = a->model;
-			if (a->nvml)
-				add_word(f->ccap, sizeof(f->ccap), a->nvml->compute_capability);
 		} else if (a->vendor && !strcmp(a->vendor, "amd")) {
 			f->n_amd++;
 			if (!f->amd_model)
@@ -1803,7 +1807,360 @@ static size_t mig_gpus(const struct ga_node *n, size_t *known)
 	return k;
 }
 
-static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *c, const struct facts *f,
+/* "12.4" from 12040 */
+static void cuda_text(int v, char *out, size_t cap)
+{
+	snprintf(out, cap, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+/* "12.8" (or "12", "12.8.1") -> 12080; -1 when not a version. */
+static int cuda_parse(const char *s)
+{
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	char *e;
+	long maj = strtol(s, &e, 10), min = 0;
+	if (*e == '.')
+		min = strtol(e + 1, NULL, 10);
+	if (maj <= 0 || maj > 99 || min < 0 || min > 99)
+		return -1;
+	return (int)(maj * 1000 + min * 10);
+}
+
+/*
+ * The highest CUDA the node's driver runs: NVML's word when the snapshot has
+ * it, else NVIDIA's table by driver branch (ga_cuda_for_driver; a branch past
+ * the table stays unknown). *how: where it came from. -1 unknown.
+ */
+static int node_cuda(const struct facts *f, const char **how)
+{
+	int v = cuda_parse(f->cuda);
+	if (v > 0) {
+		*how = "NVML";
+		return v;
+	}
+	v = ga_cuda_for_driver(f->nvidia_driver);
+	*how = v > 0 ? "NVIDIA's driver table, no NVML in the snapshot" : "";
+	return v;
+}
+
+/*
+ * The node's NVIDIA compute capability as 10*major+minor: NVML's when the
+ * snapshot has it (the first GPU's), else from the model name
+ * (ga_cc_for_model). *how: where it came from. -1 unknown.
+ */
+static int node_sm(const struct ga_node *n, const char **how)
+{
+	*how = "";
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (!a->vendor || strcmp(a->vendor, "nvidia"))
+			continue;
+		if (a->nvml && a->nvml->compute_capability) {
+			char *e;
+			long maj = strtol(a->nvml->compute_capability, &e, 10);
+			long min = *e == '.' ? strtol(e + 1, NULL, 10) : 0;
+			if (maj > 0 && maj < 100 && min >= 0 && min < 10) {
+				*how = "NVML";
+				return (int)(maj * 10 + min);
+			}
+		}
+		int cc = ga_cc_for_model(a->model);
+		if (cc > 0) {
+			*how = "from the model name, no NVML in the snapshot";
+			return cc;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+/* "sm_90" is a word of list ("sm_50 sm_60 sm_90"; "gfx90a" of "gfx90a:xnack-, gfx942") */
+static bool has_word(const char *list, const char *w)
+{
+	size_t wl = strlen(w);
+	for (const char *p = list; p && (p = strstr(p, w)) != NULL; p += wl)
+		if ((p == list || p[-1] == ' ' || p[-1] == ',') &&
+		    (p[wl] == '\0' || p[wl] == ' ' || p[wl] == ',' || p[wl] == ':'))
+			return true;
+	return false;
+}
+
+/*
+ * The groups that may open the node's compute device nodes (/dev/kfd,
+ * /dev/dri/renderD*): each group with read-write bits that is not root,
+ * distinct, as "render, video". "" when the snapshot has none.
+ */
+static void dev_groups(const struct ga_node *n, char *out, size_t cap)
+{
+	out[0] = '\0';
+	const struct ga_container_runtime *cr = n->container_runtime;
+	for (size_t i = 0; cr && i < cr->n_devices; i++) {
+		const struct ga_ctr_device *d = &cr->devices[i];
+		if (!d->path || (strcmp(d->path, "/dev/kfd") && !has_prefix(d->path, "/dev/dri/renderD")))
+			continue;
+		unsigned long mode = d->mode ? strtoul(d->mode, NULL, 8) : 0;
+		if (!d->group || !strcmp(d->group, "root") || (d->mode && (mode & 060) != 060))
+			continue;
+		add_word(out, cap, d->group);
+	}
+}
+
+/*
+ * Who may open /dev/kfd and the render nodes, and what that means for a
+ * process that found no AMD GPU or was refused one, appended to out.
+ * +score when only root may open one (the likely cause).
+ */
+static int note_dev_access(const struct ga_node *n, char *out, size_t cap)
+{
+	char acc[320], groups[96];
+	bool root_only = dev_access(n, acc, sizeof(acc));
+	size_t l = strlen(out);
+	if (!acc[0]) {
+		snprintf(out + l, cap - l,
+		         "%swho may open /dev/kfd and /dev/dri/renderD* is not in the snapshot (unknown)",
+		         l ? "; " : "");
+		return 0;
+	}
+	dev_groups(n, groups, sizeof(groups));
+	if (root_only)
+		snprintf(out + l, cap - l,
+		         "%s%s: only root may open a compute device node, the likely cause (install the "
+		         "vendor's udev rules)",
+		         l ? "; " : "", acc);
+	else if (groups[0])
+		snprintf(out + l, cap - l,
+		         "%s%s: the user (or the container: --group-add) needs the group%s %s", l ? "; " : "",
+		         acc, strchr(groups, ',') ? "s" : "", groups);
+	else
+		snprintf(out + l, cap - l, "%s%s", l ? "; " : "", acc);
+	return root_only ? 10 : 5;
+}
+
+/*
+ * "no CUDA-capable device" on a node with NVIDIA GPUs: its MIG state. A GPU in
+ * MIG mode offers CUDA its MIG devices only: none when it has no GPU and
+ * compute instance, and a process must name them (CUDA_VISIBLE_DEVICES=
+ * MIG-<uuid>). A MIG cause is the node's configuration (class and action set).
+ */
+/* --for refines cause c to class k, action a (ga_explain_causes applies it) */
+static void refine(struct ga_explain *ex, const struct ga_explain_cause *c, enum ga_cause k, enum ga_action a)
+{
+	size_t i = (size_t)(c - ex->causes);
+	ex->for_class[i] = (uint8_t)(k + 1);
+	ex->for_action[i] = (uint8_t)(a + 1);
+}
+
+static int note_no_device_mig(struct ga_explain *ex, const struct ga_explain_cause *c, const struct facts *f,
+                              const struct ga_node *n, const char *gpus, char *out, size_t cap)
+{
+	size_t known = 0, on = 0, empty = 0, inst = 0, first_empty = SIZE_MAX;
+	const char *uuid = NULL;
+	for (size_t i = 0; i < n->n_accelerators; i++) {
+		const struct ga_accel *a = &n->accelerators[i];
+		if (!a->vendor || strcmp(a->vendor, "nvidia"))
+			continue;
+		if (!a->nvml || !a->nvml->mig_enabled.set)
+			continue;
+		known++;
+		if (!a->nvml->mig_enabled.v)
+			continue;
+		on++;
+		inst += a->nvml->n_mig_instances;
+		if (!a->nvml->n_mig_instances && first_empty == SIZE_MAX)
+			first_empty = i;
+		empty += !a->nvml->n_mig_instances;
+		for (size_t k = 0; k < a->nvml->n_mig_instances && !uuid; k++)
+			uuid = a->nvml->mig_instances[k].uuid;
+	}
+	if (on && empty) {
+		const struct ga_accel *a = &n->accelerators[first_empty];
+		/* nvidia-smi -i takes NVML's index (set: the MIG state is NVML's), else the bus id */
+		char id[32];
+		if (a->nvml->index.set)
+			snprintf(id, sizeof(id), "%llu", (unsigned long long)a->nvml->index.v);
+		else
+			snprintf(id, sizeof(id), "%s", a->address ? a->address : "N");
+		snprintf(out, cap,
+		         "MIG mode is on for %zu of the node's %zu NVIDIA GPUs, %zu with no MIG instance "
+		         "(first GPU [%zu], %s): a GPU in MIG mode offers CUDA no device until a GPU "
+		         "instance and a compute instance exist on it; fix here: create them (nvidia-smi "
+		         "mig -i %s -cgi PROFILE -C) or turn MIG off on that GPU (nvidia-smi -i %s -mig 0)",
+		         on, f->n_nvidia, empty, first_empty, a->model ? a->model : "model unknown", id, id);
+		refine(ex, c, GA_CAUSE_CONFIGURATION, GA_ACT_FIX_CONFIG);
+		return 10;
+	}
+	if (on) {
+		snprintf(out, cap,
+		         "MIG mode is on for %zu of the node's %zu NVIDIA GPUs, with %zu MIG device%s%s%s: a "
+		         "GPU in MIG mode is seen by CUDA only through its MIG devices; fix here: set "
+		         "CUDA_VISIBLE_DEVICES to a MIG device's UUID (MIG-<uuid>, nvidia-smi -L), or "
+		         "request a MIG resource (nvidia.com/mig-<profile>) rather than the whole GPU",
+		         on, f->n_nvidia, inst, inst == 1 ? "" : "s", uuid ? ", e.g. " : "",
+		         uuid ? uuid : "");
+		refine(ex, c, GA_CAUSE_CONFIGURATION, GA_ACT_FIX_CONFIG);
+		return 5;
+	}
+	if (known && known == f->n_nvidia) {
+		snprintf(out, cap,
+		         "this node has %s and MIG mode is off on all of them: not a MIG setup; the driver "
+		         "is there, so the process does not get the GPUs (container devices, "
+		         "CUDA_VISIBLE_DEVICES)",
+		         gpus);
+		return 0;
+	}
+	size_t procmig = n->cdi ? n->cdi->n_mig_devices : 0;
+	if (procmig)
+		snprintf(out, cap,
+		         "this node has %s; the driver exposes %zu MIG device%s "
+		         "(/proc/driver/nvidia/capabilities), so MIG mode is on for at least one GPU, "
+		         "which ones is unknown (no NVML MIG state in the snapshot): on a GPU in MIG mode "
+		         "CUDA_VISIBLE_DEVICES must name a MIG device (MIG-<uuid>, nvidia-smi -L)",
+		         gpus, procmig, procmig == 1 ? "" : "s");
+	else
+		snprintf(out, cap,
+		         "this node has %s: the driver is there, so the container does not get it; MIG "
+		         "mode: unknown (no NVML MIG state in the snapshot for %s)",
+		         gpus, known ? "some GPUs" : "its GPUs");
+	return 0;
+}
+
+/*
+ * "the driver is too old" or an image's cuda>= requirement: the highest CUDA
+ * the node's driver runs against what the log says was needed (an image's
+ * cuda>=X.Y), or against the driver the log itself reports (PyTorch's "found
+ * version 12020"). The application's own CUDA runtime is not in these lines:
+ * said unknown, never guessed.
+ */
+static int note_driver_cuda(const struct ga_explain_cause *c, const struct facts *f, char *out, size_t cap)
+{
+	const char *how = "", *drv = f->nvidia_driver ? f->nvidia_driver : "(version unknown)";
+	int have = node_cuda(f, &how);
+	enum ga_gpu_class cls = ga_gpu_class_for_model(f->nvidia_model);
+	const char *compat = cls == GA_GPU_CLASS_DATACENTER ? "; on this data-centre GPU CUDA forward "
+	                                                      "compatibility (cuda-compat) is the other way"
+	                     : cls == GA_GPU_CLASS_CONSUMER
+	                             ? "; forward compatibility is not an option on a GeForce GPU"
+	                             : "";
+	if (have < 0) {
+		snprintf(out, cap, "this node's driver %s: the highest CUDA it runs is unknown (%s)", drv,
+		         f->nvidia_driver ? "a driver branch past NVIDIA's table and no NVML in the snapshot"
+		                          : "no driver version in the snapshot");
+		return 0;
+	}
+	char hv[16], nv[16];
+	cuda_text(have, hv, sizeof(hv));
+	if (c->sig == SIG_CT_CUDA_REQUIRE) {
+		const char *cond = ga_capture_get(c->values, c->n_values, "condition");
+		int need = has_prefix(cond, "cuda>=") ? cuda_parse(cond + 6) : -1;
+		if (need > 0 && need > have) {
+			int at = -1;
+			const char *min = ga_driver_for_cuda(need, &at);
+			cuda_text(need, nv, sizeof(nv));
+			size_t l = (size_t)snprintf(
+			        out, cap,
+			        "the image needs CUDA %s and this node's driver %s runs CUDA up "
+			        "to %s (%s); fix here: ",
+			        nv, drv, hv, how);
+			if (l < cap && min)
+				snprintf(out + l, cap - l,
+				         "a driver %s or newer, or an image for CUDA %s or older%s", min, hv,
+				         compat);
+			else if (l < cap)
+				snprintf(out + l, cap - l, "an image for CUDA %s or older%s", hv, compat);
+			return 10;
+		}
+		if (need > 0) {
+			cuda_text(need, nv, sizeof(nv));
+			snprintf(out, cap,
+			         "the image needs CUDA %s and this node's driver %s runs CUDA %s (%s), which "
+			         "meets "
+			         "it: a log from another node, or the driver changed since",
+			         nv, drv, hv, how);
+			return -10;
+		}
+	} else {
+		const char *dc = ga_capture_get(c->values, c->n_values, "driver_cuda");
+		long logv = dc ? strtol(dc, NULL, 10) : -1;
+		if (logv > 0 && logv != have) {
+			cuda_text((int)logv, nv, sizeof(nv));
+			snprintf(out, cap,
+			         "the log's driver runs CUDA %s and this node's driver %s runs CUDA %s (%s): "
+			         "a log "
+			         "from another node, or the driver changed since",
+			         nv, drv, hv, how);
+			return -5;
+		}
+	}
+	snprintf(out, cap,
+	         "this node's driver %s runs CUDA up to %s (%s): the application's CUDA is newer (which "
+	         "one the log does not say: unknown); fix here: a build for CUDA %s or older (a +cuXYZ "
+	         "wheel, an image tag) or a newer driver%s",
+	         drv, hv, how, hv, compat);
+	return 5;
+}
+
+/*
+ * No kernel image for the GPU: the node's compute capability against what the
+ * log says (PyTorch names the GPU's sm_XY and the build's list of them), and
+ * the CUDA release that dropped the arch.
+ */
+static int note_sm(const struct ga_explain_cause *c, const struct ga_node *n, const char *gpus, char *out,
+                   size_t cap)
+{
+	const char *how = "";
+	int sm = node_sm(n, &how);
+	if (sm < 0) {
+		snprintf(out, cap,
+		         "this node has %s; its compute capability is unknown (no NVML in the snapshot and "
+		         "the model name is in no table): nvidia-smi --query-gpu=compute_cap --format=csv",
+		         gpus);
+		return 0;
+	}
+	char smw[16];
+	snprintf(smw, sizeof(smw), "sm_%d", sm);
+	size_t l = (size_t)snprintf(out, cap, "this node has %s, compute capability %d.%d (%s, %s)", gpus,
+	                            sm / 10, sm % 10, smw, how);
+	if (l >= cap)
+		return 0;
+	const char *logsm = ga_capture_get(c->values, c->n_values, "sm_arch");
+	const char *sup = ga_capture_get(c->values, c->n_values, "supported_archs");
+	const char *fam = NULL;
+	int dropped = ga_cuda_arch_dropped(sm, &fam);
+	if (logsm && strcmp(logsm, smw)) {
+		snprintf(out + l, cap - l,
+		         "; the log's GPU is %s, not this node's %s (a log from another node?)", logsm, smw);
+		return -5;
+	}
+	if (sup && has_word(sup, smw)) {
+		snprintf(out + l, cap - l,
+		         "; the build lists %s, so it has code for this node (a log from another node?)",
+		         smw);
+		return -5;
+	}
+	if (sup) {
+		snprintf(out + l, cap - l,
+		         "; the build carries %s, not %s; fix here: a build with it "
+		         "(TORCH_CUDA_ARCH_LIST=%d.%d, "
+		         "-gencode arch=compute_%d,code=%s)",
+		         sup, smw, sm / 10, sm % 10, sm, smw);
+		return 10;
+	}
+	if (dropped) {
+		char dv[16];
+		cuda_text(dropped, dv, sizeof(dv));
+		snprintf(
+		        out + l, cap - l,
+		        "; CUDA %s dropped %s (%s): a build for CUDA %s or newer has no code for this GPU, a "
+		        "CUDA %d.x build does",
+		        dv, smw, fam ? fam : "?", dv, dropped / 1000 - 1);
+		return 10;
+	}
+	snprintf(out + l, cap - l, "; the binary needs a cubin for %s (or PTX for it or older)", smw);
+	return 5;
+}
+
+static int note_for(struct ga_explain *ex, const struct ga_explain_cause *c, const struct facts *f,
                     const struct ga_node *n, char *out, size_t cap)
 {
 	char gpus[256], what[192];
@@ -1853,8 +2210,11 @@ static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *
 			return 0;
 		}
 		return 0;
-	case SIG_TORCH_NO_DRIVER:
 	case SIG_CUDA_NO_DEVICE:
+		if (!f->n_nvidia)
+			return note_cuda_needed(f, "an NVIDIA GPU was needed", out, cap);
+		return note_no_device_mig(ex, c, f, n, gpus, out, cap);
+	case SIG_TORCH_NO_DRIVER:
 	case SIG_NVML_INIT:
 	case SIG_CONTAINER_GPU:
 		return note_cuda_needed(f, "an NVIDIA GPU was needed", out, cap);
@@ -1872,16 +2232,11 @@ static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *
 	case SIG_CUDA_DRIVER_OLD:
 		if (!f->n_nvidia)
 			return note_cuda_needed(f, "a CUDA runtime was loaded", out, cap);
-		snprintf(out, cap, "this node's driver %s supports CUDA up to %s",
-		         f->nvidia_driver ? f->nvidia_driver : "(version unknown)",
-		         f->cuda ? f->cuda : "(unknown: no NVML in the snapshot)");
-		return 5;
+		return note_driver_cuda(c, f, out, cap);
 	case SIG_CUDA_NO_IMAGE:
 		if (!f->n_nvidia)
 			return note_cuda_needed(f, "a CUDA kernel was launched", out, cap);
-		snprintf(out, cap, "this node has %s, compute capability %s", gpus,
-		         f->ccap[0] ? f->ccap : "unknown (no NVML in the snapshot)");
-		return 5;
+		return note_sm(c, n, gpus, out, cap);
 	case SIG_AMDGPU_VM_FAULT:
 	case SIG_AMDGPU_RESET:
 	case SIG_AMDGPU_RESET_FAILED:
@@ -1905,23 +2260,45 @@ static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *
 		}
 		return 0;
 	case SIG_HIP_NO_BINARY:
-	case SIG_HIP_NO_DEVICE:
+	case SIG_HIP_NO_DEVICE: {
 		if (!f->n_amd) {
 			snprintf(out, cap,
 			         "this node has no AMD GPU: it has %s; the workload is a ROCm build", gpus);
 			return 10;
 		}
 		snprintf(out, cap, "this node has %s", gpus);
+		if (c->sig == SIG_HIP_NO_DEVICE) {
+			/* below a permission-denied line of the same log: that one is the more precise */
+			int adj = note_dev_access(n, out, cap);
+			return adj > 5 ? 5 : adj;
+		}
 		const char *want = ga_capture_get(c->values, c->n_values, "gfx_arch");
-		if (want && !strstr(f->gfx, want)) {
-			size_t l = strlen(out);
+		size_t l = strlen(out);
+		if (want && !has_word(f->gfx, want)) {
 			snprintf(out + l, cap - l,
 			         "; the log names %s, a target this node does not have (a log "
 			         "from another node?)",
 			         want);
 			return 0;
 		}
+		if (!f->gfx[0]) {
+			snprintf(out + l, cap - l,
+			         "; its gfx target is not in the snapshot (unknown): rocminfo | grep gfx on "
+			         "the node");
+			return 0;
+		}
+		if (strchr(f->gfx, ','))
+			snprintf(out + l, cap - l,
+			         "; the binary needs a code object for each of this node's gfx targets (%s: "
+			         "PYTORCH_ROCM_ARCH, one --offload-arch each)",
+			         f->gfx);
+		else
+			snprintf(out + l, cap - l,
+			         "; the binary needs a code object for %s, this node's gfx target "
+			         "(PYTORCH_ROCM_ARCH=%s, --offload-arch=%s)",
+			         f->gfx, f->gfx, f->gfx);
 		return 5;
+	}
 	case SIG_CUDA_NOT_INIT:
 		snprintf(out, cap, "%s",
 		         f->nvswitch ? "this node has NVSwitches: nvidia-fabricmanager must run"
@@ -1941,31 +2318,56 @@ static int note_for(const struct ga_explain *ex, const struct ga_explain_cause *
 		}
 		return 0;
 	case SIG_GPU_DEV_PERMISSION: {
-		char acc[320];
-		bool root_only = dev_access(n, acc, sizeof(acc));
-		if (!acc[0])
+		/* the snapshot has the owners of /dev/kfd and the render nodes only */
+		bool amd = false, other = false;
+		for (size_t v = 0; v < c->n_values; v++) {
+			if (strcmp(c->values[v].key, "device"))
+				continue;
+			bool a = !strcmp(c->values[v].value, "kfd") || has_prefix(c->values[v].value, "dri/");
+			amd |= a;
+			other |= !a;
+		}
+		if (other && !amd) {
+			snprintf(out, cap,
+			         "who may open /dev/%s is not in the snapshot (unknown: it holds the owners "
+			         "of "
+			         "/dev/kfd and /dev/dri/renderD* only): ls -l /dev/nvidia* on the node; the "
+			         "nvidia module's NVreg_DeviceFileGID and NVreg_DeviceFileMode set them",
+			         ga_capture_get(c->values, c->n_values, "device"));
 			return 0;
-		snprintf(out, cap, "%s%s", acc,
-		         root_only ? ": a device node only root may open (the vendor's udev rule is missing)"
-		                   : ": give the user (or the container) that group");
-		return root_only ? 10 : 5;
+		}
+		return note_dev_access(n, out, cap);
 	}
 	case SIG_CUDA_COMPAT_HW:
 		if (!f->n_nvidia)
 			return 0;
-		if (f->nvidia_model && strstr(f->nvidia_model, "GeForce")) {
+		switch (ga_gpu_class_for_model(f->nvidia_model)) {
+		case GA_GPU_CLASS_CONSUMER:
 			snprintf(out, cap,
 			         "this node has %s: CUDA forward compatibility is not supported on GeForce "
 			         "GPUs, so the compat libraries cannot work here; upgrade the driver instead",
 			         gpus);
 			return 10;
+		case GA_GPU_CLASS_PRO:
+			snprintf(out, cap,
+			         "this node has %s, a professional RTX / Quadro GPU: forward compatibility "
+			         "works on select SKUs only; where this one is not among them, upgrade the "
+			         "driver instead of shipping cuda-compat",
+			         gpus);
+			return 5;
+		case GA_GPU_CLASS_DATACENTER:
+			snprintf(out, cap,
+			         "this node has %s, a data-centre GPU: forward compatibility works on it "
+			         "with a driver branch the compat package supports; check that pairing",
+			         gpus);
+			return 0;
+		default:
+			snprintf(out, cap,
+			         "this node has %s; whether it is a GeForce or a data-centre GPU is unknown "
+			         "(the model name is in no table): nvidia-smi -q | grep 'Product Brand'",
+			         gpus);
+			return 0;
 		}
-		snprintf(out, cap,
-		         "this node has %s, no GeForce: forward compatibility works on data-centre (and "
-		         "some workstation) GPUs with a driver branch the compat package supports; check "
-		         "that pairing",
-		         gpus);
-		return 0;
 	case SIG_DP_INIT: {
 		size_t known = 0, mig = mig_gpus(n, &known);
 		if (!f->n_nvidia)
@@ -2031,6 +2433,7 @@ int ga_explain_for(struct ga_explain *ex, const struct ga_node *node)
 		if (!c->count)
 			continue;
 		char note[768];
+		ex->for_class[i] = ex->for_action[i] = 0;
 		int adj = note_for(ex, c, &f, node, note, sizeof(note));
 		c->score = ga_explain_sig((unsigned)i)->weight + adj;
 		ga_free(c->node_note);

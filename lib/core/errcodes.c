@@ -99,6 +99,9 @@ static const struct message messages[] = {
 #define FAM GA_ECF_HIP
 #include "errcodes/hip.str.def"
 #undef FAM
+#define FAM GA_ECF_HSA
+#include "errcodes/hsa.str.def"
+#undef FAM
 #undef ERRSTR
 };
 

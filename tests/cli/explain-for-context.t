@@ -1,0 +1,55 @@
+# issue 27 point 5: the node in the decision (explain --for). The node snapshots are synthesized
+# (tests/fixtures/nodes/explain-for/README.md, or discover on a synthesized fixture tree); each log
+# line is written here, around the exact text the named software prints.
+N=$FIXTURES/nodes/explain-for
+L=$FIXTURES/logs
+# MIG: "no CUDA-capable device" (cudaErrorNoDevice, CUDA_ERROR_NO_DEVICE) on a node whose GPUs are in
+# MIG mode: with no MIG instance, and with instances (CUDA_VISIBLE_DEVICES must name one); MIG off;
+# and unknown (no NVML), with and without the driver's /proc MIG capabilities
+echo 'RuntimeError: CUDA error: no CUDA-capable device is detected' >nodev.log
+echo 'cuInit failed: CUDA_ERROR_NO_DEVICE' >nodev-cu.log
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/dgx-h100/root" --no-vendor --json >h100.json
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/k8s-cdi-mig/root" --no-vendor --json >mig.json
+run explain nodev.log --for "$N/a100-mig-empty.json"
+run explain nodev-cu.log --for "$N/h100-mig-instances.json" --json
+run explain nodev.log --for "$N/a100-mig-off.json"
+run explain nodev.log --for h100.json
+run explain nodev.log --for mig.json
+# the driver's CUDA against what the log needs: NVML's, NVIDIA's table by branch, unknown
+echo 'docker: Error response from daemon: failed to create task for container: OCI runtime create failed: nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer version, or use an earlier cuda container: unknown.' >require.log
+run explain require.log --for "$N/l40s-535.json"
+run explain require.log --for "$N/h100-mig-instances.json"
+run explain "$L/cuda-insufficient-driver.log" --for "$N/l40s-535.json"
+run explain "$L/cuda-driver-old.log" --for "$N/a100-mig-off.json"
+run explain "$L/cuda-insufficient-driver.log" --for "$N/nvidia-unknown.json"
+# the GPU's arch against the build's: PyTorch's list, an arch CUDA 13 dropped, unknown
+printf '%s\n' 'UserWarning: NVIDIA H100 80GB HBM3 with CUDA capability sm_90 is not compatible with the current PyTorch installation.' \
+	'The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86.' >noimage-torch.log
+echo 'RuntimeError: CUDA error: no kernel image is available for execution on the device' >noimage.log
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/power9-v100/root" --no-vendor --json >v100.json
+run explain noimage-torch.log --for h100.json
+run explain noimage.log --for v100.json
+run explain noimage.log --for "$N/nvidia-unknown.json"
+# the driver API's name for 209, with NVML's compute capability
+echo 'cuModuleLoad failed: CUDA_ERROR_NO_BINARY_FOR_GPU' >noimage-cu.log
+run explain noimage-cu.log --for "$N/a100-mig-off.json"
+echo 'hipErrorNoBinaryForGpu: Unable to find code object for all current devices!' >nobinary.log
+run explain nobinary.log --for "$N/mi300x-render.json"
+# forward compatibility (804): professional RTX, unknown class
+run explain "$L/compat-804.log" --for "$N/rtx-a6000.json"
+run explain "$L/compat-804.log" --for "$N/nvidia-unknown.json"
+# the driver API's name for 804 on a GeForce node
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/ws-rtx4090/root" --no-vendor --json >ws.json
+echo 'cuInit returned CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE' >compat-cu.log
+run explain compat-cu.log --for ws.json
+# no HIP device / permission denied: who may open /dev/kfd and the render nodes
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/ctr-kfd-group/root" --no-vendor --json >kfd.json
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/mi250x/root" --no-vendor --json >mi250x.json
+echo 'open /dev/kfd: permission denied' >kfd-denied.log
+run explain "$L/hip-no-device.log" --for "$N/mi300x-render.json"
+run explain "$L/hip-no-device.log" --for kfd.json
+run explain "$L/hip-no-device.log" --for mi250x.json
+run explain kfd-denied.log --for "$N/mi300x-render.json"
+# an NVIDIA device node: its owners are not in the snapshot
+echo 'open /dev/nvidia0: permission denied' >nv-denied.log
+run explain nv-denied.log --for h100.json
