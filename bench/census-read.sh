@@ -19,7 +19,7 @@ dir=${2:-/usr/local/cuda/lib64/}
 [ -d "$dir" ] || { echo "bench: $dir absent" >&2; exit 3; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -O2 -std=c11 -Wall -o "$tmp/census_read" bench/census_read.c
+cc -O3 -std=c11 -Wall -o "$tmp/census_read" bench/census_read.c
 mapfile -d '' files < <(find "$dir" -type f -size +1M -print0)
 big=$(find "$dir" -type f -size +1M -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
 mkdir -p bench/results
