@@ -61,7 +61,7 @@ fi
 
 # the files cat reads: every regular file the census opens (symlinks are not read)
 find "$cuda" -type f -print0 >"$tmp/cuda.files"
-cuda_bytes=$(find "$cuda" -type f -printf '%s\n' | awk '{s += $1} END {printf "%d\n", s}')
+cuda_bytes=$(find "$cuda" -type f -printf '%s\n' | awk '{s += $1} END {printf "%.0f\n", s}')
 
 # a wheel of ~100 MB: the biggest CUDA libraries under 110 MB, deflated
 [ -n "$census_only" ] || python3 - "$cuda" "$tmp/big-1.0-cp311-cp311-linux_x86_64.whl" <<'PY'
