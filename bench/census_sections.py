@@ -14,7 +14,8 @@ For every ELF shared object of DIR (64-bit, little-endian):
     way (4-byte steps from the section start, version 1, header size 16..256,
     fits the section; payloads skipped) and how many of them a wrapper points at;
   * with JSON (the output of `gpuaudit deps --json DIR`): for every library name
-    the census reported, the sections whose bytes hold it.
+    the census reported, the sections whose bytes hold it (every section with
+    bytes in the file: .dynstr and the symbol tables too).
 
   bench/census_sections.py DIR [JSON]
 """
@@ -146,7 +147,7 @@ def main():
                             % (s["name"], s["size"] / 2**20, len(found), hit, outside / 2**20))
         where = {}
         for nm in names.get(os.path.realpath(path), []):
-            hold = [s["name"] for s in secs if s["type"] == 1 and m.find(nm.encode(), s["off"], s["off"] + s["size"]) >= 0]
+            hold = [s["name"] for s in secs if s["type"] not in (0, 8) and m.find(nm.encode(), s["off"], s["off"] + s["size"]) >= 0]
             for h in hold or ["(none)"]:
                 where[h] = where.get(h, 0) + 1
         if rows or where:
