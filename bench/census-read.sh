@@ -5,7 +5,13 @@
 # mapped windows filled with MADV_POPULATE_READ and dropped with MADV_DONTNEED, as
 # the census did before issue 28; mapped and populated, kept to the end; mapped and
 # faulted), scanning each for fatbin magics, and pread of every byte (what `cat`
-# reads), interleaved, single thread; prints the median CPU time of each. Then the
+# reads); and the floor of an exact census (issue 28, item 6): as many bytes as lie
+# outside the fatbin containers of those sections and of .nv_fatbin / __nv_relfatbin
+# (every one of them must be looked at: a container can start at any 4-byte step),
+# read in 256 KiB calls ("needed"), and those bytes plus every container and entry
+# header read by a plan that knows where each header lies, merging reads less than
+# 16 KiB apart ("floor"); interleaved, single thread; prints the median CPU time of
+# each. Then the
 # cost of one pread (64 B .. 256 KiB) and of a first touch of a mapped page
 # (strides 4 KiB .. 256 KiB), which is what the census's header read-ahead trades.
 #
@@ -19,7 +25,7 @@ dir=${2:-/usr/local/cuda/lib64/}
 [ -d "$dir" ] || { echo "bench: $dir absent" >&2; exit 3; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -O2 -std=c11 -Wall -o "$tmp/census_read" bench/census_read.c
+cc -O3 -std=c11 -Wall -o "$tmp/census_read" bench/census_read.c
 mapfile -d '' files < <(find "$dir" -type f -size +1M -print0)
 big=$(find "$dir" -type f -size +1M -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
 mkdir -p bench/results

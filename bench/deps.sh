@@ -19,7 +19,9 @@
 # Env: CUDA_LIB (default /usr/local/cuda/lib64/), USR_LIB (default /usr/lib),
 # GPUAUDIT (default build/gpuaudit), BASE (another binary, e.g. main's built in
 # a separate build directory: its census in row 1 too, same hyperfine run, and its
-# JSON compared with GPUAUDIT's), CENSUS_ONLY=1 (row 1 and its RSS only),
+# JSON compared with GPUAUDIT's; with PAIRED=N also N interleaved rounds of the
+# one-thread census of both and of cat, CPU from wait4: the paired comparison),
+# CENSUS_ONLY=1 (row 1 and its RSS only),
 # NOSYMVER (default build-nosymver/gpuaudit when
 # present: cmake -S . -B build-nosymver -DGA_TESTS=OFF -DCMAKE_C_FLAGS=-DGA_BENCH_NO_SYMVER
 # && cmake --build build-nosymver --target gpuaudit-cli). Writes bench/results/deps.txt.
@@ -59,7 +61,7 @@ fi
 
 # the files cat reads: every regular file the census opens (symlinks are not read)
 find "$cuda" -type f -print0 >"$tmp/cuda.files"
-cuda_bytes=$(find "$cuda" -type f -printf '%s\n' | awk '{s += $1} END {printf "%d\n", s}')
+cuda_bytes=$(find "$cuda" -type f -printf '%s\n' | awk '{s += $1} END {printf "%.0f\n", s}')
 
 # a wheel of ~100 MB: the biggest CUDA libraries under 110 MB, deflated
 [ -n "$census_only" ] || python3 - "$cuda" "$tmp/big-1.0-cp311-cp311-linux_x86_64.whl" <<'PY'
@@ -102,6 +104,31 @@ if [ -n "$base" ]; then
 	"$bin" deps --json --compact "$cuda" >"$tmp/new.json" 2>/dev/null || true
 	"$base" deps --json --compact "$cuda" >"$tmp/base.json" 2>/dev/null || true
 	cmp -s "$tmp/new.json" "$tmp/base.json" && same_json=same || same_json=DIFFERENT
+fi
+# PAIRED=N (with BASE): N rounds of the one-thread census of gpuaudit, of BASE and of
+# cat, one after the other in each round (hyperfine runs all of one command first, so
+# a load that changes during the run favours one side); CPU of each from wait4
+if [ -n "$base" ] && [ -n "${PAIRED:-}" ]; then
+	python3 - "$PAIRED" "$bin" "$base" "$cuda" "$tmp/cuda.files" >"$tmp/paired.txt" <<'PY'
+import os, statistics, subprocess, sys
+n, new, base, cuda, files = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+env = dict(os.environ, GPUAUDIT_DEPS_THREADS="1")
+cmds = {"gpuaudit": [new, "deps", "--json", "--compact", cuda], "BASE": [base, "deps", "--json", "--compact", cuda],
+        "cat": ["bash", "-c", f"xargs -0 cat <{files} >/dev/null"]}
+cpu = {k: [] for k in cmds}
+for _ in range(n):
+    for k, c in cmds.items():
+        p = subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        ru = os.wait4(p.pid, 0)[2]
+        cpu[k].append(ru.ru_utime + ru.ru_stime)
+med = {k: statistics.median(v) for k, v in cpu.items()}
+ratio = statistics.median(a / b for a, b in zip(cpu["gpuaudit"], cpu["BASE"]))
+print(f"  paired, {n} rounds, one thread, median CPU: gpuaudit {med['gpuaudit']:.3f} s, BASE {med['BASE']:.3f} s, "
+      f"cat {med['cat']:.3f} s")
+print(f"  paired: gpuaudit / cat {med['gpuaudit'] / med['cat']:.2f}x, BASE / cat {med['BASE'] / med['cat']:.2f}x, "
+      f"gpuaudit / BASE {med['gpuaudit'] / med['BASE']:.3f}x (median of the rounds' ratios {ratio:.3f}x; "
+      f"gpuaudit lower in {sum(a < b for a, b in zip(cpu['gpuaudit'], cpu['BASE']))} of {n})")
+PY
 fi
 if [ -z "$census_only" ]; then
 hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$tmp/needed.json" \
@@ -168,6 +195,8 @@ if base:
           f"one thread {c[2][2] / max(b[1][2], 1e-9):.2f}x cpu, {c[2][1] / b[1][1]:.2f}x wall")
     print(f"  JSON of gpuaudit and BASE: {same_json}")
 print(f"  peak RSS gpuaudit: {rss['census']} KiB" + (f", BASE: {rss_base} KiB" if base else ""))
+if os.path.exists(f"{tmp}/paired.txt"):
+    print(open(f"{tmp}/paired.txt").read(), end="")
 if census_only:
     sys.exit(0)
 print()

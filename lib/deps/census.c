@@ -179,8 +179,13 @@ const uint8_t *ga_dc_peek(struct dc_scan *s, size_t off, size_t n, uint8_t tmp[6
 		return s->w.p + (off - s->w.base);
 	if (off >= s->peek_base && off < s->peek_lim && n <= s->peek_lim - off)
 		return s->peek + (off - s->peek_base);
-	/* read ahead: a container header and its first entry header in one call */
-	size_t want = s->len - off < PEEK_BYTES ? s->len - off : PEEK_BYTES;
+	/* read ahead: a container header and its first entry header in one call,
+	 * and on a chain of close headers the next ones too (PEEK_STRIDE) */
+	size_t ahead = PEEK_BYTES;
+	if (s->peek_miss && off > s->peek_miss && off - s->peek_miss <= PEEK_STRIDE)
+		ahead = 2 * (off - s->peek_miss) + PEEK_BYTES;
+	s->peek_miss = off;
+	size_t want = s->len - off < ahead ? s->len - off : ahead;
 	if (want < n)
 		want = n;
 	size_t got = 0;
@@ -227,7 +232,7 @@ uint8_t *ga_dc_scratch_get(void)
 		pthread_setspecific(scratch_key, NULL);
 		return p;
 	}
-	return ga_malloc(SCRATCH_WIN + PEEK_BYTES);
+	return ga_malloc(SCRATCH_WIN + PEEK_MAX);
 }
 
 void ga_dc_scratch_put(uint8_t *p)

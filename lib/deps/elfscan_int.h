@@ -42,6 +42,7 @@ struct dc_scan {
 	struct win w;  /* current window of the bulk scan */
 	uint8_t *peek; /* read-ahead of ga_dc_peek: file bytes [peek_base, peek_lim) */
 	size_t peek_base, peek_lim;
+	size_t peek_miss;    /* where the last read-ahead started (0: none yet) */
 	size_t win_next;     /* bytes the next window of the bulk scan reads after its start */
 	bool simd;           /* the bulk scan uses AVX2 */
 	char last_name[192]; /* the last library name looked up (string scan) */
@@ -67,6 +68,16 @@ struct dc_state {
  * copies payload bytes for nothing.
  */
 #define PEEK_BYTES 1024u
+/*
+ * A chain of headers a stride d apart (cuFFT's .ldata: 24,000 containers of
+ * 1-80 KiB, one entry each, 16 bytes between them): when the last read-ahead
+ * started d <= PEEK_STRIDE bytes before this one, this one reads 2d + 1 KiB,
+ * covering the next one or two headers at that stride (the payload bytes
+ * between are copied: a pread costs about as much as copying 14 KiB,
+ * docs/performance.md).
+ */
+#define PEEK_STRIDE (8u << 10)
+#define PEEK_MAX (2 * PEEK_STRIDE + PEEK_BYTES)
 #define WIN_BEFORE 256 /* context kept before a window (names straddling it) */
 #define WIN_AFTER 64   /* and after */
 #define SCRATCH_WIN (WIN_BYTES + WIN_BEFORE + WIN_AFTER)
@@ -77,7 +88,7 @@ struct dc_state {
  * mapping covers everything.
  */
 int ga_dc_fill_window(struct dc_scan *s, struct win *w, size_t start, size_t q, size_t end, size_t ahead);
-/* census.c: the pread buffer (SCRATCH_WIN + PEEK_BYTES), kept per thread between files; NULL on ENOMEM. */
+/* census.c: the pread buffer (SCRATCH_WIN + PEEK_MAX), kept per thread between files; NULL on ENOMEM. */
 uint8_t *ga_dc_scratch_get(void);
 void ga_dc_scratch_put(uint8_t *p);
 

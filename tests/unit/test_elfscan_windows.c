@@ -9,7 +9,9 @@
  * and a writable section whose strings are not searched for library names.
  * Every census (mapping only, pread windows, with and without the SIMD scan)
  * must find exactly what was placed; threads inspecting at once agree. And a
- * dense chain of small containers with short gaps (cuFFT's .ldata layout).
+ * dense chain of small containers with short gaps (cuFFT's .ldata layout),
+ * and a tighter one (0-60 bytes apart) for the header read-ahead that follows
+ * a chain's stride.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -320,14 +322,22 @@ static void test_threads(void **state)
 #define DENSE_N 300
 #define DENSE_LEN (6u << 20)
 
+/* 1: the tight layout: payloads of 700 B to 4 KiB, 0 to 60 bytes between containers,
+ * so the header read-ahead that follows a chain's stride (2d + 1 KiB after a
+ * read-ahead d <= 8 KiB back) ends anywhere in the next containers' headers */
+static int dense_tight;
+
 static size_t dense_gap(size_t i)
 {
+	if (dense_tight)
+		return ((i * 13) % 64) & ~(size_t)3;
 	return (8 + (i * 797) % 6200) & ~(size_t)3;
 }
 
 static size_t put_dense(uint8_t *p, size_t i)
 {
-	size_t payload = (3000 + (i * 331) % 12000) & ~(size_t)3;
+	size_t payload =
+	        dense_tight ? (700 + (i * 331) % 3400) & ~(size_t)3 : (3000 + (i * 331) % 12000) & ~(size_t)3;
 	size_t n = put_fatbin(p, 80 + (unsigned)(i % 3), payload);
 	if (i % 3 == 0) {
 		/* a second entry after the first payload (its header read on its own) */
@@ -404,9 +414,8 @@ static size_t build_dense(uint8_t *b, size_t *offs)
 	return len;
 }
 
-static void test_dense_chain(void **state)
+static void dense_chain(void)
 {
-	(void)state;
 	uint8_t *b = malloc(0x1000 + 2 * DENSE_LEN + 4096);
 	size_t *offs = malloc(2 * DENSE_N * sizeof(size_t));
 	assert_non_null(b);
@@ -446,6 +455,21 @@ static void test_dense_chain(void **state)
 	free(b);
 }
 
+static void test_dense_chain(void **state)
+{
+	(void)state;
+	dense_tight = 0;
+	dense_chain();
+}
+
+static void test_dense_chain_tight(void **state)
+{
+	(void)state;
+	dense_tight = 1;
+	dense_chain();
+	dense_tight = 0;
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -470,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_dense_chain),
+		cmocka_unit_test(test_dense_chain_tight),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
