@@ -11,11 +11,17 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Set over the
-# 209 incidents of the h27-corpus, h27-corpus-b, h27-corpus2 and h27-corpus3a branches
-# together: class 82.3 %, decision 86.1 % (h27-corpus2's 19 held-out incidents scored
-# 31.6 % / 31.6 % before its analyzer changes, 84.2 % / 89.5 % after; h27-corpus3a's 25,
-# amd, intel and kernel, 20.0 % / 24.0 % before, 76.0 % / 80.0 % after).
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 82/85:
+# the 266 incidents of all six branches merged (h27-corpus3b's 25 added to the 241 below)
+# score class 82.0 %, decision 85.3 %. Before that, set over the
+# 241 incidents of the h27-corpus, h27-corpus-b, h27-corpus2, h27-corpus3a and h27-corpus4
+# branches together: class 81.3 %, decision 85.1 %. LOWERED from 82/86 by h27-corpus4: its
+# 32 held-out incidents (all nine categories) score 71.9 % / 71.9 % after its signatures
+# (53.1 % / 50.0 % before), below the rest, while the 209 older ones rose from 82.3 % /
+# 86.1 % to 82.8 % / 87.1 %. Earlier held-out batches: h27-corpus2's 19 scored 31.6 % /
+# 31.6 % before its changes, 84.2 % / 89.5 % after; h27-corpus3a's 25 (amd, intel, kernel)
+# 20.0 % / 24.0 % before, 76.0 % / 80.0 % after; h27-corpus4's half B (16 incidents no
+# rule was written from) 43.8 % / 43.8 % before, 50.0 % / 50.0 % after.
 # CORPUS_DIRS (space-separated) adds incident trees to score beside tests/corpus/incidents.
 # A malformed .expect (a field missing, a value outside the sets) fails the test.
 # ctest passes the gpuaudit binary. Exit 77 (skipped) without python3.
@@ -24,7 +30,7 @@ command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 MIN_CLASS=${MIN_CLASS:-82}
-MIN_DECISION=${MIN_DECISION:-86}
+MIN_DECISION=${MIN_DECISION:-85}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
