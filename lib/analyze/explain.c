@@ -2219,14 +2219,14 @@ static int note_for(struct ga_explain *ex, const struct ga_explain_cause *c, con
 	case SIG_CONTAINER_GPU:
 		return note_cuda_needed(f, "an NVIDIA GPU was needed", out, cap);
 	case SIG_CT_NO_DRIVER:
+	case SIG_CT_DRIVER_NOT_LOADED:
 		if (!f->n_nvidia)
 			return note_cuda_needed(f, "the NVIDIA container toolkit needs the host's driver",
 			                        out, cap);
-		snprintf(out, cap,
-		         "this node has %s: the driver is installed, so the toolkit does not see its "
-		         "libraries "
-		         "(driver root, ldconfig) or the module is not loaded",
-		         gpus);
+		snprintf(out, cap, "this node has %s: the driver is installed, so %s", gpus,
+		         c->sig == SIG_CT_NO_DRIVER
+		                 ? "the toolkit does not see its libraries (driver root, ldconfig)"
+		                 : "its module is not loaded");
 		return 0;
 	case SIG_CT_CUDA_REQUIRE:
 	case SIG_CUDA_DRIVER_OLD:
