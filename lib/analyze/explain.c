@@ -195,6 +195,9 @@ struct ga_explain {
 	struct aer_pair aers[AER_PAIRS]; /* (device, AER class) */
 	size_t n_aers;
 	uint64_t aers_dropped;
+	/* amdgpu VM faults by whose address space: vmid 0 (the kernel driver's or firmware's),
+	 * another vmid or a process's (the HSA runtime's line) */
+	uint64_t vm_kernel, vm_user;
 	struct ga_explain_cause *ranked[N_CAUSES];
 	struct ga_explain_cause ranked_copy[N_CAUSES];
 	/* --for: the class and action the node refines a cause to, +1 (0: the signature's) */
@@ -271,6 +274,7 @@ void ga_explain_reset(struct ga_explain *ex)
 	ex->sxids_dropped = 0;
 	ex->n_aers = 0;
 	ex->aers_dropped = 0;
+	ex->vm_kernel = ex->vm_user = 0;
 	ex->n_codes = 0;
 	ex->codes_dropped = 0;
 	ex->n_salient = 0;
@@ -488,6 +492,30 @@ static bool aer_event(struct ga_explain *ex, const char *line, size_t len)
 	return ev.aer_bits == 0;
 }
 
+/*
+ * Whose address space an amdgpu VM fault hit. The kernel's amdgpu debugging guide
+ * (Documentation/gpu/amdgpu/debugging.rst, "Decoding a GPUVM Page Fault"): a fault
+ * with vmid 0 was likely caused by the kernel driver or firmware, one with another
+ * vmid is generally a user application's. The HSA runtime's "Memory access fault by
+ * GPU node-N" is a process's own; the status-word line says neither.
+ */
+static void vm_fault_owner(struct ga_explain *ex, const struct ga_explain_match *mt)
+{
+	for (size_t i = 0; i < mt->n_cap; i++) {
+		const struct ga_capture_kv *kv = &mt->cap[i];
+		if (!strcmp(kv->key, "vmid")) {
+			char *end = NULL;
+			unsigned long v = strtoul(kv->value, &end, 10);
+			if (end && !*end && v == 0)
+				ex->vm_kernel++;
+			else
+				ex->vm_user++;
+		} else if (!strcmp(kv->key, "gpu_node")) {
+			ex->vm_user++;
+		}
+	}
+}
+
 static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
 {
 	const struct ga_sig_pattern *p = &pats[pat];
@@ -521,6 +549,8 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 	}
 	if (mt->n_cap < GA_EXPLAIN_MAX_CAPTURES)
 		error_code(line, len, mt);
+	if (p->sig == SIG_AMDGPU_VM_FAULT)
+		vm_fault_owner(ex, mt);
 	struct ga_explain_cause *c = &ex->causes[p->sig];
 	if (!c->count)
 		c->first_line = ex->lines;
@@ -1417,6 +1447,34 @@ static void wc_detail(struct ga_explain_cause *c)
 		c->cause_class = GA_CAUSE_CONFIGURATION, c->action = GA_ACT_FIX_CONFIG;
 }
 
+/*
+ * An amdgpu VM fault cause: the job's (the row's application / restart_workload) unless
+ * every fault whose owner the log names is in vmid 0, the kernel driver's or firmware's
+ * own address space (vm_fault_owner): then a driver or firmware bug, fixed by another
+ * kernel, amdgpu or firmware version (driver / fix_config), not by the job.
+ */
+static void vm_detail(struct ga_explain *ex, struct ga_explain_cause *c)
+{
+	if (c->sig != SIG_AMDGPU_VM_FAULT || !ex->vm_kernel)
+		return;
+	size_t l = strlen(c->detail);
+	if (ex->vm_user) {
+		snprintf(c->detail + l, sizeof(c->detail) - l,
+		         "%s%llu fault%s in vmid 0 (the kernel driver's or firmware's) and %llu in "
+		         "processes: the processes' first",
+		         l ? "; " : "", (unsigned long long)ex->vm_kernel, ex->vm_kernel == 1 ? "" : "s",
+		         (unsigned long long)ex->vm_user);
+		return;
+	}
+	c->cause_class = GA_CAUSE_DRIVER;
+	c->action = GA_ACT_FIX_CONFIG;
+	snprintf(c->detail + l, sizeof(c->detail) - l,
+	         "%severy fault names vmid 0 (%llu): the kernel driver's or firmware's own address "
+	         "space, not a job's: a driver or firmware bug; update the kernel (amdgpu) and "
+	         "linux-firmware",
+	         l ? "; " : "", (unsigned long long)ex->vm_kernel);
+}
+
 /* The codes of an error-code cause: name = number (runtime type), action. */
 static void code_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 {
@@ -1464,6 +1522,7 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 			aer_detail(ex, &ex->causes[i]);
 			wc_detail(&ex->causes[i]);
 			code_detail(ex, &ex->causes[i]);
+			vm_detail(ex, &ex->causes[i]);
 			if (ex->for_class[i])
 				ex->causes[i].cause_class = (enum ga_cause)(ex->for_class[i] - 1);
 			if (ex->for_action[i])

@@ -202,6 +202,31 @@ static void test_cause_class(void **state)
 	assert_int_equal(class_of("NET/IB : Got completion from peer 1.2.3.4<5> with status=5 opcode=0\n",
 	                          "nccl-ib-flush-error"),
 	                 GA_CAUSE_NETWORK);
+	/* the container toolkit: NVML's library not found is set-up (configuration), NVML's
+	 * "driver not loaded" the driver's */
+	assert_int_equal(class_of("nvidia-container-cli: initialization error: load library failed: "
+	                          "libnvidia-ml.so.1: cannot open shared object file: no such file\n",
+	                          "container-toolkit-no-driver"),
+	                 GA_CAUSE_CONFIGURATION);
+	assert_int_equal(class_of("nvidia-container-cli: initialization error: nvml error: driver not "
+	                          "loaded: unknown.\n",
+	                          "container-toolkit-driver-not-loaded"),
+	                 GA_CAUSE_DRIVER);
+	/* amdgpu VM faults: a process's (vmid 3, the HSA runtime's line) the job's; vmid 0 only
+	 * the kernel driver's or firmware's; one process's fault among them keeps the job's */
+	const char *user = "amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:3 pasid:32769)\n";
+	const char *kern = "amdgpu: [mmhub0] no-retry page fault (src_id:0 ring:0 vmid:0 pasid:0)\n";
+	const char *old_kern = "[mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)\n";
+	const char *hsa = "Memory access fault by GPU node-1 (Agent handle: 0x1) on address 0x7f00. "
+	                  "Reason: Page not present or supervisor privilege.\n";
+	char both[512];
+	assert_int_equal(class_of(user, "amdgpu-vm-fault"), GA_CAUSE_APPLICATION);
+	assert_int_equal(class_of(kern, "amdgpu-vm-fault"), GA_CAUSE_DRIVER);
+	assert_int_equal(class_of(old_kern, "amdgpu-vm-fault"), GA_CAUSE_DRIVER);
+	snprintf(both, sizeof(both), "%s%s", kern, user);
+	assert_int_equal(class_of(both, "amdgpu-vm-fault"), GA_CAUSE_APPLICATION);
+	snprintf(both, sizeof(both), "%s%s", old_kern, hsa);
+	assert_int_equal(class_of(both, "amdgpu-vm-fault"), GA_CAUSE_APPLICATION);
 	/* status 5 and 12 are not the generic signature's, and "opcode=0" is no error code */
 	struct ga_explain *ex =
 	        run_text("NET/IB : Got completion from peer 1.2.3.4<5> with status=5 opcode=0\n", 1 << 20, 4);
@@ -267,6 +292,15 @@ static void test_actions(void **state)
 	assert_int_equal(action_of("NCCL WARN NET/IB : Got completion with error 13, opcode 1, len 2\n",
 	                           "nccl-ib-completion-error"),
 	                 GA_ACT_INVESTIGATE);
+	/* an amdgpu VM fault: the job's, unless every fault is in vmid 0 (a driver or firmware
+	 * bug: another kernel or firmware) */
+	assert_int_equal(action_of("amdgpu: [gfxhub0] no-retry page fault (src_id:0 ring:24 vmid:3 "
+	                           "pasid:32769)\n",
+	                           "amdgpu-vm-fault"),
+	                 GA_ACT_RESTART_WORKLOAD);
+	assert_int_equal(
+	        action_of("[mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)\n", "amdgpu-vm-fault"),
+	        GA_ACT_FIX_CONFIG);
 	/* the JSON document carries it */
 	struct ga_explain *ex =
 	        run_text("Failed to initialize NVML: Driver/library version mismatch\n", 1 << 20, 4);
