@@ -11,9 +11,12 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 81/85:
-# the 266 incidents of all six branches merged (h27-corpus3b's 25 added to the 241 below)
-# score class 81.95 % (218 of 266, printed 82.0), decision 85.3 %. Before that, set over the
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 83/85:
+# h27-decisions (the container toolkit's "load library failed" as configuration, an amdgpu
+# VM fault only in vmid 0 as the driver's) took the 266 incidents to class 83.1 % (221 of
+# 266), decision 85.7 % (228 of 266). Before that 81/85: the 266 incidents of all six
+# branches merged (h27-corpus3b's 25 added to the 241 below) scored class 81.95 % (218 of
+# 266, printed 82.0), decision 85.3 %. Before that, set over the
 # 241 incidents of the h27-corpus, h27-corpus-b, h27-corpus2, h27-corpus3a and h27-corpus4
 # branches together: class 81.3 %, decision 85.1 %. LOWERED from 82/86 by h27-corpus4: its
 # 32 held-out incidents (all nine categories) score 71.9 % / 71.9 % after its signatures
@@ -29,7 +32,7 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-81}
+MIN_CLASS=${MIN_CLASS:-83}
 MIN_DECISION=${MIN_DECISION:-85}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
