@@ -1,5 +1,5 @@
 # gpuaudit fleet over a generated fleet: base snapshots from the fixtures,
-# 2,000 derived nodes with seeded drift (tests/fixtures/fleet/mkfleet.py),
+# 1,000 derived nodes with seeded drift (tests/fixtures/fleet/mkfleet.py),
 # some compressed, some as JSON lines, some check reports, and bad reports.
 P=$FIXTURES/policies/fleet.yaml
 mkdir base
@@ -7,8 +7,8 @@ for n in a10-x8 cpu-vm dgx-a100 dgx-h100 intel-max mi250x; do
 	"$GPUAUDIT" discover --root "$FIXTURES/nodes/$n/root" --no-vendor --json >base/$n.json
 	"$GPUAUDIT" check --policy "$P" --from base/$n.json --json >base/$n.check.json
 done
-python3 "$FIXTURES/fleet/mkfleet.py" base A --nodes 2000 || echo "mkfleet failed"
-python3 "$FIXTURES/fleet/mkfleet.py" base B --nodes 2000 --later || echo "mkfleet failed"
+python3 "$FIXTURES/fleet/mkfleet.py" base A --nodes 1000 || echo "mkfleet failed"
+python3 "$FIXTURES/fleet/mkfleet.py" base B --nodes 1000 --later || echo "mkfleet failed"
 good() { echo "$1"/[0-9]* "$1"/lines.jsonl "$1"/lines.jsonl.gz "$1"/checks; }
 
 # the matrix and drift list without a policy: drift against each pool's majority
