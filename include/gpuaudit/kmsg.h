@@ -61,6 +61,12 @@ struct ga_kevent {
 	 * N). Counters skip it; health attaches it to the open event's group.
 	 */
 	bool folded;
+	/*
+	 * amdgpu VM fault header: the VM id the fault hit ("vmid:3", the older "vm_id:3"),
+	 * unset when the line names none. vmid 0 is the kernel driver's own address space
+	 * (Linux Documentation/gpu/amdgpu/debugging.rst, "Decoding a GPUVM Page Fault").
+	 */
+	struct ga_ou64 vmid;
 	enum ga_severity severity; /* from the catalogue, before any policy override */
 	const char *message;       /* the message text inside the line (prefixes stripped) */
 	size_t message_len;

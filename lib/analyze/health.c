@@ -50,6 +50,7 @@ struct event {
 	bool line_set;
 	bool boot_set, wall_set;
 	bool recovered;    /* amdgpu reset: "GPU reset(N) succeeded" followed */
+	uint8_t vm_owner;  /* amdgpu VM fault: 1 vmid 0 (the driver's), 2 another vmid, 0 unnamed */
 	uint32_t aer_bits; /* PCIe AER: the error types its detail named (status & ~mask) */
 };
 
@@ -215,6 +216,7 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	}
 	e->line_act = (uint8_t)(e->line_set ? la : GA_ACT_INVESTIGATE);
 	e->recovered = false;
+	e->vm_owner = !ev.vmid.set ? 0 : ev.vmid.v == 0 ? 1 : 2;
 	e->aer_bits = ev.aer_bits;
 	if (ev.kind == GA_KEV_AER_UNCORRECTED) {
 		/* the class's action (ga_aer_decide: drain; fatal is critical) */
@@ -258,9 +260,10 @@ uint64_t ga_health_unplaced(const struct ga_health *h, const struct ga_health_op
 
 struct acc {
 	uint64_t count;
-	uint64_t resets_after;   /* VM faults: bursts of faults that a ring timeout or reset followed */
-	uint64_t after_vm_fault; /* resets and ring timeouts that followed a VM fault */
-	uint64_t recovered;      /* resets that ended with "GPU reset(N) succeeded" */
+	uint64_t resets_after;       /* VM faults: bursts of faults that a ring timeout or reset followed */
+	uint64_t after_vm_fault;     /* resets and ring timeouts that followed a VM fault */
+	uint64_t recovered;          /* resets that ended with "GPU reset(N) succeeded" */
+	uint64_t vm_kernel, vm_user; /* VM faults in vmid 0 (the driver's) and in another vmid */
 	bool boot_set, wall_set;
 	double first_boot, last_boot;
 	int64_t first_wall, last_wall;
@@ -344,6 +347,9 @@ static int chain_evidence(const struct group *g, const struct acc *a, struct ga_
 		r = ga_finding_evidence(fd, "status", "0x%08llx", (unsigned long long)g->status.v);
 	if (r == 0 && g->kind == GA_KEV_AMDGPU_VM_FAULT)
 		r = ga_finding_evidence(fd, "resets_after", "%llu", (unsigned long long)a->resets_after);
+	if (r == 0 && g->kind == GA_KEV_AMDGPU_VM_FAULT && (a->vm_kernel || a->vm_user))
+		r = ga_finding_evidence(fd, "vmid0_faults", "%llu of %llu", (unsigned long long)a->vm_kernel,
+		                        (unsigned long long)(a->vm_kernel + a->vm_user));
 	if (r == 0 && a->after_vm_fault)
 		r = ga_finding_evidence(fd, "after_vm_fault", "%llu", (unsigned long long)a->after_vm_fault);
 	if (r == 0 && g->kind == GA_KEV_AMDGPU_RESET && a->recovered)
@@ -478,6 +484,13 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		}
 	}
 	chain_note(g, a, storm, sizeof(storm));
+	/* every fault in vmid 0: the driver's or firmware's own, as explain decides (vm_detail) */
+	bool vm_driver = g->kind == GA_KEV_AMDGPU_VM_FAULT && a->vm_kernel && !a->vm_user;
+	if (vm_driver) {
+		size_t l = strlen(storm);
+		snprintf(storm + l, sizeof(storm) - l,
+		         " (every one in vmid 0, the kernel driver's or firmware's address space)");
+	}
 	struct ga_finding *fd =
 	        ga_findings_add_member(out, family, code, sev, g->address[0] ? g->address : "node", a->action,
 	                               "%s%s: %llu event%s%s", what, on, (unsigned long long)a->count,
@@ -496,6 +509,8 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		        a->line_act; /* Xid 154's recovery action, NVLink5's Fatal/Nonfatal (docs/xid.md) */
 	else if (g->kind == GA_KEV_XID && sev >= GA_SEV_ERROR && fd->action == GA_ACT_NONE)
 		fd->action = GA_ACT_INVESTIGATE; /* a policy promoted an informational Xid */
+	else if (vm_driver)
+		fd->action = GA_ACT_FIX_CONFIG, fd->cause = GA_CAUSE_DRIVER; /* a driver or firmware bug */
 	int r = ga_finding_evidence(fd, "kind", "%s", ga_kev_kind_name(g->kind));
 	if (r == 0 && g->code.set)
 		r = ga_finding_evidence(fd,
@@ -734,6 +749,8 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 		}
 		a->count++;
 		a->recovered += e->recovered;
+		a->vm_kernel += e->vm_owner == 1;
+		a->vm_user += e->vm_owner == 2;
 		for (unsigned bit = 0; bit < 32; bit++)
 			a->aer_types[bit] += (e->aer_bits >> bit) & 1u;
 		in_window++;

@@ -657,6 +657,20 @@ static bool vm_fault(struct ga_kparse *st, const char *m, const char *end, struc
 {
 	ev->kind = GA_KEV_AMDGPU_VM_FAULT;
 	set_first_addr(m, end, ev);
+	/* "ring:24 vmid:3 pasid:..." (gmc v9+), "vm_id:3 pas_id:..." (older gmc_v9 wording) */
+	const char *v = find(m, (size_t)(end - m), " vmid:");
+	size_t skip = strlen(" vmid:");
+	if (!v) {
+		v = find(m, (size_t)(end - m), " vm_id:");
+		skip = strlen(" vm_id:");
+	}
+	if (v && v + skip < end && v[skip] >= '0' && v[skip] <= '9') {
+		uint64_t id = 0;
+		for (const char *p = v + skip; p < end && *p >= '0' && *p <= '9' && id < 1000000; p++)
+			id = id * 10 + (uint64_t)(*p - '0');
+		ev->vmid.v = id;
+		ev->vmid.set = true;
+	}
 	if (st) {
 		memcpy(st->vm_fault_address, ev->address, sizeof(st->vm_fault_address));
 		st->vm_fault_lines = VM_FAULT_STATUS_WITHIN + 1; /* the next line counts down to 6 */
@@ -1174,6 +1188,9 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 	case GA_KEV_NVRM_INIT_FAILURE:
 		return "drain and reboot; inspect the GPU if it recurs";
 	case GA_KEV_AMDGPU_VM_FAULT:
+		if (ev->vmid.set && ev->vmid.v == 0)
+			return "update the kernel (amdgpu) and linux-firmware: a fault in vmid 0 is the "
+			       "driver's or firmware's own address space, not a job's";
 		return "check the application: an invalid GPU memory access by the process the fault "
 		       "names (like Xid 31); drain if faults repeat across jobs";
 	case GA_KEV_NVRM_API_MISMATCH:
