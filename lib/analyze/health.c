@@ -349,7 +349,7 @@ static int chain_evidence(const struct group *g, const struct acc *a, struct ga_
 		r = ga_finding_evidence(fd, "resets_after", "%llu", (unsigned long long)a->resets_after);
 	if (r == 0 && g->kind == GA_KEV_AMDGPU_VM_FAULT && (a->vm_kernel || a->vm_user))
 		r = ga_finding_evidence(fd, "vmid0_faults", "%llu of %llu", (unsigned long long)a->vm_kernel,
-		                        (unsigned long long)(a->vm_kernel + a->vm_user));
+		                        (unsigned long long)a->vm_kernel + (unsigned long long)a->vm_user);
 	if (r == 0 && a->after_vm_fault)
 		r = ga_finding_evidence(fd, "after_vm_fault", "%llu", (unsigned long long)a->after_vm_fault);
 	if (r == 0 && g->kind == GA_KEV_AMDGPU_RESET && a->recovered)
