@@ -37,7 +37,7 @@ FUZZ_SHORT_SECONDS ?= 3
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # The sanitizer pass runs one test more than there are CPUs: a sanitized process spends
 # much of its life starting and exiting, and the tests that wait on servers and timers
-# leave a CPU idle (on 2 cores: 408 s at -j2, 356 s at -j3, all passing; docs/testing.md).
+# leave a CPU idle (on 2 cores: 408 s at -j2, 356-413 s at -j3, all passing; docs/testing.md).
 ASAN_JOBS  ?= $(shell echo $$(( $(JOBS) + 1 )))
 # Warnings are errors in CI (CI=true) and when WERROR=ON is given.
 WERROR     ?= $(if $(filter true 1,$(CI)),ON,OFF)
