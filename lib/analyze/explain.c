@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deps_int.h" /* ga_deps_dotted_version, ga_deps_parse_sm */
 #include "gpuaudit/deps.h"
 #include "gpuaudit/errcodes.h"
 #include "gpuaudit/explain.h"
@@ -1872,20 +1873,6 @@ static void cuda_text(int v, char *out, size_t cap)
 	snprintf(out, cap, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* "12.8" (or "12", "12.8.1") -> 12080; -1 when not a version. */
-static int cuda_parse(const char *s)
-{
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	char *e;
-	long maj = strtol(s, &e, 10), min = 0;
-	if (*e == '.')
-		min = strtol(e + 1, NULL, 10);
-	if (maj <= 0 || maj > 99 || min < 0 || min > 99)
-		return -1;
-	return (int)(maj * 1000 + min * 10);
-}
-
 /*
  * The highest CUDA the node's driver runs: NVML's word when the snapshot has
  * it, else NVIDIA's table by driver branch (ga_cuda_for_driver; a branch past
@@ -1893,7 +1880,7 @@ static int cuda_parse(const char *s)
  */
 static int node_cuda(const struct facts *f, const char **how)
 {
-	int v = cuda_parse(f->cuda);
+	int v = f->cuda ? ga_deps_dotted_version(f->cuda) : -1;
 	if (v > 0) {
 		*how = "NVML";
 		return v;
@@ -1915,14 +1902,12 @@ static int node_sm(const struct ga_node *n, const char **how)
 		const struct ga_accel *a = &n->accelerators[i];
 		if (!a->vendor || strcmp(a->vendor, "nvidia"))
 			continue;
-		if (a->nvml && a->nvml->compute_capability) {
-			char *e;
-			long maj = strtol(a->nvml->compute_capability, &e, 10);
-			long min = *e == '.' ? strtol(e + 1, NULL, 10) : 0;
-			if (maj > 0 && maj < 100 && min >= 0 && min < 10) {
-				*how = "NVML";
-				return (int)(maj * 10 + min);
-			}
+		int sm = a->nvml && a->nvml->compute_capability
+		                 ? ga_deps_parse_sm(a->nvml->compute_capability)
+		                 : -1;
+		if (sm > 0) {
+			*how = "NVML";
+			return sm;
 		}
 		int cc = ga_cc_for_model(a->model);
 		if (cc > 0) {
@@ -2111,7 +2096,7 @@ static int note_driver_cuda(const struct ga_explain_cause *c, const struct facts
 	cuda_text(have, hv, sizeof(hv));
 	if (c->sig == SIG_CT_CUDA_REQUIRE) {
 		const char *cond = ga_capture_get(c->values, c->n_values, "condition");
-		int need = has_prefix(cond, "cuda>=") ? cuda_parse(cond + 6) : -1;
+		int need = has_prefix(cond, "cuda>=") ? ga_deps_dotted_version(cond + 6) : -1;
 		if (need > 0 && need > have) {
 			int at = -1;
 			const char *min = ga_driver_for_cuda(need, &at);
