@@ -1807,10 +1807,13 @@ static bool addr_note(const struct ga_node *n, const char *addr, char *out, size
  * Who may open the node's AMD/Intel compute device nodes (/dev/kfd, /dev/dri/renderD*), from
  * the snapshot's container layer: "/dev/kfd root:root 0660; 8 render nodes root:render 0660".
  * True when one of them only root can open (group root, or no group read-write bits).
+ * groups (may be NULL): the distinct groups, root aside, that may open one, as "render, video".
  */
-static bool dev_access(const struct ga_node *n, char *out, size_t cap)
+static bool dev_access(const struct ga_node *n, char *out, size_t cap, char *groups, size_t gcap)
 {
 	out[0] = '\0';
+	if (groups)
+		groups[0] = '\0';
 	const struct ga_container_runtime *cr = n->container_runtime;
 	if (!cr)
 		return false;
@@ -1828,6 +1831,8 @@ static bool dev_access(const struct ga_node *n, char *out, size_t cap)
 		unsigned long mode = d->mode ? strtoul(d->mode, NULL, 8) : 0;
 		bool only_root = (d->gid.set && d->gid.v == 0) || (d->mode && (mode & 060) != 060);
 		root_only |= only_root;
+		if (groups && !only_root && d->group && strcmp(d->group, "root"))
+			add_word(groups, gcap, d->group);
 		if (rnd) {
 			n_render++;
 			if (!render || only_root)
@@ -1931,26 +1936,6 @@ static bool has_word(const char *list, const char *w)
 }
 
 /*
- * The groups that may open the node's compute device nodes (/dev/kfd,
- * /dev/dri/renderD*): each group with read-write bits that is not root,
- * distinct, as "render, video". "" when the snapshot has none.
- */
-static void dev_groups(const struct ga_node *n, char *out, size_t cap)
-{
-	out[0] = '\0';
-	const struct ga_container_runtime *cr = n->container_runtime;
-	for (size_t i = 0; cr && i < cr->n_devices; i++) {
-		const struct ga_ctr_device *d = &cr->devices[i];
-		if (!d->path || (strcmp(d->path, "/dev/kfd") && !has_prefix(d->path, "/dev/dri/renderD")))
-			continue;
-		unsigned long mode = d->mode ? strtoul(d->mode, NULL, 8) : 0;
-		if (!d->group || !strcmp(d->group, "root") || (d->mode && (mode & 060) != 060))
-			continue;
-		add_word(out, cap, d->group);
-	}
-}
-
-/*
  * Who may open /dev/kfd and the render nodes, and what that means for a
  * process that found no AMD GPU or was refused one, appended to out.
  * +score when only root may open one (the likely cause).
@@ -1958,7 +1943,7 @@ static void dev_groups(const struct ga_node *n, char *out, size_t cap)
 static int note_dev_access(const struct ga_node *n, char *out, size_t cap)
 {
 	char acc[320], groups[96];
-	bool root_only = dev_access(n, acc, sizeof(acc));
+	bool root_only = dev_access(n, acc, sizeof(acc), groups, sizeof(groups));
 	size_t l = strlen(out);
 	if (!acc[0]) {
 		snprintf(out + l, cap - l,
@@ -1966,7 +1951,6 @@ static int note_dev_access(const struct ga_node *n, char *out, size_t cap)
 		         l ? "; " : "");
 		return 0;
 	}
-	dev_groups(n, groups, sizeof(groups));
 	if (root_only)
 		snprintf(out + l, cap - l,
 		         "%s%s: only root may open a compute device node, the likely cause (install the "
@@ -2294,7 +2278,7 @@ static int note_for(struct ga_explain *ex, const struct ga_explain_cause *c, con
 		if (c->sig == SIG_HSA_RESOURCES) {
 			/* the runtime's first resource is /dev/kfd: who may open it */
 			char acc[320];
-			bool root_only = dev_access(n, acc, sizeof(acc));
+			bool root_only = dev_access(n, acc, sizeof(acc), NULL, 0);
 			size_t l = strlen(out);
 			if (acc[0])
 				snprintf(out + l, cap - l, "; %s%s", acc,
