@@ -157,6 +157,14 @@ const char *ga_sxid_action_text(enum ga_action a);
 enum ga_severity ga_kev_severity(const struct ga_kevent *ev);
 const char *ga_kev_action(const struct ga_kevent *ev);
 /*
+ * amdgpu VM faults of one device: vmid0 faults named vmid 0 (the kernel driver's own
+ * address space), other a process's. True, with class driver and fix_config, when the
+ * driver's own are all there are (Linux Documentation/gpu/amdgpu/debugging.rst); false
+ * leaves the catalogue's (the job's). The one rule of health and explain.
+ */
+bool ga_kev_vm_fault_driver(uint64_t vmid0, uint64_t other, enum ga_cause *ret_cause,
+                            enum ga_action *ret_action);
+/*
  * The action and severity an Xid line's own words set: the recovery action it
  * names (Xid 154 and any line with "GPU Reset Required", "Node Reboot
  * Required", "Drain P2P", "Drain and Reset"), or the Fatal/Nonfatal token of

@@ -1467,8 +1467,7 @@ static void vm_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 		         (unsigned long long)ex->vm_user);
 		return;
 	}
-	c->cause_class = GA_CAUSE_DRIVER;
-	c->action = GA_ACT_FIX_CONFIG;
+	ga_kev_vm_fault_driver(ex->vm_kernel, ex->vm_user, &c->cause_class, &c->action);
 	snprintf(c->detail + l, sizeof(c->detail) - l,
 	         "%severy fault names vmid 0 (%llu): the kernel driver's or firmware's own address "
 	         "space, not a job's: a driver or firmware bug; update the kernel (amdgpu) and "

@@ -485,7 +485,10 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	}
 	chain_note(g, a, storm, sizeof(storm));
 	/* every fault in vmid 0: the driver's or firmware's own, as explain decides (vm_detail) */
-	bool vm_driver = g->kind == GA_KEV_AMDGPU_VM_FAULT && a->vm_kernel && !a->vm_user;
+	enum ga_cause vm_cause = GA_CAUSE_APPLICATION;
+	enum ga_action vm_act = GA_ACT_RESTART_WORKLOAD;
+	bool vm_driver = g->kind == GA_KEV_AMDGPU_VM_FAULT &&
+	                 ga_kev_vm_fault_driver(a->vm_kernel, a->vm_user, &vm_cause, &vm_act);
 	if (vm_driver) {
 		size_t l = strlen(storm);
 		snprintf(storm + l, sizeof(storm) - l,
@@ -510,7 +513,7 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	else if (g->kind == GA_KEV_XID && sev >= GA_SEV_ERROR && fd->action == GA_ACT_NONE)
 		fd->action = GA_ACT_INVESTIGATE; /* a policy promoted an informational Xid */
 	else if (vm_driver)
-		fd->action = GA_ACT_FIX_CONFIG, fd->cause = GA_CAUSE_DRIVER; /* a driver or firmware bug */
+		fd->action = vm_act, fd->cause = vm_cause; /* a driver or firmware bug */
 	int r = ga_finding_evidence(fd, "kind", "%s", ga_kev_kind_name(g->kind));
 	if (r == 0 && g->code.set)
 		r = ga_finding_evidence(fd,

@@ -1201,6 +1201,16 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 	return A_INFO;
 }
 
+bool ga_kev_vm_fault_driver(uint64_t vmid0, uint64_t other, enum ga_cause *ret_cause,
+                            enum ga_action *ret_action)
+{
+	if (!vmid0 || other)
+		return false;
+	*ret_cause = GA_CAUSE_DRIVER;
+	*ret_action = GA_ACT_FIX_CONFIG;
+	return true;
+}
+
 int ga_xid_override_parse(const char *action, enum ga_severity *ret)
 {
 	static const struct {
