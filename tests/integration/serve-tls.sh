@@ -82,6 +82,8 @@ start() {
 	cat "$log"
 	return 1
 }
+# a port that is free now; another process may take it before it is used, so callers retry
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
 # until the first collection has finished (/healthz 200), 30 s at most (a loaded machine, ASan)
 collected() {
@@ -145,7 +147,7 @@ c=$(code --cacert ca.pem -u 'prom:s3cret pass' "https://127.0.0.1:$tls/readyz")
 # a real Prometheus over TLS with basic auth
 if command -v prometheus >/dev/null 2>&1; then
 	printf 's3cret pass' >pw
-	pport=$((20000 + RANDOM % 20000))
+	pport=$(free_port)
 	cat >prometheus.yml <<YML
 global: {scrape_interval: 1s, scrape_timeout: 1s}
 scrape_configs:
@@ -231,10 +233,21 @@ body=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$p/readyz")
 
 # socket activation
 if command -v systemd-socket-activate >/dev/null 2>&1; then
-	sport=$((20000 + RANDOM % 20000))
-	systemd-socket-activate -l 127.0.0.1:$sport "$exe" serve --web.systemd-socket --interval 1s \
-		--root "$fx/nodes/cpu-vm/root" --no-vendor >sa.log 2>&1 &
-	pids+=($!)
+	# a random port can be taken by a test running beside this one: try up to five
+	for _ in 1 2 3 4 5; do
+		sport=$(free_port)
+		systemd-socket-activate -l 127.0.0.1:$sport "$exe" serve --web.systemd-socket --interval 1s \
+			--root "$fx/nodes/cpu-vm/root" --no-vendor >sa.log 2>&1 &
+		sapid=$!
+		pids+=($sapid)
+		for _ in $(seq 20); do
+			grep -q 'Address already in use' sa.log && break
+			kill -0 $sapid 2>/dev/null || break
+			sleep 0.05
+		done
+		grep -q 'Address already in use' sa.log || break
+		kill $sapid 2>/dev/null; wait $sapid 2>/dev/null
+	done
 	c=000
 	for _ in $(seq 300); do
 		c=$(code "http://127.0.0.1:$sport/metrics")
