@@ -11,7 +11,10 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 83/85:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 76/79:
+# LOWERED from 83/85 by held-out batch i (tests/corpus/incidents/SOURCES-i.md): 31 incidents
+# collected and committed before gpuaudit ran on any, scored 16.1 % / 25.8 %; the 297
+# together 76.1 % / 79.5 %, the 266 older ones unchanged at 83.1 % / 85.7 %. Before, 83/85:
 # h27-decisions (the container toolkit's "load library failed" as configuration, an amdgpu
 # VM fault only in vmid 0 as the driver's) took the 266 incidents to class 83.1 % (221 of
 # 266), decision 85.7 % (228 of 266). Before that 81/85: the 266 incidents of all six
@@ -32,8 +35,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-83}
-MIN_DECISION=${MIN_DECISION:-85}
+MIN_CLASS=${MIN_CLASS:-76}
+MIN_DECISION=${MIN_DECISION:-79}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
