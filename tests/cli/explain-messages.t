@@ -1,5 +1,6 @@
-# explain recognises the vendors' message strings after a runtime's prefix ("CUDA error: the
-# launch timed out and was terminated" is cudaGetErrorString(cudaErrorLaunchTimeout), "HIP error:
+# explain recognises the vendors' message strings after a runtime's prefix ("HIP error: the
+# launch timed out and was terminated" is hipGetErrorString(hipErrorLaunchTimeOut); the same words
+# after "CUDA error:" are the cuda-launch-timeout-watchdog signature's since h30-hofix, "HIP error:
 # ...", "NCCL error: ...", PyTorch's "NCCL error in: FILE:LINE, ...") as the code itself
 # (lib/core/errcodes/*.str.def), with the code's cause when no signature matches. The log is
 # synthesized around the libraries' real strings (tests/fixtures/logs/README.md).
