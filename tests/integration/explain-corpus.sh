@@ -11,7 +11,10 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 76/79:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 84/86:
+# the 347 incidents after h30-aik, h30-nv, h30-hofix and h30-batchk score class 84.7 %
+# (294), decision 86.7 % (301); held-out batch k's 18 scored 16.7 % / 16.7 % before the
+# rules of h30-batchk. Before, 76/79:
 # LOWERED from 83/85 by held-out batch i (tests/corpus/incidents/SOURCES-i.md): 31 incidents
 # collected and committed before gpuaudit ran on any, scored 16.1 % / 25.8 %; the 297
 # together 76.1 % / 79.5 %, the 266 older ones unchanged at 83.1 % / 85.7 %. Before, 83/85:
@@ -35,8 +38,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-76}
-MIN_DECISION=${MIN_DECISION:-79}
+MIN_CLASS=${MIN_CLASS:-84}
+MIN_DECISION=${MIN_DECISION:-86}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
