@@ -375,6 +375,10 @@ static void test_heldout_m(void **state)
 	                    "name='nvidia_331_uvm'\n",
 	                    "nvidia-uvm-module-missing"));
 	assert_false(has_sig("modprobe: FATAL: Module nvidia not found.\n", "nvidia-uvm-module-missing"));
+	assert_int_equal(class_of("nvidia-container-cli: permission error: capability change failed: "
+	                          "operation not permitted\n",
+	                          "container-toolkit-capability-denied"),
+	                 GA_CAUSE_CONTAINER_RUNTIME);
 }
 
 static void test_literal_without_regex(void **state)
