@@ -11,7 +11,11 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 84/86:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 81/84:
+# LOWERED from 84/86 by held-out batches l, m and n (38 incidents, each batch committed
+# before gpuaudit ran on it; before their rules 8.3/16.7, 7.7/23.1 and 7.7/7.7 %, after
+# 8.3/25.0, 53.8/69.2 and 92.3/92.3 %): the 385 score class 81.6 % (314), decision 84.4 %
+# (325), the 347 before them unchanged at 84.7 % / 86.7 %. Before, 84/86:
 # the 347 incidents after h30-aik, h30-nv, h30-hofix and h30-batchk score class 84.7 %
 # (294), decision 86.7 % (301); held-out batch k's 18 scored 16.7 % / 16.7 % before the
 # rules of h30-batchk. Before, 76/79:
@@ -38,8 +42,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-84}
-MIN_DECISION=${MIN_DECISION:-86}
+MIN_CLASS=${MIN_CLASS:-81}
+MIN_DECISION=${MIN_DECISION:-84}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
