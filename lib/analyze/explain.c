@@ -1359,9 +1359,8 @@ static void sxid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 
 /*
  * Every device's AER messages of the cause's class, most urgent first, with the
- * error types the detail lines named; the uncorrected cause's action is the most
- * urgent device's (ga_aer_decide, as health decides), the corrected cause's the
- * catalogue row's (signatures.def: a flood is fixed in the kernel's settings).
+ * error types the detail lines named; the cause's action is the most urgent
+ * device's (ga_aer_decide, as health decides: one verdict for the same evidence).
  */
 static void aer_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 {
@@ -1381,9 +1380,6 @@ static void aer_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 			enum ga_action act;
 			enum ga_severity sev;
 			bool storm = ga_aer_decide(a->cls, a->types, a->messages, &act, &sev);
-			/* corrected: the catalogue row's fix (a kernel setting for a flood), not health's urgency */
-			if (!unc)
-				act = ga_explain_sig(c->sig)->action;
 			if (best < 0 || ga_action_rank(act) > ga_action_rank(c->action)) {
 				c->action = act;
 				best = (int)i;

@@ -11,7 +11,12 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 81/84
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 80/82:
+# LOWERED by one decision kept the same in explain and health: corrected PCIe AER errors
+# are ga_aer_decide's (none, investigate for a storm) in both again, not explain's
+# fix_config for any one corrected line (h30-aik); the five incidents whose threads fixed
+# a flood in the kernel's settings show one or two lines each, so they miss: 382
+# incidents, class 80.1 % (306), decision 82.98 % (317). Before, 81/84
 # with three incidents that repeated another's thread removed (tests/corpus/README.md,
 # "Duplicates removed"): 382 incidents, class 81.4 % (311), decision 84.3 % (322). Set:
 # LOWERED from 84/86 by held-out batches l, m and n (38 incidents, each batch committed
@@ -45,8 +50,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-81}
-MIN_DECISION=${MIN_DECISION:-84}
+MIN_CLASS=${MIN_CLASS:-80}
+MIN_DECISION=${MIN_DECISION:-82}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
