@@ -325,7 +325,7 @@ static void test_explain_codes(void **state)
 {
 	(void)state;
 	const char *log = "start\n"
-	                  "step 3: CUDA_ERROR_LAUNCH_TIMEOUT from cuLaunchKernel\n"
+	                  "step 3: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE from cuLaunchCooperativeKernel\n"
 	                  "init: cuInit returned CUDA_ERROR_NO_DEVICE\n"
 	                  "x.cu:12 CUDA error code 209\n"
 	                  "ok: ncclSuccess\n"
@@ -336,8 +336,10 @@ static void test_explain_codes(void **state)
 	assert_non_null(c);
 	assert_int_equal(c->first_line, 2);
 	assert_int_equal(c->cause_class, GA_CAUSE_APPLICATION);
-	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "CUDA_ERROR_LAUNCH_TIMEOUT");
-	assert_non_null(strstr(c->detail, "CUDA_ERROR_LAUNCH_TIMEOUT = 702 (CUDA driver API CUresult)"));
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"),
+	                    "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE");
+	assert_non_null(strstr(c->detail,
+	                       "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720 (CUDA driver API CUresult)"));
 	assert_non_null(strstr(c->detail, "action: restart_workload"));
 	c = cause_of(ex, "cuda-no-device");
 	assert_non_null(c);
@@ -415,17 +417,30 @@ static void test_explain_messages(void **state)
 {
 	(void)state;
 	const char *log = "start\n"
-	                  "RuntimeError: CUDA error: the launch timed out and was terminated\n"
-	                  "RuntimeError: HIP error: the launch timed out and was terminated\n"
+	                  "RuntimeError: CUDA error: too many blocks in cooperative launch\n"
+	                  "RuntimeError: HIP error: too many blocks in cooperative launch\n"
 	                  "CUDA error: this is not a message of libcudart\n";
 	struct ga_explain *ex = explain_text(log, 1 << 20);
 	assert_int_equal(ga_explain_match_count(ex), 2);
 	const struct ga_explain_cause *c = cause_of(ex, "errcode-launch-failed");
 	assert_non_null(c);
 	assert_int_equal(c->first_line, 2);
-	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "cudaErrorLaunchTimeout");
-	assert_non_null(strstr(c->detail, "cudaErrorLaunchTimeout = 702 (CUDA runtime API cudaError_t)"));
-	assert_non_null(strstr(c->detail, "hipErrorLaunchTimeOut"));
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"),
+	                    "cudaErrorCooperativeLaunchTooLarge");
+	assert_non_null(
+	        strstr(c->detail, "cudaErrorCooperativeLaunchTooLarge = 720 (CUDA runtime API cudaError_t)"));
+	assert_non_null(strstr(c->detail, "hipErrorCooperativeLaunchTooLarge"));
+	ga_explain_free(ex);
+	/* a code a signature names takes the signature's cause, not its group's: the launch
+	 * timeout is the display watchdog's (cuda-launch-timeout-watchdog), by name or message */
+	ex = explain_text("CUDA_ERROR_LAUNCH_TIMEOUT from cuLaunchKernel\n"
+	                  "RuntimeError: CUDA error: the launch timed out and was terminated\n",
+	                  1 << 20);
+	assert_null(cause_of(ex, "errcode-launch-failed"));
+	c = cause_of(ex, "cuda-launch-timeout-watchdog");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 1);
+	assert_int_equal(c->action, GA_ACT_FIX_CONFIG);
 	ga_explain_free(ex);
 }
 
