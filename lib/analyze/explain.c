@@ -497,23 +497,21 @@ static bool aer_event(struct ga_explain *ex, const char *line, size_t len)
  * Whose address space an amdgpu VM fault hit. The kernel's amdgpu debugging guide
  * (Documentation/gpu/amdgpu/debugging.rst, "Decoding a GPUVM Page Fault"): a fault
  * with vmid 0 was likely caused by the kernel driver or firmware, one with another
- * vmid is generally a user application's. The HSA runtime's "Memory access fault by
- * GPU node-N" is a process's own; the status-word line says neither.
+ * vmid is generally a user application's. The vmid is read by the kernel-log parser,
+ * as health reads it (one reading of the line); the HSA runtime's "Memory access
+ * fault by GPU node-N" is a process's own; the status-word line says neither.
  */
-static void vm_fault_owner(struct ga_explain *ex, const struct ga_explain_match *mt)
+static void vm_fault_owner(struct ga_explain *ex, const struct ga_explain_match *mt, const char *line,
+                           size_t len)
 {
-	for (size_t i = 0; i < mt->n_cap; i++) {
-		const struct ga_capture_kv *kv = &mt->cap[i];
-		if (!strcmp(kv->key, "vmid")) {
-			char *end = NULL;
-			unsigned long v = strtoul(kv->value, &end, 10);
-			if (end && !*end && v == 0)
-				ex->vm_kernel++;
-			else
-				ex->vm_user++;
-		} else if (!strcmp(kv->key, "gpu_node")) {
+	struct ga_kevent ev;
+	if (ga_kevent_parse(&ex->kp, line, len, &ev) && ev.kind == GA_KEV_AMDGPU_VM_FAULT && ev.vmid.set) {
+		if (ev.vmid.v == 0)
+			ex->vm_kernel++;
+		else
 			ex->vm_user++;
-		}
+	} else if (ga_capture_get(mt->cap, mt->n_cap, "gpu_node")) {
+		ex->vm_user++;
 	}
 }
 
@@ -551,7 +549,7 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 	if (mt->n_cap < GA_EXPLAIN_MAX_CAPTURES)
 		error_code(line, len, mt);
 	if (p->sig == SIG_AMDGPU_VM_FAULT)
-		vm_fault_owner(ex, mt);
+		vm_fault_owner(ex, mt, line, len);
 	struct ga_explain_cause *c = &ex->causes[p->sig];
 	if (!c->count)
 		c->first_line = ex->lines;
