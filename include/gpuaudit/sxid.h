@@ -55,6 +55,23 @@ void ga_sxid_table_default(enum ga_sxid_table t, enum ga_action *ret_action, enu
 const struct ga_sxid_fact *ga_sxid_decide(uint64_t sxid, int fatal, enum ga_action *ret_action,
                                           enum ga_severity *ret_sev);
 
+/*
+ * NVIDIA's driver's own name for an NVSwitch error number (lib/core/sxid-driver.def:
+ * enum nvswitch_err_type of open-gpu-kernel-modules 595.45.04, without its
+ * NVSWITCH_ERR_HW_ prefix), e.g. "NPORT_EGRESS_PRIVRSPERR" for 12028; NULL when the
+ * driver defines no such number. It names an SXid the guide does not list; it decides
+ * nothing.
+ */
+const char *ga_sxid_driver_name(uint64_t sxid);
+/* The driver version the names come from ("595.45.04"). */
+const char *ga_sxid_driver_version(void);
+struct ga_sxid_driver_row {
+	uint16_t sxid;
+	const char *name;
+};
+/* Every row, in number order. */
+const struct ga_sxid_driver_row *ga_sxid_driver_rows(size_t *ret_n);
+
 #ifdef __cplusplus
 }
 #endif

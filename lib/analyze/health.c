@@ -363,8 +363,15 @@ static void sxid_what(const struct group *g, char *out, size_t cap)
 	const struct ga_sxid_fact *f = ga_sxid_fact(g->code.v);
 	int k = snprintf(out, cap, "NVSwitch SXid %llu", (unsigned long long)g->code.v);
 	size_t l = k > 0 && (size_t)k < cap ? (size_t)k : strlen(out);
+	const char *dn = f ? NULL : ga_sxid_driver_name(g->code.v);
 	if (f)
 		snprintf(out + l, cap - l, " (%s)", f->name);
+	else if (dn)
+		snprintf(out + l, cap - l, " (%s in driver %s, not in the guide)", dn,
+		         ga_sxid_driver_version());
+	else
+		snprintf(out + l, cap - l, " (not an NVSwitch error number of driver %s)",
+		         ga_sxid_driver_version());
 	l = strlen(out);
 	if (g->link.set)
 		snprintf(out + l, cap - l, ", link %llu", (unsigned long long)g->link.v);
@@ -373,8 +380,11 @@ static void sxid_what(const struct group *g, char *out, size_t cap)
 static int sxid_evidence(const struct group *g, struct ga_finding *fd)
 {
 	const struct ga_sxid_fact *f = ga_sxid_fact(g->code.v);
+	const char *dn = f ? NULL : ga_sxid_driver_name(g->code.v);
 	int r = ga_finding_evidence(fd, "sxid_table", "%s",
 	                            f ? ga_sxid_table_name(f->table) : "not-in-guide");
+	if (r == 0 && dn)
+		r = ga_finding_evidence(fd, "driver_name", "%s", dn);
 	if (r == 0 && g->link.set)
 		r = ga_finding_evidence(fd, "link", "%llu", (unsigned long long)g->link.v);
 	return r;

@@ -104,6 +104,8 @@ static void sum_take(struct sxid_sum *s, const struct ga_sxid_group *v, size_t n
 		(void)ga_buf_addf(&s->summary, "%s%s", s->summary.len ? ", " : "", code);
 		if (fact)
 			(void)ga_buf_addf(&s->summary, " (%s)", fact->name);
+		else if (ga_sxid_driver_name(g->code))
+			(void)ga_buf_addf(&s->summary, " (driver: %s)", ga_sxid_driver_name(g->code));
 		if (g->address && g->address[0])
 			(void)ga_buf_addf(&s->summary, " on %s", g->address);
 		if (g->link.set)

@@ -15,6 +15,12 @@ static const struct ga_sxid_fact facts[] = {
 #undef SXID
 };
 
+static const struct ga_sxid_driver_row driver_rows[] = {
+#define SXDRV(n, name) { n, name },
+#include "sxid-driver.def"
+#undef SXDRV
+};
+
 static const char *const table_names[GA_SXT__COUNT] = {
 	[GA_SXT_NONFATAL] = "non-fatal",
 	[GA_SXT_FATAL] = "fatal",
@@ -104,4 +110,33 @@ const struct ga_sxid_fact *ga_sxid_decide(uint64_t sxid, int fatal, enum ga_acti
 	*ret_action = a;
 	*ret_sev = s;
 	return f;
+}
+
+const char *ga_sxid_driver_name(uint64_t sxid)
+{
+	/* rows are in number order (tests/unit/test_sxid.c): a binary search */
+	size_t lo = 0, hi = GA_ARRAY_SIZE(driver_rows);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (driver_rows[mid].sxid == sxid)
+			return driver_rows[mid].name;
+		if (driver_rows[mid].sxid < sxid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const char *ga_sxid_driver_version(void)
+{
+	return "595.45.04";
+}
+
+const struct ga_sxid_driver_row *ga_sxid_driver_rows(size_t *ret_n)
+{
+	*ret_n = GA_ARRAY_SIZE(driver_rows);
+	return driver_rows;
 }
