@@ -79,10 +79,12 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 	return sig < SIG__COUNT ? &sigs[sig] : sig < N_CAUSES ? &grp_sigs[sig - SIG__COUNT] : NULL;
 }
 
-/* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999"). */
+/* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999"), or by a
+ * name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", line_code). */
 static const char *const number_lits[] = { "CUDA error ", "CUDA error:", "CUDA Error ",  "nvmlReturn ",
 	                                   "nvmlReturn:", "nvmlReturn=", "NCCL error ",  "NCCL error:",
-	                                   "HIP error: ", "hipError_t ", "hsa api call", "ze_result_t " };
+	                                   "HIP error: ", "hipError_t ", "hsa api call", "ze_result_t ",
+	                                   " (PI_ERROR_" };
 
 const char *ga_cause_class_name(enum ga_cause c)
 {
@@ -731,6 +733,16 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		size_t j = i;
 		while (j < n && is_ident((unsigned char)l[j]))
 			j++;
+		/* DPC++'s plugin interface names OpenCL's codes PI_ERROR_<name> with OpenCL's values
+		 * (sycl/include/sycl/detail/pi_error.def): "Native API returns: -1
+		 * (PI_ERROR_DEVICE_NOT_FOUND)" is CL_DEVICE_NOT_FOUND */
+		if (c == 'P' && j - i > 9 && j - i < 64 && !memcmp(l + i, "PI_ERROR_", 9)) {
+			char cl[64];
+			snprintf(cl, sizeof(cl), "CL_%.*s", (int)(j - i - 9), l + i + 9);
+			long k = ga_errcode_lookup(&ex->ecx, cl, strlen(cl));
+			if (k >= 0)
+				return k;
+		}
 		/* the families' prefixes start with one of these letters */
 		if (j - i >= 6 && strchr("cCnNhHZr", c)) {
 			long k = ga_errcode_lookup(&ex->ecx, l + i, j - i);
