@@ -79,12 +79,24 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 	return sig < SIG__COUNT ? &sigs[sig] : sig < N_CAUSES ? &grp_sigs[sig - SIG__COUNT] : NULL;
 }
 
-/* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999"), or by a
- * name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", line_code). */
-static const char *const number_lits[] = { "CUDA error ", "CUDA error:", "CUDA Error ",  "nvmlReturn ",
-	                                   "nvmlReturn:", "nvmlReturn=", "NCCL error ",  "NCCL error:",
-	                                   "HIP error: ", "hipError_t ", "hsa api call", "ze_result_t ",
-	                                   " (PI_ERROR_" };
+/* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999", TensorRT's
+ * "CUDA initialization failure with error: 35", older "Cuda initialization failure with error 35"),
+ * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", line_code). */
+static const char *const number_lits[] = { "CUDA error ",
+	                                   "CUDA error:",
+	                                   "CUDA Error ",
+	                                   "nvmlReturn ",
+	                                   "nvmlReturn:",
+	                                   "nvmlReturn=",
+	                                   "NCCL error ",
+	                                   "NCCL error:",
+	                                   "HIP error: ",
+	                                   "hipError_t ",
+	                                   "hsa api call",
+	                                   "ze_result_t ",
+	                                   " (PI_ERROR_",
+	                                   "CUDA initialization failure",
+	                                   "Cuda initialization failure" };
 
 const char *ga_cause_class_name(enum ga_cause c)
 {
@@ -770,12 +782,15 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		    { "HIP", GA_ECF_HIP },
 		    { "hipError", GA_ECF_HIP },
 		    { "CUDA", GA_ECF_CUDART },
+		    /* TensorRT before 8: "Cuda initialization failure with error 35" */
+		    { "Cuda initialization", GA_ECF_CUDART },
 		    /* rocminfo's "hsa api call failure at: FILE:LINE ... Call returned 4104" */
 		    { "hsa api call", GA_ECF_HSA },
 		    /* the Level Zero C++ helpers' "Unknown ze_result_t value: 1879179264" */
 		    { "ze_result_t", GA_ECF_ZE } };
+	/* "error: ": TensorRT's "CUDA initialization failure with error: 35" */
 	static const char *const before[] = { "error code ", "code=",  "code ",       "Return ", "returned ",
-		                              "error ",      "Error ", "nvmlReturn ", "value: " };
+		                              "error ",      "Error ", "nvmlReturn ", "value: ", "error: " };
 	for (size_t w = 0; w < sizeof(ctx) / sizeof(ctx[0]); w++) {
 		const char *at = memmem(l, n, ctx[w].word, strlen(ctx[w].word));
 		if (!at)
