@@ -79,10 +79,12 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 	return sig < SIG__COUNT ? &sigs[sig] : sig < N_CAUSES ? &grp_sigs[sig - SIG__COUNT] : NULL;
 }
 
-/* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999"). */
-static const char *const number_lits[] = { "CUDA error ", "CUDA error:", "CUDA Error ",  "nvmlReturn ",
-	                                   "nvmlReturn:", "nvmlReturn=", "NCCL error ",  "NCCL error:",
-	                                   "HIP error: ", "hipError_t ", "hsa api call", "ze_result_t " };
+/* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999"),
+ * or by go-nvml's name without the NVML_ prefix ("failed to initialize NVML: ERROR_UNKNOWN"). */
+static const char *const number_lits[] = { "CUDA error ",  "CUDA error:", "CUDA Error ",  "nvmlReturn ",
+	                                   "nvmlReturn:",  "nvmlReturn=", "NCCL error ",  "NCCL error:",
+	                                   "HIP error: ",  "hipError_t ", "hsa api call", "ze_result_t ",
+	                                   "NVML: ERROR_", "nvml: ERROR_" };
 
 const char *ga_cause_class_name(enum ga_cause c)
 {
@@ -731,6 +733,17 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		size_t j = i;
 		while (j < n && is_ident((unsigned char)l[j]))
 			j++;
+		/* go-nvml (the device plugin, nvidia-ctk, the GPU operator) prints an nvmlReturn_t
+		 * by its name without the NVML_ prefix: "failed to initialize NVML:
+		 * ERROR_LIBRARY_NOT_FOUND"; looked up as NVML_ERROR_... only where the line names NVML */
+		if (c == 'E' && j - i >= 8 && j - i < 60 && !memcmp(l + i, "ERROR_", 6) &&
+		    (memmem(l, n, "NVML", 4) || memmem(l, n, "nvml", 4))) {
+			char full[64];
+			snprintf(full, sizeof(full), "NVML_%.*s", (int)(j - i), l + i);
+			long k = ga_errcode_lookup(&ex->ecx, full, j - i + 5);
+			if (k >= 0)
+				return k;
+		}
 		/* the families' prefixes start with one of these letters */
 		if (j - i >= 6 && strchr("cCnNhHZr", c)) {
 			long k = ga_errcode_lookup(&ex->ecx, l + i, j - i);
