@@ -81,7 +81,8 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 
 /* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999", TensorRT's
  * "CUDA initialization failure with error: 35", older "Cuda initialization failure with error 35"),
- * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", line_code). */
+ * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", go-nvml's name without
+ * the NVML_ prefix, "failed to initialize NVML: ERROR_UNKNOWN": line_code). */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -96,7 +97,9 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "ze_result_t ",
 	                                   " (PI_ERROR_",
 	                                   "CUDA initialization failure",
-	                                   "Cuda initialization failure" };
+	                                   "Cuda initialization failure",
+	                                   "NVML: ERROR_",
+	                                   "nvml: ERROR_" };
 
 const char *ga_cause_class_name(enum ga_cause c)
 {
@@ -752,6 +755,17 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			char cl[64];
 			snprintf(cl, sizeof(cl), "CL_%.*s", (int)(j - i - 9), l + i + 9);
 			long k = ga_errcode_lookup(&ex->ecx, cl, strlen(cl));
+			if (k >= 0)
+				return k;
+		}
+		/* go-nvml (the device plugin, nvidia-ctk, the GPU operator) prints an nvmlReturn_t
+		 * by its name without the NVML_ prefix: "failed to initialize NVML:
+		 * ERROR_LIBRARY_NOT_FOUND"; looked up as NVML_ERROR_... only where the line names NVML */
+		if (c == 'E' && j - i >= 8 && j - i < 60 && !memcmp(l + i, "ERROR_", 6) &&
+		    (memmem(l, n, "NVML", 4) || memmem(l, n, "nvml", 4))) {
+			char full[64];
+			snprintf(full, sizeof(full), "NVML_%.*s", (int)(j - i), l + i);
+			long k = ga_errcode_lookup(&ex->ecx, full, j - i + 5);
 			if (k >= 0)
 				return k;
 		}
