@@ -218,6 +218,13 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	e->recovered = false;
 	e->vm_owner = !ev.vmid.set ? 0 : ev.vmid.v == 0 ? 1 : 2;
 	e->aer_bits = ev.aer_bits;
+	if (ev.kind == GA_KEV_MCE) {
+		/* a corrected machine check (the status word's UC bit clear, AMD's CE flag,
+		 * "Machine check events logged"): investigate, as explain's machine-check-logged;
+		 * an uncorrected one keeps GA-KLOG-MCE's drain */
+		e->line_set = true;
+		e->line_act = (uint8_t)(ev.fatal == GA_KEV_FATAL_NO ? GA_ACT_INVESTIGATE : GA_ACT_DRAIN);
+	}
 	if (ev.kind == GA_KEV_AER_UNCORRECTED) {
 		/* the class's action (ga_aer_decide: drain; fatal is critical) */
 		ga_aer_decide(ev.fatal == GA_KEV_FATAL_NO ? GA_AER_NONFATAL : GA_AER_FATAL, NULL, 1, &la,
@@ -515,6 +522,8 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		fd->action = a->line_act; /* the guide's row, a Fatal token raises it (docs/xid.md) */
 	else if (g->kind == GA_KEV_AER_CORRECTED && sev >= GA_SEV_WARNING)
 		fd->action = GA_ACT_INVESTIGATE; /* a storm, or a policy raised it */
+	else if (g->kind == GA_KEV_MCE && a->line_set)
+		fd->action = a->line_act; /* drain only when one was uncorrected */
 	else if (g->kind == GA_KEV_AER_UNCORRECTED && a->line_set)
 		fd->action = a->line_act; /* ga_aer_decide: drain */
 	else if (g->kind == GA_KEV_XID && a->line_set)

@@ -771,6 +771,28 @@ static void aer_received(struct ga_kparse *st, const struct ga_kevent *ev)
 	st->aer_rx_open = ev->address[0] != '\0';
 }
 
+/*
+ * A machine-check record's bank status word ("Machine Check: 0 Bank 7: 8c00004000010090"):
+ * IA32_MCi_STATUS / AMD's MCA_STATUS, bit 63 VAL and bit 61 UC (Intel SDM vol. 3B 16.3.2.2),
+ * so a first hex digit of a, b, e or f is uncorrected, 8, 9, c or d corrected (as explain's
+ * machine-check rows read it). No status word: uncorrected, as before.
+ */
+static enum ga_kev_fatal mce_status_fatal(const char *m, size_t n)
+{
+	const char *b = find(m, n, " Bank ");
+	if (!b)
+		return GA_KEV_FATAL_YES;
+	const char *end = m + n, *p = b + 6;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	if (p + 2 >= end || p[0] != ':' || p[1] != ' ')
+		return GA_KEV_FATAL_YES;
+	char c = p[2];
+	if (c == '8' || c == '9' || c == 'c' || c == 'd' || c == 'C' || c == 'D')
+		return GA_KEV_FATAL_NO;
+	return GA_KEV_FATAL_YES;
+}
+
 static bool classify(struct ga_kparse *st, const char *m, const char *end, struct ga_kevent *ev)
 {
 	size_t n = (size_t)(end - m);
@@ -903,8 +925,17 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 	}
 	if (find(m, n, "[Hardware Error]") && find(m, n, "Machine Check")) {
 		ev->kind = GA_KEV_MCE;
-		ev->fatal = GA_KEV_FATAL_YES;
+		ev->fatal = mce_status_fatal(m, n);
 		return true;
+	}
+	/* AMD's decoder (drivers/edac/mce_amd.c): "CPU:1 (19:18:1) MC17_STATUS[Over|CE|...]: 0x..." */
+	if (find(m, n, "[Hardware Error]") && find(m, n, "_STATUS[")) {
+		bool ue = find(m, n, "|UE|") != NULL, ce = find(m, n, "|CE|") != NULL;
+		if (ue || ce) {
+			ev->kind = GA_KEV_MCE;
+			ev->fatal = ue ? GA_KEV_FATAL_YES : GA_KEV_FATAL_NO;
+			return true;
+		}
 	}
 	return false;
 }

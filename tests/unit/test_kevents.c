@@ -157,8 +157,34 @@ static void test_other_kinds(void **state)
 	assert_int_equal(parse(&st, "mce: [Hardware Error]: Machine check events logged", &ev), 1);
 	assert_int_equal(ev.kind, GA_KEV_MCE);
 	assert_int_equal(ev.severity, GA_SEV_WARNING);
+	/* the bank status word's UC bit (bit 61): d = VAL|OVER|EN, corrected; b = VAL|UC|EN */
 	assert_int_equal(parse(&st, "mce: [Hardware Error]: CPU 12: Machine Check: 0 Bank 17: dc20", &ev), 1);
+	assert_int_equal(ev.kind, GA_KEV_MCE);
+	assert_int_equal(ev.fatal, GA_KEV_FATAL_NO);
+	assert_int_equal(ev.severity, GA_SEV_WARNING);
+	assert_int_equal(
+	        parse(&st, "mce: [Hardware Error]: CPU 9: Machine Check: 0 Bank 5: bea0000000000108", &ev),
+	        1);
+	assert_int_equal(ev.fatal, GA_KEV_FATAL_YES);
 	assert_int_equal(ev.severity, GA_SEV_ERROR);
+	/* no status word: uncorrected, as before */
+	assert_int_equal(parse(&st, "[Hardware Error]: Machine Check Exception: 5 Bank 0", &ev), 1);
+	assert_int_equal(ev.severity, GA_SEV_ERROR);
+	/* AMD's decoder: the CE / UE flag */
+	assert_int_equal(parse(&st,
+	                       "[Hardware Error]: CPU:1 (19:18:1) "
+	                       "MC17_STATUS[Over|CE|MiscV|-|-|-|SyndV|-|-|-]: 0xd820000000060150",
+	                       &ev),
+	                 1);
+	assert_int_equal(ev.kind, GA_KEV_MCE);
+	assert_int_equal(ev.severity, GA_SEV_WARNING);
+	assert_int_equal(parse(&st,
+	                       "[Hardware Error]: CPU:6 (19:1:1) MC5_STATUS[-|UE|MiscV|AddrV|PCC|-|-|-|-|-]: "
+	                       "0xbea0000000000108",
+	                       &ev),
+	                 1);
+	assert_int_equal(ev.severity, GA_SEV_ERROR);
+	assert_int_equal(parse(&st, "[Hardware Error]: Corrected error, no action required.", &ev), 0);
 	assert_int_equal(parse(&st, "mce: [Hardware Error]: TSC 0 ADDR 1ffe8a7c0", &ev), 0);
 	assert_int_equal(parse(&st, "NVRM: API mismatch: the client has the version 550.90.07, but", &ev), 1);
 	assert_int_equal(ev.kind, GA_KEV_NVRM_API_MISMATCH);
