@@ -191,8 +191,10 @@ static int explain_run(struct cli *cli, const struct explain_opts *o, int fd, co
 		explain_print_text(cli->out, ex, "");
 	}
 	if (code == EXIT_OK)
-		code = ga_explain_match_count(ex)                   ? EXIT_PROBLEMS
+		/* notices only (action none) and error-looking lines beside them: inconclusive */
+		code = ga_explain_acted_count(ex)                   ? EXIT_PROBLEMS
 		       : print_inconclusive(cli->out, ex, !o->json) ? EXIT_INCONCLUSIVE
+		       : ga_explain_match_count(ex)                 ? EXIT_PROBLEMS
 		                                                    : EXIT_OK;
 	ga_explain_free(ex);
 	return code;

@@ -45,6 +45,9 @@ uint64_t ga_explain_lines(const struct ga_explain *ex);
 
 uint64_t ga_explain_match_count(const struct ga_explain *ex);
 
+/* Matches of signatures whose action is not none: 0 when the log holds notices only. */
+uint64_t ga_explain_acted_count(const struct ga_explain *ex);
+
 const struct ga_explain_match *ga_explain_matches(const struct ga_explain *ex, size_t *n);
 
 /*

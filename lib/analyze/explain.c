@@ -101,6 +101,8 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "NVML: ERROR_",
 	                                   "nvml: ERROR_" };
 
+static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
+
 const char *ga_cause_class_name(enum ga_cause c)
 {
 	return c > GA_CAUSE_UNKNOWN && c < GA_CAUSE__COUNT ? ga_cause_name(c) : NULL;
@@ -199,6 +201,7 @@ struct ga_explain {
 	char scratch[GA_EXPLAIN_LINE_MAX + 1];
 	uint64_t lines;
 	uint64_t matched;
+	uint64_t acted; /* matches of signatures whose action is not none (noise) */
 	struct ga_explain_match *matches;
 	size_t n_matches, max_matches;
 	struct ga_explain_cause causes[N_CAUSES];
@@ -283,7 +286,7 @@ void ga_explain_reset(struct ga_explain *ex)
 {
 	ex->carry_len = 0;
 	ex->carry_open = false;
-	ex->lines = ex->matched = 0;
+	ex->lines = ex->matched = ex->acted = 0;
 	ex->n_matches = 0;
 	memset(&ex->kp, 0, sizeof(ex->kp));
 	ex->n_xids = 0;
@@ -575,6 +578,7 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 	for (size_t i = 0; i < mt->n_cap; i++)
 		add_value(c, &mt->cap[i]);
 	ex->matched++;
+	count_acted(ex, p->sig, line, len);
 }
 
 static bool is_ident(unsigned char c)
@@ -849,7 +853,9 @@ static void code_text(long k, char *out, size_t cap)
 
 static bool no_cause_yet(const struct ga_explain *ex)
 {
-	return ex->matched == 0;
+	/* a notice (a row whose action is none) is no cause: the error-looking lines are
+	 * still looked for, so that a notice cannot hide an unknown error */
+	return ex->acted == 0;
 }
 
 /* Keep the line among the most salient ones: the highest scores, the earliest lines of a score. */
@@ -914,8 +920,32 @@ static void salient_add(struct ga_explain *ex, const char *l, size_t n, int scor
  * error 4, an exception's last line ("ValueError: ...") 3, an error 2, a
  * failure or exception 1.
  */
+/*
+ * The detail lines of a PCIe AER record (drivers/pci/pcie/aer.c): "device [8086:9d15] error
+ * status/mask=00000001/00002000" and one "   [ 0] RxErr  (First)" per error bit. They belong to
+ * the record the AER rows read, not to an error of their own.
+ */
+static bool aer_detail_line(const char *l, size_t n)
+{
+	if (memmem(l, n, "status/mask=", 12))
+		return true;
+	const char *p = memmem(l, n, "   [", 4);
+	if (!p)
+		return false;
+	const char *e = l + n;
+	p += 4;
+	while (p < e && *p == ' ')
+		p++;
+	const char *d = p;
+	while (p < e && *p >= '0' && *p <= '9')
+		p++;
+	return p > d && p - d <= 2 && p + 1 < e && p[0] == ']' && p[1] == ' ';
+}
+
 static int salience(const char *l, size_t n)
 {
+	if (aer_detail_line(l, n))
+		return 0;
 	static const struct {
 		const char *w;
 		int score;
@@ -933,7 +963,11 @@ static int salience(const char *l, size_t n)
 		      { "ailed", 1 },
 		      { "xception", 1 },
 		      { "Traceback", 1 } };
-	static const char *const negated[] = { "no error", "0 error", "without error", "no failure" };
+	/* and the trailer of a tool's report, not an error of its own (cuda-memcheck and
+	 * compute-sanitizer end each report with "Saved host backtrace up to driver entry
+	 * point at error") */
+	static const char *const negated[] = { "no error", "0 error", "without error", "no failure",
+		                               "Saved host backtrace" };
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (memmem(l, n, words[i].w, strlen(words[i].w))) {
 			/* "(no errors)", "0 errors": a report that all is well, unless it is fatal */
@@ -961,6 +995,29 @@ static void salient_code(struct ga_explain *ex, const char *l, size_t n, const c
 	if (!salience(l, n))
 		ex->salient_lines++;
 	salient_add(ex, l, n, 3, desc);
+}
+
+/*
+ * A match of the current line (ex->lines): a cause unless its signature's action is
+ * none. A notice's own line is no unknown error: while nothing else is known it is
+ * taken back out of the salient lines (it was looked at before it matched).
+ */
+static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n)
+{
+	const struct ga_signature *g = ga_explain_sig(sig);
+	if (!g || g->action != GA_ACT_NONE) {
+		ex->acted++;
+		return;
+	}
+	if (ex->acted)
+		return;
+	for (size_t i = 0; i < ex->n_salient; i++)
+		if (ex->salient[i].line == ex->lines) {
+			ex->salient[i] = ex->salient[--ex->n_salient];
+			break;
+		}
+	if (ex->salient_lines && salience(l, n > GA_EXPLAIN_LINE_MAX ? GA_EXPLAIN_LINE_MAX : n))
+		ex->salient_lines--;
 }
 
 static int cmp_ptr(const void *a, const void *b)
@@ -1095,6 +1152,7 @@ static void code_as_sig(struct ga_explain *ex, unsigned sig, long k, const char 
 	c->last_line = ex->lines;
 	add_value(c, &mt->cap[0]);
 	ex->matched++;
+	count_acted(ex, sig, l, n);
 }
 
 /* Match one line (already counted in ex->lines); only its first LINE_MAX bytes. */
@@ -1264,6 +1322,11 @@ uint64_t ga_explain_lines(const struct ga_explain *ex)
 uint64_t ga_explain_match_count(const struct ga_explain *ex)
 {
 	return ex->matched;
+}
+
+uint64_t ga_explain_acted_count(const struct ga_explain *ex)
+{
+	return ex->acted;
 }
 
 const struct ga_explain_match *ga_explain_matches(const struct ga_explain *ex, size_t *n)
@@ -1700,7 +1763,7 @@ int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char
 	int e = !r->schema || (source && !r->source) || (for_file && !r->for_file)
 	                ? -ENOMEM
 	                : fill_result(ex, &r->result);
-	if (e == 0 && !ex->matched && ex->n_salient)
+	if (e == 0 && !ex->acted && ex->n_salient)
 		e = fill_inconclusive(ex, r);
 	if (e < 0)
 		ga_schema_release(&ga_explain_report_schema, r);

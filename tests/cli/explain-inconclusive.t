@@ -7,3 +7,7 @@ run explain "$L/inconclusive.log"
 echo "\$ gpuaudit explain < clean.log"
 "$GPUAUDIT" explain <"$FIXTURES/logs/clean.log"; echo "[exit $?]"
 run explain "$L/inconclusive.log" --json --max-matches 0
+# Notices (rows whose action is none: a module taint, corrected AER) hide nothing: the unknown
+# error beside them is listed, exit 4; the AER record's own detail lines are no error of their own.
+run explain "$L/notice-and-unknown.log"
+run explain "$L/notice-and-unknown.log" --json --max-matches 0
