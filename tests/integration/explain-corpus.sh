@@ -11,8 +11,11 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 80/82:
-# LOWERED by one decision kept the same in explain and health: corrected PCIe AER errors
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 79/82:
+# LOWERED from 80/82 by four held-out batches sampled by fixed queries (q, r, w, x: 94
+# incidents; w and x scored blind at the session's end 30.0/45.0 and 23.1/42.3 %) and 51
+# incidents of the frequency rows: 527 incidents, class 79.1 % (417), decision 82.9 % (437).
+# Before, 80/82, LOWERED by one decision kept the same in explain and health: corrected PCIe AER errors
 # are ga_aer_decide's (none, investigate for a storm) in both again, not explain's
 # fix_config for any one corrected line (h30-aik); the five incidents whose threads fixed
 # a flood in the kernel's settings show one or two lines each, so they miss: 382
@@ -50,7 +53,7 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-80}
+MIN_CLASS=${MIN_CLASS:-79}
 MIN_DECISION=${MIN_DECISION:-82}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
