@@ -221,9 +221,10 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	if (ev.kind == GA_KEV_MCE) {
 		/* a corrected machine check (the status word's UC bit clear, AMD's CE flag,
 		 * "Machine check events logged"): investigate, as explain's machine-check-logged;
-		 * an uncorrected one keeps GA-KLOG-MCE's drain */
+		 * an uncorrected one: replace the part (CPU or DIMM) the bank names, as explain's
+		 * machine-check-uncorrected (GA-KLOG-MCE's default, drain, is the step before it) */
 		e->line_set = true;
-		e->line_act = (uint8_t)(ev.fatal == GA_KEV_FATAL_NO ? GA_ACT_INVESTIGATE : GA_ACT_DRAIN);
+		e->line_act = (uint8_t)(ev.fatal == GA_KEV_FATAL_NO ? GA_ACT_INVESTIGATE : GA_ACT_REPLACE);
 	}
 	if (ev.kind == GA_KEV_AER_UNCORRECTED) {
 		/* the class's action (ga_aer_decide: drain; fatal is critical) */
@@ -523,7 +524,7 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 	else if (g->kind == GA_KEV_AER_CORRECTED && sev >= GA_SEV_WARNING)
 		fd->action = GA_ACT_INVESTIGATE; /* a storm, or a policy raised it */
 	else if (g->kind == GA_KEV_MCE && a->line_set)
-		fd->action = a->line_act; /* drain only when one was uncorrected */
+		fd->action = a->line_act; /* replace only when one was uncorrected */
 	else if (g->kind == GA_KEV_AER_UNCORRECTED && a->line_set)
 		fd->action = a->line_act; /* ga_aer_decide: drain */
 	else if (g->kind == GA_KEV_XID && a->line_set)
