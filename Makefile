@@ -11,7 +11,7 @@
 #    as a plain user it prints the one sudo line for what is missing)
 #   make lint       clang-format --dry-run and the clang-tidy checks (tools/lint)
 #   make fuzz       build the libFuzzer targets with clang (build-fuzz/)
-#   make fuzz-short run each fuzz target for FUZZ_SHORT_SECONDS (3) on a copy of
+#   make fuzz-short run each fuzz target for FUZZ_SHORT_SECONDS (2) on a copy of
 #                   its corpus (part of make test when clang has libFuzzer)
 #   make fuzz-long  the same for FUZZ_SECONDS each (600; nightly-style)
 #   make bench      run the benchmarks in bench/ (installs the peer tools)
@@ -33,7 +33,7 @@ DEB_BUILD  ?= build-deb
 IMAGE_BUILD ?= build-image
 PREFIX     ?= /usr/local
 FUZZ_SECONDS       ?= 600
-FUZZ_SHORT_SECONDS ?= 3
+FUZZ_SHORT_SECONDS ?= 2
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # The sanitizer pass runs one test more than there are CPUs: a sanitized process spends
 # much of its life starting and exiting, and the tests that wait on servers and timers
