@@ -787,10 +787,8 @@ static enum ga_kev_fatal mce_status_fatal(const char *m, size_t n)
 		p++;
 	if (p + 2 >= end || p[0] != ':' || p[1] != ' ')
 		return GA_KEV_FATAL_YES;
-	char c = p[2];
-	if (c == '8' || c == '9' || c == 'c' || c == 'd' || c == 'C' || c == 'D')
-		return GA_KEV_FATAL_NO;
-	return GA_KEV_FATAL_YES;
+	int top = hexval(p[2]); /* bits 63..60: VAL, OVER, UC, EN */
+	return top >= 0 && (top & 8) && !(top & 2) ? GA_KEV_FATAL_NO : GA_KEV_FATAL_YES;
 }
 
 static bool classify(struct ga_kparse *st, const char *m, const char *end, struct ga_kevent *ev)

@@ -101,11 +101,12 @@ static void sum_take(struct sxid_sum *s, const struct ga_sxid_group *v, size_t n
 			s->action = g->action;
 		/* "12028 (egress nonposted PRIV error) on 0000:05:00.0 link 32 x2 Fatal" */
 		const struct ga_sxid_fact *fact = ga_sxid_fact(g->code);
+		const char *dn;
 		(void)ga_buf_addf(&s->summary, "%s%s", s->summary.len ? ", " : "", code);
 		if (fact)
 			(void)ga_buf_addf(&s->summary, " (%s)", fact->name);
-		else if (ga_sxid_driver_name(g->code))
-			(void)ga_buf_addf(&s->summary, " (driver: %s)", ga_sxid_driver_name(g->code));
+		else if ((dn = ga_sxid_driver_name(g->code)))
+			(void)ga_buf_addf(&s->summary, " (driver: %s)", dn);
 		if (g->address && g->address[0])
 			(void)ga_buf_addf(&s->summary, " on %s", g->address);
 		if (g->link.set)
