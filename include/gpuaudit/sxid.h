@@ -65,6 +65,15 @@ const struct ga_sxid_fact *ga_sxid_decide(uint64_t sxid, int fatal, enum ga_acti
 const char *ga_sxid_driver_name(uint64_t sxid);
 /* The driver version the names come from ("595.45.04"). */
 const char *ga_sxid_driver_version(void);
+
+/*
+ * An SXid's words, the same in health and explain: the guide's name (and, with
+ * with_table, its table: "egress nonposted PRIV error, non-fatal"); for a number
+ * the guide does not list, the driver's own name for it ("NAME in driver V, not
+ * in the Fabric Manager guide"), or "not an NVSwitch error number of driver V".
+ * Truncates to cap like snprintf.
+ */
+void ga_sxid_words(uint64_t sxid, int with_table, char *out, size_t cap);
 struct ga_sxid_driver_row {
 	uint16_t sxid;
 	const char *name;

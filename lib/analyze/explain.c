@@ -1422,23 +1422,6 @@ static void xid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 }
 
 /*
- * An SXid's words: the guide's name and table; for one the guide does not list, the
- * driver's own name for the number (lib/core/sxid-driver.def), or that the driver
- * defines no such number.
- */
-static void sxid_words(uint64_t sxid, const struct ga_sxid_fact *f, char *out, size_t cap)
-{
-	const char *dn = f ? NULL : ga_sxid_driver_name(sxid);
-	if (f)
-		snprintf(out, cap, "%s, %s", f->name, ga_sxid_table_name(f->table));
-	else if (dn)
-		snprintf(out, cap, "%s in driver %s, not in the Fabric Manager guide", dn,
-		         ga_sxid_driver_version());
-	else
-		snprintf(out, cap, "not an NVSwitch error number of driver %s", ga_sxid_driver_version());
-}
-
-/*
  * Every (NVSwitch, SXid) of the log, most severe first, each with the Fabric
  * Manager guide's name and table and gpuaudit's action; the cause's action is
  * the most urgent pair's.
@@ -1453,11 +1436,10 @@ static void sxid_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 	c->detail[0] = '\0';
 	for (size_t i = 0; i < ex->n_sxids; i++) {
 		const struct xid_pair *x = &ex->sxids[i];
-		const struct ga_sxid_fact *f = ga_sxid_fact(x->xid);
 		char link[32] = "", what[128], one[320];
 		if (x->link.set)
 			snprintf(link, sizeof(link), " link %llu", (unsigned long long)x->link.v);
-		sxid_words(x->xid, f, what, sizeof(what));
+		ga_sxid_words(x->xid, 1, what, sizeof(what));
 		snprintf(one, sizeof(one), "%sSXid %llu on %s%s (%s): %s%s, x%llu", shown ? "; " : "",
 		         (unsigned long long)x->xid, x->address[0] ? x->address : "an unnamed NVSwitch", link,
 		         what, ga_action_name(x->act), x->by_line ? ", the line says Fatal" : "",

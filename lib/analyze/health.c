@@ -368,18 +368,11 @@ static int chain_evidence(const struct group *g, const struct acc *a, struct ga_
 /* "NVSwitch SXid 12028 (egress nonposted PRIV error), link 32" */
 static void sxid_what(const struct group *g, char *out, size_t cap)
 {
-	const struct ga_sxid_fact *f = ga_sxid_fact(g->code.v);
-	int k = snprintf(out, cap, "NVSwitch SXid %llu", (unsigned long long)g->code.v);
-	size_t l = k > 0 && (size_t)k < cap ? (size_t)k : strlen(out);
-	const char *dn = f ? NULL : ga_sxid_driver_name(g->code.v);
-	if (f)
-		snprintf(out + l, cap - l, " (%s)", f->name);
-	else if (dn)
-		snprintf(out + l, cap - l, " (%s in driver %s, not in the guide)", dn,
-		         ga_sxid_driver_version());
-	else
-		snprintf(out + l, cap - l, " (not an NVSwitch error number of driver %s)",
-		         ga_sxid_driver_version());
+	char words[128];
+	size_t l;
+
+	ga_sxid_words(g->code.v, 0, words, sizeof(words));
+	snprintf(out, cap, "NVSwitch SXid %llu (%s)", (unsigned long long)g->code.v, words);
 	l = strlen(out);
 	if (g->link.set)
 		snprintf(out + l, cap - l, ", link %llu", (unsigned long long)g->link.v);

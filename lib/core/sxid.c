@@ -3,6 +3,7 @@
  * the one mapping from the guide's tables to gpuaudit's actions (docs/xid.md).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gpuaudit/sxid.h"
@@ -133,6 +134,24 @@ const char *ga_sxid_driver_name(uint64_t sxid)
 const char *ga_sxid_driver_version(void)
 {
 	return "595.45.04";
+}
+
+void ga_sxid_words(uint64_t sxid, int with_table, char *out, size_t cap)
+{
+	const struct ga_sxid_fact *f = ga_sxid_fact(sxid);
+	const char *dn = f ? NULL : ga_sxid_driver_name(sxid);
+
+	if (!cap)
+		return;
+	if (f && with_table)
+		snprintf(out, cap, "%s, %s", f->name, ga_sxid_table_name(f->table));
+	else if (f)
+		snprintf(out, cap, "%s", f->name);
+	else if (dn)
+		snprintf(out, cap, "%s in driver %s, not in the Fabric Manager guide", dn,
+		         ga_sxid_driver_version());
+	else
+		snprintf(out, cap, "not an NVSwitch error number of driver %s", ga_sxid_driver_version());
 }
 
 const struct ga_sxid_driver_row *ga_sxid_driver_rows(size_t *ret_n)

@@ -146,6 +146,25 @@ static void test_driver_equal(void **state)
 	assert_string_equal(ga_sxid_driver_version(), "595.45.04");
 }
 
+/* The words health and explain both print for an SXid (one function, one wording). */
+static void test_words(void **state)
+{
+	(void)state;
+	char w[128], small[8];
+	ga_sxid_words(12028, 1, w, sizeof(w));
+	assert_string_equal(w, "egress nonposted PRIV error, non-fatal");
+	ga_sxid_words(12028, 0, w, sizeof(w));
+	assert_string_equal(w, "egress nonposted PRIV error");
+	ga_sxid_words(20009, 1, w, sizeof(w));
+	assert_string_equal(w,
+	                    "DLPL_RX_SHORT_ERROR_RATE in driver 595.45.04, not in the Fabric Manager guide");
+	ga_sxid_words(9999, 0, w, sizeof(w));
+	assert_string_equal(w, "not an NVSwitch error number of driver 595.45.04");
+	ga_sxid_words(12028, 1, small, sizeof(small));
+	assert_string_equal(small, "egress ");
+	ga_sxid_words(12028, 1, small, 0); /* nothing written, no crash */
+}
+
 /*
  * The guide (as transcribed) against the driver: every SXid the guide lists is a number
  * the driver defines, and where the guide's words name the unit or the kind of error, the
@@ -338,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_facts_equal),     cmocka_unit_test(test_driver_equal),
 		cmocka_unit_test(test_guide_in_driver), cmocka_unit_test(test_mapping_applied),
 		cmocka_unit_test(test_mapping),         cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_words),
 	};
 	return cmocka_run_group_tests(tests, load, NULL);
 }
