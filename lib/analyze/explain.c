@@ -81,8 +81,9 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 
 /* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999", TensorRT's
  * "CUDA initialization failure with error: 35", older "Cuda initialization failure with error 35"),
- * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", go-nvml's name without
- * the NVML_ prefix, "failed to initialize NVML: ERROR_UNKNOWN": line_code). */
+ * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", Unified Runtime's
+ * "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", go-nvml's name without the NVML_ prefix, "failed to
+ * initialize NVML: ERROR_UNKNOWN": line_code). */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -96,6 +97,7 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "hsa api call",
 	                                   "ze_result_t ",
 	                                   " (PI_ERROR_",
+	                                   "UR_RESULT_ERROR_",
 	                                   "CUDA initialization failure",
 	                                   "Cuda initialization failure",
 	                                   "NVML: ERROR_",
@@ -759,6 +761,23 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			char cl[64];
 			snprintf(cl, sizeof(cl), "CL_%.*s", (int)(j - i - 9), l + i + 9);
 			long k = ga_errcode_lookup(&ex->ecx, cl, strlen(cl));
+			if (k >= 0)
+				return k;
+		}
+		/* Unified Runtime (the SYCL runtime's layer under DPC++ 2024 and later, PyTorch XPU,
+		 * llama.cpp's SYCL backend) reports ur_result_t by name ("level_zero backend failed with
+		 * error: 39 [UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY]"); its names follow Level Zero's
+		 * (ur_api.h; the Level Zero adapter's ze2urResult maps each ZE_RESULT_ERROR_<name> to
+		 * UR_RESULT_ERROR_<name>) or else OpenCL's (DEVICE_NOT_FOUND, OUT_OF_RESOURCES), but its
+		 * numbers are its own: looked up by name as ZE_RESULT_<rest>, then as CL_<name> */
+		if (c == 'U' && j - i > 16 && j - i < 64 && !memcmp(l + i, "UR_RESULT_ERROR_", 16)) {
+			char twin[80];
+			snprintf(twin, sizeof(twin), "ZE_RESULT_%.*s", (int)(j - i - 10), l + i + 10);
+			long k = ga_errcode_lookup(&ex->ecx, twin, strlen(twin));
+			if (k < 0) {
+				snprintf(twin, sizeof(twin), "CL_%.*s", (int)(j - i - 16), l + i + 16);
+				k = ga_errcode_lookup(&ex->ecx, twin, strlen(twin));
+			}
 			if (k >= 0)
 				return k;
 		}
