@@ -83,7 +83,10 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
  * "CUDA initialization failure with error: 35", older "Cuda initialization failure with error 35"),
  * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", Unified Runtime's
  * "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", go-nvml's name without the NVML_ prefix, "failed to
- * initialize NVML: ERROR_UNKNOWN": line_code). */
+ * initialize NVML: ERROR_UNKNOWN": line_code); llama.cpp's HIP build
+ * ("ROCm error: invalid device function", ggml-cuda's CUDA_CHECK with GGML_CUDA_NAME "ROCm") and
+ * its CUDA start-up ("ggml_cuda_init: failed to initialize CUDA: initialization error"); ollama's
+ * GPU discovery ("cudart init failure: 35", "cuda driver library init failure: 999"). */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -101,7 +104,10 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA initialization failure",
 	                                   "Cuda initialization failure",
 	                                   "NVML: ERROR_",
-	                                   "nvml: ERROR_" };
+	                                   "nvml: ERROR_",
+	                                   "ROCm error: ",
+	                                   "ggml_cuda_init: failed",
+	                                   "init failure: " };
 
 static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
 
@@ -712,6 +718,8 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 		bool after_comma; /* the message follows the first ", " after the prefix */
 	} pre[] = { { "CUDA error: ", GA_ECF_CUDART, false },
 		    { "HIP error: ", GA_ECF_HIP, false },
+		    { "ROCm error: ", GA_ECF_HIP, false },
+		    { "failed to initialize CUDA: ", GA_ECF_CUDART, false },
 		    { "NCCL error: ", GA_ECF_NCCL, false },
 		    { "NCCL error in: ", GA_ECF_NCCL, true } };
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
@@ -824,10 +832,20 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		    /* rocminfo's "hsa api call failure at: FILE:LINE ... Call returned 4104" */
 		    { "hsa api call", GA_ECF_HSA },
 		    /* the Level Zero C++ helpers' "Unknown ze_result_t value: 1879179264" */
-		    { "ze_result_t", GA_ECF_ZE } };
-	/* "error: ": TensorRT's "CUDA initialization failure with error: 35" */
-	static const char *const before[] = { "error code ", "code=",  "code ",       "Return ", "returned ",
-		                              "error ",      "Error ", "nvmlReturn ", "value: ", "error: " };
+		    { "ze_result_t", GA_ECF_ZE },
+		    /* ollama's discovery (gpu_info_cudart.c, gpu_info_nvcuda.c): the runtime's
+		     * cudaError_t after "cudart init failure: ", cuInit's CUresult after "cuda
+		     * driver library init failure: ". The driver API numbers the init failures as
+		     * the runtime does (3, 34, 46, 100, 802, 803, 804, 999), and the runtime's
+		     * reading fits a failed cuInit: CUDA_ERROR_NOT_INITIALIZED (3) returned by
+		     * cuInit itself is "initialization failed" (cudaErrorInitializationError), not
+		     * a call made before cuInit */
+		    { "cudart init failure", GA_ECF_CUDART },
+		    { "driver library init failure", GA_ECF_CUDART } };
+	/* "error: ": TensorRT's "CUDA initialization failure with error: 35"; "failure: ": ollama's "init failure: 999" */
+	static const char *const before[] = { "error code ", "code=",   "code ",    "Return ",
+		                              "returned ",   "error ",  "Error ",   "nvmlReturn ",
+		                              "value: ",     "error: ", "failure: " };
 	for (size_t w = 0; w < sizeof(ctx) / sizeof(ctx[0]); w++) {
 		const char *at = memmem(l, n, ctx[w].word, strlen(ctx[w].word));
 		if (!at)
