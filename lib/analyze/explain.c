@@ -82,7 +82,8 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 /* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999", TensorRT's
  * "CUDA initialization failure with error: 35", older "Cuda initialization failure with error 35"),
  * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", go-nvml's name without
- * the NVML_ prefix, "failed to initialize NVML: ERROR_UNKNOWN": line_code). */
+ * the NVML_ prefix, "failed to initialize NVML: ERROR_UNKNOWN", dcgm-exporter's "Cannot init NVML
+ * library; err: ERROR_LIBRARY_NOT_FOUND": line_code). */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -99,7 +100,8 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA initialization failure",
 	                                   "Cuda initialization failure",
 	                                   "NVML: ERROR_",
-	                                   "nvml: ERROR_" };
+	                                   "nvml: ERROR_",
+	                                   "err: ERROR_" };
 
 static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
 
