@@ -83,7 +83,8 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
  * "CUDA initialization failure with error: 35", older "Cuda initialization failure with error 35"),
  * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", Unified Runtime's
  * "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", go-nvml's name without the NVML_ prefix, "failed to
- * initialize NVML: ERROR_UNKNOWN": line_code); llama.cpp's HIP build
+ * initialize NVML: ERROR_UNKNOWN", dcgm-exporter's "Cannot init NVML library; err:
+ * ERROR_LIBRARY_NOT_FOUND": line_code); llama.cpp's HIP build
  * ("ROCm error: invalid device function", ggml-cuda's CUDA_CHECK with GGML_CUDA_NAME "ROCm") and
  * its CUDA start-up ("ggml_cuda_init: failed to initialize CUDA: initialization error"); ollama's
  * GPU discovery ("cudart init failure: 35", "cuda driver library init failure: 999"). */
@@ -107,7 +108,8 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "nvml: ERROR_",
 	                                   "ROCm error: ",
 	                                   "ggml_cuda_init: failed",
-	                                   "init failure: " };
+	                                   "init failure: ",
+	                                   "err: ERROR_" };
 
 static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
 
