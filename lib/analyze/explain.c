@@ -82,7 +82,9 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 /* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999", TensorRT's
  * "CUDA initialization failure with error: 35", older "Cuda initialization failure with error 35"),
  * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", go-nvml's name without
- * the NVML_ prefix, "failed to initialize NVML: ERROR_UNKNOWN": line_code). */
+ * the NVML_ prefix, "failed to initialize NVML: ERROR_UNKNOWN": line_code), or by its message after
+ * a prefix that no code name starts (the THC forms "cuda runtime error (N) : MSG" and "THCudaCheck
+ * FAIL ... : MSG": message_code). */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -99,7 +101,9 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA initialization failure",
 	                                   "Cuda initialization failure",
 	                                   "NVML: ERROR_",
-	                                   "nvml: ERROR_" };
+	                                   "nvml: ERROR_",
+	                                   "cuda runtime error (",
+	                                   "THCudaCheck FAIL " };
 
 static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
 
@@ -698,7 +702,12 @@ static const char *component_guess(const char *l, size_t n)
  * follows a runtime's error prefix: "CUDA error: an illegal memory access was
  * encountered" (cudaGetErrorString after the CUDA runtime's and PyTorch's
  * prefix), "HIP error: invalid device function", "NCCL error: unhandled system
- * error", PyTorch's "NCCL error in: FILE:LINE, unhandled system error ...".
+ * error", PyTorch's "NCCL error in: FILE:LINE, unhandled system error ...",
+ * and the THC form of PyTorch before 1.0 and Lua Torch's cutorch
+ * ("cuda runtime error (N) : out of memory at FILE:LINE", "THCudaCheck FAIL
+ * file=F line=L error=N : invalid device function"), whose N is the CUDA
+ * release's own number (invalid device function was 8 before CUDA 10.1), so
+ * the message, not the number, names the code.
  * The text after the prefix is looked up in the message index (a hash per word
  * end, ga_errcode_find_message), never compared with every message. -1: none.
  */
@@ -707,22 +716,25 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 	static const struct {
 		const char *prefix;
 		enum ga_errcode_family fam;
-		bool after_comma; /* the message follows the first ", " after the prefix */
-	} pre[] = { { "CUDA error: ", GA_ECF_CUDART, false },
-		    { "HIP error: ", GA_ECF_HIP, false },
-		    { "NCCL error: ", GA_ECF_NCCL, false },
-		    { "NCCL error in: ", GA_ECF_NCCL, true } };
+		const char *after; /* the message follows the first of these after the prefix */
+	} pre[] = { { "CUDA error: ", GA_ECF_CUDART, NULL },
+		    { "HIP error: ", GA_ECF_HIP, NULL },
+		    { "NCCL error: ", GA_ECF_NCCL, NULL },
+		    { "NCCL error in: ", GA_ECF_NCCL, ", " },
+		    { "cuda runtime error (", GA_ECF_CUDART, ") : " },
+		    { "THCudaCheck FAIL ", GA_ECF_CUDART, " : " } };
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
 		size_t pl = strlen(pre[i].prefix);
 		const char *at = memmem(l, n, pre[i].prefix, pl);
 		if (!at)
 			continue;
 		const char *s = at + pl, *e = l + n;
-		if (pre[i].after_comma) {
-			const char *c = memmem(s, (size_t)(e - s), ", ", 2);
+		if (pre[i].after) {
+			size_t al = strlen(pre[i].after);
+			const char *c = memmem(s, (size_t)(e - s), pre[i].after, al);
 			if (!c)
 				continue;
-			s = c + 2;
+			s = c + al;
 		}
 		long k = ga_errcode_find_message(&ex->ecx, pre[i].fam, s, (size_t)(e - s));
 		if (k >= 0)
