@@ -87,7 +87,9 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
  * ERROR_LIBRARY_NOT_FOUND": line_code); llama.cpp's HIP build
  * ("ROCm error: invalid device function", ggml-cuda's CUDA_CHECK with GGML_CUDA_NAME "ROCm") and
  * its CUDA start-up ("ggml_cuda_init: failed to initialize CUDA: initialization error"); ollama's
- * GPU discovery ("cudart init failure: 35", "cuda driver library init failure: 999"). */
+ * GPU discovery ("cudart init failure: 35", "cuda driver library init failure: 999"); or by its
+ * message after a prefix that no code name starts (the THC forms "cuda runtime error (N) : MSG"
+ * and "THCudaCheck FAIL ... : MSG": message_code). */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -109,7 +111,9 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "ROCm error: ",
 	                                   "ggml_cuda_init: failed",
 	                                   "init failure: ",
-	                                   "err: ERROR_" };
+	                                   "err: ERROR_",
+	                                   "cuda runtime error (",
+	                                   "THCudaCheck FAIL " };
 
 static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
 
@@ -708,7 +712,12 @@ static const char *component_guess(const char *l, size_t n)
  * follows a runtime's error prefix: "CUDA error: an illegal memory access was
  * encountered" (cudaGetErrorString after the CUDA runtime's and PyTorch's
  * prefix), "HIP error: invalid device function", "NCCL error: unhandled system
- * error", PyTorch's "NCCL error in: FILE:LINE, unhandled system error ...".
+ * error", PyTorch's "NCCL error in: FILE:LINE, unhandled system error ...",
+ * and the THC form of PyTorch before 1.0 and Lua Torch's cutorch
+ * ("cuda runtime error (N) : out of memory at FILE:LINE", "THCudaCheck FAIL
+ * file=F line=L error=N : invalid device function"), whose N is the CUDA
+ * release's own number (invalid device function was 8 before CUDA 10.1), so
+ * the message, not the number, names the code.
  * The text after the prefix is looked up in the message index (a hash per word
  * end, ga_errcode_find_message), never compared with every message. -1: none.
  */
@@ -717,24 +726,27 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 	static const struct {
 		const char *prefix;
 		enum ga_errcode_family fam;
-		bool after_comma; /* the message follows the first ", " after the prefix */
-	} pre[] = { { "CUDA error: ", GA_ECF_CUDART, false },
-		    { "HIP error: ", GA_ECF_HIP, false },
-		    { "ROCm error: ", GA_ECF_HIP, false },
-		    { "failed to initialize CUDA: ", GA_ECF_CUDART, false },
-		    { "NCCL error: ", GA_ECF_NCCL, false },
-		    { "NCCL error in: ", GA_ECF_NCCL, true } };
+		const char *after; /* the message follows the first of these after the prefix */
+	} pre[] = { { "CUDA error: ", GA_ECF_CUDART, NULL },
+		    { "HIP error: ", GA_ECF_HIP, NULL },
+		    { "ROCm error: ", GA_ECF_HIP, NULL },
+		    { "failed to initialize CUDA: ", GA_ECF_CUDART, NULL },
+		    { "NCCL error: ", GA_ECF_NCCL, NULL },
+		    { "NCCL error in: ", GA_ECF_NCCL, ", " },
+		    { "cuda runtime error (", GA_ECF_CUDART, ") : " },
+		    { "THCudaCheck FAIL ", GA_ECF_CUDART, " : " } };
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
 		size_t pl = strlen(pre[i].prefix);
 		const char *at = memmem(l, n, pre[i].prefix, pl);
 		if (!at)
 			continue;
 		const char *s = at + pl, *e = l + n;
-		if (pre[i].after_comma) {
-			const char *c = memmem(s, (size_t)(e - s), ", ", 2);
+		if (pre[i].after) {
+			size_t al = strlen(pre[i].after);
+			const char *c = memmem(s, (size_t)(e - s), pre[i].after, al);
 			if (!c)
 				continue;
-			s = c + 2;
+			s = c + al;
 		}
 		long k = ga_errcode_find_message(&ex->ecx, pre[i].fam, s, (size_t)(e - s));
 		if (k >= 0)

@@ -442,6 +442,24 @@ static void test_explain_messages(void **state)
 	assert_int_equal(c->first_line, 1);
 	assert_int_equal(c->action, GA_ACT_FIX_CONFIG);
 	ga_explain_free(ex);
+	/* the THC form (PyTorch before 1.0, Lua Torch's cutorch): the message after "cuda runtime
+	 * error (N) : " or "THCudaCheck FAIL ... : " names the code, whatever N was in that CUDA
+	 * release (invalid device function was 8 before 98); a text that is no message stays unmatched */
+	ex = explain_text(
+	        "THCudaCheck FAIL file=/a/THCTensorCopy.cu line=204 error=8 : invalid device function\n"
+	        "RuntimeError: cuda runtime error (2) : out of memory at /a/THCStorage.cu:58\n"
+	        "RuntimeError: cuda runtime error (7) : not a message of libcudart at /a/b.cu:1\n",
+	        1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 2);
+	c = cause_of(ex, "errcode-no-kernel-image");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 1);
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "cudaErrorInvalidDeviceFunction");
+	c = cause_of(ex, "gpu-out-of-memory");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 2);
+	assert_int_equal(c->last_line, 2);
+	ga_explain_free(ex);
 }
 
 /* No cause: the salient lines, the same however the input is cut; unknown codes stay unknown. */
