@@ -11,7 +11,12 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 79/82:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 78/81:
+# LOWERED from 79/82 by three more held-out batches sampled by fixed queries (y, z, p: 67
+# incidents, blind at the end of the session's frequency rows 40.0/36.0, 27.8/38.9 and
+# 33.3/37.5 %; with rows from their own misses 52.0/48.0, 50.0/55.6, 50.0/54.2 %) and 66
+# incidents written up with the session's rows: 660 incidents, class 78.3 % (517), decision 81.7 % (539).
+# Before, 79/82:
 # LOWERED from 80/82 by four held-out batches sampled by fixed queries (q, r, w, x: 94
 # incidents; w and x scored blind at the session's end 30.0/45.0 and 23.1/42.3 %) and 51
 # incidents of the frequency rows: 527 incidents, class 79.1 % (417), decision 82.9 % (437).
@@ -53,8 +58,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-79}
-MIN_DECISION=${MIN_DECISION:-82}
+MIN_CLASS=${MIN_CLASS:-78}
+MIN_DECISION=${MIN_DECISION:-81}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
