@@ -24,7 +24,8 @@ size_t ga_sig_pattern_count(void);
 
 const struct ga_sig_pattern *ga_sig_pattern_get(size_t i);
 
-/* max_matches: matches kept for the report (the counts go on regardless). -ENOMEM / -EINVAL. */
+/* max_matches: matches kept for the report (the counts go on regardless). -ENOMEM. The regexes
+ * are compiled as their literals first hit a line (unit/test_explain compiles every one). */
 int ga_explain_new(size_t max_matches, struct ga_explain **ret);
 
 void ga_explain_free(struct ga_explain *ex);
