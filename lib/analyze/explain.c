@@ -1396,6 +1396,11 @@ static int cmp_cause(const void *a, const void *b)
 {
 	const struct ga_explain_cause *x = *(const struct ga_explain_cause *const *)a;
 	const struct ga_explain_cause *y = *(const struct ga_explain_cause *const *)b;
+	/* a notice (action none) never ranks above a cause that acts: its weight only lets it
+	 * claim its own line from a broader row (libibverbs' provider warning from loader-soname) */
+	bool nx = x->action == GA_ACT_NONE, ny = y->action == GA_ACT_NONE;
+	if (nx != ny)
+		return nx ? 1 : -1;
 	int sx = cause_score(x), sy = cause_score(y);
 	if (sx != sy)
 		return sx > sy ? -1 : 1;

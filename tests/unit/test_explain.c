@@ -328,6 +328,35 @@ static void test_most_specific_wins(void **state)
 	ga_explain_free(ex);
 }
 
+/* h39-commsched: libibverbs' provider warning claims its line from loader-soname (a notice, weight
+ * 81 over 80), and a notice ranks after a cause that acts even when the cause weighs less
+ * (k8s-insufficient-gpu, 60); alone, the notice is the only cause. */
+static void test_notice_ranks_last(void **state)
+{
+	(void)state;
+	const char *warn =
+	        "libibverbs: Warning: couldn't load driver 'libipathverbs-rdmav25.so': "
+	        "libipathverbs-rdmav25.so: cannot open shared object file: No such file or directory\n";
+	char text[512];
+	snprintf(text, sizeof(text), "%s%s", warn,
+	         "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.\n");
+	struct ga_explain *ex = run_text(text, 1 << 20, 10);
+	size_t n = 0;
+	const struct ga_explain_cause *c = ga_explain_causes(ex, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(sig_id(c[0].sig), "k8s-insufficient-gpu");
+	assert_int_equal(c[0].action, GA_ACT_FIX_CONFIG);
+	assert_string_equal(sig_id(c[1].sig), "libibverbs-provider-not-loaded");
+	assert_int_equal(c[1].action, GA_ACT_NONE);
+	ga_explain_free(ex);
+
+	ex = run_text(warn, 7, 10);
+	c = ga_explain_causes(ex, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(sig_id(c[0].sig), "libibverbs-provider-not-loaded");
+	ga_explain_free(ex);
+}
+
 /* whether the text gives a cause of that signature (class_of finds none: GA_CAUSE__COUNT) */
 static bool has_sig(const char *text, const char *id)
 {
@@ -600,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_catalogue),
 		cmocka_unit_test(test_basic_lines),
 		cmocka_unit_test(test_most_specific_wins),
+		cmocka_unit_test(test_notice_ranks_last),
 		cmocka_unit_test(test_cause_class),
 		cmocka_unit_test(test_actions),
 		cmocka_unit_test(test_xid_pairs),
