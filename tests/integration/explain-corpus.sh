@@ -11,7 +11,15 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 78/81:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 81/84:
+# RAISED from 78/81 by the rows written class by class for every miss (h39-*: each miss put
+# in a bucket, docs/explain.md "Remaining misses, ...") and for held-out batch hb's misses
+# (h40-fixhb), with hb's 27 incidents (blind 40.7/48.1 % at the session's start and after
+# the h39 rows, 66.7/74.1 % with rows from its own misses) and 10 second threads: 697
+# incidents, class 81.2 % (566), decision 84.9 % (592). Of the 159 misses at 78/81, 25 are
+# right now, 1 on decision only, and 133 are judged ambiguous from the text or one
+# product's own message (docs/explain.md, "Remaining misses: where the corpus stands").
+# Before, 78/81:
 # LOWERED from 79/82 by three more held-out batches sampled by fixed queries (y, z, p: 67
 # incidents, blind at the end of the session's frequency rows 40.0/36.0, 27.8/38.9 and
 # 33.3/37.5 %; with rows from their own misses 52.0/48.0, 50.0/55.6, 50.0/54.2 %) and 66
@@ -58,8 +66,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-78}
-MIN_DECISION=${MIN_DECISION:-81}
+MIN_CLASS=${MIN_CLASS:-81}
+MIN_DECISION=${MIN_DECISION:-84}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
