@@ -11,7 +11,11 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 81/84:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 79/83:
+# LOWERED from 81/84 by held-out batch hc (25 incidents collected blind at the session's
+# end, SOURCES-hc.md; 24.0/24.0 % with the session's first binary, 28.0/32.0 % with every
+# row of the session): 722 incidents, class 79.4 % (573), decision 83.1 % (600).
+# Before, 81/84:
 # RAISED from 78/81 by the rows written class by class for every miss (h39-*: each miss put
 # in a bucket, docs/explain.md "Remaining misses, ...") and for held-out batch hb's misses
 # (h40-fixhb), with hb's 27 incidents (blind 40.7/48.1 % at the session's start and after
@@ -66,8 +70,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-81}
-MIN_DECISION=${MIN_DECISION:-84}
+MIN_CLASS=${MIN_CLASS:-79}
+MIN_DECISION=${MIN_DECISION:-83}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
