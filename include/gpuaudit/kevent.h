@@ -25,6 +25,7 @@ enum ga_kev_kind {
 	GA_KEV_NVRM_INIT_FAILURE,
 	GA_KEV_NVRM_API_MISMATCH,
 	GA_KEV_AMDGPU_VM_FAULT, /* [gfxhub]/[mmhub] page fault, *VM_L2_PROTECTION_FAULT_STATUS */
+	GA_KEV_AMDGPU_RAS_RMA,  /* amdgpu's bad-page table reached amdgpu.bad_page_threshold */
 	GA_KEV__COUNT
 };
 

@@ -66,8 +66,11 @@ static void ras_findings(const struct ga_accel *a, const struct ga_amd_info *ai,
 	if (ue > 0) {
 		struct ga_finding *f = ga_findings_add(
 		        out, GA_C_AMD_RAS_UNCORRECTABLE, GA_SEV_ERROR, subject_of(a),
-		        "drain the node: results computed on this GPU since the error may be corrupt; reboot "
-		        "so the driver retires the failing pages, and replace the GPU if errors return",
+		        "drain and reboot the node: the count (kept since the driver loaded) cannot tell "
+		        "whether the driver's own GPU reset recovered from the error (the kernel log can: "
+		        "gpuaudit health), and reads 0 again only after the driver reloads; then check the "
+		        "retired pages (amd-smi bad-pages) against amdgpu.bad_page_threshold and replace the "
+		        "GPU at the threshold",
 		        "%llu uncorrectable RAS error%s (%s)", (unsigned long long)ue, ue == 1 ? "" : "s",
 		        ue_blocks);
 		ga_finding_evidence(f, "ue", "%llu", (unsigned long long)ue);

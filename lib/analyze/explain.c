@@ -236,6 +236,9 @@ struct ga_explain {
 	/* amdgpu VM faults by whose address space: vmid 0 (the kernel driver's or firmware's),
 	 * another vmid or a process's (the HSA runtime's line) */
 	uint64_t vm_kernel, vm_user;
+	/* amdgpu RAS: uncorrectable-error lines no reset outcome followed yet, and those a
+	 * "GPU reset(N) succeeded" / "GPU reset(N) failed" followed (ras_reset) */
+	uint64_t ras_open, ras_ok, ras_failed;
 	struct ga_explain_cause *ranked[N_CAUSES];
 	struct ga_explain_cause ranked_copy[N_CAUSES];
 	/* --for: the class and action the node refines a cause to, +1 (0: the signature's) */
@@ -308,6 +311,7 @@ void ga_explain_reset(struct ga_explain *ex)
 	ex->n_aers = 0;
 	ex->aers_dropped = 0;
 	ex->vm_kernel = ex->vm_user = 0;
+	ex->ras_open = ex->ras_ok = ex->ras_failed = 0;
 	ex->n_codes = 0;
 	ex->codes_dropped = 0;
 	ex->n_salient = 0;
@@ -548,6 +552,25 @@ static void vm_fault_owner(struct ga_explain *ex, const struct ga_explain_match 
 	}
 }
 
+/*
+ * The driver resets the GPU to recover from an uncorrectable RAS error
+ * (Documentation/gpu/amdgpu/ras.rst); the reset's end after the error's lines is their
+ * outcome, as health reads it per GPU (docs/health.md "AMD uncorrectable RAS errors").
+ */
+static void ras_reset(struct ga_explain *ex, unsigned sig, const char *line, size_t len)
+{
+	if (sig == SIG_AMDGPU_RAS_UE) {
+		ex->ras_open++;
+		return;
+	}
+	if (!ex->ras_open)
+		return;
+	if (sig == SIG_AMDGPU_RESET_FAILED)
+		ex->ras_failed += ex->ras_open, ex->ras_open = 0;
+	else if (sig == SIG_AMDGPU_RESET && memmem(line, len, ") succeeded", 11))
+		ex->ras_ok += ex->ras_open, ex->ras_open = 0;
+}
+
 static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
 {
 	const struct ga_sig_pattern *p = &pats[pat];
@@ -583,6 +606,8 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 		error_code(line, len, mt);
 	if (p->sig == SIG_AMDGPU_VM_FAULT)
 		vm_fault_owner(ex, mt, line, len);
+	if (p->sig == SIG_AMDGPU_RAS_UE || p->sig == SIG_AMDGPU_RESET || p->sig == SIG_AMDGPU_RESET_FAILED)
+		ras_reset(ex, p->sig, line, len);
 	struct ga_explain_cause *c = &ex->causes[p->sig];
 	if (!c->count)
 		c->first_line = ex->lines;
@@ -1633,6 +1658,36 @@ static void vm_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 	         l ? "; " : "", (unsigned long long)ex->vm_kernel);
 }
 
+/*
+ * An uncorrectable RAS error cause: the row's drain while the log does not show the outcome
+ * of the driver's reset after it; a failed reset after it: reboot; a successful reset after
+ * every one: restart the jobs (health's ras_decide, one table in docs/health.md).
+ */
+static void ras_detail(struct ga_explain *ex, struct ga_explain_cause *c)
+{
+	if (c->sig != SIG_AMDGPU_RAS_UE)
+		return;
+	size_t l = strlen(c->detail);
+	if (ex->ras_failed) {
+		c->action = GA_ACT_REBOOT;
+		snprintf(c->detail + l, sizeof(c->detail) - l,
+		         "%sthe driver's GPU reset after it failed: the GPU stays unusable until the "
+		         "node reboots",
+		         l ? "; " : "");
+	} else if (ex->ras_ok && !ex->ras_open) {
+		c->action = GA_ACT_RESTART_WORKLOAD;
+		snprintf(c->detail + l, sizeof(c->detail) - l,
+		         "%sthe driver's GPU reset after it succeeded: the GPU recovered, the jobs on it "
+		         "lost their work",
+		         l ? "; " : "");
+	} else {
+		snprintf(c->detail + l, sizeof(c->detail) - l,
+		         "%sno successful GPU reset after %s in this log: the driver's recovery is "
+		         "unconfirmed",
+		         l ? "; " : "", ex->ras_ok ? "the last one" : "it");
+	}
+}
+
 /* The codes of an error-code cause: name = number (runtime type), action. */
 static void code_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 {
@@ -1681,6 +1736,7 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 			wc_detail(&ex->causes[i]);
 			code_detail(ex, &ex->causes[i]);
 			vm_detail(ex, &ex->causes[i]);
+			ras_detail(ex, &ex->causes[i]);
 			if (ex->for_class[i])
 				ex->causes[i].cause_class = (enum ga_cause)(ex->for_class[i] - 1);
 			if (ex->for_action[i])

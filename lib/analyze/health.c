@@ -38,6 +38,7 @@ struct group {
 	char nvl_unit[24];           /* NVLink5 Xids: the latest line's unit and error status */
 	struct ga_ou64 nvl_status;
 	int64_t last_event; /* index of its latest event, -1 before one */
+	int64_t ras_open;   /* amdgpu RAS: its first event no reset outcome followed yet, -1 none */
 };
 
 struct event {
@@ -49,7 +50,8 @@ struct event {
 	uint8_t line_act; /* Xid: the action the line's own words set (ga_kev_xid_line) */
 	bool line_set;
 	bool boot_set, wall_set;
-	bool recovered;    /* amdgpu reset: "GPU reset(N) succeeded" followed */
+	bool recovered;    /* amdgpu reset, RAS: "GPU reset(N) succeeded" followed (on its GPU) */
+	bool reset_failed; /* amdgpu RAS: "GPU reset(N) failed" followed on its GPU */
 	uint8_t vm_owner;  /* amdgpu VM fault: 1 vmid 0 (the driver's), 2 another vmid, 0 unnamed */
 	uint32_t aer_bits; /* PCIe AER: the error types its detail named (status & ~mask) */
 };
@@ -129,6 +131,7 @@ static int32_t group_of(struct ga_health *h, const struct ga_kevent *ev)
 	g->kind = ev->kind;
 	g->code = ev->code;
 	g->last_event = -1;
+	g->ras_open = -1;
 	memcpy(g->address, ev->address, sizeof(g->address));
 	h->slots[i] = (int32_t)h->n_groups;
 	return (int32_t)h->n_groups++;
@@ -142,6 +145,33 @@ static void set_sample(struct group *g, const struct ga_kevent *ev)
 		g->sample[i] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
 	}
 	g->sample[n] = '\0';
+}
+
+/*
+ * The outcome of the amdgpu reset that followed an uncorrectable RAS error on the same GPU:
+ * the driver resets the GPU to recover from one (Documentation/gpu/amdgpu/ras.rst), and its
+ * "GPU reset(N) succeeded" or "GPU reset(N) failed" is the outcome of every RAS event of that
+ * GPU since the previous outcome. Nothing is marked on a GPU without an open RAS event.
+ */
+static void ras_outcome(struct ga_health *h, const char *address, bool ok)
+{
+	struct ga_kevent key;
+	memset(&key, 0, sizeof(key));
+	key.kind = GA_KEV_AMDGPU_RAS;
+	snprintf(key.address, sizeof(key.address), "%s", address);
+	uint32_t i = hash_key(&key) & (HASH_SLOTS - 1);
+	for (int32_t g; (g = h->slots[i]) >= 0; i = (i + 1) & (HASH_SLOTS - 1)) {
+		struct group *gr = &h->groups[g];
+		if (!same(gr, &key))
+			continue;
+		for (size_t e = gr->ras_open < 0 ? h->n_events : (size_t)gr->ras_open; e < h->n_events; e++)
+			if (h->events[e].group == (uint32_t)g) {
+				h->events[e].recovered = ok;
+				h->events[e].reset_failed = !ok;
+			}
+		gr->ras_open = -1;
+		return;
+	}
 }
 
 /*
@@ -162,6 +192,8 @@ static void fold(struct ga_health *h, const struct ga_kevent *ev)
 			gr->status = ev->code;
 		if (ev->kind == GA_KEV_AMDGPU_RESET && gr->last_event >= 0)
 			h->events[gr->last_event].recovered = true;
+		if (ev->kind == GA_KEV_AMDGPU_RESET)
+			ras_outcome(h, ev->address, true);
 		if ((ev->kind == GA_KEV_AER_CORRECTED || ev->kind == GA_KEV_AER_UNCORRECTED) &&
 		    gr->last_event >= 0)
 			h->events[gr->last_event].aer_bits |= ev->aer_bits;
@@ -216,6 +248,7 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 	}
 	e->line_act = (uint8_t)(e->line_set ? la : GA_ACT_INVESTIGATE);
 	e->recovered = false;
+	e->reset_failed = false;
 	e->vm_owner = !ev.vmid.set ? 0 : ev.vmid.v == 0 ? 1 : 2;
 	e->aer_bits = ev.aer_bits;
 	if (ev.kind == GA_KEV_MCE) {
@@ -234,6 +267,12 @@ int ga_health_add_line(void *udata, const char *line, size_t len)
 		e->line_act = (uint8_t)la;
 	}
 	h->groups[g].last_event = (int64_t)(h->n_events - 1);
+	if (ev.kind == GA_KEV_AMDGPU_RAS && h->groups[g].ras_open < 0)
+		h->groups[g].ras_open = (int64_t)(h->n_events - 1);
+	/* a reset's end that no "GPU reset begin" opened, or its failure: the outcome of the
+	 * RAS errors before it on that GPU */
+	if (ev.kind == GA_KEV_AMDGPU_RESET && ev.code.set)
+		ras_outcome(h, ev.address, ev.fatal != GA_KEV_FATAL_YES);
 	if (status.set)
 		h->groups[g].status = status;
 	if (ev.link.set)
@@ -270,7 +309,9 @@ struct acc {
 	uint64_t count;
 	uint64_t resets_after;       /* VM faults: bursts of faults that a ring timeout or reset followed */
 	uint64_t after_vm_fault;     /* resets and ring timeouts that followed a VM fault */
-	uint64_t recovered;          /* resets that ended with "GPU reset(N) succeeded" */
+	uint64_t recovered;          /* resets that ended with "GPU reset(N) succeeded"; RAS errors
+	                              * a successful reset of their GPU followed */
+	uint64_t reset_failed;       /* RAS errors a failed reset of their GPU followed */
 	uint64_t vm_kernel, vm_user; /* VM faults in vmid 0 (the driver's) and in another vmid */
 	bool boot_set, wall_set;
 	double first_boot, last_boot;
@@ -293,6 +334,8 @@ static const char *kind_text(enum ga_kev_kind k)
 		return "amdgpu ring timeout (the GPU hung)";
 	case GA_KEV_AMDGPU_RAS:
 		return "amdgpu uncorrectable RAS error";
+	case GA_KEV_AMDGPU_RAS_RMA:
+		return "amdgpu retired-page table at amdgpu.bad_page_threshold (RMA)";
 	case GA_KEV_AER_CORRECTED:
 		return "PCIe AER corrected errors";
 	case GA_KEV_AER_UNCORRECTED:
@@ -345,6 +388,39 @@ static void chain_note(const struct group *g, const struct acc *a, char *out, si
 	l = strlen(out);
 	if (g->kind == GA_KEV_AMDGPU_RESET && a->recovered)
 		snprintf(out + l, cap - l, "; %llu recovered", (unsigned long long)a->recovered);
+	if (g->kind == GA_KEV_AMDGPU_RAS)
+		snprintf(out + l, cap - l, "%s",
+		         a->reset_failed            ? "; the driver's GPU reset after it failed"
+		         : a->recovered == a->count ? "; the driver's GPU reset after it succeeded"
+		         : a->recovered             ? "; not every one followed by a successful GPU reset"
+		                                    : "; no GPU reset outcome after it in the log");
+}
+
+/*
+ * One decision for an uncorrectable amdgpu RAS error (docs/health.md "AMD uncorrectable RAS
+ * errors: one decision"): the driver resets the GPU to recover from one; a failed reset:
+ * reboot (critical); every error followed by a successful reset: restart the jobs (error);
+ * otherwise the recovery is unconfirmed: the catalogue's drain (critical).
+ */
+static const char *ras_decide(const struct acc *a, enum ga_action *act, enum ga_severity *sev)
+{
+	if (a->reset_failed) {
+		*act = GA_ACT_REBOOT;
+		*sev = GA_SEV_CRITICAL;
+		return "drain and reboot the node: the driver's GPU reset after the uncorrectable error "
+		       "failed and the GPU stays unusable until the driver loads again; replace the GPU if "
+		       "it recurs";
+	}
+	if (a->recovered == a->count) {
+		*act = GA_ACT_RESTART_WORKLOAD;
+		if (*sev > GA_SEV_ERROR)
+			*sev = GA_SEV_ERROR;
+		return "restart the jobs that ran on the GPU: the driver reset it and retired the bad "
+		       "pages; check the retired pages (amd-smi bad-pages) against "
+		       "amdgpu.bad_page_threshold, replace the GPU at the threshold";
+	}
+	*act = GA_ACT_DRAIN;
+	return NULL; /* the event's text and the catalogue's action */
 }
 
 /* ... and in its evidence. */
@@ -362,6 +438,10 @@ static int chain_evidence(const struct group *g, const struct acc *a, struct ga_
 		r = ga_finding_evidence(fd, "after_vm_fault", "%llu", (unsigned long long)a->after_vm_fault);
 	if (r == 0 && g->kind == GA_KEV_AMDGPU_RESET && a->recovered)
 		r = ga_finding_evidence(fd, "recovered", "%llu", (unsigned long long)a->recovered);
+	if (r == 0 && g->kind == GA_KEV_AMDGPU_RAS)
+		r = ga_finding_evidence(fd, "reset_succeeded", "%llu", (unsigned long long)a->recovered);
+	if (r == 0 && g->kind == GA_KEV_AMDGPU_RAS)
+		r = ga_finding_evidence(fd, "reset_failed", "%llu", (unsigned long long)a->reset_failed);
 	return r;
 }
 
@@ -495,6 +575,13 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		}
 	}
 	chain_note(g, a, storm, sizeof(storm));
+	enum ga_action ras_act = GA_ACT_DRAIN;
+	const char *fix = a->action;
+	if (g->kind == GA_KEV_AMDGPU_RAS) {
+		const char *t = ras_decide(a, &ras_act, &sev);
+		if (t)
+			fix = t;
+	}
 	/* every fault in vmid 0: the driver's or firmware's own, as explain decides (vm_detail) */
 	enum ga_cause vm_cause = GA_CAUSE_APPLICATION;
 	enum ga_action vm_act = GA_ACT_RESTART_WORKLOAD;
@@ -505,10 +592,9 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		snprintf(storm + l, sizeof(storm) - l,
 		         " (every one in vmid 0, the kernel driver's or firmware's address space)");
 	}
-	struct ga_finding *fd =
-	        ga_findings_add_member(out, family, code, sev, g->address[0] ? g->address : "node", a->action,
-	                               "%s%s: %llu event%s%s", what, on, (unsigned long long)a->count,
-	                               a->count == 1 ? "" : "s", storm);
+	struct ga_finding *fd = ga_findings_add_member(
+	        out, family, code, sev, g->address[0] ? g->address : "node", fix, "%s%s: %llu event%s%s",
+	        what, on, (unsigned long long)a->count, a->count == 1 ? "" : "s", storm);
 	if (!fd)
 		return -ENOMEM;
 	/* the catalogue's default (codes.def, xid.def), refined by what the events said */
@@ -527,6 +613,8 @@ static int emit(const struct group *g, const struct acc *a, const struct ga_node
 		fd->action = GA_ACT_INVESTIGATE; /* a policy promoted an informational Xid */
 	else if (vm_driver)
 		fd->action = vm_act, fd->cause = vm_cause; /* a driver or firmware bug */
+	else if (g->kind == GA_KEV_AMDGPU_RAS)
+		fd->action = ras_act; /* the outcome of the driver's reset (ras_decide) */
 	int r = ga_finding_evidence(fd, "kind", "%s", ga_kev_kind_name(g->kind));
 	if (r == 0 && g->code.set)
 		r = ga_finding_evidence(fd,
@@ -765,6 +853,7 @@ int ga_health_findings(const struct ga_health *h, const struct ga_node *n, const
 		}
 		a->count++;
 		a->recovered += e->recovered;
+		a->reset_failed += e->reset_failed;
 		a->vm_kernel += e->vm_owner == 1;
 		a->vm_user += e->vm_owner == 2;
 		for (unsigned bit = 0; bit < 32; bit++)

@@ -157,10 +157,15 @@ static bool hardware_xid(const char *code)
 	return info.group == GA_XID_HARDWARE;
 }
 
-/* The boot is recorded; a hardware Xid back after GA_HSTATE_REPEAT_BOOTS boots becomes replace. */
+/*
+ * The boot is recorded; a hardware Xid, or an AMD uncorrectable RAS error (the same memory-error
+ * logic, docs/health.md "AMD uncorrectable RAS errors"), back after GA_HSTATE_REPEAT_BOOTS boots
+ * becomes replace.
+ */
 static int repeat_boots(struct ga_hstate_cond *c, struct ga_finding *fd, const char *boot_id)
 {
-	if (!boot_id || !hardware_xid(c->code) || !strcmp(c->subject, "node"))
+	if (!boot_id || !(hardware_xid(c->code) || ga_code_parse(c->code) == GA_C_KLOG_AMDGPU_RAS) ||
+	    !strcmp(c->subject, "node"))
 		return 0;
 	bool have = ga_strv_contains(&c->boots, boot_id);
 	size_t earlier = c->boots.n - (have ? 1 : 0);

@@ -877,8 +877,20 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 			set_first_addr(m, end, ev);
 			return true;
 		}
-		if (find(m, n, "uncorrectable hardware error") ||
-		    (find(m, n, "RAS") && find(m, n, "uncorrectable"))) {
+		/* amdgpu_ras_eeprom.c at the bad-page threshold (amdgpu.bad_page_threshold): the table
+		 * is full, the GPU is due for RMA; "exceeds 90% of threshold" is the early warning and
+		 * is not this */
+		if (find(m, n, "reaches threshold value") || find(m, n, "exceed threshold:") ||
+		    find(m, n, "AMD Service Action Guide") || find(m, n, "runtime service will be halt")) {
+			ev->kind = GA_KEV_AMDGPU_RAS_RMA;
+			set_first_addr(m, end, ev);
+			return true;
+		}
+		/* the all-clear "no uncorrectable hardware errors detected" is not an error (as explain's
+		 * amdgpu-ras-uncorrectable, which needs a count) */
+		if ((find(m, n, "uncorrectable hardware error") ||
+		     (find(m, n, "RAS") && find(m, n, "uncorrectable"))) &&
+		    !find(m, n, "no uncorrectable")) {
 			ev->kind = GA_KEV_AMDGPU_RAS;
 			set_first_addr(m, end, ev);
 			return true;
@@ -972,8 +984,12 @@ int ga_kevent_parse(struct ga_kparse *st, const char *line, size_t len, struct g
 
 /* --- the catalogue: NVIDIA's rows (lib/core/xid.def) --- */
 
-#define A_HW "drain; reset GPU or reboot; inspect if it recurs"
 #define A_INFO "record"
+/* an uncorrectable RAS error whose recovery the line does not tell (health refines it) */
+#define A_RAS                                                                                        \
+	"drain: the driver resets the GPU to recover, and no outcome of that reset follows in the "  \
+	"log; read it (GPU reset(N) succeeded or failed) and the retired pages (amd-smi bad-pages) " \
+	"against amdgpu.bad_page_threshold"
 
 const char *ga_xid_action_text(enum ga_action a)
 {
@@ -1148,6 +1164,7 @@ enum ga_severity ga_kev_severity(const struct ga_kevent *ev)
 	}
 	case GA_KEV_GPU_LOST:
 	case GA_KEV_AMDGPU_RAS:
+	case GA_KEV_AMDGPU_RAS_RMA:
 		return GA_SEV_CRITICAL;
 	case GA_KEV_AMDGPU_RESET:
 		return ev->fatal == GA_KEV_FATAL_YES ? GA_SEV_CRITICAL : GA_SEV_ERROR;
@@ -1198,7 +1215,10 @@ const char *ga_kev_action(const struct ga_kevent *ev)
 	case GA_KEV_AMDGPU_RING_TIMEOUT:
 		return "check the job that hung the GPU; drain if it repeats";
 	case GA_KEV_AMDGPU_RAS:
-		return A_HW;
+		return A_RAS;
+	case GA_KEV_AMDGPU_RAS_RMA:
+		return "replace the GPU: its retired-page table reached amdgpu.bad_page_threshold "
+		       "(amd-smi bad-pages); AMD's driver points to its Service Action Guide";
 	case GA_KEV_AER_CORRECTED:
 		return "record; from 10 errors of one type on the device (a storm): reseat or replace "
 		       "the card, riser or cable";

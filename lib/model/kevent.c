@@ -22,6 +22,7 @@ static const char *const kind_names[GA_KEV__COUNT] = {
 	[GA_KEV_NVRM_INIT_FAILURE] = "nvrm-init-failure",
 	[GA_KEV_NVRM_API_MISMATCH] = "nvrm-api-mismatch",
 	[GA_KEV_AMDGPU_VM_FAULT] = "amdgpu-vm-fault",
+	[GA_KEV_AMDGPU_RAS_RMA] = "amdgpu-ras-rma",
 };
 
 const char *ga_kev_kind_name(enum ga_kev_kind k)

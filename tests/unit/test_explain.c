@@ -301,6 +301,38 @@ static void test_actions(void **state)
 	assert_int_equal(
 	        action_of("[mmhub] VMC page fault (src_id:0 ring:153 vm_id:0 pas_id:0)\n", "amdgpu-vm-fault"),
 	        GA_ACT_FIX_CONFIG);
+	/* an uncorrectable amdgpu RAS error: drain while the driver's reset after it is unknown;
+	 * restart the jobs when it succeeded, reboot when it failed (docs/health.md "AMD
+	 * uncorrectable RAS errors: one decision"); the threshold's lines: replace */
+	const char *ras = "amdgpu 0000:83:00.0: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) "
+	                  "detected!\n";
+	char buf[512];
+	assert_int_equal(action_of(ras, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
+	snprintf(buf, sizeof(buf),
+	         "%samdgpu 0000:83:00.0: amdgpu: GPU reset begin!\n"
+	         "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n",
+	         ras);
+	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_RESTART_WORKLOAD);
+	snprintf(buf, sizeof(buf),
+	         "%samdgpu 0000:83:00.0: amdgpu: GPU reset begin!\n"
+	         "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) failed\n",
+	         ras);
+	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_REBOOT);
+	/* a reset that succeeded before the error is not its outcome */
+	snprintf(buf, sizeof(buf), "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n%s", ras);
+	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
+	assert_int_equal(action_of("amdgpu 0000:83:00.0: amdgpu: Saved bad pages 20 reaches threshold "
+	                           "value 20\n",
+	                           "amdgpu-ras-bad-page-threshold"),
+	                 GA_ACT_REPLACE);
+	assert_int_equal(action_of("amdgpu 0000:83:00.0: amdgpu: RAS records:21 exceed threshold:20\n",
+	                           "amdgpu-ras-bad-page-threshold"),
+	                 GA_ACT_REPLACE);
+	/* the early warning at 90 % is not the threshold */
+	assert_int_equal(action_of("amdgpu 0000:83:00.0: amdgpu: RAS records:18 exceeds 90% of "
+	                           "threshold:20\n",
+	                           "amdgpu-ras-bad-page-threshold"),
+	                 GA_ACT__COUNT);
 	/* the JSON document carries it */
 	struct ga_explain *ex =
 	        run_text("Failed to initialize NVML: Driver/library version mismatch\n", 1 << 20, 4);

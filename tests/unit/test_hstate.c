@@ -264,6 +264,27 @@ static void test_replace_and_repeats(void **state)
 	}
 	assert_int_equal(ga_hstate_clear(&st, "all"), 1);
 	ga_hstate_release(&st);
+	/* an AMD uncorrectable RAS error on the same GPU in a third boot: replace, as an Xid */
+	assert_int_equal(ga_hstate_read(NULL, NULL, 0, &st), 0);
+	for (int i = 0; i < 3; i++) {
+		ga_findings_init(&f);
+		xid(&f, "GA-KLOG-AMDGPU-RAS", GA_SEV_CRITICAL, 1, 5.0);
+		assert_int_equal(ga_hstate_update(&st, &f, NULL, t + i * 86400, boots[i]), 0);
+		const struct ga_finding *fd = find(&f, "GA-KLOG-AMDGPU-RAS");
+		assert_int_equal(fd->action, i < 2 ? GA_ACT_DRAIN : GA_ACT_REPLACE);
+		ga_findings_release(&f);
+	}
+	ga_hstate_release(&st);
+	/* a kernel-log kind that is no memory error is not escalated */
+	assert_int_equal(ga_hstate_read(NULL, NULL, 0, &st), 0);
+	for (int i = 0; i < 3; i++) {
+		ga_findings_init(&f);
+		xid(&f, "GA-KLOG-AMDGPU-RING-TIMEOUT", GA_SEV_ERROR, 1, 5.0);
+		assert_int_equal(ga_hstate_update(&st, &f, NULL, t + i * 86400, boots[i]), 0);
+		assert_int_not_equal(find(&f, "GA-KLOG-AMDGPU-RING-TIMEOUT")->action, GA_ACT_REPLACE);
+		ga_findings_release(&f);
+	}
+	ga_hstate_release(&st);
 }
 
 static void test_bad_files(void **state)

@@ -563,16 +563,88 @@ static void test_health_vm_fault_reset(void **state)
 	ga_health_free(h);
 }
 
+/*
+ * An uncorrectable RAS error takes the outcome of the driver's reset on its GPU after it
+ * (docs/health.md "AMD uncorrectable RAS errors: one decision"): succeeded: restart the jobs
+ * (error); failed: reboot (critical); none in the log: drain (critical). The bad-page
+ * threshold's lines are their own kind: replace. Lines synthesized from amdgpu's formats.
+ */
+static void test_health_ras_outcome(void **state)
+{
+	(void)state;
+	struct ga_health *h = NULL;
+	assert_int_equal(ga_health_new(&h), 0);
+	const char *lines[] = {
+		"[ 5.0] amdgpu 0000:d6:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",
+		"[ 6.0] amdgpu 0000:d6:00.0: amdgpu: no uncorrectable hardware errors detected in gfx block",
+		"[ 10.0] amdgpu 0000:c1:00.0: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) "
+		"detected!",
+		"[ 10.1] amdgpu 0000:c1:00.0: amdgpu: 2 uncorrectable hardware errors detected in umc block",
+		"[ 10.2] amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!",
+		"[ 12.0] amdgpu 0000:c1:00.0: amdgpu: GPU reset(1) succeeded!",
+		"[ 20.0] amdgpu 0000:c6:00.0: amdgpu: 1 uncorrectable hardware errors detected in gfx block",
+		"[ 20.1] amdgpu 0000:c6:00.0: amdgpu: GPU reset begin!",
+		"[ 21.0] amdgpu 0000:c6:00.0: amdgpu: GPU reset(2) failed",
+		"[ 30.0] amdgpu 0000:8e:00.0: amdgpu: Saved bad pages 20 reaches threshold value 20",
+		"[ 30.1] amdgpu 0000:8e:00.0: amdgpu: RAS records:18 exceeds 90% of threshold:20",
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(ga_health_add_line(h, lines[i], strlen(lines[i])), 0);
+	struct ga_findings f;
+	ga_findings_init(&f);
+	assert_int_equal(ga_health_findings(h, NULL, NULL, &f, NULL), 0);
+	int seen = 0;
+	for (size_t i = 0; i < f.n; i++) {
+		const struct ga_finding *fd = &f.v[i];
+		if (!strcmp(fd->code, "GA-KLOG-AMDGPU-RAS") && !strcmp(fd->subject, "0000:c1:00.0")) {
+			assert_int_equal(fd->action, GA_ACT_RESTART_WORKLOAD);
+			assert_int_equal(fd->severity, GA_SEV_ERROR);
+			assert_non_null(
+			        strstr(fd->message, "2 events; the driver's GPU reset after it succeeded"));
+			seen |= 1;
+		} else if (!strcmp(fd->code, "GA-KLOG-AMDGPU-RAS") && !strcmp(fd->subject, "0000:c6:00.0")) {
+			assert_int_equal(fd->action, GA_ACT_REBOOT);
+			assert_int_equal(fd->severity, GA_SEV_CRITICAL);
+			assert_non_null(strstr(fd->message, "reset after it failed"));
+			seen |= 2;
+		} else if (!strcmp(fd->code, "GA-KLOG-AMDGPU-RAS")) {
+			/* the all-clear line is no event; no reset followed on this GPU */
+			assert_string_equal(fd->subject, "0000:d6:00.0");
+			assert_int_equal(fd->action, GA_ACT_DRAIN);
+			assert_int_equal(fd->severity, GA_SEV_CRITICAL);
+			assert_non_null(strstr(fd->message, "1 event; no GPU reset outcome"));
+			seen |= 4;
+		} else if (!strcmp(fd->code, "GA-KLOG-AMDGPU-RAS-RMA")) {
+			assert_string_equal(fd->subject, "0000:8e:00.0");
+			assert_int_equal(fd->action, GA_ACT_REPLACE);
+			assert_int_equal(fd->severity, GA_SEV_CRITICAL);
+			assert_non_null(strstr(fd->message, ": 1 event")); /* not the 90 % warning */
+			seen |= 8;
+		}
+	}
+	assert_int_equal(seen, 15);
+	ga_findings_release(&f);
+	ga_health_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_xid_dmesg),   cmocka_unit_test(test_forms),
-		cmocka_unit_test(test_other_kinds), cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_addr),        cmocka_unit_test(test_catalogue),
-		cmocka_unit_test(test_line_words),  cmocka_unit_test(test_overrides),
-		cmocka_unit_test(test_duration),    cmocka_unit_test(test_health_window),
-		cmocka_unit_test(test_wall_stamps), cmocka_unit_test(test_wall_time_parse),
-		cmocka_unit_test(test_vm_fault),    cmocka_unit_test(test_health_vm_fault_reset),
+		cmocka_unit_test(test_xid_dmesg),
+		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_other_kinds),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_line_words),
+		cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_health_window),
+		cmocka_unit_test(test_wall_stamps),
+		cmocka_unit_test(test_wall_time_parse),
+		cmocka_unit_test(test_vm_fault),
+		cmocka_unit_test(test_health_vm_fault_reset),
+		cmocka_unit_test(test_health_ras_outcome),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
