@@ -11,7 +11,11 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 79/83:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 80/83:
+# RAISED from 79/83 by the rows from batch hc's own misses (h41-fixhc; hc 28.0/32.0 % ->
+# 56.0/56.0 %) and h40-ras (no incident moved): 722 incidents, class 80.5 % (581),
+# decision 83.9 % (606).
+# Before, 79/83:
 # LOWERED from 81/84 by held-out batch hc (25 incidents collected blind at the session's
 # end, SOURCES-hc.md; 24.0/24.0 % with the session's first binary, 28.0/32.0 % with every
 # row of the session): 722 incidents, class 79.4 % (573), decision 83.1 % (600).
@@ -70,7 +74,7 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-79}
+MIN_CLASS=${MIN_CLASS:-80}
 MIN_DECISION=${MIN_DECISION:-83}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
