@@ -113,18 +113,24 @@ static bool same(const struct group *g, const struct ga_kevent *ev)
 	       !strcmp(g->address, ev->address);
 }
 
+/* The group of ev's key, or -1; *slot: where it is, or the free slot a new one would take. */
+static int32_t group_find(const struct ga_health *h, const struct ga_kevent *ev, uint32_t *slot)
+{
+	uint32_t i = hash_key(ev) & (HASH_SLOTS - 1);
+	int32_t g;
+	while ((g = h->slots[i]) >= 0 && !same(&h->groups[g], ev))
+		i = (i + 1) & (HASH_SLOTS - 1);
+	*slot = i;
+	return g;
+}
+
 /* The group of ev, created when new; -1 when the table is full. */
 static int32_t group_of(struct ga_health *h, const struct ga_kevent *ev)
 {
-	uint32_t i = hash_key(ev) & (HASH_SLOTS - 1);
-	for (;;) {
-		int32_t g = h->slots[i];
-		if (g < 0)
-			break;
-		if (same(&h->groups[g], ev))
-			return g;
-		i = (i + 1) & (HASH_SLOTS - 1);
-	}
+	uint32_t i;
+	int32_t found = group_find(h, ev, &i);
+	if (found >= 0)
+		return found;
 	if (h->n_groups >= MAX_GROUPS)
 		return -1;
 	struct group *g = &h->groups[h->n_groups];
@@ -159,19 +165,16 @@ static void ras_outcome(struct ga_health *h, const char *address, bool ok)
 	memset(&key, 0, sizeof(key));
 	key.kind = GA_KEV_AMDGPU_RAS;
 	snprintf(key.address, sizeof(key.address), "%s", address);
-	uint32_t i = hash_key(&key) & (HASH_SLOTS - 1);
-	for (int32_t g; (g = h->slots[i]) >= 0; i = (i + 1) & (HASH_SLOTS - 1)) {
-		struct group *gr = &h->groups[g];
-		if (!same(gr, &key))
-			continue;
-		for (size_t e = gr->ras_open < 0 ? h->n_events : (size_t)gr->ras_open; e < h->n_events; e++)
-			if (h->events[e].group == (uint32_t)g) {
-				h->events[e].recovered = ok;
-				h->events[e].reset_failed = !ok;
-			}
-		gr->ras_open = -1;
+	uint32_t slot;
+	int32_t g = group_find(h, &key, &slot);
+	if (g < 0 || h->groups[g].ras_open < 0)
 		return;
-	}
+	for (size_t e = (size_t)h->groups[g].ras_open; e < h->n_events; e++)
+		if (h->events[e].group == (uint32_t)g) {
+			h->events[e].recovered = ok;
+			h->events[e].reset_failed = !ok;
+		}
+	h->groups[g].ras_open = -1;
 }
 
 /*
@@ -183,22 +186,19 @@ static void fold(struct ga_health *h, const struct ga_kevent *ev)
 	struct ga_kevent key = *ev;
 	key.code.set = false;
 	key.code.v = 0;
-	uint32_t i = hash_key(&key) & (HASH_SLOTS - 1);
-	for (int32_t g; (g = h->slots[i]) >= 0; i = (i + 1) & (HASH_SLOTS - 1)) {
-		struct group *gr = &h->groups[g];
-		if (!same(gr, &key))
-			continue;
-		if (ev->kind == GA_KEV_AMDGPU_VM_FAULT && ev->code.set)
-			gr->status = ev->code;
-		if (ev->kind == GA_KEV_AMDGPU_RESET && gr->last_event >= 0)
-			h->events[gr->last_event].recovered = true;
-		if (ev->kind == GA_KEV_AMDGPU_RESET)
-			ras_outcome(h, ev->address, true);
-		if ((ev->kind == GA_KEV_AER_CORRECTED || ev->kind == GA_KEV_AER_UNCORRECTED) &&
-		    gr->last_event >= 0)
-			h->events[gr->last_event].aer_bits |= ev->aer_bits;
+	uint32_t slot;
+	int32_t g = group_find(h, &key, &slot);
+	if (g < 0)
 		return;
-	}
+	struct group *gr = &h->groups[g];
+	if (ev->kind == GA_KEV_AMDGPU_VM_FAULT && ev->code.set)
+		gr->status = ev->code;
+	if (ev->kind == GA_KEV_AMDGPU_RESET && gr->last_event >= 0)
+		h->events[gr->last_event].recovered = true;
+	if (ev->kind == GA_KEV_AMDGPU_RESET)
+		ras_outcome(h, ev->address, true);
+	if ((ev->kind == GA_KEV_AER_CORRECTED || ev->kind == GA_KEV_AER_UNCORRECTED) && gr->last_event >= 0)
+		h->events[gr->last_event].aer_bits |= ev->aer_bits;
 }
 
 int ga_health_add_line(void *udata, const char *line, size_t len)
