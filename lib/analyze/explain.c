@@ -89,7 +89,8 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
  * its CUDA start-up ("ggml_cuda_init: failed to initialize CUDA: initialization error"); ollama's
  * GPU discovery ("cudart init failure: 35", "cuda driver library init failure: 999"); or by its
  * message after a prefix that no code name starts (the THC forms "cuda runtime error (N) : MSG"
- * and "THCudaCheck FAIL ... : MSG": message_code). */
+ * and "THCudaCheck FAIL ... : MSG", CUDALibrarySamples' "CUDA API failed at ... with error: MSG (N)":
+ * message_code). */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -113,7 +114,8 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "init failure: ",
 	                                   "err: ERROR_",
 	                                   "cuda runtime error (",
-	                                   "THCudaCheck FAIL " };
+	                                   "THCudaCheck FAIL ",
+	                                   "CUDA API failed at " };
 
 static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
 
@@ -758,7 +760,10 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 		    { "NCCL error: ", GA_ECF_NCCL, NULL },
 		    { "NCCL error in: ", GA_ECF_NCCL, ", " },
 		    { "cuda runtime error (", GA_ECF_CUDART, ") : " },
-		    { "THCudaCheck FAIL ", GA_ECF_CUDART, " : " } };
+		    { "THCudaCheck FAIL ", GA_ECF_CUDART, " : " },
+		    /* NVIDIA's CUDALibrarySamples CHECK_CUDA and the tools that copy it: "CUDA API failed at
+		     * line %d with error: %s (%d)" with cudaGetErrorString (h45-fixhg) */
+		    { "CUDA API failed at ", GA_ECF_CUDART, " with error: " } };
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
 		size_t pl = strlen(pre[i].prefix);
 		const char *at = memmem(l, n, pre[i].prefix, pl);
