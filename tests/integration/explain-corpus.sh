@@ -11,7 +11,12 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 80/83,
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 79/82:
+# LOWERED from 80/83 by held-out batch hg (21 incidents collected blind after every row of
+# the session was merged, SOURCES-hg.md: 33.3/42.9 % with the session's first binary and
+# with every row of the session alike; 52.4/66.7 % with rows from its own misses, h45-fixhg):
+# 791 incidents, class 79.4 % (628), decision 82.7 % (654).
+# Before, 80/83,
 # KEPT with held-out batches hd and he (46 incidents collected blind while six helpers wrote
 # 411 rows and patterns from the vendors' sources; blind 19.6/23.9 % with the session's first
 # binary, 21.7/26.1 % with the source rows, 69.6/69.6 % with rows from their own misses,
@@ -80,8 +85,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-80}
-MIN_DECISION=${MIN_DECISION:-83}
+MIN_CLASS=${MIN_CLASS:-79}
+MIN_DECISION=${MIN_DECISION:-82}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
