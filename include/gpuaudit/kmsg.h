@@ -165,6 +165,17 @@ const char *ga_kev_action(const struct ga_kevent *ev);
 bool ga_kev_vm_fault_driver(uint64_t vmid0, uint64_t other, enum ga_cause *ret_cause,
                             enum ga_action *ret_action);
 /*
+ * An uncorrectable amdgpu RAS error's decision from the driver's own recovery (it resets
+ * the GPU, Linux Documentation/gpu/amdgpu/ras.rst): errors of one GPU, how many a
+ * "GPU reset(N) succeeded" followed, whether a "GPU reset(N) failed" did. A failed reset:
+ * reboot; every error followed by a successful one: restart_workload; otherwise the
+ * recovery is unconfirmed: drain. The one rule of health and explain (docs/health.md "AMD
+ * uncorrectable RAS errors: one decision").
+ */
+enum ga_action ga_kev_ras_action(uint64_t errors, uint64_t recovered, bool reset_failed);
+/* The first PCI address in a line, normalised ("0000:41:00.0"), as the parser reads an event's. */
+bool ga_kev_line_address(const char *line, size_t len, char out[16]);
+/*
  * The action and severity an Xid line's own words set: the recovery action it
  * names (Xid 154 and any line with "GPU Reset Required", "Node Reboot
  * Required", "Drain P2P", "Drain and Reset"), or the Fatal/Nonfatal token of

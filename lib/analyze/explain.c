@@ -59,6 +59,7 @@ static const struct ga_sig_pattern pats[] = {
  * groups.def), for a line that names a code no signature matched.
  */
 #define N_CAUSES (SIG__COUNT + GA_ECG__COUNT)
+#define RAS_GPUS 16 /* GPUs whose RAS errors explain pairs with their own resets */
 
 static const struct ga_signature grp_sigs[] = {
 #define EG(name_, cls_, act_, weight_, id_, summary_, cause_, fix_, next_) \
@@ -238,9 +239,15 @@ struct ga_explain {
 	/* amdgpu VM faults by whose address space: vmid 0 (the kernel driver's or firmware's),
 	 * another vmid or a process's (the HSA runtime's line) */
 	uint64_t vm_kernel, vm_user;
-	/* amdgpu RAS: uncorrectable-error lines no reset outcome followed yet, and those a
-	 * "GPU reset(N) succeeded" / "GPU reset(N) failed" followed (ras_reset) */
-	uint64_t ras_open, ras_ok, ras_failed;
+	/* amdgpu RAS, per GPU (the line's PCI address, "" when it names none): uncorrectable-error
+	 * lines, those no reset outcome of that GPU followed yet, and those a "GPU reset(N)
+	 * succeeded" / "GPU reset(N) failed" followed (ras_reset); GPUs past RAS_GPUS share the
+	 * last slot */
+	struct ras_gpu {
+		char addr[16];
+		uint64_t errors, open, recovered, failed;
+	} ras[RAS_GPUS];
+	unsigned n_ras;
 	struct ga_explain_cause *ranked[N_CAUSES];
 	struct ga_explain_cause ranked_copy[N_CAUSES];
 	/* --for: the class and action the node refines a cause to, +1 (0: the signature's) */
@@ -313,7 +320,7 @@ void ga_explain_reset(struct ga_explain *ex)
 	ex->n_aers = 0;
 	ex->aers_dropped = 0;
 	ex->vm_kernel = ex->vm_user = 0;
-	ex->ras_open = ex->ras_ok = ex->ras_failed = 0;
+	ex->n_ras = 0;
 	ex->n_codes = 0;
 	ex->codes_dropped = 0;
 	ex->n_salient = 0;
@@ -554,23 +561,48 @@ static void vm_fault_owner(struct ga_explain *ex, const struct ga_explain_match 
 	}
 }
 
+/* The RAS slot of a GPU; a new one only for an error line (NULL: no error of that GPU yet). */
+static struct ras_gpu *ras_gpu(struct ga_explain *ex, const char *addr, bool create)
+{
+	for (unsigned i = 0; i < ex->n_ras; i++)
+		if (!strcmp(ex->ras[i].addr, addr))
+			return &ex->ras[i];
+	if (!create)
+		return NULL;
+	if (ex->n_ras == RAS_GPUS)
+		return &ex->ras[RAS_GPUS - 1];
+	struct ras_gpu *g = &ex->ras[ex->n_ras++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->addr, sizeof(g->addr), "%s", addr);
+	return g;
+}
+
 /*
  * The driver resets the GPU to recover from an uncorrectable RAS error
- * (Documentation/gpu/amdgpu/ras.rst); the reset's end after the error's lines is their
- * outcome, as health reads it per GPU (docs/health.md "AMD uncorrectable RAS errors").
+ * (Documentation/gpu/amdgpu/ras.rst); the end of that GPU's next reset is the outcome of its
+ * errors since the previous outcome, as health reads it (docs/health.md "AMD uncorrectable
+ * RAS errors").
  */
 static void ras_reset(struct ga_explain *ex, unsigned sig, const char *line, size_t len)
 {
+	char addr[16];
+	if (!ga_kev_line_address(line, len, addr))
+		addr[0] = '\0';
+	struct ras_gpu *g = ras_gpu(ex, addr, sig == SIG_AMDGPU_RAS_UE);
+	if (!g)
+		return;
 	if (sig == SIG_AMDGPU_RAS_UE) {
-		ex->ras_open++;
+		g->errors++;
+		g->open++;
 		return;
 	}
-	if (!ex->ras_open)
-		return;
 	if (sig == SIG_AMDGPU_RESET_FAILED)
-		ex->ras_failed += ex->ras_open, ex->ras_open = 0;
-	else if (sig == SIG_AMDGPU_RESET && memmem(line, len, ") succeeded", 11))
-		ex->ras_ok += ex->ras_open, ex->ras_open = 0;
+		g->failed += g->open;
+	else if (memmem(line, len, ") succeeded", 11))
+		g->recovered += g->open;
+	else
+		return;
+	g->open = 0;
 }
 
 static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
@@ -1664,32 +1696,47 @@ static void vm_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 }
 
 /*
- * An uncorrectable RAS error cause: the row's drain while the log does not show the outcome
- * of the driver's reset after it; a failed reset after it: reboot; a successful reset after
- * every one: restart the jobs (health's ras_decide, one table in docs/health.md).
+ * An uncorrectable RAS error cause: the most urgent decision of its GPUs by the one rule of
+ * health and explain (ga_kev_ras_action): a failed reset after it: reboot; a successful reset
+ * after every one: restart the jobs; else the row's drain.
  */
 static void ras_detail(struct ga_explain *ex, struct ga_explain_cause *c)
 {
 	if (c->sig != SIG_AMDGPU_RAS_UE)
 		return;
+	/* restart_workload < drain < reboot: the first GPU with the most urgent decision */
+	enum ga_action act = GA_ACT_RESTART_WORKLOAD;
+	const struct ras_gpu *worst = NULL;
+	int worst_rank = -1;
+	for (unsigned i = 0; i < ex->n_ras; i++) {
+		const struct ras_gpu *g = &ex->ras[i];
+		enum ga_action a = ga_kev_ras_action(g->errors, g->recovered, g->failed != 0);
+		int rank = a == GA_ACT_REBOOT ? 2 : a == GA_ACT_DRAIN ? 1 : 0;
+		if (rank > worst_rank)
+			worst = g, worst_rank = rank, act = a;
+	}
+	if (!worst)
+		return;
 	size_t l = strlen(c->detail);
-	if (ex->ras_failed) {
+	const char *sep = l ? "; " : "";
+	const char *on = worst->addr[0] ? " of " : "", *gpu = worst->addr;
+	if (act == GA_ACT_REBOOT) {
 		c->action = GA_ACT_REBOOT;
 		snprintf(c->detail + l, sizeof(c->detail) - l,
-		         "%sthe driver's GPU reset after it failed: the GPU stays unusable until the "
+		         "%sthe driver's GPU reset%s%s after it failed: the GPU stays unusable until the "
 		         "node reboots",
-		         l ? "; " : "");
-	} else if (ex->ras_ok && !ex->ras_open) {
+		         sep, on, gpu);
+	} else if (act == GA_ACT_RESTART_WORKLOAD) {
 		c->action = GA_ACT_RESTART_WORKLOAD;
 		snprintf(c->detail + l, sizeof(c->detail) - l,
 		         "%sthe driver's GPU reset after it succeeded: the GPU recovered, the jobs on it "
 		         "lost their work",
-		         l ? "; " : "");
+		         sep);
 	} else {
 		snprintf(c->detail + l, sizeof(c->detail) - l,
-		         "%sno successful GPU reset after %s in this log: the driver's recovery is "
+		         "%sno successful GPU reset%s%s after %s in this log: the driver's recovery is "
 		         "unconfirmed",
-		         l ? "; " : "", ex->ras_ok ? "the last one" : "it");
+		         sep, on, gpu, worst->recovered ? "the last one" : "it");
 	}
 }
 

@@ -404,23 +404,21 @@ static void chain_note(const struct group *g, const struct acc *a, char *out, si
  */
 static const char *ras_decide(const struct acc *a, enum ga_action *act, enum ga_severity *sev)
 {
-	if (a->reset_failed) {
-		*act = GA_ACT_REBOOT;
+	*act = ga_kev_ras_action(a->count, a->recovered, a->reset_failed);
+	if (*act == GA_ACT_REBOOT) {
 		*sev = GA_SEV_CRITICAL;
 		return "drain and reboot the node: the driver's GPU reset after the uncorrectable error "
 		       "failed and the GPU stays unusable until the driver loads again; replace the GPU if "
 		       "it recurs";
 	}
-	if (a->recovered == a->count) {
-		*act = GA_ACT_RESTART_WORKLOAD;
+	if (*act == GA_ACT_RESTART_WORKLOAD) {
 		if (*sev > GA_SEV_ERROR)
 			*sev = GA_SEV_ERROR;
 		return "restart the jobs that ran on the GPU: the driver reset it and retired the bad "
 		       "pages; check the retired pages (amd-smi bad-pages) against "
 		       "amdgpu.bad_page_threshold, replace the GPU at the threshold";
 	}
-	*act = GA_ACT_DRAIN;
-	return NULL; /* the event's text and the catalogue's action */
+	return NULL; /* drain: the event's text and the catalogue's action */
 }
 
 /* ... and in its evidence. */

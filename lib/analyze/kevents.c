@@ -1260,6 +1260,20 @@ bool ga_kev_vm_fault_driver(uint64_t vmid0, uint64_t other, enum ga_cause *ret_c
 	return true;
 }
 
+enum ga_action ga_kev_ras_action(uint64_t errors, uint64_t recovered, bool reset_failed)
+{
+	if (reset_failed)
+		return GA_ACT_REBOOT;
+	if (errors && recovered >= errors)
+		return GA_ACT_RESTART_WORKLOAD;
+	return GA_ACT_DRAIN;
+}
+
+bool ga_kev_line_address(const char *line, size_t len, char out[16])
+{
+	return first_addr(line, len > GA_KLINE_MAX ? GA_KLINE_MAX : len, out);
+}
+
 int ga_xid_override_parse(const char *action, enum ga_severity *ret)
 {
 	static const struct {

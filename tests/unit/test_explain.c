@@ -321,6 +321,28 @@ static void test_actions(void **state)
 	/* a reset that succeeded before the error is not its outcome */
 	snprintf(buf, sizeof(buf), "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n%s", ras);
 	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
+	/* the outcome is read per GPU, as health does: another GPU's reset is not this error's */
+	snprintf(buf, sizeof(buf), "%samdgpu 0000:c3:00.0: amdgpu: GPU reset(1) succeeded!\n", ras);
+	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
+	snprintf(buf, sizeof(buf), "%samdgpu 0000:c3:00.0: amdgpu: GPU reset(1) failed\n", ras);
+	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
+	/* two GPUs: the most urgent decision (one recovered, one not: drain; one failed: reboot) */
+	snprintf(buf, sizeof(buf),
+	         "%samdgpu 0000:c3:00.0: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
+	         "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n",
+	         ras);
+	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
+	snprintf(buf, sizeof(buf),
+	         "%samdgpu 0000:c3:00.0: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
+	         "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n"
+	         "amdgpu 0000:c3:00.0: amdgpu: GPU reset(1) failed\n",
+	         ras);
+	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_REBOOT);
+	/* lines that name no address pair with each other */
+	assert_int_equal(action_of("uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
+	                           "amdgpu: GPU reset(1) succeeded!\n",
+	                           "amdgpu-ras-uncorrectable"),
+	                 GA_ACT_RESTART_WORKLOAD);
 	assert_int_equal(action_of("amdgpu 0000:83:00.0: amdgpu: Saved bad pages 20 reaches threshold "
 	                           "value 20\n",
 	                           "amdgpu-ras-bad-page-threshold"),

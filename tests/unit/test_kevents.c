@@ -627,6 +627,24 @@ static void test_health_ras_outcome(void **state)
 	ga_health_free(h);
 }
 
+/* The one RAS rule of health and explain, and the line's address it pairs by. */
+static void test_ras_action(void **state)
+{
+	(void)state;
+	assert_int_equal(ga_kev_ras_action(1, 0, false), GA_ACT_DRAIN);
+	assert_int_equal(ga_kev_ras_action(2, 1, false), GA_ACT_DRAIN);
+	assert_int_equal(ga_kev_ras_action(2, 2, false), GA_ACT_RESTART_WORKLOAD);
+	assert_int_equal(ga_kev_ras_action(2, 2, true), GA_ACT_REBOOT);
+	assert_int_equal(ga_kev_ras_action(1, 0, true), GA_ACT_REBOOT);
+	assert_int_equal(ga_kev_ras_action(0, 0, false), GA_ACT_DRAIN); /* no error seen: unconfirmed */
+	char addr[16];
+	const char *l = "amdgpu 0000:C3:00.0: amdgpu: GPU reset(1) succeeded!";
+	assert_true(ga_kev_line_address(l, strlen(l), addr));
+	assert_string_equal(addr, "0000:c3:00.0");
+	l = "amdgpu: GPU reset(1) succeeded!";
+	assert_false(ga_kev_line_address(l, strlen(l), addr));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_vm_fault),
 		cmocka_unit_test(test_health_vm_fault_reset),
 		cmocka_unit_test(test_health_ras_outcome),
+		cmocka_unit_test(test_ras_action),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
