@@ -11,12 +11,14 @@
 # build/gpuaudit. The rules are the scorer's (tests/integration/explain-corpus.sh): the
 # top-ranked cause of `explain --json` gives the action; no cause is `investigate`.
 # "acted" counts the incidents where explain gave an action other than investigate:
-# those a remediation system would carry out with nobody awake. Exit 0, 2 when no
-# incident matches.
+# those a remediation system would carry out with nobody awake. Exit 0; 2 when no
+# incident matches or GPUAUDIT is not an executable.
 set -u
 command -v python3 >/dev/null 2>&1 || { echo "python3 is needed" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
-exec python3 - "${1:-all}" "${2:-build/gpuaudit}" "$top/tests/corpus/incidents" <<'PY'
+bin=${2:-build/gpuaudit}
+[ -x "$bin" ] || { echo "corpus-actions: $bin is not an executable gpuaudit (build first)" >&2; exit 2; }
+exec python3 - "${1:-all}" "$bin" "$top/tests/corpus/incidents" <<'PY'
 import json, os, subprocess, sys
 prefixes, gpuaudit, root = sys.argv[1], sys.argv[2], sys.argv[3]
 pre = None if prefixes == "all" else tuple(p for p in prefixes.split(",") if p)
