@@ -304,45 +304,40 @@ static void test_actions(void **state)
 	/* an uncorrectable amdgpu RAS error: drain while the driver's reset after it is unknown;
 	 * restart the jobs when it succeeded, reboot when it failed (docs/health.md "AMD
 	 * uncorrectable RAS errors: one decision"); the threshold's lines: replace */
-	const char *ras = "amdgpu 0000:83:00.0: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) "
-	                  "detected!\n";
-	char buf[512];
-	assert_int_equal(action_of(ras, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
-	snprintf(buf, sizeof(buf),
-	         "%samdgpu 0000:83:00.0: amdgpu: GPU reset begin!\n"
-	         "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n",
-	         ras);
-	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_RESTART_WORKLOAD);
-	snprintf(buf, sizeof(buf),
-	         "%samdgpu 0000:83:00.0: amdgpu: GPU reset begin!\n"
-	         "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) failed\n",
-	         ras);
-	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_REBOOT);
-	/* a reset that succeeded before the error is not its outcome */
-	snprintf(buf, sizeof(buf), "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n%s", ras);
-	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
-	/* the outcome is read per GPU, as health does: another GPU's reset is not this error's */
-	snprintf(buf, sizeof(buf), "%samdgpu 0000:c3:00.0: amdgpu: GPU reset(1) succeeded!\n", ras);
-	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
-	snprintf(buf, sizeof(buf), "%samdgpu 0000:c3:00.0: amdgpu: GPU reset(1) failed\n", ras);
-	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
-	/* two GPUs: the most urgent decision (one recovered, one not: drain; one failed: reboot) */
-	snprintf(buf, sizeof(buf),
-	         "%samdgpu 0000:c3:00.0: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
-	         "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n",
-	         ras);
-	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_DRAIN);
-	snprintf(buf, sizeof(buf),
-	         "%samdgpu 0000:c3:00.0: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
-	         "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n"
-	         "amdgpu 0000:c3:00.0: amdgpu: GPU reset(1) failed\n",
-	         ras);
-	assert_int_equal(action_of(buf, "amdgpu-ras-uncorrectable"), GA_ACT_REBOOT);
-	/* lines that name no address pair with each other */
-	assert_int_equal(action_of("uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
-	                           "amdgpu: GPU reset(1) succeeded!\n",
-	                           "amdgpu-ras-uncorrectable"),
-	                 GA_ACT_RESTART_WORKLOAD);
+#define RAS_83 "amdgpu 0000:83:00.0: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
+#define RAS_C3 "amdgpu 0000:c3:00.0: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
+#define OK_83 "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) succeeded!\n"
+#define OK_C3 "amdgpu 0000:c3:00.0: amdgpu: GPU reset(1) succeeded!\n"
+#define FAIL_83 "amdgpu 0000:83:00.0: amdgpu: GPU reset(1) failed\n"
+#define FAIL_C3 "amdgpu 0000:c3:00.0: amdgpu: GPU reset(1) failed\n"
+	static const struct {
+		const char *log;
+		enum ga_action want;
+	} ras_cases[] = {
+		{ RAS_83, GA_ACT_DRAIN },
+		{ RAS_83 "amdgpu 0000:83:00.0: amdgpu: GPU reset begin!\n" OK_83, GA_ACT_RESTART_WORKLOAD },
+		{ RAS_83 "amdgpu 0000:83:00.0: amdgpu: GPU reset begin!\n" FAIL_83, GA_ACT_REBOOT },
+		/* a reset that succeeded before the error is not its outcome */
+		{ OK_83 RAS_83, GA_ACT_DRAIN },
+		/* the outcome is read per GPU, as health does: another GPU's reset is not this error's */
+		{ RAS_83 OK_C3, GA_ACT_DRAIN },
+		{ RAS_83 FAIL_C3, GA_ACT_DRAIN },
+		/* two GPUs: the most urgent decision (one recovered, one not: drain; one failed: reboot) */
+		{ RAS_83 RAS_C3 OK_83, GA_ACT_DRAIN },
+		{ RAS_83 RAS_C3 OK_83 FAIL_C3, GA_ACT_REBOOT },
+		/* lines that name no address pair with each other */
+		{ "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!\n"
+		  "amdgpu: GPU reset(1) succeeded!\n",
+		  GA_ACT_RESTART_WORKLOAD },
+	};
+	for (size_t i = 0; i < sizeof(ras_cases) / sizeof(ras_cases[0]); i++)
+		assert_int_equal(action_of(ras_cases[i].log, "amdgpu-ras-uncorrectable"), ras_cases[i].want);
+#undef RAS_83
+#undef RAS_C3
+#undef OK_83
+#undef OK_C3
+#undef FAIL_83
+#undef FAIL_C3
 	assert_int_equal(action_of("amdgpu 0000:83:00.0: amdgpu: Saved bad pages 20 reaches threshold "
 	                           "value 20\n",
 	                           "amdgpu-ras-bad-page-threshold"),
