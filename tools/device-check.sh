@@ -177,14 +177,17 @@ timeout 300 "$bin" capture "$OUT/h200-real/root" --json >"$OUT/h200-real-capture
 timeout 60 "$bin" __vendor-helper nvml >"$OUT/h200-real/nvml.json" 2>/dev/null
 timeout 60 "$bin" discover --root "$OUT/h200-real/root" --json >"$OUT/h200-real/discover-capture.json"
 tar -C "$OUT" -czf "$OUT/h200-real.tar.gz" h200-real && rm -rf "$OUT/h200-real"
-echo "== error strings (libcuda, libnvidia-ml: not on the build machine)"
-# cuGetErrorString and nvmlErrorString for every code of lib/core/errcodes/{cu,nvml}.def, from this
-# machine's driver: copy $OUT/errstrings/{cu,nvml}.tsv to tools/errstrings/ and run
-# tools/gen-errcodes --strings (docs/explain.md, "Message strings")
+echo "== error strings (this machine's libcuda and libnvidia-ml)"
+# cuGetErrorString and nvmlErrorString for every code of lib/core/errcodes/{cu,nvml}.def from this
+# machine's driver. The committed tables come from Debian's 555.58.02 libraries
+# (tools/fetch-driver-libs); a newer driver adds the texts of newer codes: every text both
+# know must be the same (docs/explain.md, "Message strings")
 mkdir -p "$OUT/errstrings"
 for fam in cu nvml; do
 	check "error strings: $fam dumped from the driver's library" \
 		timeout 60 python3 tools/dump-errstrings "$fam" --out "$OUT/errstrings"
+	check "error strings: $fam agrees with tools/errstrings/$fam.tsv where both have a text" sh -c \
+		"tail -n +2 '$OUT/errstrings/$fam.tsv' | while IFS='	' read -r n t; do [ -z \"\$t\" ] || grep -qxF \"\$n	\$t\" tools/errstrings/$fam.tsv || grep -qxF \"\$n	\" tools/errstrings/$fam.tsv || { echo \"differs: \$n \$t\"; exit 1; }; done"
 done
 
 ls -la "$OUT"

@@ -90,8 +90,10 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
  * its CUDA start-up ("ggml_cuda_init: failed to initialize CUDA: initialization error"); ollama's
  * GPU discovery ("cudart init failure: 35", "cuda driver library init failure: 999"); or by its
  * message after a prefix that no code name starts (the THC forms "cuda runtime error (N) : MSG"
- * and "THCudaCheck FAIL ... : MSG", CUDALibrarySamples' "CUDA API failed at ... with error: MSG (N)":
- * message_code). */
+ * and "THCudaCheck FAIL ... : MSG", CUDALibrarySamples' "CUDA API failed at ... with error: MSG (N)",
+ * cuGetErrorString's text after PyTorch's "CUDA driver error: " or Triton's "Triton Error [CUDA]: ",
+ * nvmlErrorString's after nvidia-smi's "Failed to initialize NVML: " or libnvidia-container's
+ * "nvml error: ": message_code); pynvml's exception class per code ("NVMLError_GpuIsLost"). */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -116,7 +118,16 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "err: ERROR_",
 	                                   "cuda runtime error (",
 	                                   "THCudaCheck FAIL ",
-	                                   "CUDA API failed at " };
+	                                   "CUDA API failed at ",
+	                                   "CUDA driver error: ",
+	                                   "CUDA Driver Error: ",
+	                                   "Triton Error [CUDA]: ",
+	                                   "Failed to initialize NVML: ",
+	                                   "failed to initialize NVML: ",
+	                                   "nvml error: ",
+	                                   "NVML error: ",
+	                                   "NVML Error: ",
+	                                   "NVMLError_" };
 
 static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
 
@@ -795,7 +806,21 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 		    { "THCudaCheck FAIL ", GA_ECF_CUDART, " : " },
 		    /* NVIDIA's CUDALibrarySamples CHECK_CUDA and the tools that copy it: "CUDA API failed at
 		     * line %d with error: %s (%d)" with cudaGetErrorString (h45-fixhg) */
-		    { "CUDA API failed at ", GA_ECF_CUDART, " with error: " } };
+		    { "CUDA API failed at ", GA_ECF_CUDART, " with error: " },
+		    /* cuGetErrorString's text (lib/core/errcodes/cu.str.def): PyTorch's CUDA driver
+		     * calls (c10/cuda/driver_api.h, "CUDA driver error: "), the projects that copy
+		     * it capitalised, and Triton's NVIDIA launcher ("Triton Error [CUDA]: ") */
+		    { "CUDA driver error: ", GA_ECF_CU, NULL },
+		    { "CUDA Driver Error: ", GA_ECF_CU, NULL },
+		    { "Triton Error [CUDA]: ", GA_ECF_CU, NULL },
+		    /* nvmlErrorString's text (nvml.str.def, keyed without case): nvidia-smi ("Failed to
+		     * initialize NVML: "), libnvidia-container lower-cased ("nvml error: "), and
+		     * pynvml's NVMLError printed by its users ("NVML error: %s") */
+		    { "Failed to initialize NVML: ", GA_ECF_NVML, NULL },
+		    { "failed to initialize NVML: ", GA_ECF_NVML, NULL },
+		    { "nvml error: ", GA_ECF_NVML, NULL },
+		    { "NVML error: ", GA_ECF_NVML, NULL },
+		    { "NVML Error: ", GA_ECF_NVML, NULL } };
 	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
 		size_t pl = strlen(pre[i].prefix);
 		const char *at = memmem(l, n, pre[i].prefix, pl);
@@ -872,6 +897,22 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			char full[64];
 			snprintf(full, sizeof(full), "NVML_%.*s", (int)(j - i), l + i);
 			long k = ga_errcode_lookup(&ex->ecx, full, j - i + 5);
+			if (k >= 0)
+				return k;
+		}
+		/* pynvml raises an NVMLError subclass per code, named from NVML_ERROR_<NAME> by
+		 * capitalising each word and dropping the underscores ("pynvml.nvml.NVMLError_GpuIsLost:
+		 * GPU is lost", NVML_ERROR_GPU_IS_LOST): the words are split again at each capital */
+		if (c == 'N' && j - i > 10 && j - i < 48 && !memcmp(l + i, "NVMLError_", 10)) {
+			char full[112];
+			size_t o = (size_t)snprintf(full, sizeof(full), "NVML_ERROR_");
+			for (size_t k = i + 10; k < j && o + 2 < sizeof(full); k++) {
+				unsigned char ch = (unsigned char)l[k];
+				if (ch >= 'A' && ch <= 'Z' && k > i + 10)
+					full[o++] = '_';
+				full[o++] = (char)(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+			}
+			long k = ga_errcode_lookup(&ex->ecx, full, o);
 			if (k >= 0)
 				return k;
 		}

@@ -102,6 +102,12 @@ static const struct message messages[] = {
 #define FAM GA_ECF_HSA
 #include "errcodes/hsa.str.def"
 #undef FAM
+#define FAM GA_ECF_CU
+#include "errcodes/cu.str.def"
+#undef FAM
+#define FAM GA_ECF_NVML
+#include "errcodes/nvml.str.def"
+#undef FAM
 #undef ERRSTR
 };
 
@@ -220,6 +226,13 @@ static bool message_key(enum ga_errcode_family f, const char *t, size_t n, char 
 		return false;
 	memcpy(out + l, t, n);
 	out[(size_t)l + n] = '\0';
+	/* NVML's texts are keyed without case: libnvidia-container prints nvmlErrorString's text
+	 * lower-cased ("nvml error: driver/library version mismatch"), nvidia-smi as it is
+	 * ("Failed to initialize NVML: Driver/library version mismatch"); no two differ by case only */
+	if (f == GA_ECF_NVML)
+		for (char *c = out + l; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
 	return true;
 }
 

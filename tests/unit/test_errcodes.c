@@ -396,6 +396,36 @@ static void test_messages(void **state)
 	assert_int_equal(ga_errcode_find_message(&ix, GA_ECF_CUDART, m, strlen(m)), -1);
 	k = ga_errcode_find_message(&ix, GA_ECF_CUDART, m, strlen(m) - 1);
 	assert_string_equal(ga_errcode_get((size_t)k)->name, "cudaErrorMemoryAllocation");
+	/* the driver API's texts (cuGetErrorString of Debian's libcuda1 555.58.02): the same words
+	 * as the runtime's twin, told apart by the family the line's prefix names */
+	m = "device kernel image is invalid";
+	k = ga_errcode_find_message(&ix, GA_ECF_CU, m, strlen(m));
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "CUDA_ERROR_INVALID_IMAGE");
+	k = ga_errcode_find_message(&ix, GA_ECF_CUDART, m, strlen(m));
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "cudaErrorInvalidKernelImage");
+	/* NVML's (nvmlErrorString of libnvidia-ml 555.58.02) without case: nvidia-smi prints them as
+	 * they are, libnvidia-container lower-cased */
+	m = "Driver/library version mismatch";
+	k = ga_errcode_find_message(&ix, GA_ECF_NVML, m, strlen(m));
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "NVML_ERROR_LIB_RM_VERSION_MISMATCH");
+	m = "gpu access blocked by the operating system: unknown";
+	k = ga_errcode_find_message(&ix, GA_ECF_NVML, m, strlen(m));
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "NVML_ERROR_OPERATING_SYSTEM");
+	/* only NVML's keys fold case: the runtime's message in capitals is none */
+	m = "DEVICE KERNEL IMAGE IS INVALID";
+	assert_int_equal(ga_errcode_find_message(&ix, GA_ECF_CU, m, strlen(m)), -1);
+	/* a code newer than the library the strings came from has no message, never the library's
+	 * "Unknown Error" for a number it lacks (tools/dump-errstrings) */
+	k = ga_errcode_lookup(&ix, "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED", 35);
+	assert_true(k >= 0);
+	assert_null(ga_errcode_message(&ix, (size_t)k));
+	m = "Unknown Error";
+	k = ga_errcode_find_message(&ix, GA_ECF_NVML, m, strlen(m));
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "NVML_ERROR_UNKNOWN");
 	/* every message of a table is found again, and names a code of its own family */
 	size_t with = 0;
 	for (size_t i = 0; i < ga_errcode_count(); i++) {
@@ -430,6 +460,31 @@ static void test_explain_messages(void **state)
 	assert_non_null(
 	        strstr(c->detail, "cudaErrorCooperativeLaunchTooLarge = 720 (CUDA runtime API cudaError_t)"));
 	assert_non_null(strstr(c->detail, "hipErrorCooperativeLaunchTooLarge"));
+	ga_explain_free(ex);
+	/* the driver API's and NVML's texts after the prefixes that print them, and pynvml's class
+	 * per code (NVMLError_GpuIsLost is NVML_ERROR_GPU_IS_LOST); "NVML error, code 1" (T-Rex) is
+	 * NVML_ERROR_UNINITIALIZED, whose description names no cause: no cause, the line is salient */
+	ex = explain_text("RuntimeError: Triton Error [CUDA]: device kernel image is invalid\n"
+	                  "pynvml.nvml.NVMLError_GpuIsLost: GPU is lost\n"
+	                  "nvidia-container-cli: initialization error: nvml error: insufficient resources\n"
+	                  "WARN: NVML error, code 1\n"
+	                  "pynvml.nvml.NVMLError_NoSuchThing: no such thing\n",
+	                  1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 3);
+	c = cause_of(ex, "errcode-no-kernel-image");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 1);
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "CUDA_ERROR_INVALID_IMAGE");
+	c = cause_of(ex, "errcode-hardware");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 2);
+	assert_int_equal(c->action, GA_ACT_DRAIN);
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "NVML_ERROR_GPU_IS_LOST");
+	c = cause_of(ex, "errcode-out-of-memory");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 3);
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"),
+	                    "NVML_ERROR_INSUFFICIENT_RESOURCES");
 	ga_explain_free(ex);
 	/* a code a signature names takes the signature's cause, not its group's: the launch
 	 * timeout is the display watchdog's (cuda-launch-timeout-watchdog), by name or message */
