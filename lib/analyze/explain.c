@@ -797,6 +797,8 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 		enum ga_errcode_family fam;
 		const char *after; /* the message follows the first of these after the prefix */
 	} pre[] = { { "CUDA error: ", GA_ECF_CUDART, NULL },
+		    /* darknet's check_error ("CUDA Error: %s" with cudaGetErrorString) */
+		    { "CUDA Error: ", GA_ECF_CUDART, NULL },
 		    { "HIP error: ", GA_ECF_HIP, NULL },
 		    { "ROCm error: ", GA_ECF_HIP, NULL },
 		    { "failed to initialize CUDA: ", GA_ECF_CUDART, NULL },

@@ -11,7 +11,13 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 79/82:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 78/81:
+# LOWERED from 79/82 by held-out batch ia (22 incidents collected blind by h46-batchia at the
+# start of the eleventh session, SOURCES-ia.md: 36.4/27.3 % with the session's first binary;
+# 36.4/27.3 % with the driver API's and NVML's message tables, 45.5/31.8 % with "unknown error"
+# kept as cudaErrorUnknown's own text and darknet's "CUDA Error: " prefix): 813 incidents,
+# class 78.5 % (638), decision 81.3 % (661).
+# Before, 79/82:
 # LOWERED from 80/83 by held-out batch hg (21 incidents collected blind after every row of
 # the session was merged, SOURCES-hg.md: 33.3/42.9 % with the session's first binary and
 # with every row of the session alike; 52.4/66.7 % with rows from its own misses, h45-fixhg):
@@ -85,8 +91,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-79}
-MIN_DECISION=${MIN_DECISION:-82}
+MIN_CLASS=${MIN_CLASS:-78}
+MIN_DECISION=${MIN_DECISION:-81}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).

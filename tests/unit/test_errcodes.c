@@ -519,6 +519,17 @@ static void test_explain_messages(void **state)
 	assert_int_equal(c->last_line, 2);
 	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "cudaErrorMemoryAllocation");
 	ga_explain_free(ex);
+	/* "unknown error" is cudaErrorUnknown's own text (not a fallback of another code): after the
+	 * THC prefix with CUDA 9's number 30, and after darknet's "CUDA Error: " */
+	ex = explain_text("RuntimeError: cuda runtime error (30) : unknown error at /a/THCGeneral.cpp:51\n"
+	                  "CUDA Error: unknown error: No error\n",
+	                  1 << 20);
+	c = cause_of(ex, "cuda-unknown-error");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 1);
+	assert_int_equal(c->last_line, 2);
+	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "cudaErrorUnknown");
+	ga_explain_free(ex);
 }
 
 /* No cause: the salient lines, the same however the input is cut; unknown codes stay unknown. */
