@@ -319,6 +319,18 @@ static const struct ga_explain_cause *cause_of(struct ga_explain *ex, const char
 	return NULL;
 }
 
+/* The cause id must be there, first seen on first_line, with code captured (NULL: not checked). */
+static const struct ga_explain_cause *expect_cause(struct ga_explain *ex, const char *id, uint64_t first_line,
+                                                   const char *code)
+{
+	const struct ga_explain_cause *c = cause_of(ex, id);
+	assert_non_null(c);
+	assert_int_equal(c->first_line, first_line);
+	if (code)
+		assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), code);
+	return c;
+}
+
 /* A line that names a code no signature matches gets the code's cause: its group's, or the
  * signature the code belongs to (the CUDA driver API twin of a runtime code too). */
 static void test_explain_codes(void **state)
@@ -376,48 +388,46 @@ static void test_messages(void **state)
 	/* a prefix of a message is not the message; nor is another family's */
 	assert_int_equal(ga_errcode_lookup_message(&ix, GA_ECF_CUDART, m, 7), -1);
 	assert_int_equal(ga_errcode_lookup_message(&ix, GA_ECF_NVML, m, strlen(m)), -1);
-	/* NCCL 2.28's text with its note, and the text before the note */
-	m = "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5";
-	k = ga_errcode_find_message(&ix, GA_ECF_NCCL, m, strlen(m));
-	assert_true(k >= 0);
-	assert_string_equal(ga_errcode_get((size_t)k)->name, "ncclSystemError");
-	m = "unhandled system error, NCCL version 2.7.8";
-	k = ga_errcode_find_message(&ix, GA_ECF_NCCL, m, strlen(m));
-	assert_true(k >= 0);
-	assert_string_equal(ga_errcode_get((size_t)k)->name, "ncclSystemError");
-	/* the longest message wins: "unspecified launch failure in prior launch" (HIP) */
-	m = "unspecified launch failure in prior launch";
-	k = ga_errcode_find_message(&ix, GA_ECF_HIP, m, strlen(m));
-	assert_string_equal(ga_errcode_get((size_t)k)->name, "hipErrorPriorLaunchFailure");
-	k = ga_errcode_find_message(&ix, GA_ECF_HIP, m, 26);
-	assert_string_equal(ga_errcode_get((size_t)k)->name, "hipErrorLaunchFailure");
-	/* a message ends at a word's end: "out of memoryX" is none */
-	m = "out of memoryX";
-	assert_int_equal(ga_errcode_find_message(&ix, GA_ECF_CUDART, m, strlen(m)), -1);
-	k = ga_errcode_find_message(&ix, GA_ECF_CUDART, m, strlen(m) - 1);
-	assert_string_equal(ga_errcode_get((size_t)k)->name, "cudaErrorMemoryAllocation");
-	/* the driver API's texts (cuGetErrorString of Debian's libcuda1 555.58.02): the same words
-	 * as the runtime's twin, told apart by the family the line's prefix names */
-	m = "device kernel image is invalid";
-	k = ga_errcode_find_message(&ix, GA_ECF_CU, m, strlen(m));
-	assert_true(k >= 0);
-	assert_string_equal(ga_errcode_get((size_t)k)->name, "CUDA_ERROR_INVALID_IMAGE");
-	k = ga_errcode_find_message(&ix, GA_ECF_CUDART, m, strlen(m));
-	assert_true(k >= 0);
-	assert_string_equal(ga_errcode_get((size_t)k)->name, "cudaErrorInvalidKernelImage");
-	/* NVML's (nvmlErrorString of libnvidia-ml 555.58.02) without case: nvidia-smi prints them as
-	 * they are, libnvidia-container lower-cased */
-	m = "Driver/library version mismatch";
-	k = ga_errcode_find_message(&ix, GA_ECF_NVML, m, strlen(m));
-	assert_true(k >= 0);
-	assert_string_equal(ga_errcode_get((size_t)k)->name, "NVML_ERROR_LIB_RM_VERSION_MISMATCH");
-	m = "gpu access blocked by the operating system: unknown";
-	k = ga_errcode_find_message(&ix, GA_ECF_NVML, m, strlen(m));
-	assert_true(k >= 0);
-	assert_string_equal(ga_errcode_get((size_t)k)->name, "NVML_ERROR_OPERATING_SYSTEM");
-	/* only NVML's keys fold case: the runtime's message in capitals is none */
-	m = "DEVICE KERNEL IMAGE IS INVALID";
-	assert_int_equal(ga_errcode_find_message(&ix, GA_ECF_CU, m, strlen(m)), -1);
+	/* text (its first n bytes, 0: all of it) -> the code ga_errcode_find_message names, or none */
+	static const struct {
+		enum ga_errcode_family fam;
+		const char *text;
+		size_t n;
+		const char *code;
+	} finds[] = {
+		/* NCCL 2.28's text with its note, and the text before the note */
+		{ GA_ECF_NCCL,
+		  "unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5", 0,
+		  "ncclSystemError" },
+		{ GA_ECF_NCCL, "unhandled system error, NCCL version 2.7.8", 0, "ncclSystemError" },
+		/* the longest message wins: "unspecified launch failure in prior launch" (HIP) */
+		{ GA_ECF_HIP, "unspecified launch failure in prior launch", 0, "hipErrorPriorLaunchFailure" },
+		{ GA_ECF_HIP, "unspecified launch failure in prior launch", 26, "hipErrorLaunchFailure" },
+		/* a message ends at a word's end: "out of memoryX" is none */
+		{ GA_ECF_CUDART, "out of memoryX", 0, NULL },
+		{ GA_ECF_CUDART, "out of memoryX", 13, "cudaErrorMemoryAllocation" },
+		/* the driver API's texts (cuGetErrorString of Debian's libcuda1 555.58.02): the same
+		 * words as the runtime's twin, told apart by the family the line's prefix names */
+		{ GA_ECF_CU, "device kernel image is invalid", 0, "CUDA_ERROR_INVALID_IMAGE" },
+		{ GA_ECF_CUDART, "device kernel image is invalid", 0, "cudaErrorInvalidKernelImage" },
+		/* NVML's (nvmlErrorString of libnvidia-ml 555.58.02) without case: nvidia-smi prints
+		 * them as they are, libnvidia-container lower-cased */
+		{ GA_ECF_NVML, "Driver/library version mismatch", 0, "NVML_ERROR_LIB_RM_VERSION_MISMATCH" },
+		{ GA_ECF_NVML, "gpu access blocked by the operating system: unknown", 0,
+		  "NVML_ERROR_OPERATING_SYSTEM" },
+		/* only NVML's keys fold case: the driver API's message in capitals is none */
+		{ GA_ECF_CU, "DEVICE KERNEL IMAGE IS INVALID", 0, NULL },
+	};
+	for (size_t i = 0; i < sizeof(finds) / sizeof(finds[0]); i++) {
+		size_t n = finds[i].n ? finds[i].n : strlen(finds[i].text);
+		k = ga_errcode_find_message(&ix, finds[i].fam, finds[i].text, n);
+		if (!finds[i].code) {
+			assert_int_equal(k, -1);
+			continue;
+		}
+		assert_true(k >= 0);
+		assert_string_equal(ga_errcode_get((size_t)k)->name, finds[i].code);
+	}
 	/* a code newer than the library the strings came from has no message, never the library's
 	 * "Unknown Error" for a number it lacks (tools/dump-errstrings) */
 	k = ga_errcode_lookup(&ix, "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED", 35);
@@ -471,20 +481,10 @@ static void test_explain_messages(void **state)
 	                  "pynvml.nvml.NVMLError_NoSuchThing: no such thing\n",
 	                  1 << 20);
 	assert_int_equal(ga_explain_match_count(ex), 3);
-	c = cause_of(ex, "errcode-no-kernel-image");
-	assert_non_null(c);
-	assert_int_equal(c->first_line, 1);
-	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "CUDA_ERROR_INVALID_IMAGE");
-	c = cause_of(ex, "errcode-hardware");
-	assert_non_null(c);
-	assert_int_equal(c->first_line, 2);
+	expect_cause(ex, "errcode-no-kernel-image", 1, "CUDA_ERROR_INVALID_IMAGE");
+	c = expect_cause(ex, "errcode-hardware", 2, "NVML_ERROR_GPU_IS_LOST");
 	assert_int_equal(c->action, GA_ACT_DRAIN);
-	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "NVML_ERROR_GPU_IS_LOST");
-	c = cause_of(ex, "errcode-out-of-memory");
-	assert_non_null(c);
-	assert_int_equal(c->first_line, 3);
-	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"),
-	                    "NVML_ERROR_INSUFFICIENT_RESOURCES");
+	expect_cause(ex, "errcode-out-of-memory", 3, "NVML_ERROR_INSUFFICIENT_RESOURCES");
 	ga_explain_free(ex);
 	/* a code a signature names takes the signature's cause, not its group's: the launch
 	 * timeout is the display watchdog's (cuda-launch-timeout-watchdog), by name or message */
@@ -524,11 +524,8 @@ static void test_explain_messages(void **state)
 	ex = explain_text("RuntimeError: cuda runtime error (30) : unknown error at /a/THCGeneral.cpp:51\n"
 	                  "CUDA Error: unknown error: No error\n",
 	                  1 << 20);
-	c = cause_of(ex, "cuda-unknown-error");
-	assert_non_null(c);
-	assert_int_equal(c->first_line, 1);
+	c = expect_cause(ex, "cuda-unknown-error", 1, "cudaErrorUnknown");
 	assert_int_equal(c->last_line, 2);
-	assert_string_equal(ga_capture_get(c->values, c->n_values, "code"), "cudaErrorUnknown");
 	ga_explain_free(ex);
 }
 
