@@ -2287,6 +2287,79 @@ static void refine(struct ga_explain *ex, const struct ga_explain_cause *c, enum
 	ex->for_action[i] = (uint8_t)(a + 1);
 }
 
+/*
+ * cudaErrorUnknown (999, 30 before CUDA 10.1) names no step; the node tells the
+ * cases the threads concluded apart (docs/explain.md, "With --for SNAPSHOT"):
+ * the nvidia module not loaded (load it: fix_config), a libcuda whose version is
+ * not the loaded module's (on the host an update without a reboot: reboot,
+ * confirmed; in a container an image that carries its own libcuda: fix_config),
+ * /dev/nvidia-uvm missing (fix_config), or none of these (the row's reboot for
+ * nvidia_uvm in a bad state stays, unconfirmed). What the snapshot lacks is
+ * said to be unknown.
+ */
+static int note_cuda_unknown(struct ga_explain *ex, const struct ga_explain_cause *c, const struct ga_node *n,
+                             const char *gpus, char *out, size_t cap)
+{
+	const struct ga_driver *d = NULL;
+	for (size_t i = 0; i < n->n_drivers && !d; i++)
+		if (n->drivers[i].name && !strcmp(n->drivers[i].name, "nvidia"))
+			d = &n->drivers[i];
+	const struct ga_runtime *lib = NULL;
+	for (size_t i = 0; i < n->n_runtimes && !lib; i++)
+		if (n->runtimes[i].name && !strcmp(n->runtimes[i].name, "libcuda") && n->runtimes[i].version)
+			lib = &n->runtimes[i];
+	bool uvm_missing = false;
+	for (size_t i = 0; i < n->n_accelerators && !uvm_missing; i++)
+		uvm_missing = ga_strv_contains(&n->accelerators[i].missing_nodes, "/dev/nvidia-uvm");
+	bool ctr = n->host.virt.container != NULL;
+	size_t l = (size_t)snprintf(out, cap, "this node has %s", gpus);
+	if (l >= cap)
+		return 0;
+	if (d && d->loaded.set && !d->loaded.v) {
+		snprintf(out + l, cap - l,
+		         "; the nvidia kernel module is not loaded: CUDA cannot start (modprobe nvidia, "
+		         "or nvidia-modprobe; see why it did not load at boot)");
+		refine(ex, c, GA_CAUSE_DRIVER, GA_ACT_FIX_CONFIG);
+		return 10;
+	}
+	if (d && d->version && lib && strcmp(d->version, lib->version)) {
+		if (ctr) {
+			snprintf(out + l, cap - l,
+			         "; the container's %s is version %s but the host's nvidia module is %s: the "
+			         "image carries its own driver library instead of the host's (the container "
+			         "toolkit mounts the host's); rebuild it without libcuda",
+			         lib->path ? lib->path : "libcuda", lib->version, d->version);
+			refine(ex, c, GA_CAUSE_CONFIGURATION, GA_ACT_FIX_CONFIG);
+			return 10;
+		}
+		snprintf(out + l, cap - l,
+		         "; libcuda is version %s but the loaded nvidia module is %s: the driver was "
+		         "updated and the module not reloaded; a reboot loads the new one",
+		         lib->version, d->version);
+		return 10;
+	}
+	if (uvm_missing) {
+		snprintf(out + l, cap - l,
+		         "; /dev/nvidia-uvm is missing%s: CUDA cannot start without it (%s)",
+		         ctr ? " in the container" : "",
+		         ctr ? "add it to the container's devices" : "nvidia-modprobe -u -c=0");
+		refine(ex, c, ctr ? GA_CAUSE_CONTAINER_RUNTIME : GA_CAUSE_DRIVER, GA_ACT_FIX_CONFIG);
+		return 10;
+	}
+	if (!d || !d->version || !lib) {
+		snprintf(out + l, cap - l,
+		         "; whether libcuda and the loaded module agree is unknown (%s not in the "
+		         "snapshot): cat /proc/driver/nvidia/version; ls -l /usr/lib/*/libcuda.so.*",
+		         !d || !d->version ? "the module's version" : "libcuda's version");
+		return 0;
+	}
+	snprintf(out + l, cap - l,
+	         "; libcuda and the loaded module agree (%s) and /dev/nvidia-uvm %s: not an update "
+	         "without a reboot; nvidia_uvm in a bad state (after a suspend) is what is left",
+	         d->version, "is not reported missing");
+	return 0;
+}
+
 static int note_no_device_mig(struct ga_explain *ex, const struct ga_explain_cause *c, const struct facts *f,
                               const struct ga_node *n, const char *gpus, char *out, size_t cap)
 {
@@ -2550,6 +2623,10 @@ static int note_for(struct ga_explain *ex, const struct ga_explain_cause *c, con
 		if (!f->n_nvidia)
 			return note_cuda_needed(f, "an NVIDIA GPU was needed", out, cap);
 		return note_no_device_mig(ex, c, f, n, gpus, out, cap);
+	case SIG_CUDA_UNKNOWN:
+		if (!f->n_nvidia)
+			return note_cuda_needed(f, "a CUDA call failed", out, cap);
+		return note_cuda_unknown(ex, c, n, gpus, out, cap);
 	case SIG_TORCH_NO_DRIVER:
 	case SIG_NVML_INIT:
 	case SIG_CONTAINER_GPU:
