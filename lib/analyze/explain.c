@@ -93,7 +93,9 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
  * and "THCudaCheck FAIL ... : MSG", CUDALibrarySamples' "CUDA API failed at ... with error: MSG (N)",
  * cuGetErrorString's text after PyTorch's "CUDA driver error: " or Triton's "Triton Error [CUDA]: ",
  * nvmlErrorString's after nvidia-smi's "Failed to initialize NVML: " or libnvidia-container's
- * "nvml error: ": message_code); pynvml's exception class per code ("NVMLError_GpuIsLost"). */
+ * "nvml error: ": message_code); pynvml's exception class per code ("NVMLError_GpuIsLost"); ONNX
+ * Runtime's and TensorRT's status numbers ("[ONNXRuntimeError] : 1 : FAIL", "] Error Code 4:":
+ * status_form_code). */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -127,7 +129,9 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "nvml error: ",
 	                                   "NVML error: ",
 	                                   "NVML Error: ",
-	                                   "NVMLError_" };
+	                                   "NVMLError_",
+	                                   "[ONNXRuntimeError] : ",
+	                                   "] Error Code " };
 
 static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
 
@@ -844,6 +848,44 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 }
 
 /*
+ * Two status lines that print a number where the code's name would be:
+ * ONNX Runtime's ("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : ...", OrtErrorCode's
+ * number, then its name without ORT_) and TensorRT's error recorder ("4:
+ * [runtime.cpp::deserializeCudaEngine::74] Error Code 4: Internal Error (...)",
+ * nvinfer1::ErrorCode's number after its "file.cpp::function::line" location).
+ * The code's index; -1 (with *unknown set for a number in no table) otherwise.
+ */
+static long status_form_code(const struct ga_explain *ex, const char *l, size_t n, char *unknown, size_t ucap,
+                             enum ga_errcode_family *ufam)
+{
+	static const struct {
+		const char *marker, *needs;
+		enum ga_errcode_family fam;
+	} forms[] = { { "[ONNXRuntimeError] : ", NULL, GA_ECF_ORT },
+		      { "] Error Code ", ".cpp::", GA_ECF_TENSORRT } };
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		size_t ml = strlen(forms[f].marker);
+		const char *at = memmem(l, n, forms[f].marker, ml);
+		if (!at || (forms[f].needs && !memmem(l, n, forms[f].needs, strlen(forms[f].needs))))
+			continue;
+		const char *d = at + ml, *q = d, *e = l + n;
+		int64_t v = 0;
+		while (q < e && q - d < 6 && *q >= '0' && *q <= '9')
+			v = v * 10 + (*q++ - '0');
+		if (q == d || q - d >= 6 || (q < e && *q != ':' && *q != ' '))
+			continue;
+		long k = ga_errcode_lookup_number(&ex->ecx, forms[f].fam, v);
+		if (k < 0) {
+			snprintf(unknown, ucap, "%s %lld", ga_errcode_family_get(forms[f].fam)->type,
+			         (long long)v);
+			*ufam = forms[f].fam;
+		}
+		return k;
+	}
+	return -1;
+}
+
+/*
  * The first error code the line names: an identifier with a family's prefix
  * looked up in the index (*unknown: it has an error prefix and is in no table),
  * else the vendor's message after a runtime's prefix (message_code),
@@ -918,8 +960,8 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			if (k >= 0)
 				return k;
 		}
-		/* the families' prefixes start with one of these letters */
-		if (j - i >= 6 && strchr("cCnNhHZr", c)) {
+		/* the families' prefixes start with one of these letters (m: MIOpen's miopenStatus) */
+		if (j - i >= 6 && strchr("cCnNhHZrm", c)) {
 			long k = ga_errcode_lookup(&ex->ecx, l + i, j - i);
 			if (k >= 0)
 				return k;
@@ -936,6 +978,9 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 	long mk = message_code(ex, l, n);
 	if (mk >= 0)
 		return mk;
+	long fk = status_form_code(ex, l, n, unknown, ucap, ufam);
+	if (fk >= 0 || unknown[0])
+		return fk;
 	static const struct {
 		const char *word;
 		enum ga_errcode_family fam;

@@ -68,6 +68,18 @@ static const struct ga_errcode codes[] = {
 #define FAM GA_ECF_OPENCL
 #include "errcodes/opencl.def"
 #undef FAM
+#define FAM GA_ECF_HIPBLAS
+#include "errcodes/hipblas.def"
+#undef FAM
+#define FAM GA_ECF_MIOPEN
+#include "errcodes/miopen.def"
+#undef FAM
+#define FAM GA_ECF_TENSORRT
+#include "errcodes/tensorrt.def"
+#undef FAM
+#define FAM GA_ECF_ORT
+#include "errcodes/ort.def"
+#undef FAM
 #undef ERRCODE
 };
 
@@ -170,6 +182,10 @@ static const char *const strip[] = {
 	"NVML_",
 	"CL_",
 	"rocblas_status_",
+	"HIPBLAS_STATUS_",
+	"miopenStatus",
+	"ORT_",
+	"k", /* TensorRT's kINTERNAL_ERROR (no other table's names start with a lower-case k) */
 };
 
 void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap)

@@ -486,6 +486,31 @@ static void test_explain_messages(void **state)
 	assert_int_equal(c->action, GA_ACT_DRAIN);
 	expect_cause(ex, "errcode-out-of-memory", 3, "NVML_ERROR_INSUFFICIENT_RESOURCES");
 	ga_explain_free(ex);
+	/* the status lines that print a number for the code: ONNX Runtime's and TensorRT's (after its
+	 * file.cpp::function::line location only); hipBLAS's and MIOpen's statuses by name; a number in
+	 * no table is an unknown code, never guessed */
+	ex = explain_text(
+	        "x.py: onnxruntime.capi.onnxruntime_pybind11_state.NoSuchFile: [ONNXRuntimeError] : 3 : "
+	        "NO_SUCHFILE : Load model from m.onnx failed\n"
+	        "[TRT] [E] 5: [allocator.cpp::allocate::20] Error Code 5: Internal Error (no memory)\n"
+	        "hipblasSgemm returned HIPBLAS_STATUS_ARCH_MISMATCH\n"
+	        "MIOpen Error: miopenStatusUnsupportedOp\n"
+	        "Error Code 5: not TensorRT's form without its location\n",
+	        1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 4);
+	expect_cause(ex, "errcode-runtime-incomplete", 1, "ORT_NO_SUCHFILE");
+	expect_cause(ex, "errcode-out-of-memory", 2, "kFAILED_ALLOCATION");
+	expect_cause(ex, "errcode-no-kernel-image", 3, "HIPBLAS_STATUS_ARCH_MISMATCH");
+	expect_cause(ex, "errcode-not-supported", 4, "miopenStatusUnsupportedOp");
+	ga_explain_free(ex);
+	ex = explain_text("[ONNXRuntimeError] : 99 : NO_SUCH_CODE : x\n", 1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 0);
+	size_t ns = 0;
+	size_t all = 0;
+	const struct ga_explain_salient *sl = ga_explain_salient_lines(ex, &ns, &all);
+	assert_int_equal(ns, 1);
+	assert_non_null(strstr(sl[0].code, "OrtErrorCode 99: not in the tables"));
+	ga_explain_free(ex);
 	/* a code a signature names takes the signature's cause, not its group's: the launch
 	 * timeout is the display watchdog's (cuda-launch-timeout-watchdog), by name or message */
 	ex = explain_text("CUDA_ERROR_LAUNCH_TIMEOUT from cuLaunchKernel\n"
