@@ -11,8 +11,13 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 78/81,
-# KEPT with held-out batch ib (22 incidents collected blind by h48-batchib after batch ia's
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 77/81:
+# LOWERED from 78/81 by held-out batch ic (20 incidents collected blind by h50-batchic at the
+# end of the eleventh session, SOURCES-ic.md: 40.0/40.0 % with the session's first binary,
+# 40.0/50.0 % with main, after the rows from batches ia and ib): 855 incidents, class 77.8 %,
+# decision 81.2 %. Before that, h49-fixib's rows from batch ib's misses (ib 54.5/54.5 % ->
+# 68.2/81.8 %, fitted) had taken the 835 to 78.7/81.9 %.
+# Before, 78/81, KEPT with held-out batch ib (22 incidents collected blind by h48-batchib after batch ia's
 # rows, SOURCES-ib.md: 54.5/54.5 % with the session's first binary and with main alike):
 # 835 incidents, class 78.3 %, decision 81.2 %.
 # Before, 78/81, KEPT after the rows from batch ia's own misses (h47-fixia; ia 45.5/31.8 % -> 63.6/54.5 %,
@@ -97,7 +102,7 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-78}
+MIN_CLASS=${MIN_CLASS:-77}
 MIN_DECISION=${MIN_DECISION:-81}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
