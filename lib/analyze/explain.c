@@ -847,6 +847,18 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 	return -1;
 }
 
+/* The code numbered v in family fam, or -1 with *unknown naming the number (never guessed). */
+static long code_by_number(const struct ga_explain *ex, enum ga_errcode_family fam, int64_t v, char *unknown,
+                           size_t ucap, enum ga_errcode_family *ufam)
+{
+	long k = ga_errcode_lookup_number(&ex->ecx, fam, v);
+	if (k < 0) {
+		snprintf(unknown, ucap, "%s %lld", ga_errcode_family_get(fam)->type, (long long)v);
+		*ufam = fam;
+	}
+	return k;
+}
+
 /*
  * Two status lines that print a number where the code's name would be:
  * ONNX Runtime's ("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : ...", OrtErrorCode's
@@ -874,13 +886,7 @@ static long status_form_code(const struct ga_explain *ex, const char *l, size_t 
 			v = v * 10 + (*q++ - '0');
 		if (q == d || q - d >= 6 || (q < e && *q != ':' && *q != ' '))
 			continue;
-		long k = ga_errcode_lookup_number(&ex->ecx, forms[f].fam, v);
-		if (k < 0) {
-			snprintf(unknown, ucap, "%s %lld", ga_errcode_family_get(forms[f].fam)->type,
-			         (long long)v);
-			*ufam = forms[f].fam;
-		}
-		return k;
+		return code_by_number(ex, forms[f].fam, v, unknown, ucap, ufam);
 	}
 	return -1;
 }
@@ -1030,13 +1036,7 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			int64_t v = 0;
 			for (const char *x = d; x < q; x++)
 				v = v * 10 + (*x - '0');
-			long k = ga_errcode_lookup_number(&ex->ecx, ctx[w].fam, v);
-			if (k < 0) {
-				snprintf(unknown, ucap, "%s %lld", ga_errcode_family_get(ctx[w].fam)->type,
-				         (long long)v);
-				*ufam = ctx[w].fam;
-			}
-			return k;
+			return code_by_number(ex, ctx[w].fam, v, unknown, ucap, ufam);
 		}
 		return -1;
 	}
