@@ -2336,14 +2336,16 @@ static void refine(struct ga_explain *ex, const struct ga_explain_cause *c, enum
  * cudaErrorUnknown (999, 30 before CUDA 10.1) names no step; the node tells the
  * cases the threads concluded apart (docs/explain.md, "With --for SNAPSHOT"):
  * the nvidia module not loaded (load it: fix_config), a libcuda whose version is
- * not the loaded module's (on the host an update without a reboot: reboot,
- * confirmed; in a container an image that carries its own libcuda: fix_config),
+ * not the loaded module's (CUDA's forward-compatibility libcuda under a compat/
+ * directory: the GPU's class says whether it can work, fix_config; on the host
+ * an update without a reboot: reboot, confirmed; in a container an image that
+ * carries its own libcuda: fix_config),
  * /dev/nvidia-uvm missing (fix_config), or none of these (the row's reboot for
  * nvidia_uvm in a bad state stays, unconfirmed). What the snapshot lacks is
  * said to be unknown.
  */
-static int note_cuda_unknown(struct ga_explain *ex, const struct ga_explain_cause *c, const struct ga_node *n,
-                             const char *gpus, char *out, size_t cap)
+static int note_cuda_unknown(struct ga_explain *ex, const struct ga_explain_cause *c, const struct facts *f,
+                             const struct ga_node *n, const char *gpus, char *out, size_t cap)
 {
 	const struct ga_driver *d = NULL;
 	for (size_t i = 0; i < n->n_drivers && !d; i++)
@@ -2368,6 +2370,22 @@ static int note_cuda_unknown(struct ga_explain *ex, const struct ga_explain_caus
 		return 10;
 	}
 	if (d && d->version && lib && strcmp(d->version, lib->version)) {
+		if (lib->path && strstr(lib->path, "/compat/")) {
+			/* CUDA's forward-compatibility package (cuda-compat): a newer libcuda over an
+			 * older module on purpose, supported on data-centre GPUs only */
+			bool dc = ga_gpu_class_for_model(f->nvidia_model) == GA_GPU_CLASS_DATACENTER;
+			snprintf(
+			        out + l, cap - l,
+			        "; %s is CUDA's forward-compatibility libcuda %s over the loaded module %s: "
+			        "%s",
+			        lib->path, lib->version, d->version,
+			        dc ? "supported on this data-centre GPU only with a driver branch the compat "
+			             "package lists; check that pairing, or run without the compat path"
+			           : "forward compatibility works on data-centre GPUs only; run without the "
+			             "compat path (or upgrade the driver)");
+			refine(ex, c, GA_CAUSE_CONFIGURATION, GA_ACT_FIX_CONFIG);
+			return dc ? 5 : 10;
+		}
 		if (ctr) {
 			snprintf(out + l, cap - l,
 			         "; the container's %s is version %s but the host's nvidia module is %s: the "
@@ -2671,7 +2689,7 @@ static int note_for(struct ga_explain *ex, const struct ga_explain_cause *c, con
 	case SIG_CUDA_UNKNOWN:
 		if (!f->n_nvidia)
 			return note_cuda_needed(f, "a CUDA call failed", out, cap);
-		return note_cuda_unknown(ex, c, n, gpus, out, cap);
+		return note_cuda_unknown(ex, c, f, n, gpus, out, cap);
 	case SIG_TORCH_NO_DRIVER:
 	case SIG_NVML_INIT:
 	case SIG_CONTAINER_GPU:

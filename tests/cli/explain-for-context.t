@@ -16,10 +16,11 @@ run explain nodev.log --for "$N/a100-mig-off.json"
 run explain nodev.log --for h100.json
 run explain nodev.log --for mig.json
 # cudaErrorUnknown (999): the nvidia module not loaded, libcuda newer than the loaded module (on the
-# host: reboot; in a container: an image with its own libcuda), /dev/nvidia-uvm missing, all agree
+# host: reboot; in a container: an image with its own libcuda; CUDA's forward-compatibility libcuda
+# on a GeForce), /dev/nvidia-uvm missing, all agree
 # (the row's reboot stays), and a node whose libcuda version is unknown
 printf '%s\n' 'collatz.c:3592: CUDA call' '  cuInit(0)' 'failed with error code 999 (unknown error)' >cu999.log
-for s in module-unloaded stale-module ctr-own-libcuda uvm-missing agree; do
+for s in module-unloaded stale-module ctr-own-libcuda compat-geforce uvm-missing agree; do
 	run explain cu999.log --for "$N/cu999-$s.json"
 done
 run explain cu999.log --for "$N/l40s-535.json" --json
