@@ -712,6 +712,10 @@ enum ga_source_state ga_node_source_state(const struct ga_node *n, const char *s
 bool ga_node_pci_known(const struct ga_node *n);
 /* The PCI function at addr ("0000:07:00.0"), or NULL (addr NULL, or not in the snapshot). */
 const struct ga_pci_dev *ga_node_pci_find(const struct ga_node *n, const char *addr);
+/* The kernel driver named name ("nvidia", "amdgpu"), or NULL. */
+const struct ga_driver *ga_node_driver(const struct ga_node *n, const char *name);
+/* The first user-space runtime named name ("libcuda", "rocm"), or NULL. */
+const struct ga_runtime *ga_node_runtime(const struct ga_node *n, const char *name);
 /* What to do when the PCI devices were not read (one text for every output). */
 #define GA_SOURCE_PCI_FIX \
 	"mount /sys (e.g. -v /sys:/sys:ro) or pass --root to a captured tree (gpuaudit capture)"

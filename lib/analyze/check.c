@@ -213,22 +213,6 @@ static bool covered(struct cstate *cs, enum ga_code code, const char *subject, c
 
 /* --- pins --- */
 
-static const struct ga_driver *find_driver(const struct ga_node *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_drivers; i++)
-		if (streq(n->drivers[i].name, name))
-			return &n->drivers[i];
-	return NULL;
-}
-
-static const struct ga_runtime *find_runtime(const struct ga_node *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_runtimes; i++)
-		if (streq(n->runtimes[i].name, name))
-			return &n->runtimes[i];
-	return NULL;
-}
-
 static const struct ga_accel *first_accel(const struct cstate *cs)
 {
 	for (size_t i = 0; i < cs->n->n_accelerators; i++)
@@ -269,7 +253,7 @@ static void check_pins(struct cstate *cs)
 	/* driver: the kernel driver the class's accelerators are bound to */
 	const struct ga_accel *a = first_accel(cs);
 	const char *dname = a && a->driver ? a->driver : NULL;
-	const struct ga_driver *d = dname ? find_driver(n, dname) : NULL;
+	const struct ga_driver *d = dname ? ga_node_driver(n, dname) : NULL;
 	const char *dver = d && d->version ? d->version : a ? a->driver_version : NULL;
 	if (streq(dname, "nvidia") && nvml_ok(n) && n->nvml->driver_version)
 		dver = n->nvml->driver_version;
@@ -304,7 +288,7 @@ static void check_pins(struct cstate *cs)
 	}
 
 	/* cuda: the driver's CUDA version, which only NVML reports */
-	const struct ga_runtime *libcuda = find_runtime(n, "libcuda");
+	const struct ga_runtime *libcuda = ga_node_runtime(n, "libcuda");
 	const char *cuda = nvml_ok(n) ? n->nvml->cuda_driver_version : NULL;
 	if (c->cuda.kind == GA_PIN_RANGE) {
 		if (cuda)
@@ -327,7 +311,7 @@ static void check_pins(struct cstate *cs)
 		    "CUDA is installed but the class wants none");
 	}
 
-	const struct ga_runtime *rocm = find_runtime(n, "rocm");
+	const struct ga_runtime *rocm = ga_node_runtime(n, "rocm");
 	static const char *const rocm_fix = "install the pinned ROCm release (or reimage the node)";
 	if (c->rocm.kind == GA_PIN_RANGE) {
 		if (!rocm || !rocm->version)

@@ -2048,17 +2048,15 @@ static void gather(const struct ga_node *n, struct facts *f)
 			f->n_intel++;
 		}
 	}
-	for (size_t i = 0; i < n->n_drivers; i++)
-		if (n->drivers[i].name && !strcmp(n->drivers[i].name, "nvidia"))
-			f->nvidia_driver = n->drivers[i].version;
+	const struct ga_driver *nv = ga_node_driver(n, "nvidia");
+	f->nvidia_driver = nv ? nv->version : NULL;
 	if (n->nvml && !n->nvml->error) {
 		f->cuda = n->nvml->cuda_driver_version;
 		if (!f->nvidia_driver)
 			f->nvidia_driver = n->nvml->driver_version;
 	}
-	for (size_t i = 0; i < n->n_runtimes; i++)
-		if (n->runtimes[i].name && !strcmp(n->runtimes[i].name, "rocm"))
-			f->rocm = n->runtimes[i].version;
+	const struct ga_runtime *rocm = ga_node_runtime(n, "rocm");
+	f->rocm = rocm ? rocm->version : NULL;
 	for (size_t i = 0; i < n->n_pci; i++)
 		if (n->pci[i].kind && !strcmp(n->pci[i].kind, "nvswitch"))
 			f->nvswitch = true;
@@ -2347,14 +2345,10 @@ static void refine(struct ga_explain *ex, const struct ga_explain_cause *c, enum
 static int note_cuda_unknown(struct ga_explain *ex, const struct ga_explain_cause *c, const struct facts *f,
                              const struct ga_node *n, const char *gpus, char *out, size_t cap)
 {
-	const struct ga_driver *d = NULL;
-	for (size_t i = 0; i < n->n_drivers && !d; i++)
-		if (n->drivers[i].name && !strcmp(n->drivers[i].name, "nvidia"))
-			d = &n->drivers[i];
-	const struct ga_runtime *lib = NULL;
-	for (size_t i = 0; i < n->n_runtimes && !lib; i++)
-		if (n->runtimes[i].name && !strcmp(n->runtimes[i].name, "libcuda") && n->runtimes[i].version)
-			lib = &n->runtimes[i];
+	const struct ga_driver *d = ga_node_driver(n, "nvidia");
+	const struct ga_runtime *lib = ga_node_runtime(n, "libcuda");
+	if (lib && !lib->version)
+		lib = NULL;
 	bool uvm_missing = false;
 	for (size_t i = 0; i < n->n_accelerators && !uvm_missing; i++)
 		uvm_missing = ga_strv_contains(&n->accelerators[i].missing_nodes, "/dev/nvidia-uvm");
@@ -2780,19 +2774,17 @@ static int note_for(struct ga_explain *ex, const struct ga_explain_cause *c, con
 		         f->nvswitch ? "this node has NVSwitches: nvidia-fabricmanager must run"
 		                     : "this node has no NVSwitch in the snapshot");
 		return f->nvswitch ? 5 : 0;
-	case SIG_NVML_MISMATCH:
+	case SIG_NVML_MISMATCH: {
 		if (!f->n_nvidia)
 			return note_cuda_needed(f, "NVML was used", out, cap);
-		for (size_t i = 0; i < n->n_drivers; i++) {
-			const struct ga_driver *d = &n->drivers[i];
-			if (d->name && !strcmp(d->name, "nvidia"))
-				snprintf(out, cap,
-				         "this node's nvidia kernel module is %s (module %s, /proc %s)",
-				         d->version ? d->version : "unknown",
-				         d->module_version ? d->module_version : "unknown",
-				         d->proc_version ? d->proc_version : "unknown");
-		}
+		const struct ga_driver *d = ga_node_driver(n, "nvidia");
+		if (d)
+			snprintf(out, cap, "this node's nvidia kernel module is %s (module %s, /proc %s)",
+			         d->version ? d->version : "unknown",
+			         d->module_version ? d->module_version : "unknown",
+			         d->proc_version ? d->proc_version : "unknown");
 		return 0;
+	}
 	case SIG_GPU_DEV_PERMISSION: {
 		/* the snapshot has the owners of /dev/kfd and the render nodes only */
 		bool amd = false, other = false;

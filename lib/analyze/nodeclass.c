@@ -342,20 +342,10 @@ static void write_hw(struct ga_json *w, const struct ga_node *n, const struct de
 	ga_json_obj_end(w);
 }
 
-static const struct ga_driver *find_driver(const struct ga_node *n, const char *name)
-{
-	for (size_t i = 0; i < n->n_drivers; i++)
-		if (n->drivers[i].name && !strcmp(n->drivers[i].name, name))
-			return &n->drivers[i];
-	return NULL;
-}
-
 static const char *rocm_version(const struct ga_node *n)
 {
-	for (size_t i = 0; i < n->n_runtimes; i++)
-		if (n->runtimes[i].name && !strcmp(n->runtimes[i].name, "rocm"))
-			return n->runtimes[i].version;
-	return NULL;
+	const struct ga_runtime *rt = ga_node_runtime(n, "rocm");
+	return rt ? rt->version : NULL;
 }
 
 static const char *cuda_version(const struct ga_node *n)
@@ -385,7 +375,7 @@ static int write_stack(struct ga_json *w, const struct ga_node *n)
 		for (size_t i = 0; i < nn; i++) {
 			if (i && !strcmp(names[i], names[i - 1]))
 				continue;
-			const struct ga_driver *d = find_driver(n, names[i]);
+			const struct ga_driver *d = ga_node_driver(n, names[i]);
 			ga_json_key(w, d->name);
 			ga_json_obj_begin(w);
 			kv_str(w, "flavor", d->flavor);
@@ -474,7 +464,7 @@ static int make_name(const struct ga_node *n, const struct dev *devs, size_t nde
 
 static const char *nvidia_driver(const struct ga_node *n)
 {
-	const struct ga_driver *d = find_driver(n, "nvidia");
+	const struct ga_driver *d = ga_node_driver(n, "nvidia");
 	if (d && d->version)
 		return d->version;
 	return n->nvml ? n->nvml->driver_version : NULL;

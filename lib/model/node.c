@@ -630,6 +630,22 @@ const struct ga_pci_dev *ga_node_pci_find(const struct ga_node *n, const char *a
 	return NULL;
 }
 
+const struct ga_driver *ga_node_driver(const struct ga_node *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_drivers; i++)
+		if (n->drivers[i].name && !strcmp(n->drivers[i].name, name))
+			return &n->drivers[i];
+	return NULL;
+}
+
+const struct ga_runtime *ga_node_runtime(const struct ga_node *n, const char *name)
+{
+	for (size_t i = 0; i < n->n_runtimes; i++)
+		if (n->runtimes[i].name && !strcmp(n->runtimes[i].name, name))
+			return &n->runtimes[i];
+	return NULL;
+}
+
 int ga_node_write_json(const struct ga_node *n, struct ga_json *w)
 {
 	ga_schema_write(w, &ga_node_schema, n);
