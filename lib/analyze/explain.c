@@ -847,6 +847,19 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 	return -1;
 }
 
+/* The decimal number of 1 to max digits at d (before e): its end, or NULL (none, or longer). */
+static const char *decimal(const char *d, const char *e, size_t max, int64_t *v)
+{
+	const char *q = d;
+	*v = 0;
+	while (q < e && *q >= '0' && *q <= '9') {
+		if ((size_t)(q - d) == max)
+			return NULL;
+		*v = *v * 10 + (*q++ - '0');
+	}
+	return q == d ? NULL : q;
+}
+
 /* The code numbered v in family fam, or -1 with *unknown naming the number (never guessed). */
 static long code_by_number(const struct ga_explain *ex, enum ga_errcode_family fam, int64_t v, char *unknown,
                            size_t ucap, enum ga_errcode_family *ufam)
@@ -880,11 +893,9 @@ static long status_form_code(const struct ga_explain *ex, const char *l, size_t 
 		const char *at = memmem(l, n, forms[f].marker, ml);
 		if (!at || (forms[f].needs && !memmem(l, n, forms[f].needs, strlen(forms[f].needs))))
 			continue;
-		const char *d = at + ml, *q = d, *e = l + n;
-		int64_t v = 0;
-		while (q < e && q - d < 6 && *q >= '0' && *q <= '9')
-			v = v * 10 + (*q++ - '0');
-		if (q == d || q - d >= 6 || (q < e && *q != ':' && *q != ' '))
+		const char *e = l + n, *q;
+		int64_t v;
+		if (!(q = decimal(at + ml, e, 5, &v)) || (q < e && *q != ':' && *q != ' '))
 			continue;
 		return code_by_number(ex, forms[f].fam, v, unknown, ucap, ufam);
 	}
@@ -1027,15 +1038,12 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 				p = memmem(p + 1, (size_t)(l + n - p - 1), before[b], bl);
 			if (!p)
 				continue;
-			const char *d = p + bl, *q = d;
 			/* ten digits: Level Zero's codes are 0x70000000 and up */
-			while (q < l + n && q - d < 11 && *q >= '0' && *q <= '9')
-				q++;
-			if (q == d || q - d > 10 || (q < l + n && is_ident((unsigned char)*q)))
+			const char *q;
+			int64_t v;
+			if (!(q = decimal(p + bl, l + n, 10, &v)) ||
+			    (q < l + n && is_ident((unsigned char)*q)))
 				continue;
-			int64_t v = 0;
-			for (const char *x = d; x < q; x++)
-				v = v * 10 + (*x - '0');
 			return code_by_number(ex, ctx[w].fam, v, unknown, ucap, ufam);
 		}
 		return -1;
