@@ -80,22 +80,53 @@ const struct ga_signature *ga_explain_sig(unsigned sig)
 	return sig < SIG__COUNT ? &sigs[sig] : sig < N_CAUSES ? &grp_sigs[sig - SIG__COUNT] : NULL;
 }
 
+/*
+ * The runtimes' prefixes before a vendor's message string (message_code): the
+ * family whose messages follow, and where the message starts when not right
+ * after the prefix. Each prefix is a literal of the scan too (code_literals).
+ */
+static const struct {
+	const char *prefix;
+	enum ga_errcode_family fam;
+	const char *after; /* the message follows the first of these after the prefix */
+} msg_prefixes[] = { { "CUDA error: ", GA_ECF_CUDART, NULL },
+	             /* darknet's check_error ("CUDA Error: %s" with cudaGetErrorString) */
+	             { "CUDA Error: ", GA_ECF_CUDART, NULL },
+	             { "HIP error: ", GA_ECF_HIP, NULL },
+	             { "ROCm error: ", GA_ECF_HIP, NULL },
+	             { "failed to initialize CUDA: ", GA_ECF_CUDART, NULL },
+	             { "NCCL error: ", GA_ECF_NCCL, NULL },
+	             { "NCCL error in: ", GA_ECF_NCCL, ", " },
+	             { "cuda runtime error (", GA_ECF_CUDART, ") : " },
+	             { "THCudaCheck FAIL ", GA_ECF_CUDART, " : " },
+	             /* NVIDIA's CUDALibrarySamples CHECK_CUDA and the tools that copy it: "CUDA API failed at
+	     * line %d with error: %s (%d)" with cudaGetErrorString (h45-fixhg) */
+	             { "CUDA API failed at ", GA_ECF_CUDART, " with error: " },
+	             /* cuGetErrorString's text (lib/core/errcodes/cu.str.def): PyTorch's CUDA driver
+	     * calls (c10/cuda/driver_api.h, "CUDA driver error: "), the projects that copy
+	     * it capitalised, and Triton's NVIDIA launcher ("Triton Error [CUDA]: ") */
+	             { "CUDA driver error: ", GA_ECF_CU, NULL },
+	             { "CUDA Driver Error: ", GA_ECF_CU, NULL },
+	             { "Triton Error [CUDA]: ", GA_ECF_CU, NULL },
+	             /* nvmlErrorString's text (nvml.str.def, keyed without case): nvidia-smi ("Failed to
+	     * initialize NVML: "), libnvidia-container lower-cased ("nvml error: "), and
+	     * pynvml's NVMLError printed by its users ("NVML error: %s") */
+	             { "Failed to initialize NVML: ", GA_ECF_NVML, NULL },
+	             { "failed to initialize NVML: ", GA_ECF_NVML, NULL },
+	             { "nvml error: ", GA_ECF_NVML, NULL },
+	             { "NVML error: ", GA_ECF_NVML, NULL },
+	             { "NVML Error: ", GA_ECF_NVML, NULL } };
+
 /* Literals of lines that may name a code by number ("CUDA error 700", "nvmlReturn 999", TensorRT's
  * "CUDA initialization failure with error: 35", older "Cuda initialization failure with error 35"),
  * or by a name that is not a table's (DPC++'s "-1 (PI_ERROR_DEVICE_NOT_FOUND)", Unified Runtime's
  * "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", go-nvml's name without the NVML_ prefix, "failed to
  * initialize NVML: ERROR_UNKNOWN", dcgm-exporter's "Cannot init NVML library; err:
- * ERROR_LIBRARY_NOT_FOUND": line_code); llama.cpp's HIP build
- * ("ROCm error: invalid device function", ggml-cuda's CUDA_CHECK with GGML_CUDA_NAME "ROCm") and
- * its CUDA start-up ("ggml_cuda_init: failed to initialize CUDA: initialization error"); ollama's
- * GPU discovery ("cudart init failure: 35", "cuda driver library init failure: 999"); or by its
- * message after a prefix that no code name starts (the THC forms "cuda runtime error (N) : MSG"
- * and "THCudaCheck FAIL ... : MSG", CUDALibrarySamples' "CUDA API failed at ... with error: MSG (N)",
- * cuGetErrorString's text after PyTorch's "CUDA driver error: " or Triton's "Triton Error [CUDA]: ",
- * nvmlErrorString's after nvidia-smi's "Failed to initialize NVML: " or libnvidia-container's
- * "nvml error: ": message_code); pynvml's exception class per code ("NVMLError_GpuIsLost"); ONNX
- * Runtime's and TensorRT's status numbers ("[ONNXRuntimeError] : 1 : FAIL", "] Error Code 4:":
- * status_form_code). */
+ * ERROR_LIBRARY_NOT_FOUND": line_code); llama.cpp's CUDA start-up ("ggml_cuda_init: failed to
+ * initialize CUDA: initialization error"); ollama's GPU discovery ("cudart init failure: 35",
+ * "cuda driver library init failure: 999"); pynvml's exception class per code
+ * ("NVMLError_GpuIsLost"); ONNX Runtime's and TensorRT's status numbers ("[ONNXRuntimeError] : 1 :
+ * FAIL", "] Error Code 4:": status_form_code). The message prefixes above are literals too. */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -104,7 +135,6 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "nvmlReturn=",
 	                                   "NCCL error ",
 	                                   "NCCL error:",
-	                                   "HIP error: ",
 	                                   "hipError_t ",
 	                                   "hsa api call",
 	                                   "ze_result_t ",
@@ -114,21 +144,9 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "Cuda initialization failure",
 	                                   "NVML: ERROR_",
 	                                   "nvml: ERROR_",
-	                                   "ROCm error: ",
 	                                   "ggml_cuda_init: failed",
 	                                   "init failure: ",
 	                                   "err: ERROR_",
-	                                   "cuda runtime error (",
-	                                   "THCudaCheck FAIL ",
-	                                   "CUDA API failed at ",
-	                                   "CUDA driver error: ",
-	                                   "CUDA Driver Error: ",
-	                                   "Triton Error [CUDA]: ",
-	                                   "Failed to initialize NVML: ",
-	                                   "failed to initialize NVML: ",
-	                                   "nvml error: ",
-	                                   "NVML error: ",
-	                                   "NVML Error: ",
 	                                   "NVMLError_",
 	                                   "[ONNXRuntimeError] : ",
 	                                   "] Error Code " };
@@ -675,8 +693,8 @@ static bool is_ident(unsigned char c)
 
 /*
  * The scan's literals for codes: the first wm_m bytes of every code name that
- * names a cause or no cause (not of the codes that are no error), and the
- * number-context literals; each once. Names shorter than the window cannot be
+ * names a cause or no cause (not of the codes that are no error), the
+ * number-context literals and the message prefixes; each once. Names shorter than the window cannot be
  * a literal (docs/explain.md lists how many).
  */
 static int code_literals(struct ga_explain *ex)
@@ -684,8 +702,12 @@ static int code_literals(struct ga_explain *ex)
 	struct ga_strmap seen = { 0 };
 	size_t m = ex->wm_m, nc = ga_errcode_count();
 	int e = 0;
-	for (size_t i = 0; i < nc + sizeof(number_lits) / sizeof(number_lits[0]) && e == 0; i++) {
-		const char *name = i < nc ? ga_errcode_get(i)->name : number_lits[i - nc];
+	size_t nn = sizeof(number_lits) / sizeof(number_lits[0]);
+	size_t nm = sizeof(msg_prefixes) / sizeof(msg_prefixes[0]);
+	for (size_t i = 0; i < nc + nn + nm && e == 0; i++) {
+		const char *name = i < nc        ? ga_errcode_get(i)->name
+		                   : i < nc + nn ? number_lits[i - nc]
+		                                 : msg_prefixes[i - nc - nn].prefix;
 		if (i < nc && ex->ecx.group[i] == GA_ECG_NOT_ERROR)
 			continue;
 		if (strlen(name) < m || ga_strmap_get_n(&seen, name, m, NULL))
@@ -796,51 +818,20 @@ static const char *component_guess(const char *l, size_t n)
  */
 static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 {
-	static const struct {
-		const char *prefix;
-		enum ga_errcode_family fam;
-		const char *after; /* the message follows the first of these after the prefix */
-	} pre[] = { { "CUDA error: ", GA_ECF_CUDART, NULL },
-		    /* darknet's check_error ("CUDA Error: %s" with cudaGetErrorString) */
-		    { "CUDA Error: ", GA_ECF_CUDART, NULL },
-		    { "HIP error: ", GA_ECF_HIP, NULL },
-		    { "ROCm error: ", GA_ECF_HIP, NULL },
-		    { "failed to initialize CUDA: ", GA_ECF_CUDART, NULL },
-		    { "NCCL error: ", GA_ECF_NCCL, NULL },
-		    { "NCCL error in: ", GA_ECF_NCCL, ", " },
-		    { "cuda runtime error (", GA_ECF_CUDART, ") : " },
-		    { "THCudaCheck FAIL ", GA_ECF_CUDART, " : " },
-		    /* NVIDIA's CUDALibrarySamples CHECK_CUDA and the tools that copy it: "CUDA API failed at
-		     * line %d with error: %s (%d)" with cudaGetErrorString (h45-fixhg) */
-		    { "CUDA API failed at ", GA_ECF_CUDART, " with error: " },
-		    /* cuGetErrorString's text (lib/core/errcodes/cu.str.def): PyTorch's CUDA driver
-		     * calls (c10/cuda/driver_api.h, "CUDA driver error: "), the projects that copy
-		     * it capitalised, and Triton's NVIDIA launcher ("Triton Error [CUDA]: ") */
-		    { "CUDA driver error: ", GA_ECF_CU, NULL },
-		    { "CUDA Driver Error: ", GA_ECF_CU, NULL },
-		    { "Triton Error [CUDA]: ", GA_ECF_CU, NULL },
-		    /* nvmlErrorString's text (nvml.str.def, keyed without case): nvidia-smi ("Failed to
-		     * initialize NVML: "), libnvidia-container lower-cased ("nvml error: "), and
-		     * pynvml's NVMLError printed by its users ("NVML error: %s") */
-		    { "Failed to initialize NVML: ", GA_ECF_NVML, NULL },
-		    { "failed to initialize NVML: ", GA_ECF_NVML, NULL },
-		    { "nvml error: ", GA_ECF_NVML, NULL },
-		    { "NVML error: ", GA_ECF_NVML, NULL },
-		    { "NVML Error: ", GA_ECF_NVML, NULL } };
-	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
-		size_t pl = strlen(pre[i].prefix);
-		const char *at = memmem(l, n, pre[i].prefix, pl);
+	for (size_t i = 0; i < sizeof(msg_prefixes) / sizeof(msg_prefixes[0]); i++) {
+		size_t pl = strlen(msg_prefixes[i].prefix);
+		const char *at = memmem(l, n, msg_prefixes[i].prefix, pl);
 		if (!at)
 			continue;
 		const char *s = at + pl, *e = l + n;
-		if (pre[i].after) {
-			size_t al = strlen(pre[i].after);
-			const char *c = memmem(s, (size_t)(e - s), pre[i].after, al);
+		if (msg_prefixes[i].after) {
+			size_t al = strlen(msg_prefixes[i].after);
+			const char *c = memmem(s, (size_t)(e - s), msg_prefixes[i].after, al);
 			if (!c)
 				continue;
 			s = c + al;
 		}
-		long k = ga_errcode_find_message(&ex->ecx, pre[i].fam, s, (size_t)(e - s));
+		long k = ga_errcode_find_message(&ex->ecx, msg_prefixes[i].fam, s, (size_t)(e - s));
 		if (k >= 0)
 			return k;
 	}
