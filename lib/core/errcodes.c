@@ -158,42 +158,45 @@ const struct ga_errcode_group_info *ga_errcode_group_get(enum ga_errcode_group g
 	return (unsigned)g < GA_ECG__COUNT ? &groups[g] : NULL;
 }
 
-/* What a key drops from the front of a name, longest first within a family. */
-static const char *const strip[] = {
-	"cudaError",
-	"CUDA_ERROR_",
-	"CUDA_",
-	"cuda",
-	"CUBLAS_STATUS_",
-	"CUFFT_",
-	"CUSOLVER_STATUS_",
-	"CUSPARSE_STATUS_",
-	"CUDNN_STATUS_",
-	"nccl",
-	"hipError",
-	"hip",
-	"HSA_STATUS_ERROR_",
-	"HSA_STATUS_",
-	"ZE_RESULT_ERROR_",
-	"ZE_RESULT_EXP_ERROR_",
-	"ZE_RESULT_EXT_ERROR_",
-	"ZE_RESULT_",
-	"NVML_ERROR_",
-	"NVML_",
-	"CL_",
-	"rocblas_status_",
-	"HIPBLAS_STATUS_",
-	"miopenStatus",
-	"ORT_",
-	"k", /* TensorRT's kINTERNAL_ERROR (no other table's names start with a lower-case k) */
+/* What a key drops from the front of a name of a family, longest first within a family. */
+static const struct {
+	enum ga_errcode_family family;
+	const char *prefix;
+} strip[] = {
+	{ GA_ECF_CUDART, "cudaError" },
+	{ GA_ECF_CU, "CUDA_ERROR_" },
+	{ GA_ECF_CU, "CUDA_" },
+	{ GA_ECF_CUDART, "cuda" },
+	{ GA_ECF_CUBLAS, "CUBLAS_STATUS_" },
+	{ GA_ECF_CUFFT, "CUFFT_" },
+	{ GA_ECF_CUSOLVER, "CUSOLVER_STATUS_" },
+	{ GA_ECF_CUSPARSE, "CUSPARSE_STATUS_" },
+	{ GA_ECF_CUDNN, "CUDNN_STATUS_" },
+	{ GA_ECF_NCCL, "nccl" },
+	{ GA_ECF_HIP, "hipError" },
+	{ GA_ECF_HIP, "hip" },
+	{ GA_ECF_HSA, "HSA_STATUS_ERROR_" },
+	{ GA_ECF_HSA, "HSA_STATUS_" },
+	{ GA_ECF_ZE, "ZE_RESULT_ERROR_" },
+	{ GA_ECF_ZE, "ZE_RESULT_EXP_ERROR_" },
+	{ GA_ECF_ZE, "ZE_RESULT_EXT_ERROR_" },
+	{ GA_ECF_ZE, "ZE_RESULT_" },
+	{ GA_ECF_NVML, "NVML_ERROR_" },
+	{ GA_ECF_NVML, "NVML_" },
+	{ GA_ECF_OPENCL, "CL_" },
+	{ GA_ECF_ROCBLAS, "rocblas_status_" },
+	{ GA_ECF_HIPBLAS, "HIPBLAS_STATUS_" },
+	{ GA_ECF_MIOPEN, "miopenStatus" },
+	{ GA_ECF_ORT, "ORT_" },
+	{ GA_ECF_TENSORRT, "k" },
 };
 
 void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap)
 {
 	const char *s = c->name;
 	for (size_t i = 0; i < sizeof(strip) / sizeof(strip[0]); i++) {
-		size_t l = strlen(strip[i]);
-		if (!strncmp(s, strip[i], l)) {
+		size_t l = strlen(strip[i].prefix);
+		if (strip[i].family == c->family && !strncmp(s, strip[i].prefix, l)) {
 			s += l;
 			break;
 		}
