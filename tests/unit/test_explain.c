@@ -379,7 +379,8 @@ static void test_most_specific_wins(void **state)
 
 /* h39-commsched: libibverbs' provider warning claims its line from loader-soname (a notice, weight
  * 81 over 80), and a notice ranks after a cause that acts even when the cause weighs less
- * (k8s-insufficient-gpu, 60); alone, the notice is the only cause. */
+ * (k8s-gpu-request-exceeds-free, 61: h54-fixccs gave it the scheduler's "Insufficient nvidia.com/gpu" from
+ * k8s-insufficient-gpu, 60); alone, the notice is the only cause. */
 static void test_notice_ranks_last(void **state)
 {
 	(void)state;
@@ -393,8 +394,8 @@ static void test_notice_ranks_last(void **state)
 	size_t n = 0;
 	const struct ga_explain_cause *c = ga_explain_causes(ex, &n);
 	assert_int_equal(n, 2);
-	assert_string_equal(sig_id(c[0].sig), "k8s-insufficient-gpu");
-	assert_int_equal(c[0].action, GA_ACT_FIX_CONFIG);
+	assert_string_equal(sig_id(c[0].sig), "k8s-gpu-request-exceeds-free");
+	assert_int_equal(c[0].action, GA_ACT_RESTART_WORKLOAD);
 	assert_string_equal(sig_id(c[1].sig), "libibverbs-provider-not-loaded");
 	assert_int_equal(c[1].action, GA_ACT_NONE);
 	ga_explain_free(ex);
