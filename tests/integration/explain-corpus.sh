@@ -11,14 +11,15 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 77/80:
-# decision LOWERED from 81 by held-out batches id, ie and if of the twelfth session (68
-# incidents collected blind by h51-batchid, h57-batchie and h60-batchif, SOURCES-id/ie/if.md;
-# with the session's first binary id 26.9/34.6 %, ie 9.5/9.5 %, if 42.9/42.9 %), although
-# the session's rows (the sweep of every older miss by h52-h55, the Windows codes of
-# h59-windows, the rows from each batch's own misses by h56, h58 and h61) turned 34 incidents
-# right and none wrong (bench/corpus-topcauses.sh --diff against the first binary): 931
-# incidents, class 77.0 %, decision 80.3 %; the 855 older incidents alone 78.9 % / 82.3 %
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 76/79:
+# LOWERED from 77/81 by held-out batches id, ie, if and ig of the twelfth session (89
+# incidents collected blind by h51-batchid, h57-batchie, h60-batchif and h63-batchig,
+# SOURCES-id/ie/if/ig.md; with the session's first binary id 26.9/34.6 %, ie 9.5/9.5 %,
+# if 42.9/42.9 %, ig 33.3/33.3 %), although the session's rows (the sweep of every older miss
+# by h52-h55, the Windows codes of h59-windows, the rows from each batch's own misses by h56,
+# h58, h61 and h64) turned 39 incidents right and none wrong (bench/corpus-topcauses.sh --diff
+# against the first binary): 952 incidents, class 76.6 %, decision 79.8 %; the 855 older
+# incidents alone 79.1 % / 82.3 %
 # (docs/explain.md, "The whole corpus's misses swept, Windows' codes, and batches id, ie and if").
 # Before, 77/81:
 # LOWERED from 78/81 by held-out batch ic (20 incidents collected blind by h50-batchic at the
@@ -111,8 +112,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-77}
-MIN_DECISION=${MIN_DECISION:-80}
+MIN_CLASS=${MIN_CLASS:-76}
+MIN_DECISION=${MIN_DECISION:-79}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
