@@ -126,7 +126,10 @@ static const struct {
  * initialize CUDA: initialization error"); ollama's GPU discovery ("cudart init failure: 35",
  * "cuda driver library init failure: 999"); pynvml's exception class per code
  * ("NVMLError_GpuIsLost"); ONNX Runtime's and TensorRT's status numbers ("[ONNXRuntimeError] : 1 :
- * FAIL", "] Error Code 4:": status_form_code). The message prefixes above are literals too. */
+ * FAIL", "] Error Code 4:": status_form_code); Vulkan-Hpp's forms (vulkan_hpp_form: what() begins
+ * with the class or function that failed, "vk::Queue::submit: ErrorDeviceLost"; the exception's class
+ * names the code, "vk::DeviceLostError"; the scan keeps their first 11 bytes, its window). The
+ * message prefixes above are literals too. */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -150,9 +153,6 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "NVMLError_",
 	                                   "[ONNXRuntimeError] : ",
 	                                   "] Error Code ",
-	                                   /* Vulkan-Hpp's forms (vulkan_hpp_form): what() begins with the
-	                                    * class or function that failed, the exception's name with the
-	                                    * code's; the scan keeps their first 11 bytes (its window) */
 	                                   "vk::Device::",
 	                                   "vk::DeviceLostError",
 	                                   "vk::Queue::",

@@ -695,11 +695,16 @@ static void test_explain_vulkan_nvrtc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tables),           cmocka_unit_test(test_groups),
-		cmocka_unit_test(test_lookup),           cmocka_unit_test(test_keys),
-		cmocka_unit_test(test_names_in_headers), cmocka_unit_test(test_tables_match_headers),
-		cmocka_unit_test(test_explain_codes),    cmocka_unit_test(test_explain_inconclusive),
-		cmocka_unit_test(test_messages),         cmocka_unit_test(test_explain_messages),
+		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_names_in_headers),
+		cmocka_unit_test(test_tables_match_headers),
+		cmocka_unit_test(test_explain_codes),
+		cmocka_unit_test(test_explain_inconclusive),
+		cmocka_unit_test(test_messages),
+		cmocka_unit_test(test_explain_messages),
 		cmocka_unit_test(test_explain_vulkan_nvrtc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
