@@ -126,7 +126,10 @@ static const struct {
  * initialize CUDA: initialization error"); ollama's GPU discovery ("cudart init failure: 35",
  * "cuda driver library init failure: 999"); pynvml's exception class per code
  * ("NVMLError_GpuIsLost"); ONNX Runtime's and TensorRT's status numbers ("[ONNXRuntimeError] : 1 :
- * FAIL", "] Error Code 4:": status_form_code). The message prefixes above are literals too. */
+ * FAIL", "] Error Code 4:": status_form_code); Vulkan-Hpp's forms (vulkan_hpp_form: what() begins
+ * with the class or function that failed, "vk::Queue::submit: ErrorDeviceLost"; the exception's class
+ * names the code, "vk::DeviceLostError"; the scan keeps their first 11 bytes, its window). The
+ * message prefixes above are literals too. */
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
@@ -149,7 +152,32 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "err: ERROR_",
 	                                   "NVMLError_",
 	                                   "[ONNXRuntimeError] : ",
-	                                   "] Error Code " };
+	                                   "] Error Code ",
+	                                   "vk::Device::",
+	                                   "vk::DeviceLostError",
+	                                   "vk::Queue::",
+	                                   "vk::PhysicalDevice::",
+	                                   "vk::Instance::",
+	                                   "vk::CommandBuffer::",
+	                                   "vk::SwapchainKHR",
+	                                   "vk::createInstance",
+	                                   "vk::enumerate",
+	                                   "vk::OutOfDeviceMemoryError",
+	                                   "vk::OutOfHostMemoryError",
+	                                   "vk::OutOfPoolMemoryError",
+	                                   "vk::InitializationFailedError",
+	                                   "vk::IncompatibleDriverError",
+	                                   "vk::UnknownError",
+	                                   "vk::FeatureNotPresentError",
+	                                   "vk::ExtensionNotPresentError",
+	                                   "vk::LayerNotPresentError",
+	                                   "vk::ValidationFailedEXTError",
+	                                   "vk::FragmentedPoolError",
+	                                   "vk::TooManyObjectsError",
+	                                   "vk::MemoryMapFailedError",
+	                                   "vk::FormatNotSupportedError",
+	                                   "vk::SurfaceLostKHRError",
+	                                   "vk::NotPermittedError" };
 
 static void count_acted(struct ga_explain *ex, unsigned sig, const char *l, size_t n);
 
@@ -783,6 +811,9 @@ static const char *component_guess(const char *l, size_t n)
 		{ "HIP", "HIP runtime" },
 		{ "ZE_RESULT", "Level Zero runtime" },
 		{ "CL_", "OpenCL runtime" },
+		{ "VK_ERROR_", "Vulkan (driver or loader)" },
+		{ "vk::", "Vulkan (driver or loader)" },
+		{ "NVRTC", "NVRTC (CUDA runtime compiler)" },
 		{ "CUDA", "CUDA runtime" },
 		{ "cuda", "CUDA runtime" },
 		{ "torch", "PyTorch (framework)" },
@@ -894,6 +925,45 @@ static long status_form_code(const struct ga_explain *ex, const char *l, size_t 
 }
 
 /*
+ * Vulkan-Hpp (vulkan.hpp, the C++ binding llama.cpp's Vulkan backend and others use) names a
+ * VkResult two ways: vk::to_string of the vk::Result, "Error" and the name in CamelCase
+ * ("vk::Queue::submit: ErrorDeviceLost", the what() of the exception it throws; the
+ * enumerator itself is vk::Result::eErrorDeviceLost), and the exception's class, the name in
+ * CamelCase and "Error" ("vk::DeviceLostError"). The identifier l[i, j) in either form, on a
+ * line that has "vk::" (the class right after it), is looked up as VK_ERROR_<NAME>, the words
+ * split again at each capital after a small letter or digit (ErrorOutOfDateKHR:
+ * VK_ERROR_OUT_OF_DATE_KHR). The code's index, or -1.
+ */
+static long vulkan_hpp_form(const struct ga_explain *ex, const char *l, size_t n, size_t i, size_t j)
+{
+	const char *w = NULL;
+	size_t wl = 0;
+	if (j - i > 6 && l[i] == 'e' && !memcmp(l + i + 1, "Error", 5))
+		i++; /* vk::Result::eErrorDeviceLost */
+	if (j - i > 5 && !memcmp(l + i, "Error", 5) && l[i + 5] >= 'A' && l[i + 5] <= 'Z' &&
+	    memmem(l, n, "vk::", 4)) {
+		w = l + i + 5;
+		wl = j - i - 5;
+	} else if (j - i > 5 && i >= 4 && !memcmp(l + i - 4, "vk::", 4) && l[i] >= 'A' && l[i] <= 'Z' &&
+	           !memcmp(l + j - 5, "Error", 5)) {
+		w = l + i;
+		wl = j - i - 5;
+	}
+	if (!w || wl > 56)
+		return -1;
+	char full[128];
+	size_t o = (size_t)snprintf(full, sizeof(full), "VK_ERROR_");
+	for (size_t k = 0; k < wl && o + 2 < sizeof(full); k++) {
+		unsigned char ch = (unsigned char)w[k];
+		unsigned char pr = k ? (unsigned char)w[k - 1] : 0;
+		if (ch >= 'A' && ch <= 'Z' && k && ((pr >= 'a' && pr <= 'z') || (pr >= '0' && pr <= '9')))
+			full[o++] = '_';
+		full[o++] = (char)(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+	}
+	return ga_errcode_lookup(&ex->ecx, full, o);
+}
+
+/*
  * The first error code the line names: an identifier with a family's prefix
  * looked up in the index (*unknown: it has an error prefix and is in no table),
  * else the vendor's message after a runtime's prefix (message_code),
@@ -968,9 +1038,20 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			if (k >= 0)
 				return k;
 		}
-		/* the families' prefixes start with one of these letters (m: MIOpen's miopenStatus) */
-		if (j - i >= 6 && strchr("cCnNhHZrm", c)) {
+		long vk = vulkan_hpp_form(ex, l, n, i, j);
+		if (vk >= 0)
+			return vk;
+		/* the families' prefixes start with one of these letters (m: MIOpen's miopenStatus, V:
+		 * Vulkan's VK_; NVRTC_ starts with N) */
+		if (j - i >= 6 && strchr("cCnNhHZrmV", c)) {
 			long k = ga_errcode_lookup(&ex->ecx, l + i, j - i);
+			/* TVM's Vulkan check prints the success code before the error: "Check failed: (__e ==
+			 * VK_SUCCESS) is false: Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY"; a
+			 * Vulkan code that is no error does not end the search (the other tables keep theirs) */
+			if (k >= 0 && c == 'V' && ex->ecx.group[k] == GA_ECG_NOT_ERROR) {
+				i = j;
+				continue;
+			}
 			if (k >= 0)
 				return k;
 			enum ga_errcode_family f = ga_errcode_error_prefix(l + i, j - i);

@@ -80,6 +80,12 @@ static const struct ga_errcode codes[] = {
 #define FAM GA_ECF_ORT
 #include "errcodes/ort.def"
 #undef FAM
+#define FAM GA_ECF_VULKAN
+#include "errcodes/vulkan.def"
+#undef FAM
+#define FAM GA_ECF_NVRTC
+#include "errcodes/nvrtc.def"
+#undef FAM
 #undef ERRCODE
 };
 
@@ -189,6 +195,10 @@ static const struct {
 	{ GA_ECF_MIOPEN, "miopenStatus" },
 	{ GA_ECF_ORT, "ORT_" },
 	{ GA_ECF_TENSORRT, "k" },
+	{ GA_ECF_VULKAN, "VK_ERROR_" },
+	{ GA_ECF_VULKAN, "VK_" },
+	{ GA_ECF_NVRTC, "NVRTC_ERROR_" },
+	{ GA_ECF_NVRTC, "NVRTC_" },
 };
 
 void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap)

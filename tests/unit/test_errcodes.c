@@ -137,6 +137,39 @@ static void test_lookup(void **state)
 	expect(&ix, "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", GA_ECF_ZE, 0x70000003, GA_ECG_OOM);
 	expect(&ix, "CL_OUT_OF_RESOURCES", GA_ECF_OPENCL, -5, GA_ECG_OOM);
 	expect(&ix, "CL_INVALID_VALUE", GA_ECF_OPENCL, -30, GA_ECG_API_MISUSE);
+	/* Vulkan: the non-negative codes are success codes (VK_TIMEOUT too, unlike the other tables'
+	 * timeouts); the device lost names no one cause in the specification; an alias keeps the
+	 * group of its code */
+	expect(&ix, "VK_SUCCESS", GA_ECF_VULKAN, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "VK_TIMEOUT", GA_ECF_VULKAN, 2, GA_ECG_NOT_ERROR);
+	expect(&ix, "VK_SUBOPTIMAL_KHR", GA_ECF_VULKAN, 1000001003, GA_ECG_NOT_ERROR);
+	expect(&ix, "VK_ERROR_PIPELINE_COMPILE_REQUIRED_EXT", GA_ECF_VULKAN, 1000297000, GA_ECG_NOT_ERROR);
+	expect(&ix, "VK_ERROR_INCOMPATIBLE_SHADER_BINARY_EXT", GA_ECF_VULKAN, 1000482000, GA_ECG_NOT_ERROR);
+	expect(&ix, "VK_ERROR_OUT_OF_DEVICE_MEMORY", GA_ECF_VULKAN, -2, GA_ECG_OOM);
+	expect(&ix, "VK_ERROR_INITIALIZATION_FAILED", GA_ECF_VULKAN, -3, GA_ECG_UNSPECIFIED);
+	expect(&ix, "VK_ERROR_DEVICE_LOST", GA_ECF_VULKAN, -4, GA_ECG_UNSPECIFIED);
+	expect(&ix, "VK_ERROR_LAYER_NOT_PRESENT", GA_ECF_VULKAN, -6, GA_ECG_RUNTIME_INSTALL);
+	expect(&ix, "VK_ERROR_FEATURE_NOT_PRESENT", GA_ECF_VULKAN, -8, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "VK_ERROR_INCOMPATIBLE_DRIVER", GA_ECF_VULKAN, -9, GA_ECG_DRIVER_TOO_OLD);
+	expect(&ix, "VK_ERROR_FRAGMENTED_POOL", GA_ECF_VULKAN, -12, GA_ECG_OOM);
+	expect(&ix, "VK_ERROR_UNKNOWN", GA_ECF_VULKAN, -13, GA_ECG_UNSPECIFIED);
+	expect(&ix, "VK_ERROR_VALIDATION_FAILED_EXT", GA_ECF_VULKAN, -1000011001, GA_ECG_API_MISUSE);
+	expect(&ix, "VK_ERROR_OUT_OF_POOL_MEMORY_KHR", GA_ECF_VULKAN, -1000069000, GA_ECG_OOM);
+	expect(&ix, "VK_ERROR_NOT_PERMITTED_KHR", GA_ECF_VULKAN, -1000174001, GA_ECG_PERMISSION);
+	expect(&ix, "VK_ERROR_INVALID_SHADER_NV", GA_ECF_VULKAN, -1000012000, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "VK_ERROR_OUT_OF_DATE_KHR", GA_ECF_VULKAN, -1000001004, GA_ECG_API_MISUSE);
+	/* NVRTC */
+	expect(&ix, "NVRTC_SUCCESS", GA_ECF_NVRTC, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "NVRTC_ERROR_OUT_OF_MEMORY", GA_ECF_NVRTC, 1, GA_ECG_OOM);
+	expect(&ix, "NVRTC_ERROR_INVALID_OPTION", GA_ECF_NVRTC, 5, GA_ECG_API_MISUSE);
+	expect(&ix, "NVRTC_ERROR_COMPILATION", GA_ECF_NVRTC, 6, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE", GA_ECF_NVRTC, 7, GA_ECG_RUNTIME_INSTALL);
+	expect(&ix, "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID", GA_ECF_NVRTC, 10, GA_ECG_API_MISUSE);
+	expect(&ix, "NVRTC_ERROR_INTERNAL_ERROR", GA_ECF_NVRTC, 11, GA_ECG_UNSPECIFIED);
+	expect(&ix, "NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED", GA_ECF_NVRTC, 13, GA_ECG_NOT_ERROR);
+	expect(&ix, "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED", GA_ECF_NVRTC, 14, GA_ECG_OOM);
+	expect(&ix, "NVRTC_ERROR_CANCELLED", GA_ECF_NVRTC, 16, GA_ECG_NOT_ERROR);
+	expect(&ix, "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED", GA_ECF_NVRTC, 17, GA_ECG_UNSPECIFIED);
 	/* by number, the number's first name where the header has aliases */
 	long k = ga_errcode_lookup_number(&ix, GA_ECF_CU, 700);
 	assert_true(k >= 0);
@@ -144,6 +177,9 @@ static void test_lookup(void **state)
 	k = ga_errcode_lookup_number(&ix, GA_ECF_HIP, 2);
 	assert_true(k >= 0);
 	assert_string_equal(ga_errcode_get((size_t)k)->name, "hipErrorOutOfMemory");
+	k = ga_errcode_lookup_number(&ix, GA_ECF_VULKAN, -1000069000);
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "VK_ERROR_OUT_OF_POOL_MEMORY");
 	assert_int_equal(ga_errcode_lookup_number(&ix, GA_ECF_NCCL, 9), -1);
 	assert_int_equal(ga_errcode_lookup_number(&ix, GA_ECF__COUNT, 0), -1);
 	/* not a code; a prefix of one; an unknown name with an error prefix */
@@ -154,6 +190,8 @@ static void test_lookup(void **state)
 	assert_int_equal(ga_errcode_error_prefix("CUDA_ERROR_X", 12), GA_ECF_CU);
 	assert_int_equal(ga_errcode_error_prefix("CUDA_VISIBLE_DEVICES", 20), GA_ECF__COUNT);
 	assert_int_equal(ga_errcode_error_prefix("hipError", 8), GA_ECF__COUNT);
+	assert_int_equal(ga_errcode_error_prefix("VK_ERROR_SOMETHING_NEW", 22), GA_ECF_VULKAN);
+	assert_int_equal(ga_errcode_error_prefix("NVRTC_ERROR_X", 13), GA_ECF_NVRTC);
 	ga_errcode_index_release(&ix);
 }
 
@@ -221,6 +259,7 @@ static const struct {
 	{ GA_ECF_HIP, "/usr/include/hip/hip_runtime_api.h" },
 	{ GA_ECF_HSA, "/usr/include/hsa/hsa.h" },
 	{ GA_ECF_OPENCL, "/usr/include/CL/cl.h" },
+	{ GA_ECF_NVRTC, "/usr/local/cuda/include/nvrtc.h" },
 };
 
 static char *slurp(const char *path)
@@ -617,14 +656,56 @@ static void test_explain_inconclusive(void **state)
 	ga_explain_free(cut);
 }
 
+/* Vulkan's codes by name, in Vulkan-Hpp's two forms, after TVM's VK_SUCCESS check; NVRTC's by name;
+ * the device lost is inconclusive (no one cause), a number is never guessed into a Vulkan code */
+static void test_explain_vulkan_nvrtc(void **state)
+{
+	(void)state;
+	struct ga_explain *ex =
+	        explain_text("vkCreateInstance failed: VK_ERROR_LAYER_NOT_PRESENT\n"
+	                     "what():  vk::PhysicalDevice::createDevice: ErrorFeatureNotPresent\n"
+	                     "terminate called after throwing an instance of 'vk::IncompatibleDriverError'\n"
+	                     "Check failed: (__e == VK_SUCCESS) is false: Vulkan Error, code=-1: "
+	                     "VK_ERROR_OUT_OF_HOST_MEMORY\n"
+	                     "cupy.cuda.compiler.CompileException: NVRTC_ERROR_COMPILATION (6)\n"
+	                     "vk::Queue::submit: ErrorSomethingNew\n"
+	                     "ErrorFeatureNotPresent without the binding's namespace\n",
+	                     1 << 20);
+	static const struct want_cause w[] = {
+		{ "errcode-runtime-incomplete", 1, "VK_ERROR_LAYER_NOT_PRESENT" },
+		{ "errcode-not-supported", 2, "VK_ERROR_FEATURE_NOT_PRESENT" },
+		{ "errcode-driver-too-old", 3, "VK_ERROR_INCOMPATIBLE_DRIVER" },
+		{ "errcode-out-of-memory", 4, "VK_ERROR_OUT_OF_HOST_MEMORY" },
+		{ "errcode-no-kernel-image", 5, "NVRTC_ERROR_COMPILATION" },
+	};
+	expect_causes(ex, w, sizeof(w) / sizeof(w[0]));
+	ga_explain_free(ex);
+	ex = explain_text("terminate called after throwing an instance of 'vk::DeviceLostError'\n"
+	                  "  what():  vk::Queue::submit: ErrorDeviceLost\n",
+	                  1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 0);
+	size_t ns = 0, all = 0;
+	const struct ga_explain_salient *sl = ga_explain_salient_lines(ex, &ns, &all);
+	assert_true(ns >= 1);
+	assert_non_null(strstr(sl[0].code, "VK_ERROR_DEVICE_LOST = -4 (Vulkan VkResult)"));
+	assert_non_null(strstr(sl[0].code, "names no cause"));
+	ga_explain_free(ex);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tables),           cmocka_unit_test(test_groups),
-		cmocka_unit_test(test_lookup),           cmocka_unit_test(test_keys),
-		cmocka_unit_test(test_names_in_headers), cmocka_unit_test(test_tables_match_headers),
-		cmocka_unit_test(test_explain_codes),    cmocka_unit_test(test_explain_inconclusive),
-		cmocka_unit_test(test_messages),         cmocka_unit_test(test_explain_messages),
+		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_names_in_headers),
+		cmocka_unit_test(test_tables_match_headers),
+		cmocka_unit_test(test_explain_codes),
+		cmocka_unit_test(test_explain_inconclusive),
+		cmocka_unit_test(test_messages),
+		cmocka_unit_test(test_explain_messages),
+		cmocka_unit_test(test_explain_vulkan_nvrtc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
