@@ -1074,7 +1074,8 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			 * VK_SUCCESS) is false: Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY"; a
 			 * Vulkan code that is no error does not end the search (nor does UR_RESULT_SUCCESS or
 			 * PI_SUCCESS; the other tables keep theirs) */
-			if (k >= 0 && (c == 'V' || c == 'U' || c == 'P') && ex->ecx.group[k] == GA_ECG_NOT_ERROR) {
+			if (k >= 0 && (c == 'V' || c == 'U' || c == 'P') &&
+			    ex->ecx.group[k] == GA_ECG_NOT_ERROR) {
 				i = j;
 				continue;
 			}

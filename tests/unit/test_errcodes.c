@@ -252,8 +252,8 @@ static void test_lookup_sycl(void **state)
 		if (t < 0 || c->value < -68)
 			continue;
 		if (ix.group[i] != ix.group[t])
-			print_message("%s: group %u, %s: %u\n", c->name, ix.group[i], ga_errcode_get((size_t)t)->name,
-			              ix.group[t]);
+			print_message("%s: group %u, %s: %u\n", c->name, ix.group[i],
+			              ga_errcode_get((size_t)t)->name, ix.group[t]);
 		assert_int_equal(ix.group[i], ix.group[t]);
 	}
 	/* SYCL 2020's errc: named errc::NAME, numbered from success = 0 */
@@ -791,14 +791,14 @@ static void test_explain_vulkan_nvrtc(void **state)
 static void test_explain_sycl(void **state)
 {
 	(void)state;
-	struct ga_explain *ex =
-	        explain_text("level_zero backend failed with error: 42 (UR_RESULT_ERROR_PROGRAM_LINK_FAILURE)\n"
-	                     "what():  Native API failed. Native API returns: -997 (PI_ERROR_COMMAND_EXECUTION_FAILURE)\n"
-	                     "check failed: expected UR_RESULT_SUCCESS, got UR_RESULT_ERROR_LAYER_NOT_PRESENT\n"
-	                     "caught sycl::exception, code() == sycl::errc::kernel_not_supported\n"
-	                     "the runtime build event failed on this platform\n"
-	                     "Native API returns: -1001 (PI_ERROR_PLATFORM_NOT_FOUND_KHR)\n",
-	                     1 << 20);
+	struct ga_explain *ex = explain_text(
+	        "level_zero backend failed with error: 42 (UR_RESULT_ERROR_PROGRAM_LINK_FAILURE)\n"
+	        "what():  Native API failed. Native API returns: -997 (PI_ERROR_COMMAND_EXECUTION_FAILURE)\n"
+	        "check failed: expected UR_RESULT_SUCCESS, got UR_RESULT_ERROR_LAYER_NOT_PRESENT\n"
+	        "caught sycl::exception, code() == sycl::errc::kernel_not_supported\n"
+	        "the runtime build event failed on this platform\n"
+	        "Native API returns: -1001 (PI_ERROR_PLATFORM_NOT_FOUND_KHR)\n",
+	        1 << 20);
 	static const struct want_cause w[] = {
 		{ "errcode-no-kernel-image", 1, "UR_RESULT_ERROR_PROGRAM_LINK_FAILURE" },
 		{ "errcode-launch-failed", 2, "PI_ERROR_COMMAND_EXECUTION_FAILURE" },
