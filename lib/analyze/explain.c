@@ -814,6 +814,10 @@ static const char *component_guess(const char *l, size_t n)
 		{ "VK_ERROR_", "Vulkan (driver or loader)" },
 		{ "vk::", "Vulkan (driver or loader)" },
 		{ "NVRTC", "NVRTC (CUDA runtime compiler)" },
+		/* Intel's SYCL runtime (h65-tintel) */
+		{ "UR_RESULT_", "SYCL runtime (Unified Runtime)" },
+		{ "PI_ERROR_", "SYCL runtime (DPC++ plugin interface)" },
+		{ "errc::", "SYCL runtime" },
 		{ "CUDA", "CUDA runtime" },
 		{ "cuda", "CUDA runtime" },
 		{ "torch", "PyTorch (framework)" },
@@ -988,6 +992,10 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		 * (sycl/include/sycl/detail/pi_error.def): "Native API returns: -1
 		 * (PI_ERROR_DEVICE_NOT_FOUND)" is CL_DEVICE_NOT_FOUND */
 		if (c == 'P' && j - i > 9 && j - i < 64 && !memcmp(l + i, "PI_ERROR_", 9)) {
+			/* PI's own table first (pi.def, h65-tintel); the OpenCL twin for a name it lacks */
+			long own = ga_errcode_lookup(&ex->ecx, l + i, j - i);
+			if (own >= 0)
+				return own;
 			char cl[64];
 			snprintf(cl, sizeof(cl), "CL_%.*s", (int)(j - i - 9), l + i + 9);
 			long k = ga_errcode_lookup(&ex->ecx, cl, strlen(cl));
@@ -1001,6 +1009,12 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		 * UR_RESULT_ERROR_<name>) or else OpenCL's (DEVICE_NOT_FOUND, OUT_OF_RESOURCES), but its
 		 * numbers are its own: looked up by name as ZE_RESULT_<rest>, then as CL_<name> */
 		if (c == 'U' && j - i > 16 && j - i < 64 && !memcmp(l + i, "UR_RESULT_ERROR_", 16)) {
+			/* Unified Runtime's own table first (ur.def, h65-tintel): its groups follow ur_api.h's
+			 * description of each code; the twins only for a name it lacks (an older or newer
+			 * ur_api.h) */
+			long own = ga_errcode_lookup(&ex->ecx, l + i, j - i);
+			if (own >= 0)
+				return own;
 			char twin[80];
 			snprintf(twin, sizeof(twin), "ZE_RESULT_%.*s", (int)(j - i - 10), l + i + 10);
 			long k = ga_errcode_lookup(&ex->ecx, twin, strlen(twin));
@@ -1041,14 +1055,27 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		long vk = vulkan_hpp_form(ex, l, n, i, j);
 		if (vk >= 0)
 			return vk;
+		/* SYCL 2020's sycl::errc (h65-tintel): its enumerators are common words ("runtime",
+		 * "event", "build"), so only a name scoped as errc::NAME (sycl::errc::kernel_not_supported)
+		 * is looked up, never a bare word */
+		if (i >= 6 && j - i < 32 && !memcmp(l + i - 6, "errc::", 6)) {
+			char full[48];
+			snprintf(full, sizeof(full), "errc::%.*s", (int)(j - i), l + i);
+			long k = ga_errcode_lookup(&ex->ecx, full, strlen(full));
+			if (k >= 0 && ex->ecx.group[k] != GA_ECG_NOT_ERROR)
+				return k;
+		}
 		/* the families' prefixes start with one of these letters (m: MIOpen's miopenStatus, V:
-		 * Vulkan's VK_; NVRTC_ starts with N) */
-		if (j - i >= 6 && strchr("cCnNhHZrmV", c)) {
+		 * Vulkan's VK_; NVRTC_ starts with N; U and P: Unified Runtime's UR_RESULT_ and PI's
+		 * PI_, for their success codes and the names of no table) */
+		if (j - i >= 6 && strchr("cCnNhHZrmVUP", c)) {
 			long k = ga_errcode_lookup(&ex->ecx, l + i, j - i);
 			/* TVM's Vulkan check prints the success code before the error: "Check failed: (__e ==
 			 * VK_SUCCESS) is false: Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY"; a
-			 * Vulkan code that is no error does not end the search (the other tables keep theirs) */
-			if (k >= 0 && c == 'V' && ex->ecx.group[k] == GA_ECG_NOT_ERROR) {
+			 * Vulkan code that is no error does not end the search (nor does UR_RESULT_SUCCESS or
+			 * PI_SUCCESS; the other tables keep theirs) */
+			if (k >= 0 && (c == 'V' || c == 'U' || c == 'P') &&
+			    ex->ecx.group[k] == GA_ECG_NOT_ERROR) {
 				i = j;
 				continue;
 			}

@@ -86,6 +86,16 @@ static const struct ga_errcode codes[] = {
 #define FAM GA_ECF_NVRTC
 #include "errcodes/nvrtc.def"
 #undef FAM
+/* Intel's SYCL runtime (h65-tintel) */
+#define FAM GA_ECF_UR
+#include "errcodes/ur.def"
+#undef FAM
+#define FAM GA_ECF_PI
+#include "errcodes/pi.def"
+#undef FAM
+#define FAM GA_ECF_SYCL
+#include "errcodes/sycl.def"
+#undef FAM
 #undef ERRCODE
 };
 
@@ -199,6 +209,12 @@ static const struct {
 	{ GA_ECF_VULKAN, "VK_" },
 	{ GA_ECF_NVRTC, "NVRTC_ERROR_" },
 	{ GA_ECF_NVRTC, "NVRTC_" },
+	/* Intel's SYCL runtime (h65-tintel) */
+	{ GA_ECF_UR, "UR_RESULT_ERROR_" },
+	{ GA_ECF_UR, "UR_RESULT_" },
+	{ GA_ECF_PI, "PI_ERROR_" },
+	{ GA_ECF_PI, "PI_" },
+	{ GA_ECF_SYCL, "errc::" },
 };
 
 void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap)

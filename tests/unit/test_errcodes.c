@@ -195,6 +195,99 @@ static void test_lookup(void **state)
 	ga_errcode_index_release(&ix);
 }
 
+/* Intel's SYCL runtime (h65-tintel): Unified Runtime's ur_result_t, DPC++'s PI codes, SYCL 2020's
+ * errc, with the groups ur_api.h's comments, OpenCL's groups and the specification give */
+static void test_lookup_sycl(void **state)
+{
+	(void)state;
+	struct ga_errcode_index ix;
+	assert_int_equal(ga_errcode_index_init(&ix), 0);
+	expect(&ix, "UR_RESULT_SUCCESS", GA_ECF_UR, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "UR_RESULT_ERROR_INVALID_VALUE", GA_ECF_UR, 4, GA_ECG_API_MISUSE);
+	expect(&ix, "UR_RESULT_ERROR_INVALID_BINARY", GA_ECF_UR, 7, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "UR_RESULT_ERROR_COMPILER_NOT_AVAILABLE", GA_ECF_UR, 16, GA_ECG_RUNTIME_INSTALL);
+	expect(&ix, "UR_RESULT_ERROR_DEVICE_NOT_FOUND", GA_ECF_UR, 18, GA_ECG_NO_DEVICE);
+	expect(&ix, "UR_RESULT_ERROR_DEVICE_LOST", GA_ECF_UR, 20, GA_ECG_HARDWARE);
+	expect(&ix, "UR_RESULT_ERROR_DEVICE_REQUIRES_RESET", GA_ECF_UR, 21, GA_ECG_GPU_RESET);
+	expect(&ix, "UR_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE", GA_ECF_UR, 22, GA_ECG_UNSPECIFIED);
+	expect(&ix, "UR_RESULT_ERROR_INVALID_KERNEL_ARGS", GA_ECF_UR, 27, GA_ECG_API_MISUSE);
+	expect(&ix, "UR_RESULT_ERROR_OUT_OF_HOST_MEMORY", GA_ECF_UR, 38, GA_ECG_OOM);
+	expect(&ix, "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", GA_ECF_UR, 39, GA_ECG_OOM);
+	expect(&ix, "UR_RESULT_ERROR_OUT_OF_RESOURCES", GA_ECF_UR, 40, GA_ECG_OOM);
+	expect(&ix, "UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE", GA_ECF_UR, 41, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "UR_RESULT_ERROR_PROGRAM_LINK_FAILURE", GA_ECF_UR, 42, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "UR_RESULT_ERROR_UNSUPPORTED_FEATURE", GA_ECF_UR, 44, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "UR_RESULT_ERROR_FUNCTION_ADDRESS_NOT_AVAILABLE", GA_ECF_UR, 58, GA_ECG_UNSPECIFIED);
+	expect(&ix, "UR_RESULT_ERROR_PROGRAM_UNLINKED", GA_ECF_UR, 61, GA_ECG_API_MISUSE);
+	expect(&ix, "UR_RESULT_ERROR_ADAPTER_SPECIFIC", GA_ECF_UR, 66, GA_ECG_UNSPECIFIED);
+	expect(&ix, "UR_RESULT_ERROR_LAYER_NOT_PRESENT", GA_ECF_UR, 67, GA_ECG_RUNTIME_INSTALL);
+	expect(&ix, "UR_RESULT_ERROR_IN_EVENT_LIST_EXEC_STATUS", GA_ECF_UR, 68, GA_ECG_UNSPECIFIED);
+	expect(&ix, "UR_RESULT_ERROR_DEVICE_NOT_AVAILABLE", GA_ECF_UR, 69, GA_ECG_NO_DEVICE);
+	expect(&ix, "UR_RESULT_ERROR_INVALID_COMMAND_BUFFER_EXP", GA_ECF_UR, 0x1000, GA_ECG_API_MISUSE);
+	expect(&ix, "UR_RESULT_ERROR_UNKNOWN", GA_ECF_UR, 0x7ffffffe, GA_ECG_UNSPECIFIED);
+	/* PI: OpenCL's numbers and groups for OpenCL's codes; PI's own */
+	expect(&ix, "PI_SUCCESS", GA_ECF_PI, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "PI_ERROR_DEVICE_NOT_FOUND", GA_ECF_PI, -1, GA_ECG_NO_DEVICE);
+	expect(&ix, "PI_ERROR_COMPILER_NOT_AVAILABLE", GA_ECF_PI, -3, GA_ECG_RUNTIME_INSTALL);
+	expect(&ix, "PI_ERROR_OUT_OF_RESOURCES", GA_ECF_PI, -5, GA_ECG_OOM);
+	expect(&ix, "PI_ERROR_BUILD_PROGRAM_FAILURE", GA_ECF_PI, -11, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "PI_ERROR_INVALID_QUEUE", GA_ECF_PI, -36, GA_ECG_API_MISUSE);
+	expect(&ix, "PI_ERROR_INVALID_BINARY", GA_ECF_PI, -42, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "PI_ERROR_INVALID_KERNEL_NAME", GA_ECF_PI, -46, GA_ECG_API_MISUSE);
+	expect(&ix, "PI_ERROR_PLATFORM_NOT_FOUND_KHR", GA_ECF_PI, -1001, GA_ECG_DRIVER_MISSING);
+	expect(&ix, "PI_ERROR_D3D11_RESOURCE_NOT_ACQUIRED_KHR", GA_ECF_PI, -1009, GA_ECG_API_MISUSE);
+	expect(&ix, "PI_ERROR_ACCELERATOR_TYPE_NOT_SUPPORTED_INTEL", GA_ECF_PI, -1097, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "PI_ERROR_UNINITIALIZED", GA_ECF_PI, -1102, GA_ECG_API_MISUSE);
+	expect(&ix, "PI_ERROR_UNSUPPORTED_FEATURE", GA_ECF_PI, -995, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "PI_ERROR_PLUGIN_SPECIFIC_ERROR", GA_ECF_PI, -996, GA_ECG_UNSPECIFIED);
+	expect(&ix, "PI_ERROR_COMMAND_EXECUTION_FAILURE", GA_ECF_PI, -997, GA_ECG_LAUNCH);
+	expect(&ix, "PI_ERROR_FUNCTION_ADDRESS_IS_NOT_AVAILABLE", GA_ECF_PI, -998, GA_ECG_UNSPECIFIED);
+	expect(&ix, "PI_ERROR_UNKNOWN", GA_ECF_PI, -999, GA_ECG_UNSPECIFIED);
+	/* every PI code of OpenCL's numbers has the OpenCL code's group */
+	for (size_t i = 0; i < ga_errcode_count(); i++) {
+		const struct ga_errcode *c = ga_errcode_get(i);
+		if (c->family != GA_ECF_PI)
+			continue;
+		long t = ga_errcode_lookup_number(&ix, GA_ECF_OPENCL, c->value);
+		if (t < 0 || c->value < -68)
+			continue;
+		if (ix.group[i] != ix.group[t])
+			print_message("%s: group %u, %s: %u\n", c->name, ix.group[i],
+			              ga_errcode_get((size_t)t)->name, ix.group[t]);
+		assert_int_equal(ix.group[i], ix.group[t]);
+	}
+	/* SYCL 2020's errc: named errc::NAME, numbered from success = 0 */
+	expect(&ix, "errc::success", GA_ECF_SYCL, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "errc::runtime", GA_ECF_SYCL, 1, GA_ECG_UNSPECIFIED);
+	expect(&ix, "errc::kernel", GA_ECF_SYCL, 2, GA_ECG_UNSPECIFIED);
+	expect(&ix, "errc::accessor", GA_ECF_SYCL, 3, GA_ECG_API_MISUSE);
+	expect(&ix, "errc::nd_range", GA_ECF_SYCL, 4, GA_ECG_API_MISUSE);
+	expect(&ix, "errc::event", GA_ECF_SYCL, 5, GA_ECG_UNSPECIFIED);
+	expect(&ix, "errc::kernel_argument", GA_ECF_SYCL, 6, GA_ECG_API_MISUSE);
+	expect(&ix, "errc::build", GA_ECF_SYCL, 7, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "errc::invalid", GA_ECF_SYCL, 8, GA_ECG_API_MISUSE);
+	expect(&ix, "errc::memory_allocation", GA_ECF_SYCL, 9, GA_ECG_OOM);
+	expect(&ix, "errc::platform", GA_ECF_SYCL, 10, GA_ECG_UNSPECIFIED);
+	expect(&ix, "errc::profiling", GA_ECF_SYCL, 11, GA_ECG_UNSPECIFIED);
+	expect(&ix, "errc::feature_not_supported", GA_ECF_SYCL, 12, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "errc::kernel_not_supported", GA_ECF_SYCL, 13, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "errc::backend_mismatch", GA_ECF_SYCL, 14, GA_ECG_API_MISUSE);
+	/* bare words are no code */
+	assert_int_equal(lookup(&ix, "runtime"), -1);
+	assert_int_equal(lookup(&ix, "build"), -1);
+	assert_int_equal(ga_errcode_error_prefix("UR_RESULT_ERROR_SOMETHING_NEW", 29), GA_ECF_UR);
+	assert_int_equal(ga_errcode_error_prefix("PI_ERROR_X", 10), GA_ECF_PI);
+	assert_int_equal(ga_errcode_error_prefix("errc::runtime", 13), GA_ECF__COUNT);
+	const struct ga_errcode u = { "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", 39, GA_ECF_UR };
+	const struct ga_errcode e = { "errc::kernel_not_supported", 13, GA_ECF_SYCL };
+	char k[64];
+	ga_errcode_key(&u, k, sizeof(k));
+	assert_string_equal(k, "outofdevicememory");
+	ga_errcode_key(&e, k, sizeof(k));
+	assert_string_equal(k, "kernelnotsupported");
+	ga_errcode_index_release(&ix);
+}
+
 /* The key map.def matches on. */
 static void test_keys(void **state)
 {
@@ -692,6 +785,37 @@ static void test_explain_vulkan_nvrtc(void **state)
 	ga_explain_free(ex);
 }
 
+/* Intel's SYCL runtime (h65-tintel): UR and PI names from their own tables (DPC++'s "Native API
+ * returns: N (NAME)" and Unified Runtime's "... failed with error: N [NAME]"), UR_RESULT_SUCCESS
+ * before the error skipped, errc only as errc::NAME (a bare "build" or "runtime" is no code) */
+static void test_explain_sycl(void **state)
+{
+	(void)state;
+	struct ga_explain *ex = explain_text(
+	        "level_zero backend failed with error: 42 (UR_RESULT_ERROR_PROGRAM_LINK_FAILURE)\n"
+	        "what():  Native API failed. Native API returns: -997 (PI_ERROR_COMMAND_EXECUTION_FAILURE)\n"
+	        "check failed: expected UR_RESULT_SUCCESS, got UR_RESULT_ERROR_LAYER_NOT_PRESENT\n"
+	        "caught sycl::exception, code() == sycl::errc::kernel_not_supported\n"
+	        "the runtime build event failed on this platform\n"
+	        "Native API returns: -1001 (PI_ERROR_PLATFORM_NOT_FOUND_KHR)\n",
+	        1 << 20);
+	static const struct want_cause w[] = {
+		{ "errcode-no-kernel-image", 1, "UR_RESULT_ERROR_PROGRAM_LINK_FAILURE" },
+		{ "errcode-launch-failed", 2, "PI_ERROR_COMMAND_EXECUTION_FAILURE" },
+		{ "errcode-runtime-incomplete", 3, "UR_RESULT_ERROR_LAYER_NOT_PRESENT" },
+		{ "errcode-not-supported", 4, "errc::kernel_not_supported" },
+		{ "errcode-driver-missing", 6, "PI_ERROR_PLATFORM_NOT_FOUND_KHR" },
+	};
+	expect_causes(ex, w, sizeof(w) / sizeof(w[0]));
+	ga_explain_free(ex);
+	/* the errc that names no cause is inconclusive */
+	ex = explain_text("terminate called after throwing an instance of 'sycl::_V1::exception'\n"
+	                  "  what():  errc::runtime raised\n",
+	                  1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 0);
+	ga_explain_free(ex);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -706,6 +830,8 @@ int main(void)
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_explain_messages),
 		cmocka_unit_test(test_explain_vulkan_nvrtc),
+		cmocka_unit_test(test_lookup_sycl),
+		cmocka_unit_test(test_explain_sycl),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
