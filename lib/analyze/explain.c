@@ -814,6 +814,13 @@ static const char *component_guess(const char *l, size_t n)
 		{ "VK_ERROR_", "Vulkan (driver or loader)" },
 		{ "vk::", "Vulkan (driver or loader)" },
 		{ "NVRTC", "NVRTC (CUDA runtime compiler)" },
+		/* CUPTI's, cuRAND's and nvJitLink's codes and libraries (h66-tnvlibs) */
+		{ "CUPTI", "CUPTI (CUDA profiling tools interface)" },
+		{ "cupti", "CUPTI (CUDA profiling tools interface)" },
+		{ "CURAND", "cuRAND (library)" },
+		{ "curand", "cuRAND (library)" },
+		{ "NVJITLINK", "nvJitLink (CUDA JIT linker)" },
+		{ "nvJitLink", "nvJitLink (CUDA JIT linker)" },
 		{ "CUDA", "CUDA runtime" },
 		{ "cuda", "CUDA runtime" },
 		{ "torch", "PyTorch (framework)" },
@@ -1042,7 +1049,7 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		if (vk >= 0)
 			return vk;
 		/* the families' prefixes start with one of these letters (m: MIOpen's miopenStatus, V:
-		 * Vulkan's VK_; NVRTC_ starts with N) */
+		 * Vulkan's VK_; NVRTC_ and NVJITLINK_ start with N, CUPTI_ and CURAND_ with C) */
 		if (j - i >= 6 && strchr("cCnNhHZrmV", c)) {
 			long k = ga_errcode_lookup(&ex->ecx, l + i, j - i);
 			/* TVM's Vulkan check prints the success code before the error: "Check failed: (__e ==

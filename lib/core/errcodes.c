@@ -86,6 +86,16 @@ static const struct ga_errcode codes[] = {
 #define FAM GA_ECF_NVRTC
 #include "errcodes/nvrtc.def"
 #undef FAM
+/* CUPTI's, cuRAND's and nvJitLink's results (h66-tnvlibs) */
+#define FAM GA_ECF_CUPTI
+#include "errcodes/cupti.def"
+#undef FAM
+#define FAM GA_ECF_CURAND
+#include "errcodes/curand.def"
+#undef FAM
+#define FAM GA_ECF_NVJITLINK
+#include "errcodes/nvjitlink.def"
+#undef FAM
 #undef ERRCODE
 };
 
@@ -125,6 +135,10 @@ static const struct message messages[] = {
 #undef FAM
 #define FAM GA_ECF_NVML
 #include "errcodes/nvml.str.def"
+#undef FAM
+/* CUPTI's cuptiGetErrorMessage (h66-tnvlibs) */
+#define FAM GA_ECF_CUPTI
+#include "errcodes/cupti.str.def"
 #undef FAM
 #undef ERRSTR
 };
@@ -199,6 +213,12 @@ static const struct {
 	{ GA_ECF_VULKAN, "VK_" },
 	{ GA_ECF_NVRTC, "NVRTC_ERROR_" },
 	{ GA_ECF_NVRTC, "NVRTC_" },
+	/* CUPTI's, cuRAND's and nvJitLink's results (h66-tnvlibs) */
+	{ GA_ECF_CUPTI, "CUPTI_ERROR_" },
+	{ GA_ECF_CUPTI, "CUPTI_" },
+	{ GA_ECF_CURAND, "CURAND_STATUS_" },
+	{ GA_ECF_NVJITLINK, "NVJITLINK_ERROR_" },
+	{ GA_ECF_NVJITLINK, "NVJITLINK_" },
 };
 
 void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap)
