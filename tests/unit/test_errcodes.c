@@ -743,30 +743,33 @@ static void test_explain_vulkan_nvrtc(void **state)
 	ga_explain_free(ex);
 }
 
-/* CUPTI's, cuRAND's and nvJitLink's codes by name (h66-tnvlibs): the profiler's permission case,
+/* CUPTI's, cuRAND's and nvJitLink's codes by name (h66-tnvlibs): the profiler's permission case
+ * (the row cupti-counters-restricted, the code's own; its VIRTUALIZED twin keeps errcode-permission),
  * another tool holding CUPTI, nvJitLink's PTX compile, cuRAND's version mismatch; cuRAND's
  * initialization failure keeps the signature curand-init-failed; CUPTI's message string (from
  * cuptiGetErrorMessage) is its code's */
 static void test_explain_cupti_curand_nvjitlink(void **state)
 {
 	(void)state;
-	struct ga_explain *ex =
-	        explain_text("cupti_tracer.cc:1730] function cupti_interface_->Subscribe( &subscriber_, "
-	                     "(CUpti_CallbackFunc)ApiCallback, this)failed with error "
-	                     "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES\n"
-	                     "CUPTI call failed with error CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED\n"
-	                     "RuntimeError: nvJitLink error: NVJITLINK_ERROR_PTX_COMPILE\n"
-	                     "curandCreateGenerator failed: CURAND_STATUS_VERSION_MISMATCH\n"
-	                     "ERROR: CURANDError: initialization of CUDA failed (code 203, "
-	                     "CURAND_STATUS_INITIALIZATION_FAILED)\n"
-	                     "warning: CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE\n",
-	                     1 << 20);
+	struct ga_explain *ex = explain_text(
+	        "cupti_tracer.cc:1730] function cupti_interface_->Subscribe( &subscriber_, "
+	        "(CUpti_CallbackFunc)ApiCallback, this)failed with error "
+	        "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES\n"
+	        "CUPTI call failed with error CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED\n"
+	        "RuntimeError: nvJitLink error: NVJITLINK_ERROR_PTX_COMPILE\n"
+	        "curandCreateGenerator failed: CURAND_STATUS_VERSION_MISMATCH\n"
+	        "ERROR: CURANDError: initialization of CUDA failed (code 203, "
+	        "CURAND_STATUS_INITIALIZATION_FAILED)\n"
+	        "warning: CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE\n"
+	        "cuptiProfilerInitialize: CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES\n",
+	        1 << 20);
 	static const struct want_cause w[] = {
-		{ "errcode-permission", 1, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" },
+		{ "cupti-counters-restricted", 1, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" },
 		{ "errcode-device-busy", 2, "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" },
 		{ "errcode-no-kernel-image", 3, "NVJITLINK_ERROR_PTX_COMPILE" },
 		{ "errcode-driver-too-old", 4, "CURAND_STATUS_VERSION_MISMATCH" },
 		{ "curand-init-failed", 5, NULL },
+		{ "errcode-permission", 7, "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES" },
 	};
 	expect_causes(ex, w, sizeof(w) / sizeof(w[0]));
 	ga_explain_free(ex);
