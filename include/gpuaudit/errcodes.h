@@ -69,7 +69,7 @@ enum ga_errcode_group ga_errcode_group_of(size_t i);
 void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap);
 
 /* The longest message string a lookup reads (the longest in the tables is shorter). */
-#define GA_ERRCODE_MESSAGE_MAX 256
+#define GA_ERRCODE_MESSAGE_MAX 512 /* CUPTI_ERROR_INSUFFICIENT_PRIVILEGES's text is 385 bytes */
 
 struct ga_errcode_index {
 	struct ga_strmap map; /* name -> i, "family#value" -> i (the first code with that number) */

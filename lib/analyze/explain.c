@@ -818,6 +818,13 @@ static const char *component_guess(const char *l, size_t n)
 		{ "UR_RESULT_", "SYCL runtime (Unified Runtime)" },
 		{ "PI_ERROR_", "SYCL runtime (DPC++ plugin interface)" },
 		{ "errc::", "SYCL runtime" },
+		/* CUPTI's, cuRAND's and nvJitLink's codes and libraries (h66-tnvlibs) */
+		{ "CUPTI", "CUPTI (CUDA profiling tools interface)" },
+		{ "cupti", "CUPTI (CUDA profiling tools interface)" },
+		{ "CURAND", "cuRAND (library)" },
+		{ "curand", "cuRAND (library)" },
+		{ "NVJITLINK", "nvJitLink (CUDA JIT linker)" },
+		{ "nvJitLink", "nvJitLink (CUDA JIT linker)" },
 		{ "CUDA", "CUDA runtime" },
 		{ "cuda", "CUDA runtime" },
 		{ "torch", "PyTorch (framework)" },
@@ -1066,8 +1073,8 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 				return k;
 		}
 		/* the families' prefixes start with one of these letters (m: MIOpen's miopenStatus, V:
-		 * Vulkan's VK_; NVRTC_ starts with N; U and P: Unified Runtime's UR_RESULT_ and PI's
-		 * PI_, for their success codes and the names of no table) */
+		 * Vulkan's VK_; NVRTC_ and NVJITLINK_ start with N, CUPTI_ and CURAND_ with C; U and P:
+		 * Unified Runtime's UR_RESULT_ and PI's PI_, for their success codes and the names of no table) */
 		if (j - i >= 6 && strchr("cCnNhHZrmVUP", c)) {
 			long k = ga_errcode_lookup(&ex->ecx, l + i, j - i);
 			/* TVM's Vulkan check prints the success code before the error: "Check failed: (__e ==

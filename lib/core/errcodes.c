@@ -96,6 +96,16 @@ static const struct ga_errcode codes[] = {
 #define FAM GA_ECF_SYCL
 #include "errcodes/sycl.def"
 #undef FAM
+/* CUPTI's, cuRAND's and nvJitLink's results (h66-tnvlibs) */
+#define FAM GA_ECF_CUPTI
+#include "errcodes/cupti.def"
+#undef FAM
+#define FAM GA_ECF_CURAND
+#include "errcodes/curand.def"
+#undef FAM
+#define FAM GA_ECF_NVJITLINK
+#include "errcodes/nvjitlink.def"
+#undef FAM
 #undef ERRCODE
 };
 
@@ -135,6 +145,10 @@ static const struct message messages[] = {
 #undef FAM
 #define FAM GA_ECF_NVML
 #include "errcodes/nvml.str.def"
+#undef FAM
+/* CUPTI's cuptiGetErrorMessage (h66-tnvlibs) */
+#define FAM GA_ECF_CUPTI
+#include "errcodes/cupti.str.def"
 #undef FAM
 #undef ERRSTR
 };
@@ -215,6 +229,12 @@ static const struct {
 	{ GA_ECF_PI, "PI_ERROR_" },
 	{ GA_ECF_PI, "PI_" },
 	{ GA_ECF_SYCL, "errc::" },
+	/* CUPTI's, cuRAND's and nvJitLink's results (h66-tnvlibs) */
+	{ GA_ECF_CUPTI, "CUPTI_ERROR_" },
+	{ GA_ECF_CUPTI, "CUPTI_" },
+	{ GA_ECF_CURAND, "CURAND_STATUS_" },
+	{ GA_ECF_NVJITLINK, "NVJITLINK_ERROR_" },
+	{ GA_ECF_NVJITLINK, "NVJITLINK_" },
 };
 
 void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap)

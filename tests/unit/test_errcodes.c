@@ -170,6 +170,51 @@ static void test_lookup(void **state)
 	expect(&ix, "NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED", GA_ECF_NVRTC, 14, GA_ECG_OOM);
 	expect(&ix, "NVRTC_ERROR_CANCELLED", GA_ECF_NVRTC, 16, GA_ECG_NOT_ERROR);
 	expect(&ix, "NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED", GA_ECF_NVRTC, 17, GA_ECG_UNSPECIFIED);
+	/* CUPTI, cuRAND, nvJitLink (h66-tnvlibs): groups from each enumerator's comment */
+	expect(&ix, "CUPTI_SUCCESS", GA_ECF_CUPTI, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "CUPTI_ERROR_INVALID_PARAMETER", GA_ECF_CUPTI, 1, GA_ECG_API_MISUSE);
+	expect(&ix, "CUPTI_ERROR_OUT_OF_MEMORY", GA_ECF_CUPTI, 8, GA_ECG_OOM);
+	expect(&ix, "CUPTI_ERROR_HARDWARE", GA_ECF_CUPTI, 9, GA_ECG_UNSPECIFIED);
+	expect(&ix, "CUPTI_ERROR_API_NOT_IMPLEMENTED", GA_ECF_CUPTI, 11, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "CUPTI_ERROR_NOT_READY", GA_ECF_CUPTI, 13, GA_ECG_NOT_ERROR);
+	expect(&ix, "CUPTI_ERROR_NOT_COMPATIBLE", GA_ECF_CUPTI, 14, GA_ECG_API_MISUSE);
+	expect(&ix, "CUPTI_ERROR_NOT_INITIALIZED", GA_ECF_CUPTI, 15, GA_ECG_UNSPECIFIED);
+	expect(&ix, "CUPTI_ERROR_QUEUE_EMPTY", GA_ECF_CUPTI, 18, GA_ECG_NOT_ERROR);
+	expect(&ix, "CUPTI_ERROR_DISABLED", GA_ECF_CUPTI, 23, GA_ECG_DEVICE_BUSY);
+	expect(&ix, "CUPTI_ERROR_HARDWARE_BUSY", GA_ECF_CUPTI, 26, GA_ECG_DEVICE_BUSY);
+	expect(&ix, "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_WITH_MPS", GA_ECF_CUPTI, 31,
+	       GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE", GA_ECF_CUPTI, 34, GA_ECG_NOT_ERROR);
+	expect(&ix, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", GA_ECF_CUPTI, 35, GA_ECG_PERMISSION);
+	expect(&ix, "CUPTI_ERROR_OPENACC_UNDEFINED_ROUTINE", GA_ECF_CUPTI, 37, GA_ECG_RUNTIME_INSTALL);
+	expect(&ix, "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED", GA_ECF_CUPTI, 39, GA_ECG_DEVICE_BUSY);
+	expect(&ix, "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES", GA_ECF_CUPTI, 40,
+	       GA_ECG_PERMISSION);
+	expect(&ix, "CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED", GA_ECF_CUPTI, 43, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "CUPTI_ERROR_UNKNOWN", GA_ECF_CUPTI, 999, GA_ECG_UNSPECIFIED);
+	expect(&ix, "CURAND_STATUS_SUCCESS", GA_ECF_CURAND, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "CURAND_STATUS_VERSION_MISMATCH", GA_ECF_CURAND, 100, GA_ECG_DRIVER_TOO_OLD);
+	expect(&ix, "CURAND_STATUS_NOT_INITIALIZED", GA_ECF_CURAND, 101, GA_ECG_API_MISUSE);
+	expect(&ix, "CURAND_STATUS_ALLOCATION_FAILED", GA_ECF_CURAND, 102, GA_ECG_OOM);
+	expect(&ix, "CURAND_STATUS_OUT_OF_RANGE", GA_ECF_CURAND, 104, GA_ECG_API_MISUSE);
+	expect(&ix, "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED", GA_ECF_CURAND, 106, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "CURAND_STATUS_LAUNCH_FAILURE", GA_ECF_CURAND, 201, GA_ECG_LAUNCH);
+	expect(&ix, "CURAND_STATUS_PREEXISTING_FAILURE", GA_ECF_CURAND, 202, GA_ECG_UNSPECIFIED);
+	expect(&ix, "CURAND_STATUS_INITIALIZATION_FAILED", GA_ECF_CURAND, 203, GA_ECG_UNSPECIFIED);
+	expect(&ix, "CURAND_STATUS_ARCH_MISMATCH", GA_ECF_CURAND, 204, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "CURAND_STATUS_INTERNAL_ERROR", GA_ECF_CURAND, 999, GA_ECG_UNSPECIFIED);
+	expect(&ix, "NVJITLINK_SUCCESS", GA_ECF_NVJITLINK, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "NVJITLINK_ERROR_UNRECOGNIZED_OPTION", GA_ECF_NVJITLINK, 1, GA_ECG_API_MISUSE);
+	expect(&ix, "NVJITLINK_ERROR_PTX_COMPILE", GA_ECF_NVJITLINK, 4, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "NVJITLINK_ERROR_NVVM_COMPILE", GA_ECF_NVJITLINK, 5, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "NVJITLINK_ERROR_INTERNAL", GA_ECF_NVJITLINK, 6, GA_ECG_UNSPECIFIED);
+	expect(&ix, "NVJITLINK_ERROR_UNRECOGNIZED_INPUT", GA_ECF_NVJITLINK, 8, GA_ECG_API_MISUSE);
+	expect(&ix, "NVJITLINK_ERROR_FINALIZE", GA_ECF_NVJITLINK, 9, GA_ECG_UNSPECIFIED);
+	expect(&ix, "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS", GA_ECF_NVJITLINK, 11, GA_ECG_API_MISUSE);
+	expect(&ix, "NVJITLINK_ERROR_ARCH_MISMATCH", GA_ECF_NVJITLINK, 13, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "NVJITLINK_ERROR_OUTDATED_LIBRARY", GA_ECF_NVJITLINK, 14, GA_ECG_DRIVER_TOO_OLD);
+	expect(&ix, "NVJITLINK_ERROR_UNSUPPORTED_ARCH", GA_ECF_NVJITLINK, 17, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "NVJITLINK_ERROR_LTO_NOT_ENABLED", GA_ECF_NVJITLINK, 18, GA_ECG_API_MISUSE);
 	/* by number, the number's first name where the header has aliases */
 	long k = ga_errcode_lookup_number(&ix, GA_ECF_CU, 700);
 	assert_true(k >= 0);
@@ -192,6 +237,9 @@ static void test_lookup(void **state)
 	assert_int_equal(ga_errcode_error_prefix("hipError", 8), GA_ECF__COUNT);
 	assert_int_equal(ga_errcode_error_prefix("VK_ERROR_SOMETHING_NEW", 22), GA_ECF_VULKAN);
 	assert_int_equal(ga_errcode_error_prefix("NVRTC_ERROR_X", 13), GA_ECF_NVRTC);
+	assert_int_equal(ga_errcode_error_prefix("CUPTI_ERROR_X", 13), GA_ECF_CUPTI);
+	assert_int_equal(ga_errcode_error_prefix("CURAND_STATUS_X", 15), GA_ECF_CURAND);
+	assert_int_equal(ga_errcode_error_prefix("NVJITLINK_ERROR_X", 17), GA_ECF_NVJITLINK);
 	ga_errcode_index_release(&ix);
 }
 
@@ -353,6 +401,9 @@ static const struct {
 	{ GA_ECF_HSA, "/usr/include/hsa/hsa.h" },
 	{ GA_ECF_OPENCL, "/usr/include/CL/cl.h" },
 	{ GA_ECF_NVRTC, "/usr/local/cuda/include/nvrtc.h" },
+	{ GA_ECF_CUPTI, "/usr/local/cuda/include/cupti_result.h" },
+	{ GA_ECF_CURAND, "/usr/local/cuda/include/curand.h" },
+	{ GA_ECF_NVJITLINK, "/usr/local/cuda/include/nvJitLink.h" },
 };
 
 static char *slurp(const char *path)
@@ -816,6 +867,52 @@ static void test_explain_sycl(void **state)
 	ga_explain_free(ex);
 }
 
+/* CUPTI's, cuRAND's and nvJitLink's codes by name (h66-tnvlibs): the profiler's permission case
+ * (the row cupti-counters-restricted, the code's own; its VIRTUALIZED twin keeps errcode-permission),
+ * another tool holding CUPTI, nvJitLink's PTX compile, cuRAND's version mismatch; cuRAND's
+ * initialization failure keeps the signature curand-init-failed; CUPTI's message string (from
+ * cuptiGetErrorMessage) is its code's */
+static void test_explain_cupti_curand_nvjitlink(void **state)
+{
+	(void)state;
+	struct ga_explain *ex = explain_text(
+	        "cupti_tracer.cc:1730] function cupti_interface_->Subscribe( &subscriber_, "
+	        "(CUpti_CallbackFunc)ApiCallback, this)failed with error "
+	        "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES\n"
+	        "CUPTI call failed with error CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED\n"
+	        "RuntimeError: nvJitLink error: NVJITLINK_ERROR_PTX_COMPILE\n"
+	        "curandCreateGenerator failed: CURAND_STATUS_VERSION_MISMATCH\n"
+	        "ERROR: CURANDError: initialization of CUDA failed (code 203, "
+	        "CURAND_STATUS_INITIALIZATION_FAILED)\n"
+	        "warning: CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE\n"
+	        "cuptiProfilerInitialize: CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES\n",
+	        1 << 20);
+	static const struct want_cause w[] = {
+		{ "cupti-counters-restricted", 1, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" },
+		{ "errcode-device-busy", 2, "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" },
+		{ "errcode-no-kernel-image", 3, "NVJITLINK_ERROR_PTX_COMPILE" },
+		{ "errcode-driver-too-old", 4, "CURAND_STATUS_VERSION_MISMATCH" },
+		{ "curand-init-failed", 5, NULL },
+		{ "errcode-permission", 7, "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES" },
+	};
+	expect_causes(ex, w, sizeof(w) / sizeof(w[0]));
+	ga_explain_free(ex);
+	/* no cause named: CUPTI_ERROR_NOT_INITIALIZED says what failed, not why */
+	ex = explain_text("cupti_tracer.cc:1000] failed with error CUPTI_ERROR_NOT_INITIALIZED\n", 1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 0);
+	ga_explain_free(ex);
+	struct ga_errcode_index ix;
+	assert_int_equal(ga_errcode_index_init(&ix), 0);
+	long k = ga_errcode_lookup(&ix, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", 35);
+	assert_true(k >= 0);
+	assert_non_null(ga_errcode_message(&ix, (size_t)k));
+	assert_non_null(strstr(ga_errcode_message(&ix, (size_t)k), "NVIDIA GPU performance counters"));
+	k = ga_errcode_lookup(&ix, "CUPTI_ERROR_NOT_INITIALIZED", 27);
+	assert_true(k >= 0);
+	assert_null(ga_errcode_message(&ix, (size_t)k));
+	ga_errcode_index_release(&ix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -832,6 +929,7 @@ int main(void)
 		cmocka_unit_test(test_explain_vulkan_nvrtc),
 		cmocka_unit_test(test_lookup_sycl),
 		cmocka_unit_test(test_explain_sycl),
+		cmocka_unit_test(test_explain_cupti_curand_nvjitlink),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
