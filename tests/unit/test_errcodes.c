@@ -752,14 +752,15 @@ static void test_rocm_smi_libs(void **state)
 	assert_int_equal(ga_errcode_error_prefix("HIPFFT_SOMETHING", 16), GA_ECF__COUNT);
 	ga_errcode_index_release(&ix);
 
-	struct ga_explain *ex = explain_text(
-	        "rsmi_dev_power_cap_set returned RSMI_STATUS_PERMISSION\n"
-	        "AmdSmiLibraryException: Error code: 34 | AMDSMI_STATUS_DRIVER_NOT_LOADED - Processor driver not loaded\n"
-	        "rocsparse_spmv failed: rocsparse_status_arch_mismatch\n"
-	        "hipfftExecC2C returned HIPFFT_ALLOC_FAILED\n"
-	        "rocrand_generate_normal_double: ROCRAND_STATUS_DOUBLE_PRECISION_REQUIRED\n"
-	        "hipsolverDnDgetrf failed with HIPSOLVER_STATUS_HANDLE_IS_NULLPTR\n",
-	        1 << 20);
+	struct ga_explain *ex =
+	        explain_text("rsmi_dev_power_cap_set returned RSMI_STATUS_PERMISSION\n"
+	                     "AmdSmiLibraryException: Error code: 34 | AMDSMI_STATUS_DRIVER_NOT_LOADED - "
+	                     "Processor driver not loaded\n"
+	                     "rocsparse_spmv failed: rocsparse_status_arch_mismatch\n"
+	                     "hipfftExecC2C returned HIPFFT_ALLOC_FAILED\n"
+	                     "rocrand_generate_normal_double: ROCRAND_STATUS_DOUBLE_PRECISION_REQUIRED\n"
+	                     "hipsolverDnDgetrf failed with HIPSOLVER_STATUS_HANDLE_IS_NULLPTR\n",
+	                     1 << 20);
 	static const struct want_cause w[] = {
 		{ "errcode-permission", 1, "RSMI_STATUS_PERMISSION" },
 		{ "errcode-driver-missing", 2, "AMDSMI_STATUS_DRIVER_NOT_LOADED" },
@@ -771,7 +772,8 @@ static void test_rocm_smi_libs(void **state)
 	expect_causes(ex, w, sizeof(w) / sizeof(w[0]));
 	ga_explain_free(ex);
 	/* the init error names no cause: inconclusive, with the code and its table */
-	ex = explain_text("- status #8: RSMI_STATUS_INIT_ERROR: An error occurred during initialization\n", 1 << 20);
+	ex = explain_text("- status #8: RSMI_STATUS_INIT_ERROR: An error occurred during initialization\n",
+	                  1 << 20);
 	assert_int_equal(ga_explain_match_count(ex), 0);
 	size_t ns = 0, all = 0;
 	const struct ga_explain_salient *sl = ga_explain_salient_lines(ex, &ns, &all);
