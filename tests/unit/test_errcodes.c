@@ -741,6 +741,7 @@ static void test_rocm_smi_libs(void **state)
 	expect(&ix, "HIPRAND_STATUS_NOT_IMPLEMENTED", GA_ECF_HIPRAND, 1000, GA_ECG_NOT_SUPPORTED);
 	expect(&ix, "HIPSOLVER_STATUS_HANDLE_IS_NULLPTR", GA_ECF_HIPSOLVER, 9, GA_ECG_API_MISUSE);
 	expect(&ix, "HIPSOLVER_STATUS_UNKNOWN", GA_ECF_HIPSOLVER, 11, GA_ECG_UNSPECIFIED);
+	expect(&ix, "HIPSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED", GA_ECF_HIPSOLVER, 13, GA_ECG_NOT_SUPPORTED);
 	/* the alias keeps its number's first name; a transform direction is no code */
 	long k = ga_errcode_lookup_number(&ix, GA_ECF_RSMI, 8);
 	assert_true(k >= 0);
