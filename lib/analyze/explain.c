@@ -804,6 +804,17 @@ static const char *component_guess(const char *l, size_t n)
 		{ "CUDNN", "cuDNN (library)" },
 		{ "cudnn", "cuDNN (library)" },
 		{ "rocblas", "rocBLAS (library)" },
+		/* h67-trocm: ROCm SMI, AMD SMI and ROCm's sparse, FFT, random-number and solver
+		 * libraries (before "HIP": hipSPARSE's, hipFFT's, hipRAND's and hipSOLVER's names have it) */
+		{ "AMDSMI_", "AMD SMI (library)" },
+		{ "RSMI_", "ROCm SMI (library)" },
+		{ "rocsparse", "rocSPARSE (library)" },
+		{ "HIPSPARSE", "hipSPARSE (library)" },
+		{ "rocfft", "rocFFT (library)" },
+		{ "HIPFFT", "hipFFT (library)" },
+		{ "ROCRAND", "rocRAND (library)" },
+		{ "HIPRAND", "hipRAND (library)" },
+		{ "HIPSOLVER", "hipSOLVER (library)" },
 		{ "NVML", "NVML (driver library)" },
 		{ "nvml", "NVML (driver library)" },
 		{ "HSA_", "ROCm runtime (HSA)" },
@@ -1074,8 +1085,10 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		}
 		/* the families' prefixes start with one of these letters (m: MIOpen's miopenStatus, V:
 		 * Vulkan's VK_; NVRTC_ and NVJITLINK_ start with N, CUPTI_ and CURAND_ with C; U and P:
-		 * Unified Runtime's UR_RESULT_ and PI's PI_, for their success codes and the names of no table) */
-		if (j - i >= 6 && strchr("cCnNhHZrmVUP", c)) {
+		 * Unified Runtime's UR_RESULT_ and PI's PI_, for their success codes and the names of no table;
+		 * R: ROCm SMI's RSMI_ and rocRAND's ROCRAND_STATUS_, A: AMD SMI's AMDSMI_STATUS_; rocSPARSE's,
+		 * rocFFT's, hipSPARSE's, hipFFT's, hipRAND's and hipSOLVER's start with r or H) */
+		if (j - i >= 6 && strchr("cCnNhHZrmVUPRA", c)) {
 			long k = ga_errcode_lookup(&ex->ecx, l + i, j - i);
 			/* TVM's Vulkan check prints the success code before the error: "Check failed: (__e ==
 			 * VK_SUCCESS) is false: Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY"; a

@@ -106,6 +106,34 @@ static const struct ga_errcode codes[] = {
 #define FAM GA_ECF_NVJITLINK
 #include "errcodes/nvjitlink.def"
 #undef FAM
+/* ROCm SMI, AMD SMI and ROCm's sparse, FFT, random-number and solver libraries (h67-trocm) */
+#define FAM GA_ECF_RSMI
+#include "errcodes/rsmi.def"
+#undef FAM
+#define FAM GA_ECF_AMDSMI
+#include "errcodes/amdsmi.def"
+#undef FAM
+#define FAM GA_ECF_ROCSPARSE
+#include "errcodes/rocsparse.def"
+#undef FAM
+#define FAM GA_ECF_HIPSPARSE
+#include "errcodes/hipsparse.def"
+#undef FAM
+#define FAM GA_ECF_ROCFFT
+#include "errcodes/rocfft.def"
+#undef FAM
+#define FAM GA_ECF_HIPFFT
+#include "errcodes/hipfft.def"
+#undef FAM
+#define FAM GA_ECF_ROCRAND
+#include "errcodes/rocrand.def"
+#undef FAM
+#define FAM GA_ECF_HIPRAND
+#include "errcodes/hiprand.def"
+#undef FAM
+#define FAM GA_ECF_HIPSOLVER
+#include "errcodes/hipsolver.def"
+#undef FAM
 #undef ERRCODE
 };
 
@@ -235,6 +263,17 @@ static const struct {
 	{ GA_ECF_CURAND, "CURAND_STATUS_" },
 	{ GA_ECF_NVJITLINK, "NVJITLINK_ERROR_" },
 	{ GA_ECF_NVJITLINK, "NVJITLINK_" },
+	/* h67-trocm: ROCm SMI, AMD SMI, rocSPARSE, hipSPARSE, rocFFT, hipFFT, rocRAND, hipRAND, hipSOLVER */
+	{ GA_ECF_RSMI, "RSMI_STATUS_" },
+	{ GA_ECF_RSMI, "RSMI_" },
+	{ GA_ECF_AMDSMI, "AMDSMI_STATUS_" },
+	{ GA_ECF_ROCSPARSE, "rocsparse_status_" },
+	{ GA_ECF_HIPSPARSE, "HIPSPARSE_STATUS_" },
+	{ GA_ECF_ROCFFT, "rocfft_status_" },
+	{ GA_ECF_HIPFFT, "HIPFFT_" },
+	{ GA_ECF_ROCRAND, "ROCRAND_STATUS_" },
+	{ GA_ECF_HIPRAND, "HIPRAND_STATUS_" },
+	{ GA_ECF_HIPSOLVER, "HIPSOLVER_STATUS_" },
 };
 
 void ga_errcode_key(const struct ga_errcode *c, char *out, size_t cap)

@@ -913,6 +913,98 @@ static void test_explain_cupti_curand_nvjitlink(void **state)
 	ga_errcode_index_release(&ix);
 }
 
+/* h67-trocm: ROCm SMI's and AMD SMI's statuses, rocSPARSE's, hipSPARSE's, rocFFT's, hipFFT's,
+ * rocRAND's, hipRAND's and hipSOLVER's: names and numbers as the headers define them, the groups
+ * their comments give (the hip* twins of cuSPARSE's and cuFFT's codes keep the twin's group), and
+ * explain's answer for a line that names one */
+static void test_rocm_smi_libs(void **state)
+{
+	(void)state;
+	struct ga_errcode_index ix;
+	assert_int_equal(ga_errcode_index_init(&ix), 0);
+	expect(&ix, "RSMI_STATUS_SUCCESS", GA_ECF_RSMI, 0, GA_ECG_NOT_ERROR);
+	expect(&ix, "RSMI_STATUS_NOT_SUPPORTED", GA_ECF_RSMI, 2, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "RSMI_STATUS_FILE_ERROR", GA_ECF_RSMI, 3, GA_ECG_UNSPECIFIED);
+	expect(&ix, "RSMI_STATUS_PERMISSION", GA_ECF_RSMI, 4, GA_ECG_PERMISSION);
+	expect(&ix, "RSMI_STATUS_INIT_ERROR", GA_ECF_RSMI, 8, GA_ECG_UNSPECIFIED);
+	expect(&ix, "RSMI_INITIALIZATION_ERROR", GA_ECF_RSMI, 8, GA_ECG_UNSPECIFIED);
+	expect(&ix, "RSMI_STATUS_INSUFFICIENT_SIZE", GA_ECF_RSMI, 11, GA_ECG_API_MISUSE);
+	expect(&ix, "RSMI_STATUS_NO_DATA", GA_ECF_RSMI, 14, GA_ECG_NOT_ERROR);
+	expect(&ix, "RSMI_STATUS_BUSY", GA_ECF_RSMI, 16, GA_ECG_DEVICE_BUSY);
+	expect(&ix, "RSMI_STATUS_AMDGPU_RESTART_ERR", GA_ECF_RSMI, 19, GA_ECG_DRIVER_MISSING);
+	expect(&ix, "RSMI_STATUS_DRM_ERROR", GA_ECF_RSMI, 20, GA_ECG_UNSPECIFIED);
+	expect(&ix, "RSMI_STATUS_FAIL_LOAD_MODULE", GA_ECF_RSMI, 21, GA_ECG_RUNTIME_INSTALL);
+	expect(&ix, "RSMI_STATUS_UNKNOWN_ERROR", GA_ECF_RSMI, 0xFFFFFFFFll, GA_ECG_UNSPECIFIED);
+	expect(&ix, "AMDSMI_STATUS_INVAL", GA_ECF_AMDSMI, 1, GA_ECG_API_MISUSE);
+	expect(&ix, "AMDSMI_STATUS_NO_PERM", GA_ECF_AMDSMI, 10, GA_ECG_PERMISSION);
+	expect(&ix, "AMDSMI_STATUS_OUT_OF_RESOURCES", GA_ECF_AMDSMI, 15, GA_ECG_OOM);
+	expect(&ix, "AMDSMI_STATUS_NOT_FOUND", GA_ECF_AMDSMI, 31, GA_ECG_NO_DEVICE);
+	expect(&ix, "AMDSMI_STATUS_NOT_INIT", GA_ECF_AMDSMI, 32, GA_ECG_UNSPECIFIED);
+	expect(&ix, "AMDSMI_STATUS_DRIVER_NOT_LOADED", GA_ECF_AMDSMI, 34, GA_ECG_DRIVER_MISSING);
+	expect(&ix, "AMDSMI_STATUS_NO_HSMP_DRV", GA_ECF_AMDSMI, 47, GA_ECG_DRIVER_MISSING);
+	expect(&ix, "AMDSMI_STATUS_FILE_NOT_FOUND", GA_ECF_AMDSMI, 52, GA_ECG_UNSPECIFIED);
+	expect(&ix, "AMDSMI_STATUS_MAP_ERROR", GA_ECF_AMDSMI, 0xFFFFFFFEll, GA_ECG_UNSPECIFIED);
+	expect(&ix, "rocsparse_status_memory_error", GA_ECF_ROCSPARSE, 5, GA_ECG_OOM);
+	expect(&ix, "rocsparse_status_arch_mismatch", GA_ECF_ROCSPARSE, 8, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "rocsparse_status_requires_sorted_storage", GA_ECF_ROCSPARSE, 12, GA_ECG_API_MISUSE);
+	expect(&ix, "HIPSPARSE_STATUS_ARCH_MISMATCH", GA_ECF_HIPSPARSE, 4, GA_ECG_NO_KERNEL_IMAGE);
+	expect(&ix, "HIPSPARSE_STATUS_INSUFFICIENT_RESOURCES", GA_ECF_HIPSPARSE, 11, GA_ECG_OOM);
+	expect(&ix, "rocfft_status_failure", GA_ECF_ROCFFT, 1, GA_ECG_UNSPECIFIED);
+	expect(&ix, "rocfft_status_invalid_work_buffer", GA_ECF_ROCFFT, 8, GA_ECG_API_MISUSE);
+	expect(&ix, "HIPFFT_EXEC_FAILED", GA_ECF_HIPFFT, 6, GA_ECG_LAUNCH);
+	expect(&ix, "HIPFFT_PARSE_ERROR", GA_ECF_HIPFFT, 12, GA_ECG_UNSPECIFIED);
+	expect(&ix, "HIPFFT_NOT_SUPPORTED", GA_ECF_HIPFFT, 16, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "ROCRAND_STATUS_VERSION_MISMATCH", GA_ECF_ROCRAND, 100, GA_ECG_DRIVER_TOO_OLD);
+	expect(&ix, "ROCRAND_STATUS_DOUBLE_PRECISION_REQUIRED", GA_ECF_ROCRAND, 106, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "ROCRAND_STATUS_LAUNCH_FAILURE", GA_ECF_ROCRAND, 107, GA_ECG_LAUNCH);
+	expect(&ix, "HIPRAND_STATUS_INITIALIZATION_FAILED", GA_ECF_HIPRAND, 203, GA_ECG_DRIVER_MISSING);
+	expect(&ix, "HIPRAND_STATUS_ARCH_MISMATCH", GA_ECF_HIPRAND, 204, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "HIPRAND_STATUS_NOT_IMPLEMENTED", GA_ECF_HIPRAND, 1000, GA_ECG_NOT_SUPPORTED);
+	expect(&ix, "HIPSOLVER_STATUS_HANDLE_IS_NULLPTR", GA_ECF_HIPSOLVER, 9, GA_ECG_API_MISUSE);
+	expect(&ix, "HIPSOLVER_STATUS_UNKNOWN", GA_ECF_HIPSOLVER, 11, GA_ECG_UNSPECIFIED);
+	expect(&ix, "HIPSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED", GA_ECF_HIPSOLVER, 13, GA_ECG_NOT_SUPPORTED);
+	/* the alias keeps its number's first name; a transform direction is no code */
+	long k = ga_errcode_lookup_number(&ix, GA_ECF_RSMI, 8);
+	assert_true(k >= 0);
+	assert_string_equal(ga_errcode_get((size_t)k)->name, "RSMI_STATUS_INIT_ERROR");
+	assert_int_equal(lookup(&ix, "HIPFFT_FORWARD"), -1);
+	assert_int_equal(ga_errcode_error_prefix("RSMI_STATUS_SOMETHING_NEW", 25), GA_ECF_RSMI);
+	assert_int_equal(ga_errcode_error_prefix("AMDSMI_STATUS_X", 15), GA_ECF_AMDSMI);
+	assert_int_equal(ga_errcode_error_prefix("AMDSMI_CLK_TYPE_SYS", 19), GA_ECF__COUNT);
+	assert_int_equal(ga_errcode_error_prefix("HIPFFT_SOMETHING", 16), GA_ECF__COUNT);
+	ga_errcode_index_release(&ix);
+
+	struct ga_explain *ex =
+	        explain_text("rsmi_dev_power_cap_set returned RSMI_STATUS_PERMISSION\n"
+	                     "AmdSmiLibraryException: Error code: 34 | AMDSMI_STATUS_DRIVER_NOT_LOADED - "
+	                     "Processor driver not loaded\n"
+	                     "rocsparse_spmv failed: rocsparse_status_arch_mismatch\n"
+	                     "hipfftExecC2C returned HIPFFT_ALLOC_FAILED\n"
+	                     "rocrand_generate_normal_double: ROCRAND_STATUS_DOUBLE_PRECISION_REQUIRED\n"
+	                     "hipsolverDnDgetrf failed with HIPSOLVER_STATUS_HANDLE_IS_NULLPTR\n",
+	                     1 << 20);
+	static const struct want_cause w[] = {
+		{ "errcode-permission", 1, "RSMI_STATUS_PERMISSION" },
+		{ "errcode-driver-missing", 2, "AMDSMI_STATUS_DRIVER_NOT_LOADED" },
+		{ "errcode-no-kernel-image", 3, "rocsparse_status_arch_mismatch" },
+		{ "errcode-out-of-memory", 4, "HIPFFT_ALLOC_FAILED" },
+		{ "errcode-not-supported", 5, "ROCRAND_STATUS_DOUBLE_PRECISION_REQUIRED" },
+		{ "errcode-invalid-usage", 6, "HIPSOLVER_STATUS_HANDLE_IS_NULLPTR" },
+	};
+	expect_causes(ex, w, sizeof(w) / sizeof(w[0]));
+	ga_explain_free(ex);
+	/* the init error names no cause: inconclusive, with the code and its table */
+	ex = explain_text("- status #8: RSMI_STATUS_INIT_ERROR: An error occurred during initialization\n",
+	                  1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 0);
+	size_t ns = 0, all = 0;
+	const struct ga_explain_salient *sl = ga_explain_salient_lines(ex, &ns, &all);
+	assert_true(ns >= 1);
+	assert_non_null(strstr(sl[0].code, "RSMI_STATUS_INIT_ERROR = 8 (ROCm SMI rsmi_status_t)"));
+	assert_non_null(strstr(sl[0].code, "names no cause"));
+	ga_explain_free(ex);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -930,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_sycl),
 		cmocka_unit_test(test_explain_sycl),
 		cmocka_unit_test(test_explain_cupti_curand_nvjitlink),
+		cmocka_unit_test(test_rocm_smi_libs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
