@@ -124,8 +124,8 @@ static const struct {
  * initialize NVML: ERROR_UNKNOWN", dcgm-exporter's "Cannot init NVML library; err:
  * ERROR_LIBRARY_NOT_FOUND": line_code); llama.cpp's CUDA start-up ("ggml_cuda_init: failed to
  * initialize CUDA: initialization error"); ollama's GPU discovery ("cudart init failure: 35",
- * "cuda driver library init failure: 999"); pynvml's exception class per code
- * ("NVMLError_GpuIsLost"); ONNX Runtime's and TensorRT's status numbers ("[ONNXRuntimeError] : 1 :
+ * "cuda driver library init failure: 999"); LAMMPS' geryon ("Cuda driver error 804 in call at
+ * file"); pynvml's exception class per code ("NVMLError_GpuIsLost"); ONNX Runtime's and TensorRT's status numbers ("[ONNXRuntimeError] : 1 :
  * FAIL", "] Error Code 4:": status_form_code); Vulkan-Hpp's forms (vulkan_hpp_form: what() begins
  * with the class or function that failed, "vk::Queue::submit: ErrorDeviceLost"; the exception's class
  * names the code, "vk::DeviceLostError"; the scan keeps their first 11 bytes, its window). The
@@ -145,6 +145,7 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "UR_RESULT_ERROR_",
 	                                   "CUDA initialization failure",
 	                                   "Cuda initialization failure",
+	                                   "Cuda driver error ",
 	                                   "NVML: ERROR_",
 	                                   "nvml: ERROR_",
 	                                   "ggml_cuda_init: failed",
@@ -1140,7 +1141,10 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		     * cuInit itself is "initialization failed" (cudaErrorInitializationError), not
 		     * a call made before cuInit */
 		    { "cudart init failure", GA_ECF_CUDART },
-		    { "driver library init failure", GA_ECF_CUDART } };
+		    { "driver library init failure", GA_ECF_CUDART },
+		    /* LAMMPS' geryon (lib/gpu/geryon/nvd_macros.h, CU_SAFE_CALL): "Cuda driver error %d in
+		     * call at file '%s' in line %i." with the driver API's CUresult (h70-fixih) */
+		    { "Cuda driver error", GA_ECF_CU } };
 	/* "error: ": TensorRT's "CUDA initialization failure with error: 35"; "failure: ": ollama's "init failure: 999" */
 	static const char *const before[] = { "error code ", "code=",   "code ",    "Return ",
 		                              "returned ",   "error ",  "Error ",   "nvmlReturn ",
