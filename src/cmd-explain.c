@@ -27,20 +27,33 @@ static void print_patterns(FILE *o)
 		fprintf(o, "%s\n", ga_sig_pattern_get(i)->regex);
 }
 
-/* --list-codes: every error code of the tables, its group, class and action. */
+/* --list-codes: every error code of the tables, its group, class and action, in columns as
+ * wide as their longest entry (table ids such as rocsparse, names such as Unified Runtime's). */
+static const char *code_group_id(size_t i)
+{
+	enum ga_errcode_group g = ga_errcode_group_of(i);
+	const struct ga_errcode_group_info *gi = ga_errcode_group_get(g);
+	return gi && gi->id ? gi->id : g == GA_ECG_NOT_ERROR ? "(not an error)" : "(names no cause)";
+}
+
 static void print_codes(FILE *o)
 {
+	int wf = 0, wn = 0, wg = 0;
 	for (size_t i = 0; i < ga_errcode_count(); i++) {
 		const struct ga_errcode *c = ga_errcode_get(i);
-		enum ga_errcode_group g = ga_errcode_group_of(i);
-		const struct ga_errcode_group_info *gi = ga_errcode_group_get(g);
+		int f = (int)strlen(ga_errcode_family_get(c->family)->id), n = (int)strlen(c->name),
+		    g = (int)strlen(code_group_id(i));
+		wf = f > wf ? f : wf;
+		wn = n > wn ? n : wn;
+		wg = g > wg ? g : wg;
+	}
+	for (size_t i = 0; i < ga_errcode_count(); i++) {
+		const struct ga_errcode *c = ga_errcode_get(i);
+		const struct ga_errcode_group_info *gi = ga_errcode_group_get(ga_errcode_group_of(i));
 		const char *cls = gi ? ga_cause_class_name(gi->cause_class) : NULL;
-		fprintf(o, "%-8s %-52s %11lld  %-26s %-17s %s\n", ga_errcode_family_get(c->family)->id,
-		        c->name, (long long)c->value,
-		        gi && gi->id            ? gi->id
-		        : g == GA_ECG_NOT_ERROR ? "(not an error)"
-		                                : "(names no cause)",
-		        cls ? cls : "-", gi ? ga_action_name(gi->action) : "-");
+		fprintf(o, "%-*s %-*s %11lld  %-*s %-17s %s\n", wf, ga_errcode_family_get(c->family)->id, wn,
+		        c->name, (long long)c->value, wg, code_group_id(i), cls ? cls : "-",
+		        gi ? ga_action_name(gi->action) : "-");
 	}
 }
 
