@@ -92,6 +92,10 @@ static const struct {
 } msg_prefixes[] = { { "CUDA error: ", GA_ECF_CUDART, NULL },
 	             /* darknet's check_error ("CUDA Error: %s" with cudaGetErrorString) */
 	             { "CUDA Error: ", GA_ECF_CUDART, NULL },
+	             /* the CHECK / checkCudaErrors macro of TensorRT's samples and the projects that copy
+	     * it ("Cuda failure: " << cudaGetErrorString(status), then " in file ... at line ..." in
+	     * some copies): the runtime's string (h79-fixim) */
+	             { "Cuda failure: ", GA_ECF_CUDART, NULL },
 	             { "HIP error: ", GA_ECF_HIP, NULL },
 	             { "ROCm error: ", GA_ECF_HIP, NULL },
 	             { "failed to initialize CUDA: ", GA_ECF_CUDART, NULL },
@@ -146,6 +150,7 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA initialization failure",
 	                                   "Cuda initialization failure",
 	                                   "Cuda driver error ",
+	                                   "Accelerator Fatal Error",
 	                                   "NVML: ERROR_",
 	                                   "nvml: ERROR_",
 	                                   "ggml_cuda_init: failed",
@@ -1144,7 +1149,11 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		    { "driver library init failure", GA_ECF_CUDART },
 		    /* LAMMPS' geryon (lib/gpu/geryon/nvd_macros.h, CU_SAFE_CALL): "Cuda driver error %d in
 		     * call at file '%s' in line %i." with the driver API's CUresult (h70-fixih) */
-		    { "Cuda driver error", GA_ECF_CU } };
+		    { "Cuda driver error", GA_ECF_CU },
+		    /* the NVIDIA HPC compilers' OpenACC / CUDA Fortran runtime: "Accelerator Fatal Error:
+		     * call to cuLaunchKernel returned error 701: Launch out of resources", the driver
+		     * API's CUresult after "returned error " (h79-fixim) */
+		    { "Accelerator Fatal Error", GA_ECF_CU } };
 	/* "error: ": TensorRT's "CUDA initialization failure with error: 35"; "failure: ": ollama's "init failure: 999" */
 	static const char *const before[] = { "error code ", "code=",   "code ",    "Return ",
 		                              "returned ",   "error ",  "Error ",   "nvmlReturn ",
