@@ -11,7 +11,18 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 76/79:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 74/77:
+# LOWERED from 76/79 by held-out batches ih, ii, ij, ik, il and im of the thirteenth session
+# (134 incidents collected blind by h68, h69, h72, h73, h76 and h77, SOURCES-ih/ii/ij/ik/il/im.md;
+# with the session's first binary ih 13.0/17.4 %, ii 24.0/24.0 %, ij 41.2/47.1 %, ik 26.1/26.1 %,
+# il 18.2/18.2 %, im 12.5/12.5 %, with the session's error-code tables alone the same), although
+# the session's changes (the rows from each batch's own misses by h70, h71, h74, h75, h78 and h79,
+# 15 tables of codes by h65-h67, cupti-profiler-conflict, opencl-no-platform's class) turned 55
+# incidents right and 2 wrong against the first binary (bench/corpus-topcauses.sh --diff; the 2 are
+# opencl-no-platform's configuration incidents, its class now the majority's, driver):
+# 1093 incidents, class 74.0 %, decision 77.3 %; the 952 older incidents alone 76.9 % / 80.1 %
+# (docs/explain.md, "Six blind batches and fifteen more code tables (thirteenth session)").
+# Before, 76/79:
 # LOWERED from 77/81 by held-out batches id, ie, if and ig of the twelfth session (89
 # incidents collected blind by h51-batchid, h57-batchie, h60-batchif and h63-batchig,
 # SOURCES-id/ie/if/ig.md; with the session's first binary id 26.9/34.6 %, ie 9.5/9.5 %,
@@ -112,8 +123,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-76}
-MIN_DECISION=${MIN_DECISION:-79}
+MIN_CLASS=${MIN_CLASS:-74}
+MIN_DECISION=${MIN_DECISION:-77}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
