@@ -991,6 +991,19 @@ static long vulkan_hpp_form(const struct ga_explain *ex, const char *l, size_t n
 	return ga_errcode_lookup(&ex->ecx, full, o);
 }
 
+/* Is the number at p a process's exit status rather than a runtime's code: "exit code 2",
+ * "exit_code=1", "exited with code 1", make's "*** [target] Error 2"? */
+static bool exit_status_at(const char *l, const char *p)
+{
+	static const char *const exits[] = { "exit ", "exit_", "exited with " };
+	for (size_t i = 0; i < sizeof(exits) / sizeof(exits[0]); i++) {
+		size_t el = strlen(exits[i]);
+		if ((size_t)(p - l) >= el && memcmp(p - el, exits[i], el) == 0)
+			return true;
+	}
+	return p - l >= 2 && p[-1] == ' ' && p[-2] == ']';
+}
+
 /*
  * The first error code the line names: an identifier with a family's prefix
  * looked up in the index (*unknown: it has an error prefix and is in no table),
@@ -1165,8 +1178,9 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		for (size_t b = 0; b < sizeof(before) / sizeof(before[0]); b++) {
 			size_t bl = strlen(before[b]);
 			const char *p = memmem(at, (size_t)(l + n - at), before[b], bl);
-			/* a word of its own: "code 1" is not the end of "opcode 1" */
-			while (p && p > l && is_ident((unsigned char)p[-1]))
+			/* a word of its own: "code 1" is not the end of "opcode 1"; and no process's exit
+			 * status: "nvcc' failed with exit code 2" under a CUDA path, make's "*** [...] Error 2" */
+			while (p && ((p > l && is_ident((unsigned char)p[-1])) || exit_status_at(l, p)))
 				p = memmem(p + 1, (size_t)(l + n - p - 1), before[b], bl);
 			if (!p)
 				continue;

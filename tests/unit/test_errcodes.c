@@ -562,6 +562,27 @@ static void test_explain_codes(void **state)
 	ga_explain_free(ex);
 }
 
+/* A process's exit status is no runtime's code, even on a line that names CUDA (held-out batch in:
+ * a Windows build's "...\\CUDA\\v12.4\\bin\\nvcc' failed with exit code 2" was read as
+ * cudaErrorMemoryAllocation); the same number after "CUDA error code" on the next line still is. */
+static void test_explain_exit_status(void **state)
+{
+	(void)state;
+	struct ga_explain *ex = explain_text(
+	        "error: command 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.4\\bin\\nvcc' "
+	        "failed with exit code 2\n"
+	        "make[2]: *** [CMakeFiles/CUDA_kernels.dir/kernel.cu.o] Error 2\n"
+	        "CUDA process exited with code 2; exit_code=2\n",
+	        1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 0);
+	ga_explain_free(ex);
+	ex = explain_text("nvcc failed with exit code 2\nx.cu:12 CUDA error code 2\n", 1 << 20);
+	const struct ga_explain_cause *c = cause_of(ex, "gpu-out-of-memory");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 2);
+	ga_explain_free(ex);
+}
+
 /* The vendors' message strings (FAMILY.str.def): looked up exactly, at a word's end, per family. */
 static void test_messages(void **state)
 {
@@ -1015,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(test_names_in_headers),
 		cmocka_unit_test(test_tables_match_headers),
 		cmocka_unit_test(test_explain_codes),
+		cmocka_unit_test(test_explain_exit_status),
 		cmocka_unit_test(test_explain_inconclusive),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_explain_messages),
