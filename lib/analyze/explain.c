@@ -2637,11 +2637,15 @@ static int note_no_device_mig(struct ga_explain *ex, const struct ga_explain_cau
 		         "which ones is unknown (no NVML MIG state in the snapshot): on a GPU in MIG mode "
 		         "CUDA_VISIBLE_DEVICES must name a MIG device (MIG-<uuid>, nvidia-smi -L)",
 		         gpus, procmig, procmig == 1 ? "" : "s");
-	else
+	else {
 		snprintf(out, cap,
 		         "this node has %s: the driver is there, so the container does not get it; MIG "
 		         "mode: unknown (no NVML MIG state in the snapshot for %s)",
 		         gpus, known ? "some GPUs" : "its GPUs");
+		/* the row's class is configuration (most of its threads: no GPU where the job ran); a
+		 * node with GPUs, its driver and no MIG device leaves the container's device list */
+		refine(ex, c, GA_CAUSE_CONTAINER_RUNTIME, GA_ACT_FIX_CONFIG);
+	}
 	return 0;
 }
 
