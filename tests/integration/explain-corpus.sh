@@ -11,17 +11,20 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 74/77:
-# LOWERED from 76/79 by held-out batches ih, ii, ij, ik, il and im of the thirteenth session
-# (134 incidents collected blind by h68, h69, h72, h73, h76 and h77, SOURCES-ih/ii/ij/ik/il/im.md;
-# with the session's first binary ih 13.0/17.4 %, ii 24.0/24.0 %, ij 41.2/47.1 %, ik 26.1/26.1 %,
-# il 18.2/18.2 %, im 12.5/12.5 %, with the session's error-code tables alone the same), although
-# the session's changes (the rows from each batch's own misses by h70, h71, h74, h75, h78 and h79,
-# 15 tables of codes by h65-h67, cupti-profiler-conflict, opencl-no-platform's class) turned 55
-# incidents right and 2 wrong against the first binary (bench/corpus-topcauses.sh --diff; the 2 are
-# opencl-no-platform's configuration incidents, its class now the majority's, driver):
-# 1093 incidents, class 74.0 %, decision 77.3 %; the 952 older incidents alone 76.9 % / 80.1 %
-# (docs/explain.md, "Six blind batches and fifteen more code tables (thirteenth session)").
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 72/75:
+# LOWERED from 76/79 by held-out batches ih, ii, ij, ik, il, im, in and io of the thirteenth
+# session (181 incidents collected blind by h68, h69, h72, h73, h76, h77, h80 and h81,
+# SOURCES-ih ... SOURCES-io.md; with the session's first binary ih 13.0/17.4 %, ii 24.0/24.0 %,
+# ij 41.2/47.1 %, ik 26.1/26.1 %, il 18.2/18.2 %, im 12.5/12.5 %, in 19.2/15.4 %, io 0.0/23.8 %;
+# in and io were also scored with the binary holding every row written from the six before them:
+# 19.2/15.4 % and 0.0/19.0 %), although the session's changes (rows from each batch's own misses
+# by h70, h71, h74, h75, h78, h79, h82 and h83; 15 tables of codes by h65-h67; the lead's
+# cupti-profiler-conflict, exit statuses no runtime code, and the classes of opencl-no-platform
+# and cuda-no-device) turned 69 incidents right and 2 wrong against the first binary
+# (bench/corpus-topcauses.sh --diff; the 2 are opencl-no-platform's configuration incidents, its
+# class now the majority's, driver): 1140 incidents, class 72.8 %, decision 75.9 %; the 952 older
+# incidents alone 77.1 % / 80.0 % (docs/explain.md, "Six blind batches and fifteen more code
+# tables (thirteenth session)", and the sections of batches in and io after it).
 # Before, 76/79:
 # LOWERED from 77/81 by held-out batches id, ie, if and ig of the twelfth session (89
 # incidents collected blind by h51-batchid, h57-batchie, h60-batchif and h63-batchig,
@@ -123,8 +126,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-74}
-MIN_DECISION=${MIN_DECISION:-77}
+MIN_CLASS=${MIN_CLASS:-72}
+MIN_DECISION=${MIN_DECISION:-75}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
