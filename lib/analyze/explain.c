@@ -1028,11 +1028,17 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		/* DPC++'s plugin interface names OpenCL's codes PI_ERROR_<name> with OpenCL's values
 		 * (sycl/include/sycl/detail/pi_error.def): "Native API returns: -1
 		 * (PI_ERROR_DEVICE_NOT_FOUND)" is CL_DEVICE_NOT_FOUND */
-		if (c == 'P' && j - i > 9 && j - i < 64 && !memcmp(l + i, "PI_ERROR_", 9)) {
-			/* PI's own table first (pi.def, h65-tintel); the OpenCL twin for a name it lacks */
+		bool pi = c == 'P' && j - i > 9 && j - i < 64 && !memcmp(l + i, "PI_ERROR_", 9);
+		bool ur = c == 'U' && j - i > 16 && j - i < 64 && !memcmp(l + i, "UR_RESULT_ERROR_", 16);
+		/* PI's and Unified Runtime's own tables first (pi.def, ur.def; their groups follow
+		 * their headers' descriptions); the twins below only for a name they lack (an older
+		 * or newer header) */
+		if (pi || ur) {
 			long own = ga_errcode_lookup(&ex->ecx, l + i, j - i);
 			if (own >= 0)
 				return own;
+		}
+		if (pi) {
 			char cl[64];
 			snprintf(cl, sizeof(cl), "CL_%.*s", (int)(j - i - 9), l + i + 9);
 			long k = ga_errcode_lookup(&ex->ecx, cl, strlen(cl));
@@ -1045,13 +1051,7 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		 * (ur_api.h; the Level Zero adapter's ze2urResult maps each ZE_RESULT_ERROR_<name> to
 		 * UR_RESULT_ERROR_<name>) or else OpenCL's (DEVICE_NOT_FOUND, OUT_OF_RESOURCES), but its
 		 * numbers are its own: looked up by name as ZE_RESULT_<rest>, then as CL_<name> */
-		if (c == 'U' && j - i > 16 && j - i < 64 && !memcmp(l + i, "UR_RESULT_ERROR_", 16)) {
-			/* Unified Runtime's own table first (ur.def, h65-tintel): its groups follow ur_api.h's
-			 * description of each code; the twins only for a name it lacks (an older or newer
-			 * ur_api.h) */
-			long own = ga_errcode_lookup(&ex->ecx, l + i, j - i);
-			if (own >= 0)
-				return own;
+		if (ur) {
 			char twin[80];
 			snprintf(twin, sizeof(twin), "ZE_RESULT_%.*s", (int)(j - i - 10), l + i + 10);
 			long k = ga_errcode_lookup(&ex->ecx, twin, strlen(twin));
