@@ -11,7 +11,18 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 72/75:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 76/79:
+# RAISED from 72/75 by the fourteenth session: a second sweep of every category's misses
+# (h84-h89, docs/explain.md "Second sweep: ..."; on the 1140 incidents of the session's start
+# 72.8/75.9 % -> 77.0/80.1 %, 49 misses turned right, none wrong; 8 second threads `sw-`),
+# held-out batches ip and iq (41 incidents collected blind by h90 and h91, SOURCES-ip.md and
+# SOURCES-iq.md; with the session's first binary ip 18.2/22.7 %, iq 5.3/5.3 %; after the sweep,
+# whose rows were written before either batch was read, 22.7/27.3 % and 5.3/5.3 %: one
+# incident moved) and the rows from their own misses (h92-fixip, h93-fixiq: ip 54.5/59.1 %, iq
+# 31.6/31.6 %, fitted; one second thread `fip-`): 1190 incidents, class 76.1 % (906), decision
+# 79.1 % (941). `bench/corpus-topcauses.sh --diff` from the session's first binary: 71 turned
+# right, 0 wrong.
+# Before, 72/75:
 # LOWERED from 76/79 by held-out batches ih, ii, ij, ik, il, im, in and io of the thirteenth
 # session (181 incidents collected blind by h68, h69, h72, h73, h76, h77, h80 and h81,
 # SOURCES-ih ... SOURCES-io.md; with the session's first binary ih 13.0/17.4 %, ii 24.0/24.0 %,
@@ -126,8 +137,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-72}
-MIN_DECISION=${MIN_DECISION:-75}
+MIN_CLASS=${MIN_CLASS:-76}
+MIN_DECISION=${MIN_DECISION:-79}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
