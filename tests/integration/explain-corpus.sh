@@ -19,7 +19,7 @@
 # SOURCES-iq.md; with the session's first binary ip 18.2/22.7 %, iq 5.3/5.3 %; after the sweep,
 # whose rows were written before either batch was read, 22.7/27.3 % and 5.3/5.3 %: one
 # incident moved) and the rows from their own misses (h92-fixip, h93-fixiq: ip 54.5/59.1 %, iq
-# 31.6/31.6 %, fitted; one second thread `fip-`): 1190 incidents, class 76.1 % (906), decision
+# 31.6/31.6 %, fitted; one second thread `fip-`): 1190 incidents, class 76.1 % (905), decision
 # 79.1 % (941). `bench/corpus-topcauses.sh --diff` from the session's first binary: 71 turned
 # right, 0 wrong.
 # Before, 72/75:
