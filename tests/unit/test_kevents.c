@@ -302,6 +302,12 @@ static void test_line_words(void **state)
 		  GA_ACT_RESET_GPU, GA_SEV_ERROR },
 		{ "NVRM: Xid (PCI:0008:01:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 01 (0x0)", GA_ACT_NONE,
 		  GA_SEV_INFO },
+		/* Xid 63 of Dynamic Page Retirement: the page stays in use until the driver reloads */
+		{ "NVRM: Xid (PCI:0000:3b:00): 63, Dynamic Page Retirement: New page retired, reboot to "
+		  "activate (0x00000000001a2b3c).",
+		  GA_ACT_REBOOT, GA_SEV_CRITICAL },
+		{ "NVRM: Xid (PCI:0000:3b:00): 63, New retired page, reload the driver to activate",
+		  GA_ACT_REBOOT, GA_SEV_CRITICAL },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ga_kevent ev;
@@ -337,6 +343,13 @@ static void test_line_words(void **state)
 	assert_int_equal(ga_kev_xid_line(&ev, &a, &s), 0);
 	assert_int_equal(ev.severity, GA_SEV_WARNING);
 	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0008:01:00): 149, NETIR_LINK_EVT XC0", &ev), 1);
+	assert_int_equal(ga_kev_xid_line(&ev, &a, &s), 0);
+	/* Row Remapper's "reset gpu to activate" is not read: Xid 63 keeps the catalogue's IGNORE */
+	assert_int_equal(parse(NULL,
+	                       "NVRM: Xid (PCI:0000:c1:00): 63, pid=40512, name=python3, Row Remapper: New row "
+	                       "(0x000000000001c2e4) marked for remapping, reset gpu to activate.",
+	                       &ev),
+	                 1);
 	assert_int_equal(ga_kev_xid_line(&ev, &a, &s), 0);
 	/* a "Fatal" word on a non-NVLink5 Xid does not set the action from the token */
 	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0000:41:00): 13, Graphics Exception Fatal", &ev), 1);
