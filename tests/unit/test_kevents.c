@@ -345,11 +345,12 @@ static void test_line_words(void **state)
 	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0008:01:00): 149, NETIR_LINK_EVT XC0", &ev), 1);
 	assert_int_equal(ga_kev_xid_line(&ev, &a, &s), 0);
 	/* Row Remapper's "reset gpu to activate" is not read: Xid 63 keeps the catalogue's IGNORE */
-	assert_int_equal(parse(NULL,
-	                       "NVRM: Xid (PCI:0000:c1:00): 63, pid=40512, name=python3, Row Remapper: New row "
-	                       "(0x000000000001c2e4) marked for remapping, reset gpu to activate.",
-	                       &ev),
-	                 1);
+	assert_int_equal(
+	        parse(NULL,
+	              "NVRM: Xid (PCI:0000:c1:00): 63, pid=40512, name=python3, Row Remapper: New row "
+	              "(0x000000000001c2e4) marked for remapping, reset gpu to activate.",
+	              &ev),
+	        1);
 	assert_int_equal(ga_kev_xid_line(&ev, &a, &s), 0);
 	/* a "Fatal" word on a non-NVLink5 Xid does not set the action from the token */
 	assert_int_equal(parse(NULL, "NVRM: Xid (PCI:0000:41:00): 13, Graphics Exception Fatal", &ev), 1);
