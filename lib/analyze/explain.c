@@ -1001,7 +1001,9 @@ static bool exit_status_at(const char *l, const char *p)
 		if ((size_t)(p - l) >= el && memcmp(p - el, exits[i], el) == 0)
 			return true;
 	}
-	return p - l >= 2 && p[-1] == ' ' && p[-2] == ']';
+	/* make's "*** [target] Error 2" only: a bracketed location or tag before a runtime's
+	 * "Error 2" ("CUDA [kernel.cu:42] Error 2") is still that runtime's code */
+	return p - l >= 2 && p[-1] == ' ' && p[-2] == ']' && memmem(l, (size_t)(p - l), "*** [", 5);
 }
 
 /*

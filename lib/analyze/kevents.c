@@ -461,8 +461,9 @@ static int recovery_words(const char *s, size_t n)
 	 * Xid 63 of the drivers before row remapping: "Dynamic Page Retirement: New page retired, reboot to
 	 * activate (0x...)" (NVIDIA's Dynamic Page Retirement guide prints it "New retired page, reload the
 	 * driver to activate"): the page stays in use until the driver reloads, and NVML's pending-retirement
-	 * query calls for a reboot. The line's own words ask for a reboot (h84-swnv). Row Remapper's "reset gpu
-	 * to activate" is not read here: NVIDIA's catalogue (IGNORE) stays its action.
+	 * query calls for a reboot. The line's own words ask for a reboot (h84-swnv). Read on the whole line,
+	 * before the table below: their " to " would otherwise start the search at "activate". Row Remapper's
+	 * "reset gpu to activate" is not read here: NVIDIA's catalogue (IGNORE) stays its action.
 	 */
 	if (find(s, n, "reboot to activate") || find(s, n, "reload the driver to activate"))
 		return 2;

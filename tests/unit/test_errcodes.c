@@ -587,6 +587,12 @@ static void test_explain_exit_status(void **state)
 	assert_non_null(c);
 	assert_int_equal(c->first_line, 2);
 	ga_explain_free(ex);
+	/* only make's "*** [...]" form is an exit status: a bracketed location before "Error 2" is not */
+	ex = explain_text("CUDA call failed at [kernel.cu:42] Error 2\n", 1 << 20);
+	c = cause_of(ex, "gpu-out-of-memory");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 1);
+	ga_explain_free(ex);
 }
 
 /* The vendors' message strings (FAMILY.str.def): looked up exactly, at a word's end, per family. */
