@@ -137,6 +137,8 @@ static const struct {
 static const char *const number_lits[] = { "CUDA error ",
 	                                   "CUDA error:",
 	                                   "CUDA Error ",
+	                                   "CUDA error! ",
+	                                   "CUDA Error! ",
 	                                   "nvmlReturn ",
 	                                   "nvmlReturn:",
 	                                   "nvmlReturn=",
@@ -1169,10 +1171,12 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 		     * call to cuLaunchKernel returned error 701: Launch out of resources", the driver
 		     * API's CUresult after "returned error " (h79-fixim) */
 		    { "Accelerator Fatal Error", GA_ECF_CU } };
-	/* "error: ": TensorRT's "CUDA initialization failure with error: 35"; "failure: ": ollama's "init failure: 999" */
-	static const char *const before[] = { "error code ", "code=",   "code ",    "Return ",
-		                              "returned ",   "error ",  "Error ",   "nvmlReturn ",
-		                              "value: ",     "error: ", "failure: " };
+	/* "error: ": TensorRT's "CUDA initialization failure with error: 35"; "failure: ": ollama's "init failure: 999";
+	 * "error! ": the CUT_SAFE_CALL-style macros that print a cudaError_t as "CUDA error! %d" (StructuredEikonal's
+	 * src/cuda_fim.cu, and others of the form) */
+	static const char *const before[] = { "error code ", "code=",   "code ",       "Return ", "returned ",
+		                              "error ",      "Error ",  "nvmlReturn ", "value: ", "error: ",
+		                              "failure: ",   "error! ", "Error! " };
 	for (size_t w = 0; w < sizeof(ctx) / sizeof(ctx[0]); w++) {
 		const char *at = memmem(l, n, ctx[w].word, strlen(ctx[w].word));
 		if (!at)

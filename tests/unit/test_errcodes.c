@@ -593,6 +593,16 @@ static void test_explain_exit_status(void **state)
 	assert_non_null(c);
 	assert_int_equal(c->first_line, 1);
 	ga_explain_free(ex);
+	/* the CUT_SAFE_CALL-style macros' "CUDA error! %d" (a cudaError_t) names its code too; an
+	 * exclamation with no number after it names none */
+	ex = explain_text("loading\nCUDA error! 2 \n", 1 << 20);
+	c = cause_of(ex, "gpu-out-of-memory");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 2);
+	ga_explain_free(ex);
+	ex = explain_text("CUDA error! see above\n", 1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 0);
+	ga_explain_free(ex);
 }
 
 /* The vendors' message strings (FAMILY.str.def): looked up exactly, at a word's end, per family. */
