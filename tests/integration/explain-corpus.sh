@@ -11,7 +11,17 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 76/79:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 74/77:
+# LOWERED from 76/79 by held-out batches ir, is, it and iu of the fifteenth session (69
+# incidents collected blind by h95, h96, h99 and h100, SOURCES-ir.md ... SOURCES-iu.md; with
+# the session's first binary ir 19.0/14.3 %, is 18.2/22.7 %, it 66.7/33.3 %, iu 10.0/25.0 %,
+# all 69 20.3/21.7 %; it and iu were also scored with the binary holding the rows written from
+# ir's and is's misses: the same), although the rows from their own misses (h97, h98, h101,
+# h102: ir 57.1/47.6 %, is 31.8/40.9 %, it 66.7/33.3 %, iu 35.0/55.0 %, fitted; three second
+# threads `fir-`, `fiu-`) and the lead's "CUDA error! %d" form turned 19 incidents right and
+# none wrong against the first binary: 1262 incidents, class 74.4 % (939), decision 77.4 %
+# (977); the 1190 older incidents alone 76.1 % / 79.2 % (76.1 / 79.1 then).
+# Before, 76/79:
 # RAISED from 72/75 by the fourteenth session: a second sweep of every category's misses
 # (h84-h89, docs/explain.md "Second sweep: ..."; on the 1140 incidents of the session's start
 # 72.8/75.9 % -> 77.0/80.1 %, 49 misses turned right, none wrong; 8 second threads `sw-`),
@@ -137,8 +147,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-76}
-MIN_DECISION=${MIN_DECISION:-79}
+MIN_CLASS=${MIN_CLASS:-74}
+MIN_DECISION=${MIN_DECISION:-77}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
