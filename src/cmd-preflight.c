@@ -144,7 +144,9 @@ static void print_text(struct pf *p, FILE *o)
 	        p->node->host.hostname ? cli_esc(p->node->host.hostname) : "(no hostname)", nvid,
 	        nvid == 1 ? "" : "s", p->run.nc.name ? p->run.nc.name : "unknown", p->run.node_errors,
 	        p->run.node_errors == 1 ? "" : "s");
-	print_findings(o, &p->run.node_findings, GA_SEV_ERROR);
+	/* an unknown step says why: the warnings that made it so (the PCI devices unread) */
+	print_findings(o, &p->run.node_findings,
+	               p->run.discover == GA_PF_UNKNOWN ? GA_SEV_WARNING : GA_SEV_ERROR);
 	if (p->run.container)
 		print_container(o, p->run.container);
 	if (p->run.checked) {
@@ -462,7 +464,7 @@ static int pf_run(struct cli *cli, struct ga_ctx *ctx, struct pf_args *a, bool *
 		                 *ga_ctx_errmsg(ctx) ? ga_ctx_errmsg(ctx) : "out of memory");
 	*ran = true;
 	enum ga_pf_status res = p->run.result;
-	return res == GA_PF_PASS ? EXIT_OK : res == GA_PF_FAIL ? EXIT_PROBLEMS : EXIT_UNAVAILABLE;
+	return res == GA_PF_PASS ? EXIT_OK : res == GA_PF_FAIL ? EXIT_PROBLEMS : EXIT_INCONCLUSIVE;
 }
 
 static void pf_release(struct pf *p)

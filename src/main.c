@@ -427,9 +427,10 @@ const struct command commands[] = {
 	  "\n"
 	  "Exit status: 0 every step passed, 1 a step failed (error-level node finding,\n"
 	  "policy violation, warm-up failed, timed out, was killed by a signal or could\n"
-	  "not start), 2 usage error, bad policy or unreadable input, 3 nothing failed\n"
-	  "but a vendor library that was wanted failed (check unknown), 70 internal\n"
-	  "error.\n" },
+	  "not start), 2 usage error, bad policy or unreadable input, 4 inconclusive:\n"
+	  "nothing failed but a step is unknown (the PCI devices could not be read, a\n"
+	  "vendor library that was wanted failed, a --scan path could not be read),\n"
+	  "70 internal error.\n" },
 	{ "serve", cmd_serve, "Prometheus exporter and JSON API for this node (background collection)",
 	  "usage: gpuaudit serve [--web.listen-address ADDR:PORT]... [--web.systemd-socket]\n"
 	  "                      [--web.config.file FILE] [--web.telemetry-path PATH]\n"

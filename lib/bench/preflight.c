@@ -56,6 +56,10 @@ static int step_discover(struct ga_pf_run *p)
 	p->discover = ga_pf_status_of_findings(&p->node_findings, failed, &p->node_errors);
 	if (failed)
 		return 0;
+	/* an unseen bus is not an empty one: with the PCI devices unread the accelerators
+	 * are unknown, so the step is too (GA-PCI-UNKNOWN says why), never PASS */
+	if (p->discover == GA_PF_PASS && !ga_node_pci_known(p->node))
+		p->discover = GA_PF_UNKNOWN;
 	ga_findings_sort(&p->node_findings);
 	(void)ga_nodeclass_compute(p->node, &p->nc);
 	return 0;

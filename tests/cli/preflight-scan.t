@@ -22,5 +22,5 @@ run preflight $M --scan art/cpuonly-1.0-py3-none-any.whl
 # JUnit has a scan test case
 "$GPUAUDIT" preflight $M --scan site --junit - |
 	python3 -c 'import sys,xml.etree.ElementTree as E; r=E.parse(sys.stdin).getroot(); [print(c.get("name"), "failure" if c.find("failure") is not None else "skipped" if c.find("skipped") is not None else "pass") for c in r.iter("testcase")]'
-# a path that does not exist makes the scan unknown (exit 3), nothing is lost
+# a path that does not exist makes the scan unknown, nothing is lost (exit 1 here: discover fails)
 run preflight $M --scan art/no-such-path

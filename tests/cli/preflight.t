@@ -44,3 +44,12 @@ quiet preflight --root "$FIXTURES/nodes/cpu-vm/root" --no-vendor
 "$GPUAUDIT" preflight --root "$FIXTURES/nodes/cpu-vm/root" --no-vendor --warmup-backend cblas --json |
 	python3 -c 'import json,sys; w=json.load(sys.stdin)["warmup"]; print(w["status"], w["backend"], w["max_rel_err"] < w["tolerance"])'
 run preflight $CPU --warmup-backend nosuch
+# a node whose PCI devices cannot be read (no sys/bus/pci): its accelerators are unknown,
+# so discover is unknown, never PASS; the warning says why; exit 4 (inconclusive),
+# in text, JSON and JUnit alike
+cp -r "$FIXTURES/nodes/cpu-vm/root" nopci && rm -rf nopci/sys/bus/pci
+run preflight --root nopci --no-vendor --no-times --warmup-backend cpu -- true
+"$GPUAUDIT" preflight --root nopci --no-vendor --no-times --warmup-backend cpu --json -- true |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["result"], d["discover"]["status"], [f["code"] for f in d["discover"]["findings"]])'
+"$GPUAUDIT" preflight --root nopci --no-vendor --no-times --warmup-backend cpu --junit - -- true |
+	python3 -c 'import sys,xml.etree.ElementTree as E; r=E.parse(sys.stdin).getroot(); [print(c.get("name"), "failure" if c.find("failure") is not None else "error" if c.find("error") is not None else "skipped" if c.find("skipped") is not None else "pass") for c in r.iter("testcase")]'
