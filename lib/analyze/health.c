@@ -675,6 +675,18 @@ static int gpu_count(const struct ga_node *n, const struct ga_policy_class *c, s
 {
 	if (!n || !c || !c->expect.gpu_count.set)
 		return 0;
+	if (!ga_node_pci_known(n)) {
+		/* an unseen bus is not an empty one: never "0 GPUs visible, drain" (the coverage
+		 * marks the PCI devices missing, which makes the verdict unknown) */
+		struct ga_finding *fd = ga_findings_add(
+		        out, GA_C_CHECK_UNKNOWN, GA_SEV_WARNING, "node", GA_SOURCE_PCI_FIX,
+		        "not checked: the PCI devices could not be read, so the GPU count is unknown "
+		        "(class %s expects %llu)",
+		        c->name, (unsigned long long)c->expect.gpu_count.v);
+		return fd ? ga_finding_evidence(fd, "expected", "%llu",
+		                                (unsigned long long)c->expect.gpu_count.v)
+		          : -ENOMEM;
+	}
 	size_t k = 0;
 	for (size_t i = 0; i < n->n_accelerators; i++) {
 		const struct ga_accel *a = &n->accelerators[i];
@@ -899,7 +911,7 @@ out:
 void ga_health_cover(struct ga_health_log *log, const char *source, enum ga_hsrc_state state, bool decisive,
                      const char *detail, const char *summary)
 {
-	static const char *const order[] = { "kernel_log", "node", "processes", "nvml_events" };
+	static const char *const order[] = { "kernel_log", "node", "pci", "processes", "nvml_events" };
 	if (log->n_cov >= GA_HEALTH_COV_MAX)
 		return;
 	size_t rank = GA_ARRAY_SIZE(order), at = log->n_cov;

@@ -50,3 +50,13 @@ for i in 4 5; do
 	echo "[exit $?]"
 	st
 done
+# a node whose PCI devices cannot be read (no sys/bus/pci: a container without /sys):
+# the bus is unseen, not empty. Without a class expecting a GPU count the OK names it as
+# not examined; with one the verdict is UNKNOWN (exit 4), never "0 GPUs visible, drain"
+cp -r "$FIXTURES/nodes/dgx-h100/root" nopci && rm -rf nopci/sys/bus/pci
+: >nopci.log
+run health --root nopci --no-vendor --kmsg nopci.log
+run health --root nopci --no-vendor --kmsg nopci.log --policy "$FIXTURES/policies/fleet.yaml" --class h100-train
+run health --root nopci --no-vendor --kmsg nopci.log --policy "$FIXTURES/policies/fleet.yaml" --class h100-train --slurm
+"$GPUAUDIT" health --root nopci --no-vendor --kmsg nopci.log --policy "$FIXTURES/policies/fleet.yaml" --class h100-train --json |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["result"], [(c["source"], c["state"]) for c in d["coverage"]], sorted(f["code"] for f in d["findings"]))'
