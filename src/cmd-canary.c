@@ -77,8 +77,12 @@ static void print_text(FILE *o, const struct ga_canary_report *r, const struct g
 		}
 		bench_fmt(a, sizeof(a), m->base_median, m->unit);
 		bench_fmt(b, sizeof(b), m->cand_median, m->unit);
-		fprintf(o, "%-24s %7zu %7zu %13s %13s %+7.1f%% ", cli_esc(m->name), m->n_base, m->n_cand, a,
-		        b, 100 * m->median_change);
+		fprintf(o, "%-24s %7zu %7zu %13s %13s ", cli_esc(m->name), m->n_base, m->n_cand, a, b);
+		/* no values on a side: no median, so no change ("-", never "+nan%") */
+		if (isfinite(m->median_change))
+			fprintf(o, "%+7.1f%% ", 100 * m->median_change);
+		else
+			fprintf(o, "%8s ", "-");
 		if (m->cls != GA_CLASS_NODATA && m->cls != GA_CLASS_UNJUDGED)
 			fprintf(o, "%8.2g ", m->mwu.p_two_sided);
 		else

@@ -41,3 +41,8 @@ run canary --no-tail --baseline aa-sleep100-a.json --candidate aa-sleep100-b.jso
 run canary --baseline exec-base.json --candidate exec-slow.json --min-effect exec.wall=0.01 --min-effect exec.cpu=0.01
 run canary --baseline exec-base.json --candidate exec-slow.json --min-effect exec.wall
 run canary --baseline exec-base.json --candidate exec-slow.json --min-effect =1
+# results without values (every run failed to start, say): no median, so the change is
+# "-" (not "+nan%"), every metric NoData, INCONCLUSIVE, exit 4
+python3 -c 'import json, sys; d = json.load(open("exec-base.json")); [m.update(samples=[]) for m in d["metrics"]]; json.dump(d, open(sys.argv[1], "w"))' "$W/exec-none.json"
+cd "$W"
+run canary --baseline exec-none.json --candidate exec-none.json
