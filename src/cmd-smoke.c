@@ -16,7 +16,8 @@
 #include "gpuaudit/node.h"
 
 /* The last lines of the text output: the verdict and what was judged. */
-static void print_summary(FILE *out, const struct ga_bench_report *rep, int code, bool policy)
+static void print_summary(FILE *out, const struct ga_bench_report *rep, int code, bool policy,
+                          bool pci_unknown)
 {
 	size_t ok = 0, below = 0, with_expect = 0;
 	for (size_t i = 0; i < rep->n_results; i++) {
@@ -28,10 +29,15 @@ static void print_summary(FILE *out, const struct ga_bench_report *rep, int code
 		}
 	}
 	fprintf(out, "\nsmoke: %s (%zu results ok of %zu; %zu with a policy figure, %zu below 95%%)\n",
-	        code == EXIT_OK         ? "PASS"
-	        : code == EXIT_PROBLEMS ? "FAIL"
-	                                : "UNAVAILABLE",
+	        code == EXIT_OK             ? "PASS"
+	        : code == EXIT_PROBLEMS     ? "FAIL"
+	        : code == EXIT_INCONCLUSIVE ? "INCONCLUSIVE"
+	                                    : "UNAVAILABLE",
 	        ok, rep->n_results, with_expect, below);
+	if (code == EXIT_INCONCLUSIVE && pci_unknown)
+		fprintf(out, "smoke: the PCI devices could not be read, so no class of the policy could be "
+		             "matched and no figure was judged: mount /sys (e.g. -v /sys:/sys:ro), or name "
+		             "the class with --class\n");
 	if (!policy)
 		fprintf(out, "smoke: no --policy given: correctness only, no figure was judged\n");
 }
@@ -106,8 +112,13 @@ int cmd_smoke(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	code = bench_cli_output(cli, "smoke", &o, &rep);
+	/* --policy asked for the class's figures; with the PCI devices unread no class could
+	 * match (an unseen bus is not an empty one), so nothing was judged: never PASS */
+	bool pci_unknown = o.policy_file && !o.class_name && !ga_node_pci_known(node);
+	if (code == EXIT_OK && pci_unknown)
+		code = EXIT_INCONCLUSIVE;
 	if (!o.json)
-		print_summary(cli->out, &rep, code, o.policy_file != NULL);
+		print_summary(cli->out, &rep, code, o.policy_file != NULL, pci_unknown);
 out:
 	ga_bench_session_free(s);
 	ga_bench_report_release(&rep);

@@ -71,3 +71,11 @@ echo '== smoke against a policy it cannot meet (1000 TFLOP/s on a CPU)'
 "$GPUAUDIT" smoke --root "$root" --backends cblas --policy policy.yaml --class cpu-impossible --size 64 --elements 64K --reps 2 --json | summary
 echo "[exit ${PIPESTATUS[0]}]"
 run smoke --root "$root" --policy policy.yaml --class nosuch
+echo '== smoke against a policy on a node whose PCI devices cannot be read: no class can match'
+echo '== (an unseen bus is not an empty one), no figure is judged: INCONCLUSIVE, exit 4'
+cp -r "$root" nopci && rm -rf nopci/sys/bus/pci
+"$GPUAUDIT" smoke --root nopci --backends cblas --policy policy.yaml --size 64 --elements 64K --reps 2 2>&1 | grep -E '^smoke:|gpuaudit smoke:|GA-PCI-UNKNOWN'
+echo "[exit ${PIPESTATUS[0]}]"
+echo '== the same with --class: the figures are judged'
+"$GPUAUDIT" smoke --root nopci --backends cblas --policy policy.yaml --class cpu-fast --size 64 --elements 64K --reps 2 | grep -E '^smoke:'
+echo "[exit ${PIPESTATUS[0]}]"
