@@ -191,6 +191,9 @@ static void print_text(FILE *o, const struct ga_deps_inventory *inv, const struc
 	if (t && t->kind != GA_TARGET_NONE)
 		fprintf(o, "target: %s%s%s%s\n", cli_esc(t->name), target_from ? " (" : "",
 		        target_from ? cli_esc(target_from) : "", target_from ? ")" : "");
+	else if (t && t->accel_unknown)
+		fprintf(o, "target: %s (%s: accelerators unknown, its PCI devices were not read)\n",
+		        cli_esc(t->name), target_from ? cli_esc(target_from) : "the snapshot");
 	else
 		fprintf(o, "target: none (only target-free checks; use --target, --for or --for-class)\n");
 	if (t && t->policy_class) {

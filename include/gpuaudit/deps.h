@@ -55,6 +55,10 @@ struct ga_deps_target {
 	char brand[32];
 	int gpu_class; /* enum ga_gpu_class */
 	bool musl;     /* the target's C library is musl ("musl", a musllinux tag): no GLIBC_ versions */
+	/* from a node snapshot whose PCI devices were not read: its accelerators are unknown, so
+	 * the kind is GA_TARGET_NONE (never "cpu": an unseen bus is not an empty one), a
+	 * GA-PCI-UNKNOWN finding says so and the result is unknown, not pass */
+	bool accel_unknown;
 };
 
 void ga_deps_target_release(struct ga_deps_target *t);

@@ -305,6 +305,10 @@ enum ga_deps_result ga_deps_result_at(const struct ga_deps_inventory *inv, const
 	 */
 	if (!inv->files_seen || !inv->bytes_seen)
 		return GA_DEPS_RESULT_UNKNOWN;
+	/* the target's accelerators unknown (ga_deps_judge's GA-PCI-UNKNOWN): no pass either */
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].id == GA_C_PCI_UNKNOWN)
+			return GA_DEPS_RESULT_UNKNOWN;
 	return GA_DEPS_RESULT_PASS;
 }
 
@@ -333,6 +337,14 @@ const char *ga_deps_result_reason(enum ga_deps_result r, const struct ga_deps_in
 		         parts, parts == 1 ? "" : "s");
 		break;
 	case GA_DEPS_RESULT_UNKNOWN:
+		if (inv->files_seen && inv->bytes_seen) { /* scanned: the target was the unknown */
+			snprintf(
+			        buf, len,
+			        "the target's accelerators are unknown (the PCI devices of its snapshot were "
+			        "not read): only the checks that need no target ran; give --target, or a "
+			        "snapshot taken where /sys is readable");
+			break;
+		}
 		snprintf(buf, len,
 		         "nothing was scanned: no regular file with content in %s; check that the artifact "
 		         "was built and "

@@ -357,7 +357,10 @@ int ga_deps_target_from_node(const struct ga_node *n, struct ga_deps_target *t)
 {
 	target_init(t);
 	const struct ga_accel *a = n->n_accelerators ? &n->accelerators[0] : NULL;
-	if (!a || !a->vendor)
+	if (!a && !ga_node_pci_known(n)) {
+		t->kind = GA_TARGET_NONE;
+		t->accel_unknown = true;
+	} else if (!a || !a->vendor)
 		t->kind = GA_TARGET_CPU;
 	else if (!strcmp(a->vendor, "nvidia"))
 		t->kind = GA_TARGET_CUDA;

@@ -1051,6 +1051,13 @@ int ga_deps_judge(const struct ga_deps_inventory *inv, const struct ga_deps_targ
 	size_t n_uses = 0, first = out->n;
 	const struct ga_deps_plugin_use **plugin_of = NULL; /* per file: a use that found it */
 	int *driver_cuda = NULL;
+	if (t && t->accel_unknown &&
+	    !ga_findings_add(out, GA_C_PCI_UNKNOWN, GA_SEV_WARNING, "target",
+	                     "take the snapshot where /sys is readable (gpuaudit discover --json on the "
+	                     "node, or gpuaudit capture), or name the target with --target",
+	                     "the target's accelerators are unknown: the PCI devices of its snapshot were "
+	                     "not read, so only the checks that need no target ran"))
+		return -ENOMEM;
 	int r = ga_ldso_init(&ix, inv, t);
 	if (r < 0 || (r = ga_deps_plugin_uses(inv, t, &uses, &n_uses)) < 0)
 		goto out;

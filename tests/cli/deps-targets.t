@@ -10,6 +10,12 @@ cd art
 run deps --for ../mi250x.json hidden-1.0-cp311-cp311-linux_x86_64.whl | bytes
 # H100 node: the wheel loads only with a CUDA runtime it does not ship
 run deps --for ../dgx-h100.json hidden-1.0-cp311-cp311-linux_x86_64.whl | bytes
+# the H100 node snapshotted without its PCI devices (a container without /sys): its
+# accelerators are unknown, never "CPU-only": target none, GA-PCI-UNKNOWN, UNKNOWN (exit 4)
+cp -r "$FIXTURES/nodes/dgx-h100/root" ../nopci && rm -rf ../nopci/sys/bus/pci
+"$GPUAUDIT" discover --root ../nopci --json >../nopci.json
+run deps --for ../nopci.json cpuonly-1.0-py3-none-any.whl | bytes
+"$GPUAUDIT" deps --for ../nopci.json hidden-1.0-cp311-cp311-linux_x86_64.whl --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["result"], d["target"], sorted(f["code"] for f in d["findings"]))'
 # CPU-only target: every GPU signal is wrong; the cpu-only wheel is clean
 run deps --target cpu:x86-64-v3 torch-2.5.1+cu126-cp311-cp311-linux_x86_64.whl cpuonly-1.0-py3-none-any.whl | bytes
 # a CUDA 11.8 driver is too old for a libcudart.so.12 runtime and for +cu126 (error 35)
