@@ -603,6 +603,27 @@ static void test_explain_exit_status(void **state)
 	ex = explain_text("CUDA error! see above\n", 1 << 20);
 	assert_int_equal(ga_explain_match_count(ex), 0);
 	ga_explain_free(ex);
+	/* a loose "CUDA error" and punctuation or a bracketed code number before the runtime's
+	 * message: SPECFEM3D's "CUDA error !!!!! <out of memory> !!!!!", hypre's "CUDA Error
+	 * Code[11]: invalid argument"; no separator ("CUDA errors") and a message of no code
+	 * name none */
+	ex = explain_text("CUDA error !!!!! <out of memory> !!!!! at CUDA call error code: # 2402\n",
+	                  1 << 20);
+	c = cause_of(ex, "gpu-out-of-memory");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 1);
+	ga_explain_free(ex);
+	ex = explain_text("run\nCUDA Error Code[11]: invalid argument\n", 1 << 20);
+	c = cause_of(ex, "errcode-invalid-usage");
+	assert_non_null(c);
+	assert_int_equal(c->first_line, 2);
+	ga_explain_free(ex);
+	ex = explain_text("CUDA errors: out of memory\n", 1 << 20);
+	assert_null(cause_of(ex, "gpu-out-of-memory"));
+	ga_explain_free(ex);
+	ex = explain_text("CUDA error <<< see the log above >>>\n", 1 << 20);
+	assert_int_equal(ga_explain_match_count(ex), 0);
+	ga_explain_free(ex);
 }
 
 /* The vendors' message strings (FAMILY.str.def): looked up exactly, at a word's end, per family. */
