@@ -116,6 +116,15 @@ static void step_health(struct ga_triage *t, const struct ga_node *n, const stru
 		       worst->message);
 		return;
 	}
+	if (n && !n->n_accelerators && !ga_node_pci_known(n)) {
+		/* an unseen bus is not an empty one: the devices are unknown, not absent */
+		t->no_accelerators = true;
+		t->pci_unknown = true;
+		decide(s, "unknown",
+		       "the PCI devices could not be read, so the accelerators are unknown, not absent: "
+		       "mount /sys (e.g. -v /sys:/sys:ro) or pass --root to a captured tree");
+		return;
+	}
 	if (n && !n->n_accelerators) {
 		t->no_accelerators = true;
 		decide(s, "n/a",
@@ -147,6 +156,10 @@ static void step_util(struct ga_triage *t, const struct ga_triage_point *p, size
 	ev(s, "samples", "%zu", n);
 	if (nv_asked)
 		ev(s, "nvml_failed_intervals", "%zu of %zu", nv_failed, nv_asked);
+	if (t->pci_unknown) {
+		decide(s, "unknown", "the accelerators are unknown (the PCI devices were not read)");
+		return;
+	}
 	if (t->no_accelerators) {
 		decide(s, "n/a", "no accelerators: nothing to utilize");
 		return;
@@ -494,14 +507,17 @@ static void conclude(struct ga_triage *t, const struct ga_triage_klog *k)
 {
 	if (t->node_at_fault)
 		return;
-	if (t->no_accelerators)
+	if (t->pci_unknown)
+		add_reason(t, "the PCI devices could not be read: the accelerators are unknown, so the "
+		              "GPU steps could not be taken; mount /sys");
+	else if (t->no_accelerators)
 		add_reason(t, "no accelerators on this node: the GPU steps do not apply");
-	if (t->n_steps >= 1 && !strcmp(t->steps[0].verdict, "unknown"))
+	if (t->n_steps >= 1 && !strcmp(t->steps[0].verdict, "unknown") && !t->pci_unknown)
 		add_reason(t,
 		           "the kernel log was not read (%s): pass --kmsg FILE, or run as root or with "
 		           "CAP_SYSLOG where /dev/kmsg is refused",
 		           k && k->missing ? k->missing : "no source");
-	if (t->n_steps >= 2 && !strcmp(t->steps[1].verdict, "unknown"))
+	if (t->n_steps >= 2 && !strcmp(t->steps[1].verdict, "unknown") && !t->pci_unknown)
 		add_reason(t, "no GPU utilization in the samples: NVIDIA GPUs need NVML (--nvml live, or "
 		              "--samples from 'gpuaudit record --nvml'); Intel i915/xe expose none in sysfs");
 	t->inconclusive = t->reason[0] != '\0';

@@ -34,3 +34,10 @@ echo "[exit ${PIPESTATUS[0]}]"
 # a node-side problem still wins over missing evidence (exit 1)
 "$GPUAUDIT" record --root "$S/network-dropping" -o net.jsonl
 run triage --root "$N/cpu-vm/root" --kmsg empty.log --samples net.jsonl | grep -E '^(\$ |triage:|\[exit)'
+# the H100 node with its PCI devices unread (a container without /sys): the accelerators
+# are unknown, not absent: step 1 and 2 unknown, INCONCLUSIVE with the reason to mount /sys
+cp -a "$H100" nopci && rm -rf nopci/sys/bus/pci
+run triage --root nopci --kmsg empty.log --samples idle.jsonl | grep -E '^(\$ |triage:|[12]\. |   Decision|\[exit)'
+"$GPUAUDIT" triage --root nopci --kmsg empty.log --samples idle.jsonl --json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["result"], "|", [(s["step"], s["verdict"]) for s in d["steps"]])'
