@@ -417,13 +417,18 @@ static int render(struct serve *s, const struct found *x, const struct ga_node *
 
 /*
  * /readyz: not ready while the class's GPU count is not met, as the verdict says
- * (the count behind GA-EXPECT-GPU-COUNT). Unknown (no policy class, or one without
- * a GPU count) serves as ready: readiness gates on GPUs a class expects.
+ * (the count behind GA-EXPECT-GPU-COUNT), nor while it cannot be seen (the PCI devices
+ * unread: the class expects GPUs nobody can count). Unknown for want of a count to
+ * gate on (no policy class, or one without a GPU count) serves as ready: readiness
+ * gates on GPUs a class expects.
  */
 static void not_ready(const struct found *x, struct rendered *out)
 {
 	out->not_ready[0] = '\0';
-	if (!x->have_chk || !x->have_vd || x->vd.readiness != GA_VD_NOT_READY)
+	if (!x->have_chk || !x->have_vd)
+		return;
+	bool unseen = x->vd.readiness == GA_VD_READY_UNKNOWN && x->vd.gpus_expected.set;
+	if (x->vd.readiness != GA_VD_NOT_READY && !unseen)
 		return;
 	snprintf(out->not_ready, sizeof(out->not_ready), "not ready: %s (%s)\n",
 	         x->vd.readiness_reason ? x->vd.readiness_reason : "",

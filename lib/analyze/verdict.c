@@ -60,6 +60,9 @@ static int readiness(const struct ga_node *n, const struct ga_policy_class *cls,
 		/* the bus was not seen: the GPU count is unknown, never "ready" (coverage) */
 		v->readiness = GA_VD_READY_UNKNOWN;
 		snprintf(why, sizeof(why), "the PCI devices could not be read: the GPU count is unknown");
+		/* what the class expects stays known: /readyz gates on it (serve-collect.c) */
+		if (cls && cls->expect.gpu_count.set)
+			GA_SET(v->gpus_expected, cls->expect.gpu_count.v);
 	} else if (!cls || !cls->expect.gpu_count.set) {
 		v->readiness = GA_VD_READY_UNKNOWN;
 		snprintf(why, sizeof(why), "%s", cls ? "the class expects no GPU count" : "no policy class");

@@ -231,6 +231,23 @@ c=$(code "http://127.0.0.1:$p/metrics")
 body=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$p/readyz")
 [[ "$body" == "not ready: "*" 503" ]] && ok "/readyz while the GPU count is not met: ${body//$'\n'/ }" || fail "/readyz: $body"
 
+# /readyz when the PCI devices cannot be read (no sys/bus/pci): a class that expects GPUs
+# cannot be met by a bus nobody saw (503), and without such a class there is nothing to gate on
+cp -r "$fx/nodes/dgx-a100/root" nopci && rm -rf nopci/sys/bus/pci
+printf 'version: 1\nclasses:\n  - name: eight-gpus\n    match: {}\n    expect: {gpu_count: 8}\n' >eight.yaml
+start nopci.log --root nopci --policy eight.yaml --class eight-gpus || { fail "serve did not start"; exit 1; }
+p=$port
+collected "http://127.0.0.1:$p/healthz" || fail "no first collection in 30 s"
+body=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$p/readyz")
+[[ "$body" == "not ready: the PCI devices could not be read"*" 503" ]] &&
+	ok "/readyz with the PCI devices unread and a class expecting 8 GPUs: ${body//$'\n'/ }" ||
+	fail "/readyz with the PCI devices unread: $body"
+start nopci2.log --root nopci || { fail "serve did not start"; exit 1; }
+p=$port
+collected "http://127.0.0.1:$p/healthz" || fail "no first collection in 30 s"
+c=$(code "http://127.0.0.1:$p/readyz")
+[ "$c" = 200 ] && ok "/readyz with the PCI devices unread and no policy: 200" || fail "/readyz without a policy: $c"
+
 # socket activation
 if command -v systemd-socket-activate >/dev/null 2>&1; then
 	# a random port can be taken by a test running beside this one: try up to five
