@@ -11,7 +11,19 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 74/77:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 72/75:
+# LOWERED from 74/77 by held-out batches iw, ix, iy, iz, ja, jb, jc and jd of the sixteenth
+# session (133 incidents collected blind by h104, h105, h107, h110, h112, h114, h116 and h118,
+# SOURCES-iw.md ... SOURCES-jd.md, each on one kind of fleet: the newest generations, cloud and
+# orchestrated clusters, HPC codes, virtualization, edge devices, monitoring agents, power and
+# thermal health, Intel Gaudi; batch iv, forums and Q&A sites, found none; with the session's
+# first binary iw 55.0/65.0 %, ix 20.0/35.0 %, iy 23.8/23.8 %, iz 5.6/11.1 %, ja 20.0/25.0 %, jb
+# 0.0/11.1 %, jc 0.0/0.0 %, jd 20.0/20.0 %, all 133 19.5/26.3 %), although the rows from their own
+# misses (h106, h108, h109, h111, h113, h115, h117 and the lead for jd: all 133 51.1/57.9 %,
+# fitted; second threads `fiw-` 1, `fja-` 3) and the lead's loose "CUDA error" form turned 46
+# incidents right and none wrong against the first binary: 1399 incidents, class 72.2 % (1010),
+# decision 75.7 % (1059); the 1262 older incidents alone 74.3 % / 77.5 % (74.4 / 77.4 then).
+# Before, 74/77:
 # LOWERED from 76/79 by held-out batches ir, is, it and iu of the fifteenth session (69
 # incidents collected blind by h95, h96, h99 and h100, SOURCES-ir.md ... SOURCES-iu.md; with
 # the session's first binary ir 19.0/14.3 %, is 18.2/22.7 %, it 66.7/33.3 %, iu 10.0/25.0 %,
@@ -147,8 +159,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-74}
-MIN_DECISION=${MIN_DECISION:-77}
+MIN_CLASS=${MIN_CLASS:-72}
+MIN_DECISION=${MIN_DECISION:-75}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
