@@ -255,7 +255,8 @@ int ga_metric_values(const struct ga_metric *m, double **ret, size_t *ret_n)
 				v[k++] = (double)ga_hist_highest_equivalent(h, ga_hist_value_at_index(h, i)) *
 				         m->hist_scale;
 	} else {
-		memcpy(v, m->samples, n * sizeof(*v));
+		if (n) /* a result without values has no samples array (memcpy's NULL is undefined) */
+			memcpy(v, m->samples, n * sizeof(*v));
 		k = n;
 		ga_stats_sort(v, k);
 	}
