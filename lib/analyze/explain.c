@@ -864,6 +864,34 @@ static const char *component_guess(const char *l, size_t n)
 }
 
 /*
+ * After a loose "CUDA error" (no colon): the punctuation and code number that projects' own
+ * check macros put between it and cudaGetErrorString's text, SPECFEM3D's "CUDA error !!!!!
+ * <out of memory> !!!!!", hypre's "CUDA Error Code[11]: invalid argument": spaces and
+ * : ! < > ( [ # = -, and a "code"/"Code" with its number. NULL: no separator at all
+ * ("CUDA errors ..." is another word), or more than max bytes of it.
+ */
+static const char *skip_code_noise(const char *s, const char *e, size_t max)
+{
+	const char *start = s;
+	while (s < e && (size_t)(s - start) <= max) {
+		if (*s && strchr(" :!<>([#=-", *s)) {
+			s++;
+		} else if (e - s >= 4 && (!memcmp(s, "Code", 4) || !memcmp(s, "code", 4)) && s > start) {
+			s += 4;
+			while (s < e && *s && strchr(" :[(#=", *s))
+				s++;
+			while (s < e && *s >= '0' && *s <= '9')
+				s++;
+			while (s < e && *s && strchr("])", *s))
+				s++;
+		} else {
+			break;
+		}
+	}
+	return s > start && (size_t)(s - start) <= max ? s : NULL;
+}
+
+/*
  * The code whose message string (the vendor's, lib/core/errcodes/FAMILY.str.def)
  * follows a runtime's error prefix: "CUDA error: an illegal memory access was
  * encountered" (cudaGetErrorString after the CUDA runtime's and PyTorch's
@@ -877,47 +905,8 @@ static const char *component_guess(const char *l, size_t n)
  * The text after the prefix is looked up in the message index (a hash per word
  * end, ga_errcode_find_message), never compared with every message. -1: none.
  */
-/*
- * After a loose "CUDA error" (no colon): the punctuation and code number that projects' own
- * check macros put between it and cudaGetErrorString's text, SPECFEM3D's "CUDA error !!!!!
- * <out of memory> !!!!!", hypre's "CUDA Error Code[11]: invalid argument": spaces and
- * : ! < > ( [ # = -, and a "code"/"Code" with its number. NULL: no separator at all
- * ("CUDA errors ..." is another word), or more than max bytes of it.
- */
-static const char *skip_code_noise(const char *s, const char *e, size_t max)
-{
-	const char *start = s;
-	while (s < e && (size_t)(s - start) <= max) {
-		if (strchr(" :!<>([#=-", *s) && *s) {
-			s++;
-		} else if (e - s >= 4 && (!memcmp(s, "Code", 4) || !memcmp(s, "code", 4)) && s > start) {
-			s += 4;
-			while (s < e && strchr(" :[(#=", *s) && *s)
-				s++;
-			while (s < e && *s >= '0' && *s <= '9')
-				s++;
-			while (s < e && strchr("])", *s) && *s)
-				s++;
-		} else {
-			break;
-		}
-	}
-	return s > start && (size_t)(s - start) <= max ? s : NULL;
-}
-
 static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 {
-	/* the loose forms: "CUDA error" and punctuation, then the runtime's message (above) */
-	static const char *const loose[] = { "CUDA error", "CUDA Error" };
-	for (size_t i = 0; i < sizeof(loose) / sizeof(loose[0]); i++) {
-		const char *at = memmem(l, n, loose[i], strlen(loose[i]));
-		if (!at)
-			continue;
-		const char *s = skip_code_noise(at + strlen(loose[i]), l + n, 24);
-		long k = s ? ga_errcode_find_message(&ex->ecx, GA_ECF_CUDART, s, (size_t)(l + n - s)) : -1;
-		if (k >= 0)
-			return k;
-	}
 	for (size_t i = 0; i < sizeof(msg_prefixes) / sizeof(msg_prefixes[0]); i++) {
 		size_t pl = strlen(msg_prefixes[i].prefix);
 		const char *at = memmem(l, n, msg_prefixes[i].prefix, pl);
@@ -932,6 +921,18 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 			s = c + al;
 		}
 		long k = ga_errcode_find_message(&ex->ecx, msg_prefixes[i].fam, s, (size_t)(e - s));
+		if (k >= 0)
+			return k;
+	}
+	/* when no prefix above named one: a loose "CUDA error", punctuation or a code number
+	 * (skip_code_noise), then the runtime's message */
+	static const char *const loose[] = { "CUDA error", "CUDA Error" };
+	for (size_t i = 0; i < sizeof(loose) / sizeof(loose[0]); i++) {
+		const char *at = memmem(l, n, loose[i], strlen(loose[i]));
+		if (!at)
+			continue;
+		const char *s = skip_code_noise(at + strlen(loose[i]), l + n, 24);
+		long k = s ? ga_errcode_find_message(&ex->ecx, GA_ECF_CUDART, s, (size_t)(l + n - s)) : -1;
 		if (k >= 0)
 			return k;
 	}
