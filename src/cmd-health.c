@@ -502,11 +502,10 @@ static int health_load(struct cli *cli, const struct health_opts *o, struct heal
 		run->cls = ga_policy_match(run->policy, run->node);
 	run->ho.cls = run->cls;
 	/* the node was read but not its PCI bus (no /sys in the container, a tree without
-	 * sys/bus/pci): GPUs off the bus, their count and sysfs counters are unseen. It
-	 * decides when the class expects a GPU count (health could only guess it), otherwise
-	 * the OK names it as not examined */
+	 * sys/bus/pci): GPUs off the bus, their count and the sysfs error counters are unseen,
+	 * so health cannot say OK (unknown is never OK); it decides like the kernel log */
 	if (!run->foreign && !ga_node_pci_known(run->node))
-		ga_health_cover(&run->kl, "pci", GA_HSRC_MISSING, run->cls && run->cls->expect.gpu_count.set,
+		ga_health_cover(&run->kl, "pci", GA_HSRC_MISSING, true,
 		                "the PCI devices could not be read: the GPUs on the bus, their count and "
 		                "sysfs counters are unseen; mount /sys (e.g. -v /sys:/sys:ro) or pass --root "
 		                "to a captured tree (gpuaudit capture)",

@@ -676,8 +676,8 @@ static int gpu_count(const struct ga_node *n, const struct ga_policy_class *c, s
 	if (!n || !c || !c->expect.gpu_count.set)
 		return 0;
 	if (!ga_node_pci_known(n)) {
-		/* an unseen bus is not an empty one: never "0 GPUs visible, drain" (the coverage
-		 * marks the PCI devices missing, which makes the verdict unknown) */
+		/* an unseen bus is not an empty one: never "0 GPUs visible, drain" (cmd-health's
+		 * coverage marks the PCI devices missing, which makes the verdict unknown) */
 		struct ga_finding *fd = ga_findings_add(
 		        out, GA_C_CHECK_UNKNOWN, GA_SEV_WARNING, "node", GA_SOURCE_PCI_FIX,
 		        "not checked: the PCI devices could not be read, so the GPU count is unknown "

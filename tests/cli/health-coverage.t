@@ -51,8 +51,8 @@ for i in 4 5; do
 	st
 done
 # a node whose PCI devices cannot be read (no sys/bus/pci: a container without /sys):
-# the bus is unseen, not empty. Without a class expecting a GPU count the OK names it as
-# not examined; with one the verdict is UNKNOWN (exit 4), never "0 GPUs visible, drain"
+# the bus is unseen, not empty: UNKNOWN (exit 4), with or without a class expecting a GPU
+# count, and never "0 GPUs visible, drain"
 cp -r "$FIXTURES/nodes/dgx-h100/root" nopci && rm -rf nopci/sys/bus/pci
 : >nopci.log
 run health --root nopci --no-vendor --kmsg nopci.log
