@@ -17,7 +17,7 @@
 
 /* The last lines of the text output: the verdict and what was judged. */
 static void print_summary(FILE *out, const struct ga_bench_report *rep, int code, bool policy,
-                          bool pci_unknown)
+                          bool pci_unknown, bool class_named)
 {
 	size_t ok = 0, below = 0, with_expect = 0;
 	for (size_t i = 0; i < rep->n_results; i++) {
@@ -35,9 +35,11 @@ static void print_summary(FILE *out, const struct ga_bench_report *rep, int code
 	                                    : "UNAVAILABLE",
 	        ok, rep->n_results, with_expect, below);
 	if (code == EXIT_INCONCLUSIVE && pci_unknown)
-		fprintf(out, "smoke: the PCI devices could not be read, so no class of the policy could be "
-		             "matched and no figure was judged: mount /sys (e.g. -v /sys:/sys:ro), or name "
-		             "the class with --class\n");
+		fprintf(out,
+		        "smoke: the PCI devices could not be read, so the node's discovery is unknown%s: "
+		        "mount /sys (e.g. -v /sys:/sys:ro)\n",
+		        policy && !class_named ? " (and without --class no class of the policy could match)"
+		                               : "");
 	if (!policy)
 		fprintf(out, "smoke: no --policy given: correctness only, no figure was judged\n");
 }
@@ -112,13 +114,14 @@ int cmd_smoke(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	code = bench_cli_output(cli, "smoke", &o, &rep);
-	/* --policy asked for the class's figures; with the PCI devices unread no class could
-	 * match (an unseen bus is not an empty one), so nothing was judged: never PASS */
-	bool pci_unknown = o.policy_file && !o.class_name && !ga_node_pci_known(node);
+	/* step 1, discovery, could not see the bus (an unseen bus is not an empty one): its
+	 * findings are unknown, and with --policy no class could match; never PASS, as
+	 * preflight's discover step */
+	bool pci_unknown = !ga_node_pci_known(node);
 	if (code == EXIT_OK && pci_unknown)
 		code = EXIT_INCONCLUSIVE;
 	if (!o.json)
-		print_summary(cli->out, &rep, code, o.policy_file != NULL, pci_unknown);
+		print_summary(cli->out, &rep, code, o.policy_file != NULL, pci_unknown, o.class_name != NULL);
 out:
 	ga_bench_session_free(s);
 	ga_bench_report_release(&rep);

@@ -606,8 +606,9 @@ const struct command commands[] = {
 	  "\n"
 	  "Exit status: 0 pass, 1 fail (a wrong result, a failure, a figure below 95%\n"
 	  "of the policy, or an error-level node finding), 2 usage error, 3 no backend\n"
-	  "could run, 4 inconclusive: --policy without --class and the PCI devices could\n"
-	  "not be read, so no class matched and no figure was judged, 70 internal error.\n" },
+	  "could run, 4 inconclusive: the PCI devices could not be read, so the node's\n"
+	  "discovery is unknown (and without --class no class of --policy matched), 70\n"
+	  "internal error.\n" },
 	{ "canary", cmd_canary, "judge a candidate benchmark result against a baseline",
 	  "usage: gpuaudit canary --baseline A.json --candidate B.json\n"
 	  "                       [--max-p99-increase PCT] [--max-error-rate PCT]\n"
