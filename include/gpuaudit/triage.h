@@ -61,7 +61,7 @@ struct ga_triage {
 	 * accelerators, step 1 lacked the kernel log, or step 2 the utilization */
 	bool inconclusive;
 	bool no_accelerators; /* the snapshot has none: the device steps do not apply */
-	bool pci_unknown;     /* ...because its PCI devices were not read: unknown, not absent */
+	bool pci_unknown;     /* its PCI devices were not read: the accelerators are unknown, not absent */
 	char reason[400];     /* inconclusive: why, and what to do */
 };
 

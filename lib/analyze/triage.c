@@ -118,7 +118,6 @@ static void step_health(struct ga_triage *t, const struct ga_node *n, const stru
 	}
 	if (n && !n->n_accelerators && !ga_node_pci_known(n)) {
 		/* an unseen bus is not an empty one: the devices are unknown, not absent */
-		t->no_accelerators = true;
 		t->pci_unknown = true;
 		decide(s, "unknown",
 		       "the PCI devices could not be read, so the accelerators are unknown, not absent: "
