@@ -98,9 +98,12 @@ static const char *cuda_col(const struct ga_fleet_stack *s, char *buf, size_t n)
 
 static void text_class(FILE *o, const struct ga_fleet_class *k)
 {
-	fprintf(o, "\n%s: %llu node%s, %llu GPU%s", cli_esc(k->id), u(&k->nodes),
-	        u(&k->nodes) == 1 ? "" : "s", u(&k->gpus), u(&k->gpus) == 1 ? "" : "s");
-	if (u(&k->gpus) < u(&k->expected_gpus))
+	fprintf(o, "\n%s: %llu node%s, ", cli_esc(k->id), u(&k->nodes), u(&k->nodes) == 1 ? "" : "s");
+	if (k->gpus.set)
+		fprintf(o, "%llu GPU%s", u(&k->gpus), u(&k->gpus) == 1 ? "" : "s");
+	else
+		fprintf(o, "GPUs UNKNOWN (PCI devices not read)");
+	if (k->gpus.set && u(&k->gpus) < u(&k->expected_gpus))
 		fprintf(o, " (FEWER than the pool's %llu)", u(&k->expected_gpus));
 	fprintf(o, ", pool %s\n", k->pool ? cli_esc(k->pool) : "none (no policy class matches)");
 	int wd = 6, wc = 4, wr = 4, wk = 6, wo = 2;

@@ -201,9 +201,9 @@ struct ga_fleet_node {
 	const char *family; /* equal for hardware classes that differ only in accelerator counts */
 	const char *stack_sha256;
 	const char *driver, *cuda, *rocm, *kernel, *os; /* the matrix columns, NULL: none */
-	uint64_t gpus;
-	const char *pool;                   /* the policy class it matched; NULL: none or no policy */
-	struct ga_ou64 expected_gpus;       /* that class's expect.gpu_count */
+	struct ga_ou64 gpus;          /* unset: the node's PCI devices were not read (ga_node_pci_known) */
+	const char *pool;             /* the policy class it matched; NULL: none or no policy */
+	struct ga_ou64 expected_gpus; /* that class's expect.gpu_count */
 	const struct ga_findings *findings; /* code and severity count; a pin's message is its detail */
 };
 

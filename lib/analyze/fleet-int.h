@@ -34,7 +34,8 @@ struct family {
 struct klass {
 	char *id, *name, *hw_sha256, *pool;
 	size_t fam;
-	uint64_t gpus, nodes;
+	struct ga_ou64 gpus; /* unset: the PCI devices were not read */
+	uint64_t nodes;
 	struct ga_ou64 policy_gpus; /* the policy class's gpu_count */
 };
 

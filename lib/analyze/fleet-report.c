@@ -119,8 +119,8 @@ static int drift_entry(struct ga_fleet_drift *d, const struct sample *s, unsigne
 	for (unsigned i = 0; i < GA_FLEET_N_REASONS && r == 0; i++)
 		if (flags & (1u << i))
 			r = ga_strv_push(&d->reasons, ga_fleet_reason_name(1u << i));
-	if (r == 0 && k && (flags & GA_FLEET_GPUS) && k->gpus < expected)
-		r = ga_buf_addf(&b, "%llu GPUs, pool has %llu", (unsigned long long)k->gpus,
+	if (r == 0 && k && (flags & GA_FLEET_GPUS) && k->gpus.set && k->gpus.v < expected)
+		r = ga_buf_addf(&b, "%llu GPUs, pool has %llu", (unsigned long long)k->gpus.v,
 		                (unsigned long long)expected);
 	if (r == 0 && (flags & GA_FLEET_STACK) && stack_detail)
 		r = ga_buf_addf(&b, "%s%s", b.len ? "; " : "", stack_detail);
@@ -158,7 +158,8 @@ static void majorities(struct build *b)
 		const struct klass *o = *m == SIZE_MAX ? NULL : &f->classes[*m];
 		if (!o || k->nodes > o->nodes ||
 		    (k->nodes == o->nodes &&
-		     (k->gpus > o->gpus || (k->gpus == o->gpus && strcmp(k->hw_sha256, o->hw_sha256) < 0))))
+		     (k->gpus.v > o->gpus.v ||
+		      (k->gpus.v == o->gpus.v && strcmp(k->hw_sha256, o->hw_sha256) < 0))))
 			*m = i;
 	}
 	size_t *sorder = b->sorder;
@@ -213,8 +214,12 @@ static int report_classes(struct build *b)
 		if (!rc->id || !rc->name || !rc->hw_sha256 ||
 		    (!rc->pool && (k->pool || !fleet_has_policy(f))))
 			r = -ENOMEM;
-		GA_SET(rc->gpus, k->gpus);
-		GA_SET(rc->expected_gpus, k->policy_gpus.set ? k->policy_gpus.v : mk->gpus);
+		/* a class whose PCI devices were not read has no GPU count, and gives none to its pool */
+		rc->gpus = k->gpus;
+		if (k->policy_gpus.set)
+			GA_SET(rc->expected_gpus, k->policy_gpus.v);
+		else
+			rc->expected_gpus = mk->gpus;
 		GA_SET(rc->nodes, k->nodes);
 	}
 	return r;
@@ -241,7 +246,7 @@ static int report_stack(struct build *b, size_t ci)
 		r = -ENOMEM;
 	}
 	b->sdetail[ci] = detail;
-	if (k->gpus < rc->expected_gpus.v)
+	if (k->gpus.set && k->gpus.v < rc->expected_gpus.v)
 		cflags |= GA_FLEET_GPUS;
 	st->stack_sha256 = ga_strdup(c->stack_sha256);
 	st->driver = fleet_dup_or_null(c->driver);

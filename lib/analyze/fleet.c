@@ -450,8 +450,9 @@ int ga_fleet_add_node(struct ga_fleet *f, const struct ga_node *n, const char *s
 		                    .class_name = nc.name,
 		                    .hw_sha256 = nc.hw_sha256,
 		                    .stack_sha256 = nc.stack_sha256,
-		                    .gpus = n->n_accelerators,
 		                    .pool = pc ? pc->name : NULL };
+	if (ga_node_pci_known(n))
+		GA_SET(gn.gpus, n->n_accelerators);
 	struct seen sn = { .n = &gn, .hw_json = nc.hw_json, .stack_json = nc.stack_json };
 	if (pc)
 		sn.policy_gpus = pc->expect.gpu_count;

@@ -41,9 +41,12 @@ static void md_class(struct ga_emit *o, const struct ga_fleet_class *k)
 {
 	ga_emitf(o, "\n## ");
 	md(o, k->id);
-	ga_emitf(o, "\n\n%llu node%s, %llu GPU%s", ga_emit_u(&k->nodes), ga_emit_u(&k->nodes) == 1 ? "" : "s",
-	         ga_emit_u(&k->gpus), ga_emit_u(&k->gpus) == 1 ? "" : "s");
-	if (ga_emit_u(&k->gpus) < ga_emit_u(&k->expected_gpus))
+	ga_emitf(o, "\n\n%llu node%s, ", ga_emit_u(&k->nodes), ga_emit_u(&k->nodes) == 1 ? "" : "s");
+	if (k->gpus.set)
+		ga_emitf(o, "%llu GPU%s", ga_emit_u(&k->gpus), ga_emit_u(&k->gpus) == 1 ? "" : "s");
+	else
+		ga_emitf(o, "GPUs **unknown** (PCI devices not read)");
+	if (k->gpus.set && ga_emit_u(&k->gpus) < ga_emit_u(&k->expected_gpus))
 		ga_emitf(o, " (**fewer** than the pool's %llu)", ga_emit_u(&k->expected_gpus));
 	ga_emitf(o, ", pool ");
 	md(o, k->pool ? k->pool : "none (no policy class matches)");
@@ -83,7 +86,8 @@ static void md_drift(struct ga_emit *o, const struct ga_fleet_report *r)
 			         ga_emit_u(&r->checks[i].fail), ga_emit_u(&r->checks[i].unknown));
 		}
 	}
-	ga_emitf(o, "\n## Drift\n\n%llu nodes", ga_emit_u(&r->drift_nodes));
+	ga_emitf(o, "\n## Drift\n\n%llu node%s", ga_emit_u(&r->drift_nodes),
+	         ga_emit_u(&r->drift_nodes) == 1 ? "" : "s");
 	if (r->n_drift < ga_emit_u(&r->drift_nodes))
 		ga_emitf(o, "; the first %zu by host are listed", r->n_drift);
 	ga_emitf(o, ".\n");
@@ -209,11 +213,14 @@ int ga_markdown_fleet(struct ga_buf *out, const struct ga_fleet_report *r, const
 	struct ga_emit em = { out, 0 };
 	struct ga_emit *o = &em;
 	ga_emitf(o, "# Fleet compatibility matrix\n\n");
-	ga_emitf(o,
-	         "%llu nodes in %zu hardware classes with %zu stacks; %llu check reports; "
-	         "%llu reports skipped; **%llu nodes drift**.\n",
-	         ga_emit_u(&r->nodes), r->n_classes, ga_emit_fleet_stacks(r), ga_emit_u(&r->check_reports),
-	         ga_emit_u(&r->skipped), ga_emit_u(&r->drift_nodes));
+	unsigned long long nn = ga_emit_u(&r->nodes), nd = ga_emit_u(&r->drift_nodes);
+	unsigned long long nc = ga_emit_u(&r->check_reports), ns = ga_emit_u(&r->skipped);
+	size_t nst = ga_emit_fleet_stacks(r);
+	ga_emitf(o, "%llu node%s in %zu hardware class%s with %zu stack%s; %llu check report%s; ", nn,
+	         nn == 1 ? "" : "s", r->n_classes, r->n_classes == 1 ? "" : "es", nst, nst == 1 ? "" : "s",
+	         nc, nc == 1 ? "" : "s");
+	ga_emitf(o, "%llu report%s skipped; **%llu node%s drift%s**.\n", ns, ns == 1 ? "" : "s", nd,
+	         nd == 1 ? "" : "s", nd == 1 ? "s" : "");
 	if (r->policy) {
 		ga_emitf(o, "Policy: ");
 		md(o, r->policy);

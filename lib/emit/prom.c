@@ -84,7 +84,8 @@ static void render_fleet_info(struct ga_pw *w, const struct ga_prom_input *in)
 	ga_pw_label(w, "hw_sha256", v->hw_class);
 	ga_pw_label(w, "family", v->hw_family);
 	ga_pw_label(w, "stack_sha256", v->stack_class);
-	ga_pw_labelu(w, "gpus", in->node->n_accelerators);
+	if (ga_node_pci_known(in->node)) /* no label: the GPUs could not be counted */
+		ga_pw_labelu(w, "gpus", in->node->n_accelerators);
 	ga_pw_label(w, "driver", col->driver ? col->driver : "");
 	ga_pw_label(w, "cuda", col->cuda ? col->cuda : "");
 	ga_pw_label(w, "rocm", col->rocm ? col->rocm : "");

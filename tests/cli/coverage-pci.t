@@ -41,3 +41,15 @@ run serve --once --root nopci --no-vendor | grep -E '^(\$ |gpuaudit_source_known
 mkdir nfd
 run check --policy "$P" --root nopci --no-vendor --nfd-dir nfd >/dev/null
 sed 's/^# +expiry-time=.*/# +expiry-time=<masked>/' nfd/gpuaudit
+
+# fleet: the node whose PCI devices were not read has no GPU count (JSON null, CSV empty,
+# "GPUs UNKNOWN" in text), is never "0 GPUs", and gives its pool no count to drift against
+"$GPUAUDIT" discover --root "$FIXTURES/nodes/a10-x8/root" --no-vendor --json >a10-ok.json
+"$GPUAUDIT" discover --root a10 --no-vendor --json >a10-nopci.json
+run fleet a10-ok.json a10-nopci.json
+"$GPUAUDIT" fleet --json a10-ok.json a10-nopci.json |
+	python3 -c 'import json,sys; [print(k["id"], "gpus", k["gpus"], "expected", k["expected_gpus"]) for k in json.load(sys.stdin)["classes"]]'
+run fleet --markdown a10-nopci.json
+run fleet --csv a10-nopci.json
+# the exporter's fleet series has no gpus label then (fleet --prometheus reads it as unknown)
+run serve --once --root a10 --no-vendor | grep -E '^(\$ |gpuaudit_fleet_info|\[exit)'

@@ -151,6 +151,11 @@ def t_tls_auth(exe, work):
     body = json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
         {"metric": {"job": "j", "instance": "10.0.0.1:9747", "hostname": "n1", "class": "a100-x8-f4325545",
                     "name": "a100-x8", "hw_sha256": "f4325545", "family": "c0", "stack_sha256": "aa", "gpus": "8"},
+         "value": [1700000000, "1"]},
+        # a node whose PCI devices could not be read: serve writes no gpus label
+        {"metric": {"job": "j", "instance": "10.0.0.2:9747", "hostname": "n2",
+                    "class": "unknown-accelerators-1139a2cb", "name": "unknown-accelerators",
+                    "hw_sha256": "1139a2cb", "family": "1139a2cb", "stack_sha256": "aa"},
          "value": [1700000000, "1"]}]}}).encode()
     seen = []
 
@@ -186,6 +191,8 @@ def t_tls_auth(exe, work):
                            os.path.join(work, "token"))
         check(rc == 0 and "a100-x8-f4325545" in out and "Bearer s3cret-token" in seen,
               "--ca-file and --bearer-token-file: the server answers (rc %d %s)" % (rc, err.strip()[:160]))
+        check("unknown-accelerators-1139a2cb: 1 node, GPUs UNKNOWN" in out and "0 GPU" not in out,
+              "a series without the gpus label: the class's GPU count is unknown, not 0")
         rc, out, err = run(exe, "fleet", "--prometheus", url, "--insecure-skip-verify", "--basic-auth",
                            "alice:" + os.path.join(work, "password"))
         check(rc == 0 and "a100-x8-f4325545" in out and seen[-1].startswith("Basic "),
