@@ -11,7 +11,18 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 72/75:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 70/74:
+# LOWERED from 72/75 by held-out batches je ... jn of the seventeenth session (191 incidents
+# collected blind by h119-h122, h128-h130 and h134-h136, SOURCES-je.md ... SOURCES-jn.md, each on
+# one kind of fleet: ML compilers, data-science stacks, rendering and media, distributed
+# training, inference serving, distro driver packaging, life-science apps, robotics and
+# simulation, computer vision, consumer AMD/Intel GPUs for AI; with the session's first binary
+# all 191 24.6/26.7 %, bench/results/corpus-heldout-s17.txt), although the rows from their own
+# misses (h124-h127, h131-h133, h137-h139: all 191 60.2/63.9 %, fitted; second threads `fjk-`,
+# `fjl-`, `fjm-` 1 each) and h123's two wrong actions turned 71 incidents right and none wrong
+# against the first binary: 1593 incidents, class 70.9 %, decision 74.5 %; the 1399 older
+# incidents alone 72.3 % / 75.8 % (72.2 / 75.7 then).
+# Before, 72/75:
 # LOWERED from 74/77 by held-out batches iw, ix, iy, iz, ja, jb, jc and jd of the sixteenth
 # session (133 incidents collected blind by h104, h105, h107, h110, h112, h114, h116 and h118,
 # SOURCES-iw.md ... SOURCES-jd.md, each on one kind of fleet: the newest generations, cloud and
@@ -159,8 +170,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-72}
-MIN_DECISION=${MIN_DECISION:-75}
+MIN_CLASS=${MIN_CLASS:-70}
+MIN_DECISION=${MIN_DECISION:-74}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
