@@ -88,7 +88,7 @@ test-asan:
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGA_SANITIZE=ON $(CMAKE_COMMON)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(ASAN_JOBS) -LE 'source|measure'
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(ASAN_JOBS) -LE 'source|measure|sanitizer-one-log'
 
 fuzz: deps
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DGA_FUZZ=ON -DGA_TESTS=OFF $(CMAKE_COMMON)

@@ -177,11 +177,12 @@ MIN_DECISION=${MIN_DECISION:-74}
 # sanitizer start-ups (about 50 s on 2 cores).
 if [ "${GA_SANITIZE:-OFF}" = ON ]; then
 	all=$(mktemp) || exit 1
-	find "$SRCDIR/tests/corpus/incidents" -name '*.log' | sort | xargs cat >"$all"
+	# the corpus and every fixture log (cli/explain-signatures, which the sanitizer pass skips)
+	find "$SRCDIR/tests/corpus/incidents" "$SRCDIR/tests/fixtures/logs" -name '*.log' | sort | xargs cat >"$all"
 	"$GPUAUDIT" explain --json "$all" >"$all.json" 2>"$all.err"
 	rc=$?
 	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$all.json" || rc=99
-	echo "note: sanitizer build: the corpus read as one log of $(wc -l <"$all") lines: exit $rc (the score is the normal build's)"
+	echo "note: sanitizer build: the corpus and the fixture logs read as one log of $(wc -l <"$all") lines: exit $rc (the score is the normal build's)"
 	rm -f "$all" "$all.json" "$all.err"
 	case $rc in 0 | 1 | 4) exit 0 ;; *) echo "FAIL: explain exit $rc"; exit 1 ;; esac
 fi
