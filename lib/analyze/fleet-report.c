@@ -156,6 +156,7 @@ static void majorities(struct build *b)
 		const struct klass *k = &f->classes[i];
 		size_t *m = &fs[k->fam].maj_class;
 		const struct klass *o = *m == SIZE_MAX ? NULL : &f->classes[*m];
+		/* the most nodes, then the most GPUs (an unknown count, .v 0, ranks last), then the hash */
 		if (!o || k->nodes > o->nodes ||
 		    (k->nodes == o->nodes &&
 		     (k->gpus.v > o->gpus.v ||

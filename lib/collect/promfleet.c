@@ -204,15 +204,11 @@ static int on_node(void *ud, const struct ga_prom_series *s)
 	struct run *run = ud;
 	char sbuf[48], os[256];
 	const char *source = source_of(s, sbuf, sizeof(sbuf), run->n_series++);
-	/* no gpus label (or an empty one, which Prometheus drops): the node could not count its GPUs */
 	static const char *const need[] = { "name", "hw_sha256", "family", "stack_sha256" };
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		if (!ga_prom_label(s, need[i]))
 			return skip(run, source, "gpuaudit_fleet_info without the %s label", need[i]);
-	uint64_t gpus = 0, exp;
-	const char *g = ga_prom_label(s, "gpus");
-	if (g && *g && ga_parse_u64(g, 10, &gpus) < 0)
-		return skip(run, source, "gpuaudit_fleet_info: gpus=\"%.40s\" is not a count", g);
+	uint64_t exp;
 	const char *os_id = ga_prom_label(s, "os_id"), *os_v = ga_prom_label(s, "os_version");
 	snprintf(os, sizeof(os), "%s%s%s", os_id ? os_id : "", os_id && os_v ? " " : "", os_v ? os_v : "");
 	struct ga_fleet_node n = {
@@ -228,8 +224,13 @@ static int on_node(void *ud, const struct ga_prom_series *s)
 		.os = *os ? os : NULL,
 		.pool = ga_prom_label(s, "pool"),
 	};
-	if (g && *g)
-		GA_SET(n.gpus, gpus);
+	/* no gpus label (or an empty one, which Prometheus drops): the node could not count its GPUs */
+	const char *g = ga_prom_label(s, "gpus");
+	if (g && *g) {
+		if (ga_parse_u64(g, 10, &n.gpus.v) < 0)
+			return skip(run, source, "gpuaudit_fleet_info: gpus=\"%.40s\" is not a count", g);
+		n.gpus.set = true;
+	}
 	const char *e = ga_prom_label(s, "expected_gpus");
 	if (e && ga_parse_u64(e, 10, &exp) == 0)
 		GA_SET(n.expected_gpus, exp);
