@@ -130,6 +130,8 @@ const struct command commands[] = {
 	  "counts; then the drift list: nodes whose stack violates their policy class's\n"
 	  "pins (with --policy) or differs from their pool's majority (without), nodes\n"
 	  "with fewer GPUs than their pool, degraded PCIe links and failing checks.\n"
+	  "A node whose PCI devices could not be read has no GPU count: 'GPUs\n"
+	  "UNKNOWN' (null in JSON), never 0.\n"
 	  "Memory grows with the number of classes and stacks, not with nodes.\n"
 	  "\n"
 	  "  REPORT        a file: one JSON document, several, or JSON lines; gzip, zstd,\n"
