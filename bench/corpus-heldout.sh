@@ -1,9 +1,10 @@
 #!/bin/sh
 # bench/corpus-heldout.sh - score one held-out batch of the incident corpus (issue 27)
 # on its own: the incidents of tests/corpus/incidents/<category>/ whose slug starts
-# with PREFIX (default `ho-`, held-out batch i, tests/corpus/incidents/SOURCES-i.md).
+# with PREFIX (default `ho-`, held-out batch i, tests/corpus/incidents/SOURCES-i.md), or
+# with any of several comma-separated prefixes (`je-,jf-`: the batches scored together).
 #
-#   bench/corpus-heldout.sh [PREFIX] [GPUAUDIT]
+#   bench/corpus-heldout.sh [PREFIX[,PREFIX...]] [GPUAUDIT]
 #
 # Links the batch's .log/.expect pairs into a temporary tree and runs the corpus scorer
 # on it (tests/integration/explain-corpus.sh with SRCDIR pointing there and floors 0),
@@ -19,8 +20,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 n=0
-for log in "$top"/tests/corpus/incidents/*/"$prefix"*.log; do
-	[ -e "$log" ] || continue
+for log in $(for p in $(echo "$prefix" | tr ',' ' '); do
+	ls "$top"/tests/corpus/incidents/*/"$p"*.log 2>/dev/null
+done | sort -u); do
 	cat=$(basename "$(dirname "$log")")
 	mkdir -p "$tmp/tests/corpus/incidents/$cat"
 	ln -s "$log" "$tmp/tests/corpus/incidents/$cat/"
