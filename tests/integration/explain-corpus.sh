@@ -11,7 +11,15 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 70/74:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 73/76:
+# RAISED from 70/74 by the eighteenth session's backlog pass (h140-h146 re-read all 493 misses of
+# the 1593 incidents by category, across batches: 37 turned right, none wrong, 1593 incidents
+# 73.3 / 76.8 %) and the rows from the misses of two more blind batches, jo and jp (36 incidents,
+# h147 and h148, SOURCES-jo.md and SOURCES-jp.md: with the session's first binary and with the
+# backlog rows alike 22.2 / 25.0 %; fitted by h149 61.1 / 63.9 %; its rows also turned 3 older
+# incidents right); second threads `fb-` 4 (h141, h143): 1633 incidents, class 73.1 %, decision
+# 76.5 %, bench/results/corpus-heldout-s18.txt.
+# Before, 70/74:
 # LOWERED from 72/75 by held-out batches je ... jn of the seventeenth session (191 incidents
 # collected blind by h119-h122, h128-h130 and h134-h136, SOURCES-je.md ... SOURCES-jn.md, each on
 # one kind of fleet: ML compilers, data-science stacks, rendering and media, distributed
@@ -170,8 +178,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-70}
-MIN_DECISION=${MIN_DECISION:-74}
+MIN_CLASS=${MIN_CLASS:-73}
+MIN_DECISION=${MIN_DECISION:-76}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
