@@ -9,6 +9,7 @@
  * first GA_EXPLAIN_LINE_MAX bytes; a line that spans feed calls is carried in
  * a buffer of that size. Matches kept for the report are capped; counts are not.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdint.h>
@@ -793,9 +794,58 @@ static int code_sigs(struct ga_explain *ex)
 	return 0;
 }
 
+/*
+ * A crash or exception whose form names the language of the program that printed it. These
+ * come before the library words: a panic's source path can hold a driver's or library's name
+ * ("thread 'main' panicked at .../amdgpu_top-0.9.0/src/dump_info.rs" is the program's panic,
+ * not the amdgpu driver's message).
+ */
+static const char *program_form(const char *l, size_t n)
+{
+	static const struct {
+		const char *word, *what;
+	} forms[] = {
+		{ "' panicked at ", "the program (Rust panic)" },
+		{ "terminate called after throwing", "the program (C++ exception)" },
+		{ "Exception in thread \"", "the program (Java exception)" },
+	};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		if (memmem(l, n, forms[i].word, strlen(forms[i].word)))
+			return forms[i].what;
+	size_t i = 0;
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	if (n - i >= 7 && !memcmp(l + i, "panic: ", 7))
+		return "the program (Go panic)";
+	/* Python's last traceback line: a dotted CamelCase name ending in Error or Exception, a
+	 * colon and a space ("RuntimeError: ...", "torch.OutOfMemoryError: ..."), at the start of
+	 * the line or after a space (a launcher's or logger's prefix before it) */
+	static const char *const tails[] = { "Error: ", "Exception: " };
+	for (size_t t = 0; t < 2; t++) {
+		size_t tl = strlen(tails[t]);
+		const char *p = l, *e = l + n;
+		while ((p = memmem(p, (size_t)(e - p), tails[t], tl))) {
+			const char *b = p;
+			while (b > l && (isalnum((unsigned char)b[-1]) || b[-1] == '_' || b[-1] == '.'))
+				b--;
+			const char *last = p;
+			while (last > b && last[-1] != '.')
+				last--;
+			if (b < p && (b == l || b[-1] == ' ' || b[-1] == '\t') &&
+			    isupper((unsigned char)*last) && last < p)
+				return "the program (Python exception)";
+			p += tl;
+		}
+	}
+	return NULL;
+}
+
 /* What the line says about where it comes from: a guess from its words. */
 static const char *component_guess(const char *l, size_t n)
 {
+	const char *form = program_form(l, n);
+	if (form && strncmp(form, "the program (Python", 19))
+		return form;
 	static const struct {
 		const char *word, *what;
 	} words[] = {
@@ -849,7 +899,7 @@ static const char *component_guess(const char *l, size_t n)
 		{ "torch", "PyTorch (framework)" },
 		{ "jax", "JAX (framework)" },
 		{ "tensorflow", "TensorFlow (framework)" },
-		{ "Error:", "the program (Python exception)" },
+		{ "Error:", "the program" },
 		{ "Exception", "the program" },
 		{ "Traceback", "the program (Python)" },
 		{ "shared object", "loader" },
@@ -857,10 +907,15 @@ static const char *component_guess(const char *l, size_t n)
 		{ "core dumped", "the program (crash)" },
 		{ "slurmstepd", "Slurm" },
 	};
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (memmem(l, n, words[i].word, strlen(words[i].word)))
-			return words[i].what;
-	return "unknown";
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!memmem(l, n, words[i].word, strlen(words[i].word)))
+			continue;
+		/* a Python exception that names no library or runtime is the program's own */
+		if (form && !strncmp(words[i].what, "the program", 11))
+			return form;
+		return words[i].what;
+	}
+	return form ? form : "unknown";
 }
 
 /*

@@ -11,3 +11,9 @@ run explain "$L/inconclusive.log" --json --max-matches 0
 # error beside them is listed, exit 4; the AER record's own detail lines are no error of their own.
 run explain "$L/notice-and-unknown.log"
 run explain "$L/notice-and-unknown.log" --json --max-matches 0
+# The component of a crash or exception whose form names the program's language (a Rust or Go
+# panic, C++'s terminate, a Java or Python exception) is the program's, before any library or
+# driver name inside it (the Rust panic's path names amdgpu_top's crate); a bare "Error:" line is
+# the program's without a language.
+run explain "$L/program-forms.log"
+run explain "$L/program-java.log"
