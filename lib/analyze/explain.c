@@ -675,6 +675,46 @@ static void ras_reset(struct ga_explain *ex, unsigned sig, const char *line, siz
 	g->open = 0;
 }
 
+/* The bytes of a figure such as "31.98 GiB" or "19.75 MiB" (K, M, G with iB); -1 when it is none. */
+static double mem_figure(const char *s, size_t n)
+{
+	char buf[40];
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	char *end;
+	double v = strtod(buf, &end);
+	if (end == buf || *end != ' ')
+		return -1;
+	switch (end[1]) {
+	case 'K': return v * 1024.0;
+	case 'M': return v * 1024.0 * 1024.0;
+	case 'G': return v * 1024.0 * 1024.0 * 1024.0;
+	default: return -1;
+	}
+}
+
+/*
+ * gpu-memory-accounting-bogus: the out-of-memory line's "free" figure above its "total" one (the
+ * pattern's captures of those names), which no GPU can have: the driver's accounting is wrong.
+ */
+static bool free_above_total(const struct ga_sig_pattern *p, const char *line, const regmatch_t *m)
+{
+	double total = -1, free_ = -1;
+	for (size_t g = 1; g < MAX_GROUPS; g++) {
+		const char *name = p->captures[g - 1];
+		if (!name || !*name || m[g].rm_so < 0 || m[g].rm_eo < m[g].rm_so)
+			continue;
+		double v = mem_figure(line + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so));
+		if (!strcmp(name, "total"))
+			total = v;
+		else if (!strcmp(name, "free"))
+			free_ = v;
+	}
+	return total >= 0 && free_ > total;
+}
+
 static void record(struct ga_explain *ex, size_t pat, const char *line, size_t len, const regmatch_t *m)
 {
 	const struct ga_sig_pattern *p = &pats[pat];
@@ -1634,6 +1674,10 @@ static void match_line(struct ga_explain *ex, const char *line, size_t len)
 		if (ex->re_state[i] == 0)
 			ex->re_state[i] = regcomp(&ex->re[i], pats[i].regex, REG_EXTENDED) == 0 ? 1 : 2;
 		if (ex->re_state[i] != 1 || regexec(&ex->re[i], ex->scratch, MAX_GROUPS, m, 0) != 0)
+			continue;
+		/* a row whose match is also a comparison of the line's figures; the next pattern
+		 * (gpu-out-of-memory for a plausible figure) may still take the line */
+		if (pats[i].sig == SIG_GPU_MEMORY_ACCOUNTING_BOGUS && !free_above_total(&pats[i], ex->scratch, m))
 			continue;
 		best_w = sigs[pats[i].sig].weight;
 		best = i;
