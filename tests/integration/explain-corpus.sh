@@ -11,7 +11,15 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 73/76:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 72/76:
+# LOWERED from 73/76 by held-out batches jq and jr of the nineteenth session (36 incidents
+# collected blind by h151 and h152 with generic queries across all layers, as an operator and
+# as an application user would search, SOURCES-jq.md and SOURCES-jr.md; with the session's first
+# binary 38.9 / 30.6 %, bench/results/corpus-heldout-s19.txt), although the lead's rows from
+# their misses (63.9 / 58.3 % on the 36, fitted) turned 9 incidents right, 3 more right on the
+# decision only, and none wrong: 1669 incidents, class 72.9 %, decision 76.3 %; the 1633 older incidents alone
+# 73.1 / 76.7 % (73.1 / 76.5 then).
+# Before, 73/76:
 # RAISED from 70/74 by the eighteenth session's backlog pass (h140-h146 re-read all 493 misses of
 # the 1593 incidents by category, across batches: 37 turned right, none wrong, 1593 incidents
 # 73.3 / 76.8 %) and the rows from the misses of two more blind batches, jo and jp (36 incidents,
@@ -178,7 +186,7 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-73}
+MIN_CLASS=${MIN_CLASS:-72}
 MIN_DECISION=${MIN_DECISION:-76}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
