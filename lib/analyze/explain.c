@@ -840,18 +840,29 @@ static int code_sigs(struct ga_explain *ex)
  * ("thread 'main' panicked at .../amdgpu_top-0.9.0/src/dump_info.rs" is the program's panic,
  * not the amdgpu driver's message).
  */
+struct word_what {
+	const char *word, *what;
+};
+
+/* The first entry of a table whose word the line holds, or NULL. */
+static const struct word_what *first_word(const char *l, size_t n, const struct word_what *t, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (memmem(l, n, t[i].word, strlen(t[i].word)))
+			return &t[i];
+	return NULL;
+}
+
 static const char *program_form(const char *l, size_t n)
 {
-	static const struct {
-		const char *word, *what;
-	} forms[] = {
+	static const struct word_what forms[] = {
 		{ "' panicked at ", "the program (Rust panic)" },
 		{ "terminate called after throwing", "the program (C++ exception)" },
 		{ "Exception in thread \"", "the program (Java exception)" },
 	};
-	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
-		if (memmem(l, n, forms[i].word, strlen(forms[i].word)))
-			return forms[i].what;
+	const struct word_what *f = first_word(l, n, forms, sizeof(forms) / sizeof(forms[0]));
+	if (f)
+		return f->what;
 	size_t i = 0;
 	while (i < n && (l[i] == ' ' || l[i] == '\t'))
 		i++;
@@ -886,9 +897,7 @@ static const char *component_guess(const char *l, size_t n)
 	const char *form = program_form(l, n);
 	if (form && strncmp(form, "the program (Python", 19))
 		return form;
-	static const struct {
-		const char *word, *what;
-	} words[] = {
+	static const struct word_what words[] = {
 		{ "nvidia-container", "container runtime" },
 		{ "OCI runtime", "container runtime" },
 		{ "NVRM", "kernel (NVIDIA driver)" },
@@ -947,15 +956,11 @@ static const char *component_guess(const char *l, size_t n)
 		{ "core dumped", "the program (crash)" },
 		{ "slurmstepd", "Slurm" },
 	};
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (!memmem(l, n, words[i].word, strlen(words[i].word)))
-			continue;
-		/* a Python exception that names no library or runtime is the program's own */
-		if (form && !strncmp(words[i].what, "the program", 11))
-			return form;
-		return words[i].what;
-	}
-	return form ? form : "unknown";
+	const struct word_what *w = first_word(l, n, words, sizeof(words) / sizeof(words[0]));
+	if (!w)
+		return form ? form : "unknown";
+	/* a Python exception that names no library or runtime is the program's own */
+	return form && !strncmp(w->what, "the program", 11) ? form : w->what;
 }
 
 /*
