@@ -199,8 +199,10 @@ static int explain_run(struct cli *cli, const struct explain_opts *o, int fd, co
 		code = cli_error(cli, "explain", EXIT_INTERNAL, "JSON output failed");
 	if (code == EXIT_OK && !o->json) {
 		uint64_t nl = ga_explain_lines(ex), nm = ga_explain_match_count(ex);
-		fprintf(cli->out, "%s: %llu line%s, %llu match%s\n", file, (unsigned long long)nl,
-		        nl == 1 ? "" : "s", (unsigned long long)nm, nm == 1 ? "" : "es");
+		const char *enc = ga_explain_encoding(ex);
+		fprintf(cli->out, "%s: %s%s%llu line%s, %llu match%s\n", file, enc ? enc : "",
+		        enc ? " read as UTF-8, " : "", (unsigned long long)nl, nl == 1 ? "" : "s",
+		        (unsigned long long)nm, nm == 1 ? "" : "es");
 		explain_print_text(cli->out, ex, "");
 	}
 	if (code == EXIT_OK)

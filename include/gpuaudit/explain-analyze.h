@@ -36,6 +36,10 @@ void ga_explain_reset(struct ga_explain *ex);
 /* Any chunking; a line may span calls. 0 or -ENOMEM. */
 int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len);
 
+/* The input's encoding when explain converted it: "UTF-16LE" or "UTF-16BE" (a byte-order mark
+ * at its start); NULL when it was read as is (UTF-8, ASCII, any other bytes). */
+const char *ga_explain_encoding(const struct ga_explain *ex);
+
 /* One complete line (no newline). */
 int ga_explain_line(struct ga_explain *ex, const char *line, size_t len);
 

@@ -166,6 +166,7 @@ struct ga_explain_doc_inconclusive {
 struct ga_explain_report {
 	char *schema;                    /* GA_EXPLAIN_SCHEMA */
 	char *source;                    /* the log as given ("-": stdin) */
+	char *encoding;                  /* "UTF-16LE"/"UTF-16BE" when converted; NULL (left out): as is */
 	char *for_file;                  /* "for": --for's snapshot, NULL without it */
 	struct ga_explain_result result; /* its members, inline */
 	/* left out unless no cause matched and some line looks like an error (exit 4) */

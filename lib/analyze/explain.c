@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <iconv.h>
 #include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,6 +103,11 @@ static const struct {
 	             { "failed to initialize CUDA: ", GA_ECF_CUDART, NULL },
 	             { "NCCL error: ", GA_ECF_NCCL, NULL },
 	             { "NCCL error in: ", GA_ECF_NCCL, ", " },
+	             /* glog's CHECK_EQ as Caffe's CUDA_CHECK and NCCL_CHECK print it: "Check failed: error ==
+	     * cudaSuccess (999 vs. 0)  unknown error", the number the CUDA release's own (30 before
+	     * 10.1), then cudaGetErrorString's / ncclGetErrorString's text (lead-fixjsjt) */
+	             { "== cudaSuccess (", GA_ECF_CUDART, ") " },
+	             { "== ncclSuccess (", GA_ECF_NCCL, ") " },
 	             { "cuda runtime error (", GA_ECF_CUDART, ") : " },
 	             { "THCudaCheck FAIL ", GA_ECF_CUDART, " : " },
 	             /* NVIDIA's CUDALibrarySamples CHECK_CUDA and the tools that copy it: "CUDA API failed at
@@ -289,6 +295,15 @@ struct ga_explain {
 	size_t carry_len;
 	bool carry_open;
 	char scratch[GA_EXPLAIN_LINE_MAX + 1];
+	/* the input's encoding, decided by its first bytes (enc_head): a UTF-16 byte-order mark
+	 * turns the input into UTF-8 through iconv before the scan; anything else is read as is */
+	enum { ENC_UNDECIDED, ENC_AS_IS, ENC_UTF16LE, ENC_UTF16BE } enc;
+	unsigned char enc_head[3];
+	size_t enc_head_n;
+	iconv_t u16;            /* (iconv_t)-1 until a UTF-16 input opens it */
+	char u16_carry[4];      /* the bytes of a code unit or surrogate pair cut between two feeds */
+	size_t u16_carry_n;
+	uint64_t u16_invalid;   /* code units that are no UTF-16 (a lone surrogate): U+FFFD each */
 	uint64_t lines;
 	uint64_t matched;
 	uint64_t acted; /* matches of signatures whose action is not none (noise) */
@@ -333,6 +348,7 @@ int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 	struct ga_explain *ex = ga_calloc(1, sizeof(*ex));
 	if (!ex)
 		return -ENOMEM;
+	ex->u16 = (iconv_t)-1;
 	ex->max_matches = max_matches;
 	if (max_matches && !(ex->matches = ga_calloc(max_matches, sizeof(*ex->matches)))) {
 		ga_free(ex);
@@ -378,6 +394,12 @@ int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 
 void ga_explain_reset(struct ga_explain *ex)
 {
+	ex->enc = ENC_UNDECIDED;
+	ex->enc_head_n = ex->u16_carry_n = 0;
+	ex->u16_invalid = 0;
+	if (ex->u16 != (iconv_t)-1)
+		iconv_close(ex->u16);
+	ex->u16 = (iconv_t)-1;
 	ex->carry_len = 0;
 	ex->carry_open = false;
 	ex->lines = ex->matched = ex->acted = 0;
@@ -410,6 +432,8 @@ void ga_explain_free(struct ga_explain *ex)
 		if (ex->re_state[i] == 1)
 			regfree(&ex->re[i]);
 	ga_errcode_index_release(&ex->ecx);
+	if (ex->u16 != (iconv_t)-1)
+		iconv_close(ex->u16);
 	ga_free(ex->code_sig);
 	for (size_t i = 0; i < N_CAUSES; i++)
 		ga_free(ex->causes[i].node_note);
@@ -1020,6 +1044,8 @@ static long message_code(const struct ga_explain *ex, const char *l, size_t n)
 				continue;
 			s = c + al;
 		}
+		while (s < e && *s == ' ') /* glog's CHECK puts two spaces before the message */
+			s++;
 		long k = ga_errcode_find_message(&ex->ecx, msg_prefixes[i].fam, s, (size_t)(e - s));
 		if (k >= 0)
 			return k;
@@ -1257,7 +1283,11 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			 * VK_SUCCESS) is false: Vulkan Error, code=-2: VK_ERROR_OUT_OF_DEVICE_MEMORY"; a
 			 * Vulkan code that is no error does not end the search (nor does UR_RESULT_SUCCESS or
 			 * PI_SUCCESS; the other tables keep theirs) */
-			if (k >= 0 && (c == 'V' || c == 'U' || c == 'P') &&
+			/* nor does a success code that a failed check compares with ("Check failed: error ==
+			 * cudaSuccess (999 vs. 0)  unknown error", glog's CHECK_EQ in Caffe's CUDA_CHECK):
+			 * the message after it names the code (message_code) */
+			bool compared = i >= 3 && !memcmp(l + i - 3, "== ", 3);
+			if (k >= 0 && (c == 'V' || c == 'U' || c == 'P' || compared) &&
 			    ex->ecx.group[k] == GA_ECG_NOT_ERROR) {
 				i = j;
 				continue;
@@ -1785,7 +1815,7 @@ static void carry_add(struct ga_explain *ex, const char *p, size_t n)
 	ex->carry_open = true;
 }
 
-int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len)
+static int feed_text(struct ga_explain *ex, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len;
 	if (!len)
@@ -1810,8 +1840,122 @@ int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len)
 	return 0;
 }
 
+/* A UTF-16 code unit that is no character (a lone surrogate), or a unit cut off at the end. */
+static void u16_invalid(struct ga_explain *ex)
+{
+	ex->u16_invalid++;
+	feed_text(ex, "\xef\xbf\xbd", 3);
+}
+
+/*
+ * Convert n bytes of UTF-16 and scan the UTF-8; the number of bytes left at the end that do not
+ * make a whole unit or surrogate pair yet (0 to 3). A unit that is no character becomes U+FFFD.
+ */
+static size_t u16_convert(struct ga_explain *ex, const char *p, size_t n)
+{
+	char out[16384];
+	char *in = (char *)p;
+	size_t inleft = n;
+	while (inleft) {
+		char *op = out;
+		size_t ol = sizeof(out);
+		size_t r = iconv(ex->u16, &in, &inleft, &op, &ol);
+		int e = errno;
+		if (op > out)
+			feed_text(ex, out, (size_t)(op - out));
+		if (r != (size_t)-1 || e == E2BIG)
+			continue;
+		if (e == EINVAL && inleft < 4)
+			return inleft;
+		if (inleft < 2)
+			return inleft;
+		u16_invalid(ex);
+		in += 2;
+		inleft -= 2;
+	}
+	return 0;
+}
+
+/*
+ * A UTF-16 input (Windows PowerShell 5's > and Out-File write UTF-16LE with a byte-order mark;
+ * so do logs exported by Windows tools) is scanned as UTF-8, converted by iconv a chunk at a
+ * time; a unit or surrogate pair cut between two feeds waits in u16_carry.
+ */
+static int feed_utf16(struct ga_explain *ex, const char *buf, size_t len)
+{
+	while (ex->u16_carry_n && len) {
+		ex->u16_carry[ex->u16_carry_n++] = *buf++;
+		len--;
+		if (ex->u16_carry_n != 2 && ex->u16_carry_n != 4)
+			continue;
+		size_t k = u16_convert(ex, ex->u16_carry, ex->u16_carry_n);
+		if (k == 4) { /* cannot complete: give its first unit up */
+			u16_invalid(ex);
+			k = 2;
+		}
+		memmove(ex->u16_carry, ex->u16_carry + ex->u16_carry_n - k, k);
+		ex->u16_carry_n = k;
+	}
+	if (!len)
+		return 0;
+	size_t k = u16_convert(ex, buf, len);
+	memcpy(ex->u16_carry, buf + len - k, k);
+	ex->u16_carry_n = k;
+	return 0;
+}
+
+int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	if (ex->enc == ENC_UNDECIDED) {
+		/* up to three first bytes: FF FE / FE FF (UTF-16), EF BB BF (UTF-8's mark, dropped) */
+		while (len && ex->enc_head_n < 3) {
+			ex->enc_head[ex->enc_head_n++] = (unsigned char)*buf++;
+			len--;
+			if (ex->enc_head_n == 2 && ((ex->enc_head[0] == 0xFF && ex->enc_head[1] == 0xFE) ||
+			                            (ex->enc_head[0] == 0xFE && ex->enc_head[1] == 0xFF)))
+				break;
+		}
+		const unsigned char *h = ex->enc_head;
+		bool le = ex->enc_head_n == 2 && h[0] == 0xFF && h[1] == 0xFE;
+		bool be = ex->enc_head_n == 2 && h[0] == 0xFE && h[1] == 0xFF;
+		if (!le && !be && ex->enc_head_n < 3)
+			return 0; /* wait for the third byte */
+		if (le || be) {
+			ex->u16 = iconv_open("UTF-8", le ? "UTF-16LE" : "UTF-16BE");
+			ex->enc = ex->u16 == (iconv_t)-1 ? ENC_AS_IS : le ? ENC_UTF16LE : ENC_UTF16BE;
+			if (ex->enc == ENC_AS_IS) /* no converter: read as is, as before */
+				feed_text(ex, (const char *)h, 2);
+		} else {
+			ex->enc = ENC_AS_IS;
+			if (!(h[0] == 0xEF && h[1] == 0xBB && h[2] == 0xBF))
+				feed_text(ex, (const char *)h, 3);
+		}
+	}
+	if (!len)
+		return 0;
+	return ex->enc == ENC_AS_IS ? feed_text(ex, buf, len) : feed_utf16(ex, buf, len);
+}
+
+/* The input's encoding when it was not read as is: "UTF-16LE" or "UTF-16BE"; NULL otherwise. */
+const char *ga_explain_encoding(const struct ga_explain *ex)
+{
+	return ex->enc == ENC_UTF16LE ? "UTF-16LE" : ex->enc == ENC_UTF16BE ? "UTF-16BE" : NULL;
+}
+
 int ga_explain_finish(struct ga_explain *ex)
 {
+	if (ex->enc == ENC_UNDECIDED && ex->enc_head_n) {
+		/* fewer than three bytes in all: as they are */
+		ex->enc = ENC_AS_IS;
+		feed_text(ex, (const char *)ex->enc_head, ex->enc_head_n);
+	}
+	if (ex->u16_carry_n) {
+		/* an odd byte or half a pair at the end: no character */
+		ex->u16_carry_n = 0;
+		u16_invalid(ex);
+	}
 	if (ex->carry_open) {
 		ga_explain_line(ex, ex->carry, ex->carry_len);
 		ex->carry_len = 0;
@@ -2298,8 +2442,10 @@ int ga_explain_report_fill(struct ga_explain *ex, const char *source, const char
 	memset(r, 0, sizeof(*r));
 	r->schema = ga_strdup(GA_EXPLAIN_SCHEMA);
 	r->source = dup_or_null(source);
+	r->encoding = dup_or_null(ga_explain_encoding(ex));
 	r->for_file = dup_or_null(for_file);
-	int e = !r->schema || (source && !r->source) || (for_file && !r->for_file)
+	int e = !r->schema || (source && !r->source) || (for_file && !r->for_file) ||
+	                        (ga_explain_encoding(ex) && !r->encoding)
 	                ? -ENOMEM
 	                : fill_result(ex, &r->result);
 	if (e == 0 && !ex->acted && ex->n_salient)

@@ -63,6 +63,7 @@ static const struct ga_schema inconclusive_s = { "ga_explain_doc_inconclusive",
 static const struct ga_field report_f[] = {
 	GA_FIELD(struct ga_explain_report, schema, GA_F_STR),
 	GA_FIELD(struct ga_explain_report, source, GA_F_STR),
+	GA_FIELD_OMIT(struct ga_explain_report, encoding, GA_F_STR),
 	{ "for", GA_F_STR, offsetof(struct ga_explain_report, for_file), NULL, 0 },
 	RESULT_FIELDS(struct ga_explain_report, result.),
 	GA_FIELD_PTR_OMIT(struct ga_explain_report, inconclusive, inconclusive_s),

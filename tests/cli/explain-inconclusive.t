@@ -17,3 +17,12 @@ run explain "$L/notice-and-unknown.log" --json --max-matches 0
 # the program's without a language.
 run explain "$L/program-forms.log"
 run explain "$L/program-java.log"
+# A log in UTF-16 (a byte-order mark FF FE or FE FF: what Windows PowerShell 5's > and Out-File
+# write) is read as UTF-8, so its errors match; before, its NUL-spaced bytes matched nothing and
+# the log came out clean (exit 0). The text names the conversion, the JSON has "encoding". A
+# lone surrogate or an odd byte at the end becomes U+FFFD; a UTF-8 byte-order mark is dropped.
+# Synthesized logs.
+run explain "$L/utf16le.log"
+run explain "$L/utf16be.log" --json --max-matches 0
+run explain "$L/utf16-broken.log"
+run explain "$L/utf8-bom.log"

@@ -11,7 +11,16 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 72/76:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 72/75:
+# LOWERED from 72/76 by held-out batches js and jt of the nineteenth session (31 incidents
+# collected blind by h153 and h154 with a second set of generic queries, SOURCES-js.md and
+# SOURCES-jt.md; js's 8 incidents of accelerators gpuaudit does not read were removed before
+# scoring; with the session's first binary and with the jq/jr rows alike 29.0 / 35.5 %,
+# bench/results/corpus-heldout-s19.txt), although the lead's rows from their misses (48.4 /
+# 51.6 % on the 31, fitted; one turned an older incident right) turned 6 right, 1 more right on
+# the class only, none wrong: 1700 incidents, class 72.5 %, decision 75.8 %; the 1633 incidents
+# of the session's start alone 73.2 / 76.7 %.
+# Before, 72/76:
 # LOWERED from 73/76 by held-out batches jq and jr of the nineteenth session (36 incidents
 # collected blind by h151 and h152 with generic queries across all layers, as an operator and
 # as an application user would search, SOURCES-jq.md and SOURCES-jr.md; with the session's first
@@ -187,7 +196,7 @@ command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 MIN_CLASS=${MIN_CLASS:-72}
-MIN_DECISION=${MIN_DECISION:-76}
+MIN_DECISION=${MIN_DECISION:-75}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
