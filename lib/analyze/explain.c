@@ -2843,6 +2843,7 @@ static int note_cuda_unknown(struct ga_explain *ex, const struct ga_explain_caus
 		         "; libcuda is version %s but the loaded nvidia module is %s: the driver was "
 		         "updated and the module not reloaded; a reboot loads the new one",
 		         lib->version, d->version);
+		refine(ex, c, GA_CAUSE_DRIVER, GA_ACT_REBOOT);
 		return 10;
 	}
 	if (uvm_missing) {
@@ -2862,8 +2863,10 @@ static int note_cuda_unknown(struct ga_explain *ex, const struct ga_explain_caus
 	}
 	snprintf(out + l, cap - l,
 	         "; libcuda and the loaded module agree (%s) and /dev/nvidia-uvm %s: not an update "
-	         "without a reboot; nvidia_uvm in a bad state (after a suspend) is what is left",
+	         "without a reboot; nvidia_uvm in a bad state (after a suspend) is what is left: "
+	         "reload it or reboot",
 	         d->version, "is not reported missing");
+	refine(ex, c, GA_CAUSE_DRIVER, GA_ACT_REBOOT);
 	return 0;
 }
 
