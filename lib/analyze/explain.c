@@ -858,12 +858,6 @@ static int code_sigs(struct ga_explain *ex)
 	return 0;
 }
 
-/*
- * A crash or exception whose form names the language of the program that printed it. These
- * come before the library words: a panic's source path can hold a driver's or library's name
- * ("thread 'main' panicked at .../amdgpu_top-0.9.0/src/dump_info.rs" is the program's panic,
- * not the amdgpu driver's message).
- */
 struct word_what {
 	const char *word, *what;
 };
@@ -877,6 +871,12 @@ static const struct word_what *first_word(const char *l, size_t n, const struct 
 	return NULL;
 }
 
+/*
+ * A crash or exception whose form names the language of the program that printed it. These
+ * come before the library words: a panic's source path can hold a driver's or library's name
+ * ("thread 'main' panicked at .../amdgpu_top-0.9.0/src/dump_info.rs" is the program's panic,
+ * not the amdgpu driver's message).
+ */
 static const char *program_form(const char *l, size_t n)
 {
 	static const struct word_what forms[] = {
