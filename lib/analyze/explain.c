@@ -300,10 +300,10 @@ struct ga_explain {
 	enum { ENC_UNDECIDED, ENC_AS_IS, ENC_UTF16LE, ENC_UTF16BE } enc;
 	unsigned char enc_head[3];
 	size_t enc_head_n;
-	iconv_t u16;            /* (iconv_t)-1 until a UTF-16 input opens it */
-	char u16_carry[4];      /* the bytes of a code unit or surrogate pair cut between two feeds */
+	iconv_t u16;       /* (iconv_t)-1 until a UTF-16 input opens it */
+	char u16_carry[4]; /* the bytes of a code unit or surrogate pair cut between two feeds */
 	size_t u16_carry_n;
-	uint64_t u16_invalid;   /* code units that are no UTF-16 (a lone surrogate): U+FFFD each */
+	uint64_t u16_invalid; /* code units that are no UTF-16 (a lone surrogate): U+FFFD each */
 	uint64_t lines;
 	uint64_t matched;
 	uint64_t acted; /* matches of signatures whose action is not none (noise) */
@@ -712,10 +712,14 @@ static double mem_figure(const char *s, size_t n)
 	if (end == buf || *end != ' ')
 		return -1;
 	switch (end[1]) {
-	case 'K': return v * 1024.0;
-	case 'M': return v * 1024.0 * 1024.0;
-	case 'G': return v * 1024.0 * 1024.0 * 1024.0;
-	default: return -1;
+	case 'K':
+		return v * 1024.0;
+	case 'M':
+		return v * 1024.0 * 1024.0;
+	case 'G':
+		return v * 1024.0 * 1024.0 * 1024.0;
+	default:
+		return -1;
 	}
 }
 
@@ -1712,7 +1716,8 @@ static void match_line(struct ga_explain *ex, const char *line, size_t len)
 			continue;
 		/* a row whose match is also a comparison of the line's figures; the next pattern
 		 * (gpu-out-of-memory for a plausible figure) may still take the line */
-		if (pats[i].sig == SIG_GPU_MEMORY_ACCOUNTING_BOGUS && !free_above_total(&pats[i], ex->scratch, m))
+		if (pats[i].sig == SIG_GPU_MEMORY_ACCOUNTING_BOGUS &&
+		    !free_above_total(&pats[i], ex->scratch, m))
 			continue;
 		best_w = sigs[pats[i].sig].weight;
 		best = i;
