@@ -43,7 +43,8 @@ const char *ga_explain_encoding(const struct ga_explain *ex);
 /* One complete line (no newline). */
 int ga_explain_line(struct ga_explain *ex, const char *line, size_t len);
 
-/* End the last line when it had no newline (call at the end; more feeding may follow). */
+/* End the last line when it had no newline (call at the end; more feeding may follow: it is
+ * another input, whose first bytes decide its encoding again). */
 int ga_explain_finish(struct ga_explain *ex);
 
 uint64_t ga_explain_lines(const struct ga_explain *ex);

@@ -296,8 +296,9 @@ struct ga_explain {
 	bool carry_open;
 	char scratch[GA_EXPLAIN_LINE_MAX + 1];
 	/* the input's encoding, decided by its first bytes (enc_head): a UTF-16 byte-order mark
-	 * turns the input into UTF-8 through iconv before the scan; anything else is read as is */
-	enum { ENC_UNDECIDED, ENC_AS_IS, ENC_UTF16LE, ENC_UTF16BE } enc;
+	 * turns the input into UTF-8 through iconv before the scan; anything else is read as is.
+	 * enc_seen: the UTF-16 of an input that ended (ga_explain_finish) before this one */
+	enum { ENC_UNDECIDED, ENC_AS_IS, ENC_UTF16LE, ENC_UTF16BE } enc, enc_seen;
 	unsigned char enc_head[3];
 	size_t enc_head_n;
 	iconv_t u16;       /* (iconv_t)-1 until a UTF-16 input opens it */
@@ -394,7 +395,7 @@ int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 
 void ga_explain_reset(struct ga_explain *ex)
 {
-	ex->enc = ENC_UNDECIDED;
+	ex->enc = ex->enc_seen = ENC_UNDECIDED;
 	ex->enc_head_n = ex->u16_carry_n = 0;
 	ex->u16_invalid = 0;
 	if (ex->u16 != (iconv_t)-1)
@@ -1946,7 +1947,8 @@ int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len)
 /* The input's encoding when it was not read as is: "UTF-16LE" or "UTF-16BE"; NULL otherwise. */
 const char *ga_explain_encoding(const struct ga_explain *ex)
 {
-	return ex->enc == ENC_UTF16LE ? "UTF-16LE" : ex->enc == ENC_UTF16BE ? "UTF-16BE" : NULL;
+	int e = ex->enc == ENC_UTF16LE || ex->enc == ENC_UTF16BE ? (int)ex->enc : (int)ex->enc_seen;
+	return e == ENC_UTF16LE ? "UTF-16LE" : e == ENC_UTF16BE ? "UTF-16BE" : NULL;
 }
 
 int ga_explain_finish(struct ga_explain *ex)
@@ -1966,6 +1968,15 @@ int ga_explain_finish(struct ga_explain *ex)
 		ex->carry_len = 0;
 		ex->carry_open = false;
 	}
+	/* what follows is another input (preflight: stderr, then stdout, then its own signal
+	 * line): its first bytes decide its encoding again */
+	if (ex->enc == ENC_UTF16LE || ex->enc == ENC_UTF16BE)
+		ex->enc_seen = ex->enc;
+	ex->enc = ENC_UNDECIDED;
+	ex->enc_head_n = 0;
+	if (ex->u16 != (iconv_t)-1)
+		iconv_close(ex->u16);
+	ex->u16 = (iconv_t)-1;
 	return 0;
 }
 

@@ -567,6 +567,78 @@ static void test_chunking(void **state)
 	free(all);
 }
 
+/* UTF-16LE of an ASCII text (each byte then 0), after a byte-order mark; returns the length. */
+static size_t utf16le(const char *ascii, unsigned char *out)
+{
+	size_t n = 0;
+	out[n++] = 0xFF;
+	out[n++] = 0xFE;
+	for (const char *p = ascii; *p; p++) {
+		out[n++] = (unsigned char)*p;
+		out[n++] = 0;
+	}
+	return n;
+}
+
+static struct ga_explain *run_bytes(const unsigned char *b, size_t n, size_t chunk)
+{
+	struct ga_explain *ex = NULL;
+	assert_int_equal(ga_explain_new(16, &ex), 0);
+	for (size_t i = 0; i < n; i += chunk)
+		assert_int_equal(ga_explain_feed(ex, (const char *)b + i, n - i < chunk ? n - i : chunk), 0);
+	assert_int_equal(ga_explain_finish(ex), 0);
+	return ex;
+}
+
+/* A UTF-16 log (a byte-order mark) is read as UTF-8 in any chunking: a surrogate pair or a code
+ * unit cut between feeds waits for the rest; a lone surrogate is U+FFFD; after finish the next
+ * input decides its own encoding (preflight feeds stderr, then stdout). */
+static void test_utf16(void **state)
+{
+	(void)state;
+	unsigned char b[512];
+	size_t n = utf16le("ok\r\nx ", b);
+	/* U+1F600 as a surrogate pair, then a lone high surrogate before the error */
+	const unsigned char pair[] = { 0x3D, 0xD8, 0x00, 0xDE, 0x3D, 0xD8 };
+	memcpy(b + n, pair, sizeof(pair));
+	n += sizeof(pair);
+	unsigned char tail[128];
+	size_t tn = utf16le(" NCCL error: unhandled system error\r\n", tail);
+	memcpy(b + n, tail + 2, tn - 2); /* without its byte-order mark */
+	n += tn - 2;
+	static const size_t chunks[] = { 1, 2, 3, 5, 512 };
+	for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+		struct ga_explain *ex = run_bytes(b, n, chunks[c]);
+		assert_string_equal(ga_explain_encoding(ex), "UTF-16LE");
+		assert_int_equal(ga_explain_lines(ex), 2);
+		size_t nm = 0;
+		const struct ga_explain_match *m = ga_explain_matches(ex, &nm);
+		assert_int_equal(nm, 1);
+		assert_int_equal(m[0].line, 2);
+		assert_string_equal(sig_id(m[0].sig), "nccl-system-error");
+		assert_string_equal(m[0].text,
+		                    "x \xF0\x9F\x98\x80\xEF\xBF\xBD NCCL error: unhandled system error");
+		ga_explain_free(ex);
+	}
+	/* two inputs: UTF-16, finish, then plain text, each read in its own encoding */
+	struct ga_explain *ex = run_bytes(b, n, 7);
+	const char *plain = "NCCL error: unhandled system error\n";
+	assert_int_equal(ga_explain_feed(ex, plain, strlen(plain)), 0);
+	assert_int_equal(ga_explain_finish(ex), 0);
+	assert_int_equal(ga_explain_lines(ex), 3);
+	assert_int_equal(ga_explain_match_count(ex), 2);
+	assert_string_equal(ga_explain_encoding(ex), "UTF-16LE");
+	ga_explain_free(ex);
+	/* plain text and a UTF-8 byte-order mark: read as is, the mark dropped */
+	ex = run_text("\xEF\xBB\xBFNCCL error: unhandled system error\n", 1, 16);
+	assert_null(ga_explain_encoding(ex));
+	size_t nm = 0;
+	const struct ga_explain_match *m = ga_explain_matches(ex, &nm);
+	assert_int_equal(nm, 1);
+	assert_string_equal(m[0].text, "NCCL error: unhandled system error");
+	ga_explain_free(ex);
+}
+
 /* Only the first GA_EXPLAIN_LINE_MAX bytes of a line are matched, however it is fed. */
 static void test_long_lines(void **state)
 {
@@ -676,21 +748,14 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_catalogue),
-		cmocka_unit_test(test_basic_lines),
-		cmocka_unit_test(test_most_specific_wins),
-		cmocka_unit_test(test_notice_ranks_last),
-		cmocka_unit_test(test_cause_class),
-		cmocka_unit_test(test_actions),
-		cmocka_unit_test(test_xid_pairs),
-		cmocka_unit_test(test_literal_without_regex),
-		cmocka_unit_test(test_heldout_m),
-		cmocka_unit_test(test_fixtures_cover_catalogue),
-		cmocka_unit_test(test_chunking),
-		cmocka_unit_test(test_long_lines),
-		cmocka_unit_test(test_bounded),
-		cmocka_unit_test(test_for_node),
-		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_catalogue),          cmocka_unit_test(test_basic_lines),
+		cmocka_unit_test(test_most_specific_wins), cmocka_unit_test(test_notice_ranks_last),
+		cmocka_unit_test(test_cause_class),        cmocka_unit_test(test_actions),
+		cmocka_unit_test(test_xid_pairs),          cmocka_unit_test(test_literal_without_regex),
+		cmocka_unit_test(test_heldout_m),          cmocka_unit_test(test_fixtures_cover_catalogue),
+		cmocka_unit_test(test_chunking),           cmocka_unit_test(test_utf16),
+		cmocka_unit_test(test_long_lines),         cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_for_node),           cmocka_unit_test(test_json),
 		cmocka_unit_test(test_error_code),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
