@@ -16,15 +16,19 @@
 #include "gpuaudit/explain-analyze.h"
 #include "gpuaudit/node.h"
 
-static struct ga_explain *run_text(const char *text, size_t chunk, size_t max_matches)
+static struct ga_explain *run_bytes(const void *b, size_t n, size_t chunk, size_t max_matches)
 {
 	struct ga_explain *ex = NULL;
 	assert_int_equal(ga_explain_new(max_matches, &ex), 0);
-	size_t n = strlen(text);
 	for (size_t i = 0; i < n; i += chunk)
-		assert_int_equal(ga_explain_feed(ex, text + i, n - i < chunk ? n - i : chunk), 0);
+		assert_int_equal(ga_explain_feed(ex, (const char *)b + i, n - i < chunk ? n - i : chunk), 0);
 	assert_int_equal(ga_explain_finish(ex), 0);
 	return ex;
+}
+
+static struct ga_explain *run_text(const char *text, size_t chunk, size_t max_matches)
+{
+	return run_bytes(text, strlen(text), chunk, max_matches);
 }
 
 static const char *sig_id(unsigned sig)
@@ -580,16 +584,6 @@ static size_t utf16le(const char *ascii, unsigned char *out)
 	return n;
 }
 
-static struct ga_explain *run_bytes(const unsigned char *b, size_t n, size_t chunk)
-{
-	struct ga_explain *ex = NULL;
-	assert_int_equal(ga_explain_new(16, &ex), 0);
-	for (size_t i = 0; i < n; i += chunk)
-		assert_int_equal(ga_explain_feed(ex, (const char *)b + i, n - i < chunk ? n - i : chunk), 0);
-	assert_int_equal(ga_explain_finish(ex), 0);
-	return ex;
-}
-
 /* A UTF-16 log (a byte-order mark) is read as UTF-8 in any chunking: a surrogate pair or a code
  * unit cut between feeds waits for the rest; a lone surrogate is U+FFFD; after finish the next
  * input decides its own encoding (preflight feeds stderr, then stdout). */
@@ -608,7 +602,7 @@ static void test_utf16(void **state)
 	n += tn - 2;
 	static const size_t chunks[] = { 1, 2, 3, 5, 512 };
 	for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
-		struct ga_explain *ex = run_bytes(b, n, chunks[c]);
+		struct ga_explain *ex = run_bytes(b, n, chunks[c], 16);
 		assert_string_equal(ga_explain_encoding(ex), "UTF-16LE");
 		assert_int_equal(ga_explain_lines(ex), 2);
 		size_t nm = 0;
@@ -621,7 +615,7 @@ static void test_utf16(void **state)
 		ga_explain_free(ex);
 	}
 	/* two inputs: UTF-16, finish, then plain text, each read in its own encoding */
-	struct ga_explain *ex = run_bytes(b, n, 7);
+	struct ga_explain *ex = run_bytes(b, n, 7, 16);
 	const char *plain = "NCCL error: unhandled system error\n";
 	assert_int_equal(ga_explain_feed(ex, plain, strlen(plain)), 0);
 	assert_int_equal(ga_explain_finish(ex), 0);
