@@ -89,7 +89,9 @@ int explain_stream(int fd, struct ga_explain *ex, char *err, size_t errn)
 			break;
 		r = ga_explain_feed(ex, buf, (size_t)k);
 		if (r < 0) {
-			snprintf(err, errn, "%s", strerror(-r));
+			snprintf(err, errn, "%s",
+			         r == -ENOTSUP ? "a UTF-16 log and no iconv converter from UTF-16 here"
+			                       : strerror(-r));
 			break;
 		}
 	}

@@ -33,7 +33,8 @@ void ga_explain_free(struct ga_explain *ex);
 /* Forget the input seen so far; the compiled catalogue is kept (cheaper than _free + _new). */
 void ga_explain_reset(struct ga_explain *ex);
 
-/* Any chunking; a line may span calls. 0 or -ENOMEM. */
+/* Any chunking; a line may span calls. 0, -ENOMEM, or -ENOTSUP for a UTF-16 input (a byte-order
+ * mark) where iconv has no converter from UTF-16 (the input cannot be read: no clean result). */
 int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len);
 
 /* The input's encoding when explain converted it: "UTF-16LE" or "UTF-16BE" (a byte-order mark

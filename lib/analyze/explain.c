@@ -1930,9 +1930,11 @@ int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len)
 			return 0; /* wait for the third byte */
 		if (le || be) {
 			ex->u16 = iconv_open("UTF-8", le ? "UTF-16LE" : "UTF-16BE");
-			ex->enc = ex->u16 == (iconv_t)-1 ? ENC_AS_IS : le ? ENC_UTF16LE : ENC_UTF16BE;
-			if (ex->enc == ENC_AS_IS) /* no converter: read as is, as before */
-				feed_text(ex, (const char *)h, 2);
+			/* no converter: the log cannot be read, which is no clean result (its NUL-spaced
+			 * bytes would match nothing) */
+			if (ex->u16 == (iconv_t)-1)
+				return -ENOTSUP;
+			ex->enc = le ? ENC_UTF16LE : ENC_UTF16BE;
 		} else {
 			ex->enc = ENC_AS_IS;
 			if (!(h[0] == 0xEF && h[1] == 0xBB && h[2] == 0xBF))
