@@ -299,7 +299,7 @@ struct ga_explain {
 	 * turns the input into UTF-8 through iconv before the scan; anything else is read as is.
 	 * enc_seen: the UTF-16 of an input that ended (ga_explain_finish) before this one */
 	enum { ENC_UNDECIDED, ENC_AS_IS, ENC_UTF16LE, ENC_UTF16BE } enc, enc_seen;
-	unsigned char enc_head[3];
+	unsigned char enc_head[4];
 	size_t enc_head_n;
 	iconv_t u16;       /* (iconv_t)-1 until a UTF-16 input opens it */
 	char u16_carry[4]; /* the bytes of a code unit or surrogate pair cut between two feeds */
@@ -1846,6 +1846,12 @@ static int feed_text(struct ga_explain *ex, const char *buf, size_t len)
 	return 0;
 }
 
+/* A byte that starts a log's text in ASCII: printable, tab, line feed or carriage return. */
+static bool ascii_text(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7F) || c == '\t' || c == '\n' || c == '\r';
+}
+
 /* A UTF-16 code unit that is no character (a lone surrogate), or a unit cut off at the end. */
 static void u16_invalid(struct ga_explain *ex)
 {
@@ -1915,30 +1921,43 @@ int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len)
 	if (!len)
 		return 0;
 	if (ex->enc == ENC_UNDECIDED) {
-		/* up to three first bytes: FF FE / FE FF (UTF-16), EF BB BF (UTF-8's mark, dropped) */
-		while (len && ex->enc_head_n < 3) {
+		/* up to four first bytes: FF FE / FE FF (UTF-16's mark), EF BB BF (UTF-8's mark,
+		 * dropped), or two ASCII characters as UTF-16 without a mark (below) */
+		while (len && ex->enc_head_n < 4) {
 			ex->enc_head[ex->enc_head_n++] = (unsigned char)*buf++;
 			len--;
 			if (ex->enc_head_n == 2 && ((ex->enc_head[0] == 0xFF && ex->enc_head[1] == 0xFE) ||
 			                            (ex->enc_head[0] == 0xFE && ex->enc_head[1] == 0xFF)))
 				break;
+			if (ex->enc_head_n == 3 && ex->enc_head[0] == 0xEF && ex->enc_head[1] == 0xBB &&
+			    ex->enc_head[2] == 0xBF)
+				break;
 		}
 		const unsigned char *h = ex->enc_head;
 		bool le = ex->enc_head_n == 2 && h[0] == 0xFF && h[1] == 0xFE;
 		bool be = ex->enc_head_n == 2 && h[0] == 0xFE && h[1] == 0xFF;
-		if (!le && !be && ex->enc_head_n < 3)
-			return 0; /* wait for the third byte */
-		if (le || be) {
-			ex->u16 = iconv_open("UTF-8", le ? "UTF-16LE" : "UTF-16BE");
+		bool u8bom = ex->enc_head_n == 3 && h[0] == 0xEF && h[1] == 0xBB && h[2] == 0xBF;
+		if (!le && !be && !u8bom && ex->enc_head_n < 4)
+			return 0; /* wait for the fourth byte */
+		/* no mark: a log starts with text, and text has no NUL byte in UTF-8; two ASCII
+		 * characters each beside a NUL are UTF-16 written without a mark (some Windows
+		 * exporters, iconv -t UTF-16LE); the four bytes are then its first two units */
+		bool le_bare = !le && !be && !u8bom && ascii_text(h[0]) && !h[1] && ascii_text(h[2]) && !h[3];
+		bool be_bare = !le && !be && !u8bom && !h[0] && ascii_text(h[1]) && !h[2] && ascii_text(h[3]);
+		if (le || be || le_bare || be_bare) {
+			bool lit = le || le_bare;
+			ex->u16 = iconv_open("UTF-8", lit ? "UTF-16LE" : "UTF-16BE");
 			/* no converter: the log cannot be read, which is no clean result (its NUL-spaced
 			 * bytes would match nothing) */
 			if (ex->u16 == (iconv_t)-1)
 				return -ENOTSUP;
-			ex->enc = le ? ENC_UTF16LE : ENC_UTF16BE;
+			ex->enc = lit ? ENC_UTF16LE : ENC_UTF16BE;
+			if (le_bare || be_bare)
+				feed_utf16(ex, (const char *)h, 4);
 		} else {
 			ex->enc = ENC_AS_IS;
-			if (!(h[0] == 0xEF && h[1] == 0xBB && h[2] == 0xBF))
-				feed_text(ex, (const char *)h, 3);
+			if (!u8bom)
+				feed_text(ex, (const char *)h, ex->enc_head_n);
 		}
 	}
 	if (!len)
@@ -1956,7 +1975,7 @@ const char *ga_explain_encoding(const struct ga_explain *ex)
 int ga_explain_finish(struct ga_explain *ex)
 {
 	if (ex->enc == ENC_UNDECIDED && ex->enc_head_n) {
-		/* fewer than three bytes in all: as they are */
+		/* fewer than four bytes in all: as they are */
 		ex->enc = ENC_AS_IS;
 		feed_text(ex, (const char *)ex->enc_head, ex->enc_head_n);
 	}

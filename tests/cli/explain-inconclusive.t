@@ -21,8 +21,10 @@ run explain "$L/program-java.log"
 # write) is read as UTF-8, so its errors match; before, its NUL-spaced bytes matched nothing and
 # the log came out clean (exit 0). The text names the conversion, the JSON has "encoding". A
 # lone surrogate or an odd byte at the end becomes U+FFFD; a UTF-8 byte-order mark is dropped.
-# Synthesized logs.
+# Without a mark, a log whose first two characters are ASCII each beside a NUL (iconv -t
+# UTF-16LE, some Windows exporters) is UTF-16 as well (utf16le-nobom.log). Synthesized logs.
 run explain "$L/utf16le.log"
 run explain "$L/utf16be.log" --json --max-matches 0
 run explain "$L/utf16-broken.log"
 run explain "$L/utf8-bom.log"
+run explain "$L/utf16le-nobom.log"

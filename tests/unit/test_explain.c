@@ -584,7 +584,7 @@ static size_t utf16le(const char *ascii, unsigned char *out)
 	return n;
 }
 
-/* A UTF-16 log (a byte-order mark) is read as UTF-8 in any chunking: a surrogate pair or a code
+/* A UTF-16 log (a byte-order mark, or none before ASCII text) is read as UTF-8 in any chunking: a surrogate pair or a code
  * unit cut between feeds waits for the rest; a lone surrogate is U+FFFD; after finish the next
  * input decides its own encoding (preflight feeds stderr, then stdout). */
 static void test_utf16(void **state)
@@ -622,6 +622,38 @@ static void test_utf16(void **state)
 	assert_int_equal(ga_explain_lines(ex), 3);
 	assert_int_equal(ga_explain_match_count(ex), 2);
 	assert_string_equal(ga_explain_encoding(ex), "UTF-16LE");
+	ga_explain_free(ex);
+	/* no byte-order mark: two ASCII characters each beside a NUL decide UTF-16, either order,
+	 * in any chunking; the four bytes that decided are the first two characters */
+	for (int big = 0; big < 2; big++) {
+		unsigned char bare[128];
+		size_t bn = utf16le("NCCL error: unhandled system error\n", bare) - 2;
+		memmove(bare, bare + 2, bn);
+		for (size_t i = 0; big && i + 1 < bn; i += 2) {
+			unsigned char t = bare[i];
+			bare[i] = bare[i + 1];
+			bare[i + 1] = t;
+		}
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			ex = run_bytes(bare, bn, chunks[c], 16);
+			assert_string_equal(ga_explain_encoding(ex), big ? "UTF-16BE" : "UTF-16LE");
+			size_t bm = 0;
+			const struct ga_explain_match *mm = ga_explain_matches(ex, &bm);
+			assert_int_equal(bm, 1);
+			assert_string_equal(mm[0].text, "NCCL error: unhandled system error");
+			ga_explain_free(ex);
+		}
+	}
+	/* NUL-spaced bytes that are not two ASCII characters (a binary header), and fewer than four
+	 * bytes: read as they are */
+	static const unsigned char bin[] = { 0x01, 0x00, 0x02, 0x00, 'x', '\n' };
+	ex = run_bytes(bin, sizeof(bin), 1, 16);
+	assert_null(ga_explain_encoding(ex));
+	assert_int_equal(ga_explain_lines(ex), 1);
+	ga_explain_free(ex);
+	ex = run_text("ab", 1, 16);
+	assert_null(ga_explain_encoding(ex));
+	assert_int_equal(ga_explain_lines(ex), 1);
 	ga_explain_free(ex);
 	/* plain text and a UTF-8 byte-order mark: read as is, the mark dropped */
 	ex = run_text("\xEF\xBB\xBFNCCL error: unhandled system error\n", 1, 16);
