@@ -11,7 +11,15 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 72/75:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 71/75:
+# LOWERED from 72/75 by held-out batches ju and jv of the twentieth session (39 incidents
+# collected blind by h155 and h156 with a third set of generic queries, SOURCES-ju.md and
+# SOURCES-jv.md; with the session's first binary and with the generic-family rows written
+# before they were read alike 17.9 / 28.2 %, bench/results/corpus-heldout-s20.txt), although the
+# lead's rows from their misses (46.2 / 56.4 % on the 39, fitted) turned 11 right and none wrong:
+# 1739 incidents, class 72.0 % (1252, one short of 72), decision 75.5 %; the 1700 incidents of
+# the session's start alone 72.6 / 75.9 % (72.5 / 75.9 then).
+# Before, 72/75:
 # LOWERED from 72/76 by held-out batches js and jt of the nineteenth session (31 incidents
 # collected blind by h153 and h154 with a second set of generic queries, SOURCES-js.md and
 # SOURCES-jt.md; js's 8 incidents of accelerators gpuaudit does not read were removed before
@@ -195,7 +203,7 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-72}
+MIN_CLASS=${MIN_CLASS:-71}
 MIN_DECISION=${MIN_DECISION:-75}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
