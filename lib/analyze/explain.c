@@ -2818,6 +2818,92 @@ static void refine(struct ga_explain *ex, const struct ga_explain_cause *c, enum
 }
 
 /*
+ * NVML's "Driver/library version mismatch": the user-space libraries and the loaded module are
+ * different versions. A reboot fixes it only when the module it will load is the libraries'
+ * version; where DKMS builds the module, its tree says which versions are built for the running
+ * kernel (docs/explain.md, "With --for SNAPSHOT"). Reboot when it holds the libraries' version
+ * (confirmed), fix_config when it does not (a reboot would load another version again), the
+ * image's own libraries in a container; unknown without a DKMS tree (the row's reboot stays).
+ */
+/* the DKMS module's name: the last component of its tree ("/var/lib/dkms/nvidia-current") */
+static const char *dkms_module(const char *tree)
+{
+	const char *s = strrchr(tree, '/');
+	return s ? s + 1 : tree;
+}
+
+static int note_nvml_mismatch(struct ga_explain *ex, const struct ga_explain_cause *c,
+                              const struct ga_node *n, char *out, size_t cap)
+{
+	const struct ga_driver *d = ga_node_driver(n, "nvidia");
+	const struct ga_runtime *lib = ga_node_runtime(n, "libnvidia-ml");
+	if (!lib || !lib->version)
+		lib = ga_node_runtime(n, "libcuda");
+	if (lib && !lib->version)
+		lib = NULL;
+	if (!d) {
+		snprintf(out, cap, "the nvidia driver is not in the snapshot (unknown)");
+		return 0;
+	}
+	const char *kr = n->host.kernel_release;
+	size_t l = (size_t)snprintf(out, cap, "this node's nvidia kernel module is %s (module %s, /proc %s)",
+	                            d->version ? d->version : "unknown",
+	                            d->module_version ? d->module_version : "unknown",
+	                            d->proc_version ? d->proc_version : "unknown");
+	if (l >= cap)
+		return 0;
+	if (!d->version || !lib) {
+		snprintf(out + l, cap - l,
+		         "; whether the driver libraries match it is unknown (%s not in the snapshot)",
+		         !d->version ? "the module's version" : "libnvidia-ml's version");
+		return 0;
+	}
+	if (!strcmp(d->version, lib->version)) {
+		snprintf(out + l, cap - l,
+		         "; %s is %s as well: no mismatch in this snapshot (the log came from a container "
+		         "with its own driver libraries, or from before a reboot)",
+		         lib->name, lib->version);
+		return 0;
+	}
+	if (n->host.virt.container) {
+		snprintf(out + l, cap - l,
+		         "; the container's %s is %s: the image carries its own driver libraries instead of "
+		         "the host's (the container toolkit mounts the host's); rebuild it without them",
+		         lib->path ? lib->path : lib->name, lib->version);
+		refine(ex, c, GA_CAUSE_CONFIGURATION, GA_ACT_FIX_CONFIG);
+		return 10;
+	}
+	if (!d->dkms_tree) {
+		snprintf(out + l, cap - l,
+		         "; %s is %s: whether a module of %s is installed for kernel %s is unknown (no DKMS "
+		         "tree: modinfo -F version nvidia); if it is, a reboot loads it",
+		         lib->name, lib->version, lib->version, kr ? kr : "(unknown)");
+		return 5;
+	}
+	if (ga_strv_contains(&d->dkms_built, lib->version)) {
+		snprintf(out + l, cap - l,
+		         "; %s is %s and DKMS (%s) has built nvidia %s for the running kernel %s: a reboot "
+		         "loads it, matching the libraries",
+		         lib->name, lib->version, d->dkms_tree, lib->version, kr ? kr : "(unknown)");
+		refine(ex, c, GA_CAUSE_DRIVER, GA_ACT_REBOOT);
+		return 10;
+	}
+	char built[160] = "none";
+	size_t bl = 0;
+	for (size_t i = 0; i < d->dkms_built.n && bl < sizeof(built); i++)
+		bl += (size_t)snprintf(built + bl, sizeof(built) - bl, "%s%s", i ? ", " : "",
+		                       d->dkms_built.v[i]);
+	snprintf(out + l, cap - l,
+	         "; %s is %s but DKMS (%s) has built %s for the running kernel %s, not %s: a reboot "
+	         "would not load a module of the libraries' version; build it (dkms install "
+	         "%s/%s -k %s) or reinstall the driver packages as one set, then reboot",
+	         lib->name, lib->version, d->dkms_tree, built, kr ? kr : "(unknown)", lib->version,
+	         dkms_module(d->dkms_tree), lib->version, kr ? kr : "$(uname -r)");
+	refine(ex, c, GA_CAUSE_DRIVER, GA_ACT_FIX_CONFIG);
+	return 10;
+}
+
+/*
  * cudaErrorUnknown (999, 30 before CUDA 10.1) names no step; the node tells the
  * cases the threads concluded apart (docs/explain.md, "With --for SNAPSHOT"):
  * the nvidia module not loaded (load it: fix_config), a libcuda whose version is
@@ -3268,17 +3354,10 @@ static int note_for(struct ga_explain *ex, const struct ga_explain_cause *c, con
 		         f->nvswitch ? "this node has NVSwitches: nvidia-fabricmanager must run"
 		                     : "this node has no NVSwitch in the snapshot");
 		return f->nvswitch ? 5 : 0;
-	case SIG_NVML_MISMATCH: {
+	case SIG_NVML_MISMATCH:
 		if (!f->n_nvidia)
 			return note_cuda_needed(f, "NVML was used", out, cap);
-		const struct ga_driver *d = ga_node_driver(n, "nvidia");
-		if (d)
-			snprintf(out, cap, "this node's nvidia kernel module is %s (module %s, /proc %s)",
-			         d->version ? d->version : "unknown",
-			         d->module_version ? d->module_version : "unknown",
-			         d->proc_version ? d->proc_version : "unknown");
-		return 0;
-	}
+		return note_nvml_mismatch(ex, c, n, out, cap);
 	case SIG_GPU_DEV_PERMISSION: {
 		/* the snapshot has the owners of /dev/kfd and the render nodes only */
 		bool amd = false, other = false;

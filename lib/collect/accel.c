@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "collect.h"
@@ -102,6 +103,52 @@ out:
 	ga_free(text);
 }
 
+/*
+ * The NVIDIA module as DKMS has built it: /var/lib/dkms/<module>/<version>/<kernel release>/ is a
+ * build of that version for that kernel (dkms(8), its tree). The DKMS module is "nvidia" from
+ * NVIDIA's packages, Ubuntu's and the .run installer's --dkms, "nvidia-current" (and
+ * "nvidia-tesla-*", "nvidia-legacy-*") from Debian's, "nvidia-open" from some open-module
+ * packages. What matters is the builds for the running kernel: the module a reboot loads.
+ */
+static void nvidia_dkms(struct ga_col *c, struct ga_driver *d)
+{
+	const char *kr = c->node->host.kernel_release;
+	char **mods = NULL;
+	size_t nm = 0;
+	if (!kr || ga_fs_list(c->ctx, "var/lib/dkms", &mods, &nm) < 0)
+		return;
+	for (size_t i = 0; i < nm; i++) {
+		const char *m = mods[i];
+		if (strcmp(m, "nvidia") && strcmp(m, "nvidia-current") && strcmp(m, "nvidia-open") &&
+		    !ga_startswith(m, "nvidia-tesla") && !ga_startswith(m, "nvidia-legacy"))
+			continue;
+		char dir[256], **vers = NULL;
+		size_t nv = 0;
+		snprintf(dir, sizeof(dir), "var/lib/dkms/%s", m);
+		if (ga_fs_list(c->ctx, dir, &vers, &nv) < 0)
+			continue;
+		if (!d->dkms_tree) {
+			char tree[260];
+			snprintf(tree, sizeof(tree), "/%s", dir);
+			d->dkms_tree = ga_strdup(tree);
+			ga_col_ok(c, d->dkms_tree);
+		}
+		for (size_t k = 0; k < nv; k++) {
+			char b[512];
+			/* a version directory (not the "kernel-..." links DKMS keeps beside them) with a
+			 * build for the running kernel */
+			if (!isdigit((unsigned char)vers[k][0]))
+				continue;
+			snprintf(b, sizeof(b), "%s/%s/%s", dir, vers[k], kr);
+			if (ga_fs_is_dir(c->ctx, b) && !ga_strv_contains(&d->dkms_built, vers[k]) &&
+			    ga_strv_push(&d->dkms_built, vers[k]) < 0)
+				ga_col_ok(c, NULL);
+		}
+		ga_strv_free(vers);
+	}
+	ga_strv_free(mods);
+}
+
 static void drivers(struct ga_col *c)
 {
 	struct ga_node *n = c->node;
@@ -114,6 +161,7 @@ static void drivers(struct ga_col *c)
 		if (!d)
 			return;
 		nvidia_proc_version(c, d);
+		nvidia_dkms(c, d);
 		const char *v = d->proc_version ? d->proc_version : d->module_version;
 		d->version = ga_strdup(v);
 		if (v)
