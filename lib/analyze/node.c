@@ -373,14 +373,38 @@ static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 				continue;
 			if (!strcmp(rt->version, d->version))
 				continue;
-			struct ga_finding *f = ga_findings_add(
-			        out, GA_C_DRIVER_MISMATCH, GA_SEV_ERROR, rt->path,
-			        "install the user-space driver package matching the kernel module (or reboot "
-			        "into the new module); NVML reports 'Driver/library version mismatch'",
-			        "%s is version %s but the NVIDIA kernel module is %s", rt->name, rt->version,
-			        d->version);
+			/* the DKMS tree says whether a reboot loads the libraries' version (explain
+			 * --for decides NVML's mismatch the same way) */
+			const char *fix =
+			        "install the user-space driver package matching the kernel module (or "
+			        "reboot into the new module); NVML reports 'Driver/library version "
+			        "mismatch'";
+			if (d->dkms_tree && !n->host.virt.container)
+				fix = ga_strv_contains(&d->dkms_built, rt->version)
+				              ? "reboot (or unload and reload the nvidia modules): DKMS has "
+				                "built "
+				                "this version of the module for the running kernel; NVML "
+				                "reports "
+				                "'Driver/library version mismatch' until then"
+				              : "DKMS has not built this version of the module for the "
+				                "running "
+				                "kernel, so a reboot would load another version again: build "
+				                "it "
+				                "(dkms install) or install the driver's module and libraries "
+				                "as one "
+				                "version, then reboot";
+			struct ga_finding *f =
+			        ga_findings_add(out, GA_C_DRIVER_MISMATCH, GA_SEV_ERROR, rt->path, fix,
+			                        "%s is version %s but the NVIDIA kernel module is %s",
+			                        rt->name, rt->version, d->version);
 			ga_finding_evidence(f, "library_version", "%s", rt->version);
 			ga_finding_evidence(f, "kernel_version", "%s", d->version);
+			if (f && d->dkms_tree && !n->host.virt.container) {
+				ga_finding_evidence(f, "dkms_tree", "%s", d->dkms_tree);
+				/* a reboot would not help: what is deployed must change first */
+				if (!ga_strv_contains(&d->dkms_built, rt->version))
+					f->action = GA_ACT_FIX_CONFIG;
+			}
 		}
 	}
 }

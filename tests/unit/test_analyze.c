@@ -185,6 +185,39 @@ static void test_driver_mismatch(void **state)
 	       "550.90.07 but the NVIDIA kernel module is 550.54.14\n"
 	       "GA-DRIVER-MISMATCH error nvidia: running NVIDIA kernel module 550.54.14 differs from the "
 	       "module version 550.90.07\n");
+	/* a DKMS tree decides the action: the libraries' version built for the running kernel:
+	 * reboot (the code's); only another version built: fix_config (a reboot would not help);
+	 * in a container the tree is the host's business: the code's */
+	static const struct {
+		const char *built, *container;
+		enum ga_action want;
+	} dk[] = { { "[\"550.90.07\"]", "null", GA_ACT_REBOOT },
+		   { "[\"550.54.14\"]", "null", GA_ACT_FIX_CONFIG },
+		   { "[]", "null", GA_ACT_FIX_CONFIG },
+		   { "[]", "\"docker\"", GA_ACT_REBOOT } };
+	for (size_t i = 0; i < sizeof(dk) / sizeof(dk[0]); i++) {
+		char json[1024];
+		snprintf(json, sizeof(json),
+		         HEAD
+		         "\"host\":{\"kernel_release\":\"6.8.0-45-generic\",\"virt\":{\"container\":%s}},"
+		         "\"accelerators\":[" GPU_OK(
+		                 "0000:01:00.0") "],"
+		                                 "\"drivers\":[{\"name\":\"nvidia\",\"version\":\"550.54."
+		                                 "14\",\"dkms_tree\":"
+		                                 "\"/var/lib/dkms/nvidia\",\"dkms_built\":%s}],"
+		                                 "\"runtimes\":[{\"name\":\"libnvidia-ml\",\"version\":\"550."
+		                                 "90.07\","
+		                                 "\"path\":\"/x\"}]}",
+		         dk[i].container, dk[i].built);
+		struct ga_findings f;
+		ga_free(analyze(json, &f));
+		size_t k = 0;
+		while (k < f.n && strcmp(f.v[k].code, "GA-DRIVER-MISMATCH"))
+			k++;
+		assert_true(k < f.n);
+		assert_int_equal(f.v[k].action, dk[i].want);
+		ga_findings_release(&f);
+	}
 	/* all the same version: nothing */
 	EXPECT(HEAD "\"accelerators\":[" GPU_OK(
 	               "0000:01:00.0") "],"
