@@ -351,10 +351,15 @@ static const struct ga_field accel_f[] = {
 SCHEMA(accel_s, ga_accel, accel_f);
 
 static const struct ga_field driver_f[] = {
-	S(struct ga_driver, name),           S(struct ga_driver, version), S(struct ga_driver, proc_version),
-	S(struct ga_driver, module_version), S(struct ga_driver, flavor),  B(struct ga_driver, loaded),
+	S(struct ga_driver, name),
+	S(struct ga_driver, version),
+	S(struct ga_driver, proc_version),
+	S(struct ga_driver, module_version),
+	S(struct ga_driver, flavor),
+	B(struct ga_driver, loaded),
 	/* left out when the node has no DKMS tree of the module (older snapshots, most nodes) */
-	GA_FIELD_OMIT(struct ga_driver, dkms_tree, GA_F_STR), GA_FIELD_OMIT(struct ga_driver, dkms_built, GA_F_STRV),
+	GA_FIELD_OMIT(struct ga_driver, dkms_tree, GA_F_STR),
+	GA_FIELD_OMIT(struct ga_driver, dkms_built, GA_F_STRV),
 };
 SCHEMA(driver_s, ga_driver, driver_f);
 
