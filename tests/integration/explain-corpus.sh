@@ -11,7 +11,13 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 71/75:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 70/74:
+# LOWERED from 71/75 by the last two blind batches of the twentieth session, jy and jz (36
+# incidents, h159 and h160, a fifth set of generic queries, SOURCES-jy.md and SOURCES-jz.md; blind
+# 30.6 / 33.3 % with the session's first binary and with every row of the session alike; fitted by
+# the lead's two rows 36.1 / 38.9 %, none turned wrong): 1813 incidents, class 70.7 %, decision
+# 74.3 %; the 1700 incidents of the session's start alone 72.6 / 75.9 %.
+# Before, 71/75:
 # kept after two more blind batches of the twentieth session, jw and jx (38 incidents, h157 and
 # h158, a fourth set of generic queries, SOURCES-jw.md and SOURCES-jx.md; blind 31.6 / 36.8 % with
 # the session's first binary, 34.2 / 39.5 % with the rows written before they were read: one jx
@@ -208,8 +214,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-71}
-MIN_DECISION=${MIN_DECISION:-75}
+MIN_CLASS=${MIN_CLASS:-70}
+MIN_DECISION=${MIN_DECISION:-74}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
