@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ga_explain *a = feed(0, s, n, chunk), *b = feed(1, s, n, n ? n : 1);
 	uint64_t lines = ga_explain_lines(a);
 	/* the lines are the input's newlines, after a UTF-8 byte-order mark (dropped); a UTF-16
-	 * input (a byte-order mark FF FE or FE FF) is converted first, so only the two feeds agree */
+	 * input (a byte-order mark FF FE or FE FF, or two ASCII characters each beside a NUL) is
+	 * converted first, so only the two feeds agree */
 	FUZZ_CHECK((ga_explain_encoding(a) == NULL) == (ga_explain_encoding(b) == NULL));
 	if (!ga_explain_encoding(a)) {
 		const char *t = s;

@@ -34,11 +34,12 @@ void ga_explain_free(struct ga_explain *ex);
 void ga_explain_reset(struct ga_explain *ex);
 
 /* Any chunking; a line may span calls. 0, -ENOMEM, or -ENOTSUP for a UTF-16 input (a byte-order
- * mark) where iconv has no converter from UTF-16 (the input cannot be read: no clean result). */
+ * mark, or two ASCII characters each beside a NUL) where iconv has no converter from UTF-16 (the
+ * input cannot be read: no clean result). */
 int ga_explain_feed(struct ga_explain *ex, const char *buf, size_t len);
 
-/* The input's encoding when explain converted it: "UTF-16LE" or "UTF-16BE" (a byte-order mark
- * at its start); NULL when it was read as is (UTF-8, ASCII, any other bytes). */
+/* The input's encoding when explain converted it: "UTF-16LE" or "UTF-16BE" (a byte-order mark at
+ * its start, or none before ASCII text); NULL when it was read as is (UTF-8, ASCII, other bytes). */
 const char *ga_explain_encoding(const struct ga_explain *ex);
 
 /* One complete line (no newline). */

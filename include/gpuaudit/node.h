@@ -429,12 +429,12 @@ struct ga_driver {
 	char *module_version; /* from /sys/module/<name>/version */
 	char *flavor;         /* NVIDIA: "proprietary" or "open" */
 	struct ga_obool loaded;
-	/* NVIDIA: the DKMS tree of the module ("/var/lib/dkms/nvidia"; NULL: none on the node, so
-	 * what is built for the running kernel is unknown) and the module versions DKMS has built
-	 * for the running kernel in it (empty with a tree: none; the module a reboot would load
-	 * where DKMS provides it) */
+	/* NVIDIA: the DKMS tree of the module ("/var/lib/dkms/nvidia"; NULL: none on the node, or
+	 * not readable (a gap), so what DKMS installed for the running kernel is unknown) and the
+	 * module versions DKMS has installed for the running kernel (its kernel-<release>-<arch>
+	 * links; empty with a tree: none; the module a reboot loads where DKMS provides it) */
 	char *dkms_tree;
-	struct ga_strv dkms_built;
+	struct ga_strv dkms_installed;
 };
 
 struct ga_runtime {

@@ -2817,14 +2817,6 @@ static void refine(struct ga_explain *ex, const struct ga_explain_cause *c, enum
 	ex->for_action[i] = (uint8_t)(a + 1);
 }
 
-/*
- * NVML's "Driver/library version mismatch": the user-space libraries and the loaded module are
- * different versions. A reboot fixes it only when the module it will load is the libraries'
- * version; where DKMS builds the module, its tree says which versions are built for the running
- * kernel (docs/explain.md, "With --for SNAPSHOT"). Reboot when it holds the libraries' version
- * (confirmed), fix_config when it does not (a reboot would load another version again), the
- * image's own libraries in a container; unknown without a DKMS tree (the row's reboot stays).
- */
 /* the DKMS module's name: the last component of its tree ("/var/lib/dkms/nvidia-current") */
 static const char *dkms_module(const char *tree)
 {
@@ -2832,6 +2824,15 @@ static const char *dkms_module(const char *tree)
 	return s ? s + 1 : tree;
 }
 
+/*
+ * NVML's "Driver/library version mismatch": the user-space libraries and the loaded module are
+ * different versions. A reboot fixes it only when the module it will load is the libraries'
+ * version; where DKMS provides the module, its tree says which version it installed for the
+ * running kernel (docs/explain.md, "With --for SNAPSHOT"). Reboot when that is the libraries'
+ * version (confirmed), fix_config when it is not (a reboot would load another version again),
+ * the image's own libraries in a container; unknown without a DKMS tree in the snapshot (the
+ * row's reboot stays, unconfirmed).
+ */
 static int note_nvml_mismatch(struct ga_explain *ex, const struct ga_explain_cause *c,
                               const struct ga_node *n, char *out, size_t cap)
 {
@@ -2876,28 +2877,28 @@ static int note_nvml_mismatch(struct ga_explain *ex, const struct ga_explain_cau
 	if (!d->dkms_tree) {
 		snprintf(out + l, cap - l,
 		         "; %s is %s: whether a module of %s is installed for kernel %s is unknown (no DKMS "
-		         "tree: modinfo -F version nvidia); if it is, a reboot loads it",
+		         "tree in the snapshot: modinfo -F version nvidia); if it is, a reboot loads it",
 		         lib->name, lib->version, lib->version, kr ? kr : "(unknown)");
-		return 5;
+		return 0;
 	}
-	if (ga_strv_contains(&d->dkms_built, lib->version)) {
+	if (ga_strv_contains(&d->dkms_installed, lib->version)) {
 		snprintf(out + l, cap - l,
-		         "; %s is %s and DKMS (%s) has built nvidia %s for the running kernel %s: a reboot "
-		         "loads it, matching the libraries",
+		         "; %s is %s and DKMS (%s) has installed nvidia %s for the running kernel %s: a "
+		         "reboot loads it, matching the libraries",
 		         lib->name, lib->version, d->dkms_tree, lib->version, kr ? kr : "(unknown)");
 		refine(ex, c, GA_CAUSE_DRIVER, GA_ACT_REBOOT);
 		return 10;
 	}
-	char built[160] = "none";
-	size_t bl = 0;
-	for (size_t i = 0; i < d->dkms_built.n && bl < sizeof(built); i++)
-		bl += (size_t)snprintf(built + bl, sizeof(built) - bl, "%s%s", i ? ", " : "",
-		                       d->dkms_built.v[i]);
+	char inst[160] = "nothing";
+	size_t il = 0;
+	for (size_t i = 0; i < d->dkms_installed.n && il < sizeof(inst); i++)
+		il += (size_t)snprintf(inst + il, sizeof(inst) - il, "%s%s", i ? ", " : "",
+		                       d->dkms_installed.v[i]);
 	snprintf(out + l, cap - l,
-	         "; %s is %s but DKMS (%s) has built %s for the running kernel %s, not %s: a reboot "
-	         "would not load a module of the libraries' version; build it (dkms install "
+	         "; %s is %s but DKMS (%s) has installed %s for the running kernel %s, not %s: a "
+	         "reboot would not load a module of the libraries' version; install it (dkms install "
 	         "%s/%s -k %s) or reinstall the driver packages as one set, then reboot",
-	         lib->name, lib->version, d->dkms_tree, built, kr ? kr : "(unknown)", lib->version,
+	         lib->name, lib->version, d->dkms_tree, inst, kr ? kr : "(unknown)", lib->version,
 	         dkms_module(d->dkms_tree), lib->version, kr ? kr : "$(uname -r)");
 	refine(ex, c, GA_CAUSE_DRIVER, GA_ACT_FIX_CONFIG);
 	return 10;

@@ -348,6 +348,19 @@ static void devnode_findings(const struct ga_node *n, struct ga_findings *out)
 	}
 }
 
+/* GA-DRIVER-MISMATCH's fix: without a DKMS tree (or in a container), then with the libraries'
+ * version installed by DKMS for the running kernel, then without */
+#define MISMATCH_FIX                                                                                \
+	"install the user-space driver package matching the kernel module (or reboot into the new " \
+	"module); NVML reports 'Driver/library version mismatch'"
+#define MISMATCH_FIX_REBOOT                                                                     \
+	"reboot (or unload and reload the nvidia modules): DKMS has installed this version of " \
+	"the module for the running kernel"
+#define MISMATCH_FIX_INSTALL                                                                      \
+	"DKMS has not installed this version of the module for the running kernel, so a reboot "  \
+	"would load another version again: install it (dkms install) or the driver's module and " \
+	"libraries as one version, then reboot"
+
 static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 {
 	for (size_t i = 0; i < n->n_drivers; i++) {
@@ -375,34 +388,21 @@ static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 				continue;
 			/* the DKMS tree says whether a reboot loads the libraries' version (explain
 			 * --for decides NVML's mismatch the same way) */
-			const char *fix =
-			        "install the user-space driver package matching the kernel module (or "
-			        "reboot into the new module); NVML reports 'Driver/library version "
-			        "mismatch'";
-			if (d->dkms_tree && !n->host.virt.container)
-				fix = ga_strv_contains(&d->dkms_built, rt->version)
-				              ? "reboot (or unload and reload the nvidia modules): DKMS has "
-				                "built "
-				                "this version of the module for the running kernel; NVML "
-				                "reports "
-				                "'Driver/library version mismatch' until then"
-				              : "DKMS has not built this version of the module for the "
-				                "running "
-				                "kernel, so a reboot would load another version again: build "
-				                "it "
-				                "(dkms install) or install the driver's module and libraries "
-				                "as one "
-				                "version, then reboot";
+			bool dkms = d->dkms_tree && !n->host.virt.container;
+			bool installed = dkms && ga_strv_contains(&d->dkms_installed, rt->version);
+			const char *fix = !dkms       ? MISMATCH_FIX
+			                  : installed ? MISMATCH_FIX_REBOOT
+			                              : MISMATCH_FIX_INSTALL;
 			struct ga_finding *f =
 			        ga_findings_add(out, GA_C_DRIVER_MISMATCH, GA_SEV_ERROR, rt->path, fix,
 			                        "%s is version %s but the NVIDIA kernel module is %s",
 			                        rt->name, rt->version, d->version);
 			ga_finding_evidence(f, "library_version", "%s", rt->version);
 			ga_finding_evidence(f, "kernel_version", "%s", d->version);
-			if (f && d->dkms_tree && !n->host.virt.container) {
+			if (f && dkms) {
 				ga_finding_evidence(f, "dkms_tree", "%s", d->dkms_tree);
 				/* a reboot would not help: what is deployed must change first */
-				if (!ga_strv_contains(&d->dkms_built, rt->version))
+				if (!installed)
 					f->action = GA_ACT_FIX_CONFIG;
 			}
 		}

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <ctype.h>
 #include <string.h>
 
 #include "collect.h"
@@ -104,49 +103,80 @@ out:
 }
 
 /*
- * The NVIDIA module as DKMS has built it: /var/lib/dkms/<module>/<version>/<kernel release>/ is a
- * build of that version for that kernel (dkms(8), its tree). The DKMS module is "nvidia" from
- * NVIDIA's packages, Ubuntu's and the .run installer's --dkms, "nvidia-current" (and
- * "nvidia-tesla-*", "nvidia-legacy-*") from Debian's, "nvidia-open" from some open-module
- * packages. What matters is the builds for the running kernel: the module a reboot loads.
+ * The NVIDIA module versions DKMS has installed for the running kernel: DKMS records an install
+ * as the link <tree>/kernel-<release>-<arch> -> <version>/<release>/<arch> (dkms(8), its tree
+ * /var/lib/dkms/<module>/); that version is the module a reboot loads. The DKMS module is
+ * "nvidia" from NVIDIA's packages, Ubuntu's and the .run installer's --dkms, "nvidia-current"
+ * (and "nvidia-tesla-*", "nvidia-legacy-*") from Debian's, "nvidia-open" from some open-module
+ * packages. No tree: dkms_tree stays NULL (unknown). A tree that cannot be read is a gap and
+ * leaves dkms_tree NULL too: what was not read decides nothing.
  */
+static int dkms_links(struct ga_col *c, const char *dir, const char *kr, struct ga_strv *out)
+{
+	char **names = NULL;
+	size_t nn = 0;
+	int r = ga_fs_list(c->ctx, dir, &names, &nn);
+	if (r < 0) {
+		ga_col_gap(c, dir, ga_fs_reason(r));
+		return r;
+	}
+	size_t kl = strlen(kr);
+	for (size_t k = 0; k < nn && r == 0; k++) {
+		const char *x = names[k];
+		if (!ga_startswith(x, "kernel-") || strncmp(x + 7, kr, kl) || x[7 + kl] != '-')
+			continue;
+		char path[512], *target = NULL;
+		snprintf(path, sizeof(path), "%s/%s", dir, x);
+		r = ga_fs_readlink(c->ctx, path, &target);
+		if (r < 0) {
+			ga_col_gap(c, path, r == -EINVAL ? "not a symbolic link" : ga_fs_reason(r));
+			break;
+		}
+		target[strcspn(target, "/")] = '\0'; /* "<version>/<release>/<arch>" */
+		if (*target && !ga_strv_contains(out, target) && ga_strv_push(out, target) < 0)
+			r = -ENOMEM;
+		ga_free(target);
+	}
+	ga_strv_free(names);
+	return r;
+}
+
 static void nvidia_dkms(struct ga_col *c, struct ga_driver *d)
 {
 	const char *kr = c->node->host.kernel_release;
 	char **mods = NULL;
 	size_t nm = 0;
-	if (!kr || ga_fs_list(c->ctx, "var/lib/dkms", &mods, &nm) < 0)
+	if (!kr)
 		return;
-	for (size_t i = 0; i < nm; i++) {
+	int r = ga_fs_list(c->ctx, "var/lib/dkms", &mods, &nm);
+	if (r < 0) {
+		if (r != -ENOENT)
+			ga_col_gap(c, "var/lib/dkms", ga_fs_reason(r));
+		return;
+	}
+	struct ga_strv inst = { 0 };
+	char tree[260] = "";
+	for (size_t i = 0; i < nm && r == 0; i++) {
 		const char *m = mods[i];
 		if (strcmp(m, "nvidia") && strcmp(m, "nvidia-current") && strcmp(m, "nvidia-open") &&
 		    !ga_startswith(m, "nvidia-tesla") && !ga_startswith(m, "nvidia-legacy"))
 			continue;
-		char dir[256], **vers = NULL;
-		size_t nv = 0;
+		char dir[256];
 		snprintf(dir, sizeof(dir), "var/lib/dkms/%s", m);
-		if (ga_fs_list(c->ctx, dir, &vers, &nv) < 0)
-			continue;
-		if (!d->dkms_tree) {
-			char tree[260];
+		r = dkms_links(c, dir, kr, &inst);
+		if (!*tree)
 			snprintf(tree, sizeof(tree), "/%s", dir);
-			d->dkms_tree = ga_strdup(tree);
-			ga_col_ok(c, d->dkms_tree);
-		}
-		for (size_t k = 0; k < nv; k++) {
-			char b[512];
-			/* a version directory (not the "kernel-..." links DKMS keeps beside them) with a
-			 * build for the running kernel */
-			if (!isdigit((unsigned char)vers[k][0]))
-				continue;
-			snprintf(b, sizeof(b), "%s/%s/%s", dir, vers[k], kr);
-			if (ga_fs_is_dir(c->ctx, b) && !ga_strv_contains(&d->dkms_built, vers[k]) &&
-			    ga_strv_push(&d->dkms_built, vers[k]) < 0)
-				ga_col_ok(c, NULL);
-		}
-		ga_strv_free(vers);
 	}
 	ga_strv_free(mods);
+	if (r == -ENOMEM)
+		ga_col_ok(c, NULL);
+	if (r < 0 || !*tree) {
+		ga_strv_release(&inst);
+		return;
+	}
+	d->dkms_tree = ga_strdup(tree);
+	ga_col_ok(c, d->dkms_tree);
+	d->dkms_installed = inst;
 }
 
 static void drivers(struct ga_col *c)

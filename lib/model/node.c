@@ -359,7 +359,7 @@ static const struct ga_field driver_f[] = {
 	B(struct ga_driver, loaded),
 	/* left out when the node has no DKMS tree of the module (older snapshots, most nodes) */
 	GA_FIELD_OMIT(struct ga_driver, dkms_tree, GA_F_STR),
-	GA_FIELD_OMIT(struct ga_driver, dkms_built, GA_F_STRV),
+	GA_FIELD_OMIT(struct ga_driver, dkms_installed, GA_F_STRV),
 };
 SCHEMA(driver_s, ga_driver, driver_f);
 

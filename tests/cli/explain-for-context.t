@@ -26,10 +26,10 @@ done
 run explain cu999.log --for "$N/l40s-535.json" --json
 # NVML's "Driver/library version mismatch": whether a reboot fixes it. The synthesized dgx-h100 tree
 # copied, its driver libraries renamed to 580.105.08 over the loaded module 580.95.05, and a DKMS
-# tree: with a build of 580.105.08 for the running kernel (reboot, confirmed), with only a build of
-# 580.95.05 for it and one of 580.105.08 for an older kernel (fix_config: a reboot loads 580.95.05
-# again); then no DKMS tree (unknown: the row's reboot stays), and a container whose image carries
-# its own libnvidia-ml (fix_config)
+# tree whose kernel-<release>-<arch> link (DKMS's record of an install) names 580.105.08 for the
+# running kernel (reboot, confirmed); then 580.95.05 for it and 580.105.08 only for an older
+# kernel (fix_config: a reboot loads 580.95.05 again); then no DKMS tree (unknown: the row's
+# reboot stays), and a container whose image carries its own libnvidia-ml (fix_config)
 echo 'Failed to initialize NVML: Driver/library version mismatch' >nvml.log
 cp -r "$FIXTURES/nodes/dgx-h100/root" dkms-root
 for f in libnvidia-ml libcuda; do
@@ -38,12 +38,21 @@ done
 D=dkms-root/var/lib/dkms/nvidia
 mkdir -p "$D/580.105.08/6.8.0-1015-nvidia/x86_64/module" "$D/580.95.05/6.8.0-1011-nvidia/x86_64/module"
 ln -s 580.105.08/6.8.0-1015-nvidia/x86_64 "$D/kernel-6.8.0-1015-nvidia-x86_64"
-"$GPUAUDIT" discover --root dkms-root --no-vendor --json >dkms-built.json
-run explain nvml.log --for dkms-built.json
-rm -r "$D/580.105.08/6.8.0-1015-nvidia" "$D/kernel-6.8.0-1015-nvidia-x86_64"
+ln -s 580.95.05/6.8.0-1011-nvidia/x86_64 "$D/kernel-6.8.0-1011-nvidia-x86_64"
+"$GPUAUDIT" discover --root dkms-root --no-vendor --json >dkms-installed.json
+run explain nvml.log --for dkms-installed.json
+rm -r "$D"
 mkdir -p "$D/580.95.05/6.8.0-1015-nvidia/x86_64/module" "$D/580.105.08/6.8.0-1011-nvidia/x86_64/module"
+ln -s 580.95.05/6.8.0-1015-nvidia/x86_64 "$D/kernel-6.8.0-1015-nvidia-x86_64"
+ln -s 580.105.08/6.8.0-1011-nvidia/x86_64 "$D/kernel-6.8.0-1011-nvidia-x86_64"
 "$GPUAUDIT" discover --root dkms-root --no-vendor --json >dkms-other.json
 run explain nvml.log --for dkms-other.json --json
+# a tree that cannot be read (the install record is no link): a gap in the snapshot, no DKMS
+# verdict (unknown, the row's reboot stays)
+rm "$D/kernel-6.8.0-1015-nvidia-x86_64" && : >"$D/kernel-6.8.0-1015-nvidia-x86_64"
+"$GPUAUDIT" discover --root dkms-root --no-vendor --json >dkms-unread.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([g for g in d.get("gaps", []) if "dkms" in g.get("path", "")], [x.get("dkms_tree") for x in d["drivers"]])' dkms-unread.json
+run explain nvml.log --for dkms-unread.json
 run explain nvml.log --for "$N/nvml-no-dkms.json"
 run explain nvml.log --for "$N/nvml-ctr-own-libs.json"
 # the driver's CUDA against what the log needs: NVML's, NVIDIA's table by branch, unknown

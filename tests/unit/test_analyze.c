@@ -204,7 +204,7 @@ static void test_driver_mismatch(void **state)
 		                 "0000:01:00.0") "],"
 		                                 "\"drivers\":[{\"name\":\"nvidia\",\"version\":\"550.54."
 		                                 "14\",\"dkms_tree\":"
-		                                 "\"/var/lib/dkms/nvidia\",\"dkms_built\":%s}],"
+		                                 "\"/var/lib/dkms/nvidia\",\"dkms_installed\":%s}],"
 		                                 "\"runtimes\":[{\"name\":\"libnvidia-ml\",\"version\":\"550."
 		                                 "90.07\","
 		                                 "\"path\":\"/x\"}]}",

@@ -36,6 +36,17 @@ static const char *sig_id(unsigned sig)
 	return ga_signature_get(sig)->id;
 }
 
+/* The input matched exactly once: on that line, that signature, that text. */
+static void expect_one_match(const struct ga_explain *ex, uint64_t line, const char *id, const char *text)
+{
+	size_t n = 0;
+	const struct ga_explain_match *m = ga_explain_matches(ex, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(m[0].line, line);
+	assert_string_equal(sig_id(m[0].sig), id);
+	assert_string_equal(m[0].text, text);
+}
+
 /* Every regex compiles, has at least as many groups as capture names, and is
  * anchored on its literal; ids are unique; every signature has a pattern. */
 static void test_catalogue(void **state)
@@ -605,13 +616,8 @@ static void test_utf16(void **state)
 		struct ga_explain *ex = run_bytes(b, n, chunks[c], 16);
 		assert_string_equal(ga_explain_encoding(ex), "UTF-16LE");
 		assert_int_equal(ga_explain_lines(ex), 2);
-		size_t nm = 0;
-		const struct ga_explain_match *m = ga_explain_matches(ex, &nm);
-		assert_int_equal(nm, 1);
-		assert_int_equal(m[0].line, 2);
-		assert_string_equal(sig_id(m[0].sig), "nccl-system-error");
-		assert_string_equal(m[0].text,
-		                    "x \xF0\x9F\x98\x80\xEF\xBF\xBD NCCL error: unhandled system error");
+		expect_one_match(ex, 2, "nccl-system-error",
+		                 "x \xF0\x9F\x98\x80\xEF\xBF\xBD NCCL error: unhandled system error");
 		ga_explain_free(ex);
 	}
 	/* two inputs: UTF-16, finish, then plain text, each read in its own encoding */
@@ -637,10 +643,7 @@ static void test_utf16(void **state)
 		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
 			ex = run_bytes(bare, bn, chunks[c], 16);
 			assert_string_equal(ga_explain_encoding(ex), big ? "UTF-16BE" : "UTF-16LE");
-			size_t bm = 0;
-			const struct ga_explain_match *mm = ga_explain_matches(ex, &bm);
-			assert_int_equal(bm, 1);
-			assert_string_equal(mm[0].text, "NCCL error: unhandled system error");
+			expect_one_match(ex, 1, "nccl-system-error", "NCCL error: unhandled system error");
 			ga_explain_free(ex);
 		}
 	}
@@ -658,10 +661,7 @@ static void test_utf16(void **state)
 	/* plain text and a UTF-8 byte-order mark: read as is, the mark dropped */
 	ex = run_text("\xEF\xBB\xBFNCCL error: unhandled system error\n", 1, 16);
 	assert_null(ga_explain_encoding(ex));
-	size_t nm = 0;
-	const struct ga_explain_match *m = ga_explain_matches(ex, &nm);
-	assert_int_equal(nm, 1);
-	assert_string_equal(m[0].text, "NCCL error: unhandled system error");
+	expect_one_match(ex, 1, "nccl-system-error", "NCCL error: unhandled system error");
 	ga_explain_free(ex);
 }
 
