@@ -104,6 +104,7 @@ struct ga_explain_salient {
 	char text[GA_EXPLAIN_TEXT_MAX + 1]; /* as a match's */
 	const char *component;              /* a guess from the line's words, "unknown" */
 	char code[224];                     /* the code it names, described; "" when none */
+	long code_index;                    /* that code in the tables (errcodes.h), -1: none */
 };
 
 /* Add what the node snapshot says to each cause and re-rank. 0 or -ENOMEM. */

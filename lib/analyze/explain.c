@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "deps_int.h" /* ga_deps_dotted_version, ga_deps_parse_sm */
 #include "gpuaudit/deps.h"
@@ -1180,6 +1181,305 @@ static bool exit_status_at(const char *l, const char *p)
 }
 
 /*
+ * The family an identifier names as a call site or a product (api_call_code): a function of a
+ * vendor's C API by its prefix (clBuildProgram, vkCreateInstance, cudaMalloc, cuMemAlloc,
+ * hipMalloc, zeInit, nvmlInit, ncclCommInitRank, cublasSgemm, cudnnConvolutionForward,
+ * hsa_init, rsmi_init, rocblas_sgemm...), or the runtime's or library's own name (cuFFT,
+ * OpenCL, Vulkan, MIOpen, "ROCm SMI"...). GA_ECF__COUNT when it names none.
+ */
+static enum ga_errcode_family api_family(const char *l, size_t n, size_t i, size_t j)
+{
+	const char *w = l + i;
+	size_t wl = j - i;
+	/* a type is no call site: cudaStream_t, cublasHandle_t, hipError_t, CUstream_st */
+	if (wl > 2 && w[wl - 2] == '_' && w[wl - 1] == 't')
+		return GA_ECF__COUNT;
+	if (wl > 3 && !memcmp(w + wl - 3, "_st", 3))
+		return GA_ECF__COUNT;
+	/* the driver API's functions by their first word after "cu" (every first word of the
+	 * functions cuda.h declares, CUDA 13.0): product names that also start "cu" and a capital
+	 * (cuFFT, cuDNN, cuGraph the library, cuML, cuMatrix...) name no driver function */
+	static const char *const cu_words[] = { "Array",     "Array3",   "Checkpoint", "Coredump",  "Ctx",
+		                                "Destroy",   "Dev",      "Device",     "Driver",    "Event",
+		                                "External",  "Flush",    "Func",       "Get",       "Graph",
+		                                "Graphics",  "Green",    "Import",     "Init",      "Ipc",
+		                                "Kernel",    "Launch",   "Library",    "Link",      "Logs",
+		                                "Mem",       "Memcpy",   "Memcpy2",    "Memcpy3",   "Memset",
+		                                "Mipmapped", "Module",   "Multicast",  "Occupancy", "Param",
+		                                "Pointer",   "Profiler", "Signal",     "Stream",    "Surf",
+		                                "Tensor",    "Tex",      "Thread",     "User",      "Wait" };
+	/* exact names: the runtimes' and libraries' own, as their messages print them */
+	static const struct {
+		const char *name;
+		enum ga_errcode_family fam;
+	} products[] = { { "CUDA", GA_ECF_CUDART },
+		         { "HIP", GA_ECF_HIP },
+		         { "NCCL", GA_ECF_NCCL },
+		         { "RCCL", GA_ECF_NCCL },
+		         { "NVML", GA_ECF_NVML },
+		         { "HSA", GA_ECF_HSA },
+		         { "cuFFT", GA_ECF_CUFFT },
+		         { "CUFFT", GA_ECF_CUFFT },
+		         { "cuBLAS", GA_ECF_CUBLAS },
+		         { "CUBLAS", GA_ECF_CUBLAS },
+		         { "cuBLASLt", GA_ECF_CUBLAS },
+		         { "cuDNN", GA_ECF_CUDNN },
+		         { "CUDNN", GA_ECF_CUDNN },
+		         { "cuSOLVER", GA_ECF_CUSOLVER },
+		         { "CUSOLVER", GA_ECF_CUSOLVER },
+		         { "cuSPARSE", GA_ECF_CUSPARSE },
+		         { "CUSPARSE", GA_ECF_CUSPARSE },
+		         { "cuRAND", GA_ECF_CURAND },
+		         { "CURAND", GA_ECF_CURAND },
+		         { "NVRTC", GA_ECF_NVRTC },
+		         { "OpenCL", GA_ECF_OPENCL },
+		         { "OPENCL", GA_ECF_OPENCL },
+		         { "Vulkan", GA_ECF_VULKAN },
+		         { "VkResult", GA_ECF_VULKAN },
+		         { "MIOpen", GA_ECF_MIOPEN },
+		         { "rocBLAS", GA_ECF_ROCBLAS },
+		         { "hipBLAS", GA_ECF_HIPBLAS },
+		         { "rocSPARSE", GA_ECF_ROCSPARSE },
+		         { "hipSPARSE", GA_ECF_HIPSPARSE },
+		         { "rocFFT", GA_ECF_ROCFFT },
+		         { "hipFFT", GA_ECF_HIPFFT },
+		         { "rocRAND", GA_ECF_ROCRAND },
+		         { "hipRAND", GA_ECF_HIPRAND },
+		         { "hipSOLVER", GA_ECF_HIPSOLVER },
+		         /* and in lower case, as wrappers print them ("cublas failed (13)") */
+		         { "cublas", GA_ECF_CUBLAS },
+		         { "cufft", GA_ECF_CUFFT },
+		         { "cudnn", GA_ECF_CUDNN },
+		         { "cusolver", GA_ECF_CUSOLVER },
+		         { "cusparse", GA_ECF_CUSPARSE },
+		         { "curand", GA_ECF_CURAND },
+		         { "nccl", GA_ECF_NCCL },
+		         { "rccl", GA_ECF_NCCL },
+		         { "nvml", GA_ECF_NVML },
+		         { "nvrtc", GA_ECF_NVRTC },
+		         { "miopen", GA_ECF_MIOPEN },
+		         { "rocblas", GA_ECF_ROCBLAS },
+		         { "hipblas", GA_ECF_HIPBLAS },
+		         { "opencl", GA_ECF_OPENCL },
+		         { "vulkan", GA_ECF_VULKAN } };
+	for (size_t k = 0; k < sizeof(products) / sizeof(products[0]); k++)
+		if (strlen(products[k].name) == wl && !memcmp(w, products[k].name, wl))
+			return products[k].fam;
+	/* ROCm SMI and AMD SMI by their two words: "ROCm SMI", "rocm-smi", "rocm_smi", "AMD SMI" */
+	if ((wl == 4 && !strncasecmp(w, "rocm", 4)) || (wl == 3 && !strncasecmp(w, "amd", 3)) ||
+	    (wl == 8 && !strncasecmp(w, "rocm_smi", 8)) || (wl == 7 && !strncasecmp(w, "amd_smi", 7))) {
+		bool joined = wl > 4;
+		if (joined ||
+		    (j + 4 <= n && (l[j] == ' ' || l[j] == '-' || l[j] == '_') &&
+		     !strncasecmp(l + j + 1, "smi", 3) && (j + 4 == n || !is_ident((unsigned char)l[j + 4]))))
+			return w[0] == 'r' || w[0] == 'R' ? GA_ECF_RSMI : GA_ECF_AMDSMI;
+		return GA_ECF__COUNT;
+	}
+	/* snake_case C APIs: a prefix and a lower-case word */
+	static const struct {
+		const char *prefix;
+		enum ga_errcode_family fam;
+	} snake[] = { { "hsa_", GA_ECF_HSA },
+		      { "rsmi_", GA_ECF_RSMI },
+		      { "amdsmi_", GA_ECF_AMDSMI },
+		      { "rocblas_", GA_ECF_ROCBLAS },
+		      { "rocsparse_", GA_ECF_ROCSPARSE },
+		      { "rocfft_", GA_ECF_ROCFFT },
+		      { "rocrand_", GA_ECF_ROCRAND } };
+	for (size_t k = 0; k < sizeof(snake) / sizeof(snake[0]); k++) {
+		size_t pl = strlen(snake[k].prefix);
+		if (wl > pl && !memcmp(w, snake[k].prefix, pl) && w[pl] >= 'a' && w[pl] <= 'z')
+			return snake[k].fam;
+	}
+	/* camelCase C APIs: a prefix, a capital and a lower-case letter (the longer prefixes
+	 * first: cublas before cu, hipblas before hip, zes before ze) */
+	static const struct {
+		const char *prefix;
+		enum ga_errcode_family fam;
+	} camel[] = { { "cublasLt", GA_ECF_CUBLAS },
+		      { "cublas", GA_ECF_CUBLAS },
+		      { "cudnn", GA_ECF_CUDNN },
+		      { "cufft", GA_ECF_CUFFT },
+		      { "cusolver", GA_ECF_CUSOLVER },
+		      { "cusparse", GA_ECF_CUSPARSE },
+		      { "curand", GA_ECF_CURAND },
+		      { "cupti", GA_ECF_CUPTI },
+		      { "cuda", GA_ECF_CUDART },
+		      { "nvrtc", GA_ECF_NVRTC },
+		      { "nvJitLink", GA_ECF_NVJITLINK },
+		      { "nvml", GA_ECF_NVML },
+		      { "nccl", GA_ECF_NCCL },
+		      { "hipblas", GA_ECF_HIPBLAS },
+		      { "hipfft", GA_ECF_HIPFFT },
+		      { "hipsparse", GA_ECF_HIPSPARSE },
+		      { "hiprand", GA_ECF_HIPRAND },
+		      { "hipsolver", GA_ECF_HIPSOLVER },
+		      { "hip", GA_ECF_HIP },
+		      { "miopen", GA_ECF_MIOPEN },
+		      { "zes", GA_ECF_ZE },
+		      { "zet", GA_ECF_ZE },
+		      { "ze", GA_ECF_ZE },
+		      { "cl", GA_ECF_OPENCL },
+		      { "vk", GA_ECF_VULKAN } };
+	for (size_t k = 0; k < sizeof(camel) / sizeof(camel[0]); k++) {
+		size_t pl = strlen(camel[k].prefix);
+		if (wl > pl + 1 && !memcmp(w, camel[k].prefix, pl) && w[pl] >= 'A' && w[pl] <= 'Z' &&
+		    w[pl + 1] >= 'a' && w[pl + 1] <= 'z')
+			return camel[k].fam;
+	}
+	if (wl > 3 && w[0] == 'c' && w[1] == 'u' && w[2] >= 'A' && w[2] <= 'Z') {
+		size_t e = 3;
+		while (e < wl && ((w[e] >= 'a' && w[e] <= 'z') || (w[e] >= '0' && w[e] <= '9')))
+			e++;
+		for (size_t k = 0; k < sizeof(cu_words) / sizeof(cu_words[0]); k++)
+			/* cuGraph alone is RAPIDS' graph library; cuGraphLaunch is the driver's */
+			if (strlen(cu_words[k]) == e - 2 && !memcmp(w + 2, cu_words[k], e - 2) &&
+			    (strcmp(cu_words[k], "Graph") || e < wl))
+				return GA_ECF_CU;
+	}
+	return GA_ECF__COUNT;
+}
+
+/* Is the identifier [i, j) a word that puts a code's number after it: "failed -9", "returned
+ * -1001", "Error -52", "Code: -6", "res=2", "failure 2", "status 5", "failed with 3"? */
+static bool code_word(const char *l, size_t i, size_t j)
+{
+	static const char *const words[] = { "failed", "fails", "returned", "returns", "return",
+		                             "error",  "err",   "code",     "status",  "result",
+		                             "res",    "ret",   "rc",       "failure" };
+	size_t wl = j - i;
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (strlen(words[k]) == wl && !strncasecmp(l + i, words[k], wl))
+			return true;
+	/* "failed with 3", "failed with error 3" (the latter by "error" itself) */
+	if (wl == 4 && !strncasecmp(l + i, "with", 4)) {
+		size_t e = i;
+		while (e > 0 && l[e - 1] == ' ')
+			e--;
+		size_t b = e;
+		while (b > 0 && is_ident((unsigned char)l[b - 1]))
+			b--;
+		return e > b && code_word(l, b, e) && strncasecmp(l + b, "with", 4);
+	}
+	return false;
+}
+
+/*
+ * A code by number at a call site or after a runtime's name: the line names a family (a
+ * function of its C API or its own name, api_family) and prints a number where a code goes
+ * (after "failed", "returned", "error", "code", "status", "res=" and the like, code_word, or
+ * right after the call's closing parenthesis, "ERROR: cuMemsetD8() 1"): "vkCreateInstance
+ * failed -9" is VK_ERROR_INCOMPATIBLE_DRIVER, "Error -52 [clEnqueueNDRangeKernel]" is
+ * CL_INVALID_KERNEL_ARGS, "OpenCL error happened: clBuildProgram, Code: -6" is
+ * CL_OUT_OF_HOST_MEMORY. The family is the nearest one named before the number, else the
+ * nearest after it. OpenCL's and Vulkan's errors are negative, the others' positive; a number of
+ * the wrong sign, zero (success), a version, a time, a size ("failed 2 GB"), an exit status
+ * or a file's line ("kernel.cu:42") is no code. A number in no table of that family is
+ * reported as unknown (code_by_number), never guessed.
+ */
+static long api_call_code(const struct ga_explain *ex, const char *l, size_t n, char *unknown, size_t ucap,
+                          enum ga_errcode_family *ufam)
+{
+	enum { MAXF = 8 };
+	struct {
+		size_t at;
+		enum ga_errcode_family fam;
+	} fams[MAXF];
+	size_t nf = 0;
+	for (size_t i = 0; i < n && nf < MAXF;) {
+		if (!is_ident((unsigned char)l[i])) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < n && is_ident((unsigned char)l[j]))
+			j++;
+		enum ga_errcode_family f = api_family(l, n, i, j);
+		if (f != GA_ECF__COUNT) {
+			fams[nf].at = i;
+			fams[nf++].fam = f;
+		}
+		i = j;
+	}
+	if (!nf)
+		return -1;
+	static const char *const units[] = { "B",   "KB",    "MB",      "GB",       "KiB",  "MiB",
+		                             "GiB", "bytes", "ms",      "s",        "sec",  "seconds",
+		                             "of",  "times", "retries", "attempts", "tries" };
+	for (size_t i = 0; i < n; i++) {
+		bool neg = l[i] == '-' && i + 1 < n && l[i + 1] >= '0' && l[i + 1] <= '9';
+		if (!neg && !(l[i] >= '0' && l[i] <= '9'))
+			continue;
+		size_t d = neg ? i + 1 : i;
+		/* the start of a number of its own: not inside a word, a version or a path */
+		if (i > 0 && (is_ident((unsigned char)l[i - 1]) || l[i - 1] == '.' || l[i - 1] == '-' ||
+		              l[i - 1] == '/')) {
+			while (i + 1 < n && l[i + 1] >= '0' && l[i + 1] <= '9')
+				i++;
+			continue;
+		}
+		int64_t v;
+		const char *q = decimal(l + d, l + n, 10, &v);
+		size_t end = q ? (size_t)(q - l) : d + 1;
+		size_t next = end;
+		if (!q || (end < n && (is_ident((unsigned char)l[end]) || l[end] == '%')) ||
+		    (end + 1 < n && (l[end] == '.' || l[end] == ':' || l[end] == ',') && l[end + 1] >= '0' &&
+		     l[end + 1] <= '9')) {
+			i = end;
+			continue;
+		}
+		/* what comes before it: separators, then a code word or a call's closing parenthesis */
+		size_t b = i;
+		while (b > 0 && (l[b - 1] == ' ' || l[b - 1] == ':' || l[b - 1] == '=' || l[b - 1] == '#' ||
+		                 l[b - 1] == '(' || l[b - 1] == '[' || l[b - 1] == ','))
+			b--;
+		bool ctx = false;
+		size_t a = b; /* the code word's start: "exit code 2" is a process's exit status */
+		if (b > 0 && l[b - 1] == ')') {
+			ctx = true;
+		} else if (b > 0 && is_ident((unsigned char)l[b - 1]) && b < i) {
+			while (a > 0 && is_ident((unsigned char)l[a - 1]))
+				a--;
+			ctx = code_word(l, a, b);
+		}
+		/* not a size or a count ("failed 2 GB", "error 1 of 3") */
+		if (ctx && next < n && l[next] == ' ') {
+			size_t u = next + 1, ue = u;
+			while (ue < n && is_ident((unsigned char)l[ue]))
+				ue++;
+			for (size_t k = 0; k < sizeof(units) / sizeof(units[0]) && ctx; k++)
+				if (strlen(units[k]) == ue - u && !memcmp(l + u, units[k], ue - u))
+					ctx = false;
+		}
+		if (!ctx || exit_status_at(l, l + a) || v == 0) {
+			i = end;
+			continue;
+		}
+		/* the nearest family named before the number, else the nearest after it */
+		size_t pick = MAXF;
+		for (size_t k = 0; k < nf; k++)
+			if (fams[k].at < i)
+				pick = k;
+		if (pick == MAXF)
+			for (size_t k = 0; k < nf && pick == MAXF; k++)
+				if (fams[k].at > i)
+					pick = k;
+		if (pick == MAXF) {
+			i = end;
+			continue;
+		}
+		enum ga_errcode_family f = fams[pick].fam;
+		bool negative_family = f == GA_ECF_OPENCL || f == GA_ECF_VULKAN;
+		if (neg != negative_family) {
+			i = end;
+			continue;
+		}
+		return code_by_number(ex, f, neg ? -v : v, unknown, ucap, ufam);
+	}
+	return -1;
+}
+
+/*
  * The first error code the line names: an identifier with a family's prefix
  * looked up in the index (*unknown: it has an error prefix and is in no table),
  * else the vendor's message after a runtime's prefix (message_code),
@@ -1373,9 +1673,9 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 				continue;
 			return code_by_number(ex, ctx[w].fam, v, unknown, ucap, ufam);
 		}
-		return -1;
+		break;
 	}
-	return -1;
+	return api_call_code(ex, l, n, unknown, ucap, ufam);
 }
 
 /* "cudaErrorIllegalAddress = 700 (CUDA runtime API cudaError_t)" */
@@ -1409,6 +1709,7 @@ static void salient_add(struct ga_explain *ex, const char *l, size_t n, int scor
 	}
 	/* a line's score is its own: what it says, raised to 3 when it names a code (below) */
 	char desc[sizeof(ex->salient[0].code)] = "";
+	long code_index = -1;
 	if (code && code[0]) {
 		snprintf(desc, sizeof(desc), "%s", code);
 	} else {
@@ -1416,6 +1717,7 @@ static void salient_add(struct ga_explain *ex, const char *l, size_t n, int scor
 		enum ga_errcode_family uf = GA_ECF__COUNT;
 		long k = line_code(ex, l, n, unknown, sizeof(unknown), &uf);
 		if (k >= 0 && ex->ecx.group[k] != GA_ECG_NOT_ERROR) {
+			code_index = k;
 			char t[160];
 			code_text(k, t, sizeof(t));
 			snprintf(desc, sizeof(desc), "%s%s", t,
@@ -1448,6 +1750,7 @@ static void salient_add(struct ga_explain *ex, const char *l, size_t n, int scor
 	clean_copy(s->text, sizeof(s->text), l, n);
 	s->component = component_guess(l, n);
 	memcpy(s->code, desc, sizeof(s->code));
+	s->code_index = code_index;
 }
 
 /*
@@ -1621,6 +1924,8 @@ static void salient_block(struct ga_explain *ex, const char *s, const char *e)
 
 static void code_as_sig(struct ga_explain *ex, unsigned sig, long k, const char *l, size_t n);
 
+static void code_cause(struct ga_explain *ex, long k, const char *l, size_t n);
+
 /* A line no signature matched: the code it names, if any, as its group's cause. */
 static void code_line(struct ga_explain *ex, const char *l, size_t n)
 {
@@ -1635,6 +1940,51 @@ static void code_line(struct ga_explain *ex, const char *l, size_t n)
 		}
 		return;
 	}
+	code_cause(ex, k, l, n);
+}
+
+/* Does code k name a cause (its own signature's, or its group's)? */
+static bool code_names_cause(const struct ga_explain *ex, long k)
+{
+	enum ga_errcode_group g = (enum ga_errcode_group)ex->ecx.group[k];
+	return g != GA_ECG_NOT_ERROR &&
+	       (ex->code_sig[k] >= 0 || (g != GA_ECG_UNSPECIFIED && g < GA_ECG__COUNT));
+}
+
+/*
+ * At the end of an input where nothing acted: the most salient lines that name a code with a
+ * cause, and that no literal of the scan brought to code_line (a code by number at a call
+ * site, "vkCreateInstance failed -9", or a name shorter than the scan's window), become that
+ * code's cause, in line order. Only the kept salient lines are looked at (the top by score,
+ * then the earliest), so a log fed in pieces and fed whole read the same.
+ */
+static void promote_salient_codes(struct ga_explain *ex)
+{
+	if (!no_cause_yet(ex) || !ex->n_salient)
+		return;
+	size_t order[SALIENT_MAX], no = 0;
+	for (size_t i = 0; i < ex->n_salient; i++)
+		if (ex->salient[i].code_index >= 0 && code_names_cause(ex, ex->salient[i].code_index))
+			order[no++] = i;
+	for (size_t a = 1; a < no; a++)
+		for (size_t b = a; b > 0 && ex->salient[order[b]].line < ex->salient[order[b - 1]].line;
+		     b--) {
+			size_t t = order[b];
+			order[b] = order[b - 1];
+			order[b - 1] = t;
+		}
+	uint64_t lines = ex->lines;
+	for (size_t i = 0; i < no; i++) {
+		const struct ga_explain_salient *s = &ex->salient[order[i]];
+		ex->lines = s->line;
+		code_cause(ex, s->code_index, s->text, strlen(s->text));
+	}
+	ex->lines = lines;
+}
+
+/* The cause of code k named by line l (a match of its signature or of its group's). */
+static void code_cause(struct ga_explain *ex, long k, const char *l, size_t n)
+{
 	enum ga_errcode_group g = (enum ga_errcode_group)ex->ecx.group[k];
 	if (g == GA_ECG_NOT_ERROR)
 		return;
@@ -1989,6 +2339,7 @@ int ga_explain_finish(struct ga_explain *ex)
 		ex->carry_len = 0;
 		ex->carry_open = false;
 	}
+	promote_salient_codes(ex);
 	/* what follows is another input (preflight: stderr, then stdout, then its own signal
 	 * line): its first bytes decide its encoding again */
 	if (ex->enc == ENC_UTF16LE || ex->enc == ENC_UTF16BE)

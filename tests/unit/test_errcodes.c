@@ -150,7 +150,7 @@ static void test_lookup(void **state)
 	expect(&ix, "VK_ERROR_DEVICE_LOST", GA_ECF_VULKAN, -4, GA_ECG_UNSPECIFIED);
 	expect(&ix, "VK_ERROR_LAYER_NOT_PRESENT", GA_ECF_VULKAN, -6, GA_ECG_RUNTIME_INSTALL);
 	expect(&ix, "VK_ERROR_FEATURE_NOT_PRESENT", GA_ECF_VULKAN, -8, GA_ECG_NOT_SUPPORTED);
-	expect(&ix, "VK_ERROR_INCOMPATIBLE_DRIVER", GA_ECF_VULKAN, -9, GA_ECG_DRIVER_TOO_OLD);
+	expect(&ix, "VK_ERROR_INCOMPATIBLE_DRIVER", GA_ECF_VULKAN, -9, GA_ECG_DRIVER_MISSING);
 	expect(&ix, "VK_ERROR_FRAGMENTED_POOL", GA_ECF_VULKAN, -12, GA_ECG_OOM);
 	expect(&ix, "VK_ERROR_UNKNOWN", GA_ECF_VULKAN, -13, GA_ECG_UNSPECIFIED);
 	expect(&ix, "VK_ERROR_VALIDATION_FAILED_EXT", GA_ECF_VULKAN, -1000011001, GA_ECG_API_MISUSE);
@@ -882,7 +882,7 @@ static void test_explain_vulkan_nvrtc(void **state)
 	static const struct want_cause w[] = {
 		{ "errcode-runtime-incomplete", 1, "VK_ERROR_LAYER_NOT_PRESENT" },
 		{ "errcode-not-supported", 2, "VK_ERROR_FEATURE_NOT_PRESENT" },
-		{ "errcode-driver-too-old", 3, "VK_ERROR_INCOMPATIBLE_DRIVER" },
+		{ "vulkan-loader-no-driver", 3, "VK_ERROR_INCOMPATIBLE_DRIVER" },
 		{ "errcode-out-of-memory", 4, "VK_ERROR_OUT_OF_HOST_MEMORY" },
 		{ "errcode-no-kernel-image", 5, "NVRTC_ERROR_COMPILATION" },
 	};

@@ -495,6 +495,91 @@ static void test_error_code(void **state)
 	ga_explain_free(ex);
 }
 
+/*
+ * A code by number at a vendor API's call site or after its name (issue 27): the family is the
+ * function's or the name's, the number must stand where a code goes, and a number of the wrong
+ * sign, a size, a count, an exit status or a type's name is no code. One line each; fed whole and
+ * one byte at a time, the same matches.
+ */
+static void test_call_site_codes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line, *id, *code;
+	} cases[] = {
+		{ "Error -52 [clEnqueueNDRangeKernel [1]]\n", "errcode-invalid-usage",
+		  "CL_INVALID_KERNEL_ARGS" },
+		{ "OpenCL error happened: clBuildProgram, Code: -6\n", "errcode-out-of-memory",
+		  "CL_OUT_OF_HOST_MEMORY" },
+		{ "ERROR: cuMemsetD8() 1\n", "errcode-invalid-usage", "CUDA_ERROR_INVALID_VALUE" },
+		{ "hipMalloc failed: error 2\n", "errcode-out-of-memory", "hipErrorOutOfMemory" },
+		{ "vkAllocateMemory failed with -2\n", "errcode-out-of-memory",
+		  "VK_ERROR_OUT_OF_DEVICE_MEMORY" },
+		{ "vkCreateInstance failed -9\n", "vulkan-loader-no-driver", "VK_ERROR_INCOMPATIBLE_DRIVER" },
+		/* the library's own name in lower case, the nearest before the number; the types
+		 * (cudaStream_t, CUstream_st) are no call site */
+		{ "details: cublas failed (13): (512, 512), cudaStream_t = CUstream_st*\n",
+		  "cublas-execution-failed", "CUBLAS_STATUS_EXECUTION_FAILED" },
+		/* the function after the number when none comes before it */
+		{ "Error -5 in clEnqueueReadBuffer\n", "errcode-out-of-memory", "CL_OUT_OF_RESOURCES" },
+		/* no code: an exit status, a size, a count, the wrong sign, RAPIDS' cuGraph (no driver call),
+		 * zero, a version */
+		{ "cudaMemcpy failed with exit code 2\n", NULL, NULL },
+		{ "cudaMalloc failed: error 2 GB requested\n", NULL, NULL },
+		{ "cuModuleLoad failed after 3 retries\n", NULL, NULL },
+		{ "clCreateContext failed: 5\n", NULL, NULL },
+		{ "cuGraph failure: error 2\n", NULL, NULL },
+		{ "cuInit failed: error 0\n", NULL, NULL },
+		{ "cudaMalloc failed: error 2.5\n", NULL, NULL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (size_t chunk = 1; chunk <= 1 << 20; chunk <<= 20) {
+			struct ga_explain *ex = run_text(cases[i].line, chunk, 8);
+			size_t n = 0;
+			const struct ga_explain_match *m = ga_explain_matches(ex, &n);
+			if (!cases[i].id) {
+				if (n)
+					fail_msg("%s: matched %s", cases[i].line,
+					         ga_explain_sig(m[0].sig)->id);
+				assert_int_equal(ga_explain_acted_count(ex), 0);
+			} else {
+				if (n != 1)
+					fail_msg("%s: %zu matches", cases[i].line, n);
+				/* an error code's group is a signature of the matcher's own (ga_explain_sig) */
+				assert_string_equal(ga_explain_sig(m[0].sig)->id, cases[i].id);
+				const char *code = ga_capture_get(m[0].cap, m[0].n_cap, "code");
+				assert_non_null(code);
+				assert_string_equal(code, cases[i].code);
+			}
+			ga_explain_free(ex);
+		}
+	}
+	/* a number in no table of the family: reported as unknown, never guessed */
+	struct ga_explain *ex = run_text("vkQueueSubmit error -4242\n", 1 << 20, 8);
+	size_t n = 0;
+	uint64_t total = 0;
+	const struct ga_explain_salient *s = ga_explain_salient_lines(ex, &n, &total);
+	assert_int_equal(n, 1);
+	assert_string_equal(s[0].code, "VkResult -4242: not in the tables (unknown code)");
+	ga_explain_free(ex);
+	/* a code whose description names no cause stays a salient line: ROCm SMI's init error */
+	ex = run_text("ERROR:root:ROCm SMI returned 8 (the expected value is 0)\n", 1 << 20, 8);
+	assert_int_equal(ga_explain_acted_count(ex), 0);
+	s = ga_explain_salient_lines(ex, &n, &total);
+	assert_int_equal(n, 1);
+	assert_non_null(strstr(s[0].code, "RSMI_STATUS_INIT_ERROR = 8"));
+	ga_explain_free(ex);
+	/* the call-site reading of a line no literal brings to the matcher is the fallback: it acts
+	 * only when nothing else in the input did (a signature's cause here) */
+	ex = run_text("Error -52 [clEnqueueNDRangeKernel [1]]\n"
+	              "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n",
+	              1 << 20, 8);
+	const struct ga_explain_match *m = ga_explain_matches(ex, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(sig_id(m[0].sig), "gpu-out-of-memory");
+	ga_explain_free(ex);
+}
+
 static char *slurp_fixture_logs(void)
 {
 	const char *fx = getenv("GA_FIXTURES");
@@ -782,7 +867,7 @@ int main(void)
 		cmocka_unit_test(test_chunking),           cmocka_unit_test(test_utf16),
 		cmocka_unit_test(test_long_lines),         cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_for_node),           cmocka_unit_test(test_json),
-		cmocka_unit_test(test_error_code),
+		cmocka_unit_test(test_error_code),         cmocka_unit_test(test_call_site_codes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
