@@ -76,6 +76,20 @@ PY
 	check "NVML and kernel agree" test "$(get driver_version)" = "$(get kernel_driver)"
 fi
 
+echo "== the nvidia module file (the shape discover's module_file_version assumes: .modinfo SHF_ALLOC alone, alignment 1)"
+f=$(modinfo -n nvidia 2>/dev/null)
+echo "module file: ${f:-none}; modinfo version: $(modinfo -F version nvidia 2>/dev/null)"
+if [ -n "$f" ] && [ -f "$f" ] && command -v readelf >/dev/null; then
+	case "$f" in
+	*.xz) xz -dc "$f" >"$OUT/nvidia.ko.tmp" ;;
+	*.zst) zstd -qdc "$f" >"$OUT/nvidia.ko.tmp" ;;
+	*.gz) gzip -dc "$f" >"$OUT/nvidia.ko.tmp" ;;
+	*) cp "$f" "$OUT/nvidia.ko.tmp" ;;
+	esac
+	readelf -S -W "$OUT/nvidia.ko.tmp" | grep -E '\.modinfo|\.rodata' | tee "$OUT/modinfo-sections.txt"
+	rm -f "$OUT/nvidia.ko.tmp"
+fi
+
 echo "== timing"
 if [ -x build/nvml_bench ]; then
 	timeout 120 build/nvml_bench "$PWD/$bin" 20 | tee "$OUT/nvml-bench.txt"

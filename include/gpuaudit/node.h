@@ -435,6 +435,14 @@ struct ga_driver {
 	 * links; empty with a tree: none; the module a reboot loads where DKMS provides it) */
 	char *dkms_tree;
 	struct ga_strv dkms_installed;
+	/* NVIDIA: the module file installed for the running kernel (its path in the kernel's
+	 * modules.dep, "/lib/modules/<release>/updates/dkms/nvidia.ko.zst") and the version in its
+	 * .modinfo: the module a reboot loads, however it was installed (a distribution's package,
+	 * DKMS, the .run installer). Read only when the loaded module and the driver libraries
+	 * differ on the host (the question it answers); NULL otherwise, or when it could not be read
+	 * (a gap) */
+	char *module_file;
+	char *module_file_version;
 };
 
 struct ga_runtime {

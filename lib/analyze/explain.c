@@ -1151,10 +1151,20 @@ static long vulkan_hpp_form(const struct ga_explain *ex, const char *l, size_t n
 		w = l + i;
 		wl = j - i - 5;
 	}
+	/* ManagedCuda (the .NET binding) names the driver API's CUresult "Error" and the name in
+	 * CamelCase (CUResult.ErrorInvalidPtx = 218): without "vk::" on the line, the bare form is
+	 * looked up as CUDA_ERROR_<NAME> */
+	bool cu = false;
+	if (!w && j - i > 5 && !memcmp(l + i, "Error", 5) && l[i + 5] >= 'A' && l[i + 5] <= 'Z' &&
+	    l[i + 6] >= 'a' && l[i + 6] <= 'z') {
+		w = l + i + 5;
+		wl = j - i - 5;
+		cu = true;
+	}
 	if (!w || wl > 56)
 		return -1;
 	char full[128];
-	size_t o = (size_t)snprintf(full, sizeof(full), "VK_ERROR_");
+	size_t o = (size_t)snprintf(full, sizeof(full), cu ? "CUDA_ERROR_" : "VK_ERROR_");
 	for (size_t k = 0; k < wl && o + 2 < sizeof(full); k++) {
 		unsigned char ch = (unsigned char)w[k];
 		unsigned char pr = k ? (unsigned char)w[k - 1] : 0;
@@ -1180,6 +1190,29 @@ static bool exit_status_at(const char *l, const char *p)
 	return p - l >= 2 && p[-1] == ' ' && p[-2] == ']' && memmem(l, (size_t)(p - l), "*** [", 5);
 }
 
+/* The runtimes' result types (their headers' names): a code's number may follow them. */
+static const struct {
+	const char *name;
+	enum ga_errcode_family fam;
+} result_types[] = { { "VkResult", GA_ECF_VULKAN },
+	             { "CUresult", GA_ECF_CU },
+	             { "cudaError_t", GA_ECF_CUDART },
+	             { "cudaError", GA_ECF_CUDART },
+	             { "hipError_t", GA_ECF_HIP },
+	             { "nvmlReturn_t", GA_ECF_NVML },
+	             { "ncclResult_t", GA_ECF_NCCL },
+	             { "ze_result_t", GA_ECF_ZE },
+	             { "hsa_status_t", GA_ECF_HSA },
+	             { "cublasStatus_t", GA_ECF_CUBLAS },
+	             { "cudnnStatus_t", GA_ECF_CUDNN },
+	             { "curandStatus_t", GA_ECF_CURAND },
+	             { "cufftResult", GA_ECF_CUFFT },
+	             { "cusparseStatus_t", GA_ECF_CUSPARSE },
+	             { "cusolverStatus_t", GA_ECF_CUSOLVER },
+	             { "miopenStatus_t", GA_ECF_MIOPEN },
+	             { "rocblas_status", GA_ECF_ROCBLAS },
+	             { "rsmi_status_t", GA_ECF_RSMI } };
+
 /*
  * The family an identifier names as a call site or a product (api_call_code): a function of a
  * vendor's C API by its prefix (clBuildProgram, vkCreateInstance, cudaMalloc, cuMemAlloc,
@@ -1191,7 +1224,12 @@ static enum ga_errcode_family api_family(const char *l, size_t n, size_t i, size
 {
 	const char *w = l + i;
 	size_t wl = j - i;
-	/* a type is no call site: cudaStream_t, cublasHandle_t, hipError_t, CUstream_st */
+	/* the runtimes' result types, as programs print a code after them ("VkResult=-7",
+	 * "CUresult 2"); code_word takes them as words before a number */
+	for (size_t k = 0; k < sizeof(result_types) / sizeof(result_types[0]); k++)
+		if (strlen(result_types[k].name) == wl && !memcmp(w, result_types[k].name, wl))
+			return result_types[k].fam;
+	/* any other type is no call site: cudaStream_t, cublasHandle_t, CUstream_st */
 	if (wl > 2 && w[wl - 2] == '_' && w[wl - 1] == 't')
 		return GA_ECF__COUNT;
 	if (wl > 3 && !memcmp(w + wl - 3, "_st", 3))
@@ -1212,58 +1250,31 @@ static enum ga_errcode_family api_family(const char *l, size_t n, size_t i, size
 	static const struct {
 		const char *name;
 		enum ga_errcode_family fam;
-	} products[] = { { "CUDA", GA_ECF_CUDART },
-		         { "HIP", GA_ECF_HIP },
-		         { "NCCL", GA_ECF_NCCL },
-		         { "RCCL", GA_ECF_NCCL },
-		         { "NVML", GA_ECF_NVML },
-		         { "HSA", GA_ECF_HSA },
-		         { "cuFFT", GA_ECF_CUFFT },
-		         { "CUFFT", GA_ECF_CUFFT },
-		         { "cuBLAS", GA_ECF_CUBLAS },
-		         { "CUBLAS", GA_ECF_CUBLAS },
-		         { "cuBLASLt", GA_ECF_CUBLAS },
-		         { "cuDNN", GA_ECF_CUDNN },
-		         { "CUDNN", GA_ECF_CUDNN },
-		         { "cuSOLVER", GA_ECF_CUSOLVER },
-		         { "CUSOLVER", GA_ECF_CUSOLVER },
-		         { "cuSPARSE", GA_ECF_CUSPARSE },
-		         { "CUSPARSE", GA_ECF_CUSPARSE },
-		         { "cuRAND", GA_ECF_CURAND },
-		         { "CURAND", GA_ECF_CURAND },
-		         { "NVRTC", GA_ECF_NVRTC },
-		         { "OpenCL", GA_ECF_OPENCL },
-		         { "OPENCL", GA_ECF_OPENCL },
-		         { "Vulkan", GA_ECF_VULKAN },
-		         { "VkResult", GA_ECF_VULKAN },
-		         { "MIOpen", GA_ECF_MIOPEN },
-		         { "rocBLAS", GA_ECF_ROCBLAS },
-		         { "hipBLAS", GA_ECF_HIPBLAS },
-		         { "rocSPARSE", GA_ECF_ROCSPARSE },
-		         { "hipSPARSE", GA_ECF_HIPSPARSE },
-		         { "rocFFT", GA_ECF_ROCFFT },
-		         { "hipFFT", GA_ECF_HIPFFT },
-		         { "rocRAND", GA_ECF_ROCRAND },
-		         { "hipRAND", GA_ECF_HIPRAND },
-		         { "hipSOLVER", GA_ECF_HIPSOLVER },
-		         /* and in lower case, as wrappers print them ("cublas failed (13)") */
-		         { "cublas", GA_ECF_CUBLAS },
-		         { "cufft", GA_ECF_CUFFT },
-		         { "cudnn", GA_ECF_CUDNN },
-		         { "cusolver", GA_ECF_CUSOLVER },
-		         { "cusparse", GA_ECF_CUSPARSE },
-		         { "curand", GA_ECF_CURAND },
-		         { "nccl", GA_ECF_NCCL },
-		         { "rccl", GA_ECF_NCCL },
-		         { "nvml", GA_ECF_NVML },
-		         { "nvrtc", GA_ECF_NVRTC },
-		         { "miopen", GA_ECF_MIOPEN },
-		         { "rocblas", GA_ECF_ROCBLAS },
-		         { "hipblas", GA_ECF_HIPBLAS },
-		         { "opencl", GA_ECF_OPENCL },
-		         { "vulkan", GA_ECF_VULKAN } };
+	} products[] = { { "CUDA", GA_ECF_CUDART },         { "HIP", GA_ECF_HIP },
+		         { "NCCL", GA_ECF_NCCL },           { "RCCL", GA_ECF_NCCL },
+		         { "NVML", GA_ECF_NVML },           { "HSA", GA_ECF_HSA },
+		         { "cuFFT", GA_ECF_CUFFT },         { "CUFFT", GA_ECF_CUFFT },
+		         { "cuBLAS", GA_ECF_CUBLAS },       { "CUBLAS", GA_ECF_CUBLAS },
+		         { "cuBLASLt", GA_ECF_CUBLAS },     { "cuDNN", GA_ECF_CUDNN },
+		         { "CUDNN", GA_ECF_CUDNN },         { "cuSOLVER", GA_ECF_CUSOLVER },
+		         { "CUSOLVER", GA_ECF_CUSOLVER },   { "cuSPARSE", GA_ECF_CUSPARSE },
+		         { "CUSPARSE", GA_ECF_CUSPARSE },   { "cuRAND", GA_ECF_CURAND },
+		         { "CURAND", GA_ECF_CURAND },       { "NVRTC", GA_ECF_NVRTC },
+		         { "OpenCL", GA_ECF_OPENCL },       { "OPENCL", GA_ECF_OPENCL },
+		         { "Vulkan", GA_ECF_VULKAN },       { "VkResult", GA_ECF_VULKAN },
+		         { "MIOpen", GA_ECF_MIOPEN },       { "rocBLAS", GA_ECF_ROCBLAS },
+		         { "hipBLAS", GA_ECF_HIPBLAS },     { "rocSPARSE", GA_ECF_ROCSPARSE },
+		         { "hipSPARSE", GA_ECF_HIPSPARSE }, { "rocFFT", GA_ECF_ROCFFT },
+		         { "hipFFT", GA_ECF_HIPFFT },       { "rocRAND", GA_ECF_ROCRAND },
+		         { "hipRAND", GA_ECF_HIPRAND },     { "hipSOLVER", GA_ECF_HIPSOLVER } };
+	/* in any case ("CuRAND error 204", "cuda failed: 4"), but HIP and HSA only as written (short
+	 * words); not THC's "cuda runtime error (N) : message", whose N is its CUDA release's number
+	 * (the message after it names the code, message_code) */
+	if (wl == 4 && !strncasecmp(w, "cuda", 4) && j + 16 <= n && !memcmp(l + j, " runtime error (", 16))
+		return GA_ECF__COUNT;
 	for (size_t k = 0; k < sizeof(products) / sizeof(products[0]); k++)
-		if (strlen(products[k].name) == wl && !memcmp(w, products[k].name, wl))
+		if (strlen(products[k].name) == wl &&
+		    (wl <= 3 ? !memcmp(w, products[k].name, wl) : !strncasecmp(w, products[k].name, wl)))
 			return products[k].fam;
 	/* ROCm SMI and AMD SMI by their two words: "ROCm SMI", "rocm-smi", "rocm_smi", "AMD SMI" */
 	if ((wl == 4 && !strncasecmp(w, "rocm", 4)) || (wl == 3 && !strncasecmp(w, "amd", 3)) ||
@@ -1350,6 +1361,9 @@ static bool code_word(const char *l, size_t i, size_t j)
 	size_t wl = j - i;
 	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
 		if (strlen(words[k]) == wl && !strncasecmp(l + i, words[k], wl))
+			return true;
+	for (size_t k = 0; k < sizeof(result_types) / sizeof(result_types[0]); k++)
+		if (strlen(result_types[k].name) == wl && !memcmp(l + i, result_types[k].name, wl))
 			return true;
 	/* "failed with 3", "failed with error 3" (the latter by "error" itself) */
 	if (wl == 4 && !strncasecmp(l + i, "with", 4)) {
@@ -3223,6 +3237,22 @@ static int note_nvml_mismatch(struct ga_explain *ex, const struct ga_explain_cau
 		         "the host's (the container toolkit mounts the host's); rebuild it without them",
 		         lib->path ? lib->path : lib->name, lib->version);
 		refine(ex, c, GA_CAUSE_CONFIGURATION, GA_ACT_FIX_CONFIG);
+		return 10;
+	}
+	if (!d->dkms_tree && d->module_file_version) {
+		/* the module file installed for the running kernel (its .modinfo), however it was
+		 * installed: the module a reboot loads */
+		bool same = !strcmp(d->module_file_version, lib->version);
+		snprintf(out + l, cap - l,
+		         same ? "; %s is %s and the module installed for the running kernel %s (%s) is %s: a "
+		                "reboot loads it, matching the libraries"
+		              : "; %s is %s but the module installed for the running kernel %s (%s) is %s: a "
+		                "reboot would load a module of another version again; install the driver's "
+		                "module and libraries as one version (the packages of one release), then "
+		                "reboot",
+		         lib->name, lib->version, kr ? kr : "(unknown)", d->module_file,
+		         d->module_file_version);
+		refine(ex, c, GA_CAUSE_DRIVER, same ? GA_ACT_REBOOT : GA_ACT_FIX_CONFIG);
 		return 10;
 	}
 	if (!d->dkms_tree) {

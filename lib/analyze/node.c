@@ -361,6 +361,15 @@ static void devnode_findings(const struct ga_node *n, struct ga_findings *out)
 	"would load another version again: install it (dkms install) or the driver's module and " \
 	"libraries as one version, then reboot"
 
+/* ... and the same where the module file installed for the running kernel says it (no DKMS tree) */
+#define MISMATCH_FIX_REBOOT_FILE                                                                  \
+	"reboot (or unload and reload the nvidia modules): the module installed for the running " \
+	"kernel is this version"
+#define MISMATCH_FIX_INSTALL_FILE                                                                  \
+	"the module installed for the running kernel is another version, so a reboot would load "  \
+	"it again: install the driver's module and libraries as one version (the packages of one " \
+	"release), then reboot"
+
 static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 {
 	for (size_t i = 0; i < n->n_drivers; i++) {
@@ -388,11 +397,15 @@ static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 				continue;
 			/* the DKMS tree says whether a reboot loads the libraries' version (explain
 			 * --for decides NVML's mismatch the same way) */
-			bool dkms = d->dkms_tree && !n->host.virt.container;
-			bool installed = dkms && ga_strv_contains(&d->dkms_installed, rt->version);
-			const char *fix = !dkms       ? MISMATCH_FIX
-			                  : installed ? MISMATCH_FIX_REBOOT
-			                              : MISMATCH_FIX_INSTALL;
+			bool dkms = (d->dkms_tree || d->module_file_version) && !n->host.virt.container;
+			bool installed =
+			        dkms && (d->dkms_tree ? ga_strv_contains(&d->dkms_installed, rt->version)
+			                              : !strcmp(d->module_file_version, rt->version));
+			const char *fix = !dkms           ? MISMATCH_FIX
+			                  : !d->dkms_tree ? (installed ? MISMATCH_FIX_REBOOT_FILE
+			                                               : MISMATCH_FIX_INSTALL_FILE)
+			                  : installed     ? MISMATCH_FIX_REBOOT
+			                                  : MISMATCH_FIX_INSTALL;
 			struct ga_finding *f =
 			        ga_findings_add(out, GA_C_DRIVER_MISMATCH, GA_SEV_ERROR, rt->path, fix,
 			                        "%s is version %s but the NVIDIA kernel module is %s",
@@ -400,7 +413,11 @@ static void driver_findings(const struct ga_node *n, struct ga_findings *out)
 			ga_finding_evidence(f, "library_version", "%s", rt->version);
 			ga_finding_evidence(f, "kernel_version", "%s", d->version);
 			if (f && dkms) {
-				ga_finding_evidence(f, "dkms_tree", "%s", d->dkms_tree);
+				if (d->dkms_tree)
+					ga_finding_evidence(f, "dkms_tree", "%s", d->dkms_tree);
+				else
+					ga_finding_evidence(f, "module_file_version", "%s",
+					                    d->module_file_version);
 				/* a reboot would not help: what is deployed must change first */
 				if (!installed)
 					f->action = GA_ACT_FIX_CONFIG;

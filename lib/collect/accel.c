@@ -5,10 +5,14 @@
  * process needs to use each accelerator.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../dl/archive_dl.h"
 #include "collect.h"
 
 static const char *const interesting_modules[] = {
@@ -177,6 +181,245 @@ static void nvidia_dkms(struct ga_col *c, struct ga_driver *d)
 	d->dkms_tree = ga_strdup(tree);
 	ga_col_ok(c, d->dkms_tree);
 	d->dkms_installed = inst;
+}
+
+/*
+ * The version in the .modinfo of an NVIDIA module file, read as a stream (compressed with xz,
+ * zstd or gzip as distributions install them, or not), never held whole: nvidia.ko is tens of
+ * MB. The ELF header (ELF64, little-endian) gives the section header table's place; every
+ * NUL-delimited "version=<digits and dots>" entry is a candidate; the version is the first
+ * candidate inside a section of the shape of .modinfo (SHT_PROGBITS, flags SHF_ALLOC alone,
+ * alignment 1: not .rodata's strings, which carry the merge and strings flags). NULL with
+ * *why set when the file is no such ELF or holds no such entry.
+ */
+#define MODINFO_MAX_CAND 8
+#define MODINFO_MAX_STREAM ((uint64_t)1 << 30)
+
+struct modinfo_scan {
+	unsigned char ehdr[64];
+	uint64_t off, shoff;
+	unsigned shnum;
+	unsigned char *sh; /* the section header table, as it passes */
+	size_t sh_len, sh_got;
+	char carry[96]; /* the last bytes of the previous block: an entry cut in two */
+	size_t carry_n;
+	struct {
+		uint64_t at;
+		char v[48];
+	} cand[MODINFO_MAX_CAND];
+	size_t n_cand;
+};
+
+static uint64_t le(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Candidates in [p, p + n) at stream offset base: "\0version=" then digits and dots then NUL. */
+static void modinfo_cands(struct modinfo_scan *m, const char *p, size_t n, uint64_t base)
+{
+	static const char key[] = "version=";
+	for (size_t i = 1; i + 8 < n && m->n_cand < MODINFO_MAX_CAND; i++) {
+		if (p[i] != 'v' || p[i - 1] != '\0' || memcmp(p + i, key, 8))
+			continue;
+		size_t k = i + 8, dots = 0;
+		while (k < n && k - i - 8 < sizeof(m->cand[0].v) - 1 &&
+		       ((p[k] >= '0' && p[k] <= '9') || p[k] == '.')) {
+			dots += p[k] == '.';
+			k++;
+		}
+		if (k >= n || p[k] != '\0' || k == i + 8 || !dots)
+			continue;
+		m->cand[m->n_cand].at = base + i;
+		snprintf(m->cand[m->n_cand].v, sizeof(m->cand[0].v), "%.*s", (int)(k - i - 8), p + i + 8);
+		m->n_cand++;
+	}
+}
+
+static void modinfo_feed(struct modinfo_scan *m, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n && m->off + i < sizeof(m->ehdr); i++)
+		m->ehdr[m->off + i] = (unsigned char)p[i];
+	if (m->off < sizeof(m->ehdr) && m->off + n >= sizeof(m->ehdr)) {
+		const unsigned char *h = m->ehdr;
+		if (!memcmp(h, "\177ELF", 4) && h[4] == 2 && h[5] == 1 && le(h + 0x3a, 2) == 64) {
+			m->shoff = le(h + 0x28, 8);
+			m->shnum = (unsigned)le(h + 0x3c, 2);
+			if (m->shnum && m->shnum <= 65535 && (m->sh = ga_malloc((size_t)m->shnum * 64)))
+				m->sh_len = (size_t)m->shnum * 64;
+		}
+	}
+	/* the section header table as it passes */
+	if (m->sh && m->sh_got < m->sh_len && m->off + n > m->shoff + m->sh_got) {
+		uint64_t from = m->shoff + m->sh_got;
+		size_t in = from > m->off ? (size_t)(from - m->off) : 0;
+		size_t take = n - in < m->sh_len - m->sh_got ? n - in : m->sh_len - m->sh_got;
+		if (from >= m->off) {
+			memcpy(m->sh + m->sh_got, p + in, take);
+			m->sh_got += take;
+		}
+	}
+	/* entries, also one cut between this block and the last */
+	if (m->carry_n) {
+		char joint[2 * sizeof(m->carry)];
+		size_t jn = n < sizeof(m->carry) ? n : sizeof(m->carry);
+		memcpy(joint, m->carry, m->carry_n);
+		memcpy(joint + m->carry_n, p, jn);
+		size_t before = m->n_cand;
+		modinfo_cands(m, joint, m->carry_n + jn, m->off - m->carry_n);
+		/* keep only the entries that start in the carry (the others are found below) */
+		size_t w = before;
+		for (size_t i = before; i < m->n_cand; i++)
+			if (m->cand[i].at < m->off)
+				m->cand[w++] = m->cand[i];
+		m->n_cand = w;
+	}
+	modinfo_cands(m, p, n, m->off);
+	size_t keep = n < sizeof(m->carry) ? n : sizeof(m->carry);
+	if (keep < sizeof(m->carry) && m->carry_n + keep <= sizeof(m->carry)) {
+		memcpy(m->carry + m->carry_n, p, keep);
+		m->carry_n += keep;
+	} else {
+		memcpy(m->carry, p + n - keep, keep);
+		m->carry_n = keep;
+	}
+	m->off += n;
+}
+
+static const char *modinfo_result(const struct modinfo_scan *m)
+{
+	if (!m->sh || m->sh_got < m->sh_len)
+		return NULL;
+	for (size_t c = 0; c < m->n_cand; c++)
+		for (unsigned i = 0; i < m->shnum; i++) {
+			const unsigned char *h = m->sh + (size_t)i * 64;
+			uint64_t type = le(h + 4, 4), flags = le(h + 8, 8), off = le(h + 0x18, 8),
+			         size = le(h + 0x20, 8), align = le(h + 0x30, 8);
+			if (type == 1 && flags == 2 && align <= 1 && m->cand[c].at >= off &&
+			    m->cand[c].at - off < size)
+				return m->cand[c].v;
+		}
+	return NULL;
+}
+
+static char *module_file_version(struct ga_col *c, const char *path, const char **why)
+{
+	int fd = ga_fs_open(c->ctx, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		*why = ga_fs_reason(fd);
+		return NULL;
+	}
+	struct archive *a = archive_read_new();
+	char *buf = ga_malloc(1 << 16), *ret = NULL;
+	struct modinfo_scan m = { .off = 0 };
+	*why = "not an ELF64 little-endian module with a .modinfo version";
+	if (!a || !buf) {
+		*why = a ? "out of memory" : "libarchive.so.13 is not installed (it decompresses the module)";
+		goto out;
+	}
+	archive_read_support_filter_all(a);
+	archive_read_support_format_raw(a);
+	struct archive_entry *e;
+	if (archive_read_open_fd(a, fd, 1 << 16) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &e) != ARCHIVE_OK) {
+		*why = "cannot read or decompress it";
+		goto out;
+	}
+	la_ssize_t got;
+	while ((got = archive_read_data(a, buf, 1 << 16)) > 0 && m.off < MODINFO_MAX_STREAM)
+		modinfo_feed(&m, buf, (size_t)got);
+	if (got < 0) {
+		*why = "cannot decompress it";
+		goto out;
+	}
+	const char *v = modinfo_result(&m);
+	if (v && !(ret = ga_strdup(v)))
+		*why = "out of memory";
+out:
+	if (a)
+		archive_read_free(a);
+	ga_free(buf);
+	ga_free(m.sh);
+	close(fd);
+	return ret;
+}
+
+/* The nvidia module's path in modules.dep ("updates/dkms/nvidia.ko.zst: ..."), relative to the root. */
+static char *modules_dep_nvidia(const char *dep, size_t n, const char *kr)
+{
+	static const char *const names[] = { "nvidia.ko", "nvidia.ko.xz", "nvidia.ko.zst", "nvidia.ko.gz" };
+	for (const char *l = dep; l < dep + n;) {
+		const char *nl = memchr(l, '\n', (size_t)(dep + n - l));
+		size_t ll = (size_t)((nl ? nl : dep + n) - l);
+		const char *colon = memchr(l, ':', ll);
+		if (colon) {
+			size_t pl = (size_t)(colon - l);
+			const char *slash = memrchr(l, '/', pl);
+			const char *base = slash ? slash + 1 : l;
+			size_t bl = (size_t)(colon - base);
+			for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+				if (strlen(names[k]) == bl && !memcmp(base, names[k], bl)) {
+					char path[600];
+					if (*l == '/')
+						snprintf(path, sizeof(path), "%.*s", (int)pl - 1, l + 1);
+					else
+						snprintf(path, sizeof(path), "lib/modules/%s/%.*s", kr,
+						         (int)pl, l);
+					return ga_strdup(path);
+				}
+		}
+		l = nl ? nl + 1 : dep + n;
+	}
+	return NULL;
+}
+
+void ga_collect_nvidia_module_file(struct ga_col *c)
+{
+	struct ga_node *n = c->node;
+	struct ga_driver *d = NULL;
+	for (size_t i = 0; i < n->n_drivers; i++)
+		if (!strcmp(n->drivers[i].name, "nvidia"))
+			d = &n->drivers[i];
+	const struct ga_runtime *lib = ga_node_runtime(n, "libnvidia-ml");
+	if (!lib || !lib->version)
+		lib = ga_node_runtime(n, "libcuda");
+	const char *kr = n->host.kernel_release;
+	/* only the question it answers: on the host, libraries and loaded module differ */
+	if (!d || !d->version || !lib || !lib->version || !strcmp(lib->version, d->version) || !kr ||
+	    n->host.virt.container || c->err)
+		return;
+	char dep_path[300];
+	snprintf(dep_path, sizeof(dep_path), "lib/modules/%s/modules.dep", kr);
+	struct ga_buf dep;
+	ga_buf_init(&dep, 0);
+	int r = ga_fs_read(c->ctx, dep_path, 64u << 20, &dep);
+	if (r < 0) {
+		if (r != -ENOENT)
+			ga_col_gap(c, dep_path, ga_fs_reason(r));
+		ga_buf_release(&dep);
+		return;
+	}
+	char *path = modules_dep_nvidia(dep.data, dep.len, kr);
+	ga_buf_release(&dep);
+	if (!path)
+		return;
+	const char *why = NULL;
+	char *v = module_file_version(c, path, &why);
+	if (!v) {
+		ga_col_gap(c, path, why);
+		ga_free(path);
+		return;
+	}
+	char *abs = ga_malloc(strlen(path) + 2);
+	if (abs)
+		snprintf(abs, strlen(path) + 2, "/%s", path);
+	ga_free(path);
+	d->module_file = abs;
+	d->module_file_version = v;
+	ga_col_ok(c, d->module_file);
 }
 
 static void drivers(struct ga_col *c)

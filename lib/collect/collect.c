@@ -55,6 +55,7 @@ int ga_node_collect(struct ga_ctx *ctx, struct ga_node **ret_node)
 	ga_collect_accel(&c);
 	ga_collect_numa_kinds(&c);
 	ga_collect_runtimes(&c);
+	ga_collect_nvidia_module_file(&c);
 	ga_collect_container_runtime(&c);
 	ga_collect_device_plugins(&c);
 	ga_collect_cdi(&c);

@@ -81,6 +81,9 @@ void ga_collect_pci(struct ga_col *c);
 void ga_collect_modules(struct ga_col *c);
 void ga_collect_accel(struct ga_col *c);
 void ga_collect_runtimes(struct ga_col *c);
+/* After ga_collect_runtimes: the NVIDIA module file installed for the running kernel, when the
+ * loaded module and the driver libraries differ (accel.c). */
+void ga_collect_nvidia_module_file(struct ga_col *c);
 /* Container toolkits, engines and device access (lib/collect/ctr-runtime.c); after accel. */
 void ga_collect_container_runtime(struct ga_col *c);
 void ga_collect_vendor(struct ga_col *c);

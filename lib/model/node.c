@@ -360,6 +360,8 @@ static const struct ga_field driver_f[] = {
 	/* left out when the node has no DKMS tree of the module (older snapshots, most nodes) */
 	GA_FIELD_OMIT(struct ga_driver, dkms_tree, GA_F_STR),
 	GA_FIELD_OMIT(struct ga_driver, dkms_installed, GA_F_STRV),
+	GA_FIELD_OMIT(struct ga_driver, module_file, GA_F_STR),
+	GA_FIELD_OMIT(struct ga_driver, module_file_version, GA_F_STR),
 };
 SCHEMA(driver_s, ga_driver, driver_f);
 

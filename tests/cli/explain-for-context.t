@@ -53,6 +53,28 @@ rm "$D/kernel-6.8.0-1015-nvidia-x86_64" && : >"$D/kernel-6.8.0-1015-nvidia-x86_6
 "$GPUAUDIT" discover --root dkms-root --no-vendor --json >dkms-unread.json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([g for g in d.get("gaps", []) if "dkms" in g.get("path", "")], [x.get("dkms_tree") for x in d["drivers"]])' dkms-unread.json
 run explain nvml.log --for dkms-unread.json
+# no DKMS tree: the module file installed for the running kernel, found in the kernel's
+# modules.dep and read for its .modinfo version (a synthesized module, mk-modinfo-ko.py, with a
+# decoy version= string in .rodata), however it was installed: the libraries' version (reboot,
+# confirmed), then another version xz-compressed (fix_config: a reboot loads it again), then a
+# module file that is no ELF (a gap, no verdict)
+rm -r dkms-root/var/lib/dkms
+M=dkms-root/lib/modules/6.8.0-1015-nvidia
+mkdir -p "$M/kernel/nvidia-580srv" "$M/updates/dkms"
+python3 "$FIXTURES/nodes/mk-modinfo-ko.py" 580.105.08 >"$M/kernel/nvidia-580srv/nvidia.ko"
+printf '%s\n' 'kernel/drivers/video/fbdev/core/fb.ko:' 'kernel/nvidia-580srv/nvidia.ko:' 'kernel/nvidia-580srv/nvidia-uvm.ko: kernel/nvidia-580srv/nvidia.ko' >"$M/modules.dep"
+"$GPUAUDIT" discover --root dkms-root --no-vendor --json >modfile-same.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(x.get("module_file"), x.get("module_file_version")) for x in d["drivers"]])' modfile-same.json
+run explain nvml.log --for modfile-same.json
+rm "$M/kernel/nvidia-580srv/nvidia.ko"
+python3 "$FIXTURES/nodes/mk-modinfo-ko.py" 580.95.05 | xz >"$M/kernel/nvidia-580srv/nvidia.ko.xz"
+printf '%s\n' 'kernel/nvidia-580srv/nvidia.ko.xz:' >"$M/modules.dep"
+"$GPUAUDIT" discover --root dkms-root --no-vendor --json >modfile-other.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(x.get("module_file"), x.get("module_file_version")) for x in d["drivers"]])' modfile-other.json
+run explain nvml.log --for modfile-other.json --json
+printf 'not an ELF\n' | xz >"$M/kernel/nvidia-580srv/nvidia.ko.xz"
+"$GPUAUDIT" discover --root dkms-root --no-vendor --json >modfile-bad.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([g for g in d.get("gaps", []) if "nvidia.ko" in g.get("path", "")], [x.get("module_file_version") for x in d["drivers"]])' modfile-bad.json
 run explain nvml.log --for "$N/nvml-no-dkms.json"
 run explain nvml.log --for "$N/nvml-ctr-own-libs.json"
 # the driver's CUDA against what the log needs: NVML's, NVIDIA's table by branch, unknown

@@ -11,7 +11,14 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 70/74:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 70/73:
+# LOWERED from 70/74 by the four blind batches of the twenty-first session, ka, kb, kc and kd (65
+# incidents, h161-h164: a sixth set of generic queries, then queries that name a GPU model,
+# SOURCES-ka.md to SOURCES-kd.md; blind 36.9 / 40.0 % with the session's first binary, 36.9 / 41.5 %
+# with the call-site rule and the Vulkan loader's rows written before they were read; fitted by the
+# lead's rows 47.7 / 53.8 %, none turned wrong): 1878 incidents, class 70.1 %, decision 73.9 %; the
+# 1813 incidents of the session's start alone 70.9 / 74.6 % (70.7 / 74.3 % at its start).
+# Before, 70/74:
 # LOWERED from 71/75 by the last two blind batches of the twentieth session, jy and jz (36
 # incidents, h159 and h160, a fifth set of generic queries, SOURCES-jy.md and SOURCES-jz.md; blind
 # 30.6 / 33.3 % with the session's first binary and with every row of the session alike; fitted by
@@ -215,7 +222,7 @@ command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 MIN_CLASS=${MIN_CLASS:-70}
-MIN_DECISION=${MIN_DECISION:-74}
+MIN_DECISION=${MIN_DECISION:-73}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).

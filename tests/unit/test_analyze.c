@@ -57,6 +57,20 @@ static char *analyze(const char *json, struct ga_findings *ret)
 /* A healthy NVIDIA GPU, so accelerator findings stay out of the link tests. */
 #define GPU_OK(addr) "{\"vendor\":\"nvidia\",\"address\":\"" addr "\",\"driver\":\"nvidia\"}"
 
+/* The action of the snapshot's GA-DRIVER-MISMATCH finding (it must have one). */
+static enum ga_action mismatch_action(const char *json)
+{
+	struct ga_findings f;
+	ga_free(analyze(json, &f));
+	size_t k = 0;
+	while (k < f.n && strcmp(f.v[k].code, "GA-DRIVER-MISMATCH"))
+		k++;
+	assert_true(k < f.n);
+	enum ga_action a = f.v[k].action;
+	ga_findings_release(&f);
+	return a;
+}
+
 static void test_degraded_at_device(void **state)
 {
 	(void)state;
@@ -209,14 +223,32 @@ static void test_driver_mismatch(void **state)
 		                                 "90.07\","
 		                                 "\"path\":\"/x\"}]}",
 		         dk[i].container, dk[i].built);
-		struct ga_findings f;
-		ga_free(analyze(json, &f));
-		size_t k = 0;
-		while (k < f.n && strcmp(f.v[k].code, "GA-DRIVER-MISMATCH"))
-			k++;
-		assert_true(k < f.n);
-		assert_int_equal(f.v[k].action, dk[i].want);
-		ga_findings_release(&f);
+		assert_int_equal(mismatch_action(json), dk[i].want);
+	}
+	/* without a DKMS tree, the module file installed for the running kernel decides the same
+	 * way: the libraries' version: reboot; another: fix_config; in a container: the code's */
+	static const struct {
+		const char *file_version, *container;
+		enum ga_action want;
+	} mf[] = { { "550.90.07", "null", GA_ACT_REBOOT },
+		   { "550.54.14", "null", GA_ACT_FIX_CONFIG },
+		   { "550.54.14", "\"docker\"", GA_ACT_REBOOT } };
+	for (size_t i = 0; i < sizeof(mf) / sizeof(mf[0]); i++) {
+		char json[1024];
+		snprintf(
+		        json, sizeof(json),
+		        HEAD
+		        "\"host\":{\"kernel_release\":\"6.8.0-45-generic\",\"virt\":{\"container\":%s}},"
+		        "\"accelerators\":[" GPU_OK(
+		                "0000:01:00.0") "],"
+		                                "\"drivers\":[{\"name\":\"nvidia\",\"version\":\"550.54.14\","
+		                                "\"module_file\":\"/lib/modules/6.8.0-45-generic/updates/"
+		                                "dkms/nvidia.ko.zst\","
+		                                "\"module_file_version\":\"%s\"}],"
+		                                "\"runtimes\":[{\"name\":\"libnvidia-ml\",\"version\":\"550."
+		                                "90.07\",\"path\":\"/x\"}]}",
+		        mf[i].container, mf[i].file_version);
+		assert_int_equal(mismatch_action(json), mf[i].want);
 	}
 	/* all the same version: nothing */
 	EXPECT(HEAD "\"accelerators\":[" GPU_OK(

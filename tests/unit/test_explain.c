@@ -520,6 +520,13 @@ static void test_call_site_codes(void **state)
 		 * (cudaStream_t, CUstream_st) are no call site */
 		{ "details: cublas failed (13): (512, 512), cudaStream_t = CUstream_st*\n",
 		  "cublas-execution-failed", "CUBLAS_STATUS_EXECUTION_FAILED" },
+		/* a result type before the number, a library's name in another case, ManagedCuda's
+		 * CamelCase CUresult */
+		{ "Error: Fatal error: Unable to create Vulkan device, VkResult=-7\n",
+		  "errcode-not-supported", "VK_ERROR_EXTENSION_NOT_PRESENT" },
+		{ " CuRAND error 204 at test/include/test_utilities.h:112\n", "errcode-not-supported",
+		  "CURAND_STATUS_ARCH_MISMATCH" },
+		{ "error \"ErrorInvalidPtx\"\n", "errcode-no-kernel-image", "CUDA_ERROR_INVALID_PTX" },
 		/* the function after the number when none comes before it */
 		{ "Error -5 in clEnqueueReadBuffer\n", "errcode-out-of-memory", "CL_OUT_OF_RESOURCES" },
 		/* no code: an exit status, a size, a count, the wrong sign, RAPIDS' cuGraph (no driver call),
