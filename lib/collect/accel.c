@@ -192,7 +192,7 @@ static void nvidia_dkms(struct ga_col *c, struct ga_driver *d)
  * alignment 1: not .rodata's strings, which carry the merge and strings flags). NULL with
  * *why set when the file is no such ELF or holds no such entry.
  */
-#define MODINFO_MAX_CAND 8
+#define MODINFO_MAX_CAND 64
 #define MODINFO_MAX_STREAM ((uint64_t)1 << 30)
 
 struct modinfo_scan {
@@ -224,6 +224,9 @@ static void modinfo_cands(struct modinfo_scan *m, const char *p, size_t n, uint6
 	static const char key[] = "version=";
 	for (size_t i = 1; i + 8 < n && m->n_cand < MODINFO_MAX_CAND; i++) {
 		if (p[i] != 'v' || p[i - 1] != '\0' || memcmp(p + i, key, 8))
+			continue;
+		/* found already (a block's entry is in the next block's carry too) */
+		if (m->n_cand && base + i <= m->cand[m->n_cand - 1].at)
 			continue;
 		size_t k = i + 8, dots = 0;
 		while (k < n && k - i - 8 < sizeof(m->cand[0].v) - 1 &&
@@ -262,7 +265,10 @@ static void modinfo_feed(struct modinfo_scan *m, const char *p, size_t n)
 			m->sh_got += take;
 		}
 	}
-	/* entries, also one cut between this block and the last */
+	/* entries, also one cut between this block and the last: the carry (the stream's last
+	 * bytes before this block) and this block's first bytes are searched together, for the
+	 * entries that start in the carry or at the block's first byte (the block's own search
+	 * starts at its second byte: an entry needs the NUL before it) */
 	if (m->carry_n) {
 		char joint[2 * sizeof(m->carry)];
 		size_t jn = n < sizeof(m->carry) ? n : sizeof(m->carry);
@@ -270,21 +276,22 @@ static void modinfo_feed(struct modinfo_scan *m, const char *p, size_t n)
 		memcpy(joint + m->carry_n, p, jn);
 		size_t before = m->n_cand;
 		modinfo_cands(m, joint, m->carry_n + jn, m->off - m->carry_n);
-		/* keep only the entries that start in the carry (the others are found below) */
 		size_t w = before;
 		for (size_t i = before; i < m->n_cand; i++)
-			if (m->cand[i].at < m->off)
+			if (m->cand[i].at <= m->off)
 				m->cand[w++] = m->cand[i];
 		m->n_cand = w;
 	}
 	modinfo_cands(m, p, n, m->off);
-	size_t keep = n < sizeof(m->carry) ? n : sizeof(m->carry);
-	if (keep < sizeof(m->carry) && m->carry_n + keep <= sizeof(m->carry)) {
-		memcpy(m->carry + m->carry_n, p, keep);
-		m->carry_n += keep;
+	/* the carry: the stream's last bytes, up to its size */
+	if (n >= sizeof(m->carry)) {
+		memcpy(m->carry, p + n - sizeof(m->carry), sizeof(m->carry));
+		m->carry_n = sizeof(m->carry);
 	} else {
-		memcpy(m->carry, p + n - keep, keep);
-		m->carry_n = keep;
+		size_t old = m->carry_n + n > sizeof(m->carry) ? sizeof(m->carry) - n : m->carry_n;
+		memmove(m->carry, m->carry + m->carry_n - old, old);
+		memcpy(m->carry + old, p, n);
+		m->carry_n = old + n;
 	}
 	m->off += n;
 }
@@ -305,12 +312,81 @@ static const char *modinfo_result(const struct modinfo_scan *m)
 	return NULL;
 }
 
+/* The version of an uncompressed module file by pread; NULL (errno 0) when it is not an
+ * uncompressed ELF64 module with one (then it is read as a stream), errno ENOMEM. */
+static char *modinfo_pread(int fd)
+{
+	struct modinfo_scan m = { .off = 0 };
+	char *ret = NULL;
+	errno = 0;
+	if (pread(fd, m.ehdr, sizeof(m.ehdr), 0) != (ssize_t)sizeof(m.ehdr))
+		return NULL;
+	const unsigned char *h = m.ehdr;
+	if (memcmp(h, "\177ELF", 4) || h[4] != 2 || h[5] != 1 || le(h + 0x3a, 2) != 64)
+		return NULL;
+	m.shoff = le(h + 0x28, 8);
+	m.shnum = (unsigned)le(h + 0x3c, 2);
+	if (!m.shnum || m.shoff > ((uint64_t)1 << 40))
+		return NULL;
+	m.sh_len = (size_t)m.shnum * 64;
+	if (!(m.sh = ga_malloc(m.sh_len))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (pread(fd, m.sh, m.sh_len, (off_t)m.shoff) != (ssize_t)m.sh_len)
+		goto out;
+	m.sh_got = m.sh_len;
+	for (unsigned i = 0; i < m.shnum && m.n_cand < MODINFO_MAX_CAND; i++) {
+		const unsigned char *sh = m.sh + (size_t)i * 64;
+		uint64_t off = le(sh + 0x18, 8), size = le(sh + 0x20, 8);
+		if (le(sh + 4, 4) != 1 || le(sh + 8, 8) != 2 || le(sh + 0x30, 8) > 1 || !off || !size ||
+		    size > (1u << 20))
+			continue;
+		/* the byte before the section too: its first entry needs the NUL before it */
+		char *b = ga_malloc((size_t)size + 1);
+		if (!b) {
+			errno = ENOMEM;
+			goto out;
+		}
+		if (pread(fd, b, (size_t)size + 1, (off_t)(off - 1)) == (ssize_t)size + 1)
+			modinfo_cands(&m, b, (size_t)size + 1, off - 1);
+		ga_free(b);
+	}
+	const char *v = modinfo_result(&m);
+	if (v && !(ret = ga_strdup(v)))
+		errno = ENOMEM;
+out:
+	ga_free(m.sh);
+	return ret;
+}
+
+char *ga_modinfo_version(const char *data, size_t n, size_t chunk)
+{
+	struct modinfo_scan m = { .off = 0 };
+	if (!chunk)
+		chunk = n ? n : 1;
+	for (size_t i = 0; i < n && m.off < MODINFO_MAX_STREAM; i += chunk)
+		modinfo_feed(&m, data + i, n - i < chunk ? n - i : chunk);
+	const char *v = modinfo_result(&m);
+	char *r = v ? ga_strdup(v) : NULL;
+	ga_free(m.sh);
+	return r;
+}
+
 static char *module_file_version(struct ga_col *c, const char *path, const char **why)
 {
 	int fd = ga_fs_open(c->ctx, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		*why = ga_fs_reason(fd);
 		return NULL;
+	}
+	/* an uncompressed module: the header, the section header table and the sections of
+	 * .modinfo's shape are read where they lie, not the whole file */
+	char *plain = modinfo_pread(fd);
+	if (plain || errno == ENOMEM) {
+		close(fd);
+		*why = "out of memory";
+		return plain;
 	}
 	struct archive *a = archive_read_new();
 	char *buf = ga_malloc(1 << 16), *ret = NULL;

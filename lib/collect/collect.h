@@ -84,6 +84,9 @@ void ga_collect_runtimes(struct ga_col *c);
 /* After ga_collect_runtimes: the NVIDIA module file installed for the running kernel, when the
  * loaded module and the driver libraries differ (accel.c). */
 void ga_collect_nvidia_module_file(struct ga_col *c);
+/* The version in the .modinfo of the module image data[0, n), fed in blocks of chunk bytes (0:
+ * whole) as a stream is (accel.c); NULL when it holds none. For the tests and fuzz_modinfo. */
+char *ga_modinfo_version(const char *data, size_t n, size_t chunk);
 /* Container toolkits, engines and device access (lib/collect/ctr-runtime.c); after accel. */
 void ga_collect_container_runtime(struct ga_col *c);
 void ga_collect_vendor(struct ga_col *c);
