@@ -184,9 +184,9 @@ static void nvidia_dkms(struct ga_col *c, struct ga_driver *d)
 }
 
 /*
- * The version in the .modinfo of an NVIDIA module file, read as a stream (compressed with xz,
- * zstd or gzip as distributions install them, or not), never held whole: nvidia.ko is tens of
- * MB. The ELF header (ELF64, little-endian) gives the section header table's place; every
+ * The version in the .modinfo of an NVIDIA module file: read where it lies when the file is
+ * uncompressed (modinfo_pread), else as a stream (compressed with xz, zstd or gzip as
+ * distributions install them), never held whole: nvidia.ko is tens of MB. The ELF header (ELF64, little-endian) gives the section header table's place; every
  * NUL-delimited "version=<digits and dots>" entry is a candidate; the version is the first
  * candidate inside a section of the shape of .modinfo (SHT_PROGBITS, flags SHF_ALLOC alone,
  * alignment 1: not .rodata's strings, which carry the merge and strings flags). NULL with
@@ -251,7 +251,10 @@ static void modinfo_feed(struct modinfo_scan *m, const char *p, size_t n)
 		if (!memcmp(h, "\177ELF", 4) && h[4] == 2 && h[5] == 1 && le(h + 0x3a, 2) == 64) {
 			m->shoff = le(h + 0x28, 8);
 			m->shnum = (unsigned)le(h + 0x3c, 2);
-			if (m->shnum && m->shnum <= 65535 && (m->sh = ga_malloc((size_t)m->shnum * 64)))
+			/* a table inside the ELF header is no module's (and would be read or not by how
+			 * the stream was cut) */
+			if (m->shnum && m->shoff >= sizeof(m->ehdr) &&
+			    (m->sh = ga_malloc((size_t)m->shnum * 64)))
 				m->sh_len = (size_t)m->shnum * 64;
 		}
 	}
@@ -326,7 +329,7 @@ static char *modinfo_pread(int fd)
 		return NULL;
 	m.shoff = le(h + 0x28, 8);
 	m.shnum = (unsigned)le(h + 0x3c, 2);
-	if (!m.shnum || m.shoff > ((uint64_t)1 << 40))
+	if (!m.shnum || m.shoff < sizeof(m.ehdr) || m.shoff > ((uint64_t)1 << 40))
 		return NULL;
 	m.sh_len = (size_t)m.shnum * 64;
 	if (!(m.sh = ga_malloc(m.sh_len))) {
