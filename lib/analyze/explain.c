@@ -1987,11 +1987,14 @@ static void promote_salient_codes(struct ga_explain *ex)
 			order[b] = order[b - 1];
 			order[b - 1] = t;
 		}
+	/* copies: a cause's match may take its line back out of the salient lines (a notice) */
+	struct ga_explain_salient kept[SALIENT_MAX];
+	for (size_t i = 0; i < no; i++)
+		kept[i] = ex->salient[order[i]];
 	uint64_t lines = ex->lines;
 	for (size_t i = 0; i < no; i++) {
-		const struct ga_explain_salient *s = &ex->salient[order[i]];
-		ex->lines = s->line;
-		code_cause(ex, s->code_index, s->text, strlen(s->text));
+		ex->lines = kept[i].line;
+		code_cause(ex, kept[i].code_index, kept[i].text, strlen(kept[i].text));
 	}
 	ex->lines = lines;
 }
