@@ -47,9 +47,10 @@ for g in d["gpus"]:
     g["utilization"] = {"gpu": 75, "memory": 30}
 json.dump(d, open("busy.json", "w"))' "$FIXTURES/../fakes/scenarios/healthy-8xa100.json"
 FAKE_NVML_SCENARIO=busy.json run triage --root nv --kmsg empty.log --duration 1s --nvml | upto2
-# NVML hangs at every point: its failure is counted and warned, and the step is unknown (exit 4)
+# NVML hangs at every point: its failure is counted and warned, and the step is unknown (exit 4);
+# a deadline of 0.5 s: under AddressSanitizer the helper's start and dlopen alone took over 0.2 s
 FAKE_NVML_SCENARIO=$FIXTURES/../fakes/scenarios/init-hangs.json \
-	run triage --root nv --kmsg empty.log --duration 1s --nvml --timeout 0.2 | upto2
+	run triage --root nv --kmsg empty.log --duration 1s --nvml --timeout 0.5 | upto2
 # --no-nvml: never NVML; --nvml with --samples is a usage error
 run triage --root nv --samples "$S/compute-bound.jsonl" --nvml
 FAKE_NVML_SCENARIO=busy.json run triage --root nv --kmsg empty.log --duration 1s --no-nvml |
