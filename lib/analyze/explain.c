@@ -922,6 +922,8 @@ static const char *program_form(const char *l, size_t n)
 }
 
 /* What the line says about where it comes from: a guess from its words. */
+static enum ga_errcode_family api_family(const char *l, size_t n, size_t i, size_t j);
+
 static const char *component_guess(const char *l, size_t n)
 {
 	const char *form = program_form(l, n);
@@ -987,8 +989,23 @@ static const char *component_guess(const char *l, size_t n)
 		{ "slurmstepd", "Slurm" },
 	};
 	const struct word_what *w = first_word(l, n, words, sizeof(words) / sizeof(words[0]));
+	if (!w && form)
+		return form;
+	/* no word: a vendor API's function or result type names its runtime ("vkQueueSubmit",
+	 * "clCreateContext", "cuModuleLoad": api_family) */
+	for (size_t i = 0; !w && i < n;) {
+		size_t j = i;
+		while (j < n && is_ident((unsigned char)l[j]))
+			j++;
+		if (j > i) {
+			enum ga_errcode_family f = api_family(l, n, i, j);
+			if (f != GA_ECF__COUNT)
+				return ga_errcode_family_get(f)->runtime;
+		}
+		i = j > i ? j : i + 1;
+	}
 	if (!w)
-		return form ? form : "unknown";
+		return "unknown";
 	/* a Python exception that names no library or runtime is the program's own */
 	return form && !strncmp(w->what, "the program", 11) ? form : w->what;
 }
