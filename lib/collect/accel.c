@@ -208,6 +208,7 @@ struct modinfo_scan {
 		char v[48];
 	} cand[MODINFO_MAX_CAND];
 	size_t n_cand;
+	bool by_section; /* modinfo_pread: candidates come section by section */
 };
 
 static uint64_t le(const unsigned char *p, size_t n)
@@ -225,8 +226,9 @@ static void modinfo_cands(struct modinfo_scan *m, const char *p, size_t n, uint6
 	for (size_t i = 1; i + 8 < n && m->n_cand < MODINFO_MAX_CAND; i++) {
 		if (p[i] != 'v' || p[i - 1] != '\0' || memcmp(p + i, key, 8))
 			continue;
-		/* found already (a block's entry is in the next block's carry too) */
-		if (m->n_cand && base + i <= m->cand[m->n_cand - 1].at)
+		/* found already (a block's entry is in the next block's carry too; a stream only:
+		 * modinfo_pread reads sections in the table's order, not the file's) */
+		if (!m->by_section && m->n_cand && base + i <= m->cand[m->n_cand - 1].at)
 			continue;
 		size_t k = i + 8, dots = 0;
 		while (k < n && k - i - 8 < sizeof(m->cand[0].v) - 1 &&
@@ -319,7 +321,7 @@ static const char *modinfo_result(const struct modinfo_scan *m)
  * uncompressed ELF64 module with one (then it is read as a stream), errno ENOMEM. */
 static char *modinfo_pread(int fd)
 {
-	struct modinfo_scan m = { .off = 0 };
+	struct modinfo_scan m = { .by_section = true };
 	char *ret = NULL;
 	errno = 0;
 	if (pread(fd, m.ehdr, sizeof(m.ehdr), 0) != (ssize_t)sizeof(m.ehdr))
@@ -458,10 +460,7 @@ static char *modules_dep_nvidia(const char *dep, size_t n, const char *kr)
 void ga_collect_nvidia_module_file(struct ga_col *c)
 {
 	struct ga_node *n = c->node;
-	struct ga_driver *d = NULL;
-	for (size_t i = 0; i < n->n_drivers; i++)
-		if (!strcmp(n->drivers[i].name, "nvidia"))
-			d = &n->drivers[i];
+	struct ga_driver *d = (struct ga_driver *)ga_node_driver(n, "nvidia");
 	const struct ga_runtime *lib = ga_node_runtime(n, "libnvidia-ml");
 	if (!lib || !lib->version)
 		lib = ga_node_runtime(n, "libcuda");
