@@ -7,6 +7,7 @@
 #define GA_FUZZ_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 			abort();                                                                 \
 		}                                                                                \
 	} while (0)
+
+/* Split an input into a block size taken from its first byte (1..97, the sizes a stream is fed
+ * in) and the rest (s, n); false for an empty input. */
+static inline bool fuzz_split_chunk(const uint8_t *data, size_t size, size_t *chunk, const char **s,
+                                    size_t *n)
+{
+	if (size < 1)
+		return false;
+	*chunk = (size_t)data[0] % 97 + 1;
+	*s = (const char *)data + 1;
+	*n = size - 1;
+	return true;
+}
 
 /* Abort unless text[0..len) is one JSON value jansson accepts. */
 static inline void fuzz_check_json(const char *text, size_t len, size_t flags)

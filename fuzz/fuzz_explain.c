@@ -27,11 +27,10 @@ static struct ga_explain *feed(int which, const char *s, size_t n, size_t chunk)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 1)
+	size_t chunk, n;
+	const char *s;
+	if (!fuzz_split_chunk(data, size, &chunk, &s, &n))
 		return 0;
-	size_t chunk = (size_t)data[0] % 97 + 1;
-	const char *s = (const char *)data + 1;
-	size_t n = size - 1;
 	struct ga_explain *a = feed(0, s, n, chunk), *b = feed(1, s, n, n ? n : 1);
 	uint64_t lines = ga_explain_lines(a);
 	/* the lines are the input's newlines, after a UTF-8 byte-order mark (dropped); a UTF-16

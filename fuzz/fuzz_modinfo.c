@@ -13,11 +13,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 1)
+	size_t chunk, n;
+	const char *s;
+	if (!fuzz_split_chunk(data, size, &chunk, &s, &n))
 		return 0;
-	size_t chunk = (size_t)data[0] % 97 + 1;
-	const char *s = (const char *)data + 1;
-	size_t n = size - 1;
 	char *a = ga_modinfo_version(s, n, chunk), *b = ga_modinfo_version(s, n, 0);
 	FUZZ_CHECK((a == NULL) == (b == NULL));
 	if (a) {

@@ -730,6 +730,9 @@ const struct ga_pci_dev *ga_node_pci_find(const struct ga_node *n, const char *a
 const struct ga_driver *ga_node_driver(const struct ga_node *n, const char *name);
 /* The first user-space runtime named name ("libcuda", "rocm"), or NULL. */
 const struct ga_runtime *ga_node_runtime(const struct ga_node *n, const char *name);
+/* The NVIDIA driver's user-space library whose version is compared with the kernel module's:
+ * libnvidia-ml when its version is known, else libcuda; NULL when neither has a version. */
+const struct ga_runtime *ga_node_nvidia_userspace(const struct ga_node *n);
 /* What to do when the PCI devices were not read (one text for every output). */
 #define GA_SOURCE_PCI_FIX \
 	"mount /sys (e.g. -v /sys:/sys:ro) or pass --root to a captured tree (gpuaudit capture)"

@@ -3222,11 +3222,7 @@ static int note_nvml_mismatch(struct ga_explain *ex, const struct ga_explain_cau
                               const struct ga_node *n, char *out, size_t cap)
 {
 	const struct ga_driver *d = ga_node_driver(n, "nvidia");
-	const struct ga_runtime *lib = ga_node_runtime(n, "libnvidia-ml");
-	if (!lib || !lib->version)
-		lib = ga_node_runtime(n, "libcuda");
-	if (lib && !lib->version)
-		lib = NULL;
+	const struct ga_runtime *lib = ga_node_nvidia_userspace(n);
 	if (!d) {
 		snprintf(out, cap, "the nvidia driver is not in the snapshot (unknown)");
 		return 0;

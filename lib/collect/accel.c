@@ -461,9 +461,7 @@ void ga_collect_nvidia_module_file(struct ga_col *c)
 {
 	struct ga_node *n = c->node;
 	struct ga_driver *d = (struct ga_driver *)ga_node_driver(n, "nvidia");
-	const struct ga_runtime *lib = ga_node_runtime(n, "libnvidia-ml");
-	if (!lib || !lib->version)
-		lib = ga_node_runtime(n, "libcuda");
+	const struct ga_runtime *lib = ga_node_nvidia_userspace(n);
 	const char *kr = n->host.kernel_release;
 	/* only the question it answers: on the host, libraries and loaded module differ */
 	if (!d || !d->version || !lib || !lib->version || !strcmp(lib->version, d->version) || !kr ||

@@ -655,6 +655,14 @@ const struct ga_runtime *ga_node_runtime(const struct ga_node *n, const char *na
 	return NULL;
 }
 
+const struct ga_runtime *ga_node_nvidia_userspace(const struct ga_node *n)
+{
+	const struct ga_runtime *lib = ga_node_runtime(n, "libnvidia-ml");
+	if (!lib || !lib->version)
+		lib = ga_node_runtime(n, "libcuda");
+	return lib && lib->version ? lib : NULL;
+}
+
 int ga_node_write_json(const struct ga_node *n, struct ga_json *w)
 {
 	ga_schema_write(w, &ga_node_schema, n);
