@@ -138,7 +138,7 @@ static const struct {
  * initialize CUDA: initialization error"); ollama's GPU discovery ("cudart init failure: 35",
  * "cuda driver library init failure: 999"); LAMMPS' geryon ("Cuda driver error 804 in call at
  * file"); pynvml's exception class per code ("NVMLError_GpuIsLost"); ONNX Runtime's and TensorRT's status numbers ("[ONNXRuntimeError] : 1 :
- * FAIL", "] Error Code 4:": status_form_code); Vulkan-Hpp's forms (vulkan_hpp_form: what() begins
+ * FAIL", "] Error Code 4:", TensorRT 10's "executeV2: Error Code 3:": status_form_code); Vulkan-Hpp's forms (vulkan_hpp_form: what() begins
  * with the class or function that failed, "vk::Queue::submit: ErrorDeviceLost"; the exception's class
  * names the code, "vk::DeviceLostError"; the scan keeps their first 11 bytes, its window). The
  * message prefixes above are literals too. */
@@ -169,6 +169,7 @@ static const char *const number_lits[] = { "CUDA error ",
 	                                   "NVMLError_",
 	                                   "[ONNXRuntimeError] : ",
 	                                   "] Error Code ",
+	                                   ": Error Code ",
 	                                   "vk::Device::",
 	                                   "vk::DeviceLostError",
 	                                   "vk::Queue::",
@@ -1118,8 +1119,10 @@ static long code_by_number(const struct ga_explain *ex, enum ga_errcode_family f
  * ONNX Runtime's ("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : ...", OrtErrorCode's
  * number, then its name without ORT_) and TensorRT's error recorder ("4:
  * [runtime.cpp::deserializeCudaEngine::74] Error Code 4: Internal Error (...)",
- * nvinfer1::ErrorCode's number after its "file.cpp::function::line" location).
- * The code's index; -1 (with *unknown set for a number in no table) otherwise.
+ * nvinfer1::ErrorCode's number after its "file.cpp::function::line" location; TensorRT 10
+ * prints the API call instead, "IExecutionContext::executeV2: Error Code 3: API Usage Error
+ * (...)", on a line its Python logger marks "[TRT]"). The code's index; -1 (with *unknown set
+ * for a number in no table) otherwise.
  */
 static long status_form_code(const struct ga_explain *ex, const char *l, size_t n, char *unknown, size_t ucap,
                              enum ga_errcode_family *ufam)
@@ -1128,7 +1131,8 @@ static long status_form_code(const struct ga_explain *ex, const char *l, size_t 
 		const char *marker, *needs;
 		enum ga_errcode_family fam;
 	} forms[] = { { "[ONNXRuntimeError] : ", NULL, GA_ECF_ORT },
-		      { "] Error Code ", ".cpp::", GA_ECF_TENSORRT } };
+		      { "] Error Code ", ".cpp::", GA_ECF_TENSORRT },
+		      { ": Error Code ", "[TRT]", GA_ECF_TENSORRT } };
 	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
 		size_t ml = strlen(forms[f].marker);
 		const char *at = memmem(l, n, forms[f].marker, ml);
