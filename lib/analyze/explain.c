@@ -1399,6 +1399,21 @@ static bool code_word(const char *l, size_t i, size_t j)
 	return false;
 }
 
+/* Does the line say that something failed ("error", "failed", "couldn't", "unable to", any case)? */
+static bool failure_words(const char *l, size_t n)
+{
+	static const char *const words[] = {
+		"error", "fail", "couldn't", "could not", "unable to", "cannot"
+	};
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+		size_t wl = strlen(words[k]);
+		for (size_t i = 0; i + wl <= n; i++)
+			if (!strncasecmp(l + i, words[k], wl))
+				return true;
+	}
+	return false;
+}
+
 /*
  * A code by number at a call site or after a runtime's name: the line names a family (a
  * function of its C API or its own name, api_family) and prints a number where a code goes
@@ -1477,6 +1492,13 @@ static long api_call_code(const struct ga_explain *ex, const char *l, size_t n, 
 				a--;
 			ctx = code_word(l, a, b);
 		}
+		/* a negative number after a colon or an exclamation mark on a line that says it failed:
+		 * LAMMPS' geryon "OpenCL error in file '...' in line 587 : -5.", darktable's
+		 * "[opencl_blendop] couldn't enqueue kernel! -38" (the sign is checked against the
+		 * family below: only OpenCL's and Vulkan's codes are negative) */
+		if (!ctx && neg && b > 0 && (memchr(l + b, ':', i - b) || l[b - 1] == '!') &&
+		    failure_words(l, n))
+			ctx = true;
 		/* not a size or a count ("failed 2 GB", "error 1 of 3") */
 		if (ctx && next < n && l[next] == ' ') {
 			size_t u = next + 1, ue = u;

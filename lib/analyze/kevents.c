@@ -820,7 +820,8 @@ static bool classify(struct ga_kparse *st, const char *m, const char *end, struc
 		set_first_addr(m, end, ev);
 		return true;
 	}
-	if (find(m, n, "fallen off the bus")) {
+	/* the driver's words; "fallen off of the bus" as people retell them */
+	if (find(m, n, "fallen off the bus") || find(m, n, "fallen off of the bus")) {
 		ev->kind = GA_KEV_GPU_LOST;
 		set_first_addr(m, end, ev);
 		if (!ev->address[0] && st)
