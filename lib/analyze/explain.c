@@ -114,6 +114,12 @@ static const struct {
 	             /* NVIDIA's CUDALibrarySamples CHECK_CUDA and the tools that copy it: "CUDA API failed at
 	     * line %d with error: %s (%d)" with cudaGetErrorString (h45-fixhg) */
 	             { "CUDA API failed at ", GA_ECF_CUDART, " with error: " },
+	             /* the gpuErrchk / gpuAssert macro scientific codes copy ("GPUassert: %s %s %d" with
+	     * cudaGetErrorString, then the file and line), DeePMD-kit's copy ("cuda assert: %s %s %d"),
+	     * gpu4pyscf's kernels ("CUDA Error in %s: %s", the kernel's name first) (lead-fixkgkh) */
+	             { "GPUassert: ", GA_ECF_CUDART, NULL },
+	             { "cuda assert: ", GA_ECF_CUDART, NULL },
+	             { "CUDA Error in ", GA_ECF_CUDART, ": " },
 	             /* cuGetErrorString's text (lib/core/errcodes/cu.str.def): PyTorch's CUDA driver
 	     * calls (c10/cuda/driver_api.h, "CUDA driver error: "), the projects that copy
 	     * it capitalised, and Triton's NVIDIA launcher ("Triton Error [CUDA]: ") */
