@@ -11,7 +11,15 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 70/73:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 69/73:
+# class LOWERED from 70 by the four blind batches of the twenty-second session, ke, kf, kg and kh (79
+# incidents, h165-h168: queries that name a software version, a platform, a scientific application,
+# a media application; SOURCES-ke.md to SOURCES-kh.md; blind 24.1 / 32.9 %: ke and kf 30.0 / 37.5 %
+# with the session's first binary, kg and kh 17.9 / 28.2 % with the binary that had ke's and kf's
+# rows and with the first alike; fitted by the lead's rows 43.0 / 50.6 %, none turned wrong):
+# 1957 incidents, class 69.1 %, decision 73.2 %; the 1878 incidents of the session's start alone
+# 70.2 / 74.1 % (70.1 / 73.9 % at its start).
+# Before, 70/73:
 # LOWERED from 70/74 by the four blind batches of the twenty-first session, ka, kb, kc and kd (65
 # incidents, h161-h164: a sixth set of generic queries, then queries that name a GPU model,
 # SOURCES-ka.md to SOURCES-kd.md; blind 36.9 / 40.0 % with the session's first binary, 36.9 / 41.5 %
@@ -221,7 +229,7 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-70}
+MIN_CLASS=${MIN_CLASS:-69}
 MIN_DECISION=${MIN_DECISION:-73}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
