@@ -1499,9 +1499,9 @@ static long api_call_code(const struct ga_explain *ex, const char *l, size_t n, 
 			ctx = code_word(l, a, b);
 		}
 		/* a negative number after a colon or an exclamation mark on a line that says it failed:
-		 * LAMMPS' geryon "OpenCL error in file '...' in line 587 : -5.", darktable's
-		 * "[opencl_blendop] couldn't enqueue kernel! -38" (the sign is checked against the
-		 * family below: only OpenCL's and Vulkan's codes are negative) */
+		 * LAMMPS' geryon "OpenCL error in file '...' in line 587 : -5.", "clEnqueueNDRangeKernel
+		 * couldn't run! -38" (the sign is checked against the family below: only OpenCL's and
+		 * Vulkan's codes are negative; "OpenCL platform index: -1" says nothing failed) */
 		if (!ctx && neg && b > 0 && (memchr(l + b, ':', i - b) || l[b - 1] == '!') &&
 		    failure_words(l, n))
 			ctx = true;
