@@ -124,6 +124,9 @@ static const struct {
 	     * calls (c10/cuda/driver_api.h, "CUDA driver error: "), the projects that copy
 	     * it capitalised, and Triton's NVIDIA launcher ("Triton Error [CUDA]: ") */
 	             { "CUDA driver error: ", GA_ECF_CU, NULL },
+	             /* ILGPU's CUDA accelerator ("ILGPU.Runtime.CUDA.CudaException: 'a PTX JIT compilation
+	     * failed'": cuGetErrorString's text in quotes) */
+	             { "CudaException: '", GA_ECF_CU, NULL },
 	             { "CUDA Driver Error: ", GA_ECF_CU, NULL },
 	             { "Triton Error [CUDA]: ", GA_ECF_CU, NULL },
 	             /* nvmlErrorString's text (nvml.str.def, keyed without case): nvidia-smi ("Failed to
