@@ -11,14 +11,15 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 69/73:
-# class LOWERED from 70 by the four blind batches of the twenty-second session, ke, kf, kg and kh (79
-# incidents, h165-h168: queries that name a software version, a platform, a scientific application,
-# a media application; SOURCES-ke.md to SOURCES-kh.md; blind 24.1 / 32.9 %: ke and kf 30.0 / 37.5 %
-# with the session's first binary, kg and kh 17.9 / 28.2 % with the binary that had ke's and kf's
-# rows and with the first alike; fitted by the lead's rows 43.0 / 50.6 %, none turned wrong):
-# 1957 incidents, class 69.1 %, decision 73.2 %; the 1878 incidents of the session's start alone
-# 70.2 / 74.1 % (70.1 / 73.9 % at its start).
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 68/72:
+# LOWERED from 70/73 by the six blind batches of the twenty-second session, ke to kj (116
+# incidents, h165-h170: queries that name a software version, a platform, a scientific
+# application, a media application, a symptom in the users' words, a programming ecosystem;
+# SOURCES-ke.md to SOURCES-kj.md; blind 24.1 / 31.9 %, each pair with the binary from before it
+# was read and with the session's first binary alike: the rows written from one pair's misses
+# turned none of the next pairs' incidents right; fitted by the lead's rows 38.8 / 45.7 %, none
+# turned wrong): 1994 incidents, class 68.4 %, decision 72.5 %; the 1878 incidents of the
+# session's start alone 70.2 / 74.2 % (70.1 / 73.9 % at its start).
 # Before, 70/73:
 # LOWERED from 70/74 by the four blind batches of the twenty-first session, ka, kb, kc and kd (65
 # incidents, h161-h164: a sixth set of generic queries, then queries that name a GPU model,
@@ -229,8 +230,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-69}
-MIN_DECISION=${MIN_DECISION:-73}
+MIN_CLASS=${MIN_CLASS:-68}
+MIN_DECISION=${MIN_DECISION:-72}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
