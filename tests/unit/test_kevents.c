@@ -104,6 +104,11 @@ static void test_other_kinds(void **state)
 	assert_int_equal(parse(&st, "NVRM: GPU 0000:18:00.0: GPU has fallen off the bus.", &ev), 1);
 	assert_string_equal(ev.address, "0000:18:00.0");
 	assert_int_equal(ev.severity, GA_SEV_CRITICAL);
+	/* as people retell it, no address: a lost GPU all the same */
+	assert_int_equal(parse(&st, "GPU has fallen off of the bus", &ev), 1);
+	assert_int_equal(ev.kind, GA_KEV_GPU_LOST);
+	assert_string_equal(ev.address, "");
+	assert_int_equal(parse(&st, "the cable has fallen off the desk", &ev), 0);
 	assert_int_equal(parse(&st, "amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!", &ev), 1);
 	assert_int_equal(ev.kind, GA_KEV_AMDGPU_RESET);
 	assert_string_equal(ev.address, "0000:c1:00.0");
