@@ -11,15 +11,16 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 68/72:
-# LOWERED from 70/73 by the six blind batches of the twenty-second session, ke to kj (116
-# incidents, h165-h170: queries that name a software version, a platform, a scientific
-# application, a media application, a symptom in the users' words, a programming ecosystem;
-# SOURCES-ke.md to SOURCES-kj.md; blind 24.1 / 31.9 %, each pair with the binary from before it
-# was read and with the session's first binary alike: the rows written from one pair's misses
-# turned none of the next pairs' incidents right; fitted by the lead's rows 38.8 / 45.7 %, none
-# turned wrong): 1994 incidents, class 68.4 %, decision 72.5 %; the 1878 incidents of the
-# session's start alone 70.2 / 74.2 % (70.1 / 73.9 % at its start).
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 67/71:
+# LOWERED from 70/73 by the eight blind batches of the twenty-second session, ke to kl (151
+# incidents, h165-h172: queries that name a software version, a platform, a scientific
+# application, a media application, a symptom in the users' words, a programming ecosystem, a
+# server platform or hardware part, and queries in other languages; SOURCES-ke.md to
+# SOURCES-kl.md; blind 25.8 / 31.1 %, each pair with the binary from before it was read and with
+# the session's first binary alike: the rows written from one pair's misses turned none of the
+# next pairs' incidents right; fitted by the lead's rows 38.4 / 43.0 %, none turned wrong): 2029
+# incidents, class 67.9 %, decision 71.9 %; the 1878 incidents of the session's start alone
+# 70.2 / 74.2 % (70.1 / 73.9 % at its start).
 # Before, 70/73:
 # LOWERED from 70/74 by the four blind batches of the twenty-first session, ka, kb, kc and kd (65
 # incidents, h161-h164: a sixth set of generic queries, then queries that name a GPU model,
@@ -230,8 +231,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-68}
-MIN_DECISION=${MIN_DECISION:-72}
+MIN_CLASS=${MIN_CLASS:-67}
+MIN_DECISION=${MIN_DECISION:-71}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
