@@ -1408,20 +1408,8 @@ static bool code_word(const char *l, size_t i, size_t j)
 	return false;
 }
 
-/* Does the line say that something failed ("error", "failed", "couldn't", "unable to", any case)? */
-static bool failure_words(const char *l, size_t n)
-{
-	static const char *const words[] = {
-		"error", "fail", "couldn't", "could not", "unable to", "cannot"
-	};
-	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-		size_t wl = strlen(words[k]);
-		for (size_t i = 0; i + wl <= n; i++)
-			if (!strncasecmp(l + i, words[k], wl))
-				return true;
-	}
-	return false;
-}
+/* Does the line say that something failed (the inconclusive report's words: salience, below)? */
+static int salience(const char *l, size_t n);
 
 /*
  * A code by number at a call site or after a runtime's name: the line names a family (a
@@ -1501,12 +1489,11 @@ static long api_call_code(const struct ga_explain *ex, const char *l, size_t n, 
 				a--;
 			ctx = code_word(l, a, b);
 		}
-		/* a negative number after a colon or an exclamation mark on a line that says it failed:
-		 * LAMMPS' geryon "OpenCL error in file '...' in line 587 : -5.", "clEnqueueNDRangeKernel
-		 * couldn't run! -38" (the sign is checked against the family below: only OpenCL's and
-		 * Vulkan's codes are negative; "OpenCL platform index: -1" says nothing failed) */
-		if (!ctx && neg && b > 0 && (memchr(l + b, ':', i - b) || l[b - 1] == '!') &&
-		    failure_words(l, n))
+		/* a negative number after a colon or an exclamation mark on a line that says it failed
+		 * (salience): LAMMPS' geryon "OpenCL error in file '...' in line 587 : -5.", "clEnqueueNDRangeKernel
+		 * failed! -38" (the sign is checked against the family below: only OpenCL's and Vulkan's codes
+		 * are negative; "OpenCL platform index: -1" says nothing failed) */
+		if (!ctx && neg && b > 0 && (memchr(l + b, ':', i - b) || l[b - 1] == '!') && salience(l, n))
 			ctx = true;
 		/* not a size or a count ("failed 2 GB", "error 1 of 3") */
 		if (ctx && next < n && l[next] == ' ') {
