@@ -1206,8 +1206,9 @@ static long vulkan_hpp_form(const struct ga_explain *ex, const char *l, size_t n
 }
 
 /* Is the number at p a process's exit status rather than a runtime's code: "exit code 2",
- * "exit_code=1", "exited with code 1", make's "*** [target] Error 2"? */
-static bool exit_status_at(const char *l, const char *p)
+ * "exit_code=1", "exited with code 1", make's "*** [target] Error 2"; or an HTTP status that
+ * a client appended to the server's error text, ollama's Python client's " (status code: 500)"? */
+static bool exit_status_at(const char *l, const char *p, const char *e)
 {
 	static const char *const exits[] = { "exit ", "exit_", "exited with " };
 	for (size_t i = 0; i < sizeof(exits) / sizeof(exits[0]); i++) {
@@ -1215,6 +1216,15 @@ static bool exit_status_at(const char *l, const char *p)
 		if ((size_t)(p - l) >= el && memcmp(p - el, exits[i], el) == 0)
 			return true;
 	}
+	/* "(status code: NNN)": p at "code" (the code word) or at the number, NNN from 100 to 599 */
+	const char *h = p;
+	if ((size_t)(h - l) >= 8 && memcmp(h - 8, "(status ", 8) == 0 && e - h >= 6 && memcmp(h, "code: ", 6) == 0)
+		h += 6;
+	else if ((size_t)(h - l) < 14 || memcmp(h - 14, "(status code: ", 14) != 0)
+		h = NULL;
+	if (h && e - h >= 4 && h[0] >= '1' && h[0] <= '5' && h[1] >= '0' && h[1] <= '9' && h[2] >= '0' &&
+	    h[2] <= '9' && h[3] == ')')
+		return true;
 	/* make's "*** [target] Error 2" only: a bracketed location or tag before a runtime's
 	 * "Error 2" ("CUDA [kernel.cu:42] Error 2") is still that runtime's code */
 	return p - l >= 2 && p[-1] == ' ' && p[-2] == ']' && memmem(l, (size_t)(p - l), "*** [", 5);
@@ -1504,7 +1514,7 @@ static long api_call_code(const struct ga_explain *ex, const char *l, size_t n, 
 				if (strlen(units[k]) == ue - u && !memcmp(l + u, units[k], ue - u))
 					ctx = false;
 		}
-		if (!ctx || exit_status_at(l, l + a) || v == 0) {
+		if (!ctx || exit_status_at(l, l + a, l + n) || v == 0) {
 			i = end;
 			continue;
 		}
@@ -1714,7 +1724,7 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			const char *p = memmem(at, (size_t)(l + n - at), before[b], bl);
 			/* a word of its own: "code 1" is not the end of "opcode 1"; and no process's exit
 			 * status: "nvcc' failed with exit code 2" under a CUDA path, make's "*** [...] Error 2" */
-			while (p && ((p > l && is_ident((unsigned char)p[-1])) || exit_status_at(l, p)))
+			while (p && ((p > l && is_ident((unsigned char)p[-1])) || exit_status_at(l, p, l + n)))
 				p = memmem(p + 1, (size_t)(l + n - p - 1), before[b], bl);
 			if (!p)
 				continue;

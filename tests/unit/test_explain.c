@@ -538,6 +538,10 @@ static void test_call_site_codes(void **state)
 		{ "cuGraph failure: error 2\n", NULL, NULL },
 		{ "cuInit failed: error 0\n", NULL, NULL },
 		{ "cudaMalloc failed: error 2.5\n", NULL, NULL },
+		/* ollama's Python client appends the HTTP status of its API: no CUDA code 500; a
+		 * runtime's own number in the same words stays a code */
+		{ "ggml-cuda.cu:106: CUDA error (status code: 500)\n", NULL, NULL },
+		{ "hipMalloc failed (status code: 2)\n", "errcode-out-of-memory", "hipErrorOutOfMemory" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (size_t chunk = 1; chunk <= 1 << 20; chunk <<= 20) {
