@@ -1218,7 +1218,8 @@ static bool exit_status_at(const char *l, const char *p, const char *e)
 	}
 	/* "(status code: NNN)": p at "code" (the code word) or at the number, NNN from 100 to 599 */
 	const char *h = p;
-	if ((size_t)(h - l) >= 8 && memcmp(h - 8, "(status ", 8) == 0 && e - h >= 6 && memcmp(h, "code: ", 6) == 0)
+	if ((size_t)(h - l) >= 8 && memcmp(h - 8, "(status ", 8) == 0 && e - h >= 6 &&
+	    memcmp(h, "code: ", 6) == 0)
 		h += 6;
 	else if ((size_t)(h - l) < 14 || memcmp(h - 14, "(status code: ", 14) != 0)
 		h = NULL;
@@ -1724,7 +1725,8 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			const char *p = memmem(at, (size_t)(l + n - at), before[b], bl);
 			/* a word of its own: "code 1" is not the end of "opcode 1"; and no process's exit
 			 * status: "nvcc' failed with exit code 2" under a CUDA path, make's "*** [...] Error 2" */
-			while (p && ((p > l && is_ident((unsigned char)p[-1])) || exit_status_at(l, p, l + n)))
+			while (p &&
+			       ((p > l && is_ident((unsigned char)p[-1])) || exit_status_at(l, p, l + n)))
 				p = memmem(p + 1, (size_t)(l + n - p - 1), before[b], bl);
 			if (!p)
 				continue;
