@@ -44,7 +44,7 @@ WERROR     ?= $(if $(filter true 1,$(CI)),ON,OFF)
 
 CMAKE_COMMON = -DGA_WERROR=$(WERROR) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 
-.PHONY: all build deps deps-build demo test test-normal test-normal-overlap asan-build test-asan lint fuzz fuzz-short fuzz-long bench format install deb image dist clean
+.PHONY: all build deps deps-build demo test test-normal test-asan lint fuzz fuzz-short fuzz-long bench format install deb image dist clean
 
 all: build
 
@@ -73,25 +73,9 @@ demo: deps-build build
 
 test: deps
 	$(MAKE) lint
-	$(MAKE) test-normal-overlap
+	$(MAKE) test-normal
 	$(MAKE) test-asan
 	$(MAKE) fuzz-short FUZZ_OPTIONAL=1
-
-# The normal tests with the sanitizer build beside them at nice 19: the normal pass keeps
-# about 1.5 of 2 cores busy (its servers and clients wait on sockets and timers: 630 CPU
-# seconds in about 410 s), and the sanitizer build (about 180 CPU seconds) fills the idle
-# part instead of running alone after it; at nice 19 it takes no CPU the tests want
-# (bench/make-test-phases.sh, docs/performance.md "make test"). Its log is
-# $(ASAN_BUILD)/build.log, printed in part when it fails; test-asan then finds it built.
-test-normal-overlap: build
-	@mkdir -p $(ASAN_BUILD); \
-	( nice -n 19 $(MAKE) --no-print-directory asan-build >$(ASAN_BUILD)/build.log 2>&1; \
-	  echo $$? >$(ASAN_BUILD)/build.rc ) & \
-	rc=0; $(MAKE) --no-print-directory test-normal || rc=$$?; wait; \
-	brc=$$(cat $(ASAN_BUILD)/build.rc); \
-	echo "sanitizer build beside the normal tests (nice 19): exit $$brc ($(ASAN_BUILD)/build.log)"; \
-	if [ "$$brc" != 0 ]; then tail -n 60 $(ASAN_BUILD)/build.log; fi; \
-	[ $$rc = 0 ] && [ "$$brc" = 0 ]
 
 # clang-tidy reads the build's compile_commands.json.
 lint: build
@@ -100,11 +84,9 @@ lint: build
 test-normal: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-asan-build:
+test-asan:
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGA_SANITIZE=ON $(CMAKE_COMMON)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-
-test-asan: asan-build
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(ASAN_JOBS) -LE 'source|measure|sanitizer-one-log'
 

@@ -4,8 +4,8 @@
 #
 #   bench/make-test-phases.sh [WORKDIR]     default /tmp/ga-phases
 #
-# Prints one line per phase (deps, build, lint, normal ctest with the ASan build beside it,
-# ASan ctest, fuzz build + run) with its exit status and seconds, then the total, and the CPU cost of
+# Prints one line per phase (deps, build, lint, normal ctest, ASan build + ctest, fuzz
+# build + run) with its exit status and seconds, then the total, and the CPU cost of
 # starting one sanitized process against a normal one (`gpuaudit --version`, 50 runs):
 # what makes the sanitizer pass slow. Every phase runs even after one fails, so the
 # times are whole. integration/package runs only where its tools are installed (CI's
@@ -31,9 +31,7 @@ phase() {
 phase deps make deps
 phase build make build
 phase lint make lint
-# as make test runs them: the normal tests with the sanitizer build beside them at nice 19
-# (test-normal-overlap), then the sanitizer tests (test-asan finds the build done)
-phase normal make test-normal-overlap
+phase normal make test-normal
 phase asan make test-asan
 phase fuzz make fuzz-short FUZZ_OPTIONAL=1
 printf '%-8s      %5d s\n' total $(($(date +%s) - t0))

@@ -11,7 +11,17 @@
 #
 # The floors are a RATCHET, not the goal: the issue's target is 95 % on both; the floors
 # are the floor of what the catalogue reaches today, so a change that loses incidents
-# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 67/71:
+# fails, and whoever raises the score raises them (docs/explain.md, "Corpus"). Now 65/70:
+# LOWERED from 67/71 by the eight blind batches of the twenty-third session, km to kt (157
+# incidents, h173-h180: queries that name a diagnostic or benchmark tool, a volunteer-computing,
+# password-cracking or mining application, a hosted notebook or GPU cloud, a package or build
+# manager, the operating-system layer, a parallel programming model, CI and test infrastructure,
+# and queries in ten more languages; SOURCES-km.md to SOURCES-kt.md; blind 24.2 / 29.3 %: km to kp
+# with the session's first binary, kq to kt with the binary holding km-kp's rows (the first
+# binary scores them the same); fitted by the lead's rows 41.4 / 47.1 %, none turned wrong): 2186
+# incidents, class 65.96 %, decision 70.1 %; the 2029 incidents of the session's start alone
+# 67.9 / 71.9 % (unchanged).
+# Before, 67/71:
 # LOWERED from 70/73 by the eight blind batches of the twenty-second session, ke to kl (151
 # incidents, h165-h172: queries that name a software version, a platform, a scientific
 # application, a media application, a symptom in the users' words, a programming ecosystem, a
@@ -231,8 +241,8 @@ set -u
 command -v python3 >/dev/null 2>&1 || exit 77
 GPUAUDIT=$1
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-MIN_CLASS=${MIN_CLASS:-67}
-MIN_DECISION=${MIN_DECISION:-71}
+MIN_CLASS=${MIN_CLASS:-65}
+MIN_DECISION=${MIN_DECISION:-70}
 # A sanitizer build: the score is the normal build's (the same code); here the whole
 # corpus goes through one explain as one log, for the memory checks without 184
 # sanitizer start-ups (about 50 s on 2 cores).
