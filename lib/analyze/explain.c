@@ -321,7 +321,13 @@ struct ga_explain {
 	uint64_t acted; /* matches of signatures whose action is not none (noise) */
 	struct ga_explain_match *matches;
 	size_t n_matches, max_matches;
+	/* per signature and code group, 2.4 KiB each: only those with a match are ever touched
+	 * (hit[], in the order first matched), so that a new explainer costs no page faults for the
+	 * megabytes of causes a log never names (explain ran 18 ms of CPU per process, 13 of them
+	 * faulting in this array, before: docs/performance.md) */
 	struct ga_explain_cause causes[N_CAUSES];
+	uint16_t hit[N_CAUSES];
+	size_t n_hit;
 	/* kernel-log Xids: each line of the Xid signature through the kernel-log parser */
 	struct ga_kparse kp;
 	struct xid_pair xids[XID_PAIRS];
@@ -398,8 +404,6 @@ int ga_explain_new(size_t max_matches, struct ga_explain **ret)
 		ex->next[i] = ex->head[h];
 		ex->head[h] = (int16_t)i;
 	}
-	for (size_t i = 0; i < N_CAUSES; i++)
-		ex->causes[i].sig = (unsigned)i;
 	*ret = ex;
 	return 0;
 }
@@ -429,11 +433,12 @@ void ga_explain_reset(struct ga_explain *ex)
 	ex->codes_dropped = 0;
 	ex->n_salient = 0;
 	ex->salient_lines = 0;
-	for (size_t i = 0; i < N_CAUSES; i++) {
-		ga_free(ex->causes[i].node_note);
-		memset(&ex->causes[i], 0, sizeof(ex->causes[i]));
-		ex->causes[i].sig = (unsigned)i;
+	for (size_t h = 0; h < ex->n_hit; h++) {
+		struct ga_explain_cause *c = &ex->causes[ex->hit[h]];
+		ga_free(c->node_note);
+		memset(c, 0, sizeof(*c));
 	}
+	ex->n_hit = 0;
 }
 
 void ga_explain_free(struct ga_explain *ex)
@@ -447,10 +452,23 @@ void ga_explain_free(struct ga_explain *ex)
 	if (ex->u16 != (iconv_t)-1)
 		iconv_close(ex->u16);
 	ga_free(ex->code_sig);
-	for (size_t i = 0; i < N_CAUSES; i++)
-		ga_free(ex->causes[i].node_note);
+	for (size_t h = 0; h < ex->n_hit; h++)
+		ga_free(ex->causes[ex->hit[h]].node_note);
 	ga_free(ex->matches);
 	ga_free(ex);
+}
+
+/* The cause of signature (or code group) sig, entered in hit[] and given its sig when first
+ * matched: both callers count the match right after, so a count of 0 means not yet in hit[]. */
+_Static_assert(N_CAUSES <= 65536, "hit[] holds a cause's index in 16 bits");
+static struct ga_explain_cause *cause_hit(struct ga_explain *ex, unsigned sig)
+{
+	struct ga_explain_cause *c = &ex->causes[sig];
+	if (!c->count && ex->n_hit < N_CAUSES) {
+		c->sig = sig;
+		ex->hit[ex->n_hit++] = (uint16_t)sig;
+	}
+	return c;
 }
 
 /* Copy at most n bytes into dst[cap], control bytes as spaces, cut on a UTF-8 boundary, trimmed. */
@@ -792,7 +810,7 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 		vm_fault_owner(ex, mt, line, len);
 	if (p->sig == SIG_AMDGPU_RAS_UE || p->sig == SIG_AMDGPU_RESET || p->sig == SIG_AMDGPU_RESET_FAILED)
 		ras_reset(ex, p->sig, line, len);
-	struct ga_explain_cause *c = &ex->causes[p->sig];
+	struct ga_explain_cause *c = cause_hit(ex, p->sig);
 	if (!c->count)
 		c->first_line = ex->lines;
 	c->count++;
@@ -2098,7 +2116,7 @@ static void code_as_sig(struct ga_explain *ex, unsigned sig, long k, const char 
 	snprintf(mt->cap[0].key, sizeof(mt->cap[0].key), "code");
 	snprintf(mt->cap[0].value, sizeof(mt->cap[0].value), "%s", ga_errcode_get((size_t)k)->name);
 	mt->n_cap = 1;
-	struct ga_explain_cause *c = &ex->causes[sig];
+	struct ga_explain_cause *c = cause_hit(ex, sig);
 	if (!c->count)
 		c->first_line = ex->lines;
 	c->count++;
@@ -2771,7 +2789,8 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 {
 	qsort(ex->salient, ex->n_salient, sizeof(ex->salient[0]), cmp_salient);
 	size_t k = 0;
-	for (size_t i = 0; i < N_CAUSES; i++)
+	for (size_t h = 0; h < ex->n_hit; h++) {
+		size_t i = ex->hit[h];
 		if (ex->causes[i].count) {
 			ex->causes[i].score = cause_score(&ex->causes[i]);
 			xid_detail(ex, &ex->causes[i]);
@@ -2787,6 +2806,7 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 				ex->causes[i].action = (enum ga_action)(ex->for_action[i] - 1);
 			ex->ranked[k++] = &ex->causes[i];
 		}
+	}
 	qsort(ex->ranked, k, sizeof(ex->ranked[0]), cmp_cause);
 	for (size_t i = 0; i < k; i++)
 		ex->ranked_copy[i] = *ex->ranked[i];
@@ -3901,7 +3921,8 @@ int ga_explain_for(struct ga_explain *ex, const struct ga_node *node)
 {
 	struct facts f;
 	gather(node, &f);
-	for (size_t i = 0; i < N_CAUSES; i++) {
+	for (size_t h = 0; h < ex->n_hit; h++) {
+		size_t i = ex->hit[h];
 		struct ga_explain_cause *c = &ex->causes[i];
 		if (!c->count)
 			continue;
