@@ -321,7 +321,7 @@ struct ga_explain {
 	uint64_t acted; /* matches of signatures whose action is not none (noise) */
 	struct ga_explain_match *matches;
 	size_t n_matches, max_matches;
-	/* per signature and code group, 2.4 KiB each: only those with a match are ever touched
+	/* per signature and code group, 3 KiB each (2.3 MiB): only those with a match are ever touched
 	 * (hit[], in the order first matched), so that a new explainer costs no page faults for the
 	 * megabytes of causes a log never names (explain ran 18 ms of CPU per process, 13 of them
 	 * faulting in this array, before: docs/performance.md) */
