@@ -323,8 +323,7 @@ struct ga_explain {
 	size_t n_matches, max_matches;
 	/* per signature and code group, 3 KiB each (2.3 MiB): only those with a match are ever touched
 	 * (hit[], in the order first matched), so that a new explainer costs no page faults for the
-	 * megabytes of causes a log never names (explain ran 18 ms of CPU per process, 13 of them
-	 * faulting in this array, before: docs/performance.md) */
+	 * causes a log never names (bench/explain-startup.sh: 13.4 ms of start-up before, 6.8 after) */
 	struct ga_explain_cause causes[N_CAUSES];
 	uint16_t hit[N_CAUSES];
 	size_t n_hit;
@@ -458,16 +457,19 @@ void ga_explain_free(struct ga_explain *ex)
 	ga_free(ex);
 }
 
-/* The cause of signature (or code group) sig, entered in hit[] and given its sig when first
- * matched: both callers count the match right after, so a count of 0 means not yet in hit[]. */
+/* Count a match of signature (or code group) sig on the current line and return its cause;
+ * the first match enters it in hit[] (every cause in hit[] has a count of at least 1). */
 _Static_assert(N_CAUSES <= 65536, "hit[] holds a cause's index in 16 bits");
-static struct ga_explain_cause *cause_hit(struct ga_explain *ex, unsigned sig)
+static struct ga_explain_cause *count_match(struct ga_explain *ex, unsigned sig)
 {
 	struct ga_explain_cause *c = &ex->causes[sig];
-	if (!c->count && ex->n_hit < N_CAUSES) {
+	if (!c->count) {
 		c->sig = sig;
+		c->first_line = ex->lines;
 		ex->hit[ex->n_hit++] = (uint16_t)sig;
 	}
+	c->count++;
+	c->last_line = ex->lines;
 	return c;
 }
 
@@ -810,11 +812,7 @@ static void record(struct ga_explain *ex, size_t pat, const char *line, size_t l
 		vm_fault_owner(ex, mt, line, len);
 	if (p->sig == SIG_AMDGPU_RAS_UE || p->sig == SIG_AMDGPU_RESET || p->sig == SIG_AMDGPU_RESET_FAILED)
 		ras_reset(ex, p->sig, line, len);
-	struct ga_explain_cause *c = cause_hit(ex, p->sig);
-	if (!c->count)
-		c->first_line = ex->lines;
-	c->count++;
-	c->last_line = ex->lines;
+	struct ga_explain_cause *c = count_match(ex, p->sig);
 	for (size_t i = 0; i < mt->n_cap; i++)
 		add_value(c, &mt->cap[i]);
 	ex->matched++;
@@ -1223,10 +1221,19 @@ static long vulkan_hpp_form(const struct ga_explain *ex, const char *l, size_t n
 	return ga_errcode_lookup(&ex->ecx, full, o);
 }
 
+/* Is the code word at w, in "(status code: NNN)" with NNN from 100 to 599, an HTTP status that a
+ * client appended to the server's error text (ollama's Python client: "CUDA error (status code:
+ * 500)")? Then the number is no runtime's code. e: the line's end. */
+static bool http_status_at(const char *l, const char *w, const char *e)
+{
+	return w - l >= 8 && memcmp(w - 8, "(status ", 8) == 0 && e - w >= 10 &&
+	       memcmp(w, "code: ", 6) == 0 && w[6] >= '1' && w[6] <= '5' && isdigit((unsigned char)w[7]) &&
+	       isdigit((unsigned char)w[8]) && w[9] == ')';
+}
+
 /* Is the number at p a process's exit status rather than a runtime's code: "exit code 2",
- * "exit_code=1", "exited with code 1", make's "*** [target] Error 2"; or an HTTP status that
- * a client appended to the server's error text, ollama's Python client's " (status code: 500)"? */
-static bool exit_status_at(const char *l, const char *p, const char *e)
+ * "exit_code=1", "exited with code 1", make's "*** [target] Error 2"? */
+static bool exit_status_at(const char *l, const char *p)
 {
 	static const char *const exits[] = { "exit ", "exit_", "exited with " };
 	for (size_t i = 0; i < sizeof(exits) / sizeof(exits[0]); i++) {
@@ -1234,16 +1241,6 @@ static bool exit_status_at(const char *l, const char *p, const char *e)
 		if ((size_t)(p - l) >= el && memcmp(p - el, exits[i], el) == 0)
 			return true;
 	}
-	/* "(status code: NNN)": p at "code" (the code word) or at the number, NNN from 100 to 599 */
-	const char *h = p;
-	if ((size_t)(h - l) >= 8 && memcmp(h - 8, "(status ", 8) == 0 && e - h >= 6 &&
-	    memcmp(h, "code: ", 6) == 0)
-		h += 6;
-	else if ((size_t)(h - l) < 14 || memcmp(h - 14, "(status code: ", 14) != 0)
-		h = NULL;
-	if (h && e - h >= 4 && h[0] >= '1' && h[0] <= '5' && h[1] >= '0' && h[1] <= '9' && h[2] >= '0' &&
-	    h[2] <= '9' && h[3] == ')')
-		return true;
 	/* make's "*** [target] Error 2" only: a bracketed location or tag before a runtime's
 	 * "Error 2" ("CUDA [kernel.cu:42] Error 2") is still that runtime's code */
 	return p - l >= 2 && p[-1] == ' ' && p[-2] == ']' && memmem(l, (size_t)(p - l), "*** [", 5);
@@ -1533,7 +1530,7 @@ static long api_call_code(const struct ga_explain *ex, const char *l, size_t n, 
 				if (strlen(units[k]) == ue - u && !memcmp(l + u, units[k], ue - u))
 					ctx = false;
 		}
-		if (!ctx || exit_status_at(l, l + a, l + n) || v == 0) {
+		if (!ctx || exit_status_at(l, l + a) || http_status_at(l, l + a, l + n) || v == 0) {
 			i = end;
 			continue;
 		}
@@ -1743,8 +1740,7 @@ static long line_code(const struct ga_explain *ex, const char *l, size_t n, char
 			const char *p = memmem(at, (size_t)(l + n - at), before[b], bl);
 			/* a word of its own: "code 1" is not the end of "opcode 1"; and no process's exit
 			 * status: "nvcc' failed with exit code 2" under a CUDA path, make's "*** [...] Error 2" */
-			while (p &&
-			       ((p > l && is_ident((unsigned char)p[-1])) || exit_status_at(l, p, l + n)))
+			while (p && ((p > l && is_ident((unsigned char)p[-1])) || exit_status_at(l, p)))
 				p = memmem(p + 1, (size_t)(l + n - p - 1), before[b], bl);
 			if (!p)
 				continue;
@@ -2116,11 +2112,7 @@ static void code_as_sig(struct ga_explain *ex, unsigned sig, long k, const char 
 	snprintf(mt->cap[0].key, sizeof(mt->cap[0].key), "code");
 	snprintf(mt->cap[0].value, sizeof(mt->cap[0].value), "%s", ga_errcode_get((size_t)k)->name);
 	mt->n_cap = 1;
-	struct ga_explain_cause *c = cause_hit(ex, sig);
-	if (!c->count)
-		c->first_line = ex->lines;
-	c->count++;
-	c->last_line = ex->lines;
+	struct ga_explain_cause *c = count_match(ex, sig);
 	add_value(c, &mt->cap[0]);
 	ex->matched++;
 	count_acted(ex, sig, l, n);
@@ -2791,21 +2783,20 @@ const struct ga_explain_cause *ga_explain_causes(struct ga_explain *ex, size_t *
 	size_t k = 0;
 	for (size_t h = 0; h < ex->n_hit; h++) {
 		size_t i = ex->hit[h];
-		if (ex->causes[i].count) {
-			ex->causes[i].score = cause_score(&ex->causes[i]);
-			xid_detail(ex, &ex->causes[i]);
-			sxid_detail(ex, &ex->causes[i]);
-			aer_detail(ex, &ex->causes[i]);
-			wc_detail(&ex->causes[i]);
-			code_detail(ex, &ex->causes[i]);
-			vm_detail(ex, &ex->causes[i]);
-			ras_detail(ex, &ex->causes[i]);
-			if (ex->for_class[i])
-				ex->causes[i].cause_class = (enum ga_cause)(ex->for_class[i] - 1);
-			if (ex->for_action[i])
-				ex->causes[i].action = (enum ga_action)(ex->for_action[i] - 1);
-			ex->ranked[k++] = &ex->causes[i];
-		}
+		struct ga_explain_cause *c = &ex->causes[i];
+		c->score = cause_score(c);
+		xid_detail(ex, c);
+		sxid_detail(ex, c);
+		aer_detail(ex, c);
+		wc_detail(c);
+		code_detail(ex, c);
+		vm_detail(ex, c);
+		ras_detail(ex, c);
+		if (ex->for_class[i])
+			c->cause_class = (enum ga_cause)(ex->for_class[i] - 1);
+		if (ex->for_action[i])
+			c->action = (enum ga_action)(ex->for_action[i] - 1);
+		ex->ranked[k++] = c;
 	}
 	qsort(ex->ranked, k, sizeof(ex->ranked[0]), cmp_cause);
 	for (size_t i = 0; i < k; i++)
@@ -3924,8 +3915,6 @@ int ga_explain_for(struct ga_explain *ex, const struct ga_node *node)
 	for (size_t h = 0; h < ex->n_hit; h++) {
 		size_t i = ex->hit[h];
 		struct ga_explain_cause *c = &ex->causes[i];
-		if (!c->count)
-			continue;
 		char note[768];
 		ex->for_class[i] = ex->for_action[i] = 0;
 		int adj = note_for(ex, c, &f, node, note, sizeof(note));
